@@ -1,0 +1,59 @@
+# tractor-table: one Makefile for engine, host, firmware and hardware.
+# `make demo` and `make test` set everything up themselves.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PORT   ?=
+HANDS  ?= 1000
+SEED   ?=
+JOBS   ?= 2
+
+.PHONY: setup test lint demo firmware deploy bench fuzz-rules clean help
+
+help:
+	@echo "make setup       create .venv and install the project with its development tools"
+	@echo "make demo        run the demo (sets up first)"
+	@echo "make test        lint and run the whole test suite (sets up first)"
+	@echo "make lint        ruff, mypy --strict (engine, host), pyright on firmware against the rp2 stubs"
+	@echo "make firmware    compile firmware/*.py with mpy-cross -march=armv6m into build/firmware"
+	@echo "make deploy PORT=/dev/ttyACM0   copy the compiled firmware to a Pico"
+	@echo "make bench       run the benchmarks; figures go to docs/performance.md"
+	@echo "make fuzz-rules HANDS=N   differential fuzzing of the two rules engines"
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check engine host firmware tests bench hardware
+	$(BIN)/mypy engine/shengji host/tractor_table
+	$(BIN)/basedpyright --project firmware/pyrightconfig.json
+
+test: $(STAMP)
+	$(MAKE) --no-print-directory lint
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile
+
+demo: $(STAMP)
+	$(BIN)/tractor-table demo
+
+firmware: $(STAMP)
+	$(BIN)/tractor-table firmware
+
+deploy: $(STAMP)
+	@test -n "$(PORT)" || { echo "usage: make deploy PORT=/dev/ttyACM0"; exit 2; }
+	$(BIN)/tractor-table deploy --port $(PORT)
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+fuzz-rules: $(STAMP)
+	$(BIN)/tractor-table fuzz-rules --hands $(HANDS) $(if $(SEED),--seed $(SEED),)
+
+clean:
+	rm -rf build .pytest_cache .mypy_cache .ruff_cache .hypothesis

