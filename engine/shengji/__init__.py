@@ -1,1 +1,96 @@
-"""shengji: the full rules engine of Tractor (拖拉机 / 升级 / 80 points)."""
+"""shengji: the full rules engine of Tractor (拖拉机 / 升级 / 80 points).
+
+``RULES.md`` (the project's normative rules) is implemented here for 1-4 decks
+and every option. The API follows python-chess: small value objects, notation
+that round-trips, ``repr`` that pastes back as code, precise ``ValueError``
+subclasses.
+
+Overview (module: main names)
+-----------------------------
+- ``shengji.cards``: :class:`Card` (one physical card; ``id = copy*54 + face``),
+  :class:`Suit`, :class:`Rank`, faces as ints (``face = suit*13 + rank``,
+  ``SMALL_JOKER`` = 52, ``BIG_JOKER`` = 53), :func:`parse_cards`,
+  :func:`parse_faces`, :func:`format_cards`, errors :class:`InvalidCardError`
+  (:class:`CardNotationError`, :class:`CardCountError`).
+- ``shengji.rules``: :class:`Rules` (every option of RULES.md, immutable,
+  validated; ``Rules.preset("tournament")``, ``Rules.from_dict({...})``,
+  ``rules.replace(...)``), option enums, :class:`InvalidRulesError`.
+- ``shengji.order``: :class:`Order` — the per-hand context: ``Order(rules,
+  level, trump)`` with ``trump`` a :class:`Suit` or ``None`` for NT. Effective
+  suits (``TRUMP`` = 4), positions, ``compare``.
+- ``shengji.units``: :class:`Unit` (set or run: width ``m``, length ``k``,
+  strength ``top``), :func:`decompose` (RULES.md §4 canonical decomposition).
+- ``shengji.play``: leading, throwing, following and tricks (RULES.md §5-7):
+  :func:`check_lead`, :func:`check_throw` -> :class:`ThrowResult`,
+  :func:`check_follow` -> :class:`Verdict` (``.reason`` a :class:`Reason`,
+  ``.message`` a sentence), :func:`legal_follows` (lazy view: ``in``,
+  ``count()``, ``bool``, iteration), :func:`legal_leads`,
+  :func:`trick_winner` -> :class:`TrickResult`, :func:`points`.
+- ``shengji.conformance``: :func:`answer` for one conformance case
+  (``tractor-table judge``).
+
+Cards vs faces: the API takes :class:`Card` objects or, where a function says
+so, faces (ints 0-53). Card ids and faces are both ints: functions taking
+``Card | int`` treat ints as **faces**.
+"""
+
+from .cards import (
+    BIG_JOKER,
+    FACES,
+    SMALL_JOKER,
+    Card,
+    CardCountError,
+    CardNotationError,
+    InvalidCardError,
+    Rank,
+    Suit,
+    format_cards,
+    format_faces,
+    parse_card,
+    parse_cards,
+    parse_face,
+    parse_faces,
+)
+from .order import TRUMP, Order
+from .rules import (
+    PRESETS,
+    FirstDealer,
+    InvalidRulesError,
+    KittyMultiplier,
+    LevelLadder,
+    LevelTable,
+    NoBid,
+    Partners,
+    Revoke,
+    Rules,
+)
+
+__all__ = [
+    "BIG_JOKER",
+    "FACES",
+    "PRESETS",
+    "SMALL_JOKER",
+    "TRUMP",
+    "Card",
+    "CardCountError",
+    "CardNotationError",
+    "FirstDealer",
+    "InvalidCardError",
+    "InvalidRulesError",
+    "KittyMultiplier",
+    "LevelLadder",
+    "LevelTable",
+    "NoBid",
+    "Order",
+    "Partners",
+    "Rank",
+    "Revoke",
+    "Rules",
+    "Suit",
+    "format_cards",
+    "format_faces",
+    "parse_card",
+    "parse_cards",
+    "parse_face",
+    "parse_faces",
+]
