@@ -1,0 +1,123 @@
+# Game events of the table core, as the link carries them.
+#
+# Every game event is a flat list `[kind, field, ...]` of small ints (never a
+# dict: MicroPython dicts do not keep order, and the state hash is taken over
+# the event's canonical JSON). Where an event carries cards they are the LAST
+# fields, as card ids (copy*54 + face), so a reader takes `ev[n:]` as the cards.
+# The table of kinds and fields is in docs/firmware.md, "## Table core";
+# docs/protocol.md links to it. Change a kind's fields only together with
+# that table and the host's reader of events (tractor_table.virtual.events).
+#
+# Dependencies: micropython.const only.
+try:
+    from micropython import const
+except ImportError:  # CPython (tests, host tools)
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
+# --- kinds -----------------------------------------------------------------
+# [HAND_START, hand_no, dealer, decks, level_side0, level_side1, first_hand]
+HAND_START = const(1)
+# [BID, seat, accepted, reason, cards...]   a declaration tapped during the draw
+BID = const(2)
+# [TRUMP, trump, declarer, dealer]          end of the draw; trump 0-3 = S H D C, 4 = NT;
+#                                           declarer -1 when nobody bid
+TRUMP = const(3)
+# [REDEAL, hand_no]                         nobody bid on the match's first hand
+REDEAL = const(4)
+# [KITTY, dealer, points, cards...]         the cards the dealer buried
+KITTY = const(5)
+# [PLAY, trick_no, seat, cards...]          an accepted play (lead or follow)
+PLAY = const(6)
+# [REJECT, trick_no, seat, reason, cards...] a play (or bid or burial) refused; the cards go back
+REJECT = const(7)
+# [CHALLENGE, trick_no, seat, accepted, cards...]  cards shown against a throw
+CHALLENGE = const(8)
+# [FORCED, trick_no, leader, penalty, cards...]    a failed throw: the cards that stand as the lead
+FORCED = const(9)
+# [TRICK, trick_no, winner, points, attackers_score]
+TRICK = const(10)
+# [AUDIT, trick_no, seat, reason]           a rule broken, found when every hand is known
+AUDIT = const(11)
+# [HAND_END, attackers_score, kitty_points, multiplier, bonus, next_dealer,
+#  level_side0, level_side1, match_winner]  match_winner -1 while the match goes on
+HAND_END = const(12)
+# [REVOKE, trick_no, seat, earlier_trick]   a play proves an earlier follow broke §6
+REVOKE = const(13)
+
+NAMES = (
+    "?",
+    "hand_start",
+    "bid",
+    "trump",
+    "redeal",
+    "kitty",
+    "play",
+    "reject",
+    "challenge",
+    "forced",
+    "trick",
+    "audit",
+    "hand_end",
+    "revoke",
+)
+
+# Index of the first card field per kind (0 = the kind carries no cards).
+CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0)
+
+# --- reasons (REJECT, BID, AUDIT) --------------------------------------------
+OK = const(0)
+OUT_OF_TURN = const(1)  # not this seat's turn to play
+SEEN_TWICE = const(2)  # this card was already played (or buried) in this hand
+COUNT = const(3)  # a follow of the wrong number of cards
+MIXED_LEAD = const(4)  # a lead that spans effective suits
+UNKNOWN_CARD = const(5)  # a tag that the card map does not know
+WRONG_PHASE = const(6)  # cards or a button when the table does not expect them
+BID_WEAK = const(7)  # a bid that is not stronger than the standing one
+BID_CARDS = const(8)  # a bid not made of level cards or jokers of one kind
+KITTY_COUNT = const(9)  # the dealer buried the wrong number of cards
+REVOKE_FOLLOW = const(10)  # AUDIT: a follow that broke §6 (suit or structure)
+THROW_FAILED = const(11)  # AUDIT: a throw that should have failed and was not challenged
+CHALLENGE_FAILED = const(12)  # REJECT: the shown cards beat no unit of the throw
+EMPTY = const(13)  # OK pressed with no cards tapped
+READER_FAULT = const(14)  # a reader error (two cards, crosstalk)
+
+REASONS = (
+    "ok",
+    "out of turn",
+    "card seen twice",
+    "wrong number of cards",
+    "lead of mixed suits",
+    "unknown card",
+    "not now",
+    "bid too weak",
+    "not a bid",
+    "wrong kitty size",
+    "revoke",
+    "throw should have failed",
+    "challenge does not beat",
+    "no cards",
+    "reader fault",
+)
+
+# --- sounds (the buzzer plays them; the virtual table prints them) ------------
+SND_NONE = const(0)
+SND_TAP = const(1)  # a card was taken
+SND_OK = const(2)  # a play or bid was accepted
+SND_ERROR = const(3)  # something was refused: look at the display
+SND_TRICK = const(4)  # a trick is complete
+SND_HAND = const(5)  # the hand is over
+
+# --- buttons -----------------------------------------------------------------
+BTN_OK = const(0)  # short press: end my play / commit my bid / end the draw (dealer)
+BTN_UNDO = const(1)  # long press: take back the cards tapped since my last commit
+BTN_CHALLENGE = const(2)  # double press: I challenge the throw on the table
+
+
+def cards_of(ev):
+    """The card ids an event carries (a slice; empty when the kind carries none)."""
+    k = ev[0]
+    at = CARDS_AT[k] if 0 < k < len(CARDS_AT) else 0
+    return ev[at:] if at else []

@@ -1,0 +1,378 @@
+# The table core: a sans-IO state machine of one Tractor match at the table.
+#
+# Inputs (all plain calls, no I/O, no clock of its own):
+#   tap(seat, card, now_ms)     a card id 0..54*decks-1 read at a seat's reader,
+#                               or UNKNOWN_TAG / READER_ERROR (negative)
+#   button(seat, kind, now_ms)  events.BTN_OK / BTN_UNDO / BTN_CHALLENGE
+#   tick(now_ms)                time passes (expires messages on the display)
+#   command(cmd)                link-level commands from the host (CMD_*)
+# Outputs (the caller drains them):
+#   take_events()  -> list of (index, state_hash, event)   game events for the link
+#   take_sound()   -> events.SND_*                          for the buzzer
+#   take_save()    -> True once per completed trick/burial/hand: persist snapshot()
+#   the public attributes below, which display.py renders.
+#
+# Phases: DEAL (cards are drawn; taps are bids, OK with no bid pending ends the
+# draw) -> KITTY (the dealer taps the cards buried) -> PLAY (tricks) ->
+# HAND_END (settled; OK starts the next hand) ... -> MATCH_END.
+#
+# The rules are not here. The table asks a rules object with this narrow
+# interface (RULES.md sections in brackets); firmware/tablerules.py adapts the
+# device rules engine (helper C's firmware/drules*.py) to it:
+#   begin_hand(level, trump)                 level 0..12 (2..A), trump 0-3 S H D C, 4 NT
+#   suit_of(card) -> 0-3 or 4 (trump)        effective suit [2]
+#   is_throw(cards) -> bool                  more than one unit [4, 5]
+#   throw(leader, lead, hands) -> None | forced cards      [5]; hands: 4 lists
+#   follow_legal(lead, hand, play) -> bool   [6]
+#   trick(leader, plays) -> (winner, points) [7]; plays: 4 lists in seat order
+#   points(cards) -> int
+#   kitty(lead, winner_play, kitty) -> (multiplier, bonus)  [8]
+#   settle(score, dealer, levels) -> (next_dealer, [l0, l1], match_winner or -1) [8]
+#   declare(first_hand, dealer, bids) -> (accepted flags, trump or -1 (redeal),
+#                                         declarer or -1, dealer or -1)     [8]
+#
+# What the table can know (RULES.md section 10, without hand scans): count,
+# cards seen twice, out of turn, mixed-suit leads at once; a follow that a
+# later play proves illegal when that play is made (REVOKE); throws stand
+# unless challenged; the whole hand is audited at its end (AUDIT events).
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
+import events as E
+import tabledeal
+import tablesnap
+import tabletrick
+
+DEAL = const(0)
+KITTY = const(1)
+PLAY = const(2)
+HAND_END = const(3)
+MATCH_END = const(4)
+PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end")
+
+NT = const(4)
+UNKNOWN_TAG = const(-1)
+READER_ERROR = const(-2)
+
+# Link-level commands (the host's requests): [CMD_*, ...]
+CMD_NEW_MATCH = const(1)  # [1] start a new match (levels 2, first hand)
+CMD_RESTORE = const(2)  # [2, snapshot...] replace the state by a snapshot
+CMD_NEXT_HAND = const(3)  # [3] as OK after the hand's end
+
+SNAPSHOT_VERSION = const(1)
+MESSAGE_MS = const(3000)
+
+# cards per hand and kitty size by deck count (RULES.md section 1)
+HAND_SIZE = (0, 12, 25, 39, 52)
+KITTY_SIZE = (0, 6, 8, 6, 8)
+
+SEEN_PLAYED = const(1)
+
+
+class TableError(ValueError):
+    """A command or snapshot the table cannot take; the state is left unchanged."""
+
+
+class Table:
+    def __init__(self, rules, decks=2, throw_penalty=0, chain_hash=None):
+        if decks < 1 or decks > 4:
+            raise TableError("decks must be 1..4, got %r" % (decks,))
+        self.rules = rules
+        self.decks = decks
+        self.throw_penalty = throw_penalty
+        self.chain_hash = chain_hash
+        self.ncards = 54 * decks
+        self.hand_size = HAND_SIZE[decks]
+        self.kitty_size = KITTY_SIZE[decks]
+        # link bookkeeping
+        self.ev_index = 0  # index of the next event
+        self.ev_hash = 0  # state hash after the last event
+        self._out = []
+        self._sound = E.SND_NONE
+        self._save = False
+        # per hand (preallocated, reused every hand)
+        self.seen = bytearray(self.ncards)
+        self.pending = [[], [], [], []]  # cards tapped, not yet committed, per seat
+        self.new_match()
+
+    # --- match and hand set-up ----------------------------------------------
+    def new_match(self):
+        self.levels = [0, 0]
+        self.hand_no = 0
+        self.first_hand = True
+        self.dealer = -1
+        self.match_winner = -1
+        self.message = ""  # what the display shows on its last line
+        self.message_until = 0
+        self._start_hand()
+
+    def _start_hand(self):
+        self.phase = DEAL
+        self.hand_no += 1
+        self.trump = -1
+        self.declarer = -1
+        self.bids = []  # [seat, cards] in time order (for rules.declare)
+        self.score = 0  # attackers' points
+        self.kitty = []
+        self.kitty_points = 0
+        self.tricks = []  # completed: [leader, winner, points, forced, p0, p1, p2, p3]
+        self.plays = [None, None, None, None]  # current trick, by seat
+        self.lead = None
+        self.leader = -1
+        self.turn = -1
+        self.throw_open = False
+        self.forced = False
+        self.challenger = -1
+        self.played = 0  # cards each seat has played this hand
+        self.last_winner = -1
+        self.revoked = []  # [trick_no, seat] already reported
+        self.result = None  # HAND_END fields once settled
+        for i in range(self.ncards):
+            self.seen[i] = 0
+        for p in self.pending:
+            del p[:]
+        self._emit(
+            [
+                E.HAND_START,
+                self.hand_no,
+                self.dealer,
+                self.decks,
+                self.levels[0],
+                self.levels[1],
+                1 if self.first_hand else 0,
+            ]
+        )
+
+    # --- outputs -------------------------------------------------------------
+    def _emit(self, ev):
+        if self.chain_hash is not None:
+            self.ev_hash = self.chain_hash(self.ev_hash, ev)
+        self._out.append((self.ev_index, self.ev_hash, ev))
+        self.ev_index += 1
+
+    def take_events(self):
+        out = self._out
+        self._out = []
+        return out
+
+    def take_sound(self):
+        s = self._sound
+        self._sound = E.SND_NONE
+        return s
+
+    def take_save(self):
+        s = self._save
+        self._save = False
+        return s
+
+    def _say(self, text, now_ms):
+        self.message = text
+        self.message_until = now_ms + MESSAGE_MS
+
+    def _refuse(self, seat, reason, cards, now_ms):
+        trick_no = len(self.tricks)
+        ev = [E.REJECT, trick_no, seat, reason]
+        for c in cards:
+            ev.append(c)
+        self._emit(ev)
+        self._sound = E.SND_ERROR
+        self._say("S%d %s" % (seat, E.REASONS[reason]), now_ms)
+
+    # --- derived facts -------------------------------------------------------
+    def defenders(self):
+        """The dealer's side (0 or 1); -1 before the first dealer is known."""
+        return self.dealer & 1 if self.dealer >= 0 else -1
+
+    def level(self):
+        """The hand's level: the dealer side's level (side 0's on the first hand)."""
+        return self.levels[self.dealer & 1] if self.dealer >= 0 else self.levels[0]
+
+    def trick_no(self):
+        return len(self.tricks)
+
+    def tick(self, now_ms):
+        if self.message and now_ms - self.message_until >= 0:
+            self.message = ""
+
+    # --- inputs --------------------------------------------------------------
+    def tap(self, seat, card, now_ms):
+        if seat < 0 or seat > 3:
+            return
+        if card == UNKNOWN_TAG or card >= self.ncards:
+            self._refuse(seat, E.UNKNOWN_CARD, (), now_ms)
+            return
+        if card < 0:
+            self._refuse(seat, E.READER_FAULT, (), now_ms)
+            return
+        pend = self.pending[seat]
+        if card in pend:
+            return  # the same card lifted and put back: nothing new
+        ph = self.phase
+        if ph == DEAL:
+            pend.append(card)  # a bid being shown
+            self._sound = E.SND_TAP
+            return
+        if ph == KITTY:
+            if seat != self.dealer:
+                self._refuse(seat, E.WRONG_PHASE, (card,), now_ms)
+                return
+            if self.seen[card]:
+                self._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
+                return
+            pend.append(card)
+            self._sound = E.SND_TAP
+            if len(pend) == self.kitty_size:
+                tabledeal.bury(self, now_ms)
+            return
+        if ph != PLAY:
+            self._refuse(seat, E.WRONG_PHASE, (card,), now_ms)
+            return
+        if seat == self.challenger:
+            if self.seen[card]:
+                self._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
+                return
+            pend.append(card)
+            self._sound = E.SND_TAP
+            return
+        if seat != self.turn:
+            self._refuse(seat, E.OUT_OF_TURN, (card,), now_ms)
+            return
+        if self.seen[card]:
+            self._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
+            return
+        pend.append(card)
+        self._sound = E.SND_TAP
+        if self.lead is not None and len(pend) == len(self.lead):
+            self._commit_follow(seat, now_ms)
+
+    def button(self, seat, kind, now_ms):
+        if seat < 0 or seat > 3:
+            return
+        pend = self.pending[seat]
+        if kind == E.BTN_UNDO:
+            del pend[:]
+            if seat == self.challenger:
+                self.challenger = -1
+            return
+        ph = self.phase
+        if kind == E.BTN_CHALLENGE:
+            if ph == PLAY and self.throw_open and seat != self.leader and self.challenger < 0:
+                nxt = (self.leader + 1) & 3
+                if self.plays[nxt] is None:
+                    del self.pending[nxt][:]
+                del pend[:]
+                self.challenger = seat
+                self._say("S%d challenges" % seat, now_ms)
+            else:
+                self._refuse(seat, E.WRONG_PHASE, (), now_ms)
+            return
+        if kind != E.BTN_OK:
+            return
+        if ph == DEAL:
+            if pend:
+                tabledeal.bid(self, seat, now_ms)
+            else:
+                tabledeal.end_draw(self, now_ms)
+            return
+        if ph == KITTY:
+            if seat == self.dealer:
+                tabledeal.bury(self, now_ms)
+            return
+        if ph == HAND_END:
+            self._next_hand()
+            return
+        if ph != PLAY:
+            return
+        if seat == self.challenger:
+            tabletrick.challenge(self, seat, now_ms)
+            return
+        if seat != self.turn:
+            return  # only the seat to play ends a play; other presses do nothing
+        if not pend:
+            self._refuse(seat, E.EMPTY, (), now_ms)
+        elif self.lead is None:
+            self._commit_lead(seat, now_ms)
+        else:
+            self._refuse(seat, E.COUNT, pend, now_ms)
+            del pend[:]
+
+    def command(self, cmd):
+        """A link-level command: a list [CMD_*, ...]; raises TableError if refused."""
+        if not cmd:
+            raise TableError("empty command")
+        c = cmd[0]
+        if c == CMD_NEW_MATCH:
+            self.new_match()
+        elif c == CMD_RESTORE:
+            self.restore(cmd[1:])
+        elif c == CMD_NEXT_HAND:
+            if self.phase != HAND_END:
+                raise TableError("the hand is not over")
+            self._next_hand()
+        else:
+            raise TableError("unknown command %r" % (c,))
+
+    # --- the draw: bids and the end of the draw ------------------------------
+    # --- tricks --------------------------------------------------------------
+    def _commit_lead(self, seat, now_ms):
+        pend = self.pending[seat]
+        suit = self.rules.suit_of(pend[0])
+        for c in pend:
+            if self.rules.suit_of(c) != suit:
+                self._refuse(seat, E.MIXED_LEAD, pend, now_ms)
+                del pend[:]
+                return
+        cards = list(pend)
+        del pend[:]
+        self.lead = cards
+        self.plays[seat] = cards
+        for c in cards:
+            self.seen[c] = SEEN_PLAYED
+        self.throw_open = self.rules.is_throw(cards)
+        self.forced = False
+        self._play_event(seat, cards)
+        self.turn = (seat + 1) & 3
+        self._sound = E.SND_OK
+
+    def _play_event(self, seat, cards):
+        ev = [E.PLAY, len(self.tricks), seat]
+        for c in cards:
+            ev.append(c)
+        self._emit(ev)
+
+    def _commit_follow(self, seat, now_ms):
+        pend = self.pending[seat]
+        cards = list(pend)
+        del pend[:]
+        self.plays[seat] = cards
+        for c in cards:
+            self.seen[c] = SEEN_PLAYED
+        self.throw_open = False
+        if self.challenger >= 0:
+            del self.pending[self.challenger][:]
+            self.challenger = -1
+        self._play_event(seat, cards)
+        tabletrick.check_revokes(self, seat, cards, now_ms)
+        self.turn = (seat + 1) & 3
+        self._sound = E.SND_OK
+        if self.turn == self.leader:
+            tabletrick.end_trick(self, now_ms)
+
+    def _next_hand(self):
+        if self.phase != HAND_END:
+            return
+        self._start_hand()
+
+    # --- snapshots (persistence, and the host's snapshot push): tablesnap.py --
+    def snapshot(self):
+        """The state at a trick boundary as nested lists of ints (JSON-able)."""
+        return tablesnap.snapshot(self)
+
+    def restore(self, snap):
+        """Take a snapshot(); raises TableError (state unchanged) if it does not fit."""
+        tablesnap.restore(self, snap)

@@ -1,0 +1,136 @@
+# Snapshots of the table core: the state at a trick boundary as nested lists
+# of ints (what persist.py writes to flash and what the host may push), and
+# restoring one with every check made before anything is changed.
+#
+# Layout (index: field): 0 version, 1 decks, 2 phase, 3 hand_no, 4 first_hand,
+# 5 dealer, 6 level side 0, 7 level side 1, 8 trump, 9 declarer, 10 attackers'
+# score, 11 kitty points, 12 match winner, 13 next event index, 14 state hash,
+# 15 bids [[seat, cards]], 16 kitty cards, 17 tricks [[leader, winner,
+# points, forced, p0, p1, p2, p3]], 18 revokes reported [[trick, seat]],
+# 19 the hand's result (HAND_END event) or None.
+import table as T
+
+
+# --- snapshots (persistence, and the host's snapshot push) ---------------
+def snapshot(tb):
+    """The state at a trick boundary as nested lists of ints (JSON-able)."""
+    # A trick in progress is not saved: after a restore its cards are
+    # tapped again (RULES.md: a power cut loses at most that trick).
+    ph = tb.phase
+    return [
+        T.SNAPSHOT_VERSION,
+        tb.decks,
+        ph,
+        tb.hand_no,
+        1 if tb.first_hand else 0,
+        tb.dealer,
+        tb.levels[0],
+        tb.levels[1],
+        tb.trump,
+        tb.declarer,
+        tb.score,
+        tb.kitty_points,
+        tb.match_winner,
+        tb.ev_index,
+        tb.ev_hash,
+        tb.bids,
+        tb.kitty,
+        tb.tricks,
+        tb.revoked,
+        tb.result,
+    ]
+
+
+def restore(tb, snap):
+    """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
+    try:
+        (
+            ver,
+            decks,
+            ph,
+            hand_no,
+            first,
+            dealer,
+            l0,
+            l1,
+            trump,
+            declarer,
+            score,
+            kpts,
+            mw,
+            idx,
+            h,
+            bids,
+            kitty,
+            tricks,
+            revoked,
+            result,
+        ) = snap
+    except (TypeError, ValueError):
+        raise T.TableError("snapshot: not a table snapshot (wrong shape)") from None
+    if ver != T.SNAPSHOT_VERSION:
+        raise T.TableError(
+            "snapshot: version %r, this firmware reads %d" % (ver, T.SNAPSHOT_VERSION)
+        )
+    if decks != tb.decks:
+        raise T.TableError("snapshot: %r decks, this table plays %d" % (decks, tb.decks))
+    if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END):
+        raise T.TableError("snapshot: bad phase %r" % (ph,))
+    seen = bytearray(tb.ncards)
+    played = 0
+    for c in kitty:
+        if c < 0 or c >= tb.ncards or seen[c]:
+            raise T.TableError("snapshot: bad kitty card %r" % (c,))
+        seen[c] = 1
+    for tr in tricks:
+        if len(tr) != 8:
+            raise T.TableError("snapshot: bad trick %r" % (tr,))
+        for s in range(4):
+            for c in tr[4 + s]:
+                if c < 0 or c >= tb.ncards or seen[c]:
+                    raise T.TableError("snapshot: card %r played twice" % (c,))
+                seen[c] = 1
+        played += len(tr[4 + tr[0]])
+    if ph >= T.PLAY and trump < 0:
+        raise T.TableError("snapshot: no trump in play")
+    # all checks passed: swap in
+    tb.phase = ph
+    tb.hand_no = hand_no
+    tb.first_hand = bool(first)
+    tb.dealer = dealer
+    tb.levels = [l0, l1]
+    tb.trump = trump
+    tb.declarer = declarer
+    tb.score = score
+    tb.kitty_points = kpts
+    tb.match_winner = mw
+    tb.ev_index = idx
+    tb.ev_hash = h
+    tb.bids = [[b[0], list(b[1])] for b in bids]
+    tb.kitty = list(kitty)
+    tb.tricks = [
+        [tr[0], tr[1], tr[2], tr[3], list(tr[4]), list(tr[5]), list(tr[6]), list(tr[7])]
+        for tr in tricks
+    ]
+    tb.revoked = [list(r) for r in revoked]
+    tb.result = list(result) if result else None
+    tb.seen[:] = seen
+    tb.played = played
+    tb.plays = [None, None, None, None]
+    tb.lead = None
+    tb.throw_open = False
+    tb.forced = False
+    tb.challenger = -1
+    for p in tb.pending:
+        del p[:]
+    tb.last_winner = tb.tricks[-1][1] if tb.tricks else -1
+    if ph == T.PLAY:
+        tb.leader = tb.turn = tb.last_winner if tb.tricks else dealer
+    elif ph == T.KITTY:
+        tb.leader = -1
+        tb.turn = dealer
+    else:
+        tb.leader = tb.turn = -1
+    if trump >= 0:
+        tb.rules.begin_hand(tb.level(), trump)
+    tb._out = []

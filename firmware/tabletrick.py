@@ -1,0 +1,177 @@
+# The end of plays, tricks and hands in the table core (firmware/table.py):
+# a challenge of a throw (RULES.md sections 5 and 10), the trick's winner and
+# points, revokes proven by later plays, the end of the hand (kitty bonus,
+# audit of every hand, settlement). Functions of the Table object, kept in
+# their own module so that each firmware module compiles in a small heap.
+#
+# check_revokes: every card played now was held at every earlier trick (no
+# cards are drawn during play), so an earlier follow that is illegal even
+# against the cards known now is a proven revoke. audit: at the hand's end
+# every hand is known, so every follow and every unchallenged throw is checked.
+import events as E
+import table as T
+
+
+def challenge(tb, seat, now_ms):
+    pend = tb.pending[seat]
+    shown = list(pend)
+    del pend[:]
+    tb.challenger = -1
+    trick_no = len(tb.tricks)
+    if not shown or not tb.throw_open:
+        tb._refuse(seat, E.EMPTY if not shown else E.WRONG_PHASE, shown, now_ms)
+        return
+    hands = [[], [], [], []]
+    hands[tb.leader] = tb.lead
+    hands[seat] = shown
+    forced = tb.rules.throw(tb.leader, tb.lead, hands)
+    ev = [E.CHALLENGE, trick_no, seat, 0 if forced is None else 1]
+    for c in shown:
+        ev.append(c)
+    tb._emit(ev)
+    if forced is None:
+        tb._sound = E.SND_ERROR
+        tb._say("S%d %s" % (seat, E.REASONS[E.CHALLENGE_FAILED]), now_ms)
+        return
+    # the rest of the throw goes back to the leader's hand
+    for c in tb.lead:
+        tb.seen[c] = 0
+    forced = list(forced)
+    for c in forced:
+        tb.seen[c] = T.SEEN_PLAYED
+    pen = tb.throw_penalty
+    if pen:
+        if (tb.leader & 1) == tb.defenders():
+            tb.score += pen
+        else:
+            tb.score -= pen
+    ev = [E.FORCED, trick_no, tb.leader, pen]
+    for c in forced:
+        ev.append(c)
+    tb._emit(ev)
+    tb.lead = forced
+    tb.plays[tb.leader] = forced
+    tb.throw_open = False
+    tb.forced = True
+    tb.turn = (tb.leader + 1) & 3
+    del tb.pending[tb.turn][:]
+    tb._sound = E.SND_OK
+    tb._say("throw fails", now_ms)
+
+
+def end_trick(tb, now_ms):
+    plays = tb.plays
+    winner, points = tb.rules.trick(tb.leader, plays)
+    if (winner & 1) != tb.defenders():
+        tb.score += points
+    tb.tricks.append(
+        [tb.leader, winner, points, 1 if tb.forced else 0, plays[0], plays[1], plays[2], plays[3]]
+    )
+    tb.played += len(tb.lead)
+    trick_no = len(tb.tricks) - 1
+    tb._emit([E.TRICK, trick_no, winner, points, tb.score])
+    tb.last_winner = winner
+    tb.plays = [None, None, None, None]
+    tb.lead = None
+    tb.forced = False
+    tb.leader = tb.turn = winner
+    tb._sound = E.SND_TRICK
+    tb._save = True
+    tb._say("S%d wins %d" % (winner, points), now_ms)
+    if tb.played >= tb.hand_size:
+        end_hand(tb, now_ms)
+
+
+# --- the end of the hand -------------------------------------------------
+def end_hand(tb, now_ms):
+    rules = tb.rules
+    last = tb.tricks[-1]
+    mult = bonus = 0
+    if (last[1] & 1) != tb.defenders():
+        mult, bonus = rules.kitty(last[4 + last[0]], last[4 + last[1]], tb.kitty)
+        tb.score += bonus
+    audit(tb)
+    score = tb.score if tb.score > 0 else 0
+    nd, levels, winner = rules.settle(score, tb.dealer, tb.levels)
+    tb.dealer = nd
+    tb.levels = [levels[0], levels[1]]
+    tb.match_winner = winner
+    tb.result = [
+        E.HAND_END,
+        tb.score,
+        tb.kitty_points,
+        mult,
+        bonus,
+        nd,
+        levels[0],
+        levels[1],
+        winner,
+    ]
+    tb._emit(list(tb.result))
+    tb.first_hand = False
+    tb.phase = T.MATCH_END if winner >= 0 else T.HAND_END
+    tb.turn = -1
+    tb._sound = E.SND_HAND
+    tb._save = True
+    tb._say("hand over: %d" % tb.score, now_ms)
+
+
+def check_revokes(tb, seat, cards, now_ms):
+    # Every card played now was held at every earlier trick of the hand, so
+    # an earlier follow that is illegal even against the cards known now is
+    # a proven revoke (RULES.md section 10). Only tricks whose lead suit
+    # the new cards touch can change their verdict.
+    rules = tb.rules
+    tricks = tb.tricks
+    n = len(tricks)
+    for t in range(n):
+        tr = tricks[t]
+        if tr[0] == seat:
+            continue
+        lead = tr[4 + tr[0]]
+        lsuit = rules.suit_of(lead[0])
+        touch = False
+        for c in cards:
+            if rules.suit_of(c) == lsuit:
+                touch = True
+                break
+        if not touch or _revoked(tb, t, seat):
+            continue
+        play = tr[4 + seat]
+        known = list(play)
+        for u in range(t + 1, n):
+            known.extend(tricks[u][4 + seat])
+        known.extend(cards)
+        if not rules.follow_legal(lead, known, play):
+            tb.revoked.append([t, seat])
+            tb._emit([E.REVOKE, n, seat, t])
+            tb._sound = E.SND_ERROR
+            tb._say("S%d revoke t%d" % (seat, t + 1), now_ms)
+
+
+def _revoked(tb, t, seat):
+    for r in tb.revoked:
+        if r[0] == t and r[1] == seat:
+            return True
+    return False
+
+
+def audit(tb):
+    # Every hand is known now: seat s held at trick t what it played from t on.
+    rules = tb.rules
+    tricks = tb.tricks
+    n = len(tricks)
+    for t in range(n):
+        tr = tricks[t]
+        leader = tr[0]
+        lead = tr[4 + leader]
+        hands = [[], [], [], []]
+        for u in range(t, n):
+            for s in range(4):
+                hands[s].extend(tricks[u][4 + s])
+        if not tr[3] and rules.is_throw(lead):
+            if rules.throw(leader, lead, hands) is not None:
+                tb._emit([E.AUDIT, t, leader, E.THROW_FAILED])
+        for s in range(4):
+            if s != leader and not rules.follow_legal(lead, hands[s], tr[4 + s]):
+                tb._emit([E.AUDIT, t, s, E.REVOKE_FOLLOW])

@@ -1,0 +1,190 @@
+# runs-under: micropython heapsize=64K
+# The table core over whole hands, with the scripted rules (fakerules.py):
+# revokes proven by later plays, the end of the hand (kitty bonus, audit,
+# settlement), the event stream, snapshots and link-level commands.
+import events as E
+import table as T
+from fakerules import points_of
+from tablescript import (
+    Log,
+    deal_to_play,
+    find,
+    hands_1deck,
+    kinds,
+    make,
+    play_trick,
+)
+
+
+def test_revoke_proven_by_later_play():
+    t, r = make()
+    deal_to_play(t)
+    t.take_events()
+    # trick 0: seat 1 leads 3S; seat 2 follows with 3H although it holds 4S
+    r.illegal = [([1], [14])]
+    play_trick(t, [[5], [1], [14], [6]])
+    assert find(t.take_events(), E.REVOKE) == []
+    # trick 1: seat 2 plays 4S: proves seat 2 held a spade at trick 0
+    play_trick(t, [[15], [16], [2], [17]])
+    assert find(t.take_events(), E.REVOKE) == [[E.REVOKE, 1, 2, 0]]
+    # reported once only
+    play_trick(t, [[18], [19], [7], [20]])
+    assert find(t.take_events(), E.REVOKE) == []
+
+
+def full_hand(t, r):
+    log = Log()
+    deal_to_play(t)
+    log.pull(t)
+    hands = hands_1deck()
+    # the scripted winner is the leader (seat 1) unless r.winners says otherwise
+    for i in range(12):
+        play_trick(t, [hands[s][i : i + 1] for s in range(4)], log)
+    return log
+
+
+def test_full_hand_settles_and_audits():
+    t, r = make()
+    r.winners = [1] * 11 + [0]  # the attackers (seat 0) win the last trick
+    log = full_hand(t, r)
+    tr = log.find(E.TRICK)
+    assert len(tr) == 12 and t.phase == T.HAND_END
+    assert log.plays == 48
+    end = log.find(E.HAND_END)
+    assert len(end) == 1
+    hands = hands_1deck()
+    last_pts = 0
+    for s in range(4):
+        last_pts += points_of(hands[s][11:12])
+    kitty_pts = points_of([48, 49, 50, 51, 47, 46])
+    assert end[0][1] == last_pts + 2 * kitty_pts
+    assert end[0][2:5] == [kitty_pts, 2, 2 * kitty_pts]
+    # the defenders (side 1) kept the deal: the dealer's partner deals next
+    assert end[0][5:] == [3, 0, 1, -1]
+    assert t.dealer == 3 and t.levels == [0, 1]
+    # the audit asked about every follow of every trick
+    assert r.follow_calls >= 36
+    assert log.find(E.AUDIT) == []
+    # taps now are refused; OK starts the next hand
+    t.tap(0, 1, 0)
+    t.button(2, E.BTN_OK, 0)
+    evs = t.take_events()
+    assert kinds(evs) == [E.REJECT, E.HAND_START]
+    assert evs[1][2] == [E.HAND_START, 2, 3, 1, 0, 1, 0]
+    assert t.phase == T.DEAL and sum(t.seen) == 0 and t.tricks == []
+
+
+def test_audit_reports_revoke_and_unchallenged_failed_throw():
+    t, r = make()
+    kitty = deal_to_play(t)
+    hands = hands_1deck()
+    # trick 0: seat 1 throws two spades, nobody challenges; the rules say it fails
+    h1 = hands[1]
+    lead = h1[0:2]
+    r.throw_answer = [h1[0]]
+    r.illegal = [(lead, hands[2][0:2])]
+    plays = [hands[s][0:2] for s in range(4)]
+    log = Log()
+    t.take_events()
+    play_trick(t, plays, log)
+    for i in range(2, 12):
+        play_trick(t, [hands[s][i : i + 1] for s in range(4)], log)
+    audit = log.find(E.AUDIT)
+    # seat 2's follow (4S 8S on 3S 7S) is scripted illegal when seat 2 held
+    # another spade, which it did: it plays QS later. The scripted rules say
+    # the throw fails; nobody challenged it.
+    assert 10 in hands[2]
+    assert audit == [[E.AUDIT, 0, 1, E.THROW_FAILED], [E.AUDIT, 0, 2, E.REVOKE_FOLLOW]]
+    # the revoke was proven during play already, at trick 1 where seat 2 played QS
+    assert log.find(E.REVOKE) == [[E.REVOKE, 1, 2, 0]]
+    assert r.throw_calls[-1][2][3] == hands[3]
+    assert kitty
+
+
+def test_events_are_flat_int_lists_with_chained_hashes():
+    t, r = make()
+    log = full_hand(t, r)  # Log.pull checks every event
+    assert t.ev_index == log.next
+    assert t.ev_hash == log.hash and log.hash != 0
+    kinds_seen = [e[0] for e in log.evs]
+    for k in (E.HAND_START, E.BID, E.TRUMP, E.KITTY, E.TRICK, E.HAND_END):
+        assert k in kinds_seen
+
+
+def test_snapshot_restore_round_trip_mid_hand():
+    t, r = make()
+    deal_to_play(t)
+    hands = hands_1deck()
+    for i in range(3):
+        play_trick(t, [hands[s][i : i + 1] for s in range(4)])
+    snap = t.snapshot()
+    t2, r2 = make()
+    t2.restore(snap)
+    assert t2.snapshot() == snap
+    assert t2.phase == T.PLAY and t2.turn == t.turn and t2.score == t.score
+    assert r2.trump == 1 and t2.ev_hash == t.ev_hash
+    # the restored table goes on exactly as the original
+    t.take_events()
+    a = Log()
+    b = Log()
+    for i in range(3, 12):
+        play_trick(t, [hands[s][i : i + 1] for s in range(4)], a)
+        play_trick(t2, [hands[s][i : i + 1] for s in range(4)], b)
+    assert t.snapshot() == t2.snapshot()
+    assert a.evs == b.evs and a.plays == b.plays == 36
+    assert a.find(E.HAND_END) != []
+
+
+def test_restore_refuses_bad_snapshots_and_keeps_state():
+    t, r = make()
+    deal_to_play(t)
+    before = t.snapshot()
+    for bad in (None, [1, 2], before[:5]):
+        try:
+            t.restore(bad)
+        except T.TableError:
+            pass
+        else:
+            raise AssertionError("restore accepted " + repr(bad))
+    twice = list(before)
+    twice[16] = [1, 1, 2, 3, 4, 5]  # a kitty card twice
+    try:
+        t.restore(twice)
+    except T.TableError as exc:
+        assert "kitty" in str(exc)
+    else:
+        raise AssertionError("accepted a card seen twice")
+    wrong_decks = list(before)
+    wrong_decks[1] = 2
+    try:
+        t.restore(wrong_decks)
+    except T.TableError as exc:
+        assert "decks" in str(exc)
+    else:
+        raise AssertionError("accepted another deck count")
+    assert t.snapshot() == before
+
+
+def test_commands_and_message_expiry():
+    t, r = make()
+    t.tap(2, 7, 1000)
+    t.button(2, E.BTN_OK, 1000)  # not a bid: message shown
+    assert t.message
+    t.tick(1000 + T.MESSAGE_MS - 1)
+    assert t.message
+    t.tick(1000 + T.MESSAGE_MS)
+    assert t.message == ""
+    try:
+        t.command([T.CMD_NEXT_HAND])
+    except T.TableError:
+        pass
+    else:
+        raise AssertionError("next hand accepted during the draw")
+    try:
+        t.command([99])
+    except T.TableError as exc:
+        assert "99" in str(exc)
+    else:
+        raise AssertionError("unknown command accepted")
+    t.command([T.CMD_NEW_MATCH])
+    assert t.hand_no == 1 and t.levels == [0, 0]
