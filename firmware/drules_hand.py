@@ -1,0 +1,273 @@
+# Device rules engine, the hand around the play: settlement and levels,
+# declaring trump, find-a-friend (RULES.md §8-9). Not hot paths: called once a
+# hand (settle), or once per bid.
+#
+# API:
+#   settle(score, dealer, levels, decks=2, table=LT_CLASSIC, ladder=LL_FULL,
+#          must_play=0, out=None)
+#       -> out = [next_dealer, level_side0, level_side1, winner (-1 = none)]
+#       levels are ranks 0 (=2) .. 12 (=A); must_play is a bit mask of ranks.
+#   level_gain(score, decks, table) -> (side, gain, take_over)
+#   Bidding(decks, level, allow_self_override=True)
+#       .bid(seat, cards) -> bool     (RULES §8 declaring; cards are ids)
+#       .declarer, .face (standing bid's face, -1 none), .count, .klass
+#       .first_seat                   seat of the first accepted bid
+#       .trump_of_bid() -> suit 0-3, NT, or -1
+#   end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST,
+#               kitty=None) -> (trump, declarer, dealer); trump -1 = redeal
+#   friend_partner(dealer, holders) -> partner seat, FRIEND_ALONE or FRIEND_UNKNOWN
+#       holders: copies of the called card held per seat (4 ints, -1 = unknown)
+
+from micropython import const
+
+try:
+    from typing import Sequence  # noqa: F401
+except ImportError:
+    pass
+
+NT = const(4)
+RANK_A = const(12)
+
+# level_table presets.
+LT_CLASSIC = const(0)
+LT_LIANZHONG = const(1)
+LT_QQ = const(2)
+LT_TOURNAMENT = const(3)
+LT_ONEDECK = const(4)
+LT_XUWEN = const(5)
+
+# level_ladder.
+LL_FULL = const(0)
+LL_TOURNAMENT = const(1)
+
+# no_bid and first_dealer.
+NB_NT = const(0)
+NB_KITTY = const(1)
+FD_FIRST = const(0)
+FD_FINAL = const(1)
+
+FRIEND_ALONE = const(-1)
+FRIEND_UNKNOWN = const(-2)
+
+# The tournament ladder: 2, 5, T, J, Q, K, A.
+_TLADDER = b"\x00\x03\x08\x09\x0a\x0b\x0c"
+
+
+def level_gain(score, decks=2, table=LT_CLASSIC):
+    # type: (int, int, int) -> tuple[int, int, bool]
+    """(side, gain, take_over): side 0 = the defenders, 1 = the attackers."""
+    s = score if score > 0 else 0
+    step = 20 * decks
+    if table == LT_TOURNAMENT:
+        # 2 decks: 0: +3; 5-35: +2; 40-75: +1; 80-115 take over; 120-145 +2;
+        # >= 150 +3 (thresholds scale with the decks, a 2-deck table).
+        u = decks * 5  # 10 points in a 2-deck game
+        if s == 0:
+            return 0, 3, False
+        if s < 4 * u:
+            return 0, 2, False
+        if s < 8 * u:
+            return 0, 1, False
+        if s < 12 * u:
+            return 1, 0, True
+        if s < 15 * u:
+            return 1, 2, True
+        return 1, 3, True
+    if table == LT_ONEDECK:
+        if s == 0:
+            return 0, 2, False
+        if s < 40:
+            return 0, 1, False
+        if s < 80:
+            return 1, 0, True
+        if s < 100:
+            return 1, 1, True
+        return 1, 2, True
+    if table == LT_XUWEN:
+        step = 40
+        if s == 0:
+            return 0, 3, False
+        if s < 2 * step:
+            return 0, 2, False
+        if s < 4 * step:
+            return 0, 1, False
+        return 1, s // step - 4, True
+    if s == 0:
+        return 0, 3, False
+    if s < step:
+        return 0, 2, False
+    if s < 2 * step:
+        return 0, 1, False
+    if table == LT_LIANZHONG:
+        return 1, s // step - 1, True
+    g = s // step - 2
+    if table == LT_QQ and g > 6:
+        g = 6
+    return 1, g, True
+
+
+def _next_level(level, ladder):
+    # type: (int, int) -> int
+    if ladder == LL_TOURNAMENT:
+        for r in _TLADDER:
+            if r > level:
+                return r
+        return RANK_A
+    return level + 1 if level < RANK_A else RANK_A
+
+
+def advance(level, gain, ladder=LL_FULL, must_play=0):
+    # type: (int, int, int, int) -> int
+    """A side's level after gaining `gain` levels: never past A, and stopping
+    at each level of must_play (a bit mask of ranks)."""
+    for _ in range(gain):
+        if level >= RANK_A:
+            return RANK_A
+        level = _next_level(level, ladder)
+        if must_play & (1 << level):
+            return level
+    return level
+
+
+def settle(score, dealer, levels, decks=2, table=LT_CLASSIC, ladder=LL_FULL, must_play=0, out=None):
+    # type: (int, int, Sequence[int], int, int, int, int, list[int] | None) -> list[int]
+    """Settle a hand: [next dealer, level of side 0, level of side 1, winner or -1]."""
+    if out is None:
+        out = [0, 0, 0, -1]
+    side, gain, take_over = level_gain(score, decks, table)
+    dside = dealer & 1
+    out[1] = levels[0]
+    out[2] = levels[1]
+    out[3] = -1
+    if take_over:
+        aside = 1 - dside
+        out[1 + aside] = advance(levels[aside], gain, ladder, must_play)
+        out[0] = (dealer + 1) & 3
+    else:
+        if levels[dside] == RANK_A:
+            out[3] = dside
+        else:
+            out[1 + dside] = advance(levels[dside], gain, ladder, must_play)
+        out[0] = (dealer + 2) & 3
+    return out
+
+
+# ------------------------------------------------------------------- bids
+
+_NOBID = const(-1)
+
+
+def bid_class(face, count, level, decks):
+    # type: (int, int, int, int) -> int
+    """Class of a bid of `count` copies of `face` (RULES §8), -1 if no bid."""
+    if count < 1 or count > decks:
+        return -1
+    if face == 52 or face == 53:
+        if count < 2:
+            return -1
+        base = 2 if count == 2 else (5 if count == 3 else 8)
+        return base + (face - 52)
+    if face > 53 or face % 13 != level:
+        return -1
+    return (0, 1, 4, 7)[count - 1]
+
+
+class Bidding:
+    """The bids of one draw: who stands, with what (RULES §8)."""
+
+    def __init__(self, decks, level, allow_self_override=True):
+        # type: (int, int, bool) -> None
+        self.decks = decks
+        self.level = level
+        self.allow_self_override = bool(allow_self_override)
+        self.reset()
+
+    def reset(self):
+        # type: () -> None
+        self.declarer = -1
+        self.face = -1
+        self.count = 0
+        self.klass = -1
+        self.first_seat = -1
+
+    def bid(self, seat, cards):
+        # type: (int, Sequence[int]) -> bool
+        """Offer a bid; True if it stands (it then becomes the standing bid)."""
+        if len(cards) == 0:
+            return False
+        face = cards[0] % 54
+        for c in cards:
+            if c % 54 != face:
+                return False
+        count = len(cards)
+        if seat == self.declarer and face == self.face:
+            count += self.count  # reinforcement: adds to the cards shown
+        elif seat == self.declarer and not self.allow_self_override:
+            return False
+        k = bid_class(face, count, self.level, self.decks)
+        if k < 0 or k <= self.klass:
+            return False
+        if self.first_seat < 0:
+            self.first_seat = seat
+        self.declarer = seat
+        self.face = face
+        self.count = count
+        self.klass = k
+        return True
+
+    def trump_of_bid(self):
+        # type: () -> int
+        if self.face < 0:
+            return -1
+        if self.face >= 52:
+            return NT
+        return self.face // 13
+
+
+def end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST, kitty=None):
+    # type: (Bidding, bool, int, int, int, Sequence[int] | None) -> tuple[int, int, int]
+    """(trump, declarer, dealer) at the end of the draw; trump -1 means redeal."""
+    if bidding.declarer >= 0:
+        if first_hand:
+            dealer = bidding.first_seat if first_dealer == FD_FIRST else bidding.declarer
+        return bidding.trump_of_bid(), bidding.declarer, dealer
+    if first_hand:
+        return -1, -1, -1
+    if no_bid == NB_KITTY:
+        if kitty is None or len(kitty) == 0:
+            raise ValueError("no_bid=kitty needs the kitty")
+        f = kitty[0] % 54
+        if f >= 52 or f % 13 == bidding.level:
+            return NT, -1, dealer
+        return f // 13, -1, dealer
+    return NT, -1, dealer
+
+
+# -------------------------------------------------------------- the friend
+
+
+def friend_partner(dealer, holders):
+    # type: (int, Sequence[int]) -> int
+    """The dealer's partner when partners are called (RULES §9).
+
+    holders[seat] = copies of the called card that seat holds (-1: not known
+    yet). If the dealer holds every copy it plays alone; otherwise the partner
+    is the nearest holder after the dealer in play order (with two decks: the
+    holder of the other copy when the dealer holds one)."""
+    total = 0
+    known = True
+    for c in holders:
+        if c < 0:
+            known = False
+        else:
+            total += c
+    if holders[dealer] > 0 and known and total == holders[dealer]:
+        return FRIEND_ALONE
+    for i in range(1, 4):
+        seat = (dealer + i) & 3
+        c = holders[seat]
+        if c > 0:
+            return seat
+        if c < 0:
+            return FRIEND_UNKNOWN
+    return FRIEND_ALONE if known else FRIEND_UNKNOWN

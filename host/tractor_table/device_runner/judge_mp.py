@@ -1,0 +1,331 @@
+# The device engine's conformance runner: runs under MicroPython (unix port)
+# with firmware/ on the module path. Reads cases (CONFORMANCE.md) as JSON
+# lines on stdin, writes one JSON answer per line on stdout, flushing each.
+#
+# Parsing notation and JSON lives here, on the host side of the device engine:
+# the engine itself (firmware/drules*.py) works on small ints only.
+#
+# Besides the public kinds, the differential fuzzer (tractor_table/difffuzz.py)
+# sends "hand" cases: one whole hand's plays, answered with every verdict.
+# A line "quit" ends the runner.
+import json
+import sys
+
+import drules  # type: ignore[import-not-found]
+import drules_hand  # type: ignore[import-not-found]
+
+RANKS = "23456789TJQKA"
+SUITS = "SHDC"
+TRUMPS = {"S": 0, "H": 1, "D": 2, "C": 3, "NT": 4}
+REASONS = {
+    drules.OK: "ok",
+    drules.R_WRONG_COUNT: "wrong_count",
+    drules.R_NOT_IN_HAND: "not_in_hand",
+    drules.R_MIXED_SUIT: "mixed_suit_lead",
+    drules.R_THROW_FAILED: "throw_failed",
+    drules.R_FOLLOW_SUIT: "must_follow_suit",
+    drules.R_TRACTOR: "must_play_tractor",
+    drules.R_PAIRS: "must_play_pairs",
+    drules.R_SAME_SHAPE: "must_play_same_shape",
+    drules.R_LADDER: "must_play_better_rung",
+    drules.R_EMPTY: "empty_play",
+}
+KM = {"structure": drules.KM_STRUCTURE, "linear": drules.KM_LINEAR, "cards": drules.KM_CARDS}
+LT = {
+    "classic": drules_hand.LT_CLASSIC,
+    "lianzhong": drules_hand.LT_LIANZHONG,
+    "qq": drules_hand.LT_QQ,
+    "tournament": drules_hand.LT_TOURNAMENT,
+    "onedeck": drules_hand.LT_ONEDECK,
+    "xuwen": drules_hand.LT_XUWEN,
+}
+LL = {"full": drules_hand.LL_FULL, "tournament": drules_hand.LL_TOURNAMENT}
+KNOWN = (
+    "decks",
+    "level",
+    "trump",
+    "permanent_twos",
+    "kitty_multiplier",
+    "kitty_requires_trump",
+    "level_table",
+    "level_ladder",
+    "must_play",
+    "throw_penalty",
+    "allow_self_override",
+    "no_bid",
+    "first_dealer",
+    "same_shape_only",
+    "partners",
+    "revoke",
+    "hand_scan",
+    "preset",
+)
+
+
+class CaseError(Exception):
+    pass
+
+
+def rank_of(text: str) -> int:
+    t = text.upper()
+    if t == "10":
+        t = "T"
+    if len(t) != 1 or t not in RANKS:
+        raise CaseError(f"bad level {text!r}")
+    return RANKS.index(t)
+
+
+def rank_name(r: int) -> str:
+    return RANKS[r]
+
+
+def face_of(tok: str) -> int:
+    t = tok.upper()
+    if t == "SJ":
+        return 52
+    if t == "BJ":
+        return 53
+    if len(t) == 3 and t[:2] == "10":
+        t = "T" + t[2]
+    if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
+        raise CaseError(f"bad card {tok!r}")
+    return SUITS.index(t[1]) * 13 + RANKS.index(t[0])
+
+
+def card_name(c: int) -> str:
+    f = c % 54
+    if f == 52:
+        return "SJ"
+    if f == 53:
+        return "BJ"
+    return RANKS[f % 13] + SUITS[f // 13]
+
+
+def parse_cards(text: object, decks: int, seen: list[int] | None = None) -> bytearray:
+    """Card ids for a notation string; copies numbered by order of appearance."""
+    if not isinstance(text, str):
+        raise CaseError("cards must be a string of notation")
+    used = seen if seen is not None else [0] * 54
+    out = bytearray()
+    for tok in text.split():
+        f = face_of(tok)
+        copy = used[f]
+        used[f] += 1
+        out.append((copy % decks) * 54 + f)
+    return out
+
+
+def names(cards: bytes | bytearray | list[int]) -> str:
+    return " ".join(card_name(c) for c in cards)
+
+
+class Table:
+    """A case's rules: the engine plus the hand-level options."""
+
+    def __init__(self, rules: object) -> None:
+        if rules is None:
+            rules = {}
+        if not isinstance(rules, dict):
+            raise CaseError("rules must be an object")
+        for k in rules:
+            if k not in KNOWN:
+                raise CaseError(f"unknown rule option {k!r}")
+        decks = rules.get("decks", 2)
+        if not isinstance(decks, int) or decks < 1 or decks > 4:
+            raise CaseError("decks must be 1-4")
+        self.decks = decks
+        self.level = rank_of(str(rules.get("level", "2")))
+        trump = rules.get("trump", "NT")
+        if trump not in TRUMPS:
+            raise CaseError(f"bad trump {trump!r}")
+        km = rules.get("kitty_multiplier", "structure")
+        if km not in KM:
+            raise CaseError(f"bad kitty_multiplier {km!r}")
+        lt = rules.get("level_table", "classic")
+        if lt not in LT:
+            raise CaseError(f"bad level_table {lt!r}")
+        ll = rules.get("level_ladder", "full")
+        if ll not in LL:
+            raise CaseError(f"bad level_ladder {ll!r}")
+        self.table = LT[lt]
+        self.ladder = LL[ll]
+        mask = 0
+        for r in rules.get("must_play", []):
+            mask |= 1 << rank_of(str(r))
+        self.must_play = mask
+        nb = rules.get("no_bid", "nt")
+        if nb not in ("nt", "kitty"):
+            raise CaseError(f"bad no_bid {nb!r}")
+        self.no_bid = drules_hand.NB_KITTY if nb == "kitty" else drules_hand.NB_NT
+        fd = rules.get("first_dealer", "first")
+        if fd not in ("first", "final"):
+            raise CaseError(f"bad first_dealer {fd!r}")
+        self.first_dealer = drules_hand.FD_FINAL if fd == "final" else drules_hand.FD_FIRST
+        self.allow_self_override = bool(rules.get("allow_self_override", True))
+        self.engine = drules.Engine(
+            decks,
+            bool(rules.get("permanent_twos", False)),
+            bool(rules.get("same_shape_only", False)),
+            KM[km],
+            bool(rules.get("kitty_requires_trump", False)),
+            int(rules.get("throw_penalty", 0)),
+        )
+        self.engine.set_trump(self.level, TRUMPS[trump])
+
+    def cards(self, text: object, seen: list[int] | None = None) -> bytearray:
+        return parse_cards(text, self.decks, seen)
+
+
+def seat_of(v: object) -> int:
+    if not isinstance(v, int) or v < 0 or v > 3:
+        raise CaseError("seat must be 0-3")
+    return v
+
+
+def answer(case: dict) -> dict:  # type: ignore[type-arg]
+    kind = case.get("kind")
+    t = Table(case.get("rules"))
+    e = t.engine
+    if kind == "compare":
+        a = t.cards(case["a"])
+        b = t.cards(case["b"])
+        if len(a) != 1 or len(b) != 1:
+            raise CaseError("compare takes one card each")
+        r = e.compare(a[0], b[0])
+        return {"cmp": "none" if r == drules.CMP_NONE else r}
+    if kind == "shape":
+        cards = t.cards(case["cards"])
+        n = e.decompose(cards)
+        if n < 0:
+            return {"suit": "mixed"}
+        s = e.lead_suit(cards)
+        return {"suit": "trump" if s == drules.TRUMP else SUITS[s], "shape": shape_list(e.units, n)}
+    if kind == "throw":
+        leader = seat_of(case["leader"])
+        lead = t.cards(case["lead"])
+        hands_text = case["hands"]
+        if not isinstance(hands_text, list) or len(hands_text) != 4:
+            raise CaseError("hands must be four strings")
+        hands = [drules.hand_from(t.cards(h)) for h in hands_text]
+        forced = bytearray(len(lead))
+        r = e.check_lead(lead, hands, leader, forced)
+        if r == drules.R_THROW_FAILED:
+            return {"ok": False, "play": names(forced[: e.nforced])}
+        if r != drules.OK:
+            raise CaseError("not a lead: " + REASONS[r])
+        return {"ok": True, "play": names(lead)}
+    if kind == "follow":
+        lead = t.cards(case["lead"])
+        hand = drules.hand_from(t.cards(case["hand"]))
+        play = t.cards(case["play"])
+        r = e.check_follow(lead, hand, play)
+        out = {"legal": r == drules.OK}
+        if case.get("_reason"):
+            out["reason"] = REASONS[r]
+        return out
+    if kind == "trick":
+        leader = seat_of(case["leader"])
+        plays_text = case["plays"]
+        if not isinstance(plays_text, list) or len(plays_text) != 4:
+            raise CaseError("plays must be four strings")
+        seen = [0] * 54
+        plays = [t.cards(p, seen) for p in plays_text]
+        w = e.trick_winner(plays)
+        pts = 0
+        for p in plays:
+            pts += e.points(p)
+        return {"winner": (leader + w) % 4, "points": pts}
+    if kind == "kitty":
+        lead = t.cards(case["lead"])
+        win = t.cards(case["winner_play"])
+        kitty = t.cards(case["kitty"])
+        m = e.kitty_multiplier(lead)
+        return {"multiplier": m, "bonus": e.kitty_bonus(lead, win, kitty)}
+    if kind == "settle":
+        score = case["score"]
+        if not isinstance(score, int):
+            raise CaseError("score must be an integer")
+        dealer = seat_of(case["dealer"])
+        lv = case["levels"]
+        if not isinstance(lv, list) or len(lv) != 2:
+            raise CaseError("levels must be two levels")
+        levels = [rank_of(str(x)) for x in lv]
+        out = drules_hand.settle(score, dealer, levels, t.decks, t.table, t.ladder, t.must_play)
+        return {
+            "dealer": out[0],
+            "levels": [rank_name(out[1]), rank_name(out[2])],
+            "winner": None if out[3] < 0 else out[3],
+        }
+    if kind == "declare":
+        bidding = drules_hand.Bidding(t.decks, t.level, t.allow_self_override)
+        accepted = []
+        for b in case["bids"]:
+            accepted.append(bidding.bid(seat_of(b["seat"]), t.cards(b["cards"])))
+        given = case.get("dealer")
+        kitty_cards = t.cards(case["kitty"]) if "kitty" in case else None
+        trump, declarer, dealer = drules_hand.end_of_draw(
+            bidding,
+            bool(case.get("first_hand", False)),
+            -1 if given is None else seat_of(given),
+            t.no_bid,
+            t.first_dealer,
+            kitty_cards,
+        )
+        return {
+            "accepted": accepted,
+            "trump": None if trump < 0 else ("NT" if trump == 4 else SUITS[trump]),
+            "declarer": None if declarer < 0 else declarer,
+            "dealer": None if dealer < 0 else dealer,
+        }
+    raise CaseError(f"unknown kind {kind!r}")
+
+
+def shape_list(units: bytearray, n: int) -> list[str]:
+    out = []
+    for i in range(n):
+        m = units[3 * i]
+        k = units[3 * i + 1]
+        out.append("sp34"[m - 1] if k == 1 else "tTQ"[m - 2] + str(k))
+    return out
+
+
+def main() -> None:
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        line = line.strip()
+        if not line:
+            continue
+        if line == "quit":
+            break
+        cid = None
+        try:
+            case = json.loads(line)
+            if not isinstance(case, dict):
+                raise CaseError("a case must be a JSON object")
+            cid = case.get("id")
+            if case.get("kind") == "hand":
+                out = hand_answer(case)
+            else:
+                out = answer(case)
+        except CaseError as exc:
+            out = {"error": str(exc)}
+        except KeyError as exc:
+            out = {"error": f"missing field {exc}"}
+        except (ValueError, TypeError, IndexError) as exc:
+            out = {"error": f"{type(exc).__name__}: {exc}"}
+        except MemoryError:
+            out = {"error": "out of memory"}
+        out["id"] = cid
+        sys.stdout.write(json.dumps(out))
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+
+
+def hand_answer(case: dict) -> dict:  # type: ignore[type-arg]
+    # Filled in with the differential fuzzer.
+    raise CaseError("hand cases are not supported yet")
+
+
+main()
