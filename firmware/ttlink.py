@@ -1,0 +1,943 @@
+# The host-table link: frame codec and link state machines (sans-IO).
+#
+# One module, shared: the Pico runs it under MicroPython and the host tool
+# loads this very file under CPython (tractor_table.link). It is written in
+# the subset both runtimes accept and does no I/O: bytes and times go in
+# (feed(), tick()), bytes to send and notifications come out
+# (take_output(), take_notes()). docs/protocol.md is the specification.
+#
+# Frame (one ASCII line, at most MAX_LINE bytes):
+#
+#     '@' + compact JSON [v, sid, seq, ack, type, payload] + '*' + crc32 hex(8) + '\n'
+#
+# Dependencies: json, binascii (both on the rp2 port). No allocation-free
+# promise here: decoding a frame builds Python objects; the table core, not
+# the link, is the hot path.
+import binascii
+import json
+import sys
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
+try:
+    from time import ticks_diff  # type: ignore[attr-defined]
+except ImportError:
+
+    def ticks_diff(a, b):  # type: ignore[no-redef]
+        return a - b
+
+
+try:
+    from typing import Any, Callable, List, Optional, Tuple  # noqa: F401
+except ImportError:
+    pass
+
+PROTO = const(1)
+MAX_LINE = const(512)
+SNAP_CHUNK = const(192)  # raw bytes per snapshot chunk (256 base64 chars)
+
+# Message types. Unreliable (seq 0): HELLO..ACK. Reliable (seq > 0): SYNC..APP.
+HELLO = const(1)
+WELCOME = const(2)
+ANNOUNCE = const(3)
+PING = const(4)
+ACK = const(5)
+SYNC = const(10)
+EVENT = const(11)
+SNAPREQ = const(12)
+SNAP_BEGIN = const(13)
+SNAP_CHUNK_T = const(14)
+SNAP_DONE = const(15)
+APP = const(16)
+
+# Link states.
+DOWN = const(0)
+HANDSHAKE = const(1)
+UP = const(2)
+INCOMPATIBLE = const(3)
+
+# Timings in milliseconds (defaults; both classes take overrides).
+RTO_MIN = const(200)
+RTO_MAX = const(2000)
+PING_MS = const(1000)
+DOWN_MS = const(3000)
+HELLO_MAX = const(1000)
+ANNOUNCE_GAP = const(500)
+
+_IS_CPY = sys.implementation.name != "micropython"
+_SEP = (",", ":")
+_CPY_KW = {"ensure_ascii": False}
+
+if _IS_CPY:
+    import re as _re
+
+    # CPython writes \b and \f; MicroPython writes \u0008 and \u000c. The
+    # canonical form (what the device hashes) is MicroPython's.
+    _BF = _re.compile(r"(?<!\\)((?:\\\\)*)\\([bf])")
+
+    def _bf(m):  # type: ignore[no-untyped-def]
+        return m.group(1) + ("\\u0008" if m.group(2) == "b" else "\\u000c")
+
+    def dumps(obj):  # type: ignore[no-untyped-def]
+        s = json.dumps(obj, separators=_SEP, **_CPY_KW)  # type: ignore[arg-type]
+        if "\\b" in s or "\\f" in s:
+            s = _BF.sub(_bf, s)
+        return s
+
+else:
+
+    def dumps(obj):
+        return json.dumps(obj, separators=_SEP)
+
+
+def canonical(value):
+    """The canonical JSON bytes of a value (compact, UTF-8, MicroPython escapes)."""
+    return dumps(value).encode()
+
+
+_HB = bytearray(4)
+
+
+def chain_hash(prev, event):
+    """State hash after `event` given the hash `prev` before it (INTERFACES.md).
+
+    crc32 over prev as 4 big-endian bytes followed by the event's canonical
+    JSON bytes; the hash before event 0 is 0.
+    """
+    hb = _HB
+    hb[0] = (prev >> 24) & 255
+    hb[1] = (prev >> 16) & 255
+    hb[2] = (prev >> 8) & 255
+    hb[3] = prev & 255
+    return binascii.crc32(canonical(event), binascii.crc32(hb)) & 0xFFFFFFFF
+
+
+# ---------------------------------------------------------------- codec
+
+
+def encode_frame(sid, seq, ack, mtype, payload):
+    """One frame as bytes, newline included; ValueError if longer than MAX_LINE."""
+    body = dumps([PROTO, sid, seq, ack, mtype, payload]).encode()
+    crc = binascii.crc32(body) & 0xFFFFFFFF
+    out = b"@" + body + b"*" + ("%08x" % crc).encode() + b"\n"
+    if len(out) > MAX_LINE:
+        raise ValueError("frame of %d bytes is longer than MAX_LINE=%d" % (len(out), MAX_LINE))
+    return out
+
+
+def _try_frame(line, at):
+    star = line.rfind(b"*")
+    if star <= at or len(line) - star != 9:
+        return None
+    body = line[at + 1 : star]
+    try:
+        crc = int(line[star + 1 :], 16)
+    except ValueError:
+        return None
+    if binascii.crc32(body) & 0xFFFFFFFF != crc:
+        return None
+    try:
+        f = json.loads(body)
+    except Exception:  # noqa: BLE001 - any malformed body is just not a frame
+        return None
+    if type(f) is not list or len(f) != 6:
+        return None
+    for k in range(5):
+        if type(f[k]) is not int or f[k] < 0:
+            return None
+    return f
+
+
+def decode_line(line):
+    """Decode one line (bytes, without its newline).
+
+    Returns (frame, start): frame is the list [v, sid, seq, ack, type, payload]
+    or None, start the offset of the frame's '@' (bytes before it are not part
+    of any frame: a device print cut short, or noise). Every '@' is tried, so a
+    frame that follows a truncated one on the same line is still found.
+    """
+    n = len(line)
+    if n and line[n - 1] == 13:  # '\r'
+        line = line[: n - 1]
+    at = line.find(b"@")
+    while at >= 0:
+        f = _try_frame(line, at)
+        if f is not None:
+            return f, at
+        at = line.find(b"@", at + 1)
+    return None, -1
+
+
+class LineReader:
+    """Splits a byte stream into lines in a fixed buffer of MAX_LINE bytes.
+
+    feed() calls on_line(bytes) for every complete line; a line longer than
+    the buffer is dropped whole (counted in `overlong`).
+    """
+
+    def __init__(self, on_line, size=MAX_LINE):
+        self._buf = bytearray(size)
+        self._mv = memoryview(self._buf)
+        self._n = 0
+        self._over = False
+        self._on_line = on_line
+        self.overlong = 0
+
+    def feed(self, data):
+        start = 0
+        end = len(data)
+        size = len(self._buf)
+        while start < end:
+            j = data.find(b"\n", start)
+            stop = end if j < 0 else j
+            k = stop - start
+            if not self._over:
+                if self._n + k > size:
+                    self._over = True
+                    self.overlong += 1
+                else:
+                    self._mv[self._n : self._n + k] = data[start:stop]
+                    self._n += k
+            if j < 0:
+                return
+            if not self._over:
+                self._on_line(bytes(self._mv[: self._n]))
+            self._n = 0
+            self._over = False
+            start = j + 1
+
+    def reset(self):
+        self._n = 0
+        self._over = False
+
+
+# ---------------------------------------------------------------- snapshots
+
+
+class _SnapOut:
+    def __init__(self, sid, data, count, head):
+        self.id = sid
+        self.data = data
+        self.count = count
+        self.head = head
+        self.n = (len(data) + SNAP_CHUNK - 1) // SNAP_CHUNK
+        self.next = -1  # -1: BEGIN not yet sent
+
+    def next_message(self):
+        if self.next < 0:
+            self.next = 0
+            crc = binascii.crc32(self.data) & 0xFFFFFFFF
+            return SNAP_BEGIN, [self.id, len(self.data), self.n, crc, self.count, self.head]
+        if self.next >= self.n:
+            return None
+        k = self.next
+        self.next = k + 1
+        raw = self.data[k * SNAP_CHUNK : (k + 1) * SNAP_CHUNK]
+        return SNAP_CHUNK_T, [self.id, k, binascii.b2a_base64(raw).decode().strip()]
+
+
+class _SnapIn:
+    def __init__(self, p, limit):
+        self.ok = False
+        self.error = ""
+        if len(p) != 6 or p[1] < 0 or p[2] < 0 or p[1] > limit:
+            self.id = p[0] if p else 0
+            self.error = "snapshot too large or malformed"
+            return
+        self.id, self.total, self.n, self.crc, self.count, self.head = p
+        self.buf = bytearray(self.total)
+        self.got = 0
+        self.pos = 0
+
+    def chunk(self, p):
+        """Take one chunk; returns None while incomplete, else an error or ''."""
+        if self.error:
+            return self.error
+        try:
+            raw = binascii.a2b_base64(p[2])
+        except Exception:  # noqa: BLE001
+            raw = None
+        if p[1] != self.got or raw is None or self.pos + len(raw) > self.total:
+            self.error = "chunk %d out of order or malformed" % p[1]
+            return self.error
+        self.buf[self.pos : self.pos + len(raw)] = raw
+        self.pos += len(raw)
+        self.got += 1
+        if self.got < self.n:
+            return None
+        if self.pos != self.total:
+            return "snapshot length %d, announced %d" % (self.pos, self.total)
+        if binascii.crc32(self.buf) & 0xFFFFFFFF != self.crc:
+            return "snapshot checksum mismatch"
+        self.ok = True
+        return ""
+
+
+# ---------------------------------------------------------------- link core
+
+
+class _Link:
+    """Session, reliable delivery, keepalive: what both ends share."""
+
+    def __init__(self, now, timing=None):
+        t = timing or (RTO_MIN, RTO_MAX, PING_MS, DOWN_MS)
+        self.rto_min, self.rto_max, self.ping_ms, self.down_ms = t
+        self.state = DOWN
+        self.sid = 0
+        self._reader = LineReader(self._line)
+        self._out = []  # encoded frames waiting for take_output()
+        self._notes = []
+        self._queue = []  # reliable (type, payload) waiting to be sent
+        self._snap_out = None
+        self._snap_in = None
+        self._snap_seq = 0
+        self._now = now
+        self._new_session(0, now)
+        # counters
+        self.frames_in = 0
+        self.frames_out = 0
+        self.resent = 0
+        self.bad = 0
+        self.stale = 0
+        self.dups = 0
+        self.malformed = 0
+        self.bytes_out = 0
+        self.bytes_in = 0
+
+    def _new_session(self, sid, now):
+        self.sid = sid
+        self._tx_seq = 1
+        self._rx_last = 0
+        self._pend = None  # [seq, type, payload, sent_at, rto]
+        self._queue = []
+        self._snap_out = None
+        self._snap_in = None
+        self._ack_due = False
+        self._last_rx = now
+        self._last_tx = now
+
+    # --- I/O surface
+
+    def feed(self, data, now):
+        """Bytes received from the peer, in any chunking."""
+        self._now = now
+        self.bytes_in += len(data)
+        self._reader.feed(data)
+
+    def take_output(self):
+        """Bytes to write to the peer now, or None."""
+        if not self._out:
+            return None
+        out = b"".join(self._out) if len(self._out) > 1 else self._out[0]
+        self._out = []
+        return out
+
+    def take_notes(self):
+        """Notifications for the application since the last call (a list of lists)."""
+        n = self._notes
+        self._notes = []
+        return n
+
+    def tick(self, now):
+        self._now = now
+        if self.state == UP:
+            if ticks_diff(now, self._last_rx) >= self.down_ms:
+                self._link_down("no frame for %d ms" % ticks_diff(now, self._last_rx))
+                return
+            p = self._pend
+            if p is not None and ticks_diff(now, p[3]) >= p[4]:
+                self.resent += 1
+                p[4] = min(p[4] * 2, self.rto_max)
+                p[3] = now
+                self._emit(p[0], p[1], p[2])
+            if ticks_diff(now, self._last_tx) >= self.ping_ms:
+                self._emit(0, PING, [])
+        self._tick_state(now)
+
+    def send_app(self, payload):
+        """Queue an application message (an array) for reliable delivery."""
+        self._queue.append((APP, payload))
+        self._pump()
+
+    def busy(self):
+        return self._pend is not None or bool(self._queue) or self._snap_out is not None
+
+    # --- internals
+
+    def _emit(self, seq, mtype, payload, sid=-1):
+        frame = encode_frame(self.sid if sid < 0 else sid, seq, self._rx_last, mtype, payload)
+        self._out.append(frame)
+        self.frames_out += 1
+        self.bytes_out += len(frame)
+        self._last_tx = self._now
+        self._ack_due = False
+
+    def _note(self, *items):
+        self._notes.append(list(items))
+
+    def _line(self, line):
+        f, at = decode_line(line)
+        if f is None:
+            if line:
+                if line.find(b"@") >= 0:
+                    self.bad += 1
+                self._junk(line)
+            return
+        if at > 0:
+            self._junk(line[:at])
+        self.frames_in += 1
+        try:
+            self._frame(f)
+        except (IndexError, TypeError, ValueError, KeyError):
+            # a well-formed frame with a payload we cannot use (a newer or
+            # buggy peer): count it, never crash the table
+            self.malformed += 1
+
+    def _junk(self, text):
+        pass
+
+    def _frame(self, f):
+        v, sid, seq, ack, mtype, payload = f
+        now = self._now
+        if mtype == HELLO or mtype == WELCOME or mtype == ANNOUNCE:
+            self._control(v, sid, mtype, payload)
+            return
+        if v != PROTO or self.state != UP or sid != self.sid:
+            self.stale += 1
+            self._stale_frame(sid)
+            return
+        self._last_rx = now
+        p = self._pend
+        if p is not None and ack >= p[0]:
+            self._pend = None
+            self._acked(p[1], p[2])
+        if seq:
+            if seq == self._rx_last + 1:
+                self._rx_last = seq
+                self._ack_due = True
+                self._deliver(mtype, payload)
+            elif seq <= self._rx_last:
+                self.dups += 1
+                self._ack_due = True
+            else:
+                self.stale += 1
+        self._pump()
+        if self._ack_due and self.state == UP:
+            self._emit(0, ACK, [])
+
+    def _pump(self):
+        """Send the next reliable message if nothing is in flight."""
+        if self.state != UP or self._pend is not None:
+            return
+        m = self._next_message()
+        if m is None:
+            return
+        seq = self._tx_seq
+        self._tx_seq = seq + 1
+        self._pend = [seq, m[0], m[1], self._now, self.rto_min]
+        self._emit(seq, m[0], m[1])
+
+    def _next_message(self):
+        if self._queue:
+            return self._queue.pop(0)
+        s = self._snap_out
+        if s is not None:
+            m = s.next_message()
+            if m is not None:
+                return m
+            self._snap_out = None
+        return None
+
+    def _acked(self, mtype, payload):
+        pass
+
+    def _deliver(self, mtype, payload):
+        if mtype == SNAP_BEGIN:
+            self._snap_in = _SnapIn(payload, self._snap_limit())
+            if self._snap_in.error:
+                self._snap_failed(self._snap_in.id, self._snap_in.error)
+        elif mtype == SNAP_CHUNK_T:
+            s = self._snap_in
+            if s is None or not payload or payload[0] != s.id:
+                return
+            err = s.chunk(payload)
+            if err is None:
+                return
+            self._snap_in = None
+            if err:
+                self._snap_failed(s.id, err)
+                return
+            err = self._snapshot_received(bytes(s.buf), s.count, s.head)
+            if err:
+                self._snap_failed(s.id, err)
+            else:
+                self._queue.append((SNAP_DONE, [s.id, 1, ""]))
+        elif mtype == APP:
+            self._note("app", payload)
+        else:
+            self._deliver_more(mtype, payload)
+
+    def _snap_failed(self, sid, err):
+        self._snap_in = None
+        self._queue.append((SNAP_DONE, [sid, 0, err]))
+        self._note("snapshot_rejected", sid, err)
+
+    def _start_snapshot(self, data, count, head):
+        # no _pump() here: callers are inside _frame() (which pumps after
+        # delivering) or public methods (which pump themselves)
+        self._snap_seq += 1
+        self._snap_out = _SnapOut(self._snap_seq, data, count, head)
+        return self._snap_seq
+
+    # hooks
+    def _snap_limit(self) -> int:
+        return 1 << 30
+
+    def _snapshot_received(self, data, count, head) -> str:
+        return ""
+
+    def _deliver_more(self, mtype, payload):
+        pass
+
+    def _control(self, v, sid, mtype, payload):
+        pass
+
+    def _stale_frame(self, sid):
+        pass
+
+    def _tick_state(self, now):
+        pass
+
+    def _link_down(self, why):
+        self.state = DOWN
+        self._new_session(0, self._now)
+        self._note("down", why)
+
+
+# ---------------------------------------------------------------- device end
+
+
+class DeviceLink(_Link):
+    """The table's end: answers the host's HELLO, streams game events.
+
+    add_event(ev) appends to the event log (the device is authoritative);
+    the last `ring` events are kept for replay after a reconnect. The
+    application sets:
+      snapshot_source() -> (data: bytes, count, head_hash)   (for SNAPREQ)
+      on_snapshot(data, count, head_hash) -> '' or an error  (host push)
+    """
+
+    def __init__(
+        self,
+        now,
+        boot_id,
+        rand,
+        fw_version,
+        rules_id,
+        ring=64,
+        timing=None,
+        snap_limit=4096,
+    ):
+        self.boot_id = boot_id
+        self._rand = rand
+        self.fw_version = fw_version
+        self.rules_id = rules_id
+        self._limit = snap_limit
+        self._nonce = -1
+        self._welcome = None
+        self._ring_n = ring
+        self._ring_ev = [None] * ring
+        self._ring_h = [0] * ring
+        self.count = 0
+        self.head = 0
+        self._base = 0  # oldest index that can be replayed
+        self._base_hash = 0  # hash before event _base
+        self._tx_ev = -1  # next event to send; -1 until the host says SYNC
+        self._ev_pend = -1
+        self._last_ann = None
+        self.snapshot_source = None  # type: Optional[Callable[[], Tuple[bytes, int, int]]]
+        self.on_snapshot = None  # type: Optional[Callable[[bytes, int, int], str]]
+        _Link.__init__(self, now, timing)
+        self._announce()
+
+    # --- game log
+
+    def add_event(self, ev):
+        """Append a game event (a flat list); returns its state hash."""
+        h = chain_hash(self.head, ev)
+        slot = self.count % self._ring_n
+        self._ring_ev[slot] = ev
+        self._ring_h[slot] = h
+        self.count += 1
+        self.head = h
+        if self.count - self._base > self._ring_n:
+            self._base_hash = self._ring_h[self._base % self._ring_n]
+            self._base += 1
+        self._pump()
+        return h
+
+    def restore(self, base, base_hash, events):
+        """Rebuild the log after a reboot: `events` follow index `base`,
+        whose preceding hash is `base_hash` (only the last `ring` are kept)."""
+        self.count = base
+        self.head = base_hash
+        self._base = base
+        self._base_hash = base_hash
+        for i in range(len(self._ring_ev)):
+            self._ring_ev[i] = None
+        for ev in events:
+            self.add_event(ev)
+
+    def hash_at(self, i):
+        """Hash after event i, if the ring still knows it (i = -1: before event 0)."""
+        if i == self._base - 1:
+            return self._base_hash
+        if self._base <= i < self.count:
+            return self._ring_h[i % self._ring_n]
+        return None
+
+    # --- link hooks
+
+    def _announce(self):
+        self._last_ann = self._now
+        self._emit(0, ANNOUNCE, [PROTO, self.fw_version, self.rules_id, self.boot_id, self.sid], sid=0)
+
+    def _control(self, v, sid, mtype, payload):
+        p = payload
+        if mtype != HELLO:
+            return
+        if v != PROTO:
+            self._announce()
+            return
+        try:
+            nonce, have, have_hash = p[3], p[4], p[5]
+        except (IndexError, TypeError):
+            return
+        if self.state == UP and nonce == self._nonce and self._welcome is not None:
+            # a retried HELLO: same answer, same session
+            self._emit(0, WELCOME, self._welcome)
+            return
+        new_sid = self._rand() & 0xFFFF or 1
+        self._new_session(new_sid, self._now)
+        self.state = UP
+        self._nonce = nonce
+        self._set_tx(-1)
+        known = self.hash_at(have - 1) if have <= self.count else None
+        agree = -1 if known is None else (1 if known == have_hash else 0)
+        self._welcome = [
+            PROTO,
+            self.fw_version,
+            self.rules_id,
+            self.boot_id,
+            nonce,
+            self.count,
+            self.head,
+            agree,
+        ]
+        self._emit(0, WELCOME, self._welcome)
+        self._note("up", new_sid)
+
+    def _stale_frame(self, sid):
+        # The host talks to a session we do not have (we rebooted, or it is
+        # stale): tell it who we are, at most every ANNOUNCE_GAP ms.
+        if self._last_ann is None or ticks_diff(self._now, self._last_ann) >= ANNOUNCE_GAP:
+            self._announce()
+
+    def _deliver_more(self, mtype, payload):
+        p = payload
+        if mtype == SYNC:
+            frm = p[0]
+            if frm < self._base or frm > self.count:
+                self._send_own_snapshot()
+            else:
+                self._set_tx(frm)
+        elif mtype == SNAPREQ:
+            self._send_own_snapshot()
+
+    def _set_tx(self, i):
+        # an EVENT still in flight must not move the pointer when acked later
+        self._tx_ev = i
+        self._ev_pend = -1
+
+    def _send_own_snapshot(self):
+        self._set_tx(-1)
+        src = self.snapshot_source
+        if src is None:
+            self._queue.append((SNAP_DONE, [0, 0, "device has no snapshot source"]))
+            return
+        data, count, head = src()
+        self._start_snapshot(data, count, head)
+
+    def _next_message(self):
+        m = _Link._next_message(self)
+        if m is not None:
+            return m
+        i = self._tx_ev
+        if 0 <= i < self.count:
+            if i < self._base:  # overrun while sending: the host needs a snapshot
+                self._send_own_snapshot()
+                return _Link._next_message(self)
+            self._ev_pend = i
+            slot = i % self._ring_n
+            return EVENT, [i, self._ring_h[slot], self._ring_ev[slot]]
+        return None
+
+    def _acked(self, mtype, payload):
+        if mtype == EVENT and self._ev_pend == payload[0]:
+            self._tx_ev = payload[0] + 1
+            self._ev_pend = -1
+
+    def _snap_limit(self) -> int:
+        return self._limit
+
+    def _snapshot_received(self, data, count, head) -> str:
+        cb = self.on_snapshot
+        if cb is None:
+            return "device does not accept snapshots"
+        err = cb(data, count, head)
+        if err:
+            return err
+        self.restore(count, head, ())
+        self._set_tx(count)
+        self._note("snapshot_applied", count, head)
+        return ""
+
+    def _link_down(self, why):
+        _Link._link_down(self, why)
+        self._set_tx(-1)
+        self._welcome = None
+
+
+# ---------------------------------------------------------------- host end
+
+
+class Record:
+    """The host's copy of the game log: an optional base snapshot (count,
+    hash, data) followed by events, each with its state hash."""
+
+    def __init__(self):
+        self.base = 0
+        self.base_hash = 0
+        self.base_data = None
+        self.events = []  # [hash, event]
+
+    @property
+    def count(self):
+        return self.base + len(self.events)
+
+    @property
+    def head(self):
+        return self.events[-1][0] if self.events else self.base_hash
+
+    def hash_at(self, i):
+        if i == self.base - 1:
+            return self.base_hash
+        if self.base <= i < self.count:
+            return self.events[i - self.base][0]
+        return None
+
+    def append(self, h, ev):
+        self.events.append([h, ev])
+
+    def truncate(self, n):
+        del self.events[n - self.base :]
+
+    def reset(self, count, head, data):
+        self.base = count
+        self.base_hash = head
+        self.base_data = data
+        self.events = []
+
+
+class HostLink(_Link):
+    """The host's end: handshakes, keeps the Record in step with the device.
+
+    Notes (take_notes()): ["up", info], ["down", why], ["incompatible", text],
+    ["reboot", old_boot, new_boot], ["event", index, hash, event],
+    ["rollback", device_count, host_count], ["conflict", index, text],
+    ["snapshot", count, head], ["synced", count], ["app", payload],
+    ["snapshot_done", id, ok, reason], ["snapshot_rejected", id, reason],
+    ["device", line] (a device line that is not a frame).
+    """
+
+    def __init__(self, now, rand, version, rules_id, record=None, timing=None):
+        self._rand = rand
+        self.version = version
+        self.rules_id = rules_id
+        self.record = record if record is not None else Record()
+        self.device = None  # WELCOME payload of the current session
+        self.boot_id = None
+        self.synced = False
+        self._target = 0
+        self._nonce = 0
+        self._hello_at = now
+        self._hello_rto = RTO_MIN
+        self._pushing = None  # (id, data, count, head) of a host snapshot in flight
+        self._awaiting = False  # SNAPREQ sent, snapshot not yet in
+        _Link.__init__(self, now, timing)
+        self.start(now)
+
+    def start(self, now):
+        """(Re)start the handshake: a new HELLO now and retried with backoff."""
+        self._now = now
+        if self.state == UP:
+            self._new_session(0, now)
+        self.state = HANDSHAKE
+        self.synced = False
+        self._nonce = self._rand() & 0x3FFFFFFF
+        self._hello_rto = self.rto_min
+        self._hello()
+
+    def _hello(self):
+        r = self.record
+        self._hello_at = self._now
+        self._emit(
+            0,
+            HELLO,
+            [PROTO, self.version, self.rules_id, self._nonce, r.count, r.head],
+            sid=0,
+        )
+
+    def _tick_state(self, now):
+        if self.state == HANDSHAKE or self.state == INCOMPATIBLE:
+            if ticks_diff(now, self._hello_at) >= self._hello_rto:
+                self._hello_rto = min(self._hello_rto * 2, HELLO_MAX if self.state == HANDSHAKE else 5000)
+                self._hello()
+
+    def _link_down(self, why):
+        _Link._link_down(self, why)
+        self.synced = False
+        self.start(self._now)
+
+    def lost(self, why):
+        """The port went away: down, and quiet until start() (at reopen)."""
+        _Link._link_down(self, why)
+        self.synced = False
+
+    def _junk(self, text):
+        self._note("device", text)
+
+    def push_snapshot(self, data, count, head):
+        """Send the host's state to the device; the device swaps it in only
+        once the whole snapshot checks out (answer: a snapshot_done note)."""
+        sid = self._start_snapshot(data, count, head)
+        self._pushing = (sid, data, count, head)
+        self._pump()
+        return sid
+
+    def request_snapshot(self):
+        self._ask_snapshot()
+        self._pump()
+
+    def _ask_snapshot(self):
+        if not self._awaiting:
+            self._awaiting = True
+            self._queue.append((SNAPREQ, []))
+
+    def _control(self, v, sid, mtype, payload):
+        p = payload
+        if mtype == ANNOUNCE:
+            if v != PROTO:
+                self._incompatible(v, p)
+            elif self.state != UP or (len(p) > 4 and p[4] != self.sid):
+                if self.state != HANDSHAKE:
+                    self.start(self._now)
+                else:
+                    self._hello()
+            return
+        if mtype != WELCOME or self.state != HANDSHAKE:
+            return
+        if v != PROTO:
+            self._incompatible(v, p)
+            return
+        if len(p) < 8 or p[4] != self._nonce or sid == 0:
+            return
+        self._new_session(sid, self._now)
+        self.state = UP
+        self._awaiting = False
+        old = self.boot_id
+        self.device = p
+        self.boot_id = p[3]
+        self._note("up", p)
+        if old is not None and old != p[3]:
+            self._note("reboot", old, p[3])
+        count, head, agree = p[5], p[6], p[7]
+        r = self.record
+        have = r.count
+        self._target = count
+        if have <= count and agree == 1:
+            self._sync(have)
+        elif have > count and r.hash_at(count - 1) == head:
+            r.truncate(count)
+            self._note("rollback", count, have)
+            self._sync(count)
+        else:
+            self._ask_snapshot()
+            self._pump()
+
+    def _incompatible(self, v, p):
+        was = self.state
+        self.state = INCOMPATIBLE
+        if was != INCOMPATIBLE:
+            self._note(
+                "incompatible",
+                "device speaks link protocol %r, this host speaks %d: update the firmware"
+                " (make deploy) or the host tool" % (v, PROTO),
+            )
+
+    def _sync(self, frm):
+        self._queue.append((SYNC, [frm]))
+        self._check_synced()
+        self._pump()
+
+    def _check_synced(self):
+        if not self.synced and self.state == UP and self.record.count >= self._target:
+            self.synced = True
+            self._note("synced", self.record.count)
+
+    def _deliver_more(self, mtype, payload):
+        p = payload
+        if mtype == EVENT:
+            i, h, ev = p
+            if self._awaiting:
+                return  # a snapshot replaces the log; events resume after it
+            r = self.record
+            n = r.count
+            if i < n:
+                self.dups += 1
+                return
+            if i > n:
+                self._note("conflict", i, "gap: event %d after %d events; resyncing" % (i, n))
+                self._sync(n)
+                return
+            if chain_hash(r.head, ev) != h:
+                self._note("conflict", i, "state hash chain broken at event %d; asking for a snapshot" % i)
+                self._ask_snapshot()
+                return
+            r.append(h, ev)
+            self._note("event", i, h, ev)
+            self._check_synced()
+        elif mtype == SNAP_DONE:
+            sid, ok, reason = p
+            push = self._pushing
+            if push is not None and push[0] == sid:
+                self._pushing = None
+                if ok:
+                    self.record.reset(push[2], push[3], push[1])
+                    self._target = push[2]
+            self._note("snapshot_done", sid, ok, reason)
+
+    def _snapshot_received(self, data, count, head) -> str:
+        self._awaiting = False
+        self.record.reset(count, head, data)
+        self._note("snapshot", count, head)
+        self._target = max(self._target, count)
+        self._queue.append((SYNC, [count]))
+        self._check_synced()
+        return ""
