@@ -39,12 +39,13 @@ CHALLENGE = const(8)
 FORCED = const(9)
 # [TRICK, trick_no, winner, points, attackers_score]
 TRICK = const(10)
-# [AUDIT, trick_no, seat, reason]           a rule broken, found when every hand is known
+# [AUDIT, trick_no, seat, reason, rules_reason]  a rule broken, found when every hand is known;
+#                                           rules_reason: the rules engine's code (0 for a throw)
 AUDIT = const(11)
 # [HAND_END, attackers_score, kitty_points, multiplier, bonus, next_dealer,
 #  level_side0, level_side1, match_winner]  match_winner -1 while the match goes on
 HAND_END = const(12)
-# [REVOKE, trick_no, seat, earlier_trick]   a play proves an earlier follow broke §6
+# [REVOKE, trick_no, seat, earlier_trick, rules_reason]  a play proves an earlier follow broke §6
 REVOKE = const(13)
 
 NAMES = (

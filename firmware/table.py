@@ -23,12 +23,12 @@
 #   suit_of(card) -> 0-3 or 4 (trump)        effective suit [2]
 #   is_throw(cards) -> bool                  more than one unit [4, 5]
 #   throw(leader, lead, hands) -> None | forced cards      [5]; hands: 4 lists
-#   follow_legal(lead, hand, play) -> bool   [6]
+#   check_follow(lead, hand, play) -> 0 legal, else the rules' reason [6]
 #   trick(leader, plays) -> (winner, points) [7]; plays: 4 lists in seat order
 #   points(cards) -> int
 #   kitty(lead, winner_play, kitty) -> (multiplier, bonus)  [8]
 #   settle(score, dealer, levels) -> (next_dealer, [l0, l1], match_winner or -1) [8]
-#   declare(first_hand, dealer, bids) -> (accepted flags, trump or -1 (redeal),
+#   declare(first_hand, dealer, level, bids) -> (accepted flags, trump or -1 (redeal),
 #                                         declarer or -1, dealer or -1)     [8]
 #
 # What the table can know (RULES.md section 10, without hand scans): count,

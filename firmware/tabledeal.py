@@ -22,7 +22,7 @@ def bid(tb, seat, now_ms):
         reason = E.BID_CARDS
     else:
         tb.bids.append([seat, cards])
-        acc = tb.rules.declare(tb.first_hand, tb.dealer, tb.bids)[0]
+        acc = tb.rules.declare(tb.first_hand, tb.dealer, tb.level(), tb.bids)[0]
         if not acc[-1]:
             tb.bids.pop()
             reason = E.BID_WEAK
@@ -41,7 +41,7 @@ def bid(tb, seat, now_ms):
 def end_draw(tb, now_ms):
     for p in tb.pending:
         del p[:]
-    _acc, trump, declarer, dealer = tb.rules.declare(tb.first_hand, tb.dealer, tb.bids)
+    _acc, trump, declarer, dealer = tb.rules.declare(tb.first_hand, tb.dealer, tb.level(), tb.bids)
     if trump < 0:
         tb._emit([E.REDEAL, tb.hand_no])
         tb._say("no bid: redeal", now_ms)

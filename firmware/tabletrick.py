@@ -142,9 +142,10 @@ def check_revokes(tb, seat, cards, now_ms):
         for u in range(t + 1, n):
             known.extend(tricks[u][4 + seat])
         known.extend(cards)
-        if not rules.follow_legal(lead, known, play):
+        why = rules.check_follow(lead, known, play)
+        if why:
             tb.revoked.append([t, seat])
-            tb._emit([E.REVOKE, n, seat, t])
+            tb._emit([E.REVOKE, n, seat, t, why])
             tb._sound = E.SND_ERROR
             tb._say("S%d revoke t%d" % (seat, t + 1), now_ms)
 
@@ -171,7 +172,10 @@ def audit(tb):
                 hands[s].extend(tricks[u][4 + s])
         if not tr[3] and rules.is_throw(lead):
             if rules.throw(leader, lead, hands) is not None:
-                tb._emit([E.AUDIT, t, leader, E.THROW_FAILED])
+                tb._emit([E.AUDIT, t, leader, E.THROW_FAILED, 0])
         for s in range(4):
-            if s != leader and not rules.follow_legal(lead, hands[s], tr[4 + s]):
-                tb._emit([E.AUDIT, t, s, E.REVOKE_FOLLOW])
+            if s == leader:
+                continue
+            why = rules.check_follow(lead, hands[s], tr[4 + s])
+            if why:
+                tb._emit([E.AUDIT, t, s, E.REVOKE_FOLLOW, why])

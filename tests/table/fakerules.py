@@ -52,7 +52,7 @@ class FakeRules:
         self.throw_calls.append([leader, list(lead), [list(h) for h in hands]])
         return self.throw_answer
 
-    def follow_legal(self, lead, hand, play):
+    def check_follow(self, lead, hand, play):
         self.follow_calls += 1
         for bad in self.illegal:
             if sorted(bad[0]) == sorted(lead) and sorted(bad[1]) == sorted(play):
@@ -60,8 +60,8 @@ class FakeRules:
                 s = self.suit_of(lead[0])
                 for c in hand:
                     if c not in play and self.suit_of(c) == s:
-                        return False
-        return True
+                        return 5  # the reason code the scripted rules give
+        return 0
 
     def trick(self, leader, plays):
         if self.winners:
@@ -89,7 +89,7 @@ class FakeRules:
             return (dealer + 2) & 3, lv, -1
         return (dealer + 1) & 3, lv, -1
 
-    def declare(self, first_hand, dealer, bids):
+    def declare(self, first_hand, dealer, level, bids):
         acc = []
         best = 0
         declarer = -1

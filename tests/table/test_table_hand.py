@@ -26,7 +26,7 @@ def test_revoke_proven_by_later_play():
     assert find(t.take_events(), E.REVOKE) == []
     # trick 1: seat 2 plays 4S: proves seat 2 held a spade at trick 0
     play_trick(t, [[15], [16], [2], [17]])
-    assert find(t.take_events(), E.REVOKE) == [[E.REVOKE, 1, 2, 0]]
+    assert find(t.take_events(), E.REVOKE) == [[E.REVOKE, 1, 2, 0, 5]]
     # reported once only
     play_trick(t, [[18], [19], [7], [20]])
     assert find(t.take_events(), E.REVOKE) == []
@@ -94,9 +94,9 @@ def test_audit_reports_revoke_and_unchallenged_failed_throw():
     # another spade, which it did: it plays QS later. The scripted rules say
     # the throw fails; nobody challenged it.
     assert 10 in hands[2]
-    assert audit == [[E.AUDIT, 0, 1, E.THROW_FAILED], [E.AUDIT, 0, 2, E.REVOKE_FOLLOW]]
+    assert audit == [[E.AUDIT, 0, 1, E.THROW_FAILED, 0], [E.AUDIT, 0, 2, E.REVOKE_FOLLOW, 5]]
     # the revoke was proven during play already, at trick 1 where seat 2 played QS
-    assert log.find(E.REVOKE) == [[E.REVOKE, 1, 2, 0]]
+    assert log.find(E.REVOKE) == [[E.REVOKE, 1, 2, 0, 5]]
     assert r.throw_calls[-1][2][3] == hands[3]
     assert kitty
 
