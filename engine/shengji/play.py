@@ -1,0 +1,965 @@
+"""Leading, throwing, following and winning tricks (RULES.md §5-7).
+
+Everything here works on **faces** (ints 0-53) and **count arrays** (a list of
+54 ints: how many cards of each face a seat holds) for speed; the public
+functions also take :class:`~shengji.cards.Card` objects. A :class:`Lead`
+holds what every follower of a trick is checked against (decomposition,
+effective suit, the structure the lead demands), computed once per trick.
+
+The follow check is the hot path (the verifier checks every play of every
+hand): it costs a few array look-ups for singles and pairs, and a memoised
+search only when tractors, triples or Titanics are led.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Final
+
+from .cards import FACES, POINTS, Card, format_faces
+from .order import SUIT_NAMES, TRUMP, Order
+from .units import Decomposition, Unit, decompose_faces, shape_code
+
+__all__ = [
+    "IllegalPlayError",
+    "Lead",
+    "LegalFollows",
+    "Reason",
+    "ThrowResult",
+    "TrickResult",
+    "Verdict",
+    "check_follow",
+    "check_lead",
+    "check_throw",
+    "counts",
+    "legal_follows",
+    "legal_leads",
+    "play_key",
+    "points",
+    "trick_winner",
+]
+
+CardsLike = Iterable[Card] | Iterable[int]
+
+
+class Reason(enum.Enum):
+    """Why a play is not allowed (machine-readable; values are stable strings)."""
+
+    EMPTY = "empty"
+    NOT_IN_HAND = "not_in_hand"
+    MIXED_SUITS = "mixed_suits"
+    WRONG_COUNT = "wrong_count"
+    MUST_FOLLOW_SUIT = "must_follow_suit"
+    MUST_PLAY_PAIRS = "must_play_pairs"
+    MUST_PLAY_TRACTOR = "must_play_tractor"
+    MUST_PLAY_TRIPLES = "must_play_triples"
+    MUST_PLAY_TITANIC = "must_play_titanic"
+    MUST_PLAY_SAME_SHAPE = "must_play_same_shape"
+    THROW_FAILED = "throw_failed"
+
+    def __repr__(self) -> str:
+        return f"Reason.{self.name}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Verdict:
+    """The judgement of one play: ``bool(verdict)`` is whether it is legal.
+
+    ``reason`` is ``None`` for a legal play, else a :class:`Reason`;
+    ``message`` is a sentence for the player.
+    """
+
+    legal: bool
+    reason: Reason | None = None
+    message: str = ""
+
+    def __bool__(self) -> bool:
+        return self.legal
+
+
+LEGAL: Final = Verdict(True)
+
+
+class IllegalPlayError(ValueError):
+    """A play that breaks the rules; ``verdict`` says why."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(verdict.message)
+        self.verdict = verdict
+        self.reason = verdict.reason
+
+
+# --- small helpers ----------------------------------------------------------
+
+
+def _faces(cards: CardsLike) -> list[int]:
+    return [c if isinstance(c, int) else c.face for c in cards]
+
+
+def counts(cards: CardsLike) -> list[int]:
+    """The count array (54 ints) of some cards (ints are faces)."""
+    out = [0] * FACES
+    for c in cards:
+        out[c if isinstance(c, int) else c.face] += 1
+    return out
+
+
+def points(cards: CardsLike) -> int:
+    """Points in some cards: 5 per five, 10 per ten and king."""
+    return sum(POINTS[c if isinstance(c, int) else c.face] for c in cards)
+
+
+def _suit_word(es: int) -> str:
+    return ("spades", "hearts", "diamonds", "clubs", "trump")[es]
+
+
+def _in_hand(hand: Sequence[int], play: Sequence[int]) -> bool:
+    need: dict[int, int] = {}
+    for f in play:
+        n = need.get(f, 0) + 1
+        if n > hand[f]:
+            return False
+        need[f] = n
+    return True
+
+
+# --- the lead ----------------------------------------------------------------
+
+#: Follow-structure modes of a lead.
+_MODE_FREE: Final = 0  # singles only: any cards of the suit
+_MODE_PAIRS: Final = 1  # pairs/tractors, no wider sets: the (t, q) vector
+_MODE_LADDER: Final = 2  # triples, quads or same_shape_only: per-unit ladders
+
+
+class Lead:
+    """A trick's lead, with what a follower is checked against.
+
+    >>> from shengji import Rules, Rank, Suit, parse_faces
+    >>> o = Order(Rules(), Rank.TEN, Suit.SPADES)
+    >>> lead = Lead(o, parse_faces("KH KH QH QH"))
+    >>> lead.decomposition.codes, lead.size
+    (['t2'], 4)
+    """
+
+    __slots__ = (
+        "order",
+        "faces",
+        "decomposition",
+        "esuit",
+        "size",
+        "pairs",
+        "caps",
+        "mode",
+        "rungs",
+    )
+
+    order: Order
+    faces: tuple[int, ...]
+    decomposition: Decomposition
+    esuit: int
+    size: int
+    pairs: int
+    caps: tuple[int, ...]
+    mode: int
+    rungs: tuple[tuple[tuple[tuple[tuple[int, int], ...], ...], ...], ...]
+
+    def __init__(self, order: Order, cards: CardsLike) -> None:
+        faces = _faces(cards)
+        d = decompose_faces(order, faces)
+        if d is None:
+            if not faces:
+                raise IllegalPlayError(
+                    Verdict(False, Reason.EMPTY, "A lead needs at least one card.")
+                )
+            raise IllegalPlayError(
+                Verdict(
+                    False,
+                    Reason.MIXED_SUITS,
+                    f"A lead must be of one suit: {format_faces(faces)} mixes "
+                    + " and ".join(sorted({_suit_word(order.esuit[f]) for f in faces})),
+                )
+            )
+        self.order = order
+        self.faces = tuple(faces)
+        self.decomposition = d
+        self.esuit = d.esuit
+        self.size = len(faces)
+        self.pairs = d.pairs
+        self.caps = tuple(
+            sorted((u.length for u in d.units if u.width == 2 and u.length > 1), reverse=True)
+        )
+        width = d.max_width
+        if order.rules.same_shape_only or width >= 3:
+            self.mode = _MODE_LADDER
+            self.rungs = tuple(
+                _rungs(u.width, u.length, order.rules.same_shape_only) for u in d.units
+            )
+        else:
+            self.mode = _MODE_FREE if width == 1 else _MODE_PAIRS
+            self.rungs = ()
+
+    def __repr__(self) -> str:
+        return f"Lead({self.order!r}, parse_faces({format_faces(self.faces)!r}))"
+
+
+def _lead(order: Order, lead: Lead | CardsLike) -> Lead:
+    return lead if isinstance(lead, Lead) else Lead(order, lead)
+
+
+# --- following (§6) ---------------------------------------------------------
+
+
+def check_follow(order: Order, lead: Lead | CardsLike, hand: CardsLike, play: CardsLike) -> Verdict:
+    """Is ``play`` a legal follow to ``lead`` from ``hand`` (the follower's
+    whole hand, holding the play)? RULES.md §6.
+
+    >>> from shengji import Rules, Rank, Suit, parse_faces as p
+    >>> o = Order(Rules(), Rank.TEN, Suit.SPADES)
+    >>> v = check_follow(o, p("KH KH"), p("3H 3H 5H 2C"), p("3H 5H"))
+    >>> v.legal, v.reason
+    (False, Reason.MUST_PLAY_PAIRS)
+    """
+    return check_follow_counts(order, _lead(order, lead), counts(hand), _faces(play))
+
+
+def check_follow_counts(
+    order: Order, lead: Lead, hand: Sequence[int], play: Sequence[int]
+) -> Verdict:
+    """:func:`check_follow` on a count array ``hand`` and the faces of ``play`` (fast path)."""
+    n = lead.size
+    if len(play) != n:
+        return Verdict(
+            False,
+            Reason.WRONG_COUNT,
+            f"Play {n} card{'s' if n > 1 else ''}, as many as the lead; you played {len(play)}.",
+        )
+    if not _in_hand(hand, play):
+        return Verdict(False, Reason.NOT_IN_HAND, f"{format_faces(play)} is not in your hand.")
+    s = lead.esuit
+    esuit = order.esuit
+    suit_faces = order.suit_faces[s]
+    h = 0
+    for f in suit_faces:
+        h += hand[f]
+    ps = 0
+    for f in play:
+        if esuit[f] == s:
+            ps += 1
+    need = n if h > n else h
+    if ps < need:
+        word = _suit_word(s)
+        return Verdict(
+            False,
+            Reason.MUST_FOLLOW_SUIT,
+            f"You must follow {word}: you hold {h} {word} card{'s' if h > 1 else ''} "
+            f"and must play {need} of them; you played {ps}.",
+        )
+    if h <= n or lead.mode == _MODE_FREE:
+        return LEGAL
+    # h > n: every card of the play is of suit s
+    if lead.mode == _MODE_PAIRS:
+        return _check_pairs(order, lead, hand, play, suit_faces)
+    return _check_ladder(order, lead, hand, play)
+
+
+def _check_pairs(
+    order: Order, lead: Lead, hand: Sequence[int], play: Sequence[int], suit_faces: Sequence[int]
+) -> Verdict:
+    """The (t, q) vector of RULES.md §6.2: play's vector must equal the holding's."""
+    pairs_d = lead.pairs
+    hq = 0
+    for f in suit_faces:
+        hq += hand[f] >> 1
+    pc: dict[int, int] = {}
+    for f in play:
+        pc[f] = pc.get(f, 0) + 1
+    pq = 0
+    for c in pc.values():
+        pq += c >> 1
+    caps = lead.caps
+    if caps:
+        th = _tractor_pairs(order, lead.esuit, hand, caps)
+        if th:
+            tp = _tractor_pairs(order, lead.esuit, counts_from(pc), caps)
+            if tp < th:
+                return Verdict(
+                    False,
+                    Reason.MUST_PLAY_TRACTOR,
+                    f"The lead has a tractor and you hold one in {_suit_word(lead.esuit)}: "
+                    f"play it (you can put {th} pairs in tractors; you played {tp}).",
+                )
+    if min(pq, pairs_d) < min(hq, pairs_d):
+        want = min(hq, pairs_d)
+        return Verdict(
+            False,
+            Reason.MUST_PLAY_PAIRS,
+            f"The lead has {pairs_d} pair{'s' if pairs_d > 1 else ''} and you hold pairs in "
+            f"{_suit_word(lead.esuit)}: play {want} pair{'s' if want > 1 else ''}; you played {pq}.",
+        )
+    return LEGAL
+
+
+def counts_from(pc: dict[int, int]) -> list[int]:
+    out = [0] * FACES
+    for f, c in pc.items():
+        out[f] = c
+    return out
+
+
+def _tractor_pairs(order: Order, es: int, cnt: Sequence[int], caps: tuple[int, ...]) -> int:
+    """t(X): most pairs of ``cnt`` (suit ``es``) in disjoint runs of pairs that
+    fit the led tractors ``caps`` (each takes runs of at most its length)."""
+    prof = []
+    any_adjacent = False
+    prev = 0
+    for fs in order.faces_at[es]:
+        tok = 0
+        for f in fs:
+            tok += cnt[f] >> 1
+        if tok and prev:
+            any_adjacent = True
+        prof.append(tok)
+        prev = tok
+    if not any_adjacent:
+        return 0
+    return _fill(tuple(prof), caps)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _fill(profile: tuple[int, ...], caps: tuple[int, ...]) -> int:
+    """Most pair tokens placed in runs (length >= 2, consecutive positions, one
+    token per position) packed into bins of sizes ``caps`` (sorted descending)."""
+    if not caps:
+        return 0
+    n = len(profile)
+    p = 0
+    while p < n and profile[p] == 0:
+        p += 1
+    if p >= n - 1:
+        return 0
+    if profile[p + 1] == 0:
+        return _fill(profile[p + 2 :], caps)
+    prof = profile[p:]
+    total = sum(caps)
+    best = _fill((prof[0] - 1,) + prof[1:], caps)
+    if best == total:
+        return best
+    longest = 1
+    while longest < len(prof) and prof[longest] > 0:
+        longest += 1
+    for ci, c in enumerate(caps):
+        if ci and caps[ci - 1] == c:
+            continue
+        for length in range(min(c, longest), 1, -1):
+            newprof = tuple(x - 1 for x in prof[:length]) + prof[length:]
+            rest = caps[:ci] + caps[ci + 1 :]
+            if c - length >= 2:
+                rest = tuple(sorted(rest + (c - length,), reverse=True))
+            val = length + _fill(newprof, rest)
+            if val > best:
+                best = val
+                if best == total:
+                    return best
+    return best
+
+
+# --- ladders (3-4 decks, same_shape_only) ------------------------------------
+
+Pattern = tuple[tuple[int, int], ...]
+
+
+def _partitions(t: int) -> list[tuple[int, ...]]:
+    """Partitions of t into parts >= 2, parts descending."""
+    out: list[tuple[int, ...]] = []
+
+    def rec(rest: int, maxpart: int, acc: tuple[int, ...]) -> None:
+        if rest == 0:
+            out.append(acc)
+            return
+        for part in range(min(rest, maxpart), 1, -1):
+            rec(rest - part, part, acc + (part,))
+
+    rec(t, t, ())
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _rungs(m: int, k: int, same_shape_only: bool) -> tuple[tuple[Pattern, ...], ...]:
+    """The ladder of a led unit ``(m, k)``: rungs best first, each a tuple of
+    alternative patterns (sub-units to find); below the last rung: anything."""
+    if m == 1:
+        return ()
+    if same_shape_only or m >= 4:
+        return (((((m, k),)),),)
+    if m == 2:
+        if k == 1:
+            return ((((2, 1),),),)
+        rungs: list[tuple[Pattern, ...]] = []
+        for t in [*range(k, 1, -1), 0]:
+            for q in range(k, t - 1, -1):
+                if q == 0:
+                    continue
+                pats = tuple(
+                    tuple((2, part) for part in parts) + ((2, 1),) * (q - t)
+                    for parts in _partitions(t)
+                )
+                rungs.append(pats)
+        return tuple(rungs)
+    # m == 3
+    if k == 1:
+        return ((((3, 1),),), (((2, 1),),))
+    ladder: list[tuple[Pattern, ...]] = [(((3, k),),), (((3, 1),) * k,), (((2, k),),)]
+    for j in range(k - 1, -1, -1):
+        for i in range(k - j, -1, -1):
+            if j == 0 and i == 0:
+                continue
+            ladder.append((((3, 1),) * j + ((2, 1),) * i,))
+    return tuple(ladder)
+
+
+def _canon(order: Order, rem: dict[int, int]) -> tuple[tuple[int, int], ...]:
+    pos = order.pos
+    return tuple(sorted((pos[f], c) for f, c in rem.items() if c))
+
+
+def _placements(
+    order: Order, es: int, rem: dict[int, int], m: int, k: int
+) -> Iterator[tuple[int, ...]]:
+    """Ways to take a unit (m, k) from ``rem`` (carving wider sets allowed):
+    one face per position, lowest first."""
+    faces_at = order.faces_at[es]
+    avail = [[f for f in fs if rem.get(f, 0) >= m] for fs in faces_at]
+    for top in range(k - 1, len(faces_at)):
+        lo = top - k + 1
+        cols = avail[lo : top + 1]
+        if all(cols):
+            yield from itertools.product(*cols)
+
+
+def _realize(order: Order, es: int, rem: dict[int, int], pattern: Pattern) -> list[dict[int, int]]:
+    """Every distinct remainder after taking all sub-units of ``pattern`` from ``rem``."""
+    results: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}
+
+    def rec(i: int, cur: dict[int, int]) -> None:
+        if i == len(pattern):
+            results.setdefault(_canon(order, cur), cur)
+            return
+        m, k = pattern[i]
+        seen: set[tuple[tuple[int, int], ...]] = set()
+        for faces in _placements(order, es, cur, m, k):
+            nxt = dict(cur)
+            for f in faces:
+                nxt[f] -= m
+            key = _canon(order, nxt)
+            if key in seen:
+                continue
+            seen.add(key)
+            rec(i + 1, nxt)
+
+    rec(0, rem)
+    return list(results.values())
+
+
+def _ladder_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, ...]:
+    """Rung reached by each led unit in turn (0 = best), each unit taking its
+    best rung from what the earlier units left; among ways to take a rung,
+    the one best for the later units."""
+    es = lead.esuit
+    rungs = lead.rungs
+    memo: dict[tuple[int, tuple[tuple[int, int], ...]], tuple[int, ...]] = {}
+
+    def vec(i: int, rem: dict[int, int]) -> tuple[int, ...]:
+        if i == len(rungs):
+            return ()
+        key = (i, _canon(order, rem))
+        got = memo.get(key)
+        if got is not None:
+            return got
+        ladder = rungs[i]
+        result: tuple[int, ...] | None = None
+        for r, alternatives in enumerate(ladder):
+            best: tuple[int, ...] | None = None
+            for pattern in alternatives:
+                for nxt in _realize(order, es, rem, pattern):
+                    cand = vec(i + 1, nxt)
+                    if best is None or cand < best:
+                        best = cand
+            if best is not None:
+                result = (r,) + best
+                break
+        if result is None:
+            result = (len(ladder),) + vec(i + 1, rem)
+        memo[key] = result
+        return result
+
+    return vec(0, cnt)
+
+
+def _check_ladder(order: Order, lead: Lead, hand: Sequence[int], play: Sequence[int]) -> Verdict:
+    es = lead.esuit
+    held = {f: hand[f] for f in order.suit_faces[es] if hand[f]}
+    played: dict[int, int] = {}
+    for f in play:
+        played[f] = played.get(f, 0) + 1
+    vh = _ladder_vector(order, lead, held)
+    vp = _ladder_vector(order, lead, played)
+    if vp == vh:
+        return LEGAL
+    for i, (a, b) in enumerate(zip(vh, vp, strict=True)):
+        if a != b:
+            unit = lead.decomposition.units[i]
+            pattern = lead.rungs[i][a][0]
+            return _ladder_reason(order, unit, pattern, es)
+    return LEGAL  # pragma: no cover - vectors differ somewhere
+
+
+def _ladder_reason(order: Order, unit: Unit, pattern: Pattern, es: int) -> Verdict:
+    word = _suit_word(es)
+    want = " + ".join(shape_code(m, k) for m, k in pattern)
+    led = f"the lead's {_shape_words(unit.width, unit.length)}"
+    if order.rules.same_shape_only or unit.width >= 4:
+        return Verdict(
+            False,
+            Reason.MUST_PLAY_SAME_SHAPE,
+            f"You hold the same shape as {led} in {word}: play it ({want}).",
+        )
+    widths = {m for m, _k in pattern}
+    runs = {m for m, k in pattern if k > 1}
+    if 3 in runs:
+        reason = Reason.MUST_PLAY_TITANIC
+    elif 3 in widths:
+        reason = Reason.MUST_PLAY_TRIPLES
+    elif 2 in runs:
+        reason = Reason.MUST_PLAY_TRACTOR
+    else:
+        reason = Reason.MUST_PLAY_PAIRS
+    return Verdict(False, reason, f"To follow {led} you must play {want} in {word}; you hold it.")
+
+
+def _shape_words(m: int, k: int) -> str:
+    if k == 1:
+        return {1: "single", 2: "pair", 3: "triple", 4: "quad"}[m]
+    return {2: "tractor", 3: "Titanic", 4: "run of quads"}[m] + f" of {k}"
+
+
+# --- leading and throwing (§5) ---------------------------------------------
+
+
+def check_lead(order: Order, hand: CardsLike, play: CardsLike) -> Verdict:
+    """May this play lead a trick (non-empty, in hand, one effective suit)?
+    Whether a throw stands is :func:`check_throw`'s question."""
+    return check_lead_counts(order, counts(hand), _faces(play))
+
+
+def check_lead_counts(order: Order, hand: Sequence[int], play: Sequence[int]) -> Verdict:
+    if not play:
+        return Verdict(False, Reason.EMPTY, "A lead needs at least one card.")
+    if not _in_hand(hand, play):
+        return Verdict(False, Reason.NOT_IN_HAND, f"{format_faces(play)} is not in your hand.")
+    esuit = order.esuit
+    s = esuit[play[0]]
+    for f in play:
+        if esuit[f] != s:
+            words = " and ".join(sorted({_suit_word(esuit[x]) for x in play}))
+            return Verdict(
+                False, Reason.MIXED_SUITS, f"A lead must be of one suit; this mixes {words}."
+            )
+    return LEGAL
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ThrowResult:
+    """The outcome of a lead (RULES.md §5).
+
+    ``ok``: the play stands as led. Otherwise ``play`` is the forced unit's
+    faces (the weakest unit of the most demanding beaten category),
+    ``beaten`` the unit that can be beaten and ``seat`` who can beat it.
+    ``penalty`` is the rules' ``throw_penalty`` for a failed throw, else 0.
+    """
+
+    ok: bool
+    play: tuple[int, ...]
+    forced: Unit | None = None
+    beaten: Unit | None = None
+    seat: int | None = None
+    penalty: int = 0
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.ok:
+            return LEGAL
+        assert self.beaten is not None and self.forced is not None
+        return Verdict(
+            False,
+            Reason.THROW_FAILED,
+            f"The throw fails: seat {self.seat} can beat {format_faces(self.beaten.cards)}; "
+            f"play {format_faces(self.forced.cards)} instead.",
+        )
+
+
+def _width_profile(order: Order, es: int, hand: Sequence[int]) -> list[int]:
+    """Per position of ``es``: the widest set the hand holds there."""
+    out = []
+    for fs in order.faces_at[es]:
+        w = 0
+        for f in fs:
+            c = hand[f]
+            if c > w:
+                w = c
+        out.append(w)
+    return out
+
+
+def can_beat(profile: Sequence[int], m: int, k: int, top: int) -> bool:
+    """Does a holding (width profile of one effective suit) hold ``k`` sets
+    of width >= ``m`` at consecutive positions with top above ``top``?"""
+    run = 0
+    for p, w in enumerate(profile):
+        run = run + 1 if w >= m else 0
+        if p > top and run >= k:
+            return True
+    return False
+
+
+def check_throw(
+    order: Order, leader: int, lead: CardsLike, hands: Sequence[CardsLike | Sequence[int]]
+) -> ThrowResult:
+    """Does a lead stand? ``hands`` are the four seats' hands (the leader's is
+    not looked at). A one-unit lead always stands; a throw fails if another
+    seat can beat one of its units in its effective suit, and then the
+    weakest unit of the most demanding beaten category is forced.
+
+    Hands given as count arrays (54 ints) are used as they are.
+    """
+    faces = _faces(lead)
+    d = decompose_faces(order, faces)
+    if d is None:
+        raise IllegalPlayError(
+            Verdict(
+                False,
+                Reason.MIXED_SUITS if faces else Reason.EMPTY,
+                "A lead must be non-empty and of one suit.",
+            )
+        )
+    if not d.is_throw:
+        return ThrowResult(True, tuple(faces))
+    others: list[tuple[int, list[int]]] = []
+    for seat, hand in enumerate(hands):
+        if seat == leader:
+            continue
+        cnt = _hand_counts(hand)
+        others.append((seat, _width_profile(order, d.esuit, cnt)))
+    return _throw_outcome(order, d, faces, others)
+
+
+def _hand_counts(hand: object) -> list[int]:
+    """A count array from cards, faces, or a count array (54 ints, each 0-4:
+    no list of faces looks like that, as 54 cards need faces above 4)."""
+    if isinstance(hand, list) and _is_counts(hand):
+        return [int(x) for x in hand]
+    return counts(hand)  # type: ignore[arg-type]
+
+
+def _is_counts(hand: object) -> bool:
+    return (
+        isinstance(hand, list)
+        and len(hand) == FACES
+        and all(isinstance(x, int) and x < 5 for x in hand)
+    )
+
+
+def _throw_outcome(
+    order: Order,
+    d: Decomposition,
+    faces: Sequence[int],
+    others: Sequence[tuple[int, Sequence[int]]],
+) -> ThrowResult:
+    shapes: list[tuple[int, int]] = []
+    for u in d.units:
+        if u.shape not in shapes:
+            shapes.append(u.shape)
+    for shape in shapes:  # units are sorted most demanding first
+        members = [u for u in d.units if u.shape == shape]
+        for u in members:
+            for seat, prof in others:
+                if can_beat(prof, u.width, u.length, u.top):
+                    weakest = min(members, key=lambda x: x.top)
+                    return ThrowResult(
+                        False,
+                        tuple(weakest.cards),
+                        forced=weakest,
+                        beaten=u,
+                        seat=seat,
+                        penalty=order.rules.throw_penalty,
+                    )
+    return ThrowResult(True, tuple(faces))
+
+
+def forced_unit(d: Decomposition, shapes: Iterable[tuple[int, int]]) -> Unit:
+    """The unit a failed throw must play when units of ``shapes`` are proven
+    beaten (RULES.md §5, §10): the weakest unit of the most demanding of them."""
+    wanted = set(shapes)
+    for u in d.units:
+        if u.shape in wanted:
+            return min((x for x in d.units if x.shape == u.shape), key=lambda x: x.top)
+    raise ValueError(f"no unit of shapes {sorted(wanted)} in the throw")
+
+
+# --- winning a trick (§7) ----------------------------------------------------
+
+
+def play_key(order: Order, lead: Lead, play: Sequence[int]) -> tuple[int, int] | None:
+    """``(trump?, key)`` of a play that may take the trick, or ``None`` when it
+    cannot (wrong suit, mixed, or not matching the lead's structure)."""
+    esuit = order.esuit
+    es = esuit[play[0]]
+    for f in play:
+        if esuit[f] != es:
+            return None
+    if es != lead.esuit and es != TRUMP:
+        return None
+    if len(play) != lead.size:
+        return None
+    key = _match_key(order, lead.decomposition, play)
+    if key is None:
+        return None
+    return (1 if es == TRUMP else 0, key)
+
+
+def _match_key(order: Order, d: Decomposition, play: Sequence[int]) -> int | None:
+    """Strength of the strongest unit of ``play`` matched to the lead's top
+    category, over all ways to cover the lead's units; ``None`` if none."""
+    pos = order.pos
+    units = d.units
+    top_shape = units[0].shape
+    if top_shape == (1, 1):
+        return max(pos[f] for f in play)
+    if len(units) == 1:
+        pd = decompose_faces(order, play)
+        if pd is None or len(pd.units) != 1 or pd.units[0].shape != top_shape:
+            return None
+        return pd.units[0].top
+    cnt: dict[int, int] = {}
+    for f in play:
+        cnt[f] = cnt.get(f, 0) + 1
+    es = order.esuit[play[0]]
+    if d.max_width == 2 and all(u.length == 1 for u in units):
+        # pairs and singles only: enough disjoint pairs, key = strongest pair
+        need = sum(1 for u in units if u.width == 2)
+        have = sum(c >> 1 for c in cnt.values())
+        if have < need:
+            return None
+        return max(pos[f] for f, c in cnt.items() if c >= 2)
+    shapes = [u.shape for u in units if u.shape != (1, 1)]
+    memo: dict[tuple[int, tuple[tuple[int, int], ...]], int | None] = {}
+
+    def rec(i: int, rem: dict[int, int]) -> int | None:
+        if i == len(shapes):
+            return -1  # the rest are singles: any cards do
+        key = (i, _canon(order, rem))
+        if key in memo:
+            return memo[key]
+        m, k = shapes[i]
+        best: int | None = None
+        seen: set[tuple[tuple[int, int], ...]] = set()
+        for faces in _placements(order, es, rem, m, k):
+            nxt = dict(rem)
+            for f in faces:
+                nxt[f] -= m
+            ck = _canon(order, nxt)
+            if ck in seen:
+                continue
+            seen.add(ck)
+            rest = rec(i + 1, nxt)
+            if rest is None:
+                continue
+            val = max(rest, pos[faces[-1]]) if (m, k) == top_shape else rest
+            if best is None or val > best:
+                best = val
+        memo[key] = best
+        return best
+
+    return rec(0, cnt)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TrickResult:
+    """Who won a trick: ``winner`` is the index into the plays (0 = the lead)
+    or the seat when the trick was judged with a leader seat; ``points`` in it."""
+
+    winner: int
+    points: int
+    key: tuple[int, int]
+
+
+def trick_winner(order: Order, plays: Sequence[CardsLike], leader: int = 0) -> TrickResult:
+    """The winner of a trick: ``plays`` in play order, the lead first; the
+    winner is given as a seat, counting from ``leader`` (RULES.md §7)."""
+    faces = [_faces(p) for p in plays]
+    lead = Lead(order, faces[0])
+    return trick_winner_faces(order, lead, faces, leader)
+
+
+def trick_winner_faces(
+    order: Order, lead: Lead, plays: Sequence[Sequence[int]], leader: int = 0
+) -> TrickResult:
+    """:func:`trick_winner` with the lead already built and plays as faces."""
+    best = play_key(order, lead, plays[0])
+    assert best is not None
+    win = 0
+    total = 0
+    for i, p in enumerate(plays):
+        for f in p:
+            total += POINTS[f]
+        if i == 0 or not p:
+            continue
+        k = play_key(order, lead, p)
+        if k is not None and k > best:
+            best = k
+            win = i
+    return TrickResult((leader + win) % 4, total, best)
+
+
+# --- what may this seat play? -------------------------------------------------
+
+
+def _multiset_combinations(
+    items: Sequence[tuple[int, int]], size: int
+) -> Iterator[tuple[int, ...]]:
+    """Sub-multisets of ``size`` cards from (face, count) pairs, as face tuples."""
+    if size == 0:
+        yield ()
+        return
+    if not items:
+        return
+    total = sum(c for _f, c in items)
+    if total < size:
+        return
+    f, c = items[0]
+    rest = items[1:]
+    for take in range(min(c, size), -1, -1):
+        for tail in _multiset_combinations(rest, size - take):
+            yield (f,) * take + tail
+
+
+class LegalFollows:
+    """The legal follows of one seat to a lead (lazy, python-chess style).
+
+    ``play in follows`` is the fast check (faces or cards, any order);
+    iterating yields every legal follow once as a sorted tuple of faces
+    (copies of a face are interchangeable); ``bool(follows)`` is whether any
+    exists (always, when the hand has enough cards); ``count()`` counts them.
+    """
+
+    def __init__(self, order: Order, lead: Lead, hand: Sequence[int]) -> None:
+        self.order = order
+        self.lead = lead
+        self.hand = list(hand)
+
+    def check(self, play: CardsLike) -> Verdict:
+        return check_follow_counts(self.order, self.lead, self.hand, _faces(play))
+
+    def __contains__(self, play: object) -> bool:
+        if not isinstance(play, Iterable):
+            return False
+        return bool(self.check(play))
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        order, lead, hand = self.order, self.lead, self.hand
+        n = lead.size
+        s = lead.esuit
+        esuit = order.esuit
+        # suit cards first: faces with more copies first, strongest first, so
+        # structured (legal) candidates come early
+        in_suit = sorted(
+            ((f, hand[f]) for f in order.suit_faces[s] if hand[f]),
+            key=lambda fc: (-fc[1], -order.pos[fc[0]]),
+        )
+        other = [(f, hand[f]) for f in range(FACES) if hand[f] and esuit[f] != s]
+        h = sum(c for _f, c in in_suit)
+        if h + sum(c for _f, c in other) < n:
+            return
+        take = min(n, h)
+        for part in _multiset_combinations(in_suit, take):
+            if take == n and h > n and lead.mode != _MODE_FREE:
+                if not check_follow_counts(order, lead, hand, part):
+                    continue
+            for fill in _multiset_combinations(other, n - take):
+                yield tuple(sorted(part + fill))
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+    def first(self) -> tuple[int, ...] | None:
+        """One legal follow (the first generated), or ``None``."""
+        return next(iter(self), None)
+
+    def count(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"<LegalFollows to {format_faces(self.lead.faces)!r}>"
+
+
+def legal_follows(
+    order: Order, lead: Lead | CardsLike, hand: CardsLike | Sequence[int]
+) -> LegalFollows:
+    """The legal follows of a hand (cards, or a count array) to a lead."""
+    cnt = _hand_counts(hand)
+    return LegalFollows(order, _lead(order, lead), cnt)
+
+
+def single_unit_leads(order: Order, hand: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """Every one-unit lead of a hand (count array): each set of each width
+    the hand allows, and each run, one face chosen per position."""
+    for es in range(5):
+        faces_at = order.faces_at[es]
+        for fs in faces_at:
+            for f in fs:
+                for m in range(1, hand[f] + 1):
+                    yield (f,) * m
+        maxw = max((hand[f] for f in order.suit_faces[es]), default=0)
+        for m in range(2, maxw + 1):
+            avail = [[f for f in fs if hand[f] >= m] for fs in faces_at]
+            for lo in range(len(faces_at)):
+                if not avail[lo]:
+                    continue
+                hi = lo + 1
+                while hi < len(faces_at) and avail[hi]:
+                    for combo in itertools.product(*avail[lo : hi + 1]):
+                        yield tuple(f for f in combo for _ in range(m))
+                    hi += 1
+
+
+def legal_leads(
+    order: Order, hand: CardsLike | Sequence[int], throws: bool = True
+) -> Iterator[tuple[int, ...]]:
+    """Every lead a hand may make, lazily: first the one-unit leads, then (with
+    ``throws``) every other one-suit combination (a throw; whether it stands
+    is :func:`check_throw`'s question). Plays are sorted tuples of faces."""
+    cnt = _hand_counts(hand)
+    singles = set()
+    for play in single_unit_leads(order, cnt):
+        key = tuple(sorted(play))
+        if key not in singles:
+            singles.add(key)
+            yield key
+    if not throws:
+        return
+    for es in range(5):
+        items = [(f, cnt[f]) for f in order.suit_faces[es] if cnt[f]]
+        total = sum(c for _f, c in items)
+        for size in range(2, total + 1):
+            for combo in _multiset_combinations(items, size):
+                key = tuple(sorted(combo))
+                if key not in singles:
+                    yield key
+
+
+def suit_name(es: int) -> str:
+    """``S H D C`` or ``trump``."""
+    return SUIT_NAMES[es]
