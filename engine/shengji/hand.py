@@ -1,0 +1,1017 @@
+"""One hand of Tractor as a state machine: :class:`Hand` with ``apply(event)`` / ``undo()``.
+
+RULES.md §8-10. A hand goes through the phases
+
+    draw ─► bury ─► [call] ─► play ─► [reveal] ─► done        (or draw ─► done: redeal)
+
+driven by events (small frozen value objects, see :data:`Event`):
+
+- :class:`Deal` — every hand and the kitty, when they are known (a simulation,
+  or the table's ``hand_scan`` mode). Without it the hand knows only the cards it
+  sees: bids, plays, challenges and the kitty turned up at the end (§10).
+- :class:`Bid` — a seat shows level cards or jokers during the draw (§8).
+- :class:`EndDraw` — the draw is over: trump, declarer and dealer are fixed
+  (or, on the match's first hand with no bid, a redeal).
+- :class:`Bury` — the dealer buries the kitty (cards known or not).
+- :class:`Call` — find-a-friend: the dealer names a card (§9).
+- :class:`Play` — a seat plays cards; a throw that fails is forced at once when
+  the hands are known (§5), and its penalty recorded.
+- :class:`Challenge` — right after a throw, a seat shows a unit that beats one of
+  its units: the throw is forced over the categories proven beaten (§10).
+- :class:`Reveal` — the buried kitty, turned up after the last trick when it was
+  not seen before.
+
+An event that cannot happen (wrong phase, a card seen twice, out of turn, the
+wrong number of cards, a mixed-suit lead, a card the seat does not hold) raises
+:class:`IllegalEvent` carrying :class:`Finding` objects, and the state does not
+change. A revoke is a :class:`Finding` recorded in ``hand.findings`` (with
+``strict=True`` it raises instead): with the hands known it is found at the play;
+without, as soon as a later card proves it, and by the audit of every trick when
+the hand ends. ``undo()`` pops a saved-state stack (every state field is an
+immutable value, so a snapshot is a tuple of references).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import bidding, kitty, settle
+from .cards import FACES, Rank, face_name, format_faces
+from .rules import Partners, Revoke, Rules
+from .ruling import Ruling
+
+__all__ = [
+    "Bid",
+    "Bury",
+    "Call",
+    "Challenge",
+    "Deal",
+    "EndDraw",
+    "Event",
+    "Finding",
+    "Hand",
+    "HandError",
+    "HandResult",
+    "IllegalEvent",
+    "Phase",
+    "Play",
+    "Reveal",
+    "Rule",
+    "Trick",
+]
+
+SEATS = 4
+
+
+class Phase(enum.StrEnum):
+    DRAW = "draw"
+    BURY = "bury"
+    CALL = "call"
+    PLAY = "play"
+    REVEAL = "reveal"
+    DONE = "done"
+
+
+class Rule(enum.StrEnum):
+    """What a :class:`Finding` is about."""
+
+    PHASE = "phase"  #: the event does not belong in this phase
+    BAD_EVENT = "bad-event"  #: malformed (a bad card id, a bad seat, wrong sizes)
+    NOT_HELD = "not-held"  #: a card the seat is known not to hold
+    SEEN_TWICE = "seen-twice"  #: a card that was already played (or buried)
+    OUT_OF_TURN = "out-of-turn"
+    WRONG_COUNT = "wrong-count"  #: not as many cards as the lead
+    MIXED_LEAD = "mixed-lead"  #: a lead spanning several effective suits
+    BAD_BID = "bad-bid"
+    BAD_CHALLENGE = "bad-challenge"
+    REVOKE = "revoke"  #: a follow that breaks §6
+    THROW_SHOULD_FAIL = "throw-should-have-failed"  #: an unchallenged throw that fails
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A rule broken (or an event refused): which trick (0-based; None before
+    play), which seat, which rule, and a sentence for people. ``at`` is
+    ``"play"`` (found when the event came) or ``"audit"`` (the end-of-hand audit)."""
+
+    trick: int | None
+    seat: int | None
+    rule: Rule
+    message: str
+    at: str = "play"
+
+    def __str__(self) -> str:
+        where = f"trick {self.trick + 1}" if self.trick is not None else "before play"
+        who = f"seat {self.seat}" if self.seat is not None else "table"
+        return f"{where}, {who}: {self.message} [{self.rule.value}]"
+
+
+class HandError(ValueError):
+    """Base of the hand's errors."""
+
+
+class IllegalEvent(HandError):
+    """An event the hand refuses; ``findings`` say why. The state is unchanged."""
+
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        self.findings = tuple(findings)
+        super().__init__("; ".join(str(f) for f in self.findings))
+
+
+# --- events ---------------------------------------------------------------
+
+
+def _ids(cards: Iterable[int]) -> tuple[int, ...]:
+    return tuple(int(c) for c in cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Every seat's hand and the kitty (card ids), as dealt."""
+
+    hands: tuple[tuple[int, ...], ...]
+    kitty: tuple[int, ...]
+
+    @classmethod
+    def of(cls, hands: Sequence[Iterable[int]], kitty: Iterable[int]) -> Deal:
+        return cls(tuple(_ids(h) for h in hands), _ids(kitty))
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EndDraw:
+    """The end of the draw. ``kitty``: the kitty turned up in order, needed only
+    with ``no_bid = "kitty"`` when the deal is not known."""
+
+    kitty: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Bury:
+    """The dealer's buried cards; empty when the table cannot see them."""
+
+    cards: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Find-a-friend: the face the dealer names."""
+
+    face: int
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """A seat shows cards that beat a unit of the throw just led."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """The buried kitty, turned up after the last trick."""
+
+    cards: tuple[int, ...]
+
+
+Event = Deal | Bid | EndDraw | Bury | Call | Play | Challenge | Reveal
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """One trick. ``plays`` are ``(seat, card ids)`` in play order, the lead first
+    (after a failed throw, the forced cards; ``attempt`` then holds the throw as
+    tried and ``forced_by`` the seats whose cards beat it)."""
+
+    leader: int
+    plays: tuple[tuple[int, tuple[int, ...]], ...]
+    attempt: tuple[int, ...] = ()
+    forced_by: tuple[int, ...] = ()
+    winner: int | None = None
+    points: int = 0
+
+    @property
+    def lead(self) -> tuple[int, ...]:
+        return self.plays[0][1]
+
+    @property
+    def complete(self) -> bool:
+        return len(self.plays) == SEATS
+
+    def cards_of(self, seat: int) -> tuple[int, ...]:
+        for s, cards in self.plays:
+            if s == seat:
+                return cards
+        return ()
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """The score of a finished hand (RULES.md §8).
+
+    ``score = trick_points + kitty_bonus + penalty`` (``penalty`` is the net of the
+    failed throws: + when defenders failed, - when attackers did). ``forfeit``: the
+    seat whose revoke lost the hand (``revoke = "forfeit"``), else None.
+    """
+
+    dealer: int
+    level: int
+    trump: int | None
+    defenders: tuple[int, ...]
+    attackers: tuple[int, ...]
+    trick_points: int
+    kitty_points: int
+    multiplier: int
+    kitty_bonus: int
+    penalty: int
+    score: int
+    last_winner: int | None
+    kitty_j: bool
+    forfeit: int | None
+
+    @property
+    def forced_result(self) -> settle.LevelResult | None:
+        """A forfeit's level result: the defenders revoked → the attackers take
+        over (+0); the attackers revoked → the defenders go up one (seed 001 §捌)."""
+        if self.forfeit is None:
+            return None
+        if self.forfeit in self.defenders:
+            return settle.LevelResult(True, 0)
+        return settle.LevelResult(False, 1)
+
+
+_STATE = (
+    "phase",
+    "hands",
+    "dealt_kitty",
+    "standing",
+    "first_bid",
+    "bids",
+    "dealer",
+    "declarer",
+    "trump",
+    "redeal",
+    "flipped",
+    "buried",
+    "friend_face",
+    "defenders",
+    "tricks",
+    "played",
+    "penalties",
+    "findings",
+    "forfeit",
+    "seen_kitty",
+)
+
+
+class Hand:
+    """One hand (see the module docs). ``level`` is the rank the hand is played at
+    (the dealer's level); ``dealer`` is None only on the match's first hand, where
+    declaring picks it (``first_hand=True``). ``strict``: refuse revokes instead of
+    recording them (simulations and bots)."""
+
+    rules: Rules
+    level: int
+    first_hand: bool
+    strict: bool
+    # state (immutable values only; see _STATE)
+    phase: Phase
+    hands: tuple[tuple[int, ...], ...] | None
+    dealt_kitty: tuple[int, ...] | None
+    standing: bidding.Bid | None
+    first_bid: bidding.Bid | None
+    bids: tuple[tuple[int, tuple[int, ...]], ...]
+    dealer: int | None
+    declarer: int | None
+    trump: int | None
+    redeal: bool
+    flipped: int | None
+    buried: tuple[int, ...] | None
+    friend_face: int | None
+    defenders: tuple[int, ...] | None
+    tricks: tuple[Trick, ...]
+    played: frozenset[int]
+    penalties: tuple[tuple[int, int, int], ...]
+    findings: tuple[Finding, ...]
+    forfeit: int | None
+    seen_kitty: tuple[int, ...] | None
+
+    def __init__(
+        self,
+        rules: Rules,
+        *,
+        level: int = 0,
+        dealer: int | None = None,
+        first_hand: bool | None = None,
+        strict: bool = False,
+    ) -> None:
+        if dealer is not None and dealer not in range(SEATS):
+            raise HandError(f"bad dealer {dealer!r}: a seat 0-3 or None")
+        self.rules = rules
+        self.level = int(Rank(level))
+        self.first_hand = dealer is None if first_hand is None else first_hand
+        if not self.first_hand and dealer is None:
+            raise HandError("a hand other than the match's first needs its dealer")
+        self.strict = strict
+        self.phase = Phase.DRAW
+        self.hands = None
+        self.dealt_kitty = None
+        self.standing = None
+        self.first_bid = None
+        self.bids = ()
+        self.dealer = dealer
+        self.declarer = None
+        self.trump = None
+        self.redeal = False
+        self.flipped = None
+        self.buried = None
+        self.friend_face = None
+        self.defenders = None
+        self.tricks = ()
+        self.played = frozenset()
+        self.penalties = ()
+        self.findings = ()
+        self.forfeit = None
+        self.seen_kitty = None
+        self.events: list[Event] = []
+        self._stack: list[tuple[Any, ...]] = []
+        self._ruling: Ruling | None = None
+
+    # --- the state machine ------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Apply one event, or raise :class:`IllegalEvent` leaving the state as it was."""
+        saved = self._save()
+        try:
+            self._apply(event)
+        except BaseException:
+            self._restore(saved)
+            raise
+        self._stack.append(saved)
+        self.events.append(event)
+
+    def undo(self) -> Event:
+        """Take back the last event; returns it."""
+        if not self._stack:
+            raise HandError("nothing to undo")
+        self._restore(self._stack.pop())
+        return self.events.pop()
+
+    def _save(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _STATE)
+
+    def _restore(self, saved: tuple[Any, ...]) -> None:
+        for name, value in zip(_STATE, saved, strict=True):
+            setattr(self, name, value)
+
+    def _apply(self, event: Event) -> None:
+        if isinstance(event, Play):
+            self._play(event)
+        elif isinstance(event, Deal):
+            self._deal(event)
+        elif isinstance(event, Bid):
+            self._bid(event)
+        elif isinstance(event, EndDraw):
+            self._end_draw(event)
+        elif isinstance(event, Bury):
+            self._bury(event)
+        elif isinstance(event, Call):
+            self._call(event)
+        elif isinstance(event, Challenge):
+            self._challenge(event)
+        elif isinstance(event, Reveal):
+            self._reveal(event)
+        else:
+            raise HandError(f"not a hand event: {event!r}")
+
+    # --- helpers ------------------------------------------------------------
+
+    @property
+    def ruling(self) -> Ruling:
+        """The rules of this hand's level and trump (after the draw)."""
+        if self._ruling is None or self._ruling.trump != self.trump:
+            self._ruling = Ruling(self.rules, self.level, self.trump)
+        return self._ruling
+
+    @property
+    def known(self) -> bool:
+        """True when every hand is known (a :class:`Deal` was applied)."""
+        return self.hands is not None
+
+    def _refuse(self, rule: Rule, message: str, seat: int | None = None) -> IllegalEvent:
+        trick = len(self.tricks) - 1 if self.tricks else None
+        if self.phase == Phase.PLAY:
+            trick = self._trick_index()
+        return IllegalEvent([Finding(trick, seat, rule, message)])
+
+    def _need(self, *phases: Phase) -> None:
+        if self.phase not in phases:
+            raise self._refuse(
+                Rule.PHASE,
+                f"not now: the hand is in the {self.phase.value} phase "
+                f"(expected {' or '.join(p.value for p in phases)})",
+            )
+
+    def _check_cards(self, cards: Sequence[int], seat: int | None = None) -> None:
+        limit = FACES * self.rules.decks
+        for c in cards:
+            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < limit:
+                raise self._refuse(
+                    Rule.BAD_EVENT,
+                    f"{c!r} is not a card id of a {self.rules.decks}-deck game (0-{limit - 1})",
+                    seat,
+                )
+        if len(set(cards)) != len(cards):
+            raise self._refuse(Rule.SEEN_TWICE, "the same physical card appears twice", seat)
+
+    def _check_seat(self, seat: int) -> None:
+        if isinstance(seat, bool) or seat not in range(SEATS):
+            raise self._refuse(Rule.BAD_EVENT, f"bad seat {seat!r}: 0-3")
+
+    def _faces(self, cards: Iterable[int]) -> list[int]:
+        return [c % FACES for c in cards]
+
+    def _trick_index(self) -> int:
+        if self.tricks and not self.tricks[-1].complete:
+            return len(self.tricks) - 1
+        return len(self.tricks)
+
+    def next_seat(self) -> int | None:
+        """Whose turn it is to play (None outside the play phase)."""
+        if self.phase != Phase.PLAY:
+            return None
+        if not self.tricks:
+            return self.dealer
+        t = self.tricks[-1]
+        if t.complete:
+            return t.winner
+        return (t.plays[-1][0] + 1) % SEATS
+
+    def current_trick(self) -> Trick | None:
+        """The trick being played, if one is started and not complete."""
+        if self.tricks and not self.tricks[-1].complete:
+            return self.tricks[-1]
+        return None
+
+    def held(self, seat: int) -> tuple[int, ...]:
+        """The seat's cards (known hands only)."""
+        if self.hands is None:
+            raise HandError("the hands are not known (no Deal event)")
+        return self.hands[seat]
+
+    def played_by(self, seat: int) -> list[int]:
+        return [c for t in self.tricks for c in t.cards_of(seat)]
+
+    def _set_hand(self, seat: int, cards: Iterable[int]) -> None:
+        assert self.hands is not None
+        hands = list(self.hands)
+        hands[seat] = tuple(sorted(cards))
+        self.hands = tuple(hands)
+
+    def _finding(self, f: Finding) -> None:
+        if self.strict:
+            raise IllegalEvent([f])
+        self.findings = (*self.findings, f)
+
+    # --- draw ---------------------------------------------------------------
+
+    def _deal(self, e: Deal) -> None:
+        self._need(Phase.DRAW)
+        if self.hands is not None:
+            raise self._refuse(Rule.BAD_EVENT, "the hand is already dealt")
+        r = self.rules
+        if len(e.hands) != SEATS:
+            raise self._refuse(Rule.BAD_EVENT, "a deal has four hands")
+        for s, h in enumerate(e.hands):
+            if len(h) != r.hand_size:
+                raise self._refuse(
+                    Rule.BAD_EVENT, f"seat {s} has {len(h)} cards; a hand has {r.hand_size}"
+                )
+        if len(e.kitty) != r.kitty_size:
+            raise self._refuse(
+                Rule.BAD_EVENT, f"the kitty has {len(e.kitty)} cards; it has {r.kitty_size}"
+            )
+        every = [c for h in e.hands for c in h] + list(e.kitty)
+        self._check_cards(every)
+        if len(every) != r.card_count:
+            raise self._refuse(Rule.BAD_EVENT, "the deal does not hold every card once")
+        for seat, cards in self.bids:
+            if not set(cards) <= set(e.hands[seat]):
+                raise self._refuse(Rule.NOT_HELD, f"seat {seat} bid with cards it was not dealt")
+        self.hands = tuple(tuple(sorted(h)) for h in e.hands)
+        self.dealt_kitty = e.kitty
+
+    def _declaring(self) -> bidding.Declaring:
+        d = bidding.Declaring(
+            level=self.level,
+            decks=self.rules.decks,
+            allow_self_override=self.rules.allow_self_override,
+        )
+        d.standing, d.first = self.standing, self.first_bid
+        return d
+
+    def _bid(self, e: Bid) -> None:
+        self._need(Phase.DRAW)
+        self._check_seat(e.seat)
+        self._check_cards(e.cards, e.seat)
+        if self.hands is not None and not set(e.cards) <= set(self.hands[e.seat]):
+            raise self._refuse(Rule.NOT_HELD, "a bid with cards the seat does not hold", e.seat)
+        d = self._declaring()
+        try:
+            b = d.check(e.seat, self._faces(e.cards))
+        except bidding.BidError as exc:
+            raise self._refuse(Rule.BAD_BID, str(exc), e.seat) from None
+        self.standing = b
+        if self.first_bid is None:
+            self.first_bid = b
+        self.bids = (*self.bids, (e.seat, e.cards))
+
+    def would_accept_bid(self, seat: int, cards: Sequence[int]) -> bool:
+        """Whether :class:`Bid` ``(seat, cards)`` would be accepted now."""
+        if self.phase != Phase.DRAW:
+            return False
+        try:
+            self._declaring().check(seat, self._faces(cards))
+        except bidding.BidError:
+            return False
+        return True
+
+    def _end_draw(self, e: EndDraw) -> None:
+        self._need(Phase.DRAW)
+        kitty_order = self.dealt_kitty if self.dealt_kitty is not None else e.kitty
+        try:
+            r = bidding.resolve(
+                self.standing,
+                self.first_bid,
+                level=self.level,
+                first_hand=self.first_hand,
+                dealer=self.dealer,
+                no_bid=self.rules.no_bid.value,
+                first_dealer=self.rules.first_dealer.value,
+                kitty=self._faces(kitty_order) if kitty_order else None,
+            )
+        except bidding.BidError as exc:
+            raise self._refuse(Rule.BAD_EVENT, str(exc)) from None
+        if r.redeal:
+            self.redeal = True
+            self.phase = Phase.DONE
+            return
+        self.dealer, self.declarer, self.trump, self.flipped = (
+            r.dealer,
+            r.declarer,
+            r.trump,
+            r.flipped,
+        )
+        if self.hands is not None and self.dealt_kitty is not None:
+            assert r.dealer is not None
+            self._set_hand(r.dealer, self.hands[r.dealer] + self.dealt_kitty)
+        self.phase = Phase.BURY
+
+    # --- kitty and friend ---------------------------------------------------
+
+    def _bury(self, e: Bury) -> None:
+        self._need(Phase.BURY)
+        assert self.dealer is not None
+        self._check_cards(e.cards, self.dealer)
+        size = self.rules.kitty_size
+        if self.hands is not None:
+            if len(e.cards) != size:
+                raise self._refuse(
+                    Rule.WRONG_COUNT, f"the dealer buries {size} cards, not {len(e.cards)}", self.dealer
+                )
+            hand = self.hands[self.dealer]
+            if not set(e.cards) <= set(hand):
+                raise self._refuse(Rule.NOT_HELD, "buried cards the dealer does not hold", self.dealer)
+            self._set_hand(self.dealer, [c for c in hand if c not in set(e.cards)])
+            self.buried = tuple(e.cards)
+        elif e.cards:
+            if len(e.cards) != size:
+                raise self._refuse(
+                    Rule.WRONG_COUNT, f"the dealer buries {size} cards, not {len(e.cards)}", self.dealer
+                )
+            self.buried = tuple(e.cards)
+        if self.rules.partners == Partners.CALLED:
+            self.phase = Phase.CALL
+        else:
+            self.defenders = tuple(sorted((self.dealer, (self.dealer + 2) % SEATS)))
+            self.phase = Phase.PLAY
+
+    def _call(self, e: Call) -> None:
+        self._need(Phase.CALL)
+        if isinstance(e.face, bool) or not isinstance(e.face, int) or not 0 <= e.face < FACES:
+            raise self._refuse(Rule.BAD_EVENT, f"{e.face!r} is not a face 0-53", self.dealer)
+        self.friend_face = e.face
+        self.phase = Phase.PLAY
+        self._resolve_friend()
+
+    def _resolve_friend(self) -> None:
+        """Find-a-friend (§9): the partner is the nearest seat after the dealer in
+        play order that holds a copy of the called face after the burial (the holder
+        of "the other copy" when the dealer holds one); nobody: the dealer is alone.
+        Without known hands, it is settled once every copy is located."""
+        if self.defenders is not None or self.friend_face is None:
+            return
+        assert self.dealer is not None
+        d, face = self.dealer, self.friend_face
+        order = [(d + i) % SEATS for i in range(1, SEATS)]
+        if self.hands is not None:
+            holders = {s for s in range(SEATS) if any(c % FACES == face for c in self.hands[s])}
+            holders |= {s for t in self.tricks for s, cs in t.plays if any(c % FACES == face for c in cs)}
+        else:
+            holders = {s for t in self.tricks for s, cs in t.plays if any(c % FACES == face for c in cs)}
+            located = sum(1 for t in self.tricks for _, cs in t.plays for c in cs if c % FACES == face)
+            located += sum(1 for c in (self.buried or self.seen_kitty or ()) if c % FACES == face)
+            nearest = order[0] in holders
+            if not nearest and located < self.rules.decks and self.phase != Phase.DONE:
+                return
+        partner = next((s for s in order if s in holders), None)
+        self.defenders = (d,) if partner is None else tuple(sorted((d, partner)))
+
+    # --- play ---------------------------------------------------------------
+
+    def _play(self, e: Play) -> None:
+        self._need(Phase.PLAY)
+        self._check_seat(e.seat)
+        seat, cards = e.seat, tuple(e.cards)
+        turn = self.next_seat()
+        if seat != turn:
+            raise self._refuse(Rule.OUT_OF_TURN, f"it is seat {turn}'s turn, not seat {seat}'s", seat)
+        if not cards:
+            raise self._refuse(Rule.WRONG_COUNT, "a play has at least one card", seat)
+        self._check_cards(cards, seat)
+        self._check_unseen(cards, seat)
+        faces = self._faces(cards)
+        trick = self.current_trick()
+        t_index = self._trick_index()
+        ruling = self.ruling
+        if trick is None:
+            # a lead
+            left = self._cards_left(seat)
+            if len(cards) > left:
+                raise self._refuse(Rule.WRONG_COUNT, f"seat {seat} has only {left} cards left", seat)
+            if not ruling.one_suit(faces):
+                raise self._refuse(
+                    Rule.MIXED_LEAD, "a lead must be of one effective suit (all trump, or one suit)", seat
+                )
+            new = Trick(leader=seat, plays=((seat, cards),))
+            if self.hands is not None and ruling.is_throw(faces):
+                ok, forced, beaters = ruling.throw(
+                    seat, faces, [self._faces(h) for h in self.hands]
+                )
+                if not ok:
+                    forced_ids = _pick(cards, forced)
+                    new = Trick(
+                        leader=seat,
+                        plays=((seat, forced_ids),),
+                        attempt=cards,
+                        forced_by=tuple(beaters),
+                    )
+                    self._penalise(t_index, seat)
+                    cards = forced_ids
+            self.tricks = (*self.tricks, new)
+        else:
+            lead = trick.lead
+            if len(cards) != len(lead):
+                raise self._refuse(
+                    Rule.WRONG_COUNT,
+                    f"the lead has {len(lead)} card{'s' if len(lead) > 1 else ''}; "
+                    f"seat {seat} played {len(cards)}",
+                    seat,
+                )
+            if self.hands is not None:
+                ok, why = ruling.follow(self._faces(lead), self._faces(self.hands[seat]), faces)
+                if not ok:
+                    self._revoke(t_index, seat, why, "play")
+            self.tricks = (*self.tricks[:-1], dataclasses.replace(trick, plays=(*trick.plays, (seat, cards))))
+        if self.hands is not None:
+            gone = set(cards)
+            self._set_hand(seat, [c for c in self.hands[seat] if c not in gone])
+        self.played = self.played | set(cards)
+        if self.hands is None and trick is not None:
+            self._prove_revokes(seat)
+        self._resolve_friend()
+        last = self.tricks[-1]
+        if last.complete:
+            self._finish_trick()
+        if self.forfeit is not None and self.phase == Phase.PLAY:
+            self.phase = Phase.DONE
+
+    def _check_unseen(self, cards: Sequence[int], seat: int) -> None:
+        again = [c for c in cards if c in self.played or (self.buried and c in self.buried)]
+        if again:
+            raise self._refuse(
+                Rule.SEEN_TWICE,
+                f"{format_faces(self._faces(again))} (card id {', '.join(map(str, again))}) "
+                "was already played or buried",
+                seat,
+            )
+        if self.hands is not None:
+            mine = set(self.hands[seat])
+            missing = [c for c in cards if c not in mine]
+            if missing:
+                raise self._refuse(
+                    Rule.NOT_HELD,
+                    f"seat {seat} does not hold {format_faces(self._faces(missing))}",
+                    seat,
+                )
+
+    def _cards_left(self, seat: int) -> int:
+        if self.hands is not None:
+            return len(self.hands[seat])
+        return self.rules.hand_size - len(self.played_by(seat))
+
+    def _penalise(self, trick: int, seat: int) -> None:
+        if self.rules.throw_penalty:
+            self.penalties = (*self.penalties, (trick, seat, self.rules.throw_penalty))
+
+    def _revoke(self, trick: int, seat: int, why: str, at: str) -> None:
+        f = Finding(trick, seat, Rule.REVOKE, why, at)
+        if any(x.rule == Rule.REVOKE and x.trick == trick and x.seat == seat for x in self.findings):
+            return
+        self._finding(f)
+        if self.rules.revoke == Revoke.FORFEIT and self.forfeit is None:
+            self.forfeit = seat
+
+    def _finish_trick(self) -> None:
+        t = self.tricks[-1]
+        faces = [self._faces(c) for _, c in t.plays]
+        winner = self.ruling.winner(t.leader, faces)
+        points = self.ruling.points([f for p in faces for f in p])
+        self.tricks = (*self.tricks[:-1], dataclasses.replace(t, winner=winner, points=points))
+        if all(self._cards_left(s) == 0 for s in range(SEATS)):
+            self._end_of_play()
+
+    def _end_of_play(self) -> None:
+        if self.hands is None:
+            self._audit()
+        if self.buried is None and self.forfeit is None:
+            self.phase = Phase.REVEAL
+        else:
+            self.phase = Phase.DONE
+            self._resolve_friend()
+
+    def _challenge(self, e: Challenge) -> None:
+        self._need(Phase.PLAY)
+        self._check_seat(e.seat)
+        self._check_cards(e.cards, e.seat)
+        trick = self.current_trick()
+        if trick is None or len(trick.plays) != 1:
+            raise self._refuse(
+                Rule.BAD_CHALLENGE, "a throw is challenged right after it is led, before the next play", e.seat
+            )
+        if trick.attempt:
+            raise self._refuse(Rule.BAD_CHALLENGE, "this throw was already forced", e.seat)
+        if e.seat == trick.leader:
+            raise self._refuse(Rule.BAD_CHALLENGE, "the leader cannot challenge its own throw", e.seat)
+        lead = trick.lead
+        faces = self._faces(lead)
+        ruling = self.ruling
+        if not ruling.is_throw(faces):
+            raise self._refuse(Rule.BAD_CHALLENGE, "the lead is one unit, not a throw", e.seat)
+        self._check_unseen(e.cards, e.seat)
+        hands: list[list[int]] = [[] for _ in range(SEATS)]
+        hands[e.seat] = self._faces(e.cards)
+        ok, forced, _ = ruling.throw(trick.leader, faces, hands)
+        if ok:
+            raise self._refuse(
+                Rule.BAD_CHALLENGE,
+                f"{format_faces(hands[e.seat])} beats no unit of the throw {format_faces(faces)}",
+                e.seat,
+            )
+        forced_ids = _pick(lead, forced)
+        t_index = self._trick_index()
+        back = set(lead) - set(forced_ids)
+        self.tricks = (
+            *self.tricks[:-1],
+            Trick(leader=trick.leader, plays=((trick.leader, forced_ids),), attempt=lead, forced_by=(e.seat,)),
+        )
+        self.played = self.played - back
+        if self.hands is not None:
+            self._set_hand(trick.leader, self.hands[trick.leader] + tuple(back))
+        self._penalise(t_index, trick.leader)
+
+    def _reveal(self, e: Reveal) -> None:
+        self._need(Phase.REVEAL)
+        self._check_cards(e.cards)
+        if len(e.cards) != self.rules.kitty_size:
+            raise self._refuse(
+                Rule.WRONG_COUNT, f"the kitty has {self.rules.kitty_size} cards, not {len(e.cards)}"
+            )
+        again = [c for c in e.cards if c in self.played]
+        if again:
+            raise self._refuse(Rule.SEEN_TWICE, f"{format_faces(self._faces(again))} was played")
+        self.seen_kitty = tuple(e.cards)
+        self.buried = tuple(e.cards)
+        self.phase = Phase.DONE
+        self._resolve_friend()
+
+    # --- partial knowledge (§10) ------------------------------------------
+
+    def _holding(self, seat: int, t_index: int) -> list[int]:
+        """The seat's cards at the start of trick ``t_index`` as far as the cards
+        seen prove them: every card it played from that trick on (no cards are
+        drawn during play), the whole attempted throw included."""
+        out: list[int] = []
+        for t in self.tricks[t_index:]:
+            if t.leader == seat and t.attempt:
+                out.extend(t.attempt)
+            else:
+                out.extend(t.cards_of(seat))
+        # cards of a forced throw returned to the hand are played later: no double count
+        return sorted(set(out))
+
+    def _prove_revokes(self, seat: int) -> None:
+        """After a play by ``seat``: every earlier follow of that seat that the
+        cards seen so far prove illegal."""
+        current = len(self.tricks) - 1
+        for i, t in enumerate(self.tricks[:current]):
+            if t.leader != seat and t.cards_of(seat):
+                self._check_follow_at(i, t, seat, "play")
+
+    def _check_follow_at(self, i: int, t: Trick, seat: int, at: str) -> None:
+        if any(x.rule == Rule.REVOKE and x.trick == i and x.seat == seat for x in self.findings):
+            return
+        holding = self._holding(seat, i)
+        ok, why = self.ruling.follow(
+            self._faces(t.lead), self._faces(holding), self._faces(t.cards_of(seat))
+        )
+        if not ok:
+            proof = "" if at == "audit" else " (proven by cards played later)"
+            self._revoke(i, seat, why + proof, at)
+
+    def _audit(self) -> None:
+        """The end of the hand: every hand is now known; audit every trick."""
+        for i, t in enumerate(self.tricks):
+            for seat, _ in t.plays[1:]:
+                self._check_follow_at(i, t, seat, "audit")
+            faces = self._faces(t.attempt or t.lead)
+            if not t.attempt and self.ruling.is_throw(faces):
+                hands = [self._faces(self._holding(s, i)) for s in range(SEATS)]
+                ok, forced, beaters = self.ruling.throw(t.leader, faces, hands)
+                if not ok:
+                    self._finding(
+                        Finding(
+                            i,
+                            t.leader,
+                            Rule.THROW_SHOULD_FAIL,
+                            f"the throw {format_faces(faces)} should have failed "
+                            f"(seat {', '.join(map(str, beaters))} could beat it; "
+                            f"{format_faces(forced)} would have been forced); nobody challenged it",
+                            "audit",
+                        )
+                    )
+
+    # --- results --------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.DONE
+
+    def attackers(self) -> tuple[int, ...] | None:
+        if self.defenders is None:
+            return None
+        return tuple(s for s in range(SEATS) if s not in self.defenders)
+
+    def trick_points_by_seat(self) -> list[int]:
+        out = [0] * SEATS
+        for t in self.tricks:
+            if t.winner is not None:
+                out[t.winner] += t.points
+        return out
+
+    def result(self) -> HandResult:
+        """The score of the finished hand (not for a redeal)."""
+        if self.phase != Phase.DONE or self.redeal:
+            raise HandError("the hand is not over" if not self.redeal else "a redeal has no result")
+        assert self.dealer is not None
+        defenders = self.defenders or (self.dealer, (self.dealer + 2) % SEATS)
+        attackers = tuple(s for s in range(SEATS) if s not in defenders)
+        by_seat = self.trick_points_by_seat()
+        trick_points = sum(by_seat[s] for s in attackers)
+        penalty = 0
+        for _, seat, pts in self.penalties:
+            penalty += pts if seat in defenders else -pts
+        last = self.tricks[-1] if self.tricks and self.tricks[-1].complete else None
+        kitty_cards = self.buried or ()
+        kpoints = kitty.kitty_points(kitty_cards)
+        mult = bonus = 0
+        kitty_j = False
+        last_winner = last.winner if last is not None else None
+        complete = last is not None and all(self._cards_left(s) == 0 for s in range(SEATS))
+        if complete and last is not None and last_winner in attackers:
+            d = self.ruling.decompose(self._faces(last.lead))
+            assert d is not None
+            win_faces = self._faces(last.cards_of(last_winner))
+            mult, bonus = kitty.bonus(
+                kitty_cards,
+                [u.shape for u in d.units],
+                policy=self.rules.kitty_multiplier.value,
+                requires_trump=self.rules.kitty_requires_trump,
+                winner_is_trump=all(self.ruling.is_trump(f) for f in win_faces),
+            )
+            kitty_j = any(f < 52 and f % 13 == settle.JACK for f in win_faces)
+        return HandResult(
+            dealer=self.dealer,
+            level=self.level,
+            trump=self.trump,
+            defenders=tuple(defenders),
+            attackers=attackers,
+            trick_points=trick_points,
+            kitty_points=kpoints,
+            multiplier=mult,
+            kitty_bonus=bonus,
+            penalty=penalty,
+            score=trick_points + bonus + penalty,
+            last_winner=last_winner,
+            kitty_j=kitty_j,
+            forfeit=self.forfeit,
+        )
+
+    # --- identity ------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """The whole state as plain JSON values (sorted where order is no part of it)."""
+
+        def bid(b: bidding.Bid | None) -> list[int] | None:
+            return None if b is None else [b.seat, b.kind, b.count]
+
+        return {
+            "rules": self.rules.to_dict(),
+            "level": self.level,
+            "first_hand": self.first_hand,
+            "phase": self.phase.value,
+            "hands": None if self.hands is None else [sorted(h) for h in self.hands],
+            "dealt_kitty": None if self.dealt_kitty is None else list(self.dealt_kitty),
+            "standing": bid(self.standing),
+            "first_bid": bid(self.first_bid),
+            "bids": [[s, list(c)] for s, c in self.bids],
+            "dealer": self.dealer,
+            "declarer": self.declarer,
+            "trump": self.trump,
+            "redeal": self.redeal,
+            "flipped": self.flipped,
+            "buried": None if self.buried is None else sorted(self.buried),
+            "friend_face": self.friend_face,
+            "defenders": None if self.defenders is None else list(self.defenders),
+            "tricks": [
+                {
+                    "leader": t.leader,
+                    "plays": [[s, list(c)] for s, c in t.plays],
+                    "attempt": list(t.attempt),
+                    "forced_by": list(t.forced_by),
+                    "winner": t.winner,
+                    "points": t.points,
+                }
+                for t in self.tricks
+            ],
+            "played": sorted(self.played),
+            "penalties": [list(p) for p in self.penalties],
+            "findings": [[f.trick, f.seat, f.rule.value, f.message, f.at] for f in self.findings],
+            "forfeit": self.forfeit,
+            "seen_kitty": None if self.seen_kitty is None else list(self.seen_kitty),
+        }
+
+    def state_hash(self) -> str:
+        """SHA-256 (hex, 16 digits) of the canonical JSON of :meth:`state_dict`."""
+        text = json.dumps(self.state_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def __repr__(self) -> str:
+        trump = "NT" if self.trump is None else "SHDC"[self.trump]
+        return (
+            f"<Hand {self.phase.value} level={settle.level_name(self.level)} "
+            f"dealer={self.dealer} trump={trump if self.phase != Phase.DRAW else '?'} "
+            f"tricks={len(self.tricks)}>"
+        )
+
+
+def _pick(cards: Sequence[int], faces: Sequence[int]) -> tuple[int, ...]:
+    """Card ids out of ``cards`` with the given faces (multiset)."""
+    pool = list(cards)
+    out = []
+    for f in faces:
+        for i, c in enumerate(pool):
+            if c % FACES == f:
+                out.append(pool.pop(i))
+                break
+        else:
+            raise HandError(f"{face_name(f)} is not among the cards")
+    return tuple(out)
