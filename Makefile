@@ -10,7 +10,7 @@ HANDS  ?= 1000
 SEED   ?=
 JOBS   ?= 2
 
-.PHONY: setup test lint demo firmware deploy bench fuzz-rules clean help
+.PHONY: setup test lint demo firmware hardware deploy bench fuzz-rules clean help
 
 help:
 	@echo "make setup       create .venv and install the project with its development tools"
@@ -18,6 +18,7 @@ help:
 	@echo "make test        lint and run the whole test suite (sets up first)"
 	@echo "make lint        ruff, mypy --strict (engine, host), pyright on firmware against the rp2 stubs"
 	@echo "make firmware    compile firmware/*.py with mpy-cross -march=armv6m into build/firmware"
+	@echo "make hardware    regenerate firmware/hwconfig.py and hardware/wiring.svg from hardware/pinmap.toml"
 	@echo "make deploy PORT=/dev/ttyACM0   copy the compiled firmware to a Pico"
 	@echo "make bench       run the benchmarks; figures go to docs/performance.md"
 	@echo "make fuzz-rules HANDS=N   differential fuzzing of the two rules engines"
@@ -44,6 +45,9 @@ demo: $(STAMP)
 
 firmware: $(STAMP)
 	$(BIN)/tractor-table firmware
+
+hardware: $(STAMP)
+	$(BIN)/python -m tractor_table.hardware
 
 deploy: $(STAMP)
 	@test -n "$(PORT)" || { echo "usage: make deploy PORT=/dev/ttyACM0"; exit 2; }

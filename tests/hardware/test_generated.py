@@ -1,0 +1,111 @@
+"""What is generated from the pin map: firmware/hwconfig.py, wiring.svg, the README pin table."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from tractor_table import hardware, mpy
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def load_hwconfig(text: str) -> ModuleType:
+    module = ModuleType("hwconfig")
+    exec(compile(text, "hwconfig.py", "exec"), module.__dict__)
+    return module
+
+
+def test_checked_in_files_are_what_the_pin_map_generates() -> None:
+    pm = hardware.load()
+    assert hardware.stale(pm) == [], "run 'make hardware' and commit the result"
+
+
+def test_hwconfig_values_are_the_pin_map() -> None:
+    pm = hardware.load()
+    hw = load_hwconfig(hardware.HWCONFIG_PATH.read_text(encoding="utf-8"))
+    assert (hw.SPI_ID, hw.SPI_SCK, hw.SPI_MOSI, hw.SPI_MISO) == (pm.spi_id, pm.spi_sck, pm.spi_mosi, pm.spi_miso)
+    assert hw.SPI_BAUDRATE == pm.spi_baudrate
+    assert hw.READER_CS == tuple(r.cs for r in pm.readers)
+    assert hw.READER_RSTPD_N == tuple(r.rstpd_n for r in pm.readers)
+    assert [getattr(hw, f"READER{s}_CS") for s in range(4)] == list(hw.READER_CS)
+    assert hw.BUTTONS == pm.buttons
+    assert (hw.I2C_ID, hw.I2C_SDA, hw.I2C_SCL, hw.DISPLAY_ADDR) == (pm.i2c_id, pm.i2c_sda, pm.i2c_scl, 0x3C)
+    assert (hw.BUZZER, hw.LED, hw.SEATS) == (pm.buzzer, pm.led, 4)
+    assert hw.PINMAP_DIGEST == pm.digest and len(pm.digest) == 12
+
+
+def test_a_changed_pin_map_makes_hwconfig_stale(tmp_path: Path) -> None:
+    text = hardware.PINMAP_PATH.read_text(encoding="utf-8")
+    moved = tmp_path / "pinmap.toml"
+    moved.write_text(text.replace("[led]\n# Status LED", "[led]\n# Status LED").replace("pin = 19", "pin = 20"))
+    pm = hardware.load(moved)
+    assert pm.led == 20
+    generated = hardware.render_hwconfig(pm)
+    assert generated != hardware.HWCONFIG_PATH.read_text(encoding="utf-8")
+    assert "LED = const(20)" in generated
+    assert hardware.render_svg(pm) != hardware.WIRING_PATH.read_text(encoding="utf-8")
+
+
+def test_hwconfig_imports_under_micropython(tmp_path: Path) -> None:
+    proc = mpy.run(
+        code="import hwconfig as h\nprint(h.READER_CS, h.READER_RSTPD_N, h.BUTTONS, h.SPI_SCK, h.I2C_SDA, h.CARDS_FILE)",
+        path=[hardware.HWCONFIG_PATH.parent],
+        heapsize="32K",
+        timeout=30,
+    )
+    assert proc.returncode == 0, proc.stderr
+    pm = hardware.load()
+    expect = f"{tuple(r.cs for r in pm.readers)} {tuple(r.rstpd_n for r in pm.readers)} {pm.buttons} {pm.spi_sck} {pm.i2c_sda} cards.bin"
+    assert proc.stdout.strip() == expect
+
+
+def test_wiring_svg_is_well_formed_and_names_every_signal() -> None:
+    text = hardware.WIRING_PATH.read_text(encoding="utf-8")
+    root = ET.fromstring(text)
+    assert root.tag == f"{SVG_NS}svg"
+    assert root.get("viewBox") == f"0 0 {root.get('width')} {root.get('height')}"
+    labels = " ".join(t.text or "" for t in root.iter(f"{SVG_NS}text"))
+    pm = hardware.load()
+    for sig in pm.signals():
+        assert f"GP{sig.gpio}" in labels, sig
+    for seat in range(4):
+        assert f"Seat {seat}: PN532" in labels
+    assert "SSD1306" in labels and "3V3(OUT)" in labels
+    # one drawn wire per signal, plus one per seat for each of the three shared bus lines
+    lines = list(root.iter(f"{SVG_NS}polyline"))
+    assert len(lines) >= len(pm.signals()) + 3 * 4
+
+
+@pytest.mark.skipif(shutil.which("rsvg-convert") is None, reason="rsvg-convert (librsvg2-bin) not installed")
+def test_wiring_svg_renders(tmp_path: Path) -> None:
+    png = tmp_path / "wiring.png"
+    subprocess.run(["rsvg-convert", str(hardware.WIRING_PATH), "-o", str(png)], check=True, timeout=30)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1240, 1010)
+
+
+def test_readme_pin_table_lists_every_signal_once() -> None:
+    readme = hardware.README_PATH.read_text(encoding="utf-8")
+    table = readme[readme.index(hardware.README_BEGIN) : readme.index(hardware.README_END)]
+    pm = hardware.load()
+    for sig in pm.signals():
+        assert len(re.findall(rf"\| GP{sig.gpio} \| {sig.header_pin} \| {re.escape(sig.name)} \|", table)) == 1
+
+
+def test_check_mode_reports_stale_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    fake_hw = tmp_path / "hwconfig.py"
+    fake_hw.write_text("# edited by hand\n")
+    monkeypatch.setattr(hardware, "HWCONFIG_PATH", fake_hw)
+    assert hardware.main(["--check"]) == 1
+    assert "hwconfig.py (run 'make hardware')" in capsys.readouterr().err
+    assert hardware.main([]) == 0
+    assert fake_hw.read_text() == hardware.render_hwconfig(hardware.load())
+    assert hardware.main(["--check"]) == 0

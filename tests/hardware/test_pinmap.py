@@ -1,0 +1,182 @@
+"""The pin map: checked against the Pico's real pinout, and every check has a failing case."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tractor_table import hardware
+from tractor_table.hardware import PinMapError
+
+# The Raspberry Pi Pico pinout (Pico-R3-A4-Pinout.pdf, Raspberry Pi), written out
+# by hand and independently of hardware.py's formulas: header pin -> GPIO, and
+# the SPI/I2C function of every GPIO on the header.
+PICO_PINOUT = {
+    1: 0, 2: 1, 4: 2, 5: 3, 6: 4, 7: 5, 9: 6, 10: 7, 11: 8, 12: 9, 14: 10, 15: 11,
+    16: 12, 17: 13, 19: 14, 20: 15, 21: 16, 22: 17, 24: 18, 25: 19, 26: 20, 27: 21,
+    29: 22, 31: 26, 32: 27, 34: 28,
+}
+SPI_FUNCTIONS = {
+    (0, "miso"): {0, 4, 16, 20}, (0, "csn"): {1, 5, 17, 21}, (0, "sck"): {2, 6, 18, 22},
+    (0, "mosi"): {3, 7, 19}, (1, "miso"): {8, 12, 28}, (1, "csn"): {9, 13},
+    (1, "sck"): {10, 14, 26}, (1, "mosi"): {11, 15, 27},
+}
+I2C_FUNCTIONS = {
+    (0, "sda"): {0, 4, 8, 12, 16, 20, 28}, (0, "scl"): {1, 5, 9, 13, 17, 21},
+    (1, "sda"): {2, 6, 10, 14, 18, 22, 26}, (1, "scl"): {3, 7, 11, 15, 19, 27},
+}
+
+
+def raw_pinmap() -> dict[str, Any]:
+    return tomllib.loads(hardware.PINMAP_PATH.read_text(encoding="utf-8"))
+
+
+def problems_of(raw: dict[str, Any]) -> str:
+    with pytest.raises(PinMapError) as exc:
+        hardware.parse(raw)
+    return str(exc.value)
+
+
+# ---------------------------------------------------------------- the tables themselves
+
+
+def test_header_table_matches_the_pico_pinout() -> None:
+    assert hardware.GPIO_HEADER_PIN == {g: p for p, g in PICO_PINOUT.items()}
+    assert sorted(hardware.HEADER) == list(range(1, 41))
+    assert [p for p, n in hardware.HEADER.items() if n == "GND"] == [3, 8, 13, 18, 23, 28, 38]
+    assert hardware.HEADER[36] == "3V3(OUT)" and hardware.HEADER[40] == "VBUS"
+    assert set(hardware.RESERVED_GPIO) == {23, 24, 25, 29}
+    assert not set(hardware.RESERVED_GPIO) & set(hardware.GPIO_HEADER_PIN)
+
+
+def test_function_formulas_match_the_pinout_for_every_header_gpio() -> None:
+    for gpio in PICO_PINOUT.values():
+        spi = [k for k, pins in SPI_FUNCTIONS.items() if gpio in pins]
+        i2c = [k for k, pins in I2C_FUNCTIONS.items() if gpio in pins]
+        assert [hardware.spi_function(gpio)] == spi, gpio
+        assert [hardware.i2c_function(gpio)] == i2c, gpio
+
+
+# ---------------------------------------------------------------- the real pin map
+
+
+def test_the_pin_map_is_valid() -> None:
+    pm = hardware.load()
+    signals = pm.signals()
+    gpios = [s.gpio for s in signals]
+    assert len(gpios) == len(set(gpios)) == 3 + 4 * 2 + 4 + 2 + 2
+    assert all(g in hardware.GPIO_HEADER_PIN for g in gpios)
+    assert not set(gpios) & {23, 24, 25, 29}
+    assert pm.spi_sck in SPI_FUNCTIONS[(pm.spi_id, "sck")]
+    assert pm.spi_mosi in SPI_FUNCTIONS[(pm.spi_id, "mosi")]
+    assert pm.spi_miso in SPI_FUNCTIONS[(pm.spi_id, "miso")]
+    assert pm.i2c_sda in I2C_FUNCTIONS[(pm.i2c_id, "sda")]
+    assert pm.i2c_scl in I2C_FUNCTIONS[(pm.i2c_id, "scl")]
+    assert [r.seat for r in pm.readers] == [0, 1, 2, 3]
+    assert len(pm.buttons) == 4
+    assert pm.spi_baudrate <= 5_000_000
+    assert (pm.display_width, pm.display_height, pm.display_address) == (128, 64, 0x3C)
+
+
+def test_every_seat_wire_is_on_the_left_header() -> None:
+    # the README promises one 8-wire cable per seat from header pins 1-20
+    pm = hardware.load()
+    for sig in pm.signals():
+        if "seat" in sig.name or sig.name.startswith("SPI"):
+            assert sig.header_pin <= 20, sig
+
+
+# ---------------------------------------------------------------- each check can fail
+
+
+def test_a_pin_used_twice_is_an_error() -> None:
+    raw = raw_pinmap()
+    raw["button"][2]["pin"] = raw["reader"][1]["rstpd_n"]
+    msg = problems_of(raw)
+    assert f"GP{raw['reader'][1]['rstpd_n']} is used twice: RSTPD_N seat 1 and button seat 2" in msg
+
+
+@pytest.mark.parametrize("gpio", [23, 24, 25, 29])
+def test_reserved_pins_are_refused(gpio: int) -> None:
+    raw = raw_pinmap()
+    raw["led"]["pin"] = gpio
+    msg = problems_of(raw)
+    assert f"status LED: GP{gpio}" in msg and "not on the header" in msg
+
+
+def test_a_gpio_that_does_not_exist_is_refused() -> None:
+    raw = raw_pinmap()
+    raw["buzzer"]["pin"] = 30
+    assert "buzzer (PWM): GP30 is not a GPIO on the Pico's header" in problems_of(raw)
+
+
+def test_spi_pins_must_carry_their_role() -> None:
+    raw = raw_pinmap()
+    raw["spi"]["sck"], raw["spi"]["mosi"] = raw["spi"]["mosi"], raw["spi"]["sck"]
+    msg = problems_of(raw)
+    assert "spi.sck: GP7 is SPI0 MOSI, not SPI0 SCK; SPI0 SCK can be GP2, GP6, GP18, GP22" in msg
+    assert "spi.mosi: GP6 is SPI0 SCK, not SPI0 MOSI" in msg
+
+
+def test_spi_pins_must_belong_to_the_chosen_instance() -> None:
+    raw = raw_pinmap()
+    raw["spi"]["miso"] = 12  # SPI1 RX
+    raw["reader"][0]["cs"] = 4  # keep pins distinct
+    assert "spi.miso: GP12 is SPI1 MISO, not SPI0 MISO" in problems_of(raw)
+
+
+def test_i2c_pins_must_carry_their_role() -> None:
+    raw = raw_pinmap()
+    raw["i2c"]["sda"], raw["i2c"]["scl"] = raw["i2c"]["scl"], raw["i2c"]["sda"]
+    msg = problems_of(raw)
+    assert "i2c.sda: GP17 is I2C0 SCL, not I2C0 SDA" in msg
+    assert "i2c.scl: GP16 is I2C0 SDA, not I2C0 SCL" in msg
+
+
+def test_i2c_instance_must_match() -> None:
+    raw = raw_pinmap()
+    raw["i2c"]["id"] = 1
+    assert "i2c.sda: GP16 is I2C0 SDA, not I2C1 SDA; I2C1 SDA can be GP2, GP6" in problems_of(raw)
+
+
+def test_every_seat_needs_a_reader_and_a_button() -> None:
+    raw = raw_pinmap()
+    del raw["reader"][3]
+    raw["button"][1]["seat"] = 0
+    msg = problems_of(raw)
+    assert "reader: need exactly one [[reader]] for each seat 0-3, got seats [0, 1, 2]" in msg
+    assert "button: seat 0 has two buttons" in msg
+
+
+def test_pn532_limits_are_enforced() -> None:
+    raw = raw_pinmap()
+    raw["spi"]["baudrate"] = 8_000_000
+    raw["spi"]["phase"] = 1
+    msg = problems_of(raw)
+    assert "the PN532 takes at most 5 MHz" in msg
+    assert "SPI mode 0 only" in msg
+
+
+def test_missing_and_mistyped_keys_are_named() -> None:
+    raw = raw_pinmap()
+    del raw["i2c"]["scl"]
+    raw["led"]["pin"] = "GP19"
+    msg = problems_of(raw)
+    assert "i2c.scl: missing" in msg
+    assert "led.pin: must be an integer, not 'GP19'" in msg
+
+
+def test_bad_toml_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "pinmap.toml"
+    bad.write_text("[spi\nid = 0\n")
+    with pytest.raises(PinMapError, match="pinmap.toml: not valid TOML"):
+        hardware.load(bad)
+
+
+def test_the_good_map_has_no_problems_after_a_round_trip() -> None:
+    raw = raw_pinmap()
+    pm = hardware.parse(copy.deepcopy(raw))
+    assert hardware.check(pm) == []
