@@ -52,6 +52,22 @@ from .cards import (
     parse_faces,
 )
 from .order import TRUMP, Order
+from .play import (
+    IllegalPlayError,
+    Lead,
+    LegalFollows,
+    Reason,
+    ThrowResult,
+    TrickResult,
+    Verdict,
+    check_follow,
+    check_lead,
+    check_throw,
+    legal_follows,
+    legal_leads,
+    points,
+    trick_winner,
+)
 from .rules import (
     PRESETS,
     FirstDealer,
@@ -64,6 +80,7 @@ from .rules import (
     Revoke,
     Rules,
 )
+from .units import Decomposition, Unit, decompose
 
 __all__ = [
     "BIG_JOKER",
@@ -72,6 +89,23 @@ __all__ = [
     "SMALL_JOKER",
     "TRUMP",
     "Card",
+    "Decomposition",
+    "IllegalPlayError",
+    "Lead",
+    "LegalFollows",
+    "Reason",
+    "ThrowResult",
+    "TrickResult",
+    "Unit",
+    "Verdict",
+    "check_follow",
+    "check_lead",
+    "check_throw",
+    "decompose",
+    "legal_follows",
+    "legal_leads",
+    "points",
+    "trick_winner",
     "CardCountError",
     "CardNotationError",
     "FirstDealer",
