@@ -136,11 +136,8 @@ def _try_frame(line, at):
     if star <= at or len(line) - star != 9:
         return None
     body = line[at + 1 : star]
-    try:
-        crc = int(line[star + 1 :], 16)
-    except ValueError:
-        return None
-    if binascii.crc32(body) & 0xFFFFFFFF != crc:
+    # compared as text: exactly 8 lower-case hex digits, nothing else
+    if line[star + 1 :] != ("%08x" % (binascii.crc32(body) & 0xFFFFFFFF)).encode():
         return None
     try:
         f = json.loads(body)
@@ -552,6 +549,7 @@ class DeviceLink(_Link):
         self._nonce = -1
         self._welcome = None
         self._ring_n = ring
+        self.ring_size = ring
         self._ring_ev = [None] * ring
         self._ring_h = [0] * ring
         self.count = 0

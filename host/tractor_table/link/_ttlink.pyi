@@ -75,6 +75,7 @@ class DeviceLink(_Link):
     rules_id: str
     count: int
     head: int
+    ring_size: int
     snapshot_source: Callable[[], tuple[bytes, int, int]] | None
     on_snapshot: Callable[[bytes, int, int], str] | None
     def __init__(
