@@ -381,10 +381,10 @@ class _Link:
     def _line(self, line):
         f, at = decode_line(line)
         if f is None:
-            if line:
-                if line.find(b"@") >= 0:
-                    self.bad += 1
-                self._junk(line)
+            if line.find(b"@[") >= 0:
+                self.bad += 1  # a damaged frame
+            elif line:
+                self._junk(line)  # the peer's own text (prints, tracebacks)
             return
         if at > 0:
             self._junk(line[:at])

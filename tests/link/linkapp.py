@@ -162,6 +162,7 @@ class Pair:
         self.host_notes = []
         self.dev_notes = []
         self.produced = {}  # (index, hash) -> canonical event, of every event ever made
+        self.expect = 0  # index of the next event the host may accept
         self.boot(variant)
 
     def boot(self, variant=0):
@@ -180,20 +181,28 @@ class Pair:
     def step(self, ms=10):
         self.now += ms
         out = self.dev.take_output()
-        if out and self.up is not None:
-            out = self.up(out)
+        if self.up is not None:
+            out = self.up(out or b"")
         if out:
             self.host.feed(out, self.now)
         out = self.host.take_output()
-        if out and self.down is not None:
-            out = self.down(out)
+        if self.down is not None:
+            out = self.down(out or b"")
         if out:
             self.dev.feed(out, self.now)
         self.dev.tick(self.now)
         self.host.tick(self.now)
         for n in self.host.take_notes():
             self.host_notes.append(n)
-            if n[0] == "event":
+            kind = n[0]
+            if kind == "rollback" or kind == "snapshot":
+                self.expect = n[1]
+            elif kind == "snapshot_done" and n[2]:
+                self.expect = self.host.record.count
+            elif kind == "event":
+                # in order, each index once (a rollback or snapshot rewinds)
+                assert n[1] == self.expect, f"event {n[1]} where {self.expect} was due"
+                self.expect = n[1] + 1
                 key = (n[1], n[2])
                 assert key in self.produced, f"host accepted an event the device never made: {n!r}"
                 assert self.produced[key] == ttlink.canonical(n[3]), f"corrupted event {n!r}"
