@@ -300,6 +300,7 @@ class Chip:
             self.listed = []
             if self.fault_cleared_by_reset:
                 self.fault = FAULT_NONE
+                self.slow_us = 0
         elif not self.powered:
             self._power_up()
             self.boot_until = self.now() + self.BOOT_US

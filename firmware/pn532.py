@@ -1,0 +1,440 @@
+"""PN532 NFC reader over SPI, for the table's seat readers.
+
+Hardware:
+    A PN532 breakout in SPI mode (on most boards: SEL0 low, SEL1 high), wired
+    to the Pico's SPI bus (SCK, MOSI, MISO shared by all four readers) with its
+    own chip-select (NSS) line and, for hard resets, its RSTPD_N line. The bus
+    must be set up by the caller in mode 0 (polarity 0, phase 0), MSB first,
+    at up to 5 MHz (1 MHz is the documented default): the rp2 SPI has no
+    LSB-first mode, so this driver reverses every byte itself, through a
+    256-byte table.
+
+Dependencies:
+    None but ``micropython.const`` and ``time``: the bus (``machine.SPI``-like:
+    ``write``, ``readinto``) and the pins (``machine.Pin``-like: ``value(v)``)
+    are passed in, and so is, optionally, a clock (``ticks_us``,
+    ``ticks_diff``, ``sleep_us``) so that tests can run on simulated time.
+
+Protocol (PN532 User Manual UM0701-02): each command is a normal information
+frame ``00 00 FF LEN LCS D4 CMD ... DCS 00`` written after the SPI data-write
+byte 0x01; the host polls the status byte (SPI status-read byte 0x02; the chip
+answers 0x01 when it has something) and reads, after the data-read byte 0x03,
+first an ACK ``00 00 FF 00 FF 00`` and later the response frame ``D5 CMD+1 ...``.
+
+Errors are returned, not raised (no allocation on the polling path): every
+command returns ``OK`` (0) or a count (>= 0) on success and one of the
+negative ``ERR_*`` codes on failure; ``last_error`` keeps the latest one.
+"""
+
+from micropython import const
+import time
+
+OK = const(0)
+ERR_NO_ACK = const(-1)  # nothing acknowledged the command in time (no answer, stuck busy)
+ERR_BAD_ACK = const(-2)  # the chip said something, but not an ACK (garbage)
+ERR_TIMEOUT = const(-3)  # ACK came, the response did not in time (slow, stuck)
+ERR_FRAME = const(-4)  # response frame broken: preamble, length or data checksum
+ERR_RESPONSE = const(-5)  # frame fine but not the expected answer (error frame, wrong code)
+ERR_TAG = const(-6)  # the tag did not do what was asked (InDataExchange status != 0)
+
+_STATUS_READ = const(0x02)
+_DATA_WRITE = const(0x01)
+_DATA_READ = const(0x03)
+_TFI_HOST = const(0xD4)
+_TFI_CHIP = const(0xD5)
+
+_GET_FIRMWARE_VERSION = const(0x02)
+_SAM_CONFIGURATION = const(0x14)
+_RF_CONFIGURATION = const(0x32)
+_IN_DATA_EXCHANGE = const(0x40)
+_IN_LIST_PASSIVE_TARGET = const(0x4A)
+_NTAG_READ = const(0x30)
+_NTAG_WRITE = const(0xA2)
+
+_ACK = b"\x00\x00\xff\x00\xff\x00"
+
+# Bytes sent and received, per command, through the fixed-size buffers below.
+# A poll answer holds at most two targets with 10-byte UIDs:
+# 2 (TFI, code) + 1 (NbTg) + 2 * (1 + 2 + 1 + 1 + 10) = 33 data bytes + 7 framing.
+_POLL_READ = const(40)
+_SHORT_READ = const(14)  # version (6 data bytes) and the configuration answers
+_PAGE_READ = const(26)  # InDataExchange READ: 2 + 1 + 16 data bytes + 7 framing
+
+# The byte with its bits in reverse order: _REV[b] (LSB-first <-> MSB-first).
+_REV = (
+    b"\x00\x80\x40\xc0\x20\xa0\x60\xe0\x10\x90\x50\xd0\x30\xb0\x70\xf0"
+    b"\x08\x88\x48\xc8\x28\xa8\x68\xe8\x18\x98\x58\xd8\x38\xb8\x78\xf8"
+    b"\x04\x84\x44\xc4\x24\xa4\x64\xe4\x14\x94\x54\xd4\x34\xb4\x74\xf4"
+    b"\x0c\x8c\x4c\xcc\x2c\xac\x6c\xec\x1c\x9c\x5c\xdc\x3c\xbc\x7c\xfc"
+    b"\x02\x82\x42\xc2\x22\xa2\x62\xe2\x12\x92\x52\xd2\x32\xb2\x72\xf2"
+    b"\x0a\x8a\x4a\xca\x2a\xaa\x6a\xea\x1a\x9a\x5a\xda\x3a\xba\x7a\xfa"
+    b"\x06\x86\x46\xc6\x26\xa6\x66\xe6\x16\x96\x56\xd6\x36\xb6\x76\xf6"
+    b"\x0e\x8e\x4e\xce\x2e\xae\x6e\xee\x1e\x9e\x5e\xde\x3e\xbe\x7e\xfe"
+    b"\x01\x81\x41\xc1\x21\xa1\x61\xe1\x11\x91\x51\xd1\x31\xb1\x71\xf1"
+    b"\x09\x89\x49\xc9\x29\xa9\x69\xe9\x19\x99\x59\xd9\x39\xb9\x79\xf9"
+    b"\x05\x85\x45\xc5\x25\xa5\x65\xe5\x15\x95\x55\xd5\x35\xb5\x75\xf5"
+    b"\x0d\x8d\x4d\xcd\x2d\xad\x6d\xed\x1d\x9d\x5d\xdd\x3d\xbd\x7d\xfd"
+    b"\x03\x83\x43\xc3\x23\xa3\x63\xe3\x13\x93\x53\xd3\x33\xb3\x73\xf3"
+    b"\x0b\x8b\x4b\xcb\x2b\xab\x6b\xeb\x1b\x9b\x5b\xdb\x3b\xbb\x7b\xfb"
+    b"\x07\x87\x47\xc7\x27\xa7\x67\xe7\x17\x97\x57\xd7\x37\xb7\x77\xf7"
+    b"\x0f\x8f\x4f\xcf\x2f\xaf\x6f\xef\x1f\x9f\x5f\xdf\x3f\xbf\x7f\xff"
+)
+
+
+class _TimeClock:
+    # The real clock, from the time module (MicroPython's ticks functions).
+    def ticks_us(self):
+        return time.ticks_us()  # type: ignore[attr-defined]
+
+    def ticks_diff(self, a, b):
+        return time.ticks_diff(a, b)  # type: ignore[attr-defined]
+
+    def sleep_us(self, us):
+        time.sleep_us(us)  # type: ignore[attr-defined]
+
+
+def _wire_frame(data):
+    # SPI bytes for a data write of the frame around ``data`` (TFI + command
+    # + parameters): the data-write byte, the frame, every byte bit-reversed.
+    n = len(data)
+    out = bytearray(n + 8)
+    out[0] = _REV[_DATA_WRITE]
+    out[1] = 0x00
+    out[2] = 0x00
+    out[3] = 0xFF  # _REV[0xFF] == 0xFF
+    out[4] = _REV[n]
+    out[5] = _REV[(-n) & 0xFF]
+    s = 0
+    for i in range(n):
+        s += data[i]
+        out[6 + i] = _REV[data[i]]
+    out[6 + n] = _REV[(-s) & 0xFF]
+    out[7 + n] = 0x00
+    return out
+
+
+class PN532:
+    """One PN532 on a shared SPI bus.
+
+    :param spi: the bus (``machine.SPI`` in mode 0, MSB first)
+    :param cs: this reader's chip-select pin, an output (idle high)
+    :param rst: its RSTPD_N pin, an output (high = running), or None
+    :param clock: ``ticks_us``/``ticks_diff``/``sleep_us`` provider (default: ``time``)
+    :param poll_us: pause between two status polls while waiting
+    :param ack_timeout_us: how long to wait for the ACK of a command
+    :param timeout_us: how long to wait for a configuration command's answer
+    :param poll_timeout_us: how long to wait for InListPassiveTarget's answer
+    :param tag_timeout_us: how long to wait for a tag READ/WRITE answer
+    """
+
+    def __init__(
+        self,
+        spi,
+        cs,
+        rst=None,
+        clock=None,
+        poll_us=250,
+        ack_timeout_us=5000,
+        timeout_us=10000,
+        poll_timeout_us=30000,
+        tag_timeout_us=20000,
+    ):
+        self._spi = spi
+        self._cs = cs
+        self._rst = rst
+        self._clock = clock if clock is not None else _TimeClock()
+        self.poll_us = poll_us
+        self.ack_timeout_us = ack_timeout_us
+        self.timeout_us = timeout_us
+        self.poll_timeout_us = poll_timeout_us
+        self.tag_timeout_us = tag_timeout_us
+        cs.value(1)
+        if rst is not None:
+            rst.value(1)
+        # Preallocated: every command of the polling path is a constant frame.
+        self._op_status = bytes((_REV[_STATUS_READ],))
+        self._op_read = bytes((_REV[_DATA_READ],))
+        self._status = bytearray(1)
+        self._ack = bytearray(6)
+        self._short = bytearray(_SHORT_READ)
+        self._long = bytearray(_POLL_READ)
+        self._page = bytearray(_PAGE_READ)
+        self._w_version = _wire_frame(b"\xd4\x02")
+        self._w_sam = _wire_frame(b"\xd4\x14\x01\x14\x00")  # normal mode, no IRQ
+        self._w_field_off = _wire_frame(b"\xd4\x32\x01\x00")
+        self._w_poll1 = _wire_frame(b"\xd4\x4a\x01\x00")  # 1 target, 106 kbps type A
+        self._w_poll2 = _wire_frame(b"\xd4\x4a\x02\x00")  # up to 2 targets
+        self._w_abort = bytearray(7)  # data write of an ACK frame: abort the command
+        self._w_abort[0] = _REV[_DATA_WRITE]
+        for i in range(6):
+            self._w_abort[1 + i] = _REV[_ACK[i]]
+        self._w_retries = _wire_frame(b"\xd4\x32\x05\xff\x01\x00")
+        self._w_tag = bytearray(17)  # op + 5 header + 9 body (write) + DCS + postamble
+        #: Answer data of the last command: ``data[data_at : data_at + n]``.
+        self.data = self._short
+        self.data_at = 0
+        #: UIDs of the targets found by the last poll (first, second).
+        self.uid = bytearray(10)
+        self.uid_len = 0
+        self.uid2 = bytearray(10)
+        self.uid2_len = 0
+        self.sens_res = 0
+        self.sel_res = 0
+        #: IC, Ver, Rev, Support from the last firmware_version().
+        self.version = bytearray(4)
+        self.last_error = OK
+        self.errors = 0
+        self.commands = 0
+
+    # ---- pins --------------------------------------------------------------
+    def reset_begin(self):
+        """Pull RSTPD_N low (the chip stops, its RF field goes off)."""
+        if self._rst is not None:
+            self._rst.value(0)
+
+    def reset_end(self):
+        """Release RSTPD_N; the chip boots (allow a few ms) and must be set up."""
+        if self._rst is not None:
+            self._rst.value(1)
+
+    def hard_reset(self, low_us=10000, boot_us=20000):
+        """Blocking hard reset (outside the polling path)."""
+        self.reset_begin()
+        self._clock.sleep_us(low_us)
+        self.reset_end()
+        self._clock.sleep_us(boot_us)
+
+    def wake(self, us=1000):
+        """Hold NSS low a moment: wakes a chip that sleeps (LowVbat, power-down)."""
+        self._cs.value(0)
+        self._clock.sleep_us(us)
+        self._cs.value(1)
+
+    # ---- SPI transactions -------------------------------------------------
+    def _write(self, wire):
+        cs = self._cs
+        cs.value(0)
+        self._spi.write(wire)
+        cs.value(1)
+
+    def _ready(self):
+        cs = self._cs
+        cs.value(0)
+        self._spi.write(self._op_status)
+        self._spi.readinto(self._status, 0)
+        cs.value(1)
+        return _REV[self._status[0]] == 0x01
+
+    def _wait(self, timeout_us):
+        clock = self._clock
+        t0 = clock.ticks_us()
+        while True:
+            if self._ready():
+                return True
+            if clock.ticks_diff(clock.ticks_us(), t0) >= timeout_us:
+                return False
+            clock.sleep_us(self.poll_us)
+
+    def _read(self, buf):
+        cs = self._cs
+        cs.value(0)
+        self._spi.write(self._op_read)
+        self._spi.readinto(buf, 0)
+        cs.value(1)
+        for i in range(len(buf)):
+            buf[i] = _REV[buf[i]]
+
+    def _fail(self, err):
+        self.last_error = err
+        self.errors += 1
+        return err
+
+    def _call(self, wire, buf, cmd, timeout_us):
+        # Send a command, check its ACK, wait for and check its answer.
+        # Returns the number of answer data bytes (after D5 CMD+1) or an error.
+        self.commands += 1
+        self._write(wire)
+        if not self._wait(self.ack_timeout_us):
+            return self._fail(ERR_NO_ACK)
+        ack = self._ack
+        self._read(ack)
+        for i in range(6):
+            if ack[i] != _ACK[i]:
+                return self._fail(ERR_BAD_ACK)
+        if not self._wait(timeout_us):
+            self._write(self._w_abort)  # tell the chip to drop the command
+            return self._fail(ERR_TIMEOUT)
+        self._read(buf)
+        return self._parse(buf, cmd)
+
+    def _parse(self, buf, cmd):
+        end = len(buf)
+        i = 0
+        while i < end and buf[i] == 0x00:
+            i += 1
+        if i == 0 or i + 3 > end or buf[i] != 0xFF:
+            return self._fail(ERR_FRAME)
+        n = buf[i + 1]
+        if (n + buf[i + 2]) & 0xFF != 0:
+            return self._fail(ERR_FRAME)
+        start = i + 3
+        if start + n + 1 > end:
+            return self._fail(ERR_FRAME)
+        s = 0
+        for k in range(start, start + n + 1):
+            s += buf[k]
+        if s & 0xFF != 0:
+            return self._fail(ERR_FRAME)
+        if n < 2 or buf[start] != _TFI_CHIP or buf[start + 1] != cmd + 1:
+            return self._fail(ERR_RESPONSE)  # includes the error frame (LEN 1, 7F)
+        self.data = buf
+        self.data_at = start + 2
+        self.last_error = OK
+        return n - 2
+
+    # ---- commands ------------------------------------------------------------
+    def firmware_version(self):
+        """GetFirmwareVersion into ``version`` (IC, Ver, Rev, Support); OK or an error."""
+        n = self._call(self._w_version, self._short, _GET_FIRMWARE_VERSION, self.timeout_us)
+        if n < 0:
+            return n
+        if n != 4:
+            return self._fail(ERR_RESPONSE)
+        for k in range(4):
+            self.version[k] = self.data[self.data_at + k]
+        return OK
+
+    def set_max_retries(self, passive_activation):
+        """RFConfiguration MaxRetries: how many extra passive-activation attempts
+        InListPassiveTarget makes (0 = one attempt, 0xFF = forever)."""
+        w = self._w_retries
+        # frame bytes: [6] D4 [7] 32 [8] 05 [9] MxRtyATR [10] MxRtyPSL [11] MxRtyPassiveActivation [12] DCS
+        w[11] = _REV[passive_activation & 0xFF]
+        s = _TFI_HOST + _RF_CONFIGURATION + 0x05 + 0xFF + 0x01 + (passive_activation & 0xFF)
+        w[12] = _REV[(-s) & 0xFF]
+        return self._call(w, self._short, _RF_CONFIGURATION, self.timeout_us)
+
+    def setup(self, max_retries=0):
+        """Wake, SAMConfiguration (normal mode), bounded passive-activation
+        retries, RF field off. OK or the first error."""
+        self.wake()
+        n = self._call(self._w_sam, self._short, _SAM_CONFIGURATION, self.timeout_us)
+        if n < 0:
+            return n
+        n = self.set_max_retries(max_retries)
+        if n < 0:
+            return n
+        n = self.field_off()
+        if n < 0:
+            return n
+        return OK
+
+    def field_off(self):
+        """RFConfiguration: switch the RF field off. OK or an error."""
+        n = self._call(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us)
+        return n if n < 0 else OK
+
+    def poll(self, max_targets=2):
+        """InListPassiveTarget at 106 kbps type A: the number of tags found
+        (0, 1, 2) with their UIDs in ``uid``/``uid2``, or an error. The chip
+        leaves its field on: call ``field_off()`` after."""
+        wire = self._w_poll2 if max_targets == 2 else self._w_poll1
+        n = self._call(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us)
+        self.uid_len = 0
+        self.uid2_len = 0
+        if n < 0:
+            return n
+        d = self.data
+        i = self.data_at
+        end = i + n
+        if n < 1:
+            return self._fail(ERR_RESPONSE)
+        count = d[i]
+        i += 1
+        if count > 2:
+            return self._fail(ERR_RESPONSE)
+        for t in range(count):
+            if i + 5 > end:
+                return self._fail(ERR_RESPONSE)
+            if t == 0:
+                self.sens_res = (d[i + 1] << 8) | d[i + 2]
+                self.sel_res = d[i + 3]
+            m = d[i + 4]
+            i += 5
+            if m > 10 or i + m > end:
+                return self._fail(ERR_RESPONSE)
+            dst = self.uid if t == 0 else self.uid2
+            for k in range(m):
+                dst[k] = d[i + k]
+            if t == 0:
+                self.uid_len = m
+            else:
+                self.uid2_len = m
+            i += m
+        return count
+
+    def _exchange(self, op, page, data4):
+        # InDataExchange with target 1: a READ (op 0x30) or WRITE (0xA2) of a page.
+        w = self._w_tag
+        body = 5 if data4 is None else 9
+        n = body
+        w[0] = _REV[_DATA_WRITE]
+        w[1] = 0x00
+        w[2] = 0x00
+        w[3] = 0xFF
+        w[4] = _REV[n]
+        w[5] = _REV[(-n) & 0xFF]
+        s = _TFI_HOST + _IN_DATA_EXCHANGE + 0x01 + op + page
+        w[6] = _REV[_TFI_HOST]
+        w[7] = _REV[_IN_DATA_EXCHANGE]
+        w[8] = _REV[0x01]
+        w[9] = _REV[op]
+        w[10] = _REV[page]
+        k = 11
+        if data4 is not None:
+            for j in range(4):
+                s += data4[j]
+                w[k] = _REV[data4[j]]
+                k += 1
+        w[k] = _REV[(-s) & 0xFF]
+        w[k + 1] = 0x00
+        cs = self._cs
+        self.commands += 1
+        cs.value(0)
+        self._spi.write(memoryview(w)[: k + 2])
+        cs.value(1)
+        # The rest as in _call, without re-sending.
+        if not self._wait(self.ack_timeout_us):
+            return self._fail(ERR_NO_ACK)
+        self._read(self._ack)
+        for i in range(6):
+            if self._ack[i] != _ACK[i]:
+                return self._fail(ERR_BAD_ACK)
+        if not self._wait(self.tag_timeout_us):
+            self._write(self._w_abort)
+            return self._fail(ERR_TIMEOUT)
+        self._read(self._page)
+        n = self._parse(self._page, _IN_DATA_EXCHANGE)
+        if n < 0:
+            return n
+        if n < 1 or self.data[self.data_at] != 0x00:
+            return self._fail(ERR_TAG)
+        return n - 1
+
+    def read_page(self, page, out):
+        """NTAG READ of 4 pages from ``page`` (16 bytes) into ``out``; OK or an error.
+        Needs a tag listed by the last ``poll()`` (target 1)."""
+        n = self._exchange(_NTAG_READ, page, None)
+        if n < 0:
+            return n
+        if n != 16:
+            return self._fail(ERR_RESPONSE)
+        base = self.data_at + 1
+        for k in range(min(16, len(out))):
+            out[k] = self.data[base + k]
+        return OK
+
+    def write_page(self, page, data4):
+        """NTAG WRITE of 4 bytes to ``page``; OK or an error."""
+        n = self._exchange(_NTAG_WRITE, page, data4)
+        return n if n < 0 else OK

@@ -1,0 +1,338 @@
+"""The four seat readers: which card was put down where, once.
+
+Sans-IO-ish: the scanner owns no clock and no pins. The main loop calls
+``tick(now_ms)`` as often as it can; each call serves one reader (round
+robin), so a slow or broken reader delays the loop by at most one
+transaction, and then drains the events with ``pop()``:
+
+    n = scanner.tick(time.ticks_ms())
+    while scanner.pop():
+        if scanner.kind == EV_CARD:
+            table.tap(scanner.seat, scanner.card, now)
+
+Readers are ``pn532.PN532`` drivers (or anything with the same methods),
+injected, one per seat. Only one reader's RF field is on at any time: each
+poll (InListPassiveTarget, which switches the field on) is followed by
+RFConfiguration field-off before the next reader is touched.
+
+Events (``kind``; the fields that matter):
+
+- ``EV_CARD``: a known tag appeared at ``seat``: ``card`` (card id), ``uid``.
+- ``EV_UNKNOWN``: a tag that is not in the card map appeared: ``uid``/``uid_len``.
+- ``EV_TWO``: two tags on one reader at once, or two tags alternating on it:
+  an error, never two plays. The seat reports nothing more until it has been
+  clear of tags for ``away_ms``.
+- ``EV_CROSSTALK``: a tag that ``other`` seat saw within ``crosstalk_ms`` was
+  seen at ``seat`` too (a card lying between two readers): not a play.
+- ``EV_FAULT``: the reader at ``seat`` stopped answering or answers garbage
+  (``code`` is the driver's ``ERR_*``); it is being reset and set up again,
+  while the other seats keep being served. Reported once per outage.
+- ``EV_RECOVERED``: the reader at ``seat`` answers again.
+
+Timings (all parameters of the constructor; defaults in brackets):
+
+- ``away_ms`` [500]: a tag must be unseen at a seat this long before the same
+  tag there counts as a new tap (a card resting on the reader, or bouncing at
+  the edge of the field, is reported once).
+- ``alternate_ms`` [300]: tag A, then B, then A again at one seat within this
+  time is two tags on the reader (``EV_TWO``).
+- ``crosstalk_ms`` [300]: the same tag at two seats within this time is crosstalk.
+- ``fault_after`` [2]: consecutive failed transactions before a reader is reset.
+- ``reset_low_ms`` [10]: how long RSTPD_N is held low.
+- ``boot_ms`` [20]: wait after releasing RSTPD_N before setting the chip up.
+- ``retry_ms`` [1000]: wait before the next reset when set-up failed.
+- ``max_targets`` [2]: targets asked for per poll; 2 lets the chip itself
+  report two tags on one reader.
+- ``max_retries`` [0]: extra passive-activation attempts per poll (0 = one
+  attempt, so a poll without a card returns in a few ms).
+"""
+
+from micropython import const
+
+EV_NONE = const(0)
+EV_CARD = const(1)
+EV_UNKNOWN = const(2)
+EV_TWO = const(3)
+EV_CROSSTALK = const(4)
+EV_FAULT = const(5)
+EV_RECOVERED = const(6)
+
+_INIT = const(0)  # needs set-up
+_OK = const(1)  # polled in turn
+_RESET = const(2)  # RSTPD_N held low until _due
+_BOOT = const(3)  # booting until _due, then set-up
+_WAIT = const(4)  # set-up failed; next reset at _due
+
+_UID_MAX = const(10)
+
+
+def ticks_diff(a, b):
+    # a - b for millisecond ticks that wrap like MicroPython's (period 2**30).
+    return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+
+def _same(a, alen, b, blen):
+    if alen != blen or alen == 0:
+        return False
+    for i in range(alen):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+class Scanner:
+    def __init__(
+        self,
+        readers,
+        cardmap=None,
+        away_ms=500,
+        alternate_ms=300,
+        crosstalk_ms=300,
+        fault_after=2,
+        reset_low_ms=10,
+        boot_ms=20,
+        retry_ms=1000,
+        max_targets=2,
+        max_retries=0,
+        queue=16,
+    ):
+        self.readers = readers
+        self.cardmap = cardmap
+        self.away_ms = away_ms
+        self.alternate_ms = alternate_ms
+        self.crosstalk_ms = crosstalk_ms
+        self.fault_after = fault_after
+        self.reset_low_ms = reset_low_ms
+        self.boot_ms = boot_ms
+        self.retry_ms = retry_ms
+        self.max_targets = max_targets
+        self.max_retries = max_retries
+        n = len(readers)
+        self.seats = n
+        self._next = 0
+        self._state = bytearray(n)  # all _INIT
+        self._due = [0] * n
+        self._fails = bytearray(n)
+        self._faulted = bytearray(n)
+        self._two = bytearray(n)
+        self._cur = [bytearray(_UID_MAX) for _ in range(n)]
+        self._cur_len = bytearray(n)
+        self._cur_seen = [0] * n
+        self._prev = [bytearray(_UID_MAX) for _ in range(n)]
+        self._prev_len = bytearray(n)
+        self._prev_seen = [0] * n
+        # Event ring.
+        self._q = queue
+        self._q_head = 0
+        self._q_len = 0
+        self._q_kind = bytearray(queue)
+        self._q_seat = bytearray(queue)
+        self._q_arg = [0] * queue
+        self._q_t = [0] * queue
+        self._q_uid = [bytearray(_UID_MAX) for _ in range(queue)]
+        self._q_uid_len = bytearray(queue)
+        self.dropped = 0
+        # The event last popped.
+        self.kind = EV_NONE
+        self.seat = 0
+        self.card = -1
+        self.other = -1
+        self.code = 0
+        self.t_ms = 0
+        self.uid = bytearray(_UID_MAX)
+        self.uid_len = 0
+        # Counters (for the display's service page and the benchmarks).
+        self.polls = 0
+        self.faults = 0
+        self.recoveries = 0
+
+    # ---- events ---------------------------------------------------------------
+    def _emit(self, kind, seat, arg, uid, uid_len, now):
+        if self._q_len == self._q:
+            self.dropped += 1
+            return
+        k = (self._q_head + self._q_len) % self._q
+        self._q_kind[k] = kind
+        self._q_seat[k] = seat
+        self._q_arg[k] = arg
+        self._q_t[k] = now
+        dst = self._q_uid[k]
+        for i in range(uid_len):
+            dst[i] = uid[i]
+        self._q_uid_len[k] = uid_len
+        self._q_len += 1
+
+    def pending(self):
+        return self._q_len
+
+    def pop(self):
+        """Take the oldest event into ``kind``, ``seat``, ``card``/``other``/
+        ``code``, ``uid``/``uid_len``, ``t_ms``; returns ``kind`` (EV_NONE if none)."""
+        if self._q_len == 0:
+            self.kind = EV_NONE
+            return EV_NONE
+        k = self._q_head
+        self._q_head = (k + 1) % self._q
+        self._q_len -= 1
+        kind = self._q_kind[k]
+        arg = self._q_arg[k]
+        self.kind = kind
+        self.seat = self._q_seat[k]
+        self.t_ms = self._q_t[k]
+        self.card = -1
+        self.other = -1
+        self.code = 0
+        if kind == EV_CARD:
+            self.card = arg
+        elif kind == EV_CROSSTALK:
+            self.other = arg & 0xFF
+            self.card = (arg >> 8) - 1
+        elif kind == EV_FAULT:
+            self.code = arg
+        n = self._q_uid_len[k]
+        src = self._q_uid[k]
+        for i in range(n):
+            self.uid[i] = src[i]
+        self.uid_len = n
+        return kind
+
+    # ---- reader health -----------------------------------------------------
+    def reader_ok(self, seat):
+        return self._state[seat] == _OK
+
+    def _lookup(self, uid, n):
+        if self.cardmap is None:
+            return -1
+        return self.cardmap.lookup(uid, n)
+
+    def _failed(self, seat, code, now):
+        self._fails[seat] += 1
+        if self._fails[seat] >= self.fault_after:
+            self._start_reset(seat, code, now)
+
+    def _start_reset(self, seat, code, now):
+        if not self._faulted[seat]:
+            self._faulted[seat] = 1
+            self.faults += 1
+            self._emit(EV_FAULT, seat, code, self._cur[seat], 0, now)
+        self._fails[seat] = 0
+        self._cur_len[seat] = 0
+        self._prev_len[seat] = 0
+        self._two[seat] = 0
+        self.readers[seat].reset_begin()
+        self._state[seat] = _RESET
+        self._due[seat] = now + self.reset_low_ms
+
+    def _setup(self, seat, now):
+        r = self.readers[seat].setup(self.max_retries)
+        if r < 0:
+            if not self._faulted[seat]:
+                self._faulted[seat] = 1
+                self.faults += 1
+                self._emit(EV_FAULT, seat, r, self._cur[seat], 0, now)
+            self._state[seat] = _WAIT
+            self._due[seat] = now + self.retry_ms
+            return
+        self._state[seat] = _OK
+        self._fails[seat] = 0
+        if self._faulted[seat]:
+            self._faulted[seat] = 0
+            self.recoveries += 1
+            self._emit(EV_RECOVERED, seat, 0, self._cur[seat], 0, now)
+
+    # ---- the loop ---------------------------------------------------------------
+    def tick(self, now):
+        """Serve one reader that has something to do; returns the number of
+        events waiting. Does nothing (cheaply) while every reader waits."""
+        n = self.seats
+        for _ in range(n):
+            seat = self._next
+            self._next = (seat + 1) % n
+            st = self._state[seat]
+            if st == _OK:
+                self._poll(seat, now)
+                break
+            if st == _INIT:
+                self._setup(seat, now)
+                break
+            if ticks_diff(now, self._due[seat]) < 0:
+                continue
+            if st == _RESET:
+                self.readers[seat].reset_end()
+                self._state[seat] = _BOOT
+                self._due[seat] = now + self.boot_ms
+                continue  # releasing the pin is cheap: serve another reader
+            if st == _BOOT:
+                self._setup(seat, now)
+                break
+            if st == _WAIT:
+                self._start_reset(seat, 0, now)
+                continue
+        return self._q_len
+
+    def _poll(self, seat, now):
+        rd = self.readers[seat]
+        self.polls += 1
+        found = rd.poll(self.max_targets)
+        off = rd.field_off()
+        if found < 0:
+            self._failed(seat, found, now)
+            return
+        if off < 0:
+            self._failed(seat, off, now)
+            return
+        self._fails[seat] = 0
+        if found == 0:
+            if self._two[seat] and ticks_diff(now, self._cur_seen[seat]) > self.away_ms:
+                self._two[seat] = 0  # clear again: the next tap counts
+            return
+        if found >= 2:
+            self._cur_seen[seat] = now
+            if not self._two[seat]:
+                self._two[seat] = 1
+                self._emit(EV_TWO, seat, 0, rd.uid, rd.uid_len, now)
+            return
+        self._seen(seat, rd.uid, rd.uid_len, now)
+
+    def _seen(self, seat, uid, n, now):
+        cur = self._cur[seat]
+        if self._two[seat]:
+            self._cur_seen[seat] = now
+            return
+        recent = ticks_diff(now, self._cur_seen[seat])
+        if _same(uid, n, cur, self._cur_len[seat]) and recent <= self.away_ms:
+            self._cur_seen[seat] = now  # still there (or back within the hold-off)
+            return
+        if (
+            _same(uid, n, self._prev[seat], self._prev_len[seat])
+            and self._cur_len[seat]
+            and recent <= self.alternate_ms
+            and ticks_diff(now, self._prev_seen[seat]) <= self.alternate_ms
+        ):
+            self._two[seat] = 1
+            self._cur_seen[seat] = now
+            self._emit(EV_TWO, seat, 0, uid, n, now)
+            return
+        # A new appearance at this seat: remember it (cur becomes prev).
+        prev = self._prev[seat]
+        self._prev[seat] = cur
+        self._prev_len[seat] = self._cur_len[seat]
+        self._prev_seen[seat] = self._cur_seen[seat]
+        self._cur[seat] = prev
+        for i in range(n):
+            prev[i] = uid[i]
+        self._cur_len[seat] = n
+        self._cur_seen[seat] = now
+        card = self._lookup(uid, n)
+        for other in range(self.seats):
+            if other == seat or self._state[other] != _OK:
+                continue
+            if _same(uid, n, self._cur[other], self._cur_len[other]) and (
+                ticks_diff(now, self._cur_seen[other]) <= self.crosstalk_ms
+            ):
+                self._emit(EV_CROSSTALK, seat, ((card + 1) << 8) | other, uid, n, now)
+                return
+        if card >= 0:
+            self._emit(EV_CARD, seat, card, uid, n, now)
+        else:
+            self._emit(EV_UNKNOWN, seat, -1, uid, n, now)

@@ -1,0 +1,101 @@
+# Makes the PN532 chip model (host/tractor_table/pn532sim/chip.py, written in
+# the subset both runtimes run) importable from the reader tests under CPython
+# (as tractor_table.pn532sim.chip) and under MicroPython (as a top-level module
+# found beside the test files' folder).
+try:
+    from tractor_table.pn532sim import chip  # CPython: the installed package
+except ImportError:
+    import sys
+
+    _here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
+    sys.path.append(_here + "/../../host/tractor_table/pn532sim")
+    import chip  # type: ignore[no-redef]
+
+
+def rig(seats=4, baudrate=1000000):
+    """A simulated bus with ``seats`` PN532s; returns (clock, bus, chips, cs pins, rst pins)."""
+    clock = chip.SimClock(1000000)
+    bus = chip.SimSpiBus(clock, baudrate)
+    chips = []
+    css = []
+    rsts = []
+    for i in range(seats):
+        c = chip.Chip(clock, "seat" + str(i))
+        cs, rst = bus.attach(c)
+        chips.append(c)
+        css.append(cs)
+        rsts.append(rst)
+    return clock, bus, chips, css, rsts
+
+
+def uid7(n):
+    """A 7-byte NTAG-style UID (NXP manufacturer byte 0x04) made from n."""
+    return bytes((0x04, (n >> 16) & 0xFF, (n >> 8) & 0xFF, n & 0xFF, 0x5A, 0xA5, n & 0x7F))
+
+
+def build_map(pairs, decks=1, name="test"):
+    """A card map file (firmware/cardmap.py format) from (uid bytes, card id) pairs,
+    written here independently of the host's exporter so each checks the other."""
+    import binascii
+
+    recs = []
+    for uid, card in pairs:
+        key = bytes((len(uid),)) + bytes(uid) + bytes(10 - len(uid))
+        recs.append(key + bytes((card & 0xFF, card >> 8)))
+    recs.sort()
+    body = b"".join(recs)
+    crc = binascii.crc32(body) & 0xFFFFFFFF
+    nm = name.encode()
+    head = b"TTCM" + bytes((1, 13, len(recs) & 0xFF, len(recs) >> 8, decks, len(nm), 0, 0))
+    head += bytes((crc & 0xFF, (crc >> 8) & 0xFF, (crc >> 16) & 0xFF, crc >> 24))
+    head += nm + bytes(32 - len(nm))
+    return head + body
+
+
+def table(seats=4, cards=8, **kw):
+    """Four readers, their drivers, a scanner with a map of ``cards`` tags (card i = uid7(i))."""
+    import cardmap
+    import pn532
+    import scanner
+
+    clock, bus, chips, css, rsts = rig(seats)
+    drivers = [pn532.PN532(bus, css[i], rsts[i], clock=clock) for i in range(seats)]
+    cm = cardmap.CardMap(build_map([(uid7(i), i) for i in range(cards)]))
+    sc = scanner.Scanner(drivers, cm, **kw)
+    return Table(clock, bus, chips, drivers, sc)
+
+
+class Table:
+    def __init__(self, clock, bus, chips, drivers, sc):
+        self.clock = clock
+        self.bus = bus
+        self.chips = chips
+        self.drivers = drivers
+        self.sc = sc
+        self.events = []
+        self.ticks = 0
+
+    def run(self, ms):
+        """Drive the scanner for ``ms`` of simulated time; collect its events as
+        tuples (kind, seat, card, other, code, uid)."""
+        clock = self.clock
+        sc = self.sc
+        end = clock.ticks_ms() + ms
+        while clock.ticks_ms() < end:
+            t = clock.ticks_us()
+            sc.tick(clock.ticks_ms())
+            self.ticks += 1
+            while sc.pop():
+                self.events.append(
+                    (sc.kind, sc.seat, sc.card, sc.other, sc.code, bytes(sc.uid[: sc.uid_len]))
+                )
+            if clock.ticks_us() == t:
+                clock.advance_us(1000)  # every reader waiting: let time pass
+
+    def take(self):
+        ev = self.events
+        self.events = []
+        return ev
+
+    def kinds(self, events, kind):
+        return [e for e in events if e[0] == kind]

@@ -1,0 +1,118 @@
+# The firmware's PN532 driver against the chip model on a simulated SPI bus.
+# runs-under: micropython heapsize=256K
+import pn532
+from simchip import chip, rig, uid7
+
+
+def _driver(seats=1, **kw):
+    clock, bus, chips, css, rsts = rig(seats)
+    drv = pn532.PN532(bus, css[0], rsts[0], clock=clock, **kw)
+    return clock, bus, chips[0], drv
+
+
+def test_reverse_table_is_bit_reversal():
+    for b in range(256):
+        assert pn532._REV[b] == chip.reverse_bits(b)
+    assert pn532._REV[0x02] == 0x40 and pn532._REV[0x01] == 0x80 and pn532._REV[0x03] == 0xC0
+
+
+def test_wire_frame_is_a_valid_frame_lsb_first():
+    wire = pn532._wire_frame(b"\xd4\x4a\x02\x00")
+    plain = bytes(chip.reverse_bits(b) for b in wire)
+    assert plain[0] == 0x01  # data write
+    assert plain[1:] == chip.frame(b"\xd4\x4a\x02\x00")
+
+
+def test_setup_needed_after_power_up_then_version():
+    clock, bus, c, drv = _driver()
+    # Fresh chip in LowVbat: anything but SAMConfiguration goes unanswered.
+    assert drv.firmware_version() == pn532.ERR_NO_ACK
+    assert drv.setup() == pn532.OK
+    assert drv.firmware_version() == pn532.OK
+    assert bytes(drv.version) == b"\x32\x01\x06\x07"
+    assert c.max_retries == 0 and not c.rf_on
+
+
+def test_poll_no_card_one_card_two_cards():
+    clock, bus, c, drv = _driver()
+    assert drv.setup() == pn532.OK
+    assert drv.poll() == 0 and drv.uid_len == 0
+    a = chip.Tag(uid7(1))
+    b = chip.Tag(uid7(2))
+    c.place(a)
+    assert drv.poll() == 1
+    assert bytes(drv.uid[: drv.uid_len]) == a.uid and drv.sens_res == 0x0044
+    assert c.rf_on
+    assert drv.field_off() == pn532.OK and not c.rf_on
+    c.place(b)
+    assert drv.poll(2) == 2
+    assert bytes(drv.uid[: drv.uid_len]) == a.uid and bytes(drv.uid2[: drv.uid2_len]) == b.uid
+    assert drv.poll(1) == 1  # one target asked for: the chip lists one
+    four = chip.Tag(b"\x11\x22\x33\x44", ntag=False)
+    c.clear()
+    c.place(four)
+    assert drv.poll() == 1 and bytes(drv.uid[: drv.uid_len]) == four.uid and drv.sel_res == 0x08
+
+
+def test_ntag_page_read_write():
+    clock, bus, c, drv = _driver()
+    drv.setup()
+    t = chip.Tag(uid7(7))
+    c.place(t)
+    assert drv.poll() == 1
+    buf = bytearray(16)
+    assert drv.read_page(0, buf) == pn532.OK
+    assert bytes(buf[:3]) == t.uid[:3] and bytes(buf[4:8]) == t.uid[3:7]
+    assert drv.write_page(4, b"TTC\x01") == pn532.OK
+    assert t.page(4) == b"TTC\x01"
+    assert drv.read_page(4, buf) == pn532.OK and bytes(buf[:4]) == b"TTC\x01"
+    assert drv.write_page(2, b"\x00\x00\x00\x00") == pn532.ERR_TAG  # not a user page
+    c.remove(t)
+    assert drv.read_page(4, buf) == pn532.ERR_TAG  # tag gone: time-out status
+
+
+def test_faults_give_errors_and_hard_reset_recovers():
+    clock, bus, c, drv = _driver()
+    assert drv.setup() == pn532.OK
+    c.inject(chip.FAULT_SILENT)
+    assert drv.poll() == pn532.ERR_NO_ACK
+    c.inject(chip.FAULT_BUSY)
+    assert drv.poll() == pn532.ERR_NO_ACK
+    c.inject(chip.FAULT_GARBAGE)
+    r = drv.poll()
+    assert r < 0, r
+    c.inject(chip.FAULT_SLOW, slow_us=100000)
+    assert drv.poll() == pn532.ERR_TIMEOUT
+    assert c.queue == []  # the driver aborted the command with an ACK frame
+    drv.hard_reset()
+    assert c.resets == 1 and c.fault == chip.FAULT_NONE
+    assert drv.poll() == pn532.ERR_NO_ACK  # LowVbat again: must be set up first
+    assert drv.setup() == pn532.OK and drv.poll() == 0
+
+
+def test_slow_but_in_time_is_fine():
+    clock, bus, c, drv = _driver()
+    drv.setup()
+    c.place(chip.Tag(uid7(3)))
+    c.inject(chip.FAULT_SLOW, slow_us=15000)
+    t0 = clock.ticks_us()
+    assert drv.poll() == 1
+    assert clock.ticks_us() - t0 > 15000
+
+
+def test_error_frame_and_bad_checksum_are_caught():
+    clock, bus, c, drv = _driver()
+    drv.setup()
+    # A syntax error answer (the chip's error frame) for an unknown RF item.
+    w = pn532._wire_frame(b"\xd4\x32\x77\x00")
+    assert drv._call(w, drv._short, 0x32, drv.timeout_us) == pn532.ERR_RESPONSE
+    # Corrupt one bit of a response in flight: the DCS check rejects it.
+    c.queue = []
+    buf = bytearray(chip.frame(b"\xd5\x03\x32\x01\x06\x07"))
+    buf[7] ^= 0x10
+    drv._short[:] = bytes(buf) + b"\x00" * (len(drv._short) - len(buf))
+    assert drv._parse(drv._short, 0x02) == pn532.ERR_FRAME
+    good = chip.frame(b"\xd5\x03\x32\x01\x06\x07")
+    drv._short[:] = good + b"\x00" * (len(drv._short) - len(good))
+    assert drv._parse(drv._short, 0x02) == 4
+    assert drv._parse(drv._short, 0x4A) == pn532.ERR_RESPONSE  # answer to another command

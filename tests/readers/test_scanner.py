@@ -1,0 +1,207 @@
+# The four-seat scanner with the firmware driver against four simulated PN532s.
+# runs-under: micropython heapsize=256K
+import pn532
+import scanner
+from scanner import EV_CARD, EV_CROSSTALK, EV_FAULT, EV_RECOVERED, EV_TWO, EV_UNKNOWN
+from simchip import chip, table, uid7
+
+
+def _started(**kw):
+    t = table(**kw)
+    t.run(100)
+    assert t.take() == []  # set up, nothing on the readers
+    for s in range(4):
+        assert t.sc.reader_ok(s)
+    return t
+
+
+def test_card_reported_once_while_it_rests():
+    t = _started()
+    tag = chip.Tag(uid7(3))
+    t.chips[1].place(tag)
+    t.run(1000)
+    ev = t.take()
+    assert ev == [(EV_CARD, 1, 3, -1, 0, tag.uid)]
+    assert t.bus.max_fields_on == 1  # never two fields at once
+    assert t.bus.collisions == 0
+
+
+def test_same_tag_again_only_after_away_time():
+    t = _started(away_ms=500)
+    tag = chip.Tag(uid7(5))
+    c = t.chips[0]
+    c.place(tag)
+    t.run(200)
+    c.remove(tag)
+    t.run(200)  # lifted, but shorter than away_ms
+    c.place(tag)
+    t.run(200)
+    assert len(t.kinds(t.take(), EV_CARD)) == 1
+    c.remove(tag)
+    t.run(700)  # away longer than away_ms
+    c.place(tag)
+    t.run(200)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 0, 5)]
+
+
+def test_different_cards_in_quick_succession_are_each_reported():
+    t = _started()
+    c = t.chips[2]
+    for i in (1, 2, 4):
+        tag = chip.Tag(uid7(i))
+        c.place(tag)
+        t.run(120)
+        c.remove(tag)
+        t.run(60)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 2, 1), (EV_CARD, 2, 2), (EV_CARD, 2, 4)]
+
+
+def test_two_cards_on_one_reader_is_an_error_not_two_plays():
+    t = _started()
+    c = t.chips[3]
+    a = chip.Tag(uid7(1))
+    b = chip.Tag(uid7(2))
+    c.place(a)
+    c.place(b)
+    t.run(500)
+    ev = t.take()
+    assert [e[:2] for e in ev] == [(EV_TWO, 3)]
+    # Lift one: nothing, until the reader has been clear for away_ms.
+    c.remove(b)
+    t.run(300)
+    assert t.take() == []
+    c.remove(a)
+    t.run(700)
+    c.place(a)
+    t.run(200)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 3, 1)]
+
+
+def test_two_tags_alternating_is_an_error():
+    t = _started(max_targets=1)
+    c = t.chips[0]
+    c.alternate = True  # the chip lists one tag per poll, in turn
+    c.place(chip.Tag(uid7(1)))
+    c.place(chip.Tag(uid7(2)))
+    t.run(500)
+    ev = t.take()
+    assert EV_TWO in [e[0] for e in ev]
+    assert len(t.kinds(ev, EV_CARD)) <= 2
+    assert len(t.kinds(ev, EV_TWO)) == 1
+
+
+def test_tag_at_two_seats_is_crosstalk():
+    t = _started()
+    tag = chip.Tag(uid7(6))
+    t.chips[0].place(tag)
+    t.run(100)
+    t.chips[1].place(tag)  # the same physical tag, in reach of the next reader
+    t.run(300)
+    ev = t.take()
+    assert ev[0][:3] == (EV_CARD, 0, 6)
+    assert [(e[0], e[1], e[2], e[3]) for e in ev[1:]] == [(EV_CROSSTALK, 1, 6, 0)]
+
+
+def test_unknown_tag():
+    t = _started()
+    stranger = chip.Tag(b"\x08\x99\x88\x77", ntag=False)
+    t.chips[2].place(stranger)
+    t.run(300)
+    assert t.take() == [(EV_UNKNOWN, 2, -1, -1, 0, stranger.uid)]
+
+
+def _fault_case(fault, cleared_by_reset=True, slow_us=50000):
+    t = _started(retry_ms=400)
+    bad = t.chips[2]
+    bad.inject(fault, cleared_by_reset=cleared_by_reset, slow_us=slow_us)
+    # Other seats keep working while seat 2 is broken and being reset.
+    tags = [chip.Tag(uid7(i)) for i in range(3)]
+    for k, seat in enumerate((0, 1, 3)):
+        t.chips[seat].place(tags[k])
+        t.run(150)
+    t.run(1500)
+    return t, bad, t.take()
+
+
+def test_silent_reader_is_reset_and_recovers_others_keep_playing():
+    t, bad, ev = _fault_case(chip.FAULT_SILENT)
+    cards = [(e[1], e[2]) for e in t.kinds(ev, EV_CARD)]
+    assert cards == [(0, 0), (1, 1), (3, 2)]
+    faults = t.kinds(ev, EV_FAULT)
+    assert len(faults) == 1 and faults[0][1] == 2 and faults[0][4] == pn532.ERR_NO_ACK
+    assert [e[1] for e in t.kinds(ev, EV_RECOVERED)] == [2]
+    assert bad.resets == 1
+    assert t.sc.reader_ok(2)
+    # and it reads cards again
+    bad.place(chip.Tag(uid7(7)))
+    t.run(200)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 2, 7)]
+
+
+def test_garbage_reader_is_reset_and_recovers():
+    t, bad, ev = _fault_case(chip.FAULT_GARBAGE)
+    faults = t.kinds(ev, EV_FAULT)
+    assert len(faults) == 1 and faults[0][1] == 2 and faults[0][4] < 0
+    assert len(t.kinds(ev, EV_RECOVERED)) == 1
+    assert len(t.kinds(ev, EV_CARD)) == 3
+
+
+def test_stuck_busy_reader_is_reset_and_recovers():
+    t, bad, ev = _fault_case(chip.FAULT_BUSY)
+    assert [e[1] for e in t.kinds(ev, EV_FAULT)] == [2]
+    assert len(t.kinds(ev, EV_RECOVERED)) == 1 and bad.resets == 1
+
+
+def test_too_slow_reader_is_reset_but_slow_in_time_is_not_a_fault():
+    t, bad, ev = _fault_case(chip.FAULT_SLOW, slow_us=80000)
+    assert [e[4] for e in t.kinds(ev, EV_FAULT)] == [pn532.ERR_TIMEOUT]
+    assert len(t.kinds(ev, EV_RECOVERED)) == 1
+    t2, bad2, ev2 = _fault_case(chip.FAULT_SLOW, slow_us=5000)
+    assert t2.kinds(ev2, EV_FAULT) == [] and bad2.resets == 0
+    assert len(t2.kinds(ev2, EV_CARD)) == 3
+
+
+def test_dead_reader_reported_once_retried_slowly_others_served():
+    t, bad, ev = _fault_case(chip.FAULT_SILENT, cleared_by_reset=False)
+    assert len(t.kinds(ev, EV_FAULT)) == 1
+    assert t.kinds(ev, EV_RECOVERED) == []
+    assert len(t.kinds(ev, EV_CARD)) == 3
+    # ~1950 ms of outage with retry_ms=400: a handful of resets, not one per tick
+    assert 2 <= bad.resets <= 6, bad.resets
+    assert not t.sc.reader_ok(2)
+    bad.inject(chip.FAULT_NONE)  # someone fixed the wire
+    t.run(1000)
+    assert [e[:2] for e in t.take()] == [(EV_RECOVERED, 2)]
+
+
+def test_four_seat_cycle_is_under_50ms():
+    t = _started()
+    for s in range(4):
+        t.chips[s].place(chip.Tag(uid7(s)))
+    t.run(200)
+    t.take()
+    polls0 = t.sc.polls
+    t0 = t.clock.ticks_us()
+    t.run(1000)
+    cycles = (t.sc.polls - polls0) / 4
+    cycle_ms = (t.clock.ticks_us() - t0) / 1000 / cycles
+    assert 15 < cycle_ms < 50, cycle_ms
+    assert t.bus.max_fields_on == 1
+
+
+def test_event_queue_overflow_counts_drops():
+    t = _started()
+    sc = t.sc
+    for i in range(sc._q + 3):
+        sc._emit(EV_CARD, 0, i, b"", 0, 0)
+    assert sc.dropped == 3 and sc.pending() == sc._q
+    got = []
+    while sc.pop():
+        got.append(sc.card)
+    assert got == list(range(sc._q))
+
+
+def test_ticks_diff_wraps_like_micropython():
+    assert scanner.ticks_diff(5, 0x3FFFFFFF) == 6
+    assert scanner.ticks_diff(0x3FFFFFFF, 5) == -6
+    assert scanner.ticks_diff(1000, 400) == 600
