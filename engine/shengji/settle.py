@@ -202,6 +202,7 @@ def settle(
     *,
     defenders: Sequence[int] | None = None,
     kitty_j: bool = False,
+    result: LevelResult | None = None,
 ) -> Settlement:
     """Settle a hand.
 
@@ -209,6 +210,7 @@ def settle(
     seat levels (find-a-friend). ``defenders``: the seats of the dealer's side
     (default: the dealer and the dealer's partner). ``kitty_j``: the attackers won
     the last trick's kitty with a J (the tournament rule, RULES.md §8).
+    ``result``: a level result decided otherwise (a forfeit) instead of the table's.
     """
     if dealer not in (0, 1, 2, 3):
         raise SettleError(f"bad dealer {dealer!r}: a seat 0 … 3")
@@ -221,7 +223,8 @@ def settle(
     if dealer not in defenders:
         raise SettleError("the dealer must be one of the defenders")
     attackers = tuple(s for s in range(4) if s not in defenders)
-    result = level_result(score, rules.decks, rules.level_table)
+    if result is None:
+        result = level_result(score, rules.decks, rules.level_table)
     ladder = ladder_of(rules.level_ladder)
     stops = must_play_levels(rules.must_play)
     new = list(levels)
