@@ -29,6 +29,8 @@ class Command(NamedTuple):
 COMMANDS: dict[str, Command] = {
     "demo": Command("demo", "run the most complete end-to-end demonstration"),
     "firmware": Command("firmware", "compile the firmware with mpy-cross into build/firmware"),
+    "simulate": Command("simulate", "bots play a match with the full rules engine; prints the score sheet"),
+    "deploy": Command("deploy", "compile the firmware and copy it, the card set and the configuration to a Pico"),
     "judge": Command("judge", "answer rules conformance cases (JSON lines on stdin)"),
 }
 
