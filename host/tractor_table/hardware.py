@@ -323,6 +323,8 @@ def load(path: Path = PINMAP_PATH) -> PinMap:
 
 def render_hwconfig(pm: PinMap) -> str:
     """The firmware's board configuration, as Python source for MicroPython."""
+    from . import deploy
+
     rs = pm.readers
     lines = [
         "# Board configuration of the table: which Pico pin does what.",
@@ -384,8 +386,8 @@ def render_hwconfig(pm: PinMap) -> str:
         f"LED = const({pm.led})",
         "",
         "# files the deploy command copies next to the firmware",
-        'CARDS_FILE = "cards.bin"',
-        'CONFIG_FILE = "table.cfg"',
+        f'CARDS_FILE = "{deploy.CARDS_FILE}"',
+        f'CONFIG_FILE = "{deploy.CONFIG_FILE}"',
         "",
     ]
     return "\n".join(lines)

@@ -1,0 +1,28 @@
+"""``tractor-table deploy``: compile the firmware and copy it, the card set and
+the configuration to a Pico over USB, with progress, then verify every file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .. import deploy
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", required=True, help="the Pico's serial port, e.g. /dev/ttyACM0 or COM5")
+    parser.add_argument("--cards", type=Path, help="card-set binary to copy as cards.bin (from enrollment)")
+    parser.add_argument("--config", type=Path, help="configuration file to copy as table.cfg (default: generated)")
+    parser.add_argument("--no-reset", action="store_true", help="leave the board in the REPL instead of restarting it")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the board's REPL (default 10)")
+
+
+def run(args: argparse.Namespace) -> int:
+    deploy.deploy(
+        args.port,
+        cards=args.cards,
+        config=args.config,
+        reset=not args.no_reset,
+        timeout=args.timeout,
+    )
+    return 0

