@@ -7,16 +7,21 @@
 # score, 11 kitty points, 12 match winner, 13 next event index, 14 state hash,
 # 15 bids [[seat, cards]], 16 kitty cards, 17 tricks [[leader, winner,
 # points, forced, p0, p1, p2, p3]], 18 revokes reported [[trick, seat]],
-# 19 the hand's result (HAND_END event) or None.
+# 19 the hand's result (HAND_END event) or None, 20 the trick in progress
+# [leader, forced, throw_open, p0, p1, p2, p3] (a seat's play or None) or None.
 import table as T
 
 
 # --- snapshots (persistence, and the host's snapshot push) ---------------
 def snapshot(tb):
-    """The state at a trick boundary as nested lists of ints (JSON-able)."""
-    # A trick in progress is not saved: after a restore its cards are
-    # tapped again (RULES.md: a power cut loses at most that trick).
+    """The state as nested lists of ints (JSON-able), the trick in progress
+    included (persist.py saves at trick boundaries, where it is None)."""
     ph = tb.phase
+    cur = None
+    if ph == T.PLAY and tb.lead is not None:
+        cur = [tb.leader, 1 if tb.forced else 0, 1 if tb.throw_open else 0]
+        for p in tb.plays:
+            cur.append(p)
     return [
         T.SNAPSHOT_VERSION,
         tb.decks,
@@ -38,6 +43,7 @@ def snapshot(tb):
         tb.tricks,
         tb.revoked,
         tb.result,
+        cur,
     ]
 
 
@@ -65,6 +71,7 @@ def restore(tb, snap):
             tricks,
             revoked,
             result,
+            cur,
         ) = snap
     except (TypeError, ValueError):
         raise T.TableError("snapshot: not a table snapshot (wrong shape)") from None
@@ -91,6 +98,14 @@ def restore(tb, snap):
                     raise T.TableError("snapshot: card %r played twice" % (c,))
                 seen[c] = 1
         played += len(tr[4 + tr[0]])
+    if cur is not None:
+        if ph != T.PLAY or len(cur) != 7 or cur[3 + cur[0]] is None:
+            raise T.TableError("snapshot: bad trick in progress %r" % (cur,))
+        for s in range(4):
+            for c in cur[3 + s] or ():
+                if c < 0 or c >= tb.ncards or seen[c]:
+                    raise T.TableError("snapshot: card %r played twice" % (c,))
+                seen[c] = 1
     if ph >= T.PLAY and trump < 0:
         raise T.TableError("snapshot: no trump in play")
     # all checks passed: swap in
@@ -126,6 +141,15 @@ def restore(tb, snap):
     tb.last_winner = tb.tricks[-1][1] if tb.tricks else -1
     if ph == T.PLAY:
         tb.leader = tb.turn = tb.last_winner if tb.tricks else dealer
+        if cur is not None:
+            tb.leader = cur[0]
+            tb.forced = bool(cur[1])
+            tb.throw_open = bool(cur[2])
+            tb.plays = [None if p is None else list(p) for p in cur[3:]]
+            tb.lead = tb.plays[tb.leader]
+            tb.turn = tb.leader
+            while tb.plays[tb.turn] is not None:
+                tb.turn = (tb.turn + 1) & 3
     elif ph == T.KITTY:
         tb.leader = -1
         tb.turn = dealer

@@ -1,0 +1,196 @@
+# The table's display: an SSD1306 128x64 OLED driver over I2C, and the display
+# model that renders the table core's state into 8 lines of 16 characters.
+#
+# Hardware: SSD1306 controller, 128x64 monochrome, I2C (address 0x3C by
+# default), wired per hardware/pinmap.toml (firmware/hwconfig.py). The bus is
+# passed in (a machine.I2C, or any object with writeto/writevto).
+# Dependencies: framebuf (the rp2 port ships it), micropython.const.
+#
+# The model (DisplayModel) needs no hardware: it draws into a framebuf and
+# keeps the text of each line, so tests and the virtual table read what a
+# player would see.
+import framebuf
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
+import events as E
+import table as T
+
+WIDTH = const(128)
+HEIGHT = const(64)
+LINES = const(8)
+COLS = const(16)
+ADDR = const(0x3C)
+
+# SSD1306 commands (datasheet section 9).
+_SET_CONTRAST = const(0x81)
+_DISPLAY_ALL_ON_RESUME = const(0xA4)
+_NORM_INV = const(0xA6)
+_DISPLAY_OFF = const(0xAE)
+_DISPLAY_ON = const(0xAF)
+_MEM_ADDR_MODE = const(0x20)
+_COL_ADDR = const(0x21)
+_PAGE_ADDR = const(0x22)
+_START_LINE = const(0x40)
+_SEG_REMAP = const(0xA1)
+_MUX_RATIO = const(0xA8)
+_COM_SCAN_DEC = const(0xC8)
+_DISPLAY_OFFSET = const(0xD3)
+_COM_PINS = const(0xDA)
+_CLOCK_DIV = const(0xD5)
+_PRECHARGE = const(0xD9)
+_VCOM_DESEL = const(0xDB)
+_CHARGE_PUMP = const(0x8D)
+
+# The power-up sequence for a 128x64 panel with its internal charge pump.
+INIT = bytes(
+    (
+        _DISPLAY_OFF,
+        _MEM_ADDR_MODE, 0x00,  # horizontal addressing
+        _START_LINE | 0x00,
+        _SEG_REMAP,  # column 127 is SEG0
+        _MUX_RATIO, HEIGHT - 1,
+        _COM_SCAN_DEC,  # scan from COM[N-1] to COM0
+        _DISPLAY_OFFSET, 0x00,
+        _COM_PINS, 0x12,  # alternative COM pins, for 64 rows
+        _CLOCK_DIV, 0x80,
+        _PRECHARGE, 0xF1,
+        _VCOM_DESEL, 0x30,
+        _SET_CONTRAST, 0xFF,
+        _DISPLAY_ALL_ON_RESUME,
+        _NORM_INV,
+        _CHARGE_PUMP, 0x14,
+        _DISPLAY_ON,
+    )
+)  # fmt: skip
+
+
+class SSD1306:
+    """Sends a 1024-byte MONO_VLSB frame to the panel: 8 pages of 128 columns."""
+
+    def __init__(self, i2c, addr=ADDR):
+        self.i2c = i2c
+        self.addr = addr
+        self._cmd = bytearray(2)  # control byte 0x80 (one command follows), command
+        self._cmd[0] = 0x80
+        self._data_prefix = b"\x40"  # control byte: the rest is display RAM data
+        self._window = bytes((_COL_ADDR, 0, WIDTH - 1, _PAGE_ADDR, 0, HEIGHT // 8 - 1))
+
+    def command(self, c):
+        self._cmd[1] = c
+        self.i2c.writeto(self.addr, self._cmd)
+
+    def init(self):
+        for c in INIT:
+            self.command(c)
+
+    def power(self, on):
+        self.command(_DISPLAY_ON if on else _DISPLAY_OFF)
+
+    def contrast(self, value):
+        self.command(_SET_CONTRAST)
+        self.command(value & 0xFF)
+
+    def show(self, buf):
+        for c in self._window:
+            self.command(c)
+        # one I2C transaction: the data control byte, then the frame
+        self.i2c.writevto(self.addr, (self._data_prefix, buf))
+
+
+RANKS = "23456789TJQKA"
+SUITS = "SHDC"
+TRUMPS = ("S", "H", "D", "C", "NT")
+
+
+def card_name(card):
+    """RULES.md notation of a card id: 'AS', 'TH', 'SJ', 'BJ'."""
+    f = card % 54
+    if f == 52:
+        return "SJ"
+    if f == 53:
+        return "BJ"
+    return RANKS[f % 13] + SUITS[f // 13]
+
+
+def cards_text(cards, room):
+    """Card names joined by no space (2 chars each), cut to `room` characters."""
+    s = ""
+    for c in cards:
+        if len(s) + 2 > room:
+            return s[: room - 1] + "+"
+        s += card_name(c)
+    return s
+
+
+class DisplayModel:
+    """Renders a table.Table into 8 text lines and a framebuf."""
+
+    def __init__(self):
+        self.buf = bytearray(WIDTH * HEIGHT // 8)
+        self.fb = framebuf.FrameBuffer(self.buf, WIDTH, HEIGHT, framebuf.MONO_VLSB)
+        self.lines = [""] * LINES
+
+    def text_lines(self, t):
+        """The 8 lines for the table's state (each at most 16 characters)."""
+        lines = self.lines
+        lv = t.levels
+        trump = TRUMPS[t.trump] if t.trump >= 0 else "?"
+        lines[0] = ("H%d %s/%s %s" % (t.hand_no, RANKS[lv[0]], RANKS[lv[1]], trump))[:COLS]
+        dealer = ("S%d" % t.dealer) if t.dealer >= 0 else "?"
+        lines[1] = ("dealer %s pts%d" % (dealer, t.score))[:COLS]
+        ph = t.phase
+        if ph == T.DEAL:
+            if t.bids:
+                b = t.bids[-1]
+                lines[2] = ("bid S%d %s" % (b[0], cards_text(b[1], 8)))[:COLS]
+            else:
+                lines[2] = "draw: no bid"
+        elif ph == T.KITTY:
+            lines[2] = ("S%d bury %d/%d" % (t.dealer, len(t.pending[t.dealer]), t.kitty_size))[
+                :COLS
+            ]
+        elif ph == T.PLAY:
+            lines[2] = ("trick%d S%d plays" % (len(t.tricks) + 1, t.turn))[:COLS]
+        elif ph == T.HAND_END:
+            lines[2] = ("over: %d OK=next" % t.score)[:COLS]
+        else:
+            lines[2] = ("match: side %d" % t.match_winner)[:COLS]
+        for s in range(4):
+            p = t.plays[s] if ph == T.PLAY else None
+            mark = ">" if s == t.turn else " "
+            if p is not None:
+                txt = cards_text(p, 12)
+            elif t.pending[s]:
+                txt = "." * len(t.pending[s])
+            elif ph == T.PLAY and not t.lead and t.tricks and t.tricks[-1][1] == s:
+                txt = "won last"
+            else:
+                txt = ""
+            if s == t.challenger:
+                txt = "?" + txt
+            lines[3 + s] = (mark + "S%d " % s + txt)[:COLS]
+        lines[7] = t.message[:COLS]
+        return lines
+
+    def render(self, t):
+        fb = self.fb
+        fb.fill(0)
+        lines = self.text_lines(t)
+        for i in range(LINES):
+            fb.text(lines[i], 0, i * 8, 1)
+        if t.message:
+            # the message line in inverse video: it is what needs attention
+            fb.fill_rect(0, 56, WIDTH, 8, 1)
+            fb.text(lines[7], 0, 56, 0)
+        return self.buf
+
+
+def sound_name(s):
+    return ("", "tap", "ok", "error", "trick", "hand")[s] if 0 <= s <= E.SND_HAND else "?"

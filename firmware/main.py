@@ -1,0 +1,243 @@
+# The table's main loop: scanner -> table core -> display, buzzer, link.
+#
+# Thin on purpose: every decision is in the sans-IO table core (table.py) and
+# link (ttlink.py); this file moves inputs to them and outputs from them. The
+# hardware is a "board" object passed in, with this interface:
+#
+#   board.ticks_ms() -> int            a millisecond clock
+#   board.sleep_ms(ms)                 wait (the loop's pace)
+#   board.taps(now) -> list            [(seat, card id or table.UNKNOWN_TAG /
+#                                        table.READER_ERROR), ...] since last call
+#   board.presses(now) -> list         [(seat, events.BTN_*), ...] since last call
+#   board.port                         the USB serial: read() -> bytes or None,
+#                                        write(bytes) -> bool   (ttlink_io.StdioPort)
+#   board.show(buf, lines)             a rendered 128x64 frame (and its text lines)
+#   board.beep(sound)                  an events.SND_* code
+#   board.running() -> bool            False ends run() (the virtual table's stop)
+#   board.rand() -> int                random bits for the link's boot id and sessions
+#   board.store                        a persist.Store (flash)
+#
+# On the Pico, main.py runs by itself after boot.py and builds PicoBoard from
+# hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM for
+# the buzzer. The virtual table (host/tractor_table/virtual) runs this same
+# file under MicroPython's unix port with a simulated board.
+import gc
+
+import events as E
+import table as T
+import ttlink
+from display import DisplayModel
+from version import FIRMWARE_VERSION, RULES_ID
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
+# Button timing (ms): a press shorter than LONG_MS is a click; two clicks
+# within DOUBLE_MS are a double press (challenge); a press held LONG_MS or more
+# is an undo. A click is reported once DOUBLE_MS passed without a second one.
+LONG_MS = const(800)
+DOUBLE_MS = const(350)
+DEBOUNCE_MS = const(20)
+
+# The app messages the host sends on the link: [command, ...] as table.CMD_*;
+# the device answers [APP_REPLY, command, 0 ok / 1 refused, text].
+APP_REPLY = const(100)
+# [APP_STATE] asks for the display lines: answered [APP_LINES, line0, ..., line7]
+APP_STATE = const(101)
+APP_LINES = const(102)
+
+
+class ButtonDecoder:
+    """Turns raw button levels into clicks, double presses and long presses.
+
+    feed(seat, pressed, now) with the level of each button at each poll;
+    take(now) returns the [(seat, kind)] decided by now. Sans-IO, no allocation
+    per poll but for the result list."""
+
+    def __init__(self, seats=4):
+        self.down_at = [-1] * seats  # when the current press began, -1 up
+        self.last_change = [-(1 << 29)] * seats
+        self.clicks = [0] * seats
+        self.click_at = [0] * seats
+        self.long_sent = [False] * seats
+        self.out = []
+
+    def feed(self, seat, pressed, now):
+        if (self.down_at[seat] >= 0) == bool(pressed):
+            if pressed and not self.long_sent[seat] and now - self.down_at[seat] >= LONG_MS:
+                self.long_sent[seat] = True
+                self.clicks[seat] = 0
+                self.out.append((seat, E.BTN_UNDO))
+            return
+        if now - self.last_change[seat] < DEBOUNCE_MS:
+            return  # contact bounce
+        self.last_change[seat] = now
+        if pressed:
+            self.down_at[seat] = now
+            self.long_sent[seat] = False
+            return
+        held = now - self.down_at[seat]
+        self.down_at[seat] = -1
+        if self.long_sent[seat] or held >= LONG_MS:
+            return
+        self.clicks[seat] += 1
+        self.click_at[seat] = now
+        if self.clicks[seat] >= 2:
+            self.clicks[seat] = 0
+            self.out.append((seat, E.BTN_CHALLENGE))
+
+    def take(self, now):
+        for s in range(len(self.clicks)):
+            if self.clicks[s] and self.down_at[s] < 0 and now - self.click_at[s] >= DOUBLE_MS:
+                self.clicks[s] = 0
+                self.out.append((s, E.BTN_OK))
+        out = self.out
+        if out:
+            self.out = []
+        return out
+
+
+class App:
+    """The table core, the link and the display, driven by a board."""
+
+    def __init__(self, board, rules, decks=2, throw_penalty=0, ring=64):
+        self.board = board
+        now = board.ticks_ms()
+        self.table = T.Table(
+            rules, decks=decks, throw_penalty=throw_penalty, chain_hash=ttlink.chain_hash
+        )
+        self.link = ttlink.DeviceLink(
+            now, board.rand() & 0x3FFFFFFF, board.rand, FIRMWARE_VERSION, RULES_ID, ring=ring
+        )
+        self.link.snapshot_source = self._snapshot_source
+        self.link.on_snapshot = self._snapshot_in
+        self.display = DisplayModel()
+        self.hash_mismatches = 0
+        self.restored = False
+        self.store = board.store
+        snap = self.store.load() if self.store is not None else None
+        if snap is not None:
+            try:
+                self.table.restore(snap)
+                self.restored = True
+            except T.TableError as exc:
+                print("persist: ignoring the saved state:", exc)
+        if self.restored:
+            # the events before the snapshot are not on this device any more:
+            # the link starts its log at the snapshot's index and hash
+            self.link.restore(self.table.ev_index, self.table.ev_hash, ())
+            self.table.take_events()
+            self.table._say("resumed hand %d" % self.table.hand_no, now)
+        self._pass_events()
+        self.dirty = True
+
+    # --- the link's snapshot hooks
+    def _snapshot_source(self):
+        import json
+
+        t = self.table
+        return json.dumps(t.snapshot()).encode(), t.ev_index, t.ev_hash
+
+    def _snapshot_in(self, data, count, head):
+        import json
+
+        try:
+            snap = json.loads(bytes(data).decode())
+            snap[13] = count  # the link's numbering decides
+            snap[14] = head
+            self.table.restore(snap)
+        except (ValueError, TypeError, IndexError, T.TableError) as exc:
+            return "snapshot refused: %s" % exc
+        if self.store is not None:
+            self.store.save(self.table.snapshot())
+        self.dirty = True
+        return ""
+
+    def _pass_events(self):
+        link = self.link
+        for _idx, h, ev in self.table.take_events():
+            if link.add_event(ev) != h:
+                self.hash_mismatches += 1
+            self.dirty = True
+
+    def _app(self, payload):
+        t = self.table
+        if not payload:
+            return
+        c = payload[0]
+        if c == APP_STATE:
+            self.link.send_app([APP_LINES] + self.display.text_lines(t))
+            return
+        try:
+            t.command(payload)
+        except T.TableError as exc:
+            self.link.send_app([APP_REPLY, c, 1, str(exc)])
+            return
+        self.link.send_app([APP_REPLY, c, 0, ""])
+        self.dirty = True
+
+    def step(self, now):
+        """One turn of the loop: inputs in, outputs out."""
+        b = self.board
+        t = self.table
+        for seat, card in b.taps(now):
+            t.tap(seat, card, now)
+            self.dirty = True
+        for seat, kind in b.presses(now):
+            t.button(seat, kind, now)
+            self.dirty = True
+        had_msg = t.message
+        t.tick(now)
+        if had_msg and not t.message:
+            self.dirty = True
+        link = self.link
+        data = b.port.read()
+        if data:
+            link.feed(data, now)
+        link.tick(now)
+        for note in link.take_notes():
+            if note[0] == "app":
+                self._app(note[1])
+        self._pass_events()
+        out = link.take_output()
+        if out:
+            b.port.write(out)
+        s = t.take_sound()
+        if s:
+            b.beep(s)
+        if t.take_save() and self.store is not None:
+            self.store.save(t.snapshot())
+            gc.collect()
+        if self.dirty:
+            self.dirty = False
+            buf = self.display.render(t)
+            b.show(buf, self.display.lines)
+
+    def run(self, pace_ms=5):
+        b = self.board
+        while b.running():
+            self.step(b.ticks_ms())
+            b.sleep_ms(pace_ms)
+
+
+def pico_board():
+    """The real table's board (imports machine: only on the Pico)."""
+    import picoboard  # noqa: F401 - built once the scanner's interface is final
+
+    return picoboard.PicoBoard()
+
+
+def main():
+    import tablerules
+
+    board = pico_board()
+    App(board, tablerules.TableRules(board.decks), decks=board.decks).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""The table's game events on the host side.
+
+The kinds and fields are defined once, in ``firmware/events.py`` (the table
+core's module, documented in ``docs/firmware.md``, "Table core"); this module
+loads that very file, as the link package loads ``firmware/ttlink.py``, and
+describes events in words for people watching.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from ..paths import FIRMWARE_DIR
+
+SOURCE = FIRMWARE_DIR / "events.py"
+
+
+def _load() -> ModuleType:
+    name = "tractor_table.virtual._fw_events"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, SOURCE)
+    if spec is None or spec.loader is None:  # pragma: no cover - broken checkout
+        raise ImportError(f"cannot load the event kinds from {SOURCE}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+EV: Any = _load()
+
+RANKS = "23456789TJQKA"
+SUITS = "SHDC"
+TRUMPS = ("S", "H", "D", "C", "NT")
+
+
+def card_name(card: int) -> str:
+    f = card % 54
+    if f == 52:
+        return "SJ"
+    if f == 53:
+        return "BJ"
+    return RANKS[f % 13] + SUITS[f // 13]
+
+
+def cards_text(cards: Sequence[int]) -> str:
+    return " ".join(card_name(c) for c in cards) or "-"
+
+
+def reason(code: int) -> str:
+    names: tuple[str, ...] = EV.REASONS
+    return names[code] if 0 <= code < len(names) else f"reason {code}"
+
+
+def describe(ev: Sequence[Any]) -> str:
+    """One line, in the game's terms, for an event as the table sent it."""
+    k = ev[0]
+    cards = cards_text(ev[EV.CARDS_AT[k] :]) if 0 < k < len(EV.CARDS_AT) and EV.CARDS_AT[k] else ""
+    if k == EV.HAND_START:
+        dealer = f"S{ev[2]}" if ev[2] >= 0 else "decided by the first bid"
+        return (
+            f"hand {ev[1]}: {ev[3]} deck(s), levels {RANKS[ev[4]]}/{RANKS[ev[5]]}, dealer {dealer}"
+        )
+    if k == EV.BID:
+        verdict = "accepted" if ev[2] else f"refused ({reason(ev[3])})"
+        return f"S{ev[1]} bids {cards}: {verdict}"
+    if k == EV.TRUMP:
+        who = f"declared by S{ev[2]}" if ev[2] >= 0 else "nobody bid"
+        return f"trump {TRUMPS[ev[1]]} ({who}), dealer S{ev[3]}"
+    if k == EV.REDEAL:
+        return f"hand {ev[1]}: nobody bid, redeal"
+    if k == EV.KITTY:
+        return f"S{ev[1]} buries {cards} ({ev[2]} points)"
+    if k == EV.PLAY:
+        return f"trick {ev[1] + 1}: S{ev[2]} plays {cards}"
+    if k == EV.REJECT:
+        return f"trick {ev[1] + 1}: S{ev[2]} refused: {reason(ev[3])} {cards}".rstrip()
+    if k == EV.CHALLENGE:
+        verdict = "the throw fails" if ev[3] else "does not beat it"
+        return f"trick {ev[1] + 1}: S{ev[2]} challenges with {cards}: {verdict}"
+    if k == EV.FORCED:
+        return f"trick {ev[1] + 1}: S{ev[2]} must lead {cards} (penalty {ev[3]})"
+    if k == EV.TRICK:
+        return f"trick {ev[1] + 1}: S{ev[2]} wins {ev[3]} points; attackers {ev[4]}"
+    if k == EV.AUDIT:
+        return f"audit: trick {ev[1] + 1}, S{ev[2]}: {reason(ev[3])} (rules code {ev[4]})"
+    if k == EV.REVOKE:
+        return f"trick {ev[1] + 1}: S{ev[2]} is proven to have revoked in trick {ev[3] + 1}"
+    if k == EV.HAND_END:
+        winner = "" if ev[8] < 0 else f"; side {ev[8]} wins the match"
+        return (
+            f"hand over: attackers {ev[1]} (kitty {ev[2]} x{ev[3]} = {ev[4]}); "
+            f"levels {RANKS[ev[6]]}/{RANKS[ev[7]]}, next dealer S{ev[5]}{winner}"
+        )
+    return f"event {list(ev)!r}"

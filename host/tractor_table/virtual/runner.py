@@ -1,0 +1,236 @@
+"""Start the real firmware on a simulated board and talk to it as to a Pico.
+
+:class:`VirtualTable`:
+
+1. compiles ``firmware/*.py`` with ``mpy-cross`` (the same ``.mpy`` files that
+   ``make firmware`` builds for the Pico; MicroPython's unix port loads that
+   bytecode as the RP2040 does);
+2. opens a pseudo-terminal: the firmware's stdin/stdout (its "USB serial") is
+   the master side, and the host opens the slave side by its path with pyserial,
+   exactly as it opens ``/dev/ttyACM0``;
+3. starts ``micropython`` (heap capped, 160K by default) on ``mpy/vboard.py``,
+   which builds the board and runs ``main.App``; seat taps and button presses go
+   to it through a FIFO, display frames and sounds come back through another;
+4. runs the host link (:class:`~tractor_table.link.serial_link.SerialLink`) on
+   the terminal: game events arrive as ``("event", index, hash, event)`` notes.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import tty
+from pathlib import Path
+from typing import Any
+
+from .. import firmware_build, mpy
+from ..errors import CommandError
+from ..link.serial_link import SerialLink
+
+MPY_DIR = Path(__file__).resolve().parent / "mpy"
+
+
+class VirtualTable:
+    """One virtual table process. Use as a context manager, or start()/close()."""
+
+    def __init__(
+        self,
+        decks: int = 2,
+        *,
+        heapsize: str = mpy.DEFAULT_HEAP,
+        workdir: Path | None = None,
+        keep_state: bool = False,
+    ) -> None:
+        self.decks = decks
+        self.heapsize = heapsize
+        self._own_dir = workdir is None
+        self.workdir = Path(tempfile.mkdtemp(prefix="tt-virtual-")) if workdir is None else workdir
+        self.keep_state = keep_state
+        self.fw_dir = self.workdir / "firmware"
+        self.store = self.workdir / "flash" / "table.json"
+        self.events: queue.Queue[list[Any]] = queue.Queue()
+        self.notes: list[list[Any]] = []
+        self.lines: list[str] = [""] * 8
+        self.sounds: list[int] = []
+        self.frames = 0
+        self.ready_alloc = -1
+        self.restored = False
+        self.mem_peak = -1
+        self.mem_end = -1
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.link: SerialLink | None = None
+        self._ctl: int = -1
+        self._out_thread: threading.Thread | None = None
+        self._changed = threading.Condition()
+        self._master = -1
+        self._slave = -1
+        self.stderr_path = self.workdir / "firmware.stderr"
+
+    # --- life cycle -----------------------------------------------------------
+
+    def start(self, timeout: float = 20.0) -> VirtualTable:
+        if not self.fw_dir.exists():
+            firmware_build.compile_all(out=self.fw_dir)
+        self.store.parent.mkdir(parents=True, exist_ok=True)
+        if not self.keep_state:
+            for p in (self.store, self.store.with_name(self.store.name + ".new")):
+                p.unlink(missing_ok=True)
+        ctl_in = self.workdir / "ctl_in"
+        ctl_out = self.workdir / "ctl_out"
+        for p in (ctl_in, ctl_out):
+            if not p.exists():
+                os.mkfifo(p)
+        # O_RDWR opens of a FIFO never block (Linux): each side can open first
+        self._ctl = os.open(ctl_in, os.O_RDWR)
+        out_fd = os.open(ctl_out, os.O_RDWR)
+        self._master, self._slave = os.openpty()
+        tty.setraw(self._slave)  # no echo, no newline translation: a raw serial line
+        slave_path = os.ttyname(self._slave)
+        with open(self.stderr_path, "wb") as err:
+            self.proc = mpy.popen(
+                MPY_DIR / "vboard.py",
+                path=[self.fw_dir, MPY_DIR],
+                heapsize=self.heapsize,
+                args=[str(ctl_in), str(ctl_out), str(self.store), str(self.decks)],
+                stdin=self._master,
+                stdout=self._master,
+                stderr=err,
+            )
+        self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
+        self._out_thread.start()
+        if not self.wait(lambda: self.ready_alloc >= 0, timeout):
+            self.close()
+            raise CommandError(f"the virtual table did not start: {self.firmware_errors()}")
+        self.link = SerialLink(slave_path, on_note=self._note).start()
+        if not self.link.wait_synced(timeout):
+            errors = self.firmware_errors()
+            self.close()
+            raise CommandError(f"the link to the virtual table did not come up: {errors}")
+        return self
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.write(self._ctl, b"Q\n")
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        if self.link is not None:
+            self.link.close()
+            self.link = None
+        if self._out_thread is not None:
+            self._out_thread.join(timeout=2)
+        for fd in (self._ctl, self._master, self._slave):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._ctl = self._master = self._slave = -1
+        if self._own_dir and not self.keep_state:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def kill(self) -> None:
+        """Cut the power: the firmware process dies at once (for persistence tests)."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def __enter__(self) -> VirtualTable:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the simulated hardware ------------------------------------------------
+
+    def tap(self, seat: int, card: int) -> None:
+        """A card (id, or -1 for an unknown tag, -2 for a reader fault) at a seat's reader."""
+        self._send(b"T %d %d\n" % (seat, card))
+
+    def press(self, seat: int, kind: int) -> None:
+        """A seat's button: events.BTN_OK / BTN_UNDO / BTN_CHALLENGE."""
+        self._send(b"B %d %d\n" % (seat, kind))
+
+    def _send(self, line: bytes) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            raise CommandError(f"the virtual table stopped: {self.firmware_errors()}")
+        os.write(self._ctl, line)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def firmware_errors(self) -> str:
+        try:
+            text = self.stderr_path.read_text(errors="replace").strip()
+        except OSError:
+            text = ""
+        if self.proc is not None and self.proc.poll() is not None:
+            text = f"(exit status {self.proc.returncode}) {text}"
+        return text[-2000:] or "no message from the firmware"
+
+    # --- what comes back --------------------------------------------------------
+
+    def _note(self, note: list[Any]) -> None:
+        if note[0] == "event":
+            self.events.put(list(note[3]))
+        else:
+            self.notes.append(list(note))
+
+    def _read_out(self, fd: int) -> None:
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                self._out_line(line.decode("utf-8", "replace"))
+            if self.proc is not None and self.proc.poll() is not None and not buf:
+                return
+
+    def _out_line(self, line: str) -> None:
+        op, _, rest = line.partition(" ")
+        with self._changed:
+            if op == "D":
+                self.lines = rest.split("|")
+                self.frames += 1
+            elif op == "S":
+                self.sounds.append(int(rest))
+            elif op == "R":
+                alloc, restored = rest.split()
+                self.ready_alloc = int(alloc)
+                self.restored = restored == "1"
+            elif op == "M":
+                peak, end = rest.split()
+                self.mem_peak, self.mem_end = int(peak), int(end)
+            self._changed.notify_all()
+
+    def wait(self, predicate: Any, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not predicate():
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.proc is not None and self.proc.poll() is not None):
+                    return bool(predicate())
+                self._changed.wait(min(left, 0.05))
+            return True
+
+    def next_event(self, timeout: float = 10.0) -> list[Any]:
+        """The next game event from the link (raises CommandError on a timeout)."""
+        try:
+            return self.events.get(timeout=timeout)
+        except queue.Empty:
+            raise CommandError(
+                f"no game event from the virtual table for {timeout:.0f} s: {self.firmware_errors()}"
+            ) from None
