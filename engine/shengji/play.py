@@ -512,14 +512,28 @@ def _check_ladder(order: Order, lead: Lead, hand: Sequence[int], play: Sequence[
     for i, (a, b) in enumerate(zip(vh, vp, strict=True)):
         if a != b:
             unit = lead.decomposition.units[i]
-            pattern = lead.rungs[i][a][0]
-            return _ladder_reason(order, unit, pattern, es)
+            ladder = lead.rungs[i]
+            need = ladder[a][0]
+            got: Pattern = ladder[b][0] if b < len(ladder) else ()
+            return _ladder_reason(order, unit, need, got, es)
     return LEGAL  # pragma: no cover - vectors differ somewhere
 
 
-def _ladder_reason(order: Order, unit: Unit, pattern: Pattern, es: int) -> Verdict:
+def _pattern_words(pattern: Pattern) -> str:
+    parts = []
+    for (m, k), n in sorted(
+        {(m, k): pattern.count((m, k)) for m, k in pattern}.items(),
+        key=lambda x: (-x[0][0], -x[0][1]),
+    ):
+        words = _shape_words(m, k)
+        parts.append(words if n == 1 else f"{n} {words}s")
+    return " and ".join(parts) if parts else "any cards"
+
+
+def _ladder_reason(order: Order, unit: Unit, need: Pattern, got: Pattern, es: int) -> Verdict:
+    """Why a play reached a lower rung (``got``) than the hand allows (``need``)."""
     word = _suit_word(es)
-    want = " + ".join(shape_code(m, k) for m, k in pattern)
+    want = _pattern_words(need)
     led = f"the lead's {_shape_words(unit.width, unit.length)}"
     if order.rules.same_shape_only or unit.width >= 4:
         return Verdict(
@@ -527,17 +541,26 @@ def _ladder_reason(order: Order, unit: Unit, pattern: Pattern, es: int) -> Verdi
             Reason.MUST_PLAY_SAME_SHAPE,
             f"You hold the same shape as {led} in {word}: play it ({want}).",
         )
-    widths = {m for m, _k in pattern}
-    runs = {m for m, k in pattern if k > 1}
-    if 3 in runs:
+
+    def features(p: Pattern) -> tuple[bool, int, bool, int]:
+        return (
+            any(m == 3 and k > 1 for m, k in p),
+            sum(k for m, k in p if m == 3),
+            any(m == 2 and k > 1 for m, k in p),
+            sum(k for m, k in p if m >= 2),
+        )
+
+    n_titanic, n_triples, n_tractor, _n_sets = features(need)
+    g_titanic, g_triples, g_tractor, _g_sets = features(got)
+    if n_titanic and not g_titanic:
         reason = Reason.MUST_PLAY_TITANIC
-    elif 3 in widths:
+    elif n_triples > g_triples:
         reason = Reason.MUST_PLAY_TRIPLES
-    elif 2 in runs:
+    elif n_tractor and not g_tractor:
         reason = Reason.MUST_PLAY_TRACTOR
     else:
         reason = Reason.MUST_PLAY_PAIRS
-    return Verdict(False, reason, f"To follow {led} you must play {want} in {word}; you hold it.")
+    return Verdict(False, reason, f"To follow {led} in {word} you must play {want}: you hold it.")
 
 
 def _shape_words(m: int, k: int) -> str:
