@@ -30,7 +30,7 @@ def main(argv):
     ram = FileStore(state + ".ram")
     shown = -1
     # a line that is not a frame, as MicroPython prints at boot
-    port.write(("device_prog boot %d with %d events\r\n" % (boot_id, len(app.events))).encode())
+    port.write(f"device_prog boot {boot_id} with {len(app.events)} events\r\n".encode())
     target = len(app.events)
     next_at = now
     while True:
