@@ -28,10 +28,13 @@ class Command(NamedTuple):
 #: name -> where its handler lives. Keep sorted by how a user meets them.
 COMMANDS: dict[str, Command] = {
     "demo": Command("demo", "run the most complete end-to-end demonstration"),
+    "virtual": Command("virtual", "run the real firmware on a virtual table (bots play, the host checks)"),
     "firmware": Command("firmware", "compile the firmware with mpy-cross into build/firmware"),
     "simulate": Command("simulate", "bots play a match with the full rules engine; prints the score sheet"),
     "deploy": Command("deploy", "compile the firmware and copy it, the card set and the configuration to a Pico"),
     "judge": Command("judge", "answer rules conformance cases (JSON lines on stdin)"),
+    "enroll": Command("enroll", "map each card's NFC tag to its card, guided, on a PN532 reader"),
+    "deckcheck": Command("deckcheck", "check a card set (missing, duplicate, unknown tags); export cards.bin"),
 }
 
 

@@ -1,0 +1,119 @@
+"""``tractor-table virtual``: the real firmware on a virtual table.
+
+With ``--bots`` the full engine's bots play: the host deals, each bot's cards
+are tapped at its seat's reader, the table judges them and reports its game
+events over the (pseudo-terminal) USB serial link, and every event is checked
+against the full engine. Without ``--bots`` the table waits for commands typed
+on standard input (``tap SEAT CARD``, ``ok SEAT``, ``undo SEAT``,
+``challenge SEAT``, ``show``, ``quit``), a console for trying the firmware by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from ..errors import CommandError
+
+if TYPE_CHECKING:
+    from ..virtual.runner import VirtualTable
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--bots", action="store_true", help="let four bots play (else: type commands)"
+    )
+    parser.add_argument(
+        "--hands", type=int, default=1, help="hands to play with --bots (default 1)"
+    )
+    parser.add_argument(
+        "--decks", type=int, default=2, choices=(1, 2, 3, 4), help="decks (default 2)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1, help="seed of the deal and the bots (default 1)"
+    )
+    parser.add_argument(
+        "--strength",
+        type=int,
+        default=1,
+        choices=(1, 2),
+        help="bot strength: 1 basic, 2 good (default 1)",
+    )
+    parser.add_argument(
+        "--heapsize", default="160K", help="MicroPython heap of the firmware (default 160K)"
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="print every game event as it arrives"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from shengji import Rules
+
+    from ..mpy import micropython_binary
+    from ..virtual.game import BotGame
+    from ..virtual.runner import VirtualTable
+
+    if args.hands < 1:
+        raise CommandError("--hands must be at least 1")
+    micropython_binary()
+    rules = Rules(decks=args.decks)
+    t0 = time.monotonic()
+    print(
+        f"virtual table: the firmware under MicroPython (heap {args.heapsize}), {args.decks} deck(s)"
+    )
+    with VirtualTable(args.decks, heapsize=args.heapsize) as vt:
+        port = vt.link.port if vt.link is not None else "?"
+        print(
+            f"link up on {port} (pseudo-terminal), firmware heap after boot {vt.ready_alloc} bytes"
+        )
+        if not args.bots:
+            return _console(vt)
+        game = BotGame(vt, rules, seed=args.seed, strength=args.strength, verbose=args.verbose)
+        game.play(args.hands)
+        time.sleep(0.1)
+        lines = list(vt.lines)
+    dt = time.monotonic() - t0
+    print("table display at the end:")
+    for line in lines:
+        print("  |" + line.ljust(16) + "|")
+    print(
+        f"{game.hands_played} hand(s), {game.tricks_played} tricks, {game.events_seen} game events; "
+        f"{game.checks} checks against the full engine, {len(game.disagreements)} disagreement(s); "
+        f"firmware heap peak {vt.mem_peak} bytes; {dt:.1f} s"
+    )
+    return 1 if game.disagreements else 0
+
+
+def _console(vt: VirtualTable) -> int:
+    from shengji.cards import parse_face
+
+    from ..virtual.events import EV, describe
+
+    kinds = {"ok": EV.BTN_OK, "undo": EV.BTN_UNDO, "challenge": EV.BTN_CHALLENGE}
+    print("commands: tap SEAT CARD[#copy] | ok SEAT | undo SEAT | challenge SEAT | show | quit")
+    for raw in sys.stdin:
+        words = raw.split()
+        try:
+            if not words:
+                pass
+            elif words[0] == "quit":
+                break
+            elif words[0] == "show":
+                for line in vt.lines:
+                    print("  |" + line.ljust(16) + "|")
+            elif words[0] == "tap" and len(words) == 3:
+                name, _, copy = words[2].partition("#")
+                vt.tap(int(words[1]), parse_face(name) + 54 * (int(copy) if copy else 0))
+            elif words[0] in kinds and len(words) == 2:
+                vt.press(int(words[1]), kinds[words[0]])
+            else:
+                print("not a command: " + raw.strip())
+        except ValueError as exc:
+            print(f"bad input: {exc}")
+        time.sleep(0.2)
+        while not vt.events.empty():
+            print("  " + describe(vt.events.get()))
+    return 0
