@@ -6,6 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?=
+CARDS  ?=
 HANDS  ?= 1000
 SEED   ?=
 JOBS   ?= 2
@@ -19,7 +20,7 @@ help:
 	@echo "make lint        ruff, mypy --strict (engine, host), pyright on firmware against the rp2 stubs"
 	@echo "make firmware    compile firmware/*.py with mpy-cross -march=armv6m into build/firmware"
 	@echo "make hardware    regenerate firmware/hwconfig.py and hardware/wiring.svg from hardware/pinmap.toml"
-	@echo "make deploy PORT=/dev/ttyACM0   copy the compiled firmware to a Pico"
+	@echo "make deploy PORT=/dev/ttyACM0 [CARDS=set.bin]   copy firmware, card map and configuration to a Pico"
 	@echo "make bench       run the benchmarks; figures go to docs/performance.md"
 	@echo "make fuzz-rules HANDS=N   differential fuzzing of the two rules engines"
 
@@ -51,7 +52,7 @@ hardware: $(STAMP)
 
 deploy: $(STAMP)
 	@test -n "$(PORT)" || { echo "usage: make deploy PORT=/dev/ttyACM0"; exit 2; }
-	$(BIN)/tractor-table deploy --port $(PORT)
+	$(BIN)/tractor-table deploy --port $(PORT) $(if $(CARDS),--cards $(CARDS),)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

@@ -99,7 +99,7 @@ class Board(Protocol):
 # --------------------------------------------------------------------------- manifest
 
 
-def config_text(*, cards_name: str, cards_sha: str, now: datetime | None = None) -> bytes:
+def config_text(cards: CardSet | None, now: datetime | None = None) -> bytes:
     """The default ``table.cfg``: ``key=value`` lines the firmware can read without a parser."""
     from . import hardware
 
@@ -111,8 +111,9 @@ def config_text(*, cards_name: str, cards_sha: str, now: datetime | None = None)
         f"firmware={version[0]}",
         f"rules={version[1]}",
         f"pinmap={pm.digest}",
-        f"cards={cards_name}",
-        f"cards_sha256={cards_sha}",
+        f"cards={cards.name if cards else 'none'}",
+        f"decks={cards.decks if cards else 0}",
+        f"cards_sha256={hashlib.sha256(cards.data).hexdigest()[:12] if cards else 'none'}",
         f"deployed={stamp}",
     ]
     return ("\n".join(lines) + "\n").encode("ascii")
@@ -129,26 +130,66 @@ def _firmware_identity(src: Path = FIRMWARE_DIR) -> tuple[str, str]:
     return values.get("FIRMWARE_VERSION", "unknown"), values.get("RULES_ID", "unknown")
 
 
-def read_cards(path: Path) -> bytes:
-    """The card-set binary to deploy, checked for the obvious mistakes."""
+@dataclass(frozen=True)
+class CardSet:
+    """A card map to deploy (the format of firmware/cardmap.py)."""
+
+    data: bytes
+    name: str
+    decks: int
+    count: int
+
+
+def read_cards(path: Path) -> CardSet:
+    """The card map to deploy, checked by the firmware's own parser before it goes anywhere."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise CommandError(f"card set {path}: no such file (make one with 'tractor-table enroll')") from None
     except IsADirectoryError:
-        raise CommandError(f"card set {path}: is a folder, not a card-set file") from None
+        raise CommandError(f"card set {path}: is a folder, not a card map") from None
     if not data:
         raise CommandError(f"card set {path}: the file is empty")
     if len(data) > MAX_CARDS_BYTES:
         raise CommandError(f"card set {path}: {len(data)} bytes is far too large for a card map; wrong file?")
-    return data
+    if data[:4] != b"TTCM":
+        raise CommandError(
+            f"card set {path}: not a card map (no TTCM header); export the enrolled set "
+            "with 'tractor-table deckcheck --export' and deploy that file"
+        )
+    return _parse_on_micropython(path, data)
+
+
+def _parse_on_micropython(path: Path, data: bytes) -> CardSet:
+    """Load the map with firmware/cardmap.py under MicroPython, exactly as the table will."""
+    from . import mpy
+
+    code = (
+        "import sys, cardmap\n"
+        "try:\n"
+        f"    m = cardmap.CardMap(open({str(path)!r}, 'rb').read())\n"
+        "except ValueError as e:\n"
+        "    print('ERR', e)\n"
+        "    sys.exit(1)\n"
+        "print(repr((m.name, m.decks, m.count)))\n"
+    )
+    try:
+        proc = mpy.run(code=code, path=[FIRMWARE_DIR], heapsize="64K", timeout=30)
+    except CommandError:  # no MicroPython here (a user install): the header check must do
+        return CardSet(data, path.stem, data[8], data[6] | (data[7] << 8))
+    if proc.returncode != 0:
+        why = proc.stdout.strip().removeprefix("ERR ") or proc.stderr.strip().splitlines()[-1]
+        raise CommandError(f"card set {path}: {why}; export it again with 'tractor-table deckcheck --export'")
+    import ast
+
+    name, decks, count = ast.literal_eval(proc.stdout.strip())
+    return CardSet(data, str(name) or path.stem, int(decks), int(count))
 
 
 def manifest(
     compiled: Sequence[firmware_build.Compiled],
     *,
-    cards: bytes | None,
-    cards_name: str,
+    cards: CardSet | None,
     config: bytes | None,
 ) -> list[Item]:
     """Every file to copy, in the order they are written (modules, then sources, card set, config)."""
@@ -161,10 +202,9 @@ def manifest(
             items.append(Item(c.output.name, c.output.read_bytes(), "module"))
     items += sources
     if cards is not None:
-        items.append(Item(CARDS_FILE, cards, "card set"))
+        items.append(Item(CARDS_FILE, cards.data, "card set"))
     if config is None:
-        sha = hashlib.sha256(cards).hexdigest()[:12] if cards is not None else "none"
-        config = config_text(cards_name=cards_name, cards_sha=sha)
+        config = config_text(cards)
     if len(config) > MAX_CONFIG_BYTES:
         raise CommandError(f"configuration: {len(config)} bytes; at most {MAX_CONFIG_BYTES} fit the table's reader")
     items.append(Item(CONFIG_FILE, config, "configuration"))
@@ -461,8 +501,10 @@ def deploy(
     _probe(port)  # a wrong port fails before the compile, not after
     print(f"compiling {src} with mpy-cross", file=out)
     compiled = firmware_build.compile_all(src=src, out=build)
-    cards_data = read_cards(cards) if cards is not None else None
-    if cards is None:
+    card_set = read_cards(cards) if cards is not None else None
+    if card_set is not None:
+        print(f"card set '{card_set.name}': {card_set.count} cards, {card_set.decks} decks", file=out)
+    else:
         print("note: no card set given (--cards); the table cannot name cards until one is deployed", file=out)
     config_data = None
     if config is not None:
@@ -470,12 +512,7 @@ def deploy(
             config_data = config.read_bytes()
         except OSError as exc:
             raise CommandError(f"configuration {config}: {exc.strerror}") from None
-    items = manifest(
-        compiled,
-        cards=cards_data,
-        cards_name=cards.stem if cards is not None else "none",
-        config=config_data,
-    )
+    items = manifest(compiled, cards=card_set, config=config_data)
     print(f"connecting to {port}", file=out)
     board = open_board(port, timeout=timeout)
     try:

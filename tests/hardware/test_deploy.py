@@ -19,7 +19,24 @@ from tractor_table import cli, deploy, firmware_build, hardware, mpy
 from tractor_table.errors import CommandError
 from tractor_table.paths import FIRMWARE_DIR
 
-CARDS = bytes(range(7)) * 108  # stands in for a card-set binary: deploy copies it as it is
+
+
+def card_map(cards: int = 108, decks: int = 2, name: str = "family deck") -> bytes:
+    """A card map in firmware/cardmap.py's format (written out here from its documentation)."""
+    import binascii
+
+    recs = sorted(
+        bytes((7, 0x04, i >> 8, i & 0xFF, 0x11, 0x22, 0x33, 0x44, 0, 0, 0)) + bytes((i & 0xFF, i >> 8))
+        for i in range(cards)
+    )
+    body = b"".join(recs)
+    crc = binascii.crc32(body)
+    nm = name.encode()
+    head = b"TTCM" + bytes((1, 13, cards & 0xFF, cards >> 8, decks, len(nm), 0, 0)) + crc.to_bytes(4, "little")
+    return head + nm + bytes(32 - len(nm)) + body
+
+
+CARDS = card_map()
 
 
 @pytest.fixture
@@ -63,7 +80,7 @@ def test_deploy_copies_compiles_and_verifies(pico: FakePico, firmware: Path, tmp
     assert files["cards.bin"] == CARDS
     cfg = dict(line.split("=", 1) for line in files["table.cfg"].decode().splitlines() if "=" in line)
     assert cfg["pinmap"] == hardware.load().digest
-    assert cfg["cards"] == "family-deck"
+    assert cfg["cards"] == "family deck" and cfg["decks"] == "2"
     assert cfg["cards_sha256"] == hashlib.sha256(CARDS).hexdigest()[:12]
     assert cfg["firmware"] != "unknown"
     assert result.total_bytes == sum(len(b) for b in files.values())
@@ -120,7 +137,7 @@ def test_a_damaged_copy_changes_nothing(pico: FakePico, firmware: Path, tmp_path
     (firmware / "greet.py").write_text("def hello():\n    return 'new'\n")
     (firmware / "main.py").write_text("print('new main')\n")
     compiled = firmware_build.compile_all(src=firmware, out=tmp_path / "build2")
-    items = deploy.manifest(compiled, cards=CARDS, cards_name="x", config=b"a=1\n")
+    items = deploy.manifest(compiled, cards=deploy.CardSet(CARDS, "x", 2, 108), config=b"a=1\n")
     board = CorruptingBoard(deploy.open_board(pico.port, timeout=5).t)
     try:
         with pytest.raises(CommandError, match=r"nothing was changed: greet\.mpy\.new differs from what was sent \(SHA-256\)"):
@@ -165,6 +182,23 @@ def test_bad_card_set_files(tmp_path: Path) -> None:
     (tmp_path / "huge.bin").write_bytes(bytes(deploy.MAX_CARDS_BYTES + 1))
     with pytest.raises(CommandError, match="far too large"):
         deploy.read_cards(tmp_path / "huge.bin")
+    (tmp_path / "set.json").write_text('{"name": "family deck"}')
+    with pytest.raises(CommandError, match="not a card map .*'tractor-table deckcheck --export'"):
+        deploy.read_cards(tmp_path / "set.json")
+    damaged = bytearray(card_map())
+    damaged[60] ^= 0x01
+    (tmp_path / "damaged.bin").write_bytes(damaged)
+    with pytest.raises(CommandError, match="damaged.bin: card map damaged: CRC mismatch"):
+        deploy.read_cards(tmp_path / "damaged.bin")
+    (tmp_path / "short.bin").write_bytes(card_map()[:-13])
+    with pytest.raises(CommandError, match="card map truncated"):
+        deploy.read_cards(tmp_path / "short.bin")
+
+
+def test_a_good_card_map_is_read_by_the_firmware_parser(tmp_path: Path) -> None:
+    (tmp_path / "one.bin").write_bytes(card_map(54, 1, "single"))
+    cs = deploy.read_cards(tmp_path / "one.bin")
+    assert (cs.name, cs.decks, cs.count) == ("single", 1, 54)
 
 
 def test_space_is_checked_before_writing() -> None:
