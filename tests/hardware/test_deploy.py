@@ -20,7 +20,6 @@ from tractor_table.errors import CommandError
 from tractor_table.paths import FIRMWARE_DIR
 
 
-
 def card_map(cards: int = 108, decks: int = 2, name: str = "family deck") -> bytes:
     """A card map in firmware/cardmap.py's format (written out here from its documentation)."""
     import binascii
