@@ -60,6 +60,7 @@ class BotGame:
         self.hands_played = 0
         self.tricks_played = 0
         self.findings: list[str] = []
+        self.hand: Hand | None = None
 
     # --- events ------------------------------------------------------------------
 
@@ -119,6 +120,16 @@ class BotGame:
             start = self._expect(EV.HAND_START)
 
     def play_hand(self, start: list[Any]) -> str:
+        """One hand from its HAND_START event: "done", or "redeal"."""
+        if self.start_hand(start) == "redeal":
+            return "redeal"
+        while not self.play_trick():
+            pass
+        self.finish_hand()
+        return "done"
+
+    def start_hand(self, start: list[Any]) -> str:
+        """Deal, bid, end the draw, bury: "play", or "redeal"."""
         m = self.match
         _, hand_no, dealer, decks, l0, l1, first = start
         self._check("hand start: dealer", dealer, -1 if m.dealer is None else m.dealer)
@@ -126,6 +137,7 @@ class BotGame:
         self._check("hand start: decks", decks, self.rules.decks)
         self._check("hand start: first hand", bool(first), m.first_hand)
         hand = m.new_hand(strict=True)
+        self.hand = hand
         self.findings = []
         deal = deal_cards(self.rules, self.rng)
         hand.apply(deal)
@@ -134,10 +146,20 @@ class BotGame:
             m.finish(hand)
             return "redeal"
         self._bury(hand)
-        while hand.phase == Phase.PLAY:
+        return "play"
+
+    def play_trick(self) -> bool:
+        """Play the current trick to its end; True when the hand's cards are all played."""
+        hand = self.hand
+        assert hand is not None
+        while True:
             self._play_one(hand)
-        self._end(hand)
-        return "done"
+            if hand.tricks[-1].complete:
+                return hand.phase != Phase.PLAY
+
+    def finish_hand(self) -> None:
+        assert self.hand is not None
+        self._end(self.hand)
 
     def _draw(self, hand: Hand, deal: Deal) -> str:
         n = self.rules.hand_size

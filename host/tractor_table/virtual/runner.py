@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import queue
+import select
 import shutil
 import subprocess
 import tempfile
@@ -67,6 +68,8 @@ class VirtualTable:
         self._ctl: int = -1
         self._out_thread: threading.Thread | None = None
         self._changed = threading.Condition()
+        self._stop = threading.Event()
+        self._out_fd = -1
         self._master = -1
         self._slave = -1
         self.stderr_path = self.workdir / "firmware.stderr"
@@ -83,11 +86,13 @@ class VirtualTable:
         ctl_in = self.workdir / "ctl_in"
         ctl_out = self.workdir / "ctl_out"
         for p in (ctl_in, ctl_out):
-            if not p.exists():
-                os.mkfifo(p)
+            # fresh FIFOs: nothing left over from an earlier run of this folder
+            p.unlink(missing_ok=True)
+            os.mkfifo(p)
         # O_RDWR opens of a FIFO never block (Linux): each side can open first
         self._ctl = os.open(ctl_in, os.O_RDWR)
-        out_fd = os.open(ctl_out, os.O_RDWR)
+        out_fd = self._out_fd = os.open(ctl_out, os.O_RDWR)
+        self._stop.clear()
         self._master, self._slave = os.openpty()
         tty.setraw(self._slave)  # no echo, no newline translation: a raw serial line
         slave_path = os.ttyname(self._slave)
@@ -124,15 +129,17 @@ class VirtualTable:
         if self.link is not None:
             self.link.close()
             self.link = None
+        self._stop.set()
         if self._out_thread is not None:
             self._out_thread.join(timeout=2)
-        for fd in (self._ctl, self._master, self._slave):
+            self._out_thread = None
+        for fd in (self._ctl, self._master, self._slave, self._out_fd):
             if fd >= 0:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self._ctl = self._master = self._slave = -1
+        self._ctl = self._master = self._slave = self._out_fd = -1
         if self._own_dir and not self.keep_state:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -185,8 +192,11 @@ class VirtualTable:
 
     def _read_out(self, fd: int) -> None:
         buf = b""
-        while True:
+        while not self._stop.is_set():
             try:
+                ready, _, _ = select.select([fd], [], [], 0.1)
+                if not ready:
+                    continue
                 chunk = os.read(fd, 4096)
             except OSError:
                 return
@@ -196,8 +206,6 @@ class VirtualTable:
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
                 self._out_line(line.decode("utf-8", "replace"))
-            if self.proc is not None and self.proc.poll() is not None and not buf:
-                return
 
     def _out_line(self, line: str) -> None:
         op, _, rest = line.partition(" ")
