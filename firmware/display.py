@@ -8,8 +8,15 @@
 #
 # The model (DisplayModel) needs no hardware: it draws into a framebuf and
 # keeps the text of each line, so tests and the virtual table read what a
-# player would see.
-import framebuf
+# player would see. Under CPython (host tools, tests) there is no framebuf:
+# the model then keeps the lines only (HAVE_FRAMEBUF is False).
+try:
+    import framebuf
+
+    HAVE_FRAMEBUF = True
+except ImportError:
+    framebuf = None
+    HAVE_FRAMEBUF = False
 
 try:
     from micropython import const
@@ -134,7 +141,9 @@ class DisplayModel:
 
     def __init__(self):
         self.buf = bytearray(WIDTH * HEIGHT // 8)
-        self.fb = framebuf.FrameBuffer(self.buf, WIDTH, HEIGHT, framebuf.MONO_VLSB)
+        self.fb = None
+        if framebuf is not None:
+            self.fb = framebuf.FrameBuffer(self.buf, WIDTH, HEIGHT, framebuf.MONO_VLSB)
         self.lines = [""] * LINES
 
     def text_lines(self, t):
@@ -180,9 +189,11 @@ class DisplayModel:
         return lines
 
     def render(self, t):
-        fb = self.fb
-        fb.fill(0)
         lines = self.text_lines(t)
+        fb = self.fb
+        if fb is None:
+            return self.buf
+        fb.fill(0)
         for i in range(LINES):
             fb.text(lines[i], 0, i * 8, 1)
         if t.message:

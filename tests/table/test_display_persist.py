@@ -1,0 +1,207 @@
+# runs-under: micropython heapsize=96K
+# The display (SSD1306 bytes on the I2C bus, the display model's lines and
+# pixels) and flash persistence (atomic save, load, damaged files).
+import os
+
+import display as D
+import events as E
+import persist
+import table as T
+from tablescript import deal_to_play, make, play_trick
+
+
+class FakeI2C:
+    """Records every I2C transaction as (address, bytes)."""
+
+    def __init__(self):
+        self.writes = []
+
+    def writeto(self, addr, buf):
+        self.writes.append((addr, bytes(buf)))
+
+    def writevto(self, addr, bufs):
+        data = b""
+        for b in bufs:
+            data += bytes(b)
+        self.writes.append((addr, data))
+
+
+def test_ssd1306_init_and_frame_bytes():
+    bus = FakeI2C()
+    oled = D.SSD1306(bus)
+    oled.init()
+    # every init command goes as its own transaction: control byte 0x80, command
+    assert len(bus.writes) == len(D.INIT)
+    for i in range(len(D.INIT)):
+        assert bus.writes[i] == (0x3C, bytes((0x80, D.INIT[i])))
+    assert bus.writes[0][1][1] == 0xAE  # display off first
+    assert bus.writes[-1][1][1] == 0xAF  # display on last
+    charge = list(D.INIT).index(0x8D)
+    assert D.INIT[charge + 1] == 0x14  # the charge pump enabled
+    bus.writes = []
+    frame = bytearray(1024)
+    frame[0] = 0x81
+    frame[1023] = 0x7E
+    oled.show(frame)
+    # the window: columns 0-127, pages 0-7; then one data transaction
+    window = [w[1][1] for w in bus.writes[:6]]
+    assert window == [0x21, 0, 127, 0x22, 0, 7]
+    addr, data = bus.writes[6]
+    assert addr == 0x3C and len(data) == 1025
+    assert data[0] == 0x40 and data[1] == 0x81 and data[1024] == 0x7E
+    assert len(bus.writes) == 7
+
+
+def test_card_names():
+    assert D.card_name(12) == "AS"
+    assert D.card_name(13) == "2H"
+    assert D.card_name(54 + 21) == "TH"
+    assert D.card_name(52) == "SJ" and D.card_name(107) == "BJ"
+    assert D.cards_text([12, 25, 38, 51], 8) == "ASAHADAC"
+    assert D.cards_text([12, 25, 38, 51, 52], 8) == "ASAHADA+"
+
+
+def test_model_lines_follow_the_table():
+    t, r = make()
+    m = D.DisplayModel()
+    lines = m.text_lines(t)
+    assert lines[0] == "H1 2/2 ?"
+    assert lines[2] == "draw: no bid"
+    deal_to_play(t)
+    lines = m.text_lines(t)
+    assert lines[0] == "H1 2/2 H"
+    assert lines[1] == "dealer S1 pts0"
+    assert lines[2] == "trick1 S1 plays"
+    assert lines[4] == ">S1 "
+    t.tap(1, 12, 0)
+    t.tap(1, 11, 0)
+    assert m.text_lines(t)[4] == ">S1 .."  # two cards tapped, not yet played
+    t.button(1, E.BTN_OK, 0)
+    lines = m.text_lines(t)
+    assert lines[4] == " S1 ASKS" and lines[5] == ">S2 "
+    for line in lines:
+        assert len(line) <= D.COLS
+
+
+def test_render_draws_text_and_inverts_the_message():
+    t, r = make()
+    m = D.DisplayModel()
+    buf = m.render(t)
+    assert len(buf) == 1024
+    if not D.HAVE_FRAMEBUF:
+        assert m.lines[0] == "H1 2/2 ?"  # CPython: the lines only; MicroPython checks pixels
+        return
+    assert any(buf[:128])  # line 0 has text
+    assert not any(buf[896:])  # no message: the last page is dark
+    t.tap(2, 7, 0)
+    t.button(2, E.BTN_OK, 0)  # "S2 not a bid"
+    buf = m.render(t)
+    assert m.lines[7] == "S2 not a bid"
+    # inverse video: most of the last page is lit
+    lit = 0
+    for b in buf[896:]:
+        if b:
+            lit += 1
+    assert lit > 100
+
+
+def _tmpdir(name):
+    base = "/tmp/tt_" + name + "_" + str(id(object()) & 0xFFFFFF)
+    try:
+        os.mkdir(base)
+    except OSError:
+        pass
+    return base
+
+
+def _cleanup(base):
+    for n in os.listdir(base):
+        os.remove(base + "/" + n)
+    os.rmdir(base)
+
+
+def test_store_saves_atomically_and_loads():
+    base = _tmpdir("store")
+    try:
+        s = persist.Store(base + "/table.json")
+        assert s.load() is None and s.last_error == ""
+        t, r = make()
+        deal_to_play(t)
+        play_trick(t, [[0], [1], [2], [4]])
+        snap = t.snapshot()
+        s.save(snap)
+        assert sorted(os.listdir(base)) == ["table.json"]  # the .new file was renamed
+        assert s.load() == snap
+        # the next save replaces it whole
+        play_trick(t, [[5], [6], [7], [9]])
+        s.save(t.snapshot())
+        back = s.load()
+        assert back == t.snapshot() and back != snap
+        t2, r2 = make()
+        t2.restore(back)
+        assert t2.score == t.score and t2.turn == t.turn
+    finally:
+        _cleanup(base)
+
+
+def test_store_ignores_damaged_files_and_falls_back():
+    base = _tmpdir("damaged")
+    try:
+        s = persist.Store(base + "/table.json")
+        t, r = make()
+        s.save(t.snapshot())
+        good = s.load()
+        f = open(base + "/table.json")
+        text = f.read()
+        f.close()
+        # a torn write: the body cut short
+        f = open(base + "/table.json", "w")
+        f.write(text[: len(text) // 2])
+        f.close()
+        assert s.load() is None
+        assert "checksum" in s.last_error
+        # not a snapshot file at all
+        f = open(base + "/table.json", "w")
+        f.write("hello")
+        f.close()
+        assert s.load() is None and "not a table snapshot" in s.last_error
+        # power lost between removing the old file and the rename: .new is used
+        os.remove(base + "/table.json")
+        f = open(base + "/table.json.new", "w")
+        f.write(text)
+        f.close()
+        assert s.load() == good
+        s.clear()
+        assert os.listdir(base) == []
+    finally:
+        _cleanup(base)
+
+
+def test_restore_takes_a_trick_in_progress():
+    t, r = make()
+    deal_to_play(t)
+    t.tap(1, 12, 0)
+    t.tap(1, 11, 0)
+    t.button(1, E.BTN_OK, 0)
+    t.tap(2, 0, 0)
+    t.tap(2, 1, 0)  # seat 2 followed; seat 3 to play
+    snap = t.snapshot()
+    assert snap[20] == [1, 0, 0, None, [12, 11], [0, 1], None]  # the follow closed the throw
+    t2, r2 = make()
+    t2.restore(snap)
+    assert t2.turn == 3 and t2.lead == [12, 11] and t2.leader == 1 and not t2.throw_open
+    assert t2.seen[12] == 1 and t2.seen[1] == 1
+    t2.tap(3, 2, 0)
+    t2.tap(3, 3, 0)
+    t2.tap(0, 4, 0)
+    t2.tap(0, 5, 0)
+    evs = [e[2] for e in t2.take_events()]
+    assert [e[0] for e in evs] == [E.PLAY, E.PLAY, E.TRICK]
+    bad = list(snap)
+    bad[20] = [1, 0, 1, None, [12, 11], [12], None]  # a card twice
+    try:
+        t2.restore(bad)
+    except T.TableError as exc:
+        assert "twice" in str(exc)
+    else:
+        raise AssertionError("a card played twice was accepted")
