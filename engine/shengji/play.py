@@ -22,7 +22,7 @@ from typing import Final
 
 from .cards import FACES, POINTS, Card, format_faces
 from .order import SUIT_NAMES, TRUMP, Order
-from .units import Decomposition, Unit, decompose_faces, shape_code
+from .units import Decomposition, Unit, decompose_faces
 
 __all__ = [
     "IllegalPlayError",
@@ -499,6 +499,16 @@ def _ladder_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, 
     return vec(0, cnt)
 
 
+def _structure_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, ...]:
+    """The match vector of some suit cards against the lead (RULES.md §6.2-3):
+    ``(t, q)`` for leads without triples, else the rungs of the ladders."""
+    if lead.mode == _MODE_LADDER:
+        return _ladder_vector(order, lead, cnt)
+    q = min(lead.pairs, sum(c >> 1 for c in cnt.values()))
+    t = _tractor_pairs(order, lead.esuit, counts_from(cnt), lead.caps) if lead.caps else 0
+    return (-t, -q)
+
+
 def _check_ladder(order: Order, lead: Lead, hand: Sequence[int], play: Sequence[int]) -> Verdict:
     es = lead.esuit
     held = {f: hand[f] for f in order.suit_faces[es] if hand[f]}
@@ -907,9 +917,16 @@ class LegalFollows:
         if h + sum(c for _f, c in other) < n:
             return
         take = min(n, h)
+        structured = take == n and h > n and lead.mode != _MODE_FREE
+        # the vector the whole holding reaches, once (RULES.md §6.2: a play is
+        # legal iff its suit cards reach it)
+        target = _structure_vector(order, lead, dict(in_suit)) if structured else ()
         for part in _multiset_combinations(in_suit, take):
-            if take == n and h > n and lead.mode != _MODE_FREE:
-                if not check_follow_counts(order, lead, hand, part):
+            if structured:
+                pc: dict[int, int] = {}
+                for f in part:
+                    pc[f] = pc.get(f, 0) + 1
+                if _structure_vector(order, lead, pc) != target:
                     continue
             for fill in _multiset_combinations(other, n - take):
                 yield tuple(sorted(part + fill))
