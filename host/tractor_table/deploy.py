@@ -91,6 +91,10 @@ class Board(Protocol):
 
     def sha256(self, name: str) -> bytes: ...
 
+    def run(self, code: str, echo: Callable[[bytes], None]) -> bytes:
+        """Run ``code``, passing its output to ``echo`` as it comes; returns the error output."""
+        ...
+
     def reset(self) -> None: ...
 
     def close(self) -> None: ...
@@ -260,6 +264,12 @@ class MpremoteBoard:
 
     def sha256(self, name: str) -> bytes:
         return bytes(self.t.fs_hashfile(name, "sha256"))
+
+    def run(self, code: str, echo: Callable[[bytes], None]) -> bytes:
+        # No time limit between output bytes: an interactive test waits for people.
+        self.t.exec_raw_no_follow(code)
+        _, err = self.t.follow(None, data_consumer=echo)
+        return bytes(err)
 
     def reset(self) -> None:
         # Leave the raw REPL, then Ctrl-D at the friendly REPL: a soft reset,
@@ -437,8 +447,10 @@ def deploy_to(
     *,
     out: TextIO | None = None,
     reset: bool = True,
+    self_test: str = "",
 ) -> Result:
-    """Copy ``items`` to ``board`` (all or nothing), verify, and optionally reset it."""
+    """Copy ``items`` to ``board`` (all or nothing), verify, optionally run the
+    self-test (``"quick"`` or ``"interactive"``) and reset the board."""
     out = out or sys.stdout
     start = time.monotonic()
     on_board, block, free = _literal(board.exec(_LIST_CODE))
@@ -479,10 +491,26 @@ def deploy_to(
         f"deployed {len(items)} files, {result.total_bytes:,} bytes, all verified, in {result.seconds:.1f} s",
         file=out,
     )
+    if self_test:
+        run_self_test(board, interactive=self_test == "interactive", out=out)
     if reset:
         board.reset()
-        print("reset the board: the table starts and runs its self-test", file=out)
+        print("reset the board: the table starts", file=out)
     return result
+
+
+def run_self_test(board: Board, *, interactive: bool, out: TextIO) -> None:
+    """Run firmware/selftest.py on the board, showing its lines as they come."""
+    print("self-test" + (" (interactive: follow the prompts)" if interactive else ""), file=out)
+
+    def echo(chunk: bytes) -> None:
+        out.write(chunk.decode("utf-8", "replace").replace("\r\n", "\n"))
+        out.flush()
+
+    err = board.run(f"import selftest\nselftest.main(interactive={interactive})\n", echo)
+    if err.strip():
+        last = err.decode("utf-8", "replace").strip().splitlines()[-1]
+        raise CommandError(f"the self-test could not run on the board: {last}")
 
 
 def deploy(
@@ -492,6 +520,7 @@ def deploy(
     config: Path | None = None,
     reset: bool = True,
     timeout: float = 10.0,
+    self_test: str = "",
     src: Path = FIRMWARE_DIR,
     build: Path = BUILD_FIRMWARE_DIR,
     out: TextIO | None = None,
@@ -516,6 +545,6 @@ def deploy(
     print(f"connecting to {port}", file=out)
     board = open_board(port, timeout=timeout)
     try:
-        return deploy_to(board, items, out=out, reset=reset)
+        return deploy_to(board, items, out=out, reset=reset, self_test=self_test)
     finally:
         board.close()

@@ -52,6 +52,8 @@ def firmware(tmp_path: Path) -> Path:
     src.mkdir()
     shutil.copy(FIRMWARE_DIR / "hwconfig.py", src)
     shutil.copy(FIRMWARE_DIR / "version.py", src)
+    shutil.copy(FIRMWARE_DIR / "selftest.py", src)
+    shutil.copy(FIRMWARE_DIR / "pn532.py", src)
     (src / "greet.py").write_text("import hwconfig\n\ndef hello():\n    return 'seats=%d' % hwconfig.SEATS\n")
     (src / "main.py").write_text("import greet\nprint(greet.hello())\n")
     return src
@@ -70,7 +72,7 @@ def run_deploy(pico: FakePico, firmware: Path, tmp_path: Path, **kw: object) -> 
 def test_deploy_copies_compiles_and_verifies(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
     result, text = run_deploy(pico, firmware, tmp_path)
     files = pico.files()
-    assert sorted(files) == ["cards.bin", "greet.mpy", "hwconfig.mpy", "main.py", "table.cfg", "version.mpy"]
+    assert sorted(files) == ["cards.bin", "greet.mpy", "hwconfig.mpy", "main.py", "pn532.mpy", "selftest.mpy", "table.cfg", "version.mpy"]
     build = tmp_path / "build"
     for name in ("greet.mpy", "hwconfig.mpy", "version.mpy"):
         assert files[name] == (build / name).read_bytes()
@@ -83,8 +85,8 @@ def test_deploy_copies_compiles_and_verifies(pico: FakePico, firmware: Path, tmp
     assert cfg["cards_sha256"] == hashlib.sha256(CARDS).hexdigest()[:12]
     assert cfg["firmware"] != "unknown"
     assert result.total_bytes == sum(len(b) for b in files.values())
-    assert "[ 1/6] greet.mpy" in text and "[ 6/6] table.cfg" in text
-    assert "deployed 6 files" in text and "all verified" in text
+    assert "[ 1/8] greet.mpy" in text and "[ 8/8] table.cfg" in text
+    assert "deployed 8 files" in text and "all verified" in text
 
 
 def test_deployed_modules_run_from_the_flash(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
@@ -119,6 +121,20 @@ def test_reset_restarts_the_board(pico: FakePico, firmware: Path, tmp_path: Path
     assert "reset the board" in text
     # Ctrl-D at the friendly REPL: a Pico soft-resets into main.py; the unix port exits
     assert pico.wait_exit(5) == 0
+
+
+def test_self_test_runs_on_the_board_after_copying(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    _, text = run_deploy(pico, firmware, tmp_path, self_test="quick")
+    # the deployed selftest.mpy ran on the board; the unix port has no machine.SPI,
+    # so it says so (on a Pico it checks readers, display, buttons, LED, buzzer)
+    assert "self-test\n" in text
+    assert "self-test: needs the Pico's hardware (machine.SPI, I2C, Pin); nothing to test here" in text
+
+
+def test_self_test_errors_are_reported(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    (firmware / "selftest.py").unlink()
+    with pytest.raises(CommandError, match="the self-test could not run on the board: ImportError: no module named 'selftest'"):
+        run_deploy(pico, firmware, tmp_path, self_test="quick")
 
 
 class CorruptingBoard(deploy.MpremoteBoard):

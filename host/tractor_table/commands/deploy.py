@@ -14,6 +14,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cards", type=Path, help="card-set binary to copy as cards.bin (from enrollment)")
     parser.add_argument("--config", type=Path, help="configuration file to copy as table.cfg (default: generated)")
     parser.add_argument("--no-reset", action="store_true", help="leave the board in the REPL instead of restarting it")
+    parser.add_argument(
+        "--self-test",
+        nargs="?",
+        const="quick",
+        choices=["quick", "interactive"],
+        help="after copying, run the table's self-test (interactive: also tap a card and press the button at each seat)",
+    )
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the board's REPL (default 10)")
 
 
@@ -24,5 +31,6 @@ def run(args: argparse.Namespace) -> int:
         config=args.config,
         reset=not args.no_reset,
         timeout=args.timeout,
+        self_test=args.self_test or "",
     )
     return 0
