@@ -166,10 +166,13 @@ def random_playout(
     leader: int,
     rng: random.Random,
     throw_rate: float = 0.1,
+    structured: float = 0.0,
 ) -> list[list[tuple[int, ...]]]:
     """Random legal play of a whole hand: single-unit leads (now and then a
     random throw, replaced by its forced unit when it fails) and random legal
-    follows. Returns the tricks, each as four plays from its leader."""
+    follows. With probability ``structured`` a lead is one of the biggest
+    units the hand holds (tractors and pairs: the follows that cost most to
+    check). Returns the tricks, each as four plays from its leader."""
     held = [_counts(h) for h in hands]
     tricks: list[list[tuple[int, ...]]] = []
     while any(held[leader]):
@@ -187,6 +190,10 @@ def random_playout(
                 lead_faces = r.play
         else:
             options = list(single_unit_leads(order, hand))
+            if rng.random() < structured:
+                # the biggest unit the hand holds (tractors, pairs): hard follows
+                size = max(len(o) for o in options)
+                options = [o for o in options if len(o) == size]
             lead_faces = rng.choice(options)
         lead = Lead(order, lead_faces)
         plays = [lead_faces]
