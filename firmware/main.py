@@ -23,9 +23,11 @@
 # file under MicroPython's unix port with a simulated board.
 import gc
 
+# ttlink first: it is the largest module, and when the firmware runs from
+# source (tests, not the Pico's .mpy files) it compiles while the heap is emptiest.
+import ttlink
 import events as E
 import table as T
-import ttlink
 from display import DisplayModel
 from version import FIRMWARE_VERSION, RULES_ID
 

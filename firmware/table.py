@@ -67,6 +67,11 @@ CMD_NEXT_HAND = const(3)  # [3] as OK after the hand's end
 SNAPSHOT_VERSION = const(1)
 MESSAGE_MS = const(3000)
 
+# Which sound wins when several happen in one turn of the loop: an error
+# always (it asks the players to look), then the end of a hand or trick.
+# Indexed by events.SND_*: none, tap, ok, error, trick, hand.
+_PRIORITY = (0, 1, 2, 5, 3, 4)
+
 # cards per hand and kitty size by deck count (RULES.md section 1)
 HAND_SIZE = (0, 12, 25, 39, 52)
 KITTY_SIZE = (0, 6, 8, 6, 8)
@@ -161,9 +166,14 @@ class Table:
         return out
 
     def take_sound(self):
+        """The sound to play now: the most urgent one since the last call."""
         s = self._sound
         self._sound = E.SND_NONE
         return s
+
+    def _beep(self, s):
+        if _PRIORITY[s] > _PRIORITY[self._sound]:
+            self._sound = s
 
     def take_save(self):
         s = self._save
@@ -180,7 +190,7 @@ class Table:
         for c in cards:
             ev.append(c)
         self._emit(ev)
-        self._sound = E.SND_ERROR
+        self._beep(E.SND_ERROR)
         self._say("S%d %s" % (seat, E.REASONS[reason]), now_ms)
 
     # --- derived facts -------------------------------------------------------
@@ -215,7 +225,7 @@ class Table:
         ph = self.phase
         if ph == DEAL:
             pend.append(card)  # a bid being shown
-            self._sound = E.SND_TAP
+            self._beep(E.SND_TAP)
             return
         if ph == KITTY:
             if seat != self.dealer:
@@ -225,7 +235,7 @@ class Table:
                 self._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
                 return
             pend.append(card)
-            self._sound = E.SND_TAP
+            self._beep(E.SND_TAP)
             if len(pend) == self.kitty_size:
                 tabledeal.bury(self, now_ms)
             return
@@ -237,7 +247,7 @@ class Table:
                 self._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
                 return
             pend.append(card)
-            self._sound = E.SND_TAP
+            self._beep(E.SND_TAP)
             return
         if seat != self.turn:
             self._refuse(seat, E.OUT_OF_TURN, (card,), now_ms)
@@ -246,7 +256,7 @@ class Table:
             self._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
             return
         pend.append(card)
-        self._sound = E.SND_TAP
+        self._beep(E.SND_TAP)
         if self.lead is not None and len(pend) == len(self.lead):
             self._commit_follow(seat, now_ms)
 
@@ -337,7 +347,7 @@ class Table:
         self.forced = False
         self._play_event(seat, cards)
         self.turn = (seat + 1) & 3
-        self._sound = E.SND_OK
+        self._beep(E.SND_OK)
 
     def _play_event(self, seat, cards):
         ev = [E.PLAY, len(self.tricks), seat]
@@ -359,7 +369,7 @@ class Table:
         self._play_event(seat, cards)
         tabletrick.check_revokes(self, seat, cards, now_ms)
         self.turn = (seat + 1) & 3
-        self._sound = E.SND_OK
+        self._beep(E.SND_OK)
         if self.turn == self.leader:
             tabletrick.end_trick(self, now_ms)
 

@@ -31,10 +31,10 @@ def bid(tb, seat, now_ms):
         ev.append(c)
     tb._emit(ev)
     if reason == E.OK:
-        tb._sound = E.SND_OK
+        tb._beep(E.SND_OK)
         tb._say("S%d bids" % seat, now_ms)
     else:
-        tb._sound = E.SND_ERROR
+        tb._beep(E.SND_ERROR)
         tb._say("S%d %s" % (seat, E.REASONS[reason]), now_ms)
 
 
@@ -45,7 +45,7 @@ def end_draw(tb, now_ms):
     if trump < 0:
         tb._emit([E.REDEAL, tb.hand_no])
         tb._say("no bid: redeal", now_ms)
-        tb._sound = E.SND_ERROR
+        tb._beep(E.SND_ERROR)
         tb.hand_no -= 1
         tb._start_hand()
         return
@@ -56,7 +56,7 @@ def end_draw(tb, now_ms):
     tb._emit([E.TRUMP, trump, declarer, dealer])
     tb.phase = T.KITTY
     tb.turn = dealer
-    tb._sound = E.SND_OK
+    tb._beep(E.SND_OK)
 
 
 def bury(tb, now_ms):
@@ -76,5 +76,5 @@ def bury(tb, now_ms):
     tb._emit(ev)
     tb.phase = T.PLAY
     tb.leader = tb.turn = tb.dealer
-    tb._sound = E.SND_OK
+    tb._beep(E.SND_OK)
     tb._save = True

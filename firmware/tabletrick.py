@@ -30,7 +30,7 @@ def challenge(tb, seat, now_ms):
         ev.append(c)
     tb._emit(ev)
     if forced is None:
-        tb._sound = E.SND_ERROR
+        tb._beep(E.SND_ERROR)
         tb._say("S%d %s" % (seat, E.REASONS[E.CHALLENGE_FAILED]), now_ms)
         return
     # the rest of the throw goes back to the leader's hand
@@ -55,7 +55,7 @@ def challenge(tb, seat, now_ms):
     tb.forced = True
     tb.turn = (tb.leader + 1) & 3
     del tb.pending[tb.turn][:]
-    tb._sound = E.SND_OK
+    tb._beep(E.SND_OK)
     tb._say("throw fails", now_ms)
 
 
@@ -75,7 +75,7 @@ def end_trick(tb, now_ms):
     tb.lead = None
     tb.forced = False
     tb.leader = tb.turn = winner
-    tb._sound = E.SND_TRICK
+    tb._beep(E.SND_TRICK)
     tb._save = True
     tb._say("S%d wins %d" % (winner, points), now_ms)
     if tb.played >= tb.hand_size:
@@ -111,7 +111,7 @@ def end_hand(tb, now_ms):
     tb.first_hand = False
     tb.phase = T.MATCH_END if winner >= 0 else T.HAND_END
     tb.turn = -1
-    tb._sound = E.SND_HAND
+    tb._beep(E.SND_HAND)
     tb._save = True
     tb._say("hand over: %d" % tb.score, now_ms)
 
@@ -146,7 +146,7 @@ def check_revokes(tb, seat, cards, now_ms):
         if why:
             tb.revoked.append([t, seat])
             tb._emit([E.REVOKE, n, seat, t, why])
-            tb._sound = E.SND_ERROR
+            tb._beep(E.SND_ERROR)
             tb._say("S%d revoke t%d" % (seat, t + 1), now_ms)
 
 

@@ -25,8 +25,10 @@ def test_revoke_proven_by_later_play():
     play_trick(t, [[5], [1], [14], [6]])
     assert find(t.take_events(), E.REVOKE) == []
     # trick 1: seat 2 plays 4S: proves seat 2 held a spade at trick 0
+    t.take_sound()
     play_trick(t, [[15], [16], [2], [17]])
     assert find(t.take_events(), E.REVOKE) == [[E.REVOKE, 1, 2, 0, 5]]
+    assert t.take_sound() == E.SND_ERROR  # the error outranks the trick's end
     # reported once only
     play_trick(t, [[18], [19], [7], [20]])
     assert find(t.take_events(), E.REVOKE) == []

@@ -1,0 +1,220 @@
+# runs-under: micropython heapsize=160K
+# The main loop (firmware/main.py) on a fake board, its USB serial connected
+# in memory to the real host end of the link (ttlink.HostLink): events reach
+# the host with the same state hashes, app commands are answered, the display
+# and buzzer are driven, state is saved and restored; the button decoder.
+import json
+
+import events as E
+import main as M
+import persist
+import table as T
+import ttlink
+from fakerules import FakeRules
+
+
+class Port:
+    def __init__(self):
+        self.inbox = b""
+        self.sent = b""
+
+    def read(self):
+        d = self.inbox
+        self.inbox = b""
+        return d or None
+
+    def write(self, data):
+        self.sent += bytes(data)
+        return True
+
+
+class Board:
+    def __init__(self, store=None):
+        self.now = 1000
+        self.port = Port()
+        self.store = store
+        self.tap_q = []
+        self.press_q = []
+        self.shown = []
+        self.sounds = []
+        self.seed = 12345
+
+    def ticks_ms(self):
+        return self.now
+
+    def rand(self):
+        self.seed = (self.seed * 1103515245 + 12345) & 0x3FFFFFFF
+        return self.seed
+
+    def taps(self, now):
+        q = self.tap_q
+        self.tap_q = []
+        return q
+
+    def presses(self, now):
+        q = self.press_q
+        self.press_q = []
+        return q
+
+    def show(self, buf, lines):
+        self.shown.append(list(lines))
+
+    def beep(self, s):
+        self.sounds.append(s)
+
+
+class Wire:
+    """The device App and a HostLink, bytes carried both ways in memory."""
+
+    def __init__(self, store=None):
+        self.board = Board(store)
+        self.app = M.App(self.board, FakeRules(), decks=1)
+        self.host = ttlink.HostLink(self.board.now, self.board.rand, "test", "rules-2026.1")
+        self.notes = []
+
+    def run(self, ms=200, step=5):
+        b = self.board
+        end = b.now + ms
+        while b.now < end:
+            self.app.step(b.now)
+            if b.port.sent:
+                self.host.feed(b.port.sent, b.now)
+                b.port.sent = b""
+            self.host.tick(b.now)
+            out = self.host.take_output()
+            if out:
+                b.port.inbox += out
+            self.notes.extend(self.host.take_notes())
+            b.now += step
+
+    def events(self):
+        return [n[3] for n in self.notes if n[0] == "event"]
+
+    def apps(self):
+        return [n[1] for n in self.notes if n[0] == "app"]
+
+
+def test_events_reach_the_host_with_the_tables_hashes():
+    w = Wire()
+    w.run()
+    assert w.host.synced
+    assert w.events() == [[E.HAND_START, 1, -1, 1, 0, 0, 1]]
+    w.board.tap_q.append((1, 13))
+    w.run(10)
+    assert w.board.sounds == [E.SND_TAP]
+    w.board.press_q.append((1, E.BTN_OK))
+    w.board.press_q.append((0, E.BTN_OK))
+    w.run()
+    assert w.board.sounds == [E.SND_TAP, E.SND_OK]
+    assert [e[0] for e in w.events()] == [E.HAND_START, E.BID, E.TRUMP]
+    t = w.app.table
+    assert w.host.record.count == t.ev_index == 3
+    assert w.host.record.head == t.ev_hash
+    assert w.app.hash_mismatches == 0
+    # the display followed, the buzzer sounded
+    assert w.board.shown[-1][2] == "S1 bury 0/6"
+
+
+def test_app_commands_are_answered():
+    w = Wire()
+    w.run()
+    w.host.send_app([T.CMD_NEXT_HAND])  # refused: the hand is not over
+    w.host.send_app([M.APP_STATE])
+    w.run()
+    apps = w.apps()
+    assert apps[0] == [M.APP_REPLY, T.CMD_NEXT_HAND, 1, "the hand is not over"]
+    assert apps[1][0] == M.APP_LINES and apps[1][1] == "H1 2/2 ?"
+    w.host.send_app([T.CMD_NEW_MATCH])
+    w.run()
+    assert w.apps()[2] == [M.APP_REPLY, T.CMD_NEW_MATCH, 0, ""]
+    assert w.events()[-1][0] == E.HAND_START
+
+
+def test_state_is_saved_after_a_trick_and_restored_at_boot():
+    base = "/tmp/tt_app_" + str(id(object()) & 0xFFFFFF)
+    store = persist.Store(base + ".json")
+    store.clear()
+    try:
+        w = Wire(store)
+        w.board.tap_q.append((1, 13))
+        w.board.press_q.append((1, E.BTN_OK))
+        w.board.press_q.append((0, E.BTN_OK))
+        w.run()
+        for c in (48, 49, 50, 51, 47, 46):
+            w.board.tap_q.append((1, c))
+        w.run(20)
+        assert store.saves == 1  # after the burial
+        w.board.tap_q.append((1, 1))
+        w.board.press_q.append((1, E.BTN_OK))
+        w.run(20)
+        for s, c in ((2, 2), (3, 3), (0, 4)):
+            w.board.tap_q.append((s, c))
+            w.run(20)
+        assert store.saves == 2  # after the trick
+        t = w.app.table
+        # the power goes: a new App on the same flash
+        w2 = Wire(store)
+        t2 = w2.app.table
+        assert w2.app.restored
+        assert t2.snapshot() == t.snapshot()
+        assert w2.app.link.count == t.ev_index and w2.app.link.head == t.ev_hash
+        w2.run()
+        assert w2.board.shown[-1][7] == "resumed hand 1"
+        # the host (with no record) is brought up to date by a snapshot
+        assert w2.host.synced
+        snaps = [n for n in w2.notes if n[0] == "snapshot"]
+        assert snaps and snaps[-1][1] == t.ev_index
+    finally:
+        store.clear()
+
+
+def test_host_pushes_a_snapshot():
+    w = Wire()
+    w.run()
+    other = T.Table(FakeRules(), decks=1)
+    other.tap(3, 13, 0)
+    other.button(3, E.BTN_OK, 0)
+    other.button(0, E.BTN_OK, 0)
+    data = json.dumps(other.snapshot()).encode()
+    w.host.push_snapshot(data, 7, 0x1234)
+    w.run(400)
+    t = w.app.table
+    assert t.phase == T.KITTY and t.dealer == 3
+    assert t.ev_index == 7 and t.ev_hash == 0x1234
+    assert [n for n in w.notes if n[0] == "snapshot_done"][-1][2]
+    # a snapshot that does not fit is refused and changes nothing
+    w.host.push_snapshot(b"[1, 2, 3]", 9, 1)
+    w.run(400)
+    assert t.ev_index == 7 and t.phase == T.KITTY
+    done = [n for n in w.notes if n[0] == "snapshot_done"][-1]
+    assert not done[2] and "refused" in done[3]
+
+
+def test_button_decoder_click_double_long_and_bounce():
+    d = M.ButtonDecoder()
+    # a click: OK once the double-press window has passed
+    d.feed(0, 1, 0)
+    d.feed(0, 0, 100)
+    assert d.take(200) == []
+    assert d.take(100 + M.DOUBLE_MS) == [(0, E.BTN_OK)]
+    # a double press: a challenge, and no OK
+    d.feed(1, 1, 1000)
+    d.feed(1, 0, 1080)
+    d.feed(1, 1, 1200)
+    d.feed(1, 0, 1280)
+    assert d.take(1290) == [(1, E.BTN_CHALLENGE)]
+    assert d.take(3000) == []
+    # a long press: undo, once, while still held
+    d.feed(2, 1, 5000)
+    d.feed(2, 1, 5000 + M.LONG_MS - 1)
+    assert d.take(5000 + M.LONG_MS - 1) == []
+    d.feed(2, 1, 5000 + M.LONG_MS)
+    d.feed(2, 1, 5000 + M.LONG_MS + 500)
+    d.feed(2, 0, 7000)
+    assert d.take(9000) == [(2, E.BTN_UNDO)]
+    # contact bounce inside DEBOUNCE_MS is ignored: one click
+    d.feed(3, 1, 10000)
+    d.feed(3, 0, 10005)
+    d.feed(3, 1, 10010)
+    d.feed(3, 0, 10100)
+    assert d.take(10100 + M.DOUBLE_MS) == [(3, E.BTN_OK)]
