@@ -16,6 +16,7 @@
 import binascii
 import json
 import sys
+from array import array
 
 try:
     from micropython import const
@@ -551,7 +552,7 @@ class DeviceLink(_Link):
         self._ring_n = ring
         self.ring_size = ring
         self._ring_ev = [None] * ring
-        self._ring_h = [0] * ring
+        self._ring_h = array("I", [0] * ring)  # unboxed: crc32 values pass 2**30
         self.count = 0
         self.head = 0
         self._base = 0  # oldest index that can be replayed
