@@ -33,6 +33,7 @@ import hashlib
 import io
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -157,11 +158,34 @@ def read_cards(path: Path) -> CardSet:
     if len(data) > MAX_CARDS_BYTES:
         raise CommandError(f"card set {path}: {len(data)} bytes is far too large for a card map; wrong file?")
     if data[:4] != b"TTCM":
-        raise CommandError(
-            f"card set {path}: not a card map (no TTCM header); export the enrolled set "
-            "with 'tractor-table deckcheck --export' and deploy that file"
-        )
+        data = _export_card_set(path, data)
+        exported = Path(tempfile.mkdtemp(prefix="tractor-cards-")) / CARDS_FILE
+        exported.write_bytes(data)
+        try:
+            return _parse_on_micropython(exported, data)
+        finally:
+            exported.unlink()
+            exported.parent.rmdir()
     return _parse_on_micropython(path, data)
+
+
+def _export_card_set(path: Path, data: bytes) -> bytes:
+    """The binary map of an enrolled card-set text file (tractor_table.enroll's format)."""
+    from .enroll import HEADER, CardSet
+
+    if not data.startswith(HEADER.encode()):
+        raise CommandError(
+            f"card set {path}: neither a card-set file from 'tractor-table enroll' nor a card map "
+            "(cards.bin from 'tractor-table deckcheck SET --export FILE')"
+        )
+    cs = CardSet.load(path)  # CardSetError (a CommandError) names the line that is wrong
+    missing = cs.missing()
+    if missing:
+        raise CommandError(
+            f"card set {path}: {len(missing)} of {cs.total} cards are not enrolled; "
+            "finish with 'tractor-table enroll' (or check with 'tractor-table deckcheck')"
+        )
+    return cs.export_map()
 
 
 def _parse_on_micropython(path: Path, data: bytes) -> CardSet:
@@ -180,7 +204,8 @@ def _parse_on_micropython(path: Path, data: bytes) -> CardSet:
     try:
         proc = mpy.run(code=code, path=[FIRMWARE_DIR], heapsize="64K", timeout=30)
     except CommandError:  # no MicroPython here (a user install): the header check must do
-        return CardSet(data, path.stem, data[8], data[6] | (data[7] << 8))
+        name = bytes(data[16 : 16 + min(data[9], 31)]).decode("utf-8", "replace")
+        return CardSet(data, name or path.stem, data[8], data[6] | (data[7] << 8))
     if proc.returncode != 0:
         why = proc.stdout.strip().removeprefix("ERR ") or proc.stderr.strip().splitlines()[-1]
         raise CommandError(f"card set {path}: {why}; export it again with 'tractor-table deckcheck --export'")

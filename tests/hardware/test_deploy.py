@@ -198,7 +198,7 @@ def test_bad_card_set_files(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="far too large"):
         deploy.read_cards(tmp_path / "huge.bin")
     (tmp_path / "set.json").write_text('{"name": "family deck"}')
-    with pytest.raises(CommandError, match="not a card map .*'tractor-table deckcheck --export'"):
+    with pytest.raises(CommandError, match="neither a card-set file from 'tractor-table enroll' nor a card map"):
         deploy.read_cards(tmp_path / "set.json")
     damaged = bytearray(card_map())
     damaged[60] ^= 0x01
@@ -208,6 +208,34 @@ def test_bad_card_set_files(tmp_path: Path) -> None:
     (tmp_path / "short.bin").write_bytes(card_map()[:-13])
     with pytest.raises(CommandError, match="card map truncated"):
         deploy.read_cards(tmp_path / "short.bin")
+
+
+FACES = [r + s for s in "SHDC" for r in "23456789TJQKA"] + ["SJ", "BJ"]
+
+
+def card_set_text(cards: int, decks: int = 1, name: str = "Red backs") -> str:
+    """A card-set file as 'tractor-table enroll' writes it (format in tractor_table/enroll.py)."""
+    lines = ["tractor-table card set 1", f"name: {name}", f"decks: {decks}", "# uid            card  face copy"]
+    for card in range(cards):
+        uid = bytes((0x04, 0xA1, card >> 8, card & 0xFF, 0xD4, 0xE5, 0xF6)).hex()
+        lines.append(f"{uid}   {card}     {FACES[card % 54]}   {card // 54 + 1}")
+    return "\n".join(lines) + "\n"
+
+
+def test_an_enrolled_card_set_file_is_exported_on_the_way(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    set_file = tmp_path / "red.txt"
+    set_file.write_text(card_set_text(54))
+    cs = deploy.read_cards(set_file)
+    assert (cs.name, cs.decks, cs.count) == ("Red backs", 1, 54)
+    run_deploy(pico, firmware, tmp_path, cards=set_file)
+    assert pico.files()["cards.bin"] == cs.data and cs.data[:4] == b"TTCM"
+
+
+def test_an_unfinished_card_set_is_refused(tmp_path: Path) -> None:
+    set_file = tmp_path / "half.txt"
+    set_file.write_text(card_set_text(30))
+    with pytest.raises(CommandError, match="24 of 54 cards are not enrolled; finish with 'tractor-table enroll'"):
+        deploy.read_cards(set_file)
 
 
 def test_a_good_card_map_is_read_by_the_firmware_parser(tmp_path: Path) -> None:

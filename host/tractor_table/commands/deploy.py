@@ -11,7 +11,7 @@ from .. import deploy
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", required=True, help="the Pico's serial port, e.g. /dev/ttyACM0 or COM5")
-    parser.add_argument("--cards", type=Path, help="card-set binary to copy as cards.bin (from enrollment)")
+    parser.add_argument("--cards", type=Path, help="the card set: the file from tractor-table enroll, or its exported card map (cards.bin)")
     parser.add_argument("--config", type=Path, help="configuration file to copy as table.cfg (default: generated)")
     parser.add_argument("--no-reset", action="store_true", help="leave the board in the REPL instead of restarting it")
     parser.add_argument(
