@@ -37,7 +37,7 @@ __all__ = ["STRENGTHS", "Bot", "BotError"]
 STRENGTHS = ("random", "basic", "good")
 
 #: cap on the legal follows a bot looks at (the rest are never better by its measure)
-_MAX_CANDIDATES = 400
+_MAX_CANDIDATES = 60
 
 
 class BotError(RuntimeError):
@@ -254,6 +254,16 @@ class Bot:
         voids = self._voids(hand) if self.strength >= 2 else [set() for _ in range(4)]
         partners = self._partners(hand)
         opponents = [s for s in range(4) if s != self.seat and s not in partners]
+        suit_len = [0] * 5
+        for f in faces:
+            suit_len[ruling.esuit(f)] += 1
+        # strength 2 draws trumps (调主) when it holds most of those still out
+        trump_out = sum(unseen[f] for f in ruling.order.suit_faces[TRUMP])
+        draw_trumps = (
+            self.strength >= 2
+            and suit_len[TRUMP] >= max(3, trump_out * 0.6)
+            and any(TRUMP not in voids[s] for s in opponents)
+        )
         best: tuple[float, tuple[int, ...]] | None = None
         for u in units:
             if reserve and any(f in reserve for f in u) and len(faces) > len(u):
@@ -274,8 +284,12 @@ class Bot:
                     v += 35 - pts  # let the partner trump
                 else:
                     v += 10 - unit.top * 0.5 - pts * 1.5 - unit.size * 2
+                    if self.strength >= 2:
+                        v += max(0, 6 - suit_len[es]) * 1.5  # shorten a short suit
             else:
                 v += (20 + 5 * unit.size if sure else -5 - unit.top * 0.3) - pts
+                if draw_trumps:
+                    v += 30 if sure else 25 - pts * 2
             v += self.rng.random() * 0.5
             if best is None or v > best[0]:
                 best = (v, u)

@@ -20,10 +20,10 @@ _STRENGTHS = {"random": 0, "basic": 1, "good": 2, "0": 0, "1": 1, "2": 2}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--hands", type=int, default=8, help="hands to play (default 8)")
     parser.add_argument(
-        "--until-won", action="store_true", help="play until a side wins the match (at most --hands hands)"
+        "--hands", type=int, help="hands to play (default 8; with --until-won, at most this many, default 500)"
     )
+    parser.add_argument("--until-won", action="store_true", help="play until the match is won")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
     parser.add_argument("--rules", default="classic", help="rules preset (classic, qq, lianzhong, tournament, onedeck, titanic, xuwen)")
     parser.add_argument("--decks", type=int, help="override the preset's number of decks (1-4)")
@@ -67,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
     from shengji.match import Match, make_bots, play_hand
     from shengji.settle import level_name
 
+    if args.hands is None:
+        args.hands = 500 if args.until_won else 8
     if args.hands < 1:
         raise CommandError("--hands must be 1 or more")
     rules = _rules(args)
