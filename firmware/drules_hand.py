@@ -27,6 +27,7 @@ except ImportError:
 
 NT = const(4)
 RANK_A = const(12)
+RANK_J = const(9)
 
 # level_table presets.
 LT_CLASSIC = const(0)
@@ -84,14 +85,15 @@ def level_gain(score, decks=2, table=LT_CLASSIC):
             return 1, 1, True
         return 1, 2, True
     if table == LT_XUWEN:
-        step = 40
+        # Seed 002, 4 decks: 0: +3; < 80: +2; < 160: +1; then take over, +1
+        # per further 40 (other deck counts scale by decks/4).
         if s == 0:
             return 0, 3, False
-        if s < 2 * step:
+        if s < 20 * decks:
             return 0, 2, False
-        if s < 4 * step:
+        if s < 40 * decks:
             return 0, 1, False
-        return 1, s // step - 4, True
+        return 1, (s - 40 * decks) // (10 * decks), True
     if s == 0:
         return 0, 3, False
     if s < step:
@@ -129,9 +131,11 @@ def advance(level, gain, ladder=LL_FULL, must_play=0):
     return level
 
 
-def settle(score, dealer, levels, decks=2, table=LT_CLASSIC, ladder=LL_FULL, must_play=0, out=None):
-    # type: (int, int, Sequence[int], int, int, int, int, list[int] | None) -> list[int]
-    """Settle a hand: [next dealer, level of side 0, level of side 1, winner or -1]."""
+def settle(score, dealer, levels, decks=2, table=LT_CLASSIC, ladder=LL_FULL, must_play=0, out=None, kitty_j=False):
+    # type: (int, int, Sequence[int], int, int, int, int, list[int] | None, bool) -> list[int]
+    """Settle a hand with fixed partners: [next dealer, level of side 0, level
+    of side 1, winner side or -1]. kitty_j: the attackers won the last trick's
+    kitty with a J (the tournament rule: a defending side at J goes back to 2)."""
     if out is None:
         out = [0, 0, 0, -1]
     side, gain, take_over = level_gain(score, decks, table)
@@ -146,9 +150,44 @@ def settle(score, dealer, levels, decks=2, table=LT_CLASSIC, ladder=LL_FULL, mus
     else:
         if levels[dside] == RANK_A:
             out[3] = dside
-        else:
-            out[1 + dside] = advance(levels[dside], gain, ladder, must_play)
+        out[1 + dside] = advance(levels[dside], gain, ladder, must_play)
         out[0] = (dealer + 2) & 3
+    if kitty_j and (table == LT_TOURNAMENT or ladder == LL_TOURNAMENT) and levels[dside] == RANK_J:
+        out[1 + dside] = 0
+    return out
+
+
+def settle_seats(score, dealer, levels, defenders, decks=2, table=LT_CLASSIC, ladder=LL_FULL, must_play=0, kitty_j=False, out=None):
+    # type: (int, int, Sequence[int], int, int, int, int, int, bool, list[int] | None) -> list[int]
+    """Settle a find-a-friend hand (RULES §9): levels per seat; defenders is a bit
+    mask of the dealer's side (the dealer alone, or with the called partner).
+    Returns [next dealer, level of seat 0 .. 3, bit mask of the seats that won
+    the match (0: none)]."""
+    if out is None:
+        out = [0, 0, 0, 0, 0, 0]
+    side, gain, take_over = level_gain(score, decks, table)
+    won = 0
+    for seat in range(4):
+        lv = levels[seat]
+        out[1 + seat] = lv
+        is_def = (defenders >> seat) & 1
+        if take_over and not is_def:
+            out[1 + seat] = advance(lv, gain, ladder, must_play)
+        elif not take_over and is_def:
+            if lv == RANK_A:
+                won |= 1 << seat
+            out[1 + seat] = advance(lv, gain, ladder, must_play)
+        if kitty_j and is_def and lv == RANK_J and (table == LT_TOURNAMENT or ladder == LL_TOURNAMENT):
+            out[1 + seat] = 0
+    out[5] = won
+    if take_over:
+        out[0] = (dealer + 1) & 3
+    else:
+        out[0] = dealer
+        for i in range(1, 4):
+            if (defenders >> ((dealer + i) & 3)) & 1:
+                out[0] = (dealer + i) & 3
+                break
     return out
 
 

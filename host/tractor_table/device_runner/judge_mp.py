@@ -8,6 +8,7 @@
 # Besides the public kinds, the differential fuzzer (tractor_table/difffuzz.py)
 # sends "hand" cases: one whole hand's plays, answered with every verdict.
 # A line "quit" ends the runner.
+import gc
 import json
 import sys
 
@@ -19,16 +20,17 @@ SUITS = "SHDC"
 TRUMPS = {"S": 0, "H": 1, "D": 2, "C": 3, "NT": 4}
 REASONS = {
     drules.OK: "ok",
-    drules.R_WRONG_COUNT: "wrong_count",
+    drules.R_EMPTY: "empty",
     drules.R_NOT_IN_HAND: "not_in_hand",
-    drules.R_MIXED_SUIT: "mixed_suit_lead",
-    drules.R_THROW_FAILED: "throw_failed",
+    drules.R_MIXED_SUIT: "mixed_suits",
+    drules.R_WRONG_COUNT: "wrong_count",
     drules.R_FOLLOW_SUIT: "must_follow_suit",
-    drules.R_TRACTOR: "must_play_tractor",
     drules.R_PAIRS: "must_play_pairs",
+    drules.R_TRACTOR: "must_play_tractor",
+    drules.R_TRIPLES: "must_play_triples",
+    drules.R_TITANIC: "must_play_titanic",
     drules.R_SAME_SHAPE: "must_play_same_shape",
-    drules.R_LADDER: "must_play_better_rung",
-    drules.R_EMPTY: "empty_play",
+    drules.R_THROW_FAILED: "throw_failed",
 }
 KM = {"structure": drules.KM_STRUCTURE, "linear": drules.KM_LINEAR, "cards": drules.KM_CARDS}
 LT = {
@@ -58,7 +60,6 @@ KNOWN = (
     "partners",
     "revoke",
     "hand_scan",
-    "preset",
 )
 
 
@@ -147,12 +148,29 @@ class Table:
         ll = rules.get("level_ladder", "full")
         if ll not in LL:
             raise CaseError(f"bad level_ladder {ll!r}")
+        need = {"onedeck": 1, "tournament": 2, "xuwen": 4}.get(lt)
+        if need is not None and need != decks:
+            raise CaseError(f"level_table {lt!r} needs decks={need}")
         self.table = LT[lt]
         self.ladder = LL[ll]
         mask = 0
-        for r in rules.get("must_play", []):
-            mask |= 1 << rank_of(str(r))
+        mp = rules.get("must_play", [])
+        if isinstance(mp, str):
+            mp = mp.replace(",", " ").split()
+        if not isinstance(mp, list):
+            raise CaseError("must_play must be a list of levels")
+        for r in mp:
+            rank = rank_of(str(r))
+            if ll == "tournament" and rank not in (0, 3, 8, 9, 10, 11, 12):
+                raise CaseError(f"must_play level {r} is not on the tournament ladder")
+            mask |= 1 << rank
         self.must_play = mask
+        for name in ("permanent_twos", "same_shape_only", "kitty_requires_trump", "allow_self_override", "hand_scan"):
+            if name in rules and not isinstance(rules[name], bool):
+                raise CaseError(f"{name} must be true or false")
+        tp = rules.get("throw_penalty", 0)
+        if not isinstance(tp, int) or isinstance(tp, bool) or tp < 0 or tp % 5:
+            raise CaseError("throw_penalty must be a multiple of 5, 0 or more")
         nb = rules.get("no_bid", "nt")
         if nb not in ("nt", "kitty"):
             raise CaseError(f"bad no_bid {nb!r}")
@@ -321,11 +339,121 @@ def main() -> None:
         sys.stdout.write(json.dumps(out))
         sys.stdout.write("\n")
         sys.stdout.flush()
+        del out
+        gc.collect()
 
 
 def hand_answer(case: dict) -> dict:  # type: ignore[type-arg]
-    # Filled in with the differential fuzzer.
-    raise CaseError("hand cases are not supported yet")
+    """A whole hand scripted by the differential fuzzer (tractor_table/difffuzz.py).
+
+    Steps: ["b", seat, ids] a bid; ["e", dealt kitty] end of the draw;
+    ["k", ids] the burial; ["L", seat, cards, real] a lead to judge; ["F", seat,
+    cards] a follow to judge; ["P", seat, ids] the cards that stand (the table
+    applies them; the fourth ends the trick); ["K"] the end of play; ["S"]
+    settling. With "scan" the hands are known from the start; without, they are
+    rebuilt from the cards played and the hand is judged as an audit at its end.
+    """
+    t = Table(case["rules"])
+    e = t.engine
+    scan = bool(case.get("scan"))
+    dealer = seat_of(case["dealer"])
+    levels = case["levels"]
+    steps = case["steps"]
+    dside = dealer & 1
+    hands = [bytearray(54) for _ in range(4)]
+    if scan:
+        for s in range(4):
+            drules.hand_from(case["hands"][s], hands[s])
+    else:
+        for st in steps:
+            if st[0] == "P":
+                for c in st[2]:
+                    hands[st[1]][c % 54] += 1
+    bidding = drules_hand.Bidding(t.decks, t.level, t.allow_self_override)
+    forced = bytearray(54 * 4)
+    out: list[object] = []
+    plays = [b"", b"", b"", b""]
+    nplays = 0
+    leader = 0
+    lead = b""
+    kitty = b""
+    attackers = 0
+    penalty = 0
+    last_winner = -1
+    last_lead = b""
+    last_play = b""
+    score = 0
+    kitty_j = False
+    for st in steps:
+        k = st[0]
+        if k == "b":
+            out.append(1 if bidding.bid(st[1], bytes(st[2])) else 0)
+        elif k == "e":
+            trump, declarer, _ = drules_hand.end_of_draw(
+                bidding, False, dealer, t.no_bid, t.first_dealer, bytes(st[1])
+            )
+            e.set_trump(t.level, drules.NT if trump < 0 else trump)
+            out.append([trump, declarer])
+        elif k == "k":
+            kitty = bytes(st[1])
+        elif k == "L":
+            seat = st[1]
+            cards = bytes(st[2])
+            r = e.check_lead(cards, hands, seat, forced)
+            if r == drules.R_THROW_FAILED:
+                e.decompose(forced[: e.nforced])
+                u = e.units
+                out.append([REASONS[r], u[0], u[1], u[2]])
+                if st[3]:
+                    penalty += e.throw_penalty if (seat & 1) == dside else -e.throw_penalty
+            else:
+                out.append([REASONS[r]])
+        elif k == "F":
+            out.append(REASONS[e.check_follow(lead, hands[st[1]], bytes(st[2]))])
+        elif k == "P":
+            seat = st[1]
+            cards = bytes(st[2])
+            if nplays == 0:
+                lead = cards
+                leader = seat
+            plays[nplays] = cards
+            nplays += 1
+            h = hands[seat]
+            for c in cards:
+                drules.hand_remove(h, c)
+            if nplays == 4:
+                w = e.trick_winner(plays)
+                pts = 0
+                for p in plays:
+                    pts += e.points(p)
+                winner = (leader + w) & 3
+                if (winner & 1) != dside:
+                    attackers += pts
+                out.append([winner, pts])
+                last_winner = winner
+                last_lead = lead
+                last_play = plays[w]
+                nplays = 0
+        elif k == "K":
+            mult = bonus = 0
+            kitty_j = False
+            if last_winner >= 0 and (last_winner & 1) != dside:
+                mult = e.kitty_multiplier(last_lead)
+                bonus = e.kitty_bonus(last_lead, last_play, kitty)
+                for c in last_play:
+                    f = c % 54
+                    if f < 52 and f % 13 == 9:
+                        kitty_j = True
+            score = attackers + bonus + penalty
+            out.append([attackers, penalty, mult, bonus, score])
+        elif k == "S":
+            r = drules_hand.settle(
+                score, dealer, levels, t.decks, t.table, t.ladder, t.must_play, kitty_j=kitty_j
+            )
+            out.append([r[0], r[1], r[2], r[3]])
+        else:
+            raise CaseError(f"bad step {k!r}")
+    return {"out": out}
 
 
 main()

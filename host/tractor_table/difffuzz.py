@@ -1,0 +1,423 @@
+"""Differential fuzzing of the two rules engines.
+
+The full engine's bots (``shengji.match.iter_hand``) play random hands under
+every preset, 1-4 decks, hand scans on and off. Each hand becomes a *script*
+(one JSON line): the bids, the burial, every lead and follow actually played,
+plus extra attempts (random throws, mixed leads, random follows that are
+often illegal). The full engine judges each step here; the device engine
+(``firmware/drules*.py``) judges the same script under MicroPython's unix
+port, in ONE long-running process fed one script per line
+(``device_runner/judge_mp.py``, kind ``hand``). Both give one list of
+answers: bid accepted, trump and declarer, every verdict with its reason, the
+forced unit of each failed throw, each trick's winner and points, the
+attackers' score, kitty multiplier and bonus, and the settlement. The lists
+must be equal.
+
+Without hand scans the device does not see the hands during play: it rebuilds
+them from the cards played and audits the whole hand at the end (RULES §10),
+so the same answers come from another path through the device code.
+
+A disagreement is written as a replayable case file (JSON lines: the script
+with the full engine's answers and the device's), which
+``tractor-table fuzz-rules --replay FILE`` runs again.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shengji import Rules
+from shengji.cards import FACES
+from shengji.hand import Bid, Bury, EndDraw, Play
+from shengji.match import iter_hand, make_bots
+from shengji.order import Order
+from shengji.play import Lead, check_follow_counts, check_lead_counts, check_throw
+from shengji.settle import settle
+from shengji.units import decompose_faces
+
+from . import mpy
+from .errors import CommandError
+from .paths import FIRMWARE_DIR
+
+#: Heap of the fuzzing process: the scripts are large JSON lines (the engine's
+#: own heap budget is measured by bench/bench_device_rules.py).
+FUZZ_HEAP = "4M"
+
+RUNNER = Path(__file__).resolve().parent / "device_runner" / "judge_mp.py"
+
+#: Rule sets the fuzzer plays: every preset, the classic game with 1-4 decks,
+#: and a few options on their own.
+VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("classic", {}),
+    ("classic", {"decks": 1}),
+    ("classic", {"decks": 3}),
+    ("classic", {"decks": 4}),
+    ("classic", {"permanent_twos": True}),
+    ("classic", {"same_shape_only": True}),
+    ("classic", {"kitty_requires_trump": True, "kitty_multiplier": "cards"}),
+    ("qq", {}),
+    ("lianzhong", {}),
+    ("tournament", {}),
+    ("onedeck", {}),
+    ("titanic", {}),
+    ("titanic", {"permanent_twos": True}),
+    ("xuwen", {}),
+    ("xuwen", {"same_shape_only": False, "level_table": "classic"}),
+)
+
+
+def _names(reason: object) -> str:
+    return "ok" if reason is None else str(getattr(reason, "value", reason))
+
+
+@dataclass
+class Script:
+    """One hand as the device is asked to judge it, with the full engine's answers."""
+
+    case: dict[str, Any]
+    expect: list[Any] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+
+    def add(self, answer: Any, label: str) -> None:
+        self.expect.append(answer)
+        self.labels.append(label)
+
+
+def _faces(cards: Sequence[int]) -> list[int]:
+    return [c % FACES for c in cards]
+
+
+def _counts(faces: Sequence[int]) -> list[int]:
+    out = [0] * FACES
+    for f in faces:
+        out[f] += 1
+    return out
+
+
+def _attempt_follows(
+    order: Order, lead: Lead, held: list[int], actual: Sequence[int], rng: random.Random
+) -> list[list[int]]:
+    """Random follows (faces) besides the one played: often illegal."""
+    n = lead.size
+    s = lead.esuit
+    cards = [f for f in range(FACES) for _ in range(held[f])]
+    suit = [f for f in cards if order.esuit[f] == s]
+    other = [f for f in cards if order.esuit[f] != s]
+    out: list[list[int]] = []
+    if len(cards) >= n:
+        out.append(rng.sample(cards, n))
+    take = min(n, len(suit))
+    if len(other) >= n - take:
+        out.append(rng.sample(suit, take) + rng.sample(other, n - take))
+    if take == n and n >= 2 and len(suit) > n:
+        # Most structured first: the pairs of the suit, then singles.
+        pairs = [f for f in order.suit_faces[s] if held[f] >= 2]
+        rng.shuffle(pairs)
+        play: list[int] = []
+        for f in pairs:
+            if len(play) + 2 <= n:
+                play += [f, f]
+        rest = list(suit)
+        for f in play:
+            rest.remove(f)
+        play += rng.sample(rest, n - len(play))
+        out.append(play)
+    key = sorted(actual)
+    return [p for p in out if sorted(p) != key]
+
+
+def _attempt_leads(order: Order, held: list[int], rng: random.Random) -> list[list[int]]:
+    """A random throw from one suit and, now and then, a mixed lead."""
+    cards = [f for f in range(FACES) for _ in range(held[f])]
+    out: list[list[int]] = []
+    suits = sorted({order.esuit[f] for f in cards})
+    s = rng.choice(suits)
+    suit = [f for f in cards if order.esuit[f] == s]
+    if len(suit) >= 2:
+        out.append(rng.sample(suit, rng.randint(2, min(8, len(suit)))))
+    if len(suits) >= 2 and rng.random() < 0.2:
+        a, b = rng.sample(suits, 2)
+        out.append([next(f for f in cards if order.esuit[f] == a), next(f for f in cards if order.esuit[f] == b)])
+    return out
+
+
+def _lead_answer(order: Order, seat: int, faces: list[int], holdings: list[list[int]]) -> list[Any]:
+    v = check_lead_counts(order, holdings[seat], faces)
+    if not v.legal:
+        return [_names(v.reason)]
+    d = decompose_faces(order, faces)
+    assert d is not None
+    if not d.is_throw:
+        return ["ok"]
+    r = check_throw(order, seat, faces, holdings)
+    if r.ok:
+        return ["ok"]
+    assert r.forced is not None
+    return ["throw_failed", r.forced.width, r.forced.length, r.forced.top]
+
+
+def pick_variant(rng: random.Random) -> tuple[str, Rules]:
+    name, extra = rng.choice(VARIANTS)
+    return name, Rules.preset(name, **extra)
+
+
+def make_script(seed: int, variant: int | None = None) -> Script:
+    """Play one bot hand (everything drawn from ``seed``) and script it."""
+    rng = random.Random(seed)
+    name, extra = VARIANTS[variant] if variant is not None else rng.choice(VARIANTS)
+    rules = Rules.preset(name, **extra)
+    ladder = [r.value for r in rules.levels]
+    level = rng.choice(ladder)
+    dealer = rng.randrange(4)
+    levels = [level, rng.choice(ladder)] if dealer % 2 == 0 else [rng.choice(ladder), level]
+    scan = rng.random() < 0.5
+    strengths = rng.randrange(3)
+    opts = rules.to_dict()
+    for k in ("partners", "hand_scan", "revoke"):
+        opts.pop(k, None)
+    case: dict[str, Any] = {
+        "id": f"hand-{seed}",
+        "kind": "hand",
+        "rules": {**opts, "level": "23456789TJQKA"[level], "trump": "NT"},
+        "variant": f"{name} {json.dumps(extra, sort_keys=True)}",
+        "scan": scan,
+        "dealer": dealer,
+        "levels": levels,
+        "steps": [],
+    }
+    script = Script(case)
+    steps: list[list[Any]] = case["steps"]
+    bots = make_bots(strengths, seed)
+    deal_rng = random.Random(seed ^ 0x5EED)
+    order: Order | None = None
+    holdings: list[list[int]] = []
+    trick_no = 0
+    hand = None
+    for step in iter_hand(rules, bots, deal_rng, level=level, dealer=dealer, first_hand=False):
+        ev = step.event
+        hand = step.hand
+        if isinstance(ev, Bid):
+            accepted = hand.would_accept_bid(ev.seat, ev.cards)
+            steps.append(["b", ev.seat, list(ev.cards)])
+            script.add(1 if accepted else 0, f"bid by seat {ev.seat}")
+        elif isinstance(ev, EndDraw):
+            hand.apply(ev)
+            trump = 4 if hand.trump is None else int(hand.trump)
+            steps.append(["e", list(hand.dealt_kitty or ())])
+            script.add([trump, -1 if hand.declarer is None else hand.declarer], "end of the draw")
+            hand.undo()
+        elif isinstance(ev, Bury):
+            assert hand.hands is not None and hand.dealer is not None
+            steps.append(["k", list(ev.cards)])
+        elif isinstance(ev, Play):
+            assert hand.hands is not None
+            if order is None:
+                order = hand.ruling.order
+                case["hands"] = [list(h) for h in hand.hands]
+            holdings = [_counts(_faces(h)) for h in hand.hands]
+            trick = hand.current_trick()
+            seat = ev.seat
+            faces = _faces(ev.cards)
+            if trick is None:
+                for att in _attempt_leads(order, holdings[seat], rng):
+                    steps.append(["L", seat, att, 0])
+                    script.add(_lead_answer(order, seat, att, holdings), f"trick {trick_no + 1}: lead attempt by seat {seat}")
+                steps.append(["L", seat, faces, 1])
+                script.add(_lead_answer(order, seat, faces, holdings), f"trick {trick_no + 1}: lead by seat {seat}")
+            else:
+                lead = Lead(order, _faces(trick.lead))
+                for att in _attempt_follows(order, lead, holdings[seat], faces, rng):
+                    v = check_follow_counts(order, lead, holdings[seat], att)
+                    steps.append(["F", seat, att])
+                    script.add(_names(v.reason), f"trick {trick_no + 1}: follow attempt by seat {seat}")
+                v = check_follow_counts(order, lead, holdings[seat], faces)
+                steps.append(["F", seat, faces])
+                script.add(_names(v.reason), f"trick {trick_no + 1}: follow by seat {seat}")
+            hand.apply(ev)
+            t = hand.tricks[trick_no]
+            # the cards that stand (a failed throw's forced unit)
+            stood = t.plays[-1][1] if trick is not None else t.lead
+            steps.append(["P", seat, list(stood)])
+            if t.complete:
+                script.add([t.winner, t.points], f"trick {trick_no + 1}: winner and points")
+                trick_no += 1
+            hand.undo()
+    assert hand is not None
+    if hand.redeal or not hand.tricks:
+        return script
+    res = hand.result()
+    steps.append(["K"])
+    script.add([res.trick_points, res.penalty, res.multiplier, res.kitty_bonus, res.score], "end of the hand: score")
+    s = settle(rules, res.score, res.dealer, levels, kitty_j=res.kitty_j)
+    steps.append(["S"])
+    winner = s.winner if not isinstance(s.winner, tuple) else -2
+    script.add([s.next_dealer, s.levels[0], s.levels[1], -1 if winner is None else winner], "settlement")
+    return script
+
+
+class DeviceEngine:
+    """The device engine in one long-running MicroPython process."""
+
+    def __init__(self, heapsize: str = FUZZ_HEAP) -> None:
+        self.proc = mpy.popen(
+            RUNNER,
+            path=[FIRMWARE_DIR, RUNNER.parent],
+            heapsize=heapsize,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def ask(self, case: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(case, separators=(",", ":")).encode() + b"\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+            raise CommandError(f"the MicroPython device engine stopped: {err.strip()[-500:]}")
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            raise CommandError(f"the device engine answered {line[:300]!r}") from None
+        if not isinstance(answer, dict):
+            raise CommandError(f"the device engine answered {line!r}")
+        return answer
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            try:
+                self.proc.stdin.write(b"quit\n")
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self) -> DeviceEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class Disagreement:
+    seed: int
+    variant: str
+    index: int
+    label: str
+    full: Any
+    device: Any
+
+
+@dataclass
+class Report:
+    hands: int = 0
+    checks: int = 0
+    plays: int = 0
+    seconds: float = 0.0
+    variants: dict[str, int] = field(default_factory=dict)
+    disagreements: list[Disagreement] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+
+def compare(script: Script, answer: dict[str, Any]) -> tuple[int, Any] | None:
+    """(index, device answer) of the first difference, or None when equal."""
+    if "error" in answer:
+        return (-1, {"error": answer["error"]})
+    got = answer.get("out")
+    if not isinstance(got, list):
+        return (-1, answer)
+    for i, want in enumerate(script.expect):
+        have = got[i] if i < len(got) else None
+        if have != want:
+            return (i, have)
+    if len(got) != len(script.expect):
+        return (len(script.expect), got[len(script.expect) :])
+    return None
+
+
+def write_case(out_dir: Path, script: Script, d: Disagreement, answer: dict[str, Any]) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"disagreement-{d.seed}.jsonl"
+    record = dict(script.case)
+    record["expect"] = script.expect
+    record["labels"] = script.labels
+    record["device"] = answer.get("out", answer)
+    record["first_difference"] = {"index": d.index, "label": d.label, "full": d.full, "device": d.device}
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    return path
+
+
+def scripts_for(hands: int, seed: int) -> Iterator[tuple[int, Script]]:
+    """Scripts of ``hands`` hands: seeds seed, seed+1, ...; the variants in turn,
+    so that any 15 consecutive hands cover every variant."""
+    for i in range(hands):
+        s = seed + i
+        yield s, make_script(s, variant=s % len(VARIANTS))
+
+
+def run(
+    hands: int,
+    seed: int = 0,
+    out_dir: Path | None = None,
+    progress: Callable[[Report], None] | None = None,
+    heapsize: str = FUZZ_HEAP,
+    stop_after: int = 20,
+) -> Report:
+    """Fuzz ``hands`` hands; disagreements go to ``out_dir`` (if given)."""
+    report = Report()
+    t0 = time.perf_counter()
+    with DeviceEngine(heapsize) as dev:
+        for s, script in scripts_for(hands, seed):
+            answer = dev.ask(script.case)
+            _account(report, script)
+            diff = compare(script, answer)
+            if diff is not None:
+                idx, have = diff
+                label = script.labels[idx] if 0 <= idx < len(script.labels) else "the whole hand"
+                want = script.expect[idx] if 0 <= idx < len(script.expect) else None
+                d = Disagreement(s, str(script.case.get("variant")), idx, label, want, have)
+                report.disagreements.append(d)
+                if out_dir is not None:
+                    report.files.append(write_case(out_dir, script, d, answer))
+                if len(report.disagreements) >= stop_after:
+                    break
+            if progress is not None and report.hands % 500 == 0:
+                progress(report)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _account(report: Report, script: Script) -> None:
+    report.hands += 1
+    report.checks += len(script.expect)
+    report.plays += sum(1 for st in script.case["steps"] if st[0] == "P")
+    v = str(script.case.get("variant"))
+    report.variants[v] = report.variants.get(v, 0) + 1
+
+
+def replay(path: Path, heapsize: str = FUZZ_HEAP) -> list[tuple[str, tuple[int, Any] | None]]:
+    """Run the scripts of a case file again: (id, first difference or None) each."""
+    out: list[tuple[str, tuple[int, Any] | None]] = []
+    with DeviceEngine(heapsize) as dev:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            case = {k: v for k, v in rec.items() if k not in ("expect", "labels", "device", "first_difference")}
+            script = Script(case, list(rec["expect"]), list(rec.get("labels", [])))
+            out.append((str(case.get("id")), compare(script, dev.ask(case))))
+    return out
