@@ -227,18 +227,129 @@ class App:
             b.sleep_ms(pace_ms)
 
 
-def pico_board():
-    """The real table's board (imports machine: only on the Pico)."""
-    import picoboard  # noqa: F401 - built once the scanner's interface is final
+# Sounds: (frequency Hz, length ms) by events.SND_*.
+_TONES = ((0, 0), (2000, 15), (1500, 60), (400, 400), (2500, 120), (3000, 400))
 
-    return picoboard.PicoBoard()
+
+class PicoBoard:
+    """The real table: pins from hwconfig.py, PN532 readers on SPI through the
+    scanner, the SSD1306 on I2C, four buttons, a PWM buzzer, flash, USB serial."""
+
+    def __init__(self):
+        import time
+
+        from machine import I2C, PWM, SPI, Pin
+
+        import cardmap
+        import hwconfig as H
+        import persist
+        import pn532
+        import scanner
+        import ttlink_io
+        from display import SSD1306
+
+        self._time = time
+        self._H = H
+        self._scanner_mod = scanner
+        cs = [Pin(p, Pin.OUT, value=1) for p in H.READER_CS]  # every reader deselected
+        rst = [Pin(p, Pin.OUT, value=1) for p in H.READER_RSTPD_N]
+        spi = SPI(
+            H.SPI_ID,
+            baudrate=H.SPI_BAUDRATE,
+            polarity=H.SPI_POLARITY,
+            phase=H.SPI_PHASE,
+            sck=Pin(H.SPI_SCK),
+            mosi=Pin(H.SPI_MOSI),
+            miso=Pin(H.SPI_MISO),
+        )
+        readers = [pn532.PN532(spi, cs[s], rst[s]) for s in range(H.SEATS)]
+        self.cards = None
+        self.problem = ""
+        try:
+            self.cards = cardmap.CardMap.load(H.CARDS_FILE)
+        except (OSError, cardmap.CardMapError) as exc:
+            # without a card map every tag is "unknown": the display says why
+            self.problem = "no card map: %s" % exc
+        self.decks = self.cards.decks if self.cards is not None else 2
+        self.scanner = scanner.Scanner(readers, self.cards)
+        self.oled = None
+        try:
+            oled = SSD1306(
+                I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ),
+                H.DISPLAY_ADDR,
+            )
+            oled.init()
+            self.oled = oled
+        except OSError:
+            self.problem = self.problem or "no display on I2C"
+        self.buttons = [Pin(p, Pin.IN, Pin.PULL_UP) for p in H.BUTTONS]
+        self.decoder = ButtonDecoder(H.SEATS)
+        self.pwm = PWM(Pin(H.BUZZER))
+        self.pwm.duty_u16(0)
+        self._tone_until = 0
+        self.led = Pin(H.LED, Pin.OUT, value=0)
+        self.port = ttlink_io.StdioPort()
+        self.store = persist.Store("/table.json")
+        self.rand = ttlink_io.random32
+
+    def ticks_ms(self):
+        return self._time.ticks_ms()
+
+    def sleep_ms(self, ms):
+        self._time.sleep_ms(ms)
+
+    def running(self):
+        return True
+
+    def taps(self, now):
+        sc = self.scanner
+        S = self._scanner_mod
+        sc.tick(now)
+        out = []
+        while sc.pop():
+            k = sc.kind
+            if k == S.EV_CARD:
+                out.append((sc.seat, sc.card))
+            elif k == S.EV_UNKNOWN:
+                out.append((sc.seat, T.UNKNOWN_TAG))
+            elif k == S.EV_TWO or k == S.EV_CROSSTALK or k == S.EV_FAULT:
+                out.append((sc.seat, T.READER_ERROR))
+        if self._tone_until and self._time.ticks_diff(now, self._tone_until) >= 0:
+            self.pwm.duty_u16(0)
+            self._tone_until = 0
+        return out
+
+    def presses(self, now):
+        pressed = self._H.BUTTON_PRESSED
+        for s in range(len(self.buttons)):
+            self.decoder.feed(s, self.buttons[s].value() == pressed, now)
+        return self.decoder.take(now)
+
+    def show(self, buf, lines):
+        self.led.value(1)
+        if self.oled is not None:
+            try:
+                self.oled.show(buf)
+            except OSError:
+                self.oled = None  # the display went away: play on without it
+        self.led.value(0)
+
+    def beep(self, sound):
+        freq, ms = _TONES[sound]
+        if freq:
+            self.pwm.freq(freq)
+            self.pwm.duty_u16(32768)
+            self._tone_until = self._time.ticks_add(self._time.ticks_ms(), ms)
 
 
 def main():
     import tablerules
 
-    board = pico_board()
-    App(board, tablerules.TableRules(board.decks), decks=board.decks).run()
+    board = PicoBoard()
+    app = App(board, tablerules.TableRules(board.decks), decks=board.decks)
+    if board.problem:
+        app.table._say(board.problem, board.ticks_ms())
+    app.run()
 
 
 if __name__ == "__main__":

@@ -27,7 +27,12 @@ class TableRules:
     ):
         self.decks = decks
         self.engine = D.Engine(
-            decks, permanent_twos, same_shape_only, kitty_multiplier, kitty_requires_trump, throw_penalty
+            decks,
+            permanent_twos,
+            same_shape_only,
+            kitty_multiplier,
+            kitty_requires_trump,
+            throw_penalty,
         )
         self.level_table = level_table
         self.level_ladder = level_ladder
@@ -35,9 +40,14 @@ class TableRules:
         self.allow_self_override = allow_self_override
         self.no_bid = no_bid
         self.first_dealer = first_dealer
-        self._hands = [bytearray(D.FACES), bytearray(D.FACES), bytearray(D.FACES), bytearray(D.FACES)]
+        self._hands = [
+            bytearray(D.FACES),
+            bytearray(D.FACES),
+            bytearray(D.FACES),
+            bytearray(D.FACES),
+        ]
         self._forced = bytearray(54 * 4)
-        self._order = [None, None, None, None]
+        self._order = [(), (), (), ()]
         self._settled = [0, 0, 0, -1]
 
     def begin_hand(self, level, trump):
@@ -72,7 +82,7 @@ class TableRules:
             pts += self.engine.points(p)
         w = self.engine.trick_winner(order)
         for i in range(4):
-            order[i] = None
+            order[i] = ()
         return (leader + w) & 3, pts
 
     def points(self, cards):
@@ -84,7 +94,14 @@ class TableRules:
 
     def settle(self, score, dealer, levels):
         out = DH.settle(
-            score, dealer, levels, self.decks, self.level_table, self.level_ladder, self.must_play, self._settled
+            score,
+            dealer,
+            levels,
+            self.decks,
+            self.level_table,
+            self.level_ladder,
+            self.must_play,
+            self._settled,
         )
         return out[0], [out[1], out[2]], out[3]
 
@@ -95,5 +112,7 @@ class TableRules:
         acc = []
         for bid in bids:
             acc.append(b.bid(bid[0], bid[1]))
-        trump, declarer, dealer = DH.end_of_draw(b, first_hand, dealer, self.no_bid, self.first_dealer)
+        trump, declarer, dealer = DH.end_of_draw(
+            b, first_hand, dealer, self.no_bid, self.first_dealer
+        )
         return acc, trump, declarer, dealer
