@@ -336,3 +336,12 @@ def test_snapshot_source_json_roundtrip():
     p.add_events(3)
     data, count, head = p.app.snapshot()
     assert json.loads(data) == p.app.events and count == 3 and head == p.dev.head
+
+
+def test_unknown_reliable_type_is_acked_and_ignored():
+    dev = new_device()
+    sid = handshake(dev, 0)[1]
+    dev.feed(ttlink.encode_frame(sid, 1, 0, 99, ["from the future"]), 10)
+    (f,) = frames(dev.take_output())
+    assert f[4] == ttlink.ACK and f[3] == 1
+    assert dev.state == ttlink.UP and dev.malformed == 0
