@@ -18,7 +18,7 @@ from shengji.playout import deal, judge_hand, random_playout
 
 #: ``SHENGJI_FUZZ=20`` runs twenty times as many examples (a longer fuzz run).
 SCALE = int(os.environ.get("SHENGJI_FUZZ", "1"))
-FAST = settings(max_examples=60 * SCALE, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=200 * SCALE, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 ANY_DECKS = st.integers(1, 4)
@@ -92,7 +92,7 @@ def test_decomposition_uses_every_card_once_and_ignores_order(
 # --- random deals ------------------------------------------------------------------
 
 
-@settings(max_examples=25 * SCALE, deadline=None)
+@settings(max_examples=60 * SCALE, deadline=None)
 @given(orders(), st.integers(0, 2**32 - 1))
 def test_random_hands_every_generated_play_is_legal_and_points_add_up(
     order: Order, seed: int
@@ -109,7 +109,7 @@ def test_random_hands_every_generated_play_is_legal_and_points_add_up(
     assert sum(POINTS[f] for f in deck) == 100 * order.rules.decks
 
 
-@settings(max_examples=40 * SCALE, deadline=None)
+@settings(max_examples=120 * SCALE, deadline=None)
 @given(orders(st.integers(2, 4)), st.integers(0, 2**32 - 1))
 def test_a_legal_follow_always_exists_and_generated_follows_are_legal(
     order: Order, seed: int
@@ -222,7 +222,7 @@ def pair_leads(draw: st.DrawFn) -> tuple[Order, list[int], list[int], list[int]]
     return order, lead, hand, play
 
 
-@settings(max_examples=120 * SCALE, deadline=None)
+@settings(max_examples=400 * SCALE, deadline=None)
 @given(pair_leads())
 def test_follow_check_agrees_with_brute_force_match_vectors(
     data: tuple[Order, list[int], list[int], list[int]],
@@ -277,7 +277,7 @@ def _brute_key(order: Order, d: object, play: list[int]) -> int | None:
     return best
 
 
-@settings(max_examples=80 * SCALE, deadline=None)
+@settings(max_examples=300 * SCALE, deadline=None)
 @given(orders(st.integers(2, 3)), st.integers(0, 2**32 - 1))
 def test_trick_winner_agrees_with_brute_force_matching(order: Order, seed: int) -> None:
     rng = random.Random(seed)
