@@ -1,0 +1,127 @@
+# runs-under: micropython heapsize=160K
+# The table core with the real device rules engine (drules.py through
+# tablerules.py): bids, the trick winner, a challenge that fails a throw and
+# one that does not, a revoke proven later with the engine's own reason code,
+# a mixed-suit lead refused. Two decks, level 2, spades trump.
+import drules as D
+import events as E
+import table as T
+import tablerules
+
+
+def c(face, copy=0):
+    return copy * 54 + face
+
+
+# faces: suit*13 + rank (2=0 ... A=12); S=0 H=1 D=2 C=3
+S2, S3 = 0, 1
+H3, H4, H5, H6, H7, HK, HA = 14, 15, 16, 17, 18, 24, 25
+HQ = 23
+C9 = 46
+
+
+def started():
+    """Seat 0 bids 2S and deals; the draw ends; it buries eight clubs."""
+    t = T.Table(tablerules.TableRules(decks=2), decks=2)
+    t.tap(0, c(S2), 0)
+    t.button(0, E.BTN_OK, 0)
+    t.button(1, E.BTN_OK, 0)
+    for f in range(39, 47):  # 2C .. 9C (copy 0): 5 points
+        t.tap(0, c(f), 0)
+    t.take_events()
+    return t
+
+
+def test_bids_and_kitty_with_the_engine():
+    t = T.Table(tablerules.TableRules(decks=2), decks=2)
+    t.take_events()
+    t.tap(1, c(13), 0)  # 2H single
+    t.button(1, E.BTN_OK, 0)
+    t.tap(2, c(26), 0)  # 2D single: not stronger
+    t.button(2, E.BTN_OK, 0)
+    t.tap(3, c(39), 0)
+    t.tap(3, c(39, 1), 0)  # 2C pair: stronger
+    t.button(3, E.BTN_OK, 0)
+    t.button(0, E.BTN_OK, 0)
+    evs = [e[2] for e in t.take_events()]
+    assert evs[0] == [E.BID, 1, 1, E.OK, 13]
+    assert evs[1] == [E.BID, 2, 0, E.BID_WEAK, 26]
+    assert evs[2] == [E.BID, 3, 1, E.OK, 39, 93]
+    # first hand: the first bidder deals (first_dealer = "first"); clubs are trump
+    assert evs[3] == [E.TRUMP, 3, 3, 1]
+    for f in range(40, 48):
+        t.tap(1, c(f), 0)
+    ev = t.take_events()[0][2]
+    assert ev[:3] == [E.KITTY, 1, 5 + 10]
+
+
+def test_trick_winner_trump_pair_kills():
+    t = started()
+    t.tap(0, c(H5), 0)
+    t.tap(0, c(H5, 1), 0)
+    t.button(0, E.BTN_OK, 0)
+    t.tap(1, c(S3), 0)  # void in hearts: a pair of trump 3S kills
+    t.tap(1, c(S3, 1), 0)
+    t.tap(2, c(H3), 0)
+    t.tap(3, c(H6), 0)
+    t.tap(3, c(H7), 0)
+    t.tap(2, c(H4), 0)  # seat 2's second card (seat 3 tapped out of turn)
+    evs = [e[2] for e in t.take_events()]
+    assert [E.REJECT, 0, 3, E.OUT_OF_TURN, H6] in evs
+    t.tap(3, c(H6), 0)
+    t.tap(3, c(H7), 0)
+    tr = [e[2] for e in t.take_events() if e[2][0] == E.TRICK]
+    # seat 1, an attacker (the dealer is seat 0), takes the two fives
+    assert tr == [[E.TRICK, 0, 1, 10, 10]]
+
+
+def test_challenge_fails_a_throw_and_a_weaker_one_does_not():
+    t = started()
+    t.tap(0, c(HA), 0)
+    t.tap(0, c(HK), 0)
+    t.button(0, E.BTN_OK, 0)  # a throw: single A, single K
+    assert t.throw_open
+    t.button(2, E.BTN_CHALLENGE, 0)
+    t.tap(2, c(HQ), 0)  # a queen beats neither
+    t.button(2, E.BTN_OK, 0)
+    evs = [e[2] for e in t.take_events()]
+    assert evs == [[E.PLAY, 0, 0, 25, 24], [E.CHALLENGE, 0, 2, 0, 23]]
+    assert t.throw_open and t.lead == [25, 24]
+    t.button(3, E.BTN_CHALLENGE, 0)
+    t.tap(3, c(HA, 1), 0)  # the other ace beats the king
+    t.button(3, E.BTN_OK, 0)
+    evs = [e[2] for e in t.take_events()]
+    assert evs[0] == [E.CHALLENGE, 0, 3, 1, 79]
+    # the weakest unit of the beaten category stands as the lead: the king
+    assert evs[1] == [E.FORCED, 0, 0, 0, 24]
+    assert t.lead == [24] and t.seen[25] == 0 and t.turn == 1
+
+
+def test_revoke_is_proven_with_the_engines_reason():
+    t = started()
+    t.tap(0, c(HA), 0)
+    t.button(0, E.BTN_OK, 0)
+    t.tap(1, c(C9, 1), 0)  # seat 1 discards a club on a heart lead ...
+    t.tap(2, c(H6), 0)
+    t.tap(3, c(H7), 0)
+    assert [e[2] for e in t.take_events()][-1][:3] == [E.TRICK, 0, 0]
+    # trick 2: seat 0 won; it leads a club, seat 1 then plays a heart
+    t.tap(0, c(47), 0)  # TC
+    t.button(0, E.BTN_OK, 0)
+    t.tap(1, c(H3), 0)  # ... so it held a heart at trick 1
+    evs = [e[2] for e in t.take_events()]
+    assert [E.REVOKE, 1, 1, 0, D.R_FOLLOW_SUIT] in evs
+
+
+def test_mixed_lead_is_refused():
+    t = started()
+    t.tap(0, c(HA), 0)
+    t.tap(0, c(S3), 0)  # a trump with a heart
+    t.button(0, E.BTN_OK, 0)
+    evs = [e[2] for e in t.take_events()]
+    assert evs == [[E.REJECT, 0, 0, E.MIXED_LEAD, 25, 1]]
+    t.tap(0, c(S2, 1), 0)  # a level card of the trump suit and a trump 3S: one suit
+    t.tap(0, c(S3), 0)
+    t.button(0, E.BTN_OK, 0)
+    evs = [e[2] for e in t.take_events()]
+    assert evs == [[E.PLAY, 0, 0, 54, 1]]
