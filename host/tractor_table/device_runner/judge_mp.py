@@ -80,17 +80,32 @@ def rank_name(r: int) -> str:
     return RANKS[r]
 
 
+SYMBOLS = {"♠": 0, "♥": 1, "♦": 2, "♣": 3, "♤": 0, "♡": 1, "♢": 2, "♧": 3}
+
+
 def face_of(tok: str) -> int:
-    t = tok.upper()
-    if t == "SJ":
+    """A card face from a token: rank then suit (AS, 10H, TH), a suit symbol on
+    either side (10♥, ♠A), any case; SJ / BJ (小王 / 大王) for the jokers."""
+    t = tok.strip().upper()
+    if t in ("SJ", "小王"):
         return 52
-    if t == "BJ":
+    if t in ("BJ", "大王"):
         return 53
-    if len(t) == 3 and t[:2] == "10":
-        t = "T" + t[2]
-    if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
-        raise CaseError(f"bad card {tok!r}")
-    return SUITS.index(t[1]) * 13 + RANKS.index(t[0])
+    if not t:
+        raise CaseError("empty card")
+    if t[0] in SYMBOLS:
+        suit, rank = SYMBOLS[t[0]], t[1:]
+    elif t[-1] in SYMBOLS:
+        suit, rank = SYMBOLS[t[-1]], t[:-1]
+    elif t[-1] in SUITS:
+        suit, rank = SUITS.index(t[-1]), t[:-1]
+    else:
+        raise CaseError(f"bad card {tok!r}: write rank then suit, e.g. AS, TH, 10H, SJ")
+    if rank == "10":
+        rank = "T"
+    if len(rank) != 1 or rank not in RANKS:
+        raise CaseError(f"bad card {tok!r}: {rank!r} is not a rank")
+    return suit * 13 + RANKS.index(rank)
 
 
 def card_name(c: int) -> str:
@@ -102,17 +117,24 @@ def card_name(c: int) -> str:
     return RANKS[f % 13] + SUITS[f // 13]
 
 
-def parse_cards(text: object, decks: int, seen: list[int] | None = None) -> bytearray:
-    """Card ids for a notation string; copies numbered by order of appearance."""
+def parse_cards(text: object, decks: int, seen: list[int] | None = None, empty: bool = False) -> bytearray:
+    """Card ids for a notation string; copies numbered by order of appearance
+    (across the strings sharing `seen`). More copies than decks is an error."""
     if not isinstance(text, str):
         raise CaseError("cards must be a string of notation")
     used = seen if seen is not None else [0] * 54
+    mine = [0] * 54
     out = bytearray()
-    for tok in text.split():
+    for tok in text.replace(",", " ").split():
         f = face_of(tok)
+        mine[f] += 1
+        if mine[f] > decks:
+            raise CaseError(f"{card_name(f)} appears {mine[f]} times with {decks} deck(s)")
         copy = used[f]
         used[f] += 1
         out.append((copy % decks) * 54 + f)
+    if not out and not empty:
+        raise CaseError("no cards")
     return out
 
 
@@ -190,8 +212,8 @@ class Table:
         )
         self.engine.set_trump(self.level, TRUMPS[trump])
 
-    def cards(self, text: object, seen: list[int] | None = None) -> bytearray:
-        return parse_cards(text, self.decks, seen)
+    def cards(self, text: object, seen: list[int] | None = None, empty: bool = False) -> bytearray:
+        return parse_cards(text, self.decks, seen, empty)
 
 
 def seat_of(v: object) -> int:
@@ -224,7 +246,10 @@ def answer(case: dict) -> dict:  # type: ignore[type-arg]
         hands_text = case["hands"]
         if not isinstance(hands_text, list) or len(hands_text) != 4:
             raise CaseError("hands must be four strings")
-        hands = [drules.hand_from(t.cards(h)) for h in hands_text]
+        hands = [drules.hand_from(t.cards(h, empty=True)) for h in hands_text]
+        # The leader's own hand plays no part in a throw check (only the
+        # other seats can beat it): the lead stands for it.
+        drules.hand_from(lead, hands[leader])
         forced = bytearray(len(lead))
         r = e.check_lead(lead, hands, leader, forced)
         if r == drules.R_THROW_FAILED:
@@ -234,9 +259,13 @@ def answer(case: dict) -> dict:  # type: ignore[type-arg]
         return {"ok": True, "play": names(lead)}
     if kind == "follow":
         lead = t.cards(case["lead"])
+        if e.lead_suit(lead) == drules.MIXED:
+            raise CaseError("lead: the cards span several effective suits")
         hand = drules.hand_from(t.cards(case["hand"]))
         play = t.cards(case["play"])
         r = e.check_follow(lead, hand, play)
+        if r == drules.R_NOT_IN_HAND:
+            raise CaseError("play: not in the hand")
         out = {"legal": r == drules.OK}
         if case.get("_reason"):
             out["reason"] = REASONS[r]
@@ -248,6 +277,11 @@ def answer(case: dict) -> dict:  # type: ignore[type-arg]
             raise CaseError("plays must be four strings")
         seen = [0] * 54
         plays = [t.cards(p, seen) for p in plays_text]
+        if e.lead_suit(plays[0]) == drules.MIXED:
+            raise CaseError("plays[0]: the lead spans several effective suits")
+        for i in range(1, 4):
+            if len(plays[i]) != len(plays[0]):
+                raise CaseError(f"plays[{i}]: {len(plays[i])} cards, the lead has {len(plays[0])}")
         w = e.trick_winner(plays)
         pts = 0
         for p in plays:
@@ -255,35 +289,84 @@ def answer(case: dict) -> dict:  # type: ignore[type-arg]
         return {"winner": (leader + w) % 4, "points": pts}
     if kind == "kitty":
         lead = t.cards(case["lead"])
-        win = t.cards(case["winner_play"])
-        kitty = t.cards(case["kitty"])
+        if e.lead_suit(lead) == drules.MIXED:
+            raise CaseError("lead: the cards span several effective suits")
+        win = t.cards(case["winner_play"], empty=True)
+        kitty = t.cards(case["kitty"], empty=True)
         m = e.kitty_multiplier(lead)
-        return {"multiplier": m, "bonus": e.kitty_bonus(lead, win, kitty)}
+        bonus = e.kitty_bonus(lead, win, kitty) if len(win) else (0 if e.kitty_requires_trump else e.points(kitty) * m)
+        return {"multiplier": m, "bonus": bonus}
     if kind == "settle":
         score = case["score"]
-        if not isinstance(score, int):
-            raise CaseError("score must be an integer")
-        dealer = seat_of(case["dealer"])
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
+            raise CaseError("score must be a number")
+        score = int(score)
+        dealer = case["dealer"]
+        if isinstance(dealer, bool) or not isinstance(dealer, int):
+            raise CaseError("dealer must be a seat")
+        dealer = seat_of(dealer)
         lv = case["levels"]
-        if not isinstance(lv, list) or len(lv) != 2:
-            raise CaseError("levels must be two levels")
+        if not isinstance(lv, list) or len(lv) not in (2, 4):
+            raise CaseError("levels: give [side0, side1] (or four seat levels with find-a-friend)")
         levels = [rank_of(str(x)) for x in lv]
-        out = drules_hand.settle(score, dealer, levels, t.decks, t.table, t.ladder, t.must_play)
+        kitty_j = bool(case.get("kitty_j", False))
+        if "winner_play" in case and case.get("attackers_won_last", True):
+            for c in t.cards(case["winner_play"], empty=True):
+                if c % 54 < 52 and c % 13 == 9:
+                    kitty_j = True
+        if len(levels) == 2:
+            out = drules_hand.settle(
+                score, dealer, levels, t.decks, t.table, t.ladder, t.must_play, kitty_j=kitty_j
+            )
+            return {
+                "dealer": out[0],
+                "levels": [rank_name(out[1]), rank_name(out[2])],
+                "winner": None if out[3] < 0 else out[3],
+            }
+        defenders = case.get("defenders")
+        mask = 0
+        if defenders is None:
+            mask = (1 << dealer) | (1 << ((dealer + 2) & 3))
+        else:
+            for sd in defenders:
+                mask |= 1 << seat_of(sd)
+        if not (mask >> dealer) & 1:
+            raise CaseError("the dealer must be one of the defenders")
+        out = drules_hand.settle_seats(
+            score, dealer, levels, mask, t.decks, t.table, t.ladder, t.must_play, kitty_j
+        )
+        won = [sd for sd in range(4) if (out[5] >> sd) & 1]
         return {
             "dealer": out[0],
-            "levels": [rank_name(out[1]), rank_name(out[2])],
-            "winner": None if out[3] < 0 else out[3],
+            "levels": [rank_name(out[1 + i]) for i in range(4)],
+            "winner": won if won else None,
         }
     if kind == "declare":
+        fh = case["first_hand"]
+        if not isinstance(fh, bool):
+            raise CaseError("first_hand must be true or false")
+        given = case.get("dealer")
+        if given is not None and (isinstance(given, bool) or not isinstance(given, int)):
+            raise CaseError("dealer must be a seat 0-3 or null")
+        bids = case["bids"]
+        if not isinstance(bids, list):
+            raise CaseError("bids must be a list")
         bidding = drules_hand.Bidding(t.decks, t.level, t.allow_self_override)
         accepted = []
-        for b in case["bids"]:
-            accepted.append(bidding.bid(seat_of(b["seat"]), t.cards(b["cards"])))
-        given = case.get("dealer")
-        kitty_cards = t.cards(case["kitty"]) if "kitty" in case else None
+        for b in bids:
+            if not isinstance(b, dict) or "seat" not in b or "cards" not in b:
+                raise CaseError("a bid needs 'seat' and 'cards'")
+            seat = b["seat"]
+            if isinstance(seat, bool):
+                raise CaseError("bid seat must be a seat 0-3")
+            faces = bytes(face_of(x) for x in str(b["cards"]).replace(",", " ").split())
+            accepted.append(bidding.bid(seat_of(seat), faces))
+        kitty_cards = t.cards(case["kitty"], empty=True) if "kitty" in case else None
+        if not fh and given is None:
+            raise CaseError("a later hand needs its dealer")
         trump, declarer, dealer = drules_hand.end_of_draw(
             bidding,
-            bool(case.get("first_hand", False)),
+            fh,
             -1 if given is None else seat_of(given),
             t.no_bid,
             t.first_dealer,
