@@ -63,6 +63,7 @@ __all__ = [
     "Play",
     "Reveal",
     "Rule",
+    "Scan",
     "Trick",
 ]
 
@@ -186,13 +187,26 @@ class Challenge:
 
 
 @dataclass(frozen=True, slots=True)
+class Scan:
+    """``hand_scan`` mode: every seat's hand after the burial, and the buried cards,
+    read by the table before the first play."""
+
+    hands: tuple[tuple[int, ...], ...]
+    buried: tuple[int, ...]
+
+    @classmethod
+    def of(cls, hands: Sequence[Iterable[int]], buried: Iterable[int]) -> Scan:
+        return cls(tuple(_ids(h) for h in hands), _ids(buried))
+
+
+@dataclass(frozen=True, slots=True)
 class Reveal:
     """The buried kitty, turned up after the last trick."""
 
     cards: tuple[int, ...]
 
 
-Event = Deal | Bid | EndDraw | Bury | Call | Play | Challenge | Reveal
+Event = Deal | Bid | EndDraw | Bury | Call | Scan | Play | Challenge | Reveal
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,6 +413,8 @@ class Hand:
             self._challenge(event)
         elif isinstance(event, Reveal):
             self._reveal(event)
+        elif isinstance(event, Scan):
+            self._scan(event)
         else:
             raise HandError(f"not a hand event: {event!r}")
 
@@ -645,12 +661,37 @@ class Hand:
         partner = next((s for s in order if s in holders), None)
         self.defenders = (d,) if partner is None else tuple(sorted((d, partner)))
 
+    def _scan(self, e: Scan) -> None:
+        self._need(Phase.CALL, Phase.PLAY)
+        if self.tricks:
+            raise self._refuse(Rule.PHASE, "hands are scanned before the first play")
+        if self.hands is not None:
+            raise self._refuse(Rule.BAD_EVENT, "the hands are known already")
+        r = self.rules
+        if len(e.hands) != SEATS or any(len(h) != r.hand_size for h in e.hands):
+            raise self._refuse(Rule.BAD_EVENT, f"a scan has four hands of {r.hand_size} cards")
+        if len(e.buried) != r.kitty_size:
+            raise self._refuse(Rule.BAD_EVENT, f"a scan has the {r.kitty_size} buried cards")
+        every = [c for h in e.hands for c in h] + list(e.buried)
+        self._check_cards(every)
+        if len(every) != r.card_count:
+            raise self._refuse(Rule.BAD_EVENT, "the scan does not hold every card once")
+        if self.buried is not None and set(self.buried) != set(e.buried):
+            raise self._refuse(Rule.BAD_EVENT, "the scanned kitty is not the one buried")
+        self.hands = tuple(tuple(sorted(h)) for h in e.hands)
+        self.buried = tuple(e.buried)
+        self._resolve_friend()
+
     # --- play ---------------------------------------------------------------
 
     def _play(self, e: Play) -> None:
         self._need(Phase.PLAY)
         self._check_seat(e.seat)
         seat, cards = e.seat, tuple(e.cards)
+        if self.rules.hand_scan and self.hands is None:
+            raise self._refuse(
+                Rule.PHASE, "hand_scan: scan every hand and the buried kitty before the first play", seat
+            )
         turn = self.next_seat()
         if seat != turn:
             raise self._refuse(Rule.OUT_OF_TURN, f"it is seat {turn}'s turn, not seat {seat}'s", seat)
@@ -705,7 +746,7 @@ class Hand:
             gone = set(cards)
             self._set_hand(seat, [c for c in self.hands[seat] if c not in gone])
         self.played = self.played | set(cards)
-        if self.hands is None and trick is not None:
+        if self.hands is None:
             self._prove_revokes(seat)
         self._resolve_friend()
         last = self.tricks[-1]

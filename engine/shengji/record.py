@@ -27,6 +27,7 @@ from .hand import (
     Hand,
     Play,
     Reveal,
+    Scan,
 )
 from .rules import Rules
 from .settle import level_name, parse_level
@@ -94,6 +95,8 @@ def event_to_json(e: Event) -> dict[str, Any]:
         return {"event": "challenge", "seat": e.seat, "cards": format_ids(e.cards)}
     if isinstance(e, Reveal):
         return {"event": "reveal", "cards": format_ids(e.cards)}
+    if isinstance(e, Scan):
+        return {"event": "scan", "hands": [format_ids(h) for h in e.hands], "buried": format_ids(e.buried)}
     raise RecordError(f"not a hand event: {e!r}")
 
 
@@ -123,6 +126,9 @@ def event_from_json(d: dict[str, Any]) -> Event:
         return Call(parse_face(_get(d, "card", str)))
     if kind == "challenge":
         return Challenge(_get(d, "seat", int), parse_ids(_get(d, "cards", str)))
+    if kind == "scan":
+        hands = _get(d, "hands", list)
+        return Scan(tuple(parse_ids(str(h)) for h in hands), parse_ids(_get(d, "buried", str)))
     if kind == "reveal":
         return Reveal(parse_ids(_get(d, "cards", str)))
     raise RecordError(f"unknown event {kind!r}")

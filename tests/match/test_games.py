@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shengji import kitty, record
 from shengji.cards import FACES
-from shengji.hand import Bury, Deal, Hand, Phase, Reveal
+from shengji.hand import Bury, Deal, Hand, Phase, Play, Reveal, Scan
 from shengji.match import Match, iter_plays, make_bots, play_hand, play_match
 from shengji.rules import PRESETS, Rules
 from shengji.settle import ACE
@@ -63,16 +63,22 @@ def check_hand(h: Hand) -> None:
 
 
 def seen_replay(h: Hand) -> Hand:
-    """The same hand as the table sees it without hand scans: no deal, an unseen
-    burial, the kitty turned up at the end."""
+    """The same hand as the table sees it: no deal and an unseen burial; then
+    either the kitty turned up at the end or, with ``hand_scan``, a scan of
+    every hand and the kitty before the first play."""
     s = Hand(h.rules, level=h.level, dealer=None if h.first_hand else h.dealer, first_hand=h.first_hand)
+    assert h.buried is not None
+    scanned = False
     for e in h.events:
         if isinstance(e, Deal):
             continue
+        if isinstance(e, Play) and h.rules.hand_scan and not scanned:
+            s.apply(Scan.of([h.played_by(seat) for seat in range(4)], h.buried))
+            scanned = True
         s.apply(Bury(()) if isinstance(e, Bury) else e)
-    assert s.phase == Phase.REVEAL
-    assert h.buried is not None
-    s.apply(Reveal(h.buried))
+    if not h.rules.hand_scan:
+        assert s.phase == Phase.REVEAL
+        s.apply(Reveal(h.buried))
     return s
 
 

@@ -161,3 +161,41 @@ def test_called_friend_settled_at_the_end() -> None:
     assert h.defenders == (0, 2)  # one deck: the copy is located when played
     h.apply(Reveal(tuple(KITTY)))
     assert h.result().defenders == (0, 2)
+
+
+def test_hand_scan_needs_the_scan_then_checks_at_once() -> None:
+    from scenario import deal
+    from shengji.hand import Scan
+
+    h = new_hand(known=False, hand_scan=True)
+    with pytest.raises(IllegalEvent) as exc:
+        h.apply(Play(0, (c("AS"),)))
+    assert exc.value.findings[0].rule == Rule.PHASE
+    h.apply(Scan.of(deal().hands, KITTY))
+    script = swapped_script()
+    play_all(h, script[:1])
+    assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Rule.REVOKE)]
+    with pytest.raises(IllegalEvent):
+        h.apply(Scan.of(deal().hands, KITTY))  # after the first play
+
+
+def test_a_lead_proves_an_earlier_revoke_too() -> None:
+    # seat 1 shows a heart on trick 1 (spades), wins nothing, but in a 2-deck
+    # seen hand the proof can come from any later play of the seat, lead or follow
+    from shengji.hand import Bury, EndDraw
+    from shengji.rules import Rules
+
+    h = Hand(Rules(), level=0, dealer=0, first_hand=False)
+    h.apply(EndDraw())
+    h.apply(Bury())
+    h.apply(Play(0, (c("3S"),)))
+    h.apply(Play(1, (c("4H"),)))  # claims no spade
+    h.apply(Play(2, (c("4S"),)))
+    h.apply(Play(3, (c("5S"),)))  # seat 3 wins with 5S... then leads
+    h.apply(Play(3, (c("KD"),)))
+    h.apply(Play(0, (c("3D"),)))
+    h.apply(Play(1, (c("AD"),)))  # seat 1 wins the diamond trick
+    h.apply(Play(2, (c("4D"),)))
+    assert h.findings == ()
+    h.apply(Play(1, (c("AS"),)))  # seat 1 leads a spade: it held one on trick 1
+    assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Rule.REVOKE)]
