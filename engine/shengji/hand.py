@@ -14,6 +14,8 @@ driven by events (small frozen value objects, see :data:`Event`):
   (or, on the match's first hand with no bid, a redeal).
 - :class:`Bury` — the dealer buries the kitty (cards known or not).
 - :class:`Call` — find-a-friend: the dealer names a card (§9).
+- :class:`Scan` — ``hand_scan`` mode: every hand after the burial and the buried
+  kitty, read before the first play (then every rule is checked at the play).
 - :class:`Play` — a seat plays cards; a throw that fails is forced at once when
   the hands are known (§5), and its penalty recorded.
 - :class:`Challenge` — right after a throw, a seat shows a unit that beats one of
