@@ -1,0 +1,172 @@
+"""The verifier with the full engine: real table events (the firmware's own
+table core, tablerules over the device rules engine, run in-process with the
+full engine's bots tapping the cards) replayed through ``shengji``."""
+
+from __future__ import annotations
+
+import collections
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from shengji import Rules
+from tractor_table.link import engine_replayer as er
+from tractor_table.link import ttlink
+from tractor_table.link.verifier import Verifier
+from tractor_table.virtual.events import EV, describe
+
+FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
+
+
+class InProcessTable:
+    """The firmware's table core in this process, as BotGame drives a table."""
+
+    def __init__(self, decks: int) -> None:
+        if str(FIRMWARE) not in sys.path:
+            sys.path.insert(0, str(FIRMWARE))
+        import table as T  # the firmware's modules
+        import tablerules
+
+        self.t = T.Table(tablerules.TableRules(decks), decks=decks, chain_hash=ttlink.chain_hash)
+        self.now = 0
+        self.queue: collections.deque[list[Any]] = collections.deque()
+        self.log: list[tuple[int, int, list[Any]]] = []
+        self._pull()
+
+    def _pull(self) -> None:
+        for idx, h, ev in self.t.take_events():
+            self.queue.append(ev)
+            self.log.append((idx, h, ev))
+
+    def tap(self, seat: int, card: int) -> None:
+        self.now += 30
+        self.t.tap(seat, card, self.now)
+        self._pull()
+
+    def press(self, seat: int, kind: int) -> None:
+        self.now += 30
+        self.t.button(seat, kind, self.now)
+        self._pull()
+
+    def next_event(self, timeout: float = 10.0) -> list[Any]:
+        for _ in range(1000):
+            if self.queue:
+                return self.queue.popleft()
+            self.now += 30
+            self.t.tick(self.now)
+            self._pull()
+        raise AssertionError("the table made no event")
+
+
+def table_log(hands: int, seed: int, decks: int = 2) -> list[tuple[int, int, list[Any]]]:
+    from tractor_table.virtual.game import BotGame
+
+    vt = InProcessTable(decks)
+    game = BotGame(vt, Rules(decks=decks), seed=seed, strength=1, say=lambda s: None)  # type: ignore[arg-type]
+    game.play(hands)
+    vt.next_event  # noqa: B018 - the rest of the queue is in vt.log
+    return vt.log
+
+
+def verify(log: list[tuple[int, int, list[Any]]], decks: int = 2) -> Verifier:
+    v = Verifier(er.EngineReplayer(Rules(decks=decks)), "rules-2026.1", describe=describe)
+    for idx, h, ev in log:
+        v.check(idx, h, ev)
+    return v
+
+
+def test_kind_numbers_match_the_firmware() -> None:
+    for name in ("HAND_START", "BID", "TRUMP", "REDEAL", "KITTY", "PLAY", "REJECT",
+                 "CHALLENGE", "TRICK", "HAND_END"):
+        assert getattr(er, name) == getattr(EV, name), name
+    assert er.REASON_OF_RULE[er.Rule.OUT_OF_TURN] == EV.OUT_OF_TURN
+    assert er.REASON_OF_RULE[er.Rule.SEEN_TWICE] == EV.SEEN_TWICE
+    assert er.REASON_OF_RULE[er.Rule.WRONG_COUNT] == EV.COUNT
+    assert er.REASON_OF_RULE[er.Rule.MIXED_LEAD] == EV.MIXED_LEAD
+    assert er.REASON_OF_RULE[er.Rule.PHASE] == EV.WRONG_PHASE
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_engine_agrees_with_an_honest_table(seed: int) -> None:
+    log = table_log(hands=2, seed=seed)
+    v = verify(log)
+    assert [d.show() for d in v.disagreements] == []
+    kinds = collections.Counter(ev[0] for _, _, ev in log)
+    assert kinds[EV.TRICK] >= 30 and kinds[EV.HAND_END] == 2
+    assert v.checked >= kinds[EV.PLAY] + kinds[EV.TRICK] + kinds[EV.HAND_END]
+    assert v.agreed == v.checked
+    assert v.host_hash == log[-1][1]
+
+
+def tampered(log: list[tuple[int, int, list[Any]]], at: int, ev: list[Any]) -> list[tuple[int, int, list[Any]]]:
+    """The log with event `at` replaced, hashes chained again (a table whose
+    rules engine got it wrong, not a corrupted link)."""
+    out = []
+    h = log[at - 1][1] if at else 0
+    for idx, old_h, old in log:
+        if idx < at:
+            out.append((idx, old_h, old))
+            continue
+        e = ev if idx == at else old
+        h = ttlink.chain_hash(h, e)
+        out.append((idx, h, e))
+    return out
+
+
+def first(log: list[tuple[int, int, list[Any]]], kind: int) -> int:
+    return next(i for i, (_, _, ev) in enumerate(log) if ev[0] == kind)
+
+
+def test_a_wrong_trick_winner_is_a_disagreement() -> None:
+    log = table_log(hands=1, seed=4)
+    i = first(log, EV.TRICK)
+    ev = list(log[i][2])
+    ev[2] = (ev[2] + 1) % 4
+    v = verify(tampered(log, i, ev))
+    d = v.disagreements[0]
+    assert d.index == i and d.what == "verdict" and 2 in d.fields
+    assert d.host_event == log[i][2]
+    assert "table:" in d.show() and "wins" in d.show()
+
+
+def test_wrong_points_and_a_wrong_score_are_disagreements() -> None:
+    log = table_log(hands=1, seed=5)
+    i = [k for k, (_, _, ev) in enumerate(log) if ev[0] == EV.TRICK and ev[3] > 0][0]
+    ev = list(log[i][2])
+    ev[3] += 5
+    v = verify(tampered(log, i, ev))
+    assert v.disagreements[0].index == i and 3 in v.disagreements[0].fields
+    j = first(log, EV.HAND_END)
+    end = list(log[j][2])
+    end[1] += 10
+    v = verify(tampered(log, j, end))
+    (d,) = v.disagreements
+    assert d.index == j and d.fields == (1,)
+
+
+def test_an_illegal_play_the_table_accepted_is_caught() -> None:
+    log = table_log(hands=1, seed=6)
+    # the second play of the first trick: the table lets the same seat play twice
+    i = first(log, EV.PLAY)
+    lead = log[i][2]
+    bad = [EV.PLAY, lead[1], lead[2], *log[i + 1][2][3:]]
+    v = verify(tampered(log, i + 1, bad))
+    d = v.disagreements[0]
+    assert d.index == i + 1 and d.host_event is not None
+    assert d.host_event[0] == EV.REJECT and d.host_event[3] == EV.OUT_OF_TURN
+    # the engine stops judging that hand rather than guess
+    assert v.replayer.lost  # type: ignore[attr-defined]
+
+
+def test_a_wrongly_refused_bid_is_caught() -> None:
+    log = table_log(hands=1, seed=1)
+    bids = [k for k, (_, _, ev) in enumerate(log) if ev[0] == EV.BID and ev[2] == 1]
+    if not bids:
+        pytest.skip("no accepted bid with this seed")
+    i = bids[0]
+    ev = list(log[i][2])
+    ev[2], ev[3] = 0, EV.BID_WEAK
+    v = verify(tampered(log, i, ev))
+    d = v.disagreements[0]
+    assert d.index == i and d.host_event is not None and d.host_event[2] == 1
