@@ -468,6 +468,19 @@ def _ladder_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, 
     """Rung reached by each led unit in turn (0 = best), each unit taking its
     best rung from what the earlier units left; among ways to take a rung,
     the one best for the later units."""
+    return _ladder(order, lead, cnt, walk=False)[0]
+
+
+def _ladder_taken(order: Order, lead: Lead, cnt: dict[int, int]) -> dict[int, int]:
+    """The cards (face -> count) the led units take from ``cnt`` on a best path
+    of :func:`_ladder_vector`: the structured core of a legal follow."""
+    rest = _ladder(order, lead, cnt, walk=True)[1]
+    return {f: c - rest.get(f, 0) for f, c in cnt.items() if c - rest.get(f, 0)}
+
+
+def _ladder(
+    order: Order, lead: Lead, cnt: dict[int, int], walk: bool
+) -> tuple[tuple[int, ...], dict[int, int]]:
     es = lead.esuit
     rungs = lead.rungs
     memo: dict[tuple[int, tuple[tuple[int, int], ...]], tuple[int, ...]] = {}
@@ -496,7 +509,26 @@ def _ladder_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, 
         memo[key] = result
         return result
 
-    return vec(0, cnt)
+    vector = vec(0, cnt)
+    rem = cnt
+    if walk:
+        # follow one best path, remembering what each unit took
+        for i, r in enumerate(vector):
+            ladder = rungs[i]
+            if r == len(ladder):
+                continue
+            want = vector[i + 1 :]
+            found = None
+            for pattern in ladder[r]:
+                for nxt in _realize(order, es, rem, pattern):
+                    if vec(i + 1, nxt) == want:
+                        found = nxt
+                        break
+                if found is not None:
+                    break
+            assert found is not None
+            rem = found
+    return vector, rem
 
 
 def _structure_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, ...]:
@@ -921,7 +953,23 @@ class LegalFollows:
         # the vector the whole holding reaches, once (RULES.md §6.2: a play is
         # legal iff its suit cards reach it)
         target = _structure_vector(order, lead, dict(in_suit)) if structured else ()
+        first: tuple[int, ...] | None = None
+        if structured and lead.mode == _MODE_LADDER:
+            # build one legal follow straight away: the cards a best path of the
+            # ladders takes, then the weakest other cards of the suit
+            taken = _ladder_taken(order, lead, dict(in_suit))
+            core = [f for f, c in taken.items() for _ in range(c)]
+            spare = sorted(
+                (f for f, c in in_suit for _ in range(c - taken.get(f, 0))),
+                key=lambda f: (order.pos[f], f),
+            )
+            part = tuple(core + spare[: n - len(core)])
+            if check_follow_counts(order, lead, hand, part):
+                first = tuple(sorted(part))
+                yield first
         for part in _multiset_combinations(in_suit, take):
+            if first is not None and tuple(sorted(part)) == first:
+                continue
             if structured:
                 pc: dict[int, int] = {}
                 for f in part:
