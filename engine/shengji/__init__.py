@@ -26,7 +26,13 @@ Overview (module: main names)
   ``.message`` a sentence), :func:`legal_follows` (lazy view: ``in``,
   ``count()``, ``bool``, iteration), :func:`legal_leads`,
   :func:`trick_winner` -> :class:`TrickResult`, :func:`points`.
-- ``shengji.conformance``: :func:`answer` for one conformance case
+  Fast paths on faces and count arrays (54 ints per hand) for the verifier,
+  the hand state machine and bots: :class:`Lead` (built once per trick),
+  ``check_follow_counts``, ``check_lead_counts``, ``trick_winner_faces``,
+  ``play_key``, ``single_unit_leads``, ``can_beat``, ``forced_unit``.
+- ``shengji.playout``: ``judge_hand`` (every play of a recorded hand checked
+  and scored), ``deal`` and ``random_playout`` (tests, benchmarks).
+- ``shengji.conformance``: ``answer`` for one conformance case
   (``tractor-table judge``).
 
 Cards vs faces: the API takes :class:`Card` objects or, where a function says
