@@ -1,6 +1,7 @@
 """Bots: seeded players that always play legally, in three strengths.
 
-- ``0`` (*random*): any legal play, bids and burials at random.
+- ``0`` (*random*): any legal play, bids and burials at random; it also tries
+  random throws, standing or not (so failed throws and penalties occur).
 - ``1`` (*basic*): the strategy notes of seed 000 §6 — lead strong side-suit
   cards and tractors, trump when void, feed points to a partner who is winning,
   win cheaply or else throw away little, bury short side suits and no points
@@ -244,6 +245,8 @@ class Bot:
         cnt = _counts(faces)
         units = sorted(set(tuple(sorted(u)) for u in single_unit_leads(ruling.order, cnt)))
         if self.strength == 0:
+            if self.rng.random() < 0.2:
+                return self._random_throw(ruling, faces, units)
             return self.rng.choice(units)
         unseen = self._unseen(hand, faces)
         reserve = self._reserve(hand, faces)
@@ -296,6 +299,19 @@ class Bot:
         if best is None:
             return self.rng.choice(units)
         return best[1]
+
+    def _random_throw(
+        self, ruling: Ruling, faces: list[int], units: list[tuple[int, ...]]
+    ) -> tuple[int, ...]:
+        """A random bot's throw: a few cards of one suit, standing or not."""
+        by_suit: dict[int, list[int]] = {}
+        for f in faces:
+            by_suit.setdefault(ruling.esuit(f), []).append(f)
+        suits = [fs for fs in by_suit.values() if len(fs) >= 2]
+        if not suits:
+            return self.rng.choice(units)
+        fs = self.rng.choice(suits)
+        return tuple(sorted(self.rng.sample(fs, self.rng.randint(2, min(5, len(fs))))))
 
     def _sure_throw(
         self, ruling: Ruling, faces: list[int], unseen: list[int], reserve: set[int]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from shengji import kitty, record
 from shengji.cards import FACES
-from shengji.hand import Bury, Deal, Hand, Phase, Play, Reveal, Scan
+from shengji.hand import Bury, Challenge, Deal, Hand, Phase, Play, Reveal, Scan
 from shengji.match import Match, iter_plays, make_bots, play_hand, play_match
 from shengji.rules import PRESETS, Rules
 from shengji.settle import ACE
@@ -76,6 +76,19 @@ def seen_replay(h: Hand) -> Hand:
             s.apply(Scan.of([h.played_by(seat) for seat in range(4)], h.buried))
             scanned = True
         s.apply(Bury(()) if isinstance(e, Bury) else e)
+        t = s.current_trick()
+        if isinstance(e, Play) and t is not None and len(t.plays) == 1 and not s.known:
+            # a throw that failed with the hands known: its beater challenges it,
+            # showing every card of the suit it held then
+            real = h.tricks[len(s.tricks) - 1]
+            if real.attempt:
+                beater = real.forced_by[0]
+                es = h.ruling.esuit(real.attempt[0] % FACES)
+                held = [
+                    c for t2 in h.tricks[len(s.tricks) - 1 :] for c in t2.cards_of(beater)
+                ]
+                shown = tuple(c for c in held if h.ruling.esuit(c % FACES) == es)
+                s.apply(Challenge(beater, shown))
     if not h.rules.hand_scan:
         assert s.phase == Phase.REVEAL
         s.apply(Reveal(h.buried))
@@ -85,6 +98,7 @@ def seen_replay(h: Hand) -> Hand:
 @pytest.mark.parametrize(("preset", "options"), CONFIGS, ids=IDS)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), strength=st.integers(0, 2))
+@example(seed=1, strength=0)  # random bots try throws: failed throws, penalties, challenges
 def test_bot_hands(preset: str, options: dict[str, object], seed: int, strength: int) -> None:
     rules = Rules.preset(preset, **options)
     rng = random.Random(seed)
