@@ -1,10 +1,11 @@
 # The device end of the end-to-end link test, run by MicroPython's unix
 # port with its stdin/stdout on a pseudo-terminal (as the Pico's USB serial).
 #
-# Usage: micropython device_prog.py STATE_FILE [VARIANT] [PERSIST_EVERY]
+# Usage: micropython device_prog.py STATE_FILE [VARIANT] [PERSIST_EVERY] [TARGET]
 #
-# Emits the deterministic test stream (linkapp.game_event) up to the target
-# the host sets with the app message ["emit_to", N], one event every 5 ms;
+# Emits the deterministic test stream (linkapp.game_event) up to TARGET
+# events (default 0), or the target the host sets with the app message
+# ["emit_to", N], one event every 5 ms;
 # persists its log to STATE_FILE every PERSIST_EVERY events (so a kill loses
 # the events since, like a power cut mid-trick); writes what it holds in RAM
 # to STATE_FILE.ram after every change, for the test to compare with.
@@ -31,7 +32,7 @@ def main(argv):
     shown = -1
     # a line that is not a frame, as MicroPython prints at boot
     port.write(f"device_prog boot {boot_id} with {len(app.events)} events\r\n".encode())
-    target = len(app.events)
+    target = max(len(app.events), int(argv[4]) if len(argv) > 4 else 0)
     next_at = now
     while True:
         now = time.ticks_ms()

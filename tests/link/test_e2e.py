@@ -37,13 +37,13 @@ class Device:
         self.proc: subprocess.Popen[bytes] | None = None
         self.boots = 0
 
-    def start(self, variant: int = 0, persist_every: int = 4) -> None:
+    def start(self, variant: int = 0, persist_every: int = 4, target: int = 0) -> None:
         self.err = open(self.state.with_suffix(f".err{self.boots}"), "wb")  # noqa: SIM115
         self.proc = mpy.popen(
             HERE / "device_prog.py",
             path=[FIRMWARE, HERE],
             heapsize="160K",
-            args=[str(self.state), str(variant), str(persist_every)],
+            args=[str(self.state), str(variant), str(persist_every), str(target)],
             stdin=self.relay.dev_slave,
             stdout=self.relay.dev_slave,
             stderr=self.err,

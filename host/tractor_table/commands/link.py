@@ -1,0 +1,85 @@
+"""``tractor-table link``: follow a table over USB, check every event.
+
+Opens the table's serial port (the Pico found by its USB id, or ``--port``, a
+path or a pyserial URL), keeps the link up through unplugs and reboots, prints
+the game as the table reports it and re-judges every event with the full rules
+engine; disagreements are shown with both views and appended to a file.
+Ends after ``--seconds`` or on Ctrl-C with a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import CommandError
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", help="serial port or pyserial URL (default: the Pico, USB id 2E8A)")
+    parser.add_argument("--seconds", type=float, default=0.0, help="stop after this long (default: run until Ctrl-C)")
+    parser.add_argument("--decks", type=int, default=2, choices=(1, 2, 3, 4), help="decks the table plays with (default 2)")
+    parser.add_argument("--no-verify", action="store_true", help="only follow the link, judge nothing")
+    parser.add_argument("--disagreements", type=Path, help="append disagreements to this JSON-lines file")
+    parser.add_argument("--connect-timeout", type=float, default=10.0, help="seconds to wait for the table (default 10)")
+    parser.add_argument("--quiet", action="store_true", help="do not print every event")
+
+
+def _describe(ev: list[Any]) -> str:
+    from ..virtual.events import describe
+
+    try:
+        return describe(ev)
+    except (IndexError, KeyError, TypeError, ValueError):
+        return repr(ev)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..link.serial_link import SerialLink, host_identity, resolve_port
+    from ..link.verifier import TrustingReplayer, Verifier
+
+    port = resolve_port(args.port)
+    _, rules_id = host_identity()
+    if args.no_verify:
+        replayer: Any = TrustingReplayer()
+    else:
+        from shengji import Rules
+
+        from ..link.engine_replayer import EngineReplayer
+
+        replayer = EngineReplayer(Rules(decks=args.decks))
+    verifier = Verifier(replayer, rules_id, describe=_describe, log_path=args.disagreements)
+
+    def on_note(note: list[Any]) -> None:
+        kind = note[0]
+        before = len(verifier.disagreements)
+        verifier.on_note(note)
+        if kind == "up":
+            p = note[1]
+            print(f"link up: firmware {p[1]}, rules {p[2]}, boot {p[3]:08x}, {p[5]} events on the table")
+            if verifier.refused:
+                print(f"  {verifier.refused}")
+        elif kind == "event" and not args.quiet:
+            print(f"{note[1]:5d}  {_describe(note[3])}")
+        elif kind in ("down", "reboot", "rollback", "snapshot", "conflict", "incompatible", "synced"):
+            print(f"link {kind}: {' '.join(str(x) for x in note[1:])}")
+        elif kind == "device":
+            print(f"table says: {bytes(note[1]).decode('utf-8', 'replace').rstrip()}")
+        for d in verifier.disagreements[before:]:
+            print(d.show())
+
+    link = SerialLink(port, on_note=on_note)
+    with link:
+        if not link.wait_synced(args.connect_timeout):
+            reason = link.last_error or "no answer to the handshake: is the table's firmware running?"
+            raise CommandError(f"no link with the table on {port} within {args.connect_timeout:g} s ({reason})")
+        end = time.monotonic() + args.seconds if args.seconds > 0 else None
+        try:
+            while end is None or time.monotonic() < end:
+                time.sleep(0.05)
+        except KeyboardInterrupt:
+            pass
+    print(verifier.summary())
+    return 0

@@ -1,0 +1,34 @@
+"""``tractor-table link`` against the device program on a pty."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from relay import Relay
+from test_e2e import Device
+from tractor_table.cli import main
+
+
+def test_link_command_follows_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    relay = Relay(tmp_path)
+    device = Device(relay, tmp_path / "state.json")
+    device.start(target=12)
+    try:
+        rc = main(["link", "--port", str(relay.path), "--seconds", "1", "--no-verify"])
+    finally:
+        device.kill()
+        relay.close()
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "link up: firmware 0.1.0, rules rules-2026.1" in out
+    assert "12 events: 0 judged" in out.splitlines()[-1]
+    assert sum(1 for line in out.splitlines() if line[:5].strip().isdigit()) == 12
+
+
+def test_link_command_says_when_there_is_no_table(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["link", "--port", "/nonexistent/ttyACM9", "--connect-timeout", "0.3"])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert "no link with the table on /nonexistent/ttyACM9" in err
+    assert "No such file" in err or "could not open" in err
