@@ -18,7 +18,9 @@ from shengji.playout import deal, judge_hand, random_playout
 
 #: ``SHENGJI_FUZZ=20`` runs twenty times as many examples (a longer fuzz run).
 SCALE = int(os.environ.get("SHENGJI_FUZZ", "1"))
-FAST = settings(max_examples=200 * SCALE, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=200 * SCALE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 ANY_DECKS = st.integers(1, 4)
@@ -315,3 +317,91 @@ def test_trick_winner_agrees_with_brute_force_matching(order: Order, seed: int) 
     result = trick_winner_faces(order, Lead(order, lead), plays, 0)
     assert result.winner == winner
     assert result.key == keys[winner]
+
+
+# --- oracle 3: §6.3's ladders for a led triple or Titanic of two, by brute force -------
+
+
+def _adjacent(order: Order, es: int, cnt: Counter[int], width: int) -> bool:
+    """Two adjacent positions each holding a set of ``width`` (carving allowed)."""
+    cols = [any(cnt[f] >= width for f in fs) for fs in order.faces_at[es]]
+    return any(a and b for a, b in itertools.pairwise(cols))
+
+
+def _rung(order: Order, es: int, lead_shape: tuple[int, int], cards: list[int]) -> int:
+    """Index of the first entry of RULES.md's list that ``cards`` allow."""
+    cnt = Counter(cards)
+    triples = sum(1 for c in cnt.values() if c >= 3)
+    pairs = sum(c // 2 for c in cnt.values())
+    if lead_shape == (3, 1):
+        checks = [triples >= 1, pairs >= 1]
+    else:
+        pair_faces = [f for f, c in cnt.items() if c >= 2]
+        checks = [
+            _adjacent(order, es, cnt, 3),  # a Titanic
+            triples >= 2,  # two triples
+            _adjacent(order, es, cnt, 2),  # a tractor of two pairs
+            any(cnt[t] >= 3 and any(p != t for p in pair_faces) for t in cnt),  # triple + pair
+            triples >= 1,  # a triple
+            pairs >= 2,  # two pairs
+            pairs >= 1,  # one pair
+        ]
+    return next((i for i, ok in enumerate(checks) if ok), len(checks))
+
+
+@st.composite
+def ladder_cases(draw: st.DrawFn) -> tuple[Order, list[int], list[int], list[int]]:
+    decks = draw(st.integers(3, 4))
+    order = Order(
+        Rules(decks=decks), Rank(draw(st.integers(0, 12))), draw(st.sampled_from([None, *Suit]))
+    )
+    es = draw(st.sampled_from([0, 1, 2, 3, TRUMP]))
+    if order.trump is not None and es == order.trump:
+        es = TRUMP
+    columns = order.faces_at[es]
+    lo = draw(st.integers(0, max(0, len(columns) - 5)))
+    window = columns[lo : lo + 5]
+    lead_col = draw(st.integers(0, len(window) - 2))
+    titanic = draw(st.booleans())
+    lead = [window[lead_col][0]] * 3 + ([window[lead_col + 1][0]] * 3 if titanic else [])
+    holding: list[int] = []
+    for fs in window:
+        for face in fs:
+            holding.extend([face] * draw(st.integers(0, decks)))
+    holding = holding[:10] or [window[0][0]]
+    n = len(lead)
+    off = [f for f in range(54) if order.esuit[f] != es][:n]
+    hand = holding + off
+    rnd = random.Random(draw(st.integers(0, 10**6)))
+    take = min(n, len(holding))
+    if draw(st.booleans()):
+        first = legal_follows(order, lead, hand).first()
+        assert first is not None
+        play = list(first)
+    else:
+        play = rnd.sample(holding, take) + off[: n - take]
+    return order, lead, hand, play
+
+
+@settings(max_examples=300 * SCALE, deadline=None)
+@given(ladder_cases())
+def test_ladder_follows_agree_with_brute_force(
+    data: tuple[Order, list[int], list[int], list[int]],
+) -> None:
+    order, lead, hand, play = data
+    d = decompose(order, lead)
+    assert d is not None and len(d.units) == 1
+    es = d.esuit
+    n = len(lead)
+    holding = [f for f in hand if order.esuit[f] == es]
+    got = check_follow_counts(order, Lead(order, lead), counts(hand), play).legal
+    if len(holding) <= n:
+        expect = sum(1 for f in play if order.esuit[f] == es) == len(holding)
+    else:
+        best = min(
+            _rung(order, es, d.top_shape, list(x))
+            for x in set(itertools.combinations(sorted(holding), n))
+        )
+        in_suit = [f for f in play if order.esuit[f] == es]
+        expect = len(in_suit) == n and _rung(order, es, d.top_shape, in_suit) == best
+    assert got == expect
