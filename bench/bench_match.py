@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
         f"Command: {cmd}  ",
         f"Machine: {machine_line()}",
         "",
-        f"{args.hands} seeded hands (deal, bids, burial, every play, settlement) per run, "
+        f"{args.hands} seeded hands (deal, bids, burial and every play) per run, "
         f"median of {args.repeats} runs. Reference: replaying the same hands' events "
         "into a fresh `Hand` (state machine and rule checks, no bot), same run.",
         "",

@@ -267,6 +267,7 @@ class Bot:
             and suit_len[TRUMP] >= max(3, trump_out * 0.6)
             and any(TRUMP not in voids[s] for s in opponents)
         )
+        profiles = [_profile(ruling, es, unseen) for es in range(5)]
         best: tuple[float, tuple[int, ...]] | None = None
         for u in units:
             if reserve and any(f in reserve for f in u) and len(faces) > len(u):
@@ -275,8 +276,7 @@ class Bot:
             d = ruling.decompose(u)
             assert d is not None
             unit = d.units[0]
-            prof = _profile(ruling, es, unseen)
-            sure = not can_beat(prof, unit.width, unit.length, unit.top)
+            sure = not can_beat(profiles[es], unit.width, unit.length, unit.top)
             pts = sum(_points(f) for f in u)
             v = 0.0
             if es != TRUMP:
@@ -495,5 +495,8 @@ def _profile(ruling: Ruling, es: int, counts: Sequence[int]) -> list[int]:
     """Per position of ``es``: the widest set the counts hold there."""
     out = []
     for fs in ruling.order.faces_at[es]:
-        out.append(max((counts[f] for f in fs), default=0))
+        if len(fs) == 1:
+            out.append(counts[fs[0]])
+        else:
+            out.append(max(counts[f] for f in fs))
     return out
