@@ -170,3 +170,56 @@ def test_a_wrongly_refused_bid_is_caught() -> None:
     v = verify(tampered(log, i, ev))
     d = v.disagreements[0]
     assert d.index == i and d.host_event is not None and d.host_event[2] == 1
+
+
+def mid_hand(seed: int, tricks: int) -> tuple[InProcessTable, Any]:
+    from tractor_table.virtual.game import BotGame
+
+    vt = InProcessTable(2)
+    game = BotGame(vt, Rules(decks=2), seed=seed, strength=1, say=lambda s: None)  # type: ignore[arg-type]
+    game.start_hand(game._expect(EV.HAND_START))
+    for _ in range(tricks):
+        game.play_trick()
+    return vt, game
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_host_state_is_the_tables_snapshot_when_they_agree(seed: int) -> None:
+    import json
+
+    vt, _ = mid_hand(seed, 5)
+    v = verify(vt.log)
+    assert v.disagreements == []
+    state = v.replayer.host_state()
+    assert state is not None
+    snap = json.loads(json.dumps(vt.t.snapshot()))
+    mine = json.loads(state)
+    mine[13], mine[14] = snap[13], snap[14]  # the link's numbering, set at the push
+    assert mine == snap
+
+
+def test_host_state_carries_the_engines_verdict_and_the_table_takes_it() -> None:
+    import json
+
+    vt, game = mid_hand(3, 4)
+    i = max(k for k, (_, _, ev) in enumerate(vt.log) if ev[0] == EV.TRICK)
+    wrong = list(vt.log[i][2])
+    right_winner = wrong[2]
+    wrong[2] = (wrong[2] + 1) % 4
+    v = verify(tampered(vt.log, i, wrong))
+    assert v.disagreements[0].index == i
+    state = v.replayer.host_state()
+    assert state is not None
+    snap = json.loads(state)
+    assert snap[17][-1][1] == right_winner
+    # a table that took the wrong verdict swaps the host's state in, whole
+    fresh = InProcessTable(2)
+    fresh.t.restore(snap)
+    assert fresh.t.tricks[-1][1] == right_winner and fresh.t.turn == right_winner
+    assert json.loads(json.dumps(fresh.t.snapshot()))[17] == snap[17]
+    # mid-trick there is no snapshot to push (the table saves at trick boundaries)
+    assert game.hand is not None
+    game._play_one(game.hand)  # the lead of the next trick
+    assert vt.log[-1][2][0] == EV.PLAY
+    v2 = verify(vt.log)
+    assert v2.replayer.host_state() is None

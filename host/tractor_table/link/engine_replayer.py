@@ -19,7 +19,14 @@ the table's field by field. What is judged, per kind:
 | HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner |
 
 FORCED, AUDIT and REVOKE, refusals for reader faults, unknown tags and the
-like are not judged (``replay`` returns None). After an event the engine cannot
+like are not judged (``replay`` returns None).
+
+The host's state, for the operator to push (:meth:`EngineReplayer.host_state`),
+is the table's snapshot (layout of ``firmware/tablesnap.py``) built from what
+was physically played (bids, trump, kitty, every card) with the engine's
+verdicts where the two differ: each trick's winner and points, the attackers'
+score, the kitty's points. It exists at trick boundaries of the play phase,
+where the table itself saves its state. After an event the engine cannot
 follow (it refuses what the table accepted), it stops judging until the next
 HAND_START, where it takes the match's position (levels, dealer) from the
 table: that is recorded as a disagreement first, never hidden.
@@ -27,6 +34,7 @@ table: that is recorded as a disagreement first, never hidden.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,8 +58,11 @@ Event = list[Any]
 
 # firmware/events.py kinds and reasons (kept in step by tests/link/test_engine_replayer.py)
 HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE = 1, 2, 3, 4, 5, 6, 7, 8
-TRICK, HAND_END = 10, 12
+FORCED, TRICK, HAND_END = 9, 10, 12
 NT = 4
+#: firmware/table.py: snapshot layout version and the play phase
+SNAPSHOT_VERSION = 1
+PHASE_PLAY = 2
 #: shengji refusal rules -> the table's reason codes
 REASON_OF_RULE = {
     Rule.OUT_OF_TURN: 1,
@@ -75,6 +86,7 @@ class EngineReplayer:
         self.hand: Hand | None = None
         self.lost = ""  # why the engine cannot judge until the next HAND_START
         self.unfollowed = 0
+        self.shadow: _Shadow | None = None  # the table's state with the engine's verdicts
 
     # --- Replayer protocol
 
@@ -86,7 +98,12 @@ class EngineReplayer:
         self.lost = "" if snapshot is None else "started from a table snapshot"
 
     def host_state(self) -> bytes | None:
-        return None  # the table's snapshot format is the table core's, not the engine's
+        """The table snapshot with the engine's verdicts (trick boundaries of
+        the play phase only; None elsewhere or after an event not followed)."""
+        sh = self.shadow
+        if self.lost or sh is None or not sh.at_trick_boundary():
+            return None
+        return json.dumps(sh.snapshot(self.rules.decks), separators=(",", ":")).encode()
 
     def replay(self, index: int, event: Event) -> Event | None:
         kind = event[0]
@@ -96,10 +113,13 @@ class EngineReplayer:
         if self.lost or hand is None:
             return None
         try:
-            return self._judge(hand, kind, event)
+            mine = self._judge(hand, kind, event)
         except (HandError, AssertionError, IndexError, ValueError) as exc:
             self._lose(f"event {index}: {exc}")
             return None
+        if self.shadow is not None:
+            self.shadow.follow(event, mine)
+        return mine
 
     # --- kinds
 
@@ -120,6 +140,7 @@ class EngineReplayer:
         m.first_hand = bool(first)
         self.hand = m.new_hand(strict=False)
         self.lost = ""
+        self.shadow = _Shadow(ev)
         return mine
 
     def _lose(self, why: str) -> None:
@@ -235,6 +256,68 @@ class EngineReplayer:
             st.next_dealer,
             *st.levels,
             winner,
+        ]
+
+
+class _Shadow:
+    """The table's state as firmware/tablesnap.py lays it out, kept from the
+    events (what was played) and the engine's versions (the verdicts)."""
+
+    def __init__(self, start: Event) -> None:
+        _, self.hand_no, self.dealer, _, l0, l1, first = start
+        self.levels = [l0, l1]
+        self.first = first
+        self.trump = -1
+        self.declarer = -1
+        self.score = 0
+        self.kitty_points = 0
+        self.bids: list[list[Any]] = []
+        self.kitty: list[int] = []
+        self.tricks: list[list[Any]] = []
+        self.plays: list[list[int] | None] = [None] * 4
+        self.leader = -1
+        self.forced = 0
+        self.phase = 0
+
+    def at_trick_boundary(self) -> bool:
+        return self.phase == PHASE_PLAY and all(p is None for p in self.plays)
+
+    def follow(self, ev: Event, mine: Event | None) -> None:
+        kind = ev[0]
+        if kind == BID and ev[2]:
+            self.bids.append([ev[1], list(ev[4:])])
+        elif kind == TRUMP:
+            self.trump, self.declarer, self.dealer = ev[1], ev[2], ev[3]
+            self.phase = 1
+        elif kind == KITTY:
+            self.kitty = list(ev[3:])
+            self.kitty_points = mine[2] if mine is not None else ev[2]
+            self.phase = PHASE_PLAY
+            self.leader = self.dealer
+        elif kind == PLAY:
+            if all(p is None for p in self.plays):
+                self.leader = ev[2]
+            self.plays[ev[2]] = list(ev[3:])
+        elif kind == FORCED:
+            self.plays[ev[2]] = list(ev[4:])
+            self.forced = 1
+        elif kind == TRICK:
+            winner, points, score = (mine or ev)[2:5]
+            self.tricks.append([self.leader, winner, points, self.forced, *self.plays])
+            self.score = score
+            self.plays = [None] * 4
+            self.forced = 0
+            self.leader = winner
+        elif kind == HAND_END:
+            self.phase = 3
+
+    def snapshot(self, decks: int) -> list[Any]:
+        # fields 13 and 14 (event index, state hash) are the link's to set:
+        # the table takes them from the snapshot's announcement
+        return [
+            SNAPSHOT_VERSION, decks, self.phase, self.hand_no, self.first, self.dealer,
+            self.levels[0], self.levels[1], self.trump, self.declarer, self.score,
+            self.kitty_points, -1, 0, 0, self.bids, self.kitty, self.tricks, [], None, None,
         ]
 
 
