@@ -117,6 +117,12 @@ def _suit_word(es: int) -> str:
     return ("spades", "hearts", "diamonds", "clubs", "trump")[es]
 
 
+def _cards_of(n: int, es: int) -> str:
+    """``3 hearts``, ``1 heart``, ``2 trumps``."""
+    word = ("spade", "heart", "diamond", "club", "trump")[es]
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 def _in_hand(hand: Sequence[int], play: Sequence[int]) -> bool:
     need: dict[int, int] = {}
     for f in play:
@@ -255,8 +261,9 @@ def check_follow_counts(
         return Verdict(
             False,
             Reason.MUST_FOLLOW_SUIT,
-            f"You must follow {word}: you hold {h} {word} card{'s' if h > 1 else ''} "
-            f"and must play {need} of them; you played {ps}.",
+            f"You must follow {word}: you hold {_cards_of(h, s)} and must play "
+            f"{f'{need} of them' if need < h else 'all of them' if h > 1 else 'it'}; "
+            f"you played {ps}.",
         )
     if h <= n or lead.mode == _MODE_FREE:
         return LEGAL
