@@ -1,0 +1,63 @@
+# Device rules engine: the state every part of drules.Engine shares.
+#
+# drules.Engine is assembled from parts (drules_play, drules_match,
+# drules_ladder), each its own module so that MicroPython compiles it in a
+# small heap. This base class only declares, for the type checker, the
+# attributes that drules.Engine.__init__ creates and the methods one part
+# calls on another; at run time it is empty (annotations without values
+# create nothing), so it shadows nothing in MicroPython's depth-first lookup.
+
+try:
+    from typing import Any, Callable, Sequence  # noqa: F401
+except ImportError:
+    pass
+
+
+class EngineBase:
+    # options
+    decks: int
+    permanent_twos: bool
+    same_shape_only: bool
+    kitty_policy: int
+    kitty_requires_trump: bool
+    throw_penalty: int
+    # the hand's order (drules.Engine.set_trump)
+    level: int
+    trump: int
+    eff: bytearray
+    pos: bytearray
+    order: bytearray
+    start: bytearray
+    npos: bytearray
+    pidx: bytearray
+    # scratch
+    _lc: bytearray
+    _pc: bytearray
+    _wc: bytearray
+    _pr: bytearray
+    _pr2: bytearray
+    units: bytearray
+    nunits: int
+    _lu: bytearray
+    _nlu: int
+    _bins: bytearray
+    _nbins: int
+    _best: int
+    _cap: int
+    nforced: int
+    key: int
+    _vr: bytearray
+    _vh: bytearray
+    _vfound: bytearray
+    _pat: bytearray
+    _patn: bytearray
+    _nlv: int
+    # methods of one part that another calls
+    lead_suit: "Callable[[Sequence[int]], int]"
+    points: "Callable[[Sequence[int]], int]"
+    decompose: "Callable[[Sequence[int]], int]"
+    _count: "Callable[[Sequence[int], bytearray], None]"
+    _uncount: "Callable[[Sequence[int], bytearray], None]"
+    _decompose: "Callable[[bytearray, int, bytearray], int]"
+    _t: "Callable[[bytearray, int], int]"
+    _ladder: "Callable[[bytearray, bytearray, int], int]"

@@ -1,0 +1,215 @@
+# Device rules engine, part of drules.Engine (see drules.py for the API):
+# the tractor term t of RULES §6.2 (a small search), matching a play against
+# the lead's units and the trick winner (§7), the kitty bonus (§8).
+
+from micropython import const
+
+from drules_base import EngineBase
+
+try:
+    from typing import Any, Sequence  # noqa: F401
+except ImportError:
+    pass
+
+# The constants this part needs (the same values as in drules.py, which
+# a test checks): const() names are inlined within their own module only.
+TRUMP = const(4)
+MIXED = const(5)
+FACES = const(54)
+KM_LINEAR = const(1)
+KM_CARDS = const(2)
+_NPOS = const(24)
+
+
+class Matching(EngineBase):
+    """The t-search, shape matching, tricks and the kitty; mixed into drules.Engine."""
+
+    def _t(self, cnt, s):
+        # type: (bytearray, int) -> int
+        """t of RULES §6.2: most pairs in disjoint runs of width 2 that the lead's
+        tractors (self._bins, capacities in pairs) can take."""
+        pr = self._pr2
+        order = self.order
+        pos = self.pos
+        np_ = self.npos[s]
+        for p in range(np_):
+            pr[p] = 0
+        for i in range(self.start[s], self.start[s + 1]):
+            f = order[i]
+            pr[pos[f]] += cnt[f] >> 1
+        # Pairs that lie at a position next to another pair's (the only ones
+        # a run can use) bound the answer.
+        avail = 0
+        for p in range(np_):
+            if pr[p] and ((p > 0 and pr[p - 1]) or (p + 1 < np_ and pr[p + 1])):
+                avail += pr[p]
+        if avail < 2:
+            return 0
+        cap = 0
+        for i in range(self._nbins):
+            cap += self._bins[i]
+        if cap > avail:
+            cap = avail
+        self._cap = cap
+        self._best = 0
+        self._fill(pr, np_, 0, self._bins[0], 0, 0, avail)
+        return self._best
+
+    def _fill(self, pr, np_, b, room, lo, got, avail):
+        # type: (bytearray, int, int, int, int, int, int) -> None
+        """Search: put runs of pr into bin b (room pairs left, runs starting at
+        lo or above, to avoid permutations), then the next bins."""
+        if got > self._best:
+            self._best = got
+        if self._best >= self._cap:
+            return
+        # Bound: the rest of this bin and every later bin, or what is left.
+        rest = room
+        for i in range(b + 1, self._nbins):
+            rest += self._bins[i]
+        if got + (rest if rest < avail else avail) <= self._best:
+            return
+        if room >= 2:
+            for a in range(lo, np_ - 1):
+                if not pr[a] or not pr[a + 1]:
+                    continue
+                # Runs a..e, of length 2 .. room.
+                e = a + 1
+                while e < np_ and pr[e] and e - a + 1 <= room:
+                    e += 1
+                for p in range(a, e):
+                    pr[p] -= 1
+                ln = e - a
+                while ln >= 2:
+                    self._fill(pr, np_, b, room - ln, a, got + ln, avail - ln)
+                    if self._best >= self._cap:
+                        break
+                    ln -= 1
+                    pr[a + ln] += 1
+                for p in range(a, a + ln):
+                    pr[p] += 1
+                if self._best >= self._cap:
+                    return
+        if b + 1 < self._nbins:
+            self._fill(pr, np_, b + 1, self._bins[b + 1], 0, got, avail)
+
+    # ------------------------------------------------------- shape matching
+
+    def _fits(self, cnt, s, u, maxtop):
+        # type: (bytearray, int, int, int) -> bool
+        """Can the lead's units u.. (self._lu, sets and runs of width >= 2) be
+        carved disjointly out of the suit-s cards in cnt? (Singles fit in what
+        is left as long as there are enough cards, which callers ensure.)
+        The first unit placed is tried from the strongest position down, so the
+        first success has the strongest possible first unit: self.key."""
+        lu = self._lu
+        if u >= self._nlu:
+            return True
+        m = lu[3 * u]
+        if m < 2:
+            return True
+        k = lu[3 * u + 1]
+        same = u > 0 and lu[3 * u - 3] == m and lu[3 * u - 2] == k
+        hi = self.npos[s] - 1
+        if same and maxtop < hi:
+            hi = maxtop
+        for top in range(hi, k - 2, -1):
+            if self._place(cnt, s, u, m, top - k + 1, top):
+                if u == 0:
+                    self.key = top
+                return True
+        return False
+
+    def _place(self, cnt, s, u, m, p, top):
+        # type: (bytearray, int, int, int, int, int) -> bool
+        if p > top:
+            return self._fits(cnt, s, u + 1, top)
+        order = self.order
+        base = s * _NPOS + p
+        for i in range(self.pidx[base], self.pidx[base + 1]):
+            f = order[i]
+            if cnt[f] >= m:
+                cnt[f] -= m
+                ok = self._place(cnt, s, u, m, p + 1, top)
+                cnt[f] += m
+                if ok:
+                    return True
+        return False
+
+    def _match_key(self, cards, s, cnt):
+        # type: (Sequence[int], int, bytearray) -> int
+        """Key of a play matched against the lead's units (self._lu), or -1 when
+        it does not match (RULES §7). cards all of effective suit s."""
+        self._count(cards, cnt)
+        lu = self._lu
+        if lu[0] >= 2:
+            ok = self._fits(cnt, s, 0, _NPOS)
+            key = self.key if ok else -1
+        else:
+            # Only singles: the strongest card.
+            key = 0
+            pos = self.pos
+            for c in cards:
+                p = pos[c % FACES]
+                if p > key:
+                    key = p
+        self._uncount(cards, cnt)
+        return key
+
+    # ---------------------------------------------------------------- tricks
+
+    def trick_winner(self, plays):
+        # type: (Sequence[Sequence[int]]) -> int
+        """Index (0 = the lead) of the play that wins the trick (RULES §7)."""
+        lead = plays[0]
+        s = self.lead_suit(lead)
+        if s == MIXED:
+            return 0
+        lc = self._lc
+        self._count(lead, lc)
+        self._nlu = self._decompose(lc, s, self._lu)
+        self._uncount(lead, lc)
+        win = 0
+        wkey = self._match_key(lead, s, self._pc)
+        wtrump = s == TRUMP
+        for i in range(1, len(plays)):
+            p = plays[i]
+            if len(p) != len(lead):
+                continue
+            ps = self.lead_suit(p)
+            if ps != s and ps != TRUMP:
+                continue
+            key = self._match_key(p, ps, self._pc)
+            if key < 0:
+                continue
+            if ps == TRUMP and not wtrump:
+                win = i
+                wkey = key
+                wtrump = True
+            elif (ps == TRUMP) == wtrump and key > wkey:
+                win = i
+                wkey = key
+        return win
+
+    # ----------------------------------------------------------------- kitty
+
+    def kitty_multiplier(self, lead):
+        # type: (Sequence[int]) -> int
+        """Multiplier from the top category of the last trick's lead (RULES §8)."""
+        if self.decompose(lead) < 1:
+            return 0
+        m = self.units[0]
+        k = self.units[1]
+        pol = self.kitty_policy
+        if pol == KM_LINEAR:
+            return 2 * m * k
+        if pol == KM_CARDS:
+            return 4 * m * k
+        return 2 * m**k
+
+    def kitty_bonus(self, lead, winner_play, kitty):
+        # type: (Sequence[int], Sequence[int], Sequence[int]) -> int
+        """Points the attackers add when they win the last trick with winner_play."""
+        if self.kitty_requires_trump and self.lead_suit(winner_play) != TRUMP:
+            return 0
+        return self.points(kitty) * self.kitty_multiplier(lead)

@@ -1,0 +1,290 @@
+# Device rules engine, part of drules.Engine (see drules.py for the API):
+# decomposition (RULES §4), leading and throws (§5), following (§6.1-2).
+
+from micropython import const
+
+from drules_base import EngineBase
+
+try:
+    from typing import Any, Sequence  # noqa: F401
+except ImportError:
+    pass
+
+# The constants this part needs (the same values as in drules.py, which
+# a test checks): const() names are inlined within their own module only.
+MIXED = const(5)
+FACES = const(54)
+OK = const(0)
+R_EMPTY = const(1)
+R_NOT_IN_HAND = const(2)
+R_MIXED_SUIT = const(3)
+R_WRONG_COUNT = const(4)
+R_FOLLOW_SUIT = const(5)
+R_PAIRS = const(6)
+R_TRACTOR = const(7)
+R_THROW_FAILED = const(11)
+_NPOS = const(24)
+_MAXB = const(16)
+
+
+class Plays(EngineBase):
+    """Decomposition, leads and follows; mixed into drules.Engine."""
+
+    # --------------------------------------------------------- decomposition
+
+    def _count(self, cards, cnt):
+        # type: (Sequence[int], bytearray) -> None
+        for c in cards:
+            cnt[c % FACES] += 1
+
+    def _uncount(self, cards, cnt):
+        # type: (Sequence[int], bytearray) -> None
+        for c in cards:
+            cnt[c % FACES] = 0
+
+    def decompose(self, cards):
+        # type: (Sequence[int]) -> int
+        """Decompose a one-suit play (RULES §4) into self.units; return the unit count.
+
+        Returns -1 for cards of several effective suits (or none)."""
+        s = self.lead_suit(cards)
+        if s == MIXED:
+            self.nunits = 0
+            return -1
+        cnt = self._wc
+        self._count(cards, cnt)
+        n = self._decompose(cnt, s, self.units)
+        self._uncount(cards, cnt)
+        self.nunits = n
+        return n
+
+    def _decompose(self, cnt, s, out):
+        # type: (bytearray, int, bytearray) -> int
+        """Units of the suit-s cards counted in cnt, written to out; their number."""
+        order = self.order
+        pos = self.pos
+        pr = self._pr
+        np_ = self.npos[s]
+        a = self.start[s]
+        b = self.start[s + 1]
+        nu = 0
+        for m in range(self.decks, 0, -1):
+            # Profile: faces at each position with exactly m copies (all wider
+            # sets were taken at an earlier width, RULES §4 widest first).
+            tot = 0
+            for p in range(np_):
+                pr[p] = 0
+            for i in range(a, b):
+                f = order[i]
+                if cnt[f] == m:
+                    pr[pos[f]] += 1
+                    tot += 1
+            if m == 1:
+                # Singles never form runs; strongest first.
+                for p in range(np_ - 1, -1, -1):
+                    for _ in range(pr[p]):
+                        out[3 * nu] = 1
+                        out[3 * nu + 1] = 1
+                        out[3 * nu + 2] = p
+                        nu += 1
+                continue
+            while tot:
+                # Longest segment of positions holding such a set; among equal
+                # lengths the strongest (highest top).
+                best = 0
+                top = 0
+                run = 0
+                for p in range(np_):
+                    if pr[p]:
+                        run += 1
+                        if run >= best:
+                            best = run
+                            top = p
+                    else:
+                        run = 0
+                for p in range(top - best + 1, top + 1):
+                    pr[p] -= 1
+                tot -= best
+                out[3 * nu] = m
+                out[3 * nu + 1] = best
+                out[3 * nu + 2] = top
+                nu += 1
+        return nu
+
+    # -------------------------------------------------------------- leading
+
+    def check_lead(self, cards, hands=None, leader=0, forced=None):
+        # type: (Sequence[int], Any, int, bytearray | None) -> int
+        """Check a lead (RULES §5). With hands (four face-count arrays, the
+        leader's included) a throw is checked against the other seats; a
+        failed throw's forced cards are written to `forced` (self.nforced)."""
+        self.nforced = 0
+        if len(cards) == 0:
+            return R_EMPTY
+        s = self.lead_suit(cards)
+        if s == MIXED:
+            return R_MIXED_SUIT
+        cnt = self._lc
+        self._count(cards, cnt)
+        if hands is not None:
+            hand = hands[leader]
+            for c in cards:
+                f = c % FACES
+                if cnt[f] > hand[f]:
+                    self._uncount(cards, cnt)
+                    return R_NOT_IN_HAND
+        lu = self._lu
+        nu = self._decompose(cnt, s, lu)
+        if nu <= 1 or hands is None:
+            self._uncount(cards, cnt)
+            return OK
+        # Categories from the most demanding down (units are sorted so).
+        i = 0
+        r = OK
+        while i < nu:
+            m = lu[3 * i]
+            k = lu[3 * i + 1]
+            j = i
+            beaten = False
+            while j < nu and lu[3 * j] == m and lu[3 * j + 1] == k:
+                if not beaten:
+                    for seat in range(4):
+                        if seat != leader and self._beats(hands[seat], s, m, k, lu[3 * j + 2]):
+                            beaten = True
+                            break
+                j += 1
+            if beaten:
+                # The weakest unit of this category: the last one (sorted
+                # strongest first within a category).
+                if forced is not None:
+                    self._emit_unit(cards, cnt, s, m, k, lu[3 * (j - 1) + 2], forced)
+                r = R_THROW_FAILED
+                break
+            i = j
+        self._uncount(cards, cnt)
+        return r
+
+    def _beats(self, hand, s, m, k, top):
+        # type: (bytearray, int, int, int, int) -> bool
+        """Does the hand hold, in suit s, k sets of width >= m at consecutive
+        positions with a top above `top`?"""
+        order = self.order
+        pidx = self.pidx
+        base = s * _NPOS
+        run = 0
+        for p in range(self.npos[s]):
+            ok = False
+            for i in range(pidx[base + p], pidx[base + p + 1]):
+                if hand[order[i]] >= m:
+                    ok = True
+                    break
+            if ok:
+                run += 1
+                if p > top and run >= k:
+                    return True
+            else:
+                run = 0
+        return False
+
+    def _emit_unit(self, cards, cnt, s, m, k, top, out):
+        # type: (Sequence[int], bytearray, int, int, int, int, bytearray) -> None
+        """Write the ids of one unit (m, k, top) of the counted lead into out."""
+        order = self.order
+        pidx = self.pidx
+        base = s * _NPOS
+        n = 0
+        for p in range(top - k + 1, top + 1):
+            for i in range(pidx[base + p], pidx[base + p + 1]):
+                f = order[i]
+                if cnt[f] == m:
+                    got = 0
+                    for c in cards:
+                        if c % FACES == f and got < m:
+                            out[n] = c
+                            n += 1
+                            got += 1
+                    break
+        self.nforced = n
+
+    # ------------------------------------------------------------ following
+
+    def check_follow(self, lead, hand, play):
+        # type: (Sequence[int], bytearray, Sequence[int]) -> int
+        """Reason code of a follow (RULES §6): OK when legal.
+
+        hand is the follower's face-count array before the play (holding it)."""
+        n = len(lead)
+        if len(play) != n:
+            return R_WRONG_COUNT
+        s = self.lead_suit(lead)
+        if s == MIXED or n == 0:
+            return R_MIXED_SUIT if n else R_EMPTY
+        pc = self._pc
+        eff = self.eff
+        r = OK
+        ps = 0
+        for c in play:
+            f = c % FACES
+            pc[f] += 1
+            if eff[f] == s:
+                ps += 1
+        for c in play:
+            f = c % FACES
+            if pc[f] > hand[f]:
+                r = R_NOT_IN_HAND
+        if r == OK:
+            # Suit: min(n, h) cards of s.
+            order = self.order
+            h = 0
+            for i in range(self.start[s], self.start[s + 1]):
+                h += hand[order[i]]
+            if ps != (n if h > n else h):
+                r = R_FOLLOW_SUIT
+            elif n > 1 and h > n:
+                r = self._structure(lead, hand, pc, s)
+        self._uncount(play, pc)
+        return r
+
+    def _structure(self, lead, hand, pc, s):
+        # type: (Sequence[int], bytearray, bytearray, int) -> int
+        """Structure of a follow that holds more suit cards than the lead has:
+        compare the play's (all suit) cards with the holding (RULES §6.2-3)."""
+        lc = self._lc
+        self._count(lead, lc)
+        lu = self._lu
+        nu = self._decompose(lc, s, lu)
+        self._uncount(lead, lc)
+        self._nlu = nu
+        if lu[0] == 1:
+            return OK  # singles only: any cards of the suit
+        if self.same_shape_only or lu[0] >= 3:
+            return self._ladder(hand, pc, s)
+        pairs = 0
+        nb = 0
+        for i in range(nu):
+            if lu[3 * i] == 2:
+                k = lu[3 * i + 1]
+                pairs += k
+                if k >= 2 and nb < _MAXB:
+                    self._bins[nb] = k
+                    nb += 1
+        # Vector (t, q), RULES §6.2.
+        if nb:
+            self._nbins = nb
+            th = self._t(hand, s)
+            if th and self._t(pc, s) < th:
+                return R_TRACTOR
+        qh = self._pairs(hand, s)
+        if qh > pairs:
+            qh = pairs
+        if qh and self._pairs(pc, s) < qh:
+            return R_PAIRS
+        return OK
+
+    def _pairs(self, cnt, s):
+        # type: (bytearray, int) -> int
+        order = self.order
+        t = 0
+        for i in range(self.start[s], self.start[s + 1]):
+            t += cnt[order[i]] >> 1
+        return t

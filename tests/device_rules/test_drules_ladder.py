@@ -1,0 +1,56 @@
+# runs-under: micropython heapsize=64K
+"""Device rules engine: 3-4 deck ladders, same_shape_only and quads (RULES.md §6.3),
+each rung legal and illegal; CPython and MicroPython (64 KB heap)."""
+
+
+import drules as D
+from dcards import engine, hand, ids
+
+T = "T"  # level ten, as in most of RULES.md's examples
+
+
+def follow(e, lead, h, play):
+    return e.check_follow(ids(lead), hand(h), ids(play))
+
+
+def test_triple_ladder():
+    e = engine("2", "H", decks=3)
+    lead = "KS KS KS"
+    assert follow(e, lead, "9S 9S 9S 4S 4S 5S", "9S 4S 4S") == D.R_TRIPLES
+    assert follow(e, lead, "9S 9S 9S 4S 4S 5S", "9S 9S 9S") == D.OK
+    assert follow(e, lead, "9S 4S 4S 5S", "9S 5S 4S") == D.R_PAIRS
+    assert follow(e, lead, "9S 4S 4S 5S", "4S 4S 9S") == D.OK
+
+
+def test_titanic_ladder():
+    e = engine("2", "H", decks=3)
+    lead = "KS KS KS QS QS QS"
+    h = "9S 9S 9S 7S 7S 5S 3S"
+    # triple + pair held (no two triples, no tractor): rung "triple and a pair"
+    assert follow(e, lead, h, "9S 9S 9S 7S 7S 5S") == D.OK
+    assert follow(e, lead, h, "9S 9S 9S 7S 5S 3S") == D.R_PAIRS
+    assert follow(e, lead, h, "9S 9S 7S 7S 5S 3S") == D.R_TRIPLES
+    h2 = "9S 9S 8S 8S 5S 5S 5S"
+    # a tractor of two pairs comes before a triple and a pair
+    assert follow(e, lead, h2, "9S 9S 8S 8S 5S 5S") == D.OK
+    assert follow(e, lead, h2, "9S 9S 5S 5S 5S 8S") == D.R_TRACTOR
+    h3 = "9S 9S 9S 8S 8S 8S 3S"
+    assert follow(e, lead, h3, "9S 9S 9S 8S 8S 8S") == D.OK
+    assert follow(e, lead, h3, "9S 9S 9S 8S 8S 3S") == D.R_TITANIC
+
+
+def test_same_shape_only():
+    e = engine(T, "S", same_shape_only=True)
+    lead = "KH KH QH QH"
+    assert follow(e, lead, "9H 9H 8H 8H 3H", "9H 9H 8H 3H") == D.R_SAME_SHAPE
+    assert follow(e, lead, "9H 9H 8H 8H 3H", "9H 9H 8H 8H") == D.OK
+    # no tractor held: anything in suit, pairs or not
+    assert follow(e, lead, "9H 9H 7H 7H 3H", "9H 7H 3H 9H") == D.OK
+
+
+def test_quads_follow_same_shape():
+    e = engine("2", "H", decks=4)
+    lead = "KS KS KS KS"
+    assert follow(e, lead, "9S 9S 9S 9S 3S 4S", "9S 9S 9S 3S") == D.R_SAME_SHAPE
+    assert follow(e, lead, "9S 9S 9S 9S 3S 4S", "9S 9S 9S 9S") == D.OK
+    assert follow(e, lead, "9S 9S 9S 8S 3S 4S", "9S 8S 3S 4S") == D.OK

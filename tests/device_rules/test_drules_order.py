@@ -1,0 +1,87 @@
+# runs-under: micropython heapsize=64K
+"""Device rules engine: card order, points, units and decomposition (RULES.md §2-4).
+Each rule with a case that holds and one that does not; CPython and MicroPython (64 KB heap)."""
+
+
+import drules as D
+from dcards import engine, ids, shape
+
+T = "T"  # level ten, as in most of RULES.md's examples
+
+
+# --- §2 order -----------------------------------------------------------------
+
+
+def test_order_trump_levels_and_jokers():
+    e = engine(T, "S")
+    c = lambda a, b: e.compare(ids(a)[0], ids(b)[0])  # noqa: E731
+    assert c("TS", "TH") == 1  # main level over side level
+    assert c("TH", "TC") == 0  # side levels equal
+    assert c("TH", "AS") == 1  # side level over trump ace
+    assert c("SJ", "TS") == 1 and c("BJ", "SJ") == 1
+    assert c("2S", "AH") == 1  # any trump over a side suit
+    assert c("AH", "2D") == D.CMP_NONE  # different side suits
+    assert c("3H", "AH") == -1
+
+
+def test_order_permanent_twos():
+    e = engine(T, "S", permanent_twos=True)
+    c = lambda a, b: e.compare(ids(a)[0], ids(b)[0])  # noqa: E731
+    assert c("2S", "AS") == 1 and c("TC", "2S") == 1 and c("2S", "2H") == 1
+    assert c("2H", "2D") == 0
+    assert e.suit_of(ids("2H")[0]) == D.TRUMP
+    # without the option a 2 of a side suit is a side card
+    assert engine(T, "S").suit_of(ids("2H")[0]) == 1
+    # at level 2 the option changes nothing
+    e2 = engine("2", "S", permanent_twos=True)
+    assert e2.compare(ids("2S")[0], ids("2H")[0]) == 1
+
+
+def test_order_no_trump():
+    e = engine("5", "NT")
+    assert e.suit_of(ids("5C")[0]) == D.TRUMP
+    assert e.suit_of(ids("AS")[0]) == 0
+    assert e.compare(ids("5S")[0], ids("5C")[0]) == 0
+    assert e.compare(ids("SJ")[0], ids("5S")[0]) == 1
+
+
+def test_points():
+    e = engine()
+    assert e.points(ids("5S TH KD 3C SJ BJ")) == 25
+    assert e.points(ids("AS QH")) == 0
+
+
+# --- §3-4 units and decomposition ----------------------------------------------
+
+
+def test_tractors_bridge_the_level_and_run_through_level_cards():
+    assert shape(engine(T, "S"), "JH JH 9H 9H") == ["t2"]
+    assert shape(engine(T, "S"), "SJ SJ TS TS") == ["t2"]
+    assert shape(engine(T, "S"), "TS TS TH TH AS AS") == ["t3"]
+    assert shape(engine("5", "H"), "4H 4H 6H 6H") == ["t2"]
+    assert shape(engine("5", "H"), "AH AH 5C 5C") == ["t2"]
+
+
+def test_not_tractors():
+    assert shape(engine(T, "S"), "TH TH TC TC") == ["p", "p"]  # same position
+    assert shape(engine(T, "S"), "AS AS 2S 2S") == ["p", "p"]  # no wrap
+    assert shape(engine("5", "H"), "4H 4H 5H 5H") == ["p", "p"]
+    assert shape(engine("5", "NT"), "5S 5S 5C 5C") == ["p", "p"]
+    assert shape(engine(T, "S"), "5D 5D 3D 3D") == ["p", "p"]
+    assert engine(T, "S").decompose(ids("JH JH TH TH")) == -1  # mixed suits
+
+
+def test_widest_first():
+    e = engine("2", "H", decks=3)
+    assert shape(e, "3S 3S 3S 4S 4S") == ["3", "p"]
+    assert shape(e, "9S 9S TS TS JS JS JS") == ["3", "t2"]
+    assert shape(e, "9S 9S 9S TS TS JS JS JS") == ["3", "3", "p"]
+    assert shape(engine("5", "H", decks=3), "4C 4C 4C 6C 6C 6C") == ["T2"]
+    assert shape(engine("5", "H", decks=4), "4C 4C 4C 4C 6C 6C 6C 6C 7C") == ["Q2", "s"]
+
+
+def test_longest_then_strongest_with_equal_positions():
+    # two side-level pairs at one position: one joins the run, one stays a pair
+    e = engine(T, "S")
+    assert shape(e, "AS AS TH TH TC TC") == ["t2", "p"]
+    assert shape(e, "AS AS TH TH TC TC TS TS") == ["t3", "p"]

@@ -1,0 +1,115 @@
+# runs-under: micropython heapsize=64K
+"""Device rules engine: trick winners, kitty bonus, and no allocation on the hot
+paths (RULES.md §7-8); CPython and MicroPython (64 KB heap)."""
+
+import sys
+
+import drules as D
+from dcards import engine, hand, ids
+
+T = "T"  # level ten, as in most of RULES.md's examples
+
+
+# --- §7 tricks -----------------------------------------------------------------
+
+
+def winner(e, *plays):
+    seen = [0] * 54
+    out = []
+    for p in plays:
+        b = bytearray()
+        for tok in p.split():
+            from dcards import face
+
+            f = face(tok)
+            b.append((seen[f] % 4) * 54 + f)
+            seen[f] += 1
+        out.append(b)
+    return e.trick_winner(out)
+
+
+def test_trick_equal_cards_first_wins():
+    e = engine(T, "S")
+    assert winner(e, "TH", "TC", "3S", "TD") == 0  # side levels equal: the first stands
+    assert winner(e, "TH", "TC", "TS", "TD") == 2  # the main level is higher
+    assert winner(e, "4H", "9H", "9H", "2C") == 1
+
+
+def test_trick_kill_needs_the_structure():
+    e = engine(T, "S")
+    assert winner(e, "KD KD", "3S 4S", "2D 3D", "6D 7D") == 0
+    assert winner(e, "KD KD", "3S 3S", "2D 3D", "6D 7D") == 1
+
+
+def test_trick_overkill_by_the_top_category():
+    e = engine(T, "S")
+    assert winner(e, "5D 4D 4D", "9S 7S 7S", "8S 8S 4S", "2D 3D 3D") == 2
+    assert winner(e, "5D 6D 7D", "9S 7S 7S", "8S 8S 4S", "2D 3D 4D") == 1
+
+
+def test_trick_throw_killed_only_by_matching_trump():
+    e = engine(T, "S")
+    assert winner(e, "AD KD 5D 5D 4D 4D", "3D 3D 6D 7D 8D 9D", "9S 9S 8S 8S 7S 2S", "2C 3C 4C 5C 6C 7C") == 2
+    assert winner(e, "AD AD 5D 5D 4D 4D", "3D 3D 6D 7D 8D 9D", "9S 9S 8S 8S 7S 2S", "2C 3C 4C 6C 7C 8C") == 0
+
+
+def test_trick_carves_units_out_of_longer_runs():
+    e = engine(T, "S")
+    # trump 7788 99 matches a led tractor + pair (seed 000)
+    assert winner(e, "4D 4D 5D 5D AD AD", "7S 7S 8S 8S 9S 9S", "2D 3D 6D 7D 8D 9D", "2C 3C 4C 5C 6C 7C") == 1
+
+
+# --- §8 kitty ------------------------------------------------------------------
+
+
+def test_kitty_multipliers():
+    kitty = ids("KD KD 5C TH 3C 4C 6C 7C")
+    e = engine(T, "S")
+    assert e.kitty_multiplier(ids("AC")) == 2
+    assert e.kitty_multiplier(ids("AC AC")) == 4
+    assert e.kitty_multiplier(ids("AC AC KC KC QC QC")) == 16
+    assert e.kitty_bonus(ids("AC AC KC KC"), ids("3S 3S 4S 4S"), kitty) == 280
+    lin = engine(T, "S", kitty_multiplier=D.KM_LINEAR)
+    assert lin.kitty_multiplier(ids("AC AC KC KC QC QC")) == 12
+    cards = engine(T, "S", kitty_multiplier=D.KM_CARDS)
+    assert cards.kitty_multiplier(ids("AC AC")) == 8
+    t3 = engine(T, "S", decks=3)
+    assert t3.kitty_multiplier(ids("AC AC AC KC KC KC")) == 18
+
+
+def test_kitty_requires_trump():
+    e = engine(T, "S", kitty_requires_trump=True)
+    kitty = ids("KD 5C")
+    assert e.kitty_bonus(ids("AC"), ids("3S"), kitty) == 30
+    assert e.kitty_bonus(ids("AC"), ids("KC"), kitty) == 0
+
+
+# --- the hot path allocates nothing --------------------------------------------
+
+
+def test_checks_allocate_nothing_under_micropython():
+    if sys.implementation.name != "micropython":
+        return
+    import gc
+
+    e = engine(T, "S")
+    lead = ids("KH KH QH QH")
+    h = hand("9H 9H 8H 8H 3H 2C AS AS TC 5D")
+    play = ids("9H 9H 8H 8H")
+    hs = [hand("KH KH QH QH 4H"), h, hand("AH AH 5H"), hand("3C")]
+    throw = ids("KH KH QH QH 4H")
+    forced = bytearray(16)
+    plays = [lead, play, ids("AH AH 5H 7H"), ids("3C 4C 5C 6C")]
+    e.check_follow(lead, h, play)
+    gc.collect()
+    gc.disable()
+    try:
+        before = gc.mem_alloc()
+        for _ in range(5):
+            e.check_follow(lead, h, play)
+            e.check_lead(throw, hs, 0, forced)
+            e.trick_winner(plays)
+        used = gc.mem_alloc() - before
+    finally:
+        gc.enable()
+    assert used == 0, used
