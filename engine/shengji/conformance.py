@@ -154,8 +154,10 @@ HANDLERS: dict[str, Handler] = {
 def _merge_hand_handlers() -> None:
     try:
         module = importlib.import_module("shengji.conformance_hand")
-    except ImportError:
-        return
+    except ModuleNotFoundError as exc:
+        if exc.name == "shengji.conformance_hand":
+            return  # engine II not there: its kinds get an error answer
+        raise
     extra = getattr(module, "HANDLERS", None)
     if isinstance(extra, dict):
         for kind, handler in extra.items():

@@ -185,3 +185,18 @@ def test_hand_kinds_answered_or_reported() -> None:
         assert "not implemented" in got["error"]
     else:
         assert "error" not in got
+
+
+def test_a_line_that_is_not_utf8_gets_an_error_answer() -> None:
+    good = json.dumps({"id": "after", "rules": {}, "kind": "compare", "a": "10♥", "b": "AS"})
+    proc = subprocess.run(
+        [*_command(), "judge"],
+        input=b"\xff\xfe not text\n" + good.encode("utf-8") + b"\n",
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines()]
+    assert "UTF-8" in out[0]["error"]
+    assert out[1] == {"id": "after", "cmp": "none"}

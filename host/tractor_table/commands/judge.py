@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
+from collections.abc import Iterable
 from typing import TextIO
 
 from ..errors import CommandError
@@ -32,9 +34,22 @@ def judge_stream(stdin: TextIO, stdout: TextIO) -> int:
     """Answer every line of ``stdin`` on ``stdout`` with the full engine."""
     from shengji.conformance import answer_line
 
+    raw = getattr(stdin, "buffer", None)
+    lines: Iterable[str | bytes] = raw if raw is not None else stdin
     try:
-        for line in stdin:
-            out = answer_line(line)
+        for line in lines:
+            if isinstance(line, bytes):
+                try:
+                    text = line.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    stdout.write(
+                        json.dumps({"id": None, "error": f"line is not UTF-8: {exc}"}) + "\n"
+                    )
+                    stdout.flush()
+                    continue
+            else:
+                text = line
+            out = answer_line(text)
             if out is not None:
                 stdout.write(out + "\n")
                 stdout.flush()
