@@ -199,7 +199,7 @@ class Lead:
             sorted((u.length for u in d.units if u.width == 2 and u.length > 1), reverse=True)
         )
         width = d.max_width
-        if order.rules.same_shape_only or width >= 3:
+        if width > 1 and (order.rules.same_shape_only or width >= 3):
             self.mode = _MODE_LADDER
             self.rungs = tuple(
                 _rungs(u.width, u.length, order.rules.same_shape_only) for u in d.units
