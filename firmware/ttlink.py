@@ -41,6 +41,9 @@ except ImportError:
 
 PROTO = const(1)
 MAX_LINE = const(512)
+# Longest event (canonical JSON bytes) an EVENT frame can carry: MAX_LINE less
+# the frame around it ('@[1,sid,seq,ack,11,[index,hash,' ... ']]*crc\n').
+MAX_EVENT = const(416)
 SNAP_CHUNK = const(192)  # raw bytes per snapshot chunk (256 base64 chars)
 
 # Message types. Unreliable (seq 0): HELLO..ACK. Reliable (seq > 0): SYNC..APP.
@@ -111,12 +114,16 @@ def chain_hash(prev, event):
     crc32 over prev as 4 big-endian bytes followed by the event's canonical
     JSON bytes; the hash before event 0 is 0.
     """
+    return _chain(prev, canonical(event))
+
+
+def _chain(prev, data):
     hb = _HB
     hb[0] = (prev >> 24) & 255
     hb[1] = (prev >> 16) & 255
     hb[2] = (prev >> 8) & 255
     hb[3] = prev & 255
-    return binascii.crc32(canonical(event), binascii.crc32(hb)) & 0xFFFFFFFF
+    return binascii.crc32(data, binascii.crc32(hb)) & 0xFFFFFFFF
 
 
 # ---------------------------------------------------------------- codec
@@ -359,7 +366,9 @@ class _Link:
         self._tick_state(now)
 
     def send_app(self, payload):
-        """Queue an application message (an array) for reliable delivery."""
+        """Queue an application message (an array) for reliable delivery;
+        ValueError (nothing queued) if it cannot fit in a frame."""
+        encode_frame(0xFFFF, 1 << 24, 1 << 24, APP, payload)  # raises if too long
         self._queue.append((APP, payload))
         self._pump()
 
@@ -433,13 +442,19 @@ class _Link:
         """Send the next reliable message if nothing is in flight."""
         if self.state != UP or self._pend is not None:
             return
-        m = self._next_message()
-        if m is None:
+        while True:
+            m = self._next_message()
+            if m is None:
+                return
+            seq = self._tx_seq
+            try:
+                self._emit(seq, m[0], m[1])
+            except ValueError as exc:  # too long for a frame: never sendable
+                self._note("dropped", m[0], str(exc))
+                continue
+            self._tx_seq = seq + 1
+            self._pend = [seq, m[0], m[1], self._now, self.rto_min]
             return
-        seq = self._tx_seq
-        self._tx_seq = seq + 1
-        self._pend = [seq, m[0], m[1], self._now, self.rto_min]
-        self._emit(seq, m[0], m[1])
 
     def _next_message(self):
         if self._queue:
@@ -568,8 +583,12 @@ class DeviceLink(_Link):
     # --- game log
 
     def add_event(self, ev):
-        """Append a game event (a flat list); returns its state hash."""
-        h = chain_hash(self.head, ev)
+        """Append a game event (a flat list); returns its state hash.
+        ValueError (nothing changed) if its JSON is longer than MAX_EVENT."""
+        c = canonical(ev)
+        if len(c) > MAX_EVENT:
+            raise ValueError("event of %d bytes is longer than MAX_EVENT=%d" % (len(c), MAX_EVENT))
+        h = _chain(self.head, c)
         slot = self.count % self._ring_n
         self._ring_ev[slot] = ev
         self._ring_h[slot] = h

@@ -345,3 +345,39 @@ def test_unknown_reliable_type_is_acked_and_ignored():
     (f,) = frames(dev.take_output())
     assert f[4] == ttlink.ACK and f[3] == 1
     assert dev.state == ttlink.UP and dev.malformed == 0
+
+
+def test_the_longest_event_fits_a_frame_and_a_longer_one_is_refused():
+    dev = new_device()
+    sid = handshake(dev, 0)[1]
+    big = [9, 3, "x" * (ttlink.MAX_EVENT - 8)]
+    assert len(ttlink.canonical(big)) == ttlink.MAX_EVENT
+    dev.add_event(big)
+    too_big = [9, 3, "x" * (ttlink.MAX_EVENT - 7)]
+    try:
+        dev.add_event(too_big)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an event too long for a frame was taken")
+    assert dev.count == 1
+    # with the largest index, hash, sid, seq and ack, the frame still fits
+    f = ttlink.encode_frame(65535, 10**9, 10**9, ttlink.EVENT, [10**9, 4294967295, big])
+    assert len(f) <= ttlink.MAX_LINE
+    dev.feed(ttlink.encode_frame(sid, 1, 0, ttlink.SYNC, [0]), 10)
+    (ev,) = frames(dev.take_output())
+    assert ev[5][2] == big
+
+
+def test_an_app_message_too_long_is_refused_up_front():
+    dev = new_device()
+    handshake(dev, 0)
+    try:
+        dev.send_app(["y" * ttlink.MAX_LINE])
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a message too long for a frame was queued")
+    assert not dev.busy()
+    dev.send_app(["fits"])
+    assert types_of(dev.take_output()) == [ttlink.APP]

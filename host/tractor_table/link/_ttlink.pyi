@@ -6,6 +6,7 @@ from typing import Any
 
 PROTO: int
 MAX_LINE: int
+MAX_EVENT: int
 SNAP_CHUNK: int
 HELLO: int
 WELCOME: int
