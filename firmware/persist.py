@@ -8,10 +8,14 @@
 # (FAT), the old file is removed first and load() falls back to `.new`, so
 # there is always one whole snapshot on flash.
 #
-# Format: a header line "ttsnap1 <crc32 of the body, hex>" and then the body:
-# the table's snapshot as JSON (nested lists of ints, see tablesnap.py). A file
-# whose crc does not match or that does not parse is ignored, with the reason
-# kept in Store.last_error.
+# Format: the body, the table's snapshot as JSON (nested lists of ints and
+# nulls, see tablesnap.py), then a last line "ttsnap1 <crc32 of the body, hex>".
+# A file whose crc does not match (a torn write) or that does not parse is
+# ignored, with the reason kept in Store.last_error.
+#
+# The body is written piece by piece through a small buffer, its crc taken on
+# the way: json.dumps of a whole late-hand snapshot would need one large
+# contiguous block, which a fragmented heap may not have.
 # Dependencies: json, os, binascii (all on the rp2 port).
 import binascii
 import json
@@ -28,12 +32,12 @@ class Store:
         self.saves = 0
 
     def save(self, snap):
-        body = json.dumps(snap)
-        crc = binascii.crc32(body.encode()) & 0xFFFFFFFF
-        f = open(self.tmp, "w")
+        f = open(self.tmp, "wb")
         try:
-            f.write("%s %08x\n" % (MAGIC, crc))
-            f.write(body)
+            out = _Writer(f)
+            out.value(snap)
+            out.flush()
+            f.write(b"\n%s %08x\n" % (MAGIC.encode(), out.crc & 0xFFFFFFFF))
             if hasattr(f, "flush"):
                 f.flush()
         finally:
@@ -58,13 +62,13 @@ class Store:
             text = f.read()
         finally:
             f.close()
-        nl = text.find("\n")
-        head = text[:nl].split() if nl > 0 else []
-        if len(head) != 2 or head[0] != MAGIC:
-            self.last_error = "%s: not a table snapshot file" % path
+        nl = text.rfind("\n", 0, len(text) - 1)
+        tail = text[nl + 1 :].split() if nl >= 0 else []
+        if len(tail) != 2 or tail[0] != MAGIC:
+            self.last_error = "%s: not a table snapshot file (or cut short)" % path
             return None
-        body = text[nl + 1 :]
-        if "%08x" % (binascii.crc32(body.encode()) & 0xFFFFFFFF) != head[1]:
+        body = text[:nl]
+        if "%08x" % (binascii.crc32(body.encode()) & 0xFFFFFFFF) != tail[1]:
             self.last_error = "%s: checksum mismatch (a torn or damaged write)" % path
             return None
         try:
@@ -87,3 +91,46 @@ class Store:
                 os.remove(p)
             except OSError:
                 pass
+
+
+class _Writer:
+    """JSON of nested lists of ints and None, written in small pieces."""
+
+    def __init__(self, f):
+        self.f = f
+        self.buf = bytearray(128)
+        self.n = 0
+        self.crc = 0
+
+    def put(self, s):
+        b = s.encode() if isinstance(s, str) else s
+        if self.n + len(b) > len(self.buf):
+            self.flush()
+        self.buf[self.n : self.n + len(b)] = b
+        self.n += len(b)
+
+    def flush(self):
+        if self.n:
+            mv = memoryview(self.buf)[: self.n]
+            self.crc = binascii.crc32(mv, self.crc)
+            self.f.write(mv)
+            self.n = 0
+
+    def value(self, x):
+        if x is None:
+            self.put(b"null")
+        elif isinstance(x, (list, tuple)):
+            self.put(b"[")
+            first = True
+            for y in x:
+                if not first:
+                    self.put(b",")
+                first = False
+                self.value(y)
+            self.put(b"]")
+        elif isinstance(x, bool):
+            self.put(b"true" if x else b"false")
+        elif isinstance(x, int):
+            self.put(str(x))
+        else:
+            raise TypeError("a snapshot holds lists, ints and None, not %r" % (x,))

@@ -154,9 +154,16 @@ def test_store_ignores_damaged_files_and_falls_back():
         f = open(base + "/table.json")
         text = f.read()
         f.close()
-        # a torn write: the body cut short
+        # a torn write: the file cut short (its trailer with the crc is missing)
         f = open(base + "/table.json", "w")
         f.write(text[: len(text) // 2])
+        f.close()
+        assert s.load() is None
+        assert "cut short" in s.last_error
+        # a damaged body under an intact trailer: the crc catches it
+        i = text.index("1")
+        f = open(base + "/table.json", "w")
+        f.write(text[:i] + "7" + text[i + 1 :])
         f.close()
         assert s.load() is None
         assert "checksum" in s.last_error

@@ -42,7 +42,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="bot strength: 1 basic, 2 good (default 1)",
     )
     parser.add_argument(
-        "--heapsize", default="160K", help="MicroPython heap of the firmware (default 160K)"
+        "--readers",
+        default="spi",
+        choices=("spi", "direct"),
+        help="spi: the firmware's scanner and PN532 driver read simulated chips (default); "
+        "direct: taps go to the table core as card ids",
+    )
+    parser.add_argument(
+        "--heapsize",
+        default=None,
+        help="MicroPython heap (default 160K; 192K with --readers spi, "
+        "as the simulated chips live in it too)",
     )
     parser.add_argument(
         "--verbose", action="store_true", help="print every game event as it arrives"
@@ -61,14 +71,15 @@ def run(args: argparse.Namespace) -> int:
     micropython_binary()
     rules = Rules(decks=args.decks)
     t0 = time.monotonic()
+    vt = VirtualTable(args.decks, heapsize=args.heapsize, readers=args.readers)
+    how = "simulated PN532 readers on SPI" if args.readers == "spi" else "taps given as card ids"
     print(
-        f"virtual table: the firmware under MicroPython (heap {args.heapsize}), {args.decks} deck(s)"
+        f"virtual table: the firmware under MicroPython (heap {vt.heapsize}), {args.decks} deck(s), {how}"
     )
-    with VirtualTable(args.decks, heapsize=args.heapsize) as vt:
+    with vt:
         port = vt.link.port if vt.link is not None else "?"
-        print(
-            f"link up on {port} (pseudo-terminal), firmware heap after boot {vt.ready_alloc} bytes"
-        )
+        booted = vt.ready_alloc - vt.sim_bytes
+        print(f"link up on {port} (pseudo-terminal); firmware heap after boot {booted} bytes")
         if not args.bots:
             return _console(vt)
         game = BotGame(vt, rules, seed=args.seed, strength=args.strength, verbose=args.verbose)
@@ -82,8 +93,13 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{game.hands_played} hand(s), {game.tricks_played} tricks, {game.events_seen} game events; "
         f"{game.checks} checks against the full engine, {len(game.disagreements)} disagreement(s); "
-        f"firmware heap peak {vt.mem_peak} bytes; {dt:.1f} s"
+        f"firmware live heap peak {vt.firmware_peak} bytes; {dt:.1f} s"
     )
+    if args.readers == "spi":
+        print(
+            f"readers: at most {vt.max_fields_on} RF field on at a time, {vt.collisions} bus collisions; "
+            f"the simulated chips took {vt.sim_bytes} bytes of the heap (not counted above)"
+        )
     return 1 if game.disagreements else 0
 
 

