@@ -649,7 +649,9 @@ class ThrowResult:
 
     ``ok``: the play stands as led. Otherwise ``play`` is the forced unit's
     faces (the weakest unit of the most demanding beaten category),
-    ``beaten`` the unit that can be beaten and ``seat`` who can beat it.
+    ``beaten`` the unit that can be beaten and ``seat`` who can beat it (the
+    first in play order after the leader). ``beaters``: every seat that can
+    beat some unit of the throw, in play order (who could challenge it, §10).
     ``penalty`` is the rules' ``throw_penalty`` for a failed throw, else 0.
     """
 
@@ -659,6 +661,7 @@ class ThrowResult:
     beaten: Unit | None = None
     seat: int | None = None
     penalty: int = 0
+    beaters: tuple[int, ...] = ()
 
     @property
     def verdict(self) -> Verdict:
@@ -720,10 +723,9 @@ def check_throw(
     if not d.is_throw:
         return ThrowResult(True, tuple(faces))
     others: list[tuple[int, list[int]]] = []
-    for seat, hand in enumerate(hands):
-        if seat == leader:
-            continue
-        cnt = _hand_counts(hand)
+    for i in range(1, len(hands)):
+        seat = (leader + i) % len(hands)
+        cnt = _hand_counts(hands[seat])
         others.append((seat, _width_profile(order, d.esuit, cnt)))
     return _throw_outcome(order, d, faces, others)
 
@@ -754,6 +756,13 @@ def _throw_outcome(
     for u in d.units:
         if u.shape not in shapes:
             shapes.append(u.shape)
+    beaters = tuple(
+        seat
+        for seat, prof in others
+        if any(can_beat(prof, u.width, u.length, u.top) for u in d.units)
+    )
+    if not beaters:
+        return ThrowResult(True, tuple(faces))
     for shape in shapes:  # units are sorted most demanding first
         members = [u for u in d.units if u.shape == shape]
         for u in members:
@@ -767,8 +776,9 @@ def _throw_outcome(
                         beaten=u,
                         seat=seat,
                         penalty=order.rules.throw_penalty,
+                        beaters=beaters,
                     )
-    return ThrowResult(True, tuple(faces))
+    raise AssertionError("a beater beats some unit")  # pragma: no cover
 
 
 def forced_unit(d: Decomposition, shapes: Iterable[tuple[int, int]]) -> Unit:

@@ -107,3 +107,13 @@ def test_forced_unit_over_proven_categories() -> None:
     assert d is not None
     assert forced_unit(d, [(1, 1)]).cards == f("9D")
     assert forced_unit(d, [(1, 1), (2, 1)]).cards == f("4D 4D")
+
+
+def test_seats_that_could_challenge_in_play_order() -> None:
+    hands = [f("2C"), f("KD QD 3D"), f("AD"), f("4D")]
+    r = check_throw(ORD, 1, f("KD QD 3D"), hands)
+    # seat 1 leads; seat 2 (AD beats KD) and seat 3 (4D beats 3D) could challenge
+    assert not r.ok and r.beaters == (2, 3)
+    # the most demanding category is singles; the weakest single is forced
+    assert list(r.play) == f("3D") and r.seat == 2
+    assert check_throw(ORD, 0, f("AD KD"), [f("AD KD"), f("2C"), f("QD"), f("")]).beaters == ()
