@@ -32,3 +32,33 @@ def test_link_command_says_when_there_is_no_table(capsys: pytest.CaptureFixture[
     assert rc == 1
     assert "no link with the table on /nonexistent/ttyACM9" in err
     assert "No such file" in err or "could not open" in err
+
+
+def test_link_command_takes_operator_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import time
+
+    relay = Relay(tmp_path)
+    device = Device(relay, tmp_path / "state.json")
+    device.start(target=3)
+    r, w = os.pipe()
+    os.write(w, b"status\npush\nbogus\n")
+    stdin = os.fdopen(r, "rb")
+    monkeypatch.setattr("sys.stdin", stdin)
+    t0 = time.monotonic()
+    try:
+        os.write(w, b"quit\n")
+        rc = main(["link", "--port", str(relay.path), "--seconds", "30", "--quiet"])
+    finally:
+        os.close(w)
+        stdin.close()
+        device.kill()
+        relay.close()
+    out = capsys.readouterr().out
+    assert rc == 0 and time.monotonic() - t0 < 10  # 'quit' ended it
+    assert "judged" in out
+    # the test stream is no game: the engine has no state to push, and says so
+    assert "push: the full engine replayer cannot express the host's state" in out
+    assert "unknown command 'bogus'" in out

@@ -4,12 +4,19 @@ Opens the table's serial port (the Pico found by its USB id, or ``--port``, a
 path or a pyserial URL), keeps the link up through unplugs and reboots, prints
 the game as the table reports it and re-judges every event with the full rules
 engine; disagreements are shown with both views and appended to a file.
-Ends after ``--seconds`` or on Ctrl-C with a summary.
+Ends after ``--seconds``, on Ctrl-C or on ``quit`` with a summary.
+
+While it runs it reads commands, one per line, from standard input:
+``status`` (the verifier's count so far), ``push`` (the operator's remedy
+after a disagreement: send the host's state to the table, which swaps it in
+whole or not at all; possible at trick boundaries) and ``quit``.
 """
 
 from __future__ import annotations
 
 import argparse
+import select
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -65,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{note[1]:5d}  {_describe(note[3])}")
         elif kind in ("down", "reboot", "rollback", "snapshot", "conflict", "incompatible", "synced"):
             print(f"link {kind}: {' '.join(str(x) for x in note[1:])}")
+        elif kind == "snapshot_done":
+            print(f"push: snapshot {note[1]} " + ("taken by the table" if note[2] else f"refused: {note[3]}"))
         elif kind == "device":
             print(f"table says: {bytes(note[1]).decode('utf-8', 'replace').rstrip()}")
         for d in verifier.disagreements[before:]:
@@ -76,10 +85,53 @@ def run(args: argparse.Namespace) -> int:
             reason = link.last_error or "no answer to the handshake: is the table's firmware running?"
             raise CommandError(f"no link with the table on {port} within {args.connect_timeout:g} s ({reason})")
         end = time.monotonic() + args.seconds if args.seconds > 0 else None
+        commands = _Commands(sys.stdin)
         try:
             while end is None or time.monotonic() < end:
-                time.sleep(0.05)
+                cmd = commands.next(0.05)
+                if cmd == "quit":
+                    break
+                if cmd == "status":
+                    print(verifier.summary())
+                elif cmd == "push":
+                    try:
+                        sid = verifier.push_host_state(link.push_snapshot)
+                    except CommandError as exc:
+                        print(f"push: {exc}")
+                    else:
+                        print(f"push: snapshot {sid} sent; the table answers when it has checked it")
+                elif cmd:
+                    print(f"unknown command {cmd!r}: status, push or quit")
         except KeyboardInterrupt:
             pass
     print(verifier.summary())
     return 0
+
+
+class _Commands:
+    """Lines from a stream, without blocking (stdin may be a file, a pipe or closed)."""
+
+    def __init__(self, stream: Any) -> None:
+        try:
+            self.fd: int | None = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            self.fd = None
+        self.buf = b""
+
+    def next(self, timeout: float) -> str:
+        if self.fd is None:
+            time.sleep(timeout)
+            return ""
+        if b"\n" not in self.buf:
+            ready, _, _ = select.select([self.fd], [], [], timeout)
+            if ready:
+                import os
+
+                chunk = os.read(self.fd, 1024)
+                if not chunk:
+                    self.fd = None  # end of input: keep following the link
+                self.buf += chunk
+        if b"\n" not in self.buf:
+            return ""
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode("utf-8", "replace").strip()
