@@ -223,6 +223,8 @@ class Trick:
     forced_by: tuple[int, ...] = ()
     winner: int | None = None
     points: int = 0
+    #: the cards a challenger showed (without hand knowledge), checked at the audit
+    shown: tuple[int, ...] = ()
 
     @property
     def lead(self) -> tuple[int, ...]:
@@ -844,7 +846,13 @@ class Hand:
         back = set(lead) - set(forced_ids)
         self.tricks = (
             *self.tricks[:-1],
-            Trick(leader=trick.leader, plays=((trick.leader, forced_ids),), attempt=lead, forced_by=(e.seat,)),
+            Trick(
+                leader=trick.leader,
+                plays=((trick.leader, forced_ids),),
+                attempt=lead,
+                forced_by=(e.seat,),
+                shown=tuple(e.cards),
+            ),
         )
         self.played = self.played - back
         if self.hands is not None:
@@ -903,6 +911,20 @@ class Hand:
     def _audit(self) -> None:
         """The end of the hand: every hand is now known; audit every trick."""
         for i, t in enumerate(self.tricks):
+            if t.shown:
+                seat = t.forced_by[0]
+                foreign = [c for c in t.shown if c not in set(self._holding(seat, i))]
+                if foreign:
+                    self._finding(
+                        Finding(
+                            i,
+                            seat,
+                            Rule.BAD_CHALLENGE,
+                            f"seat {seat} challenged the throw with "
+                            f"{format_faces(self._faces(foreign))}, which it did not hold",
+                            "audit",
+                        )
+                    )
             for seat, _ in t.plays[1:]:
                 self._check_follow_at(i, t, seat, "audit")
             faces = self._faces(t.attempt or t.lead)
@@ -1022,6 +1044,7 @@ class Hand:
                     "forced_by": list(t.forced_by),
                     "winner": t.winner,
                     "points": t.points,
+                    "shown": list(t.shown),
                 }
                 for t in self.tricks
             ],

@@ -199,3 +199,19 @@ def test_a_lead_proves_an_earlier_revoke_too() -> None:
     assert h.findings == ()
     h.apply(Play(1, (c("AS"),)))  # seat 1 leads a spade: it held one on trick 1
     assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Rule.REVOKE)]
+
+
+def test_audit_catches_a_challenge_with_cards_not_held() -> None:
+    h = new_hand(known=False)
+    h.apply(Play(0, (c("AS"), c("TS"))))
+    h.apply(Challenge(2, (c("KS"),)))  # KS is seat 1's card, not seat 2's
+    # the trick goes on with the forced TS; then the script, AS played later by seat 0
+    for seat, card in ((1, "9S"), (2, "8S"), (3, "7S")):
+        h.apply(Play(seat, (c(card),)))
+    for t in (["AS", "KS", "QS", "JS"], ["6S", "5S", "4S", "3S"]):
+        for seat, card in enumerate(t):
+            h.apply(Play(seat, (c(card),)))
+    for e in play_events(tricks()[3:]):
+        h.apply(e)
+    found = [(f.trick, f.seat, f.rule, f.at) for f in h.findings]
+    assert found == [(0, 2, Rule.BAD_CHALLENGE, "audit")]
