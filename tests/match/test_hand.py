@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scenario import KITTY, c, deal, new_hand, play_events, rules, tricks
+from match_scenario import KITTY, c, deal, new_hand, play_events, rules, tricks
 from shengji.hand import (
     Bid,
     Bury,

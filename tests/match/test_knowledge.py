@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scenario import KITTY, c, new_hand, play_events, tricks
+from match_scenario import KITTY, c, new_hand, play_events, tricks
 from shengji.hand import Call, Challenge, Hand, IllegalEvent, Phase, Play, Reveal, Rule
 
 
@@ -164,7 +164,7 @@ def test_called_friend_settled_at_the_end() -> None:
 
 
 def test_hand_scan_needs_the_scan_then_checks_at_once() -> None:
-    from scenario import deal
+    from match_scenario import deal
     from shengji.hand import Scan
 
     h = new_hand(known=False, hand_scan=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from scenario import KITTY, c, deal, new_hand, play_events, tricks
+from match_scenario import KITTY, c, deal, new_hand, play_events, tricks
 from shengji import record
 from shengji.hand import Challenge, Play, Reveal, Scan
 
