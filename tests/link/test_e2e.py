@@ -121,13 +121,21 @@ def emit_to(host: SerialLink, n: int) -> None:
 
 
 def wait_equal(host: SerialLink, device: Device, n: int, timeout: float = 15.0) -> float:
-    """Wait until the device holds n events and the host has exactly them."""
+    """Wait until the device holds n events and the host has exactly them.
+
+    The request for the events ("emit_to", idempotent) is repeated every
+    second while the device has fewer: an app message lives in one session,
+    and a fault may have ended the one it was sent in."""
     t0 = time.monotonic()
     deadline = t0 + timeout
+    asked = t0
     while time.monotonic() < deadline:
         ram = device.ram()
         if len(ram) == n and host.synced() and host_log(host) == ram:
             return time.monotonic() - t0
+        if len(ram) < n and time.monotonic() - asked > 1.0:
+            emit_to(host, n)
+            asked = time.monotonic()
         time.sleep(0.02)
     raise AssertionError(
         f"not in step after {timeout} s: device {len(device.ram())} events, host "
