@@ -68,7 +68,7 @@ faults = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(faults)
 def test_no_bad_event_is_accepted_and_all_arrive_after_faults(f: dict[str, float]) -> None:
     rng = random.Random(f["seed"])
@@ -139,3 +139,35 @@ def test_heavy_faults_are_seen_and_survived() -> None:
     assert h.dups + d.dups > 0
     assert h.stale + d.stale > 0
     assert p.notes("reboot")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=8))
+def test_arbitrary_bytes_never_break_either_end(blocks: list[bytes]) -> None:
+    """Garbage on the wire: nothing raises, nothing is accepted, the links stay sane."""
+    p = Pair(seed=11)
+    assert p.run_until(lambda: p.host.synced, 2000)
+    for k, b in enumerate(blocks):
+        p.host.feed(b, p.now + k)
+        p.dev.feed(b, p.now + k)
+    p.step(10)
+    assert p.host.record.count == 0 and not p.notes("event")
+    assert p.host.malformed == 0 and p.dev.malformed == 0
+    p.add_events(3)
+    assert p.run_until(p.in_step, 5000)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.integers(-(2**40), 2**40), st.text(max_size=20), st.booleans(), st.none()),
+        max_size=8,
+    )
+)
+def test_any_flat_event_roundtrips_with_its_hash(ev: list[object]) -> None:
+    f = ttlink.encode_frame(1, 1, 0, ttlink.EVENT, [0, ttlink.chain_hash(0, ev), ev])
+    frame, at = ttlink.decode_line(f[:-1])
+    assert frame is not None and at == 0
+    assert frame[5][2] == ev
+    assert ttlink.chain_hash(0, frame[5][2]) == frame[5][1]
+    assert all(b >= 0x20 for b in f[:-1])
