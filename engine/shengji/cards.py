@@ -21,13 +21,14 @@ Engine internals work on faces (small ints) and count arrays for speed; a
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from typing import ClassVar, Final
 
 __all__ = [
     "BIG_JOKER",
     "FACES",
     "MAX_DECKS",
+    "POINTS",
     "SMALL_JOKER",
     "Card",
     "CardCountError",
@@ -361,23 +362,3 @@ def parse_cards(text: str | Iterable[str], decks: int = MAX_DECKS) -> list[Card]
 def format_cards(cards: Iterable[Card]) -> str:
     """Cards in canonical notation, space separated, in the order given."""
     return " ".join(_FACE_NAMES[c.face] for c in cards)
-
-
-def counts_of(faces: Iterable[int]) -> list[int]:
-    """A 54-long array: how many cards of each face."""
-    counts = [0] * FACES
-    for f in faces:
-        counts[f] += 1
-    return counts
-
-
-def faces_of(cards: Iterable[Card | int]) -> list[int]:
-    """Faces of cards (ints pass through as faces)."""
-    return [c if isinstance(c, int) else c.face for c in cards]
-
-
-def iter_counts(counts: Sequence[int]) -> Iterator[int]:
-    """Faces of a count array, each repeated by its count, in face order."""
-    for face, n in enumerate(counts):
-        for _ in range(n):
-            yield face
