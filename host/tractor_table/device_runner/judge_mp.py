@@ -539,4 +539,5 @@ def hand_answer(case: dict) -> dict:  # type: ignore[type-arg]
     return {"out": out}
 
 
-main()
+if __name__ == "__main__":
+    main()

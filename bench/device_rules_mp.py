@@ -1,0 +1,197 @@
+# The device rules engine's benchmark, MicroPython side (run by
+# bench/bench_device_rules.py under the unix port, firmware/ on the path).
+#
+#   micropython device_rules_mp.py time R   < scripts (JSON lines) > one line per hand
+#   micropython device_rules_mp.py heap     < one 2-deck script    > one JSON line
+#   micropython device_rules_mp.py pystone N
+#
+# "time": every check of each hand script (difffuzz.make_script: the plays of
+# the full engine's bots plus attempts) is timed: check_lead with the four
+# hands known (throws checked), check_follow, trick_winner; each call repeated
+# R times, its time the least of them (a shared machine adds noise, never
+# takes it away). Prints per hand: [[kind, µs], ...].
+# "heap": replays one hand and prints the engine's live heap (gc.mem_alloc()
+# after gc.collect()) after importing it, after setting up, and its peak over
+# every step, each above a baseline taken before the engine was imported.
+import gc
+import json
+import sys
+import time
+
+
+def steps_of(case):
+    """The script's steps with card lists as bytes (made before measuring)."""
+    out = []
+    for st in case["steps"]:
+        k = st[0]
+        if k in ("L", "F", "P", "b", "k", "e"):
+            cards = bytes(st[2] if k in ("L", "F", "P", "b") else st[1])
+            seat = st[1] if k in ("L", "F", "P", "b") else 0
+            out.append((k, seat, cards, st[3] if k == "L" else 0))
+        else:
+            out.append((k, 0, b"", 0))
+    return out
+
+
+def setup(case):
+    """Engine, bidding and the hand's options from a script's rules."""
+    import drules
+    import drules_hand
+
+    r = case["rules"]
+    km = ("structure", "linear", "cards").index(r.get("kitty_multiplier", "structure"))
+    e = drules.Engine(
+        r.get("decks", 2),
+        r.get("permanent_twos", False),
+        r.get("same_shape_only", False),
+        km,
+        r.get("kitty_requires_trump", False),
+        r.get("throw_penalty", 0),
+    )
+    level = "23456789TJQKA".index(r["level"])
+    b = drules_hand.Bidding(e.decks, level, r.get("allow_self_override", True))
+    no_bid = drules_hand.NB_KITTY if r.get("no_bid") == "kitty" else drules_hand.NB_NT
+    fd = drules_hand.FD_FINAL if r.get("first_dealer") == "final" else drules_hand.FD_FIRST
+    return e, b, level, no_bid, fd
+
+
+def replay(case, steps, timer, hands, forced, R):
+    """Play the steps through a fresh engine; timer(kind, µs) gets each check."""
+    import drules
+    import drules_hand
+
+    e, bidding, level, no_bid, first_dealer = setup(case)
+    dealer = case["dealer"]
+    for s in range(4):
+        drules.hand_from(case["hands"][s], hands[s])
+    plays = [b"", b"", b"", b""]
+    n = 0
+    lead = b""
+    ticks = time.ticks_us
+    diff = time.ticks_diff
+    for k, seat, cards, _real in steps:
+        if k == "b":
+            bidding.bid(seat, cards)
+        elif k == "e":
+            trump, _, _ = drules_hand.end_of_draw(bidding, False, dealer, no_bid, first_dealer, cards)
+            e.set_trump(level, drules.NT if trump < 0 else trump)
+        elif k == "L":
+            best = 1 << 30
+            for _ in range(R):
+                t0 = ticks()
+                e.check_lead(cards, hands, seat, forced)
+                dt = diff(ticks(), t0)
+                if dt < best:
+                    best = dt
+            timer("lead", best)
+        elif k == "F":
+            h = hands[seat]
+            best = 1 << 30
+            for _ in range(R):
+                t0 = ticks()
+                e.check_follow(lead, h, cards)
+                dt = diff(ticks(), t0)
+                if dt < best:
+                    best = dt
+            timer("follow", best)
+        elif k == "P":
+            if n == 0:
+                lead = cards
+            plays[n] = cards
+            n += 1
+            h = hands[seat]
+            for c in cards:
+                h[c % 54] -= 1
+            if n == 4:
+                best = 1 << 30
+                for _ in range(R):
+                    t0 = ticks()
+                    e.trick_winner(plays)
+                    dt = diff(ticks(), t0)
+                    if dt < best:
+                        best = dt
+                timer("trick", best)
+                n = 0
+    return e
+
+
+def out_timer(out):
+    def timer(kind, us):
+        out.append((kind, us))
+
+    return timer
+
+
+def time_mode(R):
+    import pystone_mp
+
+    # pystone in the same process, before and after: the scale to an RP2040
+    print(json.dumps({"pystones": pystone_mp.pystones(20000)}))
+    hands = [bytearray(54) for _ in range(4)]
+    forced = bytearray(256)
+    while True:
+        line = sys.stdin.readline()
+        if not line or line.strip() == "end":
+            break
+        case = json.loads(line)
+        steps = steps_of(case)
+        line = None
+        out = []
+        timer = out_timer(out)
+
+        gc.collect()
+        replay(case, steps, timer, hands, forced, R)
+        sys.stdout.write(json.dumps([case["id"], case.get("variant"), out]) + "\n")
+        case = steps = out = None
+        gc.collect()
+    print(json.dumps({"pystones": pystone_mp.pystones(20000)}))
+
+
+def heap_mode():
+    case = json.loads(sys.stdin.readline())
+    steps = steps_of(case)
+    gc.collect()
+    base = gc.mem_alloc()
+    peak = [0]
+
+    def timer(kind, us):
+        # after each check: what is still alive above the baseline
+        gc.collect()
+        live = gc.mem_alloc() - base
+        if live > peak[0]:
+            peak[0] = live
+
+    run_hand(case, steps, timer)
+    # The engine and the hands are gone now: what stays is the engine's code
+    # (imported modules). The conservative GC may keep a little garbage, so
+    # the code is measured at the end, at the same depth as the checks.
+    gc.collect()
+    code = gc.mem_alloc() - base
+    import drules
+
+    e = drules.Engine(2)
+    gc.collect()
+    engine_object = gc.mem_alloc() - base - code
+    del e
+    print(json.dumps({"code": code, "peak": peak[0], "state_peak": peak[0] - code, "engine_object": engine_object}))
+
+
+def run_hand(case, steps, timer):
+    hands = [bytearray(54) for _ in range(4)]
+    forced = bytearray(256)
+    replay(case, steps, timer, hands, forced, 1)
+
+
+def main(argv):
+    mode = argv[1]
+    if mode == "time":
+        time_mode(int(argv[2]))
+    elif mode == "heap":
+        heap_mode()
+    elif mode == "pystone":
+        import pystone_mp
+
+        print(json.dumps({"pystones": pystone_mp.pystones(int(argv[2]))}))
+
+
+main(sys.argv)
