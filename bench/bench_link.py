@@ -8,7 +8,10 @@ Figures:
    under MicroPython (tests/link): after a device reboot and after an
    unplug/replug, with 0 and with 50 events to replay;
 3. the device heap the link uses (ring buffer of 64 events included), measured
-   under MicroPython with gc.mem_alloc().
+   under MicroPython with gc.mem_alloc();
+4. the device's CPU time per event (hash, ring, EVENT frame out, ACK in)
+   under MicroPython, against json.dumps of the event alone in the same run,
+   and an RP2040 estimate scaled by pystones when bench/pystone_mp.py is there.
 
 Usage: .venv/bin/python bench/bench_link.py [--quick]
 """
@@ -102,6 +105,60 @@ print(m1 - m0, m2 - m1, m3 - m2, m4 - m1)
     return {"module": module, "empty": empty, "ring": ring, "total": total}
 
 
+RP2040_PYSTONES = 1300.0  # published: MicroPython on an RP2040 at 125 MHz
+
+CPU_CODE = """
+import sys, json, time, gc
+import ttlink
+evs = json.loads(open(sys.argv[1]).read())
+link = ttlink.DeviceLink(0, 1, lambda: 4242, "0.1.0", "rules-2026.1", ring=64)
+link.feed(ttlink.encode_frame(0, 0, 0, ttlink.HELLO, [1, "0.1.0", "rules-2026.1", 5, 0, 0]), 1)
+sid = link.sid
+link.feed(ttlink.encode_frame(sid, 1, 0, ttlink.SYNC, [0]), 2)
+link.take_output()
+acks = [ttlink.encode_frame(sid, 0, k + 1, ttlink.ACK, []) for k in range(len(evs))]
+gc.collect()
+t0 = time.ticks_us()
+for k in range(len(evs)):
+    link.add_event(evs[k])
+    out = link.take_output()
+    link.feed(acks[k], 3)
+t1 = time.ticks_us()
+for ev in evs:
+    json.dumps(ev)
+t2 = time.ticks_us()
+assert link.count == len(evs) and not link.busy(), (link.count, link.busy())
+print("link_us", time.ticks_diff(t1, t0) / len(evs))
+print("dumps_us", time.ticks_diff(t2, t1) / len(evs))
+try:
+    import pystone_mp
+    print("pystones", pystone_mp.pystones(20000))
+except ImportError:
+    print("pystones 0")
+"""
+
+
+def cpu_per_event() -> dict[str, float]:
+    rng = random.Random(2)
+    evs = [ev for _ in range(2) for ev in hand_events(rng)]
+    runs: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "events.json"
+        data.write_text(json.dumps(evs))
+        for _ in range(5):
+            proc = mpy.run(
+                code=CPU_CODE, path=[ROOT / "firmware", ROOT / "bench"], args=[str(data)], heapsize="512K"
+            )
+            if proc.returncode != 0:
+                raise SystemExit(proc.stdout + proc.stderr)
+            for line in proc.stdout.splitlines():
+                name, value = line.split()
+                runs.setdefault(name, []).append(float(value))
+    out = {k: statistics.median(v) for k, v in runs.items()}
+    out["events"] = len(evs)
+    return out
+
+
 def reconnects(rounds: int) -> dict[str, list[float]]:
     from relay import Relay
     from test_e2e import Device, wait_equal
@@ -178,6 +235,7 @@ def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     _, b = bytes_per_event()
     h = heap()
+    cpu = cpu_per_event()
     rc = reconnects(2 if quick else 5)
     lines = [
         "## Link (host–table, USB serial)",
@@ -233,9 +291,33 @@ def main(argv: list[str]) -> int:
         f"Link state with a full ring: **{h['total'] / 1024:.1f} KB** (budget: under 12 KB). "
         "The module's code is counted apart: on the Pico it can be frozen into the "
         "firmware image (flash), where it takes no heap.",
+        "",
+        "### Device CPU per event",
+        "",
+        f"Under MicroPython's unix port, {cpu['events']:.0f} events (two hands) through a "
+        "`DeviceLink` after a handshake: `add_event` (state hash, ring), the EVENT frame "
+        "encoded, the host's ACK decoded. Reference: `json.dumps` of the event alone, same "
+        "process. Medians of 5 runs.",
+        "",
+        "| | µs per event (unix port) | ratio to reference |"
+        + (" RP2040 estimate (µs) |" if cpu["pystones"] else ""),
+        "|---|---:|---:|" + ("---:|" if cpu["pystones"] else ""),
     ]
+    scale = cpu["pystones"] / RP2040_PYSTONES if cpu["pystones"] else 0.0
+    for key, what in (("dumps_us", "json.dumps(event) (reference)"), ("link_us", "link, per event")):
+        row = f"| {what} | {cpu[key]:.1f} | {cpu[key] / cpu['dumps_us']:.1f} |"
+        if scale:
+            row += f" {cpu[key] * scale:.0f} |"
+        lines.append(row)
+    if scale:
+        lines += [
+            "",
+            f"RP2040 estimate = unix time × (unix pystones / {RP2040_PYSTONES:.0f}), pystone "
+            f"(`bench/pystone_mp.py`) run in the same process: {cpu['pystones']:.0f} "
+            f"pystones/s here, × {scale:.0f}.",
+        ]
     perfdoc.write_section("link", "\n".join(lines))
-    print(json.dumps({"bytes": b, "heap": h, "reconnect_ms": {k: [round(t * 1000) for t in v] for k, v in rc.items()}}))
+    print(json.dumps({"bytes": b, "heap": h, "cpu": cpu, "reconnect_ms": {k: [round(t * 1000) for t in v] for k, v in rc.items()}}))
     return 0
 
 

@@ -200,6 +200,14 @@ class LineReader:
         size = len(self._buf)
         while start < end:
             j = data.find(b"\n", start)
+            if j >= 0 and self._n == 0 and not self._over:
+                # the common case: a whole line in this block, no copy
+                if j - start <= size:
+                    self._on_line(data[start:j])
+                else:
+                    self.overlong += 1
+                start = j + 1
+                continue
             stop = end if j < 0 else j
             k = stop - start
             if not self._over:
