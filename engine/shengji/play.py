@@ -591,21 +591,22 @@ def _ladder_reason(order: Order, unit: Unit, need: Pattern, got: Pattern, es: in
             f"You hold the same shape as {led} in {word}: play it ({want}).",
         )
 
-    def features(p: Pattern) -> tuple[bool, int, bool, int]:
+    def features(p: Pattern) -> tuple[int, int, int, int]:
+        # triples in runs, triples, pairs in runs, pairs
         return (
-            any(m == 3 and k > 1 for m, k in p),
+            sum(k for m, k in p if m == 3 and k > 1),
             sum(k for m, k in p if m == 3),
-            any(m == 2 and k > 1 for m, k in p),
-            sum(k for m, k in p if m >= 2),
+            sum(k for m, k in p if m == 2 and k > 1),
+            sum(k for m, k in p if m == 2),
         )
 
-    n_titanic, n_triples, n_tractor, _n_sets = features(need)
-    g_titanic, g_triples, g_tractor, _g_sets = features(got)
-    if n_titanic and not g_titanic:
+    n_titanic, n_triples, n_tractor, _n_pairs = features(need)
+    g_titanic, g_triples, g_tractor, _g_pairs = features(got)
+    if n_titanic > g_titanic:
         reason = Reason.MUST_PLAY_TITANIC
     elif n_triples > g_triples:
         reason = Reason.MUST_PLAY_TRIPLES
-    elif n_tractor and not g_tractor:
+    elif n_tractor > g_tractor:
         reason = Reason.MUST_PLAY_TRACTOR
     else:
         reason = Reason.MUST_PLAY_PAIRS

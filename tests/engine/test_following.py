@@ -238,3 +238,25 @@ def test_one_deck_singles_only() -> None:
     o1 = order("2", "S", 1)
     assert judge("AH KH", "3H 4H 5H", "3H 5H", o1) is None
     assert judge("AH KH", "3H 4H 5C", "3H 5C", o1) is Reason.MUST_FOLLOW_SUIT
+
+
+def test_throw_of_a_triple_and_a_tractor() -> None:
+    o = order("2", "H", 3)
+    lead = "9S 9S TS TS JS JS JS"  # triple + tractor (seed 001)
+    hand = "QS QS QS 5S 5S 6S 6S 2S 3S"
+    assert judge(lead, hand, "QS QS QS 5S 5S 6S 6S", o) is None
+    assert judge(lead, hand, "QS QS QS 5S 5S 6S 3S", o) is Reason.MUST_PLAY_TRACTOR
+    assert judge(lead, hand, "QS QS 5S 5S 6S 6S 3S", o) is Reason.MUST_PLAY_TRIPLES
+    # the triple takes its triple first; the tractor then wants the pair left
+    hand2 = "QS QS QS KS KS 3S 4S 6S"  # (2S is trump at level 2)
+    assert judge(lead, hand2, "QS QS QS KS KS 3S 4S", o) is None
+    assert judge(lead, hand2, "QS QS QS KS 3S 4S 6S", o) is Reason.MUST_PLAY_PAIRS
+    assert judge(lead, hand2, "QS QS KS KS 3S 4S 6S", o) is Reason.MUST_PLAY_TRIPLES
+
+
+def test_throw_of_a_triple_and_a_long_tractor_takes_two_short_ones() -> None:
+    o = order("2", "H", 3)
+    lead = "3S 3S 3S 5S 5S 6S 6S 7S 7S 8S 8S"  # triple + tractor of 4
+    hand = "AS AS AS 9S 9S TS TS QS QS KS KS 4S"
+    assert judge(lead, hand, "AS AS AS 9S 9S TS TS QS QS KS KS", o) is None
+    assert judge(lead, hand, "AS AS AS 9S 9S TS TS QS QS KS 4S", o) is Reason.MUST_PLAY_TRACTOR

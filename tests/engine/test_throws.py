@@ -117,3 +117,23 @@ def test_seats_that_could_challenge_in_play_order() -> None:
     # the most demanding category is singles; the weakest single is forced
     assert list(r.play) == f("3D") and r.seat == 2
     assert check_throw(ORD, 0, f("AD KD"), [f("AD KD"), f("2C"), f("QD"), f("")]).beaters == ()
+
+
+def test_judge_hand_reports_revokes_and_throws_that_should_have_failed() -> None:
+    from shengji.playout import judge_hand
+
+    o = order("T", "S", 1)  # one deck: 12 cards each; here two tricks' worth
+    hands = [f("KD QD 3C"), f("AD 4D 5C"), f("2D 6D 7C"), f("8C 9C 4S")]
+    tricks = [
+        # seat 0 throws KD QD although seat 1 holds AD; seat 3 discards (void, legal)
+        [f("KD QD"), f("AD 5C"), f("2D 6D"), f("8C 9C")],  # seat 1 revokes: 4D held
+    ]
+    j = judge_hand(o, hands, 0, tricks)
+    faults = [(t, seat, v.reason) for t, seat, v in j.faults]
+    assert (0, 0, Reason.THROW_FAILED) in faults
+    assert (0, 1, Reason.MUST_FOLLOW_SUIT) in faults
+    assert len(faults) == 2
+    # a mixed follow never wins: the lead (two singles, as played) takes the trick
+    assert j.tricks[0].winner == 0 and j.side_points == (15, 0)
+    with pytest.raises(ValueError, match="cannot lead"):
+        judge_hand(o, hands, 0, [[f("KD 3C"), f("AD 4D"), f("2D 6D"), f("8C 9C")]])
