@@ -787,7 +787,7 @@ class HostLink(_Link):
     Notes (take_notes()): ["up", info], ["down", why], ["incompatible", text],
     ["reboot", old_boot, new_boot], ["event", index, hash, event],
     ["rollback", device_count, host_count], ["conflict", index, text],
-    ["snapshot", count, head], ["synced", count], ["app", payload],
+    ["snapshot", count, head, data], ["synced", count], ["app", payload],
     ["snapshot_done", id, ok, reason], ["snapshot_rejected", id, reason],
     ["device", line] (a device line that is not a frame).
     """
@@ -962,7 +962,7 @@ class HostLink(_Link):
     def _snapshot_received(self, data, count, head) -> str:
         self._awaiting = False
         self.record.reset(count, head, data)
-        self._note("snapshot", count, head)
+        self._note("snapshot", count, head, data)
         self._target = max(self._target, count)
         self._queue.append((SYNC, [count]))
         self._check_synced()

@@ -223,3 +223,39 @@ def test_host_state_carries_the_engines_verdict_and_the_table_takes_it() -> None
     assert vt.log[-1][2][0] == EV.PLAY
     v2 = verify(vt.log)
     assert v2.replayer.host_state() is None
+
+
+@pytest.mark.parametrize("tricks", [0, 3, 7])
+def test_judging_goes_on_from_a_table_snapshot(tricks: int) -> None:
+    """The link resynced from the table's snapshot mid-hand: the engine
+    rebuilds the hand from it and judges the rest of the hand."""
+    import json
+
+    vt, game = mid_hand(7, tricks)
+    snap = json.loads(json.dumps(vt.t.snapshot()))
+    n = len(vt.log)
+    while not game.play_trick():
+        pass
+    game.finish_hand()
+    rest = vt.log[n:]
+    eng = er.EngineReplayer(Rules(decks=2))
+    v = Verifier(eng, "rules-2026.1")
+    v.on_note(["snapshot", n, vt.log[n - 1][1], json.dumps(snap).encode()])
+    assert eng.lost == "" and eng.hand is not None
+    for idx, h, ev in rest:
+        v.check(idx, h, ev)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.unchecked == 0 and v.checked == len(rest) > 10
+    assert rest[-1][2][0] == EV.HAND_END
+
+
+def test_a_snapshot_that_does_not_rebuild_is_said_so() -> None:
+    import json
+
+    vt, _ = mid_hand(8, 2)
+    snap = json.loads(json.dumps(vt.t.snapshot()))
+    snap[8] = (snap[8] + 1) % 5  # a trump the bids do not give
+    eng = er.EngineReplayer(Rules(decks=2))
+    eng.reset(json.dumps(snap).encode())
+    assert "cannot rebuild" in eng.lost and eng.hand is None
+    assert eng.replay(len(vt.log), [EV.TRICK, 2, 0, 0, 0]) is None

@@ -29,7 +29,10 @@ score, the kitty's points. It exists at trick boundaries of the play phase,
 where the table itself saves its state. After an event the engine cannot
 follow (it refuses what the table accepted), it stops judging until the next
 HAND_START, where it takes the match's position (levels, dealer) from the
-table: that is recorded as a disagreement first, never hidden.
+table: that is recorded as a disagreement first, never hidden. After the
+link resynced from a table snapshot, the hand is rebuilt in the engine from
+the snapshot (bids, kitty, tricks, the trick in progress) and judging goes on
+from there.
 """
 
 from __future__ import annotations
@@ -91,11 +94,73 @@ class EngineReplayer:
     # --- Replayer protocol
 
     def reset(self, snapshot: bytes | None) -> None:
+        """Start from the match's beginning, or from a table snapshot
+        (firmware/tablesnap.py layout): the hand in it is rebuilt in the engine
+        from what it records (bids, kitty, tricks, the trick in progress)."""
         self.match = Match(self.rules)
         self.hand = None
-        # a table snapshot is in the table's own format: judge again from the
-        # next hand, whose HAND_START carries the match's position
-        self.lost = "" if snapshot is None else "started from a table snapshot"
+        self.shadow = None
+        self.lost = ""
+        if snapshot is None:
+            return
+        try:
+            self._rebuild(json.loads(snapshot))
+        except (HandError, ValueError, TypeError, IndexError, KeyError, AssertionError) as exc:
+            self.hand = None
+            self.shadow = None
+            self.lost = f"cannot rebuild the hand from the table's snapshot ({exc})"
+
+    def _rebuild(self, snap: list[Any]) -> None:
+        (ver, decks, phase, hand_no, first, dealer, l0, l1, trump, declarer, score, kpts,
+         _mw, _idx, _h, bids, kitty, tricks, _revoked, _result, cur) = snap
+        if ver != SNAPSHOT_VERSION or decks != self.rules.decks:
+            raise ValueError(f"snapshot version {ver}, {decks} decks")
+        m = self.match
+        m.levels = [l0, l1]
+        m.first_hand = bool(first)
+        m.dealer = None if (first and phase == 0) or dealer < 0 else dealer
+        if phase > PHASE_PLAY:
+            self.lost = "the table's snapshot is past the play: judging resumes at the next hand"
+            return
+        hand = m.new_hand(strict=False)
+        sh = _Shadow([HAND_START, hand_no, dealer, decks, l0, l1, first])
+        for seat, cards in bids:
+            hand.apply(Bid(seat, tuple(cards)))
+            sh.bids.append([seat, list(cards)])
+        if phase >= 1:
+            hand.apply(EndDraw())
+            got = [NT if hand.trump is None else int(hand.trump),
+                   -1 if hand.declarer is None else hand.declarer, hand.dealer]
+            if got != [trump, declarer, dealer]:
+                raise ValueError(f"the bids give {got}, the snapshot {[trump, declarer, dealer]}")
+            sh.trump, sh.declarer, sh.dealer, sh.phase = trump, declarer, dealer, 1
+        if phase >= PHASE_PLAY:
+            hand.apply(Bury(tuple(kitty)))
+            sh.kitty, sh.kitty_points, sh.phase, sh.leader = list(kitty), kpts, PHASE_PLAY, dealer
+            for tr in tricks:
+                leader, forced = tr[0], tr[3]
+                if forced:
+                    raise ValueError("a forced throw in the snapshot")
+                for k in range(4):
+                    seat = (leader + k) % 4
+                    hand.apply(Play(seat, tuple(tr[4 + seat])))
+                sh.tricks.append(list(tr))
+            sh.score = score
+            if tricks:
+                sh.leader = tricks[-1][1]
+            if cur is not None:
+                leader = cur[0]
+                if cur[1]:
+                    raise ValueError("a forced throw in the trick in progress")
+                for k in range(4):
+                    seat = (leader + k) % 4
+                    if cur[3 + seat] is None:
+                        break
+                    hand.apply(Play(seat, tuple(cur[3 + seat])))
+                    sh.plays[seat] = list(cur[3 + seat])
+                sh.leader = leader
+        self.hand = hand
+        self.shadow = sh
 
     def host_state(self) -> bytes | None:
         """The table snapshot with the engine's verdicts (trick boundaries of

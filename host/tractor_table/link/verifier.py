@@ -138,7 +138,7 @@ class Verifier:
         elif kind == "event":
             self.check(note[1], note[2], note[3])
         elif kind == "snapshot":
-            self._rebase(note[1], note[2], None)
+            self._rebase(note[1], note[2], note[3] if len(note) > 3 else None)
         elif kind == "rollback":
             self._rollback(note[1])
         elif kind == "snapshot_done":
