@@ -39,11 +39,12 @@ import dataclasses
 import enum
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import bidding, kitty, settle
+from . import play as _play
 from .cards import FACES, Rank, face_name, format_faces
 from .rules import Partners, Revoke, Rules
 from .ruling import Ruling
@@ -497,6 +498,34 @@ class Hand:
             raise HandError("the hands are not known (no Deal event)")
         return self.hands[seat]
 
+    def legal_plays(self, throws: bool = False) -> Iterator[tuple[int, ...]]:
+        """What the seat to play may play (known hands only), as sorted tuples of
+        faces: every follow allowed by §6, or every lead (one-unit leads, and with
+        ``throws`` every one-suit combination too; whether a throw stands is then
+        the hand's question when it is played)."""
+        seat = self.next_seat()
+        if seat is None:
+            return iter(())
+        faces = self._faces(self.held(seat))
+        trick = self.current_trick()
+        if trick is None:
+            return _play.legal_leads(self.ruling.order, _counts(faces), throws=throws)
+        return iter(self.ruling.legal_follows(self._faces(trick.lead), _counts(faces)))
+
+    def is_legal(self, seat: int, cards: Sequence[int]) -> tuple[bool, str]:
+        """Would :class:`Play` ``(seat, cards)`` be accepted now without a finding?
+        ``(ok, why)``; the state does not change."""
+        try:
+            saved_strict = self.strict
+            self.strict = True
+            self.apply(Play(seat, tuple(cards)))
+        except IllegalEvent as exc:
+            return False, str(exc)
+        finally:
+            self.strict = saved_strict
+        self.undo()
+        return True, ""
+
     def played_by(self, seat: int) -> list[int]:
         return [c for t in self.tricks for c in t.cards_of(seat)]
 
@@ -910,6 +939,21 @@ class Hand:
 
     def _audit(self) -> None:
         """The end of the hand: every hand is now known; audit every trick."""
+        for seat, cards in self.bids:
+            if seat == self.dealer or not self.tricks:
+                continue  # the dealer may have buried its bid cards
+            foreign = [c for c in cards if c not in set(self._holding(seat, 0))]
+            if foreign:
+                self._finding(
+                    Finding(
+                        None,
+                        seat,
+                        Rule.BAD_BID,
+                        f"seat {seat} bid with {format_faces(self._faces(foreign))}, "
+                        "which it never played: it was not in its hand",
+                        "audit",
+                    )
+                )
         for i, t in enumerate(self.tricks):
             if t.shown:
                 seat = t.forced_by[0]
@@ -1067,6 +1111,13 @@ class Hand:
             f"dealer={self.dealer} trump={trump if self.phase != Phase.DRAW else '?'} "
             f"tricks={len(self.tricks)}>"
         )
+
+
+def _counts(faces: Iterable[int]) -> list[int]:
+    out = [0] * FACES
+    for f in faces:
+        out[f] += 1
+    return out
 
 
 def _pick(cards: Sequence[int], faces: Sequence[int]) -> tuple[int, ...]:

@@ -215,3 +215,38 @@ def test_audit_catches_a_challenge_with_cards_not_held() -> None:
         h.apply(e)
     found = [(f.trick, f.seat, f.rule, f.at) for f in h.findings]
     assert found == [(0, 2, Rule.BAD_CHALLENGE, "audit")]
+
+
+def test_audit_catches_a_bid_with_cards_not_held() -> None:
+    from shengji.hand import Bid, Bury, EndDraw
+
+    def hand_with_bid(seat: int, card: str) -> Hand:
+        h = Hand(new_hand(known=False).rules, level=0, dealer=0, first_hand=False)
+        h.apply(Bid(seat, (c(card),)))
+        h.apply(EndDraw())  # trump: hearts; the script still has seat 0 win every trick
+        h.apply(Bury())
+        for e in play_events(tricks()):
+            h.apply(e)
+        return h
+
+    h = hand_with_bid(2, "2H")  # 2H is in the kitty: seat 2 cannot have held it
+    assert [(f.seat, f.rule, f.at) for f in h.findings] == [(2, Rule.BAD_BID, "audit")]
+    # the dealer may bid with a card it then buries
+    d = hand_with_bid(0, "2H")
+    d.apply(Reveal(tuple(KITTY)))
+    assert d.findings == ()
+
+
+def test_legal_plays_and_is_legal() -> None:
+    h = new_hand(known=True)
+    leads = set(h.legal_plays())
+    assert (c("AS"),) in leads and all(len(p) == 1 for p in leads)  # one deck: singles only
+    assert any(len(p) == 2 for p in h.legal_plays(throws=True))
+    h.apply(Play(0, (c("AS"),)))
+    assert set(h.legal_plays()) == {(c("5S"),), (c("9S"),), (c("KS"),)}
+    before = h.state_hash()
+    assert h.is_legal(1, (c("KS"),)) == (True, "")
+    ok, why = h.is_legal(1, (c("KH"),))
+    assert not ok and "revoke" in why
+    assert not h.is_legal(2, (c("QS"),))[0]  # out of turn
+    assert h.state_hash() == before

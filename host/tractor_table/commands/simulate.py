@@ -135,6 +135,14 @@ def run(args: argparse.Namespace) -> int:
                 f"{kitty:<12} {r.penalty:>4} {r.score:>5}  {result:<22} {levels}"
             )
     elapsed = time.perf_counter() - started
+    scored = [h for h in match.history if h.result is not None and h.settlement is not None]
+    if scored:
+        kept = sum(1 for h in scored if h.settlement and not h.settlement.attackers_win)
+        mean = sum(h.result.score for h in scored if h.result) / len(scored)
+        print(
+            f"defenders kept the deal in {kept} of {len(scored)} hands; "
+            f"attackers' mean score {mean:.1f} of {100 * rules.decks}"
+        )
     if match.winner is not None:
         w = match.winner
         who = f"seats {'&'.join(map(str, w))}" if isinstance(w, tuple) else f"side {w} (seats {w}&{w + 2})"
