@@ -70,7 +70,9 @@ def open_port(port: str) -> serial.Serial:
     ser = serial.serial_for_url(port, do_not_open=True)
     ser.baudrate = BAUDRATE
     ser.timeout = 0.02
-    ser.write_timeout = 0.5
+    # short: a write that blocks stops the thread from reading, and the rp2
+    # drops its output when nobody reads for about 500 ms
+    ser.write_timeout = 0.1
     if isinstance(ser, serial.Serial) and "://" not in port:
         ser.exclusive = True
     ser.open()
@@ -127,6 +129,7 @@ class SerialLink:
 
     def start(self) -> SerialLink:
         if self._thread is None:
+            self._stop.clear()
             self._thread = threading.Thread(target=self._run, name="tt-link", daemon=True)
             self._thread.start()
         return self
