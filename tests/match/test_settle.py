@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shengji.settle import (
     SettleError,
     advance,
@@ -21,7 +23,7 @@ class R:
     decks: int = 2
     level_table: str = "classic"
     level_ladder: str = "full"
-    must_play: tuple[str, ...] = ()
+    must_play: tuple[object, ...] = ()
 
 
 def outcome(score: int, decks: int, table: str) -> tuple[str, int]:
@@ -186,3 +188,38 @@ def test_per_seat_levels_find_a_friend() -> None:
     # dealer alone against three, attackers take over with 130: +1 to seats 1, 2, 3
     s = settle(r, 130, 0, [0, 0, 0, 0], defenders=(0,))
     assert s.levels == (0, 1, 1, 1) and s.next_dealer == 1
+
+
+@given(
+    score=st.integers(-50, 900),
+    dealer=st.integers(0, 3),
+    levels=st.lists(st.integers(0, 12), min_size=2, max_size=2),
+    table=st.sampled_from(["classic", "lianzhong", "qq", "tournament", "onedeck", "xuwen"]),
+    ladder=st.sampled_from(["full", "tournament"]),
+    must=st.lists(st.sampled_from([0, 3, 8, 9, 10, 11]), max_size=3, unique=True),
+    kitty_j=st.booleans(),
+)
+@settings(max_examples=300, deadline=None)
+def test_settle_properties(
+    score: int, dealer: int, levels: list[int], table: str, ladder: str, must: list[int], kitty_j: bool
+) -> None:
+    decks = {"onedeck": 1, "xuwen": 4, "tournament": 2}.get(table, 2)
+    r = R(decks=decks, level_table=table, level_ladder=ladder, must_play=tuple(must))
+    s = settle(r, score, dealer, levels, kitty_j=kitty_j)
+    assert all(0 <= x <= 12 for x in s.levels)  # no level passes A
+    defending, attacking = dealer % 2, 1 - dealer % 2
+    # the winner of the match defended at A and kept the deal
+    if s.winner is not None:
+        assert s.winner == defending and levels[defending] == 12 and not s.attackers_win
+    # only the side that won the hand goes up (or the J rule sends defenders to 2)
+    if s.attackers_win:
+        assert s.levels[attacking] >= levels[attacking]
+        assert s.next_dealer == (dealer + 1) % 4
+    else:
+        assert s.levels[attacking] == levels[attacking] and s.next_dealer == (dealer + 2) % 4
+    if not s.j_reset:
+        assert s.levels[defending] >= levels[defending] if not s.attackers_win else s.levels[defending] == levels[defending]
+    # a climb never jumps over a must-play level or A
+    for side in (0, 1):
+        lo, hi = levels[side], s.levels[side]
+        assert not any(lo < m < hi for m in (*must, 12))
