@@ -4,7 +4,7 @@ A *face* is what is printed on a card: ``face = suit * 13 + rank`` for the
 suits S=0 H=1 D=2 C=3 and ranks 2=0 … A=12, then ``SJ`` (small joker) = 52 and
 ``BJ`` (big joker) = 53. A *card* is one physical card: with several decks
 there are several copies of each face, ``card id = copy * 54 + face``
-(docs/../INTERFACES: ids ``0 … 54 * decks - 1``). Two copies of ``5H`` are
+(the project's INTERFACES notes: ids ``0 … 54 * decks - 1``). Two copies of ``5H`` are
 different cards with equal faces: ``Card.parse("5H") != Card.parse("5H", copy=1)``
 but their ``face`` is the same.
 
