@@ -211,3 +211,35 @@ def test_end_to_end_through_faults(rig: Any, caplog: pytest.LogCaptureFixture) -
     # the host never sent a raw 0x03 (it would interrupt a real Pico)
     assert relay.ctrl_c_to_device == 0
     assert "Traceback" not in device.errors()
+
+
+def test_end_to_end_snapshots_both_ways(rig: Any) -> None:
+    """A new host (empty record) meets a table whose ring no longer reaches
+    back: the table's snapshot comes over; then the host pushes its own state
+    and the table swaps it in."""
+    relay, device, host, checker = rig
+    assert host.wait_synced(10), device.errors()
+    emit_to(host, 150)  # more than the ring (64)
+    wait_equal(host, device, 150)
+    host.close()
+    notes: list[list[Any]] = []
+    fresh = SerialLink(str(relay.path), on_note=notes.append, reconnect_s=0.05)
+    fresh.start()
+    try:
+        assert fresh.wait_for(lambda h: h.synced and h.record.count == 150, 10), device.errors()
+        (snap,) = [n for n in notes if n[0] == "snapshot"]
+        assert snap[1] == 150 and fresh.record.base == 150
+        assert json.loads(fresh.record.base_data or b"") == device.ram()
+        # the host's view of the game, pushed: 60 events of another stream
+        from linkapp import chain, game_event
+
+        mine = [game_event(k, 7) for k in range(60)]
+        sid = fresh.push_snapshot(ttlink.canonical(mine), 60, chain(mine))
+        assert fresh.wait_for(lambda h: any(n[0] == "snapshot_done" for n in notes), 10)
+        done = [n for n in notes if n[0] == "snapshot_done"][0]
+        assert done[1:3] == [sid, 1], done
+        # the table goes on from the pushed state (its target is still 150)
+        wait_equal(fresh, device, 150)
+        assert device.ram()[:60] == mine
+    finally:
+        fresh.close()
