@@ -9,7 +9,7 @@ import os
 import random
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from shengji import TRUMP, Order, Rank, Rules, Suit, decompose, legal_follows
 from shengji.cards import POINTS
@@ -288,11 +288,32 @@ def test_trick_winner_agrees_with_brute_force_matching(order: Order, seed: int) 
     es = rng.choice([0, 1, 2, 3, TRUMP])
     if not order.suit_faces[es]:
         return
-    lead = [f for f in rng.choices(order.suit_faces[es], k=rng.randint(1, 6))]
-    lead = [f for f, c in Counter(lead).items() for _ in range(min(c, decks))]
+
+    def window_cards(suit: int, size: int) -> list[int]:
+        """Up to ``size`` cards from a few adjacent positions: sets and runs are likely."""
+        cols = order.faces_at[suit]
+        lo = rng.randrange(max(1, len(cols) - 3))
+        out: list[int] = []
+        for fs in cols[lo : lo + 4]:
+            face = rng.choice(fs)
+            out.extend([face] * rng.randint(0, decks))
+        rng.shuffle(out)
+        return out[:size]
+
+    lead = window_cards(es, 6) or [order.suit_faces[es][-1]]
     other = rng.choice([es, TRUMP])
-    play = [f for f in rng.choices(order.suit_faces[other], k=len(lead) * 2)]
-    play = [f for f, c in Counter(play).items() for _ in range(min(c, decks))][: len(lead)]
+    cols = order.faces_at[other]
+    if rng.random() < 0.5:
+        # the lead's shape moved to another place of suit ``other``: often a match
+        shift = rng.randrange(len(cols))
+        base = min(order.pos[f] for f in lead)
+        play = []
+        for face, c in Counter(lead).items():
+            p = (order.pos[face] - base + shift) % len(cols)
+            play.extend([cols[p][0]] * c)
+        play = [f for f, c in Counter(play).items() for _ in range(min(c, decks))]
+    else:
+        play = window_cards(other, len(lead))
     if len(play) != len(lead):
         return
     d = decompose(order, lead)
@@ -315,6 +336,9 @@ def test_trick_winner_agrees_with_brute_force_matching(order: Order, seed: int) 
         if k is not None and k > w:
             winner = i
     result = trick_winner_faces(order, Lead(order, lead), plays, 0)
+    event(
+        f"lead {'+'.join(d.codes) if len(d.units) < 4 else 'many'}; play matches: {keys[1] is not None}"
+    )
     assert result.winner == winner
     assert result.key == keys[winner]
 
