@@ -1,0 +1,56 @@
+"""``tractor-table enroll``: map every card's tag to its card, guided, on a reader."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..enroll import AdafruitUartReader, Enrollment, open_or_create
+from ..errors import CommandError
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--reader", metavar="PORT", help="a PN532 on a USB-UART adapter, e.g. /dev/ttyUSB0")
+    where.add_argument("--table", metavar="PORT", help="a connected table's seat reader (through the link)")
+    parser.add_argument("--set", dest="set_file", metavar="FILE", required=True, type=Path,
+                        help="card-set file to write (resumed if it exists)")
+    parser.add_argument("--name", help="name of a new set (at most 31 bytes)")
+    parser.add_argument("--decks", type=int, help="decks in a new set (1-4; default 2)")
+    parser.add_argument("--write-codes", action="store_true",
+                        help="also write each card's code into its tag (pages 4-5) so a lost file can be rebuilt")
+    parser.add_argument("--tap-timeout", type=float, default=20.0, metavar="S",
+                        help="say 'missed tap' after S seconds without a card (default 20)")
+    parser.add_argument("--export", metavar="FILE", type=Path,
+                        help="when the set is complete, also write the firmware's binary map (cards.bin)")
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.table is not None:
+        raise CommandError(
+            "enrolling through a table's seat reader needs the table link, which this build "
+            "does not have yet; use --reader PORT with a PN532 on a USB-UART adapter"
+        )
+    cs = open_or_create(args.set_file, args.name, args.decks)
+    if not cs.cards and not args.set_file.exists():
+        args.set_file.parent.mkdir(parents=True, exist_ok=True)
+        cs.save(args.set_file)  # the file exists from the first moment: resumable
+    reader = AdafruitUartReader(args.reader)
+    try:
+        Enrollment(reader, cs, args.set_file, say=_say, write_codes=args.write_codes,
+                   tap_timeout=args.tap_timeout).run()
+    except KeyboardInterrupt:
+        print(f"stopped: {len(cs.cards)} of {cs.total} cards are saved in {args.set_file}; "
+              "run the same command again to resume", file=sys.stderr, flush=True)
+        raise
+    finally:
+        reader.close()
+    if args.export is not None:
+        args.export.write_bytes(cs.export_map())
+        _say(f"wrote the firmware map {args.export} ({len(cs.cards)} tags)")
+    return 0

@@ -1,0 +1,551 @@
+"""Card sets: which NFC tag is which card, made by enrollment.
+
+A *card set* is one physical set of cards (``decks`` decks of 54) with a tag
+on each card. Enrollment taps every card on a PN532 reader in a guided order
+and records the tag's UID against the card's id; the result is a text file the
+operator can read, and from it the firmware's binary map (``cards.bin``,
+format in ``firmware/cardmap.py``).
+
+Card-set file (UTF-8 text, ``#`` starts a comment)::
+
+    tractor-table card set 1
+    name: Red backs
+    decks: 2
+    # uid            card  face copy
+    04a1b2c3d4e5f6   0     2S   1
+    04a1b2c3d4e5f7   1     3S   1
+
+One line per enrolled tag: the UID in hex (4, 7 or 10 bytes), the card id
+(copy * 54 + face, docs/protocol.md) and, for people, the face and the copy
+(1-based); when present they must agree with the id. Lines are sorted by card id.
+The file is rewritten whole (written beside, then renamed) after every card,
+so an interrupted enrollment resumes where it stopped and never leaves a
+half-written file.
+
+Tag code (optional, NTAG user pages 4 and 5) so that a lost file can be
+rebuilt from the cards themselves::
+
+    page 4: 'T' 'T' set-tag (2 bytes, big-endian; CRC-32 of the set name & 0xFFFF)
+    page 5: card id (2 bytes, big-endian), decks, check (XOR of the 7 bytes before)
+"""
+
+from __future__ import annotations
+
+import binascii
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from shengji.cards import face_name, parse_face
+
+from .errors import CommandError
+
+HEADER = "tractor-table card set 1"
+FACES = 54
+MAX_DECKS = 4
+UID_LENGTHS = (4, 7, 10)
+
+
+class CardSetError(CommandError):
+    """A card-set file that cannot be used; the message names file, line and fix."""
+
+
+def card_label(card: int) -> str:
+    """``"7H (deck 1)"`` for card id 18."""
+    copy, face = divmod(card, FACES)
+    return f"{face_name(face)} (deck {copy + 1})"
+
+
+def set_tag(name: str) -> int:
+    return binascii.crc32(name.encode("utf-8")) & 0xFFFF
+
+
+@dataclass
+class CardSet:
+    name: str
+    decks: int
+    #: tag UID -> card id
+    cards: dict[bytes, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.name.strip() or "\n" in self.name:
+            raise CardSetError("a card set needs a one-line name (--name)")
+        if len(self.name.encode("utf-8")) > 31:
+            raise CardSetError(f"set name {self.name!r} is longer than 31 bytes; choose a shorter one")
+        if not 1 <= self.decks <= MAX_DECKS:
+            raise CardSetError(f"decks must be 1..{MAX_DECKS}, not {self.decks}")
+
+    @property
+    def total(self) -> int:
+        return self.decks * FACES
+
+    def by_card(self) -> dict[int, list[bytes]]:
+        out: dict[int, list[bytes]] = {}
+        for uid, card in self.cards.items():
+            out.setdefault(card, []).append(uid)
+        return out
+
+    def missing(self) -> list[int]:
+        have = self.by_card()
+        return [c for c in range(self.total) if c not in have]
+
+    def duplicates(self) -> dict[int, list[bytes]]:
+        """Cards enrolled on more than one tag."""
+        return {c: sorted(u) for c, u in sorted(self.by_card().items()) if len(u) > 1}
+
+    # ---- text file -------------------------------------------------------------
+    def dumps(self) -> str:
+        lines = [HEADER, f"name: {self.name}", f"decks: {self.decks}", "# uid                 card face copy"]
+        for uid, card in sorted(self.cards.items(), key=lambda kv: (kv[1], kv[0])):
+            copy, face = divmod(card, FACES)
+            lines.append(f"{uid.hex():<20}  {card:>4} {face_name(face):<4} {copy + 1}")
+        return "\n".join(lines) + "\n"
+
+    def save(self, path: Path) -> None:
+        """Write atomically: a power cut leaves the old file or the new one."""
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(self.dumps())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+
+    @classmethod
+    def loads(cls, text: str, where: str = "card set") -> CardSet:
+        lines = text.splitlines()
+        if not lines or lines[0].strip() != HEADER:
+            raise CardSetError(f"{where}: not a card-set file (first line must be {HEADER!r})")
+        name: str | None = None
+        decks: int | None = None
+        entries: list[tuple[int, bytes, int]] = []
+        for no, raw in enumerate(lines[1:], start=2):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if line.startswith("name:"):
+                name = line[5:].strip()
+                continue
+            if line.startswith("decks:"):
+                try:
+                    decks = int(line[6:])
+                except ValueError:
+                    raise CardSetError(f"{where}:{no}: decks must be a number") from None
+                continue
+            entries.append((no, *_parse_entry(line, f"{where}:{no}")))
+        if name is None or decks is None:
+            raise CardSetError(f"{where}: the 'name:' and 'decks:' lines are required")
+        cs = cls(name, decks)
+        for no, uid, card in entries:
+            if card >= cs.total:
+                raise CardSetError(f"{where}:{no}: card {card} is out of range for {decks} deck(s)")
+            if uid in cs.cards:
+                raise CardSetError(
+                    f"{where}:{no}: tag {uid.hex()} is listed twice "
+                    f"({card_label(cs.cards[uid])} and {card_label(card)}); keep one line"
+                )
+            cs.cards[uid] = card
+        return cs
+
+    @classmethod
+    def load(cls, path: Path) -> CardSet:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise CardSetError(f"card set {path}: no such file (make one with 'tractor-table enroll')") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CardSetError(f"card set {path}: cannot read it ({exc})") from None
+        return cls.loads(text, str(path))
+
+    # ---- firmware map ------------------------------------------------------------
+    def export_map(self) -> bytes:
+        """The firmware's binary card map (format in firmware/cardmap.py)."""
+        dup = self.duplicates()
+        if dup:
+            c = next(iter(dup))
+            raise CardSetError(
+                f"set {self.name!r}: {card_label(c)} is enrolled on {len(dup[c])} tags; "
+                "run 'tractor-table deckcheck' and fix the set before exporting"
+            )
+        recs = []
+        for uid, card in self.cards.items():
+            key = bytes((len(uid),)) + uid.ljust(10, b"\x00")
+            recs.append(key + card.to_bytes(2, "little"))
+        recs.sort()
+        body = b"".join(recs)
+        nm = self.name.encode("utf-8")
+        head = b"TTCM" + bytes((1, 13)) + len(recs).to_bytes(2, "little")
+        head += bytes((self.decks, len(nm), 0, 0))
+        head += (binascii.crc32(body) & 0xFFFFFFFF).to_bytes(4, "little")
+        head += nm.ljust(32, b"\x00")
+        return head + body
+
+    # ---- tag codes ---------------------------------------------------------------
+    def tag_code(self, card: int) -> bytes:
+        """The 8 bytes (pages 4 and 5) written into a card's tag."""
+        t = set_tag(self.name)
+        b = bytearray(b"TT" + t.to_bytes(2, "big") + card.to_bytes(2, "big") + bytes((self.decks,)))
+        check = 0
+        for x in b:
+            check ^= x
+        b.append(check)
+        return bytes(b)
+
+
+def decode_tag_code(data: bytes) -> tuple[int, int, int] | None:
+    """(set tag, card id, decks) from pages 4-5, or None if they hold no code."""
+    if len(data) < 8 or data[:2] != b"TT":
+        return None
+    check = 0
+    for x in data[:7]:
+        check ^= x
+    if check != data[7]:
+        return None
+    return int.from_bytes(data[2:4], "big"), int.from_bytes(data[4:6], "big"), data[6]
+
+
+def _parse_entry(line: str, where: str) -> tuple[bytes, int]:
+    parts = line.split()
+    if len(parts) not in (2, 4):
+        raise CardSetError(f"{where}: expected 'UID CARD [FACE COPY]', got {line!r}")
+    try:
+        uid = bytes.fromhex(parts[0])
+    except ValueError:
+        raise CardSetError(f"{where}: {parts[0]!r} is not a hex UID") from None
+    if len(uid) not in UID_LENGTHS:
+        raise CardSetError(f"{where}: a UID is 4, 7 or 10 bytes, {parts[0]!r} has {len(uid)}")
+    try:
+        card = int(parts[1])
+    except ValueError:
+        raise CardSetError(f"{where}: card id {parts[1]!r} is not a number") from None
+    if card < 0:
+        raise CardSetError(f"{where}: card id {card} is negative")
+    if len(parts) == 4:
+        copy, face = divmod(card, FACES)
+        try:
+            named = parse_face(parts[2])
+        except ValueError:
+            raise CardSetError(f"{where}: {parts[2]!r} is not a card face") from None
+        if named != face or parts[3] != str(copy + 1):
+            raise CardSetError(
+                f"{where}: card id {card} is {card_label(card)}, but the line says "
+                f"{parts[2]} (deck {parts[3]}); fix the id or the face"
+            )
+    return uid, card
+
+
+# ---- the reader ----------------------------------------------------------------------
+
+
+class TagReader(Protocol):
+    """What enrollment needs from a reader."""
+
+    def poll(self) -> list[bytes]:
+        """UIDs of the tags in the field now (0, 1 or 2)."""
+        ...
+
+    def read_code(self) -> bytes | None:
+        """Pages 4-5 of the tag found by the last poll, or None if unreadable."""
+        ...
+
+    def write_code(self, data: bytes) -> bool:
+        """Write 8 bytes to pages 4-5 of that tag; False if it failed."""
+        ...
+
+
+class AdafruitUartReader:
+    """A PN532 on a USB-UART adapter, driven by Adafruit's ``PN532_UART`` over pyserial."""
+
+    def __init__(self, port: str, baudrate: int = 115200) -> None:
+        import serial
+        from adafruit_pn532.uart import PN532_UART  # type: ignore[import-untyped]
+
+        try:
+            # The library reads more bytes than a short answer holds and waits for
+            # the read timeout; it starts reading only once the answer is arriving,
+            # and the longest answer (two tags, 34 bytes) takes 3 ms at 115200 baud.
+            self.serial = serial.Serial(port, baudrate, timeout=0.01)
+        except (serial.SerialException, OSError) as exc:
+            raise CommandError(
+                f"cannot open the reader on {port}: {exc}; is the USB-UART adapter plugged in?"
+            ) from None
+        try:
+            self.pn532 = PN532_UART(self.serial)
+            self.pn532.SAM_configuration()
+            # Bounded passive activation (3 attempts): a poll without a card returns.
+            self.pn532.call_function(0x32, params=[0x05, 0xFF, 0x01, 0x02])
+        except (RuntimeError, OSError) as exc:
+            self.serial.close()
+            raise CommandError(
+                f"no PN532 answered on {port} ({exc}); check TX/RX are crossed, "
+                "the board's interface switches are set to HSU/UART, and its power"
+            ) from None
+
+    def close(self) -> None:
+        self.serial.close()
+
+    def poll(self) -> list[bytes]:
+        try:
+            resp = self.pn532.call_function(0x4A, response_length=40, params=[0x02, 0x00], timeout=0.5)
+        except RuntimeError:
+            return []  # a broken answer counts as "nothing seen"; the next poll retries
+        if not resp:
+            return []
+        out = []
+        i = 1
+        for _ in range(min(resp[0], 2)):
+            if i + 5 > len(resp):
+                break
+            n = resp[i + 4]
+            out.append(bytes(resp[i + 5 : i + 5 + n]))
+            i += 5 + n
+        return out
+
+    def read_code(self) -> bytes | None:
+        try:
+            data = self.pn532.mifare_classic_read_block(4)
+        except (RuntimeError, TypeError):
+            return None
+        return bytes(data[:8]) if data is not None and len(data) >= 8 else None
+
+    def write_code(self, data: bytes) -> bool:
+        try:
+            return bool(
+                self.pn532.ntag2xx_write_block(4, data[:4]) and self.pn532.ntag2xx_write_block(5, data[4:8])
+            )
+        except (RuntimeError, TypeError):
+            return False
+
+
+# ---- enrollment ------------------------------------------------------------------------
+
+
+@dataclass
+class Enrollment:
+    """Guided enrollment of one card set through one reader."""
+
+    reader: TagReader
+    cardset: CardSet
+    path: Path
+    say: Callable[[str], None] = print
+    write_codes: bool = False
+    tap_timeout: float = 20.0
+    clear_timeout: float = 5.0
+    poll_pause: float = 0.0
+    clock: Callable[[], float] = time.monotonic
+    enrolled_now: int = 0
+
+    def order(self) -> list[int]:
+        """Guided order: deck by deck, suits S H D C, 2 to A, then the jokers."""
+        return list(range(self.cardset.total))
+
+    def run(self) -> int:
+        cs = self.cardset
+        todo = [c for c in self.order() if c not in cs.by_card()]
+        done = cs.total - len(todo)
+        if done:
+            self.say(f"resuming set {cs.name!r}: {done} of {cs.total} cards already enrolled")
+        else:
+            self.say(f"enrolling set {cs.name!r}: {cs.total} cards ({cs.decks} deck(s)); Ctrl-C stops, progress is kept")
+        self._wait_clear()
+        for card in todo:
+            self._enroll_one(card, cs.total - len(todo) + todo.index(card) + 1)
+        self.say(f"all {cs.total} cards enrolled; set saved to {self.path}")
+        return 0
+
+    def _prompt(self, card: int, k: int) -> None:
+        self.say(f"[{k}/{self.cardset.total}] tap {card_label(card)}")
+
+    def _enroll_one(self, card: int, k: int) -> None:
+        cs = self.cardset
+        self._prompt(card, k)
+        while True:
+            uids = self._wait_tag(card)
+            if len(uids) > 1:
+                self.say("two cards on the reader: take them away and tap one card at a time")
+                while len(self.reader.poll()) > 1:
+                    pass  # until at most one is left (that one is then read as the tap)
+                continue
+            uid = uids[0]
+            if uid in cs.cards:
+                self.say(
+                    f"already enrolled: that tag is {card_label(cs.cards[uid])}; "
+                    f"take it away and tap {card_label(card)}"
+                )
+                self._wait_clear([uid])
+                continue
+            foreign = self._foreign(uid)
+            if foreign:
+                self.say(f"foreign tag {uid.hex()}: {foreign}; take it away and tap {card_label(card)}")
+                self._wait_clear([uid])
+                continue
+            if self.write_codes and not self._write_code(card):
+                self.say(
+                    f"missed tap: the card left the reader before its code was written; "
+                    f"tap {card_label(card)} again and hold it still"
+                )
+                # No waiting for the reader to clear: the card is usually gone
+                # already, and if it is back (or still there) the write is retried.
+                continue
+            cs.cards[uid] = card
+            cs.save(self.path)
+            self.enrolled_now += 1
+            self.say(f"enrolled {card_label(card)} as {uid.hex()} ({len(cs.cards)}/{cs.total})")
+            self._wait_clear([uid])
+            return
+
+    def _foreign(self, uid: bytes) -> str:
+        if len(uid) != 7:
+            return f"a {len(uid)}-byte UID is not an NTAG21x card sticker (a bank or transit card?)"
+        code = self.reader.read_code()
+        if code is None:
+            return ""
+        decoded = decode_tag_code(code)
+        if decoded is None:
+            return ""
+        tag, card, decks = decoded
+        if tag != set_tag(self.cardset.name) or decks != self.cardset.decks:
+            return "it carries the code of another card set"
+        return ""
+
+    def _write_code(self, card: int) -> bool:
+        code = self.cardset.tag_code(card)
+        if not self.reader.write_code(code):
+            return False
+        return self.reader.read_code() == code
+
+    def _wait_tag(self, card: int) -> list[bytes]:
+        start = self.clock()
+        warned = 0
+        while True:
+            uids = self.reader.poll()
+            if uids:
+                return uids
+            waited = self.clock() - start
+            if waited >= self.tap_timeout * (warned + 1):
+                warned += 1
+                self.say(
+                    f"missed tap: no card seen for {waited:.0f} s; still waiting for "
+                    f"{card_label(card)} (hold it flat on the reader; Ctrl-C stops, progress is kept)"
+                )
+            if self.poll_pause:
+                time.sleep(self.poll_pause)
+
+    def _wait_clear(self, gone: Sequence[bytes] = ()) -> None:
+        """Wait until the tags in ``gone`` have left the reader (all tags if empty);
+        another card already put down stays and counts as the next tap."""
+        start = self.clock()
+        warned = False
+        while True:
+            seen = self.reader.poll()
+            if not seen or (gone and not any(u in seen for u in gone)):
+                return
+            if not warned and self.clock() - start >= self.clear_timeout:
+                warned = True
+                self.say("take the card away from the reader")
+            if self.poll_pause:
+                time.sleep(self.poll_pause)
+
+
+@dataclass
+class CheckReport:
+    missing: list[int]
+    duplicates: dict[int, list[bytes]]
+    unknown: list[bytes] = field(default_factory=list)
+    tapped_twice: list[int] = field(default_factory=list)
+    seen: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing or self.duplicates or self.unknown)
+
+    def lines(self, cs: CardSet, scanned: bool) -> list[str]:
+        out = [f"set {cs.name!r}: {cs.decks} deck(s), {len(cs.cards)} tags enrolled of {cs.total} cards"]
+        if scanned:
+            out.append(f"scanned {self.seen} distinct tags")
+        if self.missing:
+            what = "not tapped" if scanned else "not enrolled"
+            out.append(f"missing ({what}): {len(self.missing)}: " + " ".join(_short(c) for c in self.missing))
+        for card, uids in self.duplicates.items():
+            out.append(f"duplicate: {card_label(card)} is enrolled on {len(uids)} tags: " + ", ".join(u.hex() for u in uids))
+        if self.unknown:
+            out.append(f"unknown tags (not in this set): {len(self.unknown)}: " + ", ".join(u.hex() for u in self.unknown))
+        if self.tapped_twice:
+            out.append("tapped more than once (fine): " + " ".join(_short(c) for c in self.tapped_twice))
+        out.append("set is complete and consistent" if self.ok else "set has problems (see above)")
+        return out
+
+
+def _short(card: int) -> str:
+    copy, face = divmod(card, FACES)
+    return f"{face_name(face)}/{copy + 1}"
+
+
+def check_static(cs: CardSet) -> CheckReport:
+    return CheckReport(missing=cs.missing(), duplicates=cs.duplicates())
+
+
+def check_scan(
+    cs: CardSet,
+    reader: TagReader,
+    idle: float,
+    say: Callable[[str], None] = print,
+    clock: Callable[[], float] = time.monotonic,
+) -> CheckReport:
+    """The operator taps every card of the set in any order; the check ends when
+    all were seen or nothing new came for ``idle`` seconds."""
+    seen_cards: set[int] = set()
+    seen_uids: set[bytes] = set()
+    unknown: list[bytes] = []
+    twice: list[int] = []
+    last_new = clock()
+    last: bytes | None = None
+    say(f"tap every card of set {cs.name!r} (any order); the check ends {idle:g} s after the last new card")
+    while len(seen_cards) < cs.total and clock() - last_new < idle:
+        uids = reader.poll()
+        if not uids:
+            last = None
+            continue
+        for uid in uids:
+            if uid == last:
+                continue
+            if uid in seen_uids:
+                if uid in cs.cards and cs.cards[uid] not in twice:
+                    twice.append(cs.cards[uid])
+                continue
+            seen_uids.add(uid)
+            last_new = clock()
+            if uid in cs.cards:
+                seen_cards.add(cs.cards[uid])
+                say(f"ok {card_label(cs.cards[uid])} ({len(seen_cards)}/{cs.total})")
+            else:
+                unknown.append(uid)
+                say(f"unknown tag {uid.hex()}: not in this set")
+        last = uids[0] if len(uids) == 1 else None
+    missing = [c for c in range(cs.total) if c not in seen_cards]
+    return CheckReport(
+        missing=missing, duplicates=cs.duplicates(), unknown=unknown, tapped_twice=twice, seen=len(seen_uids)
+    )
+
+
+def open_or_create(path: Path, name: str | None, decks: int | None) -> CardSet:
+    """Resume the set in ``path`` (name/decks must agree when given) or start one."""
+    if path.exists():
+        cs = CardSet.load(path)
+        if name is not None and name != cs.name:
+            raise CardSetError(
+                f"{path} holds set {cs.name!r}, not {name!r}; drop --name to resume it, or choose another file"
+            )
+        if decks is not None and decks != cs.decks:
+            raise CardSetError(f"{path} holds a {cs.decks}-deck set, not {decks}; drop --decks to resume it")
+        return cs
+    if name is None:
+        raise CardSetError(f"{path} does not exist yet: give the new set a --name")
+    cs = CardSet(name, 2 if decks is None else decks)
+    return cs
+
+
+def labels(cards: Iterable[int]) -> Sequence[str]:
+    return [card_label(c) for c in cards]

@@ -1,0 +1,379 @@
+"""Card sets, enrollment and deckcheck: the file format, the binary map the
+firmware reads, and enrollment end to end (the real adafruit_pn532 library over
+pyserial on a pseudo-terminal served by the simulator, a scripted operator)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from tractor_table.enroll import (
+    AdafruitUartReader,
+    CardSet,
+    CardSetError,
+    Enrollment,
+    card_label,
+    check_scan,
+    check_static,
+    decode_tag_code,
+)
+from tractor_table.errors import CommandError
+from tractor_table.pn532sim.chip import Tag
+from tractor_table.pn532sim.serve import PtyPN532
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "firmware"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cardmap  # noqa: E402  (firmware module)
+from simchip import build_map  # noqa: E402
+
+
+def uid_for(card: int) -> bytes:
+    return bytes((0x04, 0x10, card >> 8, card & 0xFF, 0x21, 0x32, 0x43))
+
+
+def full_set(decks: int = 1, name: str = "Red backs") -> CardSet:
+    cs = CardSet(name, decks)
+    for c in range(cs.total):
+        cs.cards[uid_for(c)] = c
+    return cs
+
+
+# ---- the file -----------------------------------------------------------------------
+
+
+def test_label_and_ids() -> None:
+    assert card_label(0) == "2S (deck 1)"
+    assert card_label(12) == "AS (deck 1)"
+    assert card_label(13 + 5) == "7H (deck 1)"
+    assert card_label(54 + 53) == "BJ (deck 2)"
+
+
+def test_set_file_round_trip(tmp_path: Path) -> None:
+    cs = full_set(2)
+    p = tmp_path / "red.cards"
+    cs.save(p)
+    text = p.read_text()
+    assert text.startswith("tractor-table card set 1\nname: Red backs\ndecks: 2\n")
+    assert re.search(r"^04100035213243 +53 BJ +1$", text, re.M)
+    assert re.search(r"^0410006b213243 +107 BJ +2$", text, re.M)
+    again = CardSet.load(p)
+    assert again == cs
+    assert not (tmp_path / "red.cards.tmp").exists()
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("nonsense\n", "not a card-set file"),
+        ("tractor-table card set 1\ndecks: 1\n", "'name:' and 'decks:'"),
+        ("tractor-table card set 1\nname: x\ndecks: 9\n", "decks must be 1..4"),
+        ("tractor-table card set 1\nname: x\ndecks: 1\nzz 3\n", ":4: 'zz' is not a hex UID"),
+        ("tractor-table card set 1\nname: x\ndecks: 1\n0410 3\n", ":4: a UID is 4, 7 or 10 bytes"),
+        ("tractor-table card set 1\nname: x\ndecks: 1\n04100003213243 3 4H 1\n", ":4: card id 3 is 5S (deck 1)"),
+        ("tractor-table card set 1\nname: x\ndecks: 1\n04100003213243 54\n", ":4: card 54 is out of range"),
+        ("tractor-table card set 1\nname: x\ndecks: 1\n04100003213243 3\n04100003213243 4\n", ":5: tag 04100003213243 is listed twice"),
+    ],
+)
+def test_bad_set_files_are_refused_clearly(body: str, message: str) -> None:
+    with pytest.raises(CardSetError, match=re.escape(message)):
+        CardSet.loads(body, "f")
+
+
+def test_good_set_file_with_faces_is_accepted() -> None:
+    cs = CardSet.loads("tractor-table card set 1\nname: x\ndecks: 1\n04100003213243 3 5S 1  # five\n")
+    assert cs.cards == {uid_for(3): 3}
+
+
+def test_static_check_finds_missing_and_duplicates() -> None:
+    cs = full_set(1)
+    assert check_static(cs).ok
+    del cs.cards[uid_for(7)]
+    extra = bytes.fromhex("04999999999999")
+    cs.cards[extra] = 9
+    rep = check_static(cs)
+    assert rep.missing == [7] and rep.duplicates == {9: sorted([uid_for(9), extra])}
+    assert not rep.ok
+    text = "\n".join(rep.lines(cs, scanned=False))
+    assert "missing (not enrolled): 1: 9S/1" in text and "duplicate: JS (deck 1) is enrolled on 2 tags" in text
+
+
+def test_export_matches_independent_builder_and_firmware_reads_it() -> None:
+    cs = full_set(2, name="Blue")
+    cs.cards[bytes.fromhex("11223344")] = 5  # a 4-byte UID: a different key length
+    del cs.cards[uid_for(5)]
+    data = cs.export_map()
+    assert data == build_map(list(cs.cards.items()), decks=2, name="Blue")
+    m = cardmap.CardMap(data)
+    assert (m.count, m.decks, m.name) == (108, 2, "Blue")
+    for uid, card in cs.cards.items():
+        assert m.lookup(uid, len(uid)) == card
+    assert m.lookup(uid_for(5), 7) == -1
+    assert m.lookup(bytes.fromhex("04999999999999"), 7) == -1
+    assert m.lookup(b"\x11\x22\x33", 3) == -1
+    bad = bytearray(data)
+    bad[60] ^= 1
+    with pytest.raises(cardmap.CardMapError, match="CRC"):
+        cardmap.CardMap(bytes(bad))
+    with pytest.raises(cardmap.CardMapError, match="truncated"):
+        cardmap.CardMap(data[:-1])
+    cs.cards[bytes.fromhex("04999999999999")] = 0
+    with pytest.raises(CardSetError, match="2S \\(deck 1\\) is enrolled on 2 tags"):
+        cs.export_map()
+
+
+def test_firmware_lookup_allocates_nothing_under_micropython(tmp_path: Path) -> None:
+    from tractor_table import mpy
+    from tractor_table.paths import FIRMWARE_DIR
+
+    cs = full_set(2)
+    (tmp_path / "cards.bin").write_bytes(cs.export_map())
+    code = (
+        "import cardmap, micropython\n"
+        f"m = cardmap.CardMap.load({str(tmp_path / 'cards.bin')!r})\n"
+        "u = bytearray(b'\\x04\\x10\\x00\\x00\\x21\\x32\\x43')\n"
+        "out = bytearray(108)\n"
+        "miss = 0\n"
+        "stranger = b'\\x01\\x02\\x03\\x04'\n"
+        "micropython.heap_lock()\n"
+        "for c in range(108):\n"
+        "    u[2] = c >> 8\n"
+        "    u[3] = c & 255\n"
+        "    out[c] = m.lookup(u, 7)\n"
+        "miss = m.lookup(stranger, 4)\n"
+        "micropython.heap_unlock()\n"
+        "print(list(out) == list(range(108)), miss)\n"
+    )
+    proc = mpy.run(code=code, path=[FIRMWARE_DIR], heapsize="64K", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "-1"]
+
+
+def test_tag_code_round_trip() -> None:
+    cs = full_set(2, "Red backs")
+    code = cs.tag_code(107)
+    assert len(code) == 8 and code[:2] == b"TT"
+    tag, card, decks = decode_tag_code(code) or (0, 0, 0)
+    assert (card, decks) == (107, 2)
+    broken = bytearray(code)
+    broken[5] ^= 1
+    assert decode_tag_code(bytes(broken)) is None
+    assert decode_tag_code(b"\x03\x00\xfe\x00\x00\x00\x00\x00") is None
+
+
+# ---- enrollment through the real library, in process ---------------------------------
+
+
+class Operator:
+    """Acts on the enrollment's messages like a person at the reader."""
+
+    def __init__(self, sim: PtyPN532, tags: dict[int, Tag]) -> None:
+        self.sim = sim
+        self.tags = tags
+        self.log: list[str] = []
+        self.on_prompt: dict[int, str] = {}  # prompt number -> trick to play first
+        self.current: Tag | None = None
+
+    def say(self, text: str) -> None:
+        self.log.append(text)
+        m = re.match(r"\[(\d+)/\d+\] tap (\S+) \(deck (\d)\)", text)
+        if m:
+            from shengji.cards import parse_face
+
+            card = (int(m.group(3)) - 1) * 54 + parse_face(m.group(2))
+            self.current = self.tags[card]
+            trick = self.on_prompt.pop(int(m.group(1)), "")
+            if trick == "old":
+                self.sim.place(self.tags[0])  # an already enrolled card
+            elif trick == "foreign":
+                self.sim.place(Tag(b"\x3a\x01\x02\x03", ntag=False))
+            elif trick == "two":
+                self.sim.place(self.current)
+                self.sim.place(self.tags[card + 1])
+            elif trick == "late":
+                pass  # misses the tap: waits for the reminder
+            else:
+                self.sim.place(self.current)
+            return
+        if text.startswith(("already enrolled", "foreign tag", "two cards")):
+            self.sim.clear()
+            assert self.current is not None
+            self.sim.place(self.current)
+        elif text.startswith("missed tap: no card"):
+            assert self.current is not None
+            self.sim.place(self.current)
+        elif text.startswith("missed tap: the card left"):
+            assert self.current is not None
+            self.sim.place(self.current)
+        elif text.startswith("enrolled"):
+            self.sim.clear()
+
+
+class LiftedEarly(Tag):
+    """A tag the operator pulls away while its code is being written (once)."""
+
+    def __init__(self, uid: bytes, sim: PtyPN532) -> None:
+        super().__init__(uid)
+        self.sim = sim
+        self.lifted = False
+
+    def write(self, page: int, data: bytes) -> bool:
+        if not self.lifted:
+            self.lifted = True
+            self.sim.chip.remove(self)  # gone: the chip reports a time-out
+            return False
+        return super().write(page, data)
+
+
+def test_enrollment_guided_with_mistakes_through_adafruit_uart(tmp_path: Path) -> None:
+    with PtyPN532() as sim:
+        tags = {c: Tag(uid_for(c)) for c in range(54)}
+        tags[4] = LiftedEarly(uid_for(4), sim)
+        op = Operator(sim, tags)
+        op.on_prompt = {2: "old", 3: "foreign", 6: "two", 8: "late"}
+        reader = AdafruitUartReader(sim.port)
+        cs = CardSet("Green", 1)
+        path = tmp_path / "green.cards"
+        try:
+            en = Enrollment(reader, cs, path, say=op.say, write_codes=True, tap_timeout=0.3)
+            assert en.run() == 0
+        finally:
+            reader.close()
+    log = "\n".join(op.log)
+    assert "already enrolled: that tag is 2S (deck 1); take it away and tap 3S (deck 1)" in log
+    assert "foreign tag 3a010203: a 4-byte UID is not an NTAG21x card sticker" in log
+    assert "two cards on the reader" in log
+    assert "missed tap: no card seen for 0 s; still waiting for 9S (deck 1)" in log
+    assert "missed tap: the card left the reader before its code was written; tap 6S (deck 1) again" in log
+    assert op.log[-1] == f"all 54 cards enrolled; set saved to {path}"
+    saved = CardSet.load(path)
+    assert saved.cards == {uid_for(c): c for c in range(54)}
+    for c in (0, 4, 53):
+        assert decode_tag_code(tags[c].page(4) + tags[c].page(5)) == (
+            decode_tag_code(saved.tag_code(c))
+        )
+    assert check_static(saved).ok
+
+
+def test_deckcheck_scan_finds_unknown_and_missing(tmp_path: Path) -> None:
+    cs = full_set(1)
+    with PtyPN532() as sim:
+        reader = AdafruitUartReader(sim.port)
+        played: list[str] = []
+        order = [c for c in range(54) if c != 17] + [3]  # 17 lost, 3 tapped twice
+        stranger = Tag(bytes.fromhex("04eeeeeeeeeeee"))
+        heard = threading.Event()
+
+        def say(text: str) -> None:
+            played.append(text)
+            heard.set()
+
+        def operator() -> None:
+            import time
+
+            heard.wait(2)  # the opening line
+            for c in order:
+                heard.clear()
+                sim.place(Tag(uid_for(c)) if c != 20 else stranger)
+                heard.wait(0.3)  # held until the check has read it (a repeat says nothing)
+                sim.clear()
+                time.sleep(0.03)
+
+        th = threading.Thread(target=operator)
+        th.start()
+        try:
+            rep = check_scan(cs, reader, idle=0.6, say=say)
+        finally:
+            th.join()
+            reader.close()
+    assert rep.unknown == [stranger.uid]
+    assert rep.missing == [17, 20]
+    assert rep.tapped_twice == [3]
+    assert not rep.ok
+
+
+# ---- the command line, end to end over a pseudo-terminal ----------------------------
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "tractor_table.cli", *args]
+
+
+def _operate(proc: subprocess.Popen[str], sim: PtyPN532, tags: dict[int, Tag], stop_after: int | None) -> list[str]:
+    lines = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        line = line.rstrip("\n")
+        lines.append(line)
+        m = re.match(r"\[(\d+)/\d+\] tap (\S+) \(deck (\d)\)", line)
+        if m:
+            from shengji.cards import parse_face
+
+            sim.place(tags[(int(m.group(3)) - 1) * 54 + parse_face(m.group(2))])
+        elif line.startswith("enrolled"):
+            sim.clear()
+            done = int(re.search(r"\((\d+)/", line).group(1))  # type: ignore[union-attr]
+            if stop_after is not None and done == stop_after:
+                proc.send_signal(signal.SIGINT)
+    return lines
+
+
+def test_enroll_command_interrupted_and_resumed_then_exported(tmp_path: Path) -> None:
+    path = tmp_path / "sets" / "blue.cards"
+    out = tmp_path / "cards.bin"
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    with PtyPN532() as sim:
+        tags = {c: Tag(uid_for(c)) for c in range(54)}
+        first = subprocess.Popen(
+            _cli("enroll", "--reader", sim.port, "--set", str(path), "--name", "Blue", "--decks", "1"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        lines = _operate(first, sim, tags, stop_after=10)
+        assert first.wait(timeout=30) == 130
+        assert first.stderr is not None
+        assert "stopped: 10 of 54 cards are saved" in first.stderr.read()
+        assert lines[0].startswith("enrolling set 'Blue': 54 cards")
+        assert len(CardSet.load(path).cards) == 10
+        sim.clear()
+        second = subprocess.Popen(
+            _cli("enroll", "--reader", sim.port, "--set", str(path), "--export", str(out)),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        lines = _operate(second, sim, tags, stop_after=None)
+        assert second.wait(timeout=60) == 0, second.stderr.read() if second.stderr else ""
+    assert lines[0] == "resuming set 'Blue': 10 of 54 cards already enrolled"
+    assert lines[1] == "[11/54] tap QS (deck 1)"
+    assert lines[-1] == f"wrote the firmware map {out} (54 tags)"
+    m = cardmap.CardMap(out.read_bytes())
+    assert all(m.lookup(uid_for(c), 7) == c for c in range(54))
+    check = subprocess.run(_cli("deckcheck", str(path)), capture_output=True, text=True, timeout=30)
+    assert check.returncode == 0 and "set is complete and consistent" in check.stdout
+
+
+def test_enroll_command_errors_are_one_clear_line(tmp_path: Path) -> None:
+    from tractor_table.cli import main
+
+    with pytest.raises(CommandError, match="cannot open the reader on /nonexistent/tty"):
+        AdafruitUartReader("/nonexistent/tty")
+    r = subprocess.run(_cli("enroll", "--table", "/dev/null", "--set", str(tmp_path / "x")),
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1 and "needs the table link" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run(_cli("enroll", "--reader", "/dev/null", "--set", str(tmp_path / "new.cards")),
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1 and "does not exist yet: give the new set a --name" in r.stderr
+    bad = tmp_path / "bad.cards"
+    bad.write_text("hello\n")
+    assert main(["deckcheck", str(bad)]) == 1
+    half = tmp_path / "half.cards"
+    cs = full_set(1)
+    del cs.cards[uid_for(0)]
+    cs.save(half)
+    r = subprocess.run(_cli("deckcheck", str(half), "--export", str(tmp_path / "c.bin")),
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1 and "missing (not enrolled): 1: 2S/1" in r.stdout
+    assert "not exporting: 1 card(s)" in r.stderr and not (tmp_path / "c.bin").exists()
