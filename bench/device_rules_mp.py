@@ -194,4 +194,5 @@ def main(argv):
         print(json.dumps({"pystones": pystone_mp.pystones(int(argv[2]))}))
 
 
-main(sys.argv)
+if __name__ == "__main__":
+    main(sys.argv)

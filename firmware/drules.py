@@ -185,9 +185,11 @@ class Engine(Plays, Matching, Ladders):
         self._cap = 0
         self.nforced = 0
         self.key = 0  # key of the last matched play (see _match_key)
+        self._pmax = 0  # strongest position of the play being matched
         # Ladder search (RULES §6.3): vector rows per level, rung patterns.
         self._vr = bytearray(_VW * _VW)
         self._vh = bytearray(_VW)
+        self._lb = bytearray(_VW)
         self._vfound = bytearray(_VW)
         self._pat = bytearray(_VW * _PW)
         self._patn = bytearray(_VW)

@@ -46,8 +46,10 @@ class EngineBase:
     _cap: int
     nforced: int
     key: int
+    _pmax: int
     _vr: bytearray
     _vh: bytearray
+    _lb: bytearray
     _vfound: bytearray
     _pat: bytearray
     _patn: bytearray

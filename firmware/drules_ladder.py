@@ -44,14 +44,29 @@ class Ladders(EngineBase):
             return OK
         vr = self._vr
         vh = self._vh
-        self._lvec(0, hand, s)
+        self._vector(hand, s)
         for j in range(nv):
             vh[j] = vr[j]
-        self._lvec(0, pc, s)
+        self._vector(pc, s)
         for j in range(nv):
             if vr[j] != vh[j]:
                 return self._rung_reason(lu[3 * j], lu[3 * j + 1], vh[j], vr[j])
         return OK
+
+    def _vector(self, cnt, s):
+        # type: (bytearray, int) -> None
+        """Row 0 of self._vr: the vector of rungs the suit-s cards in cnt reach.
+        First each unit's best rung on its own (self._lb, a bound no vector
+        can go below), which lets the search stop as soon as it is reached."""
+        nv = self._nlv
+        vr = self._vr
+        lb = self._lb
+        for j in range(1, nv):  # unit 0's bound is never needed
+            self._nlv = j + 1
+            self._lvec(j, cnt, s)
+            lb[j] = vr[j * _VW + j]
+        self._nlv = nv
+        self._lvec(0, cnt, s)
 
     def _rung_reason(self, m, k, need, got):
         # type: (int, int, int, int) -> int
@@ -245,7 +260,7 @@ class Ladders(EngineBase):
     def _leaf(self, i, cnt, s):
         # type: (int, bytearray, int) -> bool
         """A realization of level i's rung: keep the least vector of the later
-        units. True when it cannot be beaten (all zeros)."""
+        units. True when it cannot be beaten (each unit at its own best rung)."""
         nv = self._nlv
         vr = self._vr
         b = i * _VW
@@ -263,10 +278,11 @@ class Ladders(EngineBase):
             if not better:
                 return False
         self._vfound[i] = 1
-        zero = True
+        lb = self._lb
+        best = True
         for j in range(i + 1, nv):
             v = vr[a + j]
             vr[b + j] = v
-            if v:
-                zero = False
-        return zero
+            if v != lb[j]:
+                best = False
+        return best

@@ -110,7 +110,7 @@ class Matching(EngineBase):
             return True
         k = lu[3 * u + 1]
         same = u > 0 and lu[3 * u - 3] == m and lu[3 * u - 2] == k
-        hi = self.npos[s] - 1
+        hi = self._pmax  # no unit can top above the play's strongest card
         if same and maxtop < hi:
             hi = maxtop
         for top in range(hi, k - 2, -1):
@@ -136,25 +136,30 @@ class Matching(EngineBase):
                     return True
         return False
 
-    def _match_key(self, cards, s, cnt):
-        # type: (Sequence[int], int, bytearray) -> int
+    def _match_key(self, cards, s, cnt, pmax):
+        # type: (Sequence[int], int, bytearray, int) -> int
         """Key of a play matched against the lead's units (self._lu), or -1 when
-        it does not match (RULES §7). cards all of effective suit s."""
-        self._count(cards, cnt)
+        it does not match (RULES §7). cards all of effective suit s, pmax the
+        position of the strongest."""
         lu = self._lu
-        if lu[0] >= 2:
-            ok = self._fits(cnt, s, 0, _NPOS)
-            key = self.key if ok else -1
-        else:
-            # Only singles: the strongest card.
-            key = 0
-            pos = self.pos
-            for c in cards:
-                p = pos[c % FACES]
-                if p > key:
-                    key = p
+        if lu[0] < 2:
+            return pmax  # only singles: the strongest card
+        self._count(cards, cnt)
+        self._pmax = pmax
+        key = self.key if self._fits(cnt, s, 0, _NPOS) else -1
         self._uncount(cards, cnt)
         return key
+
+    def _top(self, cards):
+        # type: (Sequence[int]) -> int
+        """Position of the strongest of some cards (of one effective suit)."""
+        pos = self.pos
+        t = 0
+        for c in cards:
+            p = pos[c % FACES]
+            if p > t:
+                t = p
+        return t
 
     # ---------------------------------------------------------------- tricks
 
@@ -167,10 +172,14 @@ class Matching(EngineBase):
             return 0
         lc = self._lc
         self._count(lead, lc)
-        self._nlu = self._decompose(lc, s, self._lu)
+        nu = self._decompose(lc, s, self._lu)
+        self._nlu = nu
         self._uncount(lead, lc)
         win = 0
-        wkey = self._match_key(lead, s, self._pc)
+        if nu == 1:
+            wkey = self._lu[2]  # one unit: its own top
+        else:
+            wkey = self._match_key(lead, s, self._pc, self._top(lead))
         wtrump = s == TRUMP
         for i in range(1, len(plays)):
             p = plays[i]
@@ -179,14 +188,20 @@ class Matching(EngineBase):
             ps = self.lead_suit(p)
             if ps != s and ps != TRUMP:
                 continue
-            key = self._match_key(p, ps, self._pc)
+            ptrump = ps == TRUMP
+            if wtrump and not ptrump:
+                continue
+            pmax = self._top(p)
+            if ptrump == wtrump and pmax <= wkey:
+                continue  # its key cannot be above its strongest card
+            key = self._match_key(p, ps, self._pc, pmax)
             if key < 0:
                 continue
-            if ps == TRUMP and not wtrump:
+            if ptrump and not wtrump:
                 win = i
                 wkey = key
                 wtrump = True
-            elif (ps == TRUMP) == wtrump and key > wkey:
+            elif key > wkey:
                 win = i
                 wkey = key
         return win

@@ -68,7 +68,12 @@ class Plays(EngineBase):
         a = self.start[s]
         b = self.start[s + 1]
         nu = 0
-        for m in range(self.decks, 0, -1):
+        mx = 0
+        for i in range(a, b):
+            c = cnt[order[i]]
+            if c > mx:
+                mx = c
+        for m in range(mx, 0, -1):
             # Profile: faces at each position with exactly m copies (all wider
             # sets were taken at an earlier width, RULES §4 widest first).
             tot = 0
