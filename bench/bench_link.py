@@ -102,7 +102,19 @@ print(m1 - m0, m2 - m1, m3 - m2, m4 - m1)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
     module, empty, ring, total = (int(x) for x in proc.stdout.split())
-    return {"module": module, "empty": empty, "ring": ring, "total": total}
+    # the compiled module as the Pico gets it (mpy-cross -march=armv6m)
+    import subprocess
+
+    from tractor_table import firmware_build
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "ttlink.mpy"
+        subprocess.run(
+            [firmware_build.mpy_cross_binary(), "-march=armv6m", "-o", str(out), str(ROOT / "firmware" / "ttlink.py")],
+            check=True,
+        )
+        mpy_size = out.stat().st_size
+    return {"module": module, "empty": empty, "ring": ring, "total": total, "mpy": mpy_size}
 
 
 RP2040_PYSTONES = 1300.0  # published: MicroPython on an RP2040 at 125 MHz
@@ -287,6 +299,7 @@ def main(argv: list[str]) -> int:
         f"| ring filled with 64 events (4-field PLAY events) | {h['ring']} |",
         f"| link state in use (after a handshake and a SYNC), ring full | {h['total']} |",
         f"| the module's code (`import ttlink`, bytecode in RAM) | {h['module']} |",
+        f"| `ttlink.mpy` for the RP2040 (`mpy-cross -march=armv6m`), file size | {h['mpy']} |",
         "",
         f"Link state with a full ring: **{h['total'] / 1024:.1f} KB** (budget: under 12 KB). "
         "The module's code is counted apart: on the Pico it can be frozen into the "
