@@ -13,9 +13,9 @@
 # A file whose crc does not match (a torn write) or that does not parse is
 # ignored, with the reason kept in Store.last_error.
 #
-# The body is written piece by piece through a small buffer, its crc taken on
-# the way: json.dumps of a whole late-hand snapshot would need one large
-# contiguous block, which a fragmented heap may not have.
+# The body is written piece by piece (each flat list in one json.dumps), its
+# crc taken on the way: json.dumps of a whole late-hand snapshot would need one
+# large contiguous block, which a fragmented heap may not have.
 # Dependencies: json, os, binascii (all on the rp2 port).
 import binascii
 import json
@@ -94,43 +94,36 @@ class Store:
 
 
 class _Writer:
-    """JSON of nested lists of ints and None, written in small pieces."""
+    """JSON of nested lists, written in small pieces: the snapshot and its lists
+    of lists (tricks, bids) element by element, each element (a trick, a bid, a
+    field) in one json.dumps, which is C code and a small allocation."""
 
     def __init__(self, f):
         self.f = f
-        self.buf = bytearray(128)
-        self.n = 0
         self.crc = 0
 
-    def put(self, s):
-        b = s.encode() if isinstance(s, str) else s
-        if self.n + len(b) > len(self.buf):
-            self.flush()
-        self.buf[self.n : self.n + len(b)] = b
-        self.n += len(b)
+    def put(self, b):
+        self.crc = binascii.crc32(b, self.crc)
+        self.f.write(b)
 
     def flush(self):
-        if self.n:
-            mv = memoryview(self.buf)[: self.n]
-            self.crc = binascii.crc32(mv, self.crc)
-            self.f.write(mv)
-            self.n = 0
+        pass
 
-    def value(self, x):
-        if x is None:
-            self.put(b"null")
-        elif isinstance(x, (list, tuple)):
-            self.put(b"[")
-            first = True
+    def value(self, x, depth=0):
+        nested = False
+        if depth < 2 and isinstance(x, list):
             for y in x:
-                if not first:
-                    self.put(b",")
-                first = False
-                self.value(y)
-            self.put(b"]")
-        elif isinstance(x, bool):
-            self.put(b"true" if x else b"false")
-        elif isinstance(x, int):
-            self.put(str(x))
-        else:
-            raise TypeError("a snapshot holds lists, ints and None, not %r" % (x,))
+                if isinstance(y, list):
+                    nested = True
+                    break
+        if not nested:
+            self.put(json.dumps(x).encode())
+            return
+        self.put(b"[")
+        first = True
+        for y in x:
+            if not first:
+                self.put(b",")
+            first = False
+            self.value(y, depth + 1)
+        self.put(b"]")

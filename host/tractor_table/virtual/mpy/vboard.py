@@ -75,12 +75,30 @@ class SimReaders:
         self.waiting = [[], [], [], []]  # cards to tap, per seat
         self.placed = [None, None, None, None]  # tags on each reader now
         self.free_at = [0, 0, 0, 0]  # sim ms before which a seat gets no new tag
+        # the last card read at each seat, and when it was lifted: the scanner
+        # takes the same tag again only after away_ms (a card resting counts once)
+        self.last = [-9, -9, -9, -9]
+        self.lifted = [0, 0, 0, 0]
         self.taps_done = 0
+
+    def _due(self, s):
+        """Sim ms from which seat s may get its next waiting card. Simulated
+        time runs much faster than a player's hand: taps at one seat are spaced
+        as a person's would be (more than alternate_ms apart, else A-B-A reads
+        as two tags on the reader; the same card again only after away_ms)."""
+        sc = self.scanner
+        due = self.free_at[s]
+        gap = sc.alternate_ms + 50
+        if self.waiting[s] and self.waiting[s][0] == self.last[s]:
+            gap = sc.away_ms + 50
+        if self.lifted[s] + gap > due:
+            due = self.lifted[s] + gap
+        return due
 
     def _place(self, now):
         any_placed = False
         for s in range(4):
-            if self.placed[s] is None and self.waiting[s] and now >= self.free_at[s]:
+            if self.placed[s] is None and self.waiting[s] and now >= self._due(s):
                 card = self.waiting[s].pop(0)
                 if card == -2:
                     tags = [self.chip.Tag(_UNKNOWN_UID), self.chip.Tag(_OTHER_UID)]
@@ -95,8 +113,10 @@ class SimReaders:
                 any_placed = True
         return any_placed
 
-    def _lift(self, s, now, wait):
+    def _lift(self, s, now, wait, card=-9):
         tags = self.placed[s]
+        self.last[s] = card
+        self.lifted[s] = now
         if tags is not None:
             for t in tags:
                 self.chips[s].remove(t)
@@ -108,12 +128,24 @@ class SimReaders:
         S = self.S
         sc = self.scanner
         clk = self.clock
-        for c in self.chips:
-            # the chip model logs every command (for its tests): keep it short here
-            if len(c.commands) > 32:
-                del c.commands[:]
         busy = self._place(clk.ticks_ms())
+        if not busy:
+            # a card waits only for its seat's away time: nothing else happens
+            # at the readers meanwhile, so let simulated time jump there
+            soon = -1
+            for s in range(4):
+                if self.waiting[s] and self.placed[s] is None:
+                    d = self._due(s)
+                    if soon < 0 or d < soon:
+                        soon = d
+            if soon > clk.ticks_ms():
+                clk.advance_us((soon - clk.ticks_ms()) * 1000)
+                busy = self._place(clk.ticks_ms())
         for _ in range(400 if busy else 1):
+            for c in self.chips:
+                # the chip model logs every command (for its tests): keep it short
+                if len(c.commands) > 16:
+                    del c.commands[:]
             t = clk.ticks_us()
             sc.tick(clk.ticks_ms())
             while sc.pop():
@@ -122,7 +154,7 @@ class SimReaders:
                 now = clk.ticks_ms()
                 if k == S.EV_CARD:
                     out.append((s, sc.card))
-                    self._lift(s, now, 0)
+                    self._lift(s, now, 0, sc.card)
                 elif k == S.EV_UNKNOWN:
                     out.append((s, -1))
                     self._lift(s, now, sc.away_ms + 50)
@@ -150,6 +182,7 @@ class VirtualBoard:
         self.store = persist.Store(store_path)
         self._taps = []
         self._presses = []
+        self._fifo = []  # control commands in the order the host sent them
         self._run = True
         self.frames = 0
 
@@ -175,19 +208,44 @@ class VirtualBoard:
             if not parts:
                 continue
             op = parts[0]
-            if op == b"T":
-                seat, card = int(parts[1]), int(parts[2])
-                if self.readers is not None:
-                    self.readers.waiting[seat].append(card)
-                else:
-                    self._taps.append((seat, card))
-            elif op == b"B":
-                self._presses.append((int(parts[1]), int(parts[2])))
+            if op == b"T" or op == b"B":
+                self._fifo.append((op, int(parts[1]), int(parts[2])))
             elif op == b"Q":
                 self._run = False
 
+    def _readers_idle(self):
+        r = self.readers
+        if r is None:
+            return True
+        for s in range(4):
+            if r.waiting[s] or r.placed[s] is not None:
+                return False
+        return True
+
+    def _release(self):
+        # Keep the host's order: a button press goes to the table only once
+        # every card tapped before it has been read (a player taps, then
+        # presses), and nothing after a press is taken in the same loop turn
+        # (the main loop hands the table its taps before its presses).
+        fifo = self._fifo
+        while fifo:
+            op, seat, arg = fifo[0]
+            if op == b"T":
+                if self.readers is not None:
+                    self.readers.waiting[seat].append(arg)
+                else:
+                    self._taps.append((seat, arg))
+                fifo.pop(0)
+            else:
+                if self._taps or not self._readers_idle():
+                    return
+                self._presses.append((seat, arg))
+                fifo.pop(0)
+                return
+
     def taps(self, now):
         self._control()
+        self._release()
         if self.readers is not None:
             self.readers.poll(self._taps)
         t = self._taps
