@@ -361,12 +361,23 @@ def write_case(out_dir: Path, script: Script, d: Disagreement, answer: dict[str,
     return path
 
 
-def scripts_for(hands: int, seed: int) -> Iterator[tuple[int, Script]]:
+def _script_of(s: int) -> tuple[int, Script]:
+    return s, make_script(s, variant=s % len(VARIANTS))
+
+
+def scripts_for(hands: int, seed: int, jobs: int = 1) -> Iterator[tuple[int, Script]]:
     """Scripts of ``hands`` hands: seeds seed, seed+1, ...; the variants in turn,
-    so that any 15 consecutive hands cover every variant."""
-    for i in range(hands):
-        s = seed + i
-        yield s, make_script(s, variant=s % len(VARIANTS))
+    so that any 15 consecutive hands cover every variant. With ``jobs`` > 1 the
+    bots play in that many worker processes (the order is kept)."""
+    seeds = range(seed, seed + hands)
+    if jobs <= 1:
+        for s in seeds:
+            yield _script_of(s)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        yield from pool.imap(_script_of, seeds, chunksize=8)
 
 
 def run(
@@ -376,12 +387,13 @@ def run(
     progress: Callable[[Report], None] | None = None,
     heapsize: str = FUZZ_HEAP,
     stop_after: int = 20,
+    jobs: int = 1,
 ) -> Report:
     """Fuzz ``hands`` hands; disagreements go to ``out_dir`` (if given)."""
     report = Report()
     t0 = time.perf_counter()
     with DeviceEngine(heapsize) as dev:
-        for s, script in scripts_for(hands, seed):
+        for s, script in scripts_for(hands, seed, jobs):
             answer = dev.ask(script.case)
             _account(report, script)
             diff = compare(script, answer)

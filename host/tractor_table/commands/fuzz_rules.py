@@ -30,6 +30,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--replay", type=Path, default=None, help="run a disagreement case file again")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="worker processes for the bots (default 1; one MicroPython process judges)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"  {r.hands} hands, {r.checks} answers compared, {len(r.disagreements)} disagreements", file=sys.stderr)
 
-    report = difffuzz.run(args.hands, seed, out_dir=args.out, progress=progress)
+    if args.jobs < 1:
+        raise CommandError("--jobs must be at least 1")
+    report = difffuzz.run(args.hands, seed, out_dir=args.out, progress=progress, jobs=args.jobs)
     print(
         f"fuzz-rules: {report.hands} hands from seed {seed} ({len(report.variants)} rule sets), "
         f"{report.plays} plays, {report.checks} answers compared in {report.seconds:.1f} s: "
