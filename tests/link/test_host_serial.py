@@ -66,15 +66,17 @@ def test_stub_matches_the_module() -> None:
 
 
 class FakePortInfo(list_ports_common.ListPortInfo):
-    def __init__(self, device: str, vid: int | None) -> None:
+    def __init__(self, device: str, vid: int | None, pid: int | None = 0x0005) -> None:
         super().__init__(device, skip_link_detection=True)
         self.vid = vid
+        self.pid = pid
 
 
 def test_picos_are_found_by_usb_vendor_id(monkeypatch: pytest.MonkeyPatch) -> None:
     # USB enumeration is what cannot run here: the port list is the fake
     ports = [FakePortInfo("/dev/ttyACM1", 0x2E8A), FakePortInfo("/dev/ttyUSB0", 0x0403),
-             FakePortInfo("/dev/ttyS0", None), FakePortInfo("/dev/ttyACM0", 0x2E8A)]
+             FakePortInfo("/dev/ttyS0", None), FakePortInfo("/dev/ttyACM0", 0x2E8A),
+             FakePortInfo("/dev/ttyACM2", 0x2E8A, 0x000C)]  # a debug probe
     monkeypatch.setattr(serial_link.list_ports, "comports", lambda: ports)
     assert serial_link.find_pico_ports() == ["/dev/ttyACM0", "/dev/ttyACM1"]
     with pytest.raises(CommandError, match="several Picos"):

@@ -29,8 +29,10 @@ from . import ttlink
 log = logging.getLogger("tractor_table.link")
 device_log = logging.getLogger("tractor_table.link.device")
 
-#: Raspberry Pi's USB vendor id (the Pico under MicroPython enumerates with it).
+#: Raspberry Pi's USB vendor id (the Pico under MicroPython enumerates as 2E8A:0005).
 PICO_VID = 0x2E8A
+#: Raspberry Pi debug probes share the vendor id and show a serial port too: not a table.
+PROBE_PIDS = frozenset({0x0004, 0x000C})
 BAUDRATE = 115200  # ignored by USB CDC, needed by pyserial
 
 Note = list[Any]
@@ -46,8 +48,10 @@ def host_identity() -> tuple[str, str]:
 
 
 def find_pico_ports() -> list[str]:
-    """Serial ports whose USB vendor id is the Raspberry Pi one, sorted."""
-    return sorted(p.device for p in list_ports.comports() if p.vid == PICO_VID)
+    """Serial ports whose USB vendor id is the Raspberry Pi one (debug probes left out), sorted."""
+    return sorted(
+        p.device for p in list_ports.comports() if p.vid == PICO_VID and p.pid not in PROBE_PIDS
+    )
 
 
 def resolve_port(port: str | None) -> str:
