@@ -128,6 +128,12 @@ def test_virtual_command_plays_and_reports(capsys: pytest.CaptureFixture[str]) -
     assert "trick  1:" in out
     assert "hand over: attackers" in out
     assert "0 disagreement(s)" in out
+    # the host link's verifier re-judged every event with the full engine
+    line = next(x for x in out.splitlines() if x.startswith("verifier"))
+    assert " 0 disagreements" in line and "judged" in line
+    judged = int(line.split(" judged")[0].split()[-1])
+    agreed = int(line.split(" agreed")[0].split()[-1])
+    assert judged == agreed > 50
 
 
 def test_virtual_command_rejects_bad_options() -> None:

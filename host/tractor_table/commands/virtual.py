@@ -62,7 +62,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from shengji import Rules
 
+    from ..link.engine_replayer import EngineReplayer
+    from ..link.serial_link import host_identity
+    from ..link.verifier import Verifier
     from ..mpy import micropython_binary
+    from ..virtual.events import describe
     from ..virtual.game import BotGame
     from ..virtual.runner import VirtualTable
 
@@ -72,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
     rules = Rules(decks=args.decks)
     t0 = time.monotonic()
     vt = VirtualTable(args.decks, heapsize=args.heapsize, readers=args.readers)
+    # the host's side of the architecture: every event re-judged by the full engine
+    verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
+    vt.note_hooks.append(verifier.on_note)
     how = "simulated PN532 readers on SPI" if args.readers == "spi" else "taps given as card ids"
     print(
         f"virtual table: the firmware under MicroPython (heap {vt.heapsize}), {args.decks} deck(s), {how}"
@@ -95,12 +102,15 @@ def run(args: argparse.Namespace) -> int:
         f"{game.checks} checks against the full engine, {len(game.disagreements)} disagreement(s); "
         f"firmware live heap peak {vt.firmware_peak} bytes; {dt:.1f} s"
     )
+    print(f"verifier (full engine replaying the link's events): {verifier.summary()}")
+    for d in verifier.disagreements[:10]:
+        print("  " + d.show())
     if args.readers == "spi":
         print(
             f"readers: at most {vt.max_fields_on} RF field on at a time, {vt.collisions} bus collisions; "
             f"the simulated chips took {vt.sim_bytes} bytes of the heap (not counted above)"
         )
-    return 1 if game.disagreements else 0
+    return 1 if game.disagreements or verifier.disagreements or verifier.refused else 0
 
 
 def _console(vt: VirtualTable) -> int:

@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 import tty
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,9 @@ class VirtualTable:
         self.store = self.workdir / "flash" / "table.json"
         self.events: queue.Queue[list[Any]] = queue.Queue()
         self.notes: list[list[Any]] = []
+        #: called (from the link's thread) with every note of the host link,
+        #: events included, e.g. a verifier's on_note
+        self.note_hooks: list[Callable[[list[Any]], None]] = []
         self.lines: list[str] = [""] * 8
         self.sounds: list[int] = []
         self.frames = 0
@@ -244,6 +248,8 @@ class VirtualTable:
     # --- what comes back --------------------------------------------------------
 
     def _note(self, note: list[Any]) -> None:
+        for hook in self.note_hooks:
+            hook(note)
         if note[0] == "event":
             self.events.put(list(note[3]))
         else:
