@@ -173,6 +173,31 @@ class PlayContext:
     trick_plays: tuple[tuple[int, ...], ...]
     winner: int | None
     points: int | None
+    #: with ``probes``: a follow of the same size from the same holding that §6
+    #: forbids (a revoke), with the engine's sentence why; None when none was found
+    illegal: tuple[int, ...] | None = None
+    illegal_why: str = ""
+
+
+def _illegal_follow(
+    hand: Hand, rng: random.Random, lead: Sequence[int], holding: Sequence[int]
+) -> tuple[tuple[int, ...] | None, str]:
+    """A random same-size play from ``holding`` that is not a legal follow."""
+    n = len(lead)
+    if len(holding) <= n:
+        return None, ""
+    ruling = hand.ruling
+    suit = [f for f in holding if ruling.esuit(f) == ruling.esuit(lead[0])]
+    pools = [list(holding), [f for f in holding if f not in suit] + suit[: max(0, n - 1)]]
+    for _ in range(30):
+        pool = rng.choice(pools)
+        if len(pool) < n:
+            continue
+        play = tuple(sorted(rng.sample(pool, n)))
+        ok, why = ruling.follow(lead, holding, play)
+        if not ok:
+            return play, why
+    return None, ""
 
 
 def iter_plays(
@@ -182,10 +207,14 @@ def iter_plays(
     strengths: Sequence[int] | int = 1,
     level: int = 0,
     dealer: int = 0,
+    probes: bool = False,
 ) -> Iterator[PlayContext]:
     """Play one bot hand (deal and bots from ``seed``) and yield every play with
-    its context (for differential testing against another rules engine)."""
+    its context (for differential testing against another rules engine). With
+    ``probes`` each follow also carries an illegal alternative (``illegal``), so
+    both engines can be asked to refuse the same revoke."""
     rng = random.Random(seed)
+    probe_rng = random.Random(seed ^ 0x5EED)
     bots = make_bots(strengths, seed)
     for step in iter_hand(rules, bots, rng, level=level, dealer=dealer, first_hand=False):
         ev = step.event
@@ -198,6 +227,10 @@ def iter_plays(
         plays = tuple(tuple(c % FACES for c in cs) for _, cs in t.plays) if t is not None else ()
         leader = t.leader if t is not None else ev.seat
         trick_no = hand._trick_index()
+        illegal: tuple[int, ...] | None = None
+        why = ""
+        if probes and lead:
+            illegal, why = _illegal_follow(hand, probe_rng, lead, holdings[ev.seat])
         hand.apply(ev)
         after = hand.tricks[trick_no]
         forced = tuple(c % FACES for c in after.lead) if after.attempt and t is None else None
@@ -216,6 +249,8 @@ def iter_plays(
             trick_plays=tuple(tuple(c % FACES for c in cs) for _, cs in after.plays),
             winner=after.winner,
             points=after.points if after.complete else None,
+            illegal=illegal,
+            illegal_why=why,
         )
         hand.undo()  # the driver applies it again
 

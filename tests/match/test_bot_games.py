@@ -179,3 +179,22 @@ def test_iter_plays_gives_the_context() -> None:
             assert ctx.winner is not None and len(ctx.trick_plays) == 4
             cards += sum(len(p) for p in ctx.trick_plays)
     assert cards == 4 * rules.hand_size
+
+
+def test_iter_plays_probes_are_revokes() -> None:
+    from shengji.cards import Rank, Suit
+    from shengji.order import Order
+    from shengji.play import check_follow
+    from shengji.rules import Rules as R2
+
+    rules = R2()
+    probes = 0
+    for ctx in iter_plays(rules, seed=3, strengths=1, probes=True):
+        if ctx.illegal is None:
+            continue
+        probes += 1
+        order = Order(rules, Rank(ctx.level), None if ctx.trump is None else Suit(ctx.trump))
+        assert not check_follow(order, list(ctx.lead), list(ctx.holdings[ctx.seat]), list(ctx.illegal))
+        assert check_follow(order, list(ctx.lead), list(ctx.holdings[ctx.seat]), list(ctx.play))
+        assert ctx.illegal_why
+    assert probes > 10
