@@ -787,6 +787,7 @@ class Hand:
             self._finish_trick()
         if self.forfeit is not None and self.phase == Phase.PLAY:
             self.phase = Phase.DONE
+            self._resolve_friend()  # as far as the cards seen tell
 
     def _check_unseen(self, cards: Sequence[int], seat: int) -> None:
         again = [c for c in cards if c in self.played or (self.buried and c in self.buried)]
