@@ -126,9 +126,6 @@ class Plays(EngineBase):
         self.nforced = 0
         if len(cards) == 0:
             return R_EMPTY
-        s = self.lead_suit(cards)
-        if s == MIXED:
-            return R_MIXED_SUIT
         cnt = self._lc
         self._count(cards, cnt)
         if hands is not None:
@@ -138,6 +135,10 @@ class Plays(EngineBase):
                 if cnt[f] > hand[f]:
                     self._uncount(cards, cnt)
                     return R_NOT_IN_HAND
+        s = self.lead_suit(cards)
+        if s == MIXED:
+            self._uncount(cards, cnt)
+            return R_MIXED_SUIT
         lu = self._lu
         nu = self._decompose(cnt, s, lu)
         if nu <= 1 or hands is None:

@@ -133,3 +133,12 @@ def test_equal_position_pairs_make_two_runs():
     h = "AS AS TH TH TC TC TS TS 3S"
     assert follow(e, lead, h, "AS AS TH TH TC TC TS TS") == D.OK
     assert follow(e, lead, h, "AS AS TH TH TC TC TS 3S") == D.R_TRACTOR
+
+
+def test_lead_checks_in_the_full_engines_order():
+    # empty, then cards not held, then mixed suits (as shengji's check_lead)
+    e = engine(T, "S")
+    hs = hands4("AH", "", "", "")
+    assert e.check_lead(ids("KH KD"), hs, 0) == D.R_NOT_IN_HAND
+    assert e.check_lead(ids("AH"), hs, 0) == D.OK
+    assert e.check_lead(ids("KH KD")) == D.R_MIXED_SUIT  # hands unknown: no holding check
