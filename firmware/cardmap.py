@@ -57,11 +57,6 @@ class CardMap:
         self.decks = data[8]
         self.name = bytes(data[16 : 16 + min(data[9], NAME_MAX)]).decode()
 
-    @classmethod
-    def load(cls, path):
-        with open(path, "rb") as f:
-            return cls(f.read())
-
     def _cmp(self, rec, uid, n):
         # Compare record ``rec`` with the key (n, uid[:n]): <0, 0 or >0.
         d = self._d
@@ -97,3 +92,9 @@ class CardMap:
         """The card id of record i (records are in UID order)."""
         base = HEADER + i * RECORD + 1 + UID_MAX
         return self._d[base] | (self._d[base + 1] << 8)
+
+
+def load(path):
+    """Read and check the card map file at ``path`` (e.g. "cards.bin")."""
+    with open(path, "rb") as f:
+        return CardMap(f.read())

@@ -26,6 +26,7 @@ command returns ``OK`` (0) or a count (>= 0) on success and one of the
 negative ``ERR_*`` codes on failure; ``last_error`` keeps the latest one.
 """
 
+import micropython
 from micropython import const
 import time
 
@@ -133,7 +134,7 @@ class PN532:
         cs,
         rst=None,
         clock=None,
-        poll_us=250,
+        poll_us=500,
         ack_timeout_us=5000,
         timeout_us=10000,
         poll_timeout_us=30000,
@@ -168,6 +169,7 @@ class PN532:
         self._w_abort[0] = _REV[_DATA_WRITE]
         for i in range(6):
             self._w_abort[1 + i] = _REV[_ACK[i]]
+        self._ack_wire = bytes(_REV[b] for b in _ACK)
         self._w_retries = _wire_frame(b"\xd4\x32\x05\xff\x01\x00")
         self._w_tag = bytearray(17)  # op + 5 header + 9 body (write) + DCS + postamble
         #: Answer data of the last command: ``data[data_at : data_at + n]``.
@@ -211,20 +213,23 @@ class PN532:
         self._cs.value(1)
 
     # ---- SPI transactions -------------------------------------------------
+    @micropython.native
     def _write(self, wire):
         cs = self._cs
         cs.value(0)
         self._spi.write(wire)
         cs.value(1)
 
+    @micropython.native
     def _ready(self):
         cs = self._cs
         cs.value(0)
         self._spi.write(self._op_status)
         self._spi.readinto(self._status, 0)
         cs.value(1)
-        return _REV[self._status[0]] == 0x01
+        return self._status[0] == 0x80  # 0x01 (ready), LSB first
 
+    @micropython.native
     def _wait(self, timeout_us):
         clock = self._clock
         t0 = clock.ticks_us()
@@ -235,20 +240,21 @@ class PN532:
                 return False
             clock.sleep_us(self.poll_us)
 
+    @micropython.native
     def _read(self, buf):
+        # Raw (bit-reversed) bytes; _parse un-reverses only what it uses.
         cs = self._cs
         cs.value(0)
         self._spi.write(self._op_read)
         self._spi.readinto(buf, 0)
         cs.value(1)
-        for i in range(len(buf)):
-            buf[i] = _REV[buf[i]]
 
     def _fail(self, err):
         self.last_error = err
         self.errors += 1
         return err
 
+    @micropython.native
     def _call(self, wire, buf, cmd, timeout_us):
         # Send a command, check its ACK, wait for and check its answer.
         # Returns the number of answer data bytes (after D5 CMD+1) or an error.
@@ -256,33 +262,38 @@ class PN532:
         self._write(wire)
         if not self._wait(self.ack_timeout_us):
             return self._fail(ERR_NO_ACK)
-        ack = self._ack
-        self._read(ack)
-        for i in range(6):
-            if ack[i] != _ACK[i]:
-                return self._fail(ERR_BAD_ACK)
+        self._read(self._ack)
+        if self._ack != self._ack_wire:
+            return self._fail(ERR_BAD_ACK)
         if not self._wait(timeout_us):
             self._write(self._w_abort)  # tell the chip to drop the command
             return self._fail(ERR_TIMEOUT)
         self._read(buf)
         return self._parse(buf, cmd)
 
+    @micropython.native
     def _parse(self, buf, cmd):
+        # Check the raw frame in ``buf`` (bytes as read: bit-reversed); on
+        # success un-reverse its data in place and return the data length.
+        rev = _REV
         end = len(buf)
         i = 0
-        while i < end and buf[i] == 0x00:
+        while i < end and buf[i] == 0x00:  # 0x00 reversed is 0x00
             i += 1
         if i == 0 or i + 3 > end or buf[i] != 0xFF:
             return self._fail(ERR_FRAME)
-        n = buf[i + 1]
-        if (n + buf[i + 2]) & 0xFF != 0:
+        n = rev[buf[i + 1]]
+        if (n + rev[buf[i + 2]]) & 0xFF != 0:
             return self._fail(ERR_FRAME)
         start = i + 3
-        if start + n + 1 > end:
+        stop = start + n + 1
+        if stop > end:
             return self._fail(ERR_FRAME)
         s = 0
-        for k in range(start, start + n + 1):
-            s += buf[k]
+        for k in range(start, stop):
+            b = rev[buf[k]]
+            buf[k] = b
+            s += b
         if s & 0xFF != 0:
             return self._fail(ERR_FRAME)
         if n < 2 or buf[start] != _TFI_CHIP or buf[start + 1] != cmd + 1:
@@ -329,11 +340,13 @@ class PN532:
             return n
         return OK
 
+    @micropython.native
     def field_off(self):
         """RFConfiguration: switch the RF field off. OK or an error."""
         n = self._call(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us)
         return n if n < 0 else OK
 
+    @micropython.native
     def poll(self, max_targets=2):
         """InListPassiveTarget at 106 kbps type A: the number of tags found
         (0, 1, 2) with their UIDs in ``uid``/``uid2``, or an error. The chip
@@ -407,9 +420,8 @@ class PN532:
         if not self._wait(self.ack_timeout_us):
             return self._fail(ERR_NO_ACK)
         self._read(self._ack)
-        for i in range(6):
-            if self._ack[i] != _ACK[i]:
-                return self._fail(ERR_BAD_ACK)
+        if self._ack != self._ack_wire:
+            return self._fail(ERR_BAD_ACK)
         if not self._wait(self.tag_timeout_us):
             self._write(self._w_abort)
             return self._fail(ERR_TIMEOUT)

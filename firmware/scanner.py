@@ -47,6 +47,7 @@ Timings (all parameters of the constructor; defaults in brackets):
   attempt, so a poll without a card returns in a few ms).
 """
 
+import micropython
 from micropython import const
 
 EV_NONE = const(0)
@@ -71,6 +72,7 @@ def ticks_diff(a, b):
     return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 
+@micropython.native
 def _same(a, alen, b, blen):
     if alen != blen or alen == 0:
         return False
@@ -241,6 +243,7 @@ class Scanner:
             self._emit(EV_RECOVERED, seat, 0, self._cur[seat], 0, now)
 
     # ---- the loop ---------------------------------------------------------------
+    @micropython.native
     def tick(self, now):
         """Serve one reader that has something to do; returns the number of
         events waiting. Does nothing (cheaply) while every reader waits."""
@@ -270,6 +273,7 @@ class Scanner:
                 continue
         return self._q_len
 
+    @micropython.native
     def _poll(self, seat, now):
         rd = self.readers[seat]
         self.polls += 1
@@ -294,6 +298,7 @@ class Scanner:
             return
         self._seen(seat, rd.uid, rd.uid_len, now)
 
+    @micropython.native
     def _seen(self, seat, uid, n, now):
         cur = self._cur[seat]
         if self._two[seat]:

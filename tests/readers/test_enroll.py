@@ -135,7 +135,7 @@ def test_firmware_lookup_allocates_nothing_under_micropython(tmp_path: Path) -> 
     (tmp_path / "cards.bin").write_bytes(cs.export_map())
     code = (
         "import cardmap, micropython\n"
-        f"m = cardmap.CardMap.load({str(tmp_path / 'cards.bin')!r})\n"
+        f"m = cardmap.load({str(tmp_path / 'cards.bin')!r})\n"
         "u = bytearray(b'\\x04\\x10\\x00\\x00\\x21\\x32\\x43')\n"
         "out = bytearray(108)\n"
         "miss = 0\n"

@@ -108,11 +108,22 @@ def test_error_frame_and_bad_checksum_are_caught():
     assert drv._call(w, drv._short, 0x32, drv.timeout_us) == pn532.ERR_RESPONSE
     # Corrupt one bit of a response in flight: the DCS check rejects it.
     c.queue = []
+
+    def wire(frame_bytes):  # as read off the bus: LSB first, padded with zeros
+        raw = bytes(chip.reverse_bits(b) for b in frame_bytes)
+        return raw + bytes(len(drv._short) - len(raw))
+
     buf = bytearray(chip.frame(b"\xd5\x03\x32\x01\x06\x07"))
     buf[7] ^= 0x10
-    drv._short[:] = bytes(buf) + b"\x00" * (len(drv._short) - len(buf))
+    drv._short[:] = wire(buf)
     assert drv._parse(drv._short, 0x02) == pn532.ERR_FRAME
     good = chip.frame(b"\xd5\x03\x32\x01\x06\x07")
-    drv._short[:] = good + b"\x00" * (len(drv._short) - len(good))
+    drv._short[:] = wire(good)
     assert drv._parse(drv._short, 0x02) == 4
+    assert bytes(drv.data[drv.data_at : drv.data_at + 4]) == b"\x32\x01\x06\x07"
+    drv._short[:] = wire(good)
     assert drv._parse(drv._short, 0x4A) == pn532.ERR_RESPONSE  # answer to another command
+    drv._short[:] = wire(b"\x00\x00\xff\x05\xfa")  # length checksum wrong
+    assert drv._parse(drv._short, 0x02) == pn532.ERR_FRAME
+    drv._short[:] = wire(b"\xff\x06\xfa\xd5\x03")  # no preamble
+    assert drv._parse(drv._short, 0x02) == pn532.ERR_FRAME
