@@ -22,7 +22,8 @@
 #   e.decompose(cards)             number of units; e.units holds (m, k, top)
 #                                  triples, most demanding first (RULES §4)
 #   e.check_lead(cards, hands, leader, forced)
-#                                  reason code (OK, R_MIXED_SUIT, R_THROW_FAILED);
+#                                  reason code (OK, R_EMPTY, R_NOT_IN_HAND,
+#                                  R_MIXED_SUIT, R_THROW_FAILED);
 #                                  hands: 4 face-count arrays (or None: no check);
 #                                  on R_THROW_FAILED the forced cards (ids from
 #                                  `cards`) are written to `forced` (a bytearray)
@@ -38,8 +39,9 @@
 #   hand_add(hand, card) / hand_remove(hand, card) / hand_clear(hand)
 #                                  maintain a face-count array (bytearray(54))
 #
-# Settlement, bids and find-a-friend (not hot paths) are in drules_hand.py.
-# The Engine class is assembled from parts, each its own module so that
+# Settlement (settle, settle_seats for find-a-friend), bids (Bidding,
+# end_of_draw) and the called partner (friend_partner) are not hot paths: they
+# are in drules_hand.py, documented at its top. The Engine class is assembled from parts, each its own module so that
 # MicroPython compiles it in a small heap: drules_play.py (decomposition,
 # leads, follows), drules_match.py (the t-search, matching, tricks, kitty),
 # drules_ladder.py (3-4 deck ladders, same_shape_only).
@@ -209,7 +211,6 @@ class Engine(Plays, Matching, Ladders):
         pos = self.pos
         twos = self.permanent_twos and level != 0
         # Side suits: A down to 2, skipping the level (and 2s).
-        n = 0
         for s in range(4):
             p = 0
             for r in range(13):
@@ -255,28 +256,35 @@ class Engine(Plays, Matching, Ladders):
         pos[SMALL_JOKER] = p
         eff[BIG_JOKER] = TRUMP
         pos[BIG_JOKER] = p + 1
-        # Sorted order and indexes (counting sort by suit, then position).
+        # Sorted order and indexes: a counting sort on (suit, position).
         order = self.order
         start = self.start
         npos = self.npos
         pidx = self.pidx
+        for k in range(5 * _NPOS):
+            pidx[k] = 0
+        for f in range(FACES):
+            pidx[eff[f] * _NPOS + pos[f]] += 1
         i = 0
         for s in range(5):
             start[s] = i
+            base = s * _NPOS
             mx = 0
-            for f in range(FACES):
-                if eff[f] == s and pos[f] + 1 > mx:
-                    mx = pos[f] + 1
+            for p in range(_NPOS):
+                c = pidx[base + p]
+                if c:
+                    mx = p + 1
+                pidx[base + p] = i
+                i += c
             npos[s] = mx
-            for p in range(mx):
-                pidx[s * _NPOS + p] = i
-                for f in range(FACES):
-                    if eff[f] == s and pos[f] == p:
-                        order[i] = f
-                        i += 1
-            pidx[s * _NPOS + mx] = i
         start[5] = i
-        n += 0
+        cur = self._vr  # scratch cursors, one per (suit, position)
+        for k in range(5 * _NPOS):
+            cur[k] = pidx[k]
+        for f in range(FACES):
+            k = eff[f] * _NPOS + pos[f]
+            order[cur[k]] = f
+            cur[k] += 1
 
     def suit_of(self, card):
         # type: (int) -> int
