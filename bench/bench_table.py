@@ -25,7 +25,8 @@ from pathlib import Path
 from shengji import Rules
 from shengji.hand import Bid, Play
 from shengji.match import make_bots, play_hand
-from tractor_table import firmware_build, mpy, perfdoc
+from tractor_table import mpy, perfdoc
+from tractor_table.virtual.runner import compile_for_host
 
 HERE = Path(__file__).resolve().parent
 RP2040_PYSTONES = 1300.0
@@ -61,9 +62,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "hands.jsonl"
         script.write_text("".join(json.dumps(h) + "\n" for h in hands))
-        # the firmware as a Pico gets it: compiled by mpy-cross
+        # the firmware compiled by mpy-cross as for the Pico (native code for this CPU)
         fw = Path(tmp) / "firmware"
-        firmware_build.compile_all(out=fw)
+        compile_for_host(fw)
         proc = mpy.run(
             HERE / "table_mp.py",
             path=[fw, HERE],

@@ -266,7 +266,7 @@ class PicoBoard:
         self.cards = None
         self.problem = ""
         try:
-            self.cards = cardmap.CardMap.load(H.CARDS_FILE)
+            self.cards = cardmap.load(H.CARDS_FILE)
         except (OSError, cardmap.CardMapError) as exc:
             # without a card map every tag is "unknown": the display says why
             self.problem = "no card map: %s" % exc

@@ -21,11 +21,11 @@ from tractor_table.virtual.runner import VirtualTable
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One compile of the firmware for the module (what `make firmware` builds)."""
-    from tractor_table import firmware_build
+    """One compile of the firmware for the module (as `make firmware`, for this CPU)."""
+    from tractor_table.virtual.runner import compile_for_host
 
     out = tmp_path_factory.mktemp("fw")
-    firmware_build.compile_all(out=out / "firmware")
+    compile_for_host(out / "firmware")
     return out
 
 

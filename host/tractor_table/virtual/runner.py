@@ -2,9 +2,9 @@
 
 :class:`VirtualTable`:
 
-1. compiles ``firmware/*.py`` with ``mpy-cross`` (the same ``.mpy`` files that
-   ``make firmware`` builds for the Pico; MicroPython's unix port loads that
-   bytecode as the RP2040 does);
+1. compiles ``firmware/*.py`` with ``mpy-cross`` as ``make firmware`` does for
+   the Pico, the bytecode the same, native code (``@micropython.native``) for
+   this machine instead of the RP2040's armv6m;
 2. opens a pseudo-terminal: the firmware's stdin/stdout (its "USB serial") is
    the master side, and the host opens the slave side by its path with pyserial,
    exactly as it opens ``/dev/ttyACM0``;
@@ -42,6 +42,27 @@ READERS = ("spi", "direct")
 #: firmware's 160K plus 32K for them (they take about 22K; measured and
 #: reported apart as ``sim_bytes``, and ``firmware_peak`` excludes them).
 SIM_HEAP = "192K"
+
+
+def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
+    """Compile every firmware module as ``make firmware`` does, but with native
+    code (``@micropython.native``/``viper``) for this machine (``-march=host``)
+    instead of the RP2040's armv6m, so that the unix port can load it."""
+    out.mkdir(parents=True, exist_ok=True)
+    done = []
+    for source in firmware_build.firmware_sources() if src is None else [src]:
+        target = out / (source.stem + ".mpy")
+        proc = subprocess.run(
+            [firmware_build.mpy_cross_binary(), "-march=host", "-O2", "-s", source.name]
+            + ["-o", str(target), str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise CommandError(f"mpy-cross rejected {source.name}: {proc.stderr.strip()}")
+        done.append(target)
+    return done
 
 
 def uid_of(card: int) -> bytes:
@@ -111,25 +132,10 @@ class VirtualTable:
 
     def start(self, timeout: float = 20.0) -> VirtualTable:
         if not self.fw_dir.exists():
-            firmware_build.compile_all(out=self.fw_dir)
+            compile_for_host(self.fw_dir)
         sim_dir = self.workdir / "sim"
         if self.readers == "spi" and not (sim_dir / "chip.mpy").exists():
-            sim_dir.mkdir(exist_ok=True)
-            proc = subprocess.run(
-                [
-                    firmware_build.mpy_cross_binary(),
-                    "-o",
-                    str(sim_dir / "chip.mpy"),
-                    str(CHIP_SOURCE),
-                ],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if proc.returncode != 0:
-                raise CommandError(
-                    f"mpy-cross rejected the PN532 chip model: {proc.stderr.strip()}"
-                )
+            compile_for_host(sim_dir, CHIP_SOURCE)
         self.store.parent.mkdir(parents=True, exist_ok=True)
         cards = self.store.parent / "cards.bin"
         cards.write_bytes(virtual_card_map(self.decks))
@@ -169,8 +175,9 @@ class VirtualTable:
         self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
         self._out_thread.start()
         if not self.wait(lambda: self.ready_alloc >= 0, timeout):
+            errors = self.firmware_errors()
             self.close()
-            raise CommandError(f"the virtual table did not start: {self.firmware_errors()}")
+            raise CommandError(f"the virtual table did not start: {errors}")
         self.link = SerialLink(slave_path, on_note=self._note).start()
         if not self.link.wait_synced(timeout):
             errors = self.firmware_errors()
@@ -238,6 +245,13 @@ class VirtualTable:
             text = self.stderr_path.read_text(errors="replace").strip()
         except OSError:
             text = ""
+        if self.link is None and self._slave >= 0:
+            # before the link is up, the firmware's prints wait on the terminal
+            try:
+                os.set_blocking(self._slave, False)
+                text = (text + "\n" + os.read(self._slave, 8192).decode("utf-8", "replace")).strip()
+            except OSError:
+                pass
         if self.link is not None and self.link.device_lines:
             # the firmware's prints and tracebacks come on its USB serial
             text = (text + "\n" + "\n".join(self.link.device_lines[-20:])).strip()

@@ -70,7 +70,7 @@ class SimReaders:
         drivers = []
         for s in range(H.SEATS):
             drivers.append(pn532.PN532(self.bus, pins[s][0], pins[s][1], clock=self.clock))
-        self.cards = cardmap.CardMap.load(cards_path)
+        self.cards = cardmap.load(cards_path)
         self.scanner = scanner.Scanner(drivers, self.cards)
         self.waiting = [[], [], [], []]  # cards to tap, per seat
         self.placed = [None, None, None, None]  # tags on each reader now
