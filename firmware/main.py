@@ -22,6 +22,7 @@
 # the buzzer. The virtual table (host/tractor_table/virtual) runs this same
 # file under MicroPython's unix port with a simulated board.
 import gc
+import sys
 
 # ttlink first: it is the largest module, and when the firmware runs from
 # source (tests, not the Pico's .mpy files) it compiles while the heap is emptiest.
@@ -120,6 +121,7 @@ class App:
         self.link.on_snapshot = self._snapshot_in
         self.display = DisplayModel()
         self.hash_mismatches = 0
+        self.failures = 0
         self.restored = False
         self.store = board.store
         snap = self.store.load() if self.store is not None else None
@@ -220,10 +222,29 @@ class App:
             buf = self.display.render(t)
             b.show(buf, self.display.lines)
 
+    def step_safe(self, now):
+        """step(), but a failure is reported, not fatal: the table must keep
+        running at the table (on the Pico an uncaught exception would end
+        main.py). The traceback goes to the USB serial (the host logs lines
+        that are not frames); the display says what happened."""
+        try:
+            self.step(now)
+            return True
+        except Exception as exc:  # noqa: BLE001 - any failure: report and go on
+            self.failures += 1
+            if hasattr(sys, "print_exception"):
+                sys.print_exception(exc)
+            else:
+                print("table error:", repr(exc))
+            gc.collect()
+            self.table._say("err: " + type(exc).__name__, now)
+            self.dirty = True
+            return False
+
     def run(self, pace_ms=5):
         b = self.board
         while b.running():
-            self.step(b.ticks_ms())
+            self.step_safe(b.ticks_ms())
             b.sleep_ms(pace_ms)
 
 

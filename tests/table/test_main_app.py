@@ -218,3 +218,26 @@ def test_button_decoder_click_double_long_and_bounce():
     d.feed(3, 1, 10010)
     d.feed(3, 0, 10100)
     assert d.take(10100 + M.DOUBLE_MS) == [(3, E.BTN_OK)]
+
+
+class Flaky(Board):
+    def __init__(self):
+        Board.__init__(self)
+        self.fail = 1
+
+    def taps(self, now):
+        if self.fail:
+            self.fail -= 1
+            raise ValueError("reader bus error")
+        return Board.taps(self, now)
+
+
+def test_a_failing_step_is_reported_and_the_loop_goes_on():
+    b = Flaky()
+    app = M.App(b, FakeRules(), decks=1)
+    assert app.step_safe(1000) is False
+    assert app.failures == 1
+    b.tap_q.append((1, 13))
+    assert app.step_safe(1005) is True
+    assert b.shown[-1][7] == "err: ValueError"
+    assert app.table.pending[1] == [13]

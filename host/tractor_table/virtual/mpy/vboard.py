@@ -286,7 +286,7 @@ def main(argv):
     peak = 0
     n = 0
     while board.running():
-        app.step(board.ticks_ms())
+        app.step_safe(board.ticks_ms())
         n += 1
         if n % 64 == 0:
             # live memory: what is still reachable after a collection
