@@ -100,8 +100,25 @@ def answer_lines(lines: Iterable[str], runner: DeviceRunner) -> Iterable[str]:
             yield json.dumps({"id": None, "error": "a case must be a JSON object"}, ensure_ascii=False)
             continue
         out = runner.answer(case, case.get("id"))
-        result = {"id": case.get("id"), **{k: v for k, v in out.items() if k != "id"}}
+        # MicroPython's dicts keep no order: put the fields in CONFORMANCE.md's
+        order = _FIELDS.get(str(case.get("kind")), ())
+        rank = {k: i for i, k in enumerate(order)}
+        fields = sorted((k for k in out if k != "id"), key=lambda k: (rank.get(k, len(order)), k))
+        result = {"id": case.get("id"), **{k: out[k] for k in fields}}
         yield json.dumps(result, ensure_ascii=False)
+
+
+#: Each kind's answer fields in the order CONFORMANCE.md lists them.
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "compare": ("cmp",),
+    "shape": ("suit", "shape"),
+    "throw": ("ok", "play"),
+    "follow": ("legal",),
+    "trick": ("winner", "points"),
+    "kitty": ("multiplier", "bonus"),
+    "settle": ("dealer", "levels", "winner"),
+    "declare": ("accepted", "trump", "declarer", "dealer"),
+}
 
 
 def main(stdin: TextIO, stdout: TextIO) -> int:

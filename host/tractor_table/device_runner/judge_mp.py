@@ -76,6 +76,19 @@ def rank_of(text: str) -> int:
     return RANKS.index(t)
 
 
+def level_of(x: object) -> int:
+    """A level: "2" .. "A" (or "10"), or an int rank index 0 (2) .. 12 (A)."""
+    if isinstance(x, bool):
+        raise CaseError(f"bad level {x!r}")
+    if isinstance(x, int):
+        if 0 <= x <= 12:
+            return x
+        raise CaseError(f"bad level {x!r}: a rank index is 0 (2) .. 12 (A)")
+    if not isinstance(x, str):
+        raise CaseError(f"bad level {x!r}")
+    return rank_of(x.strip())
+
+
 def rank_name(r: int) -> str:
     return RANKS[r]
 
@@ -308,7 +321,7 @@ def answer(case: dict) -> dict:  # type: ignore[type-arg]
         lv = case["levels"]
         if not isinstance(lv, list) or len(lv) not in (2, 4):
             raise CaseError("levels: give [side0, side1] (or four seat levels with find-a-friend)")
-        levels = [rank_of(str(x)) for x in lv]
+        levels = [level_of(x) for x in lv]
         kitty_j = bool(case.get("kitty_j", False))
         if "winner_play" in case and case.get("attackers_won_last", True):
             for c in t.cards(case["winner_play"], empty=True):
