@@ -72,6 +72,7 @@ def test_public_cases_answered_as_expected_and_as_the_full_engine(path: Path) ->
         assert d["id"] == case["id"]
         full = full_answer(case)
         assert agree(case, full, d), (case, full, d)
+        assert list(d) == list(full)  # the same fields in the same order
         if "expect" in case:
             assert agree(case, {"id": case["id"], **case["expect"]}, d), (case, d)
 
