@@ -85,3 +85,19 @@ def test_longest_then_strongest_with_equal_positions():
     e = engine(T, "S")
     assert shape(e, "AS AS TH TH TC TC") == ["t2", "p"]
     assert shape(e, "AS AS TH TH TC TC TS TS") == ["t3", "p"]
+
+
+def test_parts_use_the_same_constants():
+    # each part module re-declares the const() values it needs (const names are
+    # inlined only within their own module): they must equal drules.py's
+    import drules_ladder
+    import drules_match
+    import drules_play
+
+    checked = 0
+    for part in (drules_play, drules_match, drules_ladder):
+        for name in dir(part):
+            if name.isupper() and hasattr(D, name):
+                assert getattr(part, name) == getattr(D, name), (part, name)
+                checked += 1
+    assert checked >= 15
