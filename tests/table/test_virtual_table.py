@@ -62,6 +62,20 @@ def test_bots_play_a_two_deck_hand_and_the_engine_agrees(compiled: Path) -> None
     assert vt.max_fields_on == 1 and vt.collisions == 0
 
 
+def test_failed_throws_are_challenged_and_forced_as_the_engine_says(compiled: Path) -> None:
+    # random bots throw combinations that fail; the full engine (knowing the
+    # hands) forces them at once, the table only when a seat challenges (§10):
+    # a seat that can beat the throw challenges, and the table must force the
+    # same cards
+    lines: list[str] = []
+    with _table(compiled, "throws", 1) as vt:
+        game = BotGame(vt, Rules(decks=1), seed=2, strength=0, say=lines.append)
+        game.play(1)
+    assert game.disagreements == []
+    assert game.challenges >= 2
+    assert sum(1 for x in lines if "must lead" in x) == game.challenges
+
+
 def test_a_hand_with_taps_given_as_card_ids_runs_in_160k(compiled: Path) -> None:
     # readers "direct": no scanner and no chip models, the heap capped at 160K
     with _table(compiled, "direct", 1, readers="direct") as vt:

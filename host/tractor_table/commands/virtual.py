@@ -38,8 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--strength",
         type=int,
         default=1,
-        choices=(1, 2),
-        help="bot strength: 1 basic, 2 good (default 1)",
+        choices=(0, 1, 2),
+        help="bot strength: 0 random (its failed throws get challenged), 1 basic, 2 good (default 1)",
     )
     parser.add_argument(
         "--readers",
@@ -102,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
         f"{game.checks} checks against the full engine, {len(game.disagreements)} disagreement(s); "
         f"firmware live heap peak {vt.firmware_peak} bytes; {dt:.1f} s"
     )
+    if game.challenges:
+        print(f"{game.challenges} throw(s) challenged at the table and forced")
     print(f"verifier (full engine replaying the link's events): {verifier.summary()}")
     for d in verifier.disagreements[:10]:
         print("  " + d.show())

@@ -10,9 +10,12 @@ hand's score and the settlement. Every difference is kept in
 :attr:`BotGame.disagreements` and printed; the game goes on with the table's
 view where it can.
 
-Bots of strength 0 (random) may throw combinations that fail; the table (no
-hand scans) lets a throw stand unless a seat challenges it, while the host,
-knowing the hands, forces it at once. Use strength 1 or 2 (the defaults).
+Bots of strength 0 (random) throw combinations that may fail. The table (no
+hand scans) lets a throw stand unless a seat challenges it (RULES.md §10); the
+host, knowing the hands, forces it at once. So when the full engine forces a
+throw, a seat that can beat it challenges at the table: it double-presses, taps
+its cards of the throw's suit, and clicks; the table must then force the same
+cards.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 from shengji import Rules
 from shengji.hand import Bid, Bury, Deal, EndDraw, Hand, Phase, Play
 from shengji.match import Match, deal_cards, make_bots
+from shengji.play import check_throw
 
 from ..errors import CommandError
 from .events import EV, RANKS, TRUMPS, cards_text, describe
@@ -44,8 +48,6 @@ class BotGame:
         verbose: bool = False,
         event_timeout: float = 10.0,
     ) -> None:
-        if strength == 0:
-            raise CommandError("bot strength 0 makes throws that fail; use 1 or 2 on the table")
         self.table = table
         self.rules = rules
         self.match = Match(rules)
@@ -61,6 +63,7 @@ class BotGame:
         self.tricks_played = 0
         self.findings: list[str] = []
         self.hand: Hand | None = None
+        self.challenges = 0
 
     # --- events ------------------------------------------------------------------
 
@@ -214,6 +217,8 @@ class BotGame:
         self._check("play", [ev[2], sorted(ev[3:])], [seat, sorted(cards)])
         hand.apply(Play(seat, tuple(cards)))
         last = hand.tricks[-1]
+        if leading and last.attempt:
+            self._challenge(hand, seat, cards)
         if not last.complete:
             return
         ev = self._expect(EV.TRICK)
@@ -221,6 +226,32 @@ class BotGame:
         self._check(f"trick {ev[1] + 1} winner, points", ev[2:4], [last.winner, last.points])
         plays = "  ".join(f"S{s} {cards_text(cs)}" for s, cs in last.plays)
         self.say(f"  trick {ev[1] + 1:2d}: {plays}  -> S{ev[2]} wins {ev[3]}, attackers {ev[4]}")
+
+    def _challenge(self, hand: Hand, leader: int, cards: Sequence[int]) -> None:
+        """The full engine forced this throw: a seat that beats it challenges."""
+        trick = hand.tricks[-1]
+        order = hand.ruling.order
+        forced = sorted(c % 54 for c in trick.lead)
+        es = order.effective_suit(cards[0] % 54)
+        for s in trick.forced_by:
+            shown = [c for c in hand.held(s) if order.effective_suit(c % 54) == es]
+            alone: list[list[int]] = [[], [], [], []]
+            alone[s] = [c % 54 for c in shown]  # the engine takes plain ints as faces
+            r = check_throw(order, leader, [c % 54 for c in cards], alone)
+            if not r.ok and sorted(r.play) == forced:
+                break
+        else:
+            raise CommandError("no seat's cards alone fail the throw as the full engine does")
+        self.table.press(s, EV.BTN_CHALLENGE)
+        self._tap_all(s, shown)
+        self.table.press(s, EV.BTN_OK)
+        ev = self._expect(EV.CHALLENGE)
+        self._check("challenge accepted", [ev[2], ev[3]], [s, 1])
+        self.say("  " + describe(ev))
+        ev = self._expect(EV.FORCED)
+        self._check("forced cards", sorted(ev[4:]), sorted(trick.lead))
+        self.say("  " + describe(ev))
+        self.challenges += 1
 
     def _end(self, hand: Hand) -> None:
         ev = self._expect(EV.HAND_END)
