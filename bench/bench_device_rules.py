@@ -69,6 +69,11 @@ def heap(path: list[Path]) -> dict[str, int]:
     if proc.returncode != 0:
         raise SystemExit(f"heap measurement failed:\n{proc.stderr[-2000:]}")
     out: dict[str, int] = json.loads(proc.stdout.strip().splitlines()[-1])
+    code = mpy.run(RUNNER, args=["code"], path=[*path, HERE], heapsize="256K")
+    if code.returncode != 0:
+        raise SystemExit(f"code size measurement failed:\n{code.stderr[-2000:]}")
+    out["code"] = int(json.loads(code.stdout.strip().splitlines()[-1])["code"])
+    out["peak"] = out["code"] + out["state_peak"]
     return out
 
 

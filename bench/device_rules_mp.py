@@ -3,6 +3,7 @@
 #
 #   micropython device_rules_mp.py time R   < scripts (JSON lines) > one line per hand
 #   micropython device_rules_mp.py heap     < one 2-deck script    > one JSON line
+#   micropython device_rules_mp.py code                 > the imported modules' heap
 #   micropython device_rules_mp.py pystone N
 #
 # "time": every check of each hand script (difffuzz.make_script: the plays of
@@ -188,6 +189,15 @@ def main(argv):
         time_mode(int(argv[2]))
     elif mode == "heap":
         heap_mode()
+    elif mode == "code":
+        # a fresh process: the heap the engine's modules take once imported
+        gc.collect()
+        base = gc.mem_alloc()
+        import drules  # noqa: F401
+        import drules_hand  # noqa: F401
+
+        gc.collect()
+        print(json.dumps({"code": gc.mem_alloc() - base}))
     elif mode == "pystone":
         import pystone_mp
 
