@@ -169,6 +169,9 @@ class PN532:
         self._w_abort[0] = _REV[_DATA_WRITE]
         for i in range(6):
             self._w_abort[1 + i] = _REV[_ACK[i]]
+        # Learned waits (us) per slot: 2 * command slot + (0 ACK, 1 answer);
+        # slots: 0 other, 1 poll, 2 field off, 5 tag exchange.
+        self._hints = [0] * 12
         self._ack_wire = bytes(_REV[b] for b in _ACK)
         self._w_retries = _wire_frame(b"\xd4\x32\x05\xff\x01\x00")
         self._w_tag = bytearray(17)  # op + 5 header + 9 body (write) + DCS + postamble
@@ -191,6 +194,8 @@ class PN532:
     # ---- pins --------------------------------------------------------------
     def reset_begin(self):
         """Pull RSTPD_N low (the chip stops, its RF field goes off)."""
+        for i in range(len(self._hints)):
+            self._hints[i] = 0  # a fresh chip: learn its timings again
         if self._rst is not None:
             self._rst.value(0)
 
@@ -230,13 +235,32 @@ class PN532:
         return self._status[0] == 0x80  # 0x01 (ready), LSB first
 
     @micropython.native
-    def _wait(self, timeout_us):
+    def _wait(self, timeout_us, slot):
+        # Wait until the chip is ready, at most timeout_us. ``slot`` names the
+        # kind of wait (which command, ACK or answer): it first sleeps the
+        # learned hint for that slot, the time the chip needed last time less
+        # a margin, so that a wait costs one or two status polls, not one per
+        # poll_us (each poll is an SPI transaction and some Python on the Pico).
         clock = self._clock
+        hints = self._hints
         t0 = clock.ticks_us()
+        hint = hints[slot]
+        if hint > 0:
+            clock.sleep_us(hint)
+        polls = 0
         while True:
+            polls += 1
             if self._ready():
+                if polls == 1:
+                    hints[slot] = hint - (hint >> 3) - 20  # maybe too long: creep down
+                else:
+                    elapsed = clock.ticks_diff(clock.ticks_us(), t0)
+                    hints[slot] = elapsed - self.poll_us - (elapsed >> 4)
+                if hints[slot] < 0:
+                    hints[slot] = 0
                 return True
             if clock.ticks_diff(clock.ticks_us(), t0) >= timeout_us:
+                hints[slot] = 0
                 return False
             clock.sleep_us(self.poll_us)
 
@@ -255,17 +279,18 @@ class PN532:
         return err
 
     @micropython.native
-    def _call(self, wire, buf, cmd, timeout_us):
+    def _call(self, wire, buf, cmd, timeout_us, slot=0):
         # Send a command, check its ACK, wait for and check its answer.
         # Returns the number of answer data bytes (after D5 CMD+1) or an error.
+        # ``slot`` (0..5) keys the learned waits of this kind of command.
         self.commands += 1
         self._write(wire)
-        if not self._wait(self.ack_timeout_us):
+        if not self._wait(self.ack_timeout_us, 2 * slot):
             return self._fail(ERR_NO_ACK)
         self._read(self._ack)
         if self._ack != self._ack_wire:
             return self._fail(ERR_BAD_ACK)
-        if not self._wait(timeout_us):
+        if not self._wait(timeout_us, 2 * slot + 1):
             self._write(self._w_abort)  # tell the chip to drop the command
             return self._fail(ERR_TIMEOUT)
         self._read(buf)
@@ -343,7 +368,7 @@ class PN532:
     @micropython.native
     def field_off(self):
         """RFConfiguration: switch the RF field off. OK or an error."""
-        n = self._call(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us)
+        n = self._call(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us, 2)
         return n if n < 0 else OK
 
     @micropython.native
@@ -352,7 +377,7 @@ class PN532:
         (0, 1, 2) with their UIDs in ``uid``/``uid2``, or an error. The chip
         leaves its field on: call ``field_off()`` after."""
         wire = self._w_poll2 if max_targets == 2 else self._w_poll1
-        n = self._call(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us)
+        n = self._call(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us, 1)
         self.uid_len = 0
         self.uid2_len = 0
         if n < 0:
@@ -417,12 +442,12 @@ class PN532:
         self._spi.write(memoryview(w)[: k + 2])
         cs.value(1)
         # The rest as in _call, without re-sending.
-        if not self._wait(self.ack_timeout_us):
+        if not self._wait(self.ack_timeout_us, 10):
             return self._fail(ERR_NO_ACK)
         self._read(self._ack)
         if self._ack != self._ack_wire:
             return self._fail(ERR_BAD_ACK)
-        if not self._wait(self.tag_timeout_us):
+        if not self._wait(self.tag_timeout_us, 11):
             self._write(self._w_abort)
             return self._fail(ERR_TIMEOUT)
         self._read(self._page)
