@@ -177,6 +177,11 @@ class App:
         if c == APP_STATE:
             self.link.send_app([APP_LINES] + self.display.text_lines(t))
             return
+        if c == T.CMD_RESTORE:
+            # a state comes only as a link snapshot: the link then restarts
+            # its event log at the snapshot's index and hash, in step with us
+            self.link.send_app([APP_REPLY, c, 1, "send the state as a link snapshot"])
+            return
         try:
             t.command(payload)
         except T.TableError as exc:

@@ -128,6 +128,11 @@ def test_app_commands_are_answered():
     w.run()
     assert w.apps()[2] == [M.APP_REPLY, T.CMD_NEW_MATCH, 0, ""]
     assert w.events()[-1][0] == E.HAND_START
+    # a state is pushed as a link snapshot, never as an app command
+    w.host.send_app([T.CMD_RESTORE] + w.app.table.snapshot())
+    w.run()
+    assert w.apps()[3] == [M.APP_REPLY, T.CMD_RESTORE, 1, "send the state as a link snapshot"]
+    assert w.app.hash_mismatches == 0
 
 
 def test_state_is_saved_after_a_trick_and_restored_at_boot():
