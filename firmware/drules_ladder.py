@@ -147,25 +147,24 @@ class Ladders(EngineBase):
         k = lu[3 * i + 1]
         self._vfound[i] = 0
         r = 0
-        sp = self._setpat
         if self.same_shape_only or m >= 4 or (m == 2 and k == 1):
-            if self._rung(i, sp(i, 0, m, k), cnt, s):
+            if self._rung(i, self._setpat(i, 0, m, k), cnt, s):
                 return self._setrung(i, 0)
             r = 1
         elif m == 3 and k == 1:
-            if self._rung(i, sp(i, 0, 3, 1), cnt, s):
+            if self._rung(i, self._setpat(i, 0, 3, 1), cnt, s):
                 return self._setrung(i, 0)
-            if self._rung(i, sp(i, 0, 2, 1), cnt, s):
+            if self._rung(i, self._setpat(i, 0, 2, 1), cnt, s):
                 return self._setrung(i, 1)
             r = 2
         elif m == 3:
-            if self._rung(i, sp(i, 0, 3, k), cnt, s):
+            if self._rung(i, self._setpat(i, 0, 3, k), cnt, s):
                 return self._setrung(i, 0)
             for j in range(k):
-                sp(i, j, 3, 1)
+                self._setpat(i, j, 3, 1)
             if self._rung(i, k, cnt, s):
                 return self._setrung(i, 1)
-            if self._rung(i, sp(i, 0, 2, k), cnt, s):
+            if self._rung(i, self._setpat(i, 0, 2, k), cnt, s):
                 return self._setrung(i, 2)
             r = 3
             for j in range(k - 1, -1, -1):
@@ -174,9 +173,9 @@ class Ladders(EngineBase):
                         continue
                     n = 0
                     for _ in range(j):
-                        n = sp(i, n, 3, 1)
+                        n = self._setpat(i, n, 3, 1)
                     for _ in range(ii):
-                        n = sp(i, n, 2, 1)
+                        n = self._setpat(i, n, 2, 1)
                     if self._rung(i, n, cnt, s):
                         return self._setrung(i, r)
                     r += 1

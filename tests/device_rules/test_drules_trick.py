@@ -113,3 +113,27 @@ def test_checks_allocate_nothing_under_micropython():
     finally:
         gc.enable()
     assert used == 0, used
+
+
+def test_ladder_checks_allocate_nothing_under_micropython():
+    if sys.implementation.name != "micropython":
+        return
+    import gc
+
+    e = engine("2", "H", decks=3)
+    lead = ids("AS AS AS QS QS QS TS TS TS 8S 8S")
+    h = hand("KS KS KS JS JS JS 9S 9S 9S 7S 7S 5S 5S 3S 3S 3S 2D 4D")
+    play = ids("KS KS KS JS JS JS 9S 9S 9S 7S 7S")
+    bad = ids("KS KS KS JS JS JS 9S 9S 7S 7S 5S")
+    e.check_follow(lead, h, play)
+    gc.collect()
+    gc.disable()
+    try:
+        before = gc.mem_alloc()
+        for _ in range(3):
+            assert e.check_follow(lead, h, play) == D.OK
+            assert e.check_follow(lead, h, bad) != D.OK
+        used = gc.mem_alloc() - before
+    finally:
+        gc.enable()
+    assert used == 0, used
