@@ -362,7 +362,7 @@ def test_enroll_command_errors_are_one_clear_line(tmp_path: Path) -> None:
         AdafruitUartReader("/nonexistent/tty")
     r = subprocess.run(_cli("enroll", "--table", "/dev/null", "--set", str(tmp_path / "x")),
                        capture_output=True, text=True, timeout=30)
-    assert r.returncode == 1 and "needs the table link" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 1 and "link messages that carry raw tag UIDs" in r.stderr and "Traceback" not in r.stderr
     r = subprocess.run(_cli("enroll", "--reader", "/dev/null", "--set", str(tmp_path / "new.cards")),
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 1 and "does not exist yet: give the new set a --name" in r.stderr

@@ -33,8 +33,9 @@ def _say(text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.table is not None:
         raise CommandError(
-            "enrolling through a table's seat reader needs the table link, which this build "
-            "does not have yet; use --reader PORT with a PN532 on a USB-UART adapter"
+            "enrolling through a table's seat reader needs link messages that carry raw tag "
+            "UIDs from the table, which the link does not define yet; use --reader PORT with "
+            "a PN532 on a USB-UART adapter"
         )
     cs = open_or_create(args.set_file, args.name, args.decks)
     if not cs.cards and not args.set_file.exists():
