@@ -9,7 +9,9 @@
 # Outputs (the caller drains them):
 #   take_events()  -> list of (index, state_hash, event)   game events for the link
 #   take_sound()   -> events.SND_*                          for the buzzer
-#   take_save()    -> True once per completed trick/burial/hand: persist snapshot()
+#   take_save()    -> True after a state worth keeping (a hand's start, an
+#                     accepted bid, the end of the draw, the burial, each
+#                     trick, the hand's end): persist snapshot()
 #   the public attributes below, which display.py renders.
 #
 # Phases: DEAL (cards are drawn; taps are bids, OK with no bid pending ends the
@@ -152,6 +154,7 @@ class Table:
                 1 if self.first_hand else 0,
             ]
         )
+        self._save = True  # a power cut during the draw keeps the bids from here on
 
     # --- outputs -------------------------------------------------------------
     def _emit(self, ev):

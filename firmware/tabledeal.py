@@ -31,6 +31,7 @@ def bid(tb, seat, now_ms):
         ev.append(c)
     tb._emit(ev)
     if reason == E.OK:
+        tb._save = True
         tb._beep(E.SND_OK)
         tb._say("S%d bids" % seat, now_ms)
     else:
@@ -54,6 +55,7 @@ def end_draw(tb, now_ms):
     tb.dealer = dealer
     tb.rules.begin_hand(tb.level(), trump)
     tb._emit([E.TRUMP, trump, declarer, dealer])
+    tb._save = True
     tb.phase = T.KITTY
     tb.turn = dealer
     tb._beep(E.SND_OK)

@@ -190,3 +190,18 @@ def test_commands_and_message_expiry():
         raise AssertionError("unknown command accepted")
     t.command([T.CMD_NEW_MATCH])
     assert t.hand_no == 1 and t.levels == [0, 0]
+
+
+def test_a_power_cut_during_the_draw_keeps_the_bids():
+    t, r = make()
+    t.tap(2, 13, 0)
+    t.button(2, E.BTN_OK, 0)
+    assert t.take_save() is True  # an accepted bid is worth keeping
+    snap = t.snapshot()
+    assert snap[2] == T.DEAL and snap[15] == [[2, [13]]]
+    t2, r2 = make()
+    t2.restore(snap)
+    t2.take_events()
+    t2.button(0, E.BTN_OK, 0)  # the draw ends after the restart
+    evs = [e[2] for e in t2.take_events()]
+    assert evs == [[E.TRUMP, 1, 2, 2]]
