@@ -99,3 +99,52 @@ class Table:
 
     def kinds(self, events, kind):
         return [e for e in events if e[0] == kind]
+
+
+class RecordingBus(chip.SimSpiBus):
+    """The simulated bus, also recording every byte the chips sent back."""
+
+    def __init__(self, clock, baudrate=1000000):
+        super().__init__(clock, baudrate)
+        self.miso = bytearray()
+
+    def readinto(self, buf, write=0x00):
+        for i in range(len(buf)):
+            buf[i] = self._byte(write)
+            self.miso.append(buf[i])
+
+
+class ReplayBus:
+    """Hands back recorded bytes, one by one (allocates nothing), advancing the
+    clock exactly as the simulated bus did."""
+
+    def __init__(self, clock, miso, baudrate=1000000):
+        self.clock = clock
+        self.byte_us = (8 * 1000000 + baudrate - 1) // baudrate
+        self.miso = miso
+        self.pos = 0
+
+    def write(self, buf):
+        self.clock.now_us += len(buf) * self.byte_us
+
+    def readinto(self, buf, write=0x00):
+        miso = self.miso
+        pos = self.pos
+        for i in range(len(buf)):
+            buf[i] = miso[pos]
+            pos += 1
+        self.pos = pos
+        self.clock.now_us += len(buf) * self.byte_us
+
+
+class PlainPin:
+    """An output pin that only remembers its level."""
+
+    def __init__(self):
+        self.level = 1
+
+    def value(self, v=None):
+        if v is None:
+            return self.level
+        self.level = v
+        return v

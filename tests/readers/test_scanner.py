@@ -205,3 +205,87 @@ def test_ticks_diff_wraps_like_micropython():
     assert scanner.ticks_diff(5, 0x3FFFFFFF) == 6
     assert scanner.ticks_diff(0x3FFFFFFF, 5) == -6
     assert scanner.ticks_diff(1000, 400) == 600
+
+
+def _script(chips, ms, done):
+    # From 150 ms a card at seat 1; from 300 ms one at seat 3; at 450 ms both lifted.
+    if ms >= 150 and done[0] == 0:
+        chips[1].place(chip.Tag(uid7(4)))
+        done[0] = 1
+    if ms >= 300 and done[0] == 1:
+        chips[3].place(chip.Tag(uid7(5)))
+        done[0] = 2
+    if ms >= 450 and done[0] == 2:
+        chips[1].clear()
+        chips[3].clear()
+        done[0] = 3
+
+
+def test_polling_path_allocates_nothing():
+    try:
+        import micropython
+
+        lock = micropython.heap_lock
+        unlock = micropython.heap_unlock
+    except (ImportError, AttributeError):
+        return  # CPython: no heap to lock (the MicroPython run checks this)
+    import cardmap
+    from simchip import PlainPin, RecordingBus, ReplayBus, build_map
+
+    # 1. Record the bus traffic of a scripted run against the chip model.
+    clock = chip.SimClock(1000000)
+    bus = RecordingBus(clock)
+    chips = []
+    drivers = []
+    for _ in range(4):
+        c = chip.Chip(clock)
+        cs, rst = bus.attach(c)
+        chips.append(c)
+        drivers.append(pn532.PN532(bus, cs, rst, clock=clock))
+    cm = cardmap.CardMap(build_map([(uid7(i), i) for i in range(8)]))
+    sc = scanner.Scanner(drivers, cm)
+
+    ticks = 220
+    want = []
+    done = [0]
+    for _ in range(ticks):
+        _script(chips, clock.ticks_ms() - 1000, done)
+        before = clock.now_us
+        sc.tick(clock.ticks_ms())
+        while sc.pop():
+            want.append((sc.kind, sc.seat, sc.card))
+        if clock.now_us == before:
+            clock.advance_us(1000)
+    assert done[0] == 3
+    assert want == [(EV_CARD, 1, 4), (EV_CARD, 3, 5)]
+    # 2. Replay it to a fresh scanner with the heap locked after the set-up.
+    import gc
+
+    rclock = chip.SimClock(1000000)
+    rbus = ReplayBus(rclock, bus.miso)
+    gc.collect()
+    heap0 = gc.mem_alloc()
+    rdrivers = [pn532.PN532(rbus, PlainPin(), PlainPin(), clock=rclock) for _ in range(4)]
+    rsc = scanner.Scanner(rdrivers, cm)
+    gc.collect()
+    # Four drivers and the scanner with their buffers: about 13 KB on the 64-bit
+    # unix port (objects are about half that size on the RP2040).
+    assert gc.mem_alloc() - heap0 < 16 * 1024, gc.mem_alloc() - heap0
+    got = bytearray(16)
+    n = 0
+    for step in range(ticks):
+        if step == 8:
+            lock()  # the four set-ups are done: from here on, polling only
+        before = rclock.now_us
+        rsc.tick(rclock.now_us // 1000)
+        while rsc.pop():
+            got[n] = rsc.kind
+            got[n + 1] = rsc.seat
+            got[n + 2] = rsc.card
+            n += 3
+        if rclock.now_us == before:
+            rclock.now_us += 1000
+    unlock()
+    assert n == 3 * len(want)
+    assert [(got[i], got[i + 1], got[i + 2]) for i in range(0, n, 3)] == want
+    assert rbus.pos == len(bus.miso)
