@@ -261,10 +261,16 @@ class PicoBoard:
     """The real table: pins from hwconfig.py, PN532 readers on SPI through the
     scanner, the SSD1306 on I2C, four buttons, a PWM buzzer, flash, USB serial."""
 
-    def __init__(self):
+    def __init__(self, machine=None, store_path="/table.json"):
+        # machine: the rp2 port's module, or (tests) a stand-in with the same classes
         import time
 
-        from machine import I2C, PWM, SPI, Pin
+        if machine is None:
+            import machine
+        I2C = machine.I2C
+        PWM = machine.PWM
+        SPI = machine.SPI
+        Pin = machine.Pin
 
         import cardmap
         import hwconfig as H
@@ -315,7 +321,7 @@ class PicoBoard:
         self._tone_until = 0
         self.led = Pin(H.LED, Pin.OUT, value=0)
         self.port = ttlink_io.StdioPort()
-        self.store = persist.Store("/table.json")
+        self.store = persist.Store(store_path)
         self.rand = ttlink_io.random32
 
     def ticks_ms(self):

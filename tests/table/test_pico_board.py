@@ -1,0 +1,141 @@
+# runs-under: micropython heapsize=192K
+# main.PicoBoard, the real table's board, built on a stand-in for the rp2
+# port's machine module: pins from hwconfig.py, buttons through the decoder,
+# the buzzer on PWM, the display on I2C, and readers that do not answer (an
+# SPI bus with no chip on it) reported as reader faults, not a crash.
+# Needs MicroPython's time (ticks_ms...): under CPython it only checks that the
+# board is not built without it.
+import time
+
+import events as E
+import hwconfig as H
+import main as M
+import table as T
+
+
+class Pin:
+    OUT = 1
+    IN = 0
+    PULL_UP = 1
+    made = {}
+
+    def __init__(self, pid, mode=None, pull=None, value=None):
+        self.id = pid
+        self.level = 1 if value is None else value
+        Pin.made[pid] = self
+
+    def value(self, v=None):
+        if v is None:
+            return self.level
+        self.level = v
+        return v
+
+
+class SPI:
+    """A bus with nothing on it: every byte read is 0x00."""
+
+    def __init__(self, sid, baudrate=0, polarity=0, phase=0, sck=None, mosi=None, miso=None):
+        self.id = sid
+        self.baudrate = baudrate
+        self.written = 0
+
+    def write(self, buf):
+        self.written += len(buf)
+
+    def readinto(self, buf, write=0):
+        for i in range(len(buf)):
+            buf[i] = 0
+
+    def write_readinto(self, wbuf, rbuf):
+        self.written += len(wbuf)
+        for i in range(len(rbuf)):
+            rbuf[i] = 0
+
+
+class I2C:
+    last = None
+
+    def __init__(self, iid, sda=None, scl=None, freq=0):
+        self.writes = []
+        I2C.last = self
+
+    def writeto(self, addr, buf):
+        self.writes.append((addr, bytes(buf)))
+
+    def writevto(self, addr, bufs):
+        data = b""
+        for b in bufs:
+            data += bytes(b)
+        self.writes.append((addr, data))
+
+
+class PWM:
+    last = None
+
+    def __init__(self, pin):
+        self.f = 0
+        self.duty = -1
+        PWM.last = self
+
+    def freq(self, f):
+        self.f = f
+
+    def duty_u16(self, d):
+        self.duty = d
+
+
+class Machine:
+    pass
+
+
+def machine():
+    m = Machine()
+    m.Pin = Pin
+    m.SPI = SPI
+    m.I2C = I2C
+    m.PWM = PWM
+    return m
+
+
+def test_board_on_a_stand_in_machine():
+    if not hasattr(time, "ticks_ms"):
+        return  # CPython: no MicroPython clock; the MicroPython run checks the board
+    b = M.PicoBoard(machine(), store_path="/tmp/tt_picoboard_" + str(id(Pin)) + ".json")
+    # no card map on this "flash": the table will say so, and every tag is unknown
+    assert b.cards is None and "card map" in b.problem
+    assert b.decks == 2
+    # the display was set up over I2C at its address: one command per write
+    bus = I2C.last
+    assert bus.writes[0] == (H.DISPLAY_ADDR, bytes((0x80, 0xAE)))
+    assert bus.writes[-1] == (H.DISPLAY_ADDR, bytes((0x80, 0xAF)))
+    # chip selects idle high, buttons pulled up
+    for p in H.READER_CS:
+        assert Pin.made[p].level == 1
+    # a button: pressed reads 0; a click is an OK once the double-press time passed
+    btn = Pin.made[H.BUTTONS[2]]
+    now = time.ticks_ms()
+    btn.level = H.BUTTON_PRESSED
+    assert b.presses(now) == []
+    btn.level = 1 - H.BUTTON_PRESSED
+    assert b.presses(now + 100) == []
+    assert b.presses(now + 100 + M.DOUBLE_MS) == [(2, E.BTN_OK)]
+    # the buzzer sounds without blocking and stops by itself
+    b.beep(E.SND_ERROR)
+    assert PWM.last.f == 400 and PWM.last.duty == 32768
+    # readers that do not answer: faults, reported as reader errors, no crash
+    seen = []
+    t0 = time.ticks_ms()
+    while time.ticks_diff(time.ticks_ms(), t0) < 1500 and len(seen) < 4:
+        for seat, card in b.taps(time.ticks_ms()):
+            seen.append((seat, card))
+        time.sleep_ms(2)
+    assert sorted(s for s, c in seen) == [0, 1, 2, 3], seen
+    assert all(c == T.READER_ERROR for s, c in seen)
+    time.sleep_ms(450)
+    b.taps(time.ticks_ms())
+    assert PWM.last.duty == 0  # the 400 ms tone ended, checked by the loop
+    # the frame goes out in one I2C transaction after the window commands
+    n = len(bus.writes)
+    b.show(bytearray(1024), [""] * 8)
+    assert len(bus.writes) == n + 7 and len(bus.writes[-1][1]) == 1025
+    b.store.clear()
