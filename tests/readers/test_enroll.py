@@ -377,3 +377,13 @@ def test_enroll_command_errors_are_one_clear_line(tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 1 and "missing (not enrolled): 1: 2S/1" in r.stdout
     assert "not exporting: 1 card(s)" in r.stderr and not (tmp_path / "c.bin").exists()
+
+
+def test_deckcheck_command_with_reader_and_nothing_tapped(tmp_path: Path) -> None:
+    path = tmp_path / "s.cards"
+    full_set(1).save(path)
+    with PtyPN532() as sim:
+        r = subprocess.run(_cli("deckcheck", str(path), "--reader", sim.port, "--idle", "0.3"),
+                           capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1
+    assert "scanned 0 distinct tags" in r.stdout and "missing (not tapped): 54:" in r.stdout

@@ -289,3 +289,16 @@ def test_polling_path_allocates_nothing():
     assert n == 3 * len(want)
     assert [(got[i], got[i + 1], got[i + 2]) for i in range(0, n, 3)] == want
     assert rbus.pos == len(bus.miso)
+
+
+def test_reader_that_reset_itself_is_set_up_again():
+    t = _started()
+    c = t.chips[1]
+    c.set_rstpd(0)  # a brown-out: the chip restarts on its own, in LowVbat
+    c.set_rstpd(1)
+    t.run(300)
+    ev = t.take()
+    assert [e[:2] for e in ev] == [(EV_FAULT, 1), (EV_RECOVERED, 1)]
+    c.place(chip.Tag(uid7(2)))
+    t.run(100)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 1, 2)]
