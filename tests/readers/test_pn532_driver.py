@@ -127,3 +127,34 @@ def test_error_frame_and_bad_checksum_are_caught():
     assert drv._parse(drv._short, 0x02) == pn532.ERR_FRAME
     drv._short[:] = wire(b"\xff\x06\xfa\xd5\x03")  # no preamble
     assert drv._parse(drv._short, 0x02) == pn532.ERR_FRAME
+
+
+def test_learned_waits_keep_status_polls_few():
+    clock, bus, c, drv = _driver()
+    drv.setup()
+    count = [0]
+    inner = drv._ready
+
+    def counting():
+        count[0] += 1
+        return inner()
+
+    drv._ready = counting
+    for _ in range(10):  # learning
+        drv.poll()
+        drv.field_off()
+    count[0] = 0
+    t0 = clock.ticks_us()
+    for _ in range(20):
+        assert drv.poll() == 0
+        assert drv.field_off() == pn532.OK
+    per_poll = count[0] / 20
+    # 4 waits per poll + field-off (2 ACKs, 2 answers): one or two status polls each,
+    # where polling every poll_us from the start would take about 20.
+    assert per_poll <= 9, per_poll
+    # and the waits do not overshoot much: modelled chip time is 0.5+0.8 ms per
+    # command plus 5 ms RF settle and one 1 ms attempt for the poll
+    assert (clock.ticks_us() - t0) / 20 < 11000
+    # a change of pace (a card now, so a longer answer) is still waited for
+    c.place(chip.Tag(uid7(9)))
+    assert drv.poll() == 1
