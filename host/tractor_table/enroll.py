@@ -530,6 +530,58 @@ def check_scan(
     )
 
 
+def rebuild(
+    reader: TagReader,
+    name: str,
+    decks: int,
+    path: Path,
+    idle: float,
+    say: Callable[[str], None] = print,
+    clock: Callable[[], float] = time.monotonic,
+) -> CardSet:
+    """Rebuild a lost card-set file from the codes that ``enroll --write-codes``
+    put into the tags: the operator taps every card in any order; the set is
+    saved after each card; it ends when all cards were found or nothing new
+    came for ``idle`` seconds."""
+    if path.exists():
+        raise CardSetError(f"{path} exists; rebuild into a new file (it is never overwritten)")
+    cs = CardSet(name, decks)
+    want = set_tag(name)
+    seen: set[bytes] = set()
+    last_new = clock()
+    cs.save(path)
+    say(f"rebuilding set {name!r} ({cs.total} cards) from the codes in the tags: tap every card, any order")
+    while len(cs.cards) < cs.total and clock() - last_new < idle:
+        uids = reader.poll()
+        if len(uids) != 1 or uids[0] in seen:
+            continue
+        uid = uids[0]
+        code = reader.read_code()
+        decoded = decode_tag_code(code) if code is not None else None
+        if code is None:
+            continue  # not read completely: the card is read again on the next poll
+        seen.add(uid)
+        last_new = clock()
+        if decoded is None:
+            say(f"tag {uid.hex()} carries no card code (enrolled without --write-codes?): enroll it again")
+            continue
+        tag, card, tag_decks = decoded
+        if tag != want or tag_decks != decks or card >= cs.total:
+            say(f"tag {uid.hex()} carries the code of another card set: put it aside")
+            continue
+        if card in cs.by_card():
+            say(f"tag {uid.hex()} says {card_label(card)}, which another tag already is: a duplicate")
+            continue
+        cs.cards[uid] = card
+        cs.save(path)
+        say(f"found {card_label(card)} ({len(cs.cards)}/{cs.total})")
+    missing = cs.missing()
+    if missing:
+        say(f"{len(missing)} card(s) not found: " + " ".join(_short(c) for c in missing))
+    say(f"set saved to {path}")
+    return cs
+
+
 def open_or_create(path: Path, name: str | None, decks: int | None) -> CardSet:
     """Resume the set in ``path`` (name/decks must agree when given) or start one."""
     if path.exists():

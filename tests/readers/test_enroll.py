@@ -387,3 +387,56 @@ def test_deckcheck_command_with_reader_and_nothing_tapped(tmp_path: Path) -> Non
                            capture_output=True, text=True, timeout=30)
     assert r.returncode == 1
     assert "scanned 0 distinct tags" in r.stdout and "missing (not tapped): 54:" in r.stdout
+
+
+def test_rebuild_a_lost_set_from_tag_codes(tmp_path: Path) -> None:
+    from tractor_table.enroll import rebuild
+
+    original = full_set(1, "Red backs")
+    tags = []
+    for uid, card in original.cards.items():
+        t = Tag(uid)
+        code = original.tag_code(card)
+        assert t.write(4, code[:4]) and t.write(5, code[4:])
+        tags.append(t)
+    bare = tags[10]  # enrolled without a code
+    bare.memory[16:24] = b"\x03\x00\xfe\x00\x00\x00\x00\x00"
+    other = Tag(bytes.fromhex("04777777777777"))
+    code = full_set(1, "Blue backs").tag_code(3)
+    other.write(4, code[:4])
+    other.write(5, code[4:])
+    heard = threading.Event()
+    log: list[str] = []
+
+    def say(text: str) -> None:
+        log.append(text)
+        heard.set()
+
+    path = tmp_path / "red-again.cards"
+    with PtyPN532() as sim:
+        reader = AdafruitUartReader(sim.port)
+
+        def operator() -> None:
+            heard.wait(2)
+            for t in [*tags, other]:
+                heard.clear()
+                sim.place(t)
+                heard.wait(0.5)
+                sim.clear()
+
+        th = threading.Thread(target=operator)
+        th.start()
+        try:
+            cs = rebuild(reader, "Red backs", 1, path, idle=0.6, say=say)
+        finally:
+            th.join()
+            reader.close()
+    assert cs.missing() == [10]
+    assert {u: c for u, c in cs.cards.items()} == {u: c for u, c in original.cards.items() if c != 10}
+    assert CardSet.load(path) == cs
+    text = "\n".join(log)
+    assert f"tag {bare.uid.hex()} carries no card code" in text
+    assert "tag 04777777777777 carries the code of another card set" in text
+    assert "1 card(s) not found: QS/1" in text
+    with pytest.raises(CardSetError, match="never overwritten"):
+        rebuild(reader, "Red backs", 1, path, idle=0.1, say=say)

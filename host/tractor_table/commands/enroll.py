@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..enroll import AdafruitUartReader, Enrollment, open_or_create
+from ..enroll import AdafruitUartReader, Enrollment, open_or_create, rebuild
 from ..errors import CommandError
 
 
@@ -22,6 +22,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="also write each card's code into its tag (pages 4-5) so a lost file can be rebuilt")
     parser.add_argument("--tap-timeout", type=float, default=20.0, metavar="S",
                         help="say 'missed tap' after S seconds without a card (default 20)")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="rebuild a lost set file from the codes in the tags (needs --name and --decks)")
+    parser.add_argument("--idle", type=float, default=10.0, metavar="S",
+                        help="with --rebuild: stop S seconds after the last new card (default 10)")
     parser.add_argument("--export", metavar="FILE", type=Path,
                         help="when the set is complete, also write the firmware's binary map (cards.bin)")
 
@@ -37,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
             "UIDs from the table, which the link does not define yet; use --reader PORT with "
             "a PN532 on a USB-UART adapter"
         )
+    if args.rebuild:
+        return _rebuild(args)
     cs = open_or_create(args.set_file, args.name, args.decks)
     if not cs.cards and not args.set_file.exists():
         args.set_file.parent.mkdir(parents=True, exist_ok=True)
@@ -55,3 +61,20 @@ def run(args: argparse.Namespace) -> int:
         args.export.write_bytes(cs.export_map())
         _say(f"wrote the firmware map {args.export} ({len(cs.cards)} tags)")
     return 0
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    if args.name is None or args.decks is None:
+        raise CommandError("--rebuild needs the set's --name and --decks (the tags carry only a hash of the name)")
+    if args.set_file.exists():
+        raise CommandError(f"{args.set_file} exists; rebuild into a new file (it is never overwritten)")
+    args.set_file.parent.mkdir(parents=True, exist_ok=True)
+    reader = AdafruitUartReader(args.reader)
+    try:
+        cs = rebuild(reader, args.name, args.decks, args.set_file, args.idle, say=_say)
+    finally:
+        reader.close()
+    if args.export is not None and not cs.missing():
+        args.export.write_bytes(cs.export_map())
+        _say(f"wrote the firmware map {args.export} ({len(cs.cards)} tags)")
+    return 0 if not cs.missing() else 1
