@@ -167,6 +167,12 @@ class DisplayModel:
             ]
         elif ph == T.PLAY:
             lines[2] = ("trick%d S%d plays" % (len(t.tricks) + 1, t.turn))[:COLS]
+        elif ph == T.SCAN:
+            done = 0
+            for s in range(4):
+                if t.scan_done & (1 << s):
+                    done += 1
+            lines[2] = ("scan hands %d/4" % done)[:COLS]
         elif ph == T.HAND_END:
             lines[2] = ("over: %d OK=next" % t.score)[:COLS]
         else:
@@ -174,7 +180,10 @@ class DisplayModel:
         for s in range(4):
             p = t.plays[s] if ph == T.PLAY else None
             mark = ">" if s == t.turn else " "
-            if p is not None:
+            if ph == T.SCAN:
+                n = t.hand_size + (t.kitty_size if s == t.dealer else 0)
+                txt = "%d/%d" % (len(t.hands[s]), n)
+            elif p is not None:
                 txt = cards_text(p, 12)
             elif t.pending[s]:
                 txt = "." * len(t.pending[s])

@@ -47,6 +47,9 @@ AUDIT = const(11)
 HAND_END = const(12)
 # [REVOKE, trick_no, seat, earlier_trick, rules_reason]  a play proves an earlier follow broke §6
 REVOKE = const(13)
+# [SCAN, seat, cards...]                    hand_scan mode: a seat's whole hand, scanned after
+#                                           the draw (the dealer's with the kitty)
+SCAN = const(14)
 
 NAMES = (
     "?",
@@ -63,10 +66,11 @@ NAMES = (
     "audit",
     "hand_end",
     "revoke",
+    "scan",
 )
 
 # Index of the first card field per kind (0 = the kind carries no cards).
-CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0)
+CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0, 2)
 
 # --- reasons (REJECT, BID, AUDIT) --------------------------------------------
 OK = const(0)
@@ -84,6 +88,7 @@ THROW_FAILED = const(11)  # AUDIT: a throw that should have failed and was not c
 CHALLENGE_FAILED = const(12)  # REJECT: the shown cards beat no unit of the throw
 EMPTY = const(13)  # OK pressed with no cards tapped
 READER_FAULT = const(14)  # a reader error (two cards, crosstalk)
+NOT_HELD = const(15)  # hand_scan mode: a card that is not in this seat's scanned hand
 
 REASONS = (
     "ok",
@@ -101,6 +106,7 @@ REASONS = (
     "challenge does not beat",
     "no cards",
     "reader fault",
+    "not in your hand",
 )
 
 # --- sounds (the buzzer plays them; the virtual table prints them) ------------

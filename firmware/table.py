@@ -55,7 +55,8 @@ KITTY = const(1)
 PLAY = const(2)
 HAND_END = const(3)
 MATCH_END = const(4)
-PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end")
+SCAN = const(5)  # hand_scan mode: the seats scan their hands (after DEAL, before KITTY)
+PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end", "scan")
 
 NT = const(4)
 UNKNOWN_TAG = const(-1)
@@ -81,12 +82,19 @@ KITTY_SIZE = (0, 6, 8, 6, 8)
 SEEN_PLAYED = const(1)
 
 
+def _scan():
+    # hand_scan mode's module, loaded only by a table that uses it
+    import tablescan
+
+    return tablescan
+
+
 class TableError(ValueError):
     """A command or snapshot the table cannot take; the state is left unchanged."""
 
 
 class Table:
-    def __init__(self, rules, decks=2, throw_penalty=0, chain_hash=None):
+    def __init__(self, rules, decks=2, throw_penalty=0, chain_hash=None, hand_scan=False):
         if decks < 1 or decks > 4:
             raise TableError("decks must be 1..4, got %r" % (decks,))
         self.rules = rules
@@ -105,6 +113,9 @@ class Table:
         # per hand (preallocated, reused every hand)
         self.seen = bytearray(self.ncards)
         self.pending = [[], [], [], []]  # cards tapped, not yet committed, per seat
+        self.hand_scan = bool(hand_scan)
+        self.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
+        self.scan_done = 0  # hand_scan mode: bit per seat whose hand is scanned
         self.new_match()
 
     # --- match and hand set-up ----------------------------------------------
@@ -143,6 +154,9 @@ class Table:
             self.seen[i] = 0
         for p in self.pending:
             del p[:]
+        for h in self.hands:
+            del h[:]
+        self.scan_done = 0
         self._emit(
             [
                 E.HAND_START,
@@ -226,6 +240,14 @@ class Table:
         if card in pend:
             return  # the same card lifted and put back: nothing new
         ph = self.phase
+        if ph == SCAN:
+            _scan().tap(self, seat, card, now_ms)
+            return
+        if self.hand_scan and ph != DEAL and card not in self.hands[seat]:
+            self._refuse(
+                seat, E.NOT_HELD if ph == KITTY or ph == PLAY else E.WRONG_PHASE, (card,), now_ms
+            )
+            return
         if ph == DEAL:
             pend.append(card)  # a bid being shown
             self._beep(E.SND_TAP)
@@ -261,7 +283,7 @@ class Table:
         pend.append(card)
         self._beep(E.SND_TAP)
         if self.lead is not None and len(pend) == len(self.lead):
-            self._commit_follow(seat, now_ms)
+            tabletrick.commit_follow(self, seat, now_ms)
 
     def button(self, seat, kind, now_ms):
         if seat < 0 or seat > 3:
@@ -269,6 +291,8 @@ class Table:
         pend = self.pending[seat]
         if kind == E.BTN_UNDO:
             del pend[:]
+            if self.phase == SCAN:
+                _scan().undo(self, seat)
             if seat == self.challenger:
                 self.challenger = -1
             return
@@ -309,7 +333,7 @@ class Table:
         if not pend:
             self._refuse(seat, E.EMPTY, (), now_ms)
         elif self.lead is None:
-            self._commit_lead(seat, now_ms)
+            tabletrick.commit_lead(self, seat, now_ms)
         else:
             self._refuse(seat, E.COUNT, pend, now_ms)
             del pend[:]
@@ -332,50 +356,6 @@ class Table:
 
     # --- the draw: bids and the end of the draw ------------------------------
     # --- tricks --------------------------------------------------------------
-    def _commit_lead(self, seat, now_ms):
-        pend = self.pending[seat]
-        suit = self.rules.suit_of(pend[0])
-        for c in pend:
-            if self.rules.suit_of(c) != suit:
-                self._refuse(seat, E.MIXED_LEAD, pend, now_ms)
-                del pend[:]
-                return
-        cards = list(pend)
-        del pend[:]
-        self.lead = cards
-        self.plays[seat] = cards
-        for c in cards:
-            self.seen[c] = SEEN_PLAYED
-        self.throw_open = self.rules.is_throw(cards)
-        self.forced = False
-        self._play_event(seat, cards)
-        self.turn = (seat + 1) & 3
-        self._beep(E.SND_OK)
-
-    def _play_event(self, seat, cards):
-        ev = [E.PLAY, len(self.tricks), seat]
-        for c in cards:
-            ev.append(c)
-        self._emit(ev)
-
-    def _commit_follow(self, seat, now_ms):
-        pend = self.pending[seat]
-        cards = list(pend)
-        del pend[:]
-        self.plays[seat] = cards
-        for c in cards:
-            self.seen[c] = SEEN_PLAYED
-        self.throw_open = False
-        if self.challenger >= 0:
-            del self.pending[self.challenger][:]
-            self.challenger = -1
-        self._play_event(seat, cards)
-        tabletrick.check_revokes(self, seat, cards, now_ms)
-        self.turn = (seat + 1) & 3
-        self._beep(E.SND_OK)
-        if self.turn == self.leader:
-            tabletrick.end_trick(self, now_ms)
-
     def _next_hand(self):
         if self.phase != HAND_END:
             return

@@ -56,8 +56,12 @@ def end_draw(tb, now_ms):
     tb.rules.begin_hand(tb.level(), trump)
     tb._emit([E.TRUMP, trump, declarer, dealer])
     tb._save = True
-    tb.phase = T.KITTY
-    tb.turn = dealer
+    if tb.hand_scan:
+        tb.phase = T.SCAN  # every seat scans its hand first (tablescan.py)
+        tb.turn = -1
+    else:
+        tb.phase = T.KITTY
+        tb.turn = dealer
     tb._beep(E.SND_OK)
 
 
@@ -69,6 +73,10 @@ def bury(tb, now_ms):
         return
     tb.kitty = list(pend)
     del pend[:]
+    if tb.hand_scan:
+        h = tb.hands[tb.dealer]
+        for c in tb.kitty:
+            h.remove(c)
     for c in tb.kitty:
         tb.seen[c] = T.SEEN_PLAYED
     tb.kitty_points = tb.rules.points(tb.kitty)

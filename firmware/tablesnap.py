@@ -8,7 +8,9 @@
 # 15 bids [[seat, cards]], 16 kitty cards, 17 tricks [[leader, winner,
 # points, forced, p0, p1, p2, p3]], 18 revokes reported [[trick, seat]],
 # 19 the hand's result (HAND_END event) or None, 20 the trick in progress
-# [leader, forced, throw_open, p0, p1, p2, p3] (a seat's play or None) or None.
+# [leader, forced, throw_open, p0, p1, p2, p3] (a seat's play or None) or None;
+# and only in hand_scan mode 21 [1, seats scanned (bits), hand0, .., hand3]
+# (the cards each seat still holds).
 import table as T
 
 
@@ -44,11 +46,19 @@ def snapshot(tb):
         tb.revoked,
         tb.result,
         cur,
-    ]
+    ] + (
+        [[1, tb.scan_done, tb.hands[0], tb.hands[1], tb.hands[2], tb.hands[3]]]
+        if tb.hand_scan
+        else []
+    )
 
 
 def restore(tb, snap):
     """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
+    scan = None
+    if isinstance(snap, list) and len(snap) == 22:
+        scan = snap[21]
+        snap = snap[:21]
     try:
         (
             ver,
@@ -81,7 +91,7 @@ def restore(tb, snap):
         )
     if decks != tb.decks:
         raise T.TableError("snapshot: %r decks, this table plays %d" % (decks, tb.decks))
-    if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END):
+    if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN):
         raise T.TableError("snapshot: bad phase %r" % (ph,))
     seen = bytearray(tb.ncards)
     played = 0
@@ -106,6 +116,19 @@ def restore(tb, snap):
                 if c < 0 or c >= tb.ncards or seen[c]:
                     raise T.TableError("snapshot: card %r played twice" % (c,))
                 seen[c] = 1
+    hands = [[], [], [], []]
+    scan_done = 0
+    if scan is not None:
+        if not isinstance(scan, list) or len(scan) != 6:
+            raise T.TableError("snapshot: bad hand-scan field %r" % (scan,))
+        scan_done = scan[1]
+        held = bytearray(tb.ncards)
+        for s in range(4):
+            for c in scan[2 + s]:
+                if c < 0 or c >= tb.ncards or held[c] or (seen[c] and ph != T.SCAN):
+                    raise T.TableError("snapshot: card %r held twice or held and played" % (c,))
+                held[c] = 1
+            hands[s] = list(scan[2 + s])
     if ph >= T.PLAY and trump < 0:
         raise T.TableError("snapshot: no trump in play")
     # all checks passed: swap in
@@ -131,6 +154,14 @@ def restore(tb, snap):
     tb.result = list(result) if result else None
     tb.seen[:] = seen
     tb.played = played
+    tb.hands = hands
+    tb.scan_done = scan_done
+    if scan is not None:
+        tb.hand_scan = bool(scan[0])
+    if ph == T.SCAN:
+        for h in hands:
+            for c in h:
+                tb.seen[c] = 2  # scanned (tablescan.SEEN_SCANNED)
     tb.plays = [None, None, None, None]
     tb.lead = None
     tb.throw_open = False

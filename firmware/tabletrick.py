@@ -1,4 +1,5 @@
-# The end of plays, tricks and hands in the table core (firmware/table.py):
+# Plays, tricks and the end of hands in the table core (firmware/table.py):
+# a lead or a follow committed,
 # a challenge of a throw (RULES.md sections 5 and 10), the trick's winner and
 # points, revokes proven by later plays, the end of the hand (kitty bonus,
 # audit of every hand, settlement). Functions of the Table object, kept in
@@ -10,6 +11,67 @@
 # every hand is known, so every follow and every unchallenged throw is checked.
 import events as E
 import table as T
+
+
+def commit_lead(tb, seat, now_ms):
+    pend = tb.pending[seat]
+    suit = tb.rules.suit_of(pend[0])
+    for c in pend:
+        if tb.rules.suit_of(c) != suit:
+            tb._refuse(seat, E.MIXED_LEAD, pend, now_ms)
+            del pend[:]
+            return
+    cards = list(pend)
+    del pend[:]
+    tb.lead = cards
+    tb.plays[seat] = cards
+    for c in cards:
+        tb.seen[c] = T.SEEN_PLAYED
+    tb.throw_open = tb.rules.is_throw(cards)
+    tb.forced = False
+    play_event(tb, seat, cards)
+    tb.turn = (seat + 1) & 3
+    tb._beep(E.SND_OK)
+    if tb.hand_scan:
+        # every hand is known: a failing throw is forced now, not challenged
+        scan = T._scan()
+        forced = scan.lead_forced(tb, seat, cards)
+        if forced is not None:
+            force(tb, forced, now_ms)
+        tb.throw_open = False
+        scan.remove(tb, seat, tb.lead)
+
+
+def play_event(tb, seat, cards):
+    ev = [E.PLAY, len(tb.tricks), seat]
+    for c in cards:
+        ev.append(c)
+    tb._emit(ev)
+
+
+def commit_follow(tb, seat, now_ms):
+    pend = tb.pending[seat]
+    cards = list(pend)
+    del pend[:]
+    if tb.hand_scan:
+        why = tb.rules.check_follow(tb.lead, tb.hands[seat], cards)
+        if why:
+            tb._refuse(seat, E.REVOKE_FOLLOW, cards, now_ms)
+            return
+        T._scan().remove(tb, seat, cards)
+    tb.plays[seat] = cards
+    for c in cards:
+        tb.seen[c] = T.SEEN_PLAYED
+    tb.throw_open = False
+    if tb.challenger >= 0:
+        del tb.pending[tb.challenger][:]
+        tb.challenger = -1
+    play_event(tb, seat, cards)
+    check_revokes(tb, seat, cards, now_ms)
+    tb.turn = (seat + 1) & 3
+    tb._beep(E.SND_OK)
+    if tb.turn == tb.leader:
+        end_trick(tb, now_ms)
 
 
 def challenge(tb, seat, now_ms):
@@ -33,6 +95,12 @@ def challenge(tb, seat, now_ms):
         tb._beep(E.SND_ERROR)
         tb._say("S%d %s" % (seat, E.REASONS[E.CHALLENGE_FAILED]), now_ms)
         return
+    force(tb, forced, now_ms)
+
+
+def force(tb, forced, now_ms):
+    """A failed throw: `forced` stands as the lead (RULES.md section 5)."""
+    trick_no = len(tb.tricks)
     # the rest of the throw goes back to the leader's hand
     for c in tb.lead:
         tb.seen[c] = 0
