@@ -72,39 +72,41 @@ class Ladders(EngineBase):
         # type: (int, int, int, int) -> int
         """Reason code when a play reached rung `got` of a led unit's ladder
         where the holding reached rung `need`: what the needed rung's pattern
-        has that the play's lacks (a Titanic, triples, a tractor; else pairs)."""
+        has more of than the play's (triples in a Titanic, triples, pairs in
+        a tractor; else pairs)."""
         if self.same_shape_only or m >= 4:
             return R_SAME_SHAPE
         fn = self._rung_feat(m, k, need)
         fg = self._rung_feat(m, k, got)
-        if (fn >> 8) and not (fg >> 8):
+        if (fn >> 10) > (fg >> 10):
             return R_TITANIC
-        if ((fn >> 1) & 127) > ((fg >> 1) & 127):
+        if ((fn >> 5) & 31) > ((fg >> 5) & 31):
             return R_TRIPLES
-        if (fn & 1) and not (fg & 1):
+        if (fn & 31) > (fg & 31):
             return R_TRACTOR
         return R_PAIRS
 
     def _rung_feat(self, m, k, r):
         # type: (int, int, int) -> int
-        """Features of the (first pattern of) rung r of the ladder of (m, k):
-        Titanic << 8 | triples << 1 | tractor; 0 past the last rung."""
+        """What the (first pattern of) rung r of the ladder of (m, k) holds:
+        triples in Titanics << 10 | triples << 5 | pairs in tractors; 0 past
+        the last rung."""
         if m == 3:
             if k == 1:
-                return 2 if r == 0 else 0
+                return 32 if r == 0 else 0
             if r == 0:
-                return 256 | (k << 1)
+                return (k << 10) | (k << 5)
             if r == 1:
-                return k << 1
+                return k << 5
             if r == 2:
-                return 1
+                return k
             n = 3
             for j in range(k - 1, -1, -1):
                 for i in range(k - j, -1, -1):
                     if j == 0 and i == 0:
                         continue
                     if n == r:
-                        return j << 1
+                        return j << 5
                     n += 1
             return 0
         if k == 1:
@@ -115,7 +117,7 @@ class Ladders(EngineBase):
             q = k
             while q >= t and q > 0:
                 if n == r:
-                    return 1 if t else 0
+                    return t
                 n += 1
                 q -= 1
             t = t - 1 if t > 2 else (0 if t == 2 else -1)

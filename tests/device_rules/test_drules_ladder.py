@@ -54,3 +54,16 @@ def test_quads_follow_same_shape():
     assert follow(e, lead, "9S 9S 9S 9S 3S 4S", "9S 9S 9S 3S") == D.R_SAME_SHAPE
     assert follow(e, lead, "9S 9S 9S 9S 3S 4S", "9S 9S 9S 9S") == D.OK
     assert follow(e, lead, "9S 9S 9S 8S 3S 4S", "9S 8S 3S 4S") == D.OK
+
+
+def test_throw_with_a_triple_and_a_tractor():
+    # led: triple 9 + tractor JJ QQ KK; the triple takes a pair (the way best
+    # for the tractor), the tractor of three must then be played whole
+    e = engine("2", "H", decks=3)
+    lead = "9S 9S 9S JS JS QS QS KS KS"
+    h = "3S 3S 4S 4S 6S 6S 7S 7S 8S 8S 5S 2D"
+    assert follow(e, lead, h, "3S 3S 6S 6S 7S 7S 8S 8S 4S") == D.OK
+    # a tractor of two where three were held: still a tractor short
+    assert follow(e, lead, h, "3S 3S 7S 7S 8S 8S 4S 5S 6S") == D.R_TRACTOR
+    # no tractor at all
+    assert follow(e, lead, h, "3S 3S 6S 6S 8S 8S 4S 5S 7S") == D.R_TRACTOR
