@@ -108,11 +108,15 @@ class ButtonDecoder:
 class App:
     """The table core, the link and the display, driven by a board."""
 
-    def __init__(self, board, rules, decks=2, throw_penalty=0, ring=64):
+    def __init__(self, board, rules, decks=2, throw_penalty=0, ring=64, hand_scan=False):
         self.board = board
         now = board.ticks_ms()
         self.table = T.Table(
-            rules, decks=decks, throw_penalty=throw_penalty, chain_hash=ttlink.chain_hash
+            rules,
+            decks=decks,
+            throw_penalty=throw_penalty,
+            chain_hash=ttlink.chain_hash,
+            hand_scan=hand_scan,
         )
         self.link = ttlink.DeviceLink(
             now, board.rand() & 0x3FFFFFFF, board.rand, FIRMWARE_VERSION, RULES_ID, ring=ring

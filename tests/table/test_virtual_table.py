@@ -76,6 +76,23 @@ def test_failed_throws_are_challenged_and_forced_as_the_engine_says(compiled: Pa
     assert sum(1 for x in lines if "must lead" in x) == game.challenges
 
 
+def test_hand_scan_mode_end_to_end(compiled: Path) -> None:
+    # every seat scans its hand after the draw; the table then refuses what
+    # the full engine refuses and forces failing throws at once, unchallenged
+    lines: list[str] = []
+    vt = VirtualTable(1, workdir=compiled / "scan", hand_scan=True)
+    (compiled / "scan").mkdir(exist_ok=True)
+    if not (compiled / "scan" / "firmware").exists():
+        (compiled / "scan" / "firmware").symlink_to(compiled / "firmware")
+    with vt:
+        game = BotGame(vt, Rules(decks=1), seed=2, strength=0, say=lines.append)
+        game.play(1)
+    assert game.disagreements == []
+    assert "  every hand scanned" in lines
+    assert game.forced_at_once >= 2 and game.challenges == 0
+    assert 0 < vt.firmware_peak < 160 * 1024
+
+
 def test_a_hand_with_taps_given_as_card_ids_runs_in_160k(compiled: Path) -> None:
     # readers "direct": no scanner and no chip models, the heap capped at 160K
     with _table(compiled, "direct", 1, readers="direct") as vt:

@@ -42,6 +42,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="bot strength: 0 random (its failed throws get challenged), 1 basic, 2 good (default 1)",
     )
     parser.add_argument(
+        "--hand-scan",
+        action="store_true",
+        help="hand_scan mode: every seat scans its hand after the draw, every rule is checked at once",
+    )
+    parser.add_argument(
         "--readers",
         default="spi",
         choices=("spi", "direct"),
@@ -75,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
     micropython_binary()
     rules = Rules(decks=args.decks)
     t0 = time.monotonic()
-    vt = VirtualTable(args.decks, heapsize=args.heapsize, readers=args.readers)
+    vt = VirtualTable(
+        args.decks, heapsize=args.heapsize, readers=args.readers, hand_scan=args.hand_scan
+    )
     # the host's side of the architecture: every event re-judged by the full engine
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
@@ -104,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if game.challenges:
         print(f"{game.challenges} throw(s) challenged at the table and forced")
+    if game.forced_at_once:
+        print(f"{game.forced_at_once} throw(s) forced at once (hand scan)")
     print(f"verifier (full engine replaying the link's events): {verifier.summary()}")
     for d in verifier.disagreements[:10]:
         print("  " + d.show())

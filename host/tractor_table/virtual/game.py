@@ -64,6 +64,7 @@ class BotGame:
         self.findings: list[str] = []
         self.hand: Hand | None = None
         self.challenges = 0
+        self.forced_at_once = 0
 
     # --- events ------------------------------------------------------------------
 
@@ -195,9 +196,20 @@ class BotGame:
         self.say("  " + describe(ev))
         return "play"
 
+    def _scan(self, hand: Hand) -> None:
+        """hand_scan mode: every seat scans its hand (the dealer's holds the kitty)."""
+        for seat in range(4):
+            held = hand.held(seat)
+            self._tap_all(seat, held)
+            ev = self._expect(EV.SCAN)
+            self._check(f"hand scanned at S{seat}", [ev[1], sorted(ev[2:])], [seat, sorted(held)])
+        self.say("  every hand scanned")
+
     def _bury(self, hand: Hand) -> None:
         dealer = hand.dealer
         assert dealer is not None
+        if self.table.hand_scan:
+            self._scan(hand)
         cards = self.bots[dealer].bury(hand)
         self._tap_all(dealer, cards)
         ev = self._expect(EV.KITTY)
@@ -218,7 +230,14 @@ class BotGame:
         hand.apply(Play(seat, tuple(cards)))
         last = hand.tricks[-1]
         if leading and last.attempt:
-            self._challenge(hand, seat, cards)
+            if self.table.hand_scan:
+                # the table knows every hand: it forces the throw by itself
+                ev = self._expect(EV.FORCED)
+                self._check("forced cards", sorted(ev[4:]), sorted(last.lead))
+                self.say("  " + describe(ev))
+                self.forced_at_once += 1
+            else:
+                self._challenge(hand, seat, cards)
         if not last.complete:
             return
         ev = self._expect(EV.TRICK)

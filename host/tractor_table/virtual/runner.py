@@ -89,11 +89,13 @@ class VirtualTable:
         workdir: Path | None = None,
         keep_state: bool = False,
         readers: str = "spi",
+        hand_scan: bool = False,
     ) -> None:
         if readers not in READERS:
             raise CommandError(f"readers must be one of {', '.join(READERS)}, not {readers!r}")
         self.decks = decks
         self.readers = readers
+        self.hand_scan = hand_scan
         if heapsize is None:
             heapsize = SIM_HEAP if readers == "spi" else mpy.DEFAULT_HEAP
         self.heapsize = heapsize
@@ -167,6 +169,7 @@ class VirtualTable:
                     str(self.decks),
                     self.readers,
                     str(cards),
+                    "1" if self.hand_scan else "0",
                 ],
                 stdin=self._master,
                 stdout=self._master,

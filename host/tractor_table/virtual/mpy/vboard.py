@@ -269,7 +269,7 @@ class VirtualBoard:
 
 
 def main(argv):
-    # micropython vboard.py CTL_IN CTL_OUT STORE DECKS READERS(spi|direct) [CARDS]
+    # micropython vboard.py CTL_IN CTL_OUT STORE DECKS READERS(spi|direct) CARDS HAND_SCAN(0|1)
     import gc
 
     import main as firmware_main
@@ -280,7 +280,8 @@ def main(argv):
     # what the simulated chips and bus take (not firmware): reported apart
     sim = readers.sim_bytes if readers is not None else 0
     board = VirtualBoard(ctl_in, ctl_out, store, decks, readers)
-    app = firmware_main.App(board, tablerules.TableRules(decks), decks=decks)
+    scan = len(argv) > 7 and argv[7] == "1"
+    app = firmware_main.App(board, tablerules.TableRules(decks), decks=decks, hand_scan=scan)
     gc.collect()
     board._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if app.restored else 0, sim))
     peak = 0
