@@ -277,17 +277,18 @@ def test_deckcheck_scan_finds_unknown_and_missing(tmp_path: Path) -> None:
             import time
 
             heard.wait(2)  # the opening line
-            for c in order:
+            for k, c in enumerate(order):
                 heard.clear()
                 sim.place(Tag(uid_for(c)) if c != 20 else stranger)
-                heard.wait(0.3)  # held until the check has read it (a repeat says nothing)
+                # held until the check has read it (a repeat says nothing: short wait)
+                heard.wait(0.3 if k == len(order) - 1 else 3)
                 sim.clear()
                 time.sleep(0.03)
 
         th = threading.Thread(target=operator)
         th.start()
         try:
-            rep = check_scan(cs, reader, idle=0.6, say=say)
+            rep = check_scan(cs, reader, idle=1.0, say=say)
         finally:
             th.join()
             reader.close()
@@ -304,12 +305,21 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "tractor_table.cli", *args]
 
 
+def _default_sigint() -> None:
+    # A test run started in the background has SIGINT ignored, and children
+    # inherit that; the command must see Ctrl-C as a person would send it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _operate(proc: subprocess.Popen[str], sim: PtyPN532, tags: dict[int, Tag], stop_after: int | None) -> list[str]:
     lines = []
     assert proc.stdout is not None
+    stopped = False
     for line in proc.stdout:
         line = line.rstrip("\n")
         lines.append(line)
+        if stopped:
+            continue
         m = re.match(r"\[(\d+)/\d+\] tap (\S+) \(deck (\d)\)", line)
         if m:
             from shengji.cards import parse_face
@@ -320,6 +330,7 @@ def _operate(proc: subprocess.Popen[str], sim: PtyPN532, tags: dict[int, Tag], s
             done = int(re.search(r"\((\d+)/", line).group(1))  # type: ignore[union-attr]
             if stop_after is not None and done == stop_after:
                 proc.send_signal(signal.SIGINT)
+                stopped = True
     return lines
 
 
@@ -331,7 +342,7 @@ def test_enroll_command_interrupted_and_resumed_then_exported(tmp_path: Path) ->
         tags = {c: Tag(uid_for(c)) for c in range(54)}
         first = subprocess.Popen(
             _cli("enroll", "--reader", sim.port, "--set", str(path), "--name", "Blue", "--decks", "1"),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_default_sigint,
         )
         lines = _operate(first, sim, tags, stop_after=10)
         assert first.wait(timeout=30) == 130
@@ -421,13 +432,13 @@ def test_rebuild_a_lost_set_from_tag_codes(tmp_path: Path) -> None:
             for t in [*tags, other]:
                 heard.clear()
                 sim.place(t)
-                heard.wait(0.5)
+                heard.wait(3)
                 sim.clear()
 
         th = threading.Thread(target=operator)
         th.start()
         try:
-            cs = rebuild(reader, "Red backs", 1, path, idle=0.6, say=say)
+            cs = rebuild(reader, "Red backs", 1, path, idle=1.0, say=say)
         finally:
             th.join()
             reader.close()
