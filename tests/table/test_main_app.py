@@ -251,3 +251,16 @@ def test_a_failing_step_is_reported_and_the_loop_goes_on():
     assert app.step_safe(1005) is True
     assert b.shown[-1][7] == "err: ValueError"
     assert app.table.pending[1] == [13]
+
+
+def test_read_config_takes_key_value_lines():
+    path = "/tmp/tt_cfg_" + str(id(Port)) + ".cfg"
+    f = open(path, "w")
+    f.write("# written by deploy\nfirmware=0.1.0\ndecks=2\nhand_scan = 1\nnonsense\n\nthrow_penalty=10\n")
+    f.close()
+    cfg = M.read_config(path)
+    assert cfg == {"firmware": "0.1.0", "decks": "2", "hand_scan": "1", "throw_penalty": "10"}
+    import os
+
+    os.remove(path)
+    assert M.read_config(path) == {}
