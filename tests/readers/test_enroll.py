@@ -451,3 +451,12 @@ def test_rebuild_a_lost_set_from_tag_codes(tmp_path: Path) -> None:
     assert "1 card(s) not found: QS/1" in text
     with pytest.raises(CardSetError, match="never overwritten"):
         rebuild(reader, "Red backs", 1, path, idle=0.1, say=say)
+
+
+def test_reader_that_does_not_answer_is_one_clear_error() -> None:
+    from tractor_table.pn532sim.chip import FAULT_SILENT
+
+    with PtyPN532() as sim:
+        sim.inject(FAULT_SILENT)
+        with pytest.raises(CommandError, match=f"no PN532 answered on {re.escape(sim.port)}.*TX/RX"):
+            AdafruitUartReader(sim.port)
