@@ -1,6 +1,9 @@
 # The reader benchmark's MicroPython side (also runs under CPython).
 #
-#   micropython readers_mp.py BAUD CARDS TICKS
+#   micropython readers_mp.py BAUD CARDS TICKS [irq]
+#
+# ("irq": the drivers read each reader's P70_IRQ line instead of polling the
+# SPI status byte)
 #
 # (with firmware/, host/tractor_table/pn532sim/ and bench/ on MICROPYPATH)
 #
@@ -149,12 +152,44 @@ def now_us():
     return time.ticks_us() if hasattr(time, "ticks_us") else int(time.perf_counter() * 1e6)
 
 
-def wait_iteration_us(baud):
+class RecordingIrq:
+    # The chip's IRQ line, every level read recorded.
+    def __init__(self, c, log):
+        self.pin = chip.SimIrqPin(c)
+        self.log = log
+
+    def value(self, v=None):
+        level = self.pin.value()
+        self.log.append(level)
+        return level
+
+
+class ReplayIrq:
+    # Hands back the recorded IRQ levels (shared log, in order of reading).
+    def __init__(self, log, cursor):
+        self.log = log
+        self.cursor = cursor
+
+    def value(self, v=None):
+        CALLS[0] += 1
+        k = self.cursor[0]
+        self.cursor[0] = k + 1
+        return self.log[k]
+
+
+class HighPin(Pin):
+    # An IRQ line that never goes low (chip busy).
+    def value(self, v=None):
+        CALLS[0] += 1
+        return 1
+
+
+def wait_iteration_us(baud, irq):
     # Unix cost of one turn of the driver's status-polling loop (chip busy),
     # and the stand-in calls it makes.
     clock = CountingClock(0)
     bus = BusyBus(clock, baud)
-    d = pn532.PN532(bus, Pin(), Pin(), clock=clock)
+    d = pn532.PN532(bus, Pin(), Pin(), clock=clock, irq=HighPin() if irq else None)
     turn = d.poll_us + 2 * bus.byte_us
     n = 20000
     c0 = CALLS[0]
@@ -178,7 +213,7 @@ def stand_in_call_us():
     return (now_us() - start) / (3 * n)
 
 
-def build(baud, cards, bus_class=chip.SimSpiBus):
+def build(baud, cards, bus_class=chip.SimSpiBus, irq_log=None):
     clock = chip.SimClock(1000000)
     bus = bus_class(clock, baud)
     drivers = []
@@ -187,7 +222,8 @@ def build(baud, cards, bus_class=chip.SimSpiBus):
         c = chip.Chip(clock)
         cs, rst = bus.attach(c)
         chips.append(c)
-        drivers.append(pn532.PN532(bus, cs, rst, clock=clock))
+        irq = RecordingIrq(c, irq_log) if irq_log is not None else None
+        drivers.append(pn532.PN532(bus, cs, rst, clock=clock, irq=irq))
     for s in range(cards):
         chips[s].place(chip.Tag(uid7(s)))
     return clock, bus, drivers, scanner.Scanner(drivers, cmap())
@@ -214,7 +250,9 @@ def main(argv):
     stones = [pystone_mp.pystones(20000)]
     warm = 40
     # 1. simulated run, recorded
-    clock, bus, drivers, sc = build(baud, cards, RecordingBus)
+    irq = len(argv) > 4 and argv[4] == "irq"
+    irq_log = bytearray() if irq else None
+    clock, bus, drivers, sc = build(baud, cards, RecordingBus, irq_log)
     readies = [0]
     count_ready(drivers, readies, 0, clock)
     drive(sc, clock, warm)
@@ -229,7 +267,11 @@ def main(argv):
     for _ in range(5):
         rclock = CountingClock(1000000)
         rbus = ReplayBus(rclock, baud, bus.miso)
-        rdrivers = [pn532.PN532(rbus, Pin(), Pin(), clock=rclock) for _ in range(4)]
+        cursor = [0]
+        rdrivers = [
+            pn532.PN532(rbus, Pin(), Pin(), clock=rclock, irq=ReplayIrq(irq_log, cursor) if irq else None)
+            for _ in range(4)
+        ]
         rsc = scanner.Scanner(rdrivers, cmap())
         drive(rsc, rclock, warm)
         q0 = rsc.polls
@@ -245,7 +287,7 @@ def main(argv):
     turns = []
     units = []
     for _ in range(5):
-        turns.append(wait_iteration_us(baud))
+        turns.append(wait_iteration_us(baud, irq))
         units.append(stand_in_call_us())
     turns.sort()
     units.sort()
@@ -261,7 +303,7 @@ def main(argv):
     unix_pystones = (stones[0] + stones[1]) / 2
     scale = unix_pystones / RP2040_PYSTONES
     if True:
-        dclock, dbus, ddrivers, dsc = build(baud, cards)
+        dclock, dbus, ddrivers, dsc = build(baud, cards, chip.SimSpiBus, bytearray() if irq else None)
         dev_turn = int(fw_turn * scale + turn_calls * C_CALL_US)
         dev_other = int(fw_other * scale + other_calls * C_CALL_US)
         count_ready(ddrivers, [0], dev_turn, dclock)
@@ -273,6 +315,7 @@ def main(argv):
         json.dumps(
             {
                 "baud": baud,
+                "irq": irq,
                 "cards": cards,
                 "polls": polls,
                 "cycle_ms": sim_us / 1000 / (polls / 4),

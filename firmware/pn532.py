@@ -121,6 +121,8 @@ class PN532:
     :param cs: this reader's chip-select pin, an output (idle high)
     :param rst: its RSTPD_N pin, an output (high = running), or None
     :param clock: ``ticks_us``/``ticks_diff``/``sleep_us`` provider (default: ``time``)
+    :param irq: its P70_IRQ pin, an input, or None: when given, readiness is
+        read from the pin (low = ready) instead of an SPI status transaction
     :param poll_us: pause between two status polls while waiting
     :param ack_timeout_us: how long to wait for the ACK of a command
     :param timeout_us: how long to wait for a configuration command's answer
@@ -134,6 +136,7 @@ class PN532:
         cs,
         rst=None,
         clock=None,
+        irq=None,
         poll_us=500,
         ack_timeout_us=5000,
         timeout_us=10000,
@@ -143,6 +146,7 @@ class PN532:
         self._spi = spi
         self._cs = cs
         self._rst = rst
+        self._irq = irq
         self._clock = clock if clock is not None else _TimeClock()
         self.poll_us = poll_us
         self.ack_timeout_us = ack_timeout_us
@@ -161,7 +165,8 @@ class PN532:
         self._long = bytearray(_POLL_READ)
         self._page = bytearray(_PAGE_READ)
         self._w_version = _wire_frame(b"\xd4\x02")
-        self._w_sam = _wire_frame(b"\xd4\x14\x01\x14\x00")  # normal mode, no IRQ
+        # SAMConfiguration: normal mode, (timeout, unused), IRQ line driven or not
+        self._w_sam = _wire_frame(b"\xd4\x14\x01\x14\x01" if irq is not None else b"\xd4\x14\x01\x14\x00")
         self._w_field_off = _wire_frame(b"\xd4\x32\x01\x00")
         self._w_poll1 = _wire_frame(b"\xd4\x4a\x01\x00")  # 1 target, 106 kbps type A
         self._w_poll2 = _wire_frame(b"\xd4\x4a\x02\x00")  # up to 2 targets
@@ -227,6 +232,9 @@ class PN532:
 
     @micropython.native
     def _ready(self):
+        irq = self._irq
+        if irq is not None:
+            return irq.value() == 0  # P70_IRQ low: a frame is ready
         cs = self._cs
         cs.value(0)
         self._spi.write(self._op_status)

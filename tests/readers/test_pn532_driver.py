@@ -158,3 +158,22 @@ def test_learned_waits_keep_status_polls_few():
     # a change of pace (a card now, so a longer answer) is still waited for
     c.place(chip.Tag(uid7(9)))
     assert drv.poll() == 1
+
+
+def test_irq_pin_replaces_status_polls():
+    clock, bus, chips, css, rsts = rig(1)
+    c = chips[0]
+    irq = chip.SimIrqPin(c)
+    drv = pn532.PN532(bus, css[0], rsts[0], clock=clock, irq=irq)
+    assert drv.setup() == pn532.OK
+    assert c.irq_enabled  # SAMConfiguration asked the chip to drive P70_IRQ
+    c.place(chip.Tag(uid7(4)))
+    b0 = bus.bytes
+    r0 = irq.reads
+    assert drv.poll() == 1 and bytes(drv.uid[:7]) == uid7(4)
+    assert drv.field_off() == pn532.OK
+    assert irq.reads - r0 >= 4  # every wait read the pin ...
+    # ... and the SPI carried only commands, ACKs and answers: no status bytes
+    assert bus.bytes - b0 == 12 + 7 + len(drv._long) + 1 + 12 + 7 + len(drv._short) + 1
+    c.inject(chip.FAULT_SILENT)
+    assert drv.poll() == pn532.ERR_NO_ACK

@@ -285,6 +285,7 @@ class Chip:
         self.asleep = True  # HSU: waits for a 0x55 wake-up byte
         self.rf_on = False
         self.max_retries = 0xFF
+        self.irq_enabled = False  # SAMConfiguration's IRQ byte: drive P70_IRQ
         self.listed = []
         self.queue = []  # type: list[list[Any]]  # [ready_us, frame bytes, is_response]
         self.last_response = b""
@@ -352,6 +353,12 @@ class Chip:
             return False
         return bool(self.queue) and self.queue[0][0] <= self.now()
 
+    def irq(self) -> int:
+        """Level of the P70_IRQ line: low while a frame is ready (when enabled)."""
+        if self.irq_enabled and self.ready():
+            return 0
+        return 1
+
     def head(self) -> bytes:
         return bytes(self.queue[0][1]) if self.queue else b""
 
@@ -418,6 +425,7 @@ class Chip:
         if cmd == CMD_SAM_CONFIGURATION:
             if len(p) < 1 or not 1 <= p[0] <= 4:
                 return (self.CMD_US, None)
+            self.irq_enabled = len(p) >= 3 and p[2] == 0x01
             self.lowvbat = False
             self.asleep = False
             return (self.CMD_US, b"")
@@ -679,6 +687,21 @@ class SimPin:
 
     def off(self) -> None:
         self.value(0)
+
+
+class SimIrqPin:
+    """A machine.Pin-like input that reads a chip's IRQ line."""
+
+    def __init__(self, chip: Chip) -> None:
+        self.chip = chip
+        self.reads = 0
+
+    def value(self, v: "int | None" = None) -> int:
+        self.reads += 1
+        return self.chip.irq()
+
+    def __call__(self, v: "int | None" = None) -> int:
+        return self.value(v)
 
 
 class SimSpiBus:
