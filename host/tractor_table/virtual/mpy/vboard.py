@@ -79,6 +79,9 @@ class SimReaders:
         # takes the same tag again only after away_ms (a card resting counts once)
         self.last = [-9, -9, -9, -9]
         self.lifted = [0, 0, 0, 0]
+        # when each card was last read, at any seat: a card moves to another
+        # seat no faster than a hand can carry it (else it reads as crosstalk)
+        self.card_at = [-(1 << 20)] * (54 * self.cards.decks)
         self.taps_done = 0
 
     def _due(self, s):
@@ -93,6 +96,12 @@ class SimReaders:
             gap = sc.away_ms + 50
         if self.lifted[s] + gap > due:
             due = self.lifted[s] + gap
+        if self.waiting[s]:
+            c = self.waiting[s][0]
+            if 0 <= c < len(self.card_at):
+                moved = self.card_at[c] + sc.crosstalk_ms + 50
+                if moved > due:
+                    due = moved
         return due
 
     def _place(self, now):
@@ -154,6 +163,8 @@ class SimReaders:
                 now = clk.ticks_ms()
                 if k == S.EV_CARD:
                     out.append((s, sc.card))
+                    if 0 <= sc.card < len(self.card_at):
+                        self.card_at[sc.card] = now
                     self._lift(s, now, 0, sc.card)
                 elif k == S.EV_UNKNOWN:
                     out.append((s, -1))
@@ -199,7 +210,10 @@ class VirtualBoard:
         return self._run
 
     def _control(self):
-        while self._poll.poll(0):
+        # at most a few commands taken in at a time: the rest waits in the FIFO
+        # (the operating system's buffer), not in this heap, which the
+        # firmware shares
+        while len(self._fifo) < 4 and self._poll.poll(0):
             line = self._in.readline()
             if not line:
                 self._run = False  # the host closed the control FIFO
