@@ -15,12 +15,13 @@
 #   the public attributes below, which display.py renders.
 #
 # Phases: DEAL (cards are drawn; taps are bids, OK with no bid pending ends the
-# draw) -> KITTY (the dealer taps the cards buried) -> PLAY (tricks) ->
-# HAND_END (settled; OK starts the next hand) ... -> MATCH_END.
+# draw) -> [SCAN, hand_scan mode: every seat taps its hand] -> KITTY (the
+# dealer taps the cards buried) -> PLAY (tricks) -> HAND_END (settled; OK
+# starts the next hand) ... -> MATCH_END.
 #
 # The rules are not here. The table asks a rules object with this narrow
 # interface (RULES.md sections in brackets); firmware/tablerules.py adapts the
-# device rules engine (helper C's firmware/drules*.py) to it:
+# device rules engine (firmware/drules*.py) to it:
 #   begin_hand(level, trump)                 level 0..12 (2..A), trump 0-3 S H D C, 4 NT
 #   suit_of(card) -> 0-3 or 4 (trump)        effective suit [2]
 #   is_throw(cards) -> bool                  more than one unit [4, 5]
@@ -37,6 +38,7 @@
 # cards seen twice, out of turn, mixed-suit leads at once; a follow that a
 # later play proves illegal when that play is made (REVOKE); throws stand
 # unless challenged; the whole hand is audited at its end (AUDIT events).
+# With hand scans (tablescan.py) every rule is checked at the play itself.
 try:
     from micropython import const
 except ImportError:
@@ -199,7 +201,7 @@ class Table:
 
     def _say(self, text, now_ms):
         self.message = text
-        self.message_until = now_ms + MESSAGE_MS
+        self.message_until = (now_ms + MESSAGE_MS) & 0x3FFFFFFF
 
     def _refuse(self, seat, reason, cards, now_ms):
         trick_no = len(self.tricks)
@@ -223,7 +225,8 @@ class Table:
         return len(self.tricks)
 
     def tick(self, now_ms):
-        if self.message and now_ms - self.message_until >= 0:
+        # MicroPython's ticks_ms wraps at 2**30: compare as time.ticks_diff does
+        if self.message and ((now_ms - self.message_until + 0x20000000) & 0x3FFFFFFF) >= 0x20000000:
             self.message = ""
 
     # --- inputs --------------------------------------------------------------

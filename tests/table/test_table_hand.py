@@ -176,6 +176,14 @@ def test_commands_and_message_expiry():
     assert t.message
     t.tick(1000 + T.MESSAGE_MS)
     assert t.message == ""
+    # across the wrap of MicroPython's millisecond ticks (2**30)
+    near = (1 << 30) - 1000
+    t.tap(2, 7, near)
+    t.button(2, E.BTN_OK, near)
+    t.tick((near + 500) & 0x3FFFFFFF)
+    assert t.message
+    t.tick((near + T.MESSAGE_MS) & 0x3FFFFFFF)
+    assert t.message == ""
     try:
         t.command([T.CMD_NEXT_HAND])
     except T.TableError:
