@@ -41,7 +41,10 @@ READERS = ("spi", "direct")
 #: With simulated PN532s the chip models live in the firmware's heap too: the
 #: firmware's 160K plus 32K for them (they take about 22K; measured and
 #: reported apart as ``sim_bytes``, and ``firmware_peak`` excludes them).
+#: Three and four decks need more for the firmware itself (longer hands; with
+#: four decks its live peak is about 162K on this 64-bit port): 224K and 256K.
 SIM_HEAP = "192K"
+SIM_HEAP_BY_DECKS = {1: "192K", 2: "192K", 3: "224K", 4: "256K"}
 
 
 def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
@@ -97,7 +100,9 @@ class VirtualTable:
         self.readers = readers
         self.hand_scan = hand_scan
         if heapsize is None:
-            heapsize = SIM_HEAP if readers == "spi" else mpy.DEFAULT_HEAP
+            heapsize = (
+                SIM_HEAP_BY_DECKS.get(decks, SIM_HEAP) if readers == "spi" else mpy.DEFAULT_HEAP
+            )
         self.heapsize = heapsize
         self._own_dir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="tt-virtual-")) if workdir is None else workdir
