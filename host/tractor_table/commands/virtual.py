@@ -56,7 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--heapsize",
         default=None,
-        help="MicroPython heap (default 160K; 192K with --readers spi, "
+        help="MicroPython heap (default 160K; with --readers spi 192K, 224K or 256K by decks, "
         "as the simulated chips live in it too)",
     )
     parser.add_argument(
