@@ -134,6 +134,37 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
     assert len(game.hand.tricks) > tricks_before
 
 
+def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path) -> None:
+    vt = _table(compiled, "midcut", 1, keep=True).start()
+    try:
+        game = BotGame(vt, Rules(decks=1), seed=6, strength=1, say=lambda _: None)
+        assert game.start_hand(vt.next_event()) == "play"
+        for _ in range(3):
+            assert not game.play_trick()
+        game.play_one()  # the lead of trick 4 ...
+        game.play_one()  # ... and one follow, then the power goes
+        time.sleep(0.2)
+        vt.kill()
+    finally:
+        vt.close()
+    assert game.hand is not None
+    vt2 = _table(compiled, "midcut", 1, keep=True).start()
+    try:
+        assert vt2.restored
+        # the table is back at the start of trick 4; the host takes its two plays back
+        assert game.rewind_to_trick_start() == 2
+        leader = game.hand.next_seat()
+        assert vt2.wait(lambda: vt2.lines[2] == f"trick4 S{leader} plays", 5)
+        game.table = vt2
+        while not game.play_trick():
+            pass
+        game.finish_hand()
+    finally:
+        vt2.close()
+    assert game.disagreements == []
+    assert len(game.hand.tricks) == 12
+
+
 def test_refusals_reach_the_host(compiled: Path) -> None:
     with _table(compiled, "refuse", 1) as vt:
         assert vt.next_event()[0] == EV.HAND_START

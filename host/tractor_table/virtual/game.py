@@ -161,6 +161,23 @@ class BotGame:
             if hand.tricks[-1].complete:
                 return hand.phase != Phase.PLAY
 
+    def play_one(self) -> None:
+        """One play (a lead or a follow) of the seat whose turn it is."""
+        assert self.hand is not None
+        self._play_one(self.hand)
+
+    def rewind_to_trick_start(self) -> int:
+        """After a power cut the table resumes from its last snapshot, taken
+        at the last trick boundary: take the trick in progress back from the
+        host's copy too (its cards are tapped again). Returns the plays undone."""
+        hand = self.hand
+        assert hand is not None
+        n = 0
+        while hand.tricks and not hand.tricks[-1].complete:
+            hand.undo()
+            n += 1
+        return n
+
     def finish_hand(self) -> None:
         assert self.hand is not None
         self._end(self.hand)
