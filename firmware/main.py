@@ -378,45 +378,37 @@ class PicoBoard:
             self._tone_until = self._time.ticks_add(self._time.ticks_ms(), ms)
 
 
-def read_config(path):
-    """The key=value lines of table.cfg (written by `tractor-table deploy`), as
-    a dict of strings; {} when there is no file. Lines starting with # and
-    lines without '=' are skipped."""
-    out = {}
-    try:
-        f = open(path)
-    except OSError:
-        return out
-    try:
-        for line in f:
-            line = line.strip()
-            if not line or line[0] == "#" or "=" not in line:
-                continue
-            k, v = line.split("=", 1)
-            out[k.strip()] = v.strip()
-    finally:
-        f.close()
-    return out
+def configured_app(board, cfg_path):
+    """The App playing by the rules in table.cfg (tableconfig.py); each problem
+    found there is printed (the USB serial) and the first one displayed."""
+    import tableconfig
+    import tablerules
+
+    opts = tableconfig.Options(tableconfig.read(cfg_path))
+    # read once at start: its code need not stay in the heap
+    del sys.modules["tableconfig"]
+    tableconfig = None
+    gc.collect()
+    rules = tablerules.TableRules(board.decks, **opts.rules)
+    app = App(
+        board,
+        rules,
+        decks=board.decks,
+        throw_penalty=opts.throw_penalty,
+        hand_scan=opts.hand_scan,
+    )
+    for p in opts.problems:
+        print("table.cfg:", p)
+    problem = board.problem or (opts.problems[0] if opts.problems else "")
+    if problem:
+        app.table._say(problem, board.ticks_ms())
+    return app
 
 
 def main():
     import hwconfig as H
-    import tablerules
 
-    board = PicoBoard()
-    # optional table options in table.cfg: hand_scan=1, throw_penalty=N
-    cfg = read_config(H.CONFIG_FILE)
-    scan = cfg.get("hand_scan", "0") == "1"
-    try:
-        penalty = int(cfg.get("throw_penalty", "0"))
-    except ValueError:
-        penalty = 0
-        board.problem = board.problem or "table.cfg: bad throw_penalty"
-    rules = tablerules.TableRules(board.decks, throw_penalty=penalty)
-    app = App(board, rules, decks=board.decks, throw_penalty=penalty, hand_scan=scan)
-    if board.problem:
-        app.table._say(board.problem, board.ticks_ms())
-    app.run()
+    configured_app(PicoBoard(), H.CONFIG_FILE).run()
 
 
 if __name__ == "__main__":

@@ -188,12 +188,17 @@ def check_revokes(tb, seat, cards, now_ms):
     # Every card played now was held at every earlier trick of the hand, so
     # an earlier follow that is illegal even against the cards known now is
     # a proven revoke (RULES.md section 10). Only tricks whose lead suit
-    # the new cards touch can change their verdict.
+    # the new cards touch can change their verdict. The cards known at trick t
+    # are built once, walking back from the last trick (no list per trick).
     rules = tb.rules
     tricks = tb.tricks
     n = len(tricks)
-    for t in range(n):
+    known = list(cards)
+    found = None
+    for t in range(n - 1, -1, -1):
         tr = tricks[t]
+        play = tr[4 + seat]
+        known.extend(play)
         if tr[0] == seat:
             continue
         lead = tr[4 + tr[0]]
@@ -205,17 +210,19 @@ def check_revokes(tb, seat, cards, now_ms):
                 break
         if not touch or _revoked(tb, t, seat):
             continue
-        play = tr[4 + seat]
-        known = list(play)
-        for u in range(t + 1, n):
-            known.extend(tricks[u][4 + seat])
-        known.extend(cards)
         why = rules.check_follow(lead, known, play)
         if why:
-            tb.revoked.append([t, seat])
-            tb._emit([E.REVOKE, n, seat, t, why])
-            tb._beep(E.SND_ERROR)
-            tb._say("S%d revoke t%d" % (seat, t + 1), now_ms)
+            if found is None:
+                found = []
+            found.append((t, why))
+    if found is None:
+        return
+    for k in range(len(found) - 1, -1, -1):  # earliest trick first
+        t, why = found[k]
+        tb.revoked.append([t, seat])
+        tb._emit([E.REVOKE, n, seat, t, why])
+        tb._beep(E.SND_ERROR)
+        tb._say("S%d revoke t%d" % (seat, t + 1), now_ms)
 
 
 def _revoked(tb, t, seat):
@@ -227,23 +234,33 @@ def _revoked(tb, t, seat):
 
 def audit(tb):
     # Every hand is known now: seat s held at trick t what it played from t on.
+    # The hands are built once, walking back from the last trick; the
+    # findings are then reported in trick order.
     rules = tb.rules
     tricks = tb.tricks
     n = len(tricks)
-    for t in range(n):
+    hands = [[], [], [], []]
+    found = []
+    for t in range(n - 1, -1, -1):
         tr = tricks[t]
+        for s in range(4):
+            hands[s].extend(tr[4 + s])
         leader = tr[0]
         lead = tr[4 + leader]
-        hands = [[], [], [], []]
-        for u in range(t, n):
-            for s in range(4):
-                hands[s].extend(tricks[u][4 + s])
+        block = None
         if not tr[3] and rules.is_throw(lead):
             if rules.throw(leader, lead, hands) is not None:
-                tb._emit([E.AUDIT, t, leader, E.THROW_FAILED, 0])
+                block = [[E.AUDIT, t, leader, E.THROW_FAILED, 0]]
         for s in range(4):
             if s == leader:
                 continue
             why = rules.check_follow(lead, hands[s], tr[4 + s])
             if why:
-                tb._emit([E.AUDIT, t, s, E.REVOKE_FOLLOW, why])
+                if block is None:
+                    block = []
+                block.append([E.AUDIT, t, s, E.REVOKE_FOLLOW, why])
+        if block is not None:
+            found.append(block)
+    for k in range(len(found) - 1, -1, -1):
+        for ev in found[k]:
+            tb._emit(ev)

@@ -253,14 +253,51 @@ def test_a_failing_step_is_reported_and_the_loop_goes_on():
     assert app.table.pending[1] == [13]
 
 
-def test_read_config_takes_key_value_lines():
+def test_table_cfg_sets_the_rules():
+    import drules as D
+    import drules_hand as DH
+    import tableconfig as C
+
     path = "/tmp/tt_cfg_" + str(id(Port)) + ".cfg"
     f = open(path, "w")
-    f.write("# written by deploy\nfirmware=0.1.0\ndecks=2\nhand_scan = 1\nnonsense\n\nthrow_penalty=10\n")
+    f.write(
+        "# written by deploy\nfirmware=0.1.0\ndecks=2\nhand_scan = 1\nnonsense\n\n"
+        "throw_penalty=10\nlevel_table=tournament\nlevel_ladder=tournament\n"
+        "must_play=2,A\nkitty_multiplier=linear\nallow_self_override=0\n"
+        "revoke=forfeit\nfirst_dealer=sideways\n"
+    )
     f.close()
-    cfg = M.read_config(path)
-    assert cfg == {"firmware": "0.1.0", "decks": "2", "hand_scan": "1", "throw_penalty": "10"}
+    cfg = C.read(path)
+    assert cfg["hand_scan"] == "1" and cfg["firmware"] == "0.1.0" and "nonsense" not in cfg
+    o = C.Options(cfg)
+    assert o.hand_scan is True and o.throw_penalty == 10
+    assert o.rules["level_table"] == DH.LT_TOURNAMENT
+    assert o.rules["level_ladder"] == DH.LL_TOURNAMENT
+    assert o.rules["must_play"] == (1 << 0) | (1 << 12)
+    assert o.rules["kitty_multiplier"] == D.KM_LINEAR
+    assert o.rules["allow_self_override"] is False
+    # what the table cannot play, or cannot read, is reported, not guessed
+    assert len(o.problems) == 2
+    assert "first_dealer: unknown value sideways" in o.problems
+    assert [p for p in o.problems if p.startswith("revoke=forfeit")]
     import os
 
     os.remove(path)
-    assert M.read_config(path) == {}
+    assert C.read(path) == {}
+    assert C.Options({}).rules == {"throw_penalty": 0} and C.Options({}).problems == []
+
+
+def test_configured_app_plays_by_table_cfg():
+    path = "/tmp/tt_cfg2_" + str(id(Port)) + ".cfg"
+    f = open(path, "w")
+    f.write("hand_scan=1\nthrow_penalty=5\nlevel_table=qq\n")
+    f.close()
+    b = Board()
+    b.decks = 1
+    b.problem = ""
+    app = M.configured_app(b, path)
+    assert app.table.hand_scan is True and app.table.throw_penalty == 5
+    assert app.table.rules.engine.throw_penalty == 5 and app.table.rules.level_table == 2
+    import os
+
+    os.remove(path)

@@ -99,7 +99,7 @@ def test_audit_reports_revoke_and_unchallenged_failed_throw():
     assert audit == [[E.AUDIT, 0, 1, E.THROW_FAILED, 0], [E.AUDIT, 0, 2, E.REVOKE_FOLLOW, 5]]
     # the revoke was proven during play already, at trick 1 where seat 2 played QS
     assert log.find(E.REVOKE) == [[E.REVOKE, 1, 2, 0, 5]]
-    assert r.throw_calls[-1][2][3] == hands[3]
+    assert sorted(r.throw_calls[-1][2][3]) == sorted(hands[3])  # all seat 3 held
     assert kitty
 
 

@@ -29,7 +29,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--hands", type=int, default=1, help="hands to play with --bots (default 1)"
     )
     parser.add_argument(
-        "--decks", type=int, default=2, choices=(1, 2, 3, 4), help="decks (default 2)"
+        "--decks",
+        type=int,
+        default=None,
+        choices=(1, 2, 3, 4),
+        help="decks (default: the preset's, 2 for classic)",
+    )
+    parser.add_argument(
+        "--rules",
+        default="classic",
+        metavar="PRESET",
+        help="rules preset of RULES.md (classic, lianzhong, qq, tournament, onedeck, titanic, "
+        "xuwen); the table gets them in its table.cfg (default classic)",
     )
     parser.add_argument(
         "--seed", type=int, default=1, help="seed of the deal and the bots (default 1)"
@@ -78,17 +89,26 @@ def run(args: argparse.Namespace) -> int:
     if args.hands < 1:
         raise CommandError("--hands must be at least 1")
     micropython_binary()
-    rules = Rules(decks=args.decks)
+    from shengji import InvalidRulesError
+
+    try:
+        rules = Rules.preset(args.rules, **({"decks": args.decks} if args.decks else {}))
+    except InvalidRulesError as exc:
+        raise CommandError(f"--rules/--decks: {exc}") from None
     t0 = time.monotonic()
     vt = VirtualTable(
-        args.decks, heapsize=args.heapsize, readers=args.readers, hand_scan=args.hand_scan
+        rules.decks,
+        heapsize=args.heapsize,
+        readers=args.readers,
+        hand_scan=args.hand_scan,
+        rules=rules,
     )
     # the host's side of the architecture: every event re-judged by the full engine
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     how = "simulated PN532 readers on SPI" if args.readers == "spi" else "taps given as card ids"
     print(
-        f"virtual table: the firmware under MicroPython (heap {vt.heapsize}), {args.decks} deck(s), {how}"
+        f"virtual table: the firmware under MicroPython (heap {vt.heapsize}), {rules.decks} deck(s), rules {args.rules}, {how}"
     )
     with vt:
         port = vt.link.port if vt.link is not None else "?"

@@ -30,6 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from shengji import Rules
+
 from .. import firmware_build, mpy
 from ..errors import CommandError
 from ..link.serial_link import SerialLink
@@ -39,12 +41,13 @@ MPY_DIR = Path(__file__).resolve().parent / "mpy"
 CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
 READERS = ("spi", "direct")
 #: With simulated PN532s the chip models live in the firmware's heap too: the
-#: firmware's 160K plus 32K for them (they take about 22K; measured and
-#: reported apart as ``sim_bytes``, and ``firmware_peak`` excludes them).
-#: Three and four decks need more for the firmware itself (longer hands; with
-#: four decks its live peak is about 162K on this 64-bit port): 224K and 256K.
-SIM_HEAP = "192K"
-SIM_HEAP_BY_DECKS = {1: "192K", 2: "192K", 3: "224K", 4: "256K"}
+#: firmware's 160K plus 48K for them (they hold about 22K, and allocate while
+#: they answer; measured and reported apart as ``sim_bytes``, and
+#: ``firmware_peak`` excludes them). Three and four decks need more for the
+#: firmware itself (longer hands; with four decks its live peak is about 165K on
+#: this 64-bit port).
+SIM_HEAP = "208K"
+SIM_HEAP_BY_DECKS = {1: "208K", 2: "208K", 3: "240K", 4: "272K"}
 
 
 def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
@@ -66,6 +69,35 @@ def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
             raise CommandError(f"mpy-cross rejected {source.name}: {proc.stderr.strip()}")
         done.append(target)
     return done
+
+
+def table_config(rules: Rules, hand_scan: bool = False) -> str:
+    """table.cfg for `rules` (the keys of firmware/tableconfig.py), as deploy
+    would write it for a real table."""
+
+    def flag(x: bool) -> str:
+        return "1" if x else "0"
+
+    lines = [
+        "# table options (firmware/tableconfig.py), written by the virtual table",
+        f"decks={rules.decks}",
+        f"permanent_twos={flag(rules.permanent_twos)}",
+        f"same_shape_only={flag(rules.same_shape_only)}",
+        f"kitty_requires_trump={flag(rules.kitty_requires_trump)}",
+        f"allow_self_override={flag(rules.allow_self_override)}",
+        f"hand_scan={flag(hand_scan or rules.hand_scan)}",
+        f"throw_penalty={rules.throw_penalty}",
+        f"kitty_multiplier={rules.kitty_multiplier.value}",
+        f"level_table={rules.level_table.value}",
+        f"level_ladder={rules.level_ladder.value}",
+        f"first_dealer={rules.first_dealer.value}",
+        f"no_bid={rules.no_bid.value}",
+        f"partners={rules.partners.value}",
+        f"revoke={rules.revoke.value}",
+    ]
+    if rules.must_play:
+        lines.append("must_play=" + ",".join("23456789TJQKA"[int(r)] for r in rules.must_play))
+    return "\n".join(lines) + "\n"
 
 
 def uid_of(card: int) -> bytes:
@@ -93,12 +125,18 @@ class VirtualTable:
         keep_state: bool = False,
         readers: str = "spi",
         hand_scan: bool = False,
+        rules: Rules | None = None,
     ) -> None:
         if readers not in READERS:
             raise CommandError(f"readers must be one of {', '.join(READERS)}, not {readers!r}")
+        if rules is None:
+            rules = Rules(decks=decks)
+        if rules.decks != decks:
+            raise CommandError(f"the rules are for {rules.decks} deck(s), the table has {decks}")
         self.decks = decks
+        self.rules = rules
         self.readers = readers
-        self.hand_scan = hand_scan
+        self.hand_scan = hand_scan or rules.hand_scan
         if heapsize is None:
             heapsize = (
                 SIM_HEAP_BY_DECKS.get(decks, SIM_HEAP) if readers == "spi" else mpy.DEFAULT_HEAP
@@ -146,6 +184,8 @@ class VirtualTable:
         self.store.parent.mkdir(parents=True, exist_ok=True)
         cards = self.store.parent / "cards.bin"
         cards.write_bytes(virtual_card_map(self.decks))
+        config = self.store.parent / "table.cfg"
+        config.write_text(table_config(self.rules, self.hand_scan))
         if not self.keep_state:
             for p in (self.store, self.store.with_name(self.store.name + ".new")):
                 p.unlink(missing_ok=True)
@@ -174,7 +214,7 @@ class VirtualTable:
                     str(self.decks),
                     self.readers,
                     str(cards),
-                    "1" if self.hand_scan else "0",
+                    str(config),
                 ],
                 stdin=self._master,
                 stdout=self._master,

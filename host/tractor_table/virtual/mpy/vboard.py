@@ -185,6 +185,7 @@ class VirtualBoard:
     def __init__(self, ctl_in, ctl_out, store_path, decks=2, readers=None):
         self.decks = decks
         self.readers = readers
+        self.problem = ""
         self._in = open(ctl_in, "rb")
         self._out = open(ctl_out, "wb")
         self._poll = select.poll()
@@ -283,19 +284,18 @@ class VirtualBoard:
 
 
 def main(argv):
-    # micropython vboard.py CTL_IN CTL_OUT STORE DECKS READERS(spi|direct) CARDS HAND_SCAN(0|1)
+    # micropython vboard.py CTL_IN CTL_OUT STORE DECKS READERS(spi|direct) CARDS CONFIG
     import gc
 
     import main as firmware_main
-    import tablerules
 
     ctl_in, ctl_out, store, decks, mode = argv[1], argv[2], argv[3], int(argv[4]), argv[5]
     readers = SimReaders(argv[6]) if mode == "spi" else None
     # what the simulated chips and bus take (not firmware): reported apart
     sim = readers.sim_bytes if readers is not None else 0
     board = VirtualBoard(ctl_in, ctl_out, store, decks, readers)
-    scan = len(argv) > 7 and argv[7] == "1"
-    app = firmware_main.App(board, tablerules.TableRules(decks), decks=decks, hand_scan=scan)
+    # the rules come from table.cfg, as on the Pico
+    app = firmware_main.configured_app(board, argv[7])
     gc.collect()
     board._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if app.restored else 0, sim))
     peak = 0

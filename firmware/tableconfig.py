@@ -1,0 +1,106 @@
+# The table's rule options, read from table.cfg.
+#
+# table.cfg is the key=value file that `tractor-table deploy` writes next to
+# the firmware (its own keys: firmware, rules, pinmap, cards, decks, ...). The
+# keys below, when present, set the rules the table plays by (RULES.md option
+# names and values; the defaults are the classic game's):
+#
+#   permanent_twos=0|1         same_shape_only=0|1       kitty_requires_trump=0|1
+#   allow_self_override=0|1    hand_scan=0|1             throw_penalty=N
+#   kitty_multiplier=structure|linear|cards
+#   level_table=classic|lianzhong|qq|tournament|onedeck|xuwen
+#   level_ladder=full|tournament                        must_play=2,A (ranks)
+#   first_dealer=first|final   no_bid=nt
+#
+# Options the table core does not play (partners=called, no_bid=kitty,
+# revoke=forfeit) are reported as problems; the table then plays the default.
+# Unknown keys are ignored (they are deploy's).
+import drules as D
+import drules_hand as DH
+
+RANKS = "23456789TJQKA"
+
+_KM = ("structure", "linear", "cards")
+_LT = ("classic", "lianzhong", "qq", "tournament", "onedeck", "xuwen")
+_LL = ("full", "tournament")
+_FD = ("first", "final")
+
+
+def read(path):
+    """The key=value lines of a file as a dict of strings ({} without the file)."""
+    out = {}
+    try:
+        f = open(path)
+    except OSError:
+        return out
+    try:
+        for line in f:
+            line = line.strip()
+            if not line or line[0] == "#" or "=" not in line:
+                continue
+            k, v = line.split("=", 1)
+            out[k.strip()] = v.strip()
+    finally:
+        f.close()
+    return out
+
+
+class Options:
+    """What a configuration asks of the table: the TableRules keyword
+    arguments, hand_scan, throw_penalty, and the problems found (strings)."""
+
+    def __init__(self, cfg):
+        self.problems = []
+        self.rules = {}
+        self.hand_scan = self._flag(cfg, "hand_scan", False)
+        self.throw_penalty = 0
+        tp = cfg.get("throw_penalty")
+        if tp is not None:
+            try:
+                self.throw_penalty = int(tp)
+            except ValueError:
+                self.problems.append("throw_penalty: not a number: %s" % tp)
+        self.rules["throw_penalty"] = self.throw_penalty
+        for name in ("permanent_twos", "same_shape_only", "kitty_requires_trump", "allow_self_override"):
+            if name in cfg:
+                self.rules[name] = self._flag(cfg, name, name == "allow_self_override")
+        self._choice(cfg, "kitty_multiplier", _KM, (D.KM_STRUCTURE, D.KM_LINEAR, D.KM_CARDS))
+        self._choice(cfg, "level_table", _LT, (DH.LT_CLASSIC, DH.LT_LIANZHONG, DH.LT_QQ, DH.LT_TOURNAMENT, DH.LT_ONEDECK, DH.LT_XUWEN))
+        self._choice(cfg, "level_ladder", _LL, (DH.LL_FULL, DH.LL_TOURNAMENT))
+        self._choice(cfg, "first_dealer", _FD, (DH.FD_FIRST, DH.FD_FINAL))
+        mp = cfg.get("must_play", "")
+        if mp:
+            mask = 0
+            for r in mp.split(","):
+                r = r.strip().upper()
+                i = RANKS.find(r)
+                if len(r) != 1 or i < 0:
+                    self.problems.append("must_play: not a rank: %s" % r)
+                else:
+                    mask |= 1 << i
+            self.rules["must_play"] = mask
+        for name, only in (("no_bid", "nt"), ("partners", "fixed"), ("revoke", "flag")):
+            v = cfg.get(name)
+            if v is not None and v != only:
+                self.problems.append("%s=%s: not played by this table (%s)" % (name, v, only))
+
+    def _flag(self, cfg, name, default):
+        v = cfg.get(name)
+        if v is None:
+            return default
+        if v in ("1", "true", "yes", "on"):
+            return True
+        if v in ("0", "false", "no", "off"):
+            return False
+        self.problems.append("%s: not 0 or 1: %s" % (name, v))
+        return default
+
+    def _choice(self, cfg, name, names, values):
+        v = cfg.get(name)
+        if v is None:
+            return
+        for i in range(len(names)):
+            if names[i] == v:
+                self.rules[name] = values[i]
+                return
+        self.problems.append("%s: unknown value %s" % (name, v))
