@@ -30,7 +30,9 @@
 #   trick(leader, plays) -> (winner, points) [7]; plays: 4 lists in seat order
 #   points(cards) -> int
 #   kitty(lead, winner_play, kitty) -> (multiplier, bonus)  [8]
-#   settle(score, dealer, levels) -> (next_dealer, [l0, l1], match_winner or -1) [8]
+#   settle(score, dealer, levels, won_by) -> (next_dealer, [l0, l1], match_winner or -1) [8]
+#                                            won_by: the attackers' play that took the
+#                                            last trick (the kitty), else None
 #   declare(first_hand, dealer, level, bids) -> (accepted flags, trump or -1 (redeal),
 #                                         declarer or -1, dealer or -1)     [8]
 #

@@ -92,7 +92,16 @@ class TableRules:
         e = self.engine
         return e.kitty_multiplier(lead), e.kitty_bonus(lead, winner_play, kitty)
 
-    def settle(self, score, dealer, levels):
+    def settle(self, score, dealer, levels, won_by=None):
+        # won_by: the attackers' play that won the last trick, or None; a J in
+        # it is the tournament rule's "kitty won by a J" (the engine decides
+        # whether the rule applies)
+        kitty_j = False
+        if won_by is not None:
+            for c in won_by:
+                f = c % 54
+                if f < 52 and f % 13 == 9:
+                    kitty_j = True
         out = DH.settle(
             score,
             dealer,
@@ -102,6 +111,7 @@ class TableRules:
             self.level_ladder,
             self.must_play,
             self._settled,
+            kitty_j,
         )
         return out[0], [out[1], out[2]], out[3]
 

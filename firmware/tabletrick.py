@@ -155,12 +155,14 @@ def end_hand(tb, now_ms):
     rules = tb.rules
     last = tb.tricks[-1]
     mult = bonus = 0
+    won_by = None  # the attackers' play that took the last trick (and the kitty)
     if (last[1] & 1) != tb.defenders():
-        mult, bonus = rules.kitty(last[4 + last[0]], last[4 + last[1]], tb.kitty)
+        won_by = last[4 + last[1]]
+        mult, bonus = rules.kitty(last[4 + last[0]], won_by, tb.kitty)
         tb.score += bonus
     audit(tb)
     score = tb.score if tb.score > 0 else 0
-    nd, levels, winner = rules.settle(score, tb.dealer, tb.levels)
+    nd, levels, winner = rules.settle(score, tb.dealer, tb.levels, won_by)
     tb.dealer = nd
     tb.levels = [levels[0], levels[1]]
     tb.match_winner = winner

@@ -79,7 +79,8 @@ class FakeRules:
     def kitty(self, lead, winner_play, kitty):
         return 2, 2 * points_of(kitty)
 
-    def settle(self, score, dealer, levels):
+    def settle(self, score, dealer, levels, won_by=None):
+        self.won_by = won_by
         if self.settle_answer is not None:
             return self.settle_answer
         side = dealer & 1

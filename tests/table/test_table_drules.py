@@ -125,3 +125,17 @@ def test_mixed_lead_is_refused():
     t.button(0, E.BTN_OK, 0)
     evs = [e[2] for e in t.take_events()]
     assert evs == [[E.PLAY, 0, 0, 54, 1]]
+
+
+def test_settlement_passes_the_kitty_won_by_a_jack():
+    import drules_hand as DH
+
+    r = tablerules.TableRules(decks=2, level_table=DH.LT_TOURNAMENT, level_ladder=DH.LL_TOURNAMENT)
+    JS, TS = 9, 8
+    # the dealer's side at J keeps the deal with 50 points: it goes up to Q ...
+    assert r.settle(50, 0, [9, 3], None) == (2, [10, 3], -1)
+    assert r.settle(50, 0, [9, 3], [c(TS)]) == (2, [10, 3], -1)
+    # ... but back to 2 when the attackers won the kitty with a J (tournament)
+    assert r.settle(50, 0, [9, 3], [c(JS, 1)]) == (2, [0, 3], -1)
+    # the classic table has no such rule
+    assert tablerules.TableRules(decks=2).settle(50, 0, [9, 3], [c(JS)]) == (2, [10, 3], -1)

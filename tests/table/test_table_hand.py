@@ -61,6 +61,8 @@ def test_full_hand_settles_and_audits():
     kitty_pts = points_of([48, 49, 50, 51, 47, 46])
     assert end[0][1] == last_pts + 2 * kitty_pts
     assert end[0][2:5] == [kitty_pts, 2, 2 * kitty_pts]
+    # the settlement is told which attackers' play took the kitty
+    assert r.won_by == hands[0][11:12]
     # the defenders (side 1) kept the deal: the dealer's partner deals next
     assert end[0][5:] == [3, 0, 1, -1]
     assert t.dealer == 3 and t.levels == [0, 1]
