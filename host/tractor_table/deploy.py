@@ -352,21 +352,29 @@ def open_board(port: str, timeout: float = 10.0) -> MpremoteBoard:
 
     _probe(port)
     try:
-        # A read timeout, so that a port with something silent behind it cannot hang us.
-        transport = SerialTransport(port, baudrate=115200, timeout=min(timeout, 2.0))
+        # A read timeout, so that a port with something silent behind it cannot hang
+        # us; shorter than the wait for the REPL, so that mpremote (which checks its
+        # overall deadline only between reads that time out) keeps to that wait.
+        transport = SerialTransport(port, baudrate=115200, timeout=max(0.25, min(2.0, timeout / 4)))
     except TransportError:
         raise CommandError(f"cannot open {port} (it went away or another program took it)") from None
     board = MpremoteBoard(transport)
+    heard = io.StringIO()
     try:
-        with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints what it got on failure
+        with contextlib.redirect_stdout(heard):  # mpremote prints what it got on failure
             transport.enter_raw_repl(soft_reset=False, timeout_overall=timeout)
     except (TransportError, OSError):
         board.close()
+        if "@[" in heard.getvalue():
+            raise CommandError(
+                f"the table firmware is running on {port} and its link ignores Ctrl-C, so deploy "
+                "cannot stop it. Close the host's connection, then start the Pico without the "
+                "table (see hardware/README.md, troubleshooting) and deploy again."
+            ) from None
         raise CommandError(
             f"{port} did not answer like a MicroPython board (no raw REPL within {timeout:g} s). "
             "Is MicroPython on it? Flash it by holding BOOTSEL while plugging in and copying the "
-            "MicroPython .uf2. If the table firmware is running and ignores Ctrl-C, unplug and "
-            "replug the Pico and deploy again at once."
+            "MicroPython .uf2."
         ) from None
     return board
 
