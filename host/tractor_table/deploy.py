@@ -104,8 +104,49 @@ class Board(Protocol):
 # --------------------------------------------------------------------------- manifest
 
 
-def config_text(cards: CardSet | None, now: datetime | None = None) -> bytes:
-    """The default ``table.cfg``: ``key=value`` lines the firmware can read without a parser."""
+def rule_lines(preset: str, cards: CardSet | None) -> list[str]:
+    """The rule options of a RULES.md preset as table.cfg lines (firmware/tableconfig.py's keys).
+
+    The deck count is the card set's when one is given: a preset that cannot be
+    played with it is refused here, not discovered at the table."""
+    from shengji import Rules
+    from shengji.rules import InvalidRulesError
+
+    from .virtual.runner import table_config
+
+    try:
+        rules = Rules.preset(preset, **({"decks": cards.decks} if cards is not None else {}))
+    except InvalidRulesError as exc:
+        what = f" with the card set's {cards.decks} deck(s)" if cards is not None else ""
+        raise CommandError(f"--rules {preset}{what}: {exc}") from None
+    return [ln for ln in table_config(rules).splitlines() if ln and not ln.startswith("#")]
+
+
+def config_problems(config: bytes, src: Path = FIRMWARE_DIR) -> list[str]:
+    """What the firmware's own reader (firmware/tableconfig.py, under MicroPython) finds
+    wrong in a table.cfg: options the table does not play, values it cannot read."""
+    from . import mpy
+
+    if not (src / "tableconfig.py").exists():
+        return []
+    with tempfile.TemporaryDirectory(prefix="tractor-cfg-") as tmp:
+        path = Path(tmp) / CONFIG_FILE
+        path.write_bytes(config)
+        code = f"import tableconfig as t\nprint(repr(t.Options(t.read({str(path)!r})).problems))\n"
+        try:
+            proc = mpy.run(code=code, path=[src], heapsize="128K", timeout=30)
+        except CommandError:  # no MicroPython here: the table itself will tell
+            return []
+    if proc.returncode != 0:
+        return [f"the firmware could not read it ({(proc.stderr.strip().splitlines() or ['?'])[-1]})"]
+    import ast
+
+    return [str(p) for p in ast.literal_eval(proc.stdout.strip())]
+
+
+def config_text(cards: CardSet | None, now: datetime | None = None, rules: str = "") -> bytes:
+    """The default ``table.cfg``: ``key=value`` lines the firmware can read without a parser:
+    what was deployed, and with ``rules`` (a preset name) the options the table plays by."""
     from . import hardware
 
     pm = hardware.load()
@@ -121,6 +162,9 @@ def config_text(cards: CardSet | None, now: datetime | None = None) -> bytes:
         f"cards_sha256={hashlib.sha256(cards.data).hexdigest()[:12] if cards else 'none'}",
         f"deployed={stamp}",
     ]
+    if rules:
+        lines.append(f"# rules: preset {rules}")
+        lines += [ln for ln in rule_lines(rules, cards) if not (cards is not None and ln.startswith("decks="))]
     return ("\n".join(lines) + "\n").encode("ascii")
 
 
@@ -220,6 +264,7 @@ def manifest(
     *,
     cards: CardSet | None,
     config: bytes | None,
+    rules: str = "",
 ) -> list[Item]:
     """Every file to copy, in the order they are written (modules, then sources, card set, config)."""
     items: list[Item] = []
@@ -233,7 +278,9 @@ def manifest(
     if cards is not None:
         items.append(Item(CARDS_FILE, cards.data, "card set"))
     if config is None:
-        config = config_text(cards)
+        config = config_text(cards, rules=rules)
+    elif rules:
+        raise CommandError("give either --config FILE or --rules PRESET, not both (the rules go into table.cfg)")
     if len(config) > MAX_CONFIG_BYTES:
         raise CommandError(f"configuration: {len(config)} bytes; at most {MAX_CONFIG_BYTES} fit the table's reader")
     items.append(Item(CONFIG_FILE, config, "configuration"))
@@ -554,6 +601,7 @@ def deploy(
     reset: bool = True,
     timeout: float = 10.0,
     self_test: str = "",
+    rules: str = "",
     src: Path = FIRMWARE_DIR,
     build: Path = BUILD_FIRMWARE_DIR,
     out: TextIO | None = None,
@@ -574,7 +622,9 @@ def deploy(
             config_data = config.read_bytes()
         except OSError as exc:
             raise CommandError(f"configuration {config}: {exc.strerror}") from None
-    items = manifest(compiled, cards=card_set, config=config_data)
+    items = manifest(compiled, cards=card_set, config=config_data, rules=rules)
+    for problem in config_problems(items[-1].data, src):
+        print(f"warning: table.cfg: {problem}; the table will say so and play the default", file=out)
     print(f"connecting to {port}", file=out)
     board = open_board(port, timeout=timeout)
     try:

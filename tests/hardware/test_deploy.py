@@ -91,6 +91,48 @@ def test_deploy_copies_compiles_and_verifies(pico: FakePico, firmware: Path, tmp
     assert "deployed 8 files" in text and "all verified" in text
 
 
+def test_rules_preset_goes_into_table_cfg(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    run_deploy(pico, firmware, tmp_path, rules="tournament")
+    cfg = pico.files()["table.cfg"].decode()
+    keys = [line.split("=", 1)[0] for line in cfg.splitlines() if "=" in line]
+    assert len(keys) == len(set(keys))  # one decks= line: the card set's
+    values = dict(line.split("=", 1) for line in cfg.splitlines() if "=" in line)
+    assert values["decks"] == "2"
+    assert values["level_table"] == "tournament" and values["level_ladder"] == "tournament"
+    assert "permanent_twos" in values and "kitty_multiplier" in values
+
+
+def test_the_firmware_reads_the_generated_table_cfg() -> None:
+    # firmware/tableconfig.py, under MicroPython, reads every option of the classic preset...
+    cs = deploy.CardSet(CARDS, "family deck", 2, 108)
+    assert deploy.config_problems(deploy.config_text(cs, rules="classic")) == []
+    assert deploy.config_problems(deploy.config_text(cs)) == []
+    # ...and names what the table does not play
+    assert deploy.config_problems(b"level_table=classic\npartners=called\nthrow_penalty=x\n") == [
+        "throw_penalty: not a number: x",
+        "partners=called: not played by this table (fixed)",
+    ]
+
+
+def test_options_the_table_does_not_play_are_warned_about(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    shutil.copy(FIRMWARE_DIR / "tableconfig.py", firmware)
+    for module in ("drules", "drules_hand", "drules_base", "drules_ladder", "drules_match", "drules_play"):
+        if (FIRMWARE_DIR / f"{module}.py").exists():
+            shutil.copy(FIRMWARE_DIR / f"{module}.py", firmware)
+    _, text = run_deploy(pico, firmware, tmp_path, rules="tournament")
+    assert "warning: table.cfg: no_bid=kitty: not played by this table" in text
+    _, text = run_deploy(pico, firmware, tmp_path, rules="classic")
+    assert "warning" not in text
+
+
+def test_rules_that_do_not_fit_the_card_set_are_refused(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match=r"--rules onedeck with the card set's 2 deck\(s\): level_table"):
+        run_deploy(pico, firmware, tmp_path, rules="onedeck")
+    with pytest.raises(CommandError, match="unknown preset 'nope'"):
+        run_deploy(pico, firmware, tmp_path, rules="nope")
+    assert pico.files() == {}  # refused before anything was copied
+
+
 def test_deployed_modules_run_from_the_flash(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
     run_deploy(pico, firmware, tmp_path)
     # only .mpy files are there for these modules: importing them proves the copies load

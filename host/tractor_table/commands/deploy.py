@@ -12,7 +12,13 @@ from .. import deploy
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", required=True, help="the Pico's serial port, e.g. /dev/ttyACM0 or COM5")
     parser.add_argument("--cards", type=Path, help="the card set: the file from tractor-table enroll, or its exported card map (cards.bin)")
-    parser.add_argument("--config", type=Path, help="configuration file to copy as table.cfg (default: generated)")
+    parser.add_argument(
+        "--rules",
+        metavar="PRESET",
+        help="rules the table plays (a RULES.md preset: classic, qq, lianzhong, tournament, onedeck, "
+        "titanic, xuwen), written into table.cfg; default: the table's own (classic)",
+    )
+    parser.add_argument("--config", type=Path, help="a table.cfg of your own to copy instead of the generated one")
     parser.add_argument("--no-reset", action="store_true", help="leave the board in the REPL instead of restarting it")
     parser.add_argument(
         "--self-test",
@@ -32,5 +38,6 @@ def run(args: argparse.Namespace) -> int:
         reset=not args.no_reset,
         timeout=args.timeout,
         self_test=args.self_test or "",
+        rules=args.rules or "",
     )
     return 0
