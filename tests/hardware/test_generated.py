@@ -109,3 +109,20 @@ def test_check_mode_reports_stale_files(tmp_path: Path, monkeypatch: pytest.Monk
     assert hardware.main([]) == 0
     assert fake_hw.read_text() == hardware.render_hwconfig(hardware.load())
     assert hardware.main(["--check"]) == 0
+
+
+def test_every_hwconfig_name_the_firmware_uses_exists() -> None:
+    # main.py, selftest.py and the rest import hwconfig (usually as H): a renamed or
+    # removed constant must fail here, not on the Pico
+    hw = load_hwconfig(hardware.HWCONFIG_PATH.read_text(encoding="utf-8"))
+    used: set[tuple[str, str]] = set()
+    for py in sorted(hardware.HWCONFIG_PATH.parent.glob("*.py")):
+        text = py.read_text(encoding="utf-8")
+        for alias in re.findall(r"^\s*import hwconfig as (\w+)", text, re.M) + ["hwconfig"]:
+            for name in re.findall(rf"\b{alias}\.([A-Z][A-Z0-9_]*)\b", text):
+                used.add((py.name, name))
+        for names in re.findall(r"^\s*from hwconfig import ([^\n]+)", text, re.M):
+            used |= {(py.name, n.strip().split(" as ")[0]) for n in names.split(",")}
+    assert any(f == "selftest.py" for f, _ in used) and len({n for _, n in used}) >= 15
+    missing = sorted((f, n) for f, n in used if not hasattr(hw, n))
+    assert missing == []
