@@ -354,3 +354,16 @@ def test_make_deploy_without_port_says_how() -> None:
     proc = subprocess.run(["make", "-s", "deploy"], cwd=hardware.PINMAP_PATH.parents[1], capture_output=True, text=True, timeout=30, check=False)
     assert proc.returncode == 2
     assert "usage: make deploy PORT=/dev/ttyACM0" in proc.stdout
+
+
+@pytest.mark.pico
+@pytest.mark.skipif(not os.environ.get("PICO_PORT"), reason="no real Pico: set PICO_PORT=/dev/ttyACM0 to run")
+def test_deploy_to_a_real_pico(tmp_path: Path) -> None:
+    # the whole firmware, the quick self-test, then a reset: what 'make deploy' does
+    cards = tmp_path / "deck.bin"
+    cards.write_bytes(CARDS)
+    out = io.StringIO()
+    result = deploy.deploy(os.environ["PICO_PORT"], cards=cards, self_test="quick", reset=True, out=out)
+    text = out.getvalue()
+    assert "all verified" in text and "self-test:" in text, text
+    assert {i.name for i in result.items} >= {"main.py", "hwconfig.mpy", "cards.bin", "table.cfg"}
