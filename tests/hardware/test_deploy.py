@@ -351,7 +351,7 @@ def test_cli_reports_a_missing_port_in_one_line(capsys: pytest.CaptureFixture[st
 
 
 def test_make_deploy_without_port_says_how() -> None:
-    proc = subprocess.run(["make", "-s", "deploy"], cwd=hardware.PINMAP_PATH.parents[1], capture_output=True, text=True, timeout=30, check=False)
+    proc = subprocess.run(["make", "-s", "-o", ".venv/.installed", "deploy"], cwd=hardware.PINMAP_PATH.parents[1], capture_output=True, text=True, timeout=30, check=False)
     assert proc.returncode == 2
     assert "usage: make deploy PORT=/dev/ttyACM0" in proc.stdout
 
