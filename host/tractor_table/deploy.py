@@ -9,8 +9,9 @@
 4. verifies each temporary file on the board (size and SHA-256, computed by the
    board itself; read back whole if the board has no ``hashlib``);
 5. only then renames them all into place in one step, removes any old ``.py``
-   that would shadow a new ``.mpy`` (MicroPython imports ``.py`` first), and
-   verifies the final files once more;
+   that would shadow a new ``.mpy`` (MicroPython imports ``.py`` first) and
+   any module the previous deploy listed in ``deployed.txt`` that this one no
+   longer has, and verifies the final files once more;
 6. soft-resets the board, so that ``main.py`` starts the new firmware.
 
 A failure before step 5 removes the temporary files and leaves the old firmware
@@ -48,6 +49,8 @@ from .paths import BUILD_FIRMWARE_DIR, FIRMWARE_DIR
 #: names on the board (mirrored in the generated firmware/hwconfig.py)
 CARDS_FILE = "cards.bin"
 CONFIG_FILE = "table.cfg"
+#: the list of files the last deploy put on the board (for removing them when they go)
+DEPLOYED_FILE = "deployed.txt"
 #: suffix of the files written before they are verified and renamed into place
 TEMP_SUFFIX = ".new"
 #: the card map is small (108 cards x a few bytes); anything far larger is a wrong file
@@ -284,6 +287,8 @@ def manifest(
     if len(config) > MAX_CONFIG_BYTES:
         raise CommandError(f"configuration: {len(config)} bytes; at most {MAX_CONFIG_BYTES} fit the table's reader")
     items.append(Item(CONFIG_FILE, config, "configuration"))
+    code = [i.name for i in items if i.what in ("module", "source")]
+    items.append(Item(DEPLOYED_FILE, ("\n".join(code) + "\n").encode(), "list of deployed files"))
     return items
 
 
@@ -428,13 +433,30 @@ def open_board(port: str, timeout: float = 10.0) -> MpremoteBoard:
 
 # --------------------------------------------------------------------------- deploying
 
-_LIST_CODE = """import os
+_LIST_CODE = f"""import os
+try:
+    with open({DEPLOYED_FILE!r}) as _f:
+        _old = _f.read().split()
+except OSError:
+    _old = []
 try:
     _s = os.statvfs('.')
-    print(repr((os.listdir(), _s[0], _s[0] * _s[4])))
+    print(repr((os.listdir(), _s[0], _s[0] * _s[4], _old)))
 except AttributeError:
-    print(repr((os.listdir(), 4096, 1 << 30)))
+    print(repr((os.listdir(), 4096, 1 << 30, _old)))
 """
+
+
+def orphans(items: Sequence[Item], on_board: Sequence[str], last_deployed: Sequence[str]) -> list[str]:
+    """Firmware files an earlier deploy put on the board that this one no longer has
+    (a module renamed or removed). Only names from the earlier deploy's own list, and
+    only code: never the owner's files, the card map or the configuration."""
+    new = {i.name for i in items}
+    present = set(on_board)
+    return sorted(
+        n for n in set(last_deployed)
+        if n not in new and n in present and n.endswith((".mpy", ".py"))
+    )
 
 
 def _commit_code(items: Sequence[Item], stale: Sequence[str]) -> str:
@@ -533,8 +555,13 @@ def deploy_to(
     self-test (``"quick"`` or ``"interactive"``) and reset the board."""
     out = out or sys.stdout
     start = time.monotonic()
-    on_board, block, free = _literal(board.exec(_LIST_CODE))
-    stale = stale_files(items, on_board)
+    on_board, block, free, last_deployed = _literal(board.exec(_LIST_CODE))
+    stale = stale_files(items, on_board) + orphans(items, on_board, last_deployed)
+    if not any(i.name == CARDS_FILE for i in items):
+        if CARDS_FILE in on_board:
+            print(f"keeping the card map already on the board ({CARDS_FILE})", file=out)
+        else:
+            print("note: no card map on the board: the table cannot name cards until one is deployed (--cards)", file=out)
     leftovers = [n for n in stale if n.endswith(TEMP_SUFFIX)]
     if leftovers:
         board.exec(_remove_code(leftovers))
@@ -614,8 +641,6 @@ def deploy(
     card_set = read_cards(cards) if cards is not None else None
     if card_set is not None:
         print(f"card set '{card_set.name}': {card_set.count} cards, {card_set.decks} decks", file=out)
-    else:
-        print("note: no card set given (--cards); the table cannot name cards until one is deployed", file=out)
     config_data = None
     if config is not None:
         try:
@@ -623,7 +648,8 @@ def deploy(
         except OSError as exc:
             raise CommandError(f"configuration {config}: {exc.strerror}") from None
     items = manifest(compiled, cards=card_set, config=config_data, rules=rules)
-    for problem in config_problems(items[-1].data, src):
+    config_item = next(i for i in items if i.name == CONFIG_FILE)
+    for problem in config_problems(config_item.data, src):
         print(f"warning: table.cfg: {problem}; the table will say so and play the default", file=out)
     print(f"connecting to {port}", file=out)
     board = open_board(port, timeout=timeout)

@@ -74,7 +74,10 @@ def run_deploy(pico: FakePico, firmware: Path, tmp_path: Path, **kw: object) -> 
 def test_deploy_copies_compiles_and_verifies(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
     result, text = run_deploy(pico, firmware, tmp_path)
     files = pico.files()
-    assert sorted(files) == ["cards.bin", "greet.mpy", "hwconfig.mpy", "main.py", "pn532.mpy", "selftest.mpy", "table.cfg", "version.mpy"]
+    assert sorted(files) == [
+        "cards.bin", "deployed.txt", "greet.mpy", "hwconfig.mpy", "main.py", "pn532.mpy", "selftest.mpy", "table.cfg", "version.mpy",
+    ]
+    assert files["deployed.txt"].decode().split() == ["greet.mpy", "hwconfig.mpy", "pn532.mpy", "selftest.mpy", "version.mpy", "main.py"]
     build = tmp_path / "build"
     for name in ("greet.mpy", "hwconfig.mpy", "version.mpy"):
         assert files[name] == (build / name).read_bytes()
@@ -87,8 +90,8 @@ def test_deploy_copies_compiles_and_verifies(pico: FakePico, firmware: Path, tmp
     assert cfg["cards_sha256"] == hashlib.sha256(CARDS).hexdigest()[:12]
     assert cfg["firmware"] != "unknown"
     assert result.total_bytes == sum(len(b) for b in files.values())
-    assert "[ 1/8] greet.mpy" in text and "[ 8/8] table.cfg" in text
-    assert "deployed 8 files" in text and "all verified" in text
+    assert "[ 1/9] greet.mpy" in text and "[ 8/9] table.cfg" in text
+    assert "deployed 9 files" in text and "all verified" in text
 
 
 def test_rules_preset_goes_into_table_cfg(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
@@ -151,6 +154,28 @@ def test_stale_sources_and_leftovers_are_removed(pico: FakePico, firmware: Path,
     assert files["notes.txt"] == b"the owner's file"  # not ours: left alone
     assert set(result.removed) == {"greet.py", "hwconfig.mpy.new"}
     assert "removed greet.py" in text
+
+
+def test_a_module_dropped_from_the_firmware_leaves_the_board(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    run_deploy(pico, firmware, tmp_path)
+    (pico.flash / "notes.txt").write_text("the owner's file")
+    (firmware / "greet.py").unlink()
+    (firmware / "main.py").write_text("print('no greet')\n")
+    out = io.StringIO()
+    result = deploy.deploy(pico.port, reset=False, timeout=5.0, src=firmware, build=tmp_path / "build2", out=out)
+    files = pico.files()
+    assert "greet.mpy" not in files and "greet.mpy" in result.removed
+    assert files["notes.txt"] == b"the owner's file"
+    # no --cards this time: the card map of the first deploy stays, and deploy says so
+    assert files["cards.bin"] == CARDS
+    assert "keeping the card map already on the board (cards.bin)" in out.getvalue()
+
+
+def test_orphan_rules() -> None:
+    items = [deploy.Item("table.mpy", b"", "module")]
+    last = ["table.mpy", "old.mpy", "gone.mpy", "main.py", "cards.bin", "notes.txt"]
+    on_board = ["table.mpy", "old.mpy", "main.py", "cards.bin", "notes.txt"]
+    assert deploy.orphans(items, on_board, last) == ["main.py", "old.mpy"]
 
 
 def test_redeploy_replaces_files(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
@@ -340,7 +365,7 @@ def test_cli_deploys_the_real_firmware(pico: FakePico, tmp_path: Path, capsys: p
     files = pico.files()
     expected = {p.stem + ".mpy" for p in firmware_build.firmware_sources() if p.name not in firmware_build.SOURCE_ONLY}
     expected |= {p.name for p in firmware_build.firmware_sources() if p.name in firmware_build.SOURCE_ONLY}
-    assert set(files) == expected | {"cards.bin", "table.cfg"}
+    assert set(files) == expected | {"cards.bin", "table.cfg", "deployed.txt"}
     assert "all verified" in out
 
 
