@@ -160,15 +160,18 @@ def config_text(cards: CardSet | None, now: datetime | None = None, rules: str =
         f"firmware={version[0]}",
         f"rules={version[1]}",
         f"pinmap={pm.digest}",
-        f"cards={cards.name if cards else 'none'}",
-        f"decks={cards.decks if cards else 0}",
-        f"cards_sha256={hashlib.sha256(cards.data).hexdigest()[:12] if cards else 'none'}",
         f"deployed={stamp}",
     ]
+    if cards is not None:  # without --cards the map on the board (if any) is left as it is
+        lines[-1:-1] = [
+            "cards=" + " ".join(cards.name.split()),
+            f"decks={cards.decks}",
+            f"cards_sha256={hashlib.sha256(cards.data).hexdigest()[:12]}",
+        ]
     if rules:
         lines.append(f"# rules: preset {rules}")
         lines += [ln for ln in rule_lines(rules, cards) if not (cards is not None and ln.startswith("decks="))]
-    return ("\n".join(lines) + "\n").encode("ascii")
+    return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def _firmware_identity(src: Path = FIRMWARE_DIR) -> tuple[str, str]:

@@ -331,6 +331,14 @@ def test_an_unfinished_card_set_is_refused(tmp_path: Path) -> None:
         deploy.read_cards(set_file)
 
 
+def test_a_card_set_with_a_chinese_name(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    cards = tmp_path / "red.bin"
+    cards.write_bytes(card_map(108, 2, "红背 两副"))
+    run_deploy(pico, firmware, tmp_path, cards=cards)
+    cfg = pico.files()["table.cfg"].decode("utf-8")
+    assert "cards=红背 两副\n" in cfg and "decks=2\n" in cfg
+
+
 def test_a_good_card_map_is_read_by_the_firmware_parser(tmp_path: Path) -> None:
     (tmp_path / "one.bin").write_bytes(card_map(54, 1, "single"))
     cs = deploy.read_cards(tmp_path / "one.bin")
