@@ -377,15 +377,20 @@ def _probe(port: str) -> None:
     """Open the port the way mpremote will, to turn OS errors into advice."""
     import serial
 
-    if "://" not in port and not os.path.exists(port):
+    def no_such_port() -> CommandError:
         found = pico_ports()
         hint = f"ports that look like a Pico: {', '.join(found)}" if found else "no Pico is plugged in (no port with USB id 2e8a)"
-        raise CommandError(f"no such port {port}: {hint}")
+        return CommandError(f"no such port {port}: {hint}")
+
+    if port.startswith("/") and not os.path.exists(port):  # a POSIX device path (COM3 has no file)
+        raise no_such_port()
     try:
         s = serial.Serial(port, 115200, exclusive=True, timeout=0)
     except serial.SerialException as exc:
         text = str(exc)
         err = getattr(exc, "errno", None)
+        if err == errno.ENOENT or "FileNotFoundError" in text:
+            raise no_such_port() from None
         if "exclusively lock" in text or err == errno.EBUSY:
             raise CommandError(
                 f"port {port} is busy: another program has it open (a serial console, "

@@ -240,6 +240,12 @@ def test_no_such_port() -> None:
         deploy.deploy("/dev/ttyNOPE0", out=io.StringIO())
 
 
+def test_no_such_port_by_name() -> None:
+    # a name that is not a path (as on Windows): the open itself finds it missing
+    with pytest.raises(CommandError, match=r"no such port COM97: "):
+        deploy.deploy("COM97", out=io.StringIO())
+
+
 def test_busy_port(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
     holder = serial.Serial(pico.port, exclusive=True)
     try:
