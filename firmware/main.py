@@ -53,6 +53,14 @@ APP_REPLY = const(100)
 # [APP_STATE] asks for the display lines: answered [APP_LINES, line0, ..., line7]
 APP_STATE = const(101)
 APP_LINES = const(102)
+# [APP_MAINTENANCE] stops the table (its state is already saved) so that the
+# REPL is free for `tractor-table deploy`: the device answers
+# [APP_REPLY, APP_MAINTENANCE, 0, ""], lets the link deliver that, gives Ctrl-C
+# back and returns from main(). The same happens at power-up while seat 0's
+# button is held (a maintenance start).
+APP_MAINTENANCE = const(103)
+# how long the link may take to deliver the last frames before the table stops
+_STOP_GRACE_MS = const(1500)
 
 
 class ButtonDecoder:
@@ -143,6 +151,7 @@ class App:
             self.table._say("resumed hand %d" % self.table.hand_no, now)
         self._pass_events()
         self.dirty = True
+        self.stop_at = -1  # ticks_ms of a maintenance request, or -1
 
     # --- the link's snapshot hooks
     def _snapshot_source(self):
@@ -180,6 +189,12 @@ class App:
         c = payload[0]
         if c == APP_STATE:
             self.link.send_app([APP_LINES] + self.display.text_lines(t))
+            return
+        if c == APP_MAINTENANCE:
+            self.link.send_app([APP_REPLY, c, 0, ""])
+            self.stop_at = self.board.ticks_ms()
+            self.table._say("maintenance: table stopped", self.stop_at)
+            self.dirty = True
             return
         if c == T.CMD_RESTORE:
             # a state comes only as a link snapshot: the link then restarts
@@ -250,11 +265,26 @@ class App:
             self.dirty = True
             return False
 
+    def stopped(self, now):
+        """True once a maintenance stop was asked for and the link has
+        delivered what it had to send (or the grace time is over)."""
+        if self.stop_at < 0:
+            return False
+        if not self.link.busy():
+            return True
+        return ttlink.ticks_diff(now, self.stop_at) >= _STOP_GRACE_MS
+
     def run(self, pace_ms=5):
         b = self.board
         while b.running():
-            self.step_safe(b.ticks_ms())
+            now = b.ticks_ms()
+            self.step_safe(now)
+            if self.stopped(now):
+                break
             b.sleep_ms(pace_ms)
+        port = getattr(b, "port", None)
+        if port is not None and self.stop_at >= 0:
+            port.close()  # Ctrl-C works again: the REPL is the operator's
 
 
 # Sounds: (frequency Hz, length ms) by events.SND_*.
@@ -405,10 +435,25 @@ def configured_app(board, cfg_path):
     return app
 
 
+def maintenance_start(machine=None):
+    """True while seat 0's button is held at power-up: the table then does
+    not start, Ctrl-C keeps working and the REPL is free (for deploy)."""
+    import hwconfig as H
+
+    if machine is None:
+        import machine
+    pin = machine.Pin(H.BUTTONS[0], machine.Pin.IN, machine.Pin.PULL_UP)
+    return pin.value() == H.BUTTON_PRESSED
+
+
 def main():
     import hwconfig as H
 
+    if maintenance_start():
+        print("maintenance start: seat 0's button is held, the table is not started")
+        return
     configured_app(PicoBoard(), H.CONFIG_FILE).run()
+    print("the table stopped for maintenance; the REPL is free")
 
 
 if __name__ == "__main__":

@@ -405,8 +405,38 @@ def _probe(port: str) -> None:
     s.close()
 
 
-def open_board(port: str, timeout: float = 10.0) -> MpremoteBoard:
-    """Connect to the MicroPython board on ``port`` and enter its raw REPL (without a reset)."""
+def open_board(port: str, timeout: float = 10.0, stop_table: bool = True) -> MpremoteBoard:
+    """Connect to the MicroPython board on ``port`` and enter its raw REPL (without a reset).
+
+    If the table firmware is running there (its link frames are heard instead of
+    a REPL), it is first asked to stop for maintenance over its own link
+    (:func:`tractor_table.link.maintenance.stop_table`), then the REPL is tried again.
+    """
+    board, heard = _enter_raw_repl(port, timeout)
+    if board is not None:
+        return board
+    if "@[" in heard:
+        if stop_table:
+            from .link.maintenance import stop_table as _stop
+
+            print(f"the table firmware is running on {port}: asking it to stop for maintenance")
+            _stop(port, timeout=max(2.0, min(6.0, timeout)))
+            board, heard = _enter_raw_repl(port, timeout)
+            if board is not None:
+                return board
+        raise CommandError(
+            f"the table firmware is running on {port} and its link ignores Ctrl-C, so deploy "
+            "cannot reach the REPL. Close the host's connection, unplug the table, hold seat 0's "
+            "button while plugging it back in (a maintenance start) and deploy again."
+        )
+    raise CommandError(
+        f"{port} did not answer like a MicroPython board (no raw REPL within {timeout:g} s). "
+        "Is MicroPython on it? Flash it by holding BOOTSEL while plugging in and copying the "
+        "MicroPython .uf2."
+    )
+
+
+def _enter_raw_repl(port: str, timeout: float) -> tuple[MpremoteBoard | None, str]:
     from mpremote.transport import TransportError
     from mpremote.transport_serial import SerialTransport  # type: ignore[import-untyped]
 
@@ -425,18 +455,8 @@ def open_board(port: str, timeout: float = 10.0) -> MpremoteBoard:
             transport.enter_raw_repl(soft_reset=False, timeout_overall=timeout)
     except (TransportError, OSError):
         board.close()
-        if "@[" in heard.getvalue():
-            raise CommandError(
-                f"the table firmware is running on {port} and its link ignores Ctrl-C, so deploy "
-                "cannot stop it. Close the host's connection, then start the Pico without the "
-                "table (see hardware/README.md, troubleshooting) and deploy again."
-            ) from None
-        raise CommandError(
-            f"{port} did not answer like a MicroPython board (no raw REPL within {timeout:g} s). "
-            "Is MicroPython on it? Flash it by holding BOOTSEL while plugging in and copying the "
-            "MicroPython .uf2."
-        ) from None
-    return board
+        return None, heard.getvalue()
+    return board, heard.getvalue()
 
 
 # --------------------------------------------------------------------------- deploying

@@ -301,7 +301,10 @@ def main(argv):
     peak = 0
     n = 0
     while board.running():
-        app.step_safe(board.ticks_ms())
+        now = board.ticks_ms()
+        app.step_safe(now)
+        if app.stopped(now):
+            break  # a maintenance stop: as main.App.run
         n += 1
         if n % 64 == 0:
             # live memory: what is still reachable after a collection
