@@ -41,23 +41,41 @@ TARGET_FLASH = 40 * 1024
 ENGINE_MODULES = ("drules", "drules_base", "drules_play", "drules_match", "drules_ladder", "drules_hand")
 
 
-def timing(hands: int, repeat: int, seed: int) -> tuple[dict[str, list[int]], list[float], list[tuple[int, str, str]]]:
-    lines = [json.dumps(difffuzz.make_script(seed + i, variant=(seed + i) % len(difffuzz.VARIANTS)).case) for i in range(hands)]
+def _run_timing(lines: list[str], repeat: int) -> tuple[dict[str, list[tuple[str, int]]], list[float]]:
+    """Per hand id: the (kind, µs) of each check in order; and the pystone runs."""
     proc = mpy.run(RUNNER, args=["time", str(repeat)], path=PATH, heapsize="4M", input="\n".join(lines) + "\nend\n", timeout=3600)
     if proc.returncode != 0:
         raise SystemExit(f"device benchmark failed:\n{proc.stderr[-2000:]}")
-    kinds: dict[str, list[int]] = {"lead": [], "follow": [], "trick": []}
+    hands: dict[str, list[tuple[str, int]]] = {}
     pystones: list[float] = []
-    worst: list[tuple[int, str, str]] = []
     for line in proc.stdout.splitlines():
         rec = json.loads(line)
         if isinstance(rec, dict):
             pystones.append(float(rec["pystones"]))
-            continue
-        cid, variant, times = rec
-        for kind, us in times:
-            kinds[kind].append(int(us) * 1000)
-            worst.append((int(us) * 1000, kind, f"{cid} ({variant})"))
+        else:
+            hands[rec[0]] = [(str(k), int(us)) for k, us in rec[2]]
+    return hands, pystones
+
+
+def timing(hands: int, repeat: int, seed: int) -> tuple[dict[str, list[int]], list[float], list[tuple[int, str, str]]]:
+    scripts = [difffuzz.make_script(seed + i, variant=(seed + i) % len(difffuzz.VARIANTS)) for i in range(hands)]
+    lines = {str(s.case["id"]): json.dumps(s.case) for s in scripts}
+    variant = {str(s.case["id"]): str(s.case["variant"]) for s in scripts}
+    times, pystones = _run_timing(list(lines.values()), repeat)
+    # The slowest hands once more, alone, with more calls per check: on a
+    # shared machine a burst of other work can cover all the calls of one
+    # check; each check keeps its least time of the two runs.
+    slow = sorted(times, key=lambda h: max(us for _, us in times[h]), reverse=True)[:20]
+    again, more = _run_timing([lines[h] for h in slow], repeat * 5)
+    pystones += more
+    for h in slow:
+        times[h] = [(k, min(a, b)) for (k, a), (_, b) in zip(times[h], again[h], strict=True)]
+    kinds: dict[str, list[int]] = {"lead": [], "follow": [], "trick": []}
+    worst: list[tuple[int, str, str]] = []
+    for h, checks in times.items():
+        for kind, us in checks:
+            kinds[kind].append(us * 1000)
+            worst.append((us * 1000, kind, f"{h} ({variant[h]})"))
     worst.sort(reverse=True)
     return kinds, pystones, worst[:5]
 
@@ -93,7 +111,7 @@ def flash(out: Path) -> dict[str, int]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=300, help="hands of the corpus (default 300)")
-    ap.add_argument("--repeat", type=int, default=5, help="calls per timed check, the least counts (default 5)")
+    ap.add_argument("--repeat", type=int, default=9, help="calls per timed check, the least counts (default 9)")
     ap.add_argument("--seed", type=int, default=1000)
     args = ap.parse_args(argv[1:])
     kinds, pystones, worst = timing(args.hands, args.repeat, args.seed)
@@ -128,7 +146,9 @@ Machine: {perfdoc.machine_line()}; MicroPython unix port {mpy.micropython_binary
 (the full engine's bots, every rule variant: {len(difffuzz.VARIANTS)} presets and
 option sets, 1-4 decks, plus random throws and follows that are often illegal):
 {len(every)} checks. Each is timed under MicroPython's unix port (the least of
-{args.repeat} calls: the machine is shared, and noise only adds). Pystone in the same process: {unix_pystones:,.0f} pystones/s
+{args.repeat} calls: the machine is shared, and noise only adds; the 20 hands
+with the slowest checks are timed again alone, {args.repeat * 5} calls a check, and each
+check keeps its least time). Pystone in the same process: {unix_pystones:,.0f} pystones/s
 (runs: {', '.join(f'{p:,.0f}' for p in pystones)}), so the unix port is
 {scale:.0f}× a 125 MHz RP2040 ({RP2040_PYSTONES:,.0f} pystones/s, the published
 figure); RP2040 times below are unix times × {scale:.0f}.
