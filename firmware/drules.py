@@ -102,7 +102,7 @@ _NPOS = const(24)  # positions per effective suit (at most 17 used)
 _MAXU = const(64)  # units of one play
 _MAXB = const(16)  # tractors of one lead (bins of the t-search)
 _VW = const(24)  # non-single units of a lead in the ladder vector
-_PW = const(32)  # bytes of one rung pattern: (m, k) parts
+_PW = const(40)  # bytes of one rung pattern: (m, k) parts (up to 20 parts)
 
 # Points per rank (5, T, K).
 _PTS = b"\x00\x00\x00\x05\x00\x00\x00\x00\x0a\x00\x00\x0a\x00"

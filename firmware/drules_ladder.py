@@ -21,7 +21,7 @@ R_TITANIC = const(9)
 R_SAME_SHAPE = const(10)
 _NPOS = const(24)
 _VW = const(24)
-_PW = const(32)
+_PW = const(40)
 
 
 class Ladders(EngineBase):
