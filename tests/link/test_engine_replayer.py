@@ -30,6 +30,7 @@ class InProcessTable:
 
         self.t = T.Table(tablerules.TableRules(decks), decks=decks, chain_hash=ttlink.chain_hash)
         self.now = 0
+        self.hand_scan = False  # BotGame asks, as of a VirtualTable
         self.queue: collections.deque[list[Any]] = collections.deque()
         self.log: list[tuple[int, int, list[Any]]] = []
         self._pull()
