@@ -303,13 +303,12 @@ class PicoBoard:
             import machine
         I2C = machine.I2C
         PWM = machine.PWM
-        SPI = machine.SPI
         Pin = machine.Pin
 
         import cardmap
         import hwconfig as H
         import persist
-        import pn532
+        import picohw
         import scanner
         import ttlink_io
         from display import SSD1306
@@ -317,18 +316,7 @@ class PicoBoard:
         self._time = time
         self._H = H
         self._scanner_mod = scanner
-        cs = [Pin(p, Pin.OUT, value=1) for p in H.READER_CS]  # every reader deselected
-        rst = [Pin(p, Pin.OUT, value=1) for p in H.READER_RSTPD_N]
-        spi = SPI(
-            H.SPI_ID,
-            baudrate=H.SPI_BAUDRATE,
-            polarity=H.SPI_POLARITY,
-            phase=H.SPI_PHASE,
-            sck=Pin(H.SPI_SCK),
-            mosi=Pin(H.SPI_MOSI),
-            miso=Pin(H.SPI_MISO),
-        )
-        readers = [pn532.PN532(spi, cs[s], rst[s]) for s in range(H.SEATS)]
+        readers = picohw.readers(machine)
         self.cards = None
         self.problem = ""
         try:

@@ -192,26 +192,17 @@ class SelfTest:
 def main(interactive=True):
     """Build the table's hardware from hwconfig.py and test it (on the Pico)."""
     try:
-        from machine import I2C, PWM, SPI, Pin
+        import machine
+        from machine import I2C, PWM, Pin
     except ImportError:
         print("self-test: needs the Pico's hardware (machine.SPI, I2C, Pin); nothing to test here")
         return -1
     import time
 
     import hwconfig as H
+    import picohw
 
-    cs = [Pin(p, Pin.OUT, value=1) for p in H.READER_CS]  # every reader deselected first
-    rst = [Pin(p, Pin.OUT, value=1) for p in H.READER_RSTPD_N]
-    spi = SPI(
-        H.SPI_ID,
-        baudrate=H.SPI_BAUDRATE,
-        polarity=H.SPI_POLARITY,
-        phase=H.SPI_PHASE,
-        sck=Pin(H.SPI_SCK),
-        mosi=Pin(H.SPI_MOSI),
-        miso=Pin(H.SPI_MISO),
-    )
-    readers = [pn532.PN532(spi, cs[s], rst[s]) for s in range(H.SEATS)]
+    readers = picohw.readers(machine)
     i2c = I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ)
     buttons = [Pin(p, Pin.IN, Pin.PULL_UP) for p in H.BUTTONS]
     led = Pin(H.LED, Pin.OUT, value=0)
