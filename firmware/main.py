@@ -192,8 +192,8 @@ class App:
             return
         if c == APP_MAINTENANCE:
             self.link.send_app([APP_REPLY, c, 0, ""])
-            self.stop_at = self.board.ticks_ms()
-            self.table._say("maintenance: table stopped", self.stop_at)
+            self.stop_at = now = self.board.ticks_ms()
+            t._say("maintenance: table stopped", now)
             self.dirty = True
             return
         if c == T.CMD_RESTORE:
@@ -266,13 +266,11 @@ class App:
             return False
 
     def stopped(self, now):
-        """True once a maintenance stop was asked for and the link has
-        delivered what it had to send (or the grace time is over)."""
-        if self.stop_at < 0:
-            return False
-        if not self.link.busy():
-            return True
-        return ttlink.ticks_diff(now, self.stop_at) >= _STOP_GRACE_MS
+        # a maintenance stop was asked for, and the link delivered its answer
+        # (or the grace time is over)
+        return self.stop_at >= 0 and (
+            not self.link.busy() or ttlink.ticks_diff(now, self.stop_at) >= _STOP_GRACE_MS
+        )
 
     def run(self, pace_ms=5):
         b = self.board
@@ -423,21 +421,12 @@ def configured_app(board, cfg_path):
     return app
 
 
-def maintenance_start(machine=None):
-    """True while seat 0's button is held at power-up: the table then does
-    not start, Ctrl-C keeps working and the REPL is free (for deploy)."""
-    import hwconfig as H
-
-    if machine is None:
-        import machine
-    pin = machine.Pin(H.BUTTONS[0], machine.Pin.IN, machine.Pin.PULL_UP)
-    return pin.value() == H.BUTTON_PRESSED
-
-
 def main():
     import hwconfig as H
 
-    if maintenance_start():
+    import picohw
+
+    if picohw.maintenance_start():
         print("maintenance start: seat 0's button is held, the table is not started")
         return
     configured_app(PicoBoard(), H.CONFIG_FILE).run()

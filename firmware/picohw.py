@@ -5,7 +5,8 @@
 # stand-in with the same classes in tests) is passed in.
 #
 # One place builds them, so that the table (main.py) and the self-test
-# (selftest.py) drive exactly the same wiring.
+# (selftest.py) drive exactly the same wiring. Also the maintenance start:
+# seat 0's button held at power-up keeps main.py from starting the table.
 import hwconfig as H
 import pn532
 
@@ -25,3 +26,12 @@ def readers(machine):
         miso=Pin(H.SPI_MISO),
     )
     return [pn532.PN532(spi, cs[s], rst[s]) for s in range(H.SEATS)]
+
+
+def maintenance_start(machine=None):
+    """True while seat 0's button is held at power-up: the table then does
+    not start, Ctrl-C keeps working and the REPL is free (for deploy)."""
+    if machine is None:
+        import machine
+    pin = machine.Pin(H.BUTTONS[0], machine.Pin.IN, machine.Pin.PULL_UP)
+    return pin.value() == H.BUTTON_PRESSED

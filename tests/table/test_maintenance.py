@@ -82,9 +82,9 @@ def test_maintenance_start_reads_seat_zero_button() -> None:
     sys.path.insert(0, str(FIRMWARE_DIR))
     try:
         import hwconfig
-        import main as firmware_main
+        import picohw
     finally:
         sys.path.remove(str(FIRMWARE_DIR))
     pressed = hwconfig.BUTTON_PRESSED
-    assert firmware_main.maintenance_start(_machine(pressed)) is True
-    assert firmware_main.maintenance_start(_machine(1 - pressed)) is False
+    assert picohw.maintenance_start(_machine(pressed)) is True
+    assert picohw.maintenance_start(_machine(1 - pressed)) is False
