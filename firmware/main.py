@@ -16,6 +16,9 @@
 #   board.running() -> bool            False ends run() (the virtual table's stop)
 #   board.rand() -> int                random bits for the link's boot id and sessions
 #   board.store                        a persist.Store (flash)
+#   board.tag_sink                     (readers with tag UIDs only) None, or
+#                                        called with the scanner for each of
+#                                        its events (enroll mode, enrollmode.py)
 #
 # On the Pico, main.py runs by itself after boot.py and builds PicoBoard from
 # hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM for
@@ -59,6 +62,8 @@ APP_LINES = const(102)
 # back and returns from main(). The same happens at power-up while seat 0's
 # button is held (a maintenance start).
 APP_MAINTENANCE = const(103)
+# [APP_ENROLL, seat] / [APP_ENROLL, -1]: enroll mode at a seat (enrollmode.py)
+APP_ENROLL = const(104)
 # how long the link may take to deliver the last frames before the table stops
 _STOP_GRACE_MS = const(1500)
 
@@ -152,6 +157,7 @@ class App:
         self._pass_events()
         self.dirty = True
         self.stop_at = -1  # ticks_ms of a maintenance request, or -1
+        self.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
 
     # --- the link's snapshot hooks
     def _snapshot_source(self):
@@ -196,6 +202,11 @@ class App:
             t._say("maintenance: table stopped", now)
             self.dirty = True
             return
+        if c == APP_ENROLL:
+            import enrollmode
+
+            enrollmode.command(self, payload, self.board.ticks_ms())
+            return
         if c == T.CMD_RESTORE:
             # a state comes only as a link snapshot: the link then restarts
             # its event log at the snapshot's index and hash, in step with us
@@ -214,8 +225,9 @@ class App:
         b = self.board
         t = self.table
         for seat, card in b.taps(now):
-            t.tap(seat, card, now)
-            self.dirty = True
+            if self.enroll is None:
+                t.tap(seat, card, now)
+                self.dirty = True
         for seat, kind in b.presses(now):
             t.button(seat, kind, now)
             self.dirty = True
@@ -324,6 +336,7 @@ class PicoBoard:
             self.problem = "no card map: %s" % exc
         self.decks = self.cards.decks if self.cards is not None else 2
         self.scanner = scanner.Scanner(readers, self.cards)
+        self.tag_sink = None  # enrollmode: sees every scanner event first
         self.oled = None
         try:
             oled = SSD1306(
@@ -359,6 +372,8 @@ class PicoBoard:
         sc.tick(now)
         out = []
         while sc.pop():
+            if self.tag_sink is not None:
+                self.tag_sink(sc)
             k = sc.kind
             if k == S.EV_CARD:
                 out.append((sc.seat, sc.card))

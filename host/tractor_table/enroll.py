@@ -33,11 +33,12 @@ from __future__ import annotations
 
 import binascii
 import os
+import queue
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from shengji.cards import face_name, parse_face
 
@@ -240,7 +241,12 @@ def _parse_entry(line: str, where: str) -> tuple[bytes, int]:
 
 
 class TagReader(Protocol):
-    """What enrollment needs from a reader."""
+    """What enrollment needs from a reader.
+
+    A reader that reports each tap once (a table's scanner, which already
+    ignores a card resting on the reader) says so with a true ``taps_once``
+    attribute: its ``poll`` returns a tag once per tap, and enrollment then
+    does not wait for the reader to clear."""
 
     def poll(self) -> list[bytes]:
         """UIDs of the tags in the field now (0, 1 or 2)."""
@@ -319,6 +325,125 @@ class AdafruitUartReader:
             return False
 
 
+#: firmware/main.py and firmware/enrollmode.py: the link's application messages
+APP_REPLY = 100
+APP_ENROLL = 104
+APP_TAG = 105
+SEATS = 4
+
+
+class TableTagReader:
+    """A connected table's seat reader, through the link (``enroll --table``).
+
+    The host asks the table for enroll mode at one seat (``[APP_ENROLL, seat]``);
+    the table then plays no cards and reports every tag its scanner sees at that
+    seat as ``[APP_TAG, seat, "uidhex"]``, or a reader error as
+    ``[APP_TAG, seat, "", "two" | "crosstalk" | "fault"]``. ``close()`` leaves
+    enroll mode (``[APP_ENROLL, -1]``). The scanner reports a tag once per tap,
+    so this reader is ``taps_once``; it cannot read or write tag memory."""
+
+    taps_once = True
+
+    def __init__(
+        self,
+        port: str,
+        seat: int = 0,
+        say: Callable[[str], None] = print,
+        timeout: float = 10.0,
+        poll_wait: float = 0.05,
+    ) -> None:
+        from .link.serial_link import SerialLink
+
+        if not 0 <= seat < SEATS:
+            raise CommandError(f"--seat must be 0-{SEATS - 1}, not {seat}")
+        self.port = port
+        self.seat = seat
+        self.say = say
+        self.timeout = timeout
+        self.poll_wait = poll_wait
+        self._tags: queue.Queue[list[Any]] = queue.Queue()
+        self._replies: queue.Queue[list[Any]] = queue.Queue()
+        self.link = SerialLink(port, on_note=self.on_note, reconnect_s=0.1).start()
+        try:
+            if not self.link.wait_synced(timeout):
+                raise CommandError(
+                    f"no table answered on {port} within {timeout:g} s (no link handshake); "
+                    "is the table running and the port the table's?"
+                )
+            self._ask(seat)
+        except BaseException:
+            self.link.close()
+            raise
+        self.active = True
+
+    def on_note(self, note: list[Any]) -> None:
+        """The link's notes (called from its thread)."""
+        if not note or note[0] != "app" or not note[1]:
+            return
+        p = list(note[1])
+        if p[0] == APP_TAG and len(p) >= 3 and p[1] == self.seat:
+            self._tags.put(p)
+        elif p[0] == APP_REPLY and len(p) >= 3 and p[1] == APP_ENROLL:
+            self._replies.put(p)
+
+    def _ask(self, seat: int) -> None:
+        self.link.send_app([APP_ENROLL, seat])
+        try:
+            reply = self._replies.get(timeout=self.timeout)
+        except queue.Empty:
+            raise CommandError(
+                f"the table on {self.port} did not answer the enroll request; "
+                "its firmware may predate enroll mode (deploy it again)"
+            ) from None
+        if reply[2] != 0:
+            why = reply[3] if len(reply) > 3 else ""
+            raise CommandError(f"the table on {self.port} refused enroll mode: {why}")
+
+    def close(self) -> None:
+        try:
+            if getattr(self, "active", False):
+                self.active = False
+                try:
+                    self._ask(-1)
+                except CommandError as exc:
+                    self.say(f"note: {exc}")
+                # let the table see the ack of its answer before we let go of the port
+                self.link.wait_for(lambda h: False, 0.3)
+        finally:
+            self.link.close()
+
+    def poll(self) -> list[bytes]:
+        try:
+            p = self._tags.get(timeout=self.poll_wait)
+        except queue.Empty:
+            return []
+        if p[2]:
+            try:
+                return [bytes.fromhex(p[2])]
+            except (TypeError, ValueError):
+                self.say(f"the table sent a tag UID that is not hex ({p[2]!r}); tap the card again")
+                return []
+        reason = p[3] if len(p) > 3 else ""
+        if reason == "two":
+            return [b"", b""]  # two tags, UIDs not told: enrollment asks for one at a time
+        if reason == "crosstalk":
+            self.say(
+                f"the tag was also seen at another seat's reader (crosstalk); "
+                f"tap the card again in the middle of seat {self.seat}'s reader, away from the others"
+            )
+        elif reason == "fault":
+            self.say(f"the table reports that seat {self.seat}'s reader stopped answering; it is being reset")
+        else:
+            self.say(f"the table reported a reader error at seat {self.seat} ({reason!r}); tap the card again")
+        return []
+
+    def read_code(self) -> bytes | None:
+        return None  # the table does not read tag memory for the host
+
+    def write_code(self, data: bytes) -> bool:
+        return False
+
+
 # ---- enrollment ------------------------------------------------------------------------
 
 
@@ -365,7 +490,7 @@ class Enrollment:
             uids = self._wait_tag(card)
             if len(uids) > 1:
                 self.say("two cards on the reader: take them away and tap one card at a time")
-                while len(self.reader.poll()) > 1:
+                while not self._taps_once() and len(self.reader.poll()) > 1:
                     pass  # until at most one is left (that one is then read as the tap)
                 continue
             uid = uids[0]
@@ -395,6 +520,9 @@ class Enrollment:
             self.say(f"enrolled {card_label(card)} as {uid.hex()} ({len(cs.cards)}/{cs.total})")
             self._wait_clear([uid])
             return
+
+    def _taps_once(self) -> bool:
+        return bool(getattr(self.reader, "taps_once", False))
 
     def _foreign(self, uid: bytes) -> str:
         if len(uid) != 7:
@@ -435,7 +563,10 @@ class Enrollment:
 
     def _wait_clear(self, gone: Sequence[bytes] = ()) -> None:
         """Wait until the tags in ``gone`` have left the reader (all tags if empty);
-        another card already put down stays and counts as the next tap."""
+        another card already put down stays and counts as the next tap.
+        A ``taps_once`` reader reports every tap once: nothing to wait for."""
+        if self._taps_once():
+            return
         start = self.clock()
         warned = False
         while True:

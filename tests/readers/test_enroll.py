@@ -371,9 +371,9 @@ def test_enroll_command_errors_are_one_clear_line(tmp_path: Path) -> None:
 
     with pytest.raises(CommandError, match="cannot open the reader on /nonexistent/tty"):
         AdafruitUartReader("/nonexistent/tty")
-    r = subprocess.run(_cli("enroll", "--table", "/dev/null", "--set", str(tmp_path / "x")),
+    r = subprocess.run(_cli("enroll", "--table", "/dev/null", "--rebuild", "--set", str(tmp_path / "x")),
                        capture_output=True, text=True, timeout=30)
-    assert r.returncode == 1 and "link messages that carry raw tag UIDs" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 1 and "--rebuild reads or writes the tags' memory" in r.stderr and "Traceback" not in r.stderr
     r = subprocess.run(_cli("enroll", "--reader", "/dev/null", "--set", str(tmp_path / "new.cards")),
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 1 and "does not exist yet: give the new set a --name" in r.stderr

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..enroll import AdafruitUartReader, Enrollment, open_or_create, rebuild
+from ..enroll import AdafruitUartReader, Enrollment, TableTagReader, open_or_create, rebuild
 from ..errors import CommandError
 
 
@@ -14,6 +14,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--reader", metavar="PORT", help="a PN532 on a USB-UART adapter, e.g. /dev/ttyUSB0")
     where.add_argument("--table", metavar="PORT", help="a connected table's seat reader (through the link)")
+    parser.add_argument("--seat", type=int, default=0,
+                        help="with --table: the seat whose reader enrolls (0-3; default 0)")
     parser.add_argument("--set", dest="set_file", metavar="FILE", required=True, type=Path,
                         help="card-set file to write (resumed if it exists)")
     parser.add_argument("--name", help="name of a new set (at most 31 bytes)")
@@ -35,11 +37,11 @@ def _say(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.table is not None:
+    if args.table is not None and (args.write_codes or args.rebuild):
         raise CommandError(
-            "enrolling through a table's seat reader needs link messages that carry raw tag "
-            "UIDs from the table, which the link does not define yet; use --reader PORT with "
-            "a PN532 on a USB-UART adapter"
+            f"{'--write-codes' if args.write_codes else '--rebuild'} reads or writes the tags' memory, "
+            "which a table's reader does not do for the host; use --reader PORT with a PN532 "
+            "on a USB-UART adapter"
         )
     if args.rebuild:
         return _rebuild(args)
@@ -47,7 +49,13 @@ def run(args: argparse.Namespace) -> int:
     if not cs.cards and not args.set_file.exists():
         args.set_file.parent.mkdir(parents=True, exist_ok=True)
         cs.save(args.set_file)  # the file exists from the first moment: resumable
-    reader = AdafruitUartReader(args.reader)
+    reader: AdafruitUartReader | TableTagReader
+    if args.table is not None:
+        table = TableTagReader(args.table, args.seat, say=_say)
+        _say(f"the table on {args.table} is in enroll mode: tap the cards on seat {args.seat}'s reader")
+        reader = table
+    else:
+        reader = AdafruitUartReader(args.reader)
     try:
         Enrollment(reader, cs, args.set_file, say=_say, write_codes=args.write_codes,
                    tap_timeout=args.tap_timeout).run()

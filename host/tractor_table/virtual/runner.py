@@ -276,6 +276,16 @@ class VirtualTable:
         """A card (id, or -1 for an unknown tag, -2 for a reader fault) at a seat's reader."""
         self._send(b"T %d %d\n" % (seat, card))
 
+    def place_tags(self, seat: int, *uids: bytes) -> None:
+        """Tags with these UIDs put down together at a seat's reader (any UID,
+        in the card map or not), taken away once the scanner reported them;
+        ``readers="spi"`` only."""
+        if self.readers != "spi":
+            raise CommandError("tags by UID need the simulated readers (readers='spi')")
+        if not uids or any(len(u) not in (4, 7, 10) for u in uids):
+            raise CommandError("place_tags needs one or more UIDs of 4, 7 or 10 bytes")
+        self._send(b"U %d %s\n" % (seat, b" ".join(u.hex().encode() for u in uids)))
+
     def press(self, seat: int, kind: int) -> None:
         """A seat's button: events.BTN_OK / BTN_UNDO / BTN_CHALLENGE."""
         self._send(b"B %d %d\n" % (seat, kind))

@@ -7,8 +7,9 @@
 #   host opens with pyserial), through the firmware's own ttlink_io.StdioPort;
 # - the seat readers and buttons are driven by the host through a control
 #   FIFO, one command per line:  "T seat card" (a card tapped at a seat; card
-#   -1 = an unknown tag, -2 = two tags at once), "B seat kind" (a button press,
-#   events.BTN_*), "Q" (stop);
+#   -1 = an unknown tag, -2 = two tags at once), "U seat uidhex [uidhex]" (tags
+#   with these UIDs put down together at a seat's reader; spi readers only),
+#   "B seat kind" (a button press, events.BTN_*), "Q" (stop);
 # - readers "spi" (the default): the firmware's own scanner.py and pn532.py
 #   drivers run against four simulated PN532 chips (the byte-accurate chip
 #   model of tractor_table/pn532sim/chip.py) on a simulated SPI bus in place of
@@ -92,13 +93,14 @@ class SimReaders:
         sc = self.scanner
         due = self.free_at[s]
         gap = sc.alternate_ms + 50
-        if self.waiting[s] and self.waiting[s][0] == self.last[s]:
+        if self.waiting[s] and (self.waiting[s][0] == self.last[s] or isinstance(self.waiting[s][0], tuple)):
+            # the same card again (tags given by UID: maybe the same tag again)
             gap = sc.away_ms + 50
         if self.lifted[s] + gap > due:
             due = self.lifted[s] + gap
         if self.waiting[s]:
             c = self.waiting[s][0]
-            if 0 <= c < len(self.card_at):
+            if isinstance(c, int) and 0 <= c < len(self.card_at):
                 moved = self.card_at[c] + sc.crosstalk_ms + 50
                 if moved > due:
                     due = moved
@@ -109,7 +111,9 @@ class SimReaders:
         for s in range(4):
             if self.placed[s] is None and self.waiting[s] and now >= self._due(s):
                 card = self.waiting[s].pop(0)
-                if card == -2:
+                if isinstance(card, tuple):
+                    tags = [self.chip.Tag(u) for u in card]
+                elif card == -2:
                     tags = [self.chip.Tag(_UNKNOWN_UID), self.chip.Tag(_OTHER_UID)]
                 elif card < 0:
                     tags = [self.chip.Tag(_UNKNOWN_UID)]
@@ -132,8 +136,9 @@ class SimReaders:
             self.placed[s] = None
             self.free_at[s] = now + wait
 
-    def poll(self, out):
-        """Run the scanner until the tags on the readers are reported (bounded)."""
+    def poll(self, out, sink=None):
+        """Run the scanner until the tags on the readers are reported (bounded);
+        ``sink`` (enroll mode) sees each scanner event first, as on the Pico."""
         S = self.S
         sc = self.scanner
         clk = self.clock
@@ -149,6 +154,11 @@ class SimReaders:
                         soon = d
             if soon > clk.ticks_ms():
                 clk.advance_us((soon - clk.ticks_ms()) * 1000)
+                # the readers were polled, empty, all that time: one round of
+                # empty polls at the new time (a seat that saw two tags is
+                # clear again only after an empty poll away_ms later)
+                for _ in range(sc.seats):
+                    sc.tick(clk.ticks_ms())
                 busy = self._place(clk.ticks_ms())
         for _ in range(400 if busy else 1):
             for c in self.chips:
@@ -158,6 +168,8 @@ class SimReaders:
             t = clk.ticks_us()
             sc.tick(clk.ticks_ms())
             while sc.pop():
+                if sink is not None:
+                    sink(sc)
                 k = sc.kind
                 s = sc.seat
                 now = clk.ticks_ms()
@@ -197,6 +209,8 @@ class VirtualBoard:
         self._fifo = []  # control commands in the order the host sent them
         self._run = True
         self.frames = 0
+        if readers is not None:
+            self.tag_sink = None  # main.App's enroll mode (firmware/enrollmode.py)
 
     def ticks_ms(self):
         return time.ticks_ms()
@@ -225,6 +239,11 @@ class VirtualBoard:
             op = parts[0]
             if op == b"T" or op == b"B":
                 self._fifo.append((op, int(parts[1]), int(parts[2])))
+            elif op == b"U" and self.readers is not None:
+                import binascii
+
+                uids = tuple(binascii.unhexlify(h) for h in parts[2:])
+                self._fifo.append((b"T", int(parts[1]), uids))
             elif op == b"Q":
                 self._run = False
 
@@ -262,7 +281,7 @@ class VirtualBoard:
         self._control()
         self._release()
         if self.readers is not None:
-            self.readers.poll(self._taps)
+            self.readers.poll(self._taps, self.tag_sink)
         t = self._taps
         if t:
             self._taps = []

@@ -1,0 +1,85 @@
+# Enroll mode: a seat's reader lends itself to `tractor-table enroll --table`.
+#
+# Imported only when the host asks for it (main.App._app on [APP_ENROLL, seat]),
+# so that a game's heap never holds this code. While enroll mode is on:
+#
+# - the board hands every scanner event to Enroller.tag (board.tag_sink) before
+#   it maps the event to a card; the events at the enroll seat go to the host
+#   as [APP_TAG, seat, "uidhex"] (known and unknown tags alike: re-enrolling a
+#   set must be possible) or, for a reader error, [APP_TAG, seat, "", reason]
+#   with reason "two" (two tags on the reader), "crosstalk" (the tag was seen
+#   at another seat too) or "fault" (the reader stopped answering);
+# - main.App feeds no taps to the game (App.enroll is not None).
+#
+# [APP_ENROLL, -1] leaves enroll mode. Both are answered
+# [APP_REPLY, APP_ENROLL, 0 ok / 1 refused, text]. The mode is not saved: a
+# restart ends it (the host's enrollment then stops hearing tags).
+import scanner as S
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
+APP_REPLY = const(100)
+APP_ENROLL = const(104)
+APP_TAG = const(105)
+
+_HEX = "0123456789abcdef"
+
+
+class Enroller:
+    def __init__(self, link, seat):
+        self.link = link
+        self.seat = seat
+        self.sent = 0
+
+    def tag(self, sc):
+        """A scanner event (the scanner itself, its last popped event)."""
+        if sc.seat != self.seat:
+            return
+        k = sc.kind
+        if k == S.EV_CARD or k == S.EV_UNKNOWN:
+            uid = sc.uid
+            text = ""
+            for i in range(sc.uid_len):
+                b = uid[i]
+                text += _HEX[b >> 4] + _HEX[b & 15]
+            msg = [APP_TAG, sc.seat, text]
+        elif k == S.EV_TWO:
+            msg = [APP_TAG, sc.seat, "", "two"]
+        elif k == S.EV_CROSSTALK:
+            msg = [APP_TAG, sc.seat, "", "crosstalk"]
+        elif k == S.EV_FAULT:
+            msg = [APP_TAG, sc.seat, "", "fault"]
+        else:
+            return
+        self.link.send_app(msg)
+        self.sent += 1
+
+
+def command(app, payload, now):
+    """[APP_ENROLL, seat] (0-3) starts enroll mode at that seat, [APP_ENROLL, -1]
+    ends it; the reply says whether the table agreed."""
+    link = app.link
+    board = app.board
+    seat = payload[1] if len(payload) > 1 else None
+    if not isinstance(seat, int) or seat < -1 or seat > 3:
+        link.send_app([APP_REPLY, APP_ENROLL, 1, "enroll needs a seat 0-3, or -1 to stop"])
+        return
+    if not hasattr(board, "tag_sink"):
+        link.send_app([APP_REPLY, APP_ENROLL, 1, "this table's readers report cards, not tags"])
+        return
+    if seat < 0:
+        board.tag_sink = None
+        app.enroll = None
+        app.table._say("enroll ended", now)
+    else:
+        app.enroll = Enroller(link, seat)
+        board.tag_sink = app.enroll.tag
+        app.table._say("enroll at S%d" % seat, now)
+    app.dirty = True
+    link.send_app([APP_REPLY, APP_ENROLL, 0, ""])
