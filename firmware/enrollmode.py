@@ -12,8 +12,11 @@
 # - main.App feeds no taps to the game (App.enroll is not None).
 #
 # [APP_ENROLL, -1] leaves enroll mode. Both are answered
-# [APP_REPLY, APP_ENROLL, 0 ok / 1 refused, text]. The mode is not saved: a
-# restart ends it (the host's enrollment then stops hearing tags).
+# [APP_REPLY, APP_ENROLL, 0 ok / 1 refused, text]. The mode belongs to the
+# link session that asked for it: when that session ends (the host went away
+# without [APP_ENROLL, -1], or another host connected) the next scanner event
+# ends enroll mode, and that tap is the game's again; nothing piles up in the
+# link's queue for a host that is gone. The mode is not saved: a restart ends it.
 import scanner as S
 
 try:
@@ -32,13 +35,18 @@ _HEX = "0123456789abcdef"
 
 
 class Enroller:
-    def __init__(self, link, seat):
-        self.link = link
+    def __init__(self, app, seat):
+        self.app = app
+        self.link = app.link
+        self.sid = app.link.sid  # the session that asked
         self.seat = seat
         self.sent = 0
 
     def tag(self, sc):
         """A scanner event (the scanner itself, its last popped event)."""
+        if self.link.sid != self.sid:
+            _end(self.app, sc.t_ms)
+            return
         if sc.seat != self.seat:
             return
         k = sc.kind
@@ -74,12 +82,17 @@ def command(app, payload, now):
         link.send_app([APP_REPLY, APP_ENROLL, 1, "this table's readers report cards, not tags"])
         return
     if seat < 0:
-        board.tag_sink = None
-        app.enroll = None
-        app.table._say("enroll ended", now)
+        _end(app, now)
     else:
-        app.enroll = Enroller(link, seat)
+        app.enroll = Enroller(app, seat)
         board.tag_sink = app.enroll.tag
         app.table._say("enroll at S%d" % seat, now)
-    app.dirty = True
+        app.dirty = True
     link.send_app([APP_REPLY, APP_ENROLL, 0, ""])
+
+
+def _end(app, now):
+    app.board.tag_sink = None
+    app.enroll = None
+    app.table._say("enroll ended", now)
+    app.dirty = True

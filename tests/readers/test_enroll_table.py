@@ -139,6 +139,27 @@ def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_pat
         vt.close()
 
 
+def test_a_host_that_goes_away_ends_enroll_mode(compiled: Path) -> None:
+    vt = _table(compiled, "gone").start()
+    try:
+        assert vt.next_event()[0] == EV.HAND_START
+        port = _let_go(vt)
+        reader = TableTagReader(port, seat=0)
+        reader.active = False  # the host dies: no [APP_ENROLL, -1]
+        reader.close()
+        assert vt.lines[7] == "enroll at S0"
+        vt.link = SerialLink(port, on_note=vt._note).start()  # another host
+        assert vt.link.wait_synced(10)
+        vt.tap(0, -1)  # ends enroll mode, and is the game's tap
+        events = [vt.next_event()]
+        while events[-1][0] != EV.REJECT:
+            events.append(vt.next_event())
+        assert events[-1][:4] == [EV.REJECT, 0, 0, EV.UNKNOWN_CARD]
+        assert vt.wait(lambda: vt.lines[7] == "S0 unknown card", 5), vt.lines
+    finally:
+        vt.close()
+
+
 def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "tractor_table.cli", *args]
 

@@ -306,3 +306,58 @@ def test_configured_app_plays_by_table_cfg():
     import os
 
     os.remove(path)
+
+
+class ScanEvent:
+    """The fields of the scanner's last popped event that enroll mode reads."""
+
+    def __init__(self, seat, kind, uid=b""):
+        self.seat = seat
+        self.kind = kind
+        self.uid = bytearray(uid)
+        self.uid_len = len(uid)
+        self.t_ms = 0
+
+
+def test_enroll_mode_reports_tags_and_keeps_taps_from_the_game():
+    import enrollmode as EM
+    import scanner as S
+
+    w = Wire()
+    w.run()
+    w.host.send_app([M.APP_ENROLL, 4])
+    w.host.send_app([M.APP_ENROLL, 0])  # this board gives no tag UIDs
+    w.run()
+    assert w.apps() == [
+        [M.APP_REPLY, M.APP_ENROLL, 1, "enroll needs a seat 0-3, or -1 to stop"],
+        [M.APP_REPLY, M.APP_ENROLL, 1, "this table's readers report cards, not tags"],
+    ]
+    assert w.app.enroll is None
+    w.board.tag_sink = None  # a board with tag UIDs
+    w.host.send_app([M.APP_ENROLL, 1])
+    w.run()
+    assert w.apps()[2] == [M.APP_REPLY, M.APP_ENROLL, 0, ""]
+    sink = w.board.tag_sink
+    assert sink is not None and w.app.enroll is not None
+    sink(ScanEvent(1, S.EV_CARD, b"\x04\x54\x54\x00\x0d\x5a\xa5"))
+    sink(ScanEvent(0, S.EV_UNKNOWN, b"\x04\x01\x02\x03\x04\x05\x06"))  # another seat
+    sink(ScanEvent(1, S.EV_UNKNOWN, b"\x3a\x01\x02\xff"))
+    sink(ScanEvent(1, S.EV_TWO, b"\x3a\x01\x02\xff"))
+    sink(ScanEvent(1, S.EV_CROSSTALK))
+    w.board.tap_q.append((1, 13))  # what the board maps the same tag to: not the game's
+    w.run()
+    assert w.apps()[3:] == [
+        [EM.APP_TAG, 1, "045454000d5aa5"],
+        [EM.APP_TAG, 1, "3a0102ff"],
+        [EM.APP_TAG, 1, "", "two"],
+        [EM.APP_TAG, 1, "", "crosstalk"],
+    ]
+    assert w.board.sounds == [] and len(w.events()) == 1
+    assert w.board.shown[-1][7] == "enroll at S1"
+    w.host.send_app([M.APP_ENROLL, -1])
+    w.run()
+    assert w.apps()[-1] == [M.APP_REPLY, M.APP_ENROLL, 0, ""]
+    assert w.board.tag_sink is None and w.app.enroll is None
+    w.board.tap_q.append((1, 13))
+    w.run(10)
+    assert w.board.sounds == [E.SND_TAP]  # the game's tap again

@@ -122,7 +122,11 @@ def test_board_on_a_stand_in_machine():
     # the buzzer sounds without blocking and stops by itself
     b.beep(E.SND_ERROR)
     assert PWM.last.f == 400 and PWM.last.duty == 32768
-    # readers that do not answer: faults, reported as reader errors, no crash
+    # readers that do not answer: faults, reported as reader errors, no crash;
+    # in enroll mode (enrollmode.py) the tag sink sees each scanner event first
+    assert b.tag_sink is None
+    sunk = []
+    b.tag_sink = lambda sc: sunk.append((sc.seat, sc.kind))
     seen = []
     t0 = time.ticks_ms()
     while time.ticks_diff(time.ticks_ms(), t0) < 1500 and len(seen) < 4:
@@ -131,6 +135,8 @@ def test_board_on_a_stand_in_machine():
         time.sleep_ms(2)
     assert sorted(s for s, c in seen) == [0, 1, 2, 3], seen
     assert all(c == T.READER_ERROR for s, c in seen)
+    assert sunk == [(s, b._scanner_mod.EV_FAULT) for s, c in seen], sunk
+    b.tag_sink = None
     time.sleep_ms(450)
     b.taps(time.ticks_ms())
     assert PWM.last.duty == 0  # the 400 ms tone ended, checked by the loop
