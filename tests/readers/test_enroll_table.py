@@ -137,6 +137,8 @@ def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_pat
         assert [e[:4] for e in events if e[0] == EV.REJECT] == [[EV.REJECT, 0, 0, EV.UNKNOWN_CARD]]
     finally:
         vt.close()
+    # enroll mode fits the firmware's heap budget (the simulated chips' share taken out)
+    assert 0 < vt.firmware_peak < 160 * 1024, vt.firmware_peak
 
 
 def test_a_host_that_goes_away_ends_enroll_mode(compiled: Path) -> None:
