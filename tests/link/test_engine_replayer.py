@@ -22,13 +22,27 @@ FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 class InProcessTable:
     """The firmware's table core in this process, as BotGame drives a table."""
 
-    def __init__(self, decks: int) -> None:
+    def __init__(self, decks: int, rules: Rules | None = None) -> None:
         if str(FIRMWARE) not in sys.path:
             sys.path.insert(0, str(FIRMWARE))
         import table as T  # the firmware's modules
+        import tableconfig
         import tablerules
+        from tractor_table.virtual.runner import table_config
 
-        self.t = T.Table(tablerules.TableRules(decks), decks=decks, chain_hash=ttlink.chain_hash)
+        # the table's options as table.cfg gives them (deploy writes it from the rules)
+        cfg = dict(
+            line.split("=", 1)
+            for line in table_config(rules or Rules(decks=decks)).splitlines()
+            if "=" in line and not line.startswith("#")
+        )
+        opts = tableconfig.Options(cfg)
+        self.t = T.Table(
+            tablerules.TableRules(decks, **opts.rules),
+            decks=decks,
+            throw_penalty=opts.throw_penalty,
+            chain_hash=ttlink.chain_hash,
+        )
         self.now = 0
         self.hand_scan = False  # BotGame asks, as of a VirtualTable
         self.queue: collections.deque[list[Any]] = collections.deque()
@@ -60,18 +74,23 @@ class InProcessTable:
         raise AssertionError("the table made no event")
 
 
-def table_log(hands: int, seed: int, decks: int = 2) -> list[tuple[int, int, list[Any]]]:
+def table_log(
+    hands: int, seed: int, decks: int = 2, rules: Rules | None = None, strength: int = 1
+) -> list[tuple[int, int, list[Any]]]:
     from tractor_table.virtual.game import BotGame
 
-    vt = InProcessTable(decks)
-    game = BotGame(vt, Rules(decks=decks), seed=seed, strength=1, say=lambda s: None)  # type: ignore[arg-type]
+    rules = rules or Rules(decks=decks)
+    vt = InProcessTable(decks, rules)
+    game = BotGame(vt, rules, seed=seed, strength=strength, say=lambda s: None)  # type: ignore[arg-type]
     game.play(hands)
     vt.next_event  # noqa: B018 - the rest of the queue is in vt.log
     return vt.log
 
 
-def verify(log: list[tuple[int, int, list[Any]]], decks: int = 2) -> Verifier:
-    v = Verifier(er.EngineReplayer(Rules(decks=decks)), "rules-2026.1", describe=describe)
+def verify(
+    log: list[tuple[int, int, list[Any]]], decks: int = 2, rules: Rules | None = None
+) -> Verifier:
+    v = Verifier(er.EngineReplayer(rules or Rules(decks=decks)), "rules-2026.1", describe=describe)
     for idx, h, ev in log:
         v.check(idx, h, ev)
     return v
@@ -173,11 +192,14 @@ def test_a_wrongly_refused_bid_is_caught() -> None:
     assert d.index == i and d.host_event is not None and d.host_event[2] == 1
 
 
-def mid_hand(seed: int, tricks: int) -> tuple[InProcessTable, Any]:
+def mid_hand(
+    seed: int, tricks: int, rules: Rules | None = None, strength: int = 1
+) -> tuple[InProcessTable, Any]:
     from tractor_table.virtual.game import BotGame
 
-    vt = InProcessTable(2)
-    game = BotGame(vt, Rules(decks=2), seed=seed, strength=1, say=lambda s: None)  # type: ignore[arg-type]
+    rules = rules or Rules(decks=2)
+    vt = InProcessTable(2, rules)
+    game = BotGame(vt, rules, seed=seed, strength=strength, say=lambda s: None)  # type: ignore[arg-type]
     game.start_hand(game._expect(EV.HAND_START))
     for _ in range(tricks):
         game.play_trick()
@@ -260,3 +282,179 @@ def test_a_snapshot_that_does_not_rebuild_is_said_so() -> None:
     eng.reset(json.dumps(snap).encode())
     assert "cannot rebuild" in eng.lost and eng.hand is None
     assert eng.replay(len(vt.log), [EV.TRICK, 2, 0, 0, 0]) is None
+
+
+# --- failed throws (throw_penalty), revokes and the audit ---------------------
+
+TOURNAMENT = Rules.preset("tournament")
+
+
+def throws_log(seed: int) -> list[tuple[int, int, list[Any]]]:
+    """Tournament rules (throw_penalty 10), random bots that throw: failed
+    throws challenged and forced."""
+    log = table_log(hands=2, seed=seed, rules=TOURNAMENT, strength=0)
+    assert any(ev[0] == EV.FORCED and ev[3] == 10 for _, _, ev in log)
+    return log
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_engine_agrees_with_an_honest_table_on_failed_throws(seed: int) -> None:
+    log = throws_log(seed)
+    v = verify(log, rules=TOURNAMENT)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.unchecked == 0 and v.agreed == v.checked == len(log)
+    # the penalties are in the attackers' running score
+    assert any(ev[0] == EV.TRICK and ev[4] < 0 for _, _, ev in log) or any(
+        ev[0] == EV.FORCED for _, _, ev in log
+    )
+
+
+def test_a_wrongly_forced_unit_or_penalty_is_a_disagreement() -> None:
+    log = throws_log(1)
+    i = first(log, EV.FORCED)
+    ev = log[i][2]
+    attempt = log[i - 2][2][3:]  # PLAY (the throw), CHALLENGE, FORCED
+    assert log[i - 2][2][0] == EV.PLAY and log[i - 1][2][0] == EV.CHALLENGE
+    other = [c for c in attempt if c not in ev[4:]]
+    wrong_unit = [*ev[:4], *other[: len(ev) - 4]]
+    v = verify(tampered(log, i, wrong_unit), rules=TOURNAMENT)
+    d = v.disagreements[0]
+    assert d.index == i and d.host_event == ev
+    wrong_pen = [*ev[:3], 5, *ev[4:]]
+    v = verify(tampered(log, i, wrong_pen), rules=TOURNAMENT)
+    d = v.disagreements[0]
+    assert d.index == i and d.fields == (3,) and d.host_event == ev
+    # the table's penalty is followed: the scores after it are judged from it
+    assert len(v.disagreements) == 1 or v.disagreements[1].index > i
+
+
+def inserted(log: list[tuple[int, int, list[Any]]], at: int, ev: list[Any]) -> list[tuple[int, int, list[Any]]]:
+    """The log with an extra event before `at`, numbered and hashed again."""
+    evs = [e for _, _, e in log]
+    evs.insert(at, ev)
+    out, h = [], 0
+    for k, e in enumerate(evs):
+        h = ttlink.chain_hash(h, e)
+        out.append((k, h, e))
+    return out
+
+
+def removed(log: list[tuple[int, int, list[Any]]], at: int) -> list[tuple[int, int, list[Any]]]:
+    evs = [e for k, (_, _, e) in enumerate(log) if k != at]
+    out, h = [], 0
+    for k, e in enumerate(evs):
+        h = ttlink.chain_hash(h, e)
+        out.append((k, h, e))
+    return out
+
+
+def test_a_revoke_or_audit_finding_the_engine_does_not_make_is_a_disagreement() -> None:
+    log = throws_log(2)
+    plays = [k for k, (_, _, ev) in enumerate(log) if ev[0] == EV.PLAY and ev[1] >= 3]
+    i = plays[1]  # a follow in trick 4 or later
+    seat = log[i][2][2]
+    revoke = [EV.REVOKE, log[i][2][1], seat, 0, 5]
+    v = verify(inserted(log, i + 1, revoke), rules=TOURNAMENT)
+    (d,) = v.disagreements
+    assert d.index == i + 1 and d.host_event == [EV.REVOKE, log[i][2][1], seat, 0, 0]
+    j = first(log, EV.HAND_END)
+    audit = [EV.AUDIT, 2, 1, EV.REVOKE_FOLLOW, 5]
+    v = verify(inserted(log, j, audit), rules=TOURNAMENT)
+    (d,) = v.disagreements
+    assert d.index == j and d.host_event == [EV.AUDIT, 2, 1, 0, 0]
+
+
+def revoke_log(seed: int) -> list[tuple[int, int, list[Any]]]:
+    """A hand at the table in which one player revokes once: it shows void in
+    the suit led (a single card of another suit) while it holds that suit;
+    a later follow of that suit proves it (REVOKE) and the audit finds it."""
+    from tractor_table.virtual.game import BotGame
+
+    vt = InProcessTable(2)
+    game = BotGame(vt, Rules(decks=2), seed=seed, strength=1, say=lambda s: None)  # type: ignore[arg-type]
+    game.start_hand(game._expect(EV.HAND_START))
+    hand = game.hand
+    assert hand is not None
+    hand.strict = False  # the revoke is recorded, not refused
+    done = []
+    for seat, bot in enumerate(game.bots):
+        honest = bot.play
+
+        def play(h: Any, seat: int = seat, honest: Any = honest) -> Any:
+            trick = h.current_trick()
+            if not done and trick is not None and len(trick.lead) == 1 and len(h.tricks) >= 2:
+                es = h.ruling.order.effective_suit
+                led = es(trick.lead[0] % 54)
+                mine = h.held(seat)
+                off = [c for c in mine if es(c % 54) != led]
+                if off and sum(es(c % 54) == led for c in mine) >= 2:
+                    done.append(seat)
+                    return (off[0],)
+            return honest(h)
+
+        bot.play = play  # type: ignore[method-assign]
+    while not game.play_trick():
+        pass
+    game.finish_hand()
+    assert done and hand.findings
+    return vt.log
+
+
+def test_revokes_and_the_audit_of_an_honest_table_agree() -> None:
+    log = revoke_log(3)
+    kinds = collections.Counter(ev[0] for _, _, ev in log)
+    assert kinds[EV.REVOKE] >= 1 and kinds[EV.AUDIT] >= 1
+    v = verify(log)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.unchecked == 0 and v.agreed == v.checked == len(log)
+
+
+def test_a_missing_or_wrong_revoke_or_audit_is_a_disagreement() -> None:
+    log = revoke_log(3)
+    r = first(log, EV.REVOKE)
+    a = first(log, EV.AUDIT)
+    # missing: the table goes on without it
+    v = verify(removed(log, r))
+    d = v.disagreements[0]
+    assert d.index == r and d.host_event == log[r][2]
+    v = verify(removed(log, a))
+    d = v.disagreements[0]
+    assert d.index == a and d.host_event == log[a][2]
+    # wrong: another reason, another trick
+    for at, pos in ((r, 4), (r, 3), (a, 4), (a, 1)):
+        ev = list(log[at][2])
+        ev[pos] += 1
+        v = verify(tampered(log, at, ev))
+        d = v.disagreements[0]
+        assert d.index == at and d.host_event == log[at][2], (at, pos)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_judging_goes_on_from_a_snapshot_after_a_forced_throw(seed: int) -> None:
+    import json
+
+    vt, game = mid_hand(seed, 1, rules=TOURNAMENT, strength=0)
+    while not any(ev[0] == EV.FORCED for _, _, ev in vt.log):
+        assert not game.play_trick(), "no failed throw in the hand"
+    snap = json.loads(json.dumps(vt.t.snapshot()))
+    assert any(tr[3] for tr in snap[17])
+    n = len(vt.log)
+    while not game.play_trick():
+        pass
+    game.finish_hand()
+    eng = er.EngineReplayer(TOURNAMENT)
+    v = Verifier(eng, "rules-2026.1")
+    v.on_note(["snapshot", n, vt.log[n - 1][1], json.dumps(snap).encode()])
+    assert eng.lost == "" and eng.hand is not None
+    assert eng.hand.penalties  # the failed throws' penalties, rebuilt
+    for idx, h, ev in vt.log[n:]:
+        v.check(idx, h, ev)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.unchecked == 0
+    # and the host's state at a trick boundary is the table's
+    whole = verify(vt.log[:n], rules=TOURNAMENT)
+    state = whole.replayer.host_state()
+    assert state is not None
+    mine = json.loads(state)
+    mine[13], mine[14] = snap[13], snap[14]
+    assert mine == snap

@@ -15,11 +15,18 @@ the table's field by field. What is judged, per kind:
 | PLAY | that the play is legal (else the engine's event is a REJECT with its reason) |
 | REJECT (of a play) | that the play is illegal, and why (when the reason is one the engine has) |
 | CHALLENGE | accepted |
-| TRICK | winner, points, the attackers' running score |
+| FORCED | the cards that stand (the engine's forced unit; which copy and the order are the table's), the penalty |
+| TRICK | winner, points, the attackers' running score (failed throws' penalties included) |
+| REVOKE | after a follow, the revokes it proves (RULES.md §10: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code |
+| AUDIT | after the last trick, the engine's audit (``Hand.findings``: every illegal follow, every unchallenged throw that should have failed), in trick order, the throw before the follows by seat |
 | HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner |
 
-FORCED, AUDIT and REVOKE, refusals for reader faults, unknown tags and the
-like are not judged (``replay`` returns None).
+A REVOKE or AUDIT the engine expects and the table does not send is the
+disagreement on the event the table sent in its place (that event is still
+followed); one the engine does not expect is answered with reason 0 (no
+finding). After a disagreement the table's version is followed (its forced
+cards and penalty, the revokes it reported). Refusals for reader faults,
+unknown tags, SCAN and the like are not judged (``replay`` returns None).
 
 The host's state, for the operator to push (:meth:`EngineReplayer.host_state`),
 is the table's snapshot (layout of ``firmware/tablesnap.py``) built from what
@@ -37,11 +44,13 @@ from there.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
 
 from shengji import Rules
+from shengji import play as _play
 from shengji.hand import (
     Bid,
     Bury,
@@ -61,8 +70,22 @@ Event = list[Any]
 
 # firmware/events.py kinds and reasons (kept in step by tests/link/test_engine_replayer.py)
 HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE = 1, 2, 3, 4, 5, 6, 7, 8
-FORCED, TRICK, HAND_END = 9, 10, 12
+FORCED, TRICK, AUDIT, HAND_END, REVOKE = 9, 10, 11, 12, 13
 NT = 4
+#: AUDIT reasons (firmware/events.py)
+REVOKE_FOLLOW, THROW_FAILED = 10, 11
+#: the engine's reasons for an illegal follow -> the device rules engine's
+#: codes the table reports as rules_reason (firmware/drules.py R_*)
+DRULES_REASON = {
+    _play.Reason.NOT_IN_HAND: 2,
+    _play.Reason.WRONG_COUNT: 4,
+    _play.Reason.MUST_FOLLOW_SUIT: 5,
+    _play.Reason.MUST_PLAY_PAIRS: 6,
+    _play.Reason.MUST_PLAY_TRACTOR: 7,
+    _play.Reason.MUST_PLAY_TRIPLES: 8,
+    _play.Reason.MUST_PLAY_TITANIC: 9,
+    _play.Reason.MUST_PLAY_SAME_SHAPE: 10,
+}
 #: firmware/table.py: snapshot layout version and the play phase
 SNAPSHOT_VERSION = 1
 PHASE_PLAY = 2
@@ -90,6 +113,9 @@ class EngineReplayer:
         self.lost = ""  # why the engine cannot judge until the next HAND_START
         self.unfollowed = 0
         self.shadow: _Shadow | None = None  # the table's state with the engine's verdicts
+        self.revoked: set[tuple[int, int]] = set()  # (trick, seat) revokes the table reported
+        self.expect: list[Event] = []  # REVOKE/AUDIT events due next, in the table's order
+        self.audited = False  # the end-of-hand AUDIT events are in `expect`
 
     # --- Replayer protocol
 
@@ -101,6 +127,7 @@ class EngineReplayer:
         self.hand = None
         self.shadow = None
         self.lost = ""
+        self._new_hand()
         if snapshot is None:
             return
         try:
@@ -112,7 +139,7 @@ class EngineReplayer:
 
     def _rebuild(self, snap: list[Any]) -> None:
         (ver, decks, phase, hand_no, first, dealer, l0, l1, trump, declarer, score, kpts,
-         _mw, _idx, _h, bids, kitty, tricks, _revoked, _result, cur) = snap
+         _mw, _idx, _h, bids, kitty, tricks, revoked, _result, cur) = snap[:21]
         if ver != SNAPSHOT_VERSION or decks != self.rules.decks:
             raise ValueError(f"snapshot version {ver}, {decks} decks")
         m = self.match
@@ -138,27 +165,31 @@ class EngineReplayer:
             hand.apply(Bury(tuple(kitty)))
             sh.kitty, sh.kitty_points, sh.phase, sh.leader = list(kitty), kpts, PHASE_PLAY, dealer
             for tr in tricks:
-                leader, forced = tr[0], tr[3]
-                if forced:
-                    raise ValueError("a forced throw in the snapshot")
+                leader = tr[0]
                 for k in range(4):
                     seat = (leader + k) % 4
                     hand.apply(Play(seat, tuple(tr[4 + seat])))
+                    if k == 0 and tr[3]:
+                        _forced_lead(hand, len(hand.tricks) - 1, leader)
                 sh.tricks.append(list(tr))
+            for t, seat in revoked:
+                self.revoked.add((t, seat))
+                sh.revoked.append([t, seat])
             sh.score = score
             if tricks:
                 sh.leader = tricks[-1][1]
             if cur is not None:
                 leader = cur[0]
-                if cur[1]:
-                    raise ValueError("a forced throw in the trick in progress")
                 for k in range(4):
                     seat = (leader + k) % 4
                     if cur[3 + seat] is None:
                         break
                     hand.apply(Play(seat, tuple(cur[3 + seat])))
+                    if k == 0 and cur[1]:
+                        _forced_lead(hand, len(hand.tricks) - 1, leader)
                     sh.plays[seat] = list(cur[3 + seat])
                 sh.leader = leader
+                sh.forced = cur[1]
         self.hand = hand
         self.shadow = sh
 
@@ -178,13 +209,23 @@ class EngineReplayer:
         if self.lost or hand is None:
             return None
         try:
+            missing = None
+            if self.expect and kind != self.expect[0][0]:
+                # the table went on without an event the engine expected here:
+                # that is the disagreement (shown on this event), which is
+                # still followed
+                missing = self.expect[0]
+                self.expect = [e for e in self.expect if e[0] != missing[0]]
+            if kind == HAND_END and self._audit_due(hand):
+                missing = self.expect[0]
+                self.expect = []
             mine = self._judge(hand, kind, event)
         except (HandError, AssertionError, IndexError, ValueError) as exc:
             self._lose(f"event {index}: {exc}")
             return None
         if self.shadow is not None:
             self.shadow.follow(event, mine)
-        return mine
+        return missing if missing is not None else mine
 
     # --- kinds
 
@@ -206,7 +247,13 @@ class EngineReplayer:
         self.hand = m.new_hand(strict=False)
         self.lost = ""
         self.shadow = _Shadow(ev)
+        self._new_hand()
         return mine
+
+    def _new_hand(self) -> None:
+        self.revoked = set()
+        self.expect = []
+        self.audited = False
 
     def _lose(self, why: str) -> None:
         self.lost = why
@@ -248,7 +295,16 @@ class EngineReplayer:
             except IllegalEvent as exc:
                 self._lose(f"the engine refuses a play the table accepted: {exc}")
                 return [REJECT, trick_no, seat, self._reason(exc), *cards]
+            trick = hand.tricks[-1]
+            if trick.leader != seat:
+                self.expect = self._revokes_proven(hand, seat, cards)
             return [PLAY, len(hand.tricks) - 1, seat, *cards]
+        if kind == FORCED:
+            return self._forced(hand, ev)
+        if kind == REVOKE:
+            return self._revoke(ev)
+        if kind == AUDIT:
+            return self._audit(hand, ev)
         if kind == REJECT:
             return self._reject(hand, ev)
         if kind == CHALLENGE:
@@ -270,8 +326,11 @@ class EngineReplayer:
             by_seat = hand.trick_points_by_seat()
             dealer = hand.dealer if hand.dealer is not None else 0
             attackers = hand.attackers() or ((dealer + 1) % 4, (dealer + 3) % 4)
+            # failed throws: the defenders' penalties count for the attackers,
+            # the attackers' against them (as HandResult.penalty)
+            penalty = sum(-pts if seat in attackers else pts for _, seat, pts in hand.penalties)
             return [TRICK, len(hand.tricks) - 1, last.winner, last.points,
-                    sum(by_seat[s] for s in attackers)]
+                    sum(by_seat[s] for s in attackers) + penalty]
         if kind == HAND_END:
             return self._hand_end(hand)
         return None
@@ -288,6 +347,117 @@ class EngineReplayer:
             if f.rule in REASON_OF_RULE:
                 return REASON_OF_RULE[f.rule]
         return -1
+
+    def _forced(self, hand: Hand, ev: Event) -> Event:
+        """A failed throw: the engine forced it at the CHALLENGE it accepted;
+        which cards stand and the penalty are compared, then the table's
+        choice is followed."""
+        trick_no, leader, pen, cards = ev[1], ev[2], ev[3], tuple(ev[4:])
+        trick = hand.current_trick()
+        if trick is None or len(trick.plays) != 1 or not trick.attempt:
+            self._lose("the table forced a throw the engine did not")
+            lead = trick.lead if trick is not None else ()
+            return [FORCED, trick_no, leader, 0, *lead]
+        t_index = len(hand.tricks) - 1
+        mine_pen = sum(p for t, _, p in hand.penalties if t == t_index)
+        forced = trick.lead
+        if sorted(c % 54 for c in forced) == sorted(c % 54 for c in cards) and set(cards) <= set(
+            trick.attempt
+        ):
+            forced = cards  # the same faces: which copy, and the order, are the table's
+        mine: Event = [FORCED, t_index, trick.leader, mine_pen, *forced]
+        # follow the table: its cards stand as the lead, its penalty counts
+        if set(cards) <= set(trick.attempt) and cards:
+            back = set(trick.lead) - set(cards)
+            hand.tricks = (
+                *hand.tricks[:-1],
+                dataclasses.replace(trick, plays=((trick.leader, cards),)),
+            )
+            hand.played = (hand.played - back) | set(cards)
+        else:
+            self._lose("the table forced cards that were not in the throw")
+        hand.penalties = (
+            *(p for p in hand.penalties if p[0] != t_index),
+            *(((t_index, trick.leader, pen),) if pen else ()),
+        )
+        return mine
+
+    def _revokes_proven(self, hand: Hand, seat: int, cards: Sequence[int]) -> list[Event]:
+        """The REVOKE events the table owes after ``seat``'s follow (RULES.md
+        §10, firmware/tabletrick.py ``check_revokes``): each earlier follow of
+        the seat, in a trick whose lead suit the new cards touch, that the
+        engine finds illegal against the cards the seat is proven to have held
+        then (everything it played from that trick on), earliest first."""
+        ruling = hand.ruling
+        esuit = ruling.order.esuit
+        now = len(hand.tricks) - 1
+        out: list[Event] = []
+        for t, trick in enumerate(hand.tricks[:now]):
+            if trick.leader == seat or (t, seat) in self.revoked:
+                continue
+            lead = [c % 54 for c in trick.lead]
+            if not any(esuit[c % 54] == esuit[lead[0]] for c in cards):
+                continue
+            why = self._follow_reason(hand, t, seat)
+            if why:
+                out.append([REVOKE, now, seat, t, why])
+        return out
+
+    @staticmethod
+    def _follow_reason(hand: Hand, t: int, seat: int) -> int:
+        """The device code of why ``seat``'s follow in trick ``t`` breaks §6
+        against what the seat played from trick ``t`` on (0: it does not)."""
+        trick = hand.tricks[t]
+        held = [c % 54 for tr in hand.tricks[t:] for c in tr.cards_of(seat)]
+        v = _play.check_follow(
+            hand.ruling.order, [c % 54 for c in trick.lead], held,
+            [c % 54 for c in trick.cards_of(seat)],
+        )
+        if v.legal:
+            return 0
+        return DRULES_REASON.get(v.reason, -1) if v.reason is not None else -1
+
+    def _revoke(self, ev: Event) -> Event:
+        trick_no, seat, earlier = ev[1], ev[2], ev[3]
+        self.revoked.add((earlier, seat))
+        if self.expect and self.expect[0][0] == REVOKE:
+            return self.expect.pop(0)
+        return [REVOKE, trick_no, seat, earlier, 0]  # the engine proves no revoke there
+
+    def _audit_due(self, hand: Hand) -> bool:
+        """Build the end-of-hand AUDIT events once the play is over; true while
+        some are still expected."""
+        if not self.audited and hand.phase in (Phase.REVEAL, Phase.DONE):
+            self.audited = True
+            self.expect = self._audit_events(hand)
+        return bool(self.expect) and self.expect[0][0] == AUDIT
+
+    def _audit_events(self, hand: Hand) -> list[Event]:
+        """The engine's end-of-hand audit (``Hand`` findings: every revoke,
+        found at the play or by the audit, and every unchallenged throw that
+        should have failed) as the table reports them: in trick order, the
+        throw first, then the follows by seat."""
+        keys: set[tuple[int, int, int]] = set()
+        for f in hand.findings:
+            if f.trick is None or f.seat is None:
+                continue
+            if f.rule == Rule.REVOKE:
+                keys.add((f.trick, 1 + f.seat, f.seat))
+            elif f.rule == Rule.THROW_SHOULD_FAIL:
+                keys.add((f.trick, 0, f.seat))
+        out: list[Event] = []
+        for t, k, seat in sorted(keys):
+            if k == 0:
+                out.append([AUDIT, t, seat, THROW_FAILED, 0])
+            else:
+                out.append([AUDIT, t, seat, REVOKE_FOLLOW, self._follow_reason(hand, t, seat)])
+        return out
+
+    def _audit(self, hand: Hand, ev: Event) -> Event:
+        self._audit_due(hand)
+        if self.expect and self.expect[0][0] == AUDIT:
+            return self.expect.pop(0)
+        return [AUDIT, ev[1], ev[2], 0, 0]  # the engine finds nothing more
 
     def _reject(self, hand: Hand, ev: Event) -> Event | None:
         trick_no, seat, reason, cards = ev[1], ev[2], ev[3], tuple(ev[4:])
@@ -343,6 +513,7 @@ class _Shadow:
         self.leader = -1
         self.forced = 0
         self.phase = 0
+        self.revoked: list[list[int]] = []
 
     def at_trick_boundary(self) -> bool:
         return self.phase == PHASE_PLAY and all(p is None for p in self.plays)
@@ -366,6 +537,8 @@ class _Shadow:
         elif kind == FORCED:
             self.plays[ev[2]] = list(ev[4:])
             self.forced = 1
+        elif kind == REVOKE:
+            self.revoked.append([ev[3], ev[2]])
         elif kind == TRICK:
             winner, points, score = (mine or ev)[2:5]
             self.tricks.append([self.leader, winner, points, self.forced, *self.plays])
@@ -382,9 +555,19 @@ class _Shadow:
         return [
             SNAPSHOT_VERSION, decks, self.phase, self.hand_no, self.first, self.dealer,
             self.levels[0], self.levels[1], self.trump, self.declarer, self.score,
-            self.kitty_points, -1, 0, 0, self.bids, self.kitty, self.tricks, [], None, None,
+            self.kitty_points, -1, 0, 0, self.bids, self.kitty, self.tricks, self.revoked, None,
+            None,
         ]
 
 
+def _forced_lead(hand: Hand, t_index: int, leader: int) -> None:
+    """A forced lead rebuilt from a table snapshot (which keeps the cards that
+    stood, not the throw): played as a lead, with the failed throw's penalty."""
+    pen = hand.rules.throw_penalty
+    if pen:
+        hand.penalties = (*hand.penalties, (t_index, leader, pen))
+
+
 def judged_kinds() -> Sequence[int]:
-    return (HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE, TRICK, HAND_END)
+    return (HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE, FORCED, TRICK,
+            AUDIT, HAND_END, REVOKE)
