@@ -22,7 +22,7 @@ FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 class InProcessTable:
     """The firmware's table core in this process, as BotGame drives a table."""
 
-    def __init__(self, decks: int, rules: Rules | None = None) -> None:
+    def __init__(self, decks: int, rules: Rules | None = None, hand_scan: bool = False) -> None:
         if str(FIRMWARE) not in sys.path:
             sys.path.insert(0, str(FIRMWARE))
         import table as T  # the firmware's modules
@@ -42,9 +42,10 @@ class InProcessTable:
             decks=decks,
             throw_penalty=opts.throw_penalty,
             chain_hash=ttlink.chain_hash,
+            hand_scan=hand_scan,
         )
         self.now = 0
-        self.hand_scan = False  # BotGame asks, as of a VirtualTable
+        self.hand_scan = hand_scan  # BotGame asks, as of a VirtualTable
         self.queue: collections.deque[list[Any]] = collections.deque()
         self.log: list[tuple[int, int, list[Any]]] = []
         self._pull()
@@ -193,12 +194,12 @@ def test_a_wrongly_refused_bid_is_caught() -> None:
 
 
 def mid_hand(
-    seed: int, tricks: int, rules: Rules | None = None, strength: int = 1
+    seed: int, tricks: int, rules: Rules | None = None, strength: int = 1, hand_scan: bool = False
 ) -> tuple[InProcessTable, Any]:
     from tractor_table.virtual.game import BotGame
 
     rules = rules or Rules(decks=2)
-    vt = InProcessTable(2, rules)
+    vt = InProcessTable(2, rules, hand_scan)
     game = BotGame(vt, rules, seed=seed, strength=strength, say=lambda s: None)  # type: ignore[arg-type]
     game.start_hand(game._expect(EV.HAND_START))
     for _ in range(tricks):
@@ -429,11 +430,14 @@ def test_a_missing_or_wrong_revoke_or_audit_is_a_disagreement() -> None:
         assert d.index == at and d.host_event == log[at][2], (at, pos)
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_judging_goes_on_from_a_snapshot_after_a_forced_throw(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "hand_scan"), [(1, False), (2, False), (1, True)])
+def test_judging_goes_on_from_a_snapshot_after_a_forced_throw(seed: int, hand_scan: bool) -> None:
+    """Also in hand_scan mode, where the table forces a failing throw at once
+    and refuses an illegal follow: the engine knows the hands from the SCAN
+    events (or the snapshot) and judges both."""
     import json
 
-    vt, game = mid_hand(seed, 1, rules=TOURNAMENT, strength=0)
+    vt, game = mid_hand(seed, 1, rules=TOURNAMENT, strength=0, hand_scan=hand_scan)
     while not any(ev[0] == EV.FORCED for _, _, ev in vt.log):
         assert not game.play_trick(), "no failed throw in the hand"
     snap = json.loads(json.dumps(vt.t.snapshot()))
@@ -447,14 +451,21 @@ def test_judging_goes_on_from_a_snapshot_after_a_forced_throw(seed: int) -> None
     v.on_note(["snapshot", n, vt.log[n - 1][1], json.dumps(snap).encode()])
     assert eng.lost == "" and eng.hand is not None
     assert eng.hand.penalties  # the failed throws' penalties, rebuilt
+    assert eng.hand.known == hand_scan
     for idx, h, ev in vt.log[n:]:
         v.check(idx, h, ev)
     assert [d.show() for d in v.disagreements] == []
     assert v.unchecked == 0
+    # from the start, every event but the SCANs is judged
+    whole = verify(vt.log, rules=TOURNAMENT)
+    assert [d.show() for d in whole.disagreements] == []
+    assert whole.unchecked == (4 if hand_scan else 0)
     # and the host's state at a trick boundary is the table's
     whole = verify(vt.log[:n], rules=TOURNAMENT)
     state = whole.replayer.host_state()
     assert state is not None
     mine = json.loads(state)
     mine[13], mine[14] = snap[13], snap[14]
+    if hand_scan:  # the cards each seat holds, in the engine's order
+        snap[21][2:] = [sorted(h) for h in snap[21][2:]]
     assert mine == snap

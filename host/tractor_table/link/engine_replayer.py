@@ -21,6 +21,11 @@ the table's field by field. What is judged, per kind:
 | AUDIT | after the last trick, the engine's audit (``Hand.findings``: every illegal follow, every unchallenged throw that should have failed), in trick order, the throw before the follows by seat |
 | HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner |
 
+In hand_scan mode the four SCAN events (not judged themselves) give the
+engine every hand after the burial: it then forces a failing throw at its
+PLAY (the FORCED that follows is judged) and judges a follow refused for §6
+(REJECT with reason 10) or accepted against it.
+
 A REVOKE or AUDIT the engine expects and the table does not send is the
 disagreement on the event the table sent in its place (that event is still
 followed); one the engine does not expect is answered with reason 0 (no
@@ -62,6 +67,7 @@ from shengji.hand import (
     Phase,
     Play,
     Rule,
+    Scan,
 )
 from shengji.kitty import kitty_points
 from shengji.match import Match
@@ -70,7 +76,7 @@ Event = list[Any]
 
 # firmware/events.py kinds and reasons (kept in step by tests/link/test_engine_replayer.py)
 HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE = 1, 2, 3, 4, 5, 6, 7, 8
-FORCED, TRICK, AUDIT, HAND_END, REVOKE = 9, 10, 11, 12, 13
+FORCED, TRICK, AUDIT, HAND_END, REVOKE, SCAN = 9, 10, 11, 12, 13, 14
 NT = 4
 #: AUDIT reasons (firmware/events.py)
 REVOKE_FOLLOW, THROW_FAILED = 10, 11
@@ -96,9 +102,11 @@ REASON_OF_RULE = {
     Rule.WRONG_COUNT: 3,
     Rule.MIXED_LEAD: 4,
     Rule.PHASE: 6,
+    Rule.NOT_HELD: 15,
 }
-#: the table's refusals the engine has an opinion on (plays)
-JUDGED_REASONS = frozenset(REASON_OF_RULE.values())
+#: the table's refusals the engine has an opinion on (plays; in hand_scan
+#: mode also an illegal follow, refused at once)
+JUDGED_REASONS = frozenset((*REASON_OF_RULE.values(), REVOKE_FOLLOW))
 
 
 class EngineReplayer:
@@ -116,6 +124,7 @@ class EngineReplayer:
         self.revoked: set[tuple[int, int]] = set()  # (trick, seat) revokes the table reported
         self.expect: list[Event] = []  # REVOKE/AUDIT events due next, in the table's order
         self.audited = False  # the end-of-hand AUDIT events are in `expect`
+        self.scans: dict[int, tuple[int, ...]] = {}  # hand_scan mode: SCAN events by seat
 
     # --- Replayer protocol
 
@@ -163,6 +172,17 @@ class EngineReplayer:
             sh.trump, sh.declarer, sh.dealer, sh.phase = trump, declarer, dealer, 1
         if phase >= PHASE_PLAY:
             hand.apply(Bury(tuple(kitty)))
+            if len(snap) > 21 and snap[21][1] == 15:
+                # hand_scan mode: the hands after the burial are what each
+                # seat still holds and everything it played
+                held = [list(snap[21][2 + s]) for s in range(4)]
+                for tr in tricks:
+                    for s in range(4):
+                        held[s].extend(tr[4 + s])
+                if cur is not None:
+                    for s in range(4):
+                        held[s].extend(cur[3 + s] or ())
+                hand.apply(Scan.of(held, kitty))
             sh.kitty, sh.kitty_points, sh.phase, sh.leader = list(kitty), kpts, PHASE_PLAY, dealer
             for tr in tricks:
                 leader = tr[0]
@@ -199,7 +219,12 @@ class EngineReplayer:
         sh = self.shadow
         if self.lost or sh is None or not sh.at_trick_boundary():
             return None
-        return json.dumps(sh.snapshot(self.rules.decks), separators=(",", ":")).encode()
+        snap = sh.snapshot(self.rules.decks)
+        hand = self.hand
+        if hand is not None and hand.hands is not None:
+            # hand_scan mode: the cards each seat still holds
+            snap.append([1, 15, *([*sorted(h)] for h in hand.hands)])
+        return json.dumps(snap, separators=(",", ":")).encode()
 
     def replay(self, index: int, event: Event) -> Event | None:
         kind = event[0]
@@ -254,6 +279,7 @@ class EngineReplayer:
         self.revoked = set()
         self.expect = []
         self.audited = False
+        self.scans = {}
 
     def _lose(self, why: str) -> None:
         self.lost = why
@@ -287,14 +313,27 @@ class EngineReplayer:
         if kind == KITTY:
             cards = tuple(ev[3:])
             self._follow(hand, Bury(cards))
+            if len(self.scans) == 4 and hand.buried == cards:
+                # hand_scan mode: every hand is known from here on (§10)
+                hands = [self.scans[s] for s in range(4)]
+                hands[hand.dealer or 0] = tuple(c for c in hands[hand.dealer or 0] if c not in cards)
+                self._follow(hand, Scan.of(hands, cards))
             return [KITTY, hand.dealer, kitty_points(c % 54 for c in cards), *cards]
+        if kind == SCAN:
+            self.scans[ev[1]] = tuple(ev[2:])
+            return None
         if kind == PLAY:
             trick_no, seat, cards = ev[1], ev[2], tuple(ev[3:])
+            found = len(hand.findings)
             try:
                 hand.apply(Play(seat, cards))
             except IllegalEvent as exc:
                 self._lose(f"the engine refuses a play the table accepted: {exc}")
                 return [REJECT, trick_no, seat, self._reason(exc), *cards]
+            if hand.known and any(f.rule == Rule.REVOKE for f in hand.findings[found:]):
+                # hand_scan mode: the engine knows the hand, and this follow
+                # breaks §6 (recorded, and followed as the table took it)
+                return [REJECT, trick_no, seat, REVOKE_FOLLOW, *cards]
             trick = hand.tricks[-1]
             if trick.leader != seat:
                 self.expect = self._revokes_proven(hand, seat, cards)
@@ -463,6 +502,13 @@ class EngineReplayer:
         trick_no, seat, reason, cards = ev[1], ev[2], ev[3], tuple(ev[4:])
         if hand.phase != Phase.PLAY or reason not in JUDGED_REASONS:
             return None
+        if reason == REVOKE_FOLLOW:
+            if not hand.known:
+                return None  # without the hands, a follow is not refused for §6
+            ok, _ = hand.is_legal(seat, cards)
+            if ok:
+                return [PLAY, trick_no, seat, *cards]
+            return [REJECT, trick_no, seat, REVOKE_FOLLOW, *cards]
         try:
             hand.apply(Play(seat, cards))
         except IllegalEvent as exc:
