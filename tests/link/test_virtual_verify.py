@@ -31,3 +31,21 @@ def test_every_event_of_a_firmware_hand_is_judged_and_agrees() -> None:
     assert [d.show() for d in v.disagreements] == []
     assert v.checked == len(events) == v.agreed
     assert v.host_hash == ttlink.chain_hash(events[-2][0], events[-1][1])
+
+
+def test_failed_throws_with_a_penalty_agree_over_the_link() -> None:
+    """Tournament rules (throw_penalty 10), random bots that throw: every
+    CHALLENGE, FORCED and running score of the firmware is judged and agrees."""
+    rules = Rules.preset("tournament")
+    with VirtualTable(2, readers="direct", rules=rules) as vt:
+        game = BotGame(vt, rules, seed=1, strength=0, say=lambda s: None)
+        game.play(1)
+        time.sleep(0.1)
+        assert vt.link is not None
+        events = vt.link.with_link(lambda h: [list(e) for e in h.record.events])
+    assert any(ev[0] == 9 and ev[3] == 10 for _, ev in events)  # FORCED, penalty 10
+    v = Verifier(EngineReplayer(rules), "rules-2026.1", describe=describe)
+    for k, (h, ev) in enumerate(events):
+        v.check(k, h, ev)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.checked == len(events) == v.agreed
