@@ -5,6 +5,7 @@ full engine's bots tapping the cards) replayed through ``shengji``."""
 from __future__ import annotations
 
 import collections
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -365,10 +366,14 @@ def test_a_revoke_or_audit_finding_the_engine_does_not_make_is_a_disagreement() 
     assert d.index == j and d.host_event == [EV.AUDIT, 2, 1, 0, 0]
 
 
-def revoke_log(seed: int) -> list[tuple[int, int, list[Any]]]:
-    """A hand at the table in which one player revokes once: it shows void in
-    the suit led (a single card of another suit) while it holds that suit;
-    a later follow of that suit proves it (REVOKE) and the audit finds it."""
+def revoke_log(
+    seed: int, revokes: int = 1, snaps: list[tuple[int, Any]] | None = None
+) -> list[tuple[int, int, list[Any]]]:
+    """A hand at the table in which players revoke (`revokes` times): one
+    shows void in the suit led (a single card of another suit) while it holds
+    that suit; a later follow of that suit proves it (REVOKE) and the audit
+    finds it. `snaps` gets the table's snapshot after every trick (with the
+    length of the log then)."""
     from tractor_table.virtual.game import BotGame
 
     vt = InProcessTable(2)
@@ -383,7 +388,7 @@ def revoke_log(seed: int) -> list[tuple[int, int, list[Any]]]:
 
         def play(h: Any, seat: int = seat, honest: Any = honest) -> Any:
             trick = h.current_trick()
-            if not done and trick is not None and len(trick.lead) == 1 and len(h.tricks) >= 2:
+            if len(done) < revokes and trick is not None and len(trick.lead) == 1 and len(h.tricks) >= 2:
                 es = h.ruling.order.effective_suit
                 led = es(trick.lead[0] % 54)
                 mine = h.held(seat)
@@ -395,19 +400,39 @@ def revoke_log(seed: int) -> list[tuple[int, int, list[Any]]]:
 
         bot.play = play  # type: ignore[method-assign]
     while not game.play_trick():
-        pass
+        if snaps is not None:
+            snaps.append((len(vt.log), json.loads(json.dumps(vt.t.snapshot()))))
     game.finish_hand()
     assert done and hand.findings
     return vt.log
 
 
-def test_revokes_and_the_audit_of_an_honest_table_agree() -> None:
-    log = revoke_log(3)
+@pytest.mark.parametrize(("seed", "revokes"), [(3, 1), (2, 6)])
+def test_revokes_and_the_audit_of_an_honest_table_agree(seed: int, revokes: int) -> None:
+    log = revoke_log(seed, revokes)
     kinds = collections.Counter(ev[0] for _, _, ev in log)
-    assert kinds[EV.REVOKE] >= 1 and kinds[EV.AUDIT] >= 1
+    assert kinds[EV.REVOKE] >= 1 and kinds[EV.AUDIT] >= kinds[EV.REVOKE]
     v = verify(log)
     assert [d.show() for d in v.disagreements] == []
     assert v.unchecked == 0 and v.agreed == v.checked == len(log)
+
+
+def test_revokes_reported_before_a_snapshot_are_not_expected_again() -> None:
+    snaps: list[tuple[int, Any]] = []
+    log = revoke_log(1, 6, snaps)
+    n, snap = next((n, sn) for n, sn in snaps if len(sn[18]) >= 2)
+    eng = er.EngineReplayer(Rules(decks=2))
+    v = Verifier(eng, "rules-2026.1")
+    v.on_note(["snapshot", n, log[n - 1][1], json.dumps(snap).encode()])
+    assert eng.lost == "" and len(eng.revoked) == len(snap[18])
+    rest = log[n:]
+    assert any(ev[0] == EV.REVOKE for _, _, ev in rest)
+    for idx, h, ev in rest:
+        v.check(idx, h, ev)
+    assert [d.show() for d in v.disagreements] == []
+    # the host's state says which revokes were reported, as the table's does
+    state = verify(log[:n]).replayer.host_state()
+    assert state is not None and json.loads(state)[18] == snap[18]
 
 
 def test_a_missing_or_wrong_revoke_or_audit_is_a_disagreement() -> None:
