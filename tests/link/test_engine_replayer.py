@@ -382,7 +382,7 @@ def revoke_log(
     hand = game.hand
     assert hand is not None
     hand.strict = False  # the revoke is recorded, not refused
-    done = []
+    done: list[int] = []
     for seat, bot in enumerate(game.bots):
         honest = bot.play
 
@@ -398,7 +398,7 @@ def revoke_log(
                     return (off[0],)
             return honest(h)
 
-        bot.play = play  # type: ignore[method-assign]
+        bot.play = play  # type: ignore[method-assign,assignment]
     while not game.play_trick():
         if snaps is not None:
             snaps.append((len(vt.log), json.loads(json.dumps(vt.t.snapshot()))))
@@ -494,3 +494,68 @@ def test_judging_goes_on_from_a_snapshot_after_a_forced_throw(seed: int, hand_sc
     if hand_scan:  # the cards each seat holds, in the engine's order
         snap[21][2:] = [sorted(h) for h in snap[21][2:]]
     assert mine == snap
+
+
+def unchallenged_throw_log(seed: int) -> list[tuple[int, int, list[Any]]]:
+    """Tournament rules, random bots; the first throw that fails is not
+    challenged (the players' engine is kept from forcing it), so the table's
+    audit finds it at the hand's end (AUDIT, THROW_FAILED)."""
+    from shengji.hand import Event as HandEvent
+    from shengji.hand import Play
+    from tractor_table.virtual.game import BotGame
+
+    vt = InProcessTable(2, TOURNAMENT)
+    game = BotGame(vt, TOURNAMENT, seed=seed, strength=0, say=lambda s: None)  # type: ignore[arg-type]
+    game.start_hand(game._expect(EV.HAND_START))
+    hand = game.hand
+    assert hand is not None and hand.hands is not None
+    hand.strict = False
+    apply_known = hand.apply
+    left = [1]
+
+    def apply(ev: HandEvent) -> None:
+        if isinstance(ev, Play) and left[0] and hand.current_trick() is None:
+            faces = [c % 54 for c in ev.cards]
+            known = hand.hands
+            assert known is not None
+            if hand.ruling.is_throw(faces) and not hand.ruling.throw(
+                ev.seat, faces, [[c % 54 for c in h] for h in known]
+            )[0]:
+                left[0] = 0
+                hand.hands = None  # played as at a table: the throw stands
+                try:
+                    apply_known(ev)
+                finally:
+                    gone = set(ev.cards)
+                    hand.hands = tuple(
+                        tuple(c for c in h if c not in gone) if s == ev.seat else h
+                        for s, h in enumerate(known)
+                    )
+                return
+        apply_known(ev)
+
+    hand.apply = apply  # type: ignore[method-assign,assignment]
+    while not game.play_trick():
+        pass
+    game.finish_hand()
+    assert left == [0]
+    return vt.log
+
+
+def test_an_unchallenged_failed_throw_is_audited_and_judged() -> None:
+    log = unchallenged_throw_log(1)
+    a = first(log, EV.AUDIT)
+    assert log[a][2][3] == EV.THROW_FAILED
+    v = verify(log, rules=TOURNAMENT)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.unchecked == 0 and v.agreed == v.checked == len(log)
+    # the table leaves it out, or names another trick or seat
+    v = verify(removed(log, a), rules=TOURNAMENT)
+    d = v.disagreements[0]
+    assert d.index == a and d.host_event == log[a][2] and d.device_event[0] == EV.HAND_END
+    for pos in (1, 2):
+        ev = list(log[a][2])
+        ev[pos] = (ev[pos] + 1) % 4
+        v = verify(tampered(log, a, ev), rules=TOURNAMENT)
+        (d,) = v.disagreements
+        assert d.index == a and d.host_event == log[a][2]
