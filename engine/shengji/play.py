@@ -447,6 +447,22 @@ def _placements(
             yield from itertools.product(*cols)
 
 
+def _distinct_takes(
+    order: Order, es: int, rem: dict[int, int], m: int, k: int
+) -> Iterator[tuple[tuple[int, ...], dict[int, int]]]:
+    """Each way of taking a unit of width ``m`` and length ``k`` out of ``rem``
+    that leaves a different remainder: (the unit's faces, the remainder)."""
+    seen: set[tuple[tuple[int, int], ...]] = set()
+    for faces in _placements(order, es, rem, m, k):
+        nxt = dict(rem)
+        for f in faces:
+            nxt[f] -= m
+        key = _canon(order, nxt)
+        if key not in seen:
+            seen.add(key)
+            yield faces, nxt
+
+
 def _realize(order: Order, es: int, rem: dict[int, int], pattern: Pattern) -> list[dict[int, int]]:
     """Every distinct remainder after taking all sub-units of ``pattern`` from ``rem``."""
     results: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}
@@ -456,15 +472,7 @@ def _realize(order: Order, es: int, rem: dict[int, int], pattern: Pattern) -> li
             results.setdefault(_canon(order, cur), cur)
             return
         m, k = pattern[i]
-        seen: set[tuple[tuple[int, int], ...]] = set()
-        for faces in _placements(order, es, cur, m, k):
-            nxt = dict(cur)
-            for f in faces:
-                nxt[f] -= m
-            key = _canon(order, nxt)
-            if key in seen:
-                continue
-            seen.add(key)
+        for _faces, nxt in _distinct_takes(order, es, cur, m, k):
             rec(i + 1, nxt)
 
     rec(0, rem)
@@ -848,15 +856,7 @@ def _match_key(order: Order, d: Decomposition, play: Sequence[int]) -> int | Non
             return memo[key]
         m, k = shapes[i]
         best: int | None = None
-        seen: set[tuple[tuple[int, int], ...]] = set()
-        for faces in _placements(order, es, rem, m, k):
-            nxt = dict(rem)
-            for f in faces:
-                nxt[f] -= m
-            ck = _canon(order, nxt)
-            if ck in seen:
-                continue
-            seen.add(ck)
+        for faces, nxt in _distinct_takes(order, es, rem, m, k):
             rest = rec(i + 1, nxt)
             if rest is None:
                 continue
