@@ -297,6 +297,9 @@ class App:
             port.close()  # Ctrl-C works again: the REPL is the operator's
 
 
+# What PicoBoard.taps() returns when no card came: shared, never appended to.
+_NO_TAPS = ()
+
 # Sounds: (frequency Hz, length ms) by events.SND_*.
 _TONES = ((0, 0), (2000, 15), (1500, 60), (400, 400), (2500, 120), (3000, 400))
 
@@ -370,8 +373,10 @@ class PicoBoard:
         sc = self.scanner
         S = self._scanner_mod
         sc.tick(now)
-        out = []
+        out = None  # the idle poll (nearly every call) allocates nothing
         while sc.pop():
+            if out is None:
+                out = []
             if self.tag_sink is not None:
                 self.tag_sink(sc)
             k = sc.kind
@@ -384,7 +389,7 @@ class PicoBoard:
         if self._tone_until and self._time.ticks_diff(now, self._tone_until) >= 0:
             self.pwm.duty_u16(0)
             self._tone_until = 0
-        return out
+        return _NO_TAPS if out is None else out
 
     def presses(self, now):
         pressed = self._H.BUTTON_PRESSED
