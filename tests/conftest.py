@@ -41,13 +41,17 @@ class MicroPythonItem(pytest.Item):
     def runtest(self) -> None:
         from tractor_table import mpy
 
-        path = Path(self.path)
+        path = Path(self.path).resolve()
+        # Paths relative to the checkout, run from its root: MicroPython keeps
+        # module paths in its heap, so absolute ones would make the heap a test
+        # needs depend on where the checkout lies.
         proc = mpy.run(
-            SUPPORT / "mpy_harness.py",
+            (SUPPORT / "mpy_harness.py").relative_to(ROOT),
             args=[path.stem],
-            path=micropython_path(path.parent),
+            path=[p.relative_to(ROOT) for p in micropython_path(path.parent)],
             heapsize=self.heapsize,
             timeout=600,
+            cwd=ROOT,
         )
         self.output = proc.stdout + proc.stderr
         if proc.returncode != 0:

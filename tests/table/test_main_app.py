@@ -1,11 +1,9 @@
-# runs-under: micropython heapsize=192K
-# (192K, not the firmware's 160K budget: here main.py, table*.py, ttlink.py and
+# runs-under: micropython heapsize=176K
+# (176K, not the firmware's 160K budget: here main.py, table*.py, ttlink.py and
 # this test are compiled from source inside the capped heap, which the Pico
 # never does — it loads .mpy files. The 160K budget for the whole firmware is
 # checked by the virtual table running a full hand from .mpy files:
-# tests/table/test_virtual_table.py::test_a_hand_with_taps_given_as_card_ids_runs_in_160k.
-# Compiling from source is also sensitive to the length of the checkout's path,
-# hence 16K over the 176K measured in /work/main.)
+# tests/table/test_virtual_table.py::test_a_hand_with_taps_given_as_card_ids_runs_in_160k.)
 # The main loop (firmware/main.py) on a fake board, its USB serial connected
 # in memory to the real host end of the link (ttlink.HostLink): events reach
 # the host with the same state hashes, app commands are answered, the display
