@@ -149,7 +149,8 @@ def test_a_host_that_goes_away_ends_enroll_mode(compiled: Path) -> None:
         reader = TableTagReader(port, seat=0)
         reader.active = False  # the host dies: no [APP_ENROLL, -1]
         reader.close()
-        assert vt.lines[7] == "enroll at S0"
+        # the display is redrawn on the firmware's own loop, after the mode change is acknowledged
+        assert vt.wait(lambda: vt.lines[7] == "enroll at S0", 5), vt.lines
         vt.link = SerialLink(port, on_note=vt._note).start()  # another host
         assert vt.link.wait_synced(10)
         vt.tap(0, -1)  # ends enroll mode, and is the game's tap

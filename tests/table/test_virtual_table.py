@@ -7,6 +7,7 @@ under 160K (the simulated chips' share measured and taken out)."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -103,6 +104,17 @@ def test_a_hand_with_taps_given_as_card_ids_runs_in_160k(compiled: Path) -> None
     assert 0 < vt.firmware_peak < 160 * 1024
 
 
+def _saved_tricks(store: Path) -> int:
+    """How many tricks the snapshot on the virtual flash holds (-1: none whole yet).
+    The file is the snapshot's JSON then a "ttsnap1 <crc>" line (firmware/persist.py);
+    index 17 of the snapshot is its list of tricks (firmware/tablesnap.py)."""
+    try:
+        body = store.read_text().rsplit("\nttsnap1 ", 1)[0]
+        return len(json.loads(body)[17])
+    except (OSError, ValueError, IndexError, TypeError):
+        return -1
+
+
 def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
     lines: list[str] = []
     vt = _table(compiled, "cut", 1, keep=True).start()
@@ -113,7 +125,9 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
         assert game.start_hand(start) == "play"
         for _ in range(4):
             assert not game.play_trick()
-        time.sleep(0.2)  # the snapshot is written right after the TRICK event goes out
+        # the snapshot is written right after the TRICK event goes out: wait
+        # until the one on flash holds the four tricks, then cut the power
+        assert vt.wait(lambda: _saved_tricks(vt.store) == 4, 10), vt.store
         vt.kill()
     finally:
         vt.close()
