@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -76,13 +77,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tractor-table: '{args.command}' is not available in this build", file=sys.stderr)
         return 2
     try:
-        return int(module.run(args))
+        status = int(module.run(args))
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return status
     except CommandError as exc:
         print(f"tractor-table {args.command}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"tractor-table {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader of our output went away (`| head`): stop quietly, as a
+        # program killed by SIGPIPE would, and keep the interpreter's final
+        # flush of stdout from failing again
+        _silence_stdout()
+        return 141
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout (captured in tests)
+        pass
 
 
 if __name__ == "__main__":
