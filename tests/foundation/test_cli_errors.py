@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from tractor_table import cli
+from tractor_table.commands import _files
+from tractor_table.errors import CommandError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,3 +67,94 @@ def test_judge_answers_malformed_lines_and_goes_on() -> None:
     answers = [json.loads(x) for x in r.stdout.splitlines()]
     assert [("error" in a) for a in answers] == [True, True, True, False]
     assert answers[3] == {"id": "ok", "cmp": 1}
+
+# ---- output files: whole or not at all ---------------------------------------------------------
+
+
+def test_write_atomic_replaces_the_file_whole(tmp_path: Path) -> None:
+    path = tmp_path / "cards.bin"
+    path.write_bytes(b"old")
+    _files.write_atomic(path, b"new contents", "--export")
+    assert path.read_bytes() == b"new contents"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cards.bin"]
+
+
+def test_write_atomic_failure_names_the_file_and_leaves_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "taken"
+    target.mkdir()
+    (target / "inside").write_text("keep")  # a non-empty folder cannot be replaced by a file
+    with pytest.raises(CommandError, match=r"--export .*taken: cannot write it"):
+        _files.write_atomic(target, b"data", "--export")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+    assert (target / "inside").read_text() == "keep"
+    with pytest.raises(CommandError, match=r"x\.bin: cannot write it \(No such file or directory\)"):
+        _files.write_atomic(tmp_path / "missing" / "x.bin", b"data", "--export")
+
+
+def test_check_writable(tmp_path: Path) -> None:
+    _files.check_writable(tmp_path / "new.jsonl", "--out")  # a new file in a folder: fine
+    assert not (tmp_path / "new.jsonl").exists()  # and nothing was created
+    with pytest.raises(CommandError, match="is a folder"):
+        _files.check_writable(tmp_path, "--out")
+    with pytest.raises(CommandError, match="no folder"):
+        _files.check_writable(tmp_path / "a" / "b.jsonl", "--out")
+
+
+def test_simulate_records_a_record_it_cannot_write_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from shengji import record
+
+    (tmp_path / "hand-0-002.jsonl").mkdir()  # the second hand's record cannot be written
+    rc = cli.main(["simulate", "--hands", "3", "--quiet", "--records", str(tmp_path)])
+    _one_line_error(capsys, rc, "--records", "hand-0-002.jsonl", "cannot write it")
+    # the first record is whole (it replays, hashes checked); no temporary file is left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hand-0-001.jsonl", "hand-0-002.jsonl"]
+    hand = record.replay((tmp_path / "hand-0-001.jsonl").read_text(encoding="utf-8"))
+    assert hand.result().score >= 0
+
+
+# ---- enroll: options checked before a file is made or a port opened -----------------------------
+
+
+def test_enroll_bad_options_make_no_set_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    new = tmp_path / "new.cards"
+    rc = cli.main(["enroll", "--table", "/nonexistent/ttyACM9", "--seat", "9", "--set", str(new), "--name", "X"])
+    _one_line_error(capsys, rc, "--seat must be 0-3, not 9")
+    rc = cli.main(["enroll", "--reader", "/nonexistent/ttyUSB9", "--set", str(new), "--name", "X",
+                   "--tap-timeout", "0"])
+    _one_line_error(capsys, rc, "--tap-timeout must be a number of seconds above 0")
+    rc = cli.main(["enroll", "--reader", "/nonexistent/ttyUSB9", "--set", str(new), "--name", "X",
+                   "--export", str(tmp_path / "no" / "cards.bin")])
+    _one_line_error(capsys, rc, "--export", "no folder")
+    # a reader that is not there: said in one line, and no empty set file left behind
+    # (a later run with a corrected --name would otherwise be refused)
+    rc = cli.main(["enroll", "--reader", "/nonexistent/ttyUSB9", "--set", str(new), "--name", "X"])
+    _one_line_error(capsys, rc, "cannot open the reader on /nonexistent/ttyUSB9")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_enroll_resumed_complete_set_exports_whole(tmp_path: Path) -> None:
+    from tractor_table.enroll import CardSet
+    from tractor_table.pn532sim.serve import PtyPN532
+
+    sys.path.insert(0, str(ROOT / "firmware"))
+    try:
+        import cardmap
+    finally:
+        sys.path.remove(str(ROOT / "firmware"))
+    cs = CardSet("Green", 1)
+    for c in range(54):
+        cs.cards[bytes((0x04, 0x20, c, 1, 2, 3, 4))] = c
+    path = tmp_path / "green.cards"
+    cs.save(path)
+    out = tmp_path / "cards.bin"
+    out.write_bytes(b"an old map")
+    with PtyPN532() as sim:
+        r = subprocess.run(_cli("enroll", "--reader", sim.port, "--set", str(path), "--export", str(out)),
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert f"wrote the firmware map {out} (54 tags)" in r.stdout
+    m = cardmap.CardMap(out.read_bytes())
+    assert m.count == 54 and m.lookup(bytes((0x04, 0x20, 7, 1, 2, 3, 4)), 7) == 7
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cards.bin", "green.cards"]

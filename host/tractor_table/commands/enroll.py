@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
-from ..enroll import AdafruitUartReader, Enrollment, TableTagReader, open_or_create, rebuild
+from ..enroll import (
+    AdafruitUartReader,
+    CardSet,
+    Enrollment,
+    TableTagReader,
+    open_or_create,
+    rebuild,
+)
 from ..errors import CommandError
+from ._files import check_writable, write_atomic
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +45,19 @@ def _say(text: str) -> None:
     print(text, flush=True)
 
 
+def _check_args(args: argparse.Namespace) -> None:
+    """Refuse bad options before any file is made or any port opened."""
+    if not 0 <= args.seat <= 3:
+        raise CommandError(f"--seat must be 0-3, not {args.seat}")
+    for option, value in (("--tap-timeout", args.tap_timeout), ("--idle", args.idle)):
+        if not (math.isfinite(value) and value > 0):
+            raise CommandError(f"{option} must be a number of seconds above 0, not {value:g}")
+    if args.export is not None:
+        check_writable(args.export, "--export")
+
+
 def run(args: argparse.Namespace) -> int:
+    _check_args(args)
     if args.table is not None and (args.write_codes or args.rebuild):
         raise CommandError(
             f"{'--write-codes' if args.write_codes else '--rebuild'} reads or writes the tags' memory, "
@@ -46,9 +67,6 @@ def run(args: argparse.Namespace) -> int:
     if args.rebuild:
         return _rebuild(args)
     cs = open_or_create(args.set_file, args.name, args.decks)
-    if not cs.cards and not args.set_file.exists():
-        args.set_file.parent.mkdir(parents=True, exist_ok=True)
-        cs.save(args.set_file)  # the file exists from the first moment: resumable
     reader: AdafruitUartReader | TableTagReader
     if args.table is not None:
         table = TableTagReader(args.table, args.seat, say=_say)
@@ -57,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         reader = AdafruitUartReader(args.reader)
     try:
+        if not cs.cards and not args.set_file.exists():
+            # the reader answered: from now on the file exists, so the run can be resumed
+            _save(cs, args.set_file)
         Enrollment(reader, cs, args.set_file, say=_say, write_codes=args.write_codes,
                    tap_timeout=args.tap_timeout).run()
     except KeyboardInterrupt:
@@ -66,9 +87,17 @@ def run(args: argparse.Namespace) -> int:
     finally:
         reader.close()
     if args.export is not None:
-        args.export.write_bytes(cs.export_map())
+        write_atomic(args.export, cs.export_map(), "--export")
         _say(f"wrote the firmware map {args.export} ({len(cs.cards)} tags)")
     return 0
+
+
+def _save(cs: CardSet, path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cs.save(path)
+    except OSError as exc:
+        raise CommandError(f"--set {path}: cannot write it ({exc.strerror or exc})") from None
 
 
 def _rebuild(args: argparse.Namespace) -> int:
@@ -83,6 +112,6 @@ def _rebuild(args: argparse.Namespace) -> int:
     finally:
         reader.close()
     if args.export is not None and not cs.missing():
-        args.export.write_bytes(cs.export_map())
+        write_atomic(args.export, cs.export_map(), "--export")
         _say(f"wrote the firmware map {args.export} ({len(cs.cards)} tags)")
     return 0 if not cs.missing() else 1

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
+from ._files import write_atomic
 
 _STRENGTHS = {"random": 0, "basic": 1, "good": 2, "0": 0, "1": 1, "2": 2}
 
@@ -108,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         n += 1
         if args.records is not None:
             path = args.records / f"hand-{args.seed}-{n:03d}.jsonl"
-            path.write_text(record.dumps(hand), encoding="utf-8")
+            write_atomic(path, record.dumps(hand).encode("utf-8"), "--records")
         levels = " ".join(level_name(x) for x in s.levels_after)
         if s.redeal:
             if not args.quiet:
