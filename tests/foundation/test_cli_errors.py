@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from tractor_table import cli
-from tractor_table.commands import _files
+from tractor_table.commands import _files, fuzz_rules
 from tractor_table.errors import CommandError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -158,3 +158,57 @@ def test_enroll_resumed_complete_set_exports_whole(tmp_path: Path) -> None:
     m = cardmap.CardMap(out.read_bytes())
     assert m.count == 54 and m.lookup(bytes((0x04, 0x20, 7, 1, 2, 3, 4)), 7) == 7
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cards.bin", "green.cards"]
+
+
+# ---- fuzz-rules --replay and --out --------------------------------------------------------------
+
+
+def _case_file(tmp_path: Path) -> Path:
+    from tractor_table import difffuzz
+
+    script = difffuzz.make_script(3, variant=0)
+    d = difffuzz.Disagreement(3, str(script.case["variant"]), 0, script.labels[0], script.expect[0], None)
+    return difffuzz.write_case(tmp_path, script, d, {"out": script.expect})
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("garbage\n", "line 1: not JSON"),
+        ('{"id": "a"}\n', "line 1: not a fuzz-rules case"),
+        ("[1, 2]\n", "line 1: not a fuzz-rules case"),
+        ("\n\n", "holds no case"),
+    ],
+)
+def test_fuzz_rules_replay_refuses_what_is_not_a_case_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, message: str
+) -> None:
+    path = tmp_path / "case.jsonl"
+    path.write_text(body, encoding="utf-8")
+    rc = cli.main(["fuzz-rules", "--replay", str(path)])
+    _one_line_error(capsys, rc, str(path), message)
+
+
+def test_fuzz_rules_replay_of_a_real_case_file_and_of_a_truncated_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _case_file(tmp_path)
+    assert fuzz_rules.check_case_file(path) == 1
+    # the device engine gives what the file expects: the engines agree on it
+    assert cli.main(["fuzz-rules", "--replay", str(path)]) == 0
+    assert "hand-3: the engines agree" in capsys.readouterr().out
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    rc = cli.main(["fuzz-rules", "--replay", str(cut)])
+    _one_line_error(capsys, rc, "cut.jsonl, line 1: not JSON")
+    binary = tmp_path / "cards.bin"
+    binary.write_bytes(b"TTCM\x01\x0d\xa0\xff")
+    rc = cli.main(["fuzz-rules", "--replay", str(binary)])
+    _one_line_error(capsys, rc, "cannot read it")
+
+
+def test_fuzz_rules_out_must_be_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    rc = cli.main(["fuzz-rules", "--hands", "1", "--out", str(afile)])
+    _one_line_error(capsys, rc, "--out", "is a file")

@@ -11,6 +11,7 @@ again. Exit status 1 when the engines disagree.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 from pathlib import Path
@@ -35,10 +36,43 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def check_case_file(path: Path) -> int:
+    """The number of cases in a disagreement case file; CommandError naming the
+    first line that is not one (the file is read before MicroPython starts)."""
+    if not path.is_file():
+        raise CommandError(f"no case file {path}: give a file written by fuzz-rules")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"case file {path}: cannot read it ({exc})") from None
+    count = 0
+    for no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            rec = None
+        if not (
+            isinstance(rec, dict)
+            and rec.get("kind") == "hand"
+            and isinstance(rec.get("steps"), list)
+            and isinstance(rec.get("expect"), list)
+        ):
+            what = "not JSON" if rec is None else "not a fuzz-rules case (no kind 'hand', steps and expect)"
+            raise CommandError(
+                f"case file {path}, line {no}: {what}; give a disagreement-*.jsonl file "
+                "written by fuzz-rules, unedited"
+            )
+        count += 1
+    if count == 0:
+        raise CommandError(f"case file {path}: holds no case; give a disagreement-*.jsonl file written by fuzz-rules")
+    return count
+
+
 def run(args: argparse.Namespace) -> int:
     if args.replay is not None:
-        if not args.replay.is_file():
-            raise CommandError(f"no case file {args.replay}: give a file written by fuzz-rules")
+        check_case_file(args.replay)
         results = difffuzz.replay(args.replay)
         bad = 0
         for cid, diff in results:
@@ -58,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise CommandError("--jobs must be at least 1")
+    if args.out.exists() and not args.out.is_dir():
+        raise CommandError(f"--out {args.out}: is a file; give a folder for the disagreement case files")
     report = difffuzz.run(args.hands, seed, out_dir=args.out, progress=progress, jobs=args.jobs)
     print(
         f"fuzz-rules: {report.hands} hands from seed {seed} ({len(report.variants)} rule sets), "
