@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from tractor_table import cli
-from tractor_table.commands import _files, fuzz_rules
+from tractor_table.commands import _files, fuzz_rules, virtual
 from tractor_table.errors import CommandError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -212,3 +212,59 @@ def test_fuzz_rules_out_must_be_a_folder(tmp_path: Path, capsys: pytest.CaptureF
     afile.write_text("x")
     rc = cli.main(["fuzz-rules", "--hands", "1", "--out", str(afile)])
     _one_line_error(capsys, rc, "--out", "is a file")
+
+
+# ---- virtual: the typed console and --heapsize -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "decks", "want"),
+    [
+        ("tap 1 AS", 2, ("tap", 1, 12)),
+        ("tap 3 AS#1", 2, ("tap", 3, 66)),
+        ("TAP 0 bj#3", 4, ("tap", 0, 3 * 54 + 53)),
+        ("ok 2", 2, ("ok", 2, -1)),
+        ("undo 0", 1, ("undo", 0, -1)),
+        ("challenge 3", 2, ("challenge", 3, -1)),
+        ("show", 2, ("show", -1, -1)),
+        ("quit", 2, ("quit", -1, -1)),
+        ("   ", 2, None),
+    ],
+)
+def test_console_reads_commands(line: str, decks: int, want: object) -> None:
+    assert virtual.parse_console(line, decks) == want
+
+
+@pytest.mark.parametrize(
+    ("line", "decks", "message"),
+    [
+        ("tap 9 AS", 2, "seat '9': give a seat 0-3"),
+        ("ok x", 2, "seat 'x': give a seat 0-3"),
+        ("ok -1", 2, "give a seat 0-3"),
+        ("tap 1 ZZ", 2, "'ZZ': not a card"),
+        ("tap 1 AS#2", 2, "AS#2: the copy after '#' is the deck, 0-1 with 2 deck(s)"),
+        ("tap 1 AS#1", 1, "the copy after '#' is the deck, 0 with 1 deck(s)"),
+        ("tap 1 AS#", 2, "the copy after '#' is the deck"),
+        ("undo", 2, "not a command: 'undo'"),
+        ("tap 1", 2, "not a command"),
+        ("dance 1", 2, "not a command: 'dance 1'; commands: tap SEAT"),
+    ],
+)
+def test_console_refuses_bad_lines_with_a_sentence(line: str, decks: int, message: str) -> None:
+    with pytest.raises(ValueError) as exc:
+        virtual.parse_console(line, decks)
+    assert message in str(exc.value)
+
+
+def test_virtual_heapsize_is_checked_and_its_help_is_true(capsys: pytest.CaptureFixture[str]) -> None:
+    from tractor_table import mpy
+    from tractor_table.virtual import runner
+
+    rc = cli.main(["virtual", "--heapsize", "banana"])
+    _one_line_error(capsys, rc, "--heapsize banana", "160K")
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    help_text = " ".join(sub.choices["virtual"].format_help().split())  # type: ignore[attr-defined]
+    assert f"default {mpy.DEFAULT_HEAP}" in help_text
+    for heap in set(runner.SIM_HEAP_BY_DECKS.values()):
+        assert heap in help_text

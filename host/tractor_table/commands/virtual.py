@@ -11,6 +11,7 @@ on standard input (``tap SEAT CARD``, ``ok SEAT``, ``undo SEAT``,
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -67,8 +68,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--heapsize",
         default=None,
-        help="MicroPython heap (default 160K; with --readers spi 192K, 224K or 256K by decks, "
-        "as the simulated chips live in it too)",
+        help="MicroPython heap (default 160K; with --readers spi 208K, or 240K with 3 decks and "
+        "272K with 4, as the simulated chips live in it too)",
     )
     parser.add_argument(
         "--verbose", action="store_true", help="print every game event as it arrives"
@@ -88,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.hands < 1:
         raise CommandError("--hands must be at least 1")
+    if args.heapsize is not None and not re.fullmatch(r"[1-9][0-9]*[KkMm]?", args.heapsize):
+        raise CommandError(f"--heapsize {args.heapsize}: give a size such as 160K, 1M or 200000 (bytes)")
     micropython_binary()
     from shengji import InvalidRulesError
 
@@ -144,32 +147,64 @@ def run(args: argparse.Namespace) -> int:
     return 1 if game.disagreements or verifier.disagreements or verifier.refused else 0
 
 
-def _console(vt: VirtualTable) -> int:
+CONSOLE_HELP = "commands: tap SEAT CARD[#copy] | ok SEAT | undo SEAT | challenge SEAT | show | quit"
+
+
+def parse_console(line: str, decks: int) -> tuple[str, int, int] | None:
+    """One console line as (``tap``/``ok``/``undo``/``challenge``/``show``/``quit``,
+    seat, card id); None for an empty line. ValueError with a sentence for the
+    player when the line is not a command: the seat must be 0-3, the card a card
+    of RULES.md's notation, and ``#copy`` (0 = the first deck) one of the decks."""
     from shengji.cards import parse_face
 
+    words = line.split()
+    if not words:
+        return None
+    verb = words[0].lower()
+    if verb in ("show", "quit") and len(words) == 1:
+        return verb, -1, -1
+    want = {"tap": 3, "ok": 2, "undo": 2, "challenge": 2}.get(verb)
+    if want is None or len(words) != want:
+        raise ValueError(f"not a command: {line.strip()!r}; {CONSOLE_HELP}")
+    if words[1] not in ("0", "1", "2", "3"):
+        raise ValueError(f"seat {words[1]!r}: give a seat 0-3")
+    seat = int(words[1])
+    if verb != "tap":
+        return verb, seat, -1
+    name, sep, copy_text = words[2].partition("#")
+    face = parse_face(name)  # its ValueError names the card and the notation
+    copy = 0
+    if sep:
+        if not copy_text.isdigit() or int(copy_text) >= decks:
+            last = f"0-{decks - 1}" if decks > 1 else "0"
+            raise ValueError(f"{words[2]}: the copy after '#' is the deck, {last} with {decks} deck(s)")
+        copy = int(copy_text)
+    return verb, seat, copy * 54 + face
+
+
+def _console(vt: VirtualTable) -> int:
     from ..virtual.events import EV, describe
 
     kinds = {"ok": EV.BTN_OK, "undo": EV.BTN_UNDO, "challenge": EV.BTN_CHALLENGE}
-    print("commands: tap SEAT CARD[#copy] | ok SEAT | undo SEAT | challenge SEAT | show | quit")
+    print(CONSOLE_HELP)
     for raw in sys.stdin:
-        words = raw.split()
         try:
-            if not words:
-                pass
-            elif words[0] == "quit":
-                break
-            elif words[0] == "show":
-                for line in vt.lines:
-                    print("  |" + line.ljust(16) + "|")
-            elif words[0] == "tap" and len(words) == 3:
-                name, _, copy = words[2].partition("#")
-                vt.tap(int(words[1]), parse_face(name) + 54 * (int(copy) if copy else 0))
-            elif words[0] in kinds and len(words) == 2:
-                vt.press(int(words[1]), kinds[words[0]])
-            else:
-                print("not a command: " + raw.strip())
+            command = parse_console(raw, vt.decks)
         except ValueError as exc:
             print(f"bad input: {exc}")
+            continue
+        if command is None:
+            continue
+        verb, seat, card = command
+        if verb == "quit":
+            break
+        if verb == "show":
+            for line in vt.lines:
+                print("  |" + line.ljust(16) + "|")
+        elif verb == "tap":
+            vt.tap(seat, card)
+        else:
+            vt.press(seat, kinds[verb])
         time.sleep(0.2)
         while not vt.events.empty():
             print("  " + describe(vt.events.get()))
