@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from tractor_table import cli
-from tractor_table.commands import _files, fuzz_rules, virtual
+from tractor_table.commands import _files, fuzz_rules, link, virtual
 from tractor_table.errors import CommandError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,15 +58,6 @@ def test_output_into_an_open_pipe_is_unchanged() -> None:
     assert r.returncode == 0 and r.stderr == ""
     assert "2 hands in" in r.stdout
 
-
-def test_judge_answers_malformed_lines_and_goes_on() -> None:
-    lines = ["not json", "[1, 2]", '{"id": "x", "kind": "compare", "a": "ZZ", "b": "TH"}',
-             '{"id": "ok", "rules": {"level": "T", "trump": "S"}, "kind": "compare", "a": "TS", "b": "TH"}']
-    r = subprocess.run(_cli("judge"), input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0 and r.stderr == ""
-    answers = [json.loads(x) for x in r.stdout.splitlines()]
-    assert [("error" in a) for a in answers] == [True, True, True, False]
-    assert answers[3] == {"id": "ok", "cmp": 1}
 
 # ---- output files: whole or not at all ---------------------------------------------------------
 
@@ -112,52 +103,6 @@ def test_simulate_records_a_record_it_cannot_write_is_one_line(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hand-0-001.jsonl", "hand-0-002.jsonl"]
     hand = record.replay((tmp_path / "hand-0-001.jsonl").read_text(encoding="utf-8"))
     assert hand.result().score >= 0
-
-
-# ---- enroll: options checked before a file is made or a port opened -----------------------------
-
-
-def test_enroll_bad_options_make_no_set_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    new = tmp_path / "new.cards"
-    rc = cli.main(["enroll", "--table", "/nonexistent/ttyACM9", "--seat", "9", "--set", str(new), "--name", "X"])
-    _one_line_error(capsys, rc, "--seat must be 0-3, not 9")
-    rc = cli.main(["enroll", "--reader", "/nonexistent/ttyUSB9", "--set", str(new), "--name", "X",
-                   "--tap-timeout", "0"])
-    _one_line_error(capsys, rc, "--tap-timeout must be a number of seconds above 0")
-    rc = cli.main(["enroll", "--reader", "/nonexistent/ttyUSB9", "--set", str(new), "--name", "X",
-                   "--export", str(tmp_path / "no" / "cards.bin")])
-    _one_line_error(capsys, rc, "--export", "no folder")
-    # a reader that is not there: said in one line, and no empty set file left behind
-    # (a later run with a corrected --name would otherwise be refused)
-    rc = cli.main(["enroll", "--reader", "/nonexistent/ttyUSB9", "--set", str(new), "--name", "X"])
-    _one_line_error(capsys, rc, "cannot open the reader on /nonexistent/ttyUSB9")
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_enroll_resumed_complete_set_exports_whole(tmp_path: Path) -> None:
-    from tractor_table.enroll import CardSet
-    from tractor_table.pn532sim.serve import PtyPN532
-
-    sys.path.insert(0, str(ROOT / "firmware"))
-    try:
-        import cardmap
-    finally:
-        sys.path.remove(str(ROOT / "firmware"))
-    cs = CardSet("Green", 1)
-    for c in range(54):
-        cs.cards[bytes((0x04, 0x20, c, 1, 2, 3, 4))] = c
-    path = tmp_path / "green.cards"
-    cs.save(path)
-    out = tmp_path / "cards.bin"
-    out.write_bytes(b"an old map")
-    with PtyPN532() as sim:
-        r = subprocess.run(_cli("enroll", "--reader", sim.port, "--set", str(path), "--export", str(out)),
-                           capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    assert f"wrote the firmware map {out} (54 tags)" in r.stdout
-    m = cardmap.CardMap(out.read_bytes())
-    assert m.count == 54 and m.lookup(bytes((0x04, 0x20, 7, 1, 2, 3, 4)), 7) == 7
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cards.bin", "green.cards"]
 
 
 # ---- fuzz-rules --replay and --out --------------------------------------------------------------
@@ -268,3 +213,85 @@ def test_virtual_heapsize_is_checked_and_its_help_is_true(capsys: pytest.Capture
     assert f"default {mpy.DEFAULT_HEAP}" in help_text
     for heap in set(runner.SIM_HEAP_BY_DECKS.values()):
         assert heap in help_text
+
+
+# ---- link: the rules it judges by, the disagreements file ---------------------------------------
+
+
+def test_link_judges_by_the_rules_given(capsys: pytest.CaptureFixture[str]) -> None:
+    from shengji import Rules
+
+    parser = cli.build_parser()
+    assert link._rules(parser.parse_args(["link"])) == Rules()
+    assert link._rules(parser.parse_args(["link", "--rules", "tournament"])) == Rules.preset("tournament")
+    assert link._rules(parser.parse_args(["link", "--rules", "onedeck"])).decks == 1
+    assert link._rules(parser.parse_args(["link", "--decks", "3"])) == Rules(decks=3)
+    rc = cli.main(["link", "--rules", "bogus", "--port", "/nonexistent/ttyACM9"])
+    _one_line_error(capsys, rc, "--rules", "unknown preset 'bogus'")
+    rc = cli.main(["link", "--rules", "onedeck", "--decks", "2", "--port", "/nonexistent/ttyACM9"])
+    _one_line_error(capsys, rc, "'onedeck' is the one-deck table")
+
+
+def test_link_disagreements_file_is_checked_before_connecting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = cli.main(["link", "--port", "/nonexistent/ttyACM9", "--disagreements", str(tmp_path / "no" / "d.jsonl")])
+    _one_line_error(capsys, rc, "--disagreements", "no folder")
+    rc = cli.main(["link", "--port", "/nonexistent/ttyACM9", "--disagreements", str(tmp_path)])
+    _one_line_error(capsys, rc, "--disagreements", "is a folder")
+
+
+# ---- enroll: options checked before a file is made or a port opened -----------------------------
+
+
+def test_enroll_bad_options_make_no_set_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    new = tmp_path / "new.cards"
+    rc = cli.main(["enroll", "--table", "/nonexistent/ttyACM9", "--seat", "9", "--set", str(new), "--name", "X"])
+    _one_line_error(capsys, rc, "--seat must be 0-3, not 9")
+    rc = cli.main(["enroll", "--reader", "/nonexistent/ttyUSB9", "--set", str(new), "--name", "X",
+                   "--tap-timeout", "0"])
+    _one_line_error(capsys, rc, "--tap-timeout must be a number of seconds above 0")
+    rc = cli.main(["enroll", "--reader", "/nonexistent/ttyUSB9", "--set", str(new), "--name", "X",
+                   "--export", str(tmp_path / "no" / "cards.bin")])
+    _one_line_error(capsys, rc, "--export", "no folder")
+    # a reader that is not there: said in one line, and no empty set file left behind
+    # (a later run with a corrected --name would otherwise be refused)
+    rc = cli.main(["enroll", "--reader", "/nonexistent/ttyUSB9", "--set", str(new), "--name", "X"])
+    _one_line_error(capsys, rc, "cannot open the reader on /nonexistent/ttyUSB9")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_enroll_resumed_complete_set_exports_whole(tmp_path: Path) -> None:
+    from tractor_table.enroll import CardSet
+    from tractor_table.pn532sim.serve import PtyPN532
+
+    sys.path.insert(0, str(ROOT / "firmware"))
+    try:
+        import cardmap
+    finally:
+        sys.path.remove(str(ROOT / "firmware"))
+    cs = CardSet("Green", 1)
+    for c in range(54):
+        cs.cards[bytes((0x04, 0x20, c, 1, 2, 3, 4))] = c
+    path = tmp_path / "green.cards"
+    cs.save(path)
+    out = tmp_path / "cards.bin"
+    out.write_bytes(b"an old map")
+    with PtyPN532() as sim:
+        r = subprocess.run(_cli("enroll", "--reader", sim.port, "--set", str(path), "--export", str(out)),
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert f"wrote the firmware map {out} (54 tags)" in r.stdout
+    m = cardmap.CardMap(out.read_bytes())
+    assert m.count == 54 and m.lookup(bytes((0x04, 0x20, 7, 1, 2, 3, 4)), 7) == 7
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cards.bin", "green.cards"]
+
+
+def test_judge_answers_malformed_lines_and_goes_on() -> None:
+    lines = ["not json", "[1, 2]", '{"id": "x", "kind": "compare", "a": "ZZ", "b": "TH"}',
+             '{"id": "ok", "rules": {"level": "T", "trump": "S"}, "kind": "compare", "a": "TS", "b": "TH"}']
+    r = subprocess.run(_cli("judge"), input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stderr == ""
+    answers = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [("error" in a) for a in answers] == [True, True, True, False]
+    assert answers[3] == {"id": "ok", "cmp": 1}

@@ -3,7 +3,9 @@
 Opens the table's serial port (the Pico found by its USB id, or ``--port``, a
 path or a pyserial URL), keeps the link up through unplugs and reboots, prints
 the game as the table reports it and re-judges every event with the full rules
-engine; disagreements are shown with both views and appended to a file.
+engine, by the rules the table was deployed with (``--rules PRESET``, as given to
+``tractor-table deploy``); disagreements are shown with both views and appended
+to a file (``--disagreements``, checked before the port is opened).
 Ends after ``--seconds``, on Ctrl-C or on ``quit`` with a summary.
 
 While it runs it reads commands, one per line, from standard input:
@@ -22,12 +24,23 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
+from ._files import check_writable
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", help="serial port or pyserial URL (default: the Pico, USB id 2E8A)")
     parser.add_argument("--seconds", type=float, default=0.0, help="stop after this long (default: run until Ctrl-C)")
-    parser.add_argument("--decks", type=int, default=2, choices=(1, 2, 3, 4), help="decks the table plays with (default 2)")
+    parser.add_argument(
+        "--rules",
+        default="classic",
+        metavar="PRESET",
+        help="the rules the table plays, as given to 'tractor-table deploy --rules' (classic, qq, lianzhong, "
+        "tournament, onedeck, titanic, xuwen; default classic)",
+    )
+    parser.add_argument(
+        "--decks", type=int, default=None, choices=(1, 2, 3, 4),
+        help="decks the table plays with (default: the preset's, 2 for classic)",
+    )
     parser.add_argument("--no-verify", action="store_true", help="only follow the link, judge nothing")
     parser.add_argument("--disagreements", type=Path, help="append disagreements to this JSON-lines file")
     parser.add_argument("--connect-timeout", type=float, default=10.0, help="seconds to wait for the table (default 10)")
@@ -43,20 +56,31 @@ def _describe(ev: list[Any]) -> str:
         return repr(ev)
 
 
+def _rules(args: argparse.Namespace) -> Any:
+    """The full engine's rules for judging the table: the preset, with --decks."""
+    from shengji.rules import InvalidRulesError, Rules
+
+    try:
+        return Rules.preset(args.rules, **({"decks": args.decks} if args.decks else {}))
+    except InvalidRulesError as exc:
+        raise CommandError(f"--rules/--decks: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from ..link.serial_link import SerialLink, host_identity, resolve_port
     from ..link.verifier import TrustingReplayer, Verifier
 
+    rules = _rules(args)
+    if args.disagreements is not None:
+        check_writable(args.disagreements, "--disagreements")
     port = resolve_port(args.port)
     _, rules_id = host_identity()
     if args.no_verify:
         replayer: Any = TrustingReplayer()
     else:
-        from shengji import Rules
-
         from ..link.engine_replayer import EngineReplayer
 
-        replayer = EngineReplayer(Rules(decks=args.decks))
+        replayer = EngineReplayer(rules)
     verifier = Verifier(replayer, rules_id, describe=_describe, log_path=args.disagreements)
 
     def on_note(note: list[Any]) -> None:
