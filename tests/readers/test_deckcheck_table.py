@@ -217,7 +217,7 @@ def test_ctrl_c_mid_check_leaves_enroll_mode_with_a_partial_report(compiled: Pat
                 for c in range(20):
                     vt.place_tags(1, tag_of(c))
             elif line.endswith("(20/54)") and not sent:
-                assert vt.lines[7] == "enroll at S1", vt.lines
+                assert vt.wait(lambda: vt.lines[7] == "enroll at S1", 5), vt.lines  # still in enroll mode
                 proc.send_signal(signal.SIGINT)
                 sent.append(True)
 
