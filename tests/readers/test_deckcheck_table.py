@@ -263,6 +263,9 @@ def test_timeout_reminder_and_bad_arguments(
     assert refused(str(tmp_path / "none.cards"), "--table", "/dev/null") == (
         f"tractor-table deckcheck: card set {tmp_path / 'none.cards'}: no such file "
         "(make one with 'tractor-table enroll')")
+    assert refused(str(path), "--table", "/dev/null", "--export", str(tmp_path / "no" / "cards.bin")) == (
+        f"tractor-table deckcheck: --export {tmp_path / 'no' / 'cards.bin'}: no folder {tmp_path / 'no'}; "
+        "create it first or give another path")
     r = subprocess.run(_cli("deckcheck", str(path), "--table", "/dev/null", "--seat", "-1"),
                        capture_output=True, text=True, timeout=30)
     assert (r.returncode, r.stdout, r.stderr) == (1, "", "tractor-table deckcheck: --seat must be 0-3, not -1\n")

@@ -20,6 +20,7 @@ from ..enroll import (
     check_static,
 )
 from ..errors import CommandError
+from ._files import check_writable, write_atomic
 
 #: --reader: the check ends this long after the last new card unless --idle says otherwise
 READER_IDLE = 10.0
@@ -50,7 +51,7 @@ def _say(text: str) -> None:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    """Refuse a bad combination before the set is read or a table is touched."""
+    """Refuse bad options before the set is read or a reader or table is touched."""
     if args.reader is not None and args.table is not None:
         raise CommandError("give --reader PORT (a USB PN532) or --table PORT (a table's seat reader), not both")
     scan = args.reader is not None or args.table is not None
@@ -64,6 +65,8 @@ def _check_args(args: argparse.Namespace) -> None:
             raise CommandError(f"--{name} limits a scan of the cards: give it with --reader PORT or --table PORT")
         if not (math.isfinite(value) and value > 0):
             raise CommandError(f"--{name} must be a number of seconds above 0, not {value:g}")
+    if args.export is not None:
+        check_writable(args.export, "--export")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
                 f"not exporting: {len(cs.missing())} card(s) of set {cs.name!r} are not enrolled; "
                 "finish with 'tractor-table enroll'"
             )
-        args.export.write_bytes(cs.export_map())
+        write_atomic(args.export, cs.export_map(), "--export")
         _say(f"wrote the firmware map {args.export} ({len(cs.cards)} tags)")
     return 0 if report.ok else 1
 
