@@ -190,14 +190,17 @@ def replay(text: str | Iterable[str], *, check: bool = True) -> Hand:
         raise RecordError(f"line 1: not a hand record (format should be {FORMAT!r})")
     if head.get("version") != VERSION:
         raise RecordError(f"line 1: record version {head.get('version')!r}; this reader knows {VERSION}")
-    rules = Rules.from_dict(_get(head, "rules", dict))
-    hand = Hand(
-        rules,
-        level=parse_level(_get(head, "level", str)),
-        dealer=head.get("dealer"),
-        first_hand=bool(head.get("first_hand", head.get("dealer") is None)),
-        strict=bool(head.get("strict", False)),
-    )
+    try:
+        rules = Rules.from_dict(_get(head, "rules", dict))
+        hand = Hand(
+            rules,
+            level=parse_level(_get(head, "level", str)),
+            dealer=head.get("dealer"),
+            first_hand=bool(head.get("first_hand", head.get("dealer") is None)),
+            strict=bool(head.get("strict", False)),
+        )
+    except ValueError as exc:  # bad rules, level or dealer: InvalidRulesError, SettleError, HandError
+        raise RecordError(f"line 1: {str(exc).removeprefix('?: ')}") from None
     for n, raw in enumerate(lines[1:], start=2):
         try:
             d = json.loads(raw)

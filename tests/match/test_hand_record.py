@@ -72,3 +72,36 @@ def test_bad_records_name_the_line(mutate: object, message: str) -> None:
     bad = mutate(lines)  # type: ignore[operator]
     with pytest.raises(record.RecordError, match=message):
         record.replay("\n".join(bad))
+
+
+def _header(line: str, **changes: object) -> str:
+    head = json.loads(line)
+    for key, value in changes.items():
+        if value is None:
+            del head[key]
+        else:
+            head[key] = value
+    return json.dumps(head)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"rules": {"decks": 9}}, r"line 1: decks: must be 1-4, not 9"),
+        ({"rules": {"dekcs": 2}}, r"line 1: dekcs: unknown option"),
+        ({"rules": {"revoke": "maybe"}}, r"line 1: revoke: must be one of"),
+        ({"level": "Z"}, r"line 1: bad level 'Z'"),
+        ({"dealer": 7, "first_hand": False}, r"line 1: bad dealer 7"),
+        ({"rules": None}, r"line 1: missing 'rules'"),
+        ({"level": 5}, r"line 1: 'level' should be str"),
+    ],
+)
+def test_a_bad_header_is_a_record_error_naming_line_1(changes: dict[str, object], message: str) -> None:
+    # a reader catching RecordError (the verifier's log, a tool listing records)
+    # must not meet InvalidRulesError, SettleError or HandError from a header
+    h = new_hand(known=True)
+    lines = record.dumps(h).splitlines()
+    with pytest.raises(record.RecordError, match=message):
+        record.replay("\n".join([_header(lines[0], **changes), *lines[1:]]))
+    assert record.replay("\n".join(lines)).state_hash() == h.state_hash()  # the unchanged record replays
+
