@@ -295,3 +295,36 @@ def test_judge_answers_malformed_lines_and_goes_on() -> None:
     answers = [json.loads(x) for x in r.stdout.splitlines()]
     assert [("error" in a) for a in answers] == [True, True, True, False]
     assert answers[3] == {"id": "ok", "cmp": 1}
+
+
+# ---- deploy: the command line's files and names, checked before the port ----------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--cards", "{tmp}/missing.cards"], "--cards {tmp}/missing.cards: no such file (make one with 'tractor-table enroll')"),
+        (["--cards", "{tmp}"], "--cards {tmp}: is a folder, not a file"),
+        (["--config", "{tmp}/table.cfg"], "--config {tmp}/table.cfg: no such file"),
+        (["--rules", "bogus"], "--rules bogus: unknown preset; choose one of classic, qq"),
+        (["--rules", "qq", "--config", "{tmp}/table.cfg"], "give either --config FILE or --rules PRESET, not both"),
+        (["--timeout", "0"], "--timeout must be a number of seconds above 0"),
+    ],
+)
+def test_deploy_names_a_bad_file_or_preset_before_the_port(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    # no board is plugged in (the port does not exist), yet the mistake named is the user's file
+    argv = ["deploy", "--port", "/nonexistent/ttyACM9", *(a.format(tmp=tmp_path) for a in extra)]
+    rc = cli.main(argv)
+    _one_line_error(capsys, rc, message.format(tmp=tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_deploy_with_good_inputs_and_no_board_names_the_port(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cards = tmp_path / "red.cards"
+    cards.write_text("tractor-table card set 1\nname: Red\ndecks: 1\n", encoding="utf-8")
+    rc = cli.main(["deploy", "--port", "/nonexistent/ttyACM9", "--cards", str(cards), "--rules", "onedeck"])
+    _one_line_error(capsys, rc, "no such port /nonexistent/ttyACM9")

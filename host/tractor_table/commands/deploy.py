@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from .. import deploy
+from ..errors import CommandError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +31,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the board's REPL (default 10)")
 
 
+def check_inputs(args: argparse.Namespace) -> None:
+    """The files and names given on the command line, checked before the port is
+    touched, so that a mistyped path or preset is said at once, with or without a
+    board plugged in (the card set's contents are checked later, by the
+    firmware's own parser)."""
+    from shengji.rules import PRESETS
+
+    if args.config is not None and args.rules:
+        raise CommandError("give either --config FILE or --rules PRESET, not both (the rules go into table.cfg)")
+    if args.rules and args.rules not in PRESETS:
+        raise CommandError(f"--rules {args.rules}: unknown preset; choose one of {', '.join(PRESETS)}")
+    for option, path, what in (
+        ("--cards", args.cards, "make one with 'tractor-table enroll'"),
+        ("--config", args.config, "give a table.cfg file, or leave --config out"),
+    ):
+        if path is None:
+            continue
+        if path.is_dir():
+            raise CommandError(f"{option} {path}: is a folder, not a file")
+        if not path.is_file():
+            raise CommandError(f"{option} {path}: no such file ({what})")
+    if not args.timeout > 0:
+        raise CommandError(f"--timeout must be a number of seconds above 0, not {args.timeout:g}")
+
+
 def run(args: argparse.Namespace) -> int:
+    check_inputs(args)
     deploy.deploy(
         args.port,
         cards=args.cards,
