@@ -47,6 +47,7 @@ def test_called_partners_until_won(capsys: pytest.CaptureFixture[str]) -> None:
     [
         (["--rules", "nope"], "unknown preset"),
         (["--rules", "onedeck", "--decks", "2"], "onedeck"),
+        (["--decks", "7"], "--rules classic --decks 7: decks: must be 1-4, not 7"),
         (["--bots", "genius"], "--bots"),
         (["--hands", "0"], "--hands"),
     ],

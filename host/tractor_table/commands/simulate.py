@@ -60,7 +60,8 @@ def _rules(args: argparse.Namespace) -> Any:
     try:
         return Rules.preset(args.rules, **overrides)
     except InvalidRulesError as exc:
-        raise CommandError(f"--rules {args.rules}: {exc}") from None
+        given = f"--rules {args.rules}" + (f" --decks {args.decks}" if args.decks is not None else "")
+        raise CommandError(f"{given}: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
