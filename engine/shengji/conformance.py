@@ -198,6 +198,9 @@ def answer_line(line: str) -> str | None:
         case = json.loads(text)
     except json.JSONDecodeError as exc:
         return json.dumps({"id": None, "error": f"malformed JSON: {exc}"}, ensure_ascii=False)
+    except (ValueError, RecursionError) as exc:  # a number too long to convert, nesting too deep
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        return json.dumps({"id": None, "error": f"unreadable JSON: {why}"}, ensure_ascii=False)
     if not isinstance(case, dict):
         return json.dumps({"id": None, "error": "a case must be a JSON object"}, ensure_ascii=False)
     try:

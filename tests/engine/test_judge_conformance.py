@@ -200,3 +200,18 @@ def test_a_line_that_is_not_utf8_gets_an_error_answer() -> None:
     out = [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines()]
     assert "UTF-8" in out[0]["error"]
     assert out[1] == {"id": "after", "cmp": "none"}
+
+
+def test_lines_json_cannot_hold_get_error_answers_too() -> None:
+    # Python's json raises RecursionError for deep nesting and ValueError for an
+    # integer of more than 4300 digits; the runner answers them like any other
+    # malformed line and goes on
+    good = {"id": "ok", "rules": {"level": "T", "trump": "S"}, "kind": "compare", "a": "TS", "b": "TH"}
+    lines = ["[" * 100_000 + "]" * 100_000, '{"id": ' + "1" * 5000 + "}", json.dumps(good)]
+    proc = run_judge("\n".join(lines) + "\n")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert out[0] == {"id": None, "error": "unreadable JSON: nested too deeply"}
+    assert out[1]["id"] is None and "4300 digits" in out[1]["error"]
+    assert out[2] == {"id": "ok", "cmp": 1}
+
