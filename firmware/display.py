@@ -174,7 +174,14 @@ class DisplayModel:
                     done += 1
             lines[2] = ("scan hands %d/4" % done)[:COLS]
         elif ph == T.HAND_END:
-            lines[2] = ("over: %d OK=next" % t.score)[:COLS]
+            if t.forfeit >= 0:
+                lines[2] = ("revoke S%d OK=nxt" % t.forfeit)[:COLS]
+            else:
+                lines[2] = ("over: %d OK=next" % t.score)[:COLS]
+        elif ph == T.REVEAL:
+            lines[2] = ("S%d kitty up %d/%d" % (t.dealer, len(t.pending[t.dealer]), t.kitty_size))[
+                :COLS
+            ]
         else:
             lines[2] = ("match: side %d" % t.match_winner)[:COLS]
         for s in range(4):
@@ -185,6 +192,8 @@ class DisplayModel:
                 txt = "%d/%d" % (len(t.hands[s]), n)
             elif p is not None:
                 txt = cards_text(p, 12)
+            elif ph == T.REVEAL and s == t.dealer:
+                txt = cards_text(t.pending[s], 12)  # the kitty, face up
             elif t.pending[s]:
                 txt = "." * len(t.pending[s])
             elif ph == T.PLAY and not t.lead and t.tricks and t.tricks[-1][1] == s:

@@ -50,6 +50,13 @@ REVOKE = const(13)
 # [SCAN, seat, cards...]                    hand_scan mode: a seat's whole hand, scanned after
 #                                           the draw (the dealer's with the kitty)
 SCAN = const(14)
+# [FORFEIT, trick_no, seat]                 revoke = "forfeit": seat's revoke in trick trick_no
+#                                           loses the hand for its side (HAND_END follows)
+FORFEIT = const(15)
+# [KITTY_UP, dealer, cards...]              no_bid = "kitty": nobody bid, the dealer turned the
+#                                           kitty up in this order; the first card names trump
+#                                           (the TRUMP event follows)
+KITTY_UP = const(16)
 
 NAMES = (
     "?",
@@ -67,10 +74,12 @@ NAMES = (
     "hand_end",
     "revoke",
     "scan",
+    "forfeit",
+    "kitty_up",
 )
 
 # Index of the first card field per kind (0 = the kind carries no cards).
-CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0, 2)
+CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0, 2, 0, 2)
 
 # --- reasons (REJECT, BID, AUDIT) --------------------------------------------
 OK = const(0)

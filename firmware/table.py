@@ -15,9 +15,13 @@
 #   the public attributes below, which display.py renders.
 #
 # Phases: DEAL (cards are drawn; taps are bids, OK with no bid pending ends the
-# draw) -> [SCAN, hand_scan mode: every seat taps its hand] -> KITTY (the
-# dealer taps the cards buried) -> PLAY (tricks) -> HAND_END (settled; OK
-# starts the next hand) ... -> MATCH_END.
+# draw) -> [REVEAL, no_bid = "kitty" and nobody bid: the dealer taps the kitty
+# face up, in order; its first card names trump] -> [SCAN, hand_scan mode:
+# every seat taps its hand] -> KITTY (the dealer taps the cards buried) -> PLAY
+# (tricks) -> HAND_END (settled; OK starts the next hand) ... -> MATCH_END.
+# With revoke = "forfeit" a revoke ends the hand as soon as the table knows it
+# (at once in hand_scan mode, when a later play proves it, or at the audit):
+# FORFEIT, then HAND_END settled by rules.forfeit.
 #
 # The rules are not here. The table asks a rules object with this narrow
 # interface (RULES.md sections in brackets); firmware/tablerules.py adapts the
@@ -33,8 +37,12 @@
 #   settle(score, dealer, levels, won_by) -> (next_dealer, [l0, l1], match_winner or -1) [8]
 #                                            won_by: the attackers' play that took the
 #                                            last trick (the kitty), else None
-#   declare(first_hand, dealer, level, bids) -> (accepted flags, trump or -1 (redeal),
-#                                         declarer or -1, dealer or -1)     [8]
+#   declare(first_hand, dealer, level, bids, kitty=None) -> (accepted flags, trump or
+#                                         -1 (redeal), declarer or -1, dealer or -1)  [8]
+#                                         kitty: the kitty turned up (no_bid = "kitty")
+#   forfeit(dealer, levels, seat, won_by) -> (next_dealer, [l0, l1], match_winner or -1)
+#                                         a hand lost by seat's revoke [10]
+#   no_bid, revoke                        attributes: 1 for "kitty", "forfeit" (else 0)
 #
 # What the table can know (RULES.md section 10, without hand scans): count,
 # cards seen twice, out of turn, mixed-suit leads at once; a follow that a
@@ -60,7 +68,8 @@ PLAY = const(2)
 HAND_END = const(3)
 MATCH_END = const(4)
 SCAN = const(5)  # hand_scan mode: the seats scan their hands (after DEAL, before KITTY)
-PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end", "scan")
+REVEAL = const(6)  # no_bid = "kitty": nobody bid, the dealer turns the kitty up (tablereveal.py)
+PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end", "scan", "kitty up")
 
 NT = const(4)
 UNKNOWN_TAG = const(-1)
@@ -93,6 +102,20 @@ def _scan():
     return tablescan
 
 
+def _reveal():
+    # no_bid = "kitty": loaded only when a hand goes without a bid
+    import tablereveal
+
+    return tablereveal
+
+
+def _forfeit():
+    # revoke = "forfeit": loaded only when a revoke loses a hand
+    import tableforfeit
+
+    return tableforfeit
+
+
 class TableError(ValueError):
     """A command or snapshot the table cannot take; the state is left unchanged."""
 
@@ -120,6 +143,10 @@ class Table:
         self.hand_scan = bool(hand_scan)
         self.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
         self.scan_done = 0  # hand_scan mode: bit per seat whose hand is scanned
+        # rule options the table core plays itself (RULES.md sections 8, 10):
+        # the rules object says which (tablerules.TableRules: no_bid, revoke)
+        self.kitty_trump = getattr(rules, "no_bid", 0) == 1  # no bid: the kitty names trump
+        self.forfeit_on = getattr(rules, "revoke", 0) == 1  # a revoke loses the hand
         self.new_match()
 
     # --- match and hand set-up ----------------------------------------------
@@ -154,6 +181,9 @@ class Table:
         self.last_winner = -1
         self.revoked = []  # [trick_no, seat] already reported
         self.result = None  # HAND_END fields once settled
+        self.forfeit = -1  # revoke = "forfeit": the seat whose revoke lost the hand
+        self.forfeit_trick = -1  # ... and the trick of that revoke
+        self.kitty_up = []  # no_bid = "kitty": the kitty as turned up, in order
         for i in range(self.ncards):
             self.seen[i] = 0
         for p in self.pending:
@@ -248,6 +278,9 @@ class Table:
         if ph == SCAN:
             _scan().tap(self, seat, card, now_ms)
             return
+        if ph == REVEAL:
+            _reveal().tap(self, seat, card, now_ms)
+            return
         if self.hand_scan and ph != DEAL and card not in self.hands[seat]:
             self._refuse(
                 seat, E.NOT_HELD if ph == KITTY or ph == PLAY else E.WRONG_PHASE, (card,), now_ms
@@ -324,6 +357,10 @@ class Table:
         if ph == KITTY:
             if seat == self.dealer:
                 tabledeal.bury(self, now_ms)
+            return
+        if ph == REVEAL:
+            if seat == self.dealer:
+                _reveal().ok(self, now_ms)
             return
         if ph == HAND_END:
             self._next_hand()

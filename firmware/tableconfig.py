@@ -10,10 +10,10 @@
 #   kitty_multiplier=structure|linear|cards
 #   level_table=classic|lianzhong|qq|tournament|onedeck|xuwen
 #   level_ladder=full|tournament                        must_play=2,A (ranks)
-#   first_dealer=first|final   no_bid=nt
+#   first_dealer=first|final   no_bid=nt                  revoke=flag|forfeit
 #
-# Options the table core does not play (partners=called, no_bid=kitty,
-# revoke=forfeit) are reported as problems; the table then plays the default.
+# Options the table core does not play (partners=called, no_bid=kitty) are
+# reported as problems; the table then plays the default.
 # Unknown keys are ignored (they are deploy's).
 import drules as D
 import drules_hand as DH
@@ -24,6 +24,7 @@ _KM = ("structure", "linear", "cards")
 _LT = ("classic", "lianzhong", "qq", "tournament", "onedeck", "xuwen")
 _LL = ("full", "tournament")
 _FD = ("first", "final")
+_RV = ("flag", "forfeit")
 
 
 def read(path):
@@ -79,7 +80,8 @@ class Options:
                 else:
                     mask |= 1 << i
             self.rules["must_play"] = mask
-        for name, only in (("no_bid", "nt"), ("partners", "fixed"), ("revoke", "flag")):
+        self._choice(cfg, "revoke", _RV, (0, 1))  # tablerules.REVOKE_FLAG, REVOKE_FORFEIT
+        for name, only in (("no_bid", "nt"), ("partners", "fixed")):
             v = cfg.get(name)
             if v is not None and v != only:
                 self.problems.append("%s=%s: not played by this table (%s)" % (name, v, only))

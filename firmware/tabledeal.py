@@ -1,5 +1,6 @@
 # The draw and the burial of the table core (firmware/table.py): bids tapped
-# during the draw, the end of the draw (trump, declarer, dealer, or a redeal),
+# during the draw, the end of the draw (trump, declarer, dealer, or a redeal;
+# with no_bid = "kitty" and no bid, the kitty turned up first: tablereveal.py),
 # and the dealer's burial of the kitty. Functions of the Table object, kept in
 # their own module so that each firmware module compiles in a small heap.
 import events as E
@@ -42,6 +43,9 @@ def bid(tb, seat, now_ms):
 def end_draw(tb, now_ms):
     for p in tb.pending:
         del p[:]
+    if tb.kitty_trump and not tb.bids and not tb.first_hand:
+        T._reveal().start(tb, now_ms)  # no_bid = "kitty": the kitty names trump
+        return
     _acc, trump, declarer, dealer = tb.rules.declare(tb.first_hand, tb.dealer, tb.level(), tb.bids)
     if trump < 0:
         tb._emit([E.REDEAL, tb.hand_no])
@@ -50,6 +54,10 @@ def end_draw(tb, now_ms):
         tb.hand_no -= 1
         tb._start_hand()
         return
+    trump_decided(tb, trump, declarer, dealer, now_ms)
+
+
+def trump_decided(tb, trump, declarer, dealer, now_ms):
     tb.trump = trump
     tb.declarer = declarer
     tb.dealer = dealer

@@ -8,6 +8,20 @@
 import drules as D
 import drules_hand as DH
 
+# revoke (RULES.md section 10): a revoke is reported, or it loses the hand
+REVOKE_FLAG = 0
+REVOKE_FORFEIT = 1
+
+
+def kitty_j(won_by):
+    """True if the attackers' play that took the kitty holds a J (tournament rule)."""
+    if won_by is not None:
+        for c in won_by:
+            f = c % 54
+            if f < 52 and f % 13 == 9:
+                return True
+    return False
+
 
 class TableRules:
     def __init__(
@@ -24,6 +38,7 @@ class TableRules:
         allow_self_override=True,
         no_bid=DH.NB_NT,
         first_dealer=DH.FD_FIRST,
+        revoke=REVOKE_FLAG,
     ):
         self.decks = decks
         self.engine = D.Engine(
@@ -40,6 +55,7 @@ class TableRules:
         self.allow_self_override = allow_self_override
         self.no_bid = no_bid
         self.first_dealer = first_dealer
+        self.revoke = revoke
         self._hands = [
             bytearray(D.FACES),
             bytearray(D.FACES),
@@ -96,12 +112,6 @@ class TableRules:
         # won_by: the attackers' play that won the last trick, or None; a J in
         # it is the tournament rule's "kitty won by a J" (the engine decides
         # whether the rule applies)
-        kitty_j = False
-        if won_by is not None:
-            for c in won_by:
-                f = c % 54
-                if f < 52 and f % 13 == 9:
-                    kitty_j = True
         out = DH.settle(
             score,
             dealer,
@@ -111,18 +121,27 @@ class TableRules:
             self.level_ladder,
             self.must_play,
             self._settled,
-            kitty_j,
+            kitty_j(won_by),
         )
         return out[0], [out[1], out[2]], out[3]
 
-    def declare(self, first_hand, dealer, level, bids):
+    def forfeit(self, dealer, levels, seat, won_by=None):
+        # revoke = "forfeit" (seed 001): the device engine settles by score
+        # only, so the forfeit's level result is in tableforfeit.py, loaded
+        # when a hand is lost that way
+        import tableforfeit
+
+        return tableforfeit.levels(self, dealer, levels, seat, kitty_j(won_by))
+
+    def declare(self, first_hand, dealer, level, bids, kitty=None):
         # The bids are replayed in order (a handful per hand): the engine's
-        # Bidding decides each, and the end of the draw from the standing one.
+        # Bidding decides each, and the end of the draw from the standing one
+        # (kitty: the kitty turned up, in order, with no_bid = "kitty").
         b = DH.Bidding(self.decks, level, self.allow_self_override)
         acc = []
         for bid in bids:
             acc.append(b.bid(bid[0], bid[1]))
         trump, declarer, dealer = DH.end_of_draw(
-            b, first_hand, dealer, self.no_bid, self.first_dealer
+            b, first_hand, dealer, self.no_bid, self.first_dealer, kitty
         )
         return acc, trump, declarer, dealer

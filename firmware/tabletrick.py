@@ -40,6 +40,11 @@ def commit_lead(tb, seat, now_ms):
             force(tb, forced, now_ms)
         tb.throw_open = False
         scan.remove(tb, seat, tb.lead)
+    else:
+        # a lead is a later play too: it may prove an earlier follow illegal
+        check_revokes(tb, seat, cards, now_ms)
+        if tb.forfeit >= 0:
+            end_hand(tb, now_ms)
 
 
 def play_event(tb, seat, cards):
@@ -53,9 +58,10 @@ def commit_follow(tb, seat, now_ms):
     pend = tb.pending[seat]
     cards = list(pend)
     del pend[:]
+    why = 0
     if tb.hand_scan:
         why = tb.rules.check_follow(tb.lead, tb.hands[seat], cards)
-        if why:
+        if why and not tb.forfeit_on:
             tb._refuse(seat, E.REVOKE_FOLLOW, cards, now_ms)
             return
         T._scan().remove(tb, seat, cards)
@@ -67,11 +73,17 @@ def commit_follow(tb, seat, now_ms):
         del tb.pending[tb.challenger][:]
         tb.challenger = -1
     play_event(tb, seat, cards)
-    check_revokes(tb, seat, cards, now_ms)
+    if why:
+        # hand_scan mode, revoke = "forfeit": the play stands and loses the hand
+        T._forfeit().at_play(tb, seat, why)
+    else:
+        check_revokes(tb, seat, cards, now_ms)
     tb.turn = (seat + 1) & 3
     tb._beep(E.SND_OK)
     if tb.turn == tb.leader:
         end_trick(tb, now_ms)
+    if tb.forfeit >= 0 and tb.phase == T.PLAY:
+        end_hand(tb, now_ms)  # the hand is lost before its last trick
 
 
 def challenge(tb, seat, now_ms):
@@ -152,17 +164,27 @@ def end_trick(tb, now_ms):
 
 # --- the end of the hand -------------------------------------------------
 def end_hand(tb, now_ms):
+    # Every card played: the kitty bonus, the audit, the settlement. A hand
+    # lost by a revoke (revoke = "forfeit") before its last trick ends here
+    # too, with neither kitty bonus nor audit (RULES.md section 10).
     rules = tb.rules
-    last = tb.tricks[-1]
     mult = bonus = 0
     won_by = None  # the attackers' play that took the last trick (and the kitty)
-    if (last[1] & 1) != tb.defenders():
-        won_by = last[4 + last[1]]
-        mult, bonus = rules.kitty(last[4 + last[0]], won_by, tb.kitty)
-        tb.score += bonus
-    audit(tb)
-    score = tb.score if tb.score > 0 else 0
-    nd, levels, winner = rules.settle(score, tb.dealer, tb.levels, won_by)
+    if tb.played >= tb.hand_size:
+        last = tb.tricks[-1]
+        if (last[1] & 1) != tb.defenders():
+            won_by = last[4 + last[1]]
+            mult, bonus = rules.kitty(last[4 + last[0]], won_by, tb.kitty)
+            tb.score += bonus
+        found = audit(tb)
+        if tb.forfeit_on and tb.forfeit < 0:
+            T._forfeit().from_audit(tb, found)
+    if tb.forfeit >= 0:
+        nd, levels, winner = T._forfeit().settle(tb, won_by, now_ms)
+    else:
+        score = tb.score if tb.score > 0 else 0
+        nd, levels, winner = rules.settle(score, tb.dealer, tb.levels, won_by)
+        tb._say("hand over: %d" % tb.score, now_ms)
     tb.dealer = nd
     tb.levels = [levels[0], levels[1]]
     tb.match_winner = winner
@@ -183,7 +205,6 @@ def end_hand(tb, now_ms):
     tb.turn = -1
     tb._beep(E.SND_HAND)
     tb._save = True
-    tb._say("hand over: %d" % tb.score, now_ms)
 
 
 def check_revokes(tb, seat, cards, now_ms):
@@ -225,6 +246,9 @@ def check_revokes(tb, seat, cards, now_ms):
         tb._emit([E.REVOKE, n, seat, t, why])
         tb._beep(E.SND_ERROR)
         tb._say("S%d revoke t%d" % (seat, t + 1), now_ms)
+    if tb.forfeit_on and tb.forfeit < 0:
+        tb.forfeit = seat  # revoke = "forfeit": the hand is lost (the caller ends it)
+        tb.forfeit_trick = found[-1][0]
 
 
 def _revoked(tb, t, seat):
@@ -266,3 +290,4 @@ def audit(tb):
     for k in range(len(found) - 1, -1, -1):
         for ev in found[k]:
             tb._emit(ev)
+    return found

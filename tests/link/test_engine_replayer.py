@@ -100,7 +100,8 @@ def verify(
 
 def test_kind_numbers_match_the_firmware() -> None:
     for name in ("HAND_START", "BID", "TRUMP", "REDEAL", "KITTY", "PLAY", "REJECT",
-                 "CHALLENGE", "TRICK", "HAND_END"):
+                 "CHALLENGE", "FORCED", "TRICK", "AUDIT", "HAND_END", "REVOKE", "SCAN",
+                 "FORFEIT", "KITTY_UP"):
         assert getattr(er, name) == getattr(EV, name), name
     assert er.REASON_OF_RULE[er.Rule.OUT_OF_TURN] == EV.OUT_OF_TURN
     assert er.REASON_OF_RULE[er.Rule.SEEN_TWICE] == EV.SEEN_TWICE
@@ -559,3 +560,52 @@ def test_an_unchallenged_failed_throw_is_audited_and_judged() -> None:
         v = verify(tampered(log, a, ev), rules=TOURNAMENT)
         (d,) = v.disagreements
         assert d.index == a and d.host_event == log[a][2]
+
+
+def forfeit_log(seed: int, hand_scan: bool = False, hands: int = 2) -> list[tuple[int, int, list[Any]]]:
+    """Tournament rules (revoke = "forfeit"): in each hand a seat revokes on
+    purpose (from trick 2 on); the table ends the hand when it knows it."""
+    from tractor_table.virtual.game import BotGame
+
+    vt = InProcessTable(2, TOURNAMENT, hand_scan=hand_scan)
+    game = BotGame(vt, TOURNAMENT, seed=seed, strength=1, say=lambda s: None, revoke_from=2)  # type: ignore[arg-type]
+    game.play(hands)
+    assert game.disagreements == [] and game.revokes == hands
+    return vt.log
+
+
+@pytest.mark.parametrize(("seed", "hand_scan"), [(2, False), (5, False), (2, True)])
+def test_a_revoke_that_loses_the_hand_is_judged_and_agrees(seed: int, hand_scan: bool) -> None:
+    log = forfeit_log(seed, hand_scan)
+    evs = [ev for _, _, ev in log]
+    forfeits = [k for k, ev in enumerate(evs) if ev[0] == EV.FORFEIT]
+    assert len(forfeits) == 2
+    for k in forfeits:
+        assert evs[k + 1][0] == EV.HAND_END and evs[k - 1][0] in (EV.REVOKE, EV.TRICK)
+        assert EV.AUDIT not in [ev[0] for ev in evs[k - 6 : k]]  # lost before the last trick
+        if hand_scan:  # known at once: the revoke is the play just made
+            rev = next(ev for ev in reversed(evs[:k]) if ev[0] == EV.REVOKE)
+            assert rev[1] == rev[3] == evs[k][1]
+    v = verify(log, rules=TOURNAMENT)
+    assert [d.show() for d in v.disagreements] == []
+    scans = sum(1 for ev in evs if ev[0] == EV.SCAN)
+    assert v.agreed == v.checked == len(log) - scans
+
+
+def test_a_missing_wrong_or_unfounded_forfeit_is_a_disagreement() -> None:
+    log = forfeit_log(2, hands=1)
+    f = first(log, EV.FORFEIT)
+    want = log[f][2]
+    # the table settles without saying the hand was lost: shown on its HAND_END
+    (d, *_) = verify(removed(log, f), rules=TOURNAMENT).disagreements
+    assert d.index == f and d.host_event == want
+    # the wrong seat, the wrong trick
+    for pos in (1, 2):
+        ev = list(want)
+        ev[pos] = (ev[pos] + 1) % 4
+        (d, *_) = verify(tampered(log, f, ev), rules=TOURNAMENT).disagreements
+        assert d.index == f and d.host_event == want
+    # under the flag rule no revoke loses the hand: the engine says so
+    flag = Rules.preset("tournament", revoke="flag")
+    d = verify(log, rules=flag).disagreements[0]
+    assert d.index == f and d.host_event == [EV.FORFEIT, want[1], -1]

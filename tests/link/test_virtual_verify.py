@@ -49,3 +49,31 @@ def test_failed_throws_with_a_penalty_agree_over_the_link() -> None:
         v.check(k, h, ev)
     assert [d.show() for d in v.disagreements] == []
     assert v.checked == len(events) == v.agreed
+
+
+def _verified(rules: Rules, events: list[list[object]]) -> Verifier:
+    v = Verifier(EngineReplayer(rules), "rules-2026.1", describe=describe)
+    for k, (h, ev) in enumerate(events):
+        v.check(k, h, ev)  # type: ignore[arg-type]
+    return v
+
+
+def test_a_revoke_loses_the_hand_over_the_link() -> None:
+    """Tournament rules (revoke = "forfeit"): a seat revokes on purpose in
+    each hand; the firmware ends the hand when a later play proves it
+    (REVOKE, FORFEIT, HAND_END settled by the forfeit), and the full engine,
+    knowing no more than the table, judges every event and agrees."""
+    rules = Rules.preset("tournament")
+    with VirtualTable(2, readers="direct", rules=rules) as vt:
+        game = BotGame(vt, rules, seed=3, strength=1, say=lambda s: None, revoke_from=2)
+        game.play(2)
+        time.sleep(0.1)
+        assert vt.link is not None
+        events = vt.link.with_link(lambda h: [list(e) for e in h.record.events])
+    assert game.disagreements == [] and game.revokes == 2
+    forfeits = [ev for _, ev in events if ev[0] == 15]
+    assert len(forfeits) == 2 and all(ev[1] >= 2 for ev in forfeits)
+    v = _verified(rules, events)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.checked == len(events) == v.agreed
+    assert 0 < vt.firmware_peak < 160 * 1024

@@ -30,6 +30,9 @@ class FakeRules:
         self.follow_calls = 0
         self.winners = []  # scripted trick winners, consumed in order; else the leader
         self.settle_answer = None
+        self.no_bid = 0  # 1: no_bid = "kitty"
+        self.revoke = 0  # 1: revoke = "forfeit"
+        self.forfeit_calls = []
 
     def begin_hand(self, level, trump):
         self.level = level
@@ -90,7 +93,14 @@ class FakeRules:
             return (dealer + 2) & 3, lv, -1
         return (dealer + 1) & 3, lv, -1
 
-    def declare(self, first_hand, dealer, level, bids):
+    def forfeit(self, dealer, levels, seat, won_by=None):
+        # scripted: the other side of `seat` goes up one, the next seat deals
+        self.forfeit_calls.append([dealer, list(levels), seat, won_by])
+        lv = [levels[0], levels[1]]
+        lv[1 - (seat & 1)] += 1
+        return (dealer + 1) & 3, lv, -1
+
+    def declare(self, first_hand, dealer, level, bids, kitty=None):
         acc = []
         best = 0
         declarer = -1
@@ -106,5 +116,8 @@ class FakeRules:
             else:
                 acc.append(False)
         if declarer < 0:
+            if kitty and not first_hand:
+                f = kitty[0] % 54
+                return acc, (4 if f >= 52 or f % 13 == level else f // 13), -1, dealer
             return acc, (-1 if first_hand else 4), -1, (-1 if first_hand else dealer)
         return acc, trump, declarer, (declarer if dealer < 0 else dealer)

@@ -9,8 +9,10 @@ TWO_H = 13
 TWO_S = 0
 
 
-def make(decks=1, penalty=0):
+def make(decks=1, penalty=0, forfeit=False, kitty=False):
     r = FakeRules()
+    r.revoke = 1 if forfeit else 0  # revoke = "forfeit"
+    r.no_bid = 1 if kitty else 0  # no_bid = "kitty"
     t = T.Table(r, decks=decks, throw_penalty=penalty, chain_hash=_hash)
     return t, r
 

@@ -281,10 +281,13 @@ def test_table_cfg_sets_the_rules():
     assert o.rules["must_play"] == (1 << 0) | (1 << 12)
     assert o.rules["kitty_multiplier"] == D.KM_LINEAR
     assert o.rules["allow_self_override"] is False
+    assert o.rules["revoke"] == 1  # tablerules.REVOKE_FORFEIT: a revoke loses the hand
     # what the table cannot play, or cannot read, is reported, not guessed
-    assert len(o.problems) == 2
-    assert "first_dealer: unknown value sideways" in o.problems
-    assert [p for p in o.problems if p.startswith("revoke=forfeit")]
+    assert o.problems == ["first_dealer: unknown value sideways"]
+    assert C.Options({"revoke": "sometimes", "partners": "called"}).problems == [
+        "revoke: unknown value sometimes",
+        "partners=called: not played by this table (fixed)",
+    ]
     import os
 
     os.remove(path)

@@ -139,3 +139,22 @@ def test_settlement_passes_the_kitty_won_by_a_jack():
     assert r.settle(50, 0, [9, 3], [c(JS, 1)]) == (2, [0, 3], -1)
     # the classic table has no such rule
     assert tablerules.TableRules(decks=2).settle(50, 0, [9, 3], [c(JS)]) == (2, [10, 3], -1)
+
+
+def test_a_forfeit_settles_as_the_full_engines_forced_result():
+    import drules_hand as DH
+
+    t = tablerules.TableRules(
+        decks=2, level_table=DH.LT_TOURNAMENT, level_ladder=DH.LL_TOURNAMENT, must_play=1
+    )
+    # dealer 0 (side 0 defends at 5): the defenders' seat 2 revoked: the
+    # attackers take the deal over, +0
+    assert t.forfeit(0, [3, 0], 2) == (1, [3, 0], -1)
+    # the attackers' seat 3 revoked: the defenders go up one (tournament ladder 5 -> T)
+    assert t.forfeit(0, [3, 0], 3) == (2, [8, 0], -1)
+    # at A they win the match; at J with the kitty won by a J they go back to 2
+    assert t.forfeit(1, [0, 12], 0) == (3, [0, 12], 1)
+    assert t.forfeit(0, [9, 0], 1, [c(9, 1)]) == (2, [0, 0], -1)
+    assert t.forfeit(0, [9, 0], 1, [c(8)]) == (2, [10, 0], -1)
+    # the full ladder: 2 -> 3
+    assert tablerules.TableRules(decks=2).forfeit(2, [0, 0], 1) == (0, [1, 0], -1)

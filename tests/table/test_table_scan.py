@@ -1,8 +1,11 @@
-# runs-under: micropython heapsize=64K
+# runs-under: micropython heapsize=72K
+# (72K: the table core and these scripts are compiled from source in the heap;
+# the firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # hand_scan mode of the table core, with the scripted rules (fakerules.py):
 # every seat scans its hand after the draw; then a card not held is refused, an
-# illegal follow is refused at once, a failing throw is forced at once (no
-# challenge); the state survives a snapshot.
+# illegal follow is refused at once (with revoke = "forfeit": it stands and
+# loses the hand, test_table_options.py), a failing throw is forced at once (no challenge); the state
+# survives a snapshot.
 import events as E
 import table as T
 from fakerules import FakeRules

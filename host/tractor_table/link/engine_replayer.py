@@ -17,14 +17,17 @@ the table's field by field. What is judged, per kind:
 | CHALLENGE | accepted |
 | FORCED | the cards that stand (the engine's forced unit; which copy and the order are the table's), the penalty |
 | TRICK | winner, points, the attackers' running score (failed throws' penalties included) |
-| REVOKE | after a follow, the revokes it proves (RULES.md §10: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code |
+| REVOKE | after a play (a lead or a follow), the revokes it proves (RULES.md §10: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code; in hand_scan mode with ``revoke = "forfeit"``, the follow just played that breaks §6 (trick and earlier trick the same) |
+| FORFEIT | ``revoke = "forfeit"``: the seat whose revoke lost the hand and that revoke's trick (the engine's first revoke finding); the engine ends the hand there, as the table must (HAND_END then settles by the forfeit) |
 | AUDIT | after the last trick, the engine's audit (``Hand.findings``: every illegal follow, every unchallenged throw that should have failed), in trick order, the throw before the follows by seat |
 | HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner |
 
 In hand_scan mode the four SCAN events (not judged themselves) give the
 engine every hand after the burial: it then forces a failing throw at its
 PLAY (the FORCED that follows is judged) and judges a follow refused for §6
-(REJECT with reason 10) or accepted against it.
+(REJECT with reason 10) or accepted against it (with ``revoke = "forfeit"``
+the table must accept it: the REVOKE, FORFEIT and HAND_END that follow are
+judged). A hand a revoke lost before its last trick has no AUDIT.
 
 A REVOKE or AUDIT the engine expects and the table does not send is the
 disagreement on the event the table sent in its place (that event is still
@@ -71,12 +74,13 @@ from shengji.hand import (
 )
 from shengji.kitty import kitty_points
 from shengji.match import Match
+from shengji.rules import Revoke
 
 Event = list[Any]
 
 # firmware/events.py kinds and reasons (kept in step by tests/link/test_engine_replayer.py)
 HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE = 1, 2, 3, 4, 5, 6, 7, 8
-FORCED, TRICK, AUDIT, HAND_END, REVOKE, SCAN = 9, 10, 11, 12, 13, 14
+FORCED, TRICK, AUDIT, HAND_END, REVOKE, SCAN, FORFEIT, KITTY_UP = 9, 10, 11, 12, 13, 14, 15, 16
 NT = 4
 #: AUDIT reasons (firmware/events.py)
 REVOKE_FOLLOW, THROW_FAILED = 10, 11
@@ -125,6 +129,7 @@ class EngineReplayer:
         self.expect: list[Event] = []  # REVOKE/AUDIT events due next, in the table's order
         self.audited = False  # the end-of-hand AUDIT events are in `expect`
         self.scans: dict[int, tuple[int, ...]] = {}  # hand_scan mode: SCAN events by seat
+        self.forfeit_seen = False  # the table sent FORFEIT this hand
 
     # --- Replayer protocol
 
@@ -241,9 +246,12 @@ class EngineReplayer:
                 # still followed
                 missing = self.expect[0]
                 self.expect = [e for e in self.expect if e[0] != missing[0]]
-            if kind == HAND_END and self._audit_due(hand):
+            if kind in (HAND_END, FORFEIT) and self._audit_due(hand):
                 missing = self.expect[0]
                 self.expect = []
+            if kind == HAND_END and hand.forfeit is not None and not self.forfeit_seen:
+                # revoke = "forfeit": the table settled without saying the hand was lost
+                missing = missing or self._forfeit_event(hand)
             mine = self._judge(hand, kind, event)
         except (HandError, AssertionError, IndexError, ValueError) as exc:
             self._lose(f"event {index}: {exc}")
@@ -280,6 +288,7 @@ class EngineReplayer:
         self.expect = []
         self.audited = False
         self.scans = {}
+        self.forfeit_seen = False
 
     def _lose(self, why: str) -> None:
         self.lost = why
@@ -325,23 +334,36 @@ class EngineReplayer:
         if kind == PLAY:
             trick_no, seat, cards = ev[1], ev[2], tuple(ev[3:])
             found = len(hand.findings)
+            held = hand.hands[seat] if hand.hands is not None else ()
             try:
                 hand.apply(Play(seat, cards))
             except IllegalEvent as exc:
                 self._lose(f"the engine refuses a play the table accepted: {exc}")
                 return [REJECT, trick_no, seat, self._reason(exc), *cards]
+            t_index = len(hand.tricks) - 1
             if hand.known and any(f.rule == Rule.REVOKE for f in hand.findings[found:]):
                 # hand_scan mode: the engine knows the hand, and this follow
                 # breaks §6 (recorded, and followed as the table took it)
-                return [REJECT, trick_no, seat, REVOKE_FOLLOW, *cards]
-            trick = hand.tricks[-1]
-            if trick.leader != seat:
-                self.expect = self._revokes_proven(hand, seat, cards)
-            return [PLAY, len(hand.tricks) - 1, seat, *cards]
+                if self.rules.revoke != Revoke.FORFEIT:
+                    return [REJECT, trick_no, seat, REVOKE_FOLLOW, *cards]
+                # revoke = "forfeit": the play stands, the revoke is reported
+                # at once and loses the hand
+                lead = hand.tricks[t_index].lead
+                why = self._reason_of(hand, lead, held, cards)
+                self.expect = [[REVOKE, t_index, seat, t_index, why]]
+                return [PLAY, t_index, seat, *cards]
+            # every play (a lead too) proves what the seat held earlier
+            self.expect = self._revokes_proven(hand, seat, cards)
+            return [PLAY, t_index, seat, *cards]
         if kind == FORCED:
             return self._forced(hand, ev)
         if kind == REVOKE:
             return self._revoke(ev)
+        if kind == FORFEIT:
+            self.forfeit_seen = True
+            if hand.forfeit is None:
+                return [FORFEIT, ev[1], -1]  # the engine finds no revoke that loses the hand
+            return self._forfeit_event(hand)
         if kind == AUDIT:
             return self._audit(hand, ev)
         if kind == REJECT:
@@ -447,14 +469,26 @@ class EngineReplayer:
         """The device code of why ``seat``'s follow in trick ``t`` breaks §6
         against what the seat played from trick ``t`` on (0: it does not)."""
         trick = hand.tricks[t]
-        held = [c % 54 for tr in hand.tricks[t:] for c in tr.cards_of(seat)]
+        held = [c for tr in hand.tricks[t:] for c in tr.cards_of(seat)]
+        return EngineReplayer._reason_of(hand, trick.lead, held, trick.cards_of(seat))
+
+    @staticmethod
+    def _reason_of(hand: Hand, lead: Sequence[int], held: Sequence[int], play: Sequence[int]) -> int:
+        """The device code of why ``play`` from ``held`` breaks §6 on ``lead`` (0: it does not)."""
         v = _play.check_follow(
-            hand.ruling.order, [c % 54 for c in trick.lead], held,
-            [c % 54 for c in trick.cards_of(seat)],
+            hand.ruling.order, [c % 54 for c in lead], [c % 54 for c in held],
+            [c % 54 for c in play],
         )
         if v.legal:
             return 0
         return DRULES_REASON.get(v.reason, -1) if v.reason is not None else -1
+
+    @staticmethod
+    def _forfeit_event(hand: Hand) -> Event:
+        """[FORFEIT, trick, seat]: the revoke that lost the hand (revoke =
+        "forfeit"): the engine's first revoke finding."""
+        t = next(f.trick for f in hand.findings if f.rule == Rule.REVOKE and f.seat == hand.forfeit)
+        return [FORFEIT, -1 if t is None else t, hand.forfeit]
 
     def _revoke(self, ev: Event) -> Event:
         trick_no, seat, earlier = ev[1], ev[2], ev[3]
@@ -468,7 +502,10 @@ class EngineReplayer:
         some are still expected."""
         if not self.audited and hand.phase in (Phase.REVEAL, Phase.DONE):
             self.audited = True
-            self.expect = self._audit_events(hand)
+            # a hand lost by a revoke (revoke = "forfeit") before its last
+            # trick is not audited: the table does not know every hand
+            complete = len(hand.played) == 4 * self.rules.hand_size
+            self.expect = self._audit_events(hand) if complete else []
         return bool(self.expect) and self.expect[0][0] == AUDIT
 
     def _audit_events(self, hand: Hand) -> list[Event]:
@@ -506,7 +543,8 @@ class EngineReplayer:
             if not hand.known:
                 return None  # without the hands, a follow is not refused for §6
             ok, _ = hand.is_legal(seat, cards)
-            if ok:
+            if ok or self.rules.revoke == Revoke.FORFEIT:
+                # legal; or with revoke = "forfeit" the play stands (and loses the hand)
                 return [PLAY, trick_no, seat, *cards]
             return [REJECT, trick_no, seat, REVOKE_FOLLOW, *cards]
         try:
@@ -616,4 +654,4 @@ def _forced_lead(hand: Hand, t_index: int, leader: int) -> None:
 
 def judged_kinds() -> Sequence[int]:
     return (HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE, FORCED, TRICK,
-            AUDIT, HAND_END, REVOKE)
+            AUDIT, HAND_END, REVOKE, FORFEIT)

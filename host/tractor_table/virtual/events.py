@@ -91,6 +91,14 @@ def describe(ev: Sequence[Any]) -> str:
         return f"audit: trick {ev[1] + 1}, S{ev[2]}: {reason(ev[3])} (rules code {ev[4]})"
     if k == EV.REVOKE:
         return f"trick {ev[1] + 1}: S{ev[2]} is proven to have revoked in trick {ev[3] + 1}"
+    if k == EV.FORFEIT:
+        return (
+            f"S{ev[2]}'s revoke in trick {ev[1] + 1} loses the hand for side {ev[2] & 1}"
+            if ev[2] >= 0
+            else "no revoke loses the hand"
+        )
+    if k == EV.KITTY_UP:
+        return f"nobody bid: S{ev[1]} turns the kitty up: {cards} (the first card names trump)"
     if k == EV.HAND_END:
         winner = "" if ev[8] < 0 else f"; side {ev[8]} wins the match"
         return (

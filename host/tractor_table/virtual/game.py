@@ -16,6 +16,20 @@ host, knowing the hands, forces it at once. So when the full engine forces a
 throw, a seat that can beat it challenges at the table: it double-presses, taps
 its cards of the throw's suit, and clicks; the table must then force the same
 cards.
+
+Options the table plays that change the hand:
+
+- ``revoke = "forfeit"``: with ``revoke_from`` set, one seat per hand revokes
+  on purpose (the first follow, from that trick on, that can break §6 by
+  swapping a card of the suit led for another). In hand_scan mode the table
+  (like the host) knows it at once; otherwise only when a later play proves
+  it or at the audit. So the host keeps, besides its copy with the deal (the
+  bots' view, which records the revoke and plays on), a *blind* hand without
+  the deal, which knows what the table knows: when it is lost, the table must
+  end the hand there (FORFEIT, HAND_END), and it settles the match.
+- ``no_bid = "kitty"``: in the hands numbered in ``quiet_hands`` nobody bids;
+  when the draw ends without a bid (not on the match's first hand) the dealer
+  taps the kitty's cards face up, in the deal's order (KITTY_UP, then TRUMP).
 """
 
 from __future__ import annotations
@@ -25,9 +39,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from shengji import Rules
-from shengji.hand import Bid, Bury, Deal, EndDraw, Hand, Phase, Play
+from shengji.hand import Bid, Bury, Challenge, Deal, EndDraw, Hand, Phase, Play, Rule
 from shengji.match import Match, deal_cards, make_bots
 from shengji.play import check_throw
+from shengji.rules import NoBid, Revoke
 
 from ..errors import CommandError
 from .events import EV, RANKS, TRUMPS, cards_text, describe
@@ -47,6 +62,8 @@ class BotGame:
         say: Callable[[str], None] = print,
         verbose: bool = False,
         event_timeout: float = 10.0,
+        revoke_from: int | None = None,
+        quiet_hands: Sequence[int] = (),
     ) -> None:
         self.table = table
         self.rules = rules
@@ -61,10 +78,19 @@ class BotGame:
         self.events_seen = 0
         self.hands_played = 0
         self.tricks_played = 0
-        self.findings: list[str] = []
+        self.findings: list[list[Any]] = []  # REVOKE and AUDIT events of the hand
         self.hand: Hand | None = None
         self.challenges = 0
         self.forced_at_once = 0
+        self.revoke_from = revoke_from  # a seat revokes once a hand from this trick on
+        self.quiet_hands = frozenset(quiet_hands)  # table hand numbers without a bid
+        self.revoked = False  # this hand's revoke was made
+        self.revokes = 0
+        self.forfeits: list[list[Any]] = []  # the FORFEIT events seen
+        self.kitty_reveals = 0
+        # revoke = "forfeit" without hand scans: the hand as the table knows it
+        self.blind: Hand | None = None
+        self.hand_no = 0
 
     # --- events ------------------------------------------------------------------
 
@@ -83,7 +109,10 @@ class BotGame:
             if k in kinds:
                 return ev
             if k in (EV.REVOKE, EV.AUDIT):
-                self.findings.append(describe(ev))
+                self.findings.append(ev)
+                self.say("  ! " + describe(ev))
+            elif k == EV.FORFEIT:
+                self.forfeits.append(ev)
                 self.say("  ! " + describe(ev))
             elif k == EV.REJECT:
                 self._disagree(f"the table refused a play the full engine allows: {describe(ev)}")
@@ -140,9 +169,22 @@ class BotGame:
         self._check("hand start: levels", [l0, l1], list(m.levels))
         self._check("hand start: decks", decks, self.rules.decks)
         self._check("hand start: first hand", bool(first), m.first_hand)
-        hand = m.new_hand(strict=True)
+        self.hand_no = hand_no
+        forfeit = self.rules.revoke == Revoke.FORFEIT
+        own = self.rules
+        if forfeit and not self.table.hand_scan:
+            # the host's copy plays on after a revoke; the blind hand decides
+            own = self.rules.replace(revoke="flag")
+        level = m.hand_level()
+        hand = Hand(own, level=level, dealer=m.dealer, first_hand=m.first_hand,
+                    strict=self.revoke_from is None)
+        self.blind = None
+        if own is not self.rules:
+            self.blind = Hand(self.rules, level=level, dealer=m.dealer, first_hand=m.first_hand)
         self.hand = hand
         self.findings = []
+        self.forfeits = []
+        self.revoked = False
         deal = deal_cards(self.rules, self.rng)
         hand.apply(deal)
         self.say(describe(start))
@@ -152,12 +194,30 @@ class BotGame:
         self._bury(hand)
         return "play"
 
+    def _both(self, event: Any) -> None:
+        """An event for the blind hand too (what the table sees)."""
+        if self.blind is not None:
+            self.blind.apply(event)
+
+    @property
+    def judge(self) -> Hand:
+        """The hand whose result settles the match: the blind one, if any."""
+        assert self.hand is not None
+        return self.blind if self.blind is not None else self.hand
+
+    def lost(self) -> bool:
+        """The hand is over by a revoke (revoke = "forfeit"), as the table knows it."""
+        j = self.judge
+        return j.forfeit is not None and j.phase == Phase.DONE
+
     def play_trick(self) -> bool:
         """Play the current trick to its end; True when the hand's cards are all played."""
         hand = self.hand
         assert hand is not None
         while True:
             self._play_one(hand)
+            if self.lost():
+                return True
             if hand.tricks[-1].complete:
                 return hand.phase != Phase.PLAY
 
@@ -175,6 +235,8 @@ class BotGame:
         n = 0
         while hand.tricks and not hand.tricks[-1].complete:
             hand.undo()
+            if self.blind is not None:
+                self.blind.undo()
             n += 1
         return n
 
@@ -186,10 +248,11 @@ class BotGame:
         n = self.rules.hand_size
         start = 0 if hand.dealer is None else hand.dealer
         drawn: list[list[int]] = [[] for _ in range(4)]
+        quiet = self.hand_no in self.quiet_hands
         for i in range(4 * n):
             seat = (start + i) % 4
             drawn[seat].append(deal.hands[seat][len(drawn[seat])])
-            show = self.bots[seat].bid(hand, drawn[seat], n)
+            show = None if quiet else self.bots[seat].bid(hand, drawn[seat], n)
             if show is None:
                 continue
             host_ok = hand.would_accept_bid(seat, show)
@@ -200,9 +263,19 @@ class BotGame:
             self.say("  " + describe(ev))
             if host_ok:
                 hand.apply(Bid(seat, tuple(show)))
+                self._both(Bid(seat, tuple(show)))
         self.table.press(0, EV.BTN_OK)  # the draw is over
+        if not hand.bids and not hand.first_hand and self.rules.no_bid == NoBid.KITTY:
+            # nobody bid: the dealer turns the kitty up, card by card, in order
+            assert hand.dealer is not None
+            self._tap_all(hand.dealer, deal.kitty)
+            ev = self._expect(EV.KITTY_UP)
+            self._check("kitty turned up", ev[1:], [hand.dealer, *deal.kitty])
+            self.say("  " + describe(ev))
+            self.kitty_reveals += 1
         ev = self._expect(EV.TRUMP, EV.REDEAL)
         hand.apply(EndDraw())
+        self._both(EndDraw(kitty=tuple(deal.kitty)))
         if ev[0] == EV.REDEAL:
             self._check("redeal", True, hand.redeal)
             self.say("  " + describe(ev))
@@ -231,6 +304,7 @@ class BotGame:
         self._tap_all(dealer, cards)
         ev = self._expect(EV.KITTY)
         hand.apply(Bury(tuple(cards)))
+        self._both(Bury(tuple(cards)))
         self._check("buried cards", sorted(ev[3:]), sorted(cards))
         self.say("  " + describe(ev))
 
@@ -239,13 +313,18 @@ class BotGame:
         assert seat is not None
         cards = self.bots[seat].play(hand)
         leading = hand.current_trick() is None
+        if not leading and self.revoke_from is not None and not self.revoked:
+            cards = self._revoke(hand, seat, cards)
         self._tap_all(seat, cards)
         if leading:
             self.table.press(seat, EV.BTN_OK)
         ev = self._expect(EV.PLAY)
         self._check("play", [ev[2], sorted(ev[3:])], [seat, sorted(cards)])
         hand.apply(Play(seat, tuple(cards)))
+        self._both(Play(seat, tuple(cards)))
         last = hand.tricks[-1]
+        if self.lost() and not last.complete:
+            return  # the table ends the hand here (FORFEIT, HAND_END)
         if leading and last.attempt:
             if self.table.hand_scan:
                 # the table knows every hand: it forces the throw by itself
@@ -262,6 +341,27 @@ class BotGame:
         self._check(f"trick {ev[1] + 1} winner, points", ev[2:4], [last.winner, last.points])
         plays = "  ".join(f"S{s} {cards_text(cs)}" for s, cs in last.plays)
         self.say(f"  trick {ev[1] + 1:2d}: {plays}  -> S{ev[2]} wins {ev[3]}, attackers {ev[4]}")
+
+    def _revoke(self, hand: Hand, seat: int, cards: tuple[int, ...]) -> tuple[int, ...]:
+        """This seat's follow, made illegal if it can be (once a hand, from
+        trick ``revoke_from`` on): a card of the suit led swapped for another."""
+        trick = hand.current_trick()
+        if trick is None or len(hand.tricks) - 1 < (self.revoke_from or 0):
+            return cards
+        es = hand.ruling.order.effective_suit
+        led = es(trick.lead[0] % 54)
+        off = [c for c in hand.held(seat) if es(c % 54) != led and c not in cards]
+        mine = [i for i, c in enumerate(cards) if es(c % 54) == led]
+        if not off or not mine:
+            return cards
+        bad = list(cards)
+        bad[mine[0]] = off[0]
+        if hand.is_legal(seat, bad)[0]:
+            return cards
+        self.revoked = True
+        self.revokes += 1
+        self.say(f"  (S{seat} revokes on purpose: {cards_text(bad)})")
+        return tuple(bad)
 
     def _challenge(self, hand: Hand, leader: int, cards: Sequence[int]) -> None:
         """The full engine forced this throw: a seat that beats it challenges."""
@@ -283,6 +383,7 @@ class BotGame:
         self.table.press(s, EV.BTN_OK)
         ev = self._expect(EV.CHALLENGE)
         self._check("challenge accepted", [ev[2], ev[3]], [s, 1])
+        self._both(Challenge(s, tuple(shown)))
         self.say("  " + describe(ev))
         ev = self._expect(EV.FORCED)
         self._check("forced cards", sorted(ev[4:]), sorted(trick.lead))
@@ -291,8 +392,12 @@ class BotGame:
 
     def _end(self, hand: Hand) -> None:
         ev = self._expect(EV.HAND_END)
-        res = hand.result()
-        summary = self.match.finish(hand)
+        judge = self.judge
+        res = judge.result()
+        summary = self.match.finish(judge)
+        first = next((f for f in judge.findings if f.rule == Rule.REVOKE), None)
+        want = [first.trick, judge.forfeit] if judge.forfeit is not None and first else None
+        self._check("revoke that lost the hand", [f[1:3] for f in self.forfeits], [want] if want else [])
         st = summary.settlement
         assert st is not None
         self._check("hand score", ev[1], res.score)
@@ -305,7 +410,12 @@ class BotGame:
         self._check(
             "next dealer, levels, match winner", ev[5:9], [st.next_dealer, *st.levels, winner]
         )
-        self._check("revokes found", len(self.findings), len(hand.findings))
+        # each revoke the table reported (REVOKE: trick ev[3]; AUDIT: trick ev[1]) is one the
+        # engine found, and none is missing
+        told = {(e[3], e[2]) if e[0] == EV.REVOKE else (e[1], e[2]) for e in self.findings
+                if e[0] == EV.REVOKE or e[3] == EV.REVOKE_FOLLOW}
+        found = {(f.trick, f.seat) for f in judge.findings if f.rule == Rule.REVOKE}
+        self._check("revokes found", sorted(told), sorted(found))
         self.say("  " + describe(ev))
         lv = "/".join(RANKS[x] for x in ev[6:8])
         self.say(

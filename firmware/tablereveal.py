@@ -1,0 +1,61 @@
+# no_bid = "kitty" (RULES.md section 8, seed 001) at the table: nobody bid by
+# the end of the draw (on a hand other than the match's first, which is
+# redealt), so the kitty's cards are turned up in order and the first one's
+# suit is trump (a joker or a level card: NT).
+#
+# The table learns the kitty's order from the dealer, who turns the kitty's
+# cards face up one by one, tapping each at its own reader (the display says
+# "S<dealer> kitty up n/N" and shows the cards as they come). With the last
+# card the rules name trump: KITTY_UP (the cards, in order), then TRUMP as at
+# any end of the draw. Another seat's tap is refused (REJECT, "not now"); the
+# dealer's OK before the last card is refused (REJECT, "wrong kitty size")
+# and keeps the cards tapped; a long press takes them back (start again). A
+# power cut during the reveal resumes at its start (the phase is saved, the
+# cards tapped are not).
+# Functions of the Table object (firmware/table.py), loaded only when a hand
+# goes without a bid at a table that plays this option.
+import events as E
+import table as T
+import tabledeal
+
+
+def start(tb, now_ms):
+    tb.phase = T.REVEAL
+    tb.turn = tb.dealer
+    tb._save = True
+    tb._beep(E.SND_OK)
+    tb._say("S%d turn kitty up" % tb.dealer, now_ms)
+
+
+def tap(tb, seat, card, now_ms):
+    if seat != tb.dealer:
+        tb._refuse(seat, E.WRONG_PHASE, (card,), now_ms)
+        return
+    pend = tb.pending[seat]
+    pend.append(card)
+    tb._beep(E.SND_TAP)
+    if len(pend) == tb.kitty_size:
+        finish(tb, now_ms)
+
+
+def ok(tb, now_ms):
+    pend = tb.pending[tb.dealer]
+    if len(pend) != tb.kitty_size:
+        tb._refuse(tb.dealer, E.KITTY_COUNT, pend, now_ms)  # the cards tapped stay
+        return
+    finish(tb, now_ms)
+
+
+def finish(tb, now_ms):
+    pend = tb.pending[tb.dealer]
+    cards = list(pend)
+    del pend[:]
+    _acc, trump, declarer, dealer = tb.rules.declare(
+        tb.first_hand, tb.dealer, tb.level(), tb.bids, cards
+    )
+    tb.kitty_up = cards
+    ev = [E.KITTY_UP, tb.dealer]
+    for c in cards:
+        ev.append(c)
+    tb._emit(ev)
+    tabledeal.trump_decided(tb, trump, declarer, dealer, now_ms)

@@ -1,0 +1,137 @@
+# runs-under: micropython heapsize=80K
+# (80K: the table core, tableforfeit/tablereveal and these scripts are
+# compiled from source in the heap; the firmware's own budget, from .mpy
+# files, is checked by test_virtual_table.)
+# The rule options the table core plays itself, with the scripted rules
+# (fakerules.py): revoke = "forfeit" (RULES.md section 10: a revoke the table
+# knows ends the hand, lost for the offending side) and no_bid = "kitty"
+# (section 8: nobody bid, the dealer turns the kitty up, its first card
+# names trump).
+import events as E
+import table as T
+from fakerules import FakeRules, points_of
+from tablescript import Log, _hash, deal_to_play, find, hands_1deck, make, play_trick
+
+KITTY = [48, 49, 50, 51, 47, 46]
+
+
+def scanned(forfeit=False):
+    """hand_scan mode: seat 1 bids 2H and deals; every seat scans its hand."""
+    r = FakeRules()
+    r.revoke = 1 if forfeit else 0
+    t = T.Table(r, decks=1, hand_scan=True, chain_hash=_hash)
+    t.tap(1, 13, 0)  # 2H
+    t.button(1, E.BTN_OK, 0)
+    t.button(0, E.BTN_OK, 0)
+    hands = hands_1deck()
+    for s in range(4):
+        for c in hands[s] + (KITTY if s == 1 else []):
+            t.tap(s, c, 0)
+    t.take_events()
+    return t, r, hands
+
+
+def test_with_revoke_forfeit_the_proven_revoke_loses_the_hand():
+    # the same revoke as above, at a table playing revoke = "forfeit"
+    t, r = make(forfeit=True)
+    deal_to_play(t)
+    t.take_events()
+    r.illegal = [([1], [14])]
+    play_trick(t, [[5], [1], [14], [6]])  # seat 2's revoke: not known yet
+    assert t.phase == T.PLAY and find(t.take_events(), E.FORFEIT) == []
+    t.tap(1, 16, 0)
+    t.button(1, E.BTN_OK, 0)
+    t.tap(2, 2, 0)  # 4S: proves it; the hand ends before seats 3 and 0 follow
+    evs = [e[2] for e in t.take_events()]
+    assert evs == [
+        [E.PLAY, 1, 1, 16],
+        [E.PLAY, 1, 2, 2],
+        [E.REVOKE, 1, 2, 0, 5],
+        [E.FORFEIT, 0, 2],
+        [E.HAND_END, 0, points_of([48, 49, 50, 51, 47, 46]), 0, 0, 2, 0, 1, -1],
+    ]
+    # seat 2 is an attacker (seat 1 deals): the fake forfeit puts side 1 up
+    assert r.forfeit_calls == [[1, [0, 0], 2, None]]
+    assert t.phase == T.HAND_END and t.levels == [0, 1] and t.dealer == 2
+    assert r.follow_calls > 0 and t.result == evs[-1]
+    t.tap(3, 17, 0)  # too late: the hand is over
+    assert [e[2][:4] for e in t.take_events()] == [[E.REJECT, 1, 3, E.WRONG_PHASE]]
+
+
+def test_with_revoke_forfeit_a_lead_proves_the_revoke_too():
+    t, r = make(forfeit=True)
+    deal_to_play(t)
+    r.illegal = [([1], [14])]
+    r.winners = [2]  # seat 2 wins trick 0, then leads the spade it held
+    play_trick(t, [[5], [1], [14], [6]])
+    t.take_events()
+    t.tap(2, 2, 0)
+    t.button(2, E.BTN_OK, 0)
+    evs = [e[2] for e in t.take_events()]
+    assert evs[:3] == [[E.PLAY, 1, 2, 2], [E.REVOKE, 1, 2, 0, 5], [E.FORFEIT, 0, 2]]
+    assert evs[3][0] == E.HAND_END and t.phase == T.HAND_END
+
+
+def test_the_forfeit_found_by_the_audit_is_the_first_in_trick_and_play_order():
+    import tableforfeit
+
+    t, r = make(forfeit=True)
+    t.tricks = [[1, 1, 0, 0, [], [], [], []], [3, 3, 0, 0, [], [], [], []]]
+    # blocks as the audit keeps them, the latest trick first; trick 1, led
+    # by seat 3: seat 1 (third to play) and seat 0 (first to play) revoked
+    found = [
+        [[E.AUDIT, 1, 1, E.REVOKE_FOLLOW, 5], [E.AUDIT, 1, 0, E.REVOKE_FOLLOW, 6]],
+        [[E.AUDIT, 0, 1, E.THROW_FAILED, 0]],  # trick 0: a throw, no revoke
+    ]
+    tableforfeit.from_audit(t, found)
+    assert (t.forfeit, t.forfeit_trick) == (0, 1)
+    t.forfeit = -1
+    tableforfeit.from_audit(t, [found[1]])  # no revoke: no forfeit
+    assert t.forfeit == -1
+
+
+def test_with_revoke_forfeit_an_illegal_follow_stands_and_loses_the_hand():
+    # revoke = "forfeit" (RULES.md section 10): the follow the flag rule
+    # refuses (the test above) is played, reported at once, and ends the hand
+    t, r, hands = scanned(forfeit=True)
+    for c in KITTY:
+        t.tap(1, c, 0)
+    t.take_events()
+    lead = hands[1][0]
+    r.illegal = [([lead], [hands[2][1]])]
+    t.tap(1, lead, 0)
+    t.button(1, E.BTN_OK, 0)
+    t.tap(2, hands[2][1], 0)  # seat 2 (an attacker: seat 1 deals) revokes
+    evs = [e[2] for e in t.take_events()]
+    assert evs == [
+        [E.PLAY, 0, 1, lead],
+        [E.PLAY, 0, 2, hands[2][1]],
+        [E.REVOKE, 0, 2, 0, 5],
+        [E.FORFEIT, 0, 2],
+        # no kitty bonus, no audit before the last trick; the fake forfeit:
+        # the other side (side 1, the defenders) up one, the next seat deals
+        [E.HAND_END, 0, points_of(KITTY), 0, 0, 2, 0, 1, -1],
+    ]
+    assert r.forfeit_calls == [[1, [0, 0], 2, None]]
+    assert t.phase == T.HAND_END and t.forfeit == 2 and t.levels == [0, 1]
+    assert t.take_sound() == E.SND_ERROR and t.message == "S2 revoke: lost"
+    t.tap(3, hands[3][0], 0)  # the hand is over
+    assert [e[2][:4] for e in t.take_events()] == [[E.REJECT, 0, 3, E.WRONG_PHASE]]
+    # a power cut now: the settled hand comes back, OK starts the next one
+    t2 = T.Table(FakeRules(), decks=1, hand_scan=True)
+    t2.restore(t.snapshot())
+    assert t2.phase == T.HAND_END and t2.result == evs[-1] and t2.dealer == 2
+    t2.button(0, E.BTN_OK, 0)
+    assert t2.take_events()[-1][2] == [E.HAND_START, 2, 2, 1, 0, 1, 0]
+
+
+def test_with_revoke_forfeit_a_legal_follow_plays_on():
+    t, r, hands = scanned(forfeit=True)
+    for c in KITTY:
+        t.tap(1, c, 0)
+    t.take_events()
+    r.illegal = [([hands[1][0]], [hands[2][1]])]
+    log = Log()
+    play_trick(t, [hands[s][0:1] for s in range(4)], log)  # seat 2 follows 4S: legal
+    assert log.find(E.REVOKE) == [] and log.find(E.FORFEIT) == []
+    assert t.phase == T.PLAY and t.forfeit == -1 and r.forfeit_calls == []
