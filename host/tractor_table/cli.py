@@ -2,8 +2,10 @@
 
 Every command lives in ``tractor_table.commands.<module>`` and provides
 ``configure(parser)`` (its options) and ``run(args) -> int`` (its handler).
-Modules are imported only when their command runs, so one command's
-dependencies never slow down or break another. A :class:`CommandError` ends
+The command modules themselves are imported to build the parser, so they stay
+light: what a command needs (engines, bots, mpremote, MicroPython) is imported
+inside its ``run``, and one command's dependencies never slow down or break
+another (``tests/foundation/test_cli.py`` checks it). A :class:`CommandError` ends
 the command with one clear line on stderr and exit status 1.
 """
 

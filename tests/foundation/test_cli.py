@@ -25,3 +25,22 @@ def test_unknown_command_is_an_error() -> None:
 def test_every_listed_command_module_loads() -> None:
     missing = [name for name, c in cli.COMMANDS.items() if cli._load(c.module) is None]
     assert missing == []
+
+
+def test_building_the_parser_loads_no_command_s_heavy_dependencies() -> None:
+    # every command module is imported to build the parser: what a command
+    # needs to run (bots, the link, the virtual table, mpremote, pyserial) must
+    # wait for its run(), so that one command's dependencies never slow down or
+    # break another
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from tractor_table import cli; cli.build_parser(); "
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                check=True, timeout=60).stdout.split())
+    heavy = {"tractor_table.difffuzz", "tractor_table.deploy", "tractor_table.virtual", "tractor_table.link",
+             "tractor_table.device_judge", "shengji.match", "shengji.hand", "shengji.bots", "mpremote", "serial"}
+    assert loaded & heavy == set()

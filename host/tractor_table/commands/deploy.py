@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import deploy
 from ..errors import CommandError
 
 
@@ -57,6 +56,8 @@ def check_inputs(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import deploy  # mpremote and the build load only when this command runs
+
     check_inputs(args)
     deploy.deploy(
         args.port,

@@ -16,7 +16,6 @@ import random
 import sys
 from pathlib import Path
 
-from .. import difffuzz
 from ..errors import CommandError
 
 
@@ -71,6 +70,8 @@ def check_case_file(path: Path) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import difffuzz  # the engines and bots load only when this command runs
+
     if args.replay is not None:
         check_case_file(args.replay)
         results = difffuzz.replay(args.replay)
