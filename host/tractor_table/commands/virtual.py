@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--bots", action="store_true", help="let four bots play (else: type commands)"
+        "--bots",
+        action="store_true",
+        help="let four bots play (else: type commands: tap SEAT CARD[#copy], ok SEAT, undo SEAT, "
+        "challenge SEAT, show, quit; #copy is the deck, 0 for the first)",
     )
     parser.add_argument(
         "--hands", type=int, default=1, help="hands to play with --bots (default 1)"
