@@ -188,12 +188,10 @@ def answer(case: dict[str, Any]) -> dict[str, Any]:
     return {"id": case_id, **result}
 
 
-def answer_line(line: str) -> str | None:
-    """The answer to one JSON line, as a JSON line (no newline); ``None`` for a
-    blank line. Never raises on bad input."""
-    text = line.strip()
-    if not text:
-        return None
+def read_case(text: str) -> dict[str, Any] | str:
+    """One input line parsed as a case, or (a string) the error answer line for
+    a line that is not one: malformed JSON, JSON that Python cannot hold (nesting
+    too deep, an integer over 4,300 digits) or not an object. Never raises."""
     try:
         case = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -203,6 +201,18 @@ def answer_line(line: str) -> str | None:
         return json.dumps({"id": None, "error": f"unreadable JSON: {why}"}, ensure_ascii=False)
     if not isinstance(case, dict):
         return json.dumps({"id": None, "error": "a case must be a JSON object"}, ensure_ascii=False)
+    return case
+
+
+def answer_line(line: str) -> str | None:
+    """The answer to one JSON line, as a JSON line (no newline); ``None`` for a
+    blank line. Never raises on bad input."""
+    text = line.strip()
+    if not text:
+        return None
+    case = read_case(text)
+    if isinstance(case, str):
+        return case
     try:
         result = answer(case)
     except Exception as exc:  # noqa: BLE001 - the runner must never crash on a case

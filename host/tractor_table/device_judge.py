@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+from shengji.conformance import read_case
+
 from . import mpy
 from .paths import FIRMWARE_DIR
 
@@ -91,13 +93,9 @@ def answer_lines(lines: Iterable[str], runner: DeviceRunner) -> Iterable[str]:
         text = raw.strip()
         if not text:
             continue
-        try:
-            case = json.loads(text)
-        except json.JSONDecodeError as exc:
-            yield json.dumps({"id": None, "error": f"malformed JSON: {exc}"}, ensure_ascii=False)
-            continue
-        if not isinstance(case, dict):
-            yield json.dumps({"id": None, "error": "a case must be a JSON object"}, ensure_ascii=False)
+        case = read_case(text)
+        if isinstance(case, str):  # not a case: its error answer
+            yield case
             continue
         out = runner.answer(case, case.get("id"))
         # MicroPython's dicts keep no order: put the fields in CONFORMANCE.md's

@@ -202,13 +202,14 @@ def test_a_line_that_is_not_utf8_gets_an_error_answer() -> None:
     assert out[1] == {"id": "after", "cmp": "none"}
 
 
-def test_lines_json_cannot_hold_get_error_answers_too() -> None:
+@pytest.mark.parametrize("engine", ["full", "device"])
+def test_lines_json_cannot_hold_get_error_answers_too(engine: str) -> None:
     # Python's json raises RecursionError for deep nesting and ValueError for an
-    # integer of more than 4300 digits; the runner answers them like any other
-    # malformed line and goes on
+    # integer of more than 4300 digits; both runners answer them like any other
+    # malformed line and go on
     good = {"id": "ok", "rules": {"level": "T", "trump": "S"}, "kind": "compare", "a": "TS", "b": "TH"}
     lines = ["[" * 100_000 + "]" * 100_000, '{"id": ' + "1" * 5000 + "}", json.dumps(good)]
-    proc = run_judge("\n".join(lines) + "\n")
+    proc = run_judge("\n".join(lines) + "\n", "--engine", engine)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     assert out[0] == {"id": None, "error": "unreadable JSON: nested too deeply"}
