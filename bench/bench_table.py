@@ -94,6 +94,8 @@ def main() -> int:
         est = f"{med * scale:.1f} | {worst * scale:.1f}" if key != "save" else "n/a | n/a"
         rows.append(f"| {what} | {len(r[key])} | {med:.3f} | {worst:.3f} | {est} |")
     body = [
+        "## Table core: time per input on the device",
+        "",
         f"Table core (`firmware/table*.py`) with the device rules engine, under MicroPython's unix port "
         f"(`-X heapsize=256K`: the timing samples live there too). Command: `.venv/bin/python bench/bench_table.py --hands {args.hands} "
         f"--seed {args.seed}`.",

@@ -105,6 +105,13 @@ def test_simulate_records_a_record_it_cannot_write_is_one_line(
     assert hand.result().score >= 0
 
 
+def test_simulate_record_names_sort_in_play_order(tmp_path: Path) -> None:
+    assert cli.main(["simulate", "--hands", "1200", "--quiet", "--records", str(tmp_path)]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names[:2] == ["hand-0-0001.jsonl", "hand-0-0002.jsonl"]
+    assert [int(n.split("-")[2].split(".")[0]) for n in names] == list(range(1, len(names) + 1))
+
+
 # ---- fuzz-rules --replay and --out --------------------------------------------------------------
 
 
@@ -239,6 +246,26 @@ def test_link_disagreements_file_is_checked_before_connecting(
     _one_line_error(capsys, rc, "--disagreements", "no folder")
     rc = cli.main(["link", "--port", "/nonexistent/ttyACM9", "--disagreements", str(tmp_path)])
     _one_line_error(capsys, rc, "--disagreements", "is a folder")
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--seconds", "-1"], ("--seconds must be above 0 (0: run until Ctrl-C), not -1",)),
+        (["--connect-timeout", "0"], ("--connect-timeout must be above 0, not 0",)),
+        (["--connect-timeout", "-2.5"], ("--connect-timeout must be above 0, not -2.5",)),
+    ],
+)
+def test_link_times_are_checked_before_connecting(
+    args: list[str], needles: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = cli.main(["link", "--port", "/nonexistent/ttyACM9", *args])
+    _one_line_error(capsys, rc, *needles)
+
+
+def test_link_with_good_times_goes_on_to_the_port(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = cli.main(["link", "--port", "/nonexistent/ttyACM9", "--seconds", "0", "--connect-timeout", "0.2"])
+    _one_line_error(capsys, rc, "/nonexistent/ttyACM9")
 
 
 # ---- enroll: options checked before a file is made or a port opened -----------------------------

@@ -71,6 +71,11 @@ def run(args: argparse.Namespace) -> int:
     from ..link.verifier import TrustingReplayer, Verifier
 
     rules = _rules(args)
+    for name in ("seconds", "connect_timeout"):
+        value = getattr(args, name)
+        if value < 0 or (name == "connect_timeout" and value == 0):
+            flag = "--" + name.replace("_", "-")
+            raise CommandError(f"{flag} must be above 0{' (0: run until Ctrl-C)' if name == 'seconds' else ''}, not {value:g}")
     if args.disagreements is not None:
         check_writable(args.disagreements, "--disagreements")
     port = resolve_port(args.port)

@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
         s = match.finish(hand)
         n += 1
         if args.records is not None:
-            path = args.records / f"hand-{args.seed}-{n:03d}.jsonl"
+            # zero-padded to the widest hand number, so the files sort in play order
+            path = args.records / f"hand-{args.seed}-{n:0{max(3, len(str(args.hands)))}d}.jsonl"
             write_atomic(path, record.dumps(hand).encode("utf-8"), "--records")
         levels = " ".join(level_name(x) for x in s.levels_after)
         if s.redeal:
