@@ -35,6 +35,7 @@ import binascii
 import os
 import queue
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -332,6 +333,11 @@ APP_TAG = 105
 SEATS = 4
 
 
+class TableLostError(CommandError):
+    """The link to the table came back (a replug, a table restart) but enroll
+    mode could not be turned back on: the table refused or did not answer."""
+
+
 class TableTagReader:
     """A connected table's seat reader, through the link (``enroll --table``).
 
@@ -340,7 +346,17 @@ class TableTagReader:
     seat as ``[APP_TAG, seat, "uidhex"]``, or a reader error as
     ``[APP_TAG, seat, "", "two" | "crosstalk" | "fault"]``. ``close()`` leaves
     enroll mode (``[APP_ENROLL, -1]``). The scanner reports a tag once per tap,
-    so this reader is ``taps_once``; it cannot read or write tag memory."""
+    so this reader is ``taps_once``; it cannot read or write tag memory.
+
+    Enroll mode belongs to the link session that asked for it, and the link
+    starts a new session whenever it comes back (the cable was out, the table
+    restarted): then ``poll`` asks for enroll mode again at the same seat,
+    waits for the table's answer and says so in one line; a table that refuses
+    or does not answer ends the reading with :class:`TableLostError`. Tags the
+    table reported in the old session are delivered once (the link numbers
+    them within a session and drops its queue with the session), so none is
+    counted twice; a tap the table reported into a dead link is lost, and the
+    operator is asked to tap the last card again."""
 
     taps_once = True
 
@@ -361,8 +377,19 @@ class TableTagReader:
         self.say = say
         self.timeout = timeout
         self.poll_wait = poll_wait
-        self._tags: queue.Queue[list[Any]] = queue.Queue()
-        self._replies: queue.Queue[list[Any]] = queue.Queue()
+        #: what the link thread hands over, in its order: (kind, session, data)
+        #: with kind "up", "down", "tag" or "reply"; session counts the link's
+        #: sessions ("up" notes), so an answer is matched to its request
+        self._inbox: queue.Queue[tuple[str, int, Any]] = queue.Queue()
+        self._stash: deque[tuple[str, int, Any]] = deque()  # tags that came during a request
+        self._sessions = 0  # "up" notes so far (written by the link thread only)
+        self._boot: dict[int, Any] = {}  # session -> the table's boot id in it
+        self._mode_session = 0  # the session in which the table agreed to enroll mode
+        self._down_told = False
+        self._unsure = False  # asked again, no answer: the table may be in enroll mode
+        self.active = False
+        #: times enroll mode was turned back on after the link came back
+        self.resumed = 0
         self.link = SerialLink(port, on_note=self.on_note, reconnect_s=0.1).start()
         try:
             if not self.link.wait_synced(timeout):
@@ -370,53 +397,186 @@ class TableTagReader:
                     f"no table answered on {port} within {timeout:g} s (no link handshake); "
                     "is the table running and the port the table's?"
                 )
-            self._ask(seat)
+            status, why = self._request(seat, timeout)
+            if status == "refused":
+                raise CommandError(f"the table on {port} refused enroll mode: {why}")
+            if status != "ok":
+                raise CommandError(
+                    f"the table on {port} did not answer the enroll request; "
+                    "its firmware may predate enroll mode (deploy it again)"
+                )
         except BaseException:
             self.link.close()
             raise
         self.active = True
 
     def on_note(self, note: list[Any]) -> None:
-        """The link's notes (called from its thread)."""
-        if not note or note[0] != "app" or not note[1]:
+        """The link's notes (called from its thread, under the link's lock)."""
+        if not note:
             return
-        p = list(note[1])
-        if p[0] == APP_TAG and len(p) >= 3 and p[1] == self.seat:
-            self._tags.put(p)
-        elif p[0] == APP_REPLY and len(p) >= 3 and p[1] == APP_ENROLL:
-            self._replies.put(p)
+        kind = note[0]
+        if kind == "up":
+            self._sessions += 1
+            info = note[1] if len(note) > 1 else None
+            self._boot[self._sessions] = info[3] if isinstance(info, list) and len(info) > 3 else None
+            self._inbox.put(("up", self._sessions, None))
+        elif kind == "down":
+            self._inbox.put(("down", self._sessions, str(note[1]) if len(note) > 1 else ""))
+        elif kind == "app" and len(note) > 1 and note[1]:
+            p = list(note[1])
+            if p[0] == APP_TAG and len(p) >= 3 and p[1] == self.seat:
+                self._inbox.put(("tag", self._sessions, p))
+            elif p[0] == APP_REPLY and len(p) >= 3 and p[1] == APP_ENROLL:
+                self._inbox.put(("reply", self._sessions, p))
 
-    def _ask(self, seat: int) -> None:
-        self.link.send_app([APP_ENROLL, seat])
+    # --- asking the table
+
+    def _send_now(self, payload: list[Any]) -> int:
+        """Send in the session that is up now: its number, or -1 if none is up."""
+
+        from .link import ttlink
+
+        def send(h: Any) -> int:
+            if h.state != ttlink.UP:
+                return -1  # queued now, it would be dropped with the session
+            h.send_app(payload)
+            return self._sessions
+
+        result: int = self.link.with_link(send)
+        return result
+
+    def _link_up(self) -> bool:
+        from .link import ttlink
+
+        up: bool = self.link.with_link(lambda h: h.state == ttlink.UP)
+        return up
+
+    def _next(self, timeout: float) -> tuple[str, int, Any] | None:
+        if self._stash:
+            return self._stash.popleft()
         try:
-            reply = self._replies.get(timeout=self.timeout)
+            return self._inbox.get(timeout=max(timeout, 0.0))
         except queue.Empty:
-            raise CommandError(
-                f"the table on {self.port} did not answer the enroll request; "
-                "its firmware may predate enroll mode (deploy it again)"
-            ) from None
-        if reply[2] != 0:
-            why = reply[3] if len(reply) > 3 else ""
-            raise CommandError(f"the table on {self.port} refused enroll mode: {why}")
+            return None
+
+    def _request(self, seat: int, timeout: float) -> tuple[str, str]:
+        """Ask for enroll mode at ``seat`` (-1: leave it) and wait for the answer:
+        ("ok", ""), ("refused", why), ("no answer", "") if none came within
+        ``timeout`` of the request, or ("no link", "") if the link was not up
+        within ``timeout``. A request lost with its session (the link went down
+        meanwhile) is sent again in the next one, which has ``timeout`` again."""
+        from .link import ttlink
+
+        deadline = time.monotonic() + timeout
+        sent_in = -1
+        while True:
+            left = deadline - time.monotonic()
+            if sent_in < 0:
+                if not self.link.wait_for(lambda h: h.state == ttlink.UP, max(left, 0.0)):
+                    return ("no link", "")
+                sent_in = self._send_now([APP_ENROLL, seat])
+                if sent_in >= 0:
+                    deadline = time.monotonic() + timeout
+                continue
+            if left <= 0:
+                return ("no answer", "") if self._link_up() else ("no link", "")
+            try:  # tags stay in the inbox's order: the stash is read first by poll
+                kind, session, data = self._inbox.get(timeout=left)
+            except queue.Empty:
+                continue
+            if kind == "reply":
+                if session != sent_in:
+                    continue  # the answer to a request of an earlier session
+                if data[2] == 0:
+                    if seat >= 0:
+                        self._mode_session = session
+                    return ("ok", "")
+                return ("refused", str(data[3]) if len(data) > 3 else "")
+            if kind == "up":
+                if session > sent_in:
+                    sent_in = -1  # the request went down with its session: again
+                continue
+            if kind == "down":
+                if session >= sent_in:
+                    sent_in = -1  # lost with its session: sent again in the next one
+                self._tell_down(data)
+                continue
+            self._stash.append((kind, session, data))
+
+    def _tell_down(self, why: str) -> None:
+        # ``why`` (pyserial's words, or the keepalive's) is in the link's log
+        if self.active and not self._down_told:
+            self._down_told = True
+            self.say(
+                f"lost the link to the table on {self.port} (cable out, or the table restarting); "
+                "waiting for it to come back: tap no card meanwhile (the table may take it as a play)"
+            )
+
+    def _resume(self, session: int) -> None:
+        """The link came back in a new session: enroll mode again, same seat."""
+        restarted = self._boot.get(session) != self._boot.get(self._mode_session)
+        what = "restarted" if restarted else "reconnected"
+        status, why = self._request(self.seat, self.timeout)
+        if status == "ok":
+            self.resumed += 1
+            self._down_told = False
+            self.say(
+                f"the table {what}: enroll mode is back on at seat {self.seat}; "
+                "tap the last card again if it was not counted"
+            )
+            return
+        if status == "no link":
+            return  # down again before it answered: asked again when it is back
+        self.active = False
+        # a restart or another table on the port: the host cannot tell them apart
+        came_back = f"after the link to the table on {self.port} came back, the table"
+        if status == "refused":
+            raise TableLostError(f"{came_back} refused enroll mode at seat {self.seat}: {why}")
+        self._unsure = True
+        raise TableLostError(
+            f"{came_back} did not answer the request for enroll mode at seat {self.seat} "
+            f"within {self.timeout:g} s; check the table and run the command again"
+        )
 
     def close(self) -> None:
         try:
-            if getattr(self, "active", False):
+            if self.active:
                 self.active = False
-                try:
-                    self._ask(-1)
-                except CommandError as exc:
-                    self.say(f"note: {exc}")
+                # with the link down, wait a little for it (not the whole reply timeout)
+                status, why = self._request(-1, self.timeout if self._link_up() else min(self.timeout, 2.0))
+                if status == "refused":
+                    self.say(f"note: the table on {self.port} refused to leave enroll mode: {why}")
+                elif status != "ok":
+                    self.say(
+                        f"note: the table on {self.port} did not confirm that it left enroll mode; "
+                        "with this host gone it leaves it at the next tap, and that tap is the game's"
+                    )
                 # let the table see the ack of its answer before we let go of the port
+                self.link.wait_for(lambda h: False, 0.3)
+            elif self._unsure:
+                self._unsure = False
+                self._send_now([APP_ENROLL, -1])  # in case the request got there after all
                 self.link.wait_for(lambda h: False, 0.3)
         finally:
             self.link.close()
 
+    # --- the reader
+
     def poll(self) -> list[bytes]:
-        try:
-            p = self._tags.get(timeout=self.poll_wait)
-        except queue.Empty:
+        item = self._next(self.poll_wait)
+        if item is None:
             return []
+        kind, session, data = item
+        if kind == "down":
+            self._tell_down(data)
+            return []
+        if kind == "up":
+            if self.active and session > self._mode_session:
+                self._resume(session)
+            return []
+        if kind != "tag":
+            return []  # a late answer to a request already given up on
+        p = data
         if p[2]:
             try:
                 return [bytes.fromhex(p[2])]
@@ -725,6 +885,10 @@ def check_scan(
     except KeyboardInterrupt:
         stopped = "stopped by Ctrl-C: a partial check"
         interrupted = True
+    except TableLostError:
+        # the table came back without enroll mode: the error says why
+        say(f"the check stopped with {len(seen_cards)} of {cs.total} cards seen; run it again to check the whole set")
+        raise
     missing = [c for c in range(cs.total) if c not in seen_cards]
     return CheckReport(
         missing=missing, duplicates=cs.duplicates(), unknown=unknown, tapped_twice=twice, seen=len(seen_uids),

@@ -11,6 +11,7 @@ from ..enroll import (
     AdafruitUartReader,
     CardSet,
     Enrollment,
+    TableLostError,
     TableTagReader,
     open_or_create,
     rebuild,
@@ -80,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
             _save(cs, args.set_file)
         Enrollment(reader, cs, args.set_file, say=_say, write_codes=args.write_codes,
                    tap_timeout=args.tap_timeout).run()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, TableLostError):
+        # Ctrl-C, or the table came back from a replug or a restart without enroll mode
         print(f"stopped: {len(cs.cards)} of {cs.total} cards are saved in {args.set_file}; "
               "run the same command again to resume", file=sys.stderr, flush=True)
         raise
