@@ -161,10 +161,16 @@ class DisplayModel:
                 lines[2] = ("bid S%d %s" % (b[0], cards_text(b[1], 8)))[:COLS]
             else:
                 lines[2] = "draw: no bid"
-        elif ph == T.KITTY:
-            lines[2] = ("S%d bury %d/%d" % (t.dealer, len(t.pending[t.dealer]), t.kitty_size))[
-                :COLS
-            ]
+        elif ph == T.KITTY or ph == T.REVEAL:
+            lines[2] = (
+                "S%d %s %d/%d"
+                % (
+                    t.dealer,
+                    "bury" if ph == T.KITTY else "kitty up",
+                    len(t.pending[t.dealer]),
+                    t.kitty_size,
+                )
+            )[:COLS]
         elif ph == T.PLAY:
             lines[2] = ("trick%d S%d plays" % (len(t.tricks) + 1, t.turn))[:COLS]
         elif ph == T.SCAN:
@@ -174,14 +180,10 @@ class DisplayModel:
                     done += 1
             lines[2] = ("scan hands %d/4" % done)[:COLS]
         elif ph == T.HAND_END:
-            if t.forfeit >= 0:
-                lines[2] = ("revoke S%d OK=nxt" % t.forfeit)[:COLS]
+            if t.forfeit:
+                lines[2] = ("revoke S%d OK=nxt" % t.forfeit[1])[:COLS]
             else:
                 lines[2] = ("over: %d OK=next" % t.score)[:COLS]
-        elif ph == T.REVEAL:
-            lines[2] = ("S%d kitty up %d/%d" % (t.dealer, len(t.pending[t.dealer]), t.kitty_size))[
-                :COLS
-            ]
         else:
             lines[2] = ("match: side %d" % t.match_winner)[:COLS]
         for s in range(4):

@@ -21,7 +21,7 @@
 # (tricks) -> HAND_END (settled; OK starts the next hand) ... -> MATCH_END.
 # With revoke = "forfeit" a revoke ends the hand as soon as the table knows it
 # (at once in hand_scan mode, when a later play proves it, or at the audit):
-# FORFEIT, then HAND_END settled by rules.forfeit.
+# FORFEIT, then HAND_END settled by tableforfeit.levels.
 #
 # The rules are not here. The table asks a rules object with this narrow
 # interface (RULES.md sections in brackets); firmware/tablerules.py adapts the
@@ -40,9 +40,10 @@
 #   declare(first_hand, dealer, level, bids, kitty=None) -> (accepted flags, trump or
 #                                         -1 (redeal), declarer or -1, dealer or -1)  [8]
 #                                         kitty: the kitty turned up (no_bid = "kitty")
-#   forfeit(dealer, levels, seat, won_by) -> (next_dealer, [l0, l1], match_winner or -1)
-#                                         a hand lost by seat's revoke [10]
-#   no_bid, revoke                        attributes: 1 for "kitty", "forfeit" (else 0)
+#   no_bid, revoke                        attributes: 1 for "kitty", "forfeit" (else 0):
+#                                         the options the table core plays itself
+#   level_table, level_ladder, must_play  attributes (drules_hand's): a forfeit's
+#                                         levels (tableforfeit.py)
 #
 # What the table can know (RULES.md section 10, without hand scans): count,
 # cards seen twice, out of turn, mixed-suit leads at once; a follow that a
@@ -80,7 +81,7 @@ CMD_NEW_MATCH = const(1)  # [1] start a new match (levels 2, first hand)
 CMD_RESTORE = const(2)  # [2, snapshot...] replace the state by a snapshot
 CMD_NEXT_HAND = const(3)  # [3] as OK after the hand's end
 
-SNAPSHOT_VERSION = const(1)
+SNAPSHOT_VERSION = const(2)
 MESSAGE_MS = const(3000)
 
 # Which sound wins when several happen in one turn of the loop: an error
@@ -95,25 +96,11 @@ KITTY_SIZE = (0, 6, 8, 6, 8)
 SEEN_PLAYED = const(1)
 
 
-def _scan():
-    # hand_scan mode's module, loaded only by a table that uses it
-    import tablescan
-
-    return tablescan
-
-
-def _reveal():
-    # no_bid = "kitty": loaded only when a hand goes without a bid
-    import tablereveal
-
-    return tablereveal
-
-
-def _forfeit():
-    # revoke = "forfeit": loaded only when a revoke loses a hand
-    import tableforfeit
-
-    return tableforfeit
+def _opt(name):
+    # The optional parts, each loaded only when used: "tablescan" (hand_scan
+    # mode), "tablereveal" (no_bid = "kitty", a hand without a bid),
+    # "tableforfeit" (revoke = "forfeit", a revoke known).
+    return __import__(name)
 
 
 class TableError(ValueError):
@@ -143,10 +130,6 @@ class Table:
         self.hand_scan = bool(hand_scan)
         self.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
         self.scan_done = 0  # hand_scan mode: bit per seat whose hand is scanned
-        # rule options the table core plays itself (RULES.md sections 8, 10):
-        # the rules object says which (tablerules.TableRules: no_bid, revoke)
-        self.kitty_trump = getattr(rules, "no_bid", 0) == 1  # no bid: the kitty names trump
-        self.forfeit_on = getattr(rules, "revoke", 0) == 1  # a revoke loses the hand
         self.new_match()
 
     # --- match and hand set-up ----------------------------------------------
@@ -181,8 +164,7 @@ class Table:
         self.last_winner = -1
         self.revoked = []  # [trick_no, seat] already reported
         self.result = None  # HAND_END fields once settled
-        self.forfeit = -1  # revoke = "forfeit": the seat whose revoke lost the hand
-        self.forfeit_trick = -1  # ... and the trick of that revoke
+        self.forfeit = None  # revoke = "forfeit": [trick, seat] of the revoke that lost the hand
         self.kitty_up = []  # no_bid = "kitty": the kitty as turned up, in order
         for i in range(self.ncards):
             self.seen[i] = 0
@@ -276,10 +258,10 @@ class Table:
             return  # the same card lifted and put back: nothing new
         ph = self.phase
         if ph == SCAN:
-            _scan().tap(self, seat, card, now_ms)
+            _opt("tablescan").tap(self, seat, card, now_ms)
             return
         if ph == REVEAL:
-            _reveal().tap(self, seat, card, now_ms)
+            _opt("tablereveal").tap(self, seat, card, now_ms)
             return
         if self.hand_scan and ph != DEAL and card not in self.hands[seat]:
             self._refuse(
@@ -330,7 +312,7 @@ class Table:
         if kind == E.BTN_UNDO:
             del pend[:]
             if self.phase == SCAN:
-                _scan().undo(self, seat)
+                _opt("tablescan").undo(self, seat)
             if seat == self.challenger:
                 self.challenger = -1
             return
@@ -360,7 +342,7 @@ class Table:
             return
         if ph == REVEAL:
             if seat == self.dealer:
-                _reveal().ok(self, now_ms)
+                _opt("tablereveal").ok(self, now_ms)
             return
         if ph == HAND_END:
             self._next_hand()

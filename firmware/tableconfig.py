@@ -10,10 +10,10 @@
 #   kitty_multiplier=structure|linear|cards
 #   level_table=classic|lianzhong|qq|tournament|onedeck|xuwen
 #   level_ladder=full|tournament                        must_play=2,A (ranks)
-#   first_dealer=first|final   no_bid=nt                  revoke=flag|forfeit
+#   first_dealer=first|final   no_bid=nt|kitty            revoke=flag|forfeit
 #
-# Options the table core does not play (partners=called, no_bid=kitty) are
-# reported as problems; the table then plays the default.
+# The option the table core does not play (partners=called) is reported as a
+# problem; the table then plays the default (partners=fixed).
 # Unknown keys are ignored (they are deploy's).
 import drules as D
 import drules_hand as DH
@@ -24,6 +24,7 @@ _KM = ("structure", "linear", "cards")
 _LT = ("classic", "lianzhong", "qq", "tournament", "onedeck", "xuwen")
 _LL = ("full", "tournament")
 _FD = ("first", "final")
+_NB = ("nt", "kitty")
 _RV = ("flag", "forfeit")
 
 
@@ -80,11 +81,11 @@ class Options:
                 else:
                     mask |= 1 << i
             self.rules["must_play"] = mask
+        self._choice(cfg, "no_bid", _NB, (DH.NB_NT, DH.NB_KITTY))
         self._choice(cfg, "revoke", _RV, (0, 1))  # tablerules.REVOKE_FLAG, REVOKE_FORFEIT
-        for name, only in (("no_bid", "nt"), ("partners", "fixed")):
-            v = cfg.get(name)
-            if v is not None and v != only:
-                self.problems.append("%s=%s: not played by this table (%s)" % (name, v, only))
+        v = cfg.get("partners")
+        if v is not None and v != "fixed":
+            self.problems.append("partners=%s: not played by this table (fixed)" % v)
 
     def _flag(self, cfg, name, default):
         v = cfg.get(name)

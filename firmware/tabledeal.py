@@ -40,13 +40,16 @@ def bid(tb, seat, now_ms):
         tb._say("S%d %s" % (seat, E.REASONS[reason]), now_ms)
 
 
-def end_draw(tb, now_ms):
+def end_draw(tb, now_ms, kitty=None):
+    # kitty: the kitty as turned up, in order (no_bid = "kitty", tablereveal.py)
     for p in tb.pending:
         del p[:]
-    if tb.kitty_trump and not tb.bids and not tb.first_hand:
-        T._reveal().start(tb, now_ms)  # no_bid = "kitty": the kitty names trump
+    if kitty is None and tb.rules.no_bid == 1 and not tb.bids and not tb.first_hand:
+        T._opt("tablereveal").start(tb, now_ms)  # no bid: the kitty names trump
         return
-    _acc, trump, declarer, dealer = tb.rules.declare(tb.first_hand, tb.dealer, tb.level(), tb.bids)
+    _acc, trump, declarer, dealer = tb.rules.declare(
+        tb.first_hand, tb.dealer, tb.level(), tb.bids, kitty
+    )
     if trump < 0:
         tb._emit([E.REDEAL, tb.hand_no])
         tb._say("no bid: redeal", now_ms)
@@ -54,10 +57,6 @@ def end_draw(tb, now_ms):
         tb.hand_no -= 1
         tb._start_hand()
         return
-    trump_decided(tb, trump, declarer, dealer, now_ms)
-
-
-def trump_decided(tb, trump, declarer, dealer, now_ms):
     tb.trump = trump
     tb.declarer = declarer
     tb.dealer = dealer

@@ -1,7 +1,8 @@
 # revoke = "forfeit" (RULES.md section 10, seed 001's tournament rule): a
 # revoke loses the hand for the offending side. Loaded only when a revoke is
 # known at a table that plays this option; functions of the Table object
-# (firmware/table.py) and, for the level result, of tablerules.TableRules.
+# (firmware/table.py). The level result is computed here from the rules'
+# options (level_table, level_ladder, must_play: tablerules.TableRules').
 #
 # When the table knows the revoke, the hand ends (tabletrick.py):
 #   hand_scan mode: at the illegal follow itself (it stands: PLAY, REVOKE of
@@ -27,8 +28,7 @@ def at_play(tb, seat, why):
     tb.revoked.append([n, seat])
     tb._emit([E.REVOKE, n, seat, n, why])
     tb._beep(E.SND_ERROR)
-    tb.forfeit = seat
-    tb.forfeit_trick = n
+    tb.forfeit = [n, seat]
 
 
 def from_audit(tb, found):
@@ -41,18 +41,23 @@ def from_audit(tb, found):
                 o = (ev[2] - tb.tricks[ev[1]][0]) & 3
                 if o < best:
                     best = o
-                    tb.forfeit = ev[2]
-                    tb.forfeit_trick = ev[1]
+                    tb.forfeit = [ev[1], ev[2]]
         if best < 4:
             return
 
 
 def settle(tb, won_by, now_ms):
     """FORFEIT, and the rules' level result: (next dealer, levels, match winner)."""
-    out = tb.rules.forfeit(tb.dealer, tb.levels, tb.forfeit, won_by)
-    tb._emit([E.FORFEIT, tb.forfeit_trick, tb.forfeit])
+    t, seat = tb.forfeit
+    kitty_j = False
+    for c in won_by or ():
+        f = c % 54
+        if f < 52 and f % 13 == 9:
+            kitty_j = True
+    out = levels(tb.rules, tb.dealer, tb.levels, seat, kitty_j)
+    tb._emit([E.FORFEIT, t, seat])
     tb._beep(E.SND_ERROR)
-    tb._say("S%d revoke: lost" % tb.forfeit, now_ms)
+    tb._say("S%d revoke: lost" % seat, now_ms)
     return out
 
 

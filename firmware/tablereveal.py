@@ -47,15 +47,10 @@ def ok(tb, now_ms):
 
 
 def finish(tb, now_ms):
-    pend = tb.pending[tb.dealer]
-    cards = list(pend)
-    del pend[:]
-    _acc, trump, declarer, dealer = tb.rules.declare(
-        tb.first_hand, tb.dealer, tb.level(), tb.bids, cards
-    )
+    cards = list(tb.pending[tb.dealer])
     tb.kitty_up = cards
     ev = [E.KITTY_UP, tb.dealer]
     for c in cards:
         ev.append(c)
     tb._emit(ev)
-    tabledeal.trump_decided(tb, trump, declarer, dealer, now_ms)
+    tabledeal.end_draw(tb, now_ms, cards)  # the rules name trump from the first card

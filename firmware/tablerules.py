@@ -9,18 +9,9 @@ import drules as D
 import drules_hand as DH
 
 # revoke (RULES.md section 10): a revoke is reported, or it loses the hand
+# (the table core plays it: tabletrick.py, tableforfeit.py)
 REVOKE_FLAG = 0
 REVOKE_FORFEIT = 1
-
-
-def kitty_j(won_by):
-    """True if the attackers' play that took the kitty holds a J (tournament rule)."""
-    if won_by is not None:
-        for c in won_by:
-            f = c % 54
-            if f < 52 and f % 13 == 9:
-                return True
-    return False
 
 
 class TableRules:
@@ -112,6 +103,12 @@ class TableRules:
         # won_by: the attackers' play that won the last trick, or None; a J in
         # it is the tournament rule's "kitty won by a J" (the engine decides
         # whether the rule applies)
+        kitty_j = False
+        if won_by is not None:
+            for c in won_by:
+                f = c % 54
+                if f < 52 and f % 13 == 9:
+                    kitty_j = True
         out = DH.settle(
             score,
             dealer,
@@ -121,17 +118,9 @@ class TableRules:
             self.level_ladder,
             self.must_play,
             self._settled,
-            kitty_j(won_by),
+            kitty_j,
         )
         return out[0], [out[1], out[2]], out[3]
-
-    def forfeit(self, dealer, levels, seat, won_by=None):
-        # revoke = "forfeit" (seed 001): the device engine settles by score
-        # only, so the forfeit's level result is in tableforfeit.py, loaded
-        # when a hand is lost that way
-        import tableforfeit
-
-        return tableforfeit.levels(self, dealer, levels, seat, kitty_j(won_by))
 
     def declare(self, first_hand, dealer, level, bids, kitty=None):
         # The bids are replayed in order (a handful per hand): the engine's

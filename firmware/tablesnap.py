@@ -8,9 +8,10 @@
 # 15 bids [[seat, cards]], 16 kitty cards, 17 tricks [[leader, winner,
 # points, forced, p0, p1, p2, p3]], 18 revokes reported [[trick, seat]],
 # 19 the hand's result (HAND_END event) or None, 20 the trick in progress
-# [leader, forced, throw_open, p0, p1, p2, p3] (a seat's play or None) or None;
-# and only in hand_scan mode 21 [1, seats scanned (bits), hand0, .., hand3]
-# (the cards each seat still holds).
+# [leader, forced, throw_open, p0, p1, p2, p3] (a seat's play or None) or None,
+# 21 the kitty as turned up in order (no_bid = "kitty" with no bid; [] else);
+# and only in hand_scan mode 22 [1, seats scanned (bits), hand0, .., hand3]
+# (the cards each seat still holds). Version 2 (version 1 had no field 21).
 import table as T
 
 
@@ -46,6 +47,7 @@ def snapshot(tb):
         tb.revoked,
         tb.result,
         cur,
+        tb.kitty_up,
     ] + (
         [[1, tb.scan_done, tb.hands[0], tb.hands[1], tb.hands[2], tb.hands[3]]]
         if tb.hand_scan
@@ -56,9 +58,9 @@ def snapshot(tb):
 def restore(tb, snap):
     """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
     scan = None
-    if isinstance(snap, list) and len(snap) == 22:
-        scan = snap[21]
-        snap = snap[:21]
+    if isinstance(snap, list) and len(snap) == 23:
+        scan = snap[22]
+        snap = snap[:22]
     try:
         (
             ver,
@@ -82,6 +84,7 @@ def restore(tb, snap):
             revoked,
             result,
             cur,
+            kitty_up,
         ) = snap
     except (TypeError, ValueError):
         raise T.TableError("snapshot: not a table snapshot (wrong shape)") from None
@@ -91,8 +94,14 @@ def restore(tb, snap):
         )
     if decks != tb.decks:
         raise T.TableError("snapshot: %r decks, this table plays %d" % (decks, tb.decks))
-    if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN):
+    if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN, T.REVEAL):
         raise T.TableError("snapshot: bad phase %r" % (ph,))
+    bad = len(kitty_up) not in (0, tb.kitty_size) or (ph == T.REVEAL and (kitty_up or bids))
+    for c in kitty_up:
+        if c < 0 or c >= tb.ncards or kitty_up.count(c) > 1:
+            bad = True
+    if bad:
+        raise T.TableError("snapshot: bad kitty turned up %r" % (kitty_up,))
     seen = bytearray(tb.ncards)
     played = 0
     for c in kitty:
@@ -129,7 +138,7 @@ def restore(tb, snap):
                     raise T.TableError("snapshot: card %r held twice or held and played" % (c,))
                 held[c] = 1
             hands[s] = list(scan[2 + s])
-    if ph >= T.PLAY and trump < 0:
+    if T.PLAY <= ph <= T.SCAN and trump < 0:
         raise T.TableError("snapshot: no trump in play")
     # all checks passed: swap in
     tb.phase = ph
@@ -146,11 +155,13 @@ def restore(tb, snap):
     tb.ev_hash = h
     tb.bids = [[b[0], list(b[1])] for b in bids]
     tb.kitty = list(kitty)
+    tb.kitty_up = list(kitty_up)
     tb.tricks = [
         [tr[0], tr[1], tr[2], tr[3], list(tr[4]), list(tr[5]), list(tr[6]), list(tr[7])]
         for tr in tricks
     ]
     tb.revoked = [list(r) for r in revoked]
+    tb.forfeit = None
     tb.result = list(result) if result else None
     tb.seen[:] = seen
     tb.played = played
@@ -181,7 +192,7 @@ def restore(tb, snap):
             tb.turn = tb.leader
             while tb.plays[tb.turn] is not None:
                 tb.turn = (tb.turn + 1) & 3
-    elif ph == T.KITTY:
+    elif ph == T.KITTY or ph == T.REVEAL:
         tb.leader = -1
         tb.turn = dealer
     else:

@@ -34,7 +34,7 @@ def commit_lead(tb, seat, now_ms):
     tb._beep(E.SND_OK)
     if tb.hand_scan:
         # every hand is known: a failing throw is forced now, not challenged
-        scan = T._scan()
+        scan = T._opt("tablescan")
         forced = scan.lead_forced(tb, seat, cards)
         if forced is not None:
             force(tb, forced, now_ms)
@@ -43,7 +43,7 @@ def commit_lead(tb, seat, now_ms):
     else:
         # a lead is a later play too: it may prove an earlier follow illegal
         check_revokes(tb, seat, cards, now_ms)
-        if tb.forfeit >= 0:
+        if tb.forfeit:
             end_hand(tb, now_ms)
 
 
@@ -61,10 +61,10 @@ def commit_follow(tb, seat, now_ms):
     why = 0
     if tb.hand_scan:
         why = tb.rules.check_follow(tb.lead, tb.hands[seat], cards)
-        if why and not tb.forfeit_on:
+        if why and tb.rules.revoke != 1:
             tb._refuse(seat, E.REVOKE_FOLLOW, cards, now_ms)
             return
-        T._scan().remove(tb, seat, cards)
+        T._opt("tablescan").remove(tb, seat, cards)
     tb.plays[seat] = cards
     for c in cards:
         tb.seen[c] = T.SEEN_PLAYED
@@ -75,14 +75,14 @@ def commit_follow(tb, seat, now_ms):
     play_event(tb, seat, cards)
     if why:
         # hand_scan mode, revoke = "forfeit": the play stands and loses the hand
-        T._forfeit().at_play(tb, seat, why)
+        T._opt("tableforfeit").at_play(tb, seat, why)
     else:
         check_revokes(tb, seat, cards, now_ms)
     tb.turn = (seat + 1) & 3
     tb._beep(E.SND_OK)
     if tb.turn == tb.leader:
         end_trick(tb, now_ms)
-    if tb.forfeit >= 0 and tb.phase == T.PLAY:
+    if tb.forfeit and tb.phase == T.PLAY:
         end_hand(tb, now_ms)  # the hand is lost before its last trick
 
 
@@ -177,10 +177,10 @@ def end_hand(tb, now_ms):
             mult, bonus = rules.kitty(last[4 + last[0]], won_by, tb.kitty)
             tb.score += bonus
         found = audit(tb)
-        if tb.forfeit_on and tb.forfeit < 0:
-            T._forfeit().from_audit(tb, found)
-    if tb.forfeit >= 0:
-        nd, levels, winner = T._forfeit().settle(tb, won_by, now_ms)
+        if tb.rules.revoke == 1 and not tb.forfeit:
+            T._opt("tableforfeit").from_audit(tb, found)
+    if tb.forfeit:
+        nd, levels, winner = T._opt("tableforfeit").settle(tb, won_by, now_ms)
     else:
         score = tb.score if tb.score > 0 else 0
         nd, levels, winner = rules.settle(score, tb.dealer, tb.levels, won_by)
@@ -246,9 +246,8 @@ def check_revokes(tb, seat, cards, now_ms):
         tb._emit([E.REVOKE, n, seat, t, why])
         tb._beep(E.SND_ERROR)
         tb._say("S%d revoke t%d" % (seat, t + 1), now_ms)
-    if tb.forfeit_on and tb.forfeit < 0:
-        tb.forfeit = seat  # revoke = "forfeit": the hand is lost (the caller ends it)
-        tb.forfeit_trick = found[-1][0]
+    if tb.rules.revoke == 1 and not tb.forfeit:
+        tb.forfeit = [found[-1][0], seat]  # revoke = "forfeit": lost (the caller ends the hand)
 
 
 def _revoked(tb, t, seat):

@@ -122,8 +122,12 @@ def test_options_the_table_does_not_play_are_warned_about(pico: FakePico, firmwa
     for module in ("drules", "drules_hand", "drules_base", "drules_ladder", "drules_match", "drules_play"):
         if (FIRMWARE_DIR / f"{module}.py").exists():
             shutil.copy(FIRMWARE_DIR / f"{module}.py", firmware)
-    _, text = run_deploy(pico, firmware, tmp_path, rules="tournament")
-    assert "warning: table.cfg: no_bid=kitty: not played by this table" in text
+    called = tmp_path / "called.cfg"
+    called.write_text("partners=called\n")
+    _, text = run_deploy(pico, firmware, tmp_path, config=called)
+    assert "warning: table.cfg: partners=called: not played by this table" in text
+    _, text = run_deploy(pico, firmware, tmp_path, rules="tournament")  # played whole now
+    assert "warning" not in text
     _, text = run_deploy(pico, firmware, tmp_path, rules="classic")
     assert "warning" not in text
 

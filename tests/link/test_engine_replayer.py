@@ -493,7 +493,7 @@ def test_judging_goes_on_from_a_snapshot_after_a_forced_throw(seed: int, hand_sc
     mine = json.loads(state)
     mine[13], mine[14] = snap[13], snap[14]
     if hand_scan:  # the cards each seat holds, in the engine's order
-        snap[21][2:] = [sorted(h) for h in snap[21][2:]]
+        snap[22][2:] = [sorted(h) for h in snap[22][2:]]
     assert mine == snap
 
 
@@ -609,3 +609,85 @@ def test_a_missing_wrong_or_unfounded_forfeit_is_a_disagreement() -> None:
     flag = Rules.preset("tournament", revoke="flag")
     d = verify(log, rules=flag).disagreements[0]
     assert d.index == f and d.host_event == [EV.FORFEIT, want[1], -1]
+
+
+QQ = Rules.preset("qq")  # no_bid = "kitty"
+
+
+def kitty_up_log(
+    seed: int, hand_scan: bool = False, snaps: list[tuple[int, Any]] | None = None
+) -> list[tuple[int, int, list[Any]]]:
+    """QQ rules (no_bid = "kitty"): nobody bids in hands 2 and 3; the dealer
+    turns the kitty up. `snaps` gets the table's snapshot after each event of
+    hand 2 (with the length of the log then)."""
+    from tractor_table.virtual.game import BotGame
+
+    vt = InProcessTable(2, QQ, hand_scan=hand_scan)
+    if snaps is not None:
+        pull = vt._pull
+
+        def pull_and_snap() -> None:
+            pull()
+            if vt.t.hand_no == 2:
+                snaps.append((len(vt.log), json.loads(json.dumps(vt.t.snapshot()))))
+
+        vt._pull = pull_and_snap  # type: ignore[method-assign]
+    game = BotGame(vt, QQ, seed=seed, strength=1, say=lambda s: None, quiet_hands=(2, 3))  # type: ignore[arg-type]
+    game.play(3)
+    assert game.disagreements == [] and game.kitty_reveals == 2
+    return vt.log
+
+
+@pytest.mark.parametrize(("seed", "hand_scan"), [(1, False), (3, True)])
+def test_the_kitty_turned_up_names_trump_and_the_engine_agrees(seed: int, hand_scan: bool) -> None:
+    log = kitty_up_log(seed, hand_scan)
+    evs = [ev for _, _, ev in log]
+    ups = [k for k, ev in enumerate(evs) if ev[0] == EV.KITTY_UP]
+    assert len(ups) == 2
+    for k in ups:
+        assert evs[k + 1][0] == EV.TRUMP and evs[k + 1][2] == -1  # nobody declared
+    v = verify(log, rules=QQ)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.agreed == v.checked == len(log) - (12 if hand_scan else 0)
+
+
+def test_a_wrong_trump_or_reveal_from_the_kitty_is_a_disagreement() -> None:
+    log = kitty_up_log(1)
+    k = first(log, EV.KITTY_UP)
+    up = log[k][2]
+    trump = log[k + 1][2]
+    # the kitty's first card decides: another first card, another trump
+    other = next(c for c in range(52) if c % 13 != 0 and c // 13 != trump[1])
+    swapped = [EV.KITTY_UP, up[1], other, *[c for c in up[2:] if c != other][:-1]]
+    d = verify(tampered(log, k, swapped), rules=QQ).disagreements[0]
+    assert d.index == k + 1 and d.host_event == [EV.TRUMP, other // 13, -1, trump[3]]
+    # a reveal the rules do not call for (no_bid = "nt"): said at the KITTY_UP
+    d = verify(log, rules=QQ.replace(no_bid="nt")).disagreements[0]
+    assert d.index == k and d.host_event == [EV.KITTY_UP, -1, *up[2:]]
+    # the reveal left out: the engine wants it where the table names trump
+    d = verify(removed(log, k), rules=QQ).disagreements[0]
+    assert d.index == k and d.host_event == [EV.KITTY_UP, up[1]]
+
+
+def test_judging_goes_on_from_a_snapshot_during_or_after_the_reveal() -> None:
+    snaps: list[tuple[int, Any]] = []
+    log = kitty_up_log(1, snaps=snaps)
+    during = next((n, sn) for n, sn in snaps if sn[2] == 6)  # REVEAL
+    after = next((n, sn) for n, sn in snaps if sn[2] == 2 and len(sn[17]) == 3)
+    assert after[1][21] and during[1][21] == []
+    for n, snap in (during, after):
+        eng = er.EngineReplayer(QQ)
+        v = Verifier(eng, "rules-2026.1")
+        v.on_note(["snapshot", n, log[n - 1][1], json.dumps(snap).encode()])
+        assert eng.lost == "" and eng.hand is not None
+        for idx, h, ev in log[n:]:
+            v.check(idx, h, ev)
+        assert [d.show() for d in v.disagreements] == []
+        assert v.unchecked == 0 and v.checked == len(log) - n
+    # the host's state after the reveal is the table's, the kitty turned up included
+    n, snap = after
+    state = verify(log[:n], rules=QQ).replayer.host_state()
+    assert state is not None
+    mine = json.loads(state)
+    mine[13], mine[14] = snap[13], snap[14]
+    assert mine == snap

@@ -77,3 +77,25 @@ def test_a_revoke_loses_the_hand_over_the_link() -> None:
     assert [d.show() for d in v.disagreements] == []
     assert v.checked == len(events) == v.agreed
     assert 0 < vt.firmware_peak < 160 * 1024
+
+
+def test_the_kitty_turned_up_names_trump_over_the_link() -> None:
+    """QQ rules (no_bid = "kitty"): nobody bids in the second hand; the
+    dealer taps the kitty face up at its reader, in order; the firmware
+    names trump from its first card (KITTY_UP, TRUMP) and the full engine,
+    given the same cards, agrees on every event."""
+    rules = Rules.preset("qq")
+    with VirtualTable(2, readers="direct", rules=rules) as vt:
+        game = BotGame(vt, rules, seed=4, strength=1, say=lambda s: None, quiet_hands=(2,))
+        game.play(2)
+        time.sleep(0.1)
+        assert vt.link is not None
+        events = vt.link.with_link(lambda h: [list(e) for e in h.record.events])
+    assert game.disagreements == [] and game.kitty_reveals == 1
+    evs = [ev for _, ev in events]
+    k = next(i for i, ev in enumerate(evs) if ev[0] == 16)  # KITTY_UP
+    assert len(evs[k]) == 2 + 8 and evs[k + 1][0] == 3 and evs[k + 1][2] == -1
+    v = _verified(rules, events)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.checked == len(events) == v.agreed
+    assert 0 < vt.firmware_peak < 160 * 1024

@@ -32,7 +32,10 @@ class FakeRules:
         self.settle_answer = None
         self.no_bid = 0  # 1: no_bid = "kitty"
         self.revoke = 0  # 1: revoke = "forfeit"
-        self.forfeit_calls = []
+        # what tableforfeit.levels reads: the classic table, the full ladder
+        self.level_table = 0
+        self.level_ladder = 0
+        self.must_play = 0
 
     def begin_hand(self, level, trump):
         self.level = level
@@ -91,13 +94,6 @@ class FakeRules:
         if score < 80:
             lv[side] += 1
             return (dealer + 2) & 3, lv, -1
-        return (dealer + 1) & 3, lv, -1
-
-    def forfeit(self, dealer, levels, seat, won_by=None):
-        # scripted: the other side of `seat` goes up one, the next seat deals
-        self.forfeit_calls.append([dealer, list(levels), seat, won_by])
-        lv = [levels[0], levels[1]]
-        lv[1 - (seat & 1)] += 1
         return (dealer + 1) & 3, lv, -1
 
     def declare(self, first_hand, dealer, level, bids, kitty=None):

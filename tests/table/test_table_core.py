@@ -1,4 +1,6 @@
-# runs-under: micropython heapsize=64K
+# runs-under: micropython heapsize=72K
+# (72K: the table core and these scripts are compiled from source in the heap;
+# the firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # The table core's state machine driven by scripts and a fake clock, with a
 # scripted rules object (fakerules.py): phases, turns, grouping taps into
 # plays, refusals, throw challenges, revokes, audit, settlement, snapshots.

@@ -143,18 +143,43 @@ def test_settlement_passes_the_kitty_won_by_a_jack():
 
 def test_a_forfeit_settles_as_the_full_engines_forced_result():
     import drules_hand as DH
+    import tableforfeit
 
     t = tablerules.TableRules(
         decks=2, level_table=DH.LT_TOURNAMENT, level_ladder=DH.LL_TOURNAMENT, must_play=1
     )
+    lv = tableforfeit.levels
     # dealer 0 (side 0 defends at 5): the defenders' seat 2 revoked: the
     # attackers take the deal over, +0
-    assert t.forfeit(0, [3, 0], 2) == (1, [3, 0], -1)
+    assert lv(t, 0, [3, 0], 2) == (1, [3, 0], -1)
     # the attackers' seat 3 revoked: the defenders go up one (tournament ladder 5 -> T)
-    assert t.forfeit(0, [3, 0], 3) == (2, [8, 0], -1)
+    assert lv(t, 0, [3, 0], 3) == (2, [8, 0], -1)
     # at A they win the match; at J with the kitty won by a J they go back to 2
-    assert t.forfeit(1, [0, 12], 0) == (3, [0, 12], 1)
-    assert t.forfeit(0, [9, 0], 1, [c(9, 1)]) == (2, [0, 0], -1)
-    assert t.forfeit(0, [9, 0], 1, [c(8)]) == (2, [10, 0], -1)
-    # the full ladder: 2 -> 3
-    assert tablerules.TableRules(decks=2).forfeit(2, [0, 0], 1) == (0, [1, 0], -1)
+    assert lv(t, 1, [0, 12], 0) == (3, [0, 12], 1)
+    assert lv(t, 0, [9, 0], 1, True) == (2, [0, 0], -1)
+    assert lv(t, 0, [9, 0], 1, False) == (2, [10, 0], -1)
+    # the full ladder: 2 -> 3; a must_play stop holds a side at 5 ...
+    assert lv(tablerules.TableRules(decks=2), 2, [0, 0], 1) == (0, [1, 0], -1)
+    stop = tablerules.TableRules(decks=2, must_play=1 << 3)
+    assert lv(stop, 0, [2, 0], 1) == (2, [3, 0], -1)
+
+
+def test_no_bid_kitty_trump_with_the_engine():
+    import drules_hand as DH
+
+    r = tablerules.TableRules(decks=2, no_bid=DH.NB_KITTY)
+    t = T.Table(r, decks=2)
+    t.first_hand = False
+    t.dealer = 2
+    t.levels = [3, 0]  # side 0 deals at 5
+    t.button(0, E.BTN_OK, 0)
+    assert t.phase == T.REVEAL
+    up = [c(16), c(3), c(52), c(53), c(40), c(41), c(42), c(43)]  # 5H (a level card) first
+    for x in up:
+        t.tap(2, x, 0)
+    evs = [e[2] for e in t.take_events()]
+    assert evs[-2:] == [[E.KITTY_UP, 2] + up, [E.TRUMP, 4, -1, 2]]  # NT
+    # the engine's rule directly: a suit card names its suit, a joker NT
+    assert r.declare(False, 2, 3, [], [c(46, 1), c(52)])[1:] == (3, -1, 2)
+    assert r.declare(False, 2, 3, [], [c(52), c(46)])[1:] == (4, -1, 2)
+    assert r.declare(True, -1, 0, [], [c(46)])[1] == -1  # the first hand redeals

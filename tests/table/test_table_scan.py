@@ -121,7 +121,7 @@ def test_scan_state_survives_a_snapshot():
         t.tap(3, c, 0)
     t.tap(0, hands[0][0], 0)
     snap = t.snapshot()
-    assert snap[2] == T.SCAN and snap[21] == [1, 8, [hands[0][0]], [], [], hands[3]]
+    assert snap[2] == T.SCAN and snap[22] == [1, 8, [hands[0][0]], [], [], hands[3]]
     t2 = T.Table(FakeRules(), decks=1, hand_scan=True)
     t2.restore(snap)
     assert t2.scan_done == 8 and t2.hands[3] == hands[3] and t2.seen[hands[0][0]] == 2

@@ -217,3 +217,57 @@ def test_virtual_command_rejects_bad_options() -> None:
 
     with pytest.raises(CommandError, match="--hands"):
         virtual.run(cli.build_parser().parse_args(["virtual", "--bots", "--hands", "0"]))
+
+
+def _saved_phase(store: Path) -> int:
+    """The phase of the snapshot on the virtual flash (-1: none whole yet)."""
+    try:
+        body = store.read_text().rsplit("\nttsnap1 ", 1)[0]
+        return int(json.loads(body)[2])
+    except (OSError, ValueError, IndexError, TypeError):
+        return -1
+
+
+def test_power_cut_during_the_kitty_reveal_resumes_it(compiled: Path) -> None:
+    # no_bid = "kitty": nobody bids in hand 2; the dealer has turned three
+    # kitty cards up when the power goes; the table comes back asking for the
+    # kitty again from its first card, and names trump from it
+    rules = Rules(decks=1).replace(no_bid="kitty")
+    work = compiled / "revealcut"
+    work.mkdir(exist_ok=True)
+    if not (work / "firmware").exists():
+        (work / "firmware").symlink_to(compiled / "firmware")
+    vt = VirtualTable(1, workdir=work, keep_state=True, rules=rules).start()
+    try:
+        game = BotGame(vt, rules, seed=4, strength=1, say=lambda _: None)
+        assert game.play_hand(vt.next_event()) == "done"
+        vt.press(0, EV.BTN_OK)
+        start = vt.next_event()
+        assert start[:2] == [EV.HAND_START, 2]
+        dealer = start[2]
+        vt.press(0, EV.BTN_OK)  # the draw is over: nobody bid
+        assert vt.wait(lambda: vt.lines[2] == f"S{dealer} kitty up 0/6", 5)
+        for c in (27, 3, 53):
+            vt.tap(dealer, c)
+        assert vt.wait(lambda: vt.lines[2] == f"S{dealer} kitty up 3/6", 5)
+        assert vt.wait(lambda: _saved_phase(vt.store) == 6, 10)  # REVEAL
+        vt.kill()
+    finally:
+        vt.close()
+    vt2 = VirtualTable(1, workdir=work, keep_state=True, rules=rules).start()
+    try:
+        assert vt2.restored
+        assert vt2.wait(lambda: vt2.lines[2] == f"S{dealer} kitty up 0/6", 5)
+        vt2.tap((dealer + 1) % 4, 27)  # another seat: refused
+        ev = vt2.next_event()
+        assert ev == [EV.REJECT, 0, (dealer + 1) % 4, EV.WRONG_PHASE, 27]
+        level = start[4 + (dealer & 1)]
+        first = 26 + (12 if level != 12 else 11)  # AD (KD at level A) first: diamonds are trump
+        up = [first, 3, 53, 40, 41, 42]
+        for c in up:
+            vt2.tap(dealer, c)
+        assert vt2.next_event() == [EV.KITTY_UP, dealer, *up]
+        assert vt2.next_event() == [EV.TRUMP, 2, -1, dealer]
+        assert vt2.wait(lambda: vt2.lines[0].endswith(" D") and "bury" in vt2.lines[2], 5)
+    finally:
+        vt2.close()

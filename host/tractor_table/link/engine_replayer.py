@@ -10,7 +10,8 @@ the table's field by field. What is judged, per kind:
 |---|---|
 | HAND_START | dealer, decks, levels, first hand |
 | BID | accepted (the reason too when both refuse: copied) |
-| TRUMP / REDEAL | trump, declarer, dealer; or that the hand is redealt |
+| KITTY_UP | ``no_bid = "kitty"``: that the kitty is turned up here (nobody bid, not the match's first hand) and by the dealer; the cards (in order) are the table's, and name trump |
+| TRUMP / REDEAL | trump, declarer, dealer (with the kitty turned up: trump from its first card); or that the hand is redealt |
 | KITTY | dealer, the kitty's points |
 | PLAY | that the play is legal (else the engine's event is a REJECT with its reason) |
 | REJECT (of a play) | that the play is illegal, and why (when the reason is one the engine has) |
@@ -96,9 +97,10 @@ DRULES_REASON = {
     _play.Reason.MUST_PLAY_TITANIC: 9,
     _play.Reason.MUST_PLAY_SAME_SHAPE: 10,
 }
-#: firmware/table.py: snapshot layout version and the play phase
-SNAPSHOT_VERSION = 1
+#: firmware/table.py: snapshot layout version, the play phase and the kitty's reveal
+SNAPSHOT_VERSION = 2
 PHASE_PLAY = 2
+PHASE_REVEAL = 6
 #: shengji refusal rules -> the table's reason codes
 REASON_OF_RULE = {
     Rule.OUT_OF_TURN: 1,
@@ -130,6 +132,7 @@ class EngineReplayer:
         self.audited = False  # the end-of-hand AUDIT events are in `expect`
         self.scans: dict[int, tuple[int, ...]] = {}  # hand_scan mode: SCAN events by seat
         self.forfeit_seen = False  # the table sent FORFEIT this hand
+        self.kitty_up: tuple[int, ...] = ()  # no_bid = "kitty": the kitty as turned up
 
     # --- Replayer protocol
 
@@ -153,9 +156,11 @@ class EngineReplayer:
 
     def _rebuild(self, snap: list[Any]) -> None:
         (ver, decks, phase, hand_no, first, dealer, l0, l1, trump, declarer, score, kpts,
-         _mw, _idx, _h, bids, kitty, tricks, revoked, _result, cur) = snap[:21]
+         _mw, _idx, _h, bids, kitty, tricks, revoked, _result, cur, kitty_up) = snap[:22]
         if ver != SNAPSHOT_VERSION or decks != self.rules.decks:
             raise ValueError(f"snapshot version {ver}, {decks} decks")
+        if phase == PHASE_REVEAL:
+            phase = 0  # the kitty is being turned up: the draw is over, trump not yet named
         m = self.match
         m.levels = [l0, l1]
         m.first_hand = bool(first)
@@ -169,7 +174,9 @@ class EngineReplayer:
             hand.apply(Bid(seat, tuple(cards)))
             sh.bids.append([seat, list(cards)])
         if phase >= 1:
-            hand.apply(EndDraw())
+            self.kitty_up = tuple(kitty_up)
+            sh.kitty_up = list(kitty_up)
+            hand.apply(EndDraw(kitty=self.kitty_up))
             got = [NT if hand.trump is None else int(hand.trump),
                    -1 if hand.declarer is None else hand.declarer, hand.dealer]
             if got != [trump, declarer, dealer]:
@@ -177,10 +184,10 @@ class EngineReplayer:
             sh.trump, sh.declarer, sh.dealer, sh.phase = trump, declarer, dealer, 1
         if phase >= PHASE_PLAY:
             hand.apply(Bury(tuple(kitty)))
-            if len(snap) > 21 and snap[21][1] == 15:
+            if len(snap) > 22 and snap[22][1] == 15:
                 # hand_scan mode: the hands after the burial are what each
                 # seat still holds and everything it played
-                held = [list(snap[21][2 + s]) for s in range(4)]
+                held = [list(snap[22][2 + s]) for s in range(4)]
                 for tr in tricks:
                     for s in range(4):
                         held[s].extend(tr[4 + s])
@@ -289,6 +296,7 @@ class EngineReplayer:
         self.audited = False
         self.scans = {}
         self.forfeit_seen = False
+        self.kitty_up = ()
 
     def _lose(self, why: str) -> None:
         self.lost = why
@@ -301,8 +309,21 @@ class EngineReplayer:
             if accepted:
                 self._follow(hand, Bid(seat, cards))
             return [BID, seat, int(ok), 0 if ok else (reason if not accepted else -1), *cards]
+        if kind == KITTY_UP:
+            # no_bid = "kitty": judged is that the engine wants the kitty
+            # turned up here (no bid standing, not the match's first hand), and
+            # by whom; the cards, in order, name trump at the TRUMP that follows
+            self.kitty_up = tuple(ev[2:])
+            wanted = (hand.standing is None and not hand.first_hand
+                      and self.rules.no_bid.value == "kitty")
+            return [KITTY_UP, hand.dealer if wanted and hand.dealer is not None else -1, *ev[2:]]
         if kind == TRUMP or kind == REDEAL:
-            hand.apply(EndDraw())
+            if (not self.kitty_up and hand.standing is None and not hand.first_hand
+                    and self.rules.no_bid.value == "kitty"):
+                # the rules want the kitty turned up first: the table left it out
+                self._lose("the table ended the draw without turning the kitty up")
+                return [KITTY_UP, -1 if hand.dealer is None else hand.dealer]
+            hand.apply(EndDraw(kitty=self.kitty_up))
             if hand.redeal:
                 mine: Event = [REDEAL, ev[1] if kind == REDEAL else -1]
                 self.match.finish(hand)
@@ -598,6 +619,7 @@ class _Shadow:
         self.forced = 0
         self.phase = 0
         self.revoked: list[list[int]] = []
+        self.kitty_up: list[int] = []
 
     def at_trick_boundary(self) -> bool:
         return self.phase == PHASE_PLAY and all(p is None for p in self.plays)
@@ -606,6 +628,8 @@ class _Shadow:
         kind = ev[0]
         if kind == BID and ev[2]:
             self.bids.append([ev[1], list(ev[4:])])
+        elif kind == KITTY_UP:
+            self.kitty_up = list(ev[2:])
         elif kind == TRUMP:
             self.trump, self.declarer, self.dealer = ev[1], ev[2], ev[3]
             self.phase = 1
@@ -640,7 +664,7 @@ class _Shadow:
             SNAPSHOT_VERSION, decks, self.phase, self.hand_no, self.first, self.dealer,
             self.levels[0], self.levels[1], self.trump, self.declarer, self.score,
             self.kitty_points, -1, 0, 0, self.bids, self.kitty, self.tricks, self.revoked, None,
-            None,
+            None, self.kitty_up,
         ]
 
 
@@ -654,4 +678,4 @@ def _forced_lead(hand: Hand, t_index: int, leader: int) -> None:
 
 def judged_kinds() -> Sequence[int]:
     return (HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE, FORCED, TRICK,
-            AUDIT, HAND_END, REVOKE, FORFEIT)
+            AUDIT, HAND_END, REVOKE, FORFEIT, KITTY_UP)
