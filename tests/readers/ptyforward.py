@@ -8,7 +8,8 @@ host opens through a stable symlink (``path``). ``unplug()`` closes the host
 side's pty and removes the symlink (the host's reads fail, its reopens find no
 port); ``plug()`` makes a new pty under the same path. While unplugged the
 table's output is dropped, as the rp2's USB stack drops it when nobody reads;
-the frames dropped so are kept, decoded, in ``dropped_frames``; ``wait_acked()``
+the frames dropped so are kept, decoded, in ``dropped_frames`` (those that got
+through in ``delivered_frames``); ``wait_acked()``
 waits until the host has acknowledged all the table sent. ``attach()``
 points the table side at another port (a restarted table, another table)
 while the host side stays as it is. ``block`` (a predicate on a decoded frame)
@@ -45,6 +46,7 @@ class PtyForwarder:
         self.host_master: int | None = None
         self.host_slave: int | None = None
         self.dropped_frames: list[list[Any]] = []
+        self.delivered_frames: list[list[Any]] = []  # the table's frames the host got
         self.blocked_frames: list[list[Any]] = []
         self.block: Callable[[list[Any]], bool] | None = None
         self._dev_line = bytearray()  # the table's current line, and whether any of it was dropped
@@ -98,6 +100,13 @@ class PtyForwarder:
         with self._changed:
             return self._changed.wait_for(lambda: any(predicate(f) for f in self.dropped_frames), timeout)
 
+    def wait_delivered(self, predicate: Callable[[list[Any]], bool], count: int, timeout: float) -> bool:
+        """Wait until ``count`` frames of the table that match ``predicate`` reached the host."""
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: sum(1 for f in self.delivered_frames if predicate(f)) >= count, timeout
+            )
+
     def wait_acked(self, timeout: float) -> bool:
         """Wait until the host has acknowledged every message the table sent
         (the table then has nothing in flight: its next message goes out at once)."""
@@ -133,8 +142,10 @@ class PtyForwarder:
                 frame, _ = ttlink.decode_line(bytes(self._dev_line))
                 if frame is not None and (self._dev_line_dropped or not delivered):
                     self.dropped_frames.append(frame)
-                elif frame is not None and frame[2]:
-                    self._dev_sent = (frame[1], frame[2])
+                elif frame is not None:
+                    self.delivered_frames.append(frame)
+                    if frame[2]:
+                        self._dev_sent = (frame[1], frame[2])
                 self._changed.notify_all()
                 self._dev_line.clear()
                 self._dev_line_dropped = False

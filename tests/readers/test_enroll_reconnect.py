@@ -164,6 +164,23 @@ class Operator:
         self.fwd.plug()
         self.waiting = True
 
+    def tap_unacked(self, card: int) -> None:
+        """The card is tapped as the host's frames stop reaching the table: the
+        host gets the table's report, the table never hears that it did."""
+        self.fwd.block = lambda frame: True
+        self.put(tag_of(card))
+
+    def replug_after_resend(self) -> None:
+        """...so the table sends its report again (the host's link drops the copy)
+        until the cable is pulled; then the cable goes back in, the host's frames
+        getting through again."""
+        assert self.fwd.wait_delivered(_tag_frame(self.seat, self.last), 2, 5), self.fwd.delivered_frames
+        self.fwd.unplug()
+        self.fwd.block = None
+        time.sleep(0.1)
+        self.fwd.plug()
+        self.waiting = True
+
     def tap_while_unplugged(self, card: int) -> None:
         """The cable falls out as the card is tapped: the table's report of it is lost."""
         assert self.fwd.wait_acked(5)  # the report goes out at once, not after an earlier one
@@ -188,25 +205,28 @@ def test_a_replug_mid_enrollment_turns_enroll_mode_back_on(compiled: Path, tmp_p
     try:
         op = Operator(vt, fwd, seat=1)
         # at the 10th card (JS) the cable is out as the card is tapped: the table's report of
-        # it is lost; after the 30th (5D) is counted, the cable is pulled and put back: the
-        # operator taps it again, as told
-        op.on_prompt = {10: op.tap_while_unplugged}
-        op.after_enrolled = {29: op.replug}
+        # it is lost; the 30th (5D) is counted but the table does not hear so and sends its
+        # report again, then the cable is pulled and put back: the operator taps it again, as
+        # told; after the 45th (7C) a plain replug
+        op.on_prompt = {10: op.tap_while_unplugged, 30: op.tap_unacked}
+        op.after_enrolled = {29: op.replug_after_resend, 44: op.replug}
         reader = TableTagReader(str(fwd.path), seat=1, say=op.say)
         cs = CardSet("Green", 1)
         path = tmp_path / "green.cards"
         try:
-            assert Enrollment(reader, cs, path, say=op.say, tap_timeout=5.0).run() == 0
+            assert Enrollment(reader, cs, path, say=op.say, tap_timeout=10.0).run() == 0
         finally:
             reader.close()
-        assert reader.resumed == 2
+        assert reader.resumed == 3
         back = [line for line in op.log if BACK.match(line)]
         assert back == ["the table reconnected: enroll mode is back on at seat 1; "
-                        "tap the last card again if it was not counted"] * 2
-        # JS was lost with the old session and counted once when tapped again; 5D,
-        # counted before the replug, was tapped again: told, not counted again
+                        "tap the last card again if it was not counted"] * 3
+        # JS was lost with the old session and counted once when tapped again; 5D, counted
+        # before the replug and sent again by the table, and 7C were tapped again: told, not
+        # counted again
         assert [line for line in op.log if line.startswith("already enrolled")] == [
-            "already enrolled: that tag is 5D (deck 1); take it away and tap 6D (deck 1)"]
+            "already enrolled: that tag is 5D (deck 1); take it away and tap 6D (deck 1)",
+            "already enrolled: that tag is 7C (deck 1); take it away and tap 8C (deck 1)"]
         _enrolled_once(op.log)
         assert CardSet.load(path).cards == {tag_of(c): c for c in range(54)}
         assert op.log[-1] == f"all 54 cards enrolled; set saved to {path}"
@@ -231,7 +251,7 @@ def test_a_table_restart_mid_enrollment_turns_enroll_mode_back_on(compiled: Path
         cs = CardSet("Blue", 1)
         path = tmp_path / "blue.cards"
         try:
-            assert Enrollment(reader, cs, path, say=op.say, tap_timeout=5.0).run() == 0
+            assert Enrollment(reader, cs, path, say=op.say, tap_timeout=10.0).run() == 0
         finally:
             reader.close()
         assert reader.resumed == 1
@@ -296,7 +316,7 @@ def test_a_table_that_refuses_after_the_replug_stops_the_enrollment_progress_kep
         op.on_prompt = {12: another_table}
         path = tmp_path / "sets" / "red.cards"
         code, lines, err = _run(["enroll", "--table", str(fwd.path), "--set", str(path), "--name", "Red",
-                                 "--decks", "1", "--tap-timeout", "5"], op.say)
+                                 "--decks", "1", "--tap-timeout", "10"], op.say)
         assert code == 1, err
         assert "Traceback" not in err
         assert lines[-2:] == [
@@ -323,7 +343,8 @@ def test_a_table_that_does_not_answer_after_the_replug_stops_the_check(compiled:
         cs = CardSet("Red", 1)
         cs.cards = {tag_of(c): c for c in range(54)}
         said: list[str] = []
-        reader = TableTagReader(str(fwd.path), seat=3, say=said.append, timeout=1.0)
+        reader = TableTagReader(str(fwd.path), seat=3, say=said.append)
+        reader.timeout = 1.0  # for the answer after the replug
         for c in range(5):
             vt.place_tags(3, tag_of(c))
 
