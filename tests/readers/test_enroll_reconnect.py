@@ -296,7 +296,7 @@ def _run(args: list[str], on_line: Callable[[str], None]) -> tuple[int, list[str
     return code, lines, err
 
 
-def test_a_table_that_refuses_after_the_replug_stops_the_enrollment_progress_kept(
+def test_a_table_that_refuses_after_the_replug_stops_enroll_progress_kept_and_deckcheck(
     compiled: Path, tmp_path: Path
 ) -> None:
     vt = _table(compiled, "refuse")
@@ -330,6 +330,27 @@ def test_a_table_that_refuses_after_the_replug_stops_the_enrollment_progress_kep
             "refused enroll mode at seat 0: this table's readers report cards, not tags",
         ]
         assert CardSet.load(path).cards == {tag_of(c): c for c in range(11)}
+
+        # deckcheck of those 11 at the first table; after 5 cards the cable goes to the other again
+        fwd.unplug()
+        fwd.attach(os.ttyname(vt._slave))
+        fwd.plug()
+
+        def checker(line: str) -> None:
+            if line.startswith("tap every card"):
+                for c in range(5):
+                    vt.place_tags(0, tag_of(c))
+            elif line == f"ok {card_label(4)} (5/54)":
+                fwd.unplug()
+                fwd.attach(other_port)
+                fwd.plug()
+
+        code, lines, err = _run(["deckcheck", str(path), "--table", str(fwd.path)], checker)
+        assert code == 1, err
+        assert "Traceback" not in err
+        assert lines[-1] == "the check stopped with 5 of 54 cards seen; run it again to check the whole set"
+        assert err == (f"tractor-table deckcheck: after the link to the table on {fwd.path} came back, the table "
+                       "refused enroll mode at seat 0: this table's readers report cards, not tags\n")
     finally:
         fwd.close()
         other.close()
