@@ -25,6 +25,10 @@ def tap(tb, seat, card, now_ms):
             return  # the same card again: counted once
         tb._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
         return
+    if seat != tb.dealer and card in tb.kitty_up:
+        # no_bid = "kitty": this card was turned up with the kitty, the dealer's now
+        tb._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
+        return
     h = tb.hands[seat]
     h.append(card)
     tb.seen[card] = SEEN_SCANNED

@@ -1,6 +1,6 @@
-# runs-under: micropython heapsize=96K
-# (96K: the table core, tableforfeit/tablereveal, drules_hand (a forfeit's
-# levels) and these scripts are compiled from source in the heap; the
+# runs-under: micropython heapsize=112K
+# (112K: the table core, tableforfeit/tablereveal, drules_hand (a forfeit's
+# levels), display and these scripts are compiled from source in the heap; the
 # firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # The rule options the table core plays itself, with the scripted rules
 # (fakerules.py): revoke = "forfeit" (RULES.md section 10: a revoke the table
@@ -252,3 +252,42 @@ def test_a_power_cut_during_or_after_the_reveal():
     except T.TableError:
         pass
     assert t3.phase == T.KITTY
+
+
+def test_the_display_asks_the_dealer_for_the_kitty_and_names_the_revoke():
+    from display import DisplayModel
+
+    t, r = second_hand()
+    t.button(0, E.BTN_OK, 0)
+    t.tap(1, 48, 0)
+    t.tap(1, 13, 0)
+    lines = DisplayModel().text_lines(t)
+    assert lines[2] == "S1 kitty up 2/6" and lines[4] == ">S1 JC2H"  # the cards face up
+    assert lines[7] == "S1 turn kitty up"
+    t, r = make(forfeit=True)
+    deal_to_play(t)
+    r.illegal = [([1], [14])]
+    play_trick(t, [[5], [1], [14], [6]])
+    t.tap(1, 16, 0)
+    t.button(1, E.BTN_OK, 0)
+    t.tap(2, 2, 0)
+    lines = DisplayModel().text_lines(t)
+    assert lines[2] == "revoke S2 OK=nxt" and lines[7] == "S2 revoke: lost"
+
+
+def test_in_hand_scan_mode_the_kitty_turned_up_is_the_dealers_to_scan():
+    r = FakeRules()
+    r.no_bid = 1
+    t = T.Table(r, decks=1, hand_scan=True, chain_hash=_hash)
+    t.first_hand = False
+    t.dealer = 1
+    t.button(0, E.BTN_OK, 0)
+    for c in KITTY:
+        t.tap(1, c, 0)
+    assert t.phase == T.SCAN and t.trump == 3  # JC first (KITTY[0] = 48)
+    t.take_events()
+    t.tap(0, KITTY[0], 0)  # another seat scans a card of the kitty: refused
+    assert [e[2] for e in t.take_events()] == [[E.REJECT, 0, 0, E.SEEN_TWICE, KITTY[0]]]
+    assert t.hands[0] == []
+    t.tap(1, KITTY[0], 0)  # the dealer picked the kitty up: its card
+    assert t.hands[1] == [KITTY[0]] and t.take_events() == []
