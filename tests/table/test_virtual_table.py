@@ -271,3 +271,23 @@ def test_power_cut_during_the_kitty_reveal_resumes_it(compiled: Path) -> None:
         assert vt2.wait(lambda: vt2.lines[0].endswith(" D") and "bury" in vt2.lines[2], 5)
     finally:
         vt2.close()
+
+
+def test_tournament_rules_with_hand_scans_play_in_160k(compiled: Path) -> None:
+    # both options the table core plays itself at work, with the simulated
+    # readers and hand scans (the largest firmware): a hand lost by a revoke
+    # the table knows at once, a hand without a bid whose kitty is turned up
+    rules = Rules.preset("tournament")
+    work = compiled / "tournament"
+    work.mkdir(exist_ok=True)
+    if not (work / "firmware").exists():
+        (work / "firmware").symlink_to(compiled / "firmware")
+    lines: list[str] = []
+    with VirtualTable(2, workdir=work, rules=rules, hand_scan=True) as vt:
+        game = BotGame(vt, rules, seed=3, strength=1, say=lines.append, revoke_from=4, quiet_hands=(2,))
+        game.play(2)
+        assert vt.wait(lambda: vt.lines[2].startswith("revoke S"), 5)
+    assert game.disagreements == []
+    assert game.revokes == 2 and game.kitty_reveals == 1
+    assert sum(1 for x in lines if "loses the hand" in x) == 2
+    assert 0 < vt.firmware_peak < 160 * 1024
