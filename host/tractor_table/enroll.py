@@ -154,11 +154,23 @@ class CardSet:
     @classmethod
     def load(cls, path: Path) -> CardSet:
         try:
-            text = path.read_text(encoding="utf-8")
+            data = path.read_bytes()
         except FileNotFoundError:
             raise CardSetError(f"card set {path}: no such file (make one with 'tractor-table enroll')") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CardSetError(f"card set {path}: cannot read it ({exc})") from None
+        except OSError as exc:
+            raise CardSetError(f"card set {path}: cannot read it ({exc.strerror or exc})") from None
+        if data.startswith(b"TTCM"):  # firmware/cardmap.py's magic
+            raise CardSetError(
+                f"card set {path}: this is a firmware card map (cards.bin), made from a set by "
+                "--export; give the set file it was made from"
+            )
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CardSetError(
+                f"card set {path}: not a text file (byte {exc.start} is not UTF-8); give the set file "
+                "'tractor-table enroll' wrote"
+            ) from None
         return cls.loads(text, str(path))
 
     # ---- firmware map ------------------------------------------------------------

@@ -85,6 +85,21 @@ def test_bad_set_files_are_refused_clearly(body: str, message: str) -> None:
         CardSet.loads(body, "f")
 
 
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (full_set(1).export_map(), "this is a firmware card map (cards.bin)"),
+        (b"tractor-table card set 1\nname: \xe8\n", "not a text file (byte 31 is not UTF-8)"),
+    ],
+)
+def test_binary_files_given_as_a_set_are_named(tmp_path: Path, data: bytes, message: str) -> None:
+    p = tmp_path / "x.cards"
+    p.write_bytes(data)
+    with pytest.raises(CardSetError, match=re.escape(message)):
+        CardSet.load(p)
+    assert p.read_bytes() == data  # left as it was
+
+
 def test_good_set_file_with_faces_is_accepted() -> None:
     cs = CardSet.loads("tractor-table card set 1\nname: x\ndecks: 1\n04100003213243 3 5S 1  # five\n")
     assert cs.cards == {uid_for(3): 3}
