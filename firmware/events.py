@@ -78,7 +78,9 @@ NAMES = (
     "kitty_up",
 )
 
-# Index of the first card field per kind (0 = the kind carries no cards).
+# Index of the first card field per kind (0 = the kind carries no cards);
+# the host's tractor_table.virtual.events.cards_of(ev) slices them (the
+# firmware itself never needs to).
 CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0, 2, 0, 2)
 
 # --- reasons (REJECT, BID, AUDIT) --------------------------------------------
@@ -130,10 +132,3 @@ SND_HAND = const(5)  # the hand is over
 BTN_OK = const(0)  # short press: end my play / commit my bid / end the draw (dealer)
 BTN_UNDO = const(1)  # long press: take back the cards tapped since my last commit
 BTN_CHALLENGE = const(2)  # double press: I challenge the throw on the table
-
-
-def cards_of(ev):
-    """The card ids an event carries (a slice; empty when the kind carries none)."""
-    k = ev[0]
-    at = CARDS_AT[k] if 0 < k < len(CARDS_AT) else 0
-    return ev[at:] if at else []

@@ -82,7 +82,7 @@ class Options:
                     mask |= 1 << i
             self.rules["must_play"] = mask
         self._choice(cfg, "no_bid", _NB, (DH.NB_NT, DH.NB_KITTY))
-        self._choice(cfg, "revoke", _RV, (0, 1))  # tablerules.REVOKE_FLAG, REVOKE_FORFEIT
+        self._choice(cfg, "revoke", _RV, (0, 1))  # TableRules(revoke=): 0 flag, 1 forfeit
         v = cfg.get("partners")
         if v is not None and v != "fixed":
             self.problems.append("partners=%s: not played by this table (fixed)" % v)

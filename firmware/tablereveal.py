@@ -19,6 +19,17 @@ import table as T
 import tabledeal
 
 
+def check(tb, ph, bids, kitty_up):
+    """A snapshot's kitty turned up (tablesnap.restore, before anything changes):
+    none during the reveal (nor any bid), else the kitty's size, each card once."""
+    bad = len(kitty_up) not in (0, tb.kitty_size) or (ph == T.REVEAL and (kitty_up or bids))
+    for c in kitty_up:
+        if c < 0 or c >= tb.ncards or kitty_up.count(c) > 1:
+            bad = True
+    if bad:
+        raise T.TableError("snapshot: bad kitty turned up %r" % (kitty_up,))
+
+
 def start(tb, now_ms):
     tb.phase = T.REVEAL
     tb.turn = tb.dealer

@@ -8,11 +8,6 @@
 import drules as D
 import drules_hand as DH
 
-# revoke (RULES.md section 10): a revoke is reported, or it loses the hand
-# (the table core plays it: tabletrick.py, tableforfeit.py)
-REVOKE_FLAG = 0
-REVOKE_FORFEIT = 1
-
 
 class TableRules:
     def __init__(
@@ -29,7 +24,7 @@ class TableRules:
         allow_self_override=True,
         no_bid=DH.NB_NT,
         first_dealer=DH.FD_FIRST,
-        revoke=REVOKE_FLAG,
+        revoke=0,
     ):
         self.decks = decks
         self.engine = D.Engine(
@@ -46,6 +41,8 @@ class TableRules:
         self.allow_self_override = allow_self_override
         self.no_bid = no_bid
         self.first_dealer = first_dealer
+        # revoke (RULES.md section 10): 0 "flag" (reported), 1 "forfeit" (the
+        # hand is lost); the table core plays it (tabletrick.py, tableforfeit.py)
         self.revoke = revoke
         self._hands = [
             bytearray(D.FACES),

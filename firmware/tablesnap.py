@@ -96,12 +96,8 @@ def restore(tb, snap):
         raise T.TableError("snapshot: %r decks, this table plays %d" % (decks, tb.decks))
     if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN, T.REVEAL):
         raise T.TableError("snapshot: bad phase %r" % (ph,))
-    bad = len(kitty_up) not in (0, tb.kitty_size) or (ph == T.REVEAL and (kitty_up or bids))
-    for c in kitty_up:
-        if c < 0 or c >= tb.ncards or kitty_up.count(c) > 1:
-            bad = True
-    if bad:
-        raise T.TableError("snapshot: bad kitty turned up %r" % (kitty_up,))
+    if kitty_up or ph == T.REVEAL:
+        T._opt("tablereveal").check(tb, ph, bids, kitty_up)
     seen = bytearray(tb.ncards)
     played = 0
     for c in kitty:

@@ -281,7 +281,7 @@ def test_table_cfg_sets_the_rules():
     assert o.rules["must_play"] == (1 << 0) | (1 << 12)
     assert o.rules["kitty_multiplier"] == D.KM_LINEAR
     assert o.rules["allow_self_override"] is False
-    assert o.rules["revoke"] == 1  # tablerules.REVOKE_FORFEIT: a revoke loses the hand
+    assert o.rules["revoke"] == 1  # TableRules(revoke=1), "forfeit": a revoke loses the hand
     # what the table cannot play, or cannot read, is reported, not guessed
     assert o.problems == ["first_dealer: unknown value sideways"]
     assert C.Options({"revoke": "sometimes", "partners": "called"}).problems == [

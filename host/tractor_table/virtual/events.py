@@ -39,6 +39,13 @@ SUITS = "SHDC"
 TRUMPS = ("S", "H", "D", "C", "NT")
 
 
+def cards_of(ev: Sequence[Any]) -> list[Any]:
+    """The card ids an event carries (empty when the kind carries none)."""
+    k = ev[0]
+    at = EV.CARDS_AT[k] if 0 < k < len(EV.CARDS_AT) else 0
+    return list(ev[at:]) if at else []
+
+
 def card_name(card: int) -> str:
     f = card % 54
     if f == 52:
@@ -60,7 +67,8 @@ def reason(code: int) -> str:
 def describe(ev: Sequence[Any]) -> str:
     """One line, in the game's terms, for an event as the table sent it."""
     k = ev[0]
-    cards = cards_text(ev[EV.CARDS_AT[k] :]) if 0 < k < len(EV.CARDS_AT) and EV.CARDS_AT[k] else ""
+    carried = cards_of(ev)
+    cards = cards_text(carried) if carried else ""
     if k == EV.HAND_START:
         dealer = f"S{ev[2]}" if ev[2] >= 0 else "decided by the first bid"
         return (
