@@ -1,0 +1,112 @@
+"""``tractor-table console``: the operator's console, a full-screen terminal UI.
+
+Connects to a table — a real one over USB (``--port``, or the Pico found by
+its USB id) or the real firmware on a virtual table (``--virtual``, with
+``--bots`` to let four bots play) — and shows the link, the table's display,
+the game, every event with the verifier's verdict, and the disagreements.
+Keys: ``p`` push the host's state to the table (asks first), ``s`` status,
+``t`` tap a card or press a button at a seat (virtual table), ``q`` quit.
+docs/console.md describes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..errors import CommandError
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--port", help="serial port or pyserial URL (default: the Pico, USB id 2E8A)")
+    where.add_argument(
+        "--virtual", action="store_true", help="the real firmware on a virtual table (MicroPython)"
+    )
+    parser.add_argument(
+        "--rules",
+        default="classic",
+        metavar="PRESET",
+        help="the rules the table plays (classic, qq, lianzhong, tournament, onedeck, titanic, "
+        "xuwen; default classic): a real table's as given to 'tractor-table deploy --rules'",
+    )
+    parser.add_argument(
+        "--decks", type=int, default=None, choices=(1, 2, 3, 4),
+        help="decks (default: the preset's, 2 for classic)",
+    )
+    parser.add_argument("--bots", action="store_true", help="with --virtual: four bots play")
+    parser.add_argument("--hands", type=int, default=1, help="hands the bots play (default 1)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the bots' deal (default 1)")
+    parser.add_argument(
+        "--readers", default="spi", choices=("spi", "direct"),
+        help="with --virtual: simulated PN532 readers on SPI (default), or taps given as card ids",
+    )
+    parser.add_argument("--no-verify", action="store_true", help="only follow the link, judge nothing")
+    parser.add_argument("--disagreements", type=Path, help="append disagreements to this JSON-lines file")
+
+
+def _rules(args: argparse.Namespace) -> Any:
+    from shengji.rules import InvalidRulesError, Rules
+
+    try:
+        return Rules.preset(args.rules, **({"decks": args.decks} if args.decks else {}))
+    except InvalidRulesError as exc:
+        raise CommandError(f"--rules/--decks: {exc}") from None
+
+
+def make_verifier(rules: Any, *, verify: bool = True, log_path: Path | None = None) -> Any:
+    """The host's second opinion: the full engine replaying the table's events."""
+    from ..link.serial_link import host_identity
+    from ..link.verifier import TrustingReplayer, Verifier
+    from ..virtual.events import describe
+
+    if verify:
+        from ..link.engine_replayer import EngineReplayer
+
+        replayer: Any = EngineReplayer(rules)
+    else:
+        replayer = TrustingReplayer()
+    return Verifier(replayer, host_identity()[1], describe=describe, log_path=log_path)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ._files import check_writable
+
+    if not args.virtual:
+        for flag, given in (("--bots", args.bots), ("--readers", args.readers != "spi")):
+            if given:
+                raise CommandError(f"{flag} needs --virtual (a real table's players tap their own cards)")
+    if args.hands < 1:
+        raise CommandError(f"--hands must be at least 1, not {args.hands}")
+    rules = _rules(args)
+    if args.disagreements is not None:
+        check_writable(args.disagreements, "--disagreements")
+    from ..console.source import PortSource, TableSource, VirtualSource, check_port
+
+    source: TableSource
+    if args.virtual:
+        from ..mpy import micropython_binary
+
+        micropython_binary()
+        source = VirtualSource(
+            rules, bots=args.bots, hands=args.hands, seed=args.seed, readers=args.readers
+        )
+    else:
+        from ..link.serial_link import resolve_port
+
+        port = resolve_port(args.port)
+        check_port(port)
+        source = PortSource(port, rules.decks)
+    verifier = make_verifier(rules, verify=not args.no_verify, log_path=args.disagreements)
+    from ..console.app import ConsoleApp
+
+    if args.virtual:
+        print("starting the firmware on a virtual table...", flush=True)
+    source.start()
+    try:
+        status = ConsoleApp(source, verifier).run()
+    finally:
+        source.close()
+    print(f"tractor-table console: {verifier.summary()}")
+    return 0 if status is None else int(status)

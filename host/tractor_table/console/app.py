@@ -1,0 +1,367 @@
+"""The console application (Textual).
+
+The link's notes come through the source's inbox (a queue filled on the
+link's thread) and are drained here, on the UI thread, every ``poll``
+seconds: the verifier judges each event first, then the link and game views
+follow it, and the panes are redrawn from those views.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Footer, Input, Log, Static
+
+from ..errors import CommandError
+from ..link.verifier import Verifier
+from .model import GameView, LinkView, describe_event
+from .source import APP_LINES, APP_REPLY, APP_STATE, TableSource
+from .widgets import Confirm, Pane
+
+#: at most this many inbox items per drain, so that a burst never freezes the screen
+DRAIN_MAX = 2000
+#: how often a real table is asked for its display lines (seconds)
+DISPLAY_POLL = 1.0
+#: the event kinds whose refusals are told on the message line as they come
+_REJECT, _BID, _CHALLENGE = 7, 2, 8
+
+
+class ConsoleApp(App[int]):
+    """The operator's console for one table."""
+
+    CSS_PATH = Path(__file__).with_name("console.tcss")
+    TITLE = "tractor-table console"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "push", "push host state"),
+        Binding("s", "status", "status"),
+        Binding("t", "tap", "tap/press (virtual)"),
+        Binding("escape", "leave_input", "leave input", show=False),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(self, source: TableSource, verifier: Verifier, *, poll: float = 0.05) -> None:
+        super().__init__()
+        self.source = source
+        self.verifier = verifier
+        self.poll = poll
+        self.link_view = LinkView(port=source.port)
+        self.game = GameView()
+        self.remote_lines: list[str] | None = None  # the display, as a real table sent it
+        self._asked_display = -1.0
+        self.messages: list[str] = []  # everything said on the message line, in order
+        self.sent = 0  # taps and presses sent to the table from the tap input
+        self.bot_lines: list[str] = []
+        self.bots_state = "the bots are playing" if source.bots else ""
+        self.closing = False
+        self.disagreement_count = 0
+        self._display_due = 0.0
+
+    # --- layout ------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield Pane("link", id="link")
+            yield Pane("table display", id="display")
+            yield Pane("game", id="game")
+        with Horizontal(id="bottom"):
+            events = Log(id="events", max_lines=5000)
+            events.border_title = "events"
+            yield events
+            dis = Log(id="disagreements", max_lines=2000)
+            dis.border_title = "disagreements: 0"
+            yield dis
+        yield Static("", id="message", markup=False)
+        from ..commands.virtual import CONSOLE_HELP
+
+        tap = Input(placeholder=CONSOLE_HELP.replace("commands: ", ""), id="tap")
+        tap.display = self.source.can_tap
+        yield tap
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#events", Log).focus()
+        self.set_interval(self.poll, self.drain)
+        self.source.start_bots()
+        self.refresh_panes()
+
+    # --- the link's notes ----------------------------------------------------------
+
+    def drain(self) -> None:
+        """Take what the link (and the bots) sent since the last call."""
+        changed = False
+        for _ in range(DRAIN_MAX):
+            try:
+                kind, value = self.source.inbox.get_nowait()
+            except queue.Empty:
+                break
+            changed = True
+            if kind == "note":
+                self._note(value)
+            elif kind == "bots":
+                self._bots(str(value))
+            elif kind in ("bots_done", "bots_error"):
+                self.bots_state = str(value)
+                self.say(str(value))
+        self._poll_display()
+        if changed or self.source.kind == "port":
+            self.refresh_panes()
+
+    def _note(self, note: list[Any]) -> None:
+        v = self.verifier
+        kind = note[0]
+        before = (v.checked, v.agreed, v.unchecked, len(v.disagreements))
+        v.on_note(note)
+        self.link_view.on_note(note)
+        self.game.on_note(note)
+        log = self.query_one("#events", Log)
+        if kind == "event":
+            ev = note[3]
+            verdict = self._verdict(before)
+            text = describe_event(ev)
+            log.write_line(f"{note[1]:5d}  {text}  [{verdict}]")
+            if ev and ev[0] in (_REJECT, _BID, _CHALLENGE) and self._refused(ev):
+                self.say(f"the table refused: {text}")
+        elif kind == "up":
+            p = note[1]
+            log.write_line(
+                f"----- link up: firmware {p[1]}, rules {p[2]}, boot {p[3]:08x}, {p[5]} events on the table"
+            )
+            if v.refused:
+                self.say(v.refused)
+        elif kind == "snapshot_done":
+            verdict = "taken by the table" if note[2] else f"refused by the table: {note[3]}"
+            self.say(f"push: snapshot {note[1]} {verdict}")
+            log.write_line(f"----- push: snapshot {note[1]} {verdict}")
+        elif kind == "app":
+            self._app_message(note[1])
+        elif kind == "device":
+            text = bytes(note[1]).decode("utf-8", "replace").rstrip()
+            log.write_line(f"----- table says: {text}")
+        elif kind in ("down", "reboot", "rollback", "snapshot", "conflict", "incompatible", "synced"):
+            rest = " ".join(str(x) for x in note[1:] if not isinstance(x, bytes | bytearray))
+            log.write_line(f"----- link {kind}: {rest}".rstrip())
+        for d in v.disagreements[before[3] :]:
+            self._disagreement(d.show())
+
+    def _verdict(self, before: tuple[int, int, int, int]) -> str:
+        v = self.verifier
+        if len(v.disagreements) > before[3]:
+            return "DISAGREES"
+        if v.refused:
+            return "not verified"
+        if v.agreed > before[1]:
+            return "agreed"
+        return "not judged"
+
+    @staticmethod
+    def _refused(ev: Sequence[Any]) -> bool:
+        k = ev[0]
+        if k == _REJECT:
+            return True
+        if k == _BID:
+            return len(ev) > 2 and not ev[2]
+        if k == _CHALLENGE:
+            return len(ev) > 3 and not ev[3]
+        return False
+
+    def _app_message(self, msg: Sequence[Any]) -> None:
+        if not msg:
+            return
+        if msg[0] == APP_LINES:
+            self.remote_lines = [str(x) for x in msg[1:]]
+            self._asked_display = -1.0
+        elif msg[0] == APP_REPLY and len(msg) >= 4 and msg[1] != APP_STATE:
+            answer = "done" if msg[2] == 0 else f"refused: {msg[3]}"
+            self.query_one("#events", Log).write_line(f"----- table command {msg[1]}: {answer}")
+
+    def _bots(self, text: str) -> None:
+        self.bot_lines.append(text)
+        del self.bot_lines[:-200]
+        if "DISAGREEMENT" in text:
+            self._disagreement("bots (the deal known): " + text.strip())
+
+    def _disagreement(self, text: str) -> None:
+        dis = self.query_one("#disagreements", Log)
+        dis.write_lines(text.splitlines())
+        self.disagreement_count += 1
+        dis.border_title = f"disagreements: {self.disagreement_count}"
+
+    def _poll_display(self) -> None:
+        """A real table: ask for its display lines now and then (APP 101)."""
+        link = self.source.link
+        if self.source.display() is not None or link is None or not link.synced():
+            return
+        now = time.monotonic()
+        if self._asked_display < 0 or now - self._asked_display > 3 * DISPLAY_POLL:
+            if self._display_due <= now:
+                link.send_app([APP_STATE])
+                self._asked_display = now
+                self._display_due = now + DISPLAY_POLL
+
+    # --- the panes ----------------------------------------------------------------
+
+    def link_text(self) -> str:
+        lv = self.link_view
+        link = self.source.link
+        if link is not None and lv.state in ("connecting", "down") and link.last_error:
+            lv.last_error = link.last_error
+        v = self.verifier
+        if v.refused:
+            judged = "not verifying (rules differ)"
+        else:
+            judged = f"{v.checked} judged, {v.agreed} agreed, {len(v.disagreements)} disagree"
+        text = lv.text() + f"\nverifier  {judged}"
+        if self.bots_state:
+            if self.source.bots_playing:
+                bots = "playing"
+            elif self.bots_state.startswith("the bots stopped"):
+                bots = "stopped (see the message line)"
+            else:
+                bots = "done"
+            text += f"\nbots      {bots}"
+        return text
+
+    def display_text(self) -> str:
+        lines = self.source.display()
+        if lines is None:
+            lines = self.remote_lines
+        if lines is None:
+            return "(not known yet)"
+        return "\n".join("|" + line.ljust(16) + "|" for line in lines)
+
+    def refresh_panes(self) -> None:
+        self.query_one("#link", Pane).set_text(self.link_text())
+        self.query_one("#display", Pane).set_text(self.display_text())
+        self.query_one("#game", Pane).set_text(self.game.text())
+        self.query_one("#events", Log).border_title = f"events: {self.link_view.events}"
+        self.query_one("#disagreements", Log).border_subtitle = self.verifier.summary()
+
+    def say(self, text: str) -> None:
+        """A line on the message line (and kept in :attr:`messages`)."""
+        self.messages.append(text)
+        self.query_one("#message", Static).update(text)
+
+    # --- keys -----------------------------------------------------------------------
+
+    def action_status(self) -> None:
+        link = self.source.link
+        parts = [self.verifier.summary()]
+        lv = self.link_view
+        parts.append(f"link {lv.state}, {lv.events} events")
+        if link is not None:
+            parts.append(f"port opened {link.opened} time(s), {link.port_errors} port error(s)")
+        if self.bots_state:
+            parts.append(self.bots_state)
+        self.say("status: " + "; ".join(parts))
+
+    def action_push(self) -> None:
+        if self.closing or isinstance(self.screen, Confirm):
+            return
+        link = self.source.link
+        if link is None or not link.synced():
+            self.say("push: the link is not synced; wait until the link pane says 'synced'")
+            return
+        self.drain()
+        question = (
+            "Push the host's state to the table?\n\n"
+            f"The full engine's view after event {self.verifier.next_index - 1} replaces the "
+            "table's game state. The table checks the whole snapshot and swaps it in, or "
+            "keeps its own state and refuses. Do this after a disagreement, when the host is "
+            "right and the players agree."
+        )
+        self.push_screen(Confirm(question, yes="push"), self._push_answer)
+
+    def _push_answer(self, yes: bool | None) -> None:
+        if not yes:
+            self.say("push cancelled: nothing was sent")
+            return
+        link = self.source.link
+        if link is None:
+            self.say("push: the link is closed; nothing was sent")
+            return
+        self.drain()
+        if self.verifier.replayer.host_state() is None:
+            self.say(
+                "push: the host has no state to push now (only at a trick boundary of the "
+                "play phase, while its engine follows the hand); nothing was sent"
+            )
+            return
+        try:
+            sid = self.verifier.push_host_state(link.push_snapshot)
+        except CommandError as exc:
+            self.say(f"push: {exc}")
+            return
+        self.say(f"push: snapshot {sid} sent; waiting for the table's answer")
+
+    def action_tap(self) -> None:
+        if not self.source.can_tap:
+            self.say(
+                "taps need the virtual table: on a real table, tap the card at the seat's reader"
+            )
+            return
+        self.query_one("#tap", Input).focus()
+
+    def action_leave_input(self) -> None:
+        self.query_one("#events", Log).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.input.value = ""
+        self.command(event.value)
+
+    def command(self, line: str) -> bool:
+        """One line of the tap input (the virtual console's commands); True if
+        something was sent to the table."""
+        from ..commands.virtual import parse_console
+        from ..virtual.events import EV, card_name
+
+        try:
+            parsed = parse_console(line, self.source.decks)
+        except ValueError as exc:
+            self.say(f"bad input: {exc}; nothing was sent")
+            return False
+        if parsed is None:
+            return False
+        verb, seat, card = parsed
+        if verb == "quit":
+            self.run_worker(self.action_quit())
+            return False
+        if verb == "show":
+            self.say("display: " + " / ".join(x.strip() for x in self.display_text().split("\n")))
+            return False
+        if self.source.bots_playing:
+            self.say("the bots are playing: wait until they are done; nothing was sent")
+            return False
+        try:
+            if verb == "tap":
+                self.source.tap(seat, card)
+                what = f"tap {card_name(card)}#{card // 54} at S{seat}"
+            else:
+                kinds = {"ok": EV.BTN_OK, "undo": EV.BTN_UNDO, "challenge": EV.BTN_CHALLENGE}
+                self.source.press(seat, kinds[verb])
+                what = f"{verb} at S{seat}"
+        except CommandError as exc:
+            self.say(f"{verb}: {exc}")
+            return False
+        self.sent += 1
+        self.say(f"sent: {what}")
+        return True
+
+    async def action_quit(self) -> None:
+        if self.closing:
+            return
+        self.closing = True
+        self.say("closing the link and the table...")
+        self.run_worker(self._close, thread=True, exit_on_error=False)
+
+    def _close(self) -> None:
+        try:
+            self.source.close()
+        finally:
+            self.call_from_thread(self.exit, 0)

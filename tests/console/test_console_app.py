@@ -1,0 +1,238 @@
+"""The console (Textual), headless, against the real firmware: compiled,
+running under MicroPython on a virtual table, its link on a pseudo-terminal
+opened with pyserial, every event judged by the full engine.
+
+Each test drives the app with Textual's pilot inside ``asyncio.run`` (no
+pytest plugin needed)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from shengji import Rules
+from textual.pilot import Pilot
+from tractor_table.commands.console import make_verifier
+from tractor_table.console.app import ConsoleApp
+from tractor_table.console.source import PortSource, TableSource, VirtualSource
+from tractor_table.console.widgets import Confirm, Pane
+from tractor_table.virtual.events import describe
+from tractor_table.virtual.game import BotGame
+from tractor_table.virtual.runner import VirtualTable
+
+SIZE = (140, 45)
+
+
+def run(app: ConsoleApp, scenario: Callable[[Pilot[int]], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await scenario(pilot)
+
+    asyncio.run(main())
+
+
+async def until(pilot: Pilot[int], what: Callable[[], Any], timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not what():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what.__doc__ or what}")
+        await pilot.pause(0.05)
+
+
+def pane(app: ConsoleApp, name: str) -> str:
+    return app.query_one(f"#{name}", Pane).text
+
+
+def log_lines(app: ConsoleApp, name: str = "events") -> list[str]:
+    from textual.widgets import Log
+
+    return list(app.query_one(f"#{name}", Log).lines)
+
+
+def record(source: TableSource) -> list[list[Any]]:
+    link = source.link
+    assert link is not None
+    return link.with_link(lambda h: [list(e) for _, e in h.record.events])  # type: ignore[no-any-return]
+
+
+async def type_line(pilot: Pilot[int], text: str) -> None:
+    """Type a line in the tap input (``t`` opens it; it stays open after enter)."""
+    focused = pilot.app.focused
+    if focused is None or focused.id != "tap":
+        await pilot.press("t")
+    await pilot.press(*text)
+    await pilot.press("enter")
+    await pilot.pause(0.05)
+
+
+def test_bots_play_a_hand_taps_and_quit() -> None:
+    rules = Rules(decks=2)
+    source = VirtualSource(rules, bots=True, readers="direct", seed=1)
+    source.start()
+    app = ConsoleApp(source, make_verifier(rules))
+
+    async def scenario(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: "state     synced" in pane(app, "link"))
+        assert "rules     rules-2026.1" in pane(app, "link")
+        await until(pilot, lambda: not source.bots_playing and "bots      done" in pane(app, "link"))
+        await pilot.pause(0.2)
+        events = record(source)
+        ended = events[-1]
+        assert ended[0] == 12  # HAND_END
+        # the event log: every event described, with the verifier's verdict
+        lines = [x for x in log_lines(app) if not x.startswith("-----")]
+        assert len(lines) == len(events) == app.verifier.next_index > 60
+        assert all(x.endswith("[agreed]") for x in lines), [x for x in lines if not x.endswith("[agreed]")]
+        parsed = [re.fullmatch(r" *(\d+)  (.*)  \[agreed\]", x) for x in lines]
+        assert [(int(m[1]), m[2]) if m else x for m, x in zip(parsed, lines, strict=True)] == [
+            (k, describe(e)) for k, e in enumerate(events)
+        ]
+        assert sum("wins" in x for x in lines) == 22
+        assert f"{len(events)}" in pane(app, "link").split("events")[1].split("\n")[0]
+        # the game pane: the last trick by seat and the hand's result
+        game = pane(app, "game")
+        last = [e for e in events if e[0] == 6][-4:]  # the last trick's four plays
+        assert "hand      1" in game and "trick 22: S" in game
+        for play in last:
+            assert f"S{play[2]}        {describe(play).split(' plays ')[1]}" in game
+        assert f"attackers {ended[1]} points" in game and "result    hand over" in game
+        # the display mirror is the board's
+        assert pane(app, "display").split("\n") == ["|" + x.ljust(16) + "|" for x in source.vt.lines]
+        assert f"hand over: {ended[1]}" in pane(app, "display")
+        # no disagreement, neither the verifier's nor the bots'
+        assert app.verifier.disagreements == [] and app.verifier.agreed == len(events)
+        assert log_lines(app, "disagreements") == [] and app.disagreement_count == 0
+        assert source.game is not None and source.game.disagreements == []
+
+        # a tap of a card the table does not take now (the hand is over): refused
+        await type_line(pilot, "tap 2 AS")
+        assert "sent: tap AS#0 at S2" in app.messages[-2:] and app.sent == 1
+        await until(pilot, lambda: app.messages[-1].startswith("the table refused"))
+        assert app.messages[-1] == "the table refused: trick 23: S2 refused: not now AS"
+        assert log_lines(app)[-1].endswith("S2 refused: not now AS  [not judged]")  # the engine judges plays, not this
+        assert "refused   trick 23: S2 refused: not now AS" in pane(app, "game")
+
+        # bad input: a clear message, nothing sent
+        count = app.verifier.next_index
+        await type_line(pilot, "tap 5 AS")
+        assert app.messages[-1] == "bad input: seat '5': give a seat 0-3; nothing was sent"
+        await type_line(pilot, "tap 1 1X")
+        assert app.messages[-1].startswith("bad input: ") and "1X" in app.messages[-1]
+        await type_line(pilot, "tap 1 AS#2")
+        assert app.messages[-1] == (
+            "bad input: AS#2: the copy after '#' is the deck, 0-1 with 2 deck(s); nothing was sent"
+        )
+        await pilot.pause(0.5)
+        assert app.sent == 1 and app.verifier.next_index == count == len(record(source))
+
+        # s: the status
+        await pilot.press("escape", "s")
+        assert app.messages[-1].startswith(
+            f"status: {count} events: {count - 1} judged, {count - 1} agreed, 0 disagreements, "
+            "1 outside the replayer; link synced"
+        )
+
+        # q: the app ends, the firmware stops by itself and the link closes
+        await pilot.press("q")
+        await until(pilot, lambda: source.closed, timeout=10)
+
+    run(app, scenario)
+    assert app.return_code == 0
+    assert source.vt.proc is not None and source.vt.proc.returncode == 0
+    assert source.vt.link is None and not source.vt.alive()
+
+
+def test_push_asks_first_and_shows_the_table_s_answer() -> None:
+    """The players (the full engine's bots, tapping at the readers) play two
+    tricks; the operator pushes the host's state between tricks."""
+    rules = Rules(decks=1)
+    source = VirtualSource(rules, readers="direct")
+    source.start()
+    app = ConsoleApp(source, make_verifier(rules))
+    game = BotGame(source.vt, rules, seed=2, say=lambda s: None)
+
+    def start_and_lead() -> None:
+        game.start_hand(source.vt.next_event())
+        game.play_one()
+
+    async def scenario(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: "state     synced" in pane(app, "link"))
+        await asyncio.to_thread(start_and_lead)
+        await pilot.pause(0.3)
+        # in the middle of a trick the host has nothing to push
+        await pilot.press("p")
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("y")
+        assert app.messages[-1].startswith("push: the host has no state to push now")
+        assert app.verifier.pushed is None
+        await asyncio.to_thread(game.play_trick)
+        await asyncio.to_thread(game.play_trick)
+        await pilot.pause(0.3)
+        assert "trick 2: S" in pane(app, "game") and " wins " in pane(app, "game")
+        # asked, and answered no: nothing sent
+        await pilot.press("p")
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("n")
+        assert not isinstance(app.screen, Confirm)
+        assert app.messages[-1] == "push cancelled: nothing was sent" and app.verifier.pushed is None
+        # asked, and answered yes: the table checks the snapshot and takes it
+        count = app.verifier.next_index
+        said = len(app.messages)
+        await pilot.press("p", "y")
+        sent = re.fullmatch(r"push: snapshot (\d+) sent; waiting for the table's answer", app.messages[said])
+        assert sent is not None, app.messages[said:]
+        sid = int(sent[1])
+        await until(pilot, lambda: len(app.messages) > said + 1)
+        assert app.messages[-1] == f"push: snapshot {sid} taken by the table"
+        assert log_lines(app)[-1] == f"----- push: snapshot {sid} taken by the table"
+        assert app.verifier.base == count and app.verifier.pushed is None
+        # the game goes on from the pushed state, and every event still agrees
+        await asyncio.to_thread(game.play_trick)
+        await pilot.pause(0.3)
+        assert app.verifier.next_index > count and app.verifier.disagreements == []
+        assert game.disagreements == []
+        assert "trick 3: S" in pane(app, "game")
+        await pilot.press("q")
+        await until(pilot, lambda: source.closed, timeout=10)
+
+    try:
+        run(app, scenario)
+    finally:
+        source.close()
+
+
+def test_a_table_on_a_port_mirrors_its_display_over_the_link() -> None:
+    """The --port path: the firmware's USB serial (a pty) opened by path; the
+    display comes over the link (APP 101/102), and q closes the port."""
+    vt = VirtualTable(1, readers="direct", rules=Rules(decks=1))
+    vt.start()
+    try:
+        assert vt.link is not None
+        port = vt.link.port
+        assert port is not None
+        vt.link.close()  # the table's USB cable, now the console's
+        source = PortSource(port, 1)
+        source.start()
+        app = ConsoleApp(source, make_verifier(Rules(decks=1)))
+
+        async def scenario(pilot: Pilot[int]) -> None:
+            await until(pilot, lambda: "state     synced" in pane(app, "link"))
+            await until(pilot, lambda: app.remote_lines is not None)
+            assert pane(app, "display").split("\n") == ["|" + x.ljust(16) + "|" for x in vt.lines]
+            assert "hand      1" in pane(app, "game")
+            assert "    0  " + describe([1, 1, -1, 1, 0, 0, 1]) + "  [agreed]" in log_lines(app)
+            # a real table's cards are tapped at its readers, not here
+            await pilot.press("t")
+            assert app.messages[-1].startswith("taps need the virtual table")
+            await pilot.press("q")
+            await until(pilot, lambda: source.closed, timeout=10)
+
+        run(app, scenario)
+        link = source.link
+        assert link is not None and not link.connected
+        assert vt.alive()
+    finally:
+        vt.close()
