@@ -236,3 +236,29 @@ def test_a_table_on_a_port_mirrors_its_display_over_the_link() -> None:
         assert vt.alive()
     finally:
         vt.close()
+
+
+def test_a_disagreement_shows_both_views() -> None:
+    """The host judges with the wrong --decks (2) a table that plays one deck:
+    the table's first event already differs from the engine's, and the
+    console shows the disagreement as the verifier words it."""
+    source = VirtualSource(Rules(decks=1), readers="direct")
+    source.start()
+    app = ConsoleApp(source, make_verifier(Rules(decks=2)))
+
+    async def scenario(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: "state     synced" in pane(app, "link"))
+        await until(pilot, lambda: app.disagreement_count == 1)
+        (d,) = app.verifier.disagreements
+        assert d.index == 0 and d.what == "verdict" and d.fields == (3,)  # the decks
+        assert log_lines(app, "disagreements") == d.show().splitlines()
+        assert app.query_one("#disagreements").border_title == "disagreements: 1"
+        assert any(x.endswith("[DISAGREES]") and "hand 1: 1 deck(s)" in x for x in log_lines(app))
+        assert "1 judged, 0 agreed, 1 disagree" in pane(app, "link")
+        await pilot.press("q")
+        await until(pilot, lambda: source.closed, timeout=10)
+
+    try:
+        run(app, scenario)
+    finally:
+        source.close()

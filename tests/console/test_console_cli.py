@@ -108,13 +108,12 @@ def test_the_command_in_a_terminal_quits_cleanly_while_the_bots_play() -> None:
     import select
     import sys
     import time
-    from pathlib import Path
 
-    exe = Path(sys.executable).with_name("tractor-table")
+    argv = [sys.executable, "-m", "tractor_table.cli", "console", "--virtual", "--bots", "--hands", "3"]
     pid, fd = pty.fork()
     if pid == 0:  # pragma: no cover - the child
         os.environ.update(TERM="xterm-256color", COLUMNS="120", LINES="40")
-        os.execv(str(exe), [str(exe), "console", "--virtual", "--bots", "--hands", "3", "--readers", "direct"])
+        os.execv(sys.executable, argv)
     out = b""
 
     def read_until(what: bytes, timeout: float) -> bool:

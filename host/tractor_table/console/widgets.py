@@ -44,8 +44,8 @@ class Confirm(ModalScreen[bool]):
         with Vertical(id="confirm"):
             yield Static(Text(self.question), id="question")
             with Horizontal(id="answers"):
-                yield Button(f"{self.yes} [y]", id="yes", variant="warning")
-                yield Button("cancel [n]", id="no")
+                yield Button(f"{self.yes} (y)", id="yes", variant="warning")
+                yield Button("cancel (n)", id="no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
