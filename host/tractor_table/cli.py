@@ -33,6 +33,7 @@ COMMANDS: dict[str, Command] = {
     "demo": Command("demo", "run the most complete end-to-end demonstration"),
     "virtual": Command("virtual", "run the real firmware on a virtual table (bots play, the host checks)"),
     "link": Command("link", "follow a table over USB and check every event with the full engine"),
+    "records": Command("records", "the hands the host recorded (SQLite): list, show, export, check"),
     "console": Command("console", "the operator's console (a terminal UI) for a real or virtual table"),
     "firmware": Command("firmware", "compile the firmware with mpy-cross into build/firmware"),
     "simulate": Command("simulate", "bots play a match with the full rules engine; prints the score sheet"),

@@ -7,6 +7,9 @@ engine, by the rules the table was deployed with (``--rules PRESET``, as given t
 ``tractor-table deploy``); disagreements are shown with both views and appended
 to a file (``--disagreements``, checked before the port is opened).
 Ends after ``--seconds``, on Ctrl-C or on ``quit`` with a summary.
+Everything the table reports, and every verdict, is recorded in SQLite
+(:mod:`tractor_table.records`; ``--db FILE``, by default in the user's data
+directory; ``--no-record`` records nothing): ``tractor-table records`` reads it.
 
 While it runs it reads commands, one per line, from standard input:
 ``status`` (the verifier's count so far), ``push`` (the operator's remedy
@@ -45,6 +48,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--disagreements", type=Path, help="append disagreements to this JSON-lines file")
     parser.add_argument("--connect-timeout", type=float, default=10.0, help="seconds to wait for the table (default 10)")
     parser.add_argument("--quiet", action="store_true", help="do not print every event")
+    parser.add_argument(
+        "--db", type=Path, metavar="FILE",
+        help="record the table's events, hands and verdicts in this SQLite file "
+        "(default: records.sqlite in the user's data directory)",
+    )
+    parser.add_argument("--no-record", action="store_true", help="record nothing")
 
 
 def _describe(ev: list[Any]) -> str:
@@ -87,11 +96,16 @@ def run(args: argparse.Namespace) -> int:
 
         replayer = EngineReplayer(rules)
     verifier = Verifier(replayer, rules_id, describe=_describe, log_path=args.disagreements)
+    from ..records import open_recorder
+
+    recorder = open_recorder(args.db, args.no_record, port=port, source="link", rules=rules)
+    feed = recorder.follow(verifier) if recorder is not None else verifier.on_note
+    print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
 
     def on_note(note: list[Any]) -> None:
         kind = note[0]
         before = len(verifier.disagreements)
-        verifier.on_note(note)
+        feed(note)
         if kind == "up":
             p = note[1]
             print(f"link up: firmware {p[1]}, rules {p[2]}, boot {p[3]:08x}, {p[5]} events on the table")
@@ -109,6 +123,18 @@ def run(args: argparse.Namespace) -> int:
             print(d.show())
 
     link = SerialLink(port, on_note=on_note)
+    push = recorder.pushing(link.push_snapshot) if recorder is not None else link.push_snapshot
+    try:
+        _follow(args, link, verifier, push, port)
+    finally:
+        if recorder is not None:
+            print(recorder.summary())
+            recorder.store.close()
+    print(verifier.summary())
+    return 0
+
+
+def _follow(args: argparse.Namespace, link: Any, verifier: Any, push: Any, port: str) -> None:
     with link:
         if not link.wait_synced(args.connect_timeout):
             reason = link.last_error or "no answer to the handshake: is the table's firmware running?"
@@ -124,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
                     print(verifier.summary())
                 elif cmd == "push":
                     try:
-                        sid = verifier.push_host_state(link.push_snapshot)
+                        sid = verifier.push_host_state(push)
                     except CommandError as exc:
                         print(f"push: {exc}")
                     else:
@@ -133,8 +159,6 @@ def run(args: argparse.Namespace) -> int:
                     print(f"unknown command {cmd!r}: status, push or quit")
         except KeyboardInterrupt:
             pass
-    print(verifier.summary())
-    return 0
 
 
 class _Commands:

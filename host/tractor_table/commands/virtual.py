@@ -6,6 +6,8 @@ events over the (pseudo-terminal) USB serial link, and every event is checked
 against the full engine. Without ``--bots`` the table waits for commands typed
 on standard input (``tap SEAT CARD``, ``ok SEAT``, ``undo SEAT``,
 ``challenge SEAT``, ``show``, ``quit``), a console for trying the firmware by hand.
+The table's events, hands and the verdicts are recorded in SQLite as
+``tractor-table link`` records them (``--db FILE``, ``--no-record``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import argparse
 import re
 import sys
 import time
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError
 
@@ -77,6 +80,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--verbose", action="store_true", help="print every game event as it arrives"
     )
+    parser.add_argument(
+        "--db", type=Path, metavar="FILE",
+        help="record the table's events, hands and verdicts in this SQLite file "
+        "(default: records.sqlite in the user's data directory)",
+    )
+    parser.add_argument("--no-record", action="store_true", help="record nothing")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,7 +96,6 @@ def run(args: argparse.Namespace) -> int:
     from ..link.verifier import Verifier
     from ..mpy import micropython_binary
     from ..virtual.events import describe
-    from ..virtual.game import BotGame
     from ..virtual.runner import VirtualTable
 
     if args.hands < 1:
@@ -101,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
         rules = Rules.preset(args.rules, **({"decks": args.decks} if args.decks else {}))
     except InvalidRulesError as exc:
         raise CommandError(f"--rules/--decks: {exc}") from None
+    from ..records import open_recorder
+
+    # before the virtual table exists: a records file that cannot be used stops here
+    recorder = open_recorder(args.db, args.no_record, port="virtual", source="virtual", rules=rules)
     t0 = time.monotonic()
     vt = VirtualTable(
         rules.decks,
@@ -111,7 +123,20 @@ def run(args: argparse.Namespace) -> int:
     )
     # the host's side of the architecture: every event re-judged by the full engine
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
-    vt.note_hooks.append(verifier.on_note)
+    vt.note_hooks.append(recorder.follow(verifier) if recorder is not None else verifier.on_note)
+    print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
+    try:
+        return _play(args, vt, rules, verifier, t0)
+    finally:
+        if recorder is not None:
+            vt.close()  # the link's thread stops before the records close
+            print(recorder.summary())
+            recorder.store.close()
+
+
+def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any, t0: float) -> int:
+    from ..virtual.game import BotGame
+
     how = "simulated PN532 readers on SPI" if args.readers == "spi" else "taps given as card ids"
     print(
         f"virtual table: the firmware under MicroPython (heap {vt.heapsize}), {rules.decks} deck(s), rules {args.rules}, {how}"

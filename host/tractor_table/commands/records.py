@@ -1,0 +1,171 @@
+"""``tractor-table records``: the hands the host recorded from the tables it followed.
+
+``records list`` (every hand: date, table, result, disagreements),
+``records show HAND`` (every event in words, with the verifier's verdicts and
+both views of a disagreement), ``records export HAND --out FILE`` (the hand
+as an engine hand record of docs/records.md, replayable with
+``shengji.record.replay``; ``--format events`` writes the table's own events
+as JSON lines, which always works) and ``records check`` (SQLite's checks,
+the state hash chain of every table re-verified, the hands against their
+events). The records are those ``tractor-table link`` and ``tractor-table
+virtual`` write: by default in the user's data directory, else ``--db FILE``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import CommandError
+
+ACTIONS = ("list", "show", "export", "check")
+TRUMPS = ("S", "H", "D", "C", "NT")
+RANKS = "23456789TJQKA"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "action", choices=ACTIONS,
+        help="list the hands, show one, export one, or check the records' integrity",
+    )
+    parser.add_argument("hand", nargs="?", type=int, metavar="HAND", help="a hand's number in 'records list'")
+    parser.add_argument("--db", type=Path, help="the records file (default: records.sqlite in the user's data directory)")
+    parser.add_argument("--out", type=Path, metavar="FILE", help="export: the file to write")
+    parser.add_argument(
+        "--format", choices=("engine", "events"), default="engine",
+        help="export: 'engine', a hand record the full engine replays (docs/records.md; default), "
+        "or 'events', the table's events as JSON lines",
+    )
+    parser.add_argument("--table", type=int, help="list: only this table's hands")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..records import Store, default_path
+
+    if args.action in ("show", "export") and args.hand is None:
+        raise CommandError(f"records {args.action}: give the hand's number (see 'tractor-table records list')")
+    if args.action != "export" and args.out is not None:
+        raise CommandError("--out goes with 'records export'")
+    if args.action == "export":
+        from ._files import check_writable
+
+        if args.out is None:
+            raise CommandError("records export: give the file to write with --out FILE")
+        check_writable(args.out, "--out")
+    path = args.db if args.db is not None else default_path()
+    with Store.open(path, create=False) as store:
+        if args.action == "list":
+            return _list(store, args.table)
+        if args.action == "show":
+            return _show(store, args.hand)
+        if args.action == "export":
+            return _export(store, args.hand, args.out, args.format)
+        return _check(store)
+
+
+def _when(at: str | None) -> str:
+    return (at or "")[:19].replace("T", " ")
+
+
+def _levels(a: Any, b: Any) -> str:
+    if a is None or b is None:
+        return "?"
+    return f"{RANKS[a] if 0 <= a < 13 else a}/{RANKS[b] if 0 <= b < 13 else b}"
+
+
+def _list(store: Any, table: int | None) -> int:
+    hands = store.hands(table)
+    print(f"records {store.path}: {len(hands)} hand(s)")
+    if not hands:
+        return 0
+    print(f"{'hand':>5}  {'date (UTC)':19}  {'table':>5}  {'#':>3}  {'events':>6}  {'disagree':>8}  result")
+    for h in hands:
+        if h["status"] == "done":
+            result = h["result"] or "done"
+        elif h["status"] == "redeal":
+            result = "redeal: nobody bid"
+        else:
+            result = h["status"] + (" (the records start inside it)" if h["partial"] else "")
+            if h["trump"] is not None:
+                result += f"; trump {TRUMPS[h['trump']] if 0 <= h['trump'] < 5 else h['trump']}"
+            if h["attackers_score"] is not None:
+                result += f"; attackers {h['attackers_score']} so far"
+        no = "?" if h["hand_no"] is None else h["hand_no"]
+        print(
+            f"{h['id']:>5}  {_when(h['started_at']):19}  {h['table_id']:>5}  {no:>3}  "
+            f"{h['events']:>6}  {h['disagreements']:>8}  {result}"
+        )
+    return 0
+
+
+def _show(store: Any, hand_id: int) -> int:
+    from ..records import _describe
+
+    h = store.hand(hand_id)
+    no = "?" if h["hand_no"] is None else h["hand_no"]
+    print(
+        f"hand {h['id']} (table {h['table_id']}, hand {no} of its match): {h['status']}, "
+        f"events {h['start_idx']}-{h['end_idx']}, {_when(h['started_at'])} UTC"
+        + (f" to {_when(h['ended_at'])}" if h["ended_at"] else "")
+    )
+    if h["dealer"] is not None:
+        trump = TRUMPS[h["trump"]] if h["trump"] is not None and 0 <= h["trump"] < 5 else "?"
+        print(f"  dealer S{h['dealer']}, levels {_levels(h['level0'], h['level1'])}, trump {trump}")
+    if h["result"]:
+        print(f"  result: {h['result']}")
+    for e in store.hand_events(h):
+        marks = []
+        for v in e["verdicts"]:
+            marks.append(v["verdict"])
+        mark = f"  [{', '.join(sorted(set(marks)))}]" if marks else "  [not judged]"
+        gone = "" if e["current"] else f"  (superseded: {e['superseded']})"
+        print(f"{e['index']:5d}  {e['hash']:08x}  {_describe(e['event'])}{mark}{gone}")
+        for v in e["verdicts"]:
+            if v["verdict"] != "disagreed":
+                continue
+            host = json.loads(v["host_event"]) if v["host_event"] else None
+            print(f"         the table and the host disagree ({v['what']}, session {v['session']}):")
+            print(f"           table: {v['table_text'] or e['event']}  {json.dumps(e['event'])}  hash {v['table_hash']:08x}")
+            print(f"           host:  {v['host_text'] or host}  {json.dumps(host)}  hash {v['host_hash']:08x}")
+            if v["fields"] and json.loads(v["fields"]):
+                print(f"           fields that differ: {', '.join(map(str, json.loads(v['fields'])))}")
+    return 0
+
+
+def _export(store: Any, hand_id: int, out: Path, fmt: str) -> int:
+    from ..records import NotFaithful, engine_record, events_record
+    from ._files import write_atomic
+
+    h = store.hand(hand_id)
+    if fmt == "events":
+        text = events_record(store, h)
+        what = "the table's events (JSON lines)"
+    else:
+        try:
+            text = engine_record(store, h)
+        except NotFaithful as exc:
+            raise CommandError(
+                f"hand {hand_id} cannot be written as an engine hand record faithfully: {exc}; "
+                "'--format events' writes the table's own events"
+            ) from None
+        what = "an engine hand record (shengji.record.replay reads it)"
+    write_atomic(out, text.encode("utf-8"), "--out")
+    print(f"hand {hand_id}: {len(text.splitlines()) - 1} events written to {out}, {what}")
+    return 0
+
+
+def _check(store: Any) -> int:
+    problems, remarks = store.check()
+    counts = store.counts()
+    print(
+        f"records {store.path}: {counts['tables']} table(s), {counts['sessions']} session(s), "
+        f"{counts['events']} event(s), {counts['hands']} hand(s), {counts['verdicts']} verdict(s)"
+    )
+    for r in remarks:
+        print(f"  {r}")
+    for p in problems:
+        print(f"  PROBLEM: {p}")
+    print("integrity: ok" if not problems else f"integrity: {len(problems)} problem(s)")
+    return 1 if problems else 0

@@ -1,0 +1,151 @@
+"""End to end: hands on the virtual table (the real firmware under
+MicroPython, its events over the link on a pty, the full engine judging
+them) recorded in SQLite, then read back with ``tractor-table records``; and
+``tractor-table link`` recording a table that reboots with another history."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from records_device import PtyTable
+from records_notes import hand_events
+from shengji import Rules
+from shengji import record as erecord
+from tractor_table import cli
+from tractor_table.link import ttlink
+from tractor_table.link.engine_replayer import EngineReplayer
+from tractor_table.link.verifier import Verifier
+from tractor_table.records import Recorder, Store
+from tractor_table.virtual.events import describe
+from tractor_table.virtual.game import BotGame
+from tractor_table.virtual.runner import VirtualTable
+
+
+def _rebuilt_hand(rules: Rules, events: list[list[object]]) -> object:
+    """The engine's hand built from the table's events by the verifier's replayer."""
+    rp = EngineReplayer(rules)
+    rp.reset(None)
+    hand = None
+    for k, ev in enumerate(events):
+        rp.replay(k, ev)  # type: ignore[arg-type]
+        hand = rp.hand or hand
+    return hand
+
+
+def test_a_virtual_table_hand_is_recorded_listed_shown_exported_and_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = Rules(decks=1)
+    db = tmp_path / "records.sqlite"
+    store = Store.open(db)
+    rec = Recorder(store, port="virtual", source="virtual", rules=rules)
+    verifier = Verifier(EngineReplayer(rules), "rules-2026.1", describe=describe)
+    vt = VirtualTable(1, readers="direct", rules=rules)
+    vt.note_hooks.append(rec.follow(verifier))
+    with vt:
+        game = BotGame(vt, rules, seed=5, strength=1, say=lambda s: None)
+        game.play(1)
+        assert vt.link is not None
+        vt.link.wait_for(lambda h: h.record.count >= 1 and h.record.events[-1][1][0] == 12, 5)
+        events = vt.link.with_link(lambda h: [(h2, list(e)) for h2, e in h.record.events])
+    store.close()
+    assert rec.failed == "" and game.disagreements == [] and verifier.disagreements == []
+    assert rec.new_events == len(events) > 40 and rec.verdicts == len(events)
+    end = events[-1][1]
+    assert end[0] == 12  # HAND_END
+
+    capsys.readouterr()
+    assert cli.main(["records", "list", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if x.strip().startswith("1 ")]
+    assert describe(end) in line
+    cols = line.split()
+    assert cols[0] == "1" and cols[3] == "1" and cols[5] == str(len(events)) and cols[6] == "0"
+
+    assert cli.main(["records", "show", "1", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    for k, (h, ev) in enumerate(events):
+        assert f"{k:5d}  {h:08x}  {describe(ev)}  [agreed]" in out
+
+    record_file = tmp_path / "hand1.jsonl"
+    assert cli.main(["records", "export", "1", "--db", str(db), "--out", str(record_file)]) == 0
+    text = record_file.read_text()
+    head = json.loads(text.splitlines()[0])
+    assert head["format"] == "tractor-table/hand" and head["rules"] == rules.to_dict()
+    hand = erecord.replay(text)  # every line's engine state hash checked on the way
+    rebuilt = _rebuilt_hand(rules, [ev for _, ev in events])
+    assert hand.state_hash() == rebuilt.state_hash()  # type: ignore[attr-defined]
+    res = hand.result()
+    assert (res.score, res.kitty_points, res.multiplier) == tuple(end[1:4])
+
+    events_file = tmp_path / "hand1.events.jsonl"
+    assert cli.main(["records", "export", "1", "--db", str(db), "--out", str(events_file),
+                     "--format", "events"]) == 0
+    lines = [json.loads(x) for x in events_file.read_text().splitlines()]
+    assert lines[0]["format"] == "tractor-table/table-events"
+    assert [(x["hash"], x["event"]) for x in lines[1:]] == events
+
+    assert cli.main(["records", "check", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(events)} event(s) in the chain checked" in out and "integrity: ok" in out
+
+
+def test_the_virtual_command_records_by_default_where_it_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert cli.main(["virtual", "--bots", "--decks", "1", "--readers", "direct", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    where = tmp_path / "data" / "tractor-table" / "records.sqlite"
+    assert f"records: {where}" in out
+    with Store.open(where, create=False) as store:
+        (h,) = store.hands()
+        assert h["status"] == "done" and h["disagreements"] == 0
+        assert store.check()[0] == []
+    assert cli.main(["virtual", "--bots", "--decks", "1", "--readers", "direct", "--no-record"]) == 0
+    assert "records: off (--no-record)" in capsys.readouterr().out
+
+
+def test_the_link_command_records_a_table_that_reboots_with_another_history(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "r.sqlite"
+    first = hand_events(1)
+    table = PtyTable(0x1111, first)
+    try:
+        assert cli.main(["link", "--port", table.path, "--seconds", "0.5", "--no-verify",
+                         "--db", str(db), "--quiet"]) == 0
+    finally:
+        table.close()
+    out = capsys.readouterr().out
+    assert f"records: {db}" in out and f"{len(first)} new event(s)" in out
+    assert out.splitlines()[-1].startswith(f"{len(first)} events: 0 judged")
+
+    # the table rebooted and restored a save at event 10 (nothing of it in its
+    # ring: the host gets its snapshot), then the game went on otherwise
+    h9 = 0
+    for ev in first[:10]:
+        h9 = ttlink.chain_hash(h9, ev)
+    table = PtyTable(0x2222, restore=(10, h9))
+    later = [[6, 1, 2, 40], [6, 1, 3, 41]]
+    timer = threading.Timer(0.6, lambda: [table.add(ev) for ev in later])
+    timer.start()
+    try:
+        assert cli.main(["link", "--port", table.path, "--seconds", "1.5", "--no-verify",
+                         "--db", str(db), "--quiet"]) == 0
+    finally:
+        timer.cancel()
+        table.close()
+    out = capsys.readouterr().out
+    assert "link snapshot: 10" in out and "2 new event(s)" in out and "1 conflict(s)" in out
+    with Store.open(db) as store:
+        assert store.counts()["tables"] == 1 and store.counts()["boots"] == 2
+        assert store.counts()["snapshots"] == 1
+        rows = store.query("SELECT idx, current, superseded_why FROM events WHERE idx >= 10 ORDER BY idx, id")
+        assert rows == [(10, 0, "fork"), (10, 1, None), (11, 0, "fork"), (11, 1, None),
+                        (12, 0, "fork"), (13, 0, "fork"), (14, 0, "fork")]
+        problems, remarks = store.check()
+        assert problems == [] and any("5 event(s) superseded (fork)" in r for r in remarks)
