@@ -390,3 +390,22 @@ def test_export_says_why_a_hand_is_no_faithful_engine_record(
     err = capsys.readouterr().err
     assert "give the hand's number" in err and "no hand 9" in err and "no records there yet" in err
     assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_check_finds_a_broken_chain_and_hands_that_differ_from_their_events(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "r.sqlite"
+    with Store.open(db) as store:
+        _feed(Recorder(store), [up(111), *event_notes(hand_events(1) + hand_events(2))])
+    assert cli.main(["records", "check", "--db", str(db)]) == 0
+    assert "integrity: ok" in capsys.readouterr().out
+    with Store.open(db) as store, store.transaction() as d:
+        # a play's card changed behind the records' back, and a hand's score
+        d.execute("UPDATE events SET event = '[6,0,1,33]' WHERE idx = 5")
+        d.execute("UPDATE hands SET attackers_score = 5 WHERE hand_no = 2")
+    assert cli.main(["records", "check", "--db", str(db)]) == 1
+    out = capsys.readouterr().out
+    assert "PROBLEM: table 1 event 5: state hash" in out and "the chain is broken here" in out
+    assert "PROBLEM: table 1: the hands stored differ from what the events say" in out
+    assert "integrity: 2 problem(s)" in out
