@@ -41,6 +41,19 @@ class PtyTable:
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
+    def reboot(self, boot_id: int, restore: tuple[int, int]) -> None:
+        """The table restarts (same cable): a new boot id, its log restored from
+        a save at ``restore`` = (count, hash after event count - 1); it
+        announces itself, and the host starts a new session."""
+        rng = random.Random(boot_id)
+        link = ttlink.DeviceLink(
+            _ms(), boot_id, lambda: rng.getrandbits(30), "0.1.0", host_identity()[1]
+        )
+        link.snapshot_source = lambda: (b"[]", link.count, link.head)
+        link.restore(restore[0], restore[1], ())
+        with self.lock:
+            self.link = link
+
     def add(self, ev: list[Any]) -> int:
         with self.lock:
             return self.link.add_event(ev)

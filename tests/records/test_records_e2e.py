@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,46 @@ def test_the_link_command_records_a_table_that_reboots_with_another_history(
                         (12, 0, "fork"), (13, 0, "fork"), (14, 0, "fork")]
         problems, remarks = store.check()
         assert problems == [] and any("5 event(s) superseded (fork)" in r for r in remarks)
+
+
+def test_the_link_command_records_a_rollback_while_it_follows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The table reboots while the host follows it and restores a save from
+    before the events the host already has: the host link's rollback; the
+    game then goes on otherwise. The events the table lost stay recorded,
+    marked superseded (rollback); the new ones are current."""
+    db = tmp_path / "r.sqlite"
+    first = hand_events(1)
+    table = PtyTable(0x3333, first)
+    h9 = 0
+    for ev in first[:10]:
+        h9 = ttlink.chain_hash(h9, ev)
+
+    def reboot_and_play_on() -> None:
+        table.reboot(0x4444, (10, h9))
+        time.sleep(0.8)
+        table.add(first[10])  # the same event again: stored once
+        table.add([6, 1, 3, 41])  # then another game
+
+    timer = threading.Timer(0.8, reboot_and_play_on)
+    timer.start()
+    try:
+        assert cli.main(["link", "--port", table.path, "--seconds", "2.5", "--no-verify",
+                         "--db", str(db), "--quiet"]) == 0
+    finally:
+        timer.cancel()
+        table.close()
+    out = capsys.readouterr().out
+    assert "link reboot:" in out and "link rollback: 10 15" in out
+    assert f"{len(first) + 1} new event(s)" in out and "1 conflict(s)" in out
+    with Store.open(db) as store:
+        assert store.counts()["tables"] == 1 and store.counts()["boots"] == 2
+        assert store.counts()["sessions"] == 2
+        rows = store.query("SELECT idx, current, superseded_why FROM events WHERE idx >= 10 "
+                           "ORDER BY idx, id")
+        assert rows == [(10, 1, None), (11, 0, "rollback"), (11, 1, None), (12, 0, "rollback"),
+                        (13, 0, "rollback"), (14, 0, "rollback")]
+        kinds = [r[0] for r in store.query("SELECT kind FROM link_notes ORDER BY id")]
+        assert "reboot" in kinds and "rollback" in kinds
+        assert store.check()[0] == []
