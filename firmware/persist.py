@@ -31,10 +31,12 @@ class Store:
         self.last_error = ""
         self.saves = 0
 
-    def save(self, snap):
+    def save(self, snap, unpack=None):
+        """Write `snap` (nested lists) atomically; unpack(x) turns each
+        bytearray met in it (the table's packed tricks) into its list."""
         f = open(self.tmp, "wb")
         try:
-            out = _Writer(f)
+            out = _Writer(f, unpack)
             out.value(snap)
             out.flush()
             f.write(b"\n%s %08x\n" % (MAGIC.encode(), out.crc & 0xFFFFFFFF))
@@ -98,9 +100,10 @@ class _Writer:
     of lists (tricks, bids) element by element, each element (a trick, a bid, a
     field) in one json.dumps, which is C code and a small allocation."""
 
-    def __init__(self, f):
+    def __init__(self, f, unpack=None):
         self.f = f
         self.crc = 0
+        self.unpack = unpack
 
     def put(self, b):
         self.crc = binascii.crc32(b, self.crc)
@@ -110,10 +113,12 @@ class _Writer:
         pass
 
     def value(self, x, depth=0):
+        if isinstance(x, bytearray) and self.unpack is not None:
+            x = self.unpack(x)
         nested = False
         if depth < 2 and isinstance(x, list):
             for y in x:
-                if isinstance(y, list):
+                if isinstance(y, (list, bytearray)):
                     nested = True
                     break
         if not nested:

@@ -16,9 +16,12 @@ import table as T
 
 
 # --- snapshots (persistence, and the host's snapshot push) ---------------
-def snapshot(tb):
+def snapshot(tb, packed=False):
     """The state as nested lists of ints (JSON-able), the trick in progress
-    included (persist.py saves at trick boundaries, where it is None)."""
+    included (persist.py saves at trick boundaries, where it is None).
+    packed: the tricks as the table keeps them (T.trick_pack), for
+    persist.Store.save(snap, T.trick_unpack), which writes the same JSON
+    unpacking one trick at a time (no copy of the hand's tricks at once)."""
     ph = tb.phase
     cur = None
     if ph == T.PLAY and tb.lead is not None:
@@ -43,7 +46,7 @@ def snapshot(tb):
         tb.ev_hash,
         tb.bids,
         tb.kitty,
-        tb.tricks,
+        tb.tricks if packed else [T.trick_unpack(tr) for tr in tb.tricks],
         tb.revoked,
         tb.result,
         cur,
@@ -105,7 +108,14 @@ def restore(tb, snap):
             raise T.TableError("snapshot: bad kitty card %r" % (c,))
         seen[c] = 1
     for tr in tricks:
-        if len(tr) != 8:
+        if (
+            not isinstance(tr, list)
+            or len(tr) != 8
+            or not 0 <= tr[0] < 4
+            or not 0 <= tr[1] < 4
+            or not 0 <= tr[2] < 65536
+            or tr[3] not in (0, 1)
+        ):
             raise T.TableError("snapshot: bad trick %r" % (tr,))
         for s in range(4):
             for c in tr[4 + s]:
@@ -152,10 +162,7 @@ def restore(tb, snap):
     tb.bids = [[b[0], list(b[1])] for b in bids]
     tb.kitty = list(kitty)
     tb.kitty_up = list(kitty_up)
-    tb.tricks = [
-        [tr[0], tr[1], tr[2], tr[3], list(tr[4]), list(tr[5]), list(tr[6]), list(tr[7])]
-        for tr in tricks
-    ]
+    tb.tricks = [T.trick_pack(tr[0], tr[1], tr[2], tr[3], tr[4:]) for tr in tricks]
     tb.revoked = [list(r) for r in revoked]
     tb.forfeit = None
     tb.result = list(result) if result else None

@@ -144,9 +144,7 @@ def end_trick(tb, now_ms):
     winner, points = tb.rules.trick(tb.leader, plays)
     if (winner & 1) != tb.defenders():
         tb.score += points
-    tb.tricks.append(
-        [tb.leader, winner, points, 1 if tb.forced else 0, plays[0], plays[1], plays[2], plays[3]]
-    )
+    tb.tricks.append(T.trick_pack(tb.leader, winner, points, 1 if tb.forced else 0, plays))
     tb.played += len(tb.lead)
     trick_no = len(tb.tricks) - 1
     tb._emit([E.TRICK, trick_no, winner, points, tb.score])
@@ -173,8 +171,8 @@ def end_hand(tb, now_ms):
     if tb.played >= tb.hand_size:
         last = tb.tricks[-1]
         if (last[1] & 1) != tb.defenders():
-            won_by = last[4 + last[1]]
-            mult, bonus = rules.kitty(last[4 + last[0]], won_by, tb.kitty)
+            won_by = T.trick_play(last, last[1])
+            mult, bonus = rules.kitty(T.trick_play(last, last[0]), won_by, tb.kitty)
             tb.score += bonus
         found = audit(tb)
         if tb.rules.revoke == 1 and not tb.forfeit:
@@ -220,12 +218,12 @@ def check_revokes(tb, seat, cards, now_ms):
     found = None
     for t in range(n - 1, -1, -1):
         tr = tricks[t]
-        play = tr[4 + seat]
-        known.extend(play)
+        at = T.trick_at(tr, seat)
+        for i in range(at, at + tr[5 + seat]):
+            known.append(tr[i])
         if tr[0] == seat:
             continue
-        lead = tr[4 + tr[0]]
-        lsuit = rules.suit_of(lead[0])
+        lsuit = rules.suit_of(tr[T.trick_at(tr, tr[0])])
         touch = False
         for c in cards:
             if rules.suit_of(c) == lsuit:
@@ -233,7 +231,7 @@ def check_revokes(tb, seat, cards, now_ms):
                 break
         if not touch or _revoked(tb, t, seat):
             continue
-        why = rules.check_follow(lead, known, play)
+        why = rules.check_follow(T.trick_play(tr, tr[0]), known, T.trick_play(tr, seat))
         if why:
             if found is None:
                 found = []
@@ -268,18 +266,22 @@ def audit(tb):
     found = []
     for t in range(n - 1, -1, -1):
         tr = tricks[t]
+        at = 9
         for s in range(4):
-            hands[s].extend(tr[4 + s])
+            h = hands[s]
+            for i in range(at, at + tr[5 + s]):
+                h.append(tr[i])
+            at += tr[5 + s]
         leader = tr[0]
-        lead = tr[4 + leader]
+        lead = T.trick_play(tr, leader)
         block = None
-        if not tr[3] and rules.is_throw(lead):
+        if not tr[2] and rules.is_throw(lead):
             if rules.throw(leader, lead, hands) is not None:
                 block = [[E.AUDIT, t, leader, E.THROW_FAILED, 0]]
         for s in range(4):
             if s == leader:
                 continue
-            why = rules.check_follow(lead, hands[s], tr[4 + s])
+            why = rules.check_follow(lead, hands[s], T.trick_play(tr, s))
             if why:
                 if block is None:
                     block = []

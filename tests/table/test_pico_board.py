@@ -1,5 +1,5 @@
 # runs-under: micropython heapsize=192K
-# main.PicoBoard, the real table's board, built on a stand-in for the rp2
+# picoboard.PicoBoard, the real table's board, built on a stand-in for the rp2
 # port's machine module: pins from hwconfig.py, buttons through the decoder,
 # the buzzer on PWM, the display on I2C, and readers that do not answer (an
 # SPI bus with no chip on it) reported as reader faults, not a crash.
@@ -9,7 +9,7 @@ import time
 
 import events as E
 import hwconfig as H
-import main as M
+import picoboard as M
 import table as T
 
 

@@ -135,7 +135,8 @@ def test_trick_completes_and_scores_attackers():
     assert t.score == 25 and t.leader == 2 and t.turn == 2
     assert t.take_sound() == E.SND_TRICK
     assert t.take_save() is True
-    assert t.tricks[0][4:] == [[5], [8], [11], [3]]
+    assert T.trick_unpack(t.tricks[0]) == [1, 2, 25, 0, [5], [8], [11], [3]]
+    assert t.snapshot()[17] == [[1, 2, 25, 0, [5], [8], [11], [3]]]
 
 
 def test_throw_challenged_is_forced():

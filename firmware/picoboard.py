@@ -1,0 +1,192 @@
+# The real table's board for main.App (the interface is described in
+# main.py): pins from hwconfig.py, the PN532 readers (picohw.readers) through
+# the scanner, the SSD1306 display on I2C, four buttons (ButtonDecoder), a PWM
+# buzzer, flash (persist.Store) and the USB serial (ttlink_io.StdioPort).
+#
+# Loaded only on the Pico, by main.main(): the virtual table brings its own
+# board (host/tractor_table/virtual/mpy/vboard.py), and main.py, which the
+# Pico compiles from source at every start, stays small.
+import events as E
+import table as T
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
+# Button timing (ms): a press shorter than LONG_MS is a click; two clicks
+# within DOUBLE_MS are a double press (challenge); a press held LONG_MS or more
+# is an undo. A click is reported once DOUBLE_MS passed without a second one.
+LONG_MS = const(800)
+DOUBLE_MS = const(350)
+DEBOUNCE_MS = const(20)
+
+
+class ButtonDecoder:
+    """Turns raw button levels into clicks, double presses and long presses.
+
+    feed(seat, pressed, now) with the level of each button at each poll;
+    take(now) returns the [(seat, kind)] decided by now. Sans-IO, no allocation
+    per poll but for the result list."""
+
+    def __init__(self, seats=4):
+        self.down_at = [-1] * seats  # when the current press began, -1 up
+        self.last_change = [-(1 << 29)] * seats
+        self.clicks = [0] * seats
+        self.click_at = [0] * seats
+        self.long_sent = [False] * seats
+        self.out = []
+
+    def feed(self, seat, pressed, now):
+        if (self.down_at[seat] >= 0) == bool(pressed):
+            if pressed and not self.long_sent[seat] and now - self.down_at[seat] >= LONG_MS:
+                self.long_sent[seat] = True
+                self.clicks[seat] = 0
+                self.out.append((seat, E.BTN_UNDO))
+            return
+        if now - self.last_change[seat] < DEBOUNCE_MS:
+            return  # contact bounce
+        self.last_change[seat] = now
+        if pressed:
+            self.down_at[seat] = now
+            self.long_sent[seat] = False
+            return
+        held = now - self.down_at[seat]
+        self.down_at[seat] = -1
+        if self.long_sent[seat] or held >= LONG_MS:
+            return
+        self.clicks[seat] += 1
+        self.click_at[seat] = now
+        if self.clicks[seat] >= 2:
+            self.clicks[seat] = 0
+            self.out.append((seat, E.BTN_CHALLENGE))
+
+    def take(self, now):
+        for s in range(len(self.clicks)):
+            if self.clicks[s] and self.down_at[s] < 0 and now - self.click_at[s] >= DOUBLE_MS:
+                self.clicks[s] = 0
+                self.out.append((s, E.BTN_OK))
+        out = self.out
+        if out:
+            self.out = []
+        return out
+
+
+# What PicoBoard.taps() returns when no card came: shared, never appended to.
+_NO_TAPS = ()
+
+# Sounds: (frequency Hz, length ms) by events.SND_*.
+_TONES = ((0, 0), (2000, 15), (1500, 60), (400, 400), (2500, 120), (3000, 400))
+
+
+class PicoBoard:
+    """The real table: pins from hwconfig.py, PN532 readers on SPI through the
+    scanner, the SSD1306 on I2C, four buttons, a PWM buzzer, flash, USB serial."""
+
+    def __init__(self, machine=None, store_path="/table.json"):
+        # machine: the rp2 port's module, or (tests) a stand-in with the same classes
+        import time
+
+        if machine is None:
+            import machine
+        I2C = machine.I2C
+        PWM = machine.PWM
+        Pin = machine.Pin
+
+        import cardmap
+        import hwconfig as H
+        import persist
+        import picohw
+        import scanner
+        import ttlink_io
+        from display import SSD1306
+
+        self._time = time
+        self._H = H
+        self._scanner_mod = scanner
+        readers = picohw.readers(machine)
+        self.cards = None
+        self.problem = ""
+        try:
+            self.cards = cardmap.load(H.CARDS_FILE)
+        except (OSError, cardmap.CardMapError) as exc:
+            # without a card map every tag is "unknown": the display says why
+            self.problem = "no card map: %s" % exc
+        self.decks = self.cards.decks if self.cards is not None else 2
+        self.scanner = scanner.Scanner(readers, self.cards)
+        self.tag_sink = None  # enrollmode: sees every scanner event first
+        self.oled = None
+        try:
+            oled = SSD1306(
+                I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ),
+                H.DISPLAY_ADDR,
+            )
+            oled.init()
+            self.oled = oled
+        except OSError:
+            self.problem = self.problem or "no display on I2C"
+        self.buttons = [Pin(p, Pin.IN, Pin.PULL_UP) for p in H.BUTTONS]
+        self.decoder = ButtonDecoder(H.SEATS)
+        self.pwm = PWM(Pin(H.BUZZER))
+        self.pwm.duty_u16(0)
+        self._tone_until = 0
+        self.led = Pin(H.LED, Pin.OUT, value=0)
+        self.port = ttlink_io.StdioPort()
+        self.store = persist.Store(store_path)
+        self.rand = ttlink_io.random32
+
+    def ticks_ms(self):
+        return self._time.ticks_ms()
+
+    def sleep_ms(self, ms):
+        self._time.sleep_ms(ms)
+
+    def running(self):
+        return True
+
+    def taps(self, now):
+        sc = self.scanner
+        S = self._scanner_mod
+        sc.tick(now)
+        out = None  # the idle poll (nearly every call) allocates nothing
+        while sc.pop():
+            if out is None:
+                out = []
+            if self.tag_sink is not None:
+                self.tag_sink(sc)
+            k = sc.kind
+            if k == S.EV_CARD:
+                out.append((sc.seat, sc.card))
+            elif k == S.EV_UNKNOWN:
+                out.append((sc.seat, T.UNKNOWN_TAG))
+            elif k == S.EV_TWO or k == S.EV_CROSSTALK or k == S.EV_FAULT:
+                out.append((sc.seat, T.READER_ERROR))
+        if self._tone_until and self._time.ticks_diff(now, self._tone_until) >= 0:
+            self.pwm.duty_u16(0)
+            self._tone_until = 0
+        return _NO_TAPS if out is None else out
+
+    def presses(self, now):
+        pressed = self._H.BUTTON_PRESSED
+        for s in range(len(self.buttons)):
+            self.decoder.feed(s, self.buttons[s].value() == pressed, now)
+        return self.decoder.take(now)
+
+    def show(self, buf, lines):
+        self.led.value(1)
+        if self.oled is not None:
+            try:
+                self.oled.show(buf)
+            except OSError:
+                self.oled = None  # the display went away: play on without it
+        self.led.value(0)
+
+    def beep(self, sound):
+        freq, ms = _TONES[sound]
+        if freq:
+            self.pwm.freq(freq)
+            self.pwm.duty_u16(32768)
+            self._tone_until = self._time.ticks_add(self._time.ticks_ms(), ms)
