@@ -390,7 +390,13 @@ class Store:
                 f"records {path}: no records there yet ('tractor-table link' and 'tractor-table "
                 "virtual' write them; --db names another file)"
             )
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RecordsError(
+                f"records {path}: cannot create {path.parent} ({exc.strerror or exc}); "
+                "give another file with --db"
+            ) from None
         try:
             db = sqlite3.connect(
                 path, timeout=10.0, isolation_level=None, check_same_thread=False
@@ -650,6 +656,12 @@ def _check_file(path: Path) -> None:
 
 
 def _damaged(path: Path, exc: sqlite3.Error) -> RecordsError:
+    if isinstance(exc, sqlite3.OperationalError):
+        # not the file's content: permissions, a full disk, a lock held too long
+        return RecordsError(
+            f"records {path}: cannot use it ({exc}); check the folder's permissions and free "
+            "space, or give another file with --db"
+        )
     return RecordsError(
         f"records {path}: the database is damaged ({exc}); it was left as it is: keep a copy, "
         "try 'sqlite3 FILE .recover', or move it away and start new records (--db another file)"
@@ -1025,7 +1037,10 @@ def open_recorder(
     """The recorder a command asked for (None with ``--no-record``)."""
     if no_record:
         return None
-    store = Store.open(db if db is not None else default_path())
+    try:
+        store = Store.open(db if db is not None else default_path())
+    except RecordsError as exc:
+        raise RecordsError(f"{exc} (or --no-record: follow the table without recording)") from None
     return Recorder(store, port=port, source=source, rules=rules)
 
 

@@ -409,3 +409,22 @@ def test_check_finds_a_broken_chain_and_hands_that_differ_from_their_events(
     assert "PROBLEM: table 1 event 5: state hash" in out and "the chain is broken here" in out
     assert "PROBLEM: table 1: the hands stored differ from what the events say" in out
     assert "integrity: 2 problem(s)" in out
+
+
+def test_a_failed_write_stops_recording_with_a_message_not_the_link(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite"
+    notes = event_notes(hand_events(1))
+    with Store.open(path) as store:
+        rec = Recorder(store)
+        _feed(rec, [up(111), *notes[:5]])
+        other = sqlite3.connect(path)
+        other.execute("DROP TABLE verdicts")  # the file changed under the recorder
+        other.execute("DROP TABLE hands")
+        other.commit()
+        other.close()
+        for n in notes[5:]:
+            rec.on_note(n)  # never raises into the link's thread
+        assert rec.failed.startswith("recording stopped:") and "hands" in rec.failed
+        assert f"records {path}: recording stopped" in rec.summary()
+        # the event in flight was rolled back whole; what was committed stays
+        assert _one(store, "SELECT COUNT(*) FROM events") == 5

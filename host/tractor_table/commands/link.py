@@ -102,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
     feed = recorder.follow(verifier) if recorder is not None else verifier.on_note
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
 
+    told: list[str] = []  # a failure to record, said once as it happens
+
     def on_note(note: list[Any]) -> None:
         kind = note[0]
         before = len(verifier.disagreements)
@@ -121,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"table says: {bytes(note[1]).decode('utf-8', 'replace').rstrip()}")
         for d in verifier.disagreements[before:]:
             print(d.show())
+        if recorder is not None and recorder.failed and not told:
+            told.append(recorder.failed)
+            print(f"records {recorder.store.path}: {recorder.failed}")
 
     link = SerialLink(port, on_note=on_note)
     push = recorder.pushing(link.push_snapshot) if recorder is not None else link.push_snapshot
