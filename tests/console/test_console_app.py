@@ -19,6 +19,8 @@ from tractor_table.commands.console import make_verifier
 from tractor_table.console.app import ConsoleApp
 from tractor_table.console.source import PortSource, TableSource, VirtualSource
 from tractor_table.console.widgets import Confirm, Pane
+from tractor_table.link.engine_replayer import EngineReplayer
+from tractor_table.link.verifier import Verifier
 from tractor_table.virtual.events import describe
 from tractor_table.virtual.game import BotGame
 from tractor_table.virtual.runner import VirtualTable
@@ -255,6 +257,49 @@ def test_a_disagreement_shows_both_views() -> None:
         assert app.query_one("#disagreements").border_title == "disagreements: 1"
         assert any(x.endswith("[DISAGREES]") and "hand 1: 1 deck(s)" in x for x in log_lines(app))
         assert "1 judged, 0 agreed, 1 disagree" in pane(app, "link")
+        await pilot.press("q")
+        await until(pilot, lambda: source.closed, timeout=10)
+
+    try:
+        run(app, scenario)
+    finally:
+        source.close()
+
+
+class _BrokenReplayer(EngineReplayer):
+    """The full engine with a bug planted at the third event (what the console
+    must survive: the verifier is engineer T's, and may fail)."""
+
+    def replay(self, index: int, event: list[Any]) -> list[Any] | None:
+        if index == 2:
+            raise KeyError("planted")
+        return super().replay(index, event)
+
+
+def test_the_console_outlives_a_verifier_that_fails() -> None:
+    rules = Rules(decks=1)
+    source = VirtualSource(rules, readers="direct")
+    source.start()
+    app = ConsoleApp(source, Verifier(_BrokenReplayer(rules), "rules-2026.1", describe=describe))
+    game = BotGame(source.vt, rules, seed=2, say=lambda s: None)
+
+    def play() -> None:
+        game.start_hand(source.vt.next_event())
+        game.play_trick()
+
+    async def scenario(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: "state     synced" in pane(app, "link"))
+        await asyncio.to_thread(play)
+        await until(pilot, lambda: app.link_view.events == len(record(source)) > 6)
+        assert app.messages[0] == "the verifier stopped at event [2]: KeyError: 'planted'"
+        lines = [x for x in log_lines(app) if not x.startswith("-----")]
+        assert [x.rsplit("  [", 1)[1] for x in lines[:2]] == ["agreed]", "agreed]"]
+        assert all(x.endswith("[not verified: the verifier stopped]") for x in lines[2:])
+        assert "verifier  stopped (see the message line)" in pane(app, "link")
+        assert "trick 1: S" in pane(app, "game")  # the game is followed all the same
+        await pilot.press("p")
+        assert not isinstance(app.screen, Confirm)
+        assert app.messages[-1] == "push: the host has no state of its own to push (it stopped); nothing was sent"
         await pilot.press("q")
         await until(pilot, lambda: source.closed, timeout=10)
 

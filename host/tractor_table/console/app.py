@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Input, Log, Static
 
 from ..errors import CommandError
@@ -61,6 +62,7 @@ class ConsoleApp(App[int]):
         self.bots_state = "the bots are playing" if source.bots else ""
         self.closing = False
         self.disagreement_count = 0
+        self.verifier_lost = ""  # why the verifier stopped (an exception in it), if it did
         self._display_due = 0.0
 
     # --- layout ------------------------------------------------------------------
@@ -87,7 +89,7 @@ class ConsoleApp(App[int]):
 
     def on_mount(self) -> None:
         self.query_one("#events", Log).focus()
-        self.set_interval(self.poll, self.drain)
+        self._drain_timer = self.set_interval(self.poll, self.drain)
         self.source.start_bots()
         self.refresh_panes()
 
@@ -95,13 +97,19 @@ class ConsoleApp(App[int]):
 
     def drain(self) -> None:
         """Take what the link (and the bots) sent since the last call."""
-        changed = False
+        try:
+            self._drain()
+        except NoMatches:
+            if not self.closing:
+                raise
+            # the screen is being taken down after q: what is left is not shown
+
+    def _drain(self) -> None:
         for _ in range(DRAIN_MAX):
             try:
                 kind, value = self.source.inbox.get_nowait()
             except queue.Empty:
                 break
-            changed = True
             if kind == "note":
                 self._note(value)
             elif kind == "bots":
@@ -110,14 +118,20 @@ class ConsoleApp(App[int]):
                 self.bots_state = str(value)
                 self.say(str(value))
         self._poll_display()
-        if changed or self.source.kind == "port":
-            self.refresh_panes()
+        # always: the display changes without events (messages time out), and a
+        # port that does not open says so only in the link's last error
+        self.refresh_panes()
 
     def _note(self, note: list[Any]) -> None:
         v = self.verifier
         kind = note[0]
         before = (v.checked, v.agreed, v.unchecked, len(v.disagreements))
-        v.on_note(note)
+        if not self.verifier_lost:
+            try:
+                v.on_note(note)
+            except Exception as exc:  # noqa: BLE001 - the console must outlive a replayer's bug
+                self.verifier_lost = f"{type(exc).__name__}: {exc}"
+                self.say(f"the verifier stopped at {kind} {note[1:2]}: {self.verifier_lost}")
         self.link_view.on_note(note)
         self.game.on_note(note)
         log = self.query_one("#events", Log)
@@ -152,6 +166,8 @@ class ConsoleApp(App[int]):
 
     def _verdict(self, before: tuple[int, int, int, int]) -> str:
         v = self.verifier
+        if self.verifier_lost:
+            return "not verified: the verifier stopped"
         if len(v.disagreements) > before[3]:
             return "DISAGREES"
         if v.refused:
@@ -213,7 +229,9 @@ class ConsoleApp(App[int]):
         if link is not None and lv.state in ("connecting", "down") and link.last_error:
             lv.last_error = link.last_error
         v = self.verifier
-        if v.refused:
+        if self.verifier_lost:
+            judged = "stopped (see the message line)"
+        elif v.refused:
             judged = "not verifying (rules differ)"
         else:
             judged = f"{v.checked} judged, {v.agreed} agreed, {len(v.disagreements)} disagree"
@@ -267,6 +285,10 @@ class ConsoleApp(App[int]):
         link = self.source.link
         if link is None or not link.synced():
             self.say("push: the link is not synced; wait until the link pane says 'synced'")
+            return
+        if self.verifier_lost or self.verifier.replayer.name == "trusting":
+            why = "it stopped" if self.verifier_lost else "it judges nothing (--no-verify)"
+            self.say(f"push: the host has no state of its own to push ({why}); nothing was sent")
             return
         self.drain()
         question = (
@@ -364,4 +386,8 @@ class ConsoleApp(App[int]):
         try:
             self.source.close()
         finally:
-            self.call_from_thread(self.exit, 0)
+            self.call_from_thread(self._after_close)
+
+    def _after_close(self) -> None:
+        self._drain_timer.stop()
+        self.exit(0)
