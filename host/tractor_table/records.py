@@ -54,7 +54,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -269,13 +269,18 @@ class HandFacts:
                 self.ended_at, *(self.facts.get(c) for c in self.COLUMNS))
 
 
-def derive_hands(rows: Sequence[tuple[int, int, Event, str]]) -> list[HandFacts]:
+def derive_hands(
+    rows: Sequence[tuple[int, int, Event, str]], snapshots: Mapping[int, Any] | None = None
+) -> list[HandFacts]:
     """The hands of a run of current events ``(event id, index, event, received_at)``
     in index order: a HAND_START opens one (an open hand before it was
     abandoned); events before the first HAND_START open a partial hand (the
-    records start inside it); a gap in the indexes ends the hand as
-    ``incomplete``. Events between a hand's end and the next HAND_START (taps
-    refused as out of phase) belong to the hand before."""
+    records start inside it), whose dealer, levels and trump come from the
+    table's snapshot the log restarted from, if there is one at that index
+    (``snapshots``: count -> the snapshot, firmware/tablesnap.py layout); a
+    gap in the indexes ends the hand as ``incomplete``. Events between a
+    hand's end and the next HAND_START (taps refused as out of phase) belong
+    to the hand before."""
     hands: list[HandFacts] = []
     cur: HandFacts | None = None
     prev = -2
@@ -291,10 +296,49 @@ def derive_hands(rows: Sequence[tuple[int, int, Event, str]]) -> list[HandFacts]
             hands.append(cur)
         elif cur is None:
             cur = HandFacts(eid, idx, idx, 1, "playing", at)
+            _from_snapshot(cur, (snapshots or {}).get(idx))
             hands.append(cur)
         cur.feed(idx, ev, at)
         prev = idx
     return hands
+
+
+#: firmware/table.py phases: the hand goes on in these (deal, kitty, play, scan, reveal)
+_HAND_PHASES = (0, 1, 2, 5, 6)
+
+
+def _from_snapshot(h: HandFacts, snap: Any) -> None:
+    """A partial hand's facts from the table's snapshot at its first event."""
+    if not isinstance(snap, list) or len(snap) < 20 or snap[0] != 2:
+        return
+    if not all(isinstance(x, int) for x in snap[1:13]):
+        return
+    phase = snap[2]
+    h.facts.update(decks=snap[1], hand_no=snap[3], first_hand=snap[4], dealer=snap[5],
+                   level0=snap[6], level1=snap[7])
+    if phase in (1, 2, 5) and snap[8] >= 0:
+        h.facts.update(trump=snap[8], declarer=snap[9])
+    if phase == 2:
+        h.facts["attackers_score"] = snap[10]
+    if phase not in _HAND_PHASES:  # the hand was over before the records start
+        h.status = "done"
+        end = snap[19]
+        h.facts["result"] = _describe(end) if isinstance(end, list) and end else "over"
+
+
+def _snapshots(db: sqlite3.Connection, table_id: int, frm: int) -> dict[int, Any]:
+    """The table's snapshots from index ``frm`` on, parsed (the last one per index)."""
+    out: dict[int, Any] = {}
+    for count, data in db.execute(
+        "SELECT count, data FROM snapshots WHERE table_id = ? AND count >= ? AND data IS NOT NULL "
+        "ORDER BY id",
+        (table_id, frm),
+    ):
+        try:
+            out[count] = json.loads(bytes(data).decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            continue
+    return out
 
 
 def _describe(ev: Sequence[Any]) -> str:
@@ -335,7 +379,7 @@ def _rederive(db: sqlite3.Connection, table_id: int, idx: int) -> None:
             (table_id, frm),
         )
     ]
-    derived = derive_hands(rows)
+    derived = derive_hands(rows, _snapshots(db, table_id, frm))
     keep = {h.start_event for h in derived}
     for hid, start_event, cur in db.execute(
         "SELECT h.id, h.start_event, e.current FROM hands h JOIN events e ON e.id = h.start_event "
@@ -613,7 +657,9 @@ class Store:
                 (table_id,),
             )
         ]
-        derived = {h.start_event: h.row() for h in derive_hands(full)}
+        with self.lock:
+            snaps = _snapshots(self.db, table_id, 0)
+        derived = {h.start_event: h.row() for h in derive_hands(full, snaps)}
         if stored != derived:
             bad = sorted(set(stored) ^ set(derived)) + sorted(
                 k for k in set(stored) & set(derived) if stored[k] != derived[k]

@@ -428,3 +428,24 @@ def test_a_failed_write_stops_recording_with_a_message_not_the_link(tmp_path: Pa
         assert f"records {path}: recording stopped" in rec.summary()
         # the event in flight was rolled back whole; what was committed stays
         assert _one(store, "SELECT COUNT(*) FROM events") == 5
+
+
+def test_a_hand_joined_from_the_tables_snapshot_takes_its_facts_from_it(tmp_path: Path) -> None:
+    """The host plugged in mid-hand, the table's ring no longer reaching back:
+    the log starts at the table's snapshot (firmware/tablesnap.py layout), and
+    the partial hand gets hand number, dealer, levels, trump and score from it."""
+    evs = hand_events(7, dealer=3, tricks=3)
+    notes = event_notes(evs)
+    start = 9  # inside trick 2 of hand 7
+    head = head_of(notes, start)
+    snap = [2, 2, 2, 7, 0, 3, 4, 5, 1, 3, 10, 0, -1, start, head, [[3, [0]]], [3, 4, 5, 6, 7, 8],
+            [[3, 1, 10, 0, [13], [10], [11], [12]]], [], None, None, []]
+    with Store.open(tmp_path / "r.sqlite") as store:
+        rec = Recorder(store)
+        _feed(rec, [up(5, count=30, head=12345, agree=-1),
+                    ["snapshot", start, head, ttlink.canonical(snap)], *notes[start:]])
+        (h,) = store.hands()
+        assert (h["partial"], h["hand_no"], h["dealer"], h["level0"], h["level1"], h["trump"],
+                h["declarer"], h["status"], h["attackers_score"]) == (1, 7, 3, 4, 5, 1, 3, "done", 85)
+        problems, remarks = store.check()
+        assert problems == [] and any("start at the table's snapshot at event 9" in r for r in remarks)
