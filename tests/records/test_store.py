@@ -389,6 +389,11 @@ def test_export_says_why_a_hand_is_no_faithful_engine_record(
     assert cli.main(["records", "list", "--db", str(tmp_path / "none.sqlite")]) == 1
     err = capsys.readouterr().err
     assert "give the hand's number" in err and "no hand 9" in err and "no records there yet" in err
+    assert cli.main(["records", "list", "2", "--db", str(db)]) == 1
+    assert cli.main(["records", "show", "2", "--table", "1", "--db", str(db)]) == 1
+    assert cli.main(["records", "check", "--out", str(out), "--db", str(db)]) == 1
+    err = capsys.readouterr().err
+    assert "takes no hand number" in err and "--table goes with" in err and "--out goes with" in err
     assert not (tmp_path / "none.sqlite").exists()
 
 

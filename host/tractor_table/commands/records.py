@@ -31,14 +31,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="list the hands, show one, export one, or check the records' integrity",
     )
     parser.add_argument("hand", nargs="?", type=int, metavar="HAND", help="a hand's number in 'records list'")
-    parser.add_argument("--db", type=Path, help="the records file (default: records.sqlite in the user's data directory)")
+    parser.add_argument("--db", type=Path, metavar="FILE", help="the records file (default: records.sqlite in the user's data directory)")
     parser.add_argument("--out", type=Path, metavar="FILE", help="export: the file to write")
     parser.add_argument(
         "--format", choices=("engine", "events"), default="engine",
         help="export: 'engine', a hand record the full engine replays (docs/records.md; default), "
         "or 'events', the table's events as JSON lines",
     )
-    parser.add_argument("--table", type=int, help="list: only this table's hands")
+    parser.add_argument("--table", type=int, metavar="N", help="list: only this table's hands")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +46,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.action in ("show", "export") and args.hand is None:
         raise CommandError(f"records {args.action}: give the hand's number (see 'tractor-table records list')")
+    if args.action in ("list", "check") and args.hand is not None:
+        raise CommandError(f"records {args.action} takes no hand number ('records show {args.hand}' shows one)")
+    if args.action != "list" and args.table is not None:
+        raise CommandError("--table goes with 'records list'")
     if args.action != "export" and args.out is not None:
         raise CommandError("--out goes with 'records export'")
     if args.action == "export":
