@@ -11,6 +11,7 @@ import asyncio
 import re
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from shengji import Rules
@@ -21,6 +22,7 @@ from tractor_table.console.source import PortSource, TableSource, VirtualSource
 from tractor_table.console.widgets import Confirm, Pane
 from tractor_table.link.engine_replayer import EngineReplayer
 from tractor_table.link.verifier import Verifier
+from tractor_table.records import Recorder, Store
 from tractor_table.virtual.events import describe
 from tractor_table.virtual.game import BotGame
 from tractor_table.virtual.runner import VirtualTable
@@ -70,11 +72,14 @@ async def type_line(pilot: Pilot[int], text: str) -> None:
     await pilot.pause(0.05)
 
 
-def test_bots_play_a_hand_taps_and_quit() -> None:
+def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
     rules = Rules(decks=2)
     source = VirtualSource(rules, bots=True, readers="direct", seed=1)
+    store = Store.open(tmp_path / "records.sqlite")
+    recorder = Recorder(store, port="virtual", source="console", rules=rules)
     source.start()
-    app = ConsoleApp(source, make_verifier(rules))
+    app = ConsoleApp(source, make_verifier(rules), recorder=recorder)
+    seen: list[list[Any]] = []
 
     async def scenario(pilot: Pilot[int]) -> None:
         await until(pilot, lambda: "state     synced" in pane(app, "link"))
@@ -138,6 +143,8 @@ def test_bots_play_a_hand_taps_and_quit() -> None:
         )
 
         # q: the app ends, the firmware stops by itself and the link closes
+        seen.extend(record(source))
+        assert f"records   records.sqlite: {len(seen)} new event(s)" in pane(app, "link")
         await pilot.press("q")
         await until(pilot, lambda: source.closed, timeout=10)
 
@@ -145,6 +152,14 @@ def test_bots_play_a_hand_taps_and_quit() -> None:
     assert app.return_code == 0
     assert source.vt.proc is not None and source.vt.proc.returncode == 0
     assert source.vt.link is None and not source.vt.alive()
+    # the records: the hand, every event with the verdict the console showed
+    assert recorder.failed == "" and recorder.new_events == len(seen)
+    (hand,) = store.hands()
+    kept = store.hand_events(hand)
+    assert [e["event"] for e in kept] == seen, (len(kept), len(seen))
+    verdicts = [[v["verdict"] for v in e["verdicts"]] for e in kept]
+    assert verdicts == [["agreed"]] * (len(seen) - 1) + [["unchecked"]]  # the typed tap's refusal
+    store.close()
 
 
 def test_push_asks_first_and_shows_the_table_s_answer() -> None:

@@ -4,9 +4,13 @@ bookkeeping when the link rolls back or resyncs from a snapshot."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from tractor_table import cli
 from tractor_table.console.model import GameView, LinkView
+from tractor_table.records import Store
 from tractor_table.virtual.events import describe
 
 
@@ -99,7 +103,7 @@ def test_the_link_view_names_its_state() -> None:
     assert describe(HAND) == "hand 1: 2 deck(s), levels 2/2, dealer S0"
 
 
-def test_the_command_in_a_terminal_quits_cleanly_while_the_bots_play() -> None:
+def test_the_command_in_a_terminal_quits_cleanly_while_the_bots_play(tmp_path: Path) -> None:
     """The whole command in a real terminal (a pty): the screen comes up, the
     link syncs, ``q`` while the bots are still playing closes the table and
     the link, and the verifier's summary is printed after the screen is gone."""
@@ -109,7 +113,9 @@ def test_the_command_in_a_terminal_quits_cleanly_while_the_bots_play() -> None:
     import sys
     import time
 
-    argv = [sys.executable, "-m", "tractor_table.cli", "console", "--virtual", "--bots", "--hands", "3"]
+    db = tmp_path / "records.sqlite"
+    argv = [sys.executable, "-m", "tractor_table.cli", "console", "--virtual", "--bots", "--hands", "3",
+            "--db", str(db)]
     pid, fd = pty.fork()
     if pid == 0:  # pragma: no cover - the child
         os.environ.update(TERM="xterm-256color", COLUMNS="120", LINES="40")
@@ -142,3 +148,18 @@ def test_the_command_in_a_terminal_quits_cleanly_while_the_bots_play() -> None:
     assert "Traceback" not in text
     tail = text.rsplit("tractor-table console: ", 1)[1]
     assert " judged, " in tail and " 0 disagreements" in tail
+    # what the table reported is in the records, as the summary says
+    said = re.search(rf"records {re.escape(str(db))}: (\d+) new event\(s\)", text)
+    assert said is not None, text[-500:]
+    with Store.open(db, create=False) as store:
+        assert store.counts()["events"] == int(said[1]) > 10
+
+
+def test_records_that_cannot_be_used_stop_before_the_table_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("not a database\n" * 100)
+    err = _fails(["console", "--virtual", "--db", str(bad)], capsys)
+    assert err.startswith(f"tractor-table console: records {bad}") and "--no-record" in err
+    assert bad.read_text() == "not a database\n" * 100

@@ -6,6 +6,8 @@ its USB id) or the real firmware on a virtual table (``--virtual``, with
 the game, every event with the verifier's verdict, and the disagreements.
 Keys: ``p`` push the host's state to the table (asks first), ``s`` status,
 ``t`` tap a card or press a button at a seat (virtual table), ``q`` quit.
+What the table reports, and every verdict, is recorded in SQLite as
+``tractor-table link`` records it (``--db FILE``, ``--no-record``).
 docs/console.md describes it.
 """
 
@@ -44,6 +46,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-verify", action="store_true", help="only follow the link, judge nothing")
     parser.add_argument("--disagreements", type=Path, help="append disagreements to this JSON-lines file")
+    parser.add_argument(
+        "--db", type=Path, metavar="FILE",
+        help="record the table's events, hands and verdicts in this SQLite file "
+        "(default: records.sqlite in the user's data directory)",
+    )
+    parser.add_argument("--no-record", action="store_true", help="record nothing")
 
 
 def _rules(args: argparse.Namespace) -> Any:
@@ -99,14 +107,27 @@ def run(args: argparse.Namespace) -> int:
         check_port(port)
         source = PortSource(port, rules.decks)
     verifier = make_verifier(rules, verify=not args.no_verify, log_path=args.disagreements)
+    from ..records import open_recorder
+
+    # before the table is started: a records file that cannot be used stops here
+    recorder = open_recorder(
+        args.db, args.no_record, port="virtual" if args.virtual else source.port,
+        source="console", rules=rules,
+    )
     from ..console.app import ConsoleApp
 
-    if args.virtual:
-        print("starting the firmware on a virtual table...", flush=True)
-    source.start()
     try:
-        status = ConsoleApp(source, verifier).run()
+        if args.virtual:
+            print("starting the firmware on a virtual table...", flush=True)
+        source.start()
+        try:
+            status = ConsoleApp(source, verifier, recorder=recorder).run()
+        finally:
+            source.close()  # the link's thread ends before the records close
     finally:
-        source.close()
+        if recorder is not None:
+            recorder.store.close()
+    if recorder is not None:
+        print(recorder.summary())
     print(f"tractor-table console: {verifier.summary()}")
     return 0 if status is None else int(status)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import queue
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -25,6 +25,9 @@ from ..link.verifier import Verifier
 from .model import GameView, LinkView, describe_event
 from .source import APP_LINES, APP_REPLY, APP_STATE, TableSource
 from .widgets import Confirm, Pane
+
+if TYPE_CHECKING:
+    from ..records import Recorder
 
 #: at most this many inbox items per drain, so that a burst never freezes the screen
 DRAIN_MAX = 2000
@@ -47,10 +50,21 @@ class ConsoleApp(App[int]):
         Binding("q", "quit", "quit"),
     ]
 
-    def __init__(self, source: TableSource, verifier: Verifier, *, poll: float = 0.05) -> None:
+    def __init__(
+        self,
+        source: TableSource,
+        verifier: Verifier,
+        *,
+        recorder: Recorder | None = None,
+        poll: float = 0.05,
+    ) -> None:
         super().__init__()
         self.source = source
         self.verifier = verifier
+        #: tractor_table.records: every note kept in SQLite with the verifier's verdict
+        self.recorder = recorder
+        self._feed = recorder.follow(verifier) if recorder is not None else verifier.on_note
+        self._records_told = False
         self.poll = poll
         self.link_view = LinkView(port=source.port)
         self.game = GameView()
@@ -128,10 +142,16 @@ class ConsoleApp(App[int]):
         before = (v.checked, v.agreed, v.unchecked, len(v.disagreements))
         if not self.verifier_lost:
             try:
-                v.on_note(note)
+                self._feed(note)  # the verifier judges, the recorder keeps both
             except Exception as exc:  # noqa: BLE001 - the console must outlive a replayer's bug
                 self.verifier_lost = f"{type(exc).__name__}: {exc}"
                 self.say(f"the verifier stopped at {kind} {note[1:2]}: {self.verifier_lost}")
+        elif self.recorder is not None:
+            self.recorder.on_note(note)
+        rec = self.recorder
+        if rec is not None and rec.failed and not self._records_told:
+            self._records_told = True
+            self.say(f"records {rec.store.path}: {rec.failed}")
         self.link_view.on_note(note)
         self.game.on_note(note)
         log = self.query_one("#events", Log)
@@ -235,7 +255,14 @@ class ConsoleApp(App[int]):
             judged = "not verifying (rules differ)"
         else:
             judged = f"{v.checked} judged, {v.agreed} agreed, {len(v.disagreements)} disagree"
-        text = lv.text() + f"\nverifier  {judged}"
+        rec = self.recorder
+        if rec is None:
+            records = "off"
+        elif rec.failed:
+            records = "stopped (see the message line)"
+        else:
+            records = f"{rec.store.path.name}: {rec.new_events} new event(s)"
+        text = lv.text() + f"\nverifier  {judged}\nrecords   {records}"
         if self.bots_state:
             if self.source.bots_playing:
                 bots = "playing"
@@ -315,8 +342,11 @@ class ConsoleApp(App[int]):
                 "play phase, while its engine follows the hand); nothing was sent"
             )
             return
+        push: Callable[[bytes, int, int], int] = link.push_snapshot
+        if self.recorder is not None:
+            push = self.recorder.pushing(push)  # a snapshot the table takes is kept
         try:
-            sid = self.verifier.push_host_state(link.push_snapshot)
+            sid = self.verifier.push_host_state(push)
         except CommandError as exc:
             self.say(f"push: {exc}")
             return
