@@ -13,13 +13,23 @@ capped. A failure under MicroPython fails the item with MicroPython's output.
 
 from __future__ import annotations
 
+import atexit
+import os
 import re
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# The commands that keep records (`link`, `virtual`) write to the user's data
+# directory by default: under test, that is a folder of this run's own (set
+# before any test runs, so subprocesses inherit it), never the real one.
+os.environ["XDG_DATA_HOME"] = _DATA_HOME = tempfile.mkdtemp(prefix="tt-test-data-")
+atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRMWARE = ROOT / "firmware"
