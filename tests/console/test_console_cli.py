@@ -38,7 +38,9 @@ def test_a_path_that_is_no_serial_port(capsys: pytest.CaptureFixture[str]) -> No
     [
         (["--port", "/nonexistent", "--bots"], "--bots needs --virtual"),
         (["--readers", "direct"], "--readers needs --virtual"),
-        (["--virtual", "--hands", "0"], "--hands must be at least 1, not 0"),
+        (["--virtual", "--bots", "--hands", "0"], "--hands must be at least 1, not 0"),
+        (["--virtual", "--hands", "2"], "--hands is for the bots: add --bots (and --virtual)"),
+        (["--virtual", "--seed", "2"], "--seed is for the bots: add --bots (and --virtual)"),
         (["--virtual", "--rules", "nonesuch"], "--rules/--decks: "),
     ],
 )

@@ -38,14 +38,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="decks (default: the preset's, 2 for classic)",
     )
     parser.add_argument("--bots", action="store_true", help="with --virtual: four bots play")
-    parser.add_argument("--hands", type=int, default=1, help="hands the bots play (default 1)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the bots' deal (default 1)")
+    parser.add_argument("--hands", type=int, default=None, help="with --bots: hands they play (default 1)")
+    parser.add_argument("--seed", type=int, default=None, help="with --bots: seed of their deal (default 1)")
     parser.add_argument(
         "--readers", default="spi", choices=("spi", "direct"),
         help="with --virtual: simulated PN532 readers on SPI (default), or taps given as card ids",
     )
     parser.add_argument("--no-verify", action="store_true", help="only follow the link, judge nothing")
-    parser.add_argument("--disagreements", type=Path, help="append disagreements to this JSON-lines file")
+    parser.add_argument(
+        "--disagreements", type=Path, metavar="FILE", help="append disagreements to this JSON-lines file"
+    )
     parser.add_argument(
         "--db", type=Path, metavar="FILE",
         help="record the table's events, hands and verdicts in this SQLite file "
@@ -85,7 +87,10 @@ def run(args: argparse.Namespace) -> int:
         for flag, given in (("--bots", args.bots), ("--readers", args.readers != "spi")):
             if given:
                 raise CommandError(f"{flag} needs --virtual (a real table's players tap their own cards)")
-    if args.hands < 1:
+    for flag, value in (("--hands", args.hands), ("--seed", args.seed)):
+        if value is not None and not args.bots:
+            raise CommandError(f"{flag} is for the bots: add --bots (and --virtual)")
+    if args.hands is not None and args.hands < 1:
         raise CommandError(f"--hands must be at least 1, not {args.hands}")
     rules = _rules(args)
     if args.disagreements is not None:
@@ -98,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
 
         micropython_binary()
         source = VirtualSource(
-            rules, bots=args.bots, hands=args.hands, seed=args.seed, readers=args.readers
+            rules, bots=args.bots, hands=args.hands or 1, seed=1 if args.seed is None else args.seed,
+            readers=args.readers,
         )
     else:
         from ..link.serial_link import resolve_port
