@@ -58,6 +58,9 @@ except ImportError:
         return x
 
 
+import gc
+import sys
+
 import events as E
 import tabledeal
 import tablesnap
@@ -445,5 +448,11 @@ class Table:
         return tablesnap.snapshot(self, packed)
 
     def restore(self, snap):
-        """Take a snapshot(); raises TableError (state unchanged) if it does not fit."""
-        tablesnap.restore(self, snap)
+        """Take a snapshot(); raises TableError (state unchanged) if it does not fit.
+        tablerestore.py is loaded for this call only (a start from flash, a
+        host's push), and dropped after it."""
+        gc.collect()  # room for its code (rare: worth a collection)
+        try:
+            __import__("tablerestore").restore(self, snap)
+        finally:
+            sys.modules.pop("tablerestore", None)

@@ -1,6 +1,5 @@
 # Snapshots of the table core: the state at a trick boundary as nested lists
-# of ints (what persist.py writes to flash and what the host may push), and
-# restoring one with every check made before anything is changed.
+# of ints (what persist.py writes to flash and what the host may push).
 #
 # Layout (index: field): 0 version, 1 decks, 2 phase, 3 hand_no, 4 first_hand,
 # 5 dealer, 6 level side 0, 7 level side 1, 8 trump, 9 declarer, 10 attackers'
@@ -12,6 +11,7 @@
 # 21 the kitty as turned up in order (no_bid = "kitty" with no bid; [] else);
 # and only in hand_scan mode 22 [1, seats scanned (bits), hand0, .., hand3]
 # (the cards each seat still holds). Version 2 (version 1 had no field 21).
+# Restoring one is tablerestore.py's (loaded only for that, then dropped).
 import table as T
 
 
@@ -56,150 +56,3 @@ def snapshot(tb, packed=False):
         if tb.hand_scan
         else []
     )
-
-
-def restore(tb, snap):
-    """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
-    scan = None
-    if isinstance(snap, list) and len(snap) == 23:
-        scan = snap[22]
-        snap = snap[:22]
-    try:
-        (
-            ver,
-            decks,
-            ph,
-            hand_no,
-            first,
-            dealer,
-            l0,
-            l1,
-            trump,
-            declarer,
-            score,
-            kpts,
-            mw,
-            idx,
-            h,
-            bids,
-            kitty,
-            tricks,
-            revoked,
-            result,
-            cur,
-            kitty_up,
-        ) = snap
-    except (TypeError, ValueError):
-        raise T.TableError("snapshot: not a table snapshot (wrong shape)") from None
-    if ver != T.SNAPSHOT_VERSION:
-        raise T.TableError(
-            "snapshot: version %r, this firmware reads %d" % (ver, T.SNAPSHOT_VERSION)
-        )
-    if decks != tb.decks:
-        raise T.TableError("snapshot: %r decks, this table plays %d" % (decks, tb.decks))
-    if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN, T.REVEAL):
-        raise T.TableError("snapshot: bad phase %r" % (ph,))
-    if kitty_up or ph == T.REVEAL:
-        T._opt("tablereveal").check(tb, ph, bids, kitty_up)
-    seen = bytearray(tb.ncards)
-    played = 0
-    for c in kitty:
-        if c < 0 or c >= tb.ncards or seen[c]:
-            raise T.TableError("snapshot: bad kitty card %r" % (c,))
-        seen[c] = 1
-    for tr in tricks:
-        if (
-            not isinstance(tr, list)
-            or len(tr) != 8
-            or not 0 <= tr[0] < 4
-            or not 0 <= tr[1] < 4
-            or not 0 <= tr[2] < 65536
-            or tr[3] not in (0, 1)
-        ):
-            raise T.TableError("snapshot: bad trick %r" % (tr,))
-        for s in range(4):
-            for c in tr[4 + s]:
-                if c < 0 or c >= tb.ncards or seen[c]:
-                    raise T.TableError("snapshot: card %r played twice" % (c,))
-                seen[c] = 1
-        played += len(tr[4 + tr[0]])
-    if cur is not None:
-        if ph != T.PLAY or len(cur) != 7 or cur[3 + cur[0]] is None:
-            raise T.TableError("snapshot: bad trick in progress %r" % (cur,))
-        for s in range(4):
-            for c in cur[3 + s] or ():
-                if c < 0 or c >= tb.ncards or seen[c]:
-                    raise T.TableError("snapshot: card %r played twice" % (c,))
-                seen[c] = 1
-    hands = [[], [], [], []]
-    scan_done = 0
-    if scan is not None:
-        if not isinstance(scan, list) or len(scan) != 6:
-            raise T.TableError("snapshot: bad hand-scan field %r" % (scan,))
-        scan_done = scan[1]
-        held = bytearray(tb.ncards)
-        for s in range(4):
-            for c in scan[2 + s]:
-                if c < 0 or c >= tb.ncards or held[c] or (seen[c] and ph != T.SCAN):
-                    raise T.TableError("snapshot: card %r held twice or held and played" % (c,))
-                held[c] = 1
-            hands[s] = list(scan[2 + s])
-    if T.PLAY <= ph <= T.SCAN and trump < 0:
-        raise T.TableError("snapshot: no trump in play")
-    # all checks passed: swap in
-    tb.phase = ph
-    tb.hand_no = hand_no
-    tb.first_hand = bool(first)
-    tb.dealer = dealer
-    tb.levels = [l0, l1]
-    tb.trump = trump
-    tb.declarer = declarer
-    tb.score = score
-    tb.kitty_points = kpts
-    tb.match_winner = mw
-    tb.ev_index = idx
-    tb.ev_hash = h
-    tb.bids = [[b[0], list(b[1])] for b in bids]
-    tb.kitty = list(kitty)
-    tb.kitty_up = list(kitty_up)
-    tb.tricks = [T.trick_pack(tr[0], tr[1], tr[2], tr[3], tr[4:]) for tr in tricks]
-    tb.revoked = [list(r) for r in revoked]
-    tb.forfeit = None
-    tb.result = list(result) if result else None
-    tb.seen[:] = seen
-    tb.played = played
-    tb.hands = hands
-    tb.scan_done = scan_done
-    if scan is not None:
-        tb.hand_scan = bool(scan[0])
-    if ph == T.SCAN:
-        for h in hands:
-            for c in h:
-                tb.seen[c] = 2  # scanned (tablescan.SEEN_SCANNED)
-    tb.plays = [None, None, None, None]
-    tb.lead = None
-    tb.throw_open = False
-    tb.forced = False
-    tb.challenger = -1
-    for p in tb.pending:
-        del p[:]
-    tb.last_winner = tb.tricks[-1][1] if tb.tricks else -1
-    if ph == T.PLAY:
-        tb.leader = tb.turn = tb.last_winner if tb.tricks else dealer
-        if cur is not None:
-            tb.leader = cur[0]
-            tb.forced = bool(cur[1])
-            tb.throw_open = bool(cur[2])
-            tb.plays = [None if p is None else list(p) for p in cur[3:]]
-            tb.lead = tb.plays[tb.leader]
-            tb.turn = tb.leader
-            while tb.plays[tb.turn] is not None:
-                tb.turn = (tb.turn + 1) & 3
-    elif ph == T.KITTY or ph == T.REVEAL:
-        tb.leader = -1
-        tb.turn = dealer
-    else:
-        tb.leader = tb.turn = -1
-    if trump >= 0:
-        tb.rules.begin_hand(tb.level(), trump)
-    tb._out = []

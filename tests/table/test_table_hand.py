@@ -1,5 +1,6 @@
-# runs-under: micropython heapsize=72K
-# (72K: the table core and these scripts are compiled from source in the heap;
+# runs-under: micropython heapsize=88K
+# (88K: the table core and these scripts are compiled from source in the heap,
+# tablerestore.py too at each restore;
 # the firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # The table core over whole hands, with the scripted rules (fakerules.py):
 # revokes proven by later plays, the end of the hand (kitty bonus, audit,
