@@ -691,3 +691,48 @@ def test_judging_goes_on_from_a_snapshot_during_or_after_the_reveal() -> None:
     mine = json.loads(state)
     mine[13], mine[14] = snap[13], snap[14]
     assert mine == snap
+
+
+def test_both_views_of_a_revoke_reveal_or_forfeit_disagreement_read_differently() -> None:
+    """A disagreement is shown with both views in words: where the host finds
+    no revoke (reason 0), wants no reveal (seat -1) or wants one the table
+    left out (no cards), its words must say so, not repeat the table's."""
+    log = throws_log(2)
+    i = [k for k, (_, _, ev) in enumerate(log) if ev[0] == EV.PLAY and ev[1] >= 3][1]
+    seat = log[i][2][2]
+    (d,) = verify(inserted(log, i + 1, [EV.REVOKE, log[i][2][1], seat, 0, 5]), rules=TOURNAMENT).disagreements
+    assert d.device_text.endswith("is proven to have revoked in trick 1 (rules code 5)")
+    assert d.host_text == f"trick {log[i][2][1] + 1}: no revoke of S{seat} in trick 1 is proven"
+    log = kitty_up_log(1)
+    k = first(log, EV.KITTY_UP)
+    up = log[k][2]
+    d = verify(log, rules=QQ.replace(no_bid="nt")).disagreements[0]
+    assert d.device_text.startswith(f"nobody bid: S{up[1]} turns the kitty up: ")
+    assert d.host_text.startswith("the kitty is not to be turned up here")
+    d = verify(removed(log, k), rules=QQ).disagreements[0]
+    assert d.host_text == f"nobody bid: S{up[1]} must turn the kitty up before trump is named"
+    assert describe([EV.FORFEIT, -1, 2]) == "S2's revoke loses the hand for side 0"
+    assert describe([EV.FORFEIT, 4, -1]) == "no revoke loses the hand"
+
+
+def test_a_revoke_in_hand_scan_mode_under_the_flag_rule_is_refused_at_once() -> None:
+    """revoke = "flag" in hand_scan mode: the table knows every hand and
+    refuses the revoke at the play (REJECT, reason 10); the bot then plays
+    its honest cards; the full engine agrees on every event (found by the
+    soak: the bots took that refusal for a disagreement)."""
+    from tractor_table.virtual.game import BotGame
+
+    vt = InProcessTable(2, QQ, hand_scan=True)
+    game = BotGame(vt, QQ, seed=105, strength=2, say=lambda s: None, revoke_from=2)  # type: ignore[arg-type]
+    game.play(2)
+    assert game.disagreements == [] and game.revokes == game.revokes_refused == 2
+    rejects = [ev for _, _, ev in vt.log if ev[0] == EV.REJECT]
+    assert len(rejects) == 2 and all(ev[3] == EV.REVOKE_FOLLOW and ev[1] >= 2 for ev in rejects)
+    for ev in rejects:  # the same seat's play follows, in the same trick, with other cards
+        k = next(k for k, (_, _, e) in enumerate(vt.log) if e is ev)
+        nxt = vt.log[k + 1][2]
+        assert nxt[0] == EV.PLAY and nxt[1:3] == ev[1:3] and sorted(nxt[3:]) != sorted(ev[4:])
+    assert not any(ev[0] in (EV.REVOKE, EV.AUDIT, EV.FORFEIT) for _, _, ev in vt.log)
+    v = verify(vt.log, rules=QQ)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.agreed == v.checked == len(vt.log) - 8  # the SCAN events are not judged

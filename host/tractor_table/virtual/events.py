@@ -98,14 +98,21 @@ def describe(ev: Sequence[Any]) -> str:
     if k == EV.AUDIT:
         return f"audit: trick {ev[1] + 1}, S{ev[2]}: {reason(ev[3])} (rules code {ev[4]})"
     if k == EV.REVOKE:
-        return f"trick {ev[1] + 1}: S{ev[2]} is proven to have revoked in trick {ev[3] + 1}"
+        # the host's view of a revoke it finds unproven carries reason 0
+        if len(ev) > 4 and ev[4] == 0:
+            return f"trick {ev[1] + 1}: no revoke of S{ev[2]} in trick {ev[3] + 1} is proven"
+        code = f" (rules code {ev[4]})" if len(ev) > 4 else ""
+        return f"trick {ev[1] + 1}: S{ev[2]} is proven to have revoked in trick {ev[3] + 1}{code}"
     if k == EV.FORFEIT:
-        return (
-            f"S{ev[2]}'s revoke in trick {ev[1] + 1} loses the hand for side {ev[2] & 1}"
-            if ev[2] >= 0
-            else "no revoke loses the hand"
-        )
+        if ev[2] < 0:
+            return "no revoke loses the hand"
+        where = f" in trick {ev[1] + 1}" if ev[1] >= 0 else ""
+        return f"S{ev[2]}'s revoke{where} loses the hand for side {ev[2] & 1}"
     if k == EV.KITTY_UP:
+        if ev[1] < 0:  # the host's view: the rules want no reveal here
+            return f"the kitty is not to be turned up here (a bid stands, the match's first hand, or no_bid is not kitty): {cards or '-'}"
+        if not carried:  # the host's view: the table named trump without the reveal
+            return f"nobody bid: S{ev[1]} must turn the kitty up before trump is named"
         return f"nobody bid: S{ev[1]} turns the kitty up: {cards} (the first card names trump)"
     if k == EV.HAND_END:
         winner = "" if ev[8] < 0 else f"; side {ev[8]} wins the match"

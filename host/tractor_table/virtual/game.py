@@ -19,6 +19,9 @@ cards.
 
 Options the table plays that change the hand:
 
+- ``revoke_from`` with ``revoke = "flag"`` in hand_scan mode: the table knows
+  every hand and refuses the revoke at the play (REJECT, reason REVOKE_FOLLOW);
+  the seat then plays its honest cards (counted in ``revokes_refused``).
 - ``revoke = "forfeit"``: with ``revoke_from`` set, one seat per hand revokes
   on purpose (the first follow, from that trick on, that can break §6 by
   swapping a card of the suit led for another). In hand_scan mode the table
@@ -86,6 +89,7 @@ class BotGame:
         self.quiet_hands = frozenset(quiet_hands)  # table hand numbers without a bid
         self.revoked = False  # this hand's revoke was made
         self.revokes = 0
+        self.revokes_refused = 0  # hand_scan mode with revoke = "flag": refused at the play
         self.forfeits: list[list[Any]] = []  # the FORFEIT events seen
         self.kitty_reveals = 0
         # revoke = "forfeit" without hand scans: the hand as the table knows it
@@ -313,11 +317,22 @@ class BotGame:
         assert seat is not None
         cards = self.bots[seat].play(hand)
         leading = hand.current_trick() is None
+        honest = cards
         if not leading and self.revoke_from is not None and not self.revoked:
             cards = self._revoke(hand, seat, cards)
         self._tap_all(seat, cards)
         if leading:
             self.table.press(seat, EV.BTN_OK)
+        if cards is not honest and self.table.hand_scan and self.rules.revoke != Revoke.FORFEIT:
+            # hand_scan mode, revoke = "flag": the table knows every hand and
+            # refuses the revoke at once (RULES.md §10); the seat plays honestly
+            ev = self._expect(EV.REJECT)
+            self._check("revoke refused at once", [ev[2], ev[3], sorted(ev[4:])],
+                        [seat, EV.REVOKE_FOLLOW, sorted(cards)])
+            self.say("  " + describe(ev))
+            self.revokes_refused += 1
+            cards = honest
+            self._tap_all(seat, cards)
         ev = self._expect(EV.PLAY)
         self._check("play", [ev[2], sorted(ev[3:])], [seat, sorted(cards)])
         hand.apply(Play(seat, tuple(cards)))
