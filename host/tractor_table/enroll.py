@@ -109,11 +109,18 @@ class CardSet:
     def save(self, path: Path) -> None:
         """Write atomically: a power cut leaves the old file or the new one."""
         tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(self.dumps())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        made = False
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                made = True
+                f.write(self.dumps())
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if made:  # no half-written temporary file is left beside the set
+                tmp.unlink(missing_ok=True)
+            raise
 
     @classmethod
     def loads(cls, text: str, where: str = "card set") -> CardSet:
@@ -687,7 +694,15 @@ class Enrollment:
                 # already, and if it is back (or still there) the write is retried.
                 continue
             cs.cards[uid] = card
-            cs.save(self.path)
+            try:
+                cs.save(self.path)
+            except OSError as exc:
+                del cs.cards[uid]  # what is in memory stays what is saved
+                raise CardSetError(
+                    f"card set {self.path}: cannot save {card_label(card)} ({exc.strerror or exc}); "
+                    f"{len(cs.cards)} of {cs.total} cards are saved in it: free some disk space or "
+                    "fix the folder, then run the same command again to resume"
+                ) from None
             self.enrolled_now += 1
             self.say(f"enrolled {card_label(card)} as {uid.hex()} ({len(cs.cards)}/{cs.total})")
             self._wait_clear([uid])

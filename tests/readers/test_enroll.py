@@ -475,3 +475,33 @@ def test_reader_that_does_not_answer_is_one_clear_error() -> None:
         sim.inject(FAULT_SILENT)
         with pytest.raises(CommandError, match=f"no PN532 answered on {re.escape(sim.port)}.*TX/RX"):
             AdafruitUartReader(sim.port)
+
+
+def test_a_set_that_cannot_be_saved_stops_the_enrollment_with_what_is_kept(tmp_path: Path) -> None:
+    """A save that fails (here the temporary file's name is taken by a folder,
+    as a full disk would fail the write) ends the enrollment with one line
+    naming the file, the card and how many cards the file keeps; the set in
+    memory is what the file holds, and the file is untouched."""
+    with PtyPN532() as sim:
+        tags = {c: Tag(uid_for(c)) for c in range(54)}
+        op = Operator(sim, tags)
+        reader = AdafruitUartReader(sim.port)
+        cs = CardSet("Blue", 1)
+        path = tmp_path / "blue.cards"
+        for c in range(3):
+            cs.cards[uid_for(c)] = c
+        cs.save(path)
+        before = path.read_bytes()
+        (tmp_path / "blue.cards.tmp").mkdir()
+        try:
+            with pytest.raises(CardSetError) as err:
+                Enrollment(reader, cs, path, say=op.say, tap_timeout=0.3).run()
+        finally:
+            reader.close()
+    assert str(err.value) == (
+        f"card set {path}: cannot save 5S (deck 1) (Is a directory); 3 of 54 cards are saved in it: "
+        "free some disk space or fix the folder, then run the same command again to resume"
+    )
+    assert cs.cards == {uid_for(c): c for c in range(3)}
+    assert path.read_bytes() == before and CardSet.load(path).cards == cs.cards
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blue.cards", "blue.cards.tmp"]
