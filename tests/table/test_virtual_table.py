@@ -104,6 +104,35 @@ def test_a_hand_with_taps_given_as_card_ids_runs_in_160k(compiled: Path) -> None
     assert 0 < vt.firmware_peak < 160 * 1024
 
 
+def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compiled: Path) -> None:
+    # random bots' four-deck throws make the end-of-hand audit allocate in
+    # bursts; with taps as card ids the heap is sized by decks as with the
+    # simulated readers (it was 160K whatever the decks, and ran out there)
+    rules = Rules.preset("xuwen")
+    work = compiled / "four"
+    work.mkdir(exist_ok=True)
+    if not (work / "firmware").exists():
+        (work / "firmware").symlink_to(compiled / "firmware")
+    with VirtualTable(4, workdir=work, readers="direct", rules=rules, heap_report=True) as vt:
+        assert vt.heapsize == "224K"
+        game = BotGame(vt, rules, seed=5, strength=0, say=lambda _: None)
+        game.play(2)
+        assert vt.link is not None
+        # no failure reported on the USB serial (step_safe prints tracebacks there)
+        assert not [x for x in vt.link.device_lines if "Error" in x]
+    assert game.disagreements == [] and game.hands_played == 2
+    # the live peak itself stays within the two-deck budget
+    assert 0 < vt.firmware_peak < 160 * 1024
+    # what held the heap at the end (mpy/heapreport.py): every part measured,
+    # the last hand's tricks packed (a list of lists each took about 350 bytes)
+    parts = dict(vt.heap_parts)
+    assert len(parts) >= 8 and parts["rest"] > 64 * 1024
+    tricks = [(k, v) for k, v in parts.items() if "completed tricks" in k]
+    assert len(tricks) == 1
+    n = int(tricks[0][0].split()[2])
+    assert n >= 10 and 0 < tricks[0][1] < 160 * n
+
+
 def _saved_tricks(store: Path) -> int:
     """How many tricks the snapshot on the virtual flash holds (-1: none whole yet).
     The file is the snapshot's JSON then a "ttsnap1 <crc>" line (firmware/persist.py);

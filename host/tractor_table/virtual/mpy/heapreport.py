@@ -1,0 +1,70 @@
+# mypy: ignore-errors
+# (MicroPython code, run by the unix port: not part of the typed host package.)
+# What holds the firmware's heap at the end of a virtual table's run (vboard.py
+# runs this after its last "M" line when started with the extra argument
+# "heap"; bench/bench_heap.py asks for it). The parts are dropped one at a
+# time, each followed by a collection: the live heap each drop frees is that
+# part's share. Written to the output FIFO as "H label|bytes" lines, the last
+# "H rest|bytes" (what is still live: the modules' code, the board, the
+# readers). The run is over: nothing here needs to leave the app usable.
+import gc
+
+
+def _live():
+    gc.collect()
+    gc.collect()
+    return gc.mem_alloc()
+
+
+def report(out, app):
+    t = app.table
+    link = app.link
+    parts = []
+    at = _live()
+
+    def took(label):
+        nonlocal at
+        now = _live()
+        parts.append((label, at - now))
+        at = now
+
+    n = len(t.tricks)
+    t.tricks = []
+    took("the hand's " + str(n) + " completed tricks (packed)")
+    ring = link._ring_ev
+    n = 0
+    for i in range(len(ring)):
+        if ring[i] is not None:
+            n += 1
+            ring[i] = None
+    took("the link's ring: its " + str(n) + " events")
+    slots = len(ring)
+    ring = None
+    link._ring_ev = None
+    link._ring_h = None
+    took("the link's ring: its " + str(slots) + " slots and hashes")
+    t.bids = []
+    t.kitty = []
+    t.kitty_up = []
+    t.hands = [[], [], [], []]
+    t.result = None
+    t.revoked = []
+    t.plays = [None, None, None, None]
+    t.lead = None
+    took("the hand's bids, kitty, plays and scanned hands")
+    app.display = None
+    took("the display model (frame buffer, lines)")
+    app.link = None
+    link = None
+    took("the link's other state (line buffer, queues, session)")
+    t.rules = None
+    took("the rules adapter and the device rules engine's buffers")
+    app.table = None
+    t = None
+    took("the table core's other state")
+    app.store = None
+    app.board.store = None
+    took("the snapshot store (persist.Store)")
+    for label, b in parts:
+        out.write(b"H %s|%d\n" % (label.encode(), b))
+    out.write(b"H rest|%d\n" % at)
