@@ -294,3 +294,14 @@ def test_timeout_reminder_and_bad_arguments(
         _out_of_enroll_mode(vt, port)
     finally:
         vt.close()
+
+
+def test_a_bad_seat_is_refused_before_the_set_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--seat is checked with the other options, before the set file is read
+    or the port opened: a wrong seat and a missing set name the seat."""
+    for seat in ("4", "-1"):
+        assert main(["deckcheck", str(tmp_path / "none.cards"), "--table", "/dev/null", "--seat", seat]) == 1
+        assert capsys.readouterr().err == f"tractor-table deckcheck: --seat must be 0-3, not {seat}\n"
+    assert not (tmp_path / "none.cards").exists()

@@ -57,6 +57,8 @@ def _check_args(args: argparse.Namespace) -> None:
     scan = args.reader is not None or args.table is not None
     if args.seat is not None and args.table is None:
         raise CommandError("--seat picks a table's seat reader: give it with --table PORT")
+    if args.seat is not None and not 0 <= args.seat <= 3:
+        raise CommandError(f"--seat must be 0-3, not {args.seat}")
     for name in ("idle", "timeout"):
         value = getattr(args, name)
         if value is None:
