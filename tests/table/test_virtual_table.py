@@ -131,6 +131,11 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
     assert len(tricks) == 1
     n = int(tricks[0][0].split()[2])
     assert n >= 10 and 0 < tricks[0][1] < 160 * n
+    # code the table does not need stayed out of the heap: the host's end of
+    # the link, the Pico's board, snapshot restoring and table.cfg's reader
+    assert "table" in vt.modules_loaded and "ttlink" in vt.modules_loaded
+    for never in ("ttlink_host", "picoboard", "tablerestore", "tableconfig", "enrollmode"):
+        assert never not in vt.modules_loaded
 
 
 def _saved_tricks(store: Path) -> int:

@@ -161,6 +161,8 @@ class VirtualTable:
         #: mpy/heapreport.py, the last ("rest", bytes) what stayed live
         self.heap_report = heap_report
         self.heap_parts: list[tuple[str, int]] = []
+        #: with heap_report: the modules loaded at the end of the run
+        self.modules_loaded: list[str] = []
         self._own_dir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="tt-virtual-")) if workdir is None else workdir
         self.keep_state = keep_state
@@ -394,6 +396,8 @@ class VirtualTable:
                 self.ready_alloc = int(alloc)
                 self.restored = restored == "1"
                 self.sim_bytes = int(sim)
+            elif op == "L":
+                self.modules_loaded = rest.split()
             elif op == "H":
                 label, _, size = rest.rpartition("|")
                 self.heap_parts.append((label, int(size)))

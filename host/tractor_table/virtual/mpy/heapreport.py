@@ -6,8 +6,10 @@
 # time, each followed by a collection: the live heap each drop frees is that
 # part's share. Written to the output FIFO as "H label|bytes" lines, the last
 # "H rest|bytes" (what is still live: the modules' code, the board, the
-# readers). The run is over: nothing here needs to leave the app usable.
+# readers), then "L name name ..." (the modules loaded at the end of the run).
+# The run is over: nothing here needs to leave the app usable.
 import gc
+import sys
 
 
 def _live():
@@ -67,4 +69,6 @@ def report(out, app):
     took("the snapshot store (persist.Store)")
     for label, b in parts:
         out.write(b"H %s|%d\n" % (label.encode(), b))
+    names = sorted(sys.modules)
+    out.write(b"L " + " ".join(names).encode() + b"\n")
     out.write(b"H rest|%d\n" % at)
