@@ -736,3 +736,34 @@ def test_a_revoke_in_hand_scan_mode_under_the_flag_rule_is_refused_at_once() -> 
     v = verify(vt.log, rules=QQ)
     assert [d.show() for d in v.disagreements] == []
     assert v.agreed == v.checked == len(vt.log) - 8  # the SCAN events are not judged
+
+
+TITANIC = Rules.preset("titanic")  # 3 decks: throws of two off-suit level pairs come up
+
+
+@pytest.mark.parametrize("hand_scan", [False, True])
+def test_of_two_equally_weak_units_the_table_may_force_either(hand_scan: bool) -> None:
+    """A failed throw 2S 2S 2H 2H 2C at level 2 (found by the soak, titanic
+    seed 553): its pairs are off-suit level pairs, at the same position
+    (RULES.md §2 "all equal"), so either is "the weakest unit" §5 forces. The
+    table forces 2S 2S, the engine alone would pick 2H 2H: the verifier and
+    the bots take the table's choice (before, a disagreement, and the bots'
+    copy of the hand went astray: "card seen twice" later); a unit of another
+    category is still a disagreement."""
+    from tractor_table.virtual.game import BotGame
+
+    vt = InProcessTable(3, TITANIC, hand_scan=hand_scan)
+    game = BotGame(vt, TITANIC, seed=40, strength=0, say=lambda s: None)  # type: ignore[arg-type]
+    game.play(1)
+    assert game.disagreements == [] and game.forced_equal == 1
+    k = first(vt.log, EV.FORCED)
+    forced = vt.log[k][2]
+    throw = next(ev for _, _, ev in reversed(vt.log[:k]) if ev[0] == EV.PLAY)
+    assert sorted(c % 54 for c in throw[3:]) == [0, 0, 13, 13, 39]  # 2S 2S 2H 2H 2C
+    assert sorted(c % 54 for c in forced[4:]) == [0, 0]  # the table's: 2S 2S
+    v = verify(vt.log, rules=TITANIC)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.agreed == v.checked > 100
+    single = [c for c in throw[3:] if c % 54 == 39]
+    (d, *_) = verify(tampered(vt.log, k, [*forced[:4], *single]), rules=TITANIC).disagreements
+    assert d.index == k and sorted(c % 54 for c in d.host_event[4:]) == [13, 13]  # the engine's pair

@@ -76,6 +76,7 @@ from shengji.hand import (
 from shengji.kitty import kitty_points
 from shengji.match import Match
 from shengji.rules import Revoke
+from shengji.units import decompose_faces
 
 Event = list[Any]
 
@@ -443,19 +444,19 @@ class EngineReplayer:
         t_index = len(hand.tricks) - 1
         mine_pen = sum(p for t, _, p in hand.penalties if t == t_index)
         forced = trick.lead
-        if sorted(c % 54 for c in forced) == sorted(c % 54 for c in cards) and set(cards) <= set(
-            trick.attempt
+        if set(cards) <= set(trick.attempt) and (
+            sorted(c % 54 for c in forced) == sorted(c % 54 for c in cards)
+            or equally_weak(hand, cards, forced)
         ):
-            forced = cards  # the same faces: which copy, and the order, are the table's
+            # the same faces: which copy, and the order, are the table's; or
+            # another unit of the category at the same position (off-suit level
+            # pairs of two suits): RULES.md §5 forces "the weakest unit of that
+            # category", and both are
+            forced = cards
         mine: Event = [FORCED, t_index, trick.leader, mine_pen, *forced]
         # follow the table: its cards stand as the lead, its penalty counts
         if set(cards) <= set(trick.attempt) and cards:
-            back = set(trick.lead) - set(cards)
-            hand.tricks = (
-                *hand.tricks[:-1],
-                dataclasses.replace(trick, plays=((trick.leader, cards),)),
-            )
-            hand.played = (hand.played - back) | set(cards)
+            adopt_forced(hand, cards)
         else:
             self._lose("the table forced cards that were not in the throw")
         hand.penalties = (
@@ -666,6 +667,34 @@ class _Shadow:
             self.kitty_points, -1, 0, 0, self.bids, self.kitty, self.tricks, self.revoked, None,
             None, self.kitty_up,
         ]
+
+
+def equally_weak(hand: Hand, a: Sequence[int], b: Sequence[int]) -> bool:
+    """Are card ids ``a`` and ``b`` each one unit of the same shape, effective
+    suit and strength (the same positions: e.g. off-suit level pairs of two
+    suits, RULES.md §2 "all equal")? Then neither is weaker than the other."""
+    order = hand.ruling.order
+    da = decompose_faces(order, [c % 54 for c in a])
+    db = decompose_faces(order, [c % 54 for c in b])
+    if da is None or db is None or len(da.units) != 1 or len(db.units) != 1:
+        return False
+    ua, ub = da.units[0], db.units[0]
+    return (ua.shape, ua.esuit, ua.top) == (ub.shape, ub.esuit, ub.top)
+
+
+def adopt_forced(hand: Hand, cards: Sequence[int]) -> None:
+    """The current trick's failed throw stands as ``cards`` (the table's
+    choice, from the attempted throw) instead of the engine's forced unit:
+    the lead, the cards played and, with the hands known, the leader's hand
+    (the engine's forced cards go back to it, the table's leave it)."""
+    trick = hand.tricks[-1]
+    old = set(trick.lead)
+    new = tuple(cards)
+    hand.tricks = (*hand.tricks[:-1], dataclasses.replace(trick, plays=((trick.leader, new),)))
+    hand.played = (hand.played - old) | set(new)
+    if hand.hands is not None:
+        held = [c for c in hand.hands[trick.leader] if c not in new]
+        hand._set_hand(trick.leader, held + [c for c in old if c not in new])
 
 
 def _forced_lead(hand: Hand, t_index: int, leader: int) -> None:

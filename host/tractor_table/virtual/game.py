@@ -48,6 +48,7 @@ from shengji.play import check_throw
 from shengji.rules import NoBid, Revoke
 
 from ..errors import CommandError
+from ..link.engine_replayer import adopt_forced, equally_weak
 from .events import EV, RANKS, TRUMPS, cards_text, describe
 from .runner import VirtualTable
 
@@ -85,6 +86,7 @@ class BotGame:
         self.hand: Hand | None = None
         self.challenges = 0
         self.forced_at_once = 0
+        self.forced_equal = 0  # the table forced another, equally weak unit (followed)
         self.revoke_from = revoke_from  # a seat revokes once a hand from this trick on
         self.quiet_hands = frozenset(quiet_hands)  # table hand numbers without a bid
         self.revoked = False  # this hand's revoke was made
@@ -344,7 +346,7 @@ class BotGame:
             if self.table.hand_scan:
                 # the table knows every hand: it forces the throw by itself
                 ev = self._expect(EV.FORCED)
-                self._check("forced cards", sorted(ev[4:]), sorted(last.lead))
+                self._table_forced(hand, ev)
                 self.say("  " + describe(ev))
                 self.forced_at_once += 1
             else:
@@ -401,9 +403,25 @@ class BotGame:
         self._both(Challenge(s, tuple(shown)))
         self.say("  " + describe(ev))
         ev = self._expect(EV.FORCED)
-        self._check("forced cards", sorted(ev[4:]), sorted(trick.lead))
+        self._table_forced(hand, ev)
         self.say("  " + describe(ev))
         self.challenges += 1
+
+    def _table_forced(self, hand: Hand, ev: list[Any]) -> None:
+        """The table's FORCED cards against the full engine's. Of two units of
+        the beaten category at the same position (off-suit level pairs of two
+        suits) either is "the weakest unit" (RULES.md §5): the table's choice
+        is followed, in the host's copy and in the blind hand."""
+        cards = tuple(ev[4:])
+        trick = hand.tricks[-1]
+        if sorted(cards) != sorted(trick.lead) and set(cards) <= set(trick.attempt) and equally_weak(
+            hand, cards, trick.lead
+        ):
+            adopt_forced(hand, cards)
+            if self.blind is not None and self.blind.tricks and self.blind.tricks[-1].attempt:
+                adopt_forced(self.blind, cards)
+            self.forced_equal += 1
+        self._check("forced cards", sorted(cards), sorted(hand.tricks[-1].lead))
 
     def _end(self, hand: Hand) -> None:
         ev = self._expect(EV.HAND_END)
