@@ -28,6 +28,7 @@ from pathlib import Path
 
 from shengji import Rules
 from tractor_table import mpy, perfdoc
+from tractor_table.errors import CommandError
 from tractor_table.paths import DOCS_DIR
 from tractor_table.virtual.game import BotGame
 from tractor_table.virtual.runner import MPY_DIR, VirtualTable, compile_for_host
@@ -170,6 +171,39 @@ def play(
     }
 
 
+def smallest_heap(fw: Path, lo: int = 96, hi: int = 160) -> int:
+    """The smallest -X heapsize (KiB, to 2K) under which the firmware plays
+    `virtual --bots --hands 3 --seed 7 --readers direct` to the end: the live
+    peak plus what lives between two samples (the audit, a snapshot being
+    written, a frame being encoded) and what fragmentation wastes."""
+
+    def plays(k: int) -> bool:
+        r = Rules(decks=2)
+        with tempfile.TemporaryDirectory(prefix="bench-heap-") as tmp:
+            work = Path(tmp)
+            (work / "firmware").symlink_to(fw)
+            vt = VirtualTable(2, workdir=work, readers="direct", rules=r, heapsize=f"{k}K")
+            try:
+                with vt:
+                    game = BotGame(
+                        vt, r, seed=7, strength=1, say=lambda _s: None, event_timeout=3.0
+                    )
+                    game.play(3)
+            except CommandError:
+                return False
+            return game.hands_played == 3 and not game.disagreements
+
+    if not plays(hi):
+        return -1
+    while hi - lo > 2:
+        mid = (lo + hi) // 2
+        if plays(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def kib(n: int) -> str:
     return f"{n:,}"
 
@@ -188,8 +222,16 @@ def main(argv: list[str]) -> int:
         four = play(fw, hands=2, seed=5, rules="xuwen", strength=0, readers="direct")
         four_spi = play(fw, hands=2, seed=5, rules="xuwen", strength=0)
         print(f"4 decks: direct {four['peak']}, spi {four_spi['peak']}", file=sys.stderr)
+        direct = play(fw, hands=3, seed=7, readers="direct")
+        least = smallest_heap(fw)
+        print(f"3 hands direct: peak {direct['peak']}, smallest heap {least}K", file=sys.stderr)
         runs = [
             ("2 decks, 3 hands", "`virtual --bots --hands 3 --seed 7`", game),
+            (
+                "2 decks, 3 hands, taps as card ids",
+                "`virtual --bots --hands 3 --seed 7 --readers direct`",
+                direct,
+            ),
             (
                 "4 decks, random bots, taps as card ids",
                 "`virtual --bots --hands 2 --rules xuwen --strength 0 --seed 5 --readers direct`",
@@ -214,7 +256,7 @@ def main(argv: list[str]) -> int:
                     m5,
                 ),
             ]
-    body = render(loaded, total, demand, qstr, game, runs)
+    body = render(loaded, total, demand, qstr, game, runs, least, int(direct["peak"]))  # type: ignore[call-overload]
     print(body)
     if not args.quick:
         perfdoc.write_section("heap", body, page=DOCS_DIR / "firmware.md")
@@ -229,6 +271,8 @@ def render(
     qstr: str,
     game: dict[str, object],
     runs: list[tuple[str, str, dict[str, object]]],
+    least: int,
+    direct_peak: int,
 ) -> str:
     out = [
         "#### Heap, measured",
@@ -296,6 +340,15 @@ def render(
             f"| {label} | {cmd} | {r['hands']}, {r['events']} | {r['heap']} | "
             f"{kib(int(r['ready']))} | {kib(peak)} | {kib(BUDGET - peak)} |"  # type: ignore[call-overload]
         )
+    out += [
+        "",
+        f"**Headroom for what lives between two samples**: the smallest `-X heapsize` "
+        f"under which `virtual --bots --hands 3 --seed 7 --readers direct` still plays "
+        f"to the end is {least}K ({kib(least * 1024)} bytes) for a live peak of "
+        f"{kib(direct_peak)}: the audit, a snapshot being written, a frame being "
+        f"encoded and fragmentation take the other {kib(least * 1024 - direct_peak)} "
+        "(to 2K).",
+    ]
     last = list(game["last"])  # type: ignore[call-overload]
     same = "the same" if tuple(last) == BEFORE_LAST else "NOT the same"
     out += [

@@ -58,6 +58,7 @@ def restore(tb, snap):
         if (
             not isinstance(tr, list)
             or len(tr) != 8
+            or not _ints(tr, 4)
             or not 0 <= tr[0] < 4
             or not 0 <= tr[1] < 4
             or not 0 <= tr[2] < 65536
@@ -150,3 +151,11 @@ def restore(tb, snap):
     if trump >= 0:
         tb.rules.begin_hand(tb.level(), trump)
     tb._out = []
+
+
+def _ints(xs, n):
+    """The first n items of xs are ints (a trick's leader, winner, points, forced)."""
+    for i in range(n):
+        if type(xs[i]) is not int:
+            return False
+    return True

@@ -172,6 +172,34 @@ def test_restore_refuses_bad_snapshots_and_keeps_state():
     assert t.snapshot() == before
 
 
+def test_restore_refuses_tricks_it_cannot_pack_and_keeps_state():
+    # completed tricks are kept packed (table.trick_pack: a byte per field):
+    # a snapshot's trick whose leader, winner, points or forced flag is out
+    # of range or not an int is refused before anything changes
+    t, r = make()
+    deal_to_play(t)
+    hands = hands_1deck()
+    play_trick(t, [hands[s][0:1] for s in range(4)])
+    before = t.snapshot()
+    good = before[17][0]
+    assert len(before[17]) == 1 and len(good) == 8
+    for k, value in ((0, 4), (1, -1), (2, 70000), (2, "10"), (3, 2)):
+        tr = list(good)
+        tr[k] = value
+        bad = list(before)
+        bad[17] = [tr]
+        try:
+            t.restore(bad)
+        except T.TableError as exc:
+            assert "bad trick" in str(exc)
+        else:
+            raise AssertionError("accepted a trick with field " + str(k) + " = " + repr(value))
+        assert t.snapshot() == before
+    # the good one goes back in as it was
+    t.restore(before)
+    assert t.snapshot() == before
+
+
 def test_commands_and_message_expiry():
     t, r = make()
     t.tap(2, 7, 1000)
