@@ -450,9 +450,12 @@ class Table:
     def restore(self, snap):
         """Take a snapshot(); raises TableError (state unchanged) if it does not fit.
         tablerestore.py is loaded for this call only (a start from flash, a
-        host's push), and dropped after it."""
-        gc.collect()  # room for its code (rare: worth a collection)
+        host's push), and dropped after it (unless it was imported before)."""
+        had = "tablerestore" in sys.modules  # imported by someone else: kept
+        if not had:
+            gc.collect()  # room for its code (rare: worth a collection)
         try:
             __import__("tablerestore").restore(self, snap)
         finally:
-            sys.modules.pop("tablerestore", None)
+            if not had:
+                sys.modules.pop("tablerestore", None)

@@ -1,12 +1,12 @@
-# runs-under: micropython heapsize=88K
-# (88K: the table core and these scripts are compiled from source in the heap,
-# tablerestore.py too at each restore;
+# runs-under: micropython heapsize=72K
+# (72K: the table core and these scripts are compiled from source in the heap;
 # the firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # The table core over whole hands, with the scripted rules (fakerules.py):
 # revokes proven by later plays, the end of the hand (kitty bonus, audit,
 # settlement), the event stream, snapshots and link-level commands.
 import events as E
 import table as T
+import tablerestore  # noqa: F401 - compiled once here: Table.restore then keeps it
 from fakerules import points_of
 from tablescript import (
     Log,

@@ -1,6 +1,5 @@
-# runs-under: micropython heapsize=88K
-# (88K: the table core and these scripts are compiled from source in the heap,
-# tablerestore.py too at each restore;
+# runs-under: micropython heapsize=72K
+# (72K: the table core and these scripts are compiled from source in the heap;
 # the firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # hand_scan mode of the table core, with the scripted rules (fakerules.py):
 # every seat scans its hand after the draw; then a card not held is refused, an
@@ -9,6 +8,7 @@
 # survives a snapshot.
 import events as E
 import table as T
+import tablerestore  # noqa: F401 - compiled once here: Table.restore then keeps it
 from fakerules import FakeRules
 from tablescript import Log, _hash, hands_1deck, play_trick
 

@@ -167,7 +167,9 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
         vt.close()
     assert game.hand is not None
     tricks_before = len(game.hand.tricks)
-    vt2 = _table(compiled, "cut", 1, keep=True).start()
+    vt2 = _table(compiled, "cut", 1, keep=True)
+    vt2.heap_report = True
+    vt2.start()
     try:
         assert vt2.restored
         assert vt2.wait(lambda: vt2.lines[7].startswith("resumed hand 1"), 5)
@@ -180,6 +182,8 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
         vt2.close()
     assert game.disagreements == []
     assert len(game.hand.tricks) > tricks_before
+    # the snapshot's restorer was loaded for the start from flash only
+    assert "table" in vt2.modules_loaded and "tablerestore" not in vt2.modules_loaded
 
 
 def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path) -> None:
