@@ -209,7 +209,6 @@ def test_console_refuses_bad_lines_with_a_sentence(line: str, decks: int, messag
 
 
 def test_virtual_heapsize_is_checked_and_its_help_is_true(capsys: pytest.CaptureFixture[str]) -> None:
-    from tractor_table import mpy
     from tractor_table.virtual import runner
 
     rc = cli.main(["virtual", "--heapsize", "banana"])
@@ -217,9 +216,10 @@ def test_virtual_heapsize_is_checked_and_its_help_is_true(capsys: pytest.Capture
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     help_text = " ".join(sub.choices["virtual"].format_help().split())  # type: ignore[attr-defined]
-    assert f"default {mpy.DEFAULT_HEAP}" in help_text
-    for heap in set(runner.SIM_HEAP_BY_DECKS.values()):
-        assert heap in help_text
+    for table in (runner.FIRMWARE_HEAP_BY_DECKS, runner.SIM_HEAP_BY_DECKS):
+        for decks, heap in table.items():
+            assert f"{heap} with {decks} deck(s)" in help_text
+            assert runner.default_heap(decks, "spi" if table is runner.SIM_HEAP_BY_DECKS else "direct") == heap
 
 
 # ---- link: the rules it judges by, the disagreements file ---------------------------------------

@@ -74,8 +74,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--heapsize",
         default=None,
-        help="MicroPython heap (default 160K; with --readers spi 208K, or 240K with 3 decks and "
-        "272K with 4, as the simulated chips live in it too)",
+        help=_heap_help(),
     )
     parser.add_argument(
         "--verbose", action="store_true", help="print every game event as it arrives"
@@ -86,6 +85,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: records.sqlite in the user's data directory)",
     )
     parser.add_argument("--no-record", action="store_true", help="record nothing")
+
+
+def _heap_help() -> str:
+    """--heapsize's help, from the virtual table's own defaults (they cannot drift apart)."""
+    from ..virtual_heap import FIRMWARE_HEAP_BY_DECKS, SIM_HEAP_BY_DECKS
+
+    def by_decks(table: dict[int, str]) -> str:
+        return ", ".join(f"{h} with {d} deck(s)" for d, h in sorted(table.items()))
+
+    return (
+        f"MicroPython heap (default with --readers direct: {by_decks(FIRMWARE_HEAP_BY_DECKS)}; "
+        f"with --readers spi, as the simulated chips live in it too: {by_decks(SIM_HEAP_BY_DECKS)})"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -38,32 +38,17 @@ from .. import firmware_build, mpy
 from ..errors import CommandError
 from ..link.serial_link import SerialLink
 
+# the heaps by deck count, in a light module so that the command line's help can
+# name them without loading the virtual table; re-exported here
+from ..virtual_heap import FIRMWARE_HEAP_BY_DECKS as FIRMWARE_HEAP_BY_DECKS
+from ..virtual_heap import SIM_HEAP as SIM_HEAP
+from ..virtual_heap import SIM_HEAP_BY_DECKS as SIM_HEAP_BY_DECKS
+from ..virtual_heap import default_heap as default_heap
+
 MPY_DIR = Path(__file__).resolve().parent / "mpy"
 #: The PN532 chip model, written in the subset MicroPython runs.
 CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
 READERS = ("spi", "direct")
-#: The heap the firmware gets by deck count (the Pico it emulates has the
-#: same RAM whatever the decks, but every hand holds decks/2 times the cards:
-#: three and four decks get more room on this 64-bit port, whose objects are
-#: larger than the Pico's). Measured by bench/bench_heap.py (docs/firmware.md,
-#: "Heap"): the live peak with four decks stays far below 160K since the
-#: tricks are packed, but the end-of-hand audit of random bots' four-deck
-#: throws allocates in bursts, and 160K ran out there.
-FIRMWARE_HEAP_BY_DECKS = {1: "160K", 2: "160K", 3: "192K", 4: "224K"}
-#: With simulated PN532s the chip models live in the firmware's heap too: the
-#: firmware's heap above plus 48K for them (they hold about 22K, and allocate
-#: while they answer; measured and reported apart as ``sim_bytes``, and
-#: ``firmware_peak`` excludes them).
-SIM_HEAP = "208K"
-SIM_HEAP_BY_DECKS = {d: f"{int(h[:-1]) + 48}K" for d, h in FIRMWARE_HEAP_BY_DECKS.items()}
-
-
-def default_heap(decks: int, readers: str) -> str:
-    """The heap a virtual table gets by default: the firmware's by deck count,
-    plus room for the simulated chips with ``readers="spi"``."""
-    if readers == "spi":
-        return SIM_HEAP_BY_DECKS.get(decks, SIM_HEAP)
-    return FIRMWARE_HEAP_BY_DECKS.get(decks, mpy.DEFAULT_HEAP)
 
 
 def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
