@@ -193,3 +193,51 @@ def test_the_link_command_records_a_rollback_while_it_follows(
         kinds = [r[0] for r in store.query("SELECT kind FROM link_notes ORDER BY id")]
         assert "reboot" in kinds and "rollback" in kinds
         assert store.check()[0] == []
+
+
+def test_hands_lost_by_a_revoke_and_a_kitty_turned_up_are_recorded_and_exported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tournament rules (revoke = "forfeit", no_bid = "kitty") on the virtual
+    table over the link: a seat revokes in each hand, nobody bids in hand 2
+    (the kitty turned up). The list and show say who lost each hand by a
+    revoke; each hand exports as an engine record that replays to the engine's
+    own hand with the table's score; the records check out."""
+    rules = Rules.preset("tournament")
+    db = tmp_path / "records.sqlite"
+    store = Store.open(db)
+    rec = Recorder(store, port="virtual", source="virtual", rules=rules)
+    verifier = Verifier(EngineReplayer(rules), "rules-2026.1", describe=describe)
+    vt = VirtualTable(2, readers="direct", rules=rules)
+    vt.note_hooks.append(rec.follow(verifier))
+    with vt:
+        game = BotGame(vt, rules, seed=638, strength=1, say=lambda s: None, revoke_from=2, quiet_hands=(2,))
+        game.play(2)
+        assert vt.link is not None
+        vt.link.wait_for(lambda h: sum(1 for _, e in h.record.events if e[0] == 12) == 2, 5)
+        events = vt.link.with_link(lambda h: [list(e) for _, e in h.record.events])
+    store.close()
+    assert rec.failed == "" and game.disagreements == [] and verifier.disagreements == []
+    assert game.revokes == 2 and game.kitty_reveals == 1
+    forfeits = [ev for ev in events if ev[0] == 15]
+    assert len(forfeits) == 2 and any(ev[0] == 16 for ev in events)  # FORFEIT x2, KITTY_UP
+    starts = [k for k, ev in enumerate(events) if ev[0] == 1] + [len(events)]
+
+    capsys.readouterr()
+    assert cli.main(["records", "list", "--db", str(db)]) == 0
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.strip()[:1].isdigit()]
+    assert len(lines) == 2
+    for line, ff in zip(lines, forfeits, strict=True):
+        assert line.endswith(f"; lost by S{ff[2]}'s revoke (side {ff[2] & 1} forfeits)")
+    for no in (1, 2):
+        assert cli.main(["records", "show", str(no), "--db", str(db)]) == 0
+        assert f"lost by S{forfeits[no - 1][2]}'s revoke" in capsys.readouterr().out
+        out = tmp_path / f"hand{no}.jsonl"
+        assert cli.main(["records", "export", str(no), "--db", str(db), "--out", str(out)]) == 0
+        hand = erecord.replay(out.read_text())
+        mine = events[starts[no - 1]:starts[no]]
+        rebuilt = _rebuilt_hand(rules, events[: starts[no]])
+        assert hand.state_hash() == rebuilt.state_hash()  # type: ignore[attr-defined]
+        assert hand.forfeit == forfeits[no - 1][2] and hand.result().score == mine[-1][1]
+    assert cli.main(["records", "check", "--db", str(db)]) == 0
+    assert "integrity: ok" in capsys.readouterr().out

@@ -79,6 +79,14 @@ def _levels(a: Any, b: Any) -> str:
     return f"{RANKS[a] if 0 <= a < 13 else a}/{RANKS[b] if 0 <= b < 13 else b}"
 
 
+def _lost_by(h: dict[str, Any]) -> str:
+    """A hand a revoke lost (revoke = "forfeit", the FORFEIT event): who lost it."""
+    seat = h.get("forfeit_seat")
+    if seat is None or seat < 0:
+        return ""
+    return f"; lost by S{seat}'s revoke (side {seat & 1} forfeits)"
+
+
 def _list(store: Any, table: int | None) -> int:
     hands = store.hands(table)
     print(f"records {store.path}: {len(hands)} hand(s)")
@@ -87,7 +95,7 @@ def _list(store: Any, table: int | None) -> int:
     print(f"{'hand':>5}  {'date (UTC)':19}  {'table':>5}  {'#':>3}  {'events':>6}  {'disagree':>8}  result")
     for h in hands:
         if h["status"] == "done":
-            result = h["result"] or "done"
+            result = (h["result"] or "done") + _lost_by(h)
         elif h["status"] == "redeal":
             result = "redeal: nobody bid"
         else:
@@ -118,7 +126,7 @@ def _show(store: Any, hand_id: int) -> int:
         trump = TRUMPS[h["trump"]] if h["trump"] is not None and 0 <= h["trump"] < 5 else "?"
         print(f"  dealer S{h['dealer']}, levels {_levels(h['level0'], h['level1'])}, trump {trump}")
     if h["result"]:
-        print(f"  result: {h['result']}")
+        print(f"  result: {h['result']}{_lost_by(h)}")
     for e in store.hand_events(h):
         marks = []
         for v in e["verdicts"]:
