@@ -767,3 +767,28 @@ def test_of_two_equally_weak_units_the_table_may_force_either(hand_scan: bool) -
     single = [c for c in throw[3:] if c % 54 == 39]
     (d, *_) = verify(tampered(vt.log, k, [*forced[:4], *single]), rules=TITANIC).disagreements
     assert d.index == k and sorted(c % 54 for c in d.host_event[4:]) == [13, 13]  # the engine's pair
+
+
+def test_a_quiet_first_hand_is_redealt_once_and_judged() -> None:
+    """quiet_hands=(1,): nobody bids on the match's first hand, which is a
+    redeal (RULES.md §8); the bots then bid again (before, they stayed quiet
+    and the table redealt forever: a hang). The REDEAL and the hand after it
+    are judged and agree."""
+    from tractor_table.virtual.game import BotGame
+
+    said: list[str] = []
+
+    def say(line: str) -> None:
+        said.append(line)
+        assert sum("redeal" in x for x in said) < 3, "redealt again and again"
+
+    vt = InProcessTable(2, QQ)
+    game = BotGame(vt, QQ, seed=1, strength=1, say=say, quiet_hands=(1,))  # type: ignore[arg-type]
+    game.play(1)
+    assert game.disagreements == [] and game.redeals == 1 and game.hands_played == 1
+    kinds = [ev[0] for _, _, ev in vt.log]
+    assert kinds[:2] == [EV.HAND_START, EV.REDEAL] and kinds.count(EV.HAND_START) == 2
+    assert kinds[-1] == EV.HAND_END and EV.KITTY_UP not in kinds
+    v = verify(vt.log, rules=QQ)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.agreed == v.checked == len(vt.log)

@@ -30,6 +30,9 @@ Options the table plays that change the hand:
   bots' view, which records the revoke and plays on), a *blind* hand without
   the deal, which knows what the table knows: when it is lost, the table must
   end the hand there (FORFEIT, HAND_END), and it settles the match.
+- ``quiet_hands``: in the hands of these table numbers nobody bids. On the
+  match's first hand that is a redeal (RULES.md §8), after which the bots bid
+  again (a quiet hand is quiet for one deal).
 - ``no_bid = "kitty"``: in the hands numbered in ``quiet_hands`` nobody bids;
   when the draw ends without a bid (not on the match's first hand) the dealer
   taps the kitty's cards face up, in the deal's order (KITTY_UP, then TRUMP).
@@ -88,7 +91,8 @@ class BotGame:
         self.forced_at_once = 0
         self.forced_equal = 0  # the table forced another, equally weak unit (followed)
         self.revoke_from = revoke_from  # a seat revokes once a hand from this trick on
-        self.quiet_hands = frozenset(quiet_hands)  # table hand numbers without a bid
+        self.quiet_hands = set(quiet_hands)  # table hand numbers without a bid
+        self.redeals = 0
         self.revoked = False  # this hand's revoke was made
         self.revokes = 0
         self.revokes_refused = 0  # hand_scan mode with revoke = "flag": refused at the play
@@ -285,6 +289,10 @@ class BotGame:
         if ev[0] == EV.REDEAL:
             self._check("redeal", True, hand.redeal)
             self.say("  " + describe(ev))
+            self.redeals += 1
+            # a quiet hand redealt (the match's first hand) is quiet once:
+            # bidding again, not redealing forever
+            self.quiet_hands.discard(self.hand_no)
             return "redeal"
         trump = NT if hand.trump is None else int(hand.trump)
         declarer = -1 if hand.declarer is None else hand.declarer
