@@ -792,3 +792,44 @@ def test_a_quiet_first_hand_is_redealt_once_and_judged() -> None:
     v = verify(vt.log, rules=QQ)
     assert [d.show() for d in v.disagreements] == []
     assert v.agreed == v.checked == len(vt.log)
+
+
+@pytest.mark.parametrize("phase", [5, 1])  # the table's SCAN and KITTY phases
+def test_judging_goes_on_from_a_snapshot_taken_while_the_hands_are_scanned(phase: int) -> None:
+    """hand_scan mode: the host resyncs from a snapshot taken after trump,
+    while the seats scan their hands (SCAN) or before the burial (KITTY). The
+    engine takes the hands scanned so far from the snapshot, knows every hand
+    at the burial, so judges the throws the table forces at once, and follows
+    the hand to its end and the next hand's start (found by a snapshot soak:
+    a SCAN snapshot was taken as "past the play", so the next HAND_START
+    disagreed; after a KITTY one the engine did not know the hands and could
+    not follow a throw forced at once)."""
+    from tractor_table.virtual.game import BotGame
+
+    snaps: list[tuple[int, Any]] = []
+    vt = InProcessTable(2, TOURNAMENT, hand_scan=True)
+    pull = vt._pull
+
+    def pull_and_snap() -> None:
+        pull()
+        if vt.t.hand_no == 1:
+            snaps.append((len(vt.log), json.loads(json.dumps(vt.t.snapshot()))))
+
+    vt._pull = pull_and_snap  # type: ignore[method-assign]
+    game = BotGame(vt, TOURNAMENT, seed=1, strength=0, say=lambda s: None)  # type: ignore[arg-type]
+    game.play(2)
+    log = vt.log
+    first_hand = log[: [k for k, (_, _, ev) in enumerate(log) if ev[0] == EV.HAND_START][1]]
+    assert any(ev[0] == EV.FORCED for _, _, ev in first_hand)  # forced at once: the hands are needed
+    starts = [(n, sn) for n, sn in snaps if sn[2] == phase]
+    assert starts
+    for n, snap in starts:
+        eng = er.EngineReplayer(TOURNAMENT)
+        v = Verifier(eng, "rules-2026.1")
+        v.on_note(["snapshot", n, log[n - 1][1], json.dumps(snap).encode()])
+        for idx, h, ev in log[n:]:
+            v.check(idx, h, ev)
+        assert [d.show() for d in v.disagreements] == []
+        assert eng.lost == "" and eng.unfollowed == 0
+        scans = sum(1 for _, _, ev in log[n:] if ev[0] == EV.SCAN)
+        assert v.agreed == v.checked == len(log) - n - scans

@@ -47,8 +47,9 @@ follow (it refuses what the table accepted), it stops judging until the next
 HAND_START, where it takes the match's position (levels, dealer) from the
 table: that is recorded as a disagreement first, never hidden. After the
 link resynced from a table snapshot, the hand is rebuilt in the engine from
-the snapshot (bids, kitty, tricks, the trick in progress) and judging goes on
-from there.
+the snapshot (bids, kitty, tricks, the trick in progress; in hand_scan mode
+the hands scanned so far, also during the scan and before the burial) and
+judging goes on from there.
 """
 
 from __future__ import annotations
@@ -100,7 +101,9 @@ DRULES_REASON = {
 }
 #: firmware/table.py: snapshot layout version, the play phase and the kitty's reveal
 SNAPSHOT_VERSION = 2
+PHASE_KITTY = 1
 PHASE_PLAY = 2
+PHASE_SCAN = 5  # hand_scan mode: the seats scan their hands (after trump, before the kitty)
 PHASE_REVEAL = 6
 #: shengji refusal rules -> the table's reason codes
 REASON_OF_RULE = {
@@ -166,7 +169,7 @@ class EngineReplayer:
         m.levels = [l0, l1]
         m.first_hand = bool(first)
         m.dealer = None if (first and phase == 0) or dealer < 0 else dealer
-        if phase > PHASE_PLAY:
+        if phase not in (0, PHASE_KITTY, PHASE_PLAY, PHASE_SCAN):
             self.lost = "the table's snapshot is past the play: judging resumes at the next hand"
             return
         hand = m.new_hand(strict=False)
@@ -183,7 +186,12 @@ class EngineReplayer:
             if got != [trump, declarer, dealer]:
                 raise ValueError(f"the bids give {got}, the snapshot {[trump, declarer, dealer]}")
             sh.trump, sh.declarer, sh.dealer, sh.phase = trump, declarer, dealer, 1
-        if phase >= PHASE_PLAY:
+        if phase in (PHASE_KITTY, PHASE_SCAN) and len(snap) > 22:
+            # hand_scan mode before the burial: the hands scanned so far (the
+            # dealer's with the kitty), as the SCAN events gave them
+            done = snap[22][1]
+            self.scans = {s: tuple(snap[22][2 + s]) for s in range(4) if done >> s & 1}
+        if phase == PHASE_PLAY:
             hand.apply(Bury(tuple(kitty)))
             if len(snap) > 22 and snap[22][1] == 15:
                 # hand_scan mode: the hands after the burial are what each
