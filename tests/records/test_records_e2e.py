@@ -6,9 +6,14 @@ them) recorded in SQLite, then read back with ``tractor-table records``; and
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from records_device import PtyTable
@@ -153,7 +158,7 @@ def test_the_link_command_records_a_table_that_reboots_with_another_history(
 
 
 def test_the_link_command_records_a_rollback_while_it_follows(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The table reboots while the host follows it and restores a save from
     before the events the host already has: the host link's rollback; the
@@ -166,20 +171,58 @@ def test_the_link_command_records_a_rollback_while_it_follows(
     for ev in first[:10]:
         h9 = ttlink.chain_hash(h9, ev)
 
-    def reboot_and_play_on() -> None:
-        table.reboot(0x4444, (10, h9))
-        time.sleep(0.8)
-        table.add(first[10])  # the same event again: stored once
-        table.add([6, 1, 3, 41])  # then another game
+    def query(sql: str) -> list[tuple[Any, ...]]:
+        """What the records hold now, read beside the writer (WAL); nothing yet: []."""
+        try:
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+        except sqlite3.Error:
+            return []
+        try:
+            return con.execute(sql).fetchall()
+        except sqlite3.Error:
+            return []
+        finally:
+            con.close()
 
-    timer = threading.Timer(0.8, reboot_and_play_on)
-    timer.start()
+    def until(what: str, sql: str, want: Callable[[list[tuple[Any, ...]]], bool]) -> None:
+        deadline = time.monotonic() + 20
+        while not want(query(sql)):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the records never showed {what}: {query(sql)}")
+            time.sleep(0.02)
+
+    # each step waits for the host to have recorded the one before, so a slow
+    # machine changes the timing, not the story; then "quit" on the command's stdin
+    problems: list[str] = []
+    read_end, write_end = os.pipe()
+
+    def reboot_and_play_on() -> None:
+        try:
+            until("the first events", "SELECT count(*) FROM events", lambda r: bool(r) and r[0][0] == len(first))
+            table.reboot(0x4444, (10, h9))
+            until("the rollback", "SELECT count(*) FROM link_notes WHERE kind = 'rollback'",
+                  lambda r: bool(r) and r[0][0] > 0)
+            table.add(first[10])  # the same event again: stored once
+            table.add([6, 1, 3, 41])  # then another game
+            until("the new event", "SELECT count(*) FROM events WHERE idx = 11", lambda r: bool(r) and r[0][0] == 2)
+        except AssertionError as exc:
+            problems.append(str(exc))
+        finally:
+            os.write(write_end, b"quit\n")
+
+    driver = threading.Thread(target=reboot_and_play_on, daemon=True)
+    driver.start()
+    stdin = os.fdopen(read_end, "r")
+    monkeypatch.setattr(sys, "stdin", stdin)
     try:
-        assert cli.main(["link", "--port", table.path, "--seconds", "2.5", "--no-verify",
+        assert cli.main(["link", "--port", table.path, "--seconds", "60", "--no-verify",
                          "--db", str(db), "--quiet"]) == 0
     finally:
-        timer.cancel()
+        driver.join(30)
         table.close()
+        stdin.close()
+        os.close(write_end)
+    assert problems == []
     out = capsys.readouterr().out
     assert "link reboot:" in out and "link rollback: 10 15" in out
     assert f"{len(first) + 1} new event(s)" in out and "1 conflict(s)" in out
