@@ -115,17 +115,72 @@ def test_the_virtual_command_records_by_default_where_it_says(
     assert "records: off (--no-record)" in capsys.readouterr().out
 
 
+def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    """What the records hold now, read beside the writer (WAL); nothing yet: []."""
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+    except sqlite3.Error:
+        return []
+    try:
+        return con.execute(sql).fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        con.close()
+
+
+def _count(db: Path, sql: str) -> int:
+    rows = _query(db, sql)
+    return int(rows[0][0]) if rows else -1
+
+
+def _until(db: Path, what: str, sql: str, want: int) -> None:
+    deadline = time.monotonic() + 20
+    while _count(db, sql) != want:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the records never showed {what}: {_query(db, sql)}")
+        time.sleep(0.02)
+
+
+def _follow(table: PtyTable, db: Path, monkeypatch: pytest.MonkeyPatch, script: Callable[[], None]) -> None:
+    """`tractor-table link` follows the table while ``script`` plays the table's
+    part; each step of a script waits for the host to have recorded the one
+    before (a slow machine changes the timing, not the story), then the script
+    types "quit" on the command's stdin."""
+    problems: list[str] = []
+    read_end, write_end = os.pipe()
+
+    def drive() -> None:
+        try:
+            script()
+        except AssertionError as exc:
+            problems.append(str(exc))
+        finally:
+            os.write(write_end, b"quit\n")
+
+    driver = threading.Thread(target=drive, daemon=True)
+    driver.start()
+    stdin = os.fdopen(read_end, "r")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    try:
+        assert cli.main(["link", "--port", table.path, "--seconds", "60", "--no-verify",
+                         "--db", str(db), "--quiet"]) == 0
+    finally:
+        driver.join(30)
+        table.close()
+        stdin.close()
+        os.close(write_end)
+    assert problems == []
+
+
 def test_the_link_command_records_a_table_that_reboots_with_another_history(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "r.sqlite"
     first = hand_events(1)
     table = PtyTable(0x1111, first)
-    try:
-        assert cli.main(["link", "--port", table.path, "--seconds", "0.5", "--no-verify",
-                         "--db", str(db), "--quiet"]) == 0
-    finally:
-        table.close()
+    _follow(table, db, monkeypatch,
+            lambda: _until(db, "the first events", "SELECT count(*) FROM events", len(first)))
     out = capsys.readouterr().out
     assert f"records: {db}" in out and f"{len(first)} new event(s)" in out
     assert out.splitlines()[-1].startswith(f"{len(first)} events: 0 judged")
@@ -137,14 +192,14 @@ def test_the_link_command_records_a_table_that_reboots_with_another_history(
         h9 = ttlink.chain_hash(h9, ev)
     table = PtyTable(0x2222, restore=(10, h9))
     later = [[6, 1, 2, 40], [6, 1, 3, 41]]
-    timer = threading.Timer(0.6, lambda: [table.add(ev) for ev in later])
-    timer.start()
-    try:
-        assert cli.main(["link", "--port", table.path, "--seconds", "1.5", "--no-verify",
-                         "--db", str(db), "--quiet"]) == 0
-    finally:
-        timer.cancel()
-        table.close()
+
+    def play_on() -> None:
+        _until(db, "the snapshot", "SELECT count(*) FROM snapshots", 1)
+        for ev in later:
+            table.add(ev)
+        _until(db, "the new events", "SELECT count(*) FROM events", len(first) + len(later))
+
+    _follow(table, db, monkeypatch, play_on)
     out = capsys.readouterr().out
     assert "link snapshot: 10" in out and "2 new event(s)" in out and "1 conflict(s)" in out
     with Store.open(db) as store:
@@ -171,58 +226,15 @@ def test_the_link_command_records_a_rollback_while_it_follows(
     for ev in first[:10]:
         h9 = ttlink.chain_hash(h9, ev)
 
-    def query(sql: str) -> list[tuple[Any, ...]]:
-        """What the records hold now, read beside the writer (WAL); nothing yet: []."""
-        try:
-            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
-        except sqlite3.Error:
-            return []
-        try:
-            return con.execute(sql).fetchall()
-        except sqlite3.Error:
-            return []
-        finally:
-            con.close()
-
-    def until(what: str, sql: str, want: Callable[[list[tuple[Any, ...]]], bool]) -> None:
-        deadline = time.monotonic() + 20
-        while not want(query(sql)):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the records never showed {what}: {query(sql)}")
-            time.sleep(0.02)
-
-    # each step waits for the host to have recorded the one before, so a slow
-    # machine changes the timing, not the story; then "quit" on the command's stdin
-    problems: list[str] = []
-    read_end, write_end = os.pipe()
-
     def reboot_and_play_on() -> None:
-        try:
-            until("the first events", "SELECT count(*) FROM events", lambda r: bool(r) and r[0][0] == len(first))
-            table.reboot(0x4444, (10, h9))
-            until("the rollback", "SELECT count(*) FROM link_notes WHERE kind = 'rollback'",
-                  lambda r: bool(r) and r[0][0] > 0)
-            table.add(first[10])  # the same event again: stored once
-            table.add([6, 1, 3, 41])  # then another game
-            until("the new event", "SELECT count(*) FROM events WHERE idx = 11", lambda r: bool(r) and r[0][0] == 2)
-        except AssertionError as exc:
-            problems.append(str(exc))
-        finally:
-            os.write(write_end, b"quit\n")
+        _until(db, "the first events", "SELECT count(*) FROM events", len(first))
+        table.reboot(0x4444, (10, h9))
+        _until(db, "the rollback", "SELECT count(*) FROM link_notes WHERE kind = 'rollback'", 1)
+        table.add(first[10])  # the same event again: stored once
+        table.add([6, 1, 3, 41])  # then another game
+        _until(db, "the new event", "SELECT count(*) FROM events WHERE idx = 11", 2)
 
-    driver = threading.Thread(target=reboot_and_play_on, daemon=True)
-    driver.start()
-    stdin = os.fdopen(read_end, "r")
-    monkeypatch.setattr(sys, "stdin", stdin)
-    try:
-        assert cli.main(["link", "--port", table.path, "--seconds", "60", "--no-verify",
-                         "--db", str(db), "--quiet"]) == 0
-    finally:
-        driver.join(30)
-        table.close()
-        stdin.close()
-        os.close(write_end)
-    assert problems == []
+    _follow(table, db, monkeypatch, reboot_and_play_on)
     out = capsys.readouterr().out
     assert "link reboot:" in out and "link rollback: 10 15" in out
     assert f"{len(first) + 1} new event(s)" in out and "1 conflict(s)" in out
