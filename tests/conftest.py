@@ -38,6 +38,20 @@ SUPPORT = Path(__file__).resolve().parent / "support"
 _MARKER = re.compile(r"^# runs-under: micropython(?:[ \t]+heapsize=(\S+))?[ \t]*$", re.M)
 
 
+# tests/support's CPython helpers (vtable_rig) import by name in every suite
+if str(SUPPORT) not in sys.path:
+    sys.path.insert(0, str(SUPPORT))
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One compile of the firmware for the test module (as `make firmware`, for
+    this CPU): the base folder that vtable_rig.table_in puts tables under."""
+    from vtable_rig import compile_firmware
+
+    return compile_firmware(tmp_path_factory.mktemp("fw"))
+
+
 def micropython_path(test_dir: Path) -> list[Path]:
     return [FIRMWARE, test_dir, SUPPORT]
 

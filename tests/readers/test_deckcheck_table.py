@@ -13,7 +13,6 @@ import random
 import re
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,8 @@ from tractor_table.cli import main
 from tractor_table.enroll import CardSet, TableTagReader, card_label, check_scan
 from tractor_table.link.serial_link import SerialLink
 from tractor_table.virtual.events import EV
-from tractor_table.virtual.runner import VirtualTable, compile_for_host, uid_of
+from tractor_table.virtual.runner import VirtualTable, uid_of
+from vtable_rig import cli_command, let_go, table_in
 
 STRANGER = bytes.fromhex("04eeeeeeeeeeee")  # a tag of no set
 READY = re.compile(r"the table on (\S+) is in enroll mode \(it plays no cards meanwhile\): "
@@ -45,34 +45,6 @@ def red_set(path: Path) -> CardSet:
     return cs
 
 
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("fw")
-    compile_for_host(out / "firmware")
-    return out
-
-
-def _table(base: Path, name: str) -> VirtualTable:
-    work = base / name
-    work.mkdir()
-    (work / "firmware").symlink_to(base / "firmware")
-    return VirtualTable(1, workdir=work, readers="spi").start()
-
-
-def _let_go(vt: VirtualTable) -> str:
-    """The table's port, freed by the virtual table's own host link (as an
-    operator closes the console before running deckcheck)."""
-    assert vt.link is not None
-    port = os.ttyname(vt._slave)
-    vt.link.close()
-    vt.link = None
-    return port
-
-
-def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "tractor_table.cli", *args]
-
-
 def _default_sigint() -> None:
     # A test run started in the background has SIGINT ignored, and children
     # inherit that; the command must see Ctrl-C as a person would send it.
@@ -83,7 +55,7 @@ def _run(args: list[str], on_line: Callable[[subprocess.Popen[str], str], None])
     """The command in a subprocess; ``on_line`` is the operator, called with every
     line it prints. A hung check fails the test (killed after 60 s), not the run."""
     proc = subprocess.Popen(
-        _cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cli_command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, PYTHONUNBUFFERED="1"), preexec_fn=_default_sigint,
     )
     timer = threading.Timer(60, proc.kill)
@@ -124,9 +96,9 @@ def test_a_complete_set_passes(compiled: Path, tmp_path: Path) -> None:
     red_set(path)
     order = list(range(54))
     random.Random(5).shuffle(order)
-    vt = _table(compiled, "complete")
+    vt = table_in(compiled, "complete").start()
     try:
-        port = _let_go(vt)
+        port = let_go(vt)
 
         def operator(proc: subprocess.Popen[str], line: str) -> None:
             m = READY.match(line)
@@ -167,9 +139,9 @@ def test_missing_unknown_duplicate_and_twice_are_reported_exactly(compiled: Path
     taps.insert(20, (tag_of(3),))  # 5S again
     taps.insert(30, (tag_of(40), tag_of(41)))  # two cards at once: neither counts (both come again later)
     taps.insert(45, (second_6d,))  # the other tag of 6D (its first tag came before)
-    vt = _table(compiled, "problems")
+    vt = table_in(compiled, "problems").start()
     try:
-        port = _let_go(vt)
+        port = let_go(vt)
 
         def operator(proc: subprocess.Popen[str], line: str) -> None:
             if READY.match(line):
@@ -207,9 +179,9 @@ def test_missing_unknown_duplicate_and_twice_are_reported_exactly(compiled: Path
 def test_ctrl_c_mid_check_leaves_enroll_mode_with_a_partial_report(compiled: Path, tmp_path: Path) -> None:
     path = tmp_path / "red.cards"
     red_set(path)
-    vt = _table(compiled, "ctrl-c")
+    vt = table_in(compiled, "ctrl-c").start()
     try:
-        port = _let_go(vt)
+        port = let_go(vt)
         sent: list[bool] = []
 
         def operator(proc: subprocess.Popen[str], line: str) -> None:
@@ -266,13 +238,13 @@ def test_timeout_reminder_and_bad_arguments(
     assert refused(str(path), "--table", "/dev/null", "--export", str(tmp_path / "no" / "cards.bin")) == (
         f"tractor-table deckcheck: --export {tmp_path / 'no' / 'cards.bin'}: no folder {tmp_path / 'no'}; "
         "create it first or give another path")
-    r = subprocess.run(_cli("deckcheck", str(path), "--table", "/dev/null", "--seat", "-1"),
+    r = subprocess.run(cli_command("deckcheck", str(path), "--table", "/dev/null", "--seat", "-1"),
                        capture_output=True, text=True, timeout=30)
     assert (r.returncode, r.stdout, r.stderr) == (1, "", "tractor-table deckcheck: --seat must be 0-3, not -1\n")
 
-    vt = _table(compiled, "timeout")
+    vt = table_in(compiled, "timeout").start()
     try:
-        port = _let_go(vt)
+        port = let_go(vt)
         # in process: nobody taps; a reminder, then the time limit
         said: list[str] = []
         reader = TableTagReader(port, seat=2, say=said.append)

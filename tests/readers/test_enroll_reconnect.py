@@ -34,7 +34,8 @@ from tractor_table.enroll import (
 from tractor_table.link import ttlink
 from tractor_table.link.serial_link import SerialLink
 from tractor_table.virtual.events import EV
-from tractor_table.virtual.runner import VirtualTable, compile_for_host, uid_of
+from tractor_table.virtual.runner import VirtualTable, uid_of
+from vtable_rig import cli_command, let_go, table_in
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ptyforward import PtyForwarder  # noqa: E402
@@ -52,29 +53,6 @@ def tag_of(card: int) -> bytes:
     return bytes((0x04, 0x30, card >> 8, card & 0xFF, 0x41, 0x52, 0x63))
 
 
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("fw")
-    compile_for_host(out / "firmware")
-    return out
-
-
-def _table(base: Path, name: str, readers: str = "spi") -> VirtualTable:
-    work = base / name
-    work.mkdir()
-    (work / "firmware").symlink_to(base / "firmware")
-    return VirtualTable(1, workdir=work, readers=readers).start()
-
-
-def _let_go(vt: VirtualTable) -> str:
-    """The table's port, freed by the virtual table's own host link."""
-    assert vt.link is not None
-    port = os.ttyname(vt._slave)
-    vt.link.close()
-    vt.link = None
-    return port
-
-
 def _restart(vt: VirtualTable) -> str:
     """Power the table off and on again (its flash kept): the same table, a new
     firmware process on a new pty; returns that pty's port."""
@@ -83,7 +61,7 @@ def _restart(vt: VirtualTable) -> str:
     vt.keep_state = True
     vt.ready_alloc = -1
     vt.start()
-    return _let_go(vt)
+    return let_go(vt)
 
 
 def _tag_frame(seat: int, uid: bytes) -> Callable[[list[Any]], bool]:
@@ -200,8 +178,8 @@ def _enrolled_once(log: list[str]) -> None:
 
 
 def test_a_replug_mid_enrollment_turns_enroll_mode_back_on(compiled: Path, tmp_path: Path) -> None:
-    vt = _table(compiled, "replug")
-    fwd = PtyForwarder(tmp_path, _let_go(vt))
+    vt = table_in(compiled, "replug").start()
+    fwd = PtyForwarder(tmp_path, let_go(vt))
     try:
         op = Operator(vt, fwd, seat=1)
         # at the 10th card (JS) the cable is out as the card is tapped: the table's report of
@@ -237,8 +215,8 @@ def test_a_replug_mid_enrollment_turns_enroll_mode_back_on(compiled: Path, tmp_p
 
 
 def test_a_table_restart_mid_enrollment_turns_enroll_mode_back_on(compiled: Path, tmp_path: Path) -> None:
-    vt = _table(compiled, "restart")
-    fwd = PtyForwarder(tmp_path, _let_go(vt))
+    vt = table_in(compiled, "restart").start()
+    fwd = PtyForwarder(tmp_path, let_go(vt))
     try:
         op = Operator(vt, fwd, seat=2)
 
@@ -267,14 +245,10 @@ def test_a_table_restart_mid_enrollment_turns_enroll_mode_back_on(compiled: Path
         vt.close()
 
 
-def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "tractor_table.cli", *args]
-
-
 def _run(args: list[str], on_line: Callable[[str], None]) -> tuple[int, list[str], str]:
     """The command in a subprocess, ``on_line`` the operator; killed after 60 s."""
     proc = subprocess.Popen(
-        _cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cli_command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, PYTHONUNBUFFERED="1"),
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
@@ -299,10 +273,10 @@ def _run(args: list[str], on_line: Callable[[str], None]) -> tuple[int, list[str
 def test_a_table_that_refuses_after_the_replug_stops_enroll_progress_kept_and_deckcheck(
     compiled: Path, tmp_path: Path
 ) -> None:
-    vt = _table(compiled, "refuse")
-    other = _table(compiled, "direct", readers="direct")  # its readers tell cards, not tags
-    fwd = PtyForwarder(tmp_path, _let_go(vt))
-    other_port = _let_go(other)
+    vt = table_in(compiled, "refuse").start()
+    other = table_in(compiled, "direct", readers="direct").start()  # its readers tell cards, not tags
+    fwd = PtyForwarder(tmp_path, let_go(vt))
+    other_port = let_go(other)
     try:
         op = Operator(vt, fwd, seat=0)
 
@@ -358,8 +332,8 @@ def test_a_table_that_refuses_after_the_replug_stops_enroll_progress_kept_and_de
 
 
 def test_a_table_that_does_not_answer_after_the_replug_stops_the_check(compiled: Path, tmp_path: Path) -> None:
-    vt = _table(compiled, "mute")
-    fwd = PtyForwarder(tmp_path, _let_go(vt))
+    vt = table_in(compiled, "mute").start()
+    fwd = PtyForwarder(tmp_path, let_go(vt))
     try:
         cs = CardSet("Red", 1)
         cs.cards = {tag_of(c): c for c in range(54)}
@@ -395,8 +369,8 @@ def test_a_table_that_does_not_answer_after_the_replug_stops_the_check(compiled:
 
 
 def test_a_check_through_a_replug_counts_every_card_once(compiled: Path, tmp_path: Path) -> None:
-    vt = _table(compiled, "check")
-    fwd = PtyForwarder(tmp_path, _let_go(vt))
+    vt = table_in(compiled, "check").start()
+    fwd = PtyForwarder(tmp_path, let_go(vt))
     try:
         cs = CardSet("Red", 1)
         cs.cards = {tag_of(c): c for c in range(54)}

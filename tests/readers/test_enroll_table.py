@@ -21,7 +21,8 @@ from tractor_table.enroll import CardSet, Enrollment, TableTagReader, check_stat
 from tractor_table.errors import CommandError
 from tractor_table.link.serial_link import SerialLink
 from tractor_table.virtual.events import EV
-from tractor_table.virtual.runner import VirtualTable, compile_for_host, uid_of
+from tractor_table.virtual.runner import VirtualTable, uid_of
+from vtable_rig import cli_command, let_go, table_in
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "firmware"))
 import cardmap  # noqa: E402  (firmware module)
@@ -33,30 +34,6 @@ def tag_of(card: int) -> bytes:
     if card % 2 == 0:
         return uid_of(card)
     return bytes((0x04, 0x10, card >> 8, card & 0xFF, 0x21, 0x32, 0x43))
-
-
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("fw")
-    compile_for_host(out / "firmware")
-    return out
-
-
-def _table(base: Path, name: str, readers: str = "spi") -> VirtualTable:
-    work = base / name
-    work.mkdir()
-    (work / "firmware").symlink_to(base / "firmware")
-    return VirtualTable(1, workdir=work, readers=readers)
-
-
-def _let_go(vt: VirtualTable) -> str:
-    """The table's port, freed by the virtual table's own host link (as an
-    operator closes the console before running enroll)."""
-    assert vt.link is not None
-    port = os.ttyname(vt._slave)
-    vt.link.close()
-    vt.link = None
-    return port
 
 
 class Operator:
@@ -99,10 +76,10 @@ class Operator:
 
 
 def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_path: Path) -> None:
-    vt = _table(compiled, "guided").start()
+    vt = table_in(compiled, "guided").start()
     try:
         assert vt.next_event()[0] == EV.HAND_START
-        port = _let_go(vt)
+        port = let_go(vt)
         op = Operator(vt, seat=2)
         op.on_prompt = {2: "old", 3: "foreign", 5: "two", 7: "late", 9: "other seat"}
         reader = TableTagReader(port, seat=2, say=op.say)
@@ -142,10 +119,10 @@ def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_pat
 
 
 def test_a_host_that_goes_away_ends_enroll_mode(compiled: Path) -> None:
-    vt = _table(compiled, "gone").start()
+    vt = table_in(compiled, "gone").start()
     try:
         assert vt.next_event()[0] == EV.HAND_START
-        port = _let_go(vt)
+        port = let_go(vt)
         reader = TableTagReader(port, seat=0)
         reader.active = False  # the host dies: no [APP_ENROLL, -1]
         reader.close()
@@ -163,18 +140,14 @@ def test_a_host_that_goes_away_ends_enroll_mode(compiled: Path) -> None:
         vt.close()
 
 
-def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "tractor_table.cli", *args]
-
-
 def test_enroll_command_with_table_writes_the_set_and_the_map(compiled: Path, tmp_path: Path) -> None:
     path = tmp_path / "sets" / "blue.cards"
     out = tmp_path / "cards.bin"
-    vt = _table(compiled, "command").start()
+    vt = table_in(compiled, "command").start()
     try:
-        port = _let_go(vt)
+        port = let_go(vt)
         proc = subprocess.Popen(
-            _cli("enroll", "--table", port, "--seat", "1", "--set", str(path), "--name", "Blue",
+            cli_command("enroll", "--table", port, "--seat", "1", "--set", str(path), "--name", "Blue",
                  "--decks", "1", "--export", str(out)),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=dict(os.environ, PYTHONUNBUFFERED="1"),
@@ -208,7 +181,7 @@ def test_enroll_table_errors_are_one_clear_line(compiled: Path, tmp_path: Path) 
     import pty
 
     r = subprocess.run(
-        _cli("enroll", "--table", "/dev/null", "--write-codes", "--set", str(tmp_path / "x"), "--name", "x"),
+        cli_command("enroll", "--table", "/dev/null", "--write-codes", "--set", str(tmp_path / "x"), "--name", "x"),
         capture_output=True, text=True, timeout=30,
     )
     assert r.returncode == 1 and "Traceback" not in r.stderr
@@ -221,9 +194,9 @@ def test_enroll_table_errors_are_one_clear_line(compiled: Path, tmp_path: Path) 
         os.close(master)
         os.close(slave)
     # A table whose "readers" report card ids (no tag UIDs) refuses enroll mode.
-    vt = _table(compiled, "direct", readers="direct").start()
+    vt = table_in(compiled, "direct", readers="direct").start()
     try:
-        port = _let_go(vt)
+        port = let_go(vt)
         _expect_error(lambda: TableTagReader(port, timeout=10.0),
                       "refused enroll mode: this table's readers report cards, not tags")
     finally:

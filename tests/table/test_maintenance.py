@@ -12,25 +12,11 @@ import pytest
 from tractor_table.errors import CommandError
 from tractor_table.link.maintenance import stop_table
 from tractor_table.paths import FIRMWARE_DIR
-from tractor_table.virtual.runner import VirtualTable, compile_for_host
-
-
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("fw")
-    compile_for_host(out / "firmware")
-    return out
-
-
-def _table(base: Path, name: str) -> VirtualTable:
-    work = base / name
-    work.mkdir()
-    (work / "firmware").symlink_to(base / "firmware")
-    return VirtualTable(1, workdir=work, keep_state=True, readers="direct")
+from vtable_rig import table_in
 
 
 def test_a_running_table_stops_when_asked_over_its_link(compiled: Path) -> None:
-    vt = _table(compiled, "stop").start()
+    vt = table_in(compiled, "stop", keep=True, readers="direct").start()
     try:
         assert vt.link is not None
         port = os.ttyname(vt._slave)

@@ -18,32 +18,12 @@ from tractor_table.errors import CommandError
 from tractor_table.virtual.events import EV
 from tractor_table.virtual.game import BotGame
 from tractor_table.virtual.runner import VirtualTable
-
-
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One compile of the firmware for the module (as `make firmware`, for this CPU)."""
-    from tractor_table.virtual.runner import compile_for_host
-
-    out = tmp_path_factory.mktemp("fw")
-    compile_for_host(out / "firmware")
-    return out
-
-
-def _table(
-    base: Path, name: str, decks: int, keep: bool = False, readers: str = "spi"
-) -> VirtualTable:
-    work = base / name
-    work.mkdir(exist_ok=True)
-    fw = work / "firmware"
-    if not fw.exists():
-        fw.symlink_to(base / "firmware")
-    return VirtualTable(decks, workdir=work, keep_state=keep, readers=readers)
+from vtable_rig import table_in
 
 
 def test_bots_play_a_two_deck_hand_and_the_engine_agrees(compiled: Path) -> None:
     lines: list[str] = []
-    with _table(compiled, "full", 2) as vt:
+    with table_in(compiled, "full", 2) as vt:
         game = BotGame(vt, Rules(decks=2), seed=3, strength=2, say=lines.append)
         game.play(1)
         assert vt.wait(lambda: vt.lines[2].startswith("over"), 5)
@@ -69,7 +49,7 @@ def test_failed_throws_are_challenged_and_forced_as_the_engine_says(compiled: Pa
     # a seat that can beat the throw challenges, and the table must force the
     # same cards
     lines: list[str] = []
-    with _table(compiled, "throws", 1) as vt:
+    with table_in(compiled, "throws", 1) as vt:
         game = BotGame(vt, Rules(decks=1), seed=2, strength=0, say=lines.append)
         game.play(1)
     assert game.disagreements == []
@@ -96,7 +76,7 @@ def test_hand_scan_mode_end_to_end(compiled: Path) -> None:
 
 def test_a_hand_with_taps_given_as_card_ids_runs_in_160k(compiled: Path) -> None:
     # readers "direct": no scanner and no chip models, the heap capped at 160K
-    with _table(compiled, "direct", 1, readers="direct") as vt:
+    with table_in(compiled, "direct", 1, readers="direct") as vt:
         assert vt.heapsize == "160K"
         game = BotGame(vt, Rules(decks=1), seed=4, strength=1, say=lambda _: None)
         game.play(1)
@@ -151,7 +131,7 @@ def _saved_tricks(store: Path) -> int:
 
 def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
     lines: list[str] = []
-    vt = _table(compiled, "cut", 1, keep=True).start()
+    vt = table_in(compiled, "cut", 1, keep=True).start()
     try:
         game = BotGame(vt, Rules(decks=1), seed=5, strength=1, say=lines.append)
         start = vt.next_event()
@@ -167,7 +147,7 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
         vt.close()
     assert game.hand is not None
     tricks_before = len(game.hand.tricks)
-    vt2 = _table(compiled, "cut", 1, keep=True)
+    vt2 = table_in(compiled, "cut", 1, keep=True)
     vt2.heap_report = True
     vt2.start()
     try:
@@ -187,7 +167,7 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
 
 
 def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path) -> None:
-    vt = _table(compiled, "midcut", 1, keep=True).start()
+    vt = table_in(compiled, "midcut", 1, keep=True).start()
     try:
         game = BotGame(vt, Rules(decks=1), seed=6, strength=1, say=lambda _: None)
         assert game.start_hand(vt.next_event()) == "play"
@@ -200,7 +180,7 @@ def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path
     finally:
         vt.close()
     assert game.hand is not None
-    vt2 = _table(compiled, "midcut", 1, keep=True).start()
+    vt2 = table_in(compiled, "midcut", 1, keep=True).start()
     try:
         assert vt2.restored
         # the table is back at the start of trick 4; the host takes its two plays back
@@ -218,7 +198,7 @@ def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path
 
 
 def test_refusals_reach_the_host(compiled: Path) -> None:
-    with _table(compiled, "refuse", 1) as vt:
+    with table_in(compiled, "refuse", 1) as vt:
         assert vt.next_event()[0] == EV.HAND_START
         vt.tap(2, -1)  # an unknown tag
         ev = vt.next_event()
