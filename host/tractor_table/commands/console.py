@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
+from ._rules import table_rules
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -56,13 +57,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-record", action="store_true", help="record nothing")
 
 
-def _rules(args: argparse.Namespace) -> Any:
-    from shengji.rules import InvalidRulesError, Rules
-
-    try:
-        return Rules.preset(args.rules, **({"decks": args.decks} if args.decks else {}))
-    except InvalidRulesError as exc:
-        raise CommandError(f"--rules/--decks: {exc}") from None
 
 
 def make_verifier(rules: Any, *, verify: bool = True, log_path: Path | None = None) -> Any:
@@ -92,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(f"{flag} is for the bots: add --bots (and --virtual)")
     if args.hands is not None and args.hands < 1:
         raise CommandError(f"--hands must be at least 1, not {args.hands}")
-    rules = _rules(args)
+    rules = table_rules(args)
     if args.disagreements is not None:
         check_writable(args.disagreements, "--disagreements")
     from ..console.source import PortSource, TableSource, VirtualSource, check_port

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..errors import CommandError
 from ._files import check_writable
+from ._rules import table_rules as _rules  # link._rules: the name its tests use
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -65,14 +66,6 @@ def _describe(ev: list[Any]) -> str:
         return repr(ev)
 
 
-def _rules(args: argparse.Namespace) -> Any:
-    """The full engine's rules for judging the table: the preset, with --decks."""
-    from shengji.rules import InvalidRulesError, Rules
-
-    try:
-        return Rules.preset(args.rules, **({"decks": args.decks} if args.decks else {}))
-    except InvalidRulesError as exc:
-        raise CommandError(f"--rules/--decks: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError
+from ._rules import table_rules
 
 if TYPE_CHECKING:
     from ..virtual.runner import VirtualTable
@@ -101,7 +102,6 @@ def _heap_help() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from shengji import Rules
 
     from ..link.engine_replayer import EngineReplayer
     from ..link.serial_link import host_identity
@@ -115,12 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if args.heapsize is not None and not re.fullmatch(r"[1-9][0-9]*[KkMm]?", args.heapsize):
         raise CommandError(f"--heapsize {args.heapsize}: give a size such as 160K, 1M or 200000 (bytes)")
     micropython_binary()
-    from shengji import InvalidRulesError
-
-    try:
-        rules = Rules.preset(args.rules, **({"decks": args.decks} if args.decks else {}))
-    except InvalidRulesError as exc:
-        raise CommandError(f"--rules/--decks: {exc}") from None
+    rules = table_rules(args)
     from ..records import open_recorder
 
     # before the virtual table exists: a records file that cannot be used stops here
