@@ -11,7 +11,8 @@ Figures:
    under MicroPython with gc.mem_alloc();
 4. the device's CPU time per event (hash, ring, EVENT frame out, ACK in)
    under MicroPython, against json.dumps of the event alone in the same run,
-   and an RP2040 estimate scaled by pystones when bench/pystone_mp.py is there.
+   and calibrated to a real RP2040 with the factors of bench/rp2040.py (heap
+   x 0.78; time x the generic factor x 1.3 for flash wait states).
 
 Usage: .venv/bin/python bench/bench_link.py [--quick]
 """
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests" / "link"
 sys.path[:0] = [str(TESTS), str(ROOT / "firmware")]
 
+import rp2040  # noqa: E402
 from linkapp import Pair  # noqa: E402
 from tractor_table import mpy, perfdoc  # noqa: E402
 from tractor_table.link import ttlink  # noqa: E402
@@ -117,8 +119,6 @@ print(m1 - m0, m2 - m1, m3 - m2, m4 - m1)
     return {"module": module, "empty": empty, "ring": ring, "total": total, "mpy": mpy_size}
 
 
-RP2040_PYSTONES = 1300.0  # published: MicroPython on an RP2040 at 125 MHz
-
 CPU_CODE = """
 import sys, json, time, gc
 import ttlink
@@ -142,11 +142,6 @@ t2 = time.ticks_us()
 assert link.count == len(evs) and not link.busy(), (link.count, link.busy())
 print("link_us", time.ticks_diff(t1, t0) / len(evs))
 print("dumps_us", time.ticks_diff(t2, t1) / len(evs))
-try:
-    import pystone_mp
-    print("pystones", pystone_mp.pystones(20000))
-except ImportError:
-    print("pystones 0")
 """
 
 
@@ -159,7 +154,7 @@ def cpu_per_event() -> dict[str, float]:
         data.write_text(json.dumps(evs))
         for _ in range(5):
             proc = mpy.run(
-                code=CPU_CODE, path=[ROOT / "firmware", ROOT / "bench"], args=[str(data)], heapsize="512K"
+                code=CPU_CODE, path=[ROOT / "firmware"], args=[str(data)], heapsize="512K"
             )
             if proc.returncode != 0:
                 raise SystemExit(proc.stdout + proc.stderr)
@@ -289,19 +284,25 @@ def main(argv: list[str]) -> int:
         "",
         "### Device heap used by the link",
         "",
-        "Measured under MicroPython's unix port (64-bit: objects are larger than on the "
-        "RP2040's 32-bit port, so these are upper bounds) with `gc.mem_alloc()` after "
-        "`gc.collect()`.",
+        "Measured under MicroPython's unix port (64-bit objects) with `gc.mem_alloc()` after "
+        f"`gc.collect()`, and calibrated to the rp2 port's 32-bit objects × {rp2040.HEAP} "
+        "(section \"Calibration\"; the link measured on a 32-bit build is in \"Heap with 32-bit objects\").",
         "",
-        "| what | bytes |",
-        "|---|---:|",
-        f"| `DeviceLink` just made (line buffer, ring slots for 64 events) | {h['empty']} |",
-        f"| ring filled with 64 events (4-field PLAY events) | {h['ring']} |",
-        f"| link state in use (after a handshake and a SYNC), ring full | {h['total']} |",
-        f"| the module's code (`import ttlink`, bytecode in RAM) | {h['module']} |",
-        f"| `ttlink.mpy` for the RP2040 (`mpy-cross -march=armv6m`), file size | {h['mpy']} |",
+        "| what | bytes (unix port) | RP2040 bytes (calibrated) |",
+        "|---|---:|---:|",
+    ]
+    for key, what in (
+        ("empty", "`DeviceLink` just made (line buffer, ring slots for 64 events)"),
+        ("ring", "ring filled with 64 events (4-field PLAY events)"),
+        ("total", "link state in use (after a handshake and a SYNC), ring full"),
+        ("module", "the module's code (`import ttlink`, bytecode in RAM)"),
+    ):
+        lines.append(f"| {what} | {h[key]:,} | {rp2040.rp2_bytes(h[key]):,.0f} |")
+    lines += [
+        f"| `ttlink.mpy` for the RP2040 (`mpy-cross -march=armv6m`), file size | {h['mpy']:,} | {h['mpy']:,} (flash) |",
         "",
-        f"Link state with a full ring: **{h['total'] / 1024:.1f} KB** (budget: under 12 KB). "
+        f"Link state with a full ring: **{h['total'] / 1024:.1f} KB** on the unix port, "
+        f"**{rp2040.rp2_bytes(h['total']) / 1024:.1f} KB** calibrated (budget: under 12 KB). "
         "The module's code is counted apart: on the Pico it can be frozen into the "
         "firmware image (flash), where it takes no heap.",
         "",
@@ -312,23 +313,18 @@ def main(argv: list[str]) -> int:
         "encoded, the host's ACK decoded. Reference: `json.dumps` of the event alone, same "
         "process. Medians of 5 runs.",
         "",
-        "| | µs per event (unix port) | ratio to reference |"
-        + (" RP2040 estimate (µs) |" if cpu["pystones"] else ""),
-        "|---|---:|---:|" + ("---:|" if cpu["pystones"] else ""),
+        "| | µs per event (unix port) | ratio to reference | RP2040 µs (calibrated) |",
+        "|---|---:|---:|---:|",
     ]
-    scale = cpu["pystones"] / RP2040_PYSTONES if cpu["pystones"] else 0.0
+    factor = rp2040.time_factor("generic")
     for key, what in (("dumps_us", "json.dumps(event) (reference)"), ("link_us", "link, per event")):
-        row = f"| {what} | {cpu[key]:.1f} | {cpu[key] / cpu['dumps_us']:.1f} |"
-        if scale:
-            row += f" {cpu[key] * scale:.0f} |"
-        lines.append(row)
-    if scale:
-        lines += [
-            "",
-            f"RP2040 estimate = unix time × (unix pystones / {RP2040_PYSTONES:.0f}), pystone "
-            f"(`bench/pystone_mp.py`) run in the same process: {cpu['pystones']:.0f} "
-            f"pystones/s here, × {scale:.0f}.",
-        ]
+        lines.append(f"| {what} | {cpu[key]:.1f} | {cpu[key] / cpu['dumps_us']:.1f} | {cpu[key] * factor:.0f} |")
+    lines += [
+        "",
+        f"RP2040 time = unix time × {factor:g}: the link has no measured factor of its own, so "
+        f"`bench/rp2040.py`'s `GENERIC` ({rp2040.GENERIC:g}, the largest factor the table core showed "
+        f"on the real rp2 port) × {rp2040.FLASH_WAIT} for flash wait states (section \"Calibration\").",
+    ]
     perfdoc.write_section("link", "\n".join(lines))
     print(json.dumps({"bytes": b, "heap": h, "cpu": cpu, "reconnect_ms": {k: [round(t * 1000) for t in v] for k, v in rc.items()}}))
     return 0

@@ -12,7 +12,9 @@ PN532s on a simulated SPI bus. It reports
   recorded bus traffic without the chip model, minus the Python cost of the
   stand-ins for what is C on the Pico (pins, SPI, time functions);
 - an RP2040 estimate of the cycle: the simulation run again with the clock also
-  advanced by that Python time x (unix pystones / 1,300) plus 5 us per C call.
+  advanced by that Python time x the calibration factor of bench/rp2040.py
+  (``GENERIC``, measured on the real rp2 port, x1.3 for flash wait states)
+  plus 5 us per C call.
 
 Usage: python bench/bench_readers.py [--ticks N] [--runs N]
 """
@@ -25,18 +27,21 @@ import statistics
 import sys
 from pathlib import Path
 
+import rp2040
 from tractor_table import mpy, perfdoc
 from tractor_table.paths import FIRMWARE_DIR, ROOT
 
 HERE = Path(__file__).resolve().parent
 SIM = ROOT / "host" / "tractor_table" / "pn532sim"
 TARGET_MS = 50.0
+#: unix-port time -> RP2040 time for the driver's and scanner's Python (no factor of its own)
+SCALE = rp2040.time_factor("generic")
 
 
 def one(baud: int, cards: int, ticks: int, irq: bool = False) -> dict[str, float]:
     proc = mpy.run(
         HERE / "readers_mp.py",
-        args=[str(baud), str(cards), str(ticks)] + (["irq"] if irq else []),
+        args=[str(baud), str(cards), str(ticks), str(SCALE)] + (["irq"] if irq else []),
         path=[FIRMWARE_DIR, SIM, HERE],
         heapsize="2M",
         timeout=600,
@@ -75,13 +80,13 @@ def main(argv: list[str]) -> int:
         "InListPassiveTarget for up to 2 targets, then RF field off), after 40 ticks of warm-up.",
         "",
         "| SPI clock | cards on readers | ready from | modelled cycle (bus + chip) | bytes per reader poll | status polls (or IRQ reads) per reader poll "
-        "| firmware Python per reader poll (unix) | pystone scale | est. RP2040 CPU per reader poll | **est. RP2040 cycle** | vs 50 ms target |",
+        "| firmware Python per reader poll (unix) | factor | RP2040 CPU per reader poll (calibrated) | **RP2040 cycle (calibrated)** | vs 50 ms target |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for baud, cards, irq, cyc, nbytes, polls, fw, scale, dev_cpu, dev_cyc in rows:
         lines.append(
             f"| {baud // 1_000_000} MHz | {cards} of 4 | {'IRQ pin' if irq else 'SPI status'} | {cyc:.1f} ms | {nbytes:.0f} | {polls:.1f} | {fw:.1f} us "
-            f"| {scale:.0f}x | {dev_cpu:.2f} ms | **{dev_cyc:.1f} ms** | {dev_cyc / TARGET_MS:.2f} |"
+            f"| {scale:g}× | {dev_cpu:.2f} ms | **{dev_cyc:.1f} ms** | {dev_cyc / TARGET_MS:.2f} |"
         )
     lines += [
         "",
@@ -94,9 +99,11 @@ def main(argv: list[str]) -> int:
         "- *Firmware Python*: the recorded bus traffic replayed to fresh drivers and scanner under",
         "  MicroPython's unix port, timed with `ticks_us`, minus the Python cost of the stand-ins",
         "  for pins, SPI and time functions (C on the Pico; counted and charged 5 us each on the RP2040).",
-        "- *pystone scale*: unix pystones/s measured in the same process, divided by 1,300 pystones/s,",
-        "  the published MicroPython figure for an RP2040 at 125 MHz.",
-        "- *Est. RP2040 cycle*: the simulation re-run with the clock also advanced by the estimated",
+        f"- *Factor*: unix time to a real RP2040's, `bench/rp2040.py`'s `GENERIC` ({rp2040.GENERIC:g}, the",
+        "  largest factor the table core showed on the real rp2 port; the driver and scanner have no",
+        f"  measured factor of their own) × {rp2040.FLASH_WAIT} for flash wait states (section \"Calibration\").",
+        "- *RP2040 CPU per reader poll*: the firmware's Python per poll × the factor, plus 5 us per C call.",
+        "- *RP2040 cycle*: the simulation re-run with the clock also advanced by the calibrated",
         "  RP2040 CPU time of every status poll and of every reader poll, so waiting and computing",
         "  interleave as on the device. A tap is seen within one cycle plus one reader poll.",
         "- *Ready from*: how the driver learns that the chip has an answer: the SPI status byte",

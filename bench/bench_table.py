@@ -6,9 +6,9 @@ under MicroPython's unix port (``bench/table_mp.py``): the time of each input
 that ends a play is measured (a lead's click; a follow's last tap, which
 includes the revoke re-checks of §10; the last tap of the hand, which includes
 the audit of every hand and the settlement), and of each snapshot written to
-flash. MicroPython's pystone runs in the same process, and the times are scaled
-to an RP2040 estimate by the published figure of about 1,300 pystones/s at
-125 MHz.
+flash. The times are calibrated to a real RP2040 with the factors of
+``bench/rp2040.py`` (measured on the real rp2 port: one factor per kind of
+input, x1.3 for flash wait states), and the peak heap with its 0.78.
 
 Usage: .venv/bin/python bench/bench_table.py [--hands N]
 """
@@ -22,6 +22,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
+import rp2040
 from shengji import Rules
 from shengji.hand import Bid, Play
 from shengji.match import make_bots, play_hand
@@ -29,7 +30,8 @@ from tractor_table import mpy, perfdoc
 from tractor_table.virtual.runner import compile_for_host
 
 HERE = Path(__file__).resolve().parent
-RP2040_PYSTONES = 1300.0
+#: the calibration factor (bench/rp2040.py) of each timed input
+KIND = {"lead": "lead", "play": "follow", "end": "hand_end", "serialize": "snapshot"}
 
 
 def record_hands(n: int, seed: int) -> list[list[object]]:
@@ -80,8 +82,6 @@ def main() -> int:
     for line in proc.stdout.splitlines():
         name, *nums = line.split()
         r[name] = [int(x) for x in nums]
-    pystones = float(r["pystones"][0])
-    scale = pystones / RP2040_PYSTONES  # unix-port speed over the RP2040's
     rows = []
     for key, what in (
         ("lead", "a lead (click): suit check, throw or not"),
@@ -91,8 +91,13 @@ def main() -> int:
         ("save", "snapshot saved: file written, flushed (fsync here), renamed"),
     ):
         med, worst = stats([x / 1000 for x in r[key]])
-        est = f"{med * scale:.1f} | {worst * scale:.1f}" if key != "save" else "n/a | n/a"
+        if key in KIND:
+            f = rp2040.time_factor(KIND[key])
+            est = f"{KIND[key]}, × {f:.0f} | {med * f:.1f} | {worst * f:.1f}"
+        else:
+            est = "– | n/a | n/a"
         rows.append(f"| {what} | {len(r[key])} | {med:.3f} | {worst:.3f} | {est} |")
+    peak = r["mem"][0]
     body = [
         "## Table core: time per input on the device",
         "",
@@ -102,15 +107,25 @@ def main() -> int:
         f"Machine: {perfdoc.machine_line()}",
         "",
         f"{args.hands} two-deck hands played by the full engine's bots (strengths 1 and 2), fed to the "
-        "table card by card (bids, burial, every play). Times per input; RP2040 estimate = unix time × "
-        f"(unix pystones / {RP2040_PYSTONES:.0f}), with MicroPython's pystone run in the same process: "
-        f"{pystones:.0f} pystones/s here, so × {scale:.0f}.",
+        "table card by card (bids, burial, every play). Times per input: median and worst on the unix port, "
+        "and calibrated to a real RP2040 = unix time × the factor measured on the real rp2 port for that "
+        f"kind of input × {rp2040.FLASH_WAIT} for flash wait states (section \"Calibration\", "
+        "`bench/rp2040.py`). The worst case is scaled by the same factor as the median.",
         "",
-        "| input | count | median ms | worst ms | RP2040 median ms (est.) | RP2040 worst ms (est.) |",
-        "|---|---|---|---|---|---|",
+        "| input | count | median ms (unix) | worst ms (unix) | factor (rp2040.py) | RP2040 median ms (calibrated) | RP2040 worst ms (calibrated) |",
+        "|---|---|---|---|---|---|---|",
         *rows,
         "",
-        "The firmware's heap is measured by the virtual table, which runs all of it "
+        f"Peak live heap over the {args.hands} hands (`gc.mem_alloc()` after a collection at each hand's end, "
+        f"the timing samples' arrays included): {peak:,} B on the unix port, "
+        f"{rp2040.rp2_bytes(peak):,.0f} B calibrated (× {rp2040.HEAP})"
+        + (
+            "; the rp2 port itself measured 108,992 B on these 40 hands (139,744 B on the unix port then)."
+            if (args.hands, args.seed) == (40, 11)
+            else "."
+        ),
+        "",
+        "The firmware's heap as a whole is measured by the virtual table, which runs all of it "
         "(docs/firmware.md, \"The virtual table\").",
         "",
         "A save's time here is mostly the host file system's fsync; on the Pico, littlefs "

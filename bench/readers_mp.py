@@ -1,6 +1,6 @@
 # The reader benchmark's MicroPython side (also runs under CPython).
 #
-#   micropython readers_mp.py BAUD CARDS TICKS [irq]
+#   micropython readers_mp.py BAUD CARDS TICKS SCALE [irq]
 #
 # ("irq": the drivers read each reader's P70_IRQ line instead of polling the
 # SPI status byte)
@@ -17,10 +17,10 @@
 #    driver and scanner cost in Python, without the chip model.
 # 3. Device estimate: the simulated run again, with the clock also advanced by
 #    what the firmware's Python costs on an RP2040 (the unix costs of step 2
-#    times SCALE = unix pystones/s / 1,300, the published RP2040 figure at
-#    125 MHz, with pystone run in this same process before and after): every status poll
-#    costs its share, and every seat poll the rest. Waiting and computing then
-#    interleave as they would on the device.
+#    times SCALE, the calibration factor bench_readers.py passes: the generic
+#    factor of bench/rp2040.py, measured on the real rp2 port, x1.3 for flash
+#    wait states): every status poll costs its share, and every seat poll the
+#    rest. Waiting and computing then interleave as they would on the device.
 # Prints one JSON line.
 import json
 import sys
@@ -30,8 +30,6 @@ import cardmap
 import chip
 import pn532
 import scanner
-
-RP2040_PYSTONES = 1300.0
 
 
 class RecordingBus(chip.SimSpiBus):
@@ -245,12 +243,10 @@ def main(argv):
     baud = int(argv[1])
     cards = int(argv[2])
     ticks = int(argv[3])
-    import pystone_mp
-
-    stones = [pystone_mp.pystones(20000)]
+    scale = float(argv[4])
     warm = 40
     # 1. simulated run, recorded
-    irq = len(argv) > 4 and argv[4] == "irq"
+    irq = len(argv) > 5 and argv[5] == "irq"
     irq_log = bytearray() if irq else None
     clock, bus, drivers, sc = build(baud, cards, RecordingBus, irq_log)
     readies = [0]
@@ -299,9 +295,6 @@ def main(argv):
     fw_other = max(fw_poll - ready_per_poll * fw_turn, 0.0)
     other_calls = max(calls_per_poll - ready_per_poll * turn_calls, 0.0)
     # 3. device estimate
-    stones.append(pystone_mp.pystones(20000))
-    unix_pystones = (stones[0] + stones[1]) / 2
-    scale = unix_pystones / RP2040_PYSTONES
     if True:
         dclock, dbus, ddrivers, dsc = build(baud, cards, chip.SimSpiBus, bytearray() if irq else None)
         dev_turn = int(fw_turn * scale + turn_calls * C_CALL_US)
@@ -328,7 +321,6 @@ def main(argv):
                 "device_cpu_ms_per_poll": (fw_poll * scale + calls_per_poll * C_CALL_US) / 1000,
                 "device_status_poll_us": dev_turn,
                 "device_cycle_ms": device_cycle_ms,
-                "unix_pystones": unix_pystones,
                 "scale": scale,
                 "max_fields_on": bus.max_fields_on,
             }

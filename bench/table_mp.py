@@ -5,7 +5,7 @@
 # HANDS.jsonl: one hand per line, [decks, bids, kitty, plays] with bids
 # [[seat, cards]], kitty the buried cards, plays [[seat, cards]] in order.
 # Prints lines "play us us ...", "lead ...", "end ...", "save ...", "serialize ...",
-# "pystones n", "mem bytes".
+# "mem bytes" (the live heap's peak, after each hand).
 import array
 import gc
 import io
@@ -15,7 +15,6 @@ import time
 
 import events as E
 import persist
-import pystone_mp
 import table as T
 import tablerules
 
@@ -99,7 +98,6 @@ def main(argv):
         if a > peak:
             peak = a
     f.close()
-    ps = pystone_mp.pystones(20000)
     # one line per series, written number by number (no large allocation)
     for name, smp in (
         ("play", follow_us),
@@ -112,7 +110,6 @@ def main(argv):
         for k in range(smp.n):
             sys.stdout.write(" " + str(smp.a[k]))
         sys.stdout.write("\n")
-    print("pystones", int(ps))
     print("mem", peak)
 
 
