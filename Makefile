@@ -11,7 +11,7 @@ HANDS  ?= 1000
 SEED   ?=
 JOBS   ?= 2
 
-.PHONY: setup test lint demo firmware hardware deploy bench fuzz-rules clean help
+.PHONY: setup test lint demo firmware hardware deploy bench wasm fuzz-rules clean help
 
 help:
 	@echo "make setup       create .venv and install the project with its development tools"
@@ -22,6 +22,7 @@ help:
 	@echo "make hardware    regenerate firmware/hwconfig.py and hardware/wiring.svg from hardware/pinmap.toml"
 	@echo "make deploy PORT=/dev/ttyACM0 [CARDS=set.bin]   copy firmware, card map and configuration to a Pico"
 	@echo "make bench       run the benchmarks; figures go to docs/performance.md"
+	@echo "make wasm        install MicroPython's 32-bit webassembly port (npm ci into build/wasm; needs node and npm)"
 	@echo "make fuzz-rules HANDS=N   differential fuzzing of the two rules engines"
 
 setup: $(STAMP)
@@ -56,6 +57,9 @@ deploy: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+wasm: $(STAMP)
+	$(BIN)/python -c "from tractor_table import wasm32; print(wasm32.install())"
 
 fuzz-rules: $(STAMP)
 	$(BIN)/tractor-table fuzz-rules --hands $(HANDS) $(if $(SEED),--seed $(SEED),)

@@ -5,15 +5,16 @@
 # HANDS.jsonl: one hand per line, [decks, bids, kitty, plays] with bids
 # [[seat, cards]], kitty the buried cards, plays [[seat, cards]] in order.
 # Prints lines "play us us ...", "lead ...", "end ...", "save ...", "serialize ...",
-# "mem bytes" (the live heap's peak, after each hand).
+# "mem bytes" (the live heap's peak, after each hand: bench/heapprobe.py, so that
+# it runs on the webassembly port too, bench/bench_heap32.py).
 import array
-import gc
 import io
 import json
 import sys
 import time
 
 import events as E
+import heapprobe
 import persist
 import table as T
 import tablerules
@@ -40,7 +41,6 @@ def main(argv):
     end_us = Samples(n)
     save_us = Samples(40 * n)
     ser_us = Samples(40 * n)
-    peak = 0
     t = None
     while True:
         line = f.readline()
@@ -93,10 +93,7 @@ def main(argv):
                     raise RuntimeError("the table refused a recorded play: " + repr(ev))
         if t.phase != T.HAND_END:
             raise RuntimeError("hand did not end: phase " + str(t.phase))
-        gc.collect()
-        a = gc.mem_alloc()
-        if a > peak:
-            peak = a
+        yield  # the live heap at the hand's end
     f.close()
     # one line per series, written number by number (no large allocation)
     for name, smp in (
@@ -110,7 +107,7 @@ def main(argv):
         for k in range(smp.n):
             sys.stdout.write(" " + str(smp.a[k]))
         sys.stdout.write("\n")
-    print("mem", peak)
+    print("mem", heapprobe.peak())
 
 
-main(sys.argv)
+heapprobe.drive(main(sys.argv))
