@@ -95,7 +95,7 @@ def calibration_markdown() -> str:
         "(v1.28.0, board `RPI_PICO`) on an emulated RP2040 at 125 MHz, against the unix port "
         "on the same inputs (2026-12-01). Emulated time charges no flash wait states, and a "
         f"real chip is about 1.1–1.3× slower: every time factor is multiplied by {FLASH_WAIT} "
-        "(the pessimistic end). No pystone ratio is used any more.",
+        "(the pessimistic end). The benchmarks use these factors, not a pystone ratio.",
         "",
         "| factor | rp2 / unix | × flash wait states | used for |",
         "|---|---:|---:|---|",
