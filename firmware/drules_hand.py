@@ -14,7 +14,10 @@
 #       .first_seat                   seat of the first accepted bid
 #       .trump_of_bid() -> suit 0-3, NT, or -1
 #   end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST,
-#               kitty=None) -> (trump, declarer, dealer); trump -1 = redeal
+#               kitty=None, permanent_twos=False) -> (trump, declarer, dealer);
+#               trump -1 = redeal; with no_bid=NB_KITTY the kitty's first card
+#               names trump: its suit, or NT for a joker, a level card, or
+#               with permanent_twos a 2 (docs/rules.md, "Declaring trump")
 #   friend_partner(dealer, holders) -> partner seat, FRIEND_ALONE or FRIEND_UNKNOWN
 #       holders: copies of the called card held per seat (4 ints, -1 = unknown)
 
@@ -263,8 +266,8 @@ class Bidding:
         return self.face // 13
 
 
-def end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST, kitty=None):
-    # type: (Bidding, bool, int, int, int, Sequence[int] | None) -> tuple[int, int, int]
+def end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST, kitty=None, permanent_twos=False):
+    # type: (Bidding, bool, int, int, int, Sequence[int] | None, bool) -> tuple[int, int, int]
     """(trump, declarer, dealer) at the end of the draw; trump -1 means redeal."""
     if bidding.declarer >= 0:
         if first_hand:
@@ -276,7 +279,8 @@ def end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST
         if kitty is None or len(kitty) == 0:
             raise ValueError("no_bid=kitty needs the kitty")
         f = kitty[0] % 54
-        if f >= 52 or f % 13 == bidding.level:
+        # a card trump in every suit (a joker, a level card, a permanent 2) names NT
+        if f >= 52 or f % 13 == bidding.level or (permanent_twos and f % 13 == 0):
             return NT, -1, dealer
         return f // 13, -1, dealer
     return NT, -1, dealer

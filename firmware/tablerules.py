@@ -128,6 +128,6 @@ class TableRules:
         for bid in bids:
             acc.append(b.bid(bid[0], bid[1]))
         trump, declarer, dealer = DH.end_of_draw(
-            b, first_hand, dealer, self.no_bid, self.first_dealer, kitty
+            b, first_hand, dealer, self.no_bid, self.first_dealer, kitty, self.engine.permanent_twos
         )
         return acc, trump, declarer, dealer

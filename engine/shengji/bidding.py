@@ -12,7 +12,8 @@ triple of ``L``, three ``SJ``, three ``BJ``; with 4 decks the quads likewise.
   unless ``allow_self_override`` is false (seed 002).
 - At the end of the draw (:meth:`Declaring.resolve`): no bid on the match's first
   hand is a redeal; later, ``no_bid = "nt"`` plays NT and ``no_bid = "kitty"`` turns
-  up the kitty, whose first card names trump (a joker or a level card: NT).
+  up the kitty, whose first card names trump (a joker, a level card, or with
+  ``permanent_twos`` a 2: NT; seed 001, 常主 gives 无主).
 - The first hand's dealer is the first declarer (``first_dealer = "first"``) or the
   final one (``"final"``).
 
@@ -146,6 +147,7 @@ class Declaring:
         no_bid: str = "nt",
         first_dealer: str = "first",
         kitty: Iterable[int] | None = None,
+        permanent_twos: bool = False,
     ) -> Declaration:
         """Trump, declarer and dealer at the end of the draw."""
         return resolve(
@@ -157,6 +159,7 @@ class Declaring:
             no_bid=no_bid,
             first_dealer=first_dealer,
             kitty=kitty,
+            permanent_twos=permanent_twos,
         )
 
 
@@ -183,7 +186,11 @@ def resolve(
     no_bid: str = "nt",
     first_dealer: str = "first",
     kitty: Iterable[int] | None = None,
+    permanent_twos: bool = False,
 ) -> Declaration:
+    """The end of the draw (docs/rules.md, "Declaring trump"). With ``no_bid = "kitty"`` the kitty's
+    first card names trump: its suit, or NT for a card that is trump in every
+    suit (常主: a joker, a level card, and with ``permanent_twos`` a 2)."""
     if first_dealer not in ("first", "final"):
         raise BidError(f"bad first_dealer {first_dealer!r}: 'first' or 'final'")
     if no_bid not in ("nt", "kitty"):
@@ -205,5 +212,6 @@ def resolve(
     if not cards:
         raise BidError("no_bid = 'kitty' needs the kitty's cards, in the order they are turned up")
     top = cards[0] % 54
-    trump = None if top >= 52 or top % 13 == level else top // 13
+    always_trump = top >= 52 or top % 13 == level or (permanent_twos and top % 13 == 0)
+    trump = None if always_trump else top // 13
     return Declaration(False, trump, None, dealer, flipped=top)

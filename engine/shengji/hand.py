@@ -616,6 +616,7 @@ class Hand:
                 no_bid=self.rules.no_bid.value,
                 first_dealer=self.rules.first_dealer.value,
                 kitty=self._faces(kitty_order) if kitty_order else None,
+                permanent_twos=self.rules.permanent_twos,
             )
         except bidding.BidError as exc:
             raise self._refuse(Rule.BAD_EVENT, str(exc)) from None
