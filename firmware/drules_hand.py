@@ -124,7 +124,9 @@ def _next_level(level, ladder):
 def advance(level, gain, ladder=LL_FULL, must_play=0):
     # type: (int, int, int, int) -> int
     """A side's level after gaining `gain` levels: never past A, and stopping
-    at each level of must_play (a bit mask of ranks)."""
+    at each level of must_play (a bit mask of ranks): a climb cannot pass a
+    listed level in one hand; from a listed level it moves on as usual
+    (docs/rules.md, "Levels and the match")."""
     for _ in range(gain):
         if level >= RANK_A:
             return RANK_A

@@ -8,8 +8,10 @@ triple of ``L``, three ``SJ``, three ``BJ``; with 4 decks the quads likewise.
   classes the earlier stands, seed 003).
 - The standing declarer may reinforce (自保): a bid in the suit (or joker kind) it
   already bid adds its cards to those shown, reaching a stronger class.
-- Self-override (自反), the standing declarer bidding anything else, is allowed
-  unless ``allow_self_override`` is false (seed 002).
+- Self-override (自反) is any bid by the standing declarer that is not a
+  reinforcement (another suit, or NT by jokers, or the other kind of joker):
+  allowed unless ``allow_self_override`` is false (seed 002), and like any bid
+  it must be of a stronger class. Only the standing declarer is concerned.
 - At the end of the draw (:meth:`Declaring.resolve`): no bid on the match's first
   hand is a redeal; later, ``no_bid = "nt"`` plays NT and ``no_bid = "kitty"`` turns
   up the kitty, whose first card names trump (a joker, a level card, or with

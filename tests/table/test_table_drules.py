@@ -258,6 +258,18 @@ def test_must_play_climbs_at_the_table():
     assert tm.settle(0, 0, [0, 0]) == (2, [8, 0], -1)
 
 
+def test_table_cfg_refuses_a_must_play_level_off_the_ladder():
+    import drules_hand as DH
+    import tableconfig as C
+
+    o = C.Options({"level_ladder": "tournament", "must_play": "2,7,A"})
+    assert o.problems == ["must_play: 7 is not on the tournament ladder (2 5 T J Q K A)"]
+    assert o.rules["must_play"] == 1 | (1 << 12)  # played without it
+    o = C.Options({"level_ladder": "full", "must_play": "2,7,A"})
+    assert o.problems == [] and o.rules["must_play"] == 1 | (1 << 5) | (1 << 12)
+    assert o.rules["level_ladder"] == DH.LL_FULL
+
+
 def test_kitty_requires_trump_keeps_the_multiplier_at_the_table():
     lead = [c(49), c(49, 1), c(48), c(48, 1)]  # QC QC JC JC: a tractor, x8
     offsuit = [c(51), c(51, 1), c(50), c(50, 1)]  # AC AC KC KC
