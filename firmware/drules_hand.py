@@ -10,6 +10,9 @@
 #   level_gain(score, decks, table) -> (side, gain, take_over)
 #   Bidding(decks, level, allow_self_override=True)
 #       .bid(seat, cards) -> bool     (RULES §8 declaring; cards are ids)
+#       .refused                      why the last bid was refused: BR_NONE,
+#                                     BR_CARDS (not a bid), BR_WEAK (no stronger
+#                                     class), BR_SELF (a self-override, not allowed)
 #       .declarer, .face (standing bid's face, -1 none), .count, .klass
 #       .first_seat                   seat of the first accepted bid
 #       .trump_of_bid() -> suit 0-3, NT, or -1
@@ -49,6 +52,12 @@ NB_NT = const(0)
 NB_KITTY = const(1)
 FD_FIRST = const(0)
 FD_FINAL = const(1)
+
+# Bidding.refused: why the last bid was refused.
+BR_NONE = const(0)
+BR_CARDS = const(1)
+BR_WEAK = const(2)
+BR_SELF = const(3)
 
 FRIEND_ALONE = const(-1)
 FRIEND_UNKNOWN = const(-2)
@@ -233,24 +242,33 @@ class Bidding:
         self.count = 0
         self.klass = -1
         self.first_seat = -1
+        self.refused = BR_NONE
 
     def bid(self, seat, cards):
         # type: (int, Sequence[int]) -> bool
-        """Offer a bid; True if it stands (it then becomes the standing bid)."""
+        """Offer a bid; True if it stands (it then becomes the standing bid).
+        A bid by the standing declarer that does not reinforce its bid (another
+        suit, NT by jokers, the other kind of joker) is a self-override."""
+        self.refused = BR_CARDS
         if len(cards) == 0:
             return False
         face = cards[0] % 54
         for c in cards:
             if c % 54 != face:
                 return False
+        if face > 53 or (face < 52 and face % 13 != self.level):
+            return False
         count = len(cards)
         if seat == self.declarer and face == self.face:
             count += self.count  # reinforcement: adds to the cards shown
         elif seat == self.declarer and not self.allow_self_override:
+            self.refused = BR_SELF
             return False
         k = bid_class(face, count, self.level, self.decks)
         if k < 0 or k <= self.klass:
+            self.refused = BR_WEAK
             return False
+        self.refused = BR_NONE
         if self.first_seat < 0:
             self.first_seat = seat
         self.declarer = seat

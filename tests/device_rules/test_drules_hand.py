@@ -213,6 +213,17 @@ def test_self_override_is_any_bid_of_the_declarer_that_does_not_reinforce():
     assert not b.bid(0, ids("BJ BJ"))  # now it does
 
 
+def test_a_refused_bid_says_why():
+    b = H.Bidding(2, R5, False)
+    assert not b.bid(0, ids("3S")) and b.refused == H.BR_CARDS
+    assert b.bid(0, ids("5S")) and b.refused == H.BR_NONE
+    assert not b.bid(0, ids("5H 5H")) and b.refused == H.BR_SELF
+    assert not b.bid(1, ids("5H")) and b.refused == H.BR_WEAK
+    assert not b.bid(0, ids("5S 5S")) and b.refused == H.BR_WEAK  # three 5S: no class
+    ok = H.Bidding(2, R5, True)
+    assert ok.bid(0, ids("5S")) and ok.bid(0, ids("5H 5H")) and ok.refused == H.BR_NONE
+
+
 def test_must_play_every_path_of_a_climb():
     R4, R6, R7, R8 = 2, 4, 5, 6
     mp5 = 1 << R5

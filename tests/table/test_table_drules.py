@@ -227,11 +227,21 @@ def test_self_override_at_the_table():
         evs = _bids(True, [(1, [c(0)]), (1, second)])
         assert evs[1] == [E.BID, 1, 1, E.OK] + second
         evs = _bids(False, [(1, [c(0)]), (1, second), (3, second)])
-        assert evs[1] == [E.BID, 1, 0, E.BID_WEAK] + second  # refused ...
+        assert evs[1] == [E.BID, 1, 0, E.BID_SELF] + second  # refused, and why ...
         assert evs[2] == [E.BID, 3, 1, E.OK] + second  # ... but not to another seat
     # reinforcing stays allowed
     evs = _bids(False, [(1, [c(0)]), (1, [c(0, 1)])])
     assert evs[1] == [E.BID, 1, 1, E.OK, c(0, 1)]
+    # a bid no stronger than the standing one keeps its own reason
+    evs = _bids(False, [(1, [c(0), c(0, 1)]), (3, [c(13)]), (1, [c(13, 1)])])
+    assert evs[1][:4] == [E.BID, 3, 0, E.BID_WEAK] and evs[2][:4] == [E.BID, 1, 0, E.BID_SELF]
+    t = T.Table(tablerules.TableRules(decks=2, allow_self_override=False), decks=2)
+    t.tap(1, c(0), 0)
+    t.button(1, E.BTN_OK, 0)
+    t.tap(1, c(52), 0)
+    t.tap(1, c(52, 1), 0)
+    t.button(1, E.BTN_OK, 0)
+    assert t.message == "S1 no self-override" and t.bids == [[1, [c(0)]]]
 
 
 def test_must_play_climbs_at_the_table():
