@@ -15,7 +15,9 @@ must be equal.
 
 With ``no_bid = "kitty"`` a share of the hands goes without a bid
 (``QUIET_SHARE``), so that the kitty names trump; with ``permanent_twos`` half
-of those turn a 2 up first (NT). ``lianzhong`` plays with ``must_play`` stops.
+of those turn a 2 up first (NT). ``lianzhong`` plays with ``must_play`` stops
+on the full ladder, a four-deck classic variant with stops on the tournament
+ladder.
 
 Without hand scans the device does not see the hands during play: it rebuilds
 them from the cards played and audits the whole hand at the end (RULES §10),
@@ -75,7 +77,7 @@ VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("titanic", {}),
     ("titanic", {"permanent_twos": True}),
     ("xuwen", {}),
-    ("xuwen", {"same_shape_only": False, "level_table": "classic"}),
+    ("xuwen", {"same_shape_only": False, "level_table": "classic", "level_ladder": "tournament", "must_play": ["T", "K"]}),
 )
 
 
