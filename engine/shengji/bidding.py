@@ -42,6 +42,10 @@ class BidError(ValueError):
     """A bid that is not accepted; the message says why."""
 
 
+class SelfOverrideError(BidError):
+    """A self-override (自反) where ``allow_self_override`` is false."""
+
+
 @dataclass(frozen=True, slots=True)
 class Bid:
     """A standing (possibly reinforced) bid: ``count`` cards of one ``kind``."""
@@ -115,7 +119,7 @@ class Declaring:
         if st is not None and st.seat == seat and st.kind == kind:
             count += st.count  # reinforcement (自保): the cards add up
         elif st is not None and st.seat == seat and not self.allow_self_override:
-            raise BidError("self-override (自反) is not allowed: reinforce your own bid instead")
+            raise SelfOverrideError("self-override (自反) is not allowed: reinforce your own bid instead")
         if count > self.decks:
             raise BidError(
                 f"{count} identical cards cannot exist with {self.decks} deck"

@@ -99,3 +99,46 @@ def test_a_voided_kitty_bonus_keeps_the_multiplier_table_host_and_records() -> N
     (hand,) = [h for h in records.derive_hands(rows) if h.status == "done"]
     assert (hand.facts["kitty_points"], hand.facts["multiplier"], hand.facts["bonus"]) == (5, 2, 0)
     assert "x2 = 0" in hand.facts["result"]
+
+
+NO_SELF = Rules(allow_self_override=False)
+
+
+def _bids_log() -> Log:
+    """A first hand at level 2 without self-override: seat 1 bids 2S, then
+    tries SJ SJ (a self-override: refused), seat 3 bids 2H (too weak), seat 1
+    reinforces with the other 2S."""
+    vt = InProcessTable(2, NO_SELF)
+    for seat, cards in ((1, [0]), (1, [52, 106]), (3, [13]), (1, [54])):
+        for x in cards:
+            vt.tap(seat, x)
+        vt.press(seat, EV.BTN_OK)
+    return vt.log
+
+
+def test_a_refused_self_override_is_said_so_and_the_verifier_judges_why() -> None:
+    from tractor_table.link import engine_replayer as er
+
+    assert er.BID_SELF == EV.BID_SELF and er.BID_WEAK == EV.BID_WEAK
+    log = _bids_log()
+    bids = [ev for _, _, ev in log if ev[0] == EV.BID]
+    assert [ev[:4] for ev in bids] == [
+        [EV.BID, 1, 1, EV.OK],
+        [EV.BID, 1, 0, EV.BID_SELF],
+        [EV.BID, 3, 0, EV.BID_WEAK],
+        [EV.BID, 1, 1, EV.OK],
+    ]
+    v = verify(log, rules=NO_SELF)
+    assert [d.show() for d in v.disagreements] == [] and v.agreed == v.checked == len(log)
+    at = [k for k, (_, _, ev) in enumerate(log) if ev[0] == EV.BID]
+    # a table that calls the refused self-override a weak bid ...
+    weak = [EV.BID, 1, 0, EV.BID_WEAK, 52, 106]
+    d = verify(tampered(log, at[1], weak), rules=NO_SELF).disagreements[0]
+    assert d.index == at[1] and d.host_event == bids[1]
+    # ... or a weak bid a self-override, is caught
+    self_ = [EV.BID, 3, 0, EV.BID_SELF, 13]
+    d = verify(tampered(log, at[2], self_), rules=NO_SELF).disagreements[0]
+    assert d.index == at[2] and d.host_event == bids[2]
+    # with self-override allowed the engine accepts the SJ SJ the table refused
+    d = verify(log, rules=Rules()).disagreements[0]
+    assert d.index == at[1] and d.host_event[:3] == [EV.BID, 1, 1]

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from match_scenario import KITTY, c, deal, rules, tricks
+from shengji.bidding import SelfOverrideError
 from shengji.hand import Bid, Bury, Deal, EndDraw, Hand, IllegalEvent, Phase, Play, Rule
 from shengji.match import Match
 
@@ -152,6 +153,9 @@ def test_self_override_refused_names_the_option_and_changes_nothing(second: tupl
         h.apply(Bid(1, second))
     assert exc.value.findings[0].rule == Rule.BAD_BID
     assert h.state_hash() == before
+    assert isinstance(h.bid_refusal(1, second), SelfOverrideError)
+    assert not isinstance(h.bid_refusal(2, (S2 + 54,)), SelfOverrideError)  # weak, not 自反
+    assert h.bid_refusal(1, (S2 + 54,)) is None  # reinforcing is allowed
     h.apply(EndDraw())
     assert (h.trump, h.declarer) == (0, 1)  # the first bid stands
 
