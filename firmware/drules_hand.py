@@ -10,11 +10,17 @@
 #   level_gain(score, decks, table) -> (side, gain, take_over)
 #   Bidding(decks, level, allow_self_override=True)
 #       .bid(seat, cards) -> bool     (RULES §8 declaring; cards are ids)
+#       .refused                      why the last bid was refused: BR_NONE,
+#                                     BR_CARDS (not a bid), BR_WEAK (no stronger
+#                                     class), BR_SELF (a self-override, not allowed)
 #       .declarer, .face (standing bid's face, -1 none), .count, .klass
 #       .first_seat                   seat of the first accepted bid
 #       .trump_of_bid() -> suit 0-3, NT, or -1
 #   end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST,
-#               kitty=None) -> (trump, declarer, dealer); trump -1 = redeal
+#               kitty=None, permanent_twos=False) -> (trump, declarer, dealer);
+#               trump -1 = redeal; with no_bid=NB_KITTY the kitty's first card
+#               names trump: its suit, or NT for a joker, a level card, or
+#               with permanent_twos a 2 (docs/rules.md, "Declaring trump")
 #   friend_partner(dealer, holders) -> partner seat, FRIEND_ALONE or FRIEND_UNKNOWN
 #       holders: copies of the called card held per seat (4 ints, -1 = unknown)
 
@@ -46,6 +52,12 @@ NB_NT = const(0)
 NB_KITTY = const(1)
 FD_FIRST = const(0)
 FD_FINAL = const(1)
+
+# Bidding.refused: why the last bid was refused.
+BR_NONE = const(0)
+BR_CARDS = const(1)
+BR_WEAK = const(2)
+BR_SELF = const(3)
 
 FRIEND_ALONE = const(-1)
 FRIEND_UNKNOWN = const(-2)
@@ -121,7 +133,9 @@ def _next_level(level, ladder):
 def advance(level, gain, ladder=LL_FULL, must_play=0):
     # type: (int, int, int, int) -> int
     """A side's level after gaining `gain` levels: never past A, and stopping
-    at each level of must_play (a bit mask of ranks)."""
+    at each level of must_play (a bit mask of ranks): a climb cannot pass a
+    listed level in one hand; from a listed level it moves on as usual
+    (docs/rules.md, "Levels and the match")."""
     for _ in range(gain):
         if level >= RANK_A:
             return RANK_A
@@ -228,24 +242,33 @@ class Bidding:
         self.count = 0
         self.klass = -1
         self.first_seat = -1
+        self.refused = BR_NONE
 
     def bid(self, seat, cards):
         # type: (int, Sequence[int]) -> bool
-        """Offer a bid; True if it stands (it then becomes the standing bid)."""
+        """Offer a bid; True if it stands (it then becomes the standing bid).
+        A bid by the standing declarer that does not reinforce its bid (another
+        suit, NT by jokers, the other kind of joker) is a self-override."""
+        self.refused = BR_CARDS
         if len(cards) == 0:
             return False
         face = cards[0] % 54
         for c in cards:
             if c % 54 != face:
                 return False
+        if face > 53 or (face < 52 and face % 13 != self.level):
+            return False
         count = len(cards)
         if seat == self.declarer and face == self.face:
             count += self.count  # reinforcement: adds to the cards shown
         elif seat == self.declarer and not self.allow_self_override:
+            self.refused = BR_SELF
             return False
         k = bid_class(face, count, self.level, self.decks)
         if k < 0 or k <= self.klass:
+            self.refused = BR_WEAK
             return False
+        self.refused = BR_NONE
         if self.first_seat < 0:
             self.first_seat = seat
         self.declarer = seat
@@ -263,8 +286,8 @@ class Bidding:
         return self.face // 13
 
 
-def end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST, kitty=None):
-    # type: (Bidding, bool, int, int, int, Sequence[int] | None) -> tuple[int, int, int]
+def end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST, kitty=None, permanent_twos=False):
+    # type: (Bidding, bool, int, int, int, Sequence[int] | None, bool) -> tuple[int, int, int]
     """(trump, declarer, dealer) at the end of the draw; trump -1 means redeal."""
     if bidding.declarer >= 0:
         if first_hand:
@@ -276,7 +299,8 @@ def end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST
         if kitty is None or len(kitty) == 0:
             raise ValueError("no_bid=kitty needs the kitty")
         f = kitty[0] % 54
-        if f >= 52 or f % 13 == bidding.level:
+        # a card trump in every suit (a joker, a level card, a permanent 2) names NT
+        if f >= 52 or f % 13 == bidding.level or (permanent_twos and f % 13 == 0):
             return NT, -1, dealer
         return f // 13, -1, dealer
     return NT, -1, dealer

@@ -100,6 +100,7 @@ CHALLENGE_FAILED = const(12)  # REJECT: the shown cards beat no unit of the thro
 EMPTY = const(13)  # OK pressed with no cards tapped
 READER_FAULT = const(14)  # a reader error (two cards, crosstalk)
 NOT_HELD = const(15)  # hand_scan mode: a card that is not in this seat's scanned hand
+BID_SELF = const(16)  # BID: a self-override with allow_self_override = false
 
 REASONS = (
     "ok",
@@ -118,6 +119,7 @@ REASONS = (
     "no cards",
     "reader fault",
     "not in your hand",
+    "no self-override",
 )
 
 # --- sounds (the buzzer plays them; the virtual table prints them) ------------

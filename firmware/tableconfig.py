@@ -73,11 +73,15 @@ class Options:
         mp = cfg.get("must_play", "")
         if mp:
             mask = 0
+            tour = self.rules.get("level_ladder") == DH.LL_TOURNAMENT
             for r in mp.split(","):
                 r = r.strip().upper()
                 i = RANKS.find(r)
                 if len(r) != 1 or i < 0:
                     self.problems.append("must_play: not a rank: %s" % r)
+                elif tour and i not in (0, 3, 8, 9, 10, 11, 12):
+                    # a climb on 2 5 T J Q K A would pass it: no side can stop there
+                    self.problems.append("must_play: %s is not on the tournament ladder (2 5 T J Q K A)" % r)
                 else:
                     mask |= 1 << i
             self.rules["must_play"] = mask

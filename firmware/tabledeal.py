@@ -26,7 +26,9 @@ def bid(tb, seat, now_ms):
         acc = tb.rules.declare(tb.first_hand, tb.dealer, tb.level(), tb.bids)[0]
         if not acc[-1]:
             tb.bids.pop()
-            reason = E.BID_WEAK
+            # the standing declarer's bid that does not reinforce it, where
+            # allow_self_override = false; else no stronger than the standing bid
+            reason = E.BID_SELF if getattr(tb.rules, "refused_self", False) else E.BID_WEAK
     ev = [E.BID, seat, 1 if reason == E.OK else 0, reason]
     for c in cards:
         ev.append(c)

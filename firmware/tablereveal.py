@@ -1,7 +1,8 @@
 # no_bid = "kitty" (RULES.md section 8, seed 001) at the table: nobody bid by
 # the end of the draw (on a hand other than the match's first, which is
 # redealt), so the kitty's cards are turned up in order and the first one's
-# suit is trump (a joker or a level card: NT).
+# suit is trump (a joker, a level card, or with permanent_twos a 2: NT; docs/
+# rules.md, "Declaring trump"; the engine decides, drules_hand.end_of_draw).
 #
 # The table learns the kitty's order from the dealer, who turns the kitty's
 # cards face up one by one, tapping each at its own reader (the display says

@@ -53,6 +53,8 @@ class TableRules:
         self._forced = bytearray(54 * 4)
         self._order = [(), (), (), ()]
         self._settled = [0, 0, 0, -1]
+        # declare(): the last bid was refused as a self-override (its reason)
+        self.refused_self = False
 
     def begin_hand(self, level, trump):
         self.engine.set_trump(level, trump)
@@ -127,7 +129,8 @@ class TableRules:
         acc = []
         for bid in bids:
             acc.append(b.bid(bid[0], bid[1]))
+        self.refused_self = b.refused == DH.BR_SELF
         trump, declarer, dealer = DH.end_of_draw(
-            b, first_hand, dealer, self.no_bid, self.first_dealer, kitty
+            b, first_hand, dealer, self.no_bid, self.first_dealer, kitty, self.engine.permanent_twos
         )
         return acc, trump, declarer, dealer

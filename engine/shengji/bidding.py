@@ -8,11 +8,14 @@ triple of ``L``, three ``SJ``, three ``BJ``; with 4 decks the quads likewise.
   classes the earlier stands, seed 003).
 - The standing declarer may reinforce (自保): a bid in the suit (or joker kind) it
   already bid adds its cards to those shown, reaching a stronger class.
-- Self-override (自反), the standing declarer bidding anything else, is allowed
-  unless ``allow_self_override`` is false (seed 002).
+- Self-override (自反) is any bid by the standing declarer that is not a
+  reinforcement (another suit, or NT by jokers, or the other kind of joker):
+  allowed unless ``allow_self_override`` is false (seed 002), and like any bid
+  it must be of a stronger class. Only the standing declarer is concerned.
 - At the end of the draw (:meth:`Declaring.resolve`): no bid on the match's first
   hand is a redeal; later, ``no_bid = "nt"`` plays NT and ``no_bid = "kitty"`` turns
-  up the kitty, whose first card names trump (a joker or a level card: NT).
+  up the kitty, whose first card names trump (a joker, a level card, or with
+  ``permanent_twos`` a 2: NT; seed 001, 常主 gives 无主).
 - The first hand's dealer is the first declarer (``first_dealer = "first"``) or the
   final one (``"final"``).
 
@@ -37,6 +40,10 @@ _BASE = {1: 0, 2: 1, 3: 4, 4: 7}
 
 class BidError(ValueError):
     """A bid that is not accepted; the message says why."""
+
+
+class SelfOverrideError(BidError):
+    """A self-override (自反) where ``allow_self_override`` is false."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +119,7 @@ class Declaring:
         if st is not None and st.seat == seat and st.kind == kind:
             count += st.count  # reinforcement (自保): the cards add up
         elif st is not None and st.seat == seat and not self.allow_self_override:
-            raise BidError("self-override (自反) is not allowed: reinforce your own bid instead")
+            raise SelfOverrideError("self-override (自反) is not allowed: reinforce your own bid instead")
         if count > self.decks:
             raise BidError(
                 f"{count} identical cards cannot exist with {self.decks} deck"
@@ -146,6 +153,7 @@ class Declaring:
         no_bid: str = "nt",
         first_dealer: str = "first",
         kitty: Iterable[int] | None = None,
+        permanent_twos: bool = False,
     ) -> Declaration:
         """Trump, declarer and dealer at the end of the draw."""
         return resolve(
@@ -157,6 +165,7 @@ class Declaring:
             no_bid=no_bid,
             first_dealer=first_dealer,
             kitty=kitty,
+            permanent_twos=permanent_twos,
         )
 
 
@@ -183,7 +192,11 @@ def resolve(
     no_bid: str = "nt",
     first_dealer: str = "first",
     kitty: Iterable[int] | None = None,
+    permanent_twos: bool = False,
 ) -> Declaration:
+    """The end of the draw (docs/rules.md, "Declaring trump"). With ``no_bid = "kitty"`` the kitty's
+    first card names trump: its suit, or NT for a card that is trump in every
+    suit (常主: a joker, a level card, and with ``permanent_twos`` a 2)."""
     if first_dealer not in ("first", "final"):
         raise BidError(f"bad first_dealer {first_dealer!r}: 'first' or 'final'")
     if no_bid not in ("nt", "kitty"):
@@ -205,5 +218,6 @@ def resolve(
     if not cards:
         raise BidError("no_bid = 'kitty' needs the kitty's cards, in the order they are turned up")
     top = cards[0] % 54
-    trump = None if top >= 52 or top % 13 == level else top // 13
+    always_trump = top >= 52 or top % 13 == level or (permanent_twos and top % 13 == 0)
+    trump = None if always_trump else top // 13
     return Declaration(False, trump, None, dealer, flipped=top)

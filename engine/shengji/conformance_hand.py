@@ -80,6 +80,7 @@ def answer_declare(case: Mapping[str, Any]) -> dict[str, Any]:
         no_bid=rules.no_bid.value,
         first_dealer=rules.first_dealer.value,
         kitty=kitty_cards,
+        permanent_twos=rules.permanent_twos,
     )
     if r.redeal:
         return {"accepted": accepted, "trump": None, "declarer": None, "dealer": None}

@@ -597,11 +597,19 @@ class Hand:
         """Whether :class:`Bid` ``(seat, cards)`` would be accepted now."""
         if self.phase != Phase.DRAW:
             return False
+        return self.bid_refusal(seat, cards) is None
+
+    def bid_refusal(self, seat: int, cards: Sequence[int]) -> bidding.BidError | None:
+        """Why :class:`Bid` ``(seat, cards)`` would be refused now, or None if it
+        would be accepted (:class:`shengji.bidding.SelfOverrideError` for a
+        self-override that ``allow_self_override = false`` forbids)."""
+        if self.phase != Phase.DRAW:
+            return bidding.BidError("bids are made during the draw")
         try:
             self._declaring().check(seat, self._faces(cards))
-        except bidding.BidError:
-            return False
-        return True
+        except bidding.BidError as exc:
+            return exc
+        return None
 
     def _end_draw(self, e: EndDraw) -> None:
         self._need(Phase.DRAW)
@@ -616,6 +624,7 @@ class Hand:
                 no_bid=self.rules.no_bid.value,
                 first_dealer=self.rules.first_dealer.value,
                 kitty=self._faces(kitty_order) if kitty_order else None,
+                permanent_twos=self.rules.permanent_twos,
             )
         except bidding.BidError as exc:
             raise self._refuse(Rule.BAD_EVENT, str(exc)) from None

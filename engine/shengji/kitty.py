@@ -10,7 +10,9 @@ multiplied and added to their score. The multiplier comes from the top category
 | ``linear`` | 2·m·k |
 | ``cards`` | 4·m·k |
 
-With ``kitty_requires_trump`` the bonus counts only when the winning play was trump.
+With ``kitty_requires_trump`` the bonus counts only when the winning play was trump;
+otherwise the multiplier is still the table's and the bonus is 0 (:func:`bonus`
+returns both, docs/rules.md "The kitty and its bonus").
 """
 
 from __future__ import annotations

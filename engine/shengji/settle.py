@@ -163,8 +163,10 @@ def must_play_levels(values: Iterable[object]) -> frozenset[int]:
 
 def advance(level: int, gain: int, ladder: Sequence[int], must_play: Iterable[int] = ()) -> int:
     """Move ``gain`` rungs up ``ladder`` from ``level``, stopping at A and at each
-    ``must_play`` level reached on the way (a level off the ladder first moves to
-    the next rung above it)."""
+    ``must_play`` level reached on the way: a climb cannot pass a listed level in
+    one hand, and from a listed level it moves on as usual (docs/rules.md,
+    "Levels and the match"). A level off the ladder first moves to the next rung
+    above it."""
     stops = set(must_play) | {ACE}
     current = level
     for _ in range(gain):

@@ -13,6 +13,12 @@ forced unit of each failed throw, each trick's winner and points, the
 attackers' score, kitty multiplier and bonus, and the settlement. The lists
 must be equal.
 
+With ``no_bid = "kitty"`` a share of the hands goes without a bid
+(``QUIET_SHARE``), so that the kitty names trump; with ``permanent_twos`` half
+of those turn a 2 up first (NT). ``lianzhong`` plays with ``must_play`` stops
+on the full ladder, a four-deck classic variant with stops on the tournament
+ladder.
+
 Without hand scans the device does not see the hands during play: it rebuilds
 them from the cards played and audits the whole hand at the end (RULES §10),
 so the same answers come from another path through the device code.
@@ -34,11 +40,13 @@ from pathlib import Path
 from typing import Any
 
 from shengji import Rules
+from shengji.bots import Bot
 from shengji.cards import FACES
-from shengji.hand import Bid, Bury, EndDraw, Play
+from shengji.hand import Bid, Bury, EndDraw, Hand, Play
 from shengji.match import iter_hand, make_bots
 from shengji.order import Order
 from shengji.play import Lead, check_follow_counts, check_lead_counts, check_throw
+from shengji.rules import NoBid
 from shengji.settle import settle
 from shengji.units import decompose_faces
 
@@ -59,18 +67,66 @@ VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("classic", {"decks": 1}),
     ("classic", {"decks": 3}),
     ("classic", {"decks": 4}),
-    ("classic", {"permanent_twos": True}),
+    ("classic", {"permanent_twos": True, "no_bid": "kitty"}),
     ("classic", {"same_shape_only": True}),
     ("classic", {"kitty_requires_trump": True, "kitty_multiplier": "cards"}),
     ("qq", {}),
-    ("lianzhong", {}),
+    ("lianzhong", {"must_play": ["5", "T", "K"]}),
     ("tournament", {}),
     ("onedeck", {}),
     ("titanic", {}),
     ("titanic", {"permanent_twos": True}),
     ("xuwen", {}),
-    ("xuwen", {"same_shape_only": False, "level_table": "classic"}),
+    ("xuwen", {"same_shape_only": False, "level_table": "classic", "level_ladder": "tournament", "must_play": ["T", "K"]}),
 )
+
+
+#: With ``no_bid = "kitty"`` this share of the hands goes without a bid, so the
+#: kitty names trump; with ``permanent_twos`` too, half of those turn a 2 up
+#: first (NT, docs/rules.md "Declaring trump"). Drawn from the seed apart from
+#: the rest of the script.
+QUIET_SHARE = 0.4
+
+
+class _NoBids(Bot):
+    """A bot that never bids (a quiet draw)."""
+
+    def bid(self, hand: Hand, drawn: Sequence[int], cards_per_seat: int) -> tuple[int, ...] | None:
+        return None
+
+
+class _TwoFirst(random.Random):
+    """Shuffles as ``random.Random``, then swaps a 2 into the kitty's first
+    place (the last ``kitty`` cards of the deal): every card is still dealt once."""
+
+    def __init__(self, seed: int, kitty: int) -> None:
+        super().__init__(seed)
+        self.kitty = kitty
+
+    def shuffle(self, x: Any, *args: Any) -> None:
+        super().shuffle(x)
+        k = len(x) - self.kitty
+        j = next(i for i in range(k) if x[i] % FACES < 52 and x[i] % FACES % 13 == 0)
+        x[k], x[j] = x[j], x[k]
+
+
+def _quiet_draw(rules: Rules, seed: int, bots: list[Bot]) -> tuple[list[Bot], random.Random]:
+    """The bots and the deal's rng of the hand of ``seed``: as given, or for a
+    share of the ``no_bid = "kitty"`` hands bots that do not bid."""
+    deal_rng = random.Random(seed ^ 0x5EED)
+    if rules.no_bid != NoBid.KITTY:
+        return bots, deal_rng
+    pick = random.Random(seed ^ 0xB1D)
+    if pick.random() >= QUIET_SHARE:
+        return bots, deal_rng
+    quiet: list[Bot] = []
+    for b in bots:
+        q = _NoBids(b.seat, b.strength)
+        q.rng = b.rng
+        quiet.append(q)
+    if rules.permanent_twos and pick.random() < 0.5:
+        deal_rng = _TwoFirst(seed ^ 0x5EED, rules.kitty_size)
+    return quiet, deal_rng
 
 
 def _names(reason: object) -> str:
@@ -194,8 +250,7 @@ def make_script(seed: int, variant: int | None = None) -> Script:
     }
     script = Script(case)
     steps: list[list[Any]] = case["steps"]
-    bots = make_bots(strengths, seed)
-    deal_rng = random.Random(seed ^ 0x5EED)
+    bots, deal_rng = _quiet_draw(rules, seed, make_bots(strengths, seed))
     order: Order | None = None
     holdings: list[list[int]] = []
     trick_no = 0

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = [
     ROOT / "tests" / "engine" / "conformance" / "seeds.jsonl",
     ROOT / "tests" / "match" / "data" / "hand_cases.jsonl",
+    ROOT / "tests" / "match" / "data" / "rules_exact.jsonl",
 ]
 
 

@@ -44,6 +44,34 @@ def test_scripts_cover_decks_scans_verdicts_and_settlement() -> None:
     assert {"ok", "must_follow_suit", "must_play_pairs", "throw_failed"} <= reasons
 
 
+def test_quiet_draws_turn_the_kitty_up_and_a_two_first_gives_nt() -> None:
+    n = len(difffuzz.VARIANTS)
+    v = next(
+        i for i, (_, extra) in enumerate(difffuzz.VARIANTS)
+        if extra.get("no_bid") == "kitty" and extra.get("permanent_twos")
+    )
+    seen: dict[str, list[int]] = {}
+    with difffuzz.DeviceEngine() as dev:
+        for seed in range(v, v + 30 * n, n):
+            s = difffuzz.make_script(seed, variant=v)
+            steps = s.case["steps"]
+            if any(st[0] == "b" for st in steps):
+                continue  # somebody bid
+            first = steps[[st[0] for st in steps].index("e")][1][0] % 54
+            level = "23456789TJQKA".index(s.case["rules"]["level"])
+            trump = s.expect[s.labels.index("end of the draw")]
+            if first < 52 and first % 13 == 0 and level != 0:
+                seen.setdefault("two", trump)
+                assert trump == [4, -1]  # a permanent 2 turned up: NT
+            elif first < 52 and first % 13 != level:
+                seen.setdefault("suit", trump)
+                assert trump == [first // 13, -1]
+            assert difffuzz.compare(s, dev.ask(s.case)) is None
+            if len(seen) == 2:
+                break
+    assert set(seen) == {"two", "suit"}
+
+
 def tampered(tmp_path: Path) -> tuple[difffuzz.Script, Path]:
     """A script whose 'full engine' answers were altered at one follow."""
     script = difffuzz.make_script(11, variant=0)

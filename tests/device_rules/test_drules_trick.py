@@ -82,6 +82,12 @@ def test_kitty_requires_trump():
     kitty = ids("KD 5C")
     assert e.kitty_bonus(ids("AC"), ids("3S"), kitty) == 30
     assert e.kitty_bonus(ids("AC"), ids("KC"), kitty) == 0
+    # the multiplier is still the table's when the bonus is voided
+    assert e.kitty_multiplier(ids("QC QC JC JC")) == 8
+    assert e.kitty_bonus(ids("QC QC JC JC"), ids("AC AC KC KC"), kitty) == 0
+    assert e.kitty_bonus(ids("QC QC JC JC"), ids("3S 3S 4S 4S"), kitty) == 8 * 15
+    assert e.kitty_bonus(ids("QC QC JC JC"), ids("TS TS SJ SJ"), kitty) == 8 * 15
+    assert engine(T, "S").kitty_bonus(ids("QC QC JC JC"), ids("AC AC KC KC"), kitty) == 8 * 15
 
 
 # --- the hot path allocates nothing --------------------------------------------

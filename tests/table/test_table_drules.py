@@ -183,3 +183,112 @@ def test_no_bid_kitty_trump_with_the_engine():
     assert r.declare(False, 2, 3, [], [c(46, 1), c(52)])[1:] == (3, -1, 2)
     assert r.declare(False, 2, 3, [], [c(52), c(46)])[1:] == (4, -1, 2)
     assert r.declare(True, -1, 0, [], [c(46)])[1] == -1  # the first hand redeals
+
+
+# --- rules made exact (docs/rules.md), at the table with the device engine ---
+
+
+def _turned_up(first, **opts):
+    """A later hand at level 5, nobody bids: dealer 2 turns the kitty up, `first` first."""
+    import drules_hand as DH
+
+    t = T.Table(tablerules.TableRules(decks=2, no_bid=DH.NB_KITTY, **opts), decks=2)
+    t.first_hand = False
+    t.dealer = 2
+    t.levels = [3, 0]
+    t.button(0, E.BTN_OK, 0)
+    assert t.phase == T.REVEAL
+    up = [first, c(44), c(45), c(46), c(40), c(41), c(42), c(43)]  # then clubs
+    for x in up:
+        t.tap(2, x, 0)
+    return [e[2] for e in t.take_events()][-1]
+
+
+def test_a_two_turned_up_first_with_permanent_twos_is_no_trump_at_the_table():
+    assert _turned_up(c(26), permanent_twos=True) == [E.TRUMP, 4, -1, 2]  # 2D: NT
+    assert _turned_up(c(26)) == [E.TRUMP, 2, -1, 2]  # without the option: diamonds
+    assert _turned_up(c(33), permanent_twos=True) == [E.TRUMP, 2, -1, 2]  # 9D: diamonds
+
+
+def _bids(allow, bids):
+    t = T.Table(tablerules.TableRules(decks=2, allow_self_override=allow), decks=2)
+    t.take_events()
+    for seat, cards in bids:
+        for x in cards:
+            t.tap(seat, x, 0)
+        t.button(seat, E.BTN_OK, 0)
+    return [e[2] for e in t.take_events()]
+
+
+def test_self_override_at_the_table():
+    SJ, SJ2 = 52, 52 + 54
+    H2, H2B = 13, 13 + 54
+    for second in ([H2, H2B], [SJ, SJ2]):  # another suit; NT by jokers
+        evs = _bids(True, [(1, [c(0)]), (1, second)])
+        assert evs[1] == [E.BID, 1, 1, E.OK] + second
+        evs = _bids(False, [(1, [c(0)]), (1, second), (3, second)])
+        assert evs[1] == [E.BID, 1, 0, E.BID_SELF] + second  # refused, and why ...
+        assert evs[2] == [E.BID, 3, 1, E.OK] + second  # ... but not to another seat
+    # reinforcing stays allowed
+    evs = _bids(False, [(1, [c(0)]), (1, [c(0, 1)])])
+    assert evs[1] == [E.BID, 1, 1, E.OK, c(0, 1)]
+    # a bid no stronger than the standing one keeps its own reason
+    evs = _bids(False, [(1, [c(0), c(0, 1)]), (3, [c(13)]), (1, [c(13, 1)])])
+    assert evs[1][:4] == [E.BID, 3, 0, E.BID_WEAK] and evs[2][:4] == [E.BID, 1, 0, E.BID_SELF]
+    t = T.Table(tablerules.TableRules(decks=2, allow_self_override=False), decks=2)
+    t.tap(1, c(0), 0)
+    t.button(1, E.BTN_OK, 0)
+    t.tap(1, c(52), 0)
+    t.tap(1, c(52, 1), 0)
+    t.button(1, E.BTN_OK, 0)
+    assert t.message == "S1 no self-override" and t.bids == [[1, [c(0)]]]
+
+
+def test_must_play_climbs_at_the_table():
+    import drules_hand as DH
+
+    free = tablerules.TableRules(decks=2)
+    stop = tablerules.TableRules(decks=2, must_play=1 << 3)  # 5
+    # defenders +3 from 3: 6 freely, held at 5; from 5 on as usual
+    assert free.settle(0, 0, [1, 0]) == (2, [4, 0], -1)
+    assert stop.settle(0, 0, [1, 0]) == (2, [3, 0], -1)
+    assert stop.settle(0, 0, [3, 0]) == (2, [6, 0], -1)
+    # attackers take over +2 from 4
+    assert free.settle(160, 0, [0, 2]) == (1, [0, 4], -1)
+    assert stop.settle(160, 0, [0, 2]) == (1, [0, 3], -1)
+    # A: a stop, and the match is won there
+    assert stop.settle(0, 1, [0, 11]) == (3, [0, 12], -1)
+    assert stop.settle(0, 1, [0, 12]) == (3, [0, 12], 1)
+    # the tournament ladder: 2 -> 5 -> T (held) instead of J
+    t = tablerules.TableRules(decks=2, level_table=DH.LT_TOURNAMENT, level_ladder=DH.LL_TOURNAMENT)
+    tm = tablerules.TableRules(
+        decks=2, level_table=DH.LT_TOURNAMENT, level_ladder=DH.LL_TOURNAMENT, must_play=1 << 8
+    )
+    assert t.settle(0, 0, [0, 0]) == (2, [9, 0], -1)
+    assert tm.settle(0, 0, [0, 0]) == (2, [8, 0], -1)
+
+
+def test_table_cfg_refuses_a_must_play_level_off_the_ladder():
+    import drules_hand as DH
+    import tableconfig as C
+
+    o = C.Options({"level_ladder": "tournament", "must_play": "2,7,A"})
+    assert o.problems == ["must_play: 7 is not on the tournament ladder (2 5 T J Q K A)"]
+    assert o.rules["must_play"] == 1 | (1 << 12)  # played without it
+    o = C.Options({"level_ladder": "full", "must_play": "2,7,A"})
+    assert o.problems == [] and o.rules["must_play"] == 1 | (1 << 5) | (1 << 12)
+    assert o.rules["level_ladder"] == DH.LL_FULL
+
+
+def test_kitty_requires_trump_keeps_the_multiplier_at_the_table():
+    lead = [c(49), c(49, 1), c(48), c(48, 1)]  # QC QC JC JC: a tractor, x8
+    offsuit = [c(51), c(51, 1), c(50), c(50, 1)]  # AC AC KC KC
+    trump = [c(1), c(1, 1), c(2), c(2, 1)]  # 3S 3S 4S 4S
+    kitty = [c(37), c(42)]  # KD 5C: 15 points
+    r = tablerules.TableRules(decks=2, kitty_requires_trump=True)
+    r.begin_hand(0, 0)  # level 2, spades trump
+    assert r.kitty(lead, offsuit, kitty) == (8, 0)
+    assert r.kitty(lead, trump, kitty) == (8, 120)
+    plain = tablerules.TableRules(decks=2)
+    plain.begin_hand(0, 0)
+    assert plain.kitty(lead, offsuit, kitty) == (8, 120)

@@ -384,6 +384,7 @@ def answer(case: dict) -> dict:  # type: ignore[type-arg]
             t.no_bid,
             t.first_dealer,
             kitty_cards,
+            t.engine.permanent_twos,
         )
         return {
             "accepted": accepted,
@@ -486,7 +487,7 @@ def hand_answer(case: dict) -> dict:  # type: ignore[type-arg]
             out.append(1 if bidding.bid(st[1], bytes(st[2])) else 0)
         elif k == "e":
             trump, declarer, _ = drules_hand.end_of_draw(
-                bidding, False, dealer, t.no_bid, t.first_dealer, bytes(st[1])
+                bidding, False, dealer, t.no_bid, t.first_dealer, bytes(st[1]), e.permanent_twos
             )
             e.set_trump(t.level, drules.NT if trump < 0 else trump)
             out.append([trump, declarer])

@@ -9,7 +9,7 @@ the table's field by field. What is judged, per kind:
 | kind | fields the engine decides |
 |---|---|
 | HAND_START | dealer, decks, levels, first hand |
-| BID | accepted (the reason too when both refuse: copied) |
+| BID | accepted; when both refuse, the reason: ``BID_SELF`` for a self-override that ``allow_self_override = false`` forbids, and only for it (else the table's reason, copied) |
 | KITTY_UP | ``no_bid = "kitty"``: that the kitty is turned up here (nobody bid, not the match's first hand) and by the dealer; the cards (in order) are the table's, and name trump |
 | TRUMP / REDEAL | trump, declarer, dealer (with the kitty turned up: trump from its first card); or that the hand is redealt |
 | KITTY | dealer, the kitty's points |
@@ -21,7 +21,7 @@ the table's field by field. What is judged, per kind:
 | REVOKE | after a play (a lead or a follow), the revokes it proves (RULES.md §10: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code; in hand_scan mode with ``revoke = "forfeit"``, the follow just played that breaks §6 (trick and earlier trick the same) |
 | FORFEIT | ``revoke = "forfeit"``: the seat whose revoke lost the hand and that revoke's trick (the engine's first revoke finding); the engine ends the hand there, as the table must (HAND_END then settles by the forfeit) |
 | AUDIT | after the last trick, the engine's audit (``Hand.findings``: every illegal follow, every unchallenged throw that should have failed), in trick order, the throw before the follows by seat |
-| HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner |
+| HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner (with ``kitty_requires_trump`` and the last trick won off-suit: the table's multiplier, bonus 0) |
 
 In hand_scan mode the four SCAN events (not judged themselves) give the
 engine every hand after the burial: it then forces a failing throw at its
@@ -61,6 +61,7 @@ from typing import Any
 
 from shengji import Rules
 from shengji import play as _play
+from shengji.bidding import SelfOverrideError
 from shengji.hand import (
     Bid,
     Bury,
@@ -87,6 +88,8 @@ FORCED, TRICK, AUDIT, HAND_END, REVOKE, SCAN, FORFEIT, KITTY_UP = 9, 10, 11, 12,
 NT = 4
 #: AUDIT reasons (firmware/events.py)
 REVOKE_FOLLOW, THROW_FAILED = 10, 11
+#: BID reasons (firmware/events.py)
+BID_WEAK, BID_SELF = 7, 16
 #: the engine's reasons for an illegal follow -> the device rules engine's
 #: codes the table reports as rules_reason (firmware/drules.py R_*)
 DRULES_REASON = {
@@ -314,10 +317,19 @@ class EngineReplayer:
     def _judge(self, hand: Hand, kind: int, ev: Event) -> Event | None:
         if kind == BID:
             seat, accepted, reason, cards = ev[1], ev[2], ev[3], tuple(ev[4:])
-            ok = hand.would_accept_bid(seat, cards)
+            refusal = hand.bid_refusal(seat, cards)
+            ok = refusal is None
             if accepted:
                 self._follow(hand, Bid(seat, cards))
-            return [BID, seat, int(ok), 0 if ok else (reason if not accepted else -1), *cards]
+            if ok:
+                reason = 0
+            elif accepted:
+                reason = -1
+            elif isinstance(refusal, SelfOverrideError):
+                reason = BID_SELF  # docs/rules.md: a refused self-override says so
+            elif reason == BID_SELF:
+                reason = BID_WEAK  # refused, but not as a self-override
+            return [BID, seat, int(ok), reason, *cards]
         if kind == KITTY_UP:
             # no_bid = "kitty": judged is that the engine wants the kitty
             # turned up here (no bid standing, not the match's first hand), and
