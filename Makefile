@@ -11,7 +11,7 @@ HANDS  ?= 1000
 SEED   ?=
 JOBS   ?= 2
 
-.PHONY: setup test lint demo firmware hardware deploy bench fuzz-rules clean help
+.PHONY: setup test lint demo firmware hardware deploy bench fuzz-rules soak-flash clean help
 
 help:
 	@echo "make setup       create .venv and install the project with its development tools"
@@ -23,6 +23,7 @@ help:
 	@echo "make deploy PORT=/dev/ttyACM0 [CARDS=set.bin]   copy firmware, card map and configuration to a Pico"
 	@echo "make bench       run the benchmarks; figures go to docs/performance.md"
 	@echo "make fuzz-rules HANDS=N   differential fuzzing of the two rules engines"
+	@echo "make soak-flash [CUTS=N]  power cuts at random flash operations while the table saves (figures to docs/performance.md)"
 
 setup: $(STAMP)
 
@@ -59,6 +60,11 @@ bench: $(STAMP)
 
 fuzz-rules: $(STAMP)
 	$(BIN)/tractor-table fuzz-rules --hands $(HANDS) $(if $(SEED),--seed $(SEED),)
+
+CUTS ?= 1000
+
+soak-flash: $(STAMP)
+	$(BIN)/python bench/bench_flash.py --cuts $(CUTS) $(if $(SEED),--seed $(SEED),)
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache .hypothesis

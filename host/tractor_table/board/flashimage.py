@@ -60,11 +60,18 @@ def deploy_items(
     march: str = "armv6m",
     src: Path = FIRMWARE_DIR,
     build_dir: Path | None = None,
+    precompiled: Path | None = None,
 ) -> list[deploy.Item]:
-    """The files ``deploy`` would copy (:func:`tractor_table.deploy.manifest`)."""
+    """The files ``deploy`` would copy (:func:`tractor_table.deploy.manifest`);
+    ``precompiled``: a folder where the modules are already compiled for ``march``."""
     with tempfile.TemporaryDirectory(prefix="tractor-image-") as tmp:
         out = build_dir or Path(tmp) / "mpy"
-        if march == "armv6m":
+        if precompiled is not None:
+            compiled = [
+                firmware_build.Compiled(s, precompiled / (s.stem + ".mpy"))
+                for s in firmware_build.firmware_sources(src)
+            ]
+        elif march == "armv6m":
             compiled = firmware_build.compile_all(src=src, out=out)
         elif march == "host":
             from ..virtual.runner import compile_for_host

@@ -342,9 +342,12 @@ class NorFlash:
         self.f.seek(base)
         self.f.readinto(pg)
         if part >= 1.0:
-            for i in range(n):
-                j = (start + i) % ps
-                pg[j] &= data[i]
+            if start == 0 and n == ps and pg == self._ff:
+                pg[:] = data  # an erased page: AND with 0xFF is the data itself
+            else:
+                for i in range(n):
+                    j = (start + i) % ps
+                    pg[j] &= data[i]
         elif how == "prefix":
             for i in range(int(n * part)):
                 j = (start + i) % ps
