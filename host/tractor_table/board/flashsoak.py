@@ -135,11 +135,20 @@ class Figures:
         return len(self.failures)
 
 
-def _firmware(tmp: Path) -> Path:
+def _firmware(tmp: Path, patch: Path | None = None, compiled: Path | None = None) -> Path:
+    """The firmware compiled for this machine (or ``compiled``, already done),
+    with ``patch`` (a changed copy of one firmware module: tests) in place of its own."""
+    import shutil
+
     from ..virtual.runner import compile_for_host
 
     fw = tmp / "fw"
-    compile_for_host(fw)
+    if compiled is not None:
+        shutil.copytree(compiled, fw)
+    else:
+        compile_for_host(fw)
+    if patch is not None:
+        compile_for_host(fw, src=patch)
     return fw
 
 
@@ -183,8 +192,12 @@ def soak(
     decks: int = 2,
     max_gap: int = 80,
     say: Callable[[str], None] | None = None,
+    patch: Path | None = None,
+    compiled: Path | None = None,
 ) -> tuple[Figures, Reference]:
-    """Cut the power ``cuts`` times; ``hands`` (0: about one per 5 cuts) recorded hands."""
+    """Cut the power ``cuts`` times; ``hands`` (0: about one per 5 cuts) recorded hands.
+    ``compiled``: the firmware already compiled for this machine; ``patch``: a
+    changed copy of one firmware module used in the boots (not the reference)."""
     if cuts < 1:
         raise CommandError("--cuts must be at least 1")
     start = time.monotonic()
@@ -193,11 +206,14 @@ def soak(
     fig = Figures(hands=hands)
     with tempfile.TemporaryDirectory(prefix="tractor-soak-") as tmpname:
         tmp = Path(tmpname)
-        fw = _firmware(tmp)
+        fw = _firmware(tmp, compiled=compiled)
         acts = tmp / "actions.bin"
         acts.write_bytes(record_actions(hands, seed, decks))
         fig.actions = acts.stat().st_size // 3
         ref = reference(fw, decks, acts, tmp)
+        if patch is not None:
+            (tmp / "fw").rename(tmp / "fw-ref")
+            fw = _firmware(tmp, patch, compiled=tmp / "fw-ref")
         (tmp / "ref.txt").write_text("".join(f"{s.crc} {s.action}\n" for s in ref.saves))
         items = flashimage.deploy_items(march="host", src=FIRMWARE_DIR, precompiled=fw)
         manifest = tmp / "manifest.txt"

@@ -185,14 +185,24 @@ def check_files(manifest):
     return bad
 
 
-def boot(decks, acts, image, refpath, cut_after, seed, manifest):
-    saves = {}
+def find_save(refpath, crc):
+    """(k, action) of the reference's save with this crc, or (-1, -1)."""
     f = open(refpath)
-    for line in f.read().split("\n"):
-        if line:
-            crc, i = line.split()
-            saves[int(crc)] = (len(saves), int(i))
-    f.close()
+    k = 0
+    try:
+        while True:
+            line = f.readline()
+            if not line:
+                return -1, -1
+            c, i = line.split()
+            if int(c) == crc:
+                return k, int(i)
+            k += 1
+    finally:
+        f.close()
+
+
+def boot(decks, acts, image, refpath, cut_after, seed, manifest):
     clock = Clock()
     nf = norflash.NorFlash(image, clock)
     nf.seed(seed)
@@ -222,10 +232,10 @@ def boot(decks, acts, image, refpath, cut_after, seed, manifest):
             return
         t.take_events()
         crc = snap_crc(t)
-        if crc not in saves:
+        k, i = find_save(refpath, crc)
+        if k < 0:
             print("X restored a state the uncut run never saved (crc %d)" % crc)
             return
-        k, i = saves[crc]
         start = i + 1
         print("B", k, start, t.ev_index)
     snap = None

@@ -313,8 +313,9 @@ class NorFlash:
         cut_page = npages
         part = 1.0
         how = ""
+        whole = 1.0
         if cut:
-            part = self._part()
+            part = whole = self._part()
             how = self._cut_how or ("prefix", "bits")[self._below(2)]
             done = part * npages
             cut_page = int(done)
@@ -330,7 +331,7 @@ class NorFlash:
             if at < n and part > 0.0:
                 m = min(ps, n - at)
                 self._page_program(addr + at, mv[at : at + m], part, how)
-            self._power_off("program", addr // self.block_size, how, float(cut_page) / npages)
+            self._power_off("program", addr // self.block_size, how, whole)
 
     def _page_program(self, addr, data, part, how):
         """One page program command: wraps within its page, as the chip does."""
