@@ -1,6 +1,7 @@
 # The NOR flash model (host/tractor_table/board/mpy/norflash.py): erase and
 # program semantics, page wrap, timing, the image file, power cuts partway.
 # runs-under: micropython
+# ruff: noqa: UP031
 import os
 import sys
 
@@ -120,8 +121,8 @@ def test_a_cut_partway_through_a_program_keeps_a_prefix():
     try:
         nf.writeblocks(0, b"\x00" * 256, 0)
         raise AssertionError("no power cut")
-    except Exception:
-        raise AssertionError("a PowerCut must not be an Exception (the firmware catches those)")
+    except Exception as exc:
+        raise AssertionError("a PowerCut must not be an Exception (the firmware catches those)") from exc
     except norflash.PowerCut as cut:
         assert cut.kind == "program" and cut.op == 1
     page = bytearray(256)

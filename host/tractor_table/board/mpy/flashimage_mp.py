@@ -1,3 +1,6 @@
+# mypy: ignore-errors
+# (MicroPython code, run by the unix port: not part of the typed host package.)
+# ruff: noqa: UP031
 # The MicroPython side of tractor_table/board/flashimage.py: littlefs on a
 # NorFlash image, formatted and filled, or read back, by the unix port's own
 # vfs.VfsLfs2 (the same littlefs as the rp2 port's).
@@ -10,9 +13,8 @@
 import os
 import sys
 
-import vfs
-
 import norflash
+import vfs
 
 MOUNT = "/flash"
 

@@ -1,3 +1,6 @@
+# mypy: ignore-errors
+# (MicroPython code, run by the unix port: not part of the typed host package.)
+# ruff: noqa: UP031
 # The MicroPython side of the power-cut soak (tractor_table/board/flashsoak.py).
 #
 # One run of this script is one boot of the table: it mounts the littlefs of
@@ -27,11 +30,8 @@
 import binascii
 import gc
 import json
-import os
 import sys
 import time
-
-import vfs
 
 import events as E
 import norflash
@@ -39,6 +39,7 @@ import persist
 import table as T
 import tablerules
 import ttlink
+import vfs
 
 MOUNT = "/flash"
 # the actions, flat: (kind, seat, card)

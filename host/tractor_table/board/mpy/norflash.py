@@ -1,3 +1,6 @@
+# mypy: ignore-errors
+# (MicroPython code, run by the unix port: not part of the typed host package.)
+# ruff: noqa: UP031
 # NorFlash: the Raspberry Pi Pico's flash, modelled as the block device that
 # littlefs (vfs.VfsLfs2) runs on. MicroPython (the unix port) and CPython both
 # import it (plain Python, no MicroPython-only syntax).
