@@ -130,11 +130,16 @@ def ref(decks, acts, image):
         act(t, a)
         if t.take_save():
             crc = snap_crc(t)
+            # the snapshot serialised, as the save does (the CPU part of a
+            # save): the best of three after a collection (no gc pause in it)
             sink = _Sink()
-            t0 = time.ticks_us()
-            w = persist._Writer(sink, T.trick_unpack)
-            w.value(t.snapshot(True))
-            ser = time.ticks_diff(time.ticks_us(), t0)
+            ser = 1 << 30
+            for _ in range(3):
+                gc.collect()
+                t0 = time.ticks_us()
+                w = persist._Writer(sink, T.trick_unpack)
+                w.value(t.snapshot(True))
+                ser = min(ser, time.ticks_diff(time.ticks_us(), t0))
             sink = w = None
             v0 = clock.now_us
             o0 = nf.ops
