@@ -22,12 +22,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import rp2040  # noqa: E402
-
 from tractor_table import perfdoc  # noqa: E402
 from tractor_table.board import flashsoak  # noqa: E402
 
-# the real rp2 port (v1.28.0, emulated RP2040, typical flash times charged):
-# a snapshot saved to littlefs, median / worst (docs/performance.md, "Calibration")
+# the real rp2 port (v1.28.0, board RPI_PICO, emulated RP2040 at 125 MHz, the
+# flash chip's typical erase/program times charged): a snapshot saved to
+# littlefs, median / worst; measured with the factors of bench/rp2040.py
 RP2_SAVE_MS = (81.0, 299.0)
 
 
@@ -70,9 +70,14 @@ def main() -> int:
         f"| the real rp2 port, typical flash times charged | {RP2_SAVE_MS[0]:.0f} | {RP2_SAVE_MS[1]:.0f} |",
         f"| model / real rp2 port | {med / RP2_SAVE_MS[0]:.2f} | {worst / RP2_SAVE_MS[1]:.2f} |",
         "",
-        "The estimate leaves out littlefs's own CPU time on the RP2040 (its C code runs natively here "
-        "and is not scaled) and the file writes' Python overhead; the flash time is the model's, "
-        f"{sum(1 for x in flash if x >= 45)} of the saves erase a block (≥ 45 ms).",
+        f"{sum(1 for x in flash if x >= 45)} of the {len(flash)} saves erase a block (45 ms each); the worst "
+        "ones also compact littlefs's metadata (a second or third erase). The estimate is "
+        f"{(1 - med / RP2_SAVE_MS[0]) * 100:.0f}% under the real port's median and "
+        f"{(1 - worst / RP2_SAVE_MS[1]) * 100:.0f}% under its worst: it leaves out littlefs's own CPU time "
+        "on the RP2040 (its C code runs natively here, unscaled) and the Python file calls, and the "
+        "real port's run (other hands, a filesystem with the firmware's history) met costlier "
+        "compactions. So the model's flash time is a floor: count on about 80 ms a save, 300 ms at "
+        "worst, on a Pico.",
         "",
         "Power cuts (`tractor-table soak-flash`, the same soak):",
         "",

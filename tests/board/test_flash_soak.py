@@ -40,6 +40,16 @@ def test_the_deploy_image_holds_what_deploy_puts_on_a_pico(fw: Path, tmp_path: P
         flashimage.read(image, "nothing.py")
 
 
+def test_an_image_is_extracted_file_by_file(tmp_path: Path) -> None:
+    Item = flashimage.deploy.Item
+    items = [Item("cards.bin", bytes(range(256)) * 40, "card set"), Item("table.cfg", b"decks=2\n", "configuration")]
+    image = tmp_path / "small.img"
+    flashimage.build(image, items)
+    out = flashimage.extract(image, tmp_path / "out")
+    assert sorted(p.name for p in out) == ["cards.bin", "table.cfg"]
+    assert (tmp_path / "out" / "cards.bin").read_bytes() == items[0].data
+
+
 def test_an_image_that_is_not_littlefs_is_refused(tmp_path: Path) -> None:
     image = tmp_path / "blank.img"
     image.write_bytes(b"\xff" * (352 * 4096))
