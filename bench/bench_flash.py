@@ -54,7 +54,6 @@ def main() -> int:
     # machine (a few samples of thousands): the estimate's worst takes its p99
     med = statistics.median(total)
     worst = max(flash) + p99(ser_rp2)
-    ev = fig.events_lost or [0]
 
     def apart(model: float, real: float) -> str:
         r = model / real
@@ -91,13 +90,12 @@ def main() -> int:
         "ones also compact littlefs's metadata (a second or third erase). The estimate is "
         f"{apart(med, RP2_SAVE_MS[0])} the real port's median and {apart(worst, RP2_SAVE_MS[1])} its worst: "
         "it leaves out littlefs's own CPU time on the RP2040 (its C code runs natively here, unscaled) "
-        "and the Python file calls, and the real port's worst met a costlier compaction. So the model's "
+        "and the Python file calls, and the real port's worst (other hands, another filesystem history) may have met a costlier compaction. So the model's "
         "flash time is a floor: count on about 80 ms a save, 300 ms at worst, on a Pico.",
         "",
         "Power cuts (`tractor-table soak-flash`, the same soak):",
         "",
         *[f"- {ln}" for ln in lines],
-        f"- events lost per cut: median {statistics.median(ev):g}, max {max(ev)}",
     ]
     perfdoc.write_section("flash", "\n".join(body))
     print("\n".join(body))
