@@ -64,7 +64,7 @@ from typing import Any
 from .errors import CommandError
 from .link import ttlink
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: "TTrc" in the SQLite header: this file is tractor-table's records.
 APPLICATION_ID = 0x54547263
 DEFAULT_NAME = "records.sqlite"
@@ -214,8 +214,125 @@ def _migrate_2(db: sqlite3.Connection) -> None:
         _rederive(db, table_id, 0)
 
 
+def _migrate_3(db: sqlite3.Connection) -> None:
+    """The tables' identity (``uid``, the WELCOME's ninth field); the tables
+    that version 2 merged by mistake are told apart (:func:`_split_forks`)."""
+    db.execute("ALTER TABLE tables ADD COLUMN uid TEXT")
+    db.execute("CREATE INDEX tables_uid ON tables(uid)")
+    _split_forks(db)
+
+
+def _split_forks(db: sqlite3.Connection) -> None:
+    """Before tables had an identity, a fresh table whose first events were
+    those of a table already recorded (two virtual tables dealt the same
+    way) joined it, and its history superseded the other's as a ``fork``.
+    A boot whose own events forked another boot's history is another table:
+    it moves to a table of its own, with a copy of the events before the
+    fork (the hash chain shows they are its own), its sessions, snapshots
+    and verdicts; what it superseded becomes current again. A boot that
+    rolled back (the link noted it) is the same table and stays."""
+    for (table_id,) in db.execute("SELECT id FROM tables ORDER BY id").fetchall():
+        forks = db.execute(
+            "SELECT s.boot, MIN(e.idx), o.superseded_at FROM events e "
+            "JOIN events o ON o.id = e.replaces JOIN sessions s ON s.id = e.session_id "
+            "JOIN sessions so ON so.id = o.session_id "
+            "WHERE e.table_id = ? AND o.superseded_why = 'fork' AND s.boot != so.boot "
+            "GROUP BY s.boot ORDER BY MIN(e.id)",
+            (table_id,),
+        ).fetchall()
+        moved: list[int] = []
+        for boot, fork_idx, at0 in forks:
+            new = _split_boot(db, table_id, boot, fork_idx, at0)
+            if new is not None:
+                moved.append(new)
+        if moved:
+            _rederive(db, table_id, 0)
+            for t in moved:
+                _rederive(db, t, 0)
+
+
+def _split_boot(
+    db: sqlite3.Connection, table_id: int, boot: int, fork_idx: int, at0: str | None
+) -> int | None:
+    b = db.execute(
+        "SELECT fw_version, rules_id, first_seen, last_seen FROM boots WHERE id = ? AND table_id = ?",
+        (boot, table_id),
+    ).fetchone()
+    if b is None:
+        return None
+    sessions = [r[0] for r in db.execute("SELECT id FROM sessions WHERE boot = ? ORDER BY id", (boot,))]
+    marks = ",".join("?" for _ in sessions)
+    new = _rowid(db.execute(
+        "INSERT INTO tables (first_seen, last_seen, fw_version, rules_id) VALUES (?, ?, ?, ?)",
+        (b[2], b[3], b[0], b[1]),
+    ))
+    own = [r[0] for r in db.execute(
+        f"SELECT id FROM events WHERE table_id = ? AND session_id IN ({marks})",
+        (table_id, *sessions),
+    )]
+    # the events before the fork that the boot's chain runs through: copies
+    first = db.execute(
+        f"SELECT hash, event FROM events WHERE table_id = ? AND idx = ? AND session_id IN ({marks}) "
+        "ORDER BY id LIMIT 1",
+        (table_id, fork_idx, *sessions),
+    ).fetchone()
+    prefix: list[tuple[Any, ...]] = []
+    h_next, ev_next = first[0], _load_event(first[1])
+    for idx in range(fork_idx - 1, -1, -1):
+        row = next(
+            (r for r in db.execute(
+                "SELECT id, idx, hash, event, kind, received_at FROM events "
+                "WHERE table_id = ? AND idx = ?", (table_id, idx))
+             if ttlink.chain_hash(r[2], ev_next) == h_next),
+            None,
+        )
+        if row is None:
+            break
+        prefix.append(row)
+        h_next, ev_next = row[2], _load_event(row[3])
+    db.execute("UPDATE boots SET table_id = ? WHERE id = ?", (new, boot))
+    db.execute(f"UPDATE sessions SET table_id = ? WHERE id IN ({marks})", (new, *sessions))
+    db.execute(f"UPDATE snapshots SET table_id = ? WHERE session_id IN ({marks})", (new, *sessions))
+    db.execute(f"DELETE FROM hands WHERE start_event IN ({','.join('?' for _ in own)})", own)
+    db.execute(f"UPDATE events SET table_id = ?, replaces = NULL WHERE id IN ({','.join('?' for _ in own)})",
+               (new, *own))
+    for oid, idx, h, text, kind, at in reversed(prefix):
+        cid = _rowid(db.execute(
+            "INSERT INTO events (table_id, idx, hash, event, kind, session_id, received_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (new, idx, h, text, kind, sessions[0], at),
+        ))
+        db.execute(
+            f"UPDATE verdicts SET event_id = ? WHERE event_id = ? AND session_id IN ({marks})",
+            (cid, oid, *sessions),
+        )
+    # what the fork superseded is current again where nothing else is
+    for eid, idx in db.execute(
+        "SELECT id, idx FROM events WHERE table_id = ? AND current = 0 AND superseded_why = 'fork' "
+        "AND superseded_at IS ? ORDER BY idx, id DESC",
+        (table_id, at0),
+    ).fetchall():
+        if db.execute("SELECT 1 FROM events WHERE table_id = ? AND idx = ? AND current = 1",
+                      (table_id, idx)).fetchone() is None:
+            db.execute("UPDATE events SET current = 1, superseded_at = NULL, superseded_why = NULL "
+                       "WHERE id = ?", (eid,))
+    # the moved events a later fork superseded: current again in their own table
+    for eid, idx in db.execute(
+        "SELECT id, idx FROM events WHERE table_id = ? AND current = 0 AND superseded_why = 'fork' "
+        "ORDER BY idx, id DESC",
+        (new,),
+    ).fetchall():
+        if db.execute("SELECT 1 FROM events WHERE table_id = ? AND idx = ? AND current = 1",
+                      (new, idx)).fetchone() is None:
+            db.execute("UPDATE events SET current = 1, superseded_at = NULL, superseded_why = NULL "
+                       "WHERE id = ?", (eid,))
+    return new
+
+
 #: user_version N -> the step that brings a file from N-1 to N
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1, 2: _migrate_2}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _migrate_1, 2: _migrate_2, 3: _migrate_3,
+}
 
 _TABLES = ("tables", "boots", "sessions", "events", "snapshots", "link_notes", "hands", "verdicts")
 
@@ -907,17 +1024,24 @@ class Recorder:
     def _up(self, db: sqlite3.Connection, p: list[Any], at: str) -> None:
         fw, rules_id, boot_id = str(p[1]), str(p[2]), int(p[3])
         count, head, agree = int(p[5]), int(p[6]), int(p[7])
+        uid = str(p[8]) if len(p) > 8 and isinstance(p[8], str) and p[8] else None
         if self.session_id is not None:
             db.execute(
                 "UPDATE sessions SET down_at = ?, down_reason = 'a new session' "
                 "WHERE id = ? AND down_at IS NULL",
                 (at, self.session_id),
             )
-        table = self._which_table(db, boot_id, fw, rules_id, count, head)
+        if uid is not None:
+            # the table says who it is: its own records, whatever its log holds
+            row = db.execute("SELECT id FROM tables WHERE uid = ? ORDER BY id LIMIT 1", (uid,)).fetchone()
+            table = int(row[0]) if row is not None else None
+        else:
+            table = self._which_table(db, boot_id, fw, rules_id, count, head)
         if table is None:
             table = db.execute(
-                "INSERT INTO tables (first_seen, last_seen, fw_version, rules_id) VALUES (?, ?, ?, ?)",
-                (at, at, fw, rules_id),
+                "INSERT INTO tables (first_seen, last_seen, fw_version, rules_id, uid) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (at, at, fw, rules_id, uid),
             ).lastrowid
         db.execute(
             "UPDATE tables SET last_seen = ?, fw_version = ?, rules_id = ? WHERE id = ?",
@@ -948,7 +1072,8 @@ class Recorder:
         self, db: sqlite3.Connection, boot_id: int, fw: str, rules_id: str, count: int, head: int
     ) -> int | None:
         row = db.execute(
-            "SELECT b.table_id FROM boots b WHERE b.boot_id = ? AND b.fw_version = ? AND b.rules_id = ? "
+            "SELECT b.table_id FROM boots b JOIN tables t ON t.id = b.table_id "
+            "WHERE b.boot_id = ? AND b.fw_version = ? AND b.rules_id = ? AND t.uid IS NULL "
             "ORDER BY b.last_seen DESC LIMIT 1",
             (boot_id, fw, rules_id),
         ).fetchone()
@@ -958,8 +1083,9 @@ class Recorder:
             return None
         rows = db.execute(
             "SELECT e.table_id FROM events e JOIN tables t ON t.id = e.table_id "
-            "WHERE e.idx = ? AND e.hash = ? AND e.current = 1 "
-            "UNION SELECT s.table_id FROM snapshots s WHERE s.count = ? AND s.head = ?",
+            "WHERE e.idx = ? AND e.hash = ? AND e.current = 1 AND t.uid IS NULL "
+            "UNION SELECT s.table_id FROM snapshots s JOIN tables t ON t.id = s.table_id "
+            "WHERE s.count = ? AND s.head = ? AND t.uid IS NULL",
             (count - 1, head, count, head),
         ).fetchall()
         found = {int(r[0]) for r in rows}
