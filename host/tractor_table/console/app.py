@@ -371,7 +371,9 @@ class ConsoleApp(App[int]):
         """One line of the tap input (the virtual console's commands); True if
         something was sent to the table."""
         from ..commands.virtual import parse_console
-        from ..virtual.events import EV, card_name
+        from shengji.cards import card_id_name
+
+        from ..virtual.events import EV
 
         try:
             parsed = parse_console(line, self.source.decks)
@@ -393,7 +395,7 @@ class ConsoleApp(App[int]):
         try:
             if verb == "tap":
                 self.source.tap(seat, card)
-                what = f"tap {card_name(card)}#{card // 54} at S{seat}"
+                what = f"tap {card_id_name(card)} at S{seat}"
             else:
                 kinds = {"ok": EV.BTN_OK, "undo": EV.BTN_UNDO, "challenge": EV.BTN_CHALLENGE}
                 self.source.press(seat, kinds[verb])
