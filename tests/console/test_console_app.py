@@ -120,6 +120,16 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         assert log_lines(app, "disagreements") == [] and app.disagreement_count == 0
         assert source.game is not None and source.game.disagreements == []
 
+        # the pixels too (key d): the frame firmware/display.py draws, as half blocks
+        from tractor_table.screens import frame_of_lines, half_blocks
+
+        await pilot.press("d")
+        shown = pane(app, "display").split("\n")
+        assert shown[8:] == half_blocks(frame_of_lines(list(source.vt.lines)))
+        assert len(shown) == 8 + 32 and any("█" in x for x in shown[8:])
+        await pilot.press("d")
+        assert len(pane(app, "display").split("\n")) == 8
+
         # a tap of a card the table does not take now (the hand is over): refused
         await type_line(pilot, "tap 2 AS")
         assert "sent: tap AS at S2" in app.messages[-2:] and app.sent == 1

@@ -46,6 +46,7 @@ class ConsoleApp(App[int]):
         Binding("p", "push", "push host state"),
         Binding("s", "status", "status"),
         Binding("t", "tap", "tap/press (virtual)"),
+        Binding("d", "pixels", "display pixels"),
         Binding("escape", "leave_input", "leave input", show=False),
         Binding("q", "quit", "quit"),
     ]
@@ -78,6 +79,8 @@ class ConsoleApp(App[int]):
         self.disagreement_count = 0
         self.verifier_lost = ""  # why the verifier stopped (an exception in it), if it did
         self._display_due = 0.0
+        #: the display pane shows the pixels too (Unicode half blocks), key d
+        self.show_pixels = False
 
     # --- layout ------------------------------------------------------------------
 
@@ -279,7 +282,18 @@ class ConsoleApp(App[int]):
             lines = self.remote_lines
         if lines is None:
             return "(not known yet)"
-        return "\n".join("|" + line.ljust(16) + "|" for line in lines)
+        text = "\n".join("|" + line.ljust(16) + "|" for line in lines)
+        if self.show_pixels:
+            from ..screens import frame_of_lines, half_blocks
+
+            # the frame firmware/display.py draws for these lines, in framebuf's own font
+            text += "\n" + "\n".join(half_blocks(frame_of_lines(list(lines))))
+        return text
+
+    def action_pixels(self) -> None:
+        """Key d: the display pane shows the panel's pixels too, or the text only."""
+        self.show_pixels = not self.show_pixels
+        self.query_one("#display", Pane).set_text(self.display_text())
 
     def refresh_panes(self) -> None:
         self.query_one("#link", Pane).set_text(self.link_text())
