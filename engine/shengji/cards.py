@@ -25,9 +25,6 @@ from collections.abc import Iterable
 from typing import ClassVar, Final
 
 __all__ = [
-    "card_id_name",
-    "face_name_zh",
-    "parse_card_id",
     "BIG_JOKER",
     "FACES",
     "MAX_DECKS",
@@ -39,13 +36,16 @@ __all__ = [
     "InvalidCardError",
     "Rank",
     "Suit",
+    "card_id_name",
     "face_name",
+    "face_name_zh",
     "face_points",
     "face_rank",
     "face_suit",
     "format_cards",
     "format_faces",
     "parse_card",
+    "parse_card_id",
     "parse_cards",
     "parse_face",
     "parse_faces",

@@ -384,9 +384,9 @@ class ConsoleApp(App[int]):
     def command(self, line: str) -> bool:
         """One line of the tap input (the virtual console's commands); True if
         something was sent to the table."""
-        from ..commands.virtual import parse_console
         from shengji.cards import card_id_name
 
+        from ..commands.virtual import parse_console
         from ..virtual.events import EV
 
         try:
