@@ -58,8 +58,12 @@ class ConsoleApp(App[int]):
         *,
         recorder: Recorder | None = None,
         poll: float = 0.05,
+        lang: str = "en",
     ) -> None:
         super().__init__()
+        from . import model
+
+        model.LANG["cards"] = lang  # the card names of the event log and the game pane
         self.source = source
         self.verifier = verifier
         #: tractor_table.records: every note kept in SQLite with the verifier's verdict

@@ -23,12 +23,28 @@ Note = list[Any]
 Event = list[Any]
 
 
+#: the card names the console writes: "en" (AS, AS.1) or "zh" (黑桃A); console --lang
+LANG = {"cards": "en"}
+
+
 def describe_event(ev: Sequence[Any]) -> str:
     """An event in words; a malformed one as its list (never an exception)."""
     try:
+        if LANG["cards"] != "en":
+            from ..report.cards import describe_in
+
+            return describe_in(list(ev), LANG["cards"])
         return describe(ev)
     except (IndexError, KeyError, TypeError, ValueError):
         return f"event {list(ev)!r}"
+
+
+def _cards(cards: Sequence[int]) -> str:
+    if LANG["cards"] != "en":
+        from ..report.cards import names
+
+        return names(cards, LANG["cards"])
+    return cards_text(cards)
 
 
 @dataclass
@@ -142,7 +158,7 @@ class GameView:
             self.levels = (int(ev[4]), int(ev[5]))
             self.trump = "?"
         elif k == EV.BID and ev[2]:
-            self.standing_bid = f"S{ev[1]} {cards_text(ev[4:])}"
+            self.standing_bid = f"S{ev[1]} {_cards(ev[4:])}"
         elif k == EV.TRUMP:
             self.trump, self.declarer, self.dealer = TRUMPS[ev[1]], int(ev[2]), int(ev[3])
         elif k == EV.PLAY:
@@ -151,9 +167,9 @@ class GameView:
             if not self.trick:
                 self.leader = int(ev[2])
             self.trick_no = int(ev[1])
-            self.trick[int(ev[2])] = cards_text(ev[3:])
+            self.trick[int(ev[2])] = _cards(ev[3:])
         elif k == EV.FORCED:
-            self.trick[int(ev[2])] = cards_text(ev[4:]) + " (forced)"
+            self.trick[int(ev[2])] = _cards(ev[4:]) + " (forced)"
         elif k == EV.TRICK:
             self.trick_no = int(ev[1])
             self.trick_done = f"S{ev[2]} wins {ev[3]} points"

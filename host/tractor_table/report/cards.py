@@ -45,3 +45,14 @@ def level_name(level: int | None) -> str:
     if level is None:
         return "?"
     return RANKS[level] if 0 <= level < 13 else str(level)
+
+
+def describe_in(ev: list[int] | tuple[int, ...], lang: str = "en") -> str:
+    """An event in words (``virtual.events.describe``), its cards named in ``lang``."""
+    from ..virtual.events import cards_of, cards_text, describe
+
+    text = describe(ev)
+    carried = cards_of(ev)
+    if lang != "zh" or not carried:
+        return text
+    return text.replace(cards_text(carried), names(carried, lang), 1)
