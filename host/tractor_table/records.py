@@ -225,24 +225,21 @@ def _migrate_3(db: sqlite3.Connection) -> None:
 def _split_forks(db: sqlite3.Connection) -> None:
     """Before tables had an identity, a fresh table whose first events were
     those of a table already recorded (two virtual tables dealt the same
-    way) joined it, and its history superseded the other's as a ``fork``.
-    A boot whose own events forked another boot's history is another table:
-    it moves to a table of its own, with a copy of the events before the
-    fork (the hash chain shows they are its own), its sessions, snapshots
-    and verdicts; what it superseded becomes current again. A boot that
-    rolled back (the link noted it) is the same table and stays."""
+    way) joined it: its events were stored once with the other's, or, where
+    they differed, superseded the other's as a ``fork`` (hiding its hands).
+    A later boot of a table is another table when it sent its log from the
+    first event (a table that restarted from its flash sends its log from
+    its snapshot on), or when its events replaced another boot's without a
+    rollback the link noted. It moves to a table of its own with the events
+    of its history (by the hash chain: its own, and copies of those it
+    shared, as far as its sessions' events and verdicts show them), its
+    sessions, snapshots and verdicts; what it superseded is current again."""
     for (table_id,) in db.execute("SELECT id FROM tables ORDER BY id").fetchall():
-        forks = db.execute(
-            "SELECT s.boot, MIN(e.idx), o.superseded_at FROM events e "
-            "JOIN events o ON o.id = e.replaces JOIN sessions s ON s.id = e.session_id "
-            "JOIN sessions so ON so.id = o.session_id "
-            "WHERE e.table_id = ? AND o.superseded_why = 'fork' AND s.boot != so.boot "
-            "GROUP BY s.boot ORDER BY MIN(e.id)",
-            (table_id,),
-        ).fetchall()
+        boots = [r[0] for r in db.execute(
+            "SELECT id FROM boots WHERE table_id = ? ORDER BY first_seen, id", (table_id,))]
         moved: list[int] = []
-        for boot, fork_idx, at0 in forks:
-            new = _split_boot(db, table_id, boot, fork_idx, at0)
+        for boot in boots[1:]:
+            new = _split_boot(db, table_id, boot)
             if new is not None:
                 moved.append(new)
         if moved:
@@ -251,79 +248,132 @@ def _split_forks(db: sqlite3.Connection) -> None:
                 _rederive(db, t, 0)
 
 
-def _split_boot(
-    db: sqlite3.Connection, table_id: int, boot: int, fork_idx: int, at0: str | None
-) -> int | None:
-    b = db.execute(
-        "SELECT fw_version, rules_id, first_seen, last_seen FROM boots WHERE id = ? AND table_id = ?",
-        (boot, table_id),
-    ).fetchone()
-    if b is None:
-        return None
+def _split_boot(db: sqlite3.Connection, table_id: int, boot: int) -> int | None:
     sessions = [r[0] for r in db.execute("SELECT id FROM sessions WHERE boot = ? ORDER BY id", (boot,))]
+    if not sessions:
+        return None
     marks = ",".join("?" for _ in sessions)
+    own = {r[0]: r[1:] for r in db.execute(
+        f"SELECT id, idx, hash, event, replaces FROM events WHERE table_id = ? AND session_id IN ({marks})",
+        (table_id, *sessions),
+    )}
+    seen = {r[0] for r in db.execute(
+        f"SELECT DISTINCT v.event_id FROM verdicts v JOIN events e ON e.id = v.event_id "
+        f"WHERE e.table_id = ? AND v.session_id IN ({marks})",
+        (table_id, *sessions),
+    )} | set(own)
+    if not seen:
+        return None
+    rows = {r[0]: r[1:] for r in db.execute(
+        f"SELECT id, idx, hash, event, kind, received_at, session_id FROM events "
+        f"WHERE id IN ({','.join('?' for _ in seen)})", tuple(seen),
+    )}
+    rolled = db.execute(
+        f"SELECT 1 FROM link_notes WHERE kind = 'rollback' AND session_id IN ({marks})", sessions
+    ).fetchone() is not None
+    others = {r[0] for r in db.execute(
+        f"SELECT id FROM events WHERE table_id = ? AND session_id NOT IN ({marks})",
+        (table_id, *sessions),
+    )}
+    forked = [v[0] for v in own.values() if v[3] is not None and v[3] in others]
+    fresh = min(r[0] for r in rows.values()) == 0
+    if not fresh and (rolled or not forked):
+        return None
+    # the boot's history by the hash chain
+    branch: list[int] = []
+    if fresh:
+        h = 0
+        for idx in range(max(r[0] for r in rows.values()) + 1):
+            cands = sorted(
+                (eid for eid, r in rows.items()
+                 if r[0] == idx and ttlink.chain_hash(h, _load_event(r[2])) == r[1]),
+                key=lambda e: (e not in own, -e),
+            )
+            if not cands:
+                # an event the boot sent again, kept once with another boot's
+                # (no verdict of its own on it): the chain shows it
+                shared = [
+                    r for r in db.execute(
+                        "SELECT id, hash, event FROM events WHERE table_id = ? AND idx = ? ORDER BY id",
+                        (table_id, idx))
+                    if ttlink.chain_hash(h, _load_event(r[2])) == r[1]
+                ]
+                if not shared:
+                    break
+                rows[shared[0][0]] = (idx, shared[0][1], shared[0][2])
+                cands = [shared[0][0]]
+            branch.append(cands[0])
+            h = rows[cands[0]][1]
+    else:
+        first = min(forked)
+        start = next(eid for eid, v in own.items() if v[0] == first)
+        branch = [start]
+        h_next, ev_next = own[start][1], _load_event(own[start][2])
+        for idx in range(first - 1, -1, -1):
+            prev = next(
+                (r[0] for r in db.execute(
+                    "SELECT id, hash, event FROM events WHERE table_id = ? AND idx = ?", (table_id, idx))
+                 if ttlink.chain_hash(r[1], ev_next) == h_next),
+                None,
+            )
+            if prev is None:
+                break
+            branch.insert(0, prev)
+            row = db.execute("SELECT hash, event FROM events WHERE id = ?", (prev,)).fetchone()
+            h_next, ev_next = row[0], _load_event(row[1])
+        # and on from the fork: the boot's own events, by the chain
+        h = own[start][1]
+        for idx in range(first + 1, max(v[0] for v in own.values()) + 1):
+            nxt = max(
+                (e for e, v in own.items() if v[0] == idx and ttlink.chain_hash(h, _load_event(v[2])) == v[1]),
+                default=None,
+            )
+            if nxt is None:
+                break
+            branch.append(nxt)
+            h = own[nxt][1]
+    b = db.execute("SELECT fw_version, rules_id, first_seen, last_seen FROM boots WHERE id = ?",
+                   (boot,)).fetchone()
     new = _rowid(db.execute(
         "INSERT INTO tables (first_seen, last_seen, fw_version, rules_id) VALUES (?, ?, ?, ?)",
         (b[2], b[3], b[0], b[1]),
     ))
-    own = [r[0] for r in db.execute(
-        f"SELECT id FROM events WHERE table_id = ? AND session_id IN ({marks})",
-        (table_id, *sessions),
-    )]
-    # the events before the fork that the boot's chain runs through: copies
-    first = db.execute(
-        f"SELECT hash, event FROM events WHERE table_id = ? AND idx = ? AND session_id IN ({marks}) "
-        "ORDER BY id LIMIT 1",
-        (table_id, fork_idx, *sessions),
-    ).fetchone()
-    prefix: list[tuple[Any, ...]] = []
-    h_next, ev_next = first[0], _load_event(first[1])
-    for idx in range(fork_idx - 1, -1, -1):
-        row = next(
-            (r for r in db.execute(
-                "SELECT id, idx, hash, event, kind, received_at FROM events "
-                "WHERE table_id = ? AND idx = ?", (table_id, idx))
-             if ttlink.chain_hash(r[2], ev_next) == h_next),
-            None,
-        )
-        if row is None:
-            break
-        prefix.append(row)
-        h_next, ev_next = row[2], _load_event(row[3])
     db.execute("UPDATE boots SET table_id = ? WHERE id = ?", (new, boot))
     db.execute(f"UPDATE sessions SET table_id = ? WHERE id IN ({marks})", (new, *sessions))
     db.execute(f"UPDATE snapshots SET table_id = ? WHERE session_id IN ({marks})", (new, *sessions))
-    db.execute(f"DELETE FROM hands WHERE start_event IN ({','.join('?' for _ in own)})", own)
-    db.execute(f"UPDATE events SET table_id = ?, replaces = NULL WHERE id IN ({','.join('?' for _ in own)})",
-               (new, *own))
-    for oid, idx, h, text, kind, at in reversed(prefix):
+    ids = list(own)
+    if ids:
+        db.execute(f"DELETE FROM hands WHERE start_event IN ({','.join('?' for _ in ids)})", ids)
+        db.execute(
+            f"UPDATE events SET table_id = ?, replaces = NULL, current = 0 WHERE id IN "
+            f"({','.join('?' for _ in ids)})",
+            (new, *ids),
+        )
+    for eid in branch:
+        if eid in own:
+            db.execute("UPDATE events SET current = 1, superseded_at = NULL, superseded_why = NULL "
+                       "WHERE id = ?", (eid,))
+            continue
+        r = db.execute("SELECT idx, hash, event, kind, received_at FROM events WHERE id = ?",
+                       (eid,)).fetchone()
+        # a copy: received when this boot's first session came up, at the earliest
         cid = _rowid(db.execute(
             "INSERT INTO events (table_id, idx, hash, event, kind, session_id, received_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (new, idx, h, text, kind, sessions[0], at),
+            "VALUES (?, ?, ?, ?, ?, ?, MAX(?, (SELECT up_at FROM sessions WHERE id = ?)))",
+            (new, r[0], r[1], r[2], r[3], sessions[0], r[4], sessions[0]),
         ))
         db.execute(
             f"UPDATE verdicts SET event_id = ? WHERE event_id = ? AND session_id IN ({marks})",
-            (cid, oid, *sessions),
+            (cid, eid, *sessions),
         )
-    # what the fork superseded is current again where nothing else is
-    for eid, idx in db.execute(
-        "SELECT id, idx FROM events WHERE table_id = ? AND current = 0 AND superseded_why = 'fork' "
-        "AND superseded_at IS ? ORDER BY idx, id DESC",
-        (table_id, at0),
-    ).fetchall():
-        if db.execute("SELECT 1 FROM events WHERE table_id = ? AND idx = ? AND current = 1",
-                      (table_id, idx)).fetchone() is None:
-            db.execute("UPDATE events SET current = 1, superseded_at = NULL, superseded_why = NULL "
-                       "WHERE id = ?", (eid,))
-    # the moved events a later fork superseded: current again in their own table
+    # what the boot superseded is current again where nothing else is
     for eid, idx in db.execute(
         "SELECT id, idx FROM events WHERE table_id = ? AND current = 0 AND superseded_why = 'fork' "
         "ORDER BY idx, id DESC",
-        (new,),
+        (table_id,),
     ).fetchall():
         if db.execute("SELECT 1 FROM events WHERE table_id = ? AND idx = ? AND current = 1",
-                      (new, idx)).fetchone() is None:
+                      (table_id, idx)).fetchone() is None:
             db.execute("UPDATE events SET current = 1, superseded_at = NULL, superseded_why = NULL "
                        "WHERE id = ?", (eid,))
     return new

@@ -128,3 +128,32 @@ def test_two_demos_and_a_manual_hand_are_three_hands_nobody_hid(
     assert sum("hand over" in x for x in out.splitlines()) == 2
     assert cli.main(["records", "check"]) == 0
     assert "superseded" not in capsys.readouterr().out
+
+
+def test_a_file_written_by_schema_2s_code_for_the_issues_story_migrates_to_three_hands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tests/records/data/schema2-demo-virtual-demo.sqlite was written by the
+    code before table identities (commit c3a4d08): `demo`, then `virtual`
+    with a bid typed (2S) and quit, then `demo` again. It listed one hand,
+    the manual one superseded by the second demo (a 'fork')."""
+    path = tmp_path / "old.sqlite"
+    path.write_bytes((Path(__file__).parent / "data" / "schema2-demo-virtual-demo.sqlite").read_bytes())
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone() == (2,)
+    assert db.execute("SELECT COUNT(*) FROM hands").fetchone() == (1,)
+    assert db.execute("SELECT COUNT(*) FROM events WHERE superseded_why = 'fork'").fetchone() == (1,)
+    db.close()
+    with Store.open(path) as store:
+        hands = store.hands()
+        assert [(h["table_id"], h["status"], h["events"]) for h in hands] == [
+            (1, "done", 116), (2, "playing", 2), (3, "done", 116)]
+        # the demos' hands are the same game, told apart by their boots and sessions
+        a, b = (store.hand_events(hands[k]) for k in (0, 2))
+        assert [e["hash"] for e in a] == [e["hash"] for e in b]
+        assert {v["session"] for e in a for v in e["verdicts"]} != {v["session"] for e in b for v in e["verdicts"]}
+        manual = store.hand_events(hands[1])
+        assert [e["event"][0] for e in manual] == [1, 2] and all(e["current"] for e in manual)
+        assert store.hands()[1]["started_at"] > hands[0]["ended_at"]
+        problems, remarks = store.check()
+        assert problems == [] and not any("superseded" in r for r in remarks)
