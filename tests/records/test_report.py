@@ -123,6 +123,9 @@ def test_the_text_report_and_stdout_export(demo_db: Path, capsys: pytest.Capture
         assert f"{n:>2}. {line}  -> S" in out
     end = next(ev for ev in events if ev[0] == EV.HAND_END)
     assert f"attackers {end[1]}; kitty bonus {end[2]} x{end[3]} = {end[4]}" in out
+    a = next(ev for ev in events if ev[0] == EV.TRUMP)[3] % 2
+    keep = end[5] % 2 == a
+    assert ("keep the deal" if keep else "take the deal over") in out
     assert "findings\n  none" in out
     coloured = _run(capsys, "records", "show", "1", "--db", str(demo_db), "--color", "always")
     assert "\x1b[31m" in coloured

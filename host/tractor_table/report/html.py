@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from html import escape
 
 from .cards import face_parts, is_red, level_name, name, trump_name
-from .model import HandReport
+from .model import HandReport, settlement
 from .text import words
 
 CSS = """
@@ -136,6 +136,7 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
             f"{en['kitty_points']} &times; {en['multiplier']} = {en['bonus']}<br>"
             f"{e(w['levels after'])} <b>{level_name(en['levels'][0])}/{level_name(en['levels'][1])}</b>; "
             f"{e(w['next dealer'])} S{en['next_dealer']}{e(win)}"
+            + (f"<br><b>{e(settlement(rep))}</b>" if settlement(rep) else "")
             + (f"<br>{e(rep.result)}" if rep.result else "") + "</p>"
         )
     p.append(f"<h2>{e(w['findings'])}</h2>")

@@ -165,6 +165,25 @@ def feed(rep: HandReport, ev: list[Any]) -> None:
         rep.findings.append(Finding("table", describe(ev)))
 
 
+def settlement(rep: HandReport) -> str:
+    """Who keeps or takes the deal and how many levels a side goes up (from
+    the levels before and after the hand)."""
+    e = rep.end
+    if e is None or rep.dealer is None or rep.dealer < 0 or None in rep.levels:
+        return ""
+    before = rep.levels
+    after = e["levels"]
+    d = rep.dealer % 2
+    a = 1 - d
+    if e["match_winner"] is not None and e["match_winner"] >= 0:
+        return f"side {e['match_winner']} ({e['match_winner']}&{e['match_winner'] + 2}) wins the match"
+    if e["next_dealer"] % 2 == d:
+        up = after[d] - before[d]
+        return f"the defenders ({d}&{d + 2}) keep the deal, +{up} level(s)"
+    up = after[a] - before[a]
+    return f"the attackers ({a}&{a + 2}) take the deal over, +{up} level(s)"
+
+
 def finish(rep: HandReport) -> None:
     """The hands where the events tell them: scanned, else every card each
     seat played (the whole hand once the last trick is in)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .cards import is_red, level_name, name, trump_name
-from .model import HandReport
+from .model import HandReport, settlement
 
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
 
@@ -113,6 +113,9 @@ def render(rep: HandReport, *, lang: str = "en", color: bool = False) -> str:
         win = "" if e["match_winner"] < 0 else f"; {w['side']} {e['match_winner']} {w['wins match']}"
         out.append(f"  {w['levels after']} {level_name(e['levels'][0])}/{level_name(e['levels'][1])}; "
                    f"{w['next dealer']} S{e['next_dealer']}{win}")
+        settle = settlement(rep)
+        if settle:
+            out.append(f"  {settle}")
         if rep.result:
             out.append(f"  {rep.result}")
         out.append("")
