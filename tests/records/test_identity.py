@@ -157,3 +157,18 @@ def test_a_file_written_by_schema_2s_code_for_the_issues_story_migrates_to_three
         assert store.hands()[1]["started_at"] > hands[0]["ended_at"]
         problems, remarks = store.check()
         assert problems == [] and not any("superseded" in r for r in remarks)
+
+
+def test_a_virtual_table_keeps_its_identity_when_resumed(compiled: Path) -> None:
+    from vtable_rig import table_in
+
+    seen = []
+    for keep in (False, True, False):
+        vt = table_in(compiled, "t1", keep=keep, readers="direct")
+        with vt:
+            assert vt.link is not None
+            welcome = vt.link.with_link(lambda h: list(h.device))
+        seen.append((vt.uid, welcome[8]))
+    assert all(len(u) == 16 and u == w for u, w in seen)  # the WELCOME carries it
+    (made, _), (resumed, _), (remade, _) = seen
+    assert resumed == made and remade != made
