@@ -189,3 +189,33 @@ def test_replay_steps_forwards_and_back(demo_db: Path, capsys: pytest.CaptureFix
     capsys.readouterr()
     assert cli.main(["records", "replay", str(bad)]) != 0
     assert "not a hand record" in capsys.readouterr().err
+
+
+def test_reports_of_rolled_back_and_unfinished_hands(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from records_notes import event_notes, hand_events, head_of, up
+    from tractor_table.records import Recorder
+
+    db = tmp_path / "r.sqlite"
+    notes = event_notes(hand_events(1) + hand_events(2, dealer=1))
+    cut = len(hand_events(1))
+    again = event_notes(hand_events(1) + hand_events(2, dealer=3)[:6])
+    with Store.open(db) as store:
+        rec = Recorder(store)
+        for n in [up(111), *notes]:
+            rec.on_note(n)
+        rec2 = Recorder(store)
+        for n in [up(222, count=cut, head=head_of(notes, cut)), ["rollback", cut, len(notes)], *again[cut:]]:
+            rec2.on_note(n)
+        statuses = [h["status"] for h in store.hands()]
+    assert statuses == ["done", "rolled back", "playing"]
+    for hand in ("1", "2", "3"):
+        text = _run(capsys, "records", "show", hand, "--db", str(db))
+        assert text.startswith(f"hand {hand}: table 1")
+        page = _run(capsys, "records", "show", hand, "--db", str(db), "--format", "html")
+        assert page.count('class="trick"') == (2 if hand != "3" else 1)
+        steps = _run(capsys, "records", "replay", hand, "--db", str(db), stdin="l\nq\n",
+                     monkeypatch=monkeypatch)
+        assert "-- step 1/" in steps
+    sheet = _run(capsys, "records", "sheet", "--db", str(db))
+    assert "rolled back" in sheet and "playing" in sheet and "done" in sheet
