@@ -85,8 +85,8 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
         f'<html lang="{"zh" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
         f"<title>{e(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{e(title)}</h1>",
-        f'<p class="facts">{e(when)}; {e(rep.status)}; {rep.events} events'
-        + (f"; table id {e(rep.table_uid)}" if rep.table_uid else "") + "</p>",
+        f'<p class="facts">{e(when)}; {e(rep.status)}; {rep.events} {e(w["events"])}'
+        + (f"; {e(w['table id'])} {e(rep.table_uid)}" if rep.table_uid else "") + "</p>",
         f'<p class="facts" id="trump">{e(w["dealer"])} {dealer}; {e(w["trump"])} '
         f"<b>{e(trump_name(rep.trump, lang))}</b> ({e(decl)}); {e(w['levels'])} "
         f"{level_name(rep.levels[0])}/{level_name(rep.levels[1])}; {e(w['attackers'])} {rep.attackers}</p>",
@@ -95,7 +95,7 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
     if not rep.bids:
         p.append(f'<p class="none">{e(w["no bids"])}</p>')
     else:
-        p.append('<table id="bids"><tr><th>seat</th><th>cards</th><th></th></tr>')
+        p.append(f'<table id="bids"><tr><th>{e(w["seat"])}</th><th>{e(w["cards"])}</th><th></th></tr>')
         for b in rep.bids:
             verdict = "" if b.accepted else f"{w['refused']}: {b.why}"
             p.append(f"<tr><td>S{b.seat}</td><td>{cards_html(b.cards, lang)}</td><td>{e(verdict)}</td></tr>")

@@ -21,6 +21,7 @@ WORDS = {
         "findings": "findings", "none": "none", "table view": "table", "host view": "engine",
         "side": "side", "wins match": "wins the match", "turned up": "kitty turned up",
         "scanned": "as scanned", "played": "as played", "played so far": "played so far",
+        "seat": "seat", "cards": "cards", "events": "events", "table id": "table id",
         "unknown": "not known",
     },
     "zh": {
@@ -33,6 +34,7 @@ WORDS = {
         "findings": "问题", "none": "无", "table view": "牌桌", "host view": "引擎",
         "side": "方", "wins match": "赢得比赛", "turned up": "翻底",
         "scanned": "扫描", "played": "已出", "played so far": "已出（未完）",
+        "seat": "座位", "cards": "牌", "events": "个事件", "table id": "牌桌编号",
         "unknown": "未知",
     },
 }
