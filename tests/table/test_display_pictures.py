@@ -17,7 +17,8 @@ KINDS = ("draw", "bid", "burial", "play", "challenge", "kitty turned up", "hand 
          "self-test")
 #: each kind of error the table tells on its display
 ERRORS = ("not a bid", "bid too weak", "wrong kitty size", "out of turn", "lead of mixed suits",
-          "no cards", "unknown card", "reader fault", "card seen twice", "wrong number of cards")
+          "no cards", "unknown card", "reader fault", "card seen twice", "wrong number of cards",
+          "challenge does not beat")
 
 
 def test_every_screen_is_drawn_by_the_firmware_and_the_docs_show_it(tmp_path: Path) -> None:
@@ -31,6 +32,8 @@ def test_every_screen_is_drawn_by_the_firmware_and_the_docs_show_it(tmp_path: Pa
         assert shot.lines[7] and err.startswith(shot.lines[7][3:].rstrip()[:10]), (err, shot.lines)
         band = sum(screens.pixel(shot.frame, x, y) for x in range(128) for y in range(56, 64))
         assert band > 128 * 8 // 2, (err, band)
+    (revoke,) = [s for s in shots if s.name.startswith("error: a revoke proven")]
+    assert revoke.lines[2] == "revoke S2 OK=nxt" and revoke.lines[7].startswith("S2 revoke")
     for s in shots:
         # the console composes the same frame from the lines, in framebuf's own font
         assert screens.frame_of_lines(s.lines) == s.frame, s.name

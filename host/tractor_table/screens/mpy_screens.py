@@ -78,9 +78,10 @@ def card(name, copy=0):
 
 
 class Script:
-    def __init__(self, no_bid=0):
+    def __init__(self, no_bid=0, revoke=0):
         self.board = Board()
-        self.app = M.App(self.board, tablerules.TableRules(1, no_bid=no_bid), decks=1)
+        rules = tablerules.TableRules(1, no_bid=no_bid, revoke=revoke)
+        self.app = M.App(self.board, rules, decks=1)
         self.step()
 
     def step(self, ms=10):
@@ -210,14 +211,28 @@ def main():
     c.quiet()
     c.press(2, E.BTN_UNDO)
     c.quiet()
-    c.tap(2, "3S")
     c.press(2, E.BTN_CHALLENGE)
-    c.shot("challenge: S2 shows 3S against the throw")
+    c.shot("challenge: S2 challenges the throw")
+    c.tap(2, "3S")
+    c.press(2)
+    c.shot("error: challenge does not beat (3S beats no unit of the throw)")
     c.quiet()
-    c.press(2, E.BTN_UNDO)
-    c.tap(3, "AS")
     c.press(3, E.BTN_CHALLENGE)
-    c.shot("challenge: S3 shows AS against the throw")
+    c.tap(3, "AS")
+    c.press(3)
+    c.shot("challenge: S3 shows AS, the throw fails, QS stands as the lead")
+
+    # revoke = "forfeit": S2 shows a heart on a spade lead, then plays a spade
+    r = Script(revoke=1)
+    bid_and_bury(r)
+    r.play(1, "KS")
+    r.play(2, "9H")
+    r.play(3, "JS")
+    r.play(0, "AS")
+    r.play(0, "TS")
+    r.play(1, "9S")
+    r.play(2, "QS")
+    r.shot("error: a revoke proven (revoke = forfeit: the hand is lost)")
 
     # no_bid = "kitty": after the first hand nobody bids, the dealer turns the kitty up
     k = Script(no_bid=1)
