@@ -90,6 +90,7 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
     async def scenario(pilot: Pilot[int]) -> None:
         await until(pilot, lambda: "state     synced" in pane(app, "link"))
         assert "rules     rules-2026.1" in pane(app, "link")
+        assert f"table     {source.vt.uid}" in pane(app, "link")  # the virtual table's identity
         await until(pilot, lambda: not source.bots_playing and "bots      done" in pane(app, "link"))
         await pilot.pause(0.2)
         events = record(source)

@@ -58,6 +58,7 @@ class LinkView:
     last_error: str = ""
     reboots: int = 0
     sessions: int = 0
+    table_uid: str = "?"
 
     def on_note(self, note: Note) -> None:
         kind = note[0]
@@ -65,6 +66,7 @@ class LinkView:
             p = note[1]
             self.state = "up (syncing)"
             self.firmware, self.rules_id, self.boot_id = str(p[1]), str(p[2]), int(p[3])
+            self.table_uid = str(p[8]) if len(p) > 8 and p[8] else "?"  # the table's identity
             self.sessions += 1
         elif kind == "synced":
             self.state = "synced"
@@ -96,6 +98,7 @@ class LinkView:
             f"port      {self.port}",
             f"firmware  {self.firmware}",
             f"rules     {self.rules_id}",
+            f"table     {self.table_uid}",
             f"boot      {boot}",
             f"events    {self.events}",
             f"error     {self.last_error or '-'}",
