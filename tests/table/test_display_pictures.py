@@ -13,12 +13,12 @@ from tractor_table import png, screens
 ROOT = Path(__file__).resolve().parents[2]
 
 #: every kind of screen the docs must show (issue 16)
-KINDS = ("draw", "bid", "burial", "play", "challenge", "kitty turned up", "hand end", "enrollment",
-         "self-test")
+KINDS = ("draw", "bid", "burial", "hand scan", "play", "challenge", "kitty turned up", "hand end",
+         "enrollment", "self-test")
 #: each kind of error the table tells on its display
 ERRORS = ("not a bid", "bid too weak", "wrong kitty size", "out of turn", "lead of mixed suits",
           "no cards", "unknown card", "reader fault", "card seen twice", "wrong number of cards",
-          "challenge does not beat")
+          "challenge does not beat", "not in your hand")
 
 
 def test_every_screen_is_drawn_by_the_firmware_and_the_docs_show_it(tmp_path: Path) -> None:

@@ -78,10 +78,10 @@ def card(name, copy=0):
 
 
 class Script:
-    def __init__(self, no_bid=0, revoke=0):
+    def __init__(self, no_bid=0, revoke=0, hand_scan=False):
         self.board = Board()
         rules = tablerules.TableRules(1, no_bid=no_bid, revoke=revoke)
-        self.app = M.App(self.board, rules, decks=1)
+        self.app = M.App(self.board, rules, decks=1, hand_scan=hand_scan)
         self.step()
 
     def step(self, ms=10):
@@ -233,6 +233,27 @@ def main():
     r.play(1, "9S")
     r.play(2, "QS")
     r.shot("error: a revoke proven (revoke = forfeit: the hand is lost)")
+
+    # hand_scan: every seat scans its hand after the draw (the dealer with the kitty)
+    h = Script(hand_scan=True)
+    h.play(1, "2H")
+    h.press(1)
+    h.quiet()
+    hands = [[TRICKS[k][s] for k in range(12)] for s in range(4)]
+    hands[1] += list(KITTY)
+    h.tap(0, *hands[0][:5])
+    h.shot("hand scan: S0 scanning its hand")
+    h.tap(0, *hands[0][5:])
+    h.press(0)
+    for seat in (1, 2, 3):
+        h.tap(seat, *hands[seat])
+        h.press(seat)
+    h.quiet()
+    h.tap(1, *KITTY)
+    h.press(1)
+    h.quiet()
+    h.tap(1, "AS")
+    h.shot("error: not in your hand (hand scan: AS is S0's)")
 
     # no_bid = "kitty": after the first hand nobody bids, the dealer turns the kitty up
     k = Script(no_bid=1)
