@@ -1,0 +1,98 @@
+# mypy: ignore-errors
+# (MicroPython code, run by the unix port: not part of the typed host package.)
+# The board model's virtual clock, in microseconds.
+#
+# Two things move it:
+# - the device models charge what the hardware takes: every SPI byte at the
+#   bus's baud rate, every I2C byte at the bus frequency, the PN532's command
+#   and RF times (pn532sim/chip.py), the flash's erase and program times, and
+#   every sleep the firmware asks for;
+# - the firmware's own CPU time: the real time the process spends outside the
+#   models (between leaving one model call and entering the next), scaled by
+#   ``cpu_factor``, the RP2040's time per unix-port time (bench/rp2040.py:
+#   GENERIC x FLASH_WAIT = 125 x 1.3 = 162.5 by default). The models' own real
+#   time is never charged: it is not the Pico's. A stretch longer than
+#   ``cpu_cap_us`` of real time (the process was preempted on a loaded machine,
+#   or blocked on the host) is charged as cpu_cap_us only.
+#
+# The interface is pn532sim's SimClock (now_us, ticks_us, ticks_ms,
+# ticks_diff, sleep_us, advance_us) plus enter()/leave() around model calls.
+import utime
+
+
+class VClock:
+    def __init__(self, cpu_factor=162.5, start_us=0, cpu_cap_us=1000):
+        self.now_us = start_us
+        self.factor = cpu_factor
+        self.cap = cpu_cap_us
+        self.cpu_us = 0  # virtual us charged for the firmware's own work
+        self.model_us = 0  # virtual us charged by the models and sleeps
+        self._depth = 0
+        self._mark = utime.ticks_us()
+        # real us that one call into a model costs the firmware's side here (a
+        # Python call where the rp2 port has a C one): measured by calibrate(),
+        # taken off each charge; the RP2040's own cost of such a call instead
+        self.overhead_us = 0.0
+        self.call_us = 5  # as bench_readers.py charges a C call on the RP2040
+        self._cal = -1  # while calibrating: the real us summed
+
+    def calibrate(self, call, n=500, rounds=5):
+        """Measure overhead_us: the real time, outside the models, of one call
+        of ``call`` (a model call doing nothing) in a loop; the smallest of
+        ``rounds`` tries of ``n`` calls."""
+        best = -1.0
+        self.overhead_us = 0.0
+        for _ in range(rounds):
+            self._cal = 0
+            for _ in range(n):
+                call()
+            per = self._cal / n
+            if best < 0 or per < best:
+                best = per
+        self._cal = -1
+        self.overhead_us = best
+        return best
+
+    def enter(self):
+        """The firmware calls into a model: its CPU time since leave() is charged."""
+        if self._depth == 0:
+            d = utime.ticks_diff(utime.ticks_us(), self._mark)
+            if self._cal >= 0:
+                self._cal += d
+            elif self.factor:
+                d -= self.overhead_us
+                if d > self.cap:
+                    d = self.cap
+                v = self.call_us
+                if d > 0:
+                    v += int(d * self.factor)
+                self.now_us += v
+                self.cpu_us += v
+        self._depth += 1
+
+    def leave(self):
+        self._depth -= 1
+        if self._depth <= 0:
+            self._depth = 0
+            self._mark = utime.ticks_us()
+
+    # --- pn532sim.SimClock's interface
+    def ticks_us(self):
+        return self.now_us
+
+    def ticks_ms(self):
+        return self.now_us // 1000
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+    def advance_us(self, us):
+        if us > 0:
+            self.now_us += us
+            self.model_us += us
+
+    def sleep_us(self, us):
+        self.advance_us(us)
+
+    def sleep_ms(self, ms):
+        self.advance_us(ms * 1000)
