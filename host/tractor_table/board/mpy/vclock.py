@@ -35,6 +35,9 @@ class VClock:
         self.overhead_us = 0.0
         self.call_us = 5  # as bench_readers.py charges a C call on the RP2040
         self._cal = -1  # while calibrating: the real us summed
+        self.segments = 0  # stretches of firmware work charged
+        self.long_segments = 0  # of them longer than 100 us of real time
+        self.capped = 0  # of them longer than cpu_cap_us (charged as cpu_cap_us)
 
     def calibrate(self, call, n=500, rounds=5):
         """Measure overhead_us: the real time, outside the models, of one call
@@ -61,7 +64,11 @@ class VClock:
                 self._cal += d
             elif self.factor:
                 d -= self.overhead_us
+                self.segments += 1
+                if d > 100:
+                    self.long_segments += 1
                 if d > self.cap:
+                    self.capped += 1
                     d = self.cap
                 v = self.call_us
                 if d > 0:
