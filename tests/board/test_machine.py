@@ -176,3 +176,17 @@ def test_board_files_are_micropython_only_where_said() -> None:
     for name in ("machine.py", "time.py", "vclock.py", "ssd1306sim.py", "fileflash.py", "picoboot.py", "pico.py"):
         assert (ROOT / "host" / "tractor_table" / "board" / "mpy" / name).is_file(), name
     assert (ROOT / "tests" / "support" / "board_rig.py").is_file()
+
+
+def test_selftest_passes_on_the_board_model_and_finds_a_missing_display() -> None:
+    out = on_board("""
+    import selftest
+    print("failures", selftest.main(interactive=False))
+    board.oled.present = False
+    board.person.pressed[3] = True
+    print("failures2", selftest.main(interactive=False))
+    """)
+    assert "failures 0" in out, out
+    assert "failures2 2" in out, out
+    assert "display: no answer on I2C" in out
+    assert "seat 3 button (GP15) reads pressed at rest" in out
