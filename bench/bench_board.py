@@ -16,7 +16,6 @@ x GENERIC x FLASH_WAIT (bench/rp2040.py) the calibrated RP2040 one.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -26,7 +25,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import rp2040  # noqa: E402
-
 from tractor_table import perfdoc  # noqa: E402
 
 HEAP_TARGET = 128 * 1024
@@ -37,7 +35,6 @@ LATENCY_TARGET_MS = 100.0
 
 def play(decks: int, hands: int, seed: int, cpu_factor: float) -> dict[str, Any]:
     from shengji import Rules
-
     from tractor_table.board.runner import PicoTable
     from tractor_table.link.engine_replayer import EngineReplayer
     from tractor_table.link.serial_link import host_identity

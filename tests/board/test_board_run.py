@@ -32,7 +32,6 @@ def test_bots_play_on_the_board_model_with_no_disagreement() -> None:
 
 def test_restart_from_the_flash_it_left(tmp_path: Path) -> None:
     from shengji import Rules
-
     from tractor_table.board.runner import PicoTable
     from tractor_table.virtual.events import EV
 

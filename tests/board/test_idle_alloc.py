@@ -5,7 +5,6 @@ every few hundred turns on the Pico)."""
 from __future__ import annotations
 
 from board_rig import FIRMWARE, ROOT
-
 from tractor_table import mpy
 
 CODE = """

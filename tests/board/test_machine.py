@@ -4,7 +4,6 @@ with a legal and an illegal case (host/tractor_table/board/mpy/machine.py)."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from board_rig import ROOT, on_board
 

@@ -9,7 +9,6 @@ import zlib
 
 import pytest
 from board_rig import BOARD, FIRMWARE, on_board
-
 from tractor_table.board.png import console_art, pixel, png_bytes
 
 

@@ -25,6 +25,7 @@ from shengji import Rules
 from .. import mpy
 from ..errors import CommandError
 from ..link.serial_link import SerialLink
+from ..paths import FIRMWARE_DIR
 from ..virtual import runner as vr
 from . import CPU_FACTOR
 
@@ -92,7 +93,7 @@ class PicoTable(vr.VirtualTable):
             if f.stem + ".py" not in SOURCE_ONLY:
                 shutil.copy(f, self.stage / f.name)
         for name in SOURCE_ONLY:
-            shutil.copy(vr.firmware_build.FIRMWARE_DIR / name, self.stage / name)
+            shutil.copy(FIRMWARE_DIR / name, self.stage / name)
         (self.stage / "cards.bin").write_bytes(vr.virtual_card_map(self.decks))
         (self.stage / "table.cfg").write_text(vr.table_config(self.rules, self.hand_scan))
 

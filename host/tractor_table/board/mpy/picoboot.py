@@ -32,20 +32,19 @@
 #   bytes), "S sound", "R alloc restored sim", "M peak end fields collisions",
 #   "V key value ..." (the board's figures: virtual time, latencies, loop).
 import gc
+import os  # noqa: E402
 import select
 import sys
+import time  # noqa: E402  (board/mpy/time.py)
 from array import array
 
-import vfs  # noqa: E402
-import os  # noqa: E402
-import utime  # noqa: E402
-
-import machine  # noqa: E402  (board/mpy/machine.py)
-import time  # noqa: E402  (board/mpy/time.py)
-import vclock  # noqa: E402
 import chip as C  # noqa: E402  (pn532sim/chip.py)
-import ssd1306sim  # noqa: E402
 import fileflash  # noqa: E402
+import machine  # noqa: E402  (board/mpy/machine.py)
+import ssd1306sim  # noqa: E402
+import utime  # noqa: E402
+import vclock  # noqa: E402
+import vfs  # noqa: E402
 
 # a person's pace at a reader: the scanner's defaults (firmware/scanner.py)
 # plus 50 ms, as the old virtual board spaced its taps
@@ -708,6 +707,13 @@ def boot(board, stage, cause):
         time.sleep_ms(100)
 
 
+def _probe(spi, buf):
+    def call():
+        spi.write(buf)
+
+    return call
+
+
 def main(argv, start_alloc):
     ctl_in, ctl_out, image, stage, factor = argv[1], argv[2], argv[3], argv[4], float(argv[5])
     decks = int(argv[6]) if len(argv) > 6 else 2
@@ -722,10 +728,7 @@ def main(argv, start_alloc):
     # it), whose model runs a Python loop between two calls as the chips do,
     # so that the caches are as cold as in the firmware's real calls
     machine._attach(board)
-    probe = machine.SPI(1)
-    buf = bytearray(40)
-    board.clock.calibrate(lambda: probe.write(buf))
-    del probe, buf
+    board.clock.calibrate(_probe(machine.SPI(1), bytearray(40)))
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
     keep = set(sys.modules)

@@ -5,8 +5,8 @@
 # functions is the built-in's; those read and advance the board's virtual
 # clock (vclock.VClock) once the board installed it (install()), with the rp2
 # port's wrap-around: ticks_ms/ticks_us are 30-bit (period 2**30).
-from utime import *  # noqa: F401,F403  localtime, time, gmtime, mktime, ...
 import utime as _u
+from utime import *  # noqa: F401,F403  localtime, time, gmtime, mktime, ...
 
 _MASK = 0x3FFFFFFF
 _HALF = 0x20000000
