@@ -116,7 +116,6 @@ def run(args: argparse.Namespace) -> int:
     from ..link.verifier import Verifier
     from ..mpy import micropython_binary
     from ..virtual.events import describe
-    from ..virtual.runner import VirtualTable
 
     if args.hands < 1:
         raise CommandError("--hands must be at least 1")
