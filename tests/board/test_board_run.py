@@ -13,11 +13,12 @@ from vtable_rig import cli_command
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_bots_play_on_the_board_model_with_no_disagreement() -> None:
+def test_bots_play_on_the_board_model_with_no_disagreement(tmp_path: Path) -> None:
     # strength 0: failed throws get challenged (a double press held as a person would)
+    png = tmp_path / "display.png"
     proc = subprocess.run(
         cli_command("virtual", "--board", "pico", "--bots", "--hands", "1", "--decks", "1",
-                    "--rules", "onedeck", "--seed", "2", "--strength", "0", "--no-record"),
+                    "--rules", "onedeck", "--seed", "2", "--strength", "0", "--no-record", "--png", str(png)),
         capture_output=True, text=True, timeout=300, check=False,
     )
     out = proc.stdout + proc.stderr
@@ -28,6 +29,17 @@ def test_bots_play_on_the_board_model_with_no_disagreement() -> None:
     assert "challenged at the table" in out, out
     programs = int(out.split(" erases, ")[1].split()[0])
     assert programs > 0  # the snapshots went to littlefs on the flash model
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_png_needs_the_board_model(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        cli_command("virtual", "--bots", "--png", str(tmp_path / "x.png"), "--no-record"),
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert proc.returncode == 1
+    assert "--png needs --board pico" in proc.stderr
+    assert not (tmp_path / "x.png").exists()
 
 
 def test_restart_from_the_flash_it_left(tmp_path: Path) -> None:

@@ -81,6 +81,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "and read the PN532 models through machine.SPI (docs/firmware.md, 'Board model')",
     )
     parser.add_argument(
+        "--png", type=Path, metavar="FILE",
+        help="with --board pico: write the display as the SSD1306 model shows it at the end, as a PNG",
+    )
+    parser.add_argument(
         "--heapsize",
         default=None,
         help=_heap_help(),
@@ -128,6 +132,12 @@ def run(args: argparse.Namespace) -> int:
     # before the virtual table exists: a records file that cannot be used stops here
     if args.board == "pico" and args.readers != "spi":
         raise CommandError("--board pico reads its PN532 models over SPI: leave out --readers direct")
+    if args.png is not None:
+        if args.board != "pico":
+            raise CommandError("--png needs --board pico (the fast virtual board draws no pixels)")
+        from ._files import check_writable
+
+        check_writable(args.png, "--png")
     recorder = open_recorder(args.db, args.no_record, port="virtual", source="virtual", rules=rules)
     t0 = time.monotonic()
     vt = make_table(args.board, rules, heapsize=args.heapsize, readers=args.readers, hand_scan=args.hand_scan)
@@ -176,6 +186,7 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         game.play(args.hands)
         time.sleep(0.1)
         lines = list(vt.lines)
+        pixels = bytes(getattr(vt, "pixels", b""))
     dt = time.monotonic() - t0
     print("table display at the end:")
     for line in lines:
@@ -192,6 +203,12 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
     print(f"verifier (full engine replaying the link's events): {verifier.summary()}")
     for d in verifier.disagreements[:10]:
         print("  " + d.show())
+    if args.png is not None and pixels:
+        from ..board.png import png_bytes
+        from ._files import write_atomic
+
+        write_atomic(args.png, png_bytes(pixels), "--png")
+        print(f"display written to {args.png} (the SSD1306 model's RAM, 4x)")
     figures = getattr(vt, "figures", None)
     if figures:
         print(board_summary(figures, getattr(vt, "wall_ms", -1)))

@@ -51,6 +51,8 @@ import vfs  # noqa: E402
 _ALTERNATE_MS = 300 + 50
 _AWAY_MS = 500 + 50
 _CROSSTALK_MS = 300 + 50
+# a tap: the card lies on the reader at least this long (ms), and until read
+_HOLD_MS = 250
 # a person's button presses (ms): each phase lasts at least this long and
 # until the firmware sampled the pin at least twice in it
 _CLICK_MS = 150
@@ -58,8 +60,9 @@ _LONG_MS = 1200
 _DOUBLE_ON_MS = 120
 _DOUBLE_GAP_MS = 150
 # after a press, the person waits for the table to take it before the next
-# action: a click is decided DOUBLE_MS (350) after the release
-_AFTER_CLICK_MS = 450
+# action: a click is decided DOUBLE_MS (350) after the release, and taken at
+# the next read of the button after that
+_DECIDED_MS = 400
 _AFTER_OTHER_MS = 100
 # buzzer frequency -> events.SND_* (picoboard._TONES): the host hears which sound
 _TONES = {2000: 1, 1500: 2, 400: 3, 2500: 4, 3000: 5}
@@ -121,6 +124,34 @@ def _counting_receive(chip):
     return receive
 
 
+class Preemptions:
+    """The process's involuntary context switches, from /proc/self/status
+    (read through the host's files; None where there is no such file)."""
+
+    KEY = b"nonvoluntary_ctxt_switches:"
+
+    def __init__(self):
+        self.f = open("/proc/self/status", "rb")
+        self.buf = bytearray(2048)
+
+    def __call__(self):
+        f = self.f
+        f.seek(0)
+        n = f.readinto(self.buf)
+        b = self.buf
+        i = b.find(self.KEY, 0, n)
+        if i < 0:
+            return 0
+        i += len(self.KEY)
+        v = 0
+        while i < n and b[i] in (32, 9):
+            i += 1
+        while i < n and 48 <= b[i] <= 57:
+            v = v * 10 + b[i] - 48
+            i += 1
+        return v
+
+
 class SpiBus:
     """SPI0's wires: every chip's SpiPort; the one selected answers."""
 
@@ -174,6 +205,7 @@ class Person:
         self.waiting = [[], [], [], []]
         self.placed = [None, None, None, None]
         self.placed_at = [0, 0, 0, 0]
+        self.read_at = [-1, -1, -1, -1]  # when the Pico first read the tags placed
         self.free_at = [0, 0, 0, 0]
         self.last = [-9, -9, -9, -9]
         self.lifted = [0, 0, 0, 0]
@@ -244,7 +276,10 @@ class Person:
             self._start_press(seat, arg)
             break
         for s in range(4):
-            if self.placed[s] is None and self.waiting[s] and now_ms >= self._due(s):
+            if self.placed[s] is not None:
+                if self.read_at[s] >= 0 and now_ms * 1000 - self.placed_at[s] >= _HOLD_MS * 1000:
+                    self._lift(s)
+            elif self.waiting[s] and now_ms >= self._due(s):
                 self._place(s)
         if self.press is not None:
             self._press_step()
@@ -269,7 +304,13 @@ class Person:
 
     def found(self, s):
         """The Pico read the seat's poll answer listing the tags on it: the
-        person takes the card away (a read that timed out leaves it there)."""
+        person takes the card away once it has lain there _HOLD_MS (a read that
+        timed out, or that the firmware dropped, is read again meanwhile)."""
+        if self.read_at[s] < 0:
+            self.read_at[s] = self.board.clock.now_us
+
+    def _lift(self, s):
+        self.read_at[s] = -1
         card, tags = self.placed[s]
         chip = self.board.chips[s]
         for t in tags:
@@ -293,6 +334,8 @@ class Person:
             phases = [(True, _DOUBLE_ON_MS), (False, _DOUBLE_GAP_MS), (True, _DOUBLE_ON_MS)]
         else:
             phases = [(True, _CLICK_MS)]
+        # released at the end, until the firmware has seen the button up
+        phases.append((False, 0))
         self.press = [seat, kind, phases, 0, self.board.clock.now_us, 0]
         self._set_button(seat, phases[0][0])
 
@@ -303,25 +346,38 @@ class Person:
 
     def sampled(self, seat):
         p = self.press
-        if p is not None and p[0] == seat:
-            p[5] += 1
+        if p is None or p[0] != seat:
+            return
+        p[5] += 1
+        if p[3] == len(p[2]) and self.board.clock.now_us >= p[4]:
+            # the firmware read the button after the click's decision time:
+            # it has taken the click (picoboard.ButtonDecoder.take)
+            self.press = None
 
     def _press_step(self):
         p = self.press
         seat, kind, phases, i, since, samples = p
+        if i >= len(phases):
+            return  # waiting for the firmware to take the click
         now = self.board.clock.now_us
+        # each phase lasts its time and until the firmware read the pin twice in
+        # it (a slow turn of the loop must not merge two presses or miss one)
         if now - since < phases[i][1] * 1000 or samples < 2:
             return
         i += 1
+        p[3] = i
+        p[4] = now
+        p[5] = 0
         if i < len(phases):
-            p[3] = i
-            p[4] = now
-            p[5] = 0
             self._set_button(seat, phases[i][0])
             return
-        self._set_button(seat, False)
-        self.press = None
-        self.busy_until = now // 1000 + (_AFTER_CLICK_MS if kind == 0 else _AFTER_OTHER_MS)
+        if kind == 0:
+            # a click is decided DOUBLE_MS (350 ms) after its release: the
+            # person waits until the firmware has read the button after that
+            p[4] = since + _DECIDED_MS * 1000
+        else:
+            self.press = None
+        self.busy_until = now // 1000 + _AFTER_OTHER_MS
 
 
 class Board:
@@ -332,6 +388,11 @@ class Board:
 
         self.H = H
         self.clock = vclock.VClock(cpu_factor)
+        try:
+            self.clock.preemptions = Preemptions()
+            self.clock.mark()
+        except OSError:
+            self.clock.preemptions = None
         # (tests build a board without the host: ctl_in/ctl_out None)
         self._in = open(ctl_in, "rb") if ctl_in else None
         self._out = open(ctl_out, "wb") if ctl_out else _Sink()
@@ -530,11 +591,18 @@ class Board:
             elif op == b"Q":
                 self.run = False
                 return
+            elif op == b"?":
+                # the person's state, for a host that waits in vain
+                p = self.person
+                self._out.write(("X now=%d fifo=%r waiting=%r placed=%r press=%r busy=%d pressed=%r\n" % (
+                    self.clock.now_us // 1000, p.fifo, p.waiting, [x[0] if x else None for x in p.placed],
+                    p.press, p.busy_until, p.pressed)).encode())
 
     def idle(self, us):
         """time.sleep_us(us): the virtual clock moves on; the models are served;
         when nothing is due, the process really waits (the host's input wakes it)."""
         self.clock.advance_us(us)
+        self.clock.mark()
         self.sleeps += 1
         self.control()
         if not self.run:
@@ -569,12 +637,12 @@ class Board:
         self._out.write(
             b"V virtual_us %d cpu_us %d taps %d frames %d boots %d lat_n %d lat_p50 %d lat_p99 %d lat_max %d "
             b"cycle_n %d cycle_p50 %d cycle_p99 %d cycle_max %d flash_erases %d flash_programs %d aborts %d bad_frames %d "
-            b"overhead_ns %d segments %d long_segments %d capped %d\n"
+            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d\n"
             % (
                 c.now_us, c.cpu_us, self.person.taps_done, self.frames, self.boots,
                 lat.n, lat.pct(50), lat.pct(99), lat.max,
                 cyc.n, cyc.pct(50), cyc.pct(99), cyc.max, self.flash.erases, self.flash.programs,
-                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped,
+                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted,
             )
         )
 

@@ -8,12 +8,15 @@
 #   and RF times (pn532sim/chip.py), the flash's erase and program times, and
 #   every sleep the firmware asks for;
 # - the firmware's own CPU time: the real time the process spends outside the
-#   models (between leaving one model call and entering the next), scaled by
+#   models (between leaving one model call and entering the next), less the
+#   measured real cost of a call into a (Python) model, scaled by
 #   ``cpu_factor``, the RP2040's time per unix-port time (bench/rp2040.py:
-#   GENERIC x FLASH_WAIT = 125 x 1.3 = 162.5 by default). The models' own real
-#   time is never charged: it is not the Pico's. A stretch longer than
-#   ``cpu_cap_us`` of real time (the process was preempted on a loaded machine,
-#   or blocked on the host) is charged as cpu_cap_us only.
+#   GENERIC x FLASH_WAIT = 125 x 1.3 = 162.5 by default), plus ``call_us`` per
+#   call (the rp2 port's C call). The models' own real time is never charged:
+#   it is not the Pico's. On a loaded machine the process is preempted: a
+#   stretch longer than ``long_us`` during which the process's involuntary
+#   context switches grew (``preemptions``, from /proc/self/status) is charged
+#   as ``preempted_us``, and any stretch as at most ``cpu_cap_us``.
 #
 # The interface is pn532sim's SimClock (now_us, ticks_us, ticks_ms,
 # ticks_diff, sleep_us, advance_us) plus enter()/leave() around model calls.
@@ -21,10 +24,21 @@ import utime
 
 
 class VClock:
-    def __init__(self, cpu_factor=162.5, start_us=0, cpu_cap_us=1000):
+    def __init__(self, cpu_factor=162.5, start_us=0, cpu_cap_us=1000, long_us=300):
         self.now_us = start_us
         self.factor = cpu_factor
         self.cap = cpu_cap_us
+        self.long = long_us
+        # preemptions(): the process's count of involuntary context switches
+        # (Linux /proc/self/status), or None: a stretch longer than long_us
+        # during which it grew was the machine's, not the firmware's
+        self.preemptions = None
+        self._pc = 0
+        # what a preempted stretch is charged (real us): the firmware's own
+        # stretches are nearly all under 16 us, its longest (a hand's end in
+        # the table core) under 1 ms; the rest of a preempted one is the machine's
+        self.preempted_us = 100
+        self.preempted = 0  # long stretches charged as preempted_us (the process was preempted)
         self.cpu_us = 0  # virtual us charged for the firmware's own work
         self.model_us = 0  # virtual us charged by the models and sleeps
         self._depth = 0
@@ -67,6 +81,12 @@ class VClock:
                 self.segments += 1
                 if d > 100:
                     self.long_segments += 1
+                if d > self.long and self.preemptions is not None:
+                    c = self.preemptions()
+                    if c != self._pc:
+                        self._pc = c
+                        self.preempted += 1
+                        d = self.preempted_us
                 if d > self.cap:
                     self.capped += 1
                     d = self.cap
@@ -76,6 +96,12 @@ class VClock:
                 self.now_us += v
                 self.cpu_us += v
         self._depth += 1
+
+    def mark(self):
+        """Called between two turns of the firmware (in its sleeps): the
+        preemption count from which the next long stretch is judged."""
+        if self.preemptions is not None:
+            self._pc = self.preemptions()
 
     def leave(self):
         self._depth -= 1
