@@ -177,7 +177,7 @@ def main(argv: list[str]) -> int:
         "the firmware's sleeps, and the firmware's own CPU time: the real time the process spends outside the models, "
         "less the measured cost of a call into a Python model (a C call on the rp2 port, charged 5 us there), times "
         "the factor. On a loaded machine the process is preempted: a stretch of more than 0.3 ms of real time during "
-        "which the process's involuntary context switches grew (/proc/self/status) is charged as 0.3 ms "
+        "which the process's involuntary context switches grew (/proc/self/status) is charged as 16 us "
         f"({rp['preempted']:.0f} of {rp['segments']:,.0f} stretches, median run), and any stretch as at most 1 ms "
         f"({rp['capped']:.0f}); time the virtual machine itself is descheduled is not seen, so the p99 "
         "figures are pessimistic on a busy machine.",

@@ -103,3 +103,27 @@ def test_main_loop_pace_is_a_period_not_a_pause() -> None:
     app = App([9, 1, 0, 12])  # a reader poll, a quick turn, an instant one, a slow one
     main.App.run(app, pace_ms=5)  # type: ignore[arg-type]
     assert app.board.slept == [0, 4, 5, 0]
+
+
+def test_console_board_option() -> None:
+    proc = subprocess.run(
+        cli_command("console", "--port", "/nonexistent", "--board", "pico"),
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert proc.returncode == 1 and "--board needs --virtual" in proc.stderr
+
+
+def test_console_source_on_the_board_model(tmp_path: Path) -> None:
+    from shengji import Rules
+    from tractor_table.commands.virtual import make_table
+    from tractor_table.console.source import VirtualSource
+
+    rules = Rules(decks=1)
+    table = make_table("pico", rules)
+    source = VirtualSource(rules, table=table)
+    source.start()
+    try:
+        assert source.link is not None and source.link.synced()
+        assert table.wait(lambda: (source.display() or [""])[0].startswith("H1"), 20)
+    finally:
+        source.close()

@@ -419,6 +419,7 @@ class Board:
             self.cs[H.READER_CS[s]] = (s, port)
             self.rst[H.READER_RSTPD_N[s]] = c
         self.max_fields_on = 0
+        self.clock.waiting = self._in_flight
         self.oled = ssd1306sim.SSD1306(H.DISPLAY_ADDR)
         self.oled.on_frame = self._frame
         self.i2c_bus = H.I2C_ID
@@ -492,6 +493,13 @@ class Board:
             return
         if n == self.led_pin:
             self.led_changes += 1
+
+    def _in_flight(self):
+        # a PN532 model holds an ACK or an answer the Pico has not read yet
+        for c in self.chips:
+            if c.queue:
+                return True
+        return False
 
     def _rf(self, chip, on):
         n = 0
@@ -637,12 +645,12 @@ class Board:
         self._out.write(
             b"V virtual_us %d cpu_us %d taps %d frames %d boots %d lat_n %d lat_p50 %d lat_p99 %d lat_max %d "
             b"cycle_n %d cycle_p50 %d cycle_p99 %d cycle_max %d flash_erases %d flash_programs %d aborts %d bad_frames %d "
-            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d\n"
+            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d in_wait %d\n"
             % (
                 c.now_us, c.cpu_us, self.person.taps_done, self.frames, self.boots,
                 lat.n, lat.pct(50), lat.pct(99), lat.max,
                 cyc.n, cyc.pct(50), cyc.pct(99), cyc.max, self.flash.erases, self.flash.programs,
-                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted,
+                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.in_wait,
             )
         )
 

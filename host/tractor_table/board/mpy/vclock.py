@@ -16,7 +16,9 @@
 #   it is not the Pico's. On a loaded machine the process is preempted: a
 #   stretch longer than ``long_us`` during which the process's involuntary
 #   context switches grew (``preemptions``, from /proc/self/status) is charged
-#   as ``preempted_us``, and any stretch as at most ``cpu_cap_us``.
+#   as ``preempted_us``, and so is any stretch while a PN532 model has a
+#   command in flight (``waiting``: the firmware is in the driver's few-line
+#   wait loop); any stretch is charged at most ``cpu_cap_us``.
 #
 # The interface is pn532sim's SimClock (now_us, ticks_us, ticks_ms,
 # ticks_diff, sleep_us, advance_us) plus enter()/leave() around model calls.
@@ -35,10 +37,15 @@ class VClock:
         self.preemptions = None
         self._pc = 0
         # what a preempted stretch is charged (real us): the firmware's own
-        # stretches are nearly all under 16 us, its longest (a hand's end in
-        # the table core) under 1 ms; the rest of a preempted one is the machine's
-        self.preempted_us = 100
+        # stretches are nearly all under 16 us; the rest of a preempted one is
+        # the machine's (charged more, a preemption in the PN532 driver's 5 ms
+        # wait for an ACK timed it out)
+        self.preempted_us = 16
         self.preempted = 0  # long stretches charged as preempted_us (the process was preempted)
+        # waiting(): True while a device model has a command in flight (the
+        # firmware waits for its answer); a longer stretch then is not the firmware's
+        self.waiting = None
+        self.in_wait = 0
         self.cpu_us = 0  # virtual us charged for the firmware's own work
         self.model_us = 0  # virtual us charged by the models and sleeps
         self._depth = 0
@@ -81,7 +88,12 @@ class VClock:
                 self.segments += 1
                 if d > 100:
                     self.long_segments += 1
-                if d > self.long and self.preemptions is not None:
+                if d > self.preempted_us and self.waiting is not None and self.waiting():
+                    # the firmware is blocked in a driver's wait for a chip's
+                    # answer (a loop of a few lines): the rest is the machine's
+                    self.in_wait += 1
+                    d = self.preempted_us
+                elif d > self.long and self.preemptions is not None:
                     c = self.preemptions()
                     if c != self._pc:
                         self._pc = c
