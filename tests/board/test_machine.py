@@ -189,3 +189,28 @@ def test_selftest_passes_on_the_board_model_and_finds_a_missing_display() -> Non
     assert "failures2 2" in out, out
     assert "display: no answer on I2C" in out
     assert "seat 3 button (GP15) reads pressed at rest" in out
+
+
+def test_timer_fires_on_virtual_time() -> None:
+    out = on_board("""
+    from machine import Timer, Pin
+    board.clock.factor = 0
+    fired = []
+    t = Timer(-1, mode=Timer.PERIODIC, period=100, callback=lambda t: fired.append(time.ticks_ms()))
+    time.sleep_ms(350)
+    Pin(0).value()
+    t.deinit()
+    time.sleep_ms(300)
+    print("fired", len(fired))
+    once = []
+    Timer(mode=Timer.ONE_SHOT, period=50, callback=lambda t: once.append(1))
+    time.sleep_ms(200)
+    print("once", len(once))
+    try:
+        Timer(0)
+    except ValueError as e:
+        print("bad", e)
+    """)
+    assert "fired 3" in out
+    assert "once 1" in out
+    assert "bad Timer doesn't exist" in out

@@ -568,8 +568,9 @@ class Board:
             if self.wdt_due >= 0 and now >= self.wdt_due:
                 self.wdt_due = -1
                 raise machine.BoardReset(machine.WDT_RESET, "the watchdog expired")
-            for t in self.timers:
-                if t._due >= 0 and now >= t._due:
+            for t in list(self.timers) if self.timers else ():
+                # every period that passed (a sleep is one step of the clock)
+                while t._due >= 0 and now >= t._due:
                     t._fire(now)
             self.person.update(now // 1000)
         finally:
