@@ -42,11 +42,21 @@ def test_png_needs_the_board_model(tmp_path: Path) -> None:
     assert not (tmp_path / "x.png").exists()
 
 
-def test_restart_from_the_flash_it_left(tmp_path: Path) -> None:
+def _workdir(compiled: Path, name: str) -> Path:
+    # the module's one compile of the firmware (tests/conftest.py), linked in
+    work = compiled / name
+    work.mkdir(exist_ok=True)
+    if not (work / "firmware").exists():
+        (work / "firmware").symlink_to(compiled / "firmware")
+    return work
+
+
+def test_restart_from_the_flash_it_left(compiled: Path) -> None:
     from shengji import Rules
     from tractor_table.board.runner import PicoTable
     from tractor_table.virtual.events import EV
 
+    tmp_path = _workdir(compiled, "restart")
     with PicoTable(1, workdir=tmp_path, rules=Rules(decks=1)) as vt:
         assert not vt.restored
         assert vt.wait(lambda: vt.lines[0].startswith("H1"), 20), vt.lines
@@ -113,13 +123,15 @@ def test_console_board_option() -> None:
     assert proc.returncode == 1 and "--board needs --virtual" in proc.stderr
 
 
-def test_console_source_on_the_board_model(tmp_path: Path) -> None:
+def test_console_source_on_the_board_model(compiled: Path) -> None:
     from shengji import Rules
+    from tractor_table.board.runner import PicoTable
     from tractor_table.commands.virtual import make_table
     from tractor_table.console.source import VirtualSource
 
     rules = Rules(decks=1)
-    table = make_table("pico", rules)
+    assert isinstance(make_table("pico", rules), PicoTable)  # what console --virtual --board pico builds
+    table = PicoTable(1, rules=rules, workdir=_workdir(compiled, "console"))
     source = VirtualSource(rules, table=table)
     source.start()
     try:

@@ -650,7 +650,7 @@ class Board:
             % (
                 c.now_us, c.cpu_us, self.person.taps_done, self.frames, self.boots,
                 lat.n, lat.pct(50), lat.pct(99), lat.max,
-                cyc.n, cyc.pct(50), cyc.pct(99), cyc.max, self.flash.erases, self.flash.programs,
+                cyc.n, cyc.pct(50), cyc.pct(99), cyc.max, getattr(self.flash, "erases", -1), getattr(self.flash, "programs", -1),
                 aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.in_wait,
             )
         )
