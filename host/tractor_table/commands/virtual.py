@@ -213,9 +213,10 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
     if figures:
         print(board_summary(figures, getattr(vt, "wall_ms", -1)))
     if args.readers == "spi":
+        what = "the board's device models" if args.board == "pico" else "the simulated chips"
         print(
             f"readers: at most {vt.max_fields_on} RF field on at a time, {vt.collisions} bus collisions; "
-            f"the simulated chips took {vt.sim_bytes} bytes of the heap (not counted above)"
+            f"{what} took {vt.sim_bytes} bytes of the heap (not counted above)"
         )
     return 1 if game.disagreements or verifier.disagreements or verifier.refused else 0
 
