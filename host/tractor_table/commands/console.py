@@ -45,6 +45,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--readers", default="spi", choices=("spi", "direct"),
         help="with --virtual: simulated PN532 readers on SPI (default), or taps given as card ids",
     )
+    parser.add_argument(
+        "--board", default="virtual", choices=("virtual", "pico"),
+        help="with --virtual: the fast simulated board (default), or the board model (a modelled Pico "
+        "running the real boot.py, main.py and picoboard.py)",
+    )
     parser.add_argument("--no-verify", action="store_true", help="only follow the link, judge nothing")
     parser.add_argument(
         "--disagreements", type=Path, metavar="FILE", help="append disagreements to this JSON-lines file"
@@ -82,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
     from ._files import check_writable
 
     if not args.virtual:
-        for flag, given in (("--bots", args.bots), ("--readers", args.readers != "spi")):
+        for flag, given in (
+            ("--bots", args.bots), ("--readers", args.readers != "spi"), ("--board", args.board != "virtual"),
+        ):
             if given:
                 raise CommandError(f"{flag} needs --virtual (a real table's players tap their own cards)")
     for flag, value in (("--hands", args.hands), ("--seed", args.seed)):
@@ -100,9 +107,16 @@ def run(args: argparse.Namespace) -> int:
         from ..mpy import micropython_binary
 
         micropython_binary()
+        table = None
+        if args.board == "pico":
+            if args.readers != "spi":
+                raise CommandError("--board pico reads its PN532 models over SPI: leave out --readers direct")
+            from .virtual import make_table
+
+            table = make_table("pico", rules)
         source = VirtualSource(
             rules, bots=args.bots, hands=args.hands or 1, seed=1 if args.seed is None else args.seed,
-            readers=args.readers,
+            readers=args.readers, table=table,
         )
     else:
         from ..link.serial_link import resolve_port

@@ -73,6 +73,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "direct: taps go to the table core as card ids",
     )
     parser.add_argument(
+        "--board",
+        default="virtual",
+        choices=("virtual", "pico"),
+        help="virtual: the fast simulated board (default); pico: the board model, a modelled "
+        "Raspberry Pi Pico on which the real boot.py, main.py and picoboard.py run from littlefs "
+        "and read the PN532 models through machine.SPI (docs/firmware.md, 'Board model')",
+    )
+    parser.add_argument(
+        "--png", type=Path, metavar="FILE",
+        help="with --board pico: write the display as the SSD1306 model shows it at the end, as a PNG",
+    )
+    parser.add_argument(
         "--heapsize",
         default=None,
         help=_heap_help(),
@@ -108,7 +120,6 @@ def run(args: argparse.Namespace) -> int:
     from ..link.verifier import Verifier
     from ..mpy import micropython_binary
     from ..virtual.events import describe
-    from ..virtual.runner import VirtualTable
 
     if args.hands < 1:
         raise CommandError("--hands must be at least 1")
@@ -119,15 +130,17 @@ def run(args: argparse.Namespace) -> int:
     from ..records import open_recorder
 
     # before the virtual table exists: a records file that cannot be used stops here
+    if args.board == "pico" and args.readers != "spi":
+        raise CommandError("--board pico reads its PN532 models over SPI: leave out --readers direct")
+    if args.png is not None:
+        if args.board != "pico":
+            raise CommandError("--png needs --board pico (the fast virtual board draws no pixels)")
+        from ._files import check_writable
+
+        check_writable(args.png, "--png")
     recorder = open_recorder(args.db, args.no_record, port="virtual", source="virtual", rules=rules)
     t0 = time.monotonic()
-    vt = VirtualTable(
-        rules.decks,
-        heapsize=args.heapsize,
-        readers=args.readers,
-        hand_scan=args.hand_scan,
-        rules=rules,
-    )
+    vt = make_table(args.board, rules, heapsize=args.heapsize, readers=args.readers, hand_scan=args.hand_scan)
     # the host's side of the architecture: every event re-judged by the full engine
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(recorder.follow(verifier) if recorder is not None else verifier.on_note)
@@ -141,10 +154,25 @@ def run(args: argparse.Namespace) -> int:
             recorder.store.close()
 
 
+def make_table(board: str, rules: Any, *, heapsize: str | None = None, readers: str = "spi",
+               hand_scan: bool = False) -> VirtualTable:
+    """The virtual table on the fast virtual board, or on the board model (``board="pico"``)."""
+    if board == "pico":
+        from ..board.runner import PicoTable
+
+        return PicoTable(rules.decks, heapsize=heapsize, hand_scan=hand_scan, rules=rules)
+    from ..virtual.runner import VirtualTable
+
+    return VirtualTable(rules.decks, heapsize=heapsize, readers=readers, hand_scan=hand_scan, rules=rules)
+
+
 def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any, t0: float) -> int:
     from ..virtual.game import BotGame
 
     how = "simulated PN532 readers on SPI" if args.readers == "spi" else "taps given as card ids"
+    if getattr(args, "board", "virtual") == "pico":
+        how = ("the board model (boot.py, main.py and picoboard.py from littlefs; PN532 models "
+               "on machine.SPI, an SSD1306 model on machine.I2C)")
     print(
         f"virtual table: the firmware under MicroPython (heap {vt.heapsize}), {rules.decks} deck(s), rules {args.rules}, {how}"
     )
@@ -158,6 +186,7 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         game.play(args.hands)
         time.sleep(0.1)
         lines = list(vt.lines)
+        pixels = bytes(getattr(vt, "pixels", b""))
     dt = time.monotonic() - t0
     print("table display at the end:")
     for line in lines:
@@ -174,12 +203,36 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
     print(f"verifier (full engine replaying the link's events): {verifier.summary()}")
     for d in verifier.disagreements[:10]:
         print("  " + d.show())
+    if args.png is not None and pixels:
+        from ..board.png import png_bytes
+        from ._files import write_atomic
+
+        write_atomic(args.png, png_bytes(pixels), "--png")
+        print(f"display written to {args.png} (the SSD1306 model's RAM, 4x)")
+    figures = getattr(vt, "figures", None)
+    if figures:
+        print(board_summary(figures, getattr(vt, "wall_ms", -1)))
     if args.readers == "spi":
+        what = "the board's device models" if args.board == "pico" else "the simulated chips"
         print(
             f"readers: at most {vt.max_fields_on} RF field on at a time, {vt.collisions} bus collisions; "
-            f"the simulated chips took {vt.sim_bytes} bytes of the heap (not counted above)"
+            f"{what} took {vt.sim_bytes} bytes of the heap (not counted above)"
         )
     return 1 if game.disagreements or verifier.disagreements or verifier.refused else 0
+
+
+def board_summary(f: dict[str, int], wall_ms: int) -> str:
+    """The board model's figures in a line (virtual time: the RP2040's, see docs/firmware.md)."""
+    def ms(k: str) -> str:
+        return f"{f[k] / 1000:.1f}" if f.get(k, -1) >= 0 else "-"
+
+    return (
+        f"board model: {f.get('virtual_us', 0) / 1e6:.1f} s of board time ({f.get('cpu_us', 0) / 1e6:.1f} s of it "
+        f"the firmware's own work) in {wall_ms / 1000:.1f} s; {f.get('taps', 0)} tags read, {f.get('frames', 0)} "
+        f"display frames, {f.get('boots', 0)} boot(s); tap to display p50 {ms('lat_p50')} ms, p99 {ms('lat_p99')} ms; "
+        f"four-seat poll cycle p50 {ms('cycle_p50')} ms, p99 {ms('cycle_p99')} ms; flash {f.get('flash_erases', 0)} "
+        f"erases, {f.get('flash_programs', 0)} page programs"
+    )
 
 
 CONSOLE_HELP = "commands: tap SEAT CARD[.copy] | ok SEAT | undo SEAT | challenge SEAT | show | quit"
