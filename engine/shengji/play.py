@@ -17,11 +17,12 @@ import dataclasses
 import enum
 import functools
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final
 
 from .cards import FACES, POINTS, Card, format_faces
 from .order import SUIT_NAMES, TRUMP, Order
+from .sweep import NEG, Demand, Flex, Sweep, demand_of
 from .units import Decomposition, Unit, decompose_faces
 
 __all__ = [
@@ -339,39 +340,12 @@ def _tractor_pairs(order: Order, es: int, cnt: Sequence[int], caps: tuple[int, .
 @functools.lru_cache(maxsize=1 << 16)
 def _fill(profile: tuple[int, ...], caps: tuple[int, ...]) -> int:
     """Most pair tokens placed in runs (length >= 2, consecutive positions, one
-    token per position) packed into bins of sizes ``caps`` (sorted descending)."""
+    token per position) packed into bins of sizes ``caps`` (sorted descending):
+    one "at most" sweep (:class:`~shengji.sweep.Sweep`; bound in docs/rules.md
+    "How long a check takes")."""
     if not caps:
         return 0
-    n = len(profile)
-    p = 0
-    while p < n and profile[p] == 0:
-        p += 1
-    if p >= n - 1:
-        return 0
-    if profile[p + 1] == 0:
-        return _fill(profile[p + 2 :], caps)
-    prof = profile[p:]
-    total = sum(caps)
-    best = _fill((prof[0] - 1,) + prof[1:], caps)
-    if best == total:
-        return best
-    longest = 1
-    while longest < len(prof) and prof[longest] > 0:
-        longest += 1
-    for ci, c in enumerate(caps):
-        if ci and caps[ci - 1] == c:
-            continue
-        for length in range(min(c, longest), 1, -1):
-            newprof = tuple(x - 1 for x in prof[:length]) + prof[length:]
-            rest = caps[:ci] + caps[ci + 1 :]
-            if c - length >= 2:
-                rest = tuple(sorted(rest + (c - length,), reverse=True))
-            val = length + _fill(newprof, rest)
-            if val > best:
-                best = val
-                if best == total:
-                    return best
-    return best
+    return Sweep.of_profile(profile).value((), [(c, False, 0, 0) for c in caps])
 
 
 # --- ladders (3-4 decks, same_shape_only) ------------------------------------
@@ -428,122 +402,131 @@ def _rungs(m: int, k: int, same_shape_only: bool) -> tuple[tuple[Pattern, ...], 
     return tuple(ladder)
 
 
-def _canon(order: Order, rem: dict[int, int]) -> tuple[tuple[int, int], ...]:
-    pos = order.pos
-    return tuple(sorted((pos[f], c) for f, c in rem.items() if c))
+@functools.lru_cache(maxsize=64)
+def _tq_index(k: int) -> dict[tuple[int, int], int]:
+    """Rung index of ``(t, q)`` in the ladder of a tractor of ``k`` pairs (:func:`_rungs`)."""
+    out: dict[tuple[int, int], int] = {}
+    for t in [*range(k, 1, -1), 0]:
+        for q in range(k, t - 1, -1):
+            if q:
+                out[(t, q)] = len(out)
+    return out
 
 
-def _placements(
-    order: Order, es: int, rem: dict[int, int], m: int, k: int
-) -> Iterator[tuple[int, ...]]:
-    """Ways to take a unit (m, k) from ``rem`` (carving wider sets allowed):
-    one face per position, lowest first."""
-    faces_at = order.faces_at[es]
-    avail = [[f for f in fs if rem.get(f, 0) >= m] for fs in faces_at]
-    for top in range(k - 1, len(faces_at)):
-        lo = top - k + 1
-        cols = avail[lo : top + 1]
-        if all(cols):
-            yield from itertools.product(*cols)
+@functools.lru_cache(maxsize=64)
+def _ji_index(k: int) -> dict[tuple[int, int], int]:
+    """Rung index of ``j`` triples and ``i`` pairs in the ladder of a Titanic of ``k``."""
+    out: dict[tuple[int, int], int] = {}
+    for j in range(k - 1, -1, -1):
+        for i in range(k - j, -1, -1):
+            if j or i:
+                out[(j, i)] = 3 + len(out)
+    return out
 
 
-def _distinct_takes(
-    order: Order, es: int, rem: dict[int, int], m: int, k: int
-) -> Iterator[tuple[tuple[int, ...], dict[int, int]]]:
-    """Each way of taking a unit of width ``m`` and length ``k`` out of ``rem``
-    that leaves a different remainder: (the unit's faces, the remainder)."""
-    seen: set[tuple[tuple[int, int], ...]] = set()
-    for faces in _placements(order, es, rem, m, k):
-        nxt = dict(rem)
-        for f in faces:
-            nxt[f] -= m
-        key = _canon(order, nxt)
-        if key not in seen:
-            seen.add(key)
-            yield faces, nxt
+class _Ladders:
+    """The ladder vector of one holding (RULES.md §6.3; docs/rules.md "How the
+    table reads it"): the lexicographically least vector of rungs over every
+    joint placement of the led units, found unit by unit. Unit ``i`` gets the
+    best rung ``r`` such that the rungs already fixed for units ``0..i-1`` and
+    ``r`` can be placed together (one :class:`~shengji.sweep.Sweep` question
+    each); the rungs of a tractor's list are found by the "at most" sweep (most
+    pairs in runs) and a binary search on the pairs, those of a Titanic's tail
+    by binary searches on triples, then pairs (dropping a sub-unit never makes a
+    placement impossible). Bound: docs/rules.md "How long a check takes"."""
 
+    __slots__ = ("vector", "fixed", "flex", "sweep")
 
-def _realize(order: Order, es: int, rem: dict[int, int], pattern: Pattern) -> list[dict[int, int]]:
-    """Every distinct remainder after taking all sub-units of ``pattern`` from ``rem``."""
-    results: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}
+    def __init__(self, order: Order, lead: Lead, cnt: dict[int, int]) -> None:
+        sw = Sweep(order, lead.esuit, cnt)
+        self.sweep = sw
+        fixed: dict[tuple[int, int], int] = {}
+        flex: list[Flex] = []
+        vec: list[int] = []
+        sso = order.rules.same_shape_only
 
-    def rec(i: int, cur: dict[int, int]) -> None:
-        if i == len(pattern):
-            results.setdefault(_canon(order, cur), cur)
-            return
-        m, k = pattern[i]
-        for _faces, nxt in _distinct_takes(order, es, cur, m, k):
-            rec(i + 1, nxt)
+        def demand(extra: Iterable[tuple[int, int]]) -> Demand:
+            d = dict(fixed)
+            for s in extra:
+                d[s] = d.get(s, 0) + 1
+            return tuple(sorted(d.items()))
 
-    rec(0, rem)
-    return list(results.values())
+        def ok(extra: Sequence[tuple[int, int]], more: Sequence[Flex] = ()) -> bool:
+            return sw.feasible(demand(extra), [*flex, *more])
+
+        def most(lo: int, hi: int, test: Callable[[int], bool]) -> int:
+            # largest x in [lo, hi] with test(x), test(lo) being true, test monotone
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if test(mid):
+                    lo = mid
+                else:
+                    hi = mid - 1
+            return lo
+
+        def commit(extra: Sequence[tuple[int, int]]) -> None:
+            for s in extra:
+                fixed[s] = fixed.get(s, 0) + 1
+
+        for u, ladder in zip(lead.decomposition.units, lead.rungs, strict=True):
+            m, k = u.width, u.length
+            if not ladder:
+                vec.append(0)
+                continue
+            if m == 2 and k > 1 and not sso:
+                t = sw.value(demand(()), [*flex, (k, False, 0, 0)])
+                more: list[Flex] = [(t, True, 0, 0)] if t else []
+                e = most(0, k - t, lambda x: ok([(2, 1)] * x, more))
+                if t + e == 0:
+                    vec.append(len(ladder))
+                    continue
+                vec.append(_tq_index(k)[(t, t + e)])
+                commit([(2, 1)] * e)
+                flex.extend(more)
+                continue
+            found = False
+            head = ladder if m != 3 or sso or k == 1 else ladder[:3]
+            for r, alternatives in enumerate(head):
+                pattern = alternatives[0]
+                if ok(pattern):
+                    vec.append(r)
+                    commit(pattern)
+                    found = True
+                    break
+            if found:
+                continue
+            if len(head) == len(ladder):
+                vec.append(len(ladder))
+                continue
+            # a Titanic's tail: j triples and i pairs, more triples first
+            j = most(0, k - 1, lambda x: ok([(3, 1)] * x))
+            i = most(0, k - j, lambda x: ok([(3, 1)] * j + [(2, 1)] * x))
+            if i == j == 0:
+                vec.append(len(ladder))
+                continue
+            vec.append(_ji_index(k)[(j, i)])
+            commit([(3, 1)] * j + [(2, 1)] * i)
+        self.vector = tuple(vec)
+        self.fixed: Demand = tuple(sorted(fixed.items()))
+        self.flex: tuple[Flex, ...] = tuple(flex)
+
+    def cores(self) -> Iterator[dict[int, int]]:
+        """Every distinct set of cards (face -> copies) that realises the
+        vector: a play is legal iff its suit cards hold one of them."""
+        return self.sweep.placements(self.fixed, self.flex)
 
 
 def _ladder_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, ...]:
     """Rung reached by each led unit in turn (0 = best), each unit taking its
     best rung from what the earlier units left; among ways to take a rung,
-    the one best for the later units."""
-    return _ladder(order, lead, cnt, walk=False)[0]
+    the one best for the later units (:class:`_Ladders`)."""
+    return _Ladders(order, lead, cnt).vector
 
 
 def _ladder_taken(order: Order, lead: Lead, cnt: dict[int, int]) -> dict[int, int]:
     """The cards (face -> count) the led units take from ``cnt`` on a best path
     of :func:`_ladder_vector`: the structured core of a legal follow."""
-    rest = _ladder(order, lead, cnt, walk=True)[1]
-    return {f: c - rest.get(f, 0) for f, c in cnt.items() if c - rest.get(f, 0)}
-
-
-def _ladder(
-    order: Order, lead: Lead, cnt: dict[int, int], walk: bool
-) -> tuple[tuple[int, ...], dict[int, int]]:
-    es = lead.esuit
-    rungs = lead.rungs
-    memo: dict[tuple[int, tuple[tuple[int, int], ...]], tuple[int, ...]] = {}
-
-    def vec(i: int, rem: dict[int, int]) -> tuple[int, ...]:
-        if i == len(rungs):
-            return ()
-        key = (i, _canon(order, rem))
-        got = memo.get(key)
-        if got is not None:
-            return got
-        ladder = rungs[i]
-        result: tuple[int, ...] | None = None
-        for r, alternatives in enumerate(ladder):
-            best: tuple[int, ...] | None = None
-            for pattern in alternatives:
-                for nxt in _realize(order, es, rem, pattern):
-                    cand = vec(i + 1, nxt)
-                    if best is None or cand < best:
-                        best = cand
-            if best is not None:
-                result = (r,) + best
-                break
-        if result is None:
-            result = (len(ladder),) + vec(i + 1, rem)
-        memo[key] = result
-        return result
-
-    vector = vec(0, cnt)
-    rem = cnt
-    if walk:
-        # follow one best path, remembering what each unit took
-        for i, r in enumerate(vector):
-            ladder = rungs[i]
-            if r == len(ladder):
-                continue
-            want = vector[i + 1 :]
-            found = None
-            for pattern in ladder[r]:
-                for nxt in _realize(order, es, rem, pattern):
-                    if vec(i + 1, nxt) == want:
-                        found = nxt
-                        break
-                if found is not None:
-                    break
-            assert found is not None
-            rem = found
-    return vector, rem
+    return next(_Ladders(order, lead, cnt).cores())
 
 
 def _structure_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, ...]:
@@ -846,27 +829,9 @@ def _match_key(order: Order, d: Decomposition, play: Sequence[int]) -> int | Non
             return None
         return max(pos[f] for f, c in cnt.items() if c >= 2)
     shapes = [u.shape for u in units if u.shape != (1, 1)]
-    memo: dict[tuple[int, tuple[tuple[int, int], ...]], int | None] = {}
-
-    def rec(i: int, rem: dict[int, int]) -> int | None:
-        if i == len(shapes):
-            return -1  # the rest are singles: any cards do
-        key = (i, _canon(order, rem))
-        if key in memo:
-            return memo[key]
-        m, k = shapes[i]
-        best: int | None = None
-        for faces, nxt in _distinct_takes(order, es, rem, m, k):
-            rest = rec(i + 1, nxt)
-            if rest is None:
-                continue
-            val = max(rest, pos[faces[-1]]) if (m, k) == top_shape else rest
-            if best is None or val > best:
-                best = val
-        memo[key] = best
-        return best
-
-    return rec(0, cnt)
+    # one "best top" sweep over every placement of the led shapes
+    key = Sweep(order, es, cnt, top_shape=top_shape).value(demand_of(shapes))
+    return None if key == NEG else key
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -929,6 +894,22 @@ def _multiset_combinations(
             yield (f,) * take + tail
 
 
+def _cores(order: Order, lead: Lead, held: dict[int, int]) -> Iterator[dict[int, int]]:
+    """The distinct cores of a holding of the led suit that is larger than the
+    lead: the sets of cards a placement of the holding's match vector takes
+    (RULES.md §6.2-3). A play is legal iff its cards hold one of them."""
+    if lead.mode == _MODE_LADDER:
+        yield from _Ladders(order, lead, held).cores()
+        return
+    # (t, q): t pairs in runs shared out among the led tractors, then q - t
+    # more pairs
+    q = min(lead.pairs, sum(c >> 1 for c in held.values()))
+    t = _tractor_pairs(order, lead.esuit, counts_from(held), lead.caps) if lead.caps else 0
+    bins: list[Flex] = [(c, False, 0, 0) for c in lead.caps] if t else []
+    fixed: Demand = (((2, 1), q - t),) if q > t else ()
+    yield from Sweep(order, lead.esuit, held).placements(fixed, bins)
+
+
 class LegalFollows:
     """The legal follows of one seat to a lead (lazy, python-chess style).
 
@@ -968,34 +949,30 @@ class LegalFollows:
             return
         take = min(n, h)
         structured = take == n and h > n and lead.mode != _MODE_FREE
-        # the vector the whole holding reaches, once (RULES.md §6.2: a play is
-        # legal iff its suit cards reach it)
-        target = _structure_vector(order, lead, dict(in_suit)) if structured else ()
-        first: tuple[int, ...] | None = None
-        if structured and lead.mode == _MODE_LADDER:
-            # build one legal follow straight away: the cards a best path of the
-            # ladders takes, then the weakest other cards of the suit
-            taken = _ladder_taken(order, lead, dict(in_suit))
-            core = [f for f, c in taken.items() for _ in range(c)]
+        if not structured:
+            for part in _multiset_combinations(in_suit, take):
+                for fill in _multiset_combinations(other, n - take):
+                    yield tuple(sorted(part + fill))
+            return
+        # RULES.md §6.2-3: a play is legal iff its suit cards reach the vector
+        # of the whole holding, i.e. iff they hold a "core" (a placement of
+        # what the holding's vector demands). So: each distinct core, then
+        # every way to fill it up with the other suit cards, weakest first;
+        # each play once. No candidate is generated and then refused.
+        held = dict(in_suit)
+        pos = order.pos
+        seen: set[tuple[int, ...]] = set()
+        for core in _cores(order, lead, held):
+            core_cards = [f for f, c in core.items() for _ in range(c)]
             spare = sorted(
-                (f for f, c in in_suit for _ in range(c - taken.get(f, 0))),
-                key=lambda f: (order.pos[f], f),
+                ((f, c - core.get(f, 0)) for f, c in in_suit if c > core.get(f, 0)),
+                key=lambda fc: (pos[fc[0]], fc[0]),
             )
-            part = tuple(core + spare[: n - len(core)])
-            if check_follow_counts(order, lead, hand, part):
-                first = tuple(sorted(part))
-                yield first
-        for part in _multiset_combinations(in_suit, take):
-            if first is not None and tuple(sorted(part)) == first:
-                continue
-            if structured:
-                pc: dict[int, int] = {}
-                for f in part:
-                    pc[f] = pc.get(f, 0) + 1
-                if _structure_vector(order, lead, pc) != target:
-                    continue
-            for fill in _multiset_combinations(other, n - take):
-                yield tuple(sorted(part + fill))
+            for fill in _multiset_combinations(spare, n - len(core_cards)):
+                play = tuple(sorted(core_cards + list(fill)))
+                if play not in seen:
+                    seen.add(play)
+                    yield play
 
     def __bool__(self) -> bool:
         return next(iter(self), None) is not None

@@ -1,0 +1,393 @@
+"""A sweep over one effective suit's positions: can these sub-units all be
+cut, disjointly, out of a holding? (RULES.md §3, §6.2-3, §7; docs/rules.md
+"How long a check takes".)
+
+The rules engine asks three kinds of question about a holding (the cards of
+one effective suit, as counts per face):
+
+* **feasibility** — can a *demand* be placed disjointly: a multiset of fixed
+  sub-units ``(m, k)`` (``k`` sets of width ``m`` at consecutive positions,
+  each set cut from one face holding at least ``m`` copies, so wider sets and
+  longer runs may be cut) and *flexible* tractor requirements (``t`` pairs
+  lying in runs of pairs of length >= 2, in any partition of ``t``);
+* **most pairs in runs** — the same with "at most ``t``" requirements, the
+  answer being the largest number of pairs they can take (§6.2's ``t(X)``);
+* **best top** — the strongest top of a sub-unit of one shape over all
+  placements of the demand (§7's key).
+
+All three are one dynamic programme over the positions, lowest first. A sub-unit
+occupies an interval of positions, so the only thing that crosses from
+position ``p`` to ``p + 1`` is the set of **open runs** (those that started
+before ``p + 1`` and go on) and the **demand still unplaced**. The state is
+
+    (p, remaining fixed demand, open fixed runs, flexible requirements)
+
+and at each position the sets placed there (open runs going on, new
+sub-units starting) must fit into that position's faces, each set inside
+one face (:func:`fits`: a tiny bin packing, at most 4 faces of at most 4
+copies). Which faces a position's sets used does not matter to later
+positions, so faces never enter the state. The bound on the work is written
+down in docs/rules.md ("How long a check takes").
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Final
+
+from .order import Order
+
+__all__ = ["NEG", "Demand", "Flex", "Sweep", "fits", "pack"]
+
+#: "No placement": the value of an infeasible state.
+NEG: Final = -(1 << 30)
+
+#: Fixed demand: ((m, k), count) pairs, sorted, counts > 0.
+Demand = tuple[tuple[tuple[int, int], int], ...]
+#: A flexible tractor requirement: (budget, exact, open runs of length 1,
+#: open runs of length >= 2). ``exact``: the budget must be used up (a ladder
+#: rung); else "at most" (a bin of §6.2's t-search).
+Flex = tuple[int, bool, int, int]
+#: An open fixed run: (width, positions still to come, counting this one,
+#: counts towards the objective).
+Open = tuple[int, int, bool]
+
+_State = tuple[int, Demand, tuple[Open, ...], tuple[Flex, ...]]
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def fits(bins: tuple[int, ...], widths: tuple[int, ...]) -> bool:
+    """Can sets of ``widths`` (sorted descending) each be cut from one face of
+    ``bins`` (copies per face, sorted descending), disjointly?"""
+    if not widths:
+        return True
+    if sum(widths) > sum(bins) or widths[0] > bins[0]:
+        return False
+    w = widths[0]
+    rest = widths[1:]
+    tried = set()
+    for i, b in enumerate(bins):
+        if b < w or b in tried:
+            continue
+        tried.add(b)
+        nb = tuple(sorted(bins[:i] + (b - w,) + bins[i + 1 :], reverse=True))
+        if fits(nb, rest):
+            return True
+    return False
+
+
+def pack(faces: Sequence[tuple[int, int]], widths: Sequence[int]) -> Iterator[dict[int, int]]:
+    """Every distinct way (face -> copies used) to cut sets of ``widths`` from
+    ``faces`` ((face, copies) pairs), each set from one face."""
+    ws = sorted(widths, reverse=True)
+    seen: set[tuple[tuple[int, int], ...]] = set()
+    left = {f: c for f, c in faces}
+    used: dict[int, int] = {}
+
+    def rec(i: int) -> Iterator[dict[int, int]]:
+        if i == len(ws):
+            key = tuple(sorted((f, c) for f, c in used.items() if c))
+            if key not in seen:
+                seen.add(key)
+                yield dict(key)
+            return
+        w = ws[i]
+        for f, _c in faces:
+            if left[f] >= w:
+                left[f] -= w
+                used[f] = used.get(f, 0) + w
+                yield from rec(i + 1)
+                used[f] -= w
+                left[f] += w
+
+    yield from rec(0)
+
+
+class Sweep:
+    """The holding of one effective suit (``cnt``: face -> copies), ready for
+    the sweep. ``objective``: ``"sum"`` (the value is the pairs placed in
+    "at most" requirements) or ``"top"`` (the value is the highest top of a
+    sub-unit of shape ``top_shape``, or -1). The memo is kept for the life of
+    the object, so several questions about one holding share their work."""
+
+    __slots__ = (
+        "npos",
+        "faces",
+        "bins",
+        "suffix_cards",
+        "suffix_wide",
+        "suffix_quads",
+        "top_shape",
+        "memo",
+        "states",
+    )
+
+    def __init__(
+        self,
+        order: Order,
+        es: int,
+        cnt: Mapping[int, int],
+        top_shape: tuple[int, int] | None = None,
+    ) -> None:
+        faces_at = order.faces_at[es]
+        self.npos = len(faces_at)
+        self.faces: list[tuple[tuple[int, int], ...]] = []
+        self.bins: list[tuple[int, ...]] = []
+        for fs in faces_at:
+            row = tuple((f, cnt.get(f, 0)) for f in fs if cnt.get(f, 0) >= 2)
+            self.faces.append(row)
+            self.bins.append(tuple(sorted((c for _f, c in row), reverse=True)))
+        n = self.npos
+        self.suffix_cards = [0] * (n + 1)
+        self.suffix_wide = [0] * (n + 1)
+        self.suffix_quads = [0] * (n + 1)
+        for p in range(n - 1, -1, -1):
+            b = self.bins[p]
+            self.suffix_cards[p] = self.suffix_cards[p + 1] + sum(b)
+            self.suffix_wide[p] = self.suffix_wide[p + 1] + sum(1 for c in b if c >= 3)
+            self.suffix_quads[p] = self.suffix_quads[p + 1] + sum(1 for c in b if c >= 4)
+        self.top_shape = top_shape
+        self.memo: dict[_State, int] = {}
+        self.states = 0
+
+    @classmethod
+    def of_profile(cls, profile: Sequence[int]) -> Sweep:
+        """A holding of pairs only: ``profile[p]`` pair tokens at position ``p``
+        (each token a face of 2 copies)."""
+        self = cls.__new__(cls)
+        self.npos = len(profile)
+        self.faces = [tuple((-1 - i, 2) for i in range(t)) for t in profile]
+        self.bins = [(2,) * t for t in profile]
+        n = self.npos
+        self.suffix_cards = [0] * (n + 1)
+        self.suffix_wide = [0] * (n + 1)
+        self.suffix_quads = [0] * (n + 1)
+        for p in range(n - 1, -1, -1):
+            self.suffix_cards[p] = self.suffix_cards[p + 1] + 2 * profile[p]
+        self.top_shape = None
+        self.memo = {}
+        self.states = 0
+        return self
+
+    # --- the questions ------------------------------------------------------
+
+    def value(self, fixed: Demand, flex: Sequence[Flex] = ()) -> int:
+        """The best value over placements of the demand, or :data:`NEG`."""
+        return self._best(0, fixed, (), _canon_flex(flex))
+
+    def feasible(self, fixed: Demand, flex: Sequence[Flex] = ()) -> bool:
+        return self.value(fixed, flex) != NEG
+
+    def placements(self, fixed: Demand, flex: Sequence[Flex] = ()) -> Iterator[dict[int, int]]:
+        """The distinct sets of cards (face -> copies) that an optimal placement
+        of the demand takes, each once; the first comes after one pass."""
+        start: _State = (0, fixed, (), _canon_flex(flex))
+        if self._best(*start) == NEG:
+            return
+        seen: set[tuple[tuple[int, int], ...]] = set()
+        for taken in self._walk(start, {}):
+            key = tuple(sorted(taken.items()))
+            if key not in seen:
+                seen.add(key)
+                yield dict(key)
+
+    def _walk(self, state: _State, taken: dict[int, int]) -> Iterator[dict[int, int]]:
+        p = state[0]
+        if p == self.npos:
+            yield {f: c for f, c in taken.items() if c}
+            return
+        want = self._best(*state)
+        for widths, gain, nxt in self._moves(state):
+            rest = self._best(*nxt)
+            if rest == NEG or self._combine(gain, rest) != want:
+                continue
+            for use in pack(self.faces[p], widths):
+                for f, c in use.items():
+                    taken[f] = taken.get(f, 0) + c
+                yield from self._walk(nxt, taken)
+                for f, c in use.items():
+                    taken[f] -= c
+
+    # --- the programme --------------------------------------------------------
+
+    def _combine(self, gain: int, rest: int) -> int:
+        if self.top_shape is None:
+            return gain + rest
+        return gain if gain > rest else rest
+
+    def _best(self, p: int, fixed: Demand, opened: tuple[Open, ...], flex: tuple[Flex, ...]) -> int:
+        key = (p, fixed, opened, flex)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        self.states += 1
+        if not self._possible(p, fixed, opened, flex):
+            self.memo[key] = NEG
+            return NEG
+        if p == self.npos:
+            val = 0 if self.top_shape is None else -1
+            self.memo[key] = val
+            return val
+        best = NEG
+        bound = self._bound(fixed, opened, flex)
+        for _widths, gain, nxt in self._moves(key):
+            rest = self._best(*nxt)
+            if rest == NEG:
+                continue
+            val = self._combine(gain, rest)
+            if val > best:
+                best = val
+                if best >= bound:
+                    break
+        self.memo[key] = best
+        return best
+
+    def _bound(self, fixed: Demand, opened: tuple[Open, ...], flex: tuple[Flex, ...]) -> int:
+        """An upper bound on the value from a state (to stop searching early)."""
+        if self.top_shape is None:
+            return sum(b for b, exact, _n1, _n2 in flex if not exact)
+        return self.npos - 1
+
+    def _possible(
+        self, p: int, fixed: Demand, opened: tuple[Open, ...], flex: tuple[Flex, ...]
+    ) -> bool:
+        """Quick necessary conditions: room and cards enough for what is left."""
+        room = self.npos - p
+        cards = 0
+        wide = 0
+        quads = 0
+        for (m, k), c in fixed:
+            if k > room:
+                return False
+            cards += m * k * c
+            if m >= 3:
+                wide += k * c
+                if m == 4:
+                    quads += k * c
+        for m, r, _top in opened:
+            if r > room:
+                return False
+            cards += m * r
+            if m >= 3:
+                wide += r
+                if m == 4:
+                    quads += r
+        for b, exact, n1, n2 in flex:
+            if n1 and room == 0:
+                return False
+            if exact:
+                if b and not n1 and not n2 and b < 2:
+                    return False
+                cards += 2 * b
+            else:
+                cards += 2 * n1
+        return (
+            cards <= self.suffix_cards[p]
+            and wide <= self.suffix_wide[p]
+            and quads <= self.suffix_quads[p]
+        )
+
+    def _moves(self, state: _State) -> Iterator[tuple[list[int], int, _State]]:
+        """Every way to fill position ``p``: (widths placed there, gain, next state)."""
+        p, fixed, opened, flex = state
+        bins = self.bins[p]
+        room_after = self.npos - p - 1
+        widths: list[int] = []
+        top_gain = -1
+        nopen: list[Open] = []
+        for m, r, top in opened:
+            widths.append(m)
+            if r > 1:
+                nopen.append((m, r - 1, top))
+            elif top:
+                top_gain = p
+        for _b, _exact, n1, _n2 in flex:
+            widths.extend([2] * n1)
+        if not fits(bins, tuple(sorted(widths, reverse=True))):
+            return
+        top_shape = self.top_shape
+        # choices: how many of each fixed shape start here; per flexible
+        # requirement, how many long runs go on and how many new runs start
+        fixed_list = list(fixed)
+        flex_list = list(flex)
+
+        def choose_fixed(
+            i: int, ws: list[int], left: list[tuple[tuple[int, int], int]], op: list[Open], tg: int
+        ) -> Iterator[tuple[list[int], list[tuple[tuple[int, int], int]], list[Open], int]]:
+            if i == len(fixed_list):
+                yield ws, left, op, tg
+                return
+            (m, k), c = fixed_list[i]
+            is_top = top_shape == (m, k)
+            cap = c if k - 1 <= room_after else 0
+            add: list[int] = []
+            for y in range(cap + 1):
+                if y:
+                    add.append(m)
+                    cand = ws + add
+                    if not fits(bins, tuple(sorted(cand, reverse=True))):
+                        break
+                else:
+                    cand = ws
+                nleft = left + ([((m, k), c - y)] if c - y else [])
+                nop = op
+                ntg = tg
+                if y:
+                    if k > 1:
+                        nop = op + [(m, k - 1, is_top)] * y
+                    elif is_top:
+                        ntg = p
+                yield from choose_fixed(i + 1, cand, nleft, nop, ntg)
+
+        def choose_flex(
+            j: int, ws: list[int], out: list[Flex], gain: int
+        ) -> Iterator[tuple[list[int], list[Flex], int]]:
+            if j == len(flex_list):
+                yield ws, out, gain
+                return
+            b, exact, n1, n2 = flex_list[j]
+            left = b - n1  # budget after the mandatory goings-on
+            for x in range(min(n2, left), -1, -1):
+                ws_x = ws + [2] * x
+                if x and not fits(bins, tuple(sorted(ws_x, reverse=True))):
+                    continue
+                bx = left - x
+                smax = bx // 2 if room_after > 0 else 0
+                for s in range(smax, -1, -1):
+                    ws_s = ws_x + [2] * s
+                    if s and not fits(bins, tuple(sorted(ws_s, reverse=True))):
+                        continue
+                    nb = bx - s
+                    g = 0 if exact else n1 + x + s
+                    yield from choose_flex(j + 1, ws_s, out + [(nb, exact, s, n1 + x)], gain + g)
+
+        for ws, left, op, tg in choose_fixed(0, widths, [], nopen, top_gain):
+            for ws2, nflex, gain in choose_flex(0, ws, [], 0):
+                g = tg if top_shape is not None else gain
+                nxt: _State = (
+                    p + 1,
+                    tuple(left),
+                    tuple(sorted(op)),
+                    _canon_flex(nflex),
+                )
+                yield ws2, g, nxt
+
+
+def _canon_flex(flex: Sequence[Flex]) -> tuple[Flex, ...]:
+    """Requirements in a canonical order, without spent ones."""
+    out = []
+    for b, exact, n1, n2 in flex:
+        if n1 == 0 and n2 == 0 and (b == 0 or (not exact and b < 2)):
+            continue
+        out.append((b, exact, n1, n2))
+    out.sort()
+    return tuple(out)
+
+
+def demand_of(shapes: Sequence[tuple[int, int]]) -> Demand:
+    """The fixed demand of a list of shapes."""
+    c: dict[tuple[int, int], int] = {}
+    for s in shapes:
+        c[s] = c.get(s, 0) + 1
+    return tuple(sorted(c.items()))
