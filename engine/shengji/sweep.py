@@ -119,6 +119,7 @@ class Sweep:
         "suffix_wide",
         "suffix_quads",
         "top_shape",
+        "skip",
         "memo",
         "states",
     )
@@ -148,6 +149,7 @@ class Sweep:
             self.suffix_wide[p] = self.suffix_wide[p + 1] + sum(1 for c in b if c >= 3)
             self.suffix_quads[p] = self.suffix_quads[p + 1] + sum(1 for c in b if c >= 4)
         self.top_shape = top_shape
+        self.skip = _skips(self.bins)
         self.memo: dict[_State, int] = {}
         self.states = 0
 
@@ -166,6 +168,7 @@ class Sweep:
         for p in range(n - 1, -1, -1):
             self.suffix_cards[p] = self.suffix_cards[p + 1] + 2 * profile[p]
         self.top_shape = None
+        self.skip = _skips(self.bins)
         self.memo = {}
         self.states = 0
         return self
@@ -230,7 +233,13 @@ class Sweep:
             self.memo[key] = val
             return val
         best = NEG
-        bound = self._bound(fixed, opened, flex)
+        if self.top_shape is None:
+            bound = 0
+            for b, exact, _n1, _n2 in flex:
+                if not exact:
+                    bound += b
+        else:
+            bound = self.npos - 1
         for _widths, gain, nxt in self._moves(key):
             rest = self._best(*nxt)
             if rest == NEG:
@@ -243,28 +252,17 @@ class Sweep:
         self.memo[key] = best
         return best
 
-    def _bound(self, fixed: Demand, opened: tuple[Open, ...], flex: tuple[Flex, ...]) -> int:
-        """An upper bound on the value from a state (to stop searching early)."""
-        if self.top_shape is None:
-            return sum(b for b, exact, _n1, _n2 in flex if not exact)
-        return self.npos - 1
-
     def _possible(
         self, p: int, fixed: Demand, opened: tuple[Open, ...], flex: tuple[Flex, ...]
     ) -> bool:
         """Quick necessary conditions: room and cards enough for what is left."""
         room = self.npos - p
-        cards = 0
-        wide = 0
-        quads = 0
-        for (m, k), c in fixed:
-            if k > room:
-                return False
-            cards += m * k * c
-            if m >= 3:
-                wide += k * c
-                if m == 4:
-                    quads += k * c
+        agg = _AGG.get(fixed)
+        if agg is None:
+            agg = _aggregate(fixed)
+        cards, wide, quads, longest = agg
+        if longest > room:
+            return False
         for m, r, _top in opened:
             if r > room:
                 return False
@@ -288,11 +286,12 @@ class Sweep:
             and quads <= self.suffix_quads[p]
         )
 
-    def _moves(self, state: _State) -> Iterator[tuple[list[int], int, _State]]:
-        """Every way to fill position ``p``: (widths placed there, gain, next state)."""
+    def _moves(self, state: _State) -> list[tuple[list[int], int, _State]]:
+        """Every way to fill position ``p``: (widths placed there, gain, next
+        state); more sets first (a placement is found sooner)."""
         p, fixed, opened, flex = state
         bins = self.bins[p]
-        room_after = self.npos - p - 1
+        top_shape = self.top_shape
         widths: list[int] = []
         top_gain = -1
         nopen: list[Open] = []
@@ -302,76 +301,108 @@ class Sweep:
                 nopen.append((m, r - 1, top))
             elif top:
                 top_gain = p
+        n1_all = 0
         for _b, _exact, n1, _n2 in flex:
-            widths.extend([2] * n1)
-        if not fits(bins, tuple(sorted(widths, reverse=True))):
-            return
-        top_shape = self.top_shape
-        # choices: how many of each fixed shape start here; per flexible
-        # requirement, how many long runs go on and how many new runs start
-        fixed_list = list(fixed)
-        flex_list = list(flex)
+            n1_all += n1
+        if not bins:
+            # nothing can be placed here: open runs of pairs stop
+            if widths or n1_all:
+                return []
+            nflex = _canon_flex([(b, exact, 0, 0) for b, exact, _n1, _n2 in flex])
+            # jump to the next position that holds a set
+            return [([], -1 if top_shape is not None else 0, (self.skip[p], fixed, (), nflex))]
+        widths.extend([2] * n1_all)
+        single = bins[0] if len(bins) == 1 else 0
 
-        def choose_fixed(
-            i: int, ws: list[int], left: list[tuple[tuple[int, int], int]], op: list[Open], tg: int
-        ) -> Iterator[tuple[list[int], list[tuple[tuple[int, int], int]], list[Open], int]]:
-            if i == len(fixed_list):
-                yield ws, left, op, tg
+        def room(ws: list[int]) -> bool:
+            if single:
+                return sum(ws) <= single
+            return fits(bins, tuple(sorted(ws, reverse=True)))
+
+        if not room(widths):
+            return []
+        room_after = self.npos - p - 1
+        out: list[tuple[list[int], int, _State]] = []
+        fixed_list = fixed
+        flex_list = flex
+        nfixed = len(fixed_list)
+        nflexr = len(flex_list)
+
+        def choose_flex(j: int, ws: list[int], acc: list[Flex], gain: int,
+                        left: list[tuple[tuple[int, int], int]], op: list[Open], tg: int) -> None:
+            if j == nflexr:
+                g = tg if top_shape is not None else gain
+                out.append((ws, g, (p + 1, tuple(left), tuple(sorted(op)), _canon_flex(acc))))
+                return
+            b, exact, n1, n2 = flex_list[j]
+            rest = b - n1  # budget after the runs that must go on
+            for x in range(min(n2, rest), -1, -1):
+                ws_x = ws + [2] * x if x else ws
+                if x and not room(ws_x):
+                    continue
+                bx = rest - x
+                smax = bx // 2 if room_after > 0 else 0
+                for s_ in range(smax, -1, -1):
+                    ws_s = ws_x + [2] * s_ if s_ else ws_x
+                    if s_ and not room(ws_s):
+                        continue
+                    g = 0 if exact else n1 + x + s_
+                    choose_flex(j + 1, ws_s, acc + [(bx - s_, exact, s_, n1 + x)], gain + g,
+                                left, op, tg)
+
+        def choose_fixed(i: int, ws: list[int], left: list[tuple[tuple[int, int], int]],
+                         op: list[Open], tg: int) -> None:
+            if i == nfixed:
+                choose_flex(0, ws, [], 0, left, op, tg)
                 return
             (m, k), c = fixed_list[i]
             is_top = top_shape == (m, k)
-            cap = c if k - 1 <= room_after else 0
-            add: list[int] = []
-            for y in range(cap + 1):
-                if y:
-                    add.append(m)
-                    cand = ws + add
-                    if not fits(bins, tuple(sorted(cand, reverse=True))):
-                        break
+            ymax = c if k - 1 <= room_after else 0
+            while ymax and not room(ws + [m] * ymax):
+                ymax -= 1
+            for y in range(ymax, -1, -1):
+                nleft = left + [((m, k), c - y)] if c - y else left
+                if y == 0:
+                    choose_fixed(i + 1, ws, nleft, op, tg)
+                elif k > 1:
+                    choose_fixed(i + 1, ws + [m] * y, nleft, op + [(m, k - 1, is_top)] * y, tg)
                 else:
-                    cand = ws
-                nleft = left + ([((m, k), c - y)] if c - y else [])
-                nop = op
-                ntg = tg
-                if y:
-                    if k > 1:
-                        nop = op + [(m, k - 1, is_top)] * y
-                    elif is_top:
-                        ntg = p
-                yield from choose_fixed(i + 1, cand, nleft, nop, ntg)
+                    choose_fixed(i + 1, ws + [m] * y, nleft, op, p if is_top else tg)
 
-        def choose_flex(
-            j: int, ws: list[int], out: list[Flex], gain: int
-        ) -> Iterator[tuple[list[int], list[Flex], int]]:
-            if j == len(flex_list):
-                yield ws, out, gain
-                return
-            b, exact, n1, n2 = flex_list[j]
-            left = b - n1  # budget after the mandatory goings-on
-            for x in range(min(n2, left), -1, -1):
-                ws_x = ws + [2] * x
-                if x and not fits(bins, tuple(sorted(ws_x, reverse=True))):
-                    continue
-                bx = left - x
-                smax = bx // 2 if room_after > 0 else 0
-                for s in range(smax, -1, -1):
-                    ws_s = ws_x + [2] * s
-                    if s and not fits(bins, tuple(sorted(ws_s, reverse=True))):
-                        continue
-                    nb = bx - s
-                    g = 0 if exact else n1 + x + s
-                    yield from choose_flex(j + 1, ws_s, out + [(nb, exact, s, n1 + x)], gain + g)
+        choose_fixed(0, widths, [], nopen, top_gain)
+        return out
 
-        for ws, left, op, tg in choose_fixed(0, widths, [], nopen, top_gain):
-            for ws2, nflex, gain in choose_flex(0, ws, [], 0):
-                g = tg if top_shape is not None else gain
-                nxt: _State = (
-                    p + 1,
-                    tuple(left),
-                    tuple(sorted(op)),
-                    _canon_flex(nflex),
-                )
-                yield ws2, g, nxt
+
+def _skips(bins: Sequence[tuple[int, ...]]) -> list[int]:
+    """For each empty position, the next position that holds a set (or the end)."""
+    n = len(bins)
+    out = [n] * n
+    nxt = n
+    for p in range(n - 1, -1, -1):
+        out[p] = nxt
+        if bins[p]:
+            nxt = p
+    return out
+
+
+_AGG: dict[Demand, tuple[int, int, int, int]] = {}
+
+
+def _aggregate(fixed: Demand) -> tuple[int, int, int, int]:
+    """(cards, sets of width >= 3, quads, longest run) of a fixed demand (cached)."""
+    cards = wide = quads = longest = 0
+    for (m, k), c in fixed:
+        cards += m * k * c
+        if k > longest:
+            longest = k
+        if m >= 3:
+            wide += k * c
+            if m == 4:
+                quads += k * c
+    if len(_AGG) > 1 << 16:
+        _AGG.clear()
+    _AGG[fixed] = (cards, wide, quads, longest)
+    return _AGG[fixed]
 
 
 def _canon_flex(flex: Sequence[Flex]) -> tuple[Flex, ...]:
