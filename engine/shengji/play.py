@@ -17,7 +17,7 @@ import dataclasses
 import enum
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 from .cards import FACES, POINTS, Card, format_faces
@@ -454,11 +454,15 @@ class _Ladders:
         def ok(extra: Sequence[tuple[int, int]], more: Sequence[Flex] = ()) -> bool:
             return sw.feasible(demand(extra), [*flex, *more])
 
-        def most(lo: int, hi: int, test: Callable[[int], bool]) -> int:
-            # largest x in [lo, hi] with test(x), test(lo) being true, test monotone
+        def most(
+            hi: int, base: list[tuple[int, int]], unit: tuple[int, int], more: Sequence[Flex] = ()
+        ) -> int:
+            # the largest x <= hi such that base + x units can be placed (base
+            # can): a binary search, as dropping a unit keeps a placement
+            lo = 0
             while lo < hi:
                 mid = (lo + hi + 1) // 2
-                if test(mid):
+                if ok(base + [unit] * mid, more):
                     lo = mid
                 else:
                     hi = mid - 1
@@ -476,7 +480,7 @@ class _Ladders:
             if m == 2 and k > 1 and not sso:
                 t = sw.value(demand(()), [*flex, (k, False, 0, 0)])
                 more: list[Flex] = [(t, True, 0, 0)] if t else []
-                e = most(0, k - t, lambda x: ok([(2, 1)] * x, more))
+                e = most(k - t, [], (2, 1), more)
                 if t + e == 0:
                     vec.append(len(ladder))
                     continue
@@ -499,8 +503,8 @@ class _Ladders:
                 vec.append(len(ladder))
                 continue
             # a Titanic's tail: j triples and i pairs, more triples first
-            j = most(0, k - 1, lambda x: ok([(3, 1)] * x))
-            i = most(0, k - j, lambda x: ok([(3, 1)] * j + [(2, 1)] * x))
+            j = most(k - 1, [], (3, 1))
+            i = most(k - j, [(3, 1)] * j, (2, 1))
             if i == j == 0:
                 vec.append(len(ladder))
                 continue
