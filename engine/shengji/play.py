@@ -478,14 +478,20 @@ class _Ladders:
                 vec.append(0)
                 continue
             if m == 2 and k > 1 and not sso:
-                t = sw.value(demand(()), [*flex, (k, False, 0, 0)])
-                more: list[Flex] = [(t, True, 0, 0)] if t else []
-                e = most(k - t, [], (2, 1), more)
+                # t: the most pairs in runs (2 and 3 pairs in runs can only be
+                # one run: a fixed sub-unit; from 4 on, a tractor requirement)
+                if k >= 4:
+                    t = sw.value(demand(()), [*flex, (k, False, 0, 0)])
+                else:
+                    t = next((x for x in range(k, 1, -1) if ok([(2, x)])), 0)
+                more: list[Flex] = [(t, True, 0, 0)] if t >= 4 else []
+                runs = [(2, t)] if 2 <= t <= 3 else []
+                e = most(k - t, runs, (2, 1), more)
                 if t + e == 0:
                     vec.append(len(ladder))
                     continue
                 vec.append(_tq_index(k)[(t, t + e)])
-                commit([(2, 1)] * e)
+                commit(runs + [(2, 1)] * e)
                 flex.extend(more)
                 continue
             found = False

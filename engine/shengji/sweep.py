@@ -116,8 +116,11 @@ class Sweep:
         "faces",
         "bins",
         "suffix_cards",
+        "suffix_sets",
         "suffix_wide",
         "suffix_quads",
+        "runs_from",
+        "longest_from",
         "top_shape",
         "skip",
         "memo",
@@ -131,47 +134,49 @@ class Sweep:
         cnt: Mapping[int, int],
         top_shape: tuple[int, int] | None = None,
     ) -> None:
-        faces_at = order.faces_at[es]
-        self.npos = len(faces_at)
-        self.faces: list[tuple[tuple[int, int], ...]] = []
-        self.bins: list[tuple[int, ...]] = []
-        for fs in faces_at:
-            row = tuple((f, cnt.get(f, 0)) for f in fs if cnt.get(f, 0) >= 2)
-            self.faces.append(row)
-            self.bins.append(tuple(sorted((c for _f, c in row), reverse=True)))
-        n = self.npos
-        self.suffix_cards = [0] * (n + 1)
-        self.suffix_wide = [0] * (n + 1)
-        self.suffix_quads = [0] * (n + 1)
-        for p in range(n - 1, -1, -1):
-            b = self.bins[p]
-            self.suffix_cards[p] = self.suffix_cards[p + 1] + sum(b)
-            self.suffix_wide[p] = self.suffix_wide[p + 1] + sum(1 for c in b if c >= 3)
-            self.suffix_quads[p] = self.suffix_quads[p + 1] + sum(1 for c in b if c >= 4)
-        self.top_shape = top_shape
-        self.skip = _skips(self.bins)
-        self.memo: dict[_State, int] = {}
-        self.states = 0
+        faces: list[tuple[tuple[int, int], ...]] = []
+        for fs in order.faces_at[es]:
+            faces.append(tuple((f, cnt.get(f, 0)) for f in fs if cnt.get(f, 0) >= 2))
+        self._prepare(faces, top_shape)
 
     @classmethod
     def of_profile(cls, profile: Sequence[int]) -> Sweep:
         """A holding of pairs only: ``profile[p]`` pair tokens at position ``p``
         (each token a face of 2 copies)."""
         self = cls.__new__(cls)
-        self.npos = len(profile)
-        self.faces = [tuple((-1 - i, 2) for i in range(t)) for t in profile]
-        self.bins = [(2,) * t for t in profile]
-        n = self.npos
+        self._prepare([tuple((-1 - i, 2) for i in range(t)) for t in profile], None)
+        return self
+
+    def _prepare(
+        self, faces: list[tuple[tuple[int, int], ...]], top_shape: tuple[int, int] | None
+    ) -> None:
+        self.faces = faces
+        self.bins = [tuple(sorted((c for _f, c in row), reverse=True)) for row in faces]
+        n = self.npos = len(faces)
+        # what the positions from p on hold, for the quick necessary conditions
         self.suffix_cards = [0] * (n + 1)
+        self.suffix_sets = [0] * (n + 1)
         self.suffix_wide = [0] * (n + 1)
         self.suffix_quads = [0] * (n + 1)
+        # runs_from[m][p]: consecutive positions from p holding a face >= m;
+        # longest_from[m][p]: the longest such stretch at or after p
+        self.runs_from = [[0] * (n + 1) for _m in range(5)]
+        self.longest_from = [[0] * (n + 1) for _m in range(5)]
         for p in range(n - 1, -1, -1):
-            self.suffix_cards[p] = self.suffix_cards[p + 1] + 2 * profile[p]
-        self.top_shape = None
+            b = self.bins[p]
+            self.suffix_cards[p] = self.suffix_cards[p + 1] + sum(b)
+            self.suffix_sets[p] = self.suffix_sets[p + 1] + sum(c >> 1 for c in b)
+            self.suffix_wide[p] = self.suffix_wide[p + 1] + sum(1 for c in b if c >= 3)
+            self.suffix_quads[p] = self.suffix_quads[p + 1] + sum(1 for c in b if c >= 4)
+            top = b[0] if b else 0
+            for m in range(2, 5):
+                r = self.runs_from[m][p + 1] + 1 if top >= m else 0
+                self.runs_from[m][p] = r
+                self.longest_from[m][p] = max(r, self.longest_from[m][p + 1])
+        self.top_shape = top_shape
         self.skip = _skips(self.bins)
-        self.memo = {}
+        self.memo: dict[_State, int] = {}
         self.states = 0
-        return self
 
     # --- the questions ------------------------------------------------------
 
@@ -255,33 +260,38 @@ class Sweep:
     def _possible(
         self, p: int, fixed: Demand, opened: tuple[Open, ...], flex: tuple[Flex, ...]
     ) -> bool:
-        """Quick necessary conditions: room and cards enough for what is left."""
-        room = self.npos - p
+        """Quick necessary conditions: room, sets and cards enough for what is left."""
         agg = _AGG.get(fixed)
         if agg is None:
             agg = _aggregate(fixed)
-        cards, wide, quads, longest = agg
-        if longest > room:
+        cards, sets, wide, quads, long2, long3, long4 = agg
+        longest = self.longest_from
+        if long2 > longest[2][p] or long3 > longest[3][p] or long4 > longest[4][p]:
             return False
+        runs_from = self.runs_from
         for m, r, _top in opened:
-            if r > room:
+            if r > runs_from[m][p]:
                 return False
             cards += m * r
+            sets += r
             if m >= 3:
                 wide += r
                 if m == 4:
                     quads += r
         for b, exact, n1, n2 in flex:
-            if n1 and room == 0:
+            if n1 and runs_from[2][p] == 0:
                 return False
             if exact:
                 if b and not n1 and not n2 and b < 2:
                     return False
                 cards += 2 * b
+                sets += b
             else:
                 cards += 2 * n1
+                sets += n1
         return (
-            cards <= self.suffix_cards[p]
+            sets <= self.suffix_sets[p]
+            and cards <= self.suffix_cards[p]
             and wide <= self.suffix_wide[p]
             and quads <= self.suffix_quads[p]
         )
@@ -385,24 +395,28 @@ def _skips(bins: Sequence[tuple[int, ...]]) -> list[int]:
     return out
 
 
-_AGG: dict[Demand, tuple[int, int, int, int]] = {}
+_AGG: dict[Demand, tuple[int, int, int, int, int, int, int]] = {}
 
 
-def _aggregate(fixed: Demand) -> tuple[int, int, int, int]:
-    """(cards, sets of width >= 3, quads, longest run) of a fixed demand (cached)."""
-    cards = wide = quads = longest = 0
+def _aggregate(fixed: Demand) -> tuple[int, int, int, int, int, int, int]:
+    """(cards, sets, sets of width >= 3, quads, longest run of width >= 2, >= 3,
+    >= 4) of a fixed demand (cached)."""
+    cards = sets = wide = quads = 0
+    longest = [0, 0, 0, 0, 0]
     for (m, k), c in fixed:
         cards += m * k * c
-        if k > longest:
-            longest = k
+        sets += k * c
+        if k > longest[m]:
+            longest[m] = k
         if m >= 3:
             wide += k * c
             if m == 4:
                 quads += k * c
     if len(_AGG) > 1 << 16:
         _AGG.clear()
-    _AGG[fixed] = (cards, wide, quads, longest)
-    return _AGG[fixed]
+    got = (cards, sets, wide, quads, max(longest[2:]), max(longest[3:]), longest[4])
+    _AGG[fixed] = got
+    return got
 
 
 def _canon_flex(flex: Sequence[Flex]) -> tuple[Flex, ...]:

@@ -26,7 +26,9 @@ import ladder_reference as ref  # noqa: E402
 from enginehelp import f, order  # noqa: E402
 from shengji import Order, Rank, Rules, Suit  # noqa: E402
 from shengji.play import (  # noqa: E402
+    _MODE_LADDER,
     Lead,
+    _Ladders,
     check_follow_counts,
     check_throw,
     counts,
@@ -150,6 +152,58 @@ def random_throws(cases: int) -> None:
     print(f"  slowest check: {worst[4]!r} lead {sorted(worst[1])} hand {sorted(worst[2])} play {sorted(worst[3])}")
 
 
+def work(o: Order, lead: Lead, hand: list[int], play: list[int]) -> int:
+    """Sweep states a follow check visits (deterministic, unlike time)."""
+    if lead.mode != _MODE_LADDER:
+        return 0
+    return sum(
+        _Ladders(o, lead, dict(Counter(x for x in cards if o.esuit[x] == lead.esuit))).sweep.states
+        for cards in (hand, play)
+    )
+
+
+def hill_climb(rounds: int, steps: int) -> None:
+    """Search for the checks that visit the most sweep states: mutate the lead,
+    the holding and the play a card at a time, keep what does not lower it."""
+    rng = random.Random(99)
+    best_overall = (0, 0.0, "")
+    for _ in range(rounds):
+        o, lead_faces, hands = random_case(rng)
+        hand = hands[0]
+        suit_faces = o.suit_faces[4]
+        decks = o.rules.decks
+
+        def score(lf: list[int], h: list[int]) -> tuple[int, list[int]]:
+            lead = Lead(o, lf)
+            suit = [x for x in h if o.esuit[x] == 4]
+            play = sorted(suit, key=lambda x: o.pos[x])[: lead.size]
+            return work(o, lead, h, play), play
+
+        cur, _ = score(lead_faces, hand)
+        for _ in range(steps):
+            lf, h = list(lead_faces), list(hand)
+            target = lf if rng.random() < 0.5 else h
+            if target and rng.random() < 0.5:
+                target.remove(rng.choice(target))
+            else:
+                x = rng.choice(suit_faces)
+                if target.count(x) < decks and lf.count(x) + h.count(x) < decks:
+                    target.append(x)
+            if not lf or len([x for x in h if o.esuit[x] == 4]) <= len(lf):
+                continue
+            val, _ = score(lf, h)
+            if val >= cur:
+                cur, lead_faces, hand = val, lf, h
+        lead = Lead(o, lead_faces)
+        _val, play = score(lead_faces, hand)
+        t = timed(check_follow_counts, o, lead, counts(hand), play, reps=5)
+        if cur > best_overall[0]:
+            best_overall = (cur, t, f"{o!r} lead {sorted(lead_faces)} hand {sorted(hand)}")
+    print(f"hill climb ({rounds} x {steps} steps) on sweep states: most {best_overall[0]} "
+          f"states in one check, {best_overall[1] * 1e3:.2f} ms: {best_overall[2]}")
+
+
 if __name__ == "__main__":
     example()
     random_throws(int(sys.argv[1]) if len(sys.argv) > 1 else 200)
+    hill_climb(int(sys.argv[2]) if len(sys.argv) > 2 else 10, int(sys.argv[3]) if len(sys.argv) > 3 else 150)
