@@ -435,34 +435,46 @@ class _Ladders:
     by binary searches on triples, then pairs (dropping a sub-unit never makes a
     placement impossible). Bound: docs/rules.md "How long a check takes"."""
 
-    __slots__ = ("vector", "fixed", "flex", "sweep")
+    __slots__ = ("vector", "fixed", "flex", "sweep", "order", "esuit", "held")
 
     def __init__(self, order: Order, lead: Lead, cnt: dict[int, int]) -> None:
-        sw = Sweep(order, lead.esuit, cnt)
+        # feasibility questions go to a "spare pairs" sweep: single pairs are
+        # not placed, but counted in what the rest leaves
+        sw = Sweep(order, lead.esuit, cnt, spare=True)
         self.sweep = sw
+        self.order = order
+        self.esuit = lead.esuit
+        self.held = cnt
+        sums: list[Sweep] = []
         fixed: dict[tuple[int, int], int] = {}
         flex: list[Flex] = []
         vec: list[int] = []
         sso = order.rules.same_shape_only
 
-        def demand(extra: Iterable[tuple[int, int]]) -> Demand:
+        def demand(extra: Iterable[tuple[int, int]], pairs: bool = False) -> tuple[Demand, int]:
             d = dict(fixed)
             for s in extra:
                 d[s] = d.get(s, 0) + 1
-            return tuple(sorted(d.items()))
+            n = 0 if pairs else d.pop((2, 1), 0)
+            return tuple(sorted(d.items())), n
+
+        def spare(extra: Sequence[tuple[int, int]], more: Sequence[Flex] = (), cap: int = 0) -> int:
+            # pairs still free (up to cap) once extra is placed too (< 0: it
+            # cannot be)
+            d, n = demand(extra)
+            v = sw.spare_at_least(d, [*flex, *more], n + cap)
+            return -1 if v == NEG else v - n
 
         def ok(extra: Sequence[tuple[int, int]], more: Sequence[Flex] = ()) -> bool:
-            return sw.feasible(demand(extra), [*flex, *more])
+            return spare(extra, more) >= 0
 
-        def most(
-            hi: int, base: list[tuple[int, int]], unit: tuple[int, int], more: Sequence[Flex] = ()
-        ) -> int:
+        def most(hi: int, base: list[tuple[int, int]], unit: tuple[int, int]) -> int:
             # the largest x <= hi such that base + x units can be placed (base
             # can): a binary search, as dropping a unit keeps a placement
             lo = 0
             while lo < hi:
                 mid = (lo + hi + 1) // 2
-                if ok(base + [unit] * mid, more):
+                if ok(base + [unit] * mid):
                     lo = mid
                 else:
                     hi = mid - 1
@@ -479,14 +491,17 @@ class _Ladders:
                 continue
             if m == 2 and k > 1 and not sso:
                 # t: the most pairs in runs (2 and 3 pairs in runs can only be
-                # one run: a fixed sub-unit; from 4 on, a tractor requirement)
+                # one run: a fixed sub-unit; from 4 on, a tractor requirement
+                # and one "at most" sweep); then the most extra pairs
                 if k >= 4:
-                    t = sw.value(demand(()), [*flex, (k, False, 0, 0)])
+                    if not sums:
+                        sums.append(Sweep(order, lead.esuit, cnt))
+                    t = sums[0].value(demand((), pairs=True)[0], [*flex, (k, False, 0, 0)])
                 else:
                     t = next((x for x in range(k, 1, -1) if ok([(2, x)])), 0)
                 more: list[Flex] = [(t, True, 0, 0)] if t >= 4 else []
                 runs = [(2, t)] if 2 <= t <= 3 else []
-                e = most(k - t, runs, (2, 1), more)
+                e = spare(runs, more, k - t)
                 if t + e == 0:
                     vec.append(len(ladder))
                     continue
@@ -510,7 +525,7 @@ class _Ladders:
                 continue
             # a Titanic's tail: j triples and i pairs, more triples first
             j = most(k - 1, [], (3, 1))
-            i = most(k - j, [(3, 1)] * j, (2, 1))
+            i = spare([(3, 1)] * j, (), k - j)
             if i == j == 0:
                 vec.append(len(ladder))
                 continue
@@ -523,7 +538,7 @@ class _Ladders:
     def cores(self) -> Iterator[dict[int, int]]:
         """Every distinct set of cards (face -> copies) that realises the
         vector: a play is legal iff its suit cards hold one of them."""
-        return self.sweep.placements(self.fixed, self.flex)
+        return Sweep(self.order, self.esuit, self.held).placements(self.fixed, self.flex)
 
 
 def _ladder_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, ...]:

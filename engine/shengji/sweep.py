@@ -40,6 +40,9 @@ from .order import Order
 
 __all__ = ["NEG", "Demand", "Flex", "Sweep", "fits", "pack"]
 
+#: States visited by every sweep so far (for measuring the work; never reset here).
+VISITED: Final = [0]
+
 #: "No placement": the value of an infeasible state.
 NEG: Final = -(1 << 30)
 
@@ -77,6 +80,27 @@ def fits(bins: tuple[int, ...], widths: tuple[int, ...]) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def spare_pairs(bins: tuple[int, ...], widths: tuple[int, ...]) -> int:
+    """The most pairs left in ``bins`` (sorted descending) after cutting sets of
+    ``widths`` (sorted descending) from them, each from one face; -1 if they do
+    not fit."""
+    if not widths:
+        return sum(b >> 1 for b in bins)
+    w = widths[0]
+    best = -1
+    tried = set()
+    for i, b in enumerate(bins):
+        if b < w or b in tried:
+            continue
+        tried.add(b)
+        nb = tuple(sorted(bins[:i] + (b - w,) + bins[i + 1 :], reverse=True))
+        got = spare_pairs(nb, widths[1:])
+        if got > best:
+            best = got
+    return best
+
+
 def pack(faces: Sequence[tuple[int, int]], widths: Sequence[int]) -> Iterator[dict[int, int]]:
     """Every distinct way (face -> copies used) to cut sets of ``widths`` from
     ``faces`` ((face, copies) pairs), each set from one face."""
@@ -106,9 +130,11 @@ def pack(faces: Sequence[tuple[int, int]], widths: Sequence[int]) -> Iterator[di
 
 class Sweep:
     """The holding of one effective suit (``cnt``: face -> copies), ready for
-    the sweep. ``objective``: ``"sum"`` (the value is the pairs placed in
-    "at most" requirements) or ``"top"`` (the value is the highest top of a
-    sub-unit of shape ``top_shape``, or -1). The memo is kept for the life of
+    the sweep. The value of a demand is: with ``top_shape``, the highest top of
+    a sub-unit of that shape (or -1); with ``spare``, the most pairs that can
+    be cut from what a placement leaves (so single pairs need not be in the
+    demand: ``d`` more pairs fit iff the value is at least ``d``); else the
+    pairs placed in "at most" requirements. The memo is kept for the life of
     the object, so several questions about one holding share their work."""
 
     __slots__ = (
@@ -122,8 +148,10 @@ class Sweep:
         "runs_from",
         "longest_from",
         "top_shape",
+        "spare",
         "skip",
         "memo",
+        "capped",
         "states",
     )
 
@@ -133,11 +161,13 @@ class Sweep:
         es: int,
         cnt: Mapping[int, int],
         top_shape: tuple[int, int] | None = None,
+        spare: bool = False,
     ) -> None:
         faces: list[tuple[tuple[int, int], ...]] = []
         for fs in order.faces_at[es]:
             faces.append(tuple((f, cnt.get(f, 0)) for f in fs if cnt.get(f, 0) >= 2))
         self._prepare(faces, top_shape)
+        self.spare = spare
 
     @classmethod
     def of_profile(cls, profile: Sequence[int]) -> Sweep:
@@ -145,6 +175,7 @@ class Sweep:
         (each token a face of 2 copies)."""
         self = cls.__new__(cls)
         self._prepare([tuple((-1 - i, 2) for i in range(t)) for t in profile], None)
+        self.spare = False
         return self
 
     def _prepare(
@@ -176,6 +207,7 @@ class Sweep:
         self.top_shape = top_shape
         self.skip = _skips(self.bins)
         self.memo: dict[_State, int] = {}
+        self.capped: dict[_State, tuple[int, bool]] = {}
         self.states = 0
 
     # --- the questions ------------------------------------------------------
@@ -183,6 +215,41 @@ class Sweep:
     def value(self, fixed: Demand, flex: Sequence[Flex] = ()) -> int:
         """The best value over placements of the demand, or :data:`NEG`."""
         return self._best(0, fixed, (), _canon_flex(flex))
+
+    def spare_at_least(self, fixed: Demand, flex: Sequence[Flex], want: int) -> int:
+        """With ``spare``: ``min(value, want)``, or :data:`NEG` (the search stops
+        as soon as ``want`` spare pairs are found)."""
+        return self._capped((0, fixed, (), _canon_flex(flex)), want)
+
+    def _capped(self, state: _State, want: int) -> int:
+        got = self.capped.get(state)
+        if got is not None:
+            val, exact = got
+            if exact or val >= want:
+                return val if val < want else want
+        self.states += 1
+        VISITED[0] += 1
+        p, fixed, opened, flex = state
+        if not self._possible(p, fixed, opened, flex):
+            self.capped[state] = (NEG, True)
+            return NEG
+        if p == self.npos:
+            self.capped[state] = (0, True)
+            return 0
+        best = NEG
+        for _widths, gain, nxt in self._moves(state):
+            need = want - gain
+            rest = self._capped(nxt, need if need > 0 else 0)
+            if rest == NEG:
+                continue
+            val = gain + rest
+            if val > best:
+                best = val
+                if best >= want:
+                    break
+        # below want, every move was searched: the value is exact
+        self.capped[state] = (best, best < want)
+        return best if best < want else want
 
     def feasible(self, fixed: Demand, flex: Sequence[Flex] = ()) -> bool:
         return self.value(fixed, flex) != NEG
@@ -230,6 +297,7 @@ class Sweep:
         if got is not None:
             return got
         self.states += 1
+        VISITED[0] += 1
         if not self._possible(p, fixed, opened, flex):
             self.memo[key] = NEG
             return NEG
@@ -238,7 +306,9 @@ class Sweep:
             self.memo[key] = val
             return val
         best = NEG
-        if self.top_shape is None:
+        if self.spare:
+            bound = self.suffix_sets[p]
+        elif self.top_shape is None:
             bound = 0
             for b, exact, _n1, _n2 in flex:
                 if not exact:
@@ -332,6 +402,7 @@ class Sweep:
         if not room(widths):
             return []
         room_after = self.npos - p - 1
+        spare = self.spare
         out: list[tuple[list[int], int, _State]] = []
         fixed_list = fixed
         flex_list = flex
@@ -341,7 +412,14 @@ class Sweep:
         def choose_flex(j: int, ws: list[int], acc: list[Flex], gain: int,
                         left: list[tuple[tuple[int, int], int]], op: list[Open], tg: int) -> None:
             if j == nflexr:
-                g = tg if top_shape is not None else gain
+                if top_shape is not None:
+                    g = tg
+                elif spare:
+                    g = (single - sum(ws)) >> 1 if single else spare_pairs(
+                        bins, tuple(sorted(ws, reverse=True))
+                    )
+                else:
+                    g = gain
                 out.append((ws, g, (p + 1, tuple(left), tuple(sorted(op)), _canon_flex(acc))))
                 return
             b, exact, n1, n2 = flex_list[j]

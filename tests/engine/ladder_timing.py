@@ -26,15 +26,14 @@ import ladder_reference as ref  # noqa: E402
 from enginehelp import f, order  # noqa: E402
 from shengji import Order, Rank, Rules, Suit  # noqa: E402
 from shengji.play import (  # noqa: E402
-    _MODE_LADDER,
     Lead,
-    _Ladders,
     check_follow_counts,
     check_throw,
     counts,
     legal_follows,
     trick_winner_faces,
 )
+from shengji.sweep import VISITED  # noqa: E402
 
 REPS = 3
 
@@ -154,12 +153,17 @@ def random_throws(cases: int) -> None:
 
 def work(o: Order, lead: Lead, hand: list[int], play: list[int]) -> int:
     """Sweep states a follow check visits (deterministic, unlike time)."""
-    if lead.mode != _MODE_LADDER:
-        return 0
-    return sum(
-        _Ladders(o, lead, dict(Counter(x for x in cards if o.esuit[x] == lead.esuit))).sweep.states
-        for cards in (hand, play)
-    )
+    before = VISITED[0]
+    check_follow_counts(o, lead, counts(hand), play)
+    return VISITED[0] - before
+
+
+def _score(o: Order, lf: list[int], h: list[int]) -> tuple[int, list[int]]:
+    """The work of a check of the weakest trumps of ``h`` against lead ``lf``."""
+    lead = Lead(o, lf)
+    suit = [x for x in h if o.esuit[x] == 4]
+    play = sorted(suit, key=lambda x: o.pos[x])[: lead.size]
+    return work(o, lead, h, play), play
 
 
 def hill_climb(rounds: int, steps: int) -> None:
@@ -173,13 +177,7 @@ def hill_climb(rounds: int, steps: int) -> None:
         suit_faces = o.suit_faces[4]
         decks = o.rules.decks
 
-        def score(lf: list[int], h: list[int]) -> tuple[int, list[int]]:
-            lead = Lead(o, lf)
-            suit = [x for x in h if o.esuit[x] == 4]
-            play = sorted(suit, key=lambda x: o.pos[x])[: lead.size]
-            return work(o, lead, h, play), play
-
-        cur, _ = score(lead_faces, hand)
+        cur, _ = _score(o, lead_faces, hand)
         for _ in range(steps):
             lf, h = list(lead_faces), list(hand)
             target = lf if rng.random() < 0.5 else h
@@ -191,11 +189,11 @@ def hill_climb(rounds: int, steps: int) -> None:
                     target.append(x)
             if not lf or len([x for x in h if o.esuit[x] == 4]) <= len(lf):
                 continue
-            val, _ = score(lf, h)
+            val, _ = _score(o, lf, h)
             if val >= cur:
                 cur, lead_faces, hand = val, lf, h
         lead = Lead(o, lead_faces)
-        _val, play = score(lead_faces, hand)
+        _val, play = _score(o, lead_faces, hand)
         t = timed(check_follow_counts, o, lead, counts(hand), play, reps=5)
         if cur > best_overall[0]:
             best_overall = (cur, t, f"{o!r} lead {sorted(lead_faces)} hand {sorted(hand)}")
