@@ -424,6 +424,12 @@ def _ji_index(k: int) -> dict[tuple[int, int], int]:
     return out
 
 
+def _in_runs(t: int) -> tuple[list[tuple[int, int]], list[Flex]]:
+    """The demand "t pairs in runs of pairs": one run for 2 or 3 pairs (the only
+    partition), else a tractor requirement (any partition into runs >= 2)."""
+    return ([(2, t)], []) if t <= 3 else ([], [(t, True, 0, 0)])
+
+
 class _Ladders:
     """The ladder vector of one holding (RULES.md §6.3; docs/rules.md "How the
     table reads it"): the lexicographically least vector of rungs over every
@@ -435,17 +441,13 @@ class _Ladders:
     by binary searches on triples, then pairs (dropping a sub-unit never makes a
     placement impossible). Bound: docs/rules.md "How long a check takes"."""
 
-    __slots__ = ("vector", "fixed", "flex", "sweep", "order", "esuit", "held")
+    __slots__ = ("vector", "fixed", "flex", "sweep")
 
     def __init__(self, order: Order, lead: Lead, cnt: dict[int, int]) -> None:
         # feasibility questions go to a "spare pairs" sweep: single pairs are
         # not placed, but counted in what the rest leaves
         sw = Sweep(order, lead.esuit, cnt, spare=True)
         self.sweep = sw
-        self.order = order
-        self.esuit = lead.esuit
-        self.held = cnt
-        sums: list[Sweep] = []
         fixed: dict[tuple[int, int], int] = {}
         flex: list[Flex] = []
         vec: list[int] = []
@@ -490,15 +492,9 @@ class _Ladders:
                 vec.append(0)
                 continue
             if m == 2 and k > 1 and not sso:
-                # t: the most pairs in runs (2 and 3 pairs in runs can only be
-                # one run: a fixed sub-unit; from 4 on, a tractor requirement
-                # and one "at most" sweep); then the most extra pairs
-                if k >= 4:
-                    if not sums:
-                        sums.append(Sweep(order, lead.esuit, cnt))
-                    t = sums[0].value(demand((), pairs=True)[0], [*flex, (k, False, 0, 0)])
-                else:
-                    t = next((x for x in range(k, 1, -1) if ok([(2, x)])), 0)
+                # t: the most pairs in runs, tried from k down; then the most
+                # extra pairs (one capped spare-pairs sweep)
+                t = next((x for x in range(k, 1, -1) if ok(*_in_runs(x))), 0)
                 more: list[Flex] = [(t, True, 0, 0)] if t >= 4 else []
                 runs = [(2, t)] if 2 <= t <= 3 else []
                 e = spare(runs, more, k - t)
@@ -538,7 +534,9 @@ class _Ladders:
     def cores(self) -> Iterator[dict[int, int]]:
         """Every distinct set of cards (face -> copies) that realises the
         vector: a play is legal iff its suit cards hold one of them."""
-        return Sweep(self.order, self.esuit, self.held).placements(self.fixed, self.flex)
+        d = dict(self.fixed)
+        pairs = d.pop((2, 1), 0)
+        return self.sweep.spare_placements(tuple(sorted(d.items())), self.flex, pairs)
 
 
 def _ladder_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, ...]:
@@ -930,7 +928,14 @@ def _cores(order: Order, lead: Lead, held: dict[int, int]) -> Iterator[dict[int,
     # more pairs
     q = min(lead.pairs, sum(c >> 1 for c in held.values()))
     t = _tractor_pairs(order, lead.esuit, counts_from(held), lead.caps) if lead.caps else 0
-    bins: list[Flex] = [(c, False, 0, 0) for c in lead.caps] if t else []
+    if len(lead.caps) <= 1 or not t:
+        # at most one led tractor: its t pairs in runs are one run (t <= 3) or
+        # a requirement, and the other pairs are spare pairs
+        runs: Demand = (((2, t), 1),) if 2 <= t <= 3 else ()
+        req: list[Flex] = [(t, True, 0, 0)] if t >= 4 else []
+        yield from Sweep(order, lead.esuit, held, spare=True).spare_placements(runs, req, q - t)
+        return
+    bins: list[Flex] = [(c, False, 0, 0) for c in lead.caps]
     fixed: Demand = (((2, 1), q - t),) if q > t else ()
     yield from Sweep(order, lead.esuit, held).placements(fixed, bins)
 

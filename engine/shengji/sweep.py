@@ -267,6 +267,50 @@ class Sweep:
                 seen.add(key)
                 yield dict(key)
 
+    def spare_placements(
+        self, fixed: Demand, flex: Sequence[Flex], pairs: int
+    ) -> Iterator[dict[int, int]]:
+        """With ``spare``: the distinct sets of cards (face -> copies) that a
+        placement of the demand and of ``pairs`` more pairs takes, each once."""
+        start: _State = (0, fixed, (), _canon_flex(flex))
+        if self._capped(start, pairs) < pairs:
+            return
+        seen: set[tuple[tuple[int, int], ...]] = set()
+        for taken in self._walk_spare(start, pairs, {}):
+            # the pairs: any of those left, from the weakest position up
+            left = []
+            for row in self.faces:
+                for f, c in row:
+                    n = (c - taken.get(f, 0)) >> 1
+                    if n:
+                        left.append((f, n))
+            for choice in _choose(left, pairs):
+                core = dict(taken)
+                for f in choice:
+                    core[f] = core.get(f, 0) + 2
+                key = tuple(sorted((f, c) for f, c in core.items() if c))
+                if key not in seen:
+                    seen.add(key)
+                    yield dict(key)
+
+    def _walk_spare(
+        self, state: _State, want: int, taken: dict[int, int]
+    ) -> Iterator[dict[int, int]]:
+        p = state[0]
+        if p == self.npos:
+            yield {f: c for f, c in taken.items() if c}
+            return
+        for widths, gain, nxt in self._moves(state):
+            need = want - gain if want > gain else 0
+            if self._capped(nxt, need) < need:
+                continue
+            for use in pack(self.faces[p], widths):
+                for f, c in use.items():
+                    taken[f] = taken.get(f, 0) + c
+                yield from self._walk_spare(nxt, need, taken)
+                for f, c in use.items():
+                    taken[f] -= c
+
     def _walk(self, state: _State, taken: dict[int, int]) -> Iterator[dict[int, int]]:
         p = state[0]
         if p == self.npos:
@@ -495,6 +539,19 @@ def _aggregate(fixed: Demand) -> tuple[int, int, int, int, int, int, int]:
     got = (cards, sets, wide, quads, max(longest[2:]), max(longest[3:]), longest[4])
     _AGG[fixed] = got
     return got
+
+
+def _choose(items: list[tuple[int, int]], size: int) -> Iterator[list[int]]:
+    """Sub-multisets of ``size`` from (item, count) pairs, first items first."""
+    if size == 0:
+        yield []
+        return
+    if not items or sum(c for _f, c in items) < size:
+        return
+    f, c = items[0]
+    for take in range(min(c, size), -1, -1):
+        for tail in _choose(items[1:], size - take):
+            yield [f] * take + tail
 
 
 def _canon_flex(flex: Sequence[Flex]) -> tuple[Flex, ...]:
