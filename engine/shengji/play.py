@@ -340,12 +340,45 @@ def _tractor_pairs(order: Order, es: int, cnt: Sequence[int], caps: tuple[int, .
 @functools.lru_cache(maxsize=1 << 16)
 def _fill(profile: tuple[int, ...], caps: tuple[int, ...]) -> int:
     """Most pair tokens placed in runs (length >= 2, consecutive positions, one
-    token per position) packed into bins of sizes ``caps`` (sorted descending):
-    one "at most" sweep (:class:`~shengji.sweep.Sweep`; bound in docs/rules.md
-    "How long a check takes")."""
+    token per position) packed into bins of sizes ``caps`` (sorted descending).
+
+    Each call works at the first position ``p`` holding a token: drop one
+    token there, or start a run there of some length in some bin, the whole run
+    taken at once. So what a call sees ahead of ``p`` is the profile less the
+    runs still going through ``p`` (fixed by their ends) and the caps left:
+    polynomial, the bound in docs/engine-bounds.md."""
     if not caps:
         return 0
-    return Sweep.of_profile(profile).value((), [(c, False, 0, 0) for c in caps])
+    n = len(profile)
+    p = 0
+    while p < n and profile[p] == 0:
+        p += 1
+    if p >= n - 1:
+        return 0
+    if profile[p + 1] == 0:
+        return _fill(profile[p + 2 :], caps)
+    prof = profile[p:]
+    total = sum(caps)
+    best = _fill((prof[0] - 1,) + prof[1:], caps)
+    if best == total:
+        return best
+    longest = 1
+    while longest < len(prof) and prof[longest] > 0:
+        longest += 1
+    for ci, c in enumerate(caps):
+        if ci and caps[ci - 1] == c:
+            continue
+        for length in range(min(c, longest), 1, -1):
+            newprof = tuple(x - 1 for x in prof[:length]) + prof[length:]
+            rest = caps[:ci] + caps[ci + 1 :]
+            if c - length >= 2:
+                rest = tuple(sorted(rest + (c - length,), reverse=True))
+            val = length + _fill(newprof, rest)
+            if val > best:
+                best = val
+                if best == total:
+                    return best
+    return best
 
 
 # --- ladders (3-4 decks, same_shape_only) ------------------------------------

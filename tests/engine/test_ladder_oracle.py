@@ -29,6 +29,7 @@ from shengji.play import (
     counts_from,
     legal_follows,
 )
+from shengji.sweep import Sweep
 from shengji.units import decompose_faces
 
 SETTINGS = settings(
@@ -92,9 +93,11 @@ def _compare(o: Order, lead: Lead, held: dict[int, int]) -> None:
         # the core alone reaches the holding's vector
         assert _ladder_vector(o, lead, taken) == _ladder_vector(o, lead, held)
     if lead.caps:
+        # §6.2's t(X): the engine's search against the sweep's "at most" bins
         arr = counts_from(held)
-        assert _tractor_pairs(o, lead.esuit, arr, lead.caps) == ref.tractor_pairs(
-            o, lead.esuit, arr, lead.caps
+        bins = [(c, False, 0, 0) for c in lead.caps]
+        assert _tractor_pairs(o, lead.esuit, arr, lead.caps) == Sweep(o, lead.esuit, held).value(
+            (), bins
         )
     # §7: a play of the lead's size matched against the lead
     play = [x for x, c in held.items() for _ in range(c)][: lead.size]
