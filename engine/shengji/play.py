@@ -950,27 +950,89 @@ def _multiset_combinations(
             yield (f,) * take + tail
 
 
-def _cores(order: Order, lead: Lead, held: dict[int, int]) -> Iterator[dict[int, int]]:
-    """The distinct cores of a holding of the led suit that is larger than the
-    lead: the sets of cards a placement of the holding's match vector takes
-    (RULES.md §6.2-3). A play is legal iff its cards hold one of them."""
-    if lead.mode == _MODE_LADDER:
-        yield from _Ladders(order, lead, held).cores()
-        return
-    # (t, q): t pairs in runs shared out among the led tractors, then q - t
-    # more pairs
-    q = min(lead.pairs, sum(c >> 1 for c in held.values()))
-    t = _tractor_pairs(order, lead.esuit, counts_from(held), lead.caps) if lead.caps else 0
-    if len(lead.caps) <= 1 or not t:
-        # at most one led tractor: its t pairs in runs are one run (t <= 3) or
-        # a requirement, and the other pairs are spare pairs
-        runs: Demand = (((2, t), 1),) if 2 <= t <= 3 else ()
-        req: list[Flex] = [(t, True, 0, 0)] if t >= 4 else []
-        yield from Sweep(order, lead.esuit, held, spare=True).spare_placements(runs, req, q - t)
-        return
-    bins: list[Flex] = [(c, False, 0, 0) for c in lead.caps]
-    fixed: Demand = (((2, 1), q - t),) if q > t else ()
-    yield from Sweep(order, lead.esuit, held).placements(fixed, bins)
+#: Below this many ways to leave suit cards out, legal follows are found by
+#: trying each (the cores would give each follow many times).
+_FEW_LEFT_OUT: Final = 100
+
+
+def _count_choices(counts_: Sequence[int], size: int, stop: int) -> int:
+    """How many sub-multisets of ``size`` the counts allow (counting stops at ``stop``)."""
+    ways = [1] + [0] * size
+    for c in counts_:
+        new = [0] * (size + 1)
+        for s in range(size + 1):
+            if ways[s]:
+                for take in range(min(c, size - s) + 1):
+                    new[s + take] = min(stop, new[s + take] + ways[s])
+        ways = new
+    return ways[size]
+
+
+def _complements(items: Sequence[tuple[int, int]], out: int) -> Iterator[tuple[int, ...]]:
+    """What is left of ``items`` ((face, count) pairs) once ``out`` cards are
+    left out, for each way to leave them out."""
+    for left_out in _multiset_combinations(items, out):
+        rest = dict(items)
+        for f in left_out:
+            rest[f] -= 1
+        yield tuple(f for f, c in rest.items() for _ in range(c))
+
+
+class _Core:
+    """What a legal follow's suit cards must hold, for a holding of the led suit
+    larger than the lead (RULES.md §6.2-3): a placement of the holding's match
+    vector, its *core*. A play is legal iff its suit cards hold a core."""
+
+    def __init__(self, order: Order, lead: Lead, held: dict[int, int]) -> None:
+        self.order = order
+        self.esuit = lead.esuit
+        self.held = held
+        self.fixed: Demand
+        self.flex: list[Flex]
+        self.pairs: int
+        # bins: several led tractors share out the runs ("at most" each)
+        self.bins: list[Flex] = []
+        if lead.mode == _MODE_LADDER:
+            lad = _Ladders(order, lead, held)
+            d = dict(lad.fixed)
+            self.pairs = d.pop((2, 1), 0)
+            self.fixed = tuple(sorted(d.items()))
+            self.flex = list(lad.flex)
+            self.sweep = lad.sweep
+            return
+        # (t, q): t pairs in runs shared out among the led tractors, then q - t
+        # more pairs
+        q = min(lead.pairs, sum(c >> 1 for c in held.values()))
+        t = _tractor_pairs(order, lead.esuit, counts_from(held), lead.caps) if lead.caps else 0
+        self.pairs = q - t
+        self.sweep = Sweep(order, lead.esuit, held, spare=True)
+        if len(lead.caps) > 1 and t:
+            self.fixed = ()
+            self.flex = []
+            self.bins = [(c, False, 0, 0) for c in lead.caps]
+            self.t = t
+            return
+        # at most one led tractor: its t pairs in runs are one run (t <= 3)
+        # or a requirement
+        self.fixed = (((2, t), 1),) if 2 <= t <= 3 else ()
+        self.flex = [(t, True, 0, 0)] if t >= 4 else []
+
+    def cores(self) -> Iterator[dict[int, int]]:
+        """Every distinct core, each once."""
+        if self.bins:
+            fixed: Demand = (((2, 1), self.pairs),) if self.pairs else ()
+            yield from Sweep(self.order, self.esuit, self.held).placements(fixed, self.bins)
+            return
+        yield from self.sweep.spare_placements(self.fixed, self.flex, self.pairs)
+
+    def held_by(self, cnt: dict[int, int]) -> bool:
+        """Do these suit cards hold a core? (one sweep question)"""
+        if self.bins:
+            sw = Sweep(self.order, self.esuit, cnt)
+            fixed: Demand = (((2, 1), self.pairs),) if self.pairs else ()
+            return sw.value(fixed, self.bins) >= self.t
+        sw = Sweep(self.order, self.esuit, cnt, spare=True)
+        return sw.spare_at_least(self.fixed, self.flex, self.pairs) >= self.pairs
 
 
 class LegalFollows:
@@ -1024,14 +1086,33 @@ class LegalFollows:
         # each play once. No candidate is generated and then refused.
         held = dict(in_suit)
         pos = order.pos
+        out = h - n  # suit cards a legal follow leaves in the hand
+        if _count_choices([c for _f, c in in_suit], out, _FEW_LEFT_OUT + 1) <= _FEW_LEFT_OUT:
+            # few ways to leave cards out: try each (weakest first), one sweep
+            # question each (does what is played hold a core?)
+            need_core = _Core(order, lead, held)
+            low_first = sorted(in_suit, key=lambda fc: (pos[fc[0]], fc[0]))
+            for left_out in _multiset_combinations(low_first, out):
+                rest = dict(held)
+                for f in left_out:
+                    rest[f] -= 1
+                if need_core.held_by(rest):
+                    yield tuple(sorted(f for f, c in rest.items() for _ in range(c)))
+            return
         seen: set[tuple[int, ...]] = set()
-        for core in _cores(order, lead, held):
+        for core in _Core(order, lead, held).cores():
             core_cards = [f for f, c in core.items() for _ in range(c)]
             spare = sorted(
                 ((f, c - core.get(f, 0)) for f, c in in_suit if c > core.get(f, 0)),
                 key=lambda fc: (pos[fc[0]], fc[0]),
             )
-            for fill in _multiset_combinations(spare, n - len(core_cards)):
+            need = n - len(core_cards)
+            if 2 * need > len(spare):
+                # fewer to leave out than to add: choose what stays out
+                fills = _complements(spare, sum(c for _f, c in spare) - need)
+            else:
+                fills = _multiset_combinations(spare, need)
+            for fill in fills:
                 play = tuple(sorted(core_cards + list(fill)))
                 if play not in seen:
                     seen.add(play)

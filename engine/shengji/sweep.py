@@ -271,45 +271,47 @@ class Sweep:
         self, fixed: Demand, flex: Sequence[Flex], pairs: int
     ) -> Iterator[dict[int, int]]:
         """With ``spare``: the distinct sets of cards (face -> copies) that a
-        placement of the demand and of ``pairs`` more pairs takes, each once."""
+        placement of the demand and of ``pairs`` more pairs takes, each once.
+
+        A walk over the positions whose branches are the distinct sets of cards
+        taken at a position; a branch carries every sweep state (with the pairs
+        still to place) that the cards taken so far can lead to, and is taken
+        only when one of them can still be completed. So each leaf is a new
+        set of cards, and each branch ends in one."""
         start: _State = (0, fixed, (), _canon_flex(flex))
         if self._capped(start, pairs) < pairs:
             return
-        seen: set[tuple[tuple[int, int], ...]] = set()
-        for taken in self._walk_spare(start, pairs, {}):
-            # the pairs: any of those left, from the weakest position up
-            left = []
-            for row in self.faces:
-                for f, c in row:
-                    n = (c - taken.get(f, 0)) >> 1
-                    if n:
-                        left.append((f, n))
-            for choice in _choose(left, pairs):
-                core = dict(taken)
-                for f in choice:
-                    core[f] = core.get(f, 0) + 2
-                key = tuple(sorted((f, c) for f, c in core.items() if c))
-                if key not in seen:
-                    seen.add(key)
-                    yield dict(key)
+        yield from self._walk_sets(0, {(start, pairs)}, {})
 
-    def _walk_spare(
-        self, state: _State, want: int, taken: dict[int, int]
+    def _walk_sets(
+        self, p: int, states: set[tuple[_State, int]], taken: dict[int, int]
     ) -> Iterator[dict[int, int]]:
-        p = state[0]
-        if p == self.npos:
+        if p >= self.npos:
             yield {f: c for f, c in taken.items() if c}
             return
-        for widths, gain, nxt in self._moves(state):
-            need = want - gain if want > gain else 0
-            if self._capped(nxt, need) < need:
-                continue
-            for use in pack(self.faces[p], widths):
-                for f, c in use.items():
-                    taken[f] = taken.get(f, 0) + c
-                yield from self._walk_spare(nxt, need, taken)
-                for f, c in use.items():
-                    taken[f] -= c
+        branches: dict[tuple[tuple[int, int], ...], set[tuple[_State, int]]] = {}
+        nxt_p = p
+        for state, want in states:
+            for widths, _gain, nxt in self._moves(state):
+                nxt_p = nxt[0]
+                if not self.bins[p]:
+                    if self._capped(nxt, want) >= want:
+                        branches.setdefault((), set()).add((nxt, want))
+                    continue
+                room = spare_pairs(self.bins[p], tuple(sorted(widths, reverse=True)))
+                for z in range(min(room, want), -1, -1):
+                    need = want - z
+                    if self._capped(nxt, need) < need:
+                        continue
+                    for use in pack(self.faces[p], [*widths, *([2] * z)]):
+                        key = tuple(sorted(use.items()))
+                        branches.setdefault(key, set()).add((nxt, need))
+        for key in sorted(branches, key=lambda k: sum(c for _f, c in k)):
+            for f, c in key:
+                taken[f] = taken.get(f, 0) + c
+            yield from self._walk_sets(nxt_p, branches[key], taken)
+            for f, c in key:
+                taken[f] -= c
 
     def _walk(self, state: _State, taken: dict[int, int]) -> Iterator[dict[int, int]]:
         p = state[0]

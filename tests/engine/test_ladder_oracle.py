@@ -11,6 +11,8 @@ import random
 from collections import Counter
 
 import ladder_reference as ref
+import pytest
+import shengji.play as play_module
 from enginehelp import f, order
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -163,7 +165,11 @@ def _all_follows(o: Order, lead: Lead, hand: list[int]) -> set[tuple[int, ...]]:
     return out
 
 
-def test_legal_follows_are_exactly_the_legal_plays() -> None:
+@pytest.mark.parametrize("few", [0, 100, 10**9], ids=["cores", "default", "left-out"])
+def test_legal_follows_are_exactly_the_legal_plays(few: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways legal_follows builds the follows (each core filled up; each
+    way to leave cards out, when there are few) give exactly the legal plays."""
+    monkeypatch.setattr(play_module, "_FEW_LEFT_OUT", few)
     rng = random.Random(7)
     done = 0
     while done < 120:
@@ -222,3 +228,19 @@ def test_match_key_many_units() -> None:
     assert d is not None
     play = f("5S 5S 5S 6S 6S 6S 7S 7S 7S 9S 9S 9S JS JS JS KS KS 4S 4S")
     assert _match_key(o, d, play) == ref._match_key(o, d, play)
+
+
+@pytest.mark.parametrize("few", [0, 10**9], ids=["cores", "left-out"])
+def test_legal_follows_to_two_tractors(few: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """§6.2 with two led tractors (the runs shared out between them)."""
+    monkeypatch.setattr(play_module, "_FEW_LEFT_OUT", few)
+    o = order("2", "S", decks=2)
+    lead = Lead(o, f("KH KH QH QH 8H 8H 7H 7H"))
+    hand = f("AH AH KH KH QH QH 9H 9H 6H 6H 5H 5H 3H 4C")
+    got = list(legal_follows(o, lead, hand))
+    assert len(got) == len(set(got))
+    assert set(got) == _all_follows(o, lead, hand)
+    # 4 pairs in runs are held (AKQ and 65, or 9 with neither): play them
+    assert check_follow(o, lead, hand, f("AH AH KH KH 6H 6H 5H 5H"))
+    v = check_follow(o, lead, hand, f("AH AH KH KH QH QH 9H 9H"))
+    assert v.reason == Reason.MUST_PLAY_TRACTOR
