@@ -119,6 +119,7 @@ def random_throws(cases: int) -> None:
     tricks: list[float] = []
     throws: list[float] = []
     lf: list[float] = []
+    states: list[int] = []
     worst = None
     for _ in range(cases):
         o, lead_faces, hands = random_case(rng)
@@ -128,7 +129,9 @@ def random_throws(cases: int) -> None:
             cnt = counts(h)
             suit = [x for x in h if o.esuit[x] == lead.esuit]
             play = rng.sample(suit, lead.size) if len(suit) >= lead.size else suit
+            before = VISITED[0]
             t = timed(check_follow_counts, o, lead, cnt, play)
+            states.append((VISITED[0] - before) // REPS)
             checks.append(t)
             if worst is None or t > worst[0]:
                 worst = (t, lead_faces, h, play, o)
@@ -147,6 +150,7 @@ def random_throws(cases: int) -> None:
     print("  " + line("trick_winner (4 plays)", tricks))
     print("  " + line("check_throw", throws))
     print("  " + line("LegalFollows first 60", lf))
+    print(f"  sweep states per check: median {statistics.median(states):.0f}, most {max(states)}")
     assert worst is not None
     print(f"  slowest check: {worst[4]!r} lead {sorted(worst[1])} hand {sorted(worst[2])} play {sorted(worst[3])}")
 
