@@ -1,33 +1,35 @@
 """A sweep over one effective suit's positions: can these sub-units all be
-cut, disjointly, out of a holding? (RULES.md §3, §6.2-3, §7; docs/rules.md
-"How long a check takes".)
+cut, disjointly, out of a holding? (RULES.md §3, §6.2-3, §7; the bound is in
+docs/engine-bounds.md.)
 
-The rules engine asks three kinds of question about a holding (the cards of
-one effective suit, as counts per face):
+The rules engine asks a few kinds of question about a holding (the cards of
+one effective suit, as counts per face) and a *demand*: a multiset of fixed
+sub-units ``(m, k)`` (``k`` sets of width ``m`` at consecutive positions, each
+set cut from one face holding at least ``m`` copies, so wider sets and longer
+runs may be cut) and of *tractor requirements* (``t`` pairs lying in runs of
+pairs of length >= 2, in any partition of ``t``):
 
-* **feasibility** — can a *demand* be placed disjointly: a multiset of fixed
-  sub-units ``(m, k)`` (``k`` sets of width ``m`` at consecutive positions,
-  each set cut from one face holding at least ``m`` copies, so wider sets and
-  longer runs may be cut) and *flexible* tractor requirements (``t`` pairs
-  lying in runs of pairs of length >= 2, in any partition of ``t``);
-* **most pairs in runs** — the same with "at most ``t``" requirements, the
-  answer being the largest number of pairs they can take (§6.2's ``t(X)``);
-* **best top** — the strongest top of a sub-unit of one shape over all
-  placements of the demand (§7's key).
+* **spare pairs** (``spare=True``) — the most pairs that can still be cut from
+  what a placement of the demand leaves, searched only until as many as are
+  wanted are found (:meth:`Sweep.spare_at_least`): the feasibility question,
+  with the demand's single pairs left out of the state;
+* **most pairs in runs** — with "at most ``t``" requirements, the most pairs
+  they can take (§6.2's ``t(X)``, each led tractor a bin);
+* **best top** (``top_shape``) — the strongest top of a sub-unit of one shape
+  over all placements of the demand (§7's key).
 
-All three are one dynamic programme over the positions, lowest first. A sub-unit
+All are one dynamic programme over the positions, lowest first. A sub-unit
 occupies an interval of positions, so the only thing that crosses from
 position ``p`` to ``p + 1`` is the set of **open runs** (those that started
 before ``p + 1`` and go on) and the **demand still unplaced**. The state is
 
-    (p, remaining fixed demand, open fixed runs, flexible requirements)
+    (p, remaining fixed demand, open fixed runs, tractor requirements)
 
 and at each position the sets placed there (open runs going on, new
 sub-units starting) must fit into that position's faces, each set inside
 one face (:func:`fits`: a tiny bin packing, at most 4 faces of at most 4
 copies). Which faces a position's sets used does not matter to later
-positions, so faces never enter the state. The bound on the work is written
-down in docs/rules.md ("How long a check takes").
+positions, so faces never enter the state.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from typing import Final
 
 from .order import Order
 
-__all__ = ["NEG", "Demand", "Flex", "Sweep", "fits", "pack"]
+__all__ = ["NEG", "VISITED", "Demand", "Flex", "Sweep", "demand_of", "fits", "pack", "spare_pairs"]
 
 #: States visited by every sweep so far (for measuring the work; never reset here).
 VISITED: Final = [0]
@@ -541,19 +543,6 @@ def _aggregate(fixed: Demand) -> tuple[int, int, int, int, int, int, int]:
     got = (cards, sets, wide, quads, max(longest[2:]), max(longest[3:]), longest[4])
     _AGG[fixed] = got
     return got
-
-
-def _choose(items: list[tuple[int, int]], size: int) -> Iterator[list[int]]:
-    """Sub-multisets of ``size`` from (item, count) pairs, first items first."""
-    if size == 0:
-        yield []
-        return
-    if not items or sum(c for _f, c in items) < size:
-        return
-    f, c = items[0]
-    for take in range(min(c, size), -1, -1):
-        for tail in _choose(items[1:], size - take):
-            yield [f] * take + tail
 
 
 def _canon_flex(flex: Sequence[Flex]) -> tuple[Flex, ...]:
