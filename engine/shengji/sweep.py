@@ -450,6 +450,8 @@ class Sweep:
         if not room(widths):
             return []
         room_after = self.npos - p - 1
+        if single:
+            return self._moves_one_face(state, single - sum(widths), nopen, top_gain, room_after)
         spare = self.spare
         out: list[tuple[list[int], int, _State]] = []
         fixed_list = fixed
@@ -509,6 +511,90 @@ class Sweep:
         return out
 
 
+    def _moves_one_face(
+        self, state: _State, cap: int, nopen: list[Open], top_gain: int, room_after: int
+    ) -> list[tuple[list[int], int, _State]]:
+        """:meth:`_moves` at a position holding one face: ``cap`` copies are
+        left once the open runs have gone on, so at most two more sets."""
+        p, fixed, _opened, flex = state
+        top_shape = self.top_shape
+        # the sets that may be added here: (kind, index, width); kind 0 starts
+        # a fixed sub-unit, 1 goes on with a long run of a requirement, 2
+        # starts a run of a requirement
+        items: list[tuple[int, int, int]] = []
+        if cap >= 2:
+            for i, ((m, k), _c) in enumerate(fixed):
+                if m <= cap and k - 1 <= room_after:
+                    items.append((0, i, m))
+            for j, (b, _exact, n1, n2) in enumerate(flex):
+                rest = b - n1
+                if n2 and rest >= 1:
+                    items.append((1, j, 2))
+                if room_after > 0 and rest >= 2:
+                    items.append((2, j, 2))
+        combos: list[tuple[int, ...]] = []
+        n = len(items)
+        for a in range(n):
+            wa = items[a][2]
+            for b_ in range(a, n):
+                if wa + items[b_][2] <= cap:
+                    combos.append((a, b_))
+        combos.extend((a,) for a in range(n))
+        combos.append(())
+        out: list[tuple[list[int], int, _State]] = []
+        used_base = self.bins[p][0] - cap  # copies the open runs take
+        for combo in combos:
+            take_fixed: dict[int, int] = {}
+            go_on: dict[int, int] = {}
+            start: dict[int, int] = {}
+            width = 0
+            for a in combo:
+                kind, idx, w = items[a]
+                width += w
+                bucket = take_fixed if kind == 0 else go_on if kind == 1 else start
+                bucket[idx] = bucket.get(idx, 0) + 1
+            ok = True
+            for i, y in take_fixed.items():
+                if y > fixed[i][1]:
+                    ok = False
+            nflex: list[Flex] = []
+            gain = 0
+            for j, (b, exact, n1, n2) in enumerate(flex):
+                x = go_on.get(j, 0)
+                st = start.get(j, 0)
+                rest = b - n1
+                if x > n2 or x + 2 * st > rest:
+                    ok = False
+                    break
+                nflex.append((rest - x - st, exact, st, n1 + x))
+                if not exact:
+                    gain += n1 + x + st
+            if not ok:
+                continue
+            left: list[tuple[tuple[int, int], int]] = []
+            op = list(nopen)
+            tg = top_gain
+            for i, ((m, k), c) in enumerate(fixed):
+                y = take_fixed.get(i, 0)
+                if c - y:
+                    left.append(((m, k), c - y))
+                if y:
+                    if k > 1:
+                        op.extend([(m, k - 1, top_shape == (m, k))] * y)
+                    elif top_shape == (m, k):
+                        tg = p
+            if top_shape is not None:
+                g = tg
+            elif self.spare:
+                g = (cap - width) >> 1
+            else:
+                g = gain
+            # one face: what matters to a walk is how many copies it gives
+            ws = [used_base + width] if used_base + width else []
+            out.append((ws, g, (p + 1, tuple(left), tuple(sorted(op)), _canon_flex(nflex))))
+        return out
+
+
 def _skips(bins: Sequence[tuple[int, ...]]) -> list[int]:
     """For each empty position, the next position that holds a set (or the end)."""
     n = len(bins)
@@ -547,6 +633,8 @@ def _aggregate(fixed: Demand) -> tuple[int, int, int, int, int, int, int]:
 
 def _canon_flex(flex: Sequence[Flex]) -> tuple[Flex, ...]:
     """Requirements in a canonical order, without spent ones."""
+    if not flex:
+        return ()
     out = []
     for b, exact, n1, n2 in flex:
         if n1 == 0 and n2 == 0 and (b == 0 or (not exact and b < 2)):
