@@ -244,3 +244,24 @@ def test_legal_follows_to_two_tractors(few: int, monkeypatch: pytest.MonkeyPatch
     assert check_follow(o, lead, hand, f("AH AH KH KH 6H 6H 5H 5H"))
     v = check_follow(o, lead, hand, f("AH AH KH KH QH QH 9H 9H"))
     assert v.reason == Reason.MUST_PLAY_TRACTOR
+
+
+#: The inputs that made checks visit the most sweep states in
+#: ``tests/engine/ladder_timing.py``'s hill climb (4 decks, level 5, trump S),
+#: kept as regression data: (lead, hand).
+HARDEST = [
+    (
+        "2S 2S 3S 4S 4S 5S 5S 7S 9S TS TS JS JS QS QS QS KS 5H 5H 5D 5D 5D 5D SJ SJ BJ BJ",
+        "2S 3S 3S 3S 4S 5S 5S 6S 7S 7S 7S 8S 8S 8S 8S TS TS JS KS KS KS AS 5H 5C 5C 5C 5C BJ BJ",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lead_text", "hand_text"), HARDEST)
+def test_hardest_found_inputs_against_the_old_search(lead_text: str, hand_text: str) -> None:
+    o = order("5", "S", decks=4)
+    lead = Lead(o, f(lead_text))
+    held = dict(Counter(f(hand_text)))
+    assert _ladder_vector(o, lead, held) == ref._ladder_vector(o, lead, held)
+    follows = list(itertools.islice(legal_follows(o, lead, f(hand_text)), 60))
+    assert follows and all(check_follow(o, lead, f(hand_text), p) for p in follows)
