@@ -469,10 +469,11 @@ class _Ladders:
     joint placement of the led units, found unit by unit. Unit ``i`` gets the
     best rung ``r`` such that the rungs already fixed for units ``0..i-1`` and
     ``r`` can be placed together (one :class:`~shengji.sweep.Sweep` question
-    each); the rungs of a tractor's list are found by the "at most" sweep (most
-    pairs in runs) and a binary search on the pairs, those of a Titanic's tail
-    by binary searches on triples, then pairs (dropping a sub-unit never makes a
-    placement impossible). Bound: docs/rules.md "How long a check takes"."""
+    each, on one memo). A tractor's ``t`` is tried from ``k`` down and its
+    extra pairs come from one capped "spare pairs" question; a Titanic's tail
+    takes a binary search on the triples (dropping a sub-unit never makes a
+    placement impossible), then one such question for the pairs. The bound:
+    docs/engine-bounds.md."""
 
     __slots__ = ("vector", "fixed", "flex", "sweep")
 
@@ -486,11 +487,12 @@ class _Ladders:
         vec: list[int] = []
         sso = order.rules.same_shape_only
 
-        def demand(extra: Iterable[tuple[int, int]], pairs: bool = False) -> tuple[Demand, int]:
+        def demand(extra: Iterable[tuple[int, int]]) -> tuple[Demand, int]:
+            # the fixed sub-units, and the single pairs apart
             d = dict(fixed)
             for s in extra:
                 d[s] = d.get(s, 0) + 1
-            n = 0 if pairs else d.pop((2, 1), 0)
+            n = d.pop((2, 1), 0)
             return tuple(sorted(d.items())), n
 
         def spare(extra: Sequence[tuple[int, int]], more: Sequence[Flex] = (), cap: int = 0) -> int:
