@@ -265,3 +265,36 @@ def test_hardest_found_inputs_against_the_old_search(lead_text: str, hand_text: 
     assert _ladder_vector(o, lead, held) == ref._ladder_vector(o, lead, held)
     follows = list(itertools.islice(legal_follows(o, lead, f(hand_text)), 60))
     assert follows and all(check_follow(o, lead, f(hand_text), p) for p in follows)
+
+
+def test_long_tractors_in_throws_against_the_old_search() -> None:
+    """A tractor of 4-6 pairs inside a throw with a triple: its (t, q) rungs,
+    with t pairs in runs split in any way (the tractor requirements)."""
+    rng = random.Random(4646)
+    done = 0
+    while done < 150:
+        o = random_order(rng, decks=rng.choice([3, 4]))
+        if o.rules.same_shape_only:
+            continue
+        es = rng.choice([e for e in range(5) if o.npos[e] >= 8])
+        faces_at = o.faces_at[es]
+        k = rng.randint(4, 6)
+        lo = rng.randrange(len(faces_at) - k)
+        lead_faces = [rng.choice(faces_at[p]) for p in range(lo, lo + k) for _ in (0,)]
+        lead_faces = [x for x in lead_faces for _ in range(2)]
+        rest = [p for p in range(len(faces_at)) if p < lo - 1 or p > lo + k]
+        if not rest:
+            continue
+        lead_faces += [rng.choice(faces_at[rng.choice(rest)])] * 3
+        lead = Lead(o, lead_faces)
+        if lead.mode != _MODE_LADDER or not any(
+            u.width == 2 and u.length >= 4 for u in lead.decomposition.units
+        ):
+            continue
+        # a holding rich in pairs: several short runs to share out
+        held: Counter[int] = Counter()
+        for _ in range(rng.randint(5, 9)):
+            p = rng.randrange(len(faces_at))
+            held[rng.choice(faces_at[p])] = rng.choice([2, 2, 2, 3, 4][: o.rules.decks + 1])
+        _compare(o, lead, dict(held))
+        done += 1
