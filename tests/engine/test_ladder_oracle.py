@@ -298,3 +298,23 @@ def test_long_tractors_in_throws_against_the_old_search() -> None:
             held[rng.choice(faces_at[p])] = rng.choice([2, 2, 2, 3, 4][: o.rules.decks + 1])
         _compare(o, lead, dict(held))
         done += 1
+
+
+def test_two_long_tractors_in_a_throw_against_the_old_search() -> None:
+    """Two tractors of 4 pairs and a triple, 4 decks: two tractor requirements
+    at once (their runs may not be merged, a run of 8 may be cut 4 + 4)."""
+    rng = random.Random(77)
+    done = 0
+    while done < 40:
+        o = random_order(rng, decks=4)
+        fa = o.faces_at[4]
+        if o.rules.same_shape_only or len(fa) < 14:
+            continue
+        lead_faces = [rng.choice(fa[p]) for p in (0, 1, 2, 3, 5, 6, 7, 8) for _ in (0,)]
+        lead_faces = [x for x in lead_faces for _ in range(2)] + [rng.choice(fa[11])] * 3
+        lead = Lead(o, lead_faces)
+        held: Counter[int] = Counter()
+        for _ in range(rng.randint(6, 9)):
+            held[rng.choice(fa[rng.randrange(len(fa))])] = rng.choice([2, 2, 3, 4])
+        _compare(o, lead, dict(held))
+        done += 1
