@@ -968,15 +968,26 @@ class Hand:
         new = last.attempt if last.leader == seat and last.attempt else last.cards_of(seat)
         esuit = self.ruling.order.esuit
         suits = {esuit[c % FACES] for c in new}
-        for i in range(current):
+        # the holdings of _holding(seat, i), built from the last trick back in one pass
+        held = set(new)
+        todo: list[tuple[int, list[int]]] = []
+        for i in range(current - 1, -1, -1):
             t = tricks[i]
-            if t.leader != seat and esuit[t.plays[0][1][0] % FACES] in suits and t.cards_of(seat):
-                self._check_follow_at(i, t, seat, "play")
+            mine = t.attempt if t.leader == seat and t.attempt else t.cards_of(seat)
+            held.update(mine)
+            if t.leader != seat and mine and esuit[t.plays[0][1][0] % FACES] in suits:
+                todo.append((i, sorted(held)))
+        for i, holding in reversed(todo):  # earliest trick first: findings in trick order
+            self._check_follow_at(i, tricks[i], seat, "play", holding)
 
-    def _check_follow_at(self, i: int, t: Trick, seat: int, at: str) -> None:
+    def _check_follow_at(
+        self, i: int, t: Trick, seat: int, at: str, holding: list[int] | None = None
+    ) -> None:
+        """``holding``: ``_holding(seat, i)`` when the caller has it."""
         if any(x.rule == Rule.REVOKE and x.trick == i and x.seat == seat for x in self.findings):
             return
-        holding = self._holding(seat, i)
+        if holding is None:
+            holding = self._holding(seat, i)
         ok, why = self.ruling.follow(
             self._faces(t.lead), self._faces(holding), self._faces(t.cards_of(seat))
         )
