@@ -35,6 +35,7 @@ immutable value, so a snapshot is a tuple of references).
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 import json
@@ -376,6 +377,9 @@ class Hand:
         self.events: list[Event] = []
         self._stack: list[tuple[Any, ...]] = []
         self._ruling: Ruling | None = None
+        #: seat -> (its known hand, that hand's face counts): a cache, no state
+        #: (a hand is an immutable tuple: ``is`` tells that the counts are its)
+        self._counts_of: dict[int, tuple[tuple[int, ...], list[int]]] = {}
 
     # --- the state machine ------------------------------------------------
 
@@ -788,16 +792,25 @@ class Hand:
             if self.hands is not None:
                 # ruling.follow(lead faces, hand faces, faces), the hand counted from its ids
                 v = _play.check_follow_counts(
-                    ruling.order, ruling.lead(self._faces(lead)), _id_counts(self.hands[seat]), faces
+                    ruling.order, ruling.lead(self._faces(lead)), self._hand_counts(seat), faces
                 )
                 if not v.legal:
                     self._revoke(t_index, seat, v.message, "play")
             self.tricks = (*self.tricks[:-1], _with_plays(trick, (*trick.plays, (seat, cards))))
         if self.hands is not None:
-            gone = set(cards)
             hands = list(self.hands)
-            hands[seat] = tuple([c for c in hands[seat] if c not in gone])  # stays sorted
+            was = hands[seat]
+            left = list(was)
+            for c in cards:  # each is held once (_check_unseen): the rest stays sorted
+                left.remove(c)
+            hands[seat] = now = tuple(left)
             self.hands = tuple(hands)
+            cached = self._counts_of.get(seat)
+            if cached is not None and cached[0] is was:
+                cnt = cached[1][:]
+                for c in cards:
+                    cnt[c % FACES] -= 1
+                self._counts_of[seat] = (now, cnt)
         self.played = self.played.union(cards)
         if self.hands is None:
             self._prove_revokes(seat)
@@ -809,6 +822,17 @@ class Hand:
         if self.forfeit is not None and self.phase == Phase.PLAY:
             self.phase = Phase.DONE
             self._resolve_friend()  # as far as the cards seen tell
+
+    def _hand_counts(self, seat: int) -> list[int]:
+        """The face counts of the seat's known hand (kept up to date by the plays)."""
+        assert self.hands is not None
+        hand = self.hands[seat]
+        cached = self._counts_of.get(seat)
+        if cached is not None and cached[0] is hand:
+            return cached[1]
+        cnt = _id_counts(hand)
+        self._counts_of[seat] = (hand, cnt)
+        return cnt
 
     def _check_unseen(self, cards: Sequence[int], seat: int) -> None:
         buried = self.buried
@@ -1171,10 +1195,26 @@ class Hand:
         )
 
 
+_TRICK_FIELDS = ("leader", "plays", "attempt", "forced_by", "winner", "points", "shown")
+# a field added to Trick must be set by _with_plays too
+assert tuple(f.name for f in dataclasses.fields(Trick)) == _TRICK_FIELDS, "update _with_plays"
+_SLOTS = {name: getattr(Trick, name).__set__ for name in _TRICK_FIELDS}
+_SET_LEADER, _SET_PLAYS, _SET_ATTEMPT, _SET_FORCED_BY, _SET_WINNER, _SET_POINTS, _SET_SHOWN = _SLOTS.values()
+
+
 def _with_plays(t: Trick, plays: tuple[tuple[int, tuple[int, ...]], ...]) -> Trick:
-    """``dataclasses.replace(t, plays=plays)`` without its per-call field walk
-    (a play's hot path)."""
-    return Trick(t.leader, plays, t.attempt, t.forced_by, t.winner, t.points, t.shown)
+    """``dataclasses.replace(t, plays=plays)`` on a play's hot path: the new
+    frozen Trick's slots set directly (Trick's own __init__ sets each through
+    object.__setattr__, about twice the time; the fields are the same)."""
+    new: Trick = object.__new__(Trick)
+    _SET_LEADER(new, t.leader)
+    _SET_PLAYS(new, plays)
+    _SET_ATTEMPT(new, t.attempt)
+    _SET_FORCED_BY(new, t.forced_by)
+    _SET_WINNER(new, t.winner)
+    _SET_POINTS(new, t.points)
+    _SET_SHOWN(new, t.shown)
+    return new
 
 
 def buried_disjoint(buried: tuple[int, ...], cards: Sequence[int]) -> bool:

@@ -66,14 +66,14 @@ def test_every_family_makes_valid_cases_both_engines_answer() -> None:
 
 
 def test_seeded_sample_agrees_and_is_deterministic(tmp_path: Path) -> None:
-    report = adversarial.search(170, seed=20261201, cost="work", limit=12, out_dir=tmp_path)
-    assert report.evaluated == 170
+    report = adversarial.search(250, seed=20261201, cost="work", limit=12, out_dir=tmp_path)
+    assert report.evaluated == 250
     assert report.disagreements == [] and list(tmp_path.iterdir()) == []
     assert len(report.best) == len(adversarial.FAMILIES)
     worst = report.worst()
     assert worst[0].cost > worst[-1].cost > 0  # the work counter tells the cases apart
     # the same seed finds the same cases (the cost is not a time)
-    again = adversarial.search(170, seed=20261201, cost="work", limit=12)
+    again = adversarial.search(250, seed=20261201, cost="work", limit=12)
     strip = lambda s: {k: v for k, v in s.record().items() if k != "device_us"}  # noqa: E731
     assert [strip(s) for s in again.worst()] == [strip(s) for s in worst]
 
