@@ -800,10 +800,10 @@ class Hand:
         if self.hands is not None:
             hands = list(self.hands)
             was = hands[seat]
-            left = list(was)
+            kept = list(was)
             for c in cards:  # each is held once (_check_unseen): the rest stays sorted
-                left.remove(c)
-            hands[seat] = now = tuple(left)
+                kept.remove(c)
+            hands[seat] = now = tuple(kept)
             self.hands = tuple(hands)
             cached = self._counts_of.get(seat)
             if cached is not None and cached[0] is was:
