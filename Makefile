@@ -10,6 +10,7 @@ CARDS  ?=
 HANDS  ?= 1000
 SEED   ?=
 JOBS   ?= 2
+ADVERSARIAL ?=
 
 .PHONY: setup test lint demo firmware hardware deploy bench fuzz-rules clean help
 
@@ -23,6 +24,7 @@ help:
 	@echo "make deploy PORT=/dev/ttyACM0 [CARDS=set.bin]   copy firmware, card map and configuration to a Pico"
 	@echo "make bench       run the benchmarks; figures go to docs/performance.md"
 	@echo "make fuzz-rules HANDS=N   differential fuzzing of the two rules engines"
+	@echo "make fuzz-rules ADVERSARIAL=N   search N cases for the slowest checks (both engines judge each)"
 
 setup: $(STAMP)
 
@@ -58,7 +60,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 fuzz-rules: $(STAMP)
-	$(BIN)/tractor-table fuzz-rules --hands $(HANDS) $(if $(SEED),--seed $(SEED),)
+	$(BIN)/tractor-table fuzz-rules $(if $(ADVERSARIAL),--adversarial $(ADVERSARIAL),--hands $(HANDS)) $(if $(SEED),--seed $(SEED),)
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache .hypothesis
