@@ -751,9 +751,14 @@ class Hand:
             raise self._refuse(Rule.OUT_OF_TURN, f"it is seat {turn}'s turn, not seat {seat}'s", seat)
         if not cards:
             raise self._refuse(Rule.WRONG_COUNT, "a play has at least one card", seat)
-        self._check_cards(cards, seat)
+        limit = FACES * self.rules.decks
+        for c in cards:
+            if type(c) is not int or not 0 <= c < limit:
+                self._check_cards(cards, seat)  # names what is wrong
+        if len(set(cards)) != len(cards):
+            self._check_cards(cards, seat)
         self._check_unseen(cards, seat)
-        faces = self._faces(cards)
+        faces = [c % FACES for c in cards]
         ruling = self.ruling
         if trick is None:
             # a lead
@@ -764,8 +769,9 @@ class Hand:
                 raise self._refuse(
                     Rule.MIXED_LEAD, "a lead must be of one effective suit (all trump, or one suit)", seat
                 )
-            new = Trick(leader=seat, plays=((seat, cards),))
-            if self.hands is not None and len(faces) > 1 and ruling.is_throw(faces):
+            new = _new_trick(seat, ((seat, cards),))
+            # (the trick's Lead, built here once: its decomposition tells a throw)
+            if self.hands is not None and len(faces) > 1 and ruling.lead(faces).decomposition.is_throw:
                 ok, forced, beaters = ruling.throw(
                     seat, faces, [self._faces(h) for h in self.hands]
                 )
@@ -839,7 +845,10 @@ class Hand:
         if (
             self.played.isdisjoint(cards)
             and (not buried or buried_disjoint(buried, cards))
-            and (self.hands is None or set(self.hands[seat]).issuperset(cards))
+            and (
+                self.hands is None
+                or (cards[0] in self.hands[seat] if len(cards) == 1 else set(self.hands[seat]).issuperset(cards))
+            )
         ):
             return  # the usual case, in C; the lists below name what is wrong
         again = [c for c in cards if c in self.played or (self.buried and c in self.buried)]
@@ -884,7 +893,7 @@ class Hand:
         points = self.ruling.points([f for p in faces for f in p])
         self.tricks = (
             *self.tricks[:-1],
-            Trick(t.leader, t.plays, t.attempt, t.forced_by, winner, points, t.shown),
+            _new_trick(t.leader, t.plays, t.attempt, t.forced_by, winner, points, t.shown),
         )
         if all(self._cards_left(s) == 0 for s in range(SEATS)):
             self._end_of_play()
@@ -1202,19 +1211,32 @@ _SLOTS = {name: getattr(Trick, name).__set__ for name in _TRICK_FIELDS}
 _SET_LEADER, _SET_PLAYS, _SET_ATTEMPT, _SET_FORCED_BY, _SET_WINNER, _SET_POINTS, _SET_SHOWN = _SLOTS.values()
 
 
-def _with_plays(t: Trick, plays: tuple[tuple[int, tuple[int, ...]], ...]) -> Trick:
-    """``dataclasses.replace(t, plays=plays)`` on a play's hot path: the new
-    frozen Trick's slots set directly (Trick's own __init__ sets each through
-    object.__setattr__, about twice the time; the fields are the same)."""
+def _new_trick(
+    leader: int,
+    plays: tuple[tuple[int, tuple[int, ...]], ...],
+    attempt: tuple[int, ...] = (),
+    forced_by: tuple[int, ...] = (),
+    winner: int | None = None,
+    points: int = 0,
+    shown: tuple[int, ...] = (),
+) -> Trick:
+    """``Trick(...)`` on a play's hot path: the frozen Trick's slots set
+    directly (its own __init__ sets each through object.__setattr__, about
+    twice the time); the same fields, the same defaults."""
     new: Trick = object.__new__(Trick)
-    _SET_LEADER(new, t.leader)
+    _SET_LEADER(new, leader)
     _SET_PLAYS(new, plays)
-    _SET_ATTEMPT(new, t.attempt)
-    _SET_FORCED_BY(new, t.forced_by)
-    _SET_WINNER(new, t.winner)
-    _SET_POINTS(new, t.points)
-    _SET_SHOWN(new, t.shown)
+    _SET_ATTEMPT(new, attempt)
+    _SET_FORCED_BY(new, forced_by)
+    _SET_WINNER(new, winner)
+    _SET_POINTS(new, points)
+    _SET_SHOWN(new, shown)
     return new
+
+
+def _with_plays(t: Trick, plays: tuple[tuple[int, tuple[int, ...]], ...]) -> Trick:
+    """``dataclasses.replace(t, plays=plays)`` on a play's hot path."""
+    return _new_trick(t.leader, plays, t.attempt, t.forced_by, t.winner, t.points, t.shown)
 
 
 def buried_disjoint(buried: tuple[int, ...], cards: Sequence[int]) -> bool:
