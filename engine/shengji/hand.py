@@ -872,7 +872,10 @@ class Hand:
     def _cards_left(self, seat: int) -> int:
         if self.hands is not None:
             return len(self.hands[seat])
-        return self.rules.hand_size - len(self.played_by(seat))
+        played = 0
+        for t in self.tricks:
+            played += len(_cards_in(t, seat))
+        return self.rules.hand_size - played
 
     def _penalise(self, trick: int, seat: int) -> None:
         if self.rules.throw_penalty:
@@ -999,19 +1002,43 @@ class Hand:
         current = len(tricks) - 1
         last = tricks[current]
         new = last.attempt if last.leader == seat and last.attempt else last.cards_of(seat)
-        esuit = self.ruling.order.esuit
+        ruling = self.ruling
+        esuit = ruling.order.esuit
         suits = {esuit[c % FACES] for c in new}
-        # the holdings of _holding(seat, i), built from the last trick back in one pass
-        held = set(new)
-        todo: list[tuple[int, list[int]]] = []
-        for i in range(current - 1, -1, -1):
+        # the follows to check again, earliest first
+        todo: list[int] = []
+        for i in range(current):
             t = tricks[i]
-            mine = t.attempt if t.leader == seat and t.attempt else t.cards_of(seat)
-            held.update(mine)
-            if t.leader != seat and mine and esuit[t.plays[0][1][0] % FACES] in suits:
-                todo.append((i, sorted(held)))
-        for i, holding in reversed(todo):  # earliest trick first: findings in trick order
-            self._check_follow_at(i, tricks[i], seat, "play", holding)
+            if t.leader == seat:
+                continue
+            lead = t.plays[0][1]
+            led = esuit[lead[0] % FACES]
+            if led not in suits:
+                continue
+            mine = _cards_in(t, seat)
+            if not mine:
+                continue
+            if all(esuit[c % FACES] == led for c in mine) and (
+                ruling.lead([c % FACES for c in lead]).decomposition.max_width == 1
+            ):
+                # single cards led, followed in their suit: legal whatever
+                # else is held (docs/rules.md, "Following", 1)
+                continue
+            todo.append(i)
+        if not todo:
+            return
+        # their holdings (_holding(seat, i)), built from the last trick back in one pass
+        held = set(new)
+        holdings: dict[int, list[int]] = {}
+        j = current - 1
+        for i in reversed(todo):
+            while j >= i:
+                t = tricks[j]
+                held.update(t.attempt if t.leader == seat and t.attempt else _cards_in(t, seat))
+                j -= 1
+            holdings[i] = sorted(held)
+        for i in todo:
+            self._check_follow_at(i, tricks[i], seat, "play", holdings[i])
 
     def _check_follow_at(
         self, i: int, t: Trick, seat: int, at: str, holding: list[int] | None = None
@@ -1209,6 +1236,16 @@ _TRICK_FIELDS = ("leader", "plays", "attempt", "forced_by", "winner", "points", 
 assert tuple(f.name for f in dataclasses.fields(Trick)) == _TRICK_FIELDS, "update _with_plays"
 _SLOTS = {name: getattr(Trick, name).__set__ for name in _TRICK_FIELDS}
 _SET_LEADER, _SET_PLAYS, _SET_ATTEMPT, _SET_FORCED_BY, _SET_WINNER, _SET_POINTS, _SET_SHOWN = _SLOTS.values()
+
+
+def _cards_in(t: Trick, seat: int) -> tuple[int, ...]:
+    """``t.cards_of(seat)`` without the search: the plays go round the table
+    from the leader, so a seat's is at (seat - leader) mod 4, once."""
+    i = (seat - t.leader) % SEATS
+    plays = t.plays
+    if i < len(plays) and plays[i][0] == seat:
+        return plays[i][1]
+    return t.cards_of(seat)  # not in turn order (never made by Hand): search
 
 
 def _new_trick(
