@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -180,6 +181,8 @@ def main(argv: list[str]) -> int:
 
 Command: `{cmd}` (`make bench` runs it with the defaults).
 Machine: {perfdoc.machine_line()}; MicroPython unix port {mpy.micropython_binary().rsplit('/', 1)[-1]}.
+Load average at the end of the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (a shared machine: the
+medians of R calls filter short bursts; a loaded machine makes every figure an upper bound).
 
 **Time per check, every check timed the same way:** each check is called
 {args.repeat} times and its time is the median of the {args.repeat} (no check

@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
+import os
 import random
 import signal
 import statistics
@@ -59,8 +60,8 @@ RUST_CHECK_US = 1.6
 TARGET_APPLY_US = 8.0
 TARGET_HOST_WORST_MS = 2.0
 TARGET_LEGAL60_MS = 50.0
-#: LegalFollows runs (all R of a case) longer than this are stopped: "> LIMIT"
-LEGAL_LIMIT_S = 10.0
+#: a LegalFollows run longer than this is stopped, the case reported as "> LIMIT"
+LEGAL_LIMIT_S = 5.0
 
 Hand = tuple[Order, list[list[int]], int, list[list[tuple[int, ...]]]]
 
@@ -219,7 +220,7 @@ class _Late(Exception):
 
 def legal60(case: dict[str, Any], repeat: int) -> float | None:
     """Seconds for the first 60 of ``LegalFollows`` (median of ``repeat``,
-    caches cleared before each); None when the runs pass LEGAL_LIMIT_S."""
+    caches cleared before each); None when a run passes LEGAL_LIMIT_S."""
     order = case_order(case)
     lead = Lead(order, parse_faces(case["lead"]))
     hand = [0] * 54
@@ -232,10 +233,13 @@ def legal60(case: dict[str, Any], repeat: int) -> float | None:
     def late(_sig: int, _frame: object) -> None:
         raise _Late
 
+    def before() -> None:
+        adversarial.clear_caches()
+        signal.setitimer(signal.ITIMER_REAL, LEGAL_LIMIT_S)
+
     old = signal.signal(signal.SIGALRM, late)
     try:
-        signal.setitimer(signal.ITIMER_REAL, LEGAL_LIMIT_S)
-        return med_of(run, repeat, adversarial.clear_caches)
+        return med_of(run, repeat, before)
     except _Late:
         return None
     finally:
@@ -333,6 +337,7 @@ def main(argv: list[str]) -> int:
             t60 = legal60(c, args.repeat)
             legal.append((float("inf") if t60 is None else t60 * 1e3, c))
     legal.sort(key=lambda x: -x[0])
+    bots_worst = max(max(fol), max(thr) if thr else 0.0) / 1000.0
     host_worst = max(max(fol), max(thr) if thr else 0.0, adv[0][0] if adv else 0.0) / 1000.0
     issue = next((us for us, c in adv if c.get("id") == "issue-12"), None)
     issue_legal = next((ms for ms, c in legal if c.get("id") == "issue-12"), None)
@@ -356,7 +361,8 @@ def main(argv: list[str]) -> int:
     body = f"""## engine
 
 Full rules engine (`shengji`), one core. Command: `{command}` (seed {args.seed}).
-Machine: {machine_line()}.
+Machine: {machine_line()}; load average at the end of the run {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores
+(a shared machine: the figures are medians, and the loaded ones are upper bounds).
 
 Whole random hands judged with `shengji.playout.judge_hand`: every lead
 checked, every throw checked against the other three hands, every follow
@@ -401,7 +407,8 @@ host's legality check against rbtying's 1.6 µs: the median follow check is
 |---|---|---|---|---|
 {chr(10).join(r for r in check_rows if r)}
 
-Target: any check at most {TARGET_HOST_WORST_MS:g} ms on the host: worst {host_worst:,.2f} ms ({ok(host_worst <= TARGET_HOST_WORST_MS)}).
+Target: any check at most {TARGET_HOST_WORST_MS:g} ms on the host: worst {host_worst:,.2f} ms ({ok(host_worst <= TARGET_HOST_WORST_MS)});
+over the bots' hands alone {bots_worst:,.2f} ms ({ok(bots_worst <= TARGET_HOST_WORST_MS)}).
 {f"The issue's example (4 decks, a 22-card throw followed from 27 cards): {issue:,.0f} µs." if issue is not None else ""}
 Slowest adversarial checks: {slow}.
 
