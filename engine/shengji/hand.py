@@ -377,6 +377,7 @@ class Hand:
         self.events: list[Event] = []
         self._stack: list[tuple[Any, ...]] = []
         self._ruling: Ruling | None = None
+        self._matching: dict[tuple[tuple[int, ...], tuple[int, ...]], bool] = {}
         #: seat -> (its known hand, that hand's face counts): a cache, no state
         #: (a hand is an immutable tuple: ``is`` tells that the counts are its)
         self._counts_of: dict[int, tuple[tuple[int, ...], list[int]]] = {}
@@ -1018,11 +1019,7 @@ class Hand:
             mine = _cards_in(t, seat)
             if not mine:
                 continue
-            if all(esuit[c % FACES] == led for c in mine) and (
-                ruling.lead([c % FACES for c in lead]).decomposition.max_width == 1
-            ):
-                # single cards led, followed in their suit: legal whatever
-                # else is held (docs/rules.md, "Following", 1)
+            if all(esuit[c % FACES] == led for c in mine) and self._matches_lead(lead, mine):
                 continue
             todo.append(i)
         if not todo:
@@ -1039,6 +1036,22 @@ class Hand:
             holdings[i] = sorted(held)
         for i in todo:
             self._check_follow_at(i, tricks[i], seat, "play", holdings[i])
+
+    def _matches_lead(self, lead: tuple[int, ...], play: tuple[int, ...]) -> bool:
+        """Does a follow all of the led suit have the lead's own structure
+        (single cards to single cards; the lead's units, shape for shape: what
+        may win the trick, ``Ruling.key``)? Then it is legal whatever else the
+        follower holds: it is the best each rule of docs/rules.md, "Following",
+        asks for. Kept per (lead, play): a cache, no state."""
+        key = (lead, play)
+        got = self._matching.get(key)
+        if got is None:
+            faces = [c % FACES for c in lead]
+            got = self.ruling.lead(faces).decomposition.max_width == 1 or (
+                self.ruling.key(faces, [c % FACES for c in play]) is not None
+            )
+            self._matching[key] = got
+        return got
 
     def _check_follow_at(
         self, i: int, t: Trick, seat: int, at: str, holding: list[int] | None = None
