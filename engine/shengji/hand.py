@@ -47,6 +47,7 @@ from typing import Any
 from . import bidding, kitty, settle
 from . import play as _play
 from .cards import FACES, Rank, face_name, format_faces
+from .play import Lead as _Lead
 from .rules import Partners, Revoke, Rules
 from .ruling import Ruling
 
@@ -377,7 +378,9 @@ class Hand:
         self.events: list[Event] = []
         self._stack: list[tuple[Any, ...]] = []
         self._ruling: Ruling | None = None
-        self._matching: dict[tuple[tuple[int, ...], tuple[int, ...]], bool] = {}
+        self._matching: dict[tuple[int | None, tuple[int, ...], tuple[int, ...]], bool] = {}
+        #: the last trick's lead (card ids, by identity) and its Lead: a cache
+        self._last_lead: tuple[tuple[int, ...], Ruling, _Lead] | None = None
         #: seat -> (its known hand, that hand's face counts): a cache, no state
         #: (a hand is an immutable tuple: ``is`` tells that the counts are its)
         self._counts_of: dict[int, tuple[tuple[int, ...], list[int]]] = {}
@@ -386,9 +389,12 @@ class Hand:
 
     def apply(self, event: Event) -> None:
         """Apply one event, or raise :class:`IllegalEvent` leaving the state as it was."""
-        saved = self._save()
+        saved: tuple[Any, ...] = _GET_STATE(self)  # self._save()
         try:
-            self._apply(event)
+            if type(event) is Play:  # the usual event, without the dispatch
+                self._play(event)
+            else:
+                self._apply(event)
         except BaseException:
             self._restore(saved)
             raise
@@ -798,9 +804,7 @@ class Hand:
                 )
             if self.hands is not None:
                 # ruling.follow(lead faces, hand faces, faces), the hand counted from its ids
-                v = _play.check_follow_counts(
-                    ruling.order, ruling.lead(self._faces(lead)), self._hand_counts(seat), faces
-                )
+                v = _play.check_follow_counts(ruling.order, self._lead_of(lead), self._hand_counts(seat), faces)
                 if not v.legal:
                     self._revoke(t_index, seat, v.message, "play")
             self.tricks = (*self.tricks[:-1], _with_plays(trick, (*trick.plays, (seat, cards))))
@@ -823,12 +827,21 @@ class Hand:
             self._prove_revokes(seat)
         if self.defenders is None:
             self._resolve_friend()
-        last = self.tricks[-1]
-        if last.complete:
+        if len(self.tricks[-1].plays) == SEATS:
             self._finish_trick()
         if self.forfeit is not None and self.phase == Phase.PLAY:
             self.phase = Phase.DONE
             self._resolve_friend()  # as far as the cards seen tell
+
+    def _lead_of(self, lead: tuple[int, ...]) -> _Lead:
+        """The Lead of a trick's lead (card ids), kept for the trick's follows."""
+        last = self._last_lead
+        ruling = self.ruling
+        if last is not None and last[0] is lead and last[1] is ruling:
+            return last[2]
+        got = ruling.lead([c % FACES for c in lead])
+        self._last_lead = (lead, ruling, got)
+        return got
 
     def _hand_counts(self, seat: int) -> list[int]:
         """The face counts of the seat's known hand (kept up to date by the plays)."""
@@ -1042,8 +1055,8 @@ class Hand:
         (single cards to single cards; the lead's units, shape for shape: what
         may win the trick, ``Ruling.key``)? Then it is legal whatever else the
         follower holds: it is the best each rule of docs/rules.md, "Following",
-        asks for. Kept per (lead, play): a cache, no state."""
-        key = (lead, play)
+        asks for. Kept per (trump, lead, play): a cache, no state."""
+        key = (self.trump, lead, play)
         got = self._matching.get(key)
         if got is None:
             faces = [c % FACES for c in lead]
