@@ -370,7 +370,6 @@ def mutate(case: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     position (in the hand, the lead, another seat's hand or a play), or the
     follow re-drawn. May be invalid (``_valid`` tells)."""
     order = _order(case)
-    decks = order.rules.decks
     out: dict[str, Any] = json.loads(json.dumps(case))
     out.pop("id", None)
     kind = case["kind"]
@@ -440,7 +439,6 @@ def mutate(case: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         else:
             hands[s].append(rng.choice(order.suit_faces[es]))
     out.update(lead=_text(lead), hands=[_text(h) for h in hands])
-    del decks
     return out
 
 
