@@ -169,10 +169,18 @@ def bot_events(count: int, rules: Rules, seed: int) -> list[tuple[Rules, int, li
     return out
 
 
-def apply_times(hands: list[tuple[Rules, int, list[Any]]], repeat: int, known: bool) -> list[float]:
-    """µs per Play event: each the median over ``repeat`` replays into a fresh Hand."""
+#: a play's place in its trick
+PLACES = ("lead", "2nd play", "3rd play", "4th play (the trick's winner)")
+
+
+def apply_times(
+    hands: list[tuple[Rules, int, list[Any]]], repeat: int, known: bool
+) -> tuple[list[float], list[int]]:
+    """µs per Play event, each the median over ``repeat`` replays into a
+    fresh Hand; and each play's place in its trick (0 = the lead)."""
     runs: list[list[float]] = []
-    for _ in range(repeat):
+    places: list[int] = []
+    for r in range(repeat):
         per: list[float] = []
         for rules, s, evs in hands:
             h = StateHand(rules, level=s % 13, dealer=s % 4, first_hand=False, strict=False)
@@ -180,13 +188,16 @@ def apply_times(hands: list[tuple[Rules, int, list[Any]]], repeat: int, known: b
                 if isinstance(e, Deal) and not known:
                     continue
                 if isinstance(e, PlayEvent):
+                    if r == 0:
+                        t = h.current_trick()
+                        places.append(0 if t is None else len(t.plays))
                     t0 = time.perf_counter_ns()
                     h.apply(e)
                     per.append((time.perf_counter_ns() - t0) / 1000.0)
                 else:
                     h.apply(e)
         runs.append(per)
-    return [statistics.median(col) for col in zip(*runs, strict=True)]
+    return [statistics.median(col) for col in zip(*runs, strict=True)], places
 
 
 def check_times(hands: Sequence[Hand], repeat: int) -> tuple[list[float], list[float]]:
@@ -306,14 +317,20 @@ def main(argv: list[str]) -> int:
     # --- Hand.apply per play, next to judge_hand per play
     apply_rows = []
     apply_med = {}
+    by_place = ""
     for label, rules, count in (
         ("2 decks (classic)", Rules.preset("classic"), max(args.hands // 5, 5)),
         ("4 decks (xuwen)", Rules.preset("xuwen"), max(args.hands // 20, 3)),
     ):
         evs = bot_events(count, rules, args.seed)
         for known in (True, False):
-            t = apply_times(evs, args.repeat, known)
+            t, places = apply_times(evs, args.repeat, known)
             m = statistics.median(t)
+            if label.startswith("2 decks") and known:
+                by_place = ", ".join(
+                    f"{name} {statistics.median([x for x, p in zip(t, places, strict=True) if p == i]):.1f}"
+                    for i, name in enumerate(PLACES)
+                )
             apply_med[(label, known)] = m
             how = "deal known (hand_scan)" if known else "deal not known (revokes proven later)"
             apply_rows.append(
@@ -398,6 +415,9 @@ of its {args.repeat}; the last column is the ratio to rbtying's Rust engine
 
 Target: `Hand.apply` at most {TARGET_APPLY_US:g} µs median per play (2× rbtying): {a2:.1f} µs with
 the deal known ({ok(a2 <= TARGET_APPLY_US)}), {a2u:.1f} µs without ({ok(a2u <= TARGET_APPLY_US)}).
+By place in the trick (2 decks, deal known), median µs: {by_place}. The 2nd play
+builds the trick's `Lead` (`shengji.play.Lead`, about 3 µs for one card), the
+4th finds the winner (`trick_winner_faces`); the median play is a 2nd or 3rd.
 
 **Every check timed the same way** (median of {args.repeat} calls each), µs; the
 host's legality check against rbtying's 1.6 µs: the median follow check is
