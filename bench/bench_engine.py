@@ -174,30 +174,41 @@ PLACES = ("lead", "2nd play", "3rd play", "4th play (the trick's winner)")
 
 
 def apply_times(
-    hands: list[tuple[Rules, int, list[Any]]], repeat: int, known: bool
-) -> tuple[list[float], list[int]]:
-    """µs per Play event, each the median over ``repeat`` replays into a
-    fresh Hand; and each play's place in its trick (0 = the lead)."""
-    runs: list[list[float]] = []
-    places: list[int] = []
+    hands: list[tuple[Rules, int, list[Any]]], repeat: int
+) -> dict[bool, tuple[list[float], list[int]]]:
+    """For the deal known (True) and not (False): µs per Play event, each the
+    median over ``repeat`` replays into a fresh Hand, the two kinds of replay
+    taking turns (a burst of load hits both alike); and each play's place in
+    its trick (0 = the lead)."""
+    out: dict[bool, tuple[list[float], list[int]]] = {}
+    runs: dict[bool, list[list[float]]] = {True: [], False: []}
+    places: dict[bool, list[int]] = {True: [], False: []}
     for r in range(repeat):
-        per: list[float] = []
-        for rules, s, evs in hands:
-            h = StateHand(rules, level=s % 13, dealer=s % 4, first_hand=False, strict=False)
-            for e in evs:
-                if isinstance(e, Deal) and not known:
-                    continue
-                if isinstance(e, PlayEvent):
-                    if r == 0:
-                        t = h.current_trick()
-                        places.append(0 if t is None else len(t.plays))
-                    t0 = time.perf_counter_ns()
-                    h.apply(e)
-                    per.append((time.perf_counter_ns() - t0) / 1000.0)
-                else:
-                    h.apply(e)
-        runs.append(per)
-    return [statistics.median(col) for col in zip(*runs, strict=True)], places
+        for known in (True, False):
+            runs[known].append(_replay(hands, known, places[known] if r == 0 else None))
+    for known in (True, False):
+        out[known] = ([statistics.median(col) for col in zip(*runs[known], strict=True)], places[known])
+    return out
+
+
+def _replay(hands: list[tuple[Rules, int, list[Any]]], known: bool, places: list[int] | None) -> list[float]:
+    """One replay of the hands: µs per Play event (places: filled with each play's place)."""
+    per: list[float] = []
+    for rules, s, evs in hands:
+        h = StateHand(rules, level=s % 13, dealer=s % 4, first_hand=False, strict=False)
+        for e in evs:
+            if isinstance(e, Deal) and not known:
+                continue
+            if isinstance(e, PlayEvent):
+                if places is not None:
+                    t = h.current_trick()
+                    places.append(0 if t is None else len(t.plays))
+                t0 = time.perf_counter_ns()
+                h.apply(e)
+                per.append((time.perf_counter_ns() - t0) / 1000.0)
+            else:
+                h.apply(e)
+    return per
 
 
 def check_times(hands: Sequence[Hand], repeat: int) -> tuple[list[float], list[float]]:
@@ -323,8 +334,9 @@ def main(argv: list[str]) -> int:
         ("4 decks (xuwen)", Rules.preset("xuwen"), max(args.hands // 20, 3)),
     ):
         evs = bot_events(count, rules, args.seed)
+        both = apply_times(evs, max(args.repeat, 9))
         for known in (True, False):
-            t, places = apply_times(evs, args.repeat, known)
+            t, places = both[known]
             m = statistics.median(t)
             if label.startswith("2 decks") and known:
                 by_place = ", ".join(
@@ -405,8 +417,8 @@ follow of the hands above, best of 5 passes:
 
 **`Hand.apply` per play** (the path the host's verifier and the virtual table
 use: the state machine, every rule of the play, the trick's winner), µs, bot
-hands (strength 1) replayed {args.repeat} times; each play's time is the median
-of its {args.repeat}; the last column is the ratio to rbtying's Rust engine
+hands (strength 1) replayed {max(args.repeat, 9)} times, with and without the deal in turn; each play's time is the median
+of its {max(args.repeat, 9)}; the last column is the ratio to rbtying's Rust engine
 ({RUST_PLAY_US} µs per `play_cards`, measured on this kind of machine):
 
 | what | hands | plays | median µs | p99 µs | worst µs | × Rust |
