@@ -43,6 +43,7 @@ regression data (``tests/device_rules/data/adversarial.jsonl``).
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import random
 import statistics
@@ -67,6 +68,9 @@ from .errors import CommandError
 from .paths import FIRMWARE_DIR
 
 RUNNER = Path(__file__).resolve().parent / "device_runner" / "adversary_mp.py"
+
+#: The full engine's code: what the work counter counts.
+_ENGINE_DIR = str(Path(_play.__file__).resolve().parent)
 
 #: Heap of the device process (JSON parsing of the cases needs the room).
 HEAP = "4M"
@@ -516,22 +520,29 @@ def host_time(case: dict[str, Any], repeat: int = 5) -> float:
 
 
 def work(case: dict[str, Any]) -> int:
-    """Deterministic work of the full engine's check: Python calls and
-    generator steps (``sys.setprofile`` "call" events), caches cleared."""
+    """Deterministic work of the full engine's check: its Python calls and
+    generator steps (``sys.setprofile`` "call" events of code in ``shengji``),
+    caches cleared, the cyclic garbage collector held off (a finalizer it ran
+    would count)."""
     fn = _check_fn(case)
     clear_caches()
+    gc.collect()
     calls = 0
 
-    def prof(_frame: FrameType, event: str, _arg: object) -> None:
+    def prof(frame: FrameType, event: str, _arg: object) -> None:
         nonlocal calls
-        if event == "call":
+        if event == "call" and frame.f_code.co_filename.startswith(_ENGINE_DIR):
             calls += 1
 
+    was = gc.isenabled()
+    gc.disable()
     sys.setprofile(prof)
     try:
         fn()
     finally:
         sys.setprofile(None)
+        if was:
+            gc.enable()
     return calls
 
 
