@@ -47,13 +47,22 @@ class EngineBase:
     nforced: int
     key: int
     _pmax: int
-    _vr: bytearray
     _vh: bytearray
-    _lb: bytearray
-    _vfound: bytearray
-    _pat: bytearray
-    _patn: bytearray
-    _nlv: int
+    _vp: bytearray
+    _ft: int
+    _fblo: int
+    _fbhi: int
+    _qm: bytearray
+    _qk: bytearray
+    _qn: bytearray
+    _nq: int
+    _s2: int
+    _s3: int
+    _s4: int
+    _nrun: int
+    _tot: bytearray
+    _sb: bytearray
+    _cur: bytearray
     # methods of one part that another calls
     lead_suit: "Callable[[Sequence[int]], int]"
     points: "Callable[[Sequence[int]], int]"
@@ -63,3 +72,8 @@ class EngineBase:
     _decompose: "Callable[[bytearray, int, bytearray], int]"
     _t: "Callable[[bytearray, int], int]"
     _ladder: "Callable[[bytearray, bytearray, int], int]"
+    _place_init: "Callable[[], None]"
+    _psetup: "Callable[[bytearray, int], None]"
+    _feasible: "Callable[[], bool]"
+    _pcap: "Callable[[int, int], int]"
+    _fits_at: "Callable[[int, int, int, int, int, int], bool]"

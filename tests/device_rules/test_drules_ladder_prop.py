@@ -1,0 +1,153 @@
+# runs-under: micropython heapsize=160K
+"""Device rules engine: the polynomial ladder (firmware/drules_ladder.py and
+drules_place.py) against the exponential search it replaced (kept in
+tests/support/drules_refladder.py as the reference), on random leads,
+holdings and plays: 1-4 decks, every ladder shape (triples, Titanics, throws
+with triples, tractors and pairs in them, quads), same_shape_only,
+permanent_twos, NT. The vectors of rungs and the reasons must be the same.
+CPython and MicroPython."""
+
+import drules as D
+from drules_refladder import RefEngine
+
+
+class Rng:
+    """A small LCG, the same numbers under both runtimes."""
+
+    def __init__(self, seed):
+        self.x = seed & 0x7FFFFFFF
+
+    def below(self, n):
+        self.x = (self.x * 1103515245 + 12345) & 0x7FFFFFFF
+        return (self.x >> 8) % n
+
+
+def _suit_faces(e, s):
+    return [e.order[i] for i in range(e.start[s], e.start[s + 1])]
+
+
+def _draw(rng, faces, counts, n, decks):
+    """n cards of the given faces (counts: copies left), favouring sets and
+    neighbours: a face, then often the same or the next one again."""
+    out = []
+    i = rng.below(len(faces))
+    tries = 0
+    while len(out) < n and tries < 200:
+        tries += 1
+        f = faces[i]
+        if counts[f] > 0:
+            take = 1 + rng.below(decks)
+            while take and counts[f] > 0 and len(out) < n:
+                out.append(f)
+                counts[f] -= 1
+                take -= 1
+        j = rng.below(4)
+        if j == 0:
+            i = rng.below(len(faces))
+        elif j < 3:
+            i = (i + 1) % len(faces)
+    return out
+
+
+def _case(rng, shape):
+    decks = 3 + rng.below(2) if shape != 2 else 1 + rng.below(4)
+    same = shape == 2 or rng.below(6) == 0
+    twos = rng.below(3) == 0
+    level = rng.below(13)
+    trump = rng.below(5)
+    opts = {"decks": decks, "permanent_twos": twos, "same_shape_only": same}
+    new = D.Engine(**opts)
+    ref = RefEngine(**opts)
+    new.set_trump(level, trump)
+    ref.set_trump(level, trump)
+    s = 4 if rng.below(2) == 0 else rng.below(4)
+    if s == trump:
+        s = 4
+    faces = _suit_faces(new, s)
+    if not faces:
+        return None
+    counts = bytearray(54)
+    for f in range(54):
+        counts[f] = decks
+    nlead = 2 + rng.below(9 if shape != 1 else 13)
+    lead = _draw(rng, faces, counts, nlead, decks)
+    hold = _draw(rng, faces, counts, len(lead) + rng.below(10), decks)
+    return new, ref, s, lead, hold
+
+
+def _vectors(e, lead, cnt, s, new):
+    lc = bytearray(54)
+    for f in lead:
+        lc[f] += 1
+    nu = e._decompose(lc, s, e._lu)
+    e._nlu = nu
+    nv = 0
+    while nv < nu and e._lu[3 * nv] >= 2 and nv < 24:
+        nv += 1
+    if nv == 0:
+        return []
+    if new:
+        out = bytearray(24)
+        e._lvector(cnt, s, out, nv)
+        return list(out[:nv])
+    e._nlv = nv
+    e._vector(cnt, s)
+    return list(e._vr[:nv])
+
+
+def _check(seed, n, shape):
+    rng = Rng(seed)
+    done = 0
+    while done < n:
+        c = _case(rng, shape)
+        if c is None:
+            continue
+        new, ref, s, lead, hold = c
+        h = bytearray(54)
+        for f in hold:
+            h[f] += 1
+        vn = _vectors(new, lead, h, s, True)
+        vr = _vectors(ref, lead, h, s, False)
+        assert vn == vr, (seed, lead, hold, vn, vr)
+        for _ in range(3):
+            # a play: len(lead) of the holding's cards
+            pool = list(hold)
+            play = []
+            while len(play) < len(lead) and pool:
+                play.append(pool.pop(rng.below(len(pool))))
+            pc = bytearray(54)
+            for f in play:
+                pc[f] += 1
+            assert _vectors(new, lead, pc, s, True) == _vectors(ref, lead, pc, s, False), (seed, lead, play)
+            if len(play) == len(lead):
+                a = new.check_follow(lead, h, play)
+                b = ref.check_follow(lead, h, play)
+                assert a == b, (seed, lead, hold, play, a, b)
+        done += 1
+
+
+def test_ladders_of_triples_and_titanics():
+    _check(1, 120, 0)
+
+
+def test_throws_with_triples_tractors_and_pairs():
+    _check(2, 80, 1)
+
+
+def test_same_shape_only_any_decks():
+    _check(3, 120, 2)
+
+
+def test_the_issue_12_case():
+    # 4 decks, level 7, trump S (docs/rules.md "How the table reads it")
+    from dcards import hand, ids
+
+    opts = {"decks": 4}
+    e = D.Engine(**opts)
+    r = RefEngine(**opts)
+    e.set_trump(5, 0)
+    r.set_trump(5, 0)
+    lead = ids("7S 7S 7S 9S 9S 9S JS JS QS QS KS KS KS AS AS AS 7D 7D 7D 7C 7C 7C")
+    h = hand("2S 2S 3S 3S 4S 4S 4S 4S 6S 6S 7S 8S 8S 9S TS TS JS JS QS QS KS AS 7D 7C SJ SJ BJ")
+    play = ids("SJ 2S 9S 7C 3S 7S 6S 4S AS 6S 8S SJ JS 4S 4S 2S QS TS 7D 8S 3S QS")
+    assert e.check_follow(lead, h, play) == r.check_follow(lead, h, play) == D.R_TRACTOR
