@@ -62,6 +62,10 @@ class EngineBase:
     _nrun: int
     _tot: bytearray
     _sb: bytearray
+    _u: bytearray
+    _ub: bytearray
+    _ng: int
+    _placed: bool
     _cur: bytearray
     # methods of one part that another calls
     lead_suit: "Callable[[Sequence[int]], int]"
@@ -75,5 +79,7 @@ class EngineBase:
     _place_init: "Callable[[], None]"
     _psetup: "Callable[[bytearray, int], None]"
     _feasible: "Callable[[], bool]"
+    _greedy: "Callable[[int, int, int], bool]"
+    _ungreedy: "Callable[[int], None]"
     _pcap: "Callable[[int, int], int]"
     _fits_at: "Callable[[int, int, int, int, int, int], bool]"

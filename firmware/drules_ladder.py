@@ -62,6 +62,10 @@ class Ladders(EngineBase):
         self._nq = 0
         self._ft = self._fblo = self._fbhi = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0
+        self._placed = False
+        u = self._u
+        for i in range(3 * _NPOS):
+            u[i] = 0
         lu = self._lu
         for i in range(nv):
             out[i] = self._unit(lu[3 * i], lu[3 * i + 1])
@@ -162,8 +166,23 @@ class Ladders(EngineBase):
             self._ft += t
             self._fblo += lo
             self._fbhi += hi
+        if self._placed:
+            # On top of the earlier units' placement, each part at the
+            # weakest place where it fits: no search, often enough.
+            self._ng = 0
+            if self._greedy(m, k, n) and self._greedy(2, 1, pairs) and self._gflex(t, lo, hi):
+                return True
+            self._ungreedy(0)
+        u = self._u
+        ub = self._ub
+        for i in range(3 * _NPOS):
+            ub[i] = u[i]
+            u[i] = 0
         if self._qtest():
+            self._placed = True
             return True
+        for i in range(3 * _NPOS):
+            u[i] = ub[i]
         self._s2 -= pairs + t + (n * k if m == 2 else 0)
         self._s3 -= n * k if m == 3 else 0
         self._s4 -= n * k if m == 4 else 0
@@ -173,6 +192,20 @@ class Ladders(EngineBase):
         self._ft -= t
         self._fblo -= lo
         self._fbhi -= hi
+        return False
+
+    def _gflex(self, t, lo, hi):
+        # type: (int, int, int) -> bool
+        """_greedy for t pairs in runs: b runs of 3 and the rest runs of 2."""
+        if t == 0:
+            return True
+        g = self._ng
+        b = lo
+        while b <= hi:
+            if self._greedy(2, 3, b) and self._greedy(2, 2, (t - 3 * b) >> 1):
+                return True
+            self._ungreedy(g)
+            b += 2
         return False
 
     def _qadd(self, m, k, n):

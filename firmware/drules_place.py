@@ -22,6 +22,7 @@ _NREC = const(64)  # remembered failed states (a power of 2)
 _RW = const(16)  # bytes of one: stamp, position, demand (2), n, n codes
 _RC = const(11)  # open runs a remembered state may have
 _PROBE = const(6)
+_GS = const(32)  # parts one greedy step may add
 
 
 class Placer(EngineBase):
@@ -42,10 +43,20 @@ class Placer(EngineBase):
         self._qm = bytearray(_QT)
         self._qk = bytearray(_QT)
         self._qn = bytearray(_QT)
-        self._qs = bytearray(_QT)
-        self._qr = [0] * _QT  # mixed-radix weight of each kind in the demand
+        # The sweep's kinds: width, length, parts left, offset of the width
+        # in _u, weight in the demand d (mixed radix).
+        self._dm = bytearray(_QT)
+        self._dk = bytearray(_QT)
+        self._dn = bytearray(_QT)
+        self._db = bytearray(_QT)
+        self._dr = [0] * _QT
+        self._nd = 0
         self._nq = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0  # the question's sets, runs
+        self._gst = bytearray(3 * _GS)
+        self._ng = 0
+        self._ub = bytearray(3 * _NPOS)  # the placement before a search
+        self._placed = False  # does self._u hold a placement of the question?
         self._memo = bytearray(_NREC * _RW)
         self._key = bytearray(_RW)
         self._gen = 0
@@ -128,28 +139,26 @@ class Placer(EngineBase):
             a3 -= u3
         return 2 * a4 + a3 + tot[0]
 
-    def _fit(self, q):
-        # type: (int) -> bool
-        u = self._u
-        a = self._a
-        return self._fits_at(u[q], u[_NPOS + q], u[2 * _NPOS + q], a[q], a[_NPOS + q], a[2 * _NPOS + q])
-
     def _feasible(self):
         # type: () -> bool
-        """Can the parts of the question all be placed at once (see the top)?"""
+        """Can the parts of the question all be placed at once (see the top)?
+        self._u must be clear; on success it holds the placement found."""
         qm = self._qm
         qk = self._qk
         qn = self._qn
         sb = self._sb
+        dm = self._dm
+        dk = self._dk
+        dn = self._dn
         s2 = s3 = s4 = 0
-        d = 0
-        r = 1
+        nd = 0
         for t in range(self._nq):
+            n = qn[t]
+            if n == 0:
+                continue
             m = qm[t]
             k = qk[t]
-            n = qn[t]
-            self._qs[t] = n
-            if n and sb[(m - 2) * _NPOS] < k:
+            if sb[(m - 2) * _NPOS] < k:
                 return False
             if m == 2:
                 s2 += n * k
@@ -157,14 +166,33 @@ class Placer(EngineBase):
                 s3 += n * k
             else:
                 s4 += n * k
-            self._qr[t] = r
-            d += n * r
-            r *= n + 1
+            # The sweep's kinds: runs first, longest first, then sets,
+            # widest first (an insertion sort of a few).
+            i = nd
+            while i and (dk[i - 1] < k or (dk[i - 1] == k and dm[i - 1] < m)):
+                dm[i] = dm[i - 1]
+                dk[i] = dk[i - 1]
+                dn[i] = dn[i - 1]
+                i -= 1
+            dm[i] = m
+            dk[i] = k
+            dn[i] = n
+            nd += 1
+        if nd == 0:
+            return True
         tot = self._tot
         if not self._fits_at(s2, s3, s4, tot[0], tot[1], tot[2]):
             return False  # not even ignoring the positions
-        if d == 0:
-            return True
+        self._nd = nd
+        d = 0
+        r = 1
+        db = self._db
+        dr = self._dr
+        for i in range(nd):
+            db[i] = (dm[i] - 2) * _NPOS
+            dr[i] = r
+            d += dn[i] * r
+            r *= dn[i] + 1
         self._mon = r <= 65536
         if self._mon:
             g = self._gen + 1
@@ -175,29 +203,22 @@ class Placer(EngineBase):
                 g = 1
             self._gen = g
             self._key[0] = g
-        if not self._sweep(0, d):
-            return False
-        for t in range(self._nq):
-            qn[t] = self._qs[t]
-        u = self._u
-        for i in range(3 * _NPOS):
-            u[i] = 0
-        return True
+        return self._sweep(0, d)  # on success self._u: the placement found
 
     def _sweep(self, p, d):
         # type: (int, int) -> bool
-        """Place the demand d (what _qn holds) at positions p.. given the runs
+        """Place the demand d (what _dn holds) at positions p.. given the runs
         already open (self._u at p..)."""
         if d == 0:
             return True
         if p >= self._np:
             return False
-        qm = self._qm
-        qk = self._qk
-        qn = self._qn
+        dk = self._dk
+        dn = self._dn
+        db = self._db
         sb = self._sb
-        for t in range(self._nq):
-            if qn[t] and sb[(qm[t] - 2) * _NPOS + p] < qk[t]:
+        for t in range(self._nd):
+            if dn[t] and sb[db[t] + p] < dk[t]:
                 return False
         h = self._mkey(p, d) if self._mon else -1
         if h >= 0 and self._seen(h):
@@ -213,41 +234,91 @@ class Placer(EngineBase):
     def _starts(self, p, t, d):
         # type: (int, int, int) -> bool
         """Choose how many parts of kind t.. start at position p (most first)."""
-        nq = self._nq
-        qm = self._qm
-        qk = self._qk
-        qn = self._qn
+        nd = self._nd
+        dk = self._dk
+        dn = self._dn
+        db = self._db
         st = self._st
-        while t < nq and (qn[t] == 0 or st[(qm[t] - 2) * _NPOS + p] < qk[t]):
+        while t < nd and (dn[t] == 0 or st[db[t] + p] < dk[t]):
             t += 1
-        if t >= nq:
+        if t >= nd:
+            # A set still to place that fits here as well: a placement that
+            # puts it further up can put it here instead, so skip this one.
+            dm = self._dm
+            for j in range(nd):
+                if dn[j] and dk[j] == 1 and self._add(p, dm[j], 1):
+                    self._sub(p, dm[j], 1)
+                    return False
             return self._sweep(p + 1, d)
-        m = qm[t]
-        k = qk[t]
-        n = qn[t]
-        r = self._qr[t]
+        m = self._dm[t]
+        k = dk[t]
+        n = dn[t]
+        r = self._dr[t]
         x = 0
         while x < n and self._add(p, m, k):
             x += 1
-        qn[t] = n - x
+        dn[t] = n - x
         while True:
             if self._starts(p, t + 1, d - x * r):
+                dn[t] = n
                 return True
             if x == 0:
                 return False
             self._sub(p, m, k)
             x -= 1
-            qn[t] += 1
+            dn[t] += 1
+
+    def _greedy(self, m, k, n):
+        # type: (int, int, int) -> bool
+        """Put n more parts (m, k) on top of the placement in self._u, each at
+        the weakest place where it fits (no search: False is no answer); they
+        are noted in self._gst (self._ng of them) for _ungreedy."""
+        st = self._st
+        gst = self._gst
+        b = (m - 2) * _NPOS
+        last = self._np - k
+        p = 0
+        for _ in range(n):
+            while p <= last and (st[b + p] < k or not self._add(p, m, k)):
+                p += 1
+            if p > last or self._ng >= _GS:
+                return False
+            g = 3 * self._ng
+            gst[g] = p
+            gst[g + 1] = m
+            gst[g + 2] = k
+            self._ng += 1
+        return True
+
+    def _ungreedy(self, mark):
+        # type: (int) -> None
+        """Take back the parts _greedy placed after the first `mark`."""
+        gst = self._gst
+        while self._ng > mark:
+            self._ng -= 1
+            g = 3 * self._ng
+            self._sub(gst[g], gst[g + 1], gst[g + 2])
 
     def _add(self, p, m, k):
         # type: (int, int, int) -> bool
-        """Put a part (m, k) at positions p..p+k-1 if every one still fits."""
+        """Put a part (m, k) at positions p..p+k-1 if every one still fits
+        (_fits_at, written out: this is the sweep's inner loop)."""
         u = self._u
+        a = self._a
         b = (m - 2) * _NPOS
         q = p
-        while q < p + k:
+        e = p + k
+        while q < e:
             u[b + q] += 1
-            if not self._fit(q):
+            a4 = a[2 * _NPOS + q] - u[2 * _NPOS + q]
+            u3 = u[_NPOS + q]
+            a3 = a[_NPOS + q]
+            if u3 > a3:
+                a4 -= u3 - a3
+                a3 = 0
+            else:
+                a3 -= u3
+            if a4 < 0 or u[q] > 2 * a4 + a3 + a[q]:
                 while q >= p:
                     u[b + q] -= 1
                     q -= 1
