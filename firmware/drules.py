@@ -45,7 +45,8 @@
 # MicroPython compiles it in a small heap: drules_play.py (decomposition,
 # leads, follows), drules_match.py (the t-search, matching, tricks, kitty),
 # drules_ladder.py (3-4 deck ladders, same_shape_only), drules_place.py (the
-# ladders' placement oracle).
+# ladders' placement oracle), drules_sweep.py (its sweep), drules_memo.py
+# (its failed states, its greedy first try).
 #
 # Reason codes are small ints, in the order of the full engine's Reason enum
 # (the host-side runner maps them to its names). Everything here is integer
@@ -56,7 +57,9 @@ from micropython import const
 
 from drules_ladder import Ladders
 from drules_match import Matching
+from drules_memo import Memo
 from drules_place import Placer
+from drules_sweep import Sweep
 from drules_play import Plays
 
 try:
@@ -137,7 +140,7 @@ def hand_from(cards, hand=None):
     return hand
 
 
-class Engine(Plays, Matching, Ladders, Placer):
+class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
     """The rules of one table: options, then per hand the level and trump."""
 
     def __init__(

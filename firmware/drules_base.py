@@ -81,5 +81,6 @@ class EngineBase:
     _feasible: "Callable[[], bool]"
     _greedy: "Callable[[int, int, int], bool]"
     _ungreedy: "Callable[[int], None]"
+    _setsok: "Callable[[], bool]"
     _pcap: "Callable[[int, int], int]"
     _fits_at: "Callable[[int, int, int, int, int, int], bool]"

@@ -167,10 +167,11 @@ class Ladders(EngineBase):
             self._fblo += lo
             self._fbhi += hi
         if self._placed:
-            # On top of the earlier units' placement, each part at the
-            # weakest place where it fits: no search, often enough.
+            # On top of the earlier units' placement, each run at the
+            # weakest place where it fits, the sets in what is left: no
+            # search, and often enough.
             self._ng = 0
-            if self._greedy(m, k, n) and self._greedy(2, 1, pairs) and self._gflex(t, lo, hi):
+            if (k == 1 or self._greedy(m, k, n)) and self._gflex(t, lo, hi) and self._setsok():
                 return True
             self._ungreedy(0)
         u = self._u

@@ -18,11 +18,6 @@ except ImportError:
 
 _NPOS = const(24)
 _QT = const(24)  # kinds of parts in one question
-_NREC = const(64)  # remembered failed states (a power of 2)
-_RW = const(16)  # bytes of one: stamp, position, demand (2), n, n codes
-_RC = const(11)  # open runs a remembered state may have
-_PROBE = const(6)
-_GS = const(32)  # parts one greedy step may add
 
 
 class Placer(EngineBase):
@@ -39,6 +34,13 @@ class Placer(EngineBase):
         self._st = bytearray(3 * _NPOS)
         self._sb = bytearray(3 * _NPOS)
         self._tot = bytearray(3)
+        self._sf = bytearray(3 * _NPOS)  # faces of 2, 3, >= 4 copies at p..
+        # The stretches of each width (from w*_NPOS): length, sets in them.
+        self._sl = bytearray(3 * _NPOS)
+        self._sc = bytearray(3 * _NPOS)
+        self._nst = bytearray(3)
+        self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
+        self._lcap = bytearray(3)
         self._np = 0
         self._qm = bytearray(_QT)
         self._qk = bytearray(_QT)
@@ -53,14 +55,10 @@ class Placer(EngineBase):
         self._nd = 0
         self._nq = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0  # the question's sets, runs
-        self._gst = bytearray(3 * _GS)
-        self._ng = 0
         self._ub = bytearray(3 * _NPOS)  # the placement before a search
         self._placed = False  # does self._u hold a placement of the question?
-        self._memo = bytearray(_NREC * _RW)
-        self._key = bytearray(_RW)
-        self._gen = 0
         self._mon = False
+        self._memo_init()
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
 
     def _psetup(self, cnt, s):
@@ -92,17 +90,44 @@ class Placer(EngineBase):
             tot[0] += c2
             tot[1] += c3
             tot[2] += c4
+        sf = self._sf
+        sf[np_] = sf[_NPOS + np_] = sf[2 * _NPOS + np_] = 0
+        for p in range(np_ - 1, -1, -1):
+            sf[p] = sf[p + 1] + a[p]
+            sf[_NPOS + p] = sf[_NPOS + p + 1] + a[_NPOS + p]
+            sf[2 * _NPOS + p] = sf[2 * _NPOS + p + 1] + a[2 * _NPOS + p]
+        sl = self._sl
+        sc = self._sc
         for w in range(3):
             b = w * _NPOS
             run = 0
             best = 0
+            cap = 0
+            ns = b
             for p in range(np_ - 1, -1, -1):
-                ok = a[2 * _NPOS + p] or (w < 2 and a[_NPOS + p]) or (w == 0 and a[p])
-                run = run + 1 if ok else 0
+                # sets of width w + 2 at p: 4-faces hold two pairs
+                c = a[2 * _NPOS + p]
+                if w == 0:
+                    c += c + a[_NPOS + p] + a[p]
+                elif w == 1:
+                    c += a[_NPOS + p]
+                if c:
+                    run += 1
+                    cap += c
+                elif run:
+                    sl[ns] = run
+                    sc[ns] = cap
+                    ns += 1
+                    run = cap = 0
                 st[b + p] = run
                 if run > best:
                     best = run
                 sb[b + p] = best
+            if run:
+                sl[ns] = run
+                sc[ns] = cap
+                ns += 1
+            self._nst[w] = ns - b
 
     def _fits_at(self, u2, u3, u4, a2, a3, a4):
         # type: (int, int, int, int, int, int) -> bool
@@ -142,7 +167,7 @@ class Placer(EngineBase):
     def _feasible(self):
         # type: () -> bool
         """Can the parts of the question all be placed at once (see the top)?
-        self._u must be clear; on success it holds the placement found."""
+        self._u must be clear; on success it holds the runs' placement."""
         qm = self._qm
         qk = self._qk
         qn = self._qn
@@ -150,24 +175,16 @@ class Placer(EngineBase):
         dm = self._dm
         dk = self._dk
         dn = self._dn
-        s2 = s3 = s4 = 0
         nd = 0
         for t in range(self._nq):
             n = qn[t]
-            if n == 0:
+            k = qk[t]
+            if n == 0 or k == 1:
                 continue
             m = qm[t]
-            k = qk[t]
             if sb[(m - 2) * _NPOS] < k:
                 return False
-            if m == 2:
-                s2 += n * k
-            elif m == 3:
-                s3 += n * k
-            else:
-                s4 += n * k
-            # The sweep's kinds: runs first, longest first, then sets,
-            # widest first (an insertion sort of a few).
+            # The sweep's kinds of runs, longest first (an insertion sort).
             i = nd
             while i and (dk[i - 1] < k or (dk[i - 1] == k and dm[i - 1] < m)):
                 dm[i] = dm[i - 1]
@@ -178,11 +195,26 @@ class Placer(EngineBase):
             dk[i] = k
             dn[i] = n
             nd += 1
+        # Runs of one width and length >= k each take k sets or more of one
+        # stretch: no more of them than the stretches' sets // k.
+        sl = self._sl
+        sc = self._sc
+        for i in range(nd):
+            m = dm[i]
+            k = dk[i]
+            need = 0
+            for j in range(i + 1):
+                if dm[j] == m:
+                    need += dn[j]
+            b = (m - 2) * _NPOS
+            for j in range(b, b + self._nst[m - 2]):
+                if sl[j] >= k:
+                    need -= sc[j] // k
+            if need > 0:
+                return False
+        self._sets()
         if nd == 0:
-            return True
-        tot = self._tot
-        if not self._fits_at(s2, s3, s4, tot[0], tot[1], tot[2]):
-            return False  # not even ignoring the positions
+            return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
         self._nd = nd
         d = 0
         r = 1
@@ -195,202 +227,28 @@ class Placer(EngineBase):
             r *= dn[i] + 1
         self._mon = r <= 65536
         if self._mon:
-            g = self._gen + 1
-            if g > 255:
-                memo = self._memo
-                for i in range(0, _NREC * _RW, _RW):
-                    memo[i] = 0
-                g = 1
-            self._gen = g
-            self._key[0] = g
-        return self._sweep(0, d)  # on success self._u: the placement found
+            self._newgen()
+        return self._sweep(0, d, 0, 0, 0)
 
-    def _sweep(self, p, d):
-        # type: (int, int) -> bool
-        """Place the demand d (what _dn holds) at positions p.. given the runs
-        already open (self._u at p..)."""
-        if d == 0:
-            return True
-        if p >= self._np:
-            return False
-        dk = self._dk
-        dn = self._dn
-        db = self._db
-        sb = self._sb
-        for t in range(self._nd):
-            if dn[t] and sb[db[t] + p] < dk[t]:
-                return False
-        h = self._mkey(p, d) if self._mon else -1
-        if h >= 0 and self._seen(h):
-            return False
-        self.nstates += 1
-        if self._starts(p, 0, d):
-            return True
-        if h >= 0:
-            self._mkey(p, d)  # deeper states used the key buffer
-            self._remember(h)
-        return False
+    def _sets(self):
+        # type: () -> None
+        """The question's sets (self._n: pairs, triples, quads) and the most
+        faces of each kind (2, 3, >= 4 copies) left over that can matter."""
+        n = self._n
+        n[0] = n[1] = n[2] = 0
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        for t in range(self._nq):
+            if qk[t] == 1:
+                n[qm[t] - 2] += qn[t]
+        c = self._lcap
+        c[0] = n[0]
+        c[1] = n[0] + n[1]
+        c[2] = n[2] + n[1] + ((n[0] + 1) >> 1)
 
-    def _starts(self, p, t, d):
+    def _setsfit(self, l2, l3, l4):
         # type: (int, int, int) -> bool
-        """Choose how many parts of kind t.. start at position p (most first)."""
-        nd = self._nd
-        dk = self._dk
-        dn = self._dn
-        db = self._db
-        st = self._st
-        while t < nd and (dn[t] == 0 or st[db[t] + p] < dk[t]):
-            t += 1
-        if t >= nd:
-            # A set still to place that fits here as well: a placement that
-            # puts it further up can put it here instead, so skip this one.
-            dm = self._dm
-            for j in range(nd):
-                if dn[j] and dk[j] == 1 and self._add(p, dm[j], 1):
-                    self._sub(p, dm[j], 1)
-                    return False
-            return self._sweep(p + 1, d)
-        m = self._dm[t]
-        k = dk[t]
-        n = dn[t]
-        r = self._dr[t]
-        x = 0
-        while x < n and self._add(p, m, k):
-            x += 1
-        dn[t] = n - x
-        while True:
-            if self._starts(p, t + 1, d - x * r):
-                dn[t] = n
-                return True
-            if x == 0:
-                return False
-            self._sub(p, m, k)
-            x -= 1
-            dn[t] += 1
+        n = self._n
+        return self._fits_at(n[0], n[1], n[2], l2, l3, l4)
 
-    def _greedy(self, m, k, n):
-        # type: (int, int, int) -> bool
-        """Put n more parts (m, k) on top of the placement in self._u, each at
-        the weakest place where it fits (no search: False is no answer); they
-        are noted in self._gst (self._ng of them) for _ungreedy."""
-        st = self._st
-        gst = self._gst
-        b = (m - 2) * _NPOS
-        last = self._np - k
-        p = 0
-        for _ in range(n):
-            while p <= last and (st[b + p] < k or not self._add(p, m, k)):
-                p += 1
-            if p > last or self._ng >= _GS:
-                return False
-            g = 3 * self._ng
-            gst[g] = p
-            gst[g + 1] = m
-            gst[g + 2] = k
-            self._ng += 1
-        return True
-
-    def _ungreedy(self, mark):
-        # type: (int) -> None
-        """Take back the parts _greedy placed after the first `mark`."""
-        gst = self._gst
-        while self._ng > mark:
-            self._ng -= 1
-            g = 3 * self._ng
-            self._sub(gst[g], gst[g + 1], gst[g + 2])
-
-    def _add(self, p, m, k):
-        # type: (int, int, int) -> bool
-        """Put a part (m, k) at positions p..p+k-1 if every one still fits
-        (_fits_at, written out: this is the sweep's inner loop)."""
-        u = self._u
-        a = self._a
-        b = (m - 2) * _NPOS
-        q = p
-        e = p + k
-        while q < e:
-            u[b + q] += 1
-            a4 = a[2 * _NPOS + q] - u[2 * _NPOS + q]
-            u3 = u[_NPOS + q]
-            a3 = a[_NPOS + q]
-            if u3 > a3:
-                a4 -= u3 - a3
-                a3 = 0
-            else:
-                a3 -= u3
-            if a4 < 0 or u[q] > 2 * a4 + a3 + a[q]:
-                while q >= p:
-                    u[b + q] -= 1
-                    q -= 1
-                return False
-            q += 1
-        return True
-
-    def _sub(self, p, m, k):
-        # type: (int, int, int) -> None
-        u = self._u
-        b = (m - 2) * _NPOS
-        for q in range(p, p + k):
-            u[b + q] -= 1
-
-    # ------------------------------------------------ remembered failures
-
-    def _mkey(self, p, d):
-        # type: (int, int) -> int
-        """Write the state at position p into self._key (the demand, then the
-        open runs as (width, positions left) codes, in a canonical order);
-        return its hash, or -1 when it has too many open runs to remember."""
-        key = self._key
-        u = self._u
-        np_ = self._np
-        key[1] = p
-        key[2] = d & 255
-        key[3] = d >> 8
-        n = 0
-        h = d * 131 + p
-        for w in range(3):
-            b = w * _NPOS
-            j = u[b + p]
-            q = p
-            while j:
-                while q < np_ and u[b + q] >= j:
-                    q += 1
-                if n >= _RC:
-                    return -1
-                c = (w << 5) | (q - p)
-                key[5 + n] = c
-                n += 1
-                h = (h & 0xFFFFF) * 33 + c
-                j -= 1
-        key[4] = n
-        return h & (_NREC - 1)
-
-    def _seen(self, h):
-        # type: (int) -> bool
-        memo = self._memo
-        key = self._key
-        g = self._gen
-        n = 5 + key[4]
-        for i in range(_PROBE):
-            b = ((h + i) & (_NREC - 1)) * _RW
-            if memo[b] != g:
-                return False
-            j = 1
-            while j < n and memo[b + j] == key[j]:
-                j += 1
-            if j == n:
-                return True
-        return False
-
-    def _remember(self, h):
-        # type: (int) -> None
-        memo = self._memo
-        key = self._key
-        g = self._gen
-        b = 0
-        for i in range(_PROBE):
-            b = ((h + i) & (_NREC - 1)) * _RW
-            if memo[b] != g:
-                break
-        for j in range(5 + key[4]):
-            memo[b + j] = key[j]

@@ -1,0 +1,139 @@
+# Device rules engine, part of drules.Engine (see drules.py for the API): for
+# the ladders' placement oracle (drules_place.py), the table of states of the
+# sweep that failed once (so that none is expanded twice), and the greedy
+# first try that puts a unit's runs on top of the earlier units' placement.
+
+from micropython import const
+
+from drules_base import EngineBase
+
+try:
+    from typing import Any, Sequence  # noqa: F401
+except ImportError:
+    pass
+
+_NPOS = const(24)
+_NREC = const(64)  # remembered failed states (a power of 2)
+_RW = const(16)  # bytes of one: stamp, position, demand (2), left over (3), n, n codes
+_PROBE = const(6)
+_GS = const(32)  # runs one greedy step may add
+
+
+class Memo(EngineBase):
+    """Failed states and the greedy first try; mixed into drules.Engine."""
+
+    def _memo_init(self):
+        # type: () -> None
+        self._memo = bytearray(_NREC * _RW)
+        self._key = bytearray(_NPOS * _RW)  # a row per position of the sweep
+        self._gen = 0
+        self._gst = bytearray(3 * _GS)
+        self._ng = 0
+
+    def _newgen(self):
+        # type: () -> None
+        """A new question: every state remembered so far is forgotten."""
+        g = self._gen + 1
+        if g > 255:
+            memo = self._memo
+            for i in range(0, _NREC * _RW, _RW):
+                memo[i] = 0
+            g = 1
+        self._gen = g
+
+    def _look(self, p, d, l2, l3, l4):
+        # type: (int, int, int, int, int) -> int
+        """The state at position p (the runs to place, the faces left over,
+        the open runs as (width, positions left) codes in a canonical order),
+        written to row p of self._key: -2 if it failed before, else its hash
+        for _remember (-1: too many open runs to remember)."""
+        key = self._key
+        u = self._u
+        np_ = self._np
+        k0 = p * _RW
+        key[k0] = self._gen
+        key[k0 + 1] = p
+        key[k0 + 2] = d & 255
+        key[k0 + 3] = d >> 8
+        key[k0 + 4] = l2
+        key[k0 + 5] = l3
+        key[k0 + 6] = l4
+        n = k0 + 8
+        h = ((d * 131 + p) * 7 + l2) * 5 + l3 * 3 + l4
+        for w in range(3):
+            b = w * _NPOS
+            j = u[b + p]
+            q = p
+            while j:
+                while q < np_ and u[b + q] >= j:
+                    q += 1
+                if n >= k0 + _RW:
+                    return -1
+                c = (w << 5) | (q - p)
+                key[n] = c
+                n += 1
+                h = (h & 0xFFFFF) * 33 + c
+                j -= 1
+        key[k0 + 7] = n - k0
+        memo = self._memo
+        g = self._gen
+        h &= _NREC - 1
+        for i in range(_PROBE):
+            b = ((h + i) & (_NREC - 1)) * _RW
+            if memo[b] != g:
+                return h
+            j = 1
+            while j < n - k0 and memo[b + j] == key[k0 + j]:
+                j += 1
+            if j == n - k0:
+                return -2
+        return h
+
+    def _remember(self, h, p):
+        # type: (int, int) -> None
+        """Remember that the state in row p of self._key failed."""
+        memo = self._memo
+        key = self._key
+        g = self._gen
+        b = 0
+        for i in range(_PROBE):
+            b = ((h + i) & (_NREC - 1)) * _RW
+            if memo[b] != g:
+                break
+        k0 = p * _RW
+        for j in range(key[k0 + 7]):
+            memo[b + j] = key[k0 + j]
+
+    # ------------------------------------------------------ greedy first try
+
+    def _greedy(self, m, k, n):
+        # type: (int, int, int) -> bool
+        """Put n more parts (m, k) on top of the placement in self._u, each at
+        the weakest place where it fits (no search: False is no answer); they
+        are noted in self._gst (self._ng of them) for _ungreedy."""
+        st = self._st
+        gst = self._gst
+        b = (m - 2) * _NPOS
+        last = self._np - k
+        p = 0
+        for _ in range(n):
+            while p <= last and (st[b + p] < k or not self._add(p, m, k)):
+                p += 1
+            if p > last or self._ng >= _GS:
+                return False
+            g = 3 * self._ng
+            gst[g] = p
+            gst[g + 1] = m
+            gst[g + 2] = k
+            self._ng += 1
+        return True
+
+    def _ungreedy(self, mark):
+        # type: (int) -> None
+        """Take back the parts _greedy placed after the first `mark`."""
+        gst = self._gst
+        while self._ng > mark:
+            self._ng -= 1
+            g = 3 * self._ng
+            self._sub(gst[g], gst[g + 1], gst[g + 2])
+
