@@ -78,7 +78,7 @@ class EngineBase:
     _ladder: "Callable[[bytearray, bytearray, int], int]"
     _place_init: "Callable[[], None]"
     _psetup: "Callable[[bytearray, int], None]"
-    _feasible: "Callable[[], bool]"
+    _feasible: "Callable[[int, int], bool]"
     _greedy: "Callable[[int, int, int], bool]"
     _ungreedy: "Callable[[int], None]"
     _setsok: "Callable[[], bool]"

@@ -150,8 +150,10 @@ class Ladders(EngineBase):
         self._s3 = s3
         self._s4 = s4
         self._nrun += runs
-        self._qadd(m, k, n)
-        self._qadd(2, 1, pairs)
+        if n:
+            self._qadd(m, k, n)
+        if pairs:
+            self._qadd(2, 1, pairs)
         if self._nrun == 0:
             return True  # sets only: placed wherever they fit
         lo = hi = 0
@@ -188,8 +190,10 @@ class Ladders(EngineBase):
         self._s3 -= n * k if m == 3 else 0
         self._s4 -= n * k if m == 4 else 0
         self._nrun -= runs
-        self._qadd(m, k, -n)
-        self._qadd(2, 1, -pairs)
+        if n:
+            self._qadd(m, k, -n)
+        if pairs:
+            self._qadd(2, 1, -pairs)
         self._ft -= t
         self._fblo -= lo
         self._fbhi -= hi
@@ -237,16 +241,10 @@ class Ladders(EngineBase):
         into b runs of 3 and (t - 3b) / 2 runs of 2?"""
         ft = self._ft
         if ft == 0:
-            return self._feasible()
+            return self._feasible(0, 0)
         b = self._fblo
         while b <= self._fbhi:
-            a = (ft - 3 * b) >> 1
-            self._qadd(2, 2, a)
-            self._qadd(2, 3, b)
-            ok = self._feasible()
-            self._qadd(2, 2, -a)
-            self._qadd(2, 3, -b)
-            if ok:
+            if self._feasible((ft - 3 * b) >> 1, b):
                 return True
             b += 2
         return False

@@ -38,6 +38,7 @@ class Placer(EngineBase):
         # The stretches of each width (from w*_NPOS): length, sets in them.
         self._sl = bytearray(3 * _NPOS)
         self._sc = bytearray(3 * _NPOS)
+        self._se = bytearray(3 * _NPOS)  # and the sets across their edges
         self._nst = bytearray(3)
         self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
         self._lcap = bytearray(3)
@@ -98,11 +99,14 @@ class Placer(EngineBase):
             sf[2 * _NPOS + p] = sf[2 * _NPOS + p + 1] + a[2 * _NPOS + p]
         sl = self._sl
         sc = self._sc
+        se = self._se
         for w in range(3):
             b = w * _NPOS
             run = 0
             best = 0
             cap = 0
+            edge = 0
+            last = 0
             ns = b
             for p in range(np_ - 1, -1, -1):
                 # sets of width w + 2 at p: 4-faces hold two pairs
@@ -112,13 +116,17 @@ class Placer(EngineBase):
                 elif w == 1:
                     c += a[_NPOS + p]
                 if c:
+                    if run:
+                        edge += c if c < last else last
                     run += 1
                     cap += c
                 elif run:
                     sl[ns] = run
                     sc[ns] = cap
+                    se[ns] = edge
                     ns += 1
-                    run = cap = 0
+                    run = cap = edge = 0
+                last = c
                 st[b + p] = run
                 if run > best:
                     best = run
@@ -126,6 +134,7 @@ class Placer(EngineBase):
             if run:
                 sl[ns] = run
                 sc[ns] = cap
+                se[ns] = edge
                 ns += 1
             self._nst[w] = ns - b
 
@@ -164,10 +173,11 @@ class Placer(EngineBase):
             a3 -= u3
         return 2 * a4 + a3 + tot[0]
 
-    def _feasible(self):
-        # type: () -> bool
-        """Can the parts of the question all be placed at once (see the top)?
-        self._u must be clear; on success it holds the runs' placement."""
+    def _feasible(self, fa, fb):
+        # type: (int, int) -> bool
+        """Can the parts of the question, and fa runs of 2 pairs and fb runs
+        of 3 pairs more, all be placed at once (see the top)? self._u must be
+        clear; on success it holds the runs' placement."""
         qm = self._qm
         qk = self._qk
         qn = self._qn
@@ -175,13 +185,19 @@ class Placer(EngineBase):
         dm = self._dm
         dk = self._dk
         dn = self._dn
+        nq = self._nq
         nd = 0
-        for t in range(self._nq):
-            n = qn[t]
-            k = qk[t]
+        for t in range(nq + 2):
+            if t < nq:
+                n = qn[t]
+                k = qk[t]
+                m = qm[t]
+            else:
+                m = 2
+                k = t - nq + 2
+                n = fa if k == 2 else fb
             if n == 0 or k == 1:
                 continue
-            m = qm[t]
             if sb[(m - 2) * _NPOS] < k:
                 return False
             # The sweep's kinds of runs, longest first (an insertion sort).
@@ -191,14 +207,26 @@ class Placer(EngineBase):
                 dk[i] = dk[i - 1]
                 dn[i] = dn[i - 1]
                 i -= 1
+            if i and dk[i - 1] == k and dm[i - 1] == m:
+                # the same kind (runs of pairs): merged
+                dn[i - 1] += n
+                while i < nd:
+                    dm[i] = dm[i + 1]
+                    dk[i] = dk[i + 1]
+                    dn[i] = dn[i + 1]
+                    i += 1
+                continue
             dm[i] = m
             dk[i] = k
             dn[i] = n
             nd += 1
         # Runs of one width and length >= k each take k sets or more of one
-        # stretch: no more of them than the stretches' sets // k.
+        # stretch, and cross k - 1 of its edges (two neighbouring positions,
+        # crossed by no more runs than the lesser holds): no more of them
+        # than the stretches' sets // k, nor their edges // (k - 1).
         sl = self._sl
         sc = self._sc
+        se = self._se
         for i in range(nd):
             m = dm[i]
             k = dk[i]
@@ -209,7 +237,9 @@ class Placer(EngineBase):
             b = (m - 2) * _NPOS
             for j in range(b, b + self._nst[m - 2]):
                 if sl[j] >= k:
-                    need -= sc[j] // k
+                    x = sc[j] // k
+                    y = se[j] // (k - 1)
+                    need -= x if x < y else y
             if need > 0:
                 return False
         self._sets()

@@ -49,6 +49,27 @@ def _draw(rng, faces, counts, n, decks):
     return out
 
 
+def _units(rng, e, s, counts, nunits, decks, out):
+    """Cards of random units (a set or a run of width 2..decks, length 1-3)
+    at random positions of suit s, as far as the copies left allow."""
+    np_ = e.npos[s]
+    for _ in range(nunits):
+        m = 2 + rng.below(decks - 1) if decks > 1 else 1
+        k = 1 + rng.below(3)
+        top = rng.below(np_)
+        for p in range(top - k + 1, top + 1):
+            if p < 0:
+                continue
+            base = s * 24 + p
+            lo = e.pidx[base]
+            hi = e.pidx[base + 1]
+            f = e.order[lo + rng.below(hi - lo)]
+            for _ in range(m):
+                if counts[f] > 0:
+                    out.append(f)
+                    counts[f] -= 1
+
+
 def _case(rng, shape):
     decks = 3 + rng.below(2) if shape != 2 else 1 + rng.below(4)
     same = shape == 2 or rng.below(6) == 0
@@ -69,6 +90,16 @@ def _case(rng, shape):
     counts = bytearray(54)
     for f in range(54):
         counts[f] = decks
+    if shape == 3:
+        # units put together: Titanics, triples, tractors, pairs, quads
+        lead = []
+        _units(rng, new, s, counts, 2 + rng.below(3), decks, lead)
+        hold = []
+        _units(rng, new, s, counts, 2 + rng.below(4), decks, hold)
+        hold += _draw(rng, faces, counts, rng.below(6), decks)
+        if not lead or len(hold) < len(lead):
+            return None
+        return new, ref, s, lead, hold
     nlead = 2 + rng.below(9 if shape != 1 else 13)
     lead = _draw(rng, faces, counts, nlead, decks)
     hold = _draw(rng, faces, counts, len(lead) + rng.below(10), decks)
@@ -136,6 +167,10 @@ def test_throws_with_triples_tractors_and_pairs():
 
 def test_same_shape_only_any_decks():
     _check(3, 120, 2)
+
+
+def test_units_put_together():
+    _check(4, 150, 3)
 
 
 def test_the_issue_12_case():
