@@ -75,57 +75,60 @@ class Ladders(EngineBase):
         """The best rung of the ladder of a led (m, k) that fits with the
         earlier units' rungs; its parts join the question (self._q*)."""
         if self.same_shape_only or m >= 4 or (m == 2 and k == 1):
-            return 0 if self._try(m, k, 1, 0, 0) else 1
+            return 0 if self._try(m, k, 1, 0, 0, True) else 1
         if m == 3 and k == 1:
-            if self._try(3, 1, 1, 0, 0):
+            if self._try(3, 1, 1, 0, 0, True):
                 return 0
-            return 1 if self._try(2, 1, 1, 0, 0) else 2
+            return 1 if self._try(2, 1, 1, 0, 0, True) else 2
         if m == 3:
             # A Titanic: itself; k triples; a tractor of k; then j triples and
             # i pairs (j + i <= k), more triples first, then more pairs.
-            if self._try(3, k, 1, 0, 0):
+            if self._try(3, k, 1, 0, 0, True):
                 return 0
-            if self._try(3, 1, k, 0, 0):
+            if self._try(3, 1, k, 0, 0, True):
                 return 1
-            if self._try(2, k, 1, 0, 0):
+            if self._try(2, k, 1, 0, 0, True):
                 return 2
-            r = 3
-            for j in range(k - 1, -1, -1):
-                # Entries i = k - j .. 0 (not j = i = 0); those with more
-                # pairs than the sets left can hold are skipped at once.
-                top = k - j
-                cap = self._pcap(self._s3 + j, self._s4) - self._s2
-                i = top if top <= cap else cap
-                r += top - i if i >= 0 else top + (1 if j else 0)
-                while i > 0 or (i == 0 and j):
-                    if self._try(3, 1, j, i, 0):
-                        return r
-                    r += 1
-                    i -= 1
-            return r
+            # The entries are ordered by j, then i, both descending, and each
+            # is feasible if a later one of its group (fewer pairs) or of a
+            # later group (fewer triples) is: the first feasible one is the
+            # most triples j that fit, then the most pairs with them.
+            j = k - 1
+            while j and not self._try(3, 1, j, 0, 0, True):
+                j -= 1
+            i = self._most(0 if j else 1, k - j)
+            if i < 0:
+                return 3 + (k * (k + 1) >> 1) - 1 + k  # nothing
+            return 3 + ((k - j) * (k - j + 1) >> 1) - 1 + k - j - i
         # A tractor of k pairs: rungs (t, q), t pairs in runs of >= 2 pairs and
-        # q - t more pairs; t = k .. 2, then 0; q = k .. t.
-        r = 0
+        # q - t more pairs; t = k .. 2, then 0; q = k .. t. Within a t, q is
+        # feasible if a larger one is: the most pairs that fit with the runs.
         t = k
-        cap = self._pcap(self._s3, self._s4) - self._s2  # pairs the sets left hold
-        while t >= 0:
-            q = k
-            if q > cap:
-                # more pairs than the sets left hold: skipped at once
-                q = cap if cap >= t else t - 1
-                r += k - q
-            while q >= t and q > 0:
-                if self._try(2, 1, 0, q - t, t):
-                    return r
-                r += 1
-                q -= 1
-            t = t - 1 if t > 2 else (0 if t == 2 else -1)
-        return r
+        while t >= 2:
+            if self._try(2, 1, 0, 0, t, True):
+                return ((k - t) * (k - t + 1) >> 1) + k - t - self._most(0, k - t)
+            t -= 1
+        q = self._most(1, k)
+        if q < 0:
+            return ((k - 1) * k >> 1) + k  # nothing
+        return ((k - 1) * k >> 1) + k - q
 
-    def _try(self, m, k, n, pairs, t):
-        # type: (int, int, int, int, int) -> bool
+    def _most(self, lo, top):
+        # type: (int, int) -> int
+        """Add the most pairs, lo .. top, that fit with the question, one at a
+        time (fewer fit if more do): how many, or -1 if not even lo do."""
+        if lo and not self._try(2, 1, 0, 1, 0, True):
+            return -1
+        i = lo
+        while i < top and self._try(2, 1, 0, 1, 0, True):
+            i += 1
+        return i
+
+    def _try(self, m, k, n, pairs, t, keep):
+        # type: (int, int, int, int, int, bool) -> bool
         """Add n parts (m, k), `pairs` pairs and t pairs in runs (any runs of
-        >= 2 pairs) to the question; keep them if it can be placed."""
+        >= 2 pairs) to the question: can it be placed? If so and keep, they
+        stay in the question (and the placement); else all is as it was."""
         # First what the positions do not change: enough sets of each width
         # (the sets of every part, anywhere), runs no longer than the longest
         # stretch; and a question without runs needs nothing more.
@@ -155,7 +158,10 @@ class Ladders(EngineBase):
         if pairs:
             self._qadd(2, 1, pairs)
         if self._nrun == 0:
-            return True  # sets only: placed wherever they fit
+            # sets only: placed wherever they fit
+            if not keep:
+                self._drop(m, k, n, pairs, 0, 0, 0, 0)
+            return True
         lo = hi = 0
         if t:
             # Runs of t pairs: any split into runs of 2 and 3 pairs (a longer
@@ -174,6 +180,9 @@ class Ladders(EngineBase):
             # search, and often enough.
             self._ng = 0
             if (k == 1 or self._greedy(m, k, n)) and self._gflex(t, lo, hi) and self._setsok():
+                if not keep:
+                    self._ungreedy(0)
+                    self._drop(m, k, n, pairs, t, runs, lo, hi)
                 return True
             self._ungreedy(0)
         u = self._u
@@ -181,11 +190,18 @@ class Ladders(EngineBase):
         for i in range(3 * _NPOS):
             ub[i] = u[i]
             u[i] = 0
-        if self._qtest():
+        ok = self._qtest()
+        if ok and keep:
             self._placed = True
             return True
         for i in range(3 * _NPOS):
             u[i] = ub[i]
+        self._drop(m, k, n, pairs, t, runs, lo, hi)
+        return ok
+
+    def _drop(self, m, k, n, pairs, t, runs, lo, hi):
+        # type: (int, int, int, int, int, int, int, int) -> None
+        """Take what _try added out of the question again."""
         self._s2 -= pairs + t + (n * k if m == 2 else 0)
         self._s3 -= n * k if m == 3 else 0
         self._s4 -= n * k if m == 4 else 0
@@ -197,7 +213,6 @@ class Ladders(EngineBase):
         self._ft -= t
         self._fblo -= lo
         self._fbhi -= hi
-        return False
 
     def _gflex(self, t, lo, hi):
         # type: (int, int, int) -> bool
