@@ -46,7 +46,6 @@ class EngineBase:
     _cap: int
     nforced: int
     key: int
-    _pmax: int
     _vh: bytearray
     _vp: bytearray
     _ft: int
@@ -55,6 +54,7 @@ class EngineBase:
     _qm: bytearray
     _qk: bytearray
     _qn: bytearray
+    _ql: bytearray
     _nq: int
     _s2: int
     _s3: int

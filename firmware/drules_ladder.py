@@ -249,6 +249,7 @@ class Ladders(EngineBase):
         qm[free] = m
         qk[free] = k
         qn[free] = n
+        self._ql[free] = 0
 
     def _qtest(self):
         # type: () -> bool

@@ -46,11 +46,13 @@ class Placer(EngineBase):
         self._qm = bytearray(_QT)
         self._qk = bytearray(_QT)
         self._qn = bytearray(_QT)
+        self._ql = bytearray(_QT)  # lowest start (a part placed high: a trick's key)
         # The sweep's kinds: width, length, parts left, offset of the width
         # in _u, weight in the demand d (mixed radix).
         self._dm = bytearray(_QT)
         self._dk = bytearray(_QT)
         self._dn = bytearray(_QT)
+        self._dl = bytearray(_QT)
         self._db = bytearray(_QT)
         self._dr = [0] * _QT
         self._nd = 0
@@ -187,17 +189,21 @@ class Placer(EngineBase):
         dn = self._dn
         nq = self._nq
         nd = 0
+        ql = self._ql
+        dl = self._dl
         for t in range(nq + 2):
+            lo = 0
             if t < nq:
                 n = qn[t]
                 k = qk[t]
                 m = qm[t]
+                lo = ql[t]
             else:
                 m = 2
                 k = t - nq + 2
                 n = fa if k == 2 else fb
-            if n == 0 or k == 1:
-                continue
+            if n == 0 or (k == 1 and lo == 0):
+                continue  # sets are placed in what the sweep leaves over
             if sb[(m - 2) * _NPOS] < k:
                 return False
             # The sweep's kinds of runs, longest first (an insertion sort).
@@ -206,19 +212,22 @@ class Placer(EngineBase):
                 dm[i] = dm[i - 1]
                 dk[i] = dk[i - 1]
                 dn[i] = dn[i - 1]
+                dl[i] = dl[i - 1]
                 i -= 1
-            if i and dk[i - 1] == k and dm[i - 1] == m:
+            if i and dk[i - 1] == k and dm[i - 1] == m and dl[i - 1] == lo == 0:
                 # the same kind (runs of pairs): merged
                 dn[i - 1] += n
                 while i < nd:
                     dm[i] = dm[i + 1]
                     dk[i] = dk[i + 1]
                     dn[i] = dn[i + 1]
+                    dl[i] = dl[i + 1]
                     i += 1
                 continue
             dm[i] = m
             dk[i] = k
             dn[i] = n
+            dl[i] = lo
             nd += 1
         # Runs of one width and length >= k each take k sets or more of one
         # stretch, and cross k - 1 of its edges (two neighbouring positions,
@@ -230,6 +239,8 @@ class Placer(EngineBase):
         for i in range(nd):
             m = dm[i]
             k = dk[i]
+            if k == 1:
+                break  # (a set placed high: the longest kinds come first)
             need = 0
             for j in range(i + 1):
                 if dm[j] == m:
@@ -269,8 +280,9 @@ class Placer(EngineBase):
         qm = self._qm
         qk = self._qk
         qn = self._qn
+        ql = self._ql
         for t in range(self._nq):
-            if qk[t] == 1:
+            if qk[t] == 1 and ql[t] == 0:
                 n[qm[t] - 2] += qn[t]
         c = self._lcap
         c[0] = n[0]

@@ -72,7 +72,8 @@ class Sweep(EngineBase):
         dn = self._dn
         db = self._db
         st = self._st
-        while t < nd and (dn[t] == 0 or st[db[t] + p] < dk[t]):
+        dl = self._dl
+        while t < nd and (dn[t] == 0 or st[db[t] + p] < dk[t] or p < dl[t]):
             t += 1
         if t >= nd:
             u = self._u

@@ -140,6 +140,7 @@ def _check(seed, n, shape):
         vn = _vectors(new, lead, h, s, True)
         vr = _vectors(ref, lead, h, s, False)
         assert vn == vr, (seed, lead, hold, vn, vr)
+        plays = []
         for _ in range(3):
             # a play: len(lead) of the holding's cards
             pool = list(hold)
@@ -154,6 +155,19 @@ def _check(seed, n, shape):
                 a = new.check_follow(lead, h, play)
                 b = ref.check_follow(lead, h, play)
                 assert a == b, (seed, lead, hold, play, a, b)
+                plays.append(bytearray(play))
+        if len(plays) > 1:
+            # the trick: matching against the lead's units, the keys
+            plays.insert(0, bytearray(lead))
+            assert new.trick_winner(plays) == ref.trick_winner(plays), (seed, plays)
+            for p in plays[1:]:
+                top = 0
+                for f in p:
+                    if new.pos[f] > top:
+                        top = new.pos[f]
+                kn = new._match_key(p, s, new._pc, top)
+                kr = ref._match_key(p, s, ref._pc, top)
+                assert kn == kr, (seed, lead, list(p), kn, kr)
         done += 1
 
 

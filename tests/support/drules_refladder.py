@@ -1,8 +1,10 @@
-# The device engine's ladder search before issue 12 (exponential in the led
-# units), kept as the reference oracle for the polynomial one in
-# firmware/drules_ladder.py: tests/device_rules/test_drules_ladder_prop.py
-# compares the two on random inputs under CPython and MicroPython.
-# RefEngine is drules.Engine with this search in place of the new one.
+# The device engine's searches before issue 12 (exponential in the led
+# units): the ladder search and the matching of a play against the lead's
+# units (trick winner), kept as the reference oracle for the polynomial ones
+# (firmware/drules_ladder.py, drules_place.py, drules_sweep.py):
+# tests/device_rules/test_drules_ladder_prop.py compares the two on random
+# inputs under CPython and MicroPython. RefEngine is drules.Engine with these
+# searches in place of the new ones.
 
 from micropython import const
 
@@ -17,6 +19,7 @@ R_SAME_SHAPE = const(10)
 _NPOS = const(24)
 _VW = const(24)
 _PW = const(40)
+_NPOS2 = const(24)
 
 
 class RefEngine(drules.Engine):
@@ -31,6 +34,7 @@ class RefEngine(drules.Engine):
         self._pat = bytearray(_VW * _PW)
         self._patn = bytearray(_VW)
         self._nlv = 0
+        self._pmax = 0
 
     # ------------------------------------------------------- 3-4 deck ladder
 
@@ -292,3 +296,60 @@ class RefEngine(drules.Engine):
             if v != lb[j]:
                 best = False
         return best
+
+    # ------------------------------------------------ trick matching (old)
+
+    def _fits(self, cnt, s, u, maxtop):
+        # type: (bytearray, int, int, int) -> bool
+        """Can the lead's units u.. (self._lu, sets and runs of width >= 2) be
+        carved disjointly out of the suit-s cards in cnt? (Singles fit in what
+        is left as long as there are enough cards, which callers ensure.)
+        The first unit placed is tried from the strongest position down, so the
+        first success has the strongest possible first unit: self.key."""
+        lu = self._lu
+        if u >= self._nlu:
+            return True
+        m = lu[3 * u]
+        if m < 2:
+            return True
+        k = lu[3 * u + 1]
+        same = u > 0 and lu[3 * u - 3] == m and lu[3 * u - 2] == k
+        hi = self._pmax  # no unit can top above the play's strongest card
+        if same and maxtop < hi:
+            hi = maxtop
+        for top in range(hi, k - 2, -1):
+            if self._place(cnt, s, u, m, top - k + 1, top):
+                if u == 0:
+                    self.key = top
+                return True
+        return False
+
+    def _place(self, cnt, s, u, m, p, top):
+        # type: (bytearray, int, int, int, int, int) -> bool
+        if p > top:
+            return self._fits(cnt, s, u + 1, top)
+        order = self.order
+        base = s * _NPOS2 + p
+        for i in range(self.pidx[base], self.pidx[base + 1]):
+            f = order[i]
+            if cnt[f] >= m:
+                cnt[f] -= m
+                ok = self._place(cnt, s, u, m, p + 1, top)
+                cnt[f] += m
+                if ok:
+                    return True
+        return False
+
+    def _match_key(self, cards, s, cnt, pmax):
+        # type: (Sequence[int], int, bytearray, int) -> int
+        """Key of a play matched against the lead's units (self._lu), or -1 when
+        it does not match (RULES §7). cards all of effective suit s, pmax the
+        position of the strongest."""
+        lu = self._lu
+        if lu[0] < 2:
+            return pmax  # only singles: the strongest card
+        self._count(cards, cnt)
+        self._pmax = pmax
+        key = self.key if self._fits(cnt, s, 0, _NPOS) else -1
+        self._uncount(cards, cnt)
+        return key
