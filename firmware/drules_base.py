@@ -46,6 +46,9 @@ class EngineBase:
     _cap: int
     nforced: int
     key: int
+    _pmax: int
+    _steps: int
+    match_steps: int
     _vh: bytearray
     _vp: bytearray
     _ft: int
@@ -76,6 +79,9 @@ class EngineBase:
     _decompose: "Callable[[bytearray, int, bytearray], int]"
     _t: "Callable[[bytearray, int], int]"
     _ladder: "Callable[[bytearray, bytearray, int], int]"
+    _rung_reason: "Callable[[int, int, int, int], int]"
+    _gmatch: "Callable[[], bool]"
+    _pfit: "Callable[[], bool]"
     _place_init: "Callable[[], None]"
     _psetup: "Callable[[bytearray, int], None]"
     _feasible: "Callable[[int, int], bool]"

@@ -22,11 +22,6 @@ except ImportError:
 # The constants this part needs (the same values as in drules.py, which
 # a test checks): const() names are inlined within their own module only.
 OK = const(0)
-R_PAIRS = const(6)
-R_TRACTOR = const(7)
-R_TRIPLES = const(8)
-R_TITANIC = const(9)
-R_SAME_SHAPE = const(10)
 _VW = const(24)
 _NPOS = const(24)
 
@@ -264,59 +259,3 @@ class Ladders(EngineBase):
                 return True
             b += 2
         return False
-
-    def _rung_reason(self, m, k, need, got):
-        # type: (int, int, int, int) -> int
-        """Reason code when a play reached rung `got` of a led unit's ladder
-        where the holding reached rung `need`: what the needed rung's pattern
-        has more of than the play's (triples in a Titanic, triples, pairs in
-        a tractor; else pairs)."""
-        if self.same_shape_only or m >= 4:
-            return R_SAME_SHAPE
-        fn = self._rung_feat(m, k, need)
-        fg = self._rung_feat(m, k, got)
-        if (fn >> 10) > (fg >> 10):
-            return R_TITANIC
-        if ((fn >> 5) & 31) > ((fg >> 5) & 31):
-            return R_TRIPLES
-        if (fn & 31) > (fg & 31):
-            return R_TRACTOR
-        return R_PAIRS
-
-    def _rung_feat(self, m, k, r):
-        # type: (int, int, int) -> int
-        """What the (first pattern of) rung r of the ladder of (m, k) holds:
-        triples in Titanics << 10 | triples << 5 | pairs in tractors; 0 past
-        the last rung."""
-        if m == 3:
-            if k == 1:
-                return 32 if r == 0 else 0
-            if r == 0:
-                return (k << 10) | (k << 5)
-            if r == 1:
-                return k << 5
-            if r == 2:
-                return k
-            n = 3
-            for j in range(k - 1, -1, -1):
-                for i in range(k - j, -1, -1):
-                    if j == 0 and i == 0:
-                        continue
-                    if n == r:
-                        return j << 5
-                    n += 1
-            return 0
-        if k == 1:
-            return 0
-        n = 0
-        t = k
-        while t >= 0:
-            q = k
-            while q >= t and q > 0:
-                if n == r:
-                    return t
-                n += 1
-                q -= 1
-            t = t - 1 if t > 2 else (0 if t == 2 else -1)
-        return 0
-

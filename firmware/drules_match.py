@@ -96,6 +96,51 @@ class Matching(EngineBase):
 
     # ------------------------------------------------------- shape matching
 
+    def _fits(self, cnt, s, u, maxtop):
+        # type: (bytearray, int, int, int) -> bool
+        """Can the lead's units u.. (self._lu, sets and runs of width >= 2) be
+        carved disjointly out of the suit-s cards in cnt? (Singles fit in what
+        is left as long as there are enough cards, which callers ensure.)
+        The first unit placed is tried from the strongest position down, so the
+        first success has the strongest possible first unit: self.key. A
+        search of at most self._steps placements (then False, steps 0)."""
+        lu = self._lu
+        if u >= self._nlu:
+            return True
+        m = lu[3 * u]
+        if m < 2:
+            return True
+        k = lu[3 * u + 1]
+        same = u > 0 and lu[3 * u - 3] == m and lu[3 * u - 2] == k
+        hi = self._pmax  # no unit can top above the play's strongest card
+        if same and maxtop < hi:
+            hi = maxtop
+        for top in range(hi, k - 2, -1):
+            if self._place(cnt, s, u, m, top - k + 1, top):
+                if u == 0:
+                    self.key = top
+                return True
+        return False
+
+    def _place(self, cnt, s, u, m, p, top):
+        # type: (bytearray, int, int, int, int, int) -> bool
+        if self._steps <= 0:
+            return False
+        self._steps -= 1
+        if p > top:
+            return self._fits(cnt, s, u + 1, top)
+        order = self.order
+        base = s * _NPOS + p
+        for i in range(self.pidx[base], self.pidx[base + 1]):
+            f = order[i]
+            if cnt[f] >= m:
+                cnt[f] -= m
+                ok = self._place(cnt, s, u, m, p + 1, top)
+                cnt[f] += m
+                if ok:
+                    return True
+        return False
+
     def _match_key(self, cards, s, cnt, pmax):
         # type: (Sequence[int], int, bytearray, int) -> int
         """Key of a play matched against the lead's units (self._lu), or -1 when
@@ -103,11 +148,19 @@ class Matching(EngineBase):
         position of the strongest. The lead's sets and runs are put to the
         placement oracle (drules_place.py); the key, the highest top a unit
         of the top category can have, is the highest K for which one of them
-        can be placed with its top at K or above (fewer fit if more do)."""
+        can be placed with its top at K or above (fewer fit if more do).
+        First a direct search of a few steps (self.match_steps), which is
+        enough for most plays."""
         lu = self._lu
         if lu[0] < 2:
             return pmax  # only singles: the strongest card
         self._count(cards, cnt)
+        self._pmax = pmax
+        self._steps = self.match_steps
+        key = self.key if self._fits(cnt, s, 0, _NPOS) else -1
+        if self._steps > 0 or key >= 0:
+            self._uncount(cards, cnt)
+            return key
         self._psetup(cnt, s)
         m = lu[0]
         k = lu[1]
@@ -133,35 +186,36 @@ class Matching(EngineBase):
                 nq += 1
             qn[nq - 1] += 1
         self._nq = nq
+        # The highest top a unit of the top category has room for (at most
+        # the play's strongest card); with it there, the rest each at the
+        # weakest place where it fits: often a match, and then the key.
+        st = self._st
+        b = (m - 2) * _NPOS
+        hi = -1
+        for p in range(pmax - k + 1, -1, -1):
+            if st[b + p] >= k:
+                hi = p + k - 1
+                break
         key = -1
-        lo = k - 1
-        hi = pmax
-        ql[0] = hi - k + 1 if hi >= k else 0
-        if self._pfit():
-            key = hi
-        else:
-            ql[0] = 0
-            if self._pfit():
-                key = lo
+        if hi >= 0 and self._pfit():
+            ql[0] = hi - k + 2  # lowest start + 1
+            if self._gmatch() or self._pfit():
+                key = hi
+            else:
+                # the highest K with a placement (fewer fit if more do)
+                lo = k - 2  # below any top: it "fits"
                 while lo < hi - 1:
-                    mid = (lo + hi) >> 1
-                    ql[0] = mid - k + 1
+                    mid = (lo + hi + 1) >> 1
+                    ql[0] = mid - k + 2
                     if self._pfit():
                         lo = mid
                     else:
                         hi = mid
-                key = lo
+                key = lo if lo >= k - 1 else -1
         ql[0] = 0
         self._uncount(cards, cnt)
         self.key = key
         return key
-
-    def _pfit(self):
-        # type: () -> bool
-        u = self._u
-        for i in range(3 * _NPOS):
-            u[i] = 0
-        return self._feasible(0, 0)
 
     def _top(self, cards):
         # type: (Sequence[int]) -> int

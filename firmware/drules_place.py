@@ -46,7 +46,7 @@ class Placer(EngineBase):
         self._qm = bytearray(_QT)
         self._qk = bytearray(_QT)
         self._qn = bytearray(_QT)
-        self._ql = bytearray(_QT)  # lowest start (a part placed high: a trick's key)
+        self._ql = bytearray(_QT)  # lowest start + 1 (0: any; a trick's key)
         # The sweep's kinds: width, length, parts left, offset of the width
         # in _u, weight in the demand d (mixed radix).
         self._dm = bytearray(_QT)
@@ -197,12 +197,12 @@ class Placer(EngineBase):
                 n = qn[t]
                 k = qk[t]
                 m = qm[t]
-                lo = ql[t]
+                lo = ql[t] - 1 if ql[t] else 0
             else:
                 m = 2
                 k = t - nq + 2
                 n = fa if k == 2 else fb
-            if n == 0 or (k == 1 and lo == 0):
+            if n == 0 or (k == 1 and (t >= nq or ql[t] == 0)):
                 continue  # sets are placed in what the sweep leaves over
             if sb[(m - 2) * _NPOS] < k:
                 return False
@@ -214,7 +214,7 @@ class Placer(EngineBase):
                 dn[i] = dn[i - 1]
                 dl[i] = dl[i - 1]
                 i -= 1
-            if i and dk[i - 1] == k and dm[i - 1] == m and dl[i - 1] == lo == 0:
+            if i and dk[i - 1] == k and dm[i - 1] == m and t >= nq:
                 # the same kind (runs of pairs): merged
                 dn[i - 1] += n
                 while i < nd:

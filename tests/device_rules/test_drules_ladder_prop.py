@@ -166,8 +166,11 @@ def _check(seed, n, shape):
                     if new.pos[f] > top:
                         top = new.pos[f]
                 kn = new._match_key(p, s, new._pc, top)
+                new.match_steps = 0  # the placement oracle alone
+                ko = new._match_key(p, s, new._pc, top)
+                new.match_steps = 64
                 kr = ref._match_key(p, s, ref._pc, top)
-                assert kn == kr, (seed, lead, list(p), kn, kr)
+                assert kn == ko == kr, (seed, lead, list(p), kn, ko, kr)
         done += 1
 
 

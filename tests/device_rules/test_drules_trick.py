@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=80K
+# runs-under: micropython heapsize=96K
 """Device rules engine: trick winners, kitty bonus, and no allocation on the hot
 paths (RULES.md §7-8); CPython and MicroPython (64 KB heap)."""
 
