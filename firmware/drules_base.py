@@ -58,6 +58,7 @@ class EngineBase:
     _qk: bytearray
     _qn: bytearray
     _ql: bytearray
+    _tb: bytearray
     _nq: int
     _s2: int
     _s3: int
@@ -80,6 +81,7 @@ class EngineBase:
     _t: "Callable[[bytearray, int], int]"
     _ladder: "Callable[[bytearray, bytearray, int], int]"
     _rung_reason: "Callable[[int, int, int, int], int]"
+    _tpoly: "Callable[[bytearray, int, int], int]"
     _gmatch: "Callable[[], bool]"
     _pfit: "Callable[[], bool]"
     _place_init: "Callable[[], None]"

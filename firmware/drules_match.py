@@ -1,5 +1,5 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API):
-# the tractor term t of RULES §6.2 (a small search), matching a play against
+# the tractor term t of RULES §6.2 (a small search, else the oracle), matching a play against
 # the lead's units (with the placement oracle) and the trick winner (§7), the
 # kitty bonus (§8).
 
@@ -28,7 +28,8 @@ class Matching(EngineBase):
     def _t(self, cnt, s):
         # type: (bytearray, int) -> int
         """t of RULES §6.2: most pairs in disjoint runs of width 2 that the lead's
-        tractors (self._bins, capacities in pairs) can take."""
+        tractors (self._bins, capacities in pairs) can take. A search of a
+        few steps, then (if it did not end) the placement oracle (_tpoly)."""
         pr = self._pr2
         order = self.order
         pos = self.pos
@@ -53,13 +54,20 @@ class Matching(EngineBase):
             cap = avail
         self._cap = cap
         self._best = 0
+        self._steps = self.match_steps * 4
         self._fill(pr, np_, 0, self._bins[0], 0, 0, avail)
+        if self._steps < 0:
+            return self._tpoly(cnt, s, cap)  # too long a search: the oracle
         return self._best
 
     def _fill(self, pr, np_, b, room, lo, got, avail):
         # type: (bytearray, int, int, int, int, int, int) -> None
         """Search: put runs of pr into bin b (room pairs left, runs starting at
-        lo or above, to avoid permutations), then the next bins."""
+        lo or above, to avoid permutations), then the next bins. At most
+        self._steps calls (then it stops, steps < 0)."""
+        self._steps -= 1
+        if self._steps < 0:
+            return
         if got > self._best:
             self._best = got
         if self._best >= self._cap:

@@ -46,6 +46,7 @@ class Placer(EngineBase):
         self._qm = bytearray(_QT)
         self._qk = bytearray(_QT)
         self._qn = bytearray(_QT)
+        self._tb = bytearray(_QT)  # _tpoly's knapsack
         self._ql = bytearray(_QT)  # lowest start + 1 (0: any; a trick's key)
         # The sweep's kinds: width, length, parts left, offset of the width
         # in _u, weight in the demand d (mixed radix).

@@ -126,6 +126,65 @@ def _vectors(e, lead, cnt, s, new):
     return list(e._vr[:nv])
 
 
+def _tcheck(seed, n):
+    """The t of RULES §6.2 (leads of pairs and tractors, 1-4 decks): the
+    search, the oracle it falls back on, and the reference agree."""
+    rng = Rng(seed)
+    done = 0
+    while done < n:
+        decks = 2 + rng.below(3)
+        opts = {"decks": decks, "permanent_twos": rng.below(3) == 0}
+        new = D.Engine(**opts)
+        ref = RefEngine(**opts)
+        level = rng.below(13)
+        trump = rng.below(5)
+        new.set_trump(level, trump)
+        ref.set_trump(level, trump)
+        s = 4 if rng.below(2) == 0 else rng.below(4)
+        if s == trump or not _suit_faces(new, s):
+            s = 4
+        counts = bytearray(54)
+        for f in range(54):
+            counts[f] = 2  # pairs at most: no triples led
+        lead = []
+        _units(rng, new, s, counts, 2 + rng.below(4), 2, lead)
+        for f in range(54):
+            counts[f] = decks - (2 - counts[f])
+        hold = []
+        _units(rng, new, s, counts, 3 + rng.below(5), decks, hold)
+        if not lead or len(hold) <= len(lead):
+            continue
+        h = bytearray(54)
+        for f in hold:
+            h[f] += 1
+        lc = bytearray(54)
+        for f in lead:
+            lc[f] += 1
+        for e in (new, ref):
+            nu = e._decompose(lc, s, e._lu)
+            e._nlu = nu
+            nb = 0
+            for i in range(nu):
+                if e._lu[3 * i] == 2 and e._lu[3 * i + 1] >= 2:
+                    e._bins[nb] = e._lu[3 * i + 1]
+                    nb += 1
+            e._nbins = nb
+        if new._nbins == 0 or new._lu[0] > 2:
+            continue
+        t = new._t(h, s)
+        new.match_steps = 0  # the oracle alone
+        to = new._t(h, s)
+        new.match_steps = 64
+        assert t == to == ref._t(h, s), (seed, lead, hold, t, to)
+        play = hold[: len(lead)]
+        assert new.check_follow(lead, h, play) == ref.check_follow(lead, h, play)
+        done += 1
+
+
+def test_tractor_pairs_t():
+    _tcheck(5, 150)
+
+
 def _check(seed, n, shape):
     rng = Rng(seed)
     done = 0

@@ -1,6 +1,6 @@
 # The device engine's searches before issue 12 (exponential in the led
-# units): the ladder search and the matching of a play against the lead's
-# units (trick winner), kept as the reference oracle for the polynomial ones
+# units): the ladder search, the matching of a play against the lead's units
+# (trick winner) and the t-search of RULES §6.2, kept as the reference oracle for the polynomial ones
 # (firmware/drules_ladder.py, drules_place.py, drules_sweep.py):
 # tests/device_rules/test_drules_ladder_prop.py compares the two on random
 # inputs under CPython and MicroPython. RefEngine is drules.Engine with these
@@ -353,3 +353,74 @@ class RefEngine(drules.Engine):
         key = self.key if self._fits(cnt, s, 0, _NPOS) else -1
         self._uncount(cards, cnt)
         return key
+
+    # ------------------------------------------------ the t-search (old)
+
+    def _t(self, cnt, s):
+        # type: (bytearray, int) -> int
+        """t of RULES §6.2: most pairs in disjoint runs of width 2 that the lead's
+        tractors (self._bins, capacities in pairs) can take."""
+        pr = self._pr2
+        order = self.order
+        pos = self.pos
+        np_ = self.npos[s]
+        for p in range(np_):
+            pr[p] = 0
+        for i in range(self.start[s], self.start[s + 1]):
+            f = order[i]
+            pr[pos[f]] += cnt[f] >> 1
+        # Pairs that lie at a position next to another pair's (the only ones
+        # a run can use) bound the answer.
+        avail = 0
+        for p in range(np_):
+            if pr[p] and ((p > 0 and pr[p - 1]) or (p + 1 < np_ and pr[p + 1])):
+                avail += pr[p]
+        if avail < 2:
+            return 0
+        cap = 0
+        for i in range(self._nbins):
+            cap += self._bins[i]
+        if cap > avail:
+            cap = avail
+        self._cap = cap
+        self._best = 0
+        self._fill(pr, np_, 0, self._bins[0], 0, 0, avail)
+        return self._best
+
+    def _fill(self, pr, np_, b, room, lo, got, avail):
+        # type: (bytearray, int, int, int, int, int, int) -> None
+        """Search: put runs of pr into bin b (room pairs left, runs starting at
+        lo or above, to avoid permutations), then the next bins."""
+        if got > self._best:
+            self._best = got
+        if self._best >= self._cap:
+            return
+        # Bound: the rest of this bin and every later bin, or what is left.
+        rest = room
+        for i in range(b + 1, self._nbins):
+            rest += self._bins[i]
+        if got + (rest if rest < avail else avail) <= self._best:
+            return
+        if room >= 2:
+            for a in range(lo, np_ - 1):
+                if not pr[a] or not pr[a + 1]:
+                    continue
+                # Runs a..e, of length 2 .. room.
+                e = a + 1
+                while e < np_ and pr[e] and e - a + 1 <= room:
+                    e += 1
+                for p in range(a, e):
+                    pr[p] -= 1
+                ln = e - a
+                while ln >= 2:
+                    self._fill(pr, np_, b, room - ln, a, got + ln, avail - ln)
+                    if self._best >= self._cap:
+                        break
+                    ln -= 1
+                    pr[a + ln] += 1
+                for p in range(a, a + ln):
+                    pr[p] += 1
+                if self._best >= self._cap:
+                    return
+        if b + 1 < self._nbins:
+            self._fill(pr, np_, b + 1, self._bins[b + 1], 0, got, avail)
