@@ -205,7 +205,16 @@ class Matching(EngineBase):
                 hi = p + k - 1
                 break
         key = -1
-        if hi >= 0 and self._pfit():
+        # first any match at all: the top category as one kind
+        same = nq > 1 and qm[1] == m and qk[1] == k
+        if same:
+            qn[0] = 0
+            qn[1] += 1
+        ok = hi >= 0 and self._pfit()
+        if same:
+            qn[0] = 1
+            qn[1] -= 1
+        if ok:
             ql[0] = hi - k + 2  # lowest start + 1
             if self._gmatch() or self._pfit():
                 key = hi

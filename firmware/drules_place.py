@@ -258,6 +258,7 @@ class Placer(EngineBase):
         if nd == 0:
             return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
         self._nd = nd
+        # (the sweep first checks that all of it fits counted as sets)
         d = 0
         r = 1
         db = self._db

@@ -32,27 +32,43 @@ class Sweep(EngineBase):
         u = self._u
         sf = self._sf
         n = self._n
-        # _fits_at(sets, left over + everything at p..), written out
-        a4 = l4 + sf[2 * _NPOS + p] - n[2]
+        dk = self._dk
+        dn = self._dn
+        db = self._db
+        dm = self._dm
+        sb = self._sb
+        # The sets, and the runs still to place counted as sets, must fit in
+        # what is left over and all the faces from p up (_fits_at, written
+        # out); each run kind left needs a stretch long enough above p.
+        r2 = n[0]
+        r3 = n[1]
+        r4 = n[2]
+        for t in range(self._nd):
+            x = dn[t]
+            if x:
+                k = dk[t]
+                if sb[db[t] + p] < k:
+                    return False
+                w = dm[t]
+                if w == 2:
+                    r2 += x * k
+                elif w == 3:
+                    r3 += x * k
+                else:
+                    r4 += x * k
+        a4 = l4 + sf[2 * _NPOS + p] - r4
         a3 = l3 + sf[_NPOS + p]
-        if n[1] > a3:
-            a4 -= n[1] - a3
+        if r3 > a3:
+            a4 -= r3 - a3
             a3 = 0
         else:
-            a3 -= n[1]
-        if a4 < 0 or n[0] > 2 * a4 + a3 + l2 + sf[p]:
-            return False  # not even if all the rest were left over
+            a3 -= r3
+        if a4 < 0 or r2 > 2 * a4 + a3 + l2 + sf[p]:
+            return False
         if d == 0 and not (u[p] or u[_NPOS + p] or u[2 * _NPOS + p]):
             return True  # nothing open: all the rest is left over
         if p >= self._np:
             return False
-        dk = self._dk
-        dn = self._dn
-        db = self._db
-        sb = self._sb
-        for t in range(self._nd):
-            if dn[t] and sb[db[t] + p] < dk[t]:
-                return False
         h = self._look(p, d, l2, l3, l4) if d and self._mon else -1
         if h == -2:
             return False
