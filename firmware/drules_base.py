@@ -59,6 +59,20 @@ class EngineBase:
     _qn: bytearray
     _ql: bytearray
     _tb: bytearray
+    _a: bytearray
+    _st: bytearray
+    _sf: bytearray
+    _n: bytearray
+    _lcap: bytearray
+    _np: int
+    _nd: int
+    _dm: bytearray
+    _dk: bytearray
+    _dn: bytearray
+    _db: bytearray
+    _dl: bytearray
+    _dr: "list[int]"
+    _mon: bool
     _nq: int
     _s2: int
     _s3: int
@@ -82,6 +96,15 @@ class EngineBase:
     _ladder: "Callable[[bytearray, bytearray, int], int]"
     _rung_reason: "Callable[[int, int, int, int], int]"
     _tpoly: "Callable[[bytearray, int, int], int]"
+    _sweep: "Callable[[int, int, int, int, int], bool]"
+    _look: "Callable[[int, int, int, int, int], int]"
+    _remember: "Callable[[int, int], None]"
+    _newgen: "Callable[[], None]"
+    _memo_init: "Callable[[], None]"
+    _add: "Callable[[int, int, int], bool]"
+    _sub: "Callable[[int, int, int], None]"
+    _sets: "Callable[[], None]"
+    _setsfit: "Callable[[int, int, int], bool]"
     _gmatch: "Callable[[], bool]"
     _pfit: "Callable[[], bool]"
     _place_init: "Callable[[], None]"

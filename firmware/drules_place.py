@@ -295,4 +295,3 @@ class Placer(EngineBase):
         # type: (int, int, int) -> bool
         n = self._n
         return self._fits_at(n[0], n[1], n[2], l2, l3, l4)
-

@@ -100,7 +100,13 @@ class Sweep(EngineBase):
                 l2 += a[p]
                 l3 += a[_NPOS + p]
                 l4 += a[2 * _NPOS + p]
-                return self._sweep(p + 1, d, l2 if l2 < c[0] else c[0], l3 if l3 < c[1] else c[1], l4 if l4 < c[2] else c[2])
+                return self._sweep(
+                    p + 1,
+                    d,
+                    l2 if l2 < c[0] else c[0],
+                    l3 if l3 < c[1] else c[1],
+                    l4 if l4 < c[2] else c[2],
+                )
             return self._over(p, d, l2, l3, l4, True)
         m = self._dm[t]
         k = dk[t]
@@ -232,4 +238,3 @@ class Sweep(EngineBase):
         b = (m - 2) * _NPOS
         for q in range(p, p + k):
             u[b + q] -= 1
-

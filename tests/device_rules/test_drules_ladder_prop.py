@@ -209,7 +209,11 @@ def _check(seed, n, shape):
             pc = bytearray(54)
             for f in play:
                 pc[f] += 1
-            assert _vectors(new, lead, pc, s, True) == _vectors(ref, lead, pc, s, False), (seed, lead, play)
+            assert _vectors(new, lead, pc, s, True) == _vectors(ref, lead, pc, s, False), (
+                seed,
+                lead,
+                play,
+            )
             if len(play) == len(lead):
                 a = new.check_follow(lead, h, play)
                 b = ref.check_follow(lead, h, play)

@@ -6,9 +6,8 @@
 # inputs under CPython and MicroPython. RefEngine is drules.Engine with these
 # searches in place of the new ones.
 
-from micropython import const
-
 import drules
+from micropython import const
 
 OK = const(0)
 R_PAIRS = const(6)

@@ -148,7 +148,12 @@ def times(c, reps=3):
     h = D.hand_from(ids(c.hold))
     lead = ids(c.lead)
     play = ids(c.play)
-    hands = [D.hand_from(ids(c.lead)), h, D.hand_from(ids(c.others[0])), D.hand_from(ids(c.others[1]))]
+    hands = [
+        D.hand_from(ids(c.lead)),
+        h,
+        D.hand_from(ids(c.others[0])),
+        D.hand_from(ids(c.others[1])),
+    ]
     forced = bytearray(64)
     tf = best_of(lambda: e.check_follow(lead, h, play), reps)
     tl = best_of(lambda: e.check_lead(lead, hands, 0, forced), reps)
@@ -161,21 +166,56 @@ def show(c):
     names = "23456789TJQKA"
 
     def nm(fs):
-        return " ".join("SJ" if f == 52 else "BJ" if f == 53 else names[f % 13] + "SHDC"[f // 13] for f in sorted(fs))
+        return " ".join(
+            "SJ" if f == 52 else "BJ" if f == 53 else names[f % 13] + "SHDC"[f // 13]
+            for f in sorted(fs)
+        )
 
-    return "decks=%d level=%s trump=%s twos=%d same=%d\n    lead: %s\n    hand: %s\n    play: %s" % (
-        c.decks,
-        names[c.level],
-        "SHDC"[c.trump] if c.trump < 4 else "NT",
-        c.twos,
-        c.same,
-        nm(c.lead),
-        nm(c.hold),
-        nm(c.play),
+    return (
+        "decks=%d level=%s trump=%s twos=%d same=%d\n    lead: %s\n    hand: %s\n    play: %s"
+        % (
+            c.decks,
+            names[c.level],
+            "SHDC"[c.trump] if c.trump < 4 else "NT",
+            c.twos,
+            c.same,
+            nm(c.lead),
+            nm(c.hold),
+            nm(c.play),
+        )
     )
 
 
+def issue_12_case():
+    """The follow of issue 12 (4 decks, level 7, trump S), best of 30 calls."""
+    names = "23456789TJQKA"
+
+    def fs(text):
+        out = []
+        for t in text.split():
+            out.append(
+                52
+                if t == "SJ"
+                else 53
+                if t == "BJ"
+                else "SHDC".index(t[1]) * 13 + names.index(t[0])
+            )
+        return out
+
+    e = D.Engine(decks=4)
+    e.set_trump(5, 0)
+    lead = ids(fs("7S 7S 7S 9S 9S 9S JS JS QS QS KS KS KS AS AS AS 7D 7D 7D 7C 7C 7C"))
+    h = D.hand_from(
+        ids(fs("2S 2S 3S 3S 4S 4S 4S 4S 6S 6S 7S 8S 8S 9S TS TS JS JS QS QS KS AS 7D 7C SJ SJ BJ"))
+    )
+    play = ids(fs("SJ 2S 9S 7C 3S 7S 6S 4S AS 6S 8S SJ JS 4S 4S 2S QS TS 7D 8S 3S QS"))
+    r = e.check_follow(lead, h, play)
+    t = best_of(lambda: e.check_follow(lead, h, play), 30)
+    print("issue 12 follow: reason %d, %d us (RP2040 %.1f ms)" % (r, t, t * _RP2 / 1000))
+
+
 def main(argv):
+    issue_12_case()
     seed = int(argv[1]) if len(argv) > 1 else 1
     ncases = int(argv[2]) if len(argv) > 2 else 300
     steps = int(argv[3]) if len(argv) > 3 else 300
@@ -216,7 +256,16 @@ def main(argv):
         med = ts[len(ts) // 2]
         print(
             "%-13s random inputs: n=%d median %d us (RP2040 %.2f ms), worst %d us; after %d hill-climb steps: worst %d us (RP2040 %.1f ms)"
-            % (kinds[k], len(ts), med, med * _RP2 / 1000, ts[-1], steps, worst[k][0], worst[k][0] * _RP2 / 1000)
+            % (
+                kinds[k],
+                len(ts),
+                med,
+                med * _RP2 / 1000,
+                ts[-1],
+                steps,
+                worst[k][0],
+                worst[k][0] * _RP2 / 1000,
+            )
         )
         print("  worst: " + show(worst[k][1]))
 
