@@ -94,19 +94,30 @@ class Sweep(EngineBase):
         if t >= nd:
             u = self._u
             if not (u[p] or u[_NPOS + p] or u[2 * _NPOS + p]):
-                # nothing here but sets: all of it is left over
+                # Nothing here but sets: all of it is left over; so on up
+                # to where a run can start (nothing is open there either).
                 a = self._a
                 c = self._lcap
-                l2 += a[p]
-                l3 += a[_NPOS + p]
-                l4 += a[2 * _NPOS + p]
-                return self._sweep(
-                    p + 1,
-                    d,
-                    l2 if l2 < c[0] else c[0],
-                    l3 if l3 < c[1] else c[1],
-                    l4 if l4 < c[2] else c[2],
-                )
+                np_ = self._np
+                while True:
+                    l2 += a[p]
+                    l3 += a[_NPOS + p]
+                    l4 += a[2 * _NPOS + p]
+                    p += 1
+                    if p >= np_:
+                        break
+                    t = 0
+                    while t < nd and (dn[t] == 0 or st[db[t] + p] < dk[t] or p < dl[t]):
+                        t += 1
+                    if t < nd:
+                        break
+                if l2 > c[0]:
+                    l2 = c[0]
+                if l3 > c[1]:
+                    l3 = c[1]
+                if l4 > c[2]:
+                    l4 = c[2]
+                return self._sweep(p, d, l2, l3, l4)
             return self._over(p, d, l2, l3, l4, True)
         m = self._dm[t]
         k = dk[t]
