@@ -48,6 +48,7 @@ class EngineBase:
     key: int
     _pmax: int
     _steps: int
+    _floor: int
     match_steps: int
     _vh: bytearray
     _vp: bytearray

@@ -123,7 +123,10 @@ class Matching(EngineBase):
         hi = self._pmax  # no unit can top above the play's strongest card
         if same and maxtop < hi:
             hi = maxtop
-        for top in range(hi, k - 2, -1):
+        lo = k - 2
+        if u == 0 and self._floor > k - 1:
+            lo = self._floor - 1
+        for top in range(hi, lo, -1):
             if self._place(cnt, s, u, m, top - k + 1, top):
                 if u == 0:
                     self.key = top
@@ -149,11 +152,11 @@ class Matching(EngineBase):
                     return True
         return False
 
-    def _match_key(self, cards, s, cnt, pmax):
-        # type: (Sequence[int], int, bytearray, int) -> int
+    def _match_key(self, cards, s, cnt, pmax, floor=0):
+        # type: (Sequence[int], int, bytearray, int, int) -> int
         """Key of a play matched against the lead's units (self._lu), or -1 when
-        it does not match (RULES §7). cards all of effective suit s, pmax the
-        position of the strongest. The lead's sets and runs are put to the
+        it does not match with a key of floor or more (RULES §7). cards all of
+        effective suit s, pmax the position of the strongest. The lead's sets and runs are put to the
         placement oracle (drules_place.py); the key, the highest top a unit
         of the top category can have, is the highest K for which one of them
         can be placed with its top at K or above (fewer fit if more do).
@@ -161,9 +164,10 @@ class Matching(EngineBase):
         enough for most plays."""
         lu = self._lu
         if lu[0] < 2:
-            return pmax  # only singles: the strongest card
+            return pmax if pmax >= floor else -1  # only singles: the strongest card
         self._count(cards, cnt)
         self._pmax = pmax
+        self._floor = floor
         self._steps = self.match_steps
         key = self.key if self._fits(cnt, s, 0, _NPOS) else -1
         if self._steps > 0 or key >= 0:
@@ -205,22 +209,24 @@ class Matching(EngineBase):
                 hi = p + k - 1
                 break
         key = -1
-        # first any match at all: the top category as one kind
-        same = nq > 1 and qm[1] == m and qk[1] == k
+        # First a match at all, with a key of floor or more (any: the top
+        # category as one kind).
+        lo = floor if floor > k - 1 else k - 1
+        same = lo == k - 1 and nq > 1 and qm[1] == m and qk[1] == k
         if same:
             qn[0] = 0
             qn[1] += 1
-        ok = hi >= 0 and self._pfit()
+        ql[0] = lo - k + 2
+        ok = hi >= lo and self._pfit()
         if same:
             qn[0] = 1
             qn[1] -= 1
         if ok:
             ql[0] = hi - k + 2  # lowest start + 1
-            if self._gmatch() or self._pfit():
+            if hi == lo or self._gmatch() or self._pfit():
                 key = hi
             else:
                 # the highest K with a placement (fewer fit if more do)
-                lo = k - 2  # below any top: it "fits"
                 while lo < hi - 1:
                     mid = (lo + hi + 1) >> 1
                     ql[0] = mid - k + 2
@@ -228,7 +234,7 @@ class Matching(EngineBase):
                         lo = mid
                     else:
                         hi = mid
-                key = lo if lo >= k - 1 else -1
+                key = lo
         ql[0] = 0
         self._uncount(cards, cnt)
         self.key = key
@@ -278,7 +284,8 @@ class Matching(EngineBase):
             pmax = self._top(p)
             if ptrump == wtrump and pmax <= wkey:
                 continue  # its key cannot be above its strongest card
-            key = self._match_key(p, ps, self._pc, pmax)
+            # (the same kind of suit: only a key above the winner's counts)
+            key = self._match_key(p, ps, self._pc, pmax, wkey + 1 if ptrump == wtrump else 0)
             if key < 0:
                 continue
             if ptrump and not wtrump:

@@ -234,6 +234,12 @@ def _check(seed, n, shape):
                 new.match_steps = 64
                 kr = ref._match_key(p, s, ref._pc, top)
                 assert kn == ko == kr, (seed, lead, list(p), kn, ko, kr)
+                floor = rng.below(top + 2)  # only a key of floor or more
+                want = kr if kr >= floor else -1
+                assert new._match_key(p, s, new._pc, top, floor) == want, (seed, list(p), floor)
+                new.match_steps = 0
+                assert new._match_key(p, s, new._pc, top, floor) == want, (seed, list(p), floor)
+                new.match_steps = 64
         done += 1
 
 

@@ -339,8 +339,8 @@ class RefEngine(drules.Engine):
                     return True
         return False
 
-    def _match_key(self, cards, s, cnt, pmax):
-        # type: (Sequence[int], int, bytearray, int) -> int
+    def _match_key(self, cards, s, cnt, pmax, floor=0):
+        # type: (Sequence[int], int, bytearray, int, int) -> int
         """Key of a play matched against the lead's units (self._lu), or -1 when
         it does not match (RULES §7). cards all of effective suit s, pmax the
         position of the strongest."""
@@ -351,7 +351,7 @@ class RefEngine(drules.Engine):
         self._pmax = pmax
         key = self.key if self._fits(cnt, s, 0, _NPOS) else -1
         self._uncount(cards, cnt)
-        return key
+        return key if key >= floor else -1  # (issue 12: the floor)
 
     # ------------------------------------------------ the t-search (old)
 
