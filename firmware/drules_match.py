@@ -266,10 +266,10 @@ class Matching(EngineBase):
         self._nlu = nu
         self._uncount(lead, lc)
         win = 0
-        if nu == 1:
-            wkey = self._lu[2]  # one unit: its own top
-        else:
-            wkey = self._match_key(lead, s, self._pc, self._top(lead))
+        # The lead's key is the top of its first unit: the top category's
+        # runs are the suit's longest of the widest sets, its first the
+        # strongest of them, and the decomposition is a match.
+        wkey = self._lu[2]
         wtrump = s == TRUMP
         for i in range(1, len(plays)):
             p = plays[i]
