@@ -194,7 +194,7 @@ class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
         self._pmax = 0  # strongest position of the play being matched
         self._steps = 0
         self._floor = 0  # the least key a match must have (see _match_key)
-        self.match_steps = 64  # steps of the direct search before the oracle
+        self.match_steps = 32  # steps of the direct search before the oracle
         # Ladders (RULES §6.3): the vectors of rungs of the holding and of
         # the play, the question's runs of pairs; the placement oracle's own.
         self._vh = bytearray(_VW)

@@ -174,7 +174,7 @@ def _tcheck(seed, n):
         t = new._t(h, s)
         new.match_steps = 0  # the oracle alone
         to = new._t(h, s)
-        new.match_steps = 64
+        new.match_steps = 32
         assert t == to == ref._t(h, s), (seed, lead, hold, t, to)
         play = hold[: len(lead)]
         assert new.check_follow(lead, h, play) == ref.check_follow(lead, h, play)
@@ -231,7 +231,7 @@ def _check(seed, n, shape):
                 kn = new._match_key(p, s, new._pc, top)
                 new.match_steps = 0  # the placement oracle alone
                 ko = new._match_key(p, s, new._pc, top)
-                new.match_steps = 64
+                new.match_steps = 32
                 kr = ref._match_key(p, s, ref._pc, top)
                 assert kn == ko == kr, (seed, lead, list(p), kn, ko, kr)
                 floor = rng.below(top + 2)  # only a key of floor or more
@@ -239,7 +239,7 @@ def _check(seed, n, shape):
                 assert new._match_key(p, s, new._pc, top, floor) == want, (seed, list(p), floor)
                 new.match_steps = 0
                 assert new._match_key(p, s, new._pc, top, floor) == want, (seed, list(p), floor)
-                new.match_steps = 64
+                new.match_steps = 32
         done += 1
 
 
