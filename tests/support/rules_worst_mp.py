@@ -276,7 +276,9 @@ def main(argv):
                 worst[k][0] * _RP2 / 1000,
             )
         )
-        print("  worst: " + show(worst[k][1]))
+        print("  worst after the hill-climb: " + show(worst[k][1]))
+        i = max(range(ncases), key=lambda i: all_t[k][i])
+        print("  worst random input: " + show(cases[i][1]))
 
 
 main(sys.argv)
