@@ -74,6 +74,8 @@ class EngineBase:
     _dl: bytearray
     _dr: "list[int]"
     _mon: bool
+    _ns0: int
+    nstates: int
     _nq: int
     _s2: int
     _s3: int

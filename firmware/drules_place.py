@@ -18,6 +18,7 @@ except ImportError:
 
 _NPOS = const(24)
 _QT = const(24)  # kinds of parts in one question
+_EAGER = const(16)  # states of a question before failures are remembered
 
 
 class Placer(EngineBase):
@@ -64,6 +65,7 @@ class Placer(EngineBase):
         self._mon = False
         self._memo_init()
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
+        self._ns0 = 0
 
     def _psetup(self, cnt, s):
         # type: (bytearray, int) -> None
@@ -271,6 +273,7 @@ class Placer(EngineBase):
         self._mon = r <= 65536
         if self._mon:
             self._newgen()
+        self._ns0 = self.nstates + _EAGER
         return self._sweep(0, d, 0, 0, 0)
 
     def _sets(self):

@@ -69,10 +69,12 @@ class Sweep(EngineBase):
             return True  # nothing open: all the rest is left over
         if p >= self._np:
             return False
-        h = self._look(p, d, l2, l3, l4) if d and self._mon else -1
+        # (the first _EAGER states of a question are not looked up: most
+        # questions end within them; a state is then expanded twice at most)
+        self.nstates += 1
+        h = self._look(p, d, l2, l3, l4) if d and self._mon and self.nstates > self._ns0 else -1
         if h == -2:
             return False
-        self.nstates += 1
         if self._starts(p, 0, d, l2, l3, l4):
             return True
         if h >= 0:
