@@ -269,10 +269,18 @@ class Placer(EngineBase):
             db[i] = (dm[i] - 2) * _NPOS
             dr[i] = r
             d += dn[i] * r
-            r *= dn[i] + 1
+            if r <= 65536:
+                r *= dn[i] + 1  # (small ints only: no more once too many)
         self._mon = r <= 65536
         if self._mon:
             self._newgen()
+        else:
+            # too many states to name in 16 bits: none is remembered, and d
+            # is just the runs left (d = 0 is all that matters then)
+            d = 0
+            for i in range(nd):
+                dr[i] = 1
+                d += dn[i]
         self._ns0 = self.nstates + _EAGER
         return self._sweep(0, d, 0, 0, 0)
 
