@@ -131,17 +131,7 @@ def advance(level, gain, ladder=LL_FULL, must_play=0):
     return level
 
 
-def settle(
-    score,
-    dealer,
-    levels,
-    decks=2,
-    table=LT_CLASSIC,
-    ladder=LL_FULL,
-    must_play=0,
-    out=None,
-    kitty_j=False,
-):
+def settle(score, dealer, levels, decks=2, table=LT_CLASSIC, ladder=LL_FULL, must_play=0, out=None, kitty_j=False):
     # type: (int, int, Sequence[int], int, int, int, int, list[int] | None, bool) -> list[int]
     """Settle a hand with fixed partners: [next dealer, level of side 0, level
     of side 1, winner side or -1]. kitty_j: the attackers won the last trick's
@@ -167,18 +157,7 @@ def settle(
     return out
 
 
-def settle_seats(
-    score,
-    dealer,
-    levels,
-    defenders,
-    decks=2,
-    table=LT_CLASSIC,
-    ladder=LL_FULL,
-    must_play=0,
-    kitty_j=False,
-    out=None,
-):
+def settle_seats(score, dealer, levels, defenders, decks=2, table=LT_CLASSIC, ladder=LL_FULL, must_play=0, kitty_j=False, out=None):
     # type: (int, int, Sequence[int], int, int, int, int, int, bool, list[int] | None) -> list[int]
     """Settle a find-a-friend hand (RULES §9): levels per seat; defenders is a bit
     mask of the dealer's side (the dealer alone, or with the called partner).
@@ -198,12 +177,7 @@ def settle_seats(
             if lv == RANK_A:
                 won |= 1 << seat
             out[1 + seat] = advance(lv, gain, ladder, must_play)
-        if (
-            kitty_j
-            and is_def
-            and lv == RANK_J
-            and (table == LT_TOURNAMENT or ladder == LL_TOURNAMENT)
-        ):
+        if kitty_j and is_def and lv == RANK_J and (table == LT_TOURNAMENT or ladder == LL_TOURNAMENT):
             out[1 + seat] = 0
     out[5] = won
     if take_over:

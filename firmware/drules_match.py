@@ -1,7 +1,7 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API):
-# the tractor term t of RULES §6.2 (a small search, else the oracle), matching a play against
-# the lead's units (with the placement oracle) and the trick winner (§7), the
-# kitty bonus (§8).
+# the tractor term t of RULES §6.2 (a small search, else the placement
+# oracle), matching a play against the lead's units (a small search, else
+# the oracle) and the trick winner (§7), the kitty bonus (§8).
 
 from micropython import const
 
