@@ -46,9 +46,13 @@ COMMANDS: dict[str, Command] = {
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .commands._rules import presets_text
+
     parser = argparse.ArgumentParser(
         prog="tractor-table",
         description="Host tool of the smart Tractor table (拖拉机 / 升级 / 80 points).",
+        epilog=f"The rules, every option and preset: docs/rules.md. Presets (--rules): {presets_text()}. "
+        "'tractor-table COMMAND --help' for each command.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
-from ._rules import table_rules
+from ._rules import rules_help, table_rules
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -31,8 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rules",
         default="classic",
         metavar="PRESET",
-        help="the rules the table plays (classic, qq, lianzhong, tournament, onedeck, titanic, "
-        "xuwen; default classic): a real table's as given to 'tractor-table deploy --rules'",
+        help=rules_help("the rules the table plays (a real table's as given to 'tractor-table deploy --rules')"),
     )
     parser.add_argument(
         "--decks", type=int, default=None, choices=(1, 2, 3, 4),

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..errors import CommandError
 from ._files import check_writable
+from ._rules import rules_help
 from ._rules import table_rules as _rules  # link._rules: the name its tests use
 
 
@@ -38,8 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rules",
         default="classic",
         metavar="PRESET",
-        help="the rules the table plays, as given to 'tractor-table deploy --rules' (classic, qq, lianzhong, "
-        "tournament, onedeck, titanic, xuwen; default classic)",
+        help=rules_help("the rules the table plays, as given to 'tractor-table deploy --rules'"),
     )
     parser.add_argument(
         "--decks", type=int, default=None, choices=(1, 2, 3, 4),

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError
-from ._rules import table_rules
+from ._rules import rules_help, table_rules
 
 if TYPE_CHECKING:
     from ..virtual.runner import VirtualTable
@@ -47,8 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rules",
         default="classic",
         metavar="PRESET",
-        help="rules preset of RULES.md (classic, lianzhong, qq, tournament, onedeck, titanic, "
-        "xuwen); the table gets them in its table.cfg (default classic)",
+        help=rules_help("the rules the table plays, written into its table.cfg"),
     )
     parser.add_argument(
         "--seed", type=int, default=1, help="seed of the deal and the bots (default 1)"
