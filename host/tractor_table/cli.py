@@ -42,6 +42,7 @@ COMMANDS: dict[str, Command] = {
     "fuzz-rules": Command("fuzz_rules", "differential fuzzing: full engine bots vs the device rules engine"),
     "enroll": Command("enroll", "map each card's NFC tag to its card, guided, on a PN532 reader"),
     "deckcheck": Command("deckcheck", "check a card set (missing, duplicate, unknown tags); export cards.bin"),
+    "pn532sim": Command("pn532sim", "a simulated USB-UART PN532 on a pseudo-terminal: tap cards from the keyboard or a script"),
 }
 
 
