@@ -81,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     if args.disagreements is not None:
         check_writable(args.disagreements, "--disagreements")
     port = resolve_port(args.port)
+    from ..console.source import check_port
+
+    check_port(port)  # at once, as the console does: no port, or one that does not open
     _, rules_id = host_identity()
     if args.no_verify:
         replayer: Any = TrustingReplayer()
