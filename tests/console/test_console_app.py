@@ -51,9 +51,9 @@ def pane(app: ConsoleApp, name: str) -> str:
 
 
 def log_lines(app: ConsoleApp, name: str = "events") -> list[str]:
-    from textual.widgets import Log
+    from tractor_table.console.textlog import TextLog
 
-    return list(app.query_one(f"#{name}", Log).lines)
+    return list(app.query_one(f"#{name}", TextLog).plain)
 
 
 def record(source: TableSource) -> list[list[Any]]:
