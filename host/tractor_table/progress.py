@@ -20,7 +20,6 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TextIO
 
-
 _COUNT = re.compile(r"\((\d+)/(\d+)\)")
 
 

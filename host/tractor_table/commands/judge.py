@@ -20,7 +20,6 @@ from typing import TextIO
 
 from ..errors import CommandError
 
-
 CASE_FORMAT = """\
 A case is one JSON object per line, e.g.
   {"id": "t1", "kind": "trick", "rules": {"decks": 2, "level": "T", "trump": "S"},

@@ -71,8 +71,8 @@ class ConsoleApp(App[int]):
     CSS_PATH = Path(__file__).with_name("console.tcss")
     TITLE = "tractor-table console"
     #: the screen's classes by size (console.tcss): -narrow below WIDE columns, -tall from 40 rows
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-narrow"), (WIDE, "-wide")]
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (40, "-tall")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "push", "push"),
         Binding("s", "status", "status"),

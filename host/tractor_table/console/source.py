@@ -146,7 +146,6 @@ class VirtualSource(TableSource):
         pace: float = 0.0,
     ) -> None:
         from ..virtual.runner import VirtualTable
-
         from .pace import Pacer
 
         super().__init__()
