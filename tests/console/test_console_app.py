@@ -124,7 +124,8 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         await type_line(pilot, "tap 2 AS")
         assert "sent: tap AS#0 at S2" in app.messages[-2:] and app.sent == 1
         await until(pilot, lambda: app.messages[-1].startswith("the table refused"))
-        assert app.messages[-1] == "the table refused: trick 13: S2 refused: not now AS"
+        # labelled with the phase, not with a thirteenth trick that never was
+        assert app.messages[-1] == "the table refused: after the hand (hand over): S2 refused: not now AS"
         assert log_lines(app)[-1].endswith("S2 refused: not now AS  [not judged]")  # the engine judges plays, not this
         assert "refused   trick 13: S2 refused: not now AS" in pane(app, "game")
 

@@ -115,6 +115,13 @@ class ConsoleApp(App[int]):
         self.disagreement_count = 0
         self.verifier_lost = ""  # why the verifier stopped (an exception in it), if it did
         self._display_due = 0.0
+        from shengji import Rules
+
+        from ..virtual.taps import TableWatch
+
+        #: the table's phase from its events, to label a refusal with it (the
+        #: table's trick number means nothing during the draw or the burial)
+        self.watch = TableWatch(getattr(source, "rules", None) or Rules(decks=source.decks))
 
     # --- layout ------------------------------------------------------------------
 
@@ -199,7 +206,7 @@ class ConsoleApp(App[int]):
         if kind == "event":
             ev = note[3]
             verdict = self._verdict(before)
-            text = describe_event(ev)
+            text = self._describe(ev)
             log.write_line(f"{note[1]:5d}  {text}  [{verdict}]")
             if ev and ev[0] in (_REJECT, _BID, _CHALLENGE) and self._refused(ev):
                 self.say(f"the table refused: {text}")
@@ -220,10 +227,22 @@ class ConsoleApp(App[int]):
             text = bytes(note[1]).decode("utf-8", "replace").rstrip()
             log.write_line(f"----- table says: {text}")
         elif kind in ("down", "reboot", "rollback", "snapshot", "conflict", "incompatible", "synced"):
+            if kind in ("rollback", "snapshot"):
+                self.watch.phase = ""  # not known again until the next hand starts
             rest = " ".join(str(x) for x in note[1:] if not isinstance(x, bytes | bytearray))
             log.write_line(f"----- link {kind}: {rest}".rstrip())
         for d in v.disagreements[before[3] :]:
             self._disagreement(d.show())
+
+    def _describe(self, ev: Sequence[Any]) -> str:
+        from ..virtual.taps import describe_in
+
+        try:
+            text = describe_in(ev, self.watch)
+            self.watch.on_event(ev)
+            return text
+        except (IndexError, KeyError, TypeError, ValueError):
+            return describe_event(ev)
 
     def _verdict(self, before: tuple[int, int, int, int]) -> str:
         v = self.verifier
@@ -305,7 +324,8 @@ class ConsoleApp(App[int]):
             records = f"{rec.store.path.name}: {rec.new_events} new event(s)"
         bots = ""
         if self.bots_state:
-            if self.source.bots_playing:
+            # "done" once the bots' last word is drained: every event before it is shown
+            if self.source.bots_playing or self.bots_state == "the bots are playing":
                 bots = "playing" + self._pace_text()
             elif self.bots_state.startswith("the bots stopped"):
                 bots = "stopped (see the message line)"
@@ -314,7 +334,7 @@ class ConsoleApp(App[int]):
         if compact:  # two lines above the other panes (80 columns)
             if not (self.verifier_lost or v.refused):
                 judged = f"{v.agreed}/{v.checked} agreed, {len(v.disagreements)} disagree"
-            if self.source.bots_playing:
+            if self.source.bots_playing or self.bots_state == "the bots are playing":
                 bots = "playing" + self._pace_text(compact=True)
             return lv.text(compact=True) + f"\nverifier {judged} · records {records}" + (
                 f" · bots {bots}" if bots else "")

@@ -138,7 +138,7 @@ class TableWatch:
 def describe_in(ev: Sequence[Any], watch: TableWatch) -> str:
     """An event in words; a refusal labelled with the phase it came in
     (the table's trick number means something only while the tricks are played)."""
-    if ev[0] == EV.REJECT:
+    if ev[0] == EV.REJECT and watch.phase:  # "": not known (after a resync), the table's words
         cards = cards_text(cards_of(ev)) if cards_of(ev) else ""
         return f"{watch.label()}: S{ev[2]} refused: {reason(ev[3])} {cards}".rstrip()
     return describe(ev)
