@@ -121,7 +121,7 @@ class ConsoleApp(App[int]):
 
         #: the table's phase from its events, to label a refusal with it (the
         #: table's trick number means nothing during the draw or the burial)
-        self.watch = TableWatch(getattr(source, "rules", None) or Rules(decks=source.decks))
+        self.table_watch = TableWatch(getattr(source, "rules", None) or Rules(decks=source.decks))
 
     # --- layout ------------------------------------------------------------------
 
@@ -228,7 +228,7 @@ class ConsoleApp(App[int]):
             log.write_line(f"----- table says: {text}")
         elif kind in ("down", "reboot", "rollback", "snapshot", "conflict", "incompatible", "synced"):
             if kind in ("rollback", "snapshot"):
-                self.watch.phase = ""  # not known again until the next hand starts
+                self.table_watch.phase = ""  # not known again until the next hand starts
             rest = " ".join(str(x) for x in note[1:] if not isinstance(x, bytes | bytearray))
             log.write_line(f"----- link {kind}: {rest}".rstrip())
         for d in v.disagreements[before[3] :]:
@@ -238,8 +238,8 @@ class ConsoleApp(App[int]):
         from ..virtual.taps import describe_in
 
         try:
-            text = describe_in(ev, self.watch)
-            self.watch.on_event(ev)
+            text = describe_in(ev, self.table_watch)
+            self.table_watch.on_event(ev)
             return text
         except (IndexError, KeyError, TypeError, ValueError):
             return describe_event(ev)
