@@ -102,7 +102,7 @@ def test_virtual_serve_with_link_then_console_on_its_port(served: tuple[subproce
                 await pilot.pause(0.1)
             _type(proc, "tap 3 3S")  # the burial is S1's: refused
             while not any("S3 refused: not now" in m for m in app.messages):
-                assert time.monotonic() < deadline, app.messages
+                assert time.monotonic() < deadline, (app.messages, app.query_one("#events").plain)
                 await pilot.pause(0.1)
             assert "trump     H by S1" in app.query_one("#game", Pane).text
             await pilot.press("q")

@@ -374,8 +374,7 @@ class ConsoleApp(App[int]):
             if getattr(bar, "text", None) != text:
                 bar.text = text  # type: ignore[attr-defined]
                 bar.update(coloured(text))
-        else:
-            self.query_one("#link", Pane).set_text(self.link_text())
+        self.query_one("#link", Pane).set_text(self.link_text())  # hidden when compact
         self.query_one("#display", Pane).set_text(self.display_text())
         self.query_one("#game", Pane).set_text(self.game.text(compact=compact))
         self.screen.set_class(self.disagreement_count > 0, "-disagreeing")
