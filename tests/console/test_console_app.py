@@ -127,7 +127,7 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         # labelled with the phase, not with a thirteenth trick that never was
         assert app.messages[-1] == "the table refused: after the hand (hand over): S2 refused: not now AS"
         assert log_lines(app)[-1].endswith("S2 refused: not now AS  [not judged]")  # the engine judges plays, not this
-        assert "refused   trick 13: S2 refused: not now AS" in pane(app, "game")
+        assert "refused   after the hand (hand over): S2 refused: not now AS" in pane(app, "game")
 
         # bad input: a clear message, nothing sent
         count = app.verifier.next_index

@@ -104,7 +104,8 @@ def test_virtual_serve_with_link_then_console_on_its_port(served: tuple[subproce
             while not any("S3 refused: not now" in m for m in app.messages):
                 assert time.monotonic() < deadline, (app.messages, app.query_one("#events").plain)
                 await pilot.pause(0.1)
-            assert "trump     H by S1" in app.query_one("#game", Pane).text
+            game = app.query_one("#game", Pane).text  # 100 columns: the short lines
+            assert "trump H by S1" in game and "refused burial: S3 refused: not now 3S" in game
             await pilot.press("q")
 
     try:

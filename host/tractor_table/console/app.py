@@ -207,6 +207,8 @@ class ConsoleApp(App[int]):
             ev = note[3]
             verdict = self._verdict(before)
             text = self._describe(ev)
+            if ev and ev[0] == _REJECT:
+                self.game.last_refusal = text  # with the phase, as in the log
             log.write_line(f"{note[1]:5d}  {text}  [{verdict}]")
             if ev and ev[0] in (_REJECT, _BID, _CHALLENGE) and self._refused(ev):
                 self.say(f"the table refused: {text}")
