@@ -81,7 +81,7 @@ def test_fuzz_rules_ctrl_c_prints_the_partial_summary_and_exits_130() -> None:
          "--out", os.devnull + ".d"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    time.sleep(8)  # MicroPython has started and judged some hands
+    time.sleep(6)  # MicroPython has started and judged some hands
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
@@ -90,4 +90,22 @@ def test_fuzz_rules_ctrl_c_prints_the_partial_summary_and_exits_130() -> None:
     assert "interrupted after " in summary[0] and " of 100000 hands; so far the engines agree" in summary[0]
     hands = int(summary[0].split("fuzz-rules: ")[1].split(" hands")[0])
     assert hands > 0 and f"interrupted after {hands} of" in summary[0]
+    assert "Traceback" not in err
+
+
+def test_virtual_bots_ctrl_c_prints_what_was_played_and_exits_130() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tractor_table.cli", "virtual", "--bots", "--hands", "50", "--readers",
+         "direct", "--no-record"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    while "link up on" not in proc.stdout.readline():
+        pass
+    time.sleep(2)  # some tricks played
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted (Ctrl-C) during hand " in out and " of 50: the figures above are partial" in out
+    assert "verifier (full engine replaying the link's events): " in out
     assert "Traceback" not in err

@@ -126,16 +126,17 @@ def run(args: argparse.Namespace) -> int:
     link = SerialLink(port, on_note=on_note)
     push = recorder.pushing(link.push_snapshot) if recorder is not None else link.push_snapshot
     try:
-        _follow(args, link, verifier, push, port)
+        interrupted = _follow(args, link, verifier, push, port)
     finally:
         if recorder is not None:
             print(recorder.summary())
             recorder.store.close()
-    print(verifier.summary())
-    return 0
+    print(verifier.summary() + (" (interrupted: Ctrl-C)" if interrupted else ""))
+    return 130 if interrupted else 0
 
 
-def _follow(args: argparse.Namespace, link: Any, verifier: Any, push: Any, port: str) -> None:
+def _follow(args: argparse.Namespace, link: Any, verifier: Any, push: Any, port: str) -> bool:
+    """Follow the link until --seconds, quit or Ctrl-C; True after a Ctrl-C."""
     with link:
         if not link.wait_synced(args.connect_timeout):
             reason = link.last_error or "no answer to the handshake: is the table's firmware running?"
@@ -159,7 +160,8 @@ def _follow(args: argparse.Namespace, link: Any, verifier: Any, push: Any, port:
                 elif cmd:
                     print(f"unknown command {cmd!r}: status, push or quit")
         except KeyboardInterrupt:
-            pass
+            return True
+    return False
 
 
 class _Commands:

@@ -174,7 +174,11 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         if not args.bots:
             return _console(vt, rules)
         game = BotGame(vt, rules, seed=args.seed, strength=args.strength, verbose=args.verbose)
-        game.play(args.hands)
+        interrupted = False
+        try:
+            game.play(args.hands)
+        except KeyboardInterrupt:
+            interrupted = True  # the summary of what was played, then exit status 130
         time.sleep(0.1)
         lines = list(vt.lines)
     dt = time.monotonic() - t0
@@ -190,6 +194,8 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         print(f"{game.challenges} throw(s) challenged at the table and forced")
     if game.forced_at_once:
         print(f"{game.forced_at_once} throw(s) forced at once (hand scan)")
+    if interrupted:
+        print(f"interrupted (Ctrl-C) during hand {game.hands_played + 1} of {args.hands}: the figures above are partial")
     print(f"verifier (full engine replaying the link's events): {verifier.summary()}")
     for d in verifier.disagreements[:10]:
         print("  " + d.show())
@@ -198,6 +204,8 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
             f"readers: at most {vt.max_fields_on} RF field on at a time, {vt.collisions} bus collisions; "
             f"the simulated chips took {vt.sim_bytes} bytes of the heap (not counted above)"
         )
+    if interrupted:
+        return 130
     return 1 if game.disagreements or verifier.disagreements or verifier.refused else 0
 
 
