@@ -81,9 +81,6 @@ def run(args: argparse.Namespace) -> int:
     if args.disagreements is not None:
         check_writable(args.disagreements, "--disagreements")
     port = resolve_port(args.port)
-    from ..console.source import check_port
-
-    check_port(port)  # at once, as the console does: no port, or one that does not open
     _, rules_id = host_identity()
     if args.no_verify:
         replayer: Any = TrustingReplayer()
@@ -95,6 +92,14 @@ def run(args: argparse.Namespace) -> int:
     from ..records import open_recorder
 
     recorder = open_recorder(args.db, args.no_record, port=port, source="link", rules=rules)
+    from ..console.source import check_port
+
+    try:
+        check_port(port)  # at once, as the console does: no port, or one that does not open
+    except CommandError:
+        if recorder is not None:
+            recorder.store.close()
+        raise
     feed = recorder.follow(verifier) if recorder is not None else verifier.on_note
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
 
