@@ -52,7 +52,8 @@ def run(app: ConsoleApp, size: tuple[int, int], scenario: Callable[[Pilot[int]],
     asyncio.run(main())
 
 
-def _bots_hand(size: tuple[int, int]) -> tuple[ConsoleApp, list[str], list[list[Any]]]:
+def _bots_hand(size: tuple[int, int]) -> tuple[ConsoleApp, list[str]]:
+    """The bots play a one-deck hand at full speed; the app and its screen at the end."""
     rules = Rules(decks=1)
     source = VirtualSource(rules, bots=True, readers="direct", seed=1, pace=0)
     source.start()
@@ -60,8 +61,7 @@ def _bots_hand(size: tuple[int, int]) -> tuple[ConsoleApp, list[str], list[list[
     drawn: list[str] = []
 
     async def scenario(pilot: Pilot[int]) -> None:
-        await until(pilot, lambda: not source.bots_playing and "bots done" in " ".join(screen(app))
-                    or "bots      done" in " ".join(screen(app)))
+        await until(pilot, lambda: not source.bots_playing and app.bots_state != "the bots are playing")
         await pilot.pause(0.3)
         drawn.extend(screen(app))
         await pilot.press("q")
@@ -70,10 +70,8 @@ def _bots_hand(size: tuple[int, int]) -> tuple[ConsoleApp, list[str], list[list[
         run(app, size, scenario)
     finally:
         source.close()
-    link = source.link
-    events_ = [] if link is None else []
-    assert source.game is not None
-    return app, drawn, events_
+    assert source.game is not None and source.game.disagreements == []
+    return app, drawn
 
 
 def _last_trick_lines(app: ConsoleApp) -> list[str]:
@@ -81,7 +79,7 @@ def _last_trick_lines(app: ConsoleApp) -> list[str]:
 
 
 def test_at_80x24_everything_that_matters_is_on_the_screen() -> None:
-    app, drawn, _ = _bots_hand((80, 24))
+    app, drawn = _bots_hand((80, 24))
     text = "\n".join(drawn)
     assert len(drawn) == 24 and all(len(x) <= 80 for x in drawn)
     # the link, in two lines on top, each whole (no label alone on its line)
@@ -108,7 +106,7 @@ def test_at_80x24_everything_that_matters_is_on_the_screen() -> None:
 
 
 def test_at_200x50_the_panes_use_the_room() -> None:
-    app, drawn, _ = _bots_hand((200, 50))
+    app, drawn = _bots_hand((200, 50))
     text = "\n".join(drawn)
     assert len(drawn) == 50
     # the link pane with a line per label, the disagreements pane beside the events
