@@ -18,9 +18,11 @@ worst of each family as regression data.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import sys
+import time
 from pathlib import Path
 
 from ..errors import CommandError
@@ -115,24 +117,45 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--hands must be at least 1")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
 
-    def progress(r: difffuzz.Report) -> None:
-        if not args.quiet:
-            print(f"  {r.hands} hands, {r.checks} answers compared, {len(r.disagreements)} disagreements", file=sys.stderr)
-
     if args.jobs < 1:
         raise CommandError("--jobs must be at least 1")
     if args.out.exists() and not args.out.is_dir():
         raise CommandError(f"--out {args.out}: is a file; give a folder for the disagreement case files")
-    report = difffuzz.run(args.hands, seed, out_dir=args.out, progress=progress, jobs=args.jobs)
+    from ..progress import Progress
+
+    seen: list[difffuzz.Report] = []  # the report as it grows: its state at a Ctrl-C
+    bar = Progress("fuzz-rules", args.hands, unit="hands", stream=sys.stderr)
+
+    def progress(r: difffuzz.Report) -> None:
+        if not seen:
+            seen.append(r)
+        if not args.quiet:
+            bar.update(r.hands)
+
+    t0 = time.perf_counter()
+    interrupted = False
+    try:
+        with bar if not args.quiet else contextlib.nullcontext():
+            report = difffuzz.run(args.hands, seed, out_dir=args.out, progress=progress, jobs=args.jobs,
+                                  progress_every=1)
+    except KeyboardInterrupt:
+        interrupted = True
+        report = seen[0] if seen else difffuzz.Report()
+        report.seconds = time.perf_counter() - t0
+    verdict = "the engines agree" if not report.disagreements else f"{len(report.disagreements)} disagreements"
+    if interrupted:
+        verdict = f"interrupted after {report.hands} of {args.hands} hands; so far {verdict}"
     print(
         f"fuzz-rules: {report.hands} hands from seed {seed} ({len(report.variants)} rule sets), "
         f"{report.plays} plays, {report.checks} answers compared in {report.seconds:.1f} s: "
-        + ("the engines agree" if not report.disagreements else f"{len(report.disagreements)} disagreements")
+        + verdict
     )
     for d in report.disagreements:
         print(f"  seed {d.seed} [{d.variant}] {d.label}: full {d.full!r}, device {d.device!r}")
     for f in report.files:
         print(f"  case file: {f}  (replay: tractor-table fuzz-rules --replay {f})")
+    if interrupted:
+        return 130
     return 1 if report.disagreements else 0
 
 

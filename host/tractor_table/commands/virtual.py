@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError
-from ._rules import table_rules
+from ._rules import rules_help, table_rules
 
 if TYPE_CHECKING:
     from ..virtual.runner import VirtualTable
@@ -34,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "challenge SEAT, show, quit; .copy is the deck, 0 for the first: AS.1; 红桃A, 大王 too)",
     )
     parser.add_argument(
-        "--hands", type=int, default=1, help="hands to play with --bots (default 1)"
+        "--hands", type=int, default=None, help="hands to play with --bots (default 1)"
     )
     parser.add_argument(
         "--decks",
@@ -47,8 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rules",
         default="classic",
         metavar="PRESET",
-        help="rules preset of RULES.md (classic, lianzhong, qq, tournament, onedeck, titanic, "
-        "xuwen); the table gets them in its table.cfg (default classic)",
+        help=rules_help("the rules the table plays, written into its table.cfg"),
     )
     parser.add_argument(
         "--seed", type=int, default=1, help="seed of the deal and the bots (default 1)"
@@ -93,6 +92,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--verbose", action="store_true", help="print every game event as it arrives"
     )
     parser.add_argument(
+        "--serve", action="store_true",
+        help="keep the virtual table running without a link of its own and print its "
+        "pseudo-terminal: follow it as a real table with 'tractor-table link --port PTY' or "
+        "'tractor-table console --port PTY' from another terminal, and type taps here "
+        "(quit or Ctrl-C ends it)",
+    )
+    parser.add_argument(
         "--db", type=Path, metavar="FILE",
         help="record the table's events, hands and verdicts in this SQLite file "
         "(default: records.sqlite in the user's data directory)",
@@ -121,12 +127,25 @@ def run(args: argparse.Namespace) -> int:
     from ..mpy import micropython_binary
     from ..virtual.events import describe
 
+    if args.serve and args.bots:
+        raise CommandError(
+            "--serve leaves the table to another program's link; the bots need this one's: "
+            "drop --bots (tap the cards here), or drop --serve"
+        )
+    if args.hands is not None and not args.bots:
+        raise CommandError(
+            "--hands is for the bots: add --bots, or leave --hands out to tap the cards yourself "
+            "(as many hands as you play)"
+        )
+    args.hands = 1 if args.hands is None else args.hands
     if args.hands < 1:
         raise CommandError("--hands must be at least 1")
     if args.heapsize is not None and not re.fullmatch(r"[1-9][0-9]*[KkMm]?", args.heapsize):
         raise CommandError(f"--heapsize {args.heapsize}: give a size such as 160K, 1M or 200000 (bytes)")
     micropython_binary()
     rules = table_rules(args)
+    if args.serve:
+        return _serve(args, rules)
     from ..records import open_recorder
 
     # before the virtual table exists: a records file that cannot be used stops here
@@ -181,9 +200,13 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         booted = vt.ready_alloc - vt.sim_bytes
         print(f"link up on {port} (pseudo-terminal); firmware heap after boot {booted} bytes")
         if not args.bots:
-            return _console(vt)
+            return _console(vt, rules)
         game = BotGame(vt, rules, seed=args.seed, strength=args.strength, verbose=args.verbose)
-        game.play(args.hands)
+        interrupted = False
+        try:
+            game.play(args.hands)
+        except KeyboardInterrupt:
+            interrupted = True  # the summary of what was played, then exit status 130
         time.sleep(0.1)
         lines = list(vt.lines)
         pixels = bytes(getattr(vt, "pixels", b""))
@@ -200,6 +223,8 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         print(f"{game.challenges} throw(s) challenged at the table and forced")
     if game.forced_at_once:
         print(f"{game.forced_at_once} throw(s) forced at once (hand scan)")
+    if interrupted:
+        print(f"interrupted (Ctrl-C) during hand {game.hands_played + 1} of {args.hands}: the figures above are partial")
     print(f"verifier (full engine replaying the link's events): {verifier.summary()}")
     for d in verifier.disagreements[:10]:
         print("  " + d.show())
@@ -218,6 +243,8 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
             f"readers: at most {vt.max_fields_on} RF field on at a time, {vt.collisions} bus collisions; "
             f"{what} took {vt.sim_bytes} bytes of the heap (not counted above)"
         )
+    if interrupted:
+        return 130
     return 1 if game.disagreements or verifier.disagreements or verifier.refused else 0
 
 
@@ -263,30 +290,41 @@ def parse_console(line: str, decks: int) -> tuple[str, int, int] | None:
     return verb, seat, parse_card_id(words[2], decks)  # its ValueError names the card and the notation
 
 
-def _console(vt: VirtualTable) -> int:
-    from ..virtual.events import EV, describe
+def _console(vt: VirtualTable, rules: Any) -> int:
+    from ..virtual.taps import read_commands
 
-    kinds = {"ok": EV.BTN_OK, "undo": EV.BTN_UNDO, "challenge": EV.BTN_CHALLENGE}
-    print(CONSOLE_HELP)
-    for raw in sys.stdin:
-        try:
-            command = parse_console(raw, vt.decks)
-        except ValueError as exc:
-            print(f"bad input: {exc}")
-            continue
-        if command is None:
-            continue
-        verb, seat, card = command
-        if verb == "quit":
-            break
-        if verb == "show":
-            for line in vt.lines:
-                print("  |" + line.ljust(16) + "|")
-        elif verb == "tap":
-            vt.tap(seat, card)
-        else:
-            vt.press(seat, kinds[verb])
-        time.sleep(0.2)
-        while not vt.events.empty():
-            print("  " + describe(vt.events.get()))
+    read_commands(vt, rules, sys.stdin, lambda text: print(text, flush=True))
     return 0
+
+
+def _serve(args: argparse.Namespace, rules: Any) -> int:
+    """--serve: the table keeps running, its terminal for another program's link."""
+    import signal
+
+    from ..virtual.runner import VirtualTable
+    from ..virtual.taps import read_commands
+
+    def stop(_sig: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    vt = VirtualTable(rules.decks, heapsize=args.heapsize, readers=args.readers,
+                      hand_scan=args.hand_scan, rules=rules)
+    vt.start(host_link=False)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        print(f"virtual table serving on {vt.port} (pseudo-terminal), {rules.decks} deck(s), rules {args.rules}")
+        print(f"  follow it: tractor-table link --port {vt.port} --rules {args.rules}")
+        print(f"         or: tractor-table console --port {vt.port} --rules {args.rules}")
+        print("  type taps here; quit or Ctrl-C stops the table", flush=True)
+        try:
+            quit_typed = read_commands(vt, rules, sys.stdin, lambda text: print(text, flush=True), events=False)
+            if not quit_typed:  # the end of a script or of a pipe: keep serving
+                while vt.alive():
+                    time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        print("virtual table stopped", flush=True)
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        vt.close()
