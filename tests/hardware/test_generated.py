@@ -89,7 +89,7 @@ def test_wiring_svg_renders(tmp_path: Path) -> None:
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    assert (width, height) == (1240, 1010)
+    assert (width, height) == (1240, 1040)
 
 
 def test_readme_pin_table_lists_every_signal_once() -> None:
