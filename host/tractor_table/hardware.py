@@ -640,6 +640,7 @@ def render_svg(pm: PinMap) -> str:
             svg.dot(rail, y, colour)
             if key in ("SCK", "MOSI"):  # the series resistor at the hub, one per seat and line
                 svg.rect(seat_x + seat_w + 14, y - 4, 22, 8, "#ffffff", colour, rx=1)
+                svg.rect(seat_x + seat_w + 39, y - 4.5, 24, 9, "#ffffff", "#ffffff", rx=0)
                 svg.text(seat_x + seat_w + 40, y + 3, ohms(sw.series_ohms), 8, fill=colour)
     # per-seat lines: each gets its own vertical lane
     lane = px - 105
@@ -655,7 +656,7 @@ def render_svg(pm: PinMap) -> str:
         if term == "button":  # the ESD filter at the hub: series resistor, capacitor to GND on the cable side
             svg.rect(seat_x + seat_w + 60, ty - 4, 22, 8, "#ffffff", colour, rx=1)
             svg.text(seat_x + seat_w + 14, ty + 11, f"{ohms(sw.button_series_ohms)} + {sw.button_capacitor_nf} nF to GND", 8, fill=colour)
-    svg.text(px - 150, py - 60, f"seat cables ({len(sw.order)} conductors each, at most {sw.max_length_cm} cm)", 11, weight="bold")
+    svg.text(seat_x + seat_w + 14, 30, f"seat cables ({len(sw.order)} conductors each, at most {sw.max_length_cm} cm)", 11, weight="bold")
 
     # Right: display, buzzer, LED, power.
     rx0 = px + pw + 200
