@@ -914,9 +914,11 @@ class Hand:
 
     def _finish_trick(self) -> None:
         t = self.tricks[-1]
-        faces = [self._faces(c) for _, c in t.plays]
-        winner = self.ruling.winner(t.leader, faces)
-        points = self.ruling.points([f for p in faces for f in p])
+        faces = [[c % FACES for c in cards] for _, cards in t.plays]
+        # ruling.winner and ruling.points in one pass (the trick's Lead is the followers')
+        ruling = self.ruling
+        won = _play.trick_winner_faces(ruling.order, self._lead_of(t.plays[0][1]), faces, t.leader)
+        winner, points = won.winner, won.points
         self.tricks = (
             *self.tricks[:-1],
             _new_trick(t.leader, t.plays, t.attempt, t.forced_by, winner, points, t.shown),

@@ -23,7 +23,7 @@ from typing import Final
 from .cards import FACES, POINTS, Card, format_faces
 from .order import SUIT_NAMES, TRUMP, Order
 from .sweep import NEG, Demand, Flex, Sweep, demand_of
-from .units import Decomposition, Unit, decompose_faces
+from .units import Decomposition, Unit, decompose_faces, single
 
 __all__ = [
     "IllegalPlayError",
@@ -176,6 +176,21 @@ class Lead:
 
     def __init__(self, order: Order, cards: CardsLike) -> None:
         faces = _faces(cards)
+        if len(faces) == 1:
+            # one card (most tricks' lead): a single, demanding only the suit;
+            # the same fields as below, without the general decomposition
+            f = faces[0]
+            es = order.esuit[f]
+            self.order = order
+            self.faces = (f,)
+            self.decomposition = single(f, order.pos[f], es)
+            self.esuit = es
+            self.size = 1
+            self.pairs = 0
+            self.caps = ()
+            self.mode = _MODE_FREE
+            self.rungs = ()
+            return
         d = decompose_faces(order, faces)
         if d is None:
             if not faces:
@@ -914,6 +929,35 @@ def trick_winner_faces(
     order: Order, lead: Lead, plays: Sequence[Sequence[int]], leader: int = 0
 ) -> TrickResult:
     """:func:`trick_winner` with the lead already built and plays as faces."""
+    if lead.size == 1:
+        # a one-card lead (most tricks): a play of one card of the led suit or
+        # trump is keyed by its position, as play_key would; anything else cannot win
+        esuit = order.esuit
+        pos = order.pos
+        f = plays[0][0]
+        led = esuit[f]
+        best = (1 if led == TRUMP else 0, pos[f])
+        win = 0
+        total = POINTS[f]
+        for i in range(1, len(plays)):
+            p = plays[i]
+            if len(p) != 1:
+                for f in p:
+                    total += POINTS[f]
+                continue
+            f = p[0]
+            total += POINTS[f]
+            es = esuit[f]
+            if es == TRUMP:
+                k = (1, pos[f])
+            elif es == led:
+                k = (0, pos[f])
+            else:
+                continue
+            if k > best:
+                best = k
+                win = i
+        return TrickResult((leader + win) % 4, total, best)
     best = play_key(order, lead, plays[0])
     assert best is not None
     win = 0
