@@ -914,16 +914,21 @@ class Hand:
 
     def _finish_trick(self) -> None:
         t = self.tricks[-1]
-        faces = [[c % FACES for c in cards] for _, cards in t.plays]
         # ruling.winner and ruling.points in one pass (the trick's Lead is the followers')
         ruling = self.ruling
-        won = _play.trick_winner_faces(ruling.order, self._lead_of(t.plays[0][1]), faces, t.leader)
-        winner, points = won.winner, won.points
+        faces = [[c % FACES for c in cards] for _, cards in t.plays]
+        if len(faces[0]) == 1:
+            win, points, _key = _play.single_trick(ruling.order, faces)
+            winner = (t.leader + win) % SEATS
+        else:
+            won = _play.trick_winner_faces(ruling.order, self._lead_of(t.plays[0][1]), faces, t.leader)
+            winner, points = won.winner, won.points
         self.tricks = (
             *self.tricks[:-1],
             _new_trick(t.leader, t.plays, t.attempt, t.forced_by, winner, points, t.shown),
         )
-        if all(self._cards_left(s) == 0 for s in range(SEATS)):
+        hands = self.hands
+        if (not any(hands)) if hands is not None else all(self._cards_left(s) == 0 for s in range(SEATS)):
             self._end_of_play()
 
     def _end_of_play(self) -> None:

@@ -253,6 +253,12 @@ def check_follow_counts(
 ) -> Verdict:
     """:func:`check_follow` on a count array ``hand`` and the faces of ``play`` (fast path)."""
     n = lead.size
+    if n == 1 and len(play) == 1:
+        # one card led, one card of its suit played from the hand: legal
+        # (the usual follow); any other single goes through the checks below
+        f = play[0]
+        if hand[f] and order.esuit[f] == lead.esuit:
+            return LEGAL
     if len(play) != n:
         return Verdict(
             False,
@@ -925,38 +931,46 @@ def trick_winner(order: Order, plays: Sequence[CardsLike], leader: int = 0) -> T
     return trick_winner_faces(order, lead, faces, leader)
 
 
+def single_trick(order: Order, plays: Sequence[Sequence[int]]) -> tuple[int, int, tuple[int, int]]:
+    """``(index of the winning play, points, its key)`` of a trick led by one
+    card (``plays`` as faces, the lead first): a play of one card of the led
+    suit or of trump is keyed by its position, as :func:`play_key` would key
+    it; any other play cannot win (RULES.md §7)."""
+    esuit = order.esuit
+    pos = order.pos
+    f = plays[0][0]
+    led = esuit[f]
+    best = (1 if led == TRUMP else 0, pos[f])
+    win = 0
+    total = POINTS[f]
+    for i in range(1, len(plays)):
+        p = plays[i]
+        if len(p) != 1:
+            for f in p:
+                total += POINTS[f]
+            continue
+        f = p[0]
+        total += POINTS[f]
+        es = esuit[f]
+        if es == TRUMP:
+            k = (1, pos[f])
+        elif es == led:
+            k = (0, pos[f])
+        else:
+            continue
+        if k > best:
+            best = k
+            win = i
+    return win, total, best
+
+
 def trick_winner_faces(
     order: Order, lead: Lead, plays: Sequence[Sequence[int]], leader: int = 0
 ) -> TrickResult:
     """:func:`trick_winner` with the lead already built and plays as faces."""
     if lead.size == 1:
-        # a one-card lead (most tricks): a play of one card of the led suit or
-        # trump is keyed by its position, as play_key would; anything else cannot win
-        esuit = order.esuit
-        pos = order.pos
-        f = plays[0][0]
-        led = esuit[f]
-        best = (1 if led == TRUMP else 0, pos[f])
-        win = 0
-        total = POINTS[f]
-        for i in range(1, len(plays)):
-            p = plays[i]
-            if len(p) != 1:
-                for f in p:
-                    total += POINTS[f]
-                continue
-            f = p[0]
-            total += POINTS[f]
-            es = esuit[f]
-            if es == TRUMP:
-                k = (1, pos[f])
-            elif es == led:
-                k = (0, pos[f])
-            else:
-                continue
-            if k > best:
-                best = k
-                win = i
+        # a one-card lead (most tricks): see single_trick
+        win, total, best = single_trick(order, plays)
         return TrickResult((leader + win) % 4, total, best)
     best = play_key(order, lead, plays[0])
     assert best is not None
