@@ -17,7 +17,7 @@ import dataclasses
 import enum
 import functools
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final
 
 from .cards import FACES, POINTS, Card, format_faces
@@ -478,6 +478,33 @@ def _ji_index(k: int) -> dict[tuple[int, int], int]:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _tq_of(k: int) -> dict[int, tuple[int, int]]:
+    """``(t, q)`` of each rung index of a tractor of ``k`` pairs (:func:`_tq_index` inverted)."""
+    return {r: tq for tq, r in _tq_index(k).items()}
+
+
+@functools.lru_cache(maxsize=64)
+def _ji_of(k: int) -> dict[int, tuple[int, int]]:
+    """``(j, i)`` of each tail rung index of a Titanic of ``k`` (:func:`_ji_index` inverted)."""
+    return {r: ji for ji, r in _ji_index(k).items()}
+
+
+def _rung_demand(
+    m: int, k: int, sso: bool, ladder: tuple[tuple[Pattern, ...], ...], r: int
+) -> tuple[list[tuple[int, int]], list[Flex]]:
+    """What :class:`_Ladders` fixes when unit ``(m, k)`` takes rung ``r`` (not
+    the last): the sub-units, and a tractor requirement of 4 or more pairs in runs."""
+    if m == 2 and k > 1 and not sso:
+        t, q = _tq_of(k)[r]
+        runs, more = _in_runs(t) if t >= 2 else ([], [])
+        return runs + [(2, 1)] * (q - t), more
+    if m == 3 and k > 1 and not sso and r >= 3:
+        j, i = _ji_of(k)[r]
+        return [(3, 1)] * j + [(2, 1)] * i, []
+    return list(ladder[r][0]), []
+
+
 def _in_runs(t: int) -> tuple[list[tuple[int, int]], list[Flex]]:
     """The demand "t pairs in runs of pairs": one run for 2 or 3 pairs (the only
     partition), else a tractor requirement (any partition into runs >= 2)."""
@@ -498,7 +525,14 @@ class _Ladders:
 
     __slots__ = ("vector", "fixed", "flex", "sweep")
 
-    def __init__(self, order: Order, lead: Lead, cnt: dict[int, int]) -> None:
+    def __init__(
+        self, order: Order, lead: Lead, cnt: dict[int, int], hint: tuple[int, ...] | None = None
+    ) -> None:
+        # ``hint``: the vector of a holding that holds ``cnt`` (a follower's
+        # hand, ``cnt`` its play). ``cnt``'s rung of a unit is then never
+        # better than the hint's, and equal exactly when the rungs fixed so far
+        # and the hint's can be placed together (one question); the vector is
+        # cut after the first unit where they differ (all a follow check needs).
         # feasibility questions go to a "spare pairs" sweep: single pairs are
         # not placed, but counted in what the rest leaves
         sw = Sweep(order, lead.esuit, cnt, spare=True)
@@ -542,50 +576,90 @@ class _Ladders:
             for s in extra:
                 fixed[s] = fixed.get(s, 0) + 1
 
-        for u, ladder in zip(lead.decomposition.units, lead.rungs, strict=True):
+        for i_unit, (u, ladder) in enumerate(zip(lead.decomposition.units, lead.rungs, strict=True)):
             m, k = u.width, u.length
             if not ladder:
                 vec.append(0)
                 continue
+            t_top = k  # the most pairs in runs to try (a tractor's ladder)
+            j_top = k - 1  # the most triples to try (a Titanic's tail)
+            r_from = 0  # the first rung to try (the others' ladders)
+            if hint is not None:
+                r = hint[i_unit]
+                if r == len(ladder):
+                    vec.append(r)  # the hint's rung is the last: so is this one's
+                    continue
+                extra, more_h = _rung_demand(m, k, sso, ladder, r)
+                if ok(extra, more_h):
+                    vec.append(r)
+                    commit(extra)
+                    flex.extend(more_h)
+                    continue
+                # a worse rung than the hint's: find it (none better than the
+                # hint's can be placed), and stop there
+                r_from = r + 1
+                if m == 2 and k > 1 and not sso:
+                    t_top = _tq_of(k)[r][0]
+                elif m == 3 and not sso and k > 1 and r >= 3:
+                    j_top = _ji_of(k)[r][0]
+            self._unit(m, k, sso, ladder, t_top, j_top, r_from, ok, spare, most, commit, flex, vec)
+            if hint is not None and len(vec) == i_unit + 1 and vec[-1] != hint[i_unit]:
+                break
+        self.vector = tuple(vec)
+        self.fixed: Demand = tuple(sorted(fixed.items()))
+        self.flex: tuple[Flex, ...] = tuple(flex)
+
+    @staticmethod
+    def _unit(
+        m: int,
+        k: int,
+        sso: bool,
+        ladder: tuple[tuple[Pattern, ...], ...],
+        t_top: int,
+        j_top: int,
+        r_from: int,
+        ok: Callable[..., bool],
+        spare: Callable[..., int],
+        most: Callable[[int, list[tuple[int, int]], tuple[int, int]], int],
+        commit: Callable[[Sequence[tuple[int, int]]], None],
+        flex: list[Flex],
+        vec: list[int],
+    ) -> None:
+        """The best rung of one unit ``(m, k)`` given what is fixed: appended to ``vec``."""
+        while True:  # one pass (a block that can be left early)
             if m == 2 and k > 1 and not sso:
                 # t: the most pairs in runs, tried from k down; then the most
                 # extra pairs (one capped spare-pairs sweep)
-                t = next((x for x in range(k, 1, -1) if ok(*_in_runs(x))), 0)
+                t = next((x for x in range(t_top, 1, -1) if ok(*_in_runs(x))), 0)
                 more: list[Flex] = [(t, True, 0, 0)] if t >= 4 else []
                 runs = [(2, t)] if 2 <= t <= 3 else []
                 e = spare(runs, more, k - t)
                 if t + e == 0:
                     vec.append(len(ladder))
-                    continue
+                    return
                 vec.append(_tq_index(k)[(t, t + e)])
                 commit(runs + [(2, 1)] * e)
                 flex.extend(more)
-                continue
-            found = False
+                return
             head = ladder if m != 3 or sso or k == 1 else ladder[:3]
-            for r, alternatives in enumerate(head):
-                pattern = alternatives[0]
+            for r in range(r_from, len(head)):
+                pattern = head[r][0]
                 if ok(pattern):
                     vec.append(r)
                     commit(pattern)
-                    found = True
-                    break
-            if found:
-                continue
+                    return
             if len(head) == len(ladder):
                 vec.append(len(ladder))
-                continue
+                return
             # a Titanic's tail: j triples and i pairs, more triples first
-            j = most(k - 1, [], (3, 1))
+            j = most(j_top, [], (3, 1))
             i = spare([(3, 1)] * j, (), k - j)
             if i == j == 0:
                 vec.append(len(ladder))
-                continue
+                return
             vec.append(_ji_index(k)[(j, i)])
             commit([(3, 1)] * j + [(2, 1)] * i)
-        self.vector = tuple(vec)
-        self.fixed: Demand = tuple(sorted(fixed.items()))
-        self.flex: tuple[Flex, ...] = tuple(flex)
+            return
 
     def cores(self) -> Iterator[dict[int, int]]:
         """Every distinct set of cards (face -> copies) that realises the
@@ -625,10 +699,11 @@ def _check_ladder(order: Order, lead: Lead, hand: Sequence[int], play: Sequence[
     for f in play:
         played[f] = played.get(f, 0) + 1
     vh = _ladder_vector(order, lead, held)
-    vp = _ladder_vector(order, lead, played)
+    # the play's vector, cut after the first unit where it falls below the hand's
+    vp = _Ladders(order, lead, played, hint=vh).vector
     if vp == vh:
         return LEGAL
-    for i, (a, b) in enumerate(zip(vh, vp, strict=True)):
+    for i, (a, b) in enumerate(zip(vh, vp, strict=False)):
         if a != b:
             unit = lead.decomposition.units[i]
             ladder = lead.rungs[i]
