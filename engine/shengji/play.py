@@ -523,11 +523,20 @@ class _Ladders:
     placement impossible), then one such question for the pairs. The bound:
     docs/engine-bounds.md."""
 
-    __slots__ = ("vector", "fixed", "flex", "sweep")
+    __slots__ = ("vector", "fixed", "flex", "sweep", "stopped")
 
     def __init__(
-        self, order: Order, lead: Lead, cnt: dict[int, int], hint: tuple[int, ...] | None = None
+        self,
+        order: Order,
+        lead: Lead,
+        cnt: dict[int, int],
+        hint: tuple[int, ...] | None = None,
+        sweep: Sweep | None = None,
+        stop: Callable[[Demand, int, Sequence[Flex]], bool] | None = None,
     ) -> None:
+        # ``sweep``: the holding's spare-pairs Sweep, when made already (its memo shared).
+        # ``stop(fixed, pairs, flex)``: asked after each unit with what is fixed
+        # so far; True cuts the vector there.
         # ``hint``: the vector of a holding that holds ``cnt`` (a follower's
         # hand, ``cnt`` its play). ``cnt``'s rung of a unit is then never
         # better than the hint's, and equal exactly when the rungs fixed so far
@@ -535,8 +544,9 @@ class _Ladders:
         # cut after the first unit where they differ (all a follow check needs).
         # feasibility questions go to a "spare pairs" sweep: single pairs are
         # not placed, but counted in what the rest leaves
-        sw = Sweep(order, lead.esuit, cnt, spare=True)
+        sw = Sweep(order, lead.esuit, cnt, spare=True) if sweep is None else sweep
         self.sweep = sw
+        self.stopped = False
         fixed: dict[tuple[int, int], int] = {}
         flex: list[Flex] = []
         vec: list[int] = []
@@ -604,6 +614,9 @@ class _Ladders:
                     j_top = _ji_of(k)[r][0]
             self._unit(m, k, sso, ladder, t_top, j_top, r_from, ok, spare, most, commit, flex, vec)
             if hint is not None and len(vec) == i_unit + 1 and vec[-1] != hint[i_unit]:
+                break
+            if stop is not None and stop(*demand(()), flex):
+                self.stopped = True
                 break
         self.vector = tuple(vec)
         self.fixed: Demand = tuple(sorted(fixed.items()))
@@ -698,11 +711,23 @@ def _check_ladder(order: Order, lead: Lead, hand: Sequence[int], play: Sequence[
     played: dict[int, int] = {}
     for f in play:
         played[f] = played.get(f, 0) + 1
-    vh = _ladder_vector(order, lead, held)
-    # the play's vector, cut after the first unit where it falls below the hand's
-    vp = _Ladders(order, lead, played, hint=vh).vector
-    if vp == vh:
+    # The hand's vector unit by unit; after each unit, can the play place what
+    # the hand's rungs fix so far? It can exactly while its vector agrees with
+    # the hand's (it holds no more than the hand), so the first unit where it
+    # cannot is where the vectors first differ, and the hand's need not go on.
+    sp = Sweep(order, es, played, spare=True)
+
+    def behind(fixed: Demand, pairs: int, flex: Sequence[Flex]) -> bool:
+        v = sp.spare_at_least(fixed, flex, pairs)
+        return v == NEG or v < pairs
+
+    lh = _Ladders(order, lead, held, stop=behind)
+    if not lh.stopped:
         return LEGAL
+    vh = lh.vector
+    # the play's vector, cut after the first unit where it falls below the
+    # hand's (the questions before it are in sp's memo already)
+    vp = _Ladders(order, lead, played, hint=vh, sweep=sp).vector
     for i, (a, b) in enumerate(zip(vh, vp, strict=False)):
         if a != b:
             unit = lead.decomposition.units[i]

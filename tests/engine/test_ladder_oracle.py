@@ -335,6 +335,25 @@ def _hinted_agrees(o: Order, lead: Lead, held: dict[int, int], play: dict[int, i
     return False
 
 
+def _follow_as_before(o: Order, lead: Lead, held: dict[int, int], play: dict[int, int]) -> None:
+    """check_follow (the hand's vector cut where the play falls behind) gives
+    the verdict and message of the two whole vectors compared."""
+    vh = _ladder_vector(o, lead, held)
+    vp = _ladder_vector(o, lead, play)
+    hand = counts_from(held)
+    faces = [x for x, c in play.items() for _ in range(c)]
+    got = check_follow_counts(o, lead, hand, faces)
+    if vh == vp:
+        assert got.legal
+        return
+    i = next(i for i, (a, b) in enumerate(zip(vh, vp, strict=True)) if a != b)
+    ladder = lead.rungs[i]
+    want = play_module._ladder_reason(
+        o, lead.decomposition.units[i], ladder[vh[i]][0], ladder[vp[i]][0] if vp[i] < len(ladder) else (), lead.esuit
+    )
+    assert (got.legal, got.reason, got.message) == (False, want.reason, want.message)
+
+
 def test_the_play_vector_with_the_hand_as_hint() -> None:
     """Legal plays (a core filled up) and illegal ones (random cards of the
     hand): the hinted vector is the full one, cut after the first difference."""
@@ -351,6 +370,7 @@ def test_the_play_vector_with_the_hand_as_hint() -> None:
         rng.shuffle(rest)
         fill = core + Counter(rest[: max(0, lead.size - sum(core.values()))])
         for play in (dict(fill), dict(Counter(pool[: lead.size]))):
+            _follow_as_before(o, lead, held, play)
             if _hinted_agrees(o, lead, held, play):
                 legal += 1
             else:
