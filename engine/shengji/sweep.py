@@ -166,8 +166,13 @@ class Sweep:
         spare: bool = False,
     ) -> None:
         faces: list[tuple[tuple[int, int], ...]] = []
+        get = cnt.get
         for fs in order.faces_at[es]:
-            faces.append(tuple((f, cnt.get(f, 0)) for f in fs if cnt.get(f, 0) >= 2))
+            if len(fs) == 1:  # most positions: one face
+                c = get(fs[0], 0)
+                faces.append(((fs[0], c),) if c >= 2 else ())
+            else:
+                faces.append(tuple((f, get(f, 0)) for f in fs if get(f, 0) >= 2))
         self._prepare(faces, top_shape)
         self.spare = spare
 
@@ -184,7 +189,10 @@ class Sweep:
         self, faces: list[tuple[tuple[int, int], ...]], top_shape: tuple[int, int] | None
     ) -> None:
         self.faces = faces
-        self.bins = [tuple(sorted((c for _f, c in row), reverse=True)) for row in faces]
+        self.bins = [
+            (row[0][1],) if len(row) == 1 else tuple(sorted((c for _f, c in row), reverse=True))
+            for row in faces
+        ]
         n = self.npos = len(faces)
         # what the positions from p on hold, for the quick necessary conditions
         self.suffix_cards = [0] * (n + 1)
