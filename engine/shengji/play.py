@@ -1171,6 +1171,8 @@ class _Core:
             self.flex = []
             self.bins = [(c, False, 0, 0) for c in lead.caps]
             self.t = t
+            self.caps = lead.caps
+            self.lead_pairs = lead.pairs
             return
         # at most one led tractor: its t pairs in runs are one run (t <= 3)
         # or a requirement
@@ -1188,9 +1190,12 @@ class _Core:
     def held_by(self, cnt: dict[int, int]) -> bool:
         """Do these suit cards hold a core? (one sweep question)"""
         if self.bins:
-            sw = Sweep(self.order, self.esuit, cnt)
-            fixed: Demand = (((2, 1), self.pairs),) if self.pairs else ()
-            return sw.value(fixed, self.bins) >= self.t
+            # several led tractors: the (t, q) of §6.2, as check_follow reads
+            # it (t from the search cached on the pair profile): these cards
+            # hold a core iff they reach the holding's t and q
+            if min(self.lead_pairs, sum(c >> 1 for c in cnt.values())) < self.pairs + self.t:
+                return False
+            return _tractor_pairs(self.order, self.esuit, counts_from(cnt), self.caps) >= self.t
         sw = Sweep(self.order, self.esuit, cnt, spare=True)
         return sw.spare_at_least(self.fixed, self.flex, self.pairs) >= self.pairs
 
