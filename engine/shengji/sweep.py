@@ -569,15 +569,7 @@ class Sweep:
                     items.append((1, j, 2))
                 if room_after > 0 and rest >= 2:
                     items.append((2, j, 2))
-        n = len(items)
-        combos: list[tuple[int, ...]] = []
-        for a in range(n):
-            wa = items[a][2]
-            for b_ in range(a, n):
-                if wa + items[b_][2] <= cap:
-                    combos.append((a, b_))
-        combos.extend((a,) for a in range(n))
-        combos.append(())
+        combos = _combos(tuple(w for _k, _i, w in items), cap)
         spare = self.spare
         used_base = self.bins[p][0] - cap  # copies the open runs take
         # what every move shares: the flex requirements untouched, the open runs
@@ -665,6 +657,21 @@ class Sweep:
                     base_canon if nflex is None else _canon_flex(nflex),
                 ),
             )
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _combos(widths: tuple[int, ...], cap: int) -> tuple[tuple[int, ...], ...]:
+    """The sets that may go together on one face of ``cap`` copies, as indexes
+    into ``widths``: two (an item may be taken twice), then one, then none."""
+    n = len(widths)
+    out: list[tuple[int, ...]] = []
+    for a in range(n):
+        for b in range(a, n):
+            if widths[a] + widths[b] <= cap:
+                out.append((a, b))
+    out.extend((a,) for a in range(n))
+    out.append(())
+    return tuple(out)
 
 
 def _take(
