@@ -1138,6 +1138,10 @@ def _complements(items: Sequence[tuple[int, int]], out: int) -> Iterator[tuple[i
         yield tuple(f for f, c in rest.items() for _ in range(c))
 
 
+#: How many cores :meth:`_Core.held_by` looks for in a play before asking a sweep.
+_KNOWN_CORES: Final = 4
+
+
 class _Core:
     """What a legal follow's suit cards must hold, for a holding of the led suit
     larger than the lead (RULES.md §6.2-3): a placement of the holding's match
@@ -1147,6 +1151,7 @@ class _Core:
         self.order = order
         self.esuit = lead.esuit
         self.held = held
+        self._known: list[dict[int, int]] | None = None
         self.fixed: Demand
         self.flex: list[Flex]
         self.pairs: int
@@ -1196,6 +1201,14 @@ class _Core:
             if min(self.lead_pairs, sum(c >> 1 for c in cnt.values())) < self.pairs + self.t:
                 return False
             return _tractor_pairs(self.order, self.esuit, counts_from(cnt), self.caps) >= self.t
+        # a few cores known: cards that hold one of them hold a core (most
+        # candidates leave out only cards that a core does not need)
+        known = self._known
+        if known is None:
+            known = self._known = list(itertools.islice(self.cores(), _KNOWN_CORES))
+        for core in known:
+            if all(cnt.get(f, 0) >= c for f, c in core.items()):
+                return True
         sw = Sweep(self.order, self.esuit, cnt, spare=True)
         return sw.spare_at_least(self.fixed, self.flex, self.pairs) >= self.pairs
 
