@@ -1070,8 +1070,8 @@ def trick_winner_faces(
     """:func:`trick_winner` with the lead already built and plays as faces."""
     if lead.size == 1:
         # a one-card lead (most tricks): see single_trick
-        win, total, best = single_trick(order, plays)
-        return TrickResult((leader + win) % 4, total, best)
+        at, pts, key = single_trick(order, plays)
+        return TrickResult((leader + at) % 4, pts, key)
     best = play_key(order, lead, plays[0])
     assert best is not None
     win = 0

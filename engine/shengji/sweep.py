@@ -634,7 +634,7 @@ class Sweep:
                 continue
             if nflex is not None:
                 gain = 0
-                for b, exact, n1, n2 in nflex:
+                for _b, exact, n1, n2 in nflex:
                     if not exact:
                         gain += n1 + n2
                 # an "at most" requirement gains its open runs: n1 + x + st
