@@ -774,7 +774,7 @@ class Hand:
         for c in cards:
             if type(c) is not int or not 0 <= c < limit:
                 self._check_cards(cards, seat)  # names what is wrong
-        if len(set(cards)) != len(cards):
+        if len(cards) > 1 and len(set(cards)) != len(cards):
             self._check_cards(cards, seat)
         self._check_unseen(cards, seat)
         faces = [c % FACES for c in cards]
@@ -876,7 +876,7 @@ class Hand:
         buried = self.buried
         if (
             self.played.isdisjoint(cards)
-            and (not buried or buried_disjoint(buried, cards))
+            and (not buried or (cards[0] not in buried if len(cards) == 1 else buried_disjoint(buried, cards)))
             and (
                 self.hands is None
                 or (cards[0] in self.hands[seat] if len(cards) == 1 else set(self.hands[seat]).issuperset(cards))
@@ -1052,13 +1052,16 @@ class Hand:
         tricks = self.tricks
         current = len(tricks) - 1
         last = tricks[current]
-        new = last.attempt if last.leader == seat and last.attempt else last.cards_of(seat)
+        new = last.attempt if last.leader == seat and last.attempt else _cards_in(last, seat)
+        # the follows to check again, earliest first: of the seat's follows in
+        # the finished tricks, those not legal by themselves (kept per seat)
+        maybe = self._follows_to_prove(seat, current)
+        if not maybe:
+            return
         ruling = self.ruling
         esuit = ruling.order.esuit
         suits = {esuit[c % FACES] for c in new}
-        # the follows to check again, earliest first: of the seat's follows in
-        # the finished tricks, those not legal by themselves (kept per seat)
-        todo = [i for i, led in self._follows_to_prove(seat, current) if led in suits]
+        todo = [i for i, led in maybe if led in suits]
         if not todo:
             return
         # their holdings (_holding(seat, i)), built from the last trick back in one pass
@@ -1099,6 +1102,8 @@ class Hand:
             if last + 1 < n:
                 del objs[last + 1 :]
                 found[:] = [x for x in found if x[0] <= last]
+        if len(objs) >= current:
+            return found
         esuit = self.ruling.order.esuit
         for i in range(len(objs), current):
             t = tricks[i]
