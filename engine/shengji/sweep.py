@@ -476,19 +476,21 @@ class Sweep:
             nflex = _canon_flex([(b, exact, 0, 0) for b, exact, _n1, _n2 in flex])
             # jump to the next position that holds a set
             return [([], -1 if top_shape is not None else 0, (self.skip[p], fixed, (), nflex))]
-        widths.extend([2] * n1_all)
-        single = bins[0] if len(bins) == 1 else 0
+        if n1_all:
+            widths.extend([2] * n1_all)
+        room_after = self.npos - p - 1
+        if len(bins) == 1:
+            # one face (most positions): what the open runs leave of it
+            cap = bins[0] - sum(widths)
+            if cap < 0:
+                return []
+            return self._moves_one_face(state, cap, nopen, top_gain, room_after)
 
         def room(ws: list[int]) -> bool:
-            if single:
-                return sum(ws) <= single
             return fits(bins, tuple(sorted(ws, reverse=True)))
 
         if not room(widths):
             return []
-        room_after = self.npos - p - 1
-        if single:
-            return self._moves_one_face(state, single - sum(widths), nopen, top_gain, room_after)
         spare = self.spare
         out: list[tuple[list[int], int, _State]] = []
         fixed_list = fixed
@@ -502,9 +504,7 @@ class Sweep:
                 if top_shape is not None:
                     g = tg
                 elif spare:
-                    g = (single - sum(ws)) >> 1 if single else spare_pairs(
-                        bins, tuple(sorted(ws, reverse=True))
-                    )
+                    g = spare_pairs(bins, tuple(sorted(ws, reverse=True)))
                 else:
                     g = gain
                 out.append((ws, g, (p + 1, tuple(left), tuple(sorted(op)), _canon_flex(acc))))
