@@ -10,6 +10,7 @@
 # a unit's rung can only be bettered at the cost of an earlier unit's, and
 # the earlier units keep every placement of their rungs open.
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -29,6 +30,7 @@ _NPOS = const(24)
 class Ladders(EngineBase):
     """Ladder vectors of rungs (RULES §6.3); mixed into drules.Engine."""
 
+    @micropython.native
     def _ladder(self, hand, pc, s):
         # type: (bytearray, bytearray, int) -> int
         """3-4 decks and same_shape_only: each led unit, most demanding first,
@@ -42,29 +44,79 @@ class Ladders(EngineBase):
         if nv == 0:
             return OK
         vh = self._vh
-        vp = self._vp
         self._lvector(hand, s, vh, nv)
-        self._lvector(pc, s, vp, nv)
+        # The play's cards are the holding's, so with the same rungs for the
+        # earlier units its rung is never better: the same iff the holding's
+        # rung fits with them (one question to the oracle per unit, not a
+        # climb down the ladder); at the first unit where it does not, the
+        # play's own rung names the reason.
+        self._lstart(pc, s)
         for j in range(nv):
-            if vp[j] != vh[j]:
-                return self._rung_reason(lu[3 * j], lu[3 * j + 1], vh[j], vp[j])
+            m = lu[3 * j]
+            k = lu[3 * j + 1]
+            if not self._rung(m, k, vh[j]):
+                return self._rung_reason(m, k, vh[j], self._unit(m, k))
         return OK
 
+    @micropython.native
     def _lvector(self, cnt, s, out, nv):
         # type: (bytearray, int, bytearray, int) -> None
         """out[:nv]: the vector of rungs that the suit-s cards in cnt reach."""
+        self._lstart(cnt, s)
+        lu = self._lu
+        for i in range(nv):
+            out[i] = self._unit(lu[3 * i], lu[3 * i + 1])
+
+    @micropython.native
+    def _lstart(self, cnt, s):
+        # type: (bytearray, int) -> None
+        """An empty question on the suit-s cards in cnt."""
         self._psetup(cnt, s)
         self._nq = 0
         self._ft = self._fblo = self._fbhi = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0
         self._placed = False
-        u = self._u
-        for i in range(3 * _NPOS):
-            u[i] = 0
-        lu = self._lu
-        for i in range(nv):
-            out[i] = self._unit(lu[3 * i], lu[3 * i + 1])
+        self._u[:] = self._z
 
+    @micropython.native
+    def _rung(self, m, k, r):
+        # type: (int, int, int) -> bool
+        """Does rung r of the ladder of a led (m, k) fit with the question
+        (the earlier units' rungs)? If so its parts join the question, as
+        _unit would have added them (the rungs' numbering is _unit's)."""
+        if self.same_shape_only or m >= 4 or (m == 2 and k == 1):
+            return r == 1 or self._try(m, k, 1, 0, 0, True)
+        if m == 3 and k == 1:
+            if r == 2:
+                return True
+            return self._try(3, 1, 1, 0, 0, True) if r == 0 else self._try(2, 1, 1, 0, 0, True)
+        if m == 3:
+            if r == 0:
+                return self._try(3, k, 1, 0, 0, True)
+            if r == 1:
+                return self._try(3, 1, k, 0, 0, True)
+            if r == 2:
+                return self._try(2, k, 1, 0, 0, True)
+            # r = 3 + g(g+1)/2 - 1 + g - i: j = k - g triples and i pairs
+            g = 1
+            while r > 2 + (g * (g + 1) >> 1) + g:
+                g += 1
+            i = 2 + (g * (g + 1) >> 1) + g - r
+            j = k - g
+            if j == 0 and i == 0:
+                return True  # nothing
+            return self._try(3, 1, j, i, 0, True)
+        # A tractor: r = g(g+1)/2 + g - i for t = k - g >= 2 pairs in runs
+        # and i more pairs; past those, q pairs: r = (k-1)k/2 + k - q.
+        g = 0
+        while g < k - 1 and r > (g * (g + 1) >> 1) + g:
+            g += 1
+        if g < k - 1:
+            return self._try(2, 1, 0, (g * (g + 1) >> 1) + g - r, k - g, True)
+        q = ((k - 1) * k >> 1) + k - r
+        return q == 0 or self._try(2, 1, 0, q, 0, True)
+
+    @micropython.native
     def _unit(self, m, k):
         # type: (int, int) -> int
         """The best rung of the ladder of a led (m, k) that fits with the
@@ -108,6 +160,7 @@ class Ladders(EngineBase):
             return ((k - 1) * k >> 1) + k  # nothing
         return ((k - 1) * k >> 1) + k - q
 
+    @micropython.native
     def _most(self, lo, top):
         # type: (int, int) -> int
         """Add the most pairs, lo .. top, that fit with the question, one at a
@@ -119,6 +172,7 @@ class Ladders(EngineBase):
             i += 1
         return i
 
+    @micropython.native
     def _try(self, m, k, n, pairs, t, keep):
         # type: (int, int, int, int, int, bool) -> bool
         """Add n parts (m, k), `pairs` pairs and t pairs in runs (any runs of
@@ -180,20 +234,21 @@ class Ladders(EngineBase):
                     self._drop(m, k, n, pairs, t, runs, lo, hi)
                 return True
             self._ungreedy(0)
+        # (slice copies: one C call each, no allocation; a loop over the
+        # 72 bytes cost more than the rest of a greedy try)
         u = self._u
         ub = self._ub
-        for i in range(3 * _NPOS):
-            ub[i] = u[i]
-            u[i] = 0
+        ub[:] = u
+        u[:] = self._z
         ok = self._qtest()
         if ok and keep:
             self._placed = True
             return True
-        for i in range(3 * _NPOS):
-            u[i] = ub[i]
+        u[:] = ub
         self._drop(m, k, n, pairs, t, runs, lo, hi)
         return ok
 
+    @micropython.native
     def _drop(self, m, k, n, pairs, t, runs, lo, hi):
         # type: (int, int, int, int, int, int, int, int) -> None
         """Take what _try added out of the question again."""
@@ -209,6 +264,7 @@ class Ladders(EngineBase):
         self._fblo -= lo
         self._fbhi -= hi
 
+    @micropython.native
     def _gflex(self, t, lo, hi):
         # type: (int, int, int) -> bool
         """_greedy for t pairs in runs: b runs of 3 and the rest runs of 2."""
@@ -223,6 +279,7 @@ class Ladders(EngineBase):
             b += 2
         return False
 
+    @micropython.native
     def _qadd(self, m, k, n):
         # type: (int, int, int) -> None
         """n more (or fewer, n < 0) parts (m, k) in the question."""
@@ -246,6 +303,7 @@ class Ladders(EngineBase):
         qn[free] = n
         self._ql[free] = 0
 
+    @micropython.native
     def _qtest(self):
         # type: () -> bool
         """Can the question be placed: for the runs of pairs, with some split

@@ -4,6 +4,7 @@
 # tries (a unit's runs on top of the earlier units' placement; a trick's
 # match); the reason named when a play falls short of a ladder's rung.
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -36,6 +37,7 @@ class Memo(EngineBase):
         self._gst = bytearray(3 * _GS)
         self._ng = 0
 
+    @micropython.native
     def _newgen(self):
         # type: () -> None
         """A new question: every state remembered so far is forgotten."""
@@ -47,6 +49,7 @@ class Memo(EngineBase):
             g = 1
         self._gen = g
 
+    @micropython.native
     def _look(self, p, d, l2, l3, l4):
         # type: (int, int, int, int, int) -> int
         """The state at position p (the runs to place, the faces left over,
@@ -95,6 +98,7 @@ class Memo(EngineBase):
                 return -2
         return h
 
+    @micropython.native
     def _remember(self, h, p):
         # type: (int, int) -> None
         """Remember that the state in row p of self._key failed."""
@@ -112,6 +116,7 @@ class Memo(EngineBase):
 
     # ------------------------------------------------------ greedy first try
 
+    @micropython.native
     def _greedy(self, m, k, n):
         # type: (int, int, int) -> bool
         """Put n more parts (m, k) on top of the placement in self._u, each at
@@ -134,6 +139,7 @@ class Memo(EngineBase):
             self._ng += 1
         return True
 
+    @micropython.native
     def _ungreedy(self, mark):
         # type: (int) -> None
         """Take back the parts _greedy placed after the first `mark`."""
@@ -143,13 +149,13 @@ class Memo(EngineBase):
             g = 3 * self._ng
             self._sub(gst[g], gst[g + 1], gst[g + 2])
 
+    @micropython.native
     def _gmatch(self):
         # type: () -> bool
         """The greedy try of _match_key: the part placed high at its lowest
         start, the other runs at the weakest places, the sets in the rest."""
         u = self._u
-        for i in range(3 * _NPOS):
-            u[i] = 0
+        u[:] = self._z
         qm = self._qm
         qk = self._qk
         qn = self._qn
@@ -161,15 +167,15 @@ class Memo(EngineBase):
                 return False
         return self._setsok()
 
+    @micropython.native
     def _pfit(self):
         # type: () -> bool
-        u = self._u
-        for i in range(3 * _NPOS):
-            u[i] = 0
+        self._u[:] = self._z
         return self._feasible(0, 0)
 
     # ------------------------------------------------------ t on the oracle
 
+    @micropython.native
     def _tpoly(self, cnt, s, cap):
         # type: (bytearray, int, int) -> int
         """t of RULES §6.2 with the placement oracle: runs of pairs split into

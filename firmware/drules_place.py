@@ -7,6 +7,7 @@
 # left and the runs still open, and a state that failed once is remembered,
 # so each state is expanded at most once (docs/firmware.md gives the bound).
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -32,6 +33,7 @@ class Placer(EngineBase):
         # the longest stretch starting at p or above (_sb).
         self._a = bytearray(3 * _NPOS)
         self._u = bytearray(3 * _NPOS)
+        self._z = bytes(3 * _NPOS)  # zeros, to clear _u with one slice copy
         self._st = bytearray(3 * _NPOS)
         self._sb = bytearray(3 * _NPOS)
         self._tot = bytearray(3)
@@ -67,6 +69,7 @@ class Placer(EngineBase):
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
         self._ns0 = 0
 
+    @micropython.native
     def _psetup(self, cnt, s):
         # type: (bytearray, int) -> None
         """The resources of the suit-s cards in cnt, once per count array."""
@@ -143,6 +146,7 @@ class Placer(EngineBase):
                 ns += 1
             self._nst[w] = ns - b
 
+    @micropython.native
     def _fits_at(self, u2, u3, u4, a2, a3, a4):
         # type: (int, int, int, int, int, int) -> bool
         """Do u2 pairs, u3 triples and u4 quads fit in faces holding 2, 3 and
@@ -160,6 +164,7 @@ class Placer(EngineBase):
             a3 -= u3
         return u2 <= 2 * a4 + a3 + a2
 
+    @micropython.native
     def _pcap(self, u3, u4):
         # type: (int, int) -> int
         """Pairs the suit's faces hold besides u3 triples and u4 quads placed
@@ -178,6 +183,7 @@ class Placer(EngineBase):
             a3 -= u3
         return 2 * a4 + a3 + tot[0]
 
+    @micropython.native
     def _feasible(self, fa, fb):
         # type: (int, int) -> bool
         """Can the parts of the question, and fa runs of 2 pairs and fb runs
@@ -284,6 +290,7 @@ class Placer(EngineBase):
         self._ns0 = self.nstates + _EAGER
         return self._sweep(0, d, 0, 0, 0)
 
+    @micropython.native
     def _sets(self):
         # type: () -> None
         """The question's sets (self._n: pairs, triples, quads) and the most
@@ -302,6 +309,7 @@ class Placer(EngineBase):
         c[1] = n[0] + n[1]
         c[2] = n[2] + n[1] + ((n[0] + 1) >> 1)
 
+    @micropython.native
     def _setsfit(self, l2, l3, l4):
         # type: (int, int, int) -> bool
         n = self._n

@@ -1,6 +1,7 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API):
 # decomposition (RULES §4), leading and throws (§5), following (§6.1-2).
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -32,11 +33,13 @@ class Plays(EngineBase):
 
     # --------------------------------------------------------- decomposition
 
+    @micropython.native
     def _count(self, cards, cnt):
         # type: (Sequence[int], bytearray) -> None
         for c in cards:
             cnt[c % FACES] += 1
 
+    @micropython.native
     def _uncount(self, cards, cnt):
         # type: (Sequence[int], bytearray) -> None
         for c in cards:
@@ -58,6 +61,7 @@ class Plays(EngineBase):
         self.nunits = n
         return n
 
+    @micropython.native
     def _decompose(self, cnt, s, out):
         # type: (bytearray, int, bytearray) -> int
         """Units of the suit-s cards counted in cnt, written to out; their number."""
@@ -118,6 +122,7 @@ class Plays(EngineBase):
 
     # -------------------------------------------------------------- leading
 
+    @micropython.native
     def check_lead(self, cards, hands=None, leader=0, forced=None):
         # type: (Sequence[int], Any, int, bytearray | None) -> int
         """Check a lead (RULES §5). With hands (four face-count arrays, the
@@ -171,6 +176,7 @@ class Plays(EngineBase):
         self._uncount(cards, cnt)
         return r
 
+    @micropython.native
     def _beats(self, hand, s, m, k, top):
         # type: (bytearray, int, int, int, int) -> bool
         """Does the hand hold, in suit s, k sets of width >= m at consecutive
@@ -193,6 +199,7 @@ class Plays(EngineBase):
                 run = 0
         return False
 
+    @micropython.native
     def _emit_unit(self, cards, cnt, s, m, k, top, out):
         # type: (Sequence[int], bytearray, int, int, int, int, bytearray) -> None
         """Write the ids of one unit (m, k, top) of the counted lead into out."""
@@ -215,6 +222,7 @@ class Plays(EngineBase):
 
     # ------------------------------------------------------------ following
 
+    @micropython.native
     def check_follow(self, lead, hand, play):
         # type: (Sequence[int], bytearray, Sequence[int]) -> int
         """Reason code of a follow (RULES §6): OK when legal.
@@ -252,6 +260,7 @@ class Plays(EngineBase):
         self._uncount(play, pc)
         return r
 
+    @micropython.native
     def _structure(self, lead, hand, pc, s):
         # type: (Sequence[int], bytearray, bytearray, int) -> int
         """Structure of a follow that holds more suit cards than the lead has:
@@ -288,6 +297,7 @@ class Plays(EngineBase):
             return R_PAIRS
         return OK
 
+    @micropython.native
     def _pairs(self, cnt, s):
         # type: (bytearray, int) -> int
         order = self.order
