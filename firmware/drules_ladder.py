@@ -76,7 +76,7 @@ class Ladders(EngineBase):
         self._ft = self._fblo = self._fbhi = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0
         self._placed = False
-        self._u[:] = self._z
+        self._uzero()
 
     @micropython.native
     def _rung(self, m, k, r):
@@ -234,17 +234,12 @@ class Ladders(EngineBase):
                     self._drop(m, k, n, pairs, t, runs, lo, hi)
                 return True
             self._ungreedy(0)
-        # (slice copies: one C call each, no allocation; a loop over the
-        # 72 bytes cost more than the rest of a greedy try)
-        u = self._u
-        ub = self._ub
-        ub[:] = u
-        u[:] = self._z
+        self._usave()
         ok = self._qtest()
         if ok and keep:
             self._placed = True
             return True
-        u[:] = ub
+        self._urestore()
         self._drop(m, k, n, pairs, t, runs, lo, hi)
         return ok
 

@@ -157,7 +157,6 @@ class Matching(EngineBase):
                     return True
         return False
 
-    @micropython.native
     def _match_key(self, cards, s, cnt, pmax, floor=0):
         # type: (Sequence[int], int, bytearray, int, int) -> int
         """Key of a play matched against the lead's units (self._lu), or -1 when

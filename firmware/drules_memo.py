@@ -155,7 +155,7 @@ class Memo(EngineBase):
         """The greedy try of _match_key: the part placed high at its lowest
         start, the other runs at the weakest places, the sets in the rest."""
         u = self._u
-        u[:] = self._z
+        self._uzero()
         qm = self._qm
         qk = self._qk
         qn = self._qn
@@ -170,7 +170,7 @@ class Memo(EngineBase):
     @micropython.native
     def _pfit(self):
         # type: () -> bool
-        self._u[:] = self._z
+        self._uzero()
         return self._feasible(0, 0)
 
     # ------------------------------------------------------ t on the oracle

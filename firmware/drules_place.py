@@ -69,6 +69,23 @@ class Placer(EngineBase):
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
         self._ns0 = 0
 
+    # The placement's buffer cleared, saved, restored: slice copies (one C
+    # call each; a loop over the 72 bytes cost more than a greedy try). Not
+    # native: the bytecode VM's slices of a bytearray are not allocated,
+    # native code's are.
+    def _uzero(self):
+        # type: () -> None
+        self._u[:] = self._z
+
+    def _usave(self):
+        # type: () -> None
+        self._ub[:] = self._u
+        self._u[:] = self._z
+
+    def _urestore(self):
+        # type: () -> None
+        self._u[:] = self._ub
+
     @micropython.native
     def _psetup(self, cnt, s):
         # type: (bytearray, int) -> None

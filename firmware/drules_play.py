@@ -122,7 +122,6 @@ class Plays(EngineBase):
 
     # -------------------------------------------------------------- leading
 
-    @micropython.native
     def check_lead(self, cards, hands=None, leader=0, forced=None):
         # type: (Sequence[int], Any, int, bytearray | None) -> int
         """Check a lead (RULES §5). With hands (four face-count arrays, the
