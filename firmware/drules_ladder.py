@@ -30,7 +30,6 @@ _NPOS = const(24)
 class Ladders(EngineBase):
     """Ladder vectors of rungs (RULES §6.3); mixed into drules.Engine."""
 
-    @micropython.native
     def _ladder(self, hand, pc, s):
         # type: (bytearray, bytearray, int) -> int
         """3-4 decks and same_shape_only: each led unit, most demanding first,
@@ -58,7 +57,6 @@ class Ladders(EngineBase):
                 return self._rung_reason(m, k, vh[j], self._unit(m, k))
         return OK
 
-    @micropython.native
     def _lvector(self, cnt, s, out, nv):
         # type: (bytearray, int, bytearray, int) -> None
         """out[:nv]: the vector of rungs that the suit-s cards in cnt reach."""
@@ -67,7 +65,6 @@ class Ladders(EngineBase):
         for i in range(nv):
             out[i] = self._unit(lu[3 * i], lu[3 * i + 1])
 
-    @micropython.native
     def _lstart(self, cnt, s):
         # type: (bytearray, int) -> None
         """An empty question on the suit-s cards in cnt."""
@@ -243,7 +240,6 @@ class Ladders(EngineBase):
         self._drop(m, k, n, pairs, t, runs, lo, hi)
         return ok
 
-    @micropython.native
     def _drop(self, m, k, n, pairs, t, runs, lo, hi):
         # type: (int, int, int, int, int, int, int, int) -> None
         """Take what _try added out of the question again."""
@@ -259,7 +255,6 @@ class Ladders(EngineBase):
         self._fblo -= lo
         self._fbhi -= hi
 
-    @micropython.native
     def _gflex(self, t, lo, hi):
         # type: (int, int, int) -> bool
         """_greedy for t pairs in runs: b runs of 3 and the rest runs of 2."""
@@ -298,7 +293,6 @@ class Ladders(EngineBase):
         qn[free] = n
         self._ql[free] = 0
 
-    @micropython.native
     def _qtest(self):
         # type: () -> bool
         """Can the question be placed: for the runs of pairs, with some split

@@ -245,7 +245,6 @@ class Matching(EngineBase):
         self.key = key
         return key
 
-    @micropython.native
     def _top(self, cards):
         # type: (Sequence[int]) -> int
         """Position of the strongest of some cards (of one effective suit)."""
@@ -259,7 +258,6 @@ class Matching(EngineBase):
 
     # ---------------------------------------------------------------- tricks
 
-    @micropython.native
     def trick_winner(self, plays):
         # type: (Sequence[Sequence[int]]) -> int
         """Index (0 = the lead) of the play that wins the trick (RULES §7)."""

@@ -37,7 +37,6 @@ class Memo(EngineBase):
         self._gst = bytearray(3 * _GS)
         self._ng = 0
 
-    @micropython.native
     def _newgen(self):
         # type: () -> None
         """A new question: every state remembered so far is forgotten."""
@@ -139,7 +138,6 @@ class Memo(EngineBase):
             self._ng += 1
         return True
 
-    @micropython.native
     def _ungreedy(self, mark):
         # type: (int) -> None
         """Take back the parts _greedy placed after the first `mark`."""
@@ -149,7 +147,6 @@ class Memo(EngineBase):
             g = 3 * self._ng
             self._sub(gst[g], gst[g + 1], gst[g + 2])
 
-    @micropython.native
     def _gmatch(self):
         # type: () -> bool
         """The greedy try of _match_key: the part placed high at its lowest
@@ -167,7 +164,6 @@ class Memo(EngineBase):
                 return False
         return self._setsok()
 
-    @micropython.native
     def _pfit(self):
         # type: () -> bool
         self._uzero()
@@ -175,7 +171,6 @@ class Memo(EngineBase):
 
     # ------------------------------------------------------ t on the oracle
 
-    @micropython.native
     def _tpoly(self, cnt, s, cap):
         # type: (bytearray, int, int) -> int
         """t of RULES §6.2 with the placement oracle: runs of pairs split into

@@ -181,7 +181,6 @@ class Placer(EngineBase):
             a3 -= u3
         return u2 <= 2 * a4 + a3 + a2
 
-    @micropython.native
     def _pcap(self, u3, u4):
         # type: (int, int) -> int
         """Pairs the suit's faces hold besides u3 triples and u4 quads placed
@@ -307,7 +306,6 @@ class Placer(EngineBase):
         self._ns0 = self.nstates + _EAGER
         return self._sweep(0, d, 0, 0, 0)
 
-    @micropython.native
     def _sets(self):
         # type: () -> None
         """The question's sets (self._n: pairs, triples, quads) and the most
@@ -326,7 +324,6 @@ class Placer(EngineBase):
         c[1] = n[0] + n[1]
         c[2] = n[2] + n[1] + ((n[0] + 1) >> 1)
 
-    @micropython.native
     def _setsfit(self, l2, l3, l4):
         # type: (int, int, int) -> bool
         n = self._n

@@ -33,13 +33,11 @@ class Plays(EngineBase):
 
     # --------------------------------------------------------- decomposition
 
-    @micropython.native
     def _count(self, cards, cnt):
         # type: (Sequence[int], bytearray) -> None
         for c in cards:
             cnt[c % FACES] += 1
 
-    @micropython.native
     def _uncount(self, cards, cnt):
         # type: (Sequence[int], bytearray) -> None
         for c in cards:
@@ -61,7 +59,6 @@ class Plays(EngineBase):
         self.nunits = n
         return n
 
-    @micropython.native
     def _decompose(self, cnt, s, out):
         # type: (bytearray, int, bytearray) -> int
         """Units of the suit-s cards counted in cnt, written to out; their number."""
@@ -175,7 +172,6 @@ class Plays(EngineBase):
         self._uncount(cards, cnt)
         return r
 
-    @micropython.native
     def _beats(self, hand, s, m, k, top):
         # type: (bytearray, int, int, int, int) -> bool
         """Does the hand hold, in suit s, k sets of width >= m at consecutive
@@ -198,7 +194,6 @@ class Plays(EngineBase):
                 run = 0
         return False
 
-    @micropython.native
     def _emit_unit(self, cards, cnt, s, m, k, top, out):
         # type: (Sequence[int], bytearray, int, int, int, int, bytearray) -> None
         """Write the ids of one unit (m, k, top) of the counted lead into out."""
@@ -259,7 +254,6 @@ class Plays(EngineBase):
         self._uncount(play, pc)
         return r
 
-    @micropython.native
     def _structure(self, lead, hand, pc, s):
         # type: (Sequence[int], bytearray, bytearray, int) -> int
         """Structure of a follow that holds more suit cards than the lead has:
@@ -296,7 +290,6 @@ class Plays(EngineBase):
             return R_PAIRS
         return OK
 
-    @micropython.native
     def _pairs(self, cnt, s):
         # type: (bytearray, int) -> int
         order = self.order

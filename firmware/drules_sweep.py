@@ -217,7 +217,6 @@ class Sweep(EngineBase):
             p += 1
         return self._setsfit(l2, l3, l4)
 
-    @micropython.native
     def _setsok(self):
         # type: () -> bool
         """Do the question's sets fit in what the placement in self._u leaves?"""
