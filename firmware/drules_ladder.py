@@ -23,6 +23,11 @@ except ImportError:
 # The constants this part needs (the same values as in drules.py, which
 # a test checks): const() names are inlined within their own module only.
 OK = const(0)
+R_PAIRS = const(6)
+R_TRACTOR = const(7)
+R_TRIPLES = const(8)
+R_TITANIC = const(9)
+R_SAME_SHAPE = const(10)
 _VW = const(24)
 _NPOS = const(24)
 
@@ -54,8 +59,45 @@ class Ladders(EngineBase):
             m = lu[3 * j]
             k = lu[3 * j + 1]
             if not self._rung(m, k, vh[j]):
-                return self._rung_reason(m, k, vh[j], self._unit(m, k))
+                return self._short(m, k, vh[j])
         return OK
+
+    def _short(self, m, k, need):
+        # type: (int, int, int) -> int
+        """Reason code when the play cannot reach rung `need` of a led (m, k)
+        with the earlier units' rungs: what that rung has more of than the
+        play's own (which is further down the ladder: every rung up to need
+        the holding could not reach, nor then the play): triples in a
+        Titanic, triples, pairs in a tractor; else pairs. One question at
+        most: does the play reach the need's group (the same triples, or
+        the same pairs in runs, fewer pairs besides)?"""
+        if self.same_shape_only or m >= 4:
+            return R_SAME_SHAPE
+        if m == 2:
+            if k == 1:
+                return R_PAIRS
+            # the need's t (pairs in runs): in the play's reach with no more
+            # pairs besides, or the play has fewer in runs
+            g = 0
+            while g < k - 1 and need > (g * (g + 1) >> 1) + g:
+                g += 1
+            if g < k - 1 and not self._try(2, 1, 0, 0, k - g, False):
+                return R_TRACTOR
+            return R_PAIRS
+        if k == 1:
+            return R_TRIPLES if need == 0 else R_PAIRS
+        if need == 0:
+            return R_TITANIC
+        if need == 1:
+            return R_TRIPLES
+        if need == 2:
+            return R_TRACTOR
+        g = 1
+        while need > 2 + (g * (g + 1) >> 1) + g:
+            g += 1
+        if g < k and not self._try(3, 1, k - g, 0, 0, False):
+            return R_TRIPLES
+        return R_PAIRS
 
     def _lvector(self, cnt, s, out, nv):
         # type: (bytearray, int, bytearray, int) -> None
