@@ -51,53 +51,17 @@ class Ladders(EngineBase):
         self._lvector(hand, s, vh, nv)
         # The play's cards are the holding's, so with the same rungs for the
         # earlier units its rung is never better: the same iff the holding's
-        # rung fits with them (one question to the oracle per unit, not a
-        # climb down the ladder); at the first unit where it does not, the
-        # play's own rung names the reason.
+        # rung fits with them (a question or two to the oracle per unit, not
+        # a climb down the ladder); the first unit where it does not names
+        # the reason.
         self._lstart(pc, s)
         for j in range(nv):
             m = lu[3 * j]
             k = lu[3 * j + 1]
-            if not self._rung(m, k, vh[j]):
-                return self._short(m, k, vh[j])
+            r = self._reach(m, k, vh[j])
+            if r != OK:
+                return r
         return OK
-
-    def _short(self, m, k, need):
-        # type: (int, int, int) -> int
-        """Reason code when the play cannot reach rung `need` of a led (m, k)
-        with the earlier units' rungs: what that rung has more of than the
-        play's own (which is further down the ladder: every rung up to need
-        the holding could not reach, nor then the play): triples in a
-        Titanic, triples, pairs in a tractor; else pairs. One question at
-        most: does the play reach the need's group (the same triples, or
-        the same pairs in runs, fewer pairs besides)?"""
-        if self.same_shape_only or m >= 4:
-            return R_SAME_SHAPE
-        if m == 2:
-            if k == 1:
-                return R_PAIRS
-            # the need's t (pairs in runs): in the play's reach with no more
-            # pairs besides, or the play has fewer in runs
-            g = 0
-            while g < k - 1 and need > (g * (g + 1) >> 1) + g:
-                g += 1
-            if g < k - 1 and not self._try(2, 1, 0, 0, k - g, False):
-                return R_TRACTOR
-            return R_PAIRS
-        if k == 1:
-            return R_TRIPLES if need == 0 else R_PAIRS
-        if need == 0:
-            return R_TITANIC
-        if need == 1:
-            return R_TRIPLES
-        if need == 2:
-            return R_TRACTOR
-        g = 1
-        while need > 2 + (g * (g + 1) >> 1) + g:
-            g += 1
-        if g < k and not self._try(3, 1, k - g, 0, 0, False):
-            return R_TRIPLES
-        return R_PAIRS
 
     def _lvector(self, cnt, s, out, nv):
         # type: (bytearray, int, bytearray, int) -> None
@@ -118,44 +82,56 @@ class Ladders(EngineBase):
         self._uzero()
 
     @micropython.native
-    def _rung(self, m, k, r):
-        # type: (int, int, int) -> bool
-        """Does rung r of the ladder of a led (m, k) fit with the question
-        (the earlier units' rungs)? If so its parts join the question, as
-        _unit would have added them (the rungs' numbering is _unit's)."""
-        if self.same_shape_only or m >= 4 or (m == 2 and k == 1):
-            return r == 1 or self._try(m, k, 1, 0, 0, True)
-        if m == 3 and k == 1:
-            if r == 2:
-                return True
-            return self._try(3, 1, 1, 0, 0, True) if r == 0 else self._try(2, 1, 1, 0, 0, True)
+    @micropython.native
+    def _reach(self, m, k, r):
+        # type: (int, int, int) -> int
+        """Does the play reach rung r of the ladder of a led (m, k), the
+        holding's, with the earlier units' rungs (the question)? OK, its
+        parts then in the question as _unit would have added them (the
+        rungs' numbering is _unit's); else the reason: what rung r has more
+        of than the play's own rung, which is further down the ladder (no
+        rung up to r the holding reached, nor then the play): triples in a
+        Titanic, triples, pairs in a tractor; else pairs. A rung of j
+        triples and i pairs, or of t pairs in runs and i pairs, is asked in
+        two steps, the triples or the runs first: a play that falls short
+        there has its reason at once (a question that fails costs a search,
+        one that fits is mostly placed at once)."""
+        if self.same_shape_only or m >= 4:
+            return OK if r == 1 or self._try(m, k, 1, 0, 0, True) else R_SAME_SHAPE
+        if k == 1:
+            if m == 2:
+                return OK if r == 1 or self._try(2, 1, 1, 0, 0, True) else R_PAIRS
+            if r == 0:
+                return OK if self._try(3, 1, 1, 0, 0, True) else R_TRIPLES
+            return OK if r == 2 or self._try(2, 1, 1, 0, 0, True) else R_PAIRS
         if m == 3:
             if r == 0:
-                return self._try(3, k, 1, 0, 0, True)
+                return OK if self._try(3, k, 1, 0, 0, True) else R_TITANIC
             if r == 1:
-                return self._try(3, 1, k, 0, 0, True)
+                return OK if self._try(3, 1, k, 0, 0, True) else R_TRIPLES
             if r == 2:
-                return self._try(2, k, 1, 0, 0, True)
+                return OK if self._try(2, k, 1, 0, 0, True) else R_TRACTOR
             # r = 3 + g(g+1)/2 - 1 + g - i: j = k - g triples and i pairs
             g = 1
             while r > 2 + (g * (g + 1) >> 1) + g:
                 g += 1
             i = 2 + (g * (g + 1) >> 1) + g - r
-            j = k - g
-            if j == 0 and i == 0:
-                return True  # nothing
-            return self._try(3, 1, j, i, 0, True)
+            if g < k and not self._try(3, 1, k - g, 0, 0, True):
+                return R_TRIPLES
+            return OK if i == 0 or self._try(2, 1, 0, i, 0, True) else R_PAIRS
         # A tractor: r = g(g+1)/2 + g - i for t = k - g >= 2 pairs in runs
         # and i more pairs; past those, q pairs: r = (k-1)k/2 + k - q.
         g = 0
         while g < k - 1 and r > (g * (g + 1) >> 1) + g:
             g += 1
         if g < k - 1:
-            return self._try(2, 1, 0, (g * (g + 1) >> 1) + g - r, k - g, True)
-        q = ((k - 1) * k >> 1) + k - r
-        return q == 0 or self._try(2, 1, 0, q, 0, True)
+            if not self._try(2, 1, 0, 0, k - g, True):
+                return R_TRACTOR
+            i = (g * (g + 1) >> 1) + g - r
+        else:
+            i = ((k - 1) * k >> 1) + k - r
+        return OK if i == 0 or self._try(2, 1, 0, i, 0, True) else R_PAIRS
 
-    @micropython.native
     def _unit(self, m, k):
         # type: (int, int) -> int
         """The best rung of the ladder of a led (m, k) that fits with the
