@@ -69,7 +69,17 @@ class Ladders(EngineBase):
         self._lstart(cnt, s)
         lu = self._lu
         for i in range(nv):
-            out[i] = self._unit(lu[3 * i], lu[3 * i + 1])
+            m = lu[3 * i]
+            k = lu[3 * i + 1]
+            if i and lu[3 * i - 3] == m and lu[3 * i - 2] == k and out[i - 1]:
+                # The same shape as the unit before: a question that failed
+                # for it fails now with more in the question, so no rung
+                # better than its own fits; often its own still does.
+                r = out[i - 1]
+                if self._rung(m, k, r):
+                    out[i] = r
+                    continue
+            out[i] = self._unit(m, k)
 
     def _lstart(self, cnt, s):
         # type: (bytearray, int) -> None
@@ -82,6 +92,40 @@ class Ladders(EngineBase):
         self._uzero()
 
     @micropython.native
+    @micropython.native
+    def _rung(self, m, k, r):
+        # type: (int, int, int) -> bool
+        """Does rung r of the ladder of a led (m, k) fit with the question, all
+        in one question? If so its parts join it (as _unit would add them;
+        the rungs' numbering is _unit's), else all is as it was."""
+        if self.same_shape_only or m >= 4 or k == 1:
+            if r == (1 if m == 2 or m >= 4 or self.same_shape_only else 2):
+                return True  # nothing
+            if m == 3 and r == 1:
+                return self._try(2, 1, 1, 0, 0, True)
+            return self._try(m, k, 1, 0, 0, True)
+        if m == 3:
+            if r == 0:
+                return self._try(3, k, 1, 0, 0, True)
+            if r == 1:
+                return self._try(3, 1, k, 0, 0, True)
+            if r == 2:
+                return self._try(2, k, 1, 0, 0, True)
+            g = 1
+            while r > 2 + (g * (g + 1) >> 1) + g:
+                g += 1
+            i = 2 + (g * (g + 1) >> 1) + g - r
+            if g == k and i == 0:
+                return True  # nothing
+            return self._try(3, 1, k - g, i, 0, True)
+        g = 0
+        while g < k - 1 and r > (g * (g + 1) >> 1) + g:
+            g += 1
+        if g < k - 1:
+            return self._try(2, 1, 0, (g * (g + 1) >> 1) + g - r, k - g, True)
+        q = ((k - 1) * k >> 1) + k - r
+        return q == 0 or self._try(2, 1, 0, q, 0, True)
+
     @micropython.native
     def _reach(self, m, k, r):
         # type: (int, int, int) -> int
