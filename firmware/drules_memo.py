@@ -146,7 +146,6 @@ class Memo(EngineBase):
         # type: () -> bool
         """The greedy try of _match_key: the part placed high at its lowest
         start, the other runs at the weakest places, the sets in the rest."""
-        u = self._u
         self._uzero()
         qm = self._qm
         qk = self._qk
