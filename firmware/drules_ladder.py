@@ -10,6 +10,7 @@
 # a unit's rung can only be bettered at the cost of an earlier unit's, and
 # the earlier units keep every placement of their rungs open.
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -22,6 +23,11 @@ except ImportError:
 # The constants this part needs (the same values as in drules.py, which
 # a test checks): const() names are inlined within their own module only.
 OK = const(0)
+R_PAIRS = const(6)
+R_TRACTOR = const(7)
+R_TRIPLES = const(8)
+R_TITANIC = const(9)
+R_SAME_SHAPE = const(10)
 _VW = const(24)
 _NPOS = const(24)
 
@@ -42,28 +48,133 @@ class Ladders(EngineBase):
         if nv == 0:
             return OK
         vh = self._vh
-        vp = self._vp
         self._lvector(hand, s, vh, nv)
-        self._lvector(pc, s, vp, nv)
+        # The play's cards are the holding's, so with the same rungs for the
+        # earlier units its rung is never better: the same iff the holding's
+        # rung fits with them (a question or two to the oracle per unit, not
+        # a climb down the ladder); the first unit where it does not names
+        # the reason.
+        self._lstart(pc, s)
         for j in range(nv):
-            if vp[j] != vh[j]:
-                return self._rung_reason(lu[3 * j], lu[3 * j + 1], vh[j], vp[j])
+            m = lu[3 * j]
+            k = lu[3 * j + 1]
+            r = self._reach(m, k, vh[j])
+            if r != OK:
+                return r
         return OK
 
     def _lvector(self, cnt, s, out, nv):
         # type: (bytearray, int, bytearray, int) -> None
         """out[:nv]: the vector of rungs that the suit-s cards in cnt reach."""
+        self._lstart(cnt, s)
+        lu = self._lu
+        for i in range(nv):
+            m = lu[3 * i]
+            k = lu[3 * i + 1]
+            if i and lu[3 * i - 3] == m and lu[3 * i - 2] == k and out[i - 1]:
+                # The same shape as the unit before: a question that failed
+                # for it fails now with more in the question, so no rung
+                # better than its own fits; often its own still does.
+                r = out[i - 1]
+                if self._rung(m, k, r):
+                    out[i] = r
+                    continue
+            out[i] = self._unit(m, k)
+
+    def _lstart(self, cnt, s):
+        # type: (bytearray, int) -> None
+        """An empty question on the suit-s cards in cnt."""
         self._psetup(cnt, s)
         self._nq = 0
         self._ft = self._fblo = self._fbhi = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0
         self._placed = False
-        u = self._u
-        for i in range(3 * _NPOS):
-            u[i] = 0
-        lu = self._lu
-        for i in range(nv):
-            out[i] = self._unit(lu[3 * i], lu[3 * i + 1])
+        self._uzero()
+
+    @micropython.native
+    @micropython.native
+    def _rung(self, m, k, r):
+        # type: (int, int, int) -> bool
+        """Does rung r of the ladder of a led (m, k) fit with the question, all
+        in one question? If so its parts join it (as _unit would add them;
+        the rungs' numbering is _unit's), else all is as it was."""
+        if self.same_shape_only or m >= 4 or k == 1:
+            if r == (1 if m == 2 or m >= 4 or self.same_shape_only else 2):
+                return True  # nothing
+            if m == 3 and r == 1:
+                return self._try(2, 1, 1, 0, 0, True)
+            return self._try(m, k, 1, 0, 0, True)
+        if m == 3:
+            if r == 0:
+                return self._try(3, k, 1, 0, 0, True)
+            if r == 1:
+                return self._try(3, 1, k, 0, 0, True)
+            if r == 2:
+                return self._try(2, k, 1, 0, 0, True)
+            g = 1
+            while r > 2 + (g * (g + 1) >> 1) + g:
+                g += 1
+            i = 2 + (g * (g + 1) >> 1) + g - r
+            if g == k and i == 0:
+                return True  # nothing
+            return self._try(3, 1, k - g, i, 0, True)
+        g = 0
+        while g < k - 1 and r > (g * (g + 1) >> 1) + g:
+            g += 1
+        if g < k - 1:
+            return self._try(2, 1, 0, (g * (g + 1) >> 1) + g - r, k - g, True)
+        q = ((k - 1) * k >> 1) + k - r
+        return q == 0 or self._try(2, 1, 0, q, 0, True)
+
+    @micropython.native
+    def _reach(self, m, k, r):
+        # type: (int, int, int) -> int
+        """Does the play reach rung r of the ladder of a led (m, k), the
+        holding's, with the earlier units' rungs (the question)? OK, its
+        parts then in the question as _unit would have added them (the
+        rungs' numbering is _unit's); else the reason: what rung r has more
+        of than the play's own rung, which is further down the ladder (no
+        rung up to r the holding reached, nor then the play): triples in a
+        Titanic, triples, pairs in a tractor; else pairs. A rung of j
+        triples and i pairs, or of t pairs in runs and i pairs, is asked in
+        two steps, the triples or the runs first: a play that falls short
+        there has its reason at once (a question that fails costs a search,
+        one that fits is mostly placed at once)."""
+        if self.same_shape_only or m >= 4:
+            return OK if r == 1 or self._try(m, k, 1, 0, 0, True) else R_SAME_SHAPE
+        if k == 1:
+            if m == 2:
+                return OK if r == 1 or self._try(2, 1, 1, 0, 0, True) else R_PAIRS
+            if r == 0:
+                return OK if self._try(3, 1, 1, 0, 0, True) else R_TRIPLES
+            return OK if r == 2 or self._try(2, 1, 1, 0, 0, True) else R_PAIRS
+        if m == 3:
+            if r == 0:
+                return OK if self._try(3, k, 1, 0, 0, True) else R_TITANIC
+            if r == 1:
+                return OK if self._try(3, 1, k, 0, 0, True) else R_TRIPLES
+            if r == 2:
+                return OK if self._try(2, k, 1, 0, 0, True) else R_TRACTOR
+            # r = 3 + g(g+1)/2 - 1 + g - i: j = k - g triples and i pairs
+            g = 1
+            while r > 2 + (g * (g + 1) >> 1) + g:
+                g += 1
+            i = 2 + (g * (g + 1) >> 1) + g - r
+            if g < k and not self._try(3, 1, k - g, 0, 0, True):
+                return R_TRIPLES
+            return OK if i == 0 or self._try(2, 1, 0, i, 0, True) else R_PAIRS
+        # A tractor: r = g(g+1)/2 + g - i for t = k - g >= 2 pairs in runs
+        # and i more pairs; past those, q pairs: r = (k-1)k/2 + k - q.
+        g = 0
+        while g < k - 1 and r > (g * (g + 1) >> 1) + g:
+            g += 1
+        if g < k - 1:
+            if not self._try(2, 1, 0, 0, k - g, True):
+                return R_TRACTOR
+            i = (g * (g + 1) >> 1) + g - r
+        else:
+            i = ((k - 1) * k >> 1) + k - r
+        return OK if i == 0 or self._try(2, 1, 0, i, 0, True) else R_PAIRS
 
     def _unit(self, m, k):
         # type: (int, int) -> int
@@ -108,6 +219,7 @@ class Ladders(EngineBase):
             return ((k - 1) * k >> 1) + k  # nothing
         return ((k - 1) * k >> 1) + k - q
 
+    @micropython.native
     def _most(self, lo, top):
         # type: (int, int) -> int
         """Add the most pairs, lo .. top, that fit with the question, one at a
@@ -119,6 +231,7 @@ class Ladders(EngineBase):
             i += 1
         return i
 
+    @micropython.native
     def _try(self, m, k, n, pairs, t, keep):
         # type: (int, int, int, int, int, bool) -> bool
         """Add n parts (m, k), `pairs` pairs and t pairs in runs (any runs of
@@ -180,17 +293,12 @@ class Ladders(EngineBase):
                     self._drop(m, k, n, pairs, t, runs, lo, hi)
                 return True
             self._ungreedy(0)
-        u = self._u
-        ub = self._ub
-        for i in range(3 * _NPOS):
-            ub[i] = u[i]
-            u[i] = 0
+        self._usave()
         ok = self._qtest()
         if ok and keep:
             self._placed = True
             return True
-        for i in range(3 * _NPOS):
-            u[i] = ub[i]
+        self._urestore()
         self._drop(m, k, n, pairs, t, runs, lo, hi)
         return ok
 
@@ -223,6 +331,7 @@ class Ladders(EngineBase):
             b += 2
         return False
 
+    @micropython.native
     def _qadd(self, m, k, n):
         # type: (int, int, int) -> None
         """n more (or fewer, n < 0) parts (m, k) in the question."""

@@ -3,6 +3,7 @@
 # oracle), matching a play against the lead's units (a small search, else
 # the oracle) and the trick winner (§7), the kitty bonus (§8).
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -25,6 +26,7 @@ _NPOS = const(24)
 class Matching(EngineBase):
     """The t-search, shape matching, tricks and the kitty; mixed into drules.Engine."""
 
+    @micropython.native
     def _t(self, cnt, s):
         # type: (bytearray, int) -> int
         """t of RULES §6.2: most pairs in disjoint runs of width 2 that the lead's
@@ -60,6 +62,7 @@ class Matching(EngineBase):
             return self._tpoly(cnt, s, cap)  # too long a search: the oracle
         return self._best
 
+    @micropython.native
     def _fill(self, pr, np_, b, room, lo, got, avail):
         # type: (bytearray, int, int, int, int, int, int) -> None
         """Search: put runs of pr into bin b (room pairs left, runs starting at
@@ -104,6 +107,7 @@ class Matching(EngineBase):
 
     # ------------------------------------------------------- shape matching
 
+    @micropython.native
     def _fits(self, cnt, s, u, maxtop):
         # type: (bytearray, int, int, int) -> bool
         """Can the lead's units u.. (self._lu, sets and runs of width >= 2) be
@@ -133,6 +137,7 @@ class Matching(EngineBase):
                 return True
         return False
 
+    @micropython.native
     def _place(self, cnt, s, u, m, p, top):
         # type: (bytearray, int, int, int, int, int) -> bool
         if self._steps <= 0:

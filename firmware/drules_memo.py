@@ -2,8 +2,9 @@
 # the placement oracle (drules_place.py), the table of states of the sweep
 # that failed once (so that none is expanded twice), and the greedy first
 # tries (a unit's runs on top of the earlier units' placement; a trick's
-# match); the reason named when a play falls short of a ladder's rung.
+# match).
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -18,11 +19,6 @@ _NREC = const(64)  # remembered failed states (a power of 2)
 _RW = const(16)  # bytes of one: stamp, position, demand (2), left over (3), n, n codes
 _PROBE = const(6)
 _GS = const(32)  # runs one greedy step may add
-R_PAIRS = const(6)
-R_TRACTOR = const(7)
-R_TRIPLES = const(8)
-R_TITANIC = const(9)
-R_SAME_SHAPE = const(10)
 
 
 class Memo(EngineBase):
@@ -47,6 +43,7 @@ class Memo(EngineBase):
             g = 1
         self._gen = g
 
+    @micropython.native
     def _look(self, p, d, l2, l3, l4):
         # type: (int, int, int, int, int) -> int
         """The state at position p (the runs to place, the faces left over,
@@ -95,6 +92,7 @@ class Memo(EngineBase):
                 return -2
         return h
 
+    @micropython.native
     def _remember(self, h, p):
         # type: (int, int) -> None
         """Remember that the state in row p of self._key failed."""
@@ -112,6 +110,7 @@ class Memo(EngineBase):
 
     # ------------------------------------------------------ greedy first try
 
+    @micropython.native
     def _greedy(self, m, k, n):
         # type: (int, int, int) -> bool
         """Put n more parts (m, k) on top of the placement in self._u, each at
@@ -147,9 +146,7 @@ class Memo(EngineBase):
         # type: () -> bool
         """The greedy try of _match_key: the part placed high at its lowest
         start, the other runs at the weakest places, the sets in the rest."""
-        u = self._u
-        for i in range(3 * _NPOS):
-            u[i] = 0
+        self._uzero()
         qm = self._qm
         qk = self._qk
         qn = self._qn
@@ -163,9 +160,7 @@ class Memo(EngineBase):
 
     def _pfit(self):
         # type: () -> bool
-        u = self._u
-        for i in range(3 * _NPOS):
-            u[i] = 0
+        self._uzero()
         return self._feasible(0, 0)
 
     # ------------------------------------------------------ t on the oracle
@@ -219,61 +214,4 @@ class Memo(EngineBase):
                         return t
                 b += 2
             t -= 1
-        return 0
-
-    # ------------------------------------------------------ reasons
-
-    def _rung_reason(self, m, k, need, got):
-        # type: (int, int, int, int) -> int
-        """Reason code when a play reached rung `got` of a led unit's ladder
-        where the holding reached rung `need`: what the needed rung's pattern
-        has more of than the play's (triples in a Titanic, triples, pairs in
-        a tractor; else pairs)."""
-        if self.same_shape_only or m >= 4:
-            return R_SAME_SHAPE
-        fn = self._rung_feat(m, k, need)
-        fg = self._rung_feat(m, k, got)
-        if (fn >> 10) > (fg >> 10):
-            return R_TITANIC
-        if ((fn >> 5) & 31) > ((fg >> 5) & 31):
-            return R_TRIPLES
-        if (fn & 31) > (fg & 31):
-            return R_TRACTOR
-        return R_PAIRS
-
-    def _rung_feat(self, m, k, r):
-        # type: (int, int, int) -> int
-        """What the (first pattern of) rung r of the ladder of (m, k) holds:
-        triples in Titanics << 10 | triples << 5 | pairs in tractors; 0 past
-        the last rung."""
-        if m == 3:
-            if k == 1:
-                return 32 if r == 0 else 0
-            if r == 0:
-                return (k << 10) | (k << 5)
-            if r == 1:
-                return k << 5
-            if r == 2:
-                return k
-            n = 3
-            for j in range(k - 1, -1, -1):
-                for i in range(k - j, -1, -1):
-                    if j == 0 and i == 0:
-                        continue
-                    if n == r:
-                        return j << 5
-                    n += 1
-            return 0
-        if k == 1:
-            return 0
-        n = 0
-        t = k
-        while t >= 0:
-            q = k
-            while q >= t and q > 0:
-                if n == r:
-                    return t
-                n += 1
-                q -= 1
-            t = t - 1 if t > 2 else (0 if t == 2 else -1)
         return 0

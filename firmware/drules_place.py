@@ -7,6 +7,7 @@
 # left and the runs still open, and a state that failed once is remembered,
 # so each state is expanded at most once (docs/firmware.md gives the bound).
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -32,6 +33,7 @@ class Placer(EngineBase):
         # the longest stretch starting at p or above (_sb).
         self._a = bytearray(3 * _NPOS)
         self._u = bytearray(3 * _NPOS)
+        self._z = bytes(3 * _NPOS)  # zeros, to clear _u with one slice copy
         self._st = bytearray(3 * _NPOS)
         self._sb = bytearray(3 * _NPOS)
         self._tot = bytearray(3)
@@ -67,6 +69,24 @@ class Placer(EngineBase):
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
         self._ns0 = 0
 
+    # The placement's buffer cleared, saved, restored: slice copies (one C
+    # call each; a loop over the 72 bytes cost more than a greedy try). Not
+    # native: the bytecode VM's slices of a bytearray are not allocated,
+    # native code's are.
+    def _uzero(self):
+        # type: () -> None
+        self._u[:] = self._z
+
+    def _usave(self):
+        # type: () -> None
+        self._ub[:] = self._u
+        self._u[:] = self._z
+
+    def _urestore(self):
+        # type: () -> None
+        self._u[:] = self._ub
+
+    @micropython.native
     def _psetup(self, cnt, s):
         # type: (bytearray, int) -> None
         """The resources of the suit-s cards in cnt, once per count array."""
@@ -143,6 +163,7 @@ class Placer(EngineBase):
                 ns += 1
             self._nst[w] = ns - b
 
+    @micropython.native
     def _fits_at(self, u2, u3, u4, a2, a3, a4):
         # type: (int, int, int, int, int, int) -> bool
         """Do u2 pairs, u3 triples and u4 quads fit in faces holding 2, 3 and
@@ -178,6 +199,7 @@ class Placer(EngineBase):
             a3 -= u3
         return 2 * a4 + a3 + tot[0]
 
+    @micropython.native
     def _feasible(self, fa, fb):
         # type: (int, int) -> bool
         """Can the parts of the question, and fa runs of 2 pairs and fb runs

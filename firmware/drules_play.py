@@ -1,6 +1,7 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API):
 # decomposition (RULES §4), leading and throws (§5), following (§6.1-2).
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -215,6 +216,7 @@ class Plays(EngineBase):
 
     # ------------------------------------------------------------ following
 
+    @micropython.native
     def check_follow(self, lead, hand, play):
         # type: (Sequence[int], bytearray, Sequence[int]) -> int
         """Reason code of a follow (RULES §6): OK when legal.

@@ -9,6 +9,7 @@
 # A state (position, runs left, runs open, faces left over) that failed is
 # remembered (drules_memo.py), so none is expanded twice.
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -24,6 +25,7 @@ _NPOS = const(24)
 class Sweep(EngineBase):
     """The placement oracle's sweep; mixed into drules.Engine."""
 
+    @micropython.native
     def _sweep(self, p, d, l2, l3, l4):
         # type: (int, int, int, int, int) -> bool
         """Place the runs d (what _dn holds) at positions p.. given the runs
@@ -81,6 +83,7 @@ class Sweep(EngineBase):
             self._remember(h, p)
         return False
 
+    @micropython.native
     def _starts(self, p, t, d, l2, l3, l4):
         # type: (int, int, int, int, int, int) -> bool
         """Choose how many runs of kind t.. start at position p (most first);
@@ -139,6 +142,7 @@ class Sweep(EngineBase):
             x -= 1
             dn[t] += 1
 
+    @micropython.native
     def _over(self, p, d, l2, l3, l4, sweep):
         # type: (int, int, int, int, int, bool) -> bool
         """Go on past position p with what its runs leave over (every way of
@@ -177,6 +181,7 @@ class Sweep(EngineBase):
             y -= 1
         return False
 
+    @micropython.native
     def _tail(self, p, l2, l3, l4):
         # type: (int, int, int, int) -> bool
         """Do the sets fit in what the placement in self._u leaves over at
@@ -218,6 +223,7 @@ class Sweep(EngineBase):
         self._sets()
         return self._tail(0, 0, 0, 0)
 
+    @micropython.native
     def _add(self, p, m, k):
         # type: (int, int, int) -> bool
         """Put a part (m, k) at positions p..p+k-1 if every one still fits
@@ -245,6 +251,7 @@ class Sweep(EngineBase):
             q += 1
         return True
 
+    @micropython.native
     def _sub(self, p, m, k):
         # type: (int, int, int) -> None
         u = self._u
