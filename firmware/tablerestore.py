@@ -8,6 +8,23 @@ import table as T
 def restore(tb, snap):
     """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
     scan = None
+    friend = None
+    if isinstance(snap, list) and len(snap) > 22 and isinstance(snap[-1], list) and snap[-1] and snap[-1][0] == 2:
+        friend = snap[-1]  # partners = "called": [2, call, partner, level 2, level 3]
+        snap = snap[:-1]
+    if tb.called != (friend is not None):
+        raise T.TableError(
+            "snapshot: partners %s, this table plays %s"
+            % ("called" if friend is not None else "fixed", "called" if tb.called else "fixed")
+        )
+    if friend is not None and (
+        len(friend) != 5
+        or not _ints(friend, 5)
+        or not -1 <= friend[1] < 54
+        or not -2 <= friend[2] < 4
+        or (friend[1] < 0 and friend[2] != -2)
+    ):
+        raise T.TableError("snapshot: bad find-a-friend field %r" % (friend,))
     if isinstance(snap, list) and len(snap) == 23:
         scan = snap[22]
         snap = snap[:22]
@@ -44,7 +61,7 @@ def restore(tb, snap):
         )
     if decks != tb.decks:
         raise T.TableError("snapshot: %r decks, this table plays %d" % (decks, tb.decks))
-    if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN, T.REVEAL):
+    if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN, T.REVEAL, T.CALL):
         raise T.TableError("snapshot: bad phase %r" % (ph,))
     if kitty_up or ph == T.REVEAL:
         T._opt("tablereveal").check(tb, ph, bids, kitty_up)
@@ -92,14 +109,14 @@ def restore(tb, snap):
                     raise T.TableError("snapshot: card %r held twice or held and played" % (c,))
                 held[c] = 1
             hands[s] = list(scan[2 + s])
-    if T.PLAY <= ph <= T.SCAN and trump < 0:
+    if (T.PLAY <= ph <= T.SCAN or ph == T.CALL) and trump < 0:
         raise T.TableError("snapshot: no trump in play")
     # all checks passed: swap in
     tb.phase = ph
     tb.hand_no = hand_no
     tb.first_hand = bool(first)
     tb.dealer = dealer
-    tb.levels = [l0, l1]
+    tb.levels = [l0, l1, friend[3], friend[4]] if friend is not None else [l0, l1]
     tb.trump = trump
     tb.declarer = declarer
     tb.score = score
@@ -148,6 +165,8 @@ def restore(tb, snap):
         tb.turn = dealer
     else:
         tb.leader = tb.turn = -1
+    if friend is not None:
+        T._opt("tablefriend").restored(tb, friend[1], friend[2], ph)
     if trump >= 0:
         tb.rules.begin_hand(tb.level(), trump)
     tb._out = []

@@ -1,0 +1,241 @@
+# Find-a-friend (partners = "called", docs/rules.md "Find-a-friend", RULES.md
+# section 9) in the table core (firmware/table.py). Loaded only at a table
+# that plays this option, at the first call (T._opt("tablefriend")); functions
+# of the Table object.
+#
+# The call (phase CALL, after the burial), on the dealer's reader and button:
+#   tap a card     the call is that card's face; but with a suited call shown,
+#                  a suited card of another rank gives its rank only (the suit
+#                  stays): tap 5H then AS -> AH
+#   double press   the rank steps down: A K Q .. 2, then BJ SJ, then A again
+#                  (of the suit last shown)
+#   long press     the suit steps: S H D C S (a joker stays)
+#   short press    confirm: the CALL event, then the play (the dealer leads)
+# A face the dealer holds: tap, confirm (2 actions); one whose suit and rank
+# it holds on other cards: tap, tap, confirm (3); see docs/firmware.md.
+#
+# The partner (drules_hand.friend_partner's reading, the full engine's
+# shengji.hand._resolve_friend): the nearest seat after the dealer in play
+# order that holds a copy of the called face (the holder of the other copy
+# when the dealer holds one); nobody: the dealer plays alone. In hand_scan
+# mode the table knows it at the call. Otherwise it is known when the seat
+# next after the dealer plays a copy, or when every copy is located (played,
+# or buried in the kitty): then the first seat after the dealer that played
+# one, or nobody. PARTNER [trick_no, partner or -1, attackers' score] says it;
+# until then the tricks are kept by seat (tb.spts, tb.spen) and the
+# attackers' score is -1 ("partner unknown") in TRICK events and snapshots.
+import drules_hand as DH
+import events as E
+import table as T
+
+
+def start(tb):
+    """After the burial: the dealer names the card."""
+    tb.phase = T.CALL
+    tb.building = -1
+    tb.bsuit = 0
+    tb.leader = -1
+    tb.turn = tb.dealer
+
+
+def tap(tb, seat, card, now_ms):
+    if seat != tb.dealer:
+        tb._refuse(seat, E.WRONG_PHASE, (card,), now_ms)
+        return
+    f = card % 54
+    b = tb.building
+    if b < 0 or b >= 52 or f >= 52 or f % 13 == b % 13:
+        b = f
+    else:
+        b = (b // 13) * 13 + f % 13  # another rank: the suit shown stays
+    if b < 52:
+        tb.bsuit = b // 13
+    tb.building = b
+    tb._beep(E.SND_TAP)
+
+
+def button(tb, seat, kind, now_ms):
+    if seat != tb.dealer:
+        if kind != E.BTN_UNDO:
+            tb._refuse(seat, E.WRONG_PHASE, (), now_ms)
+        return
+    b = tb.building
+    if b < 0:
+        tb._refuse(seat, E.EMPTY, (), now_ms)
+        return
+    if kind == E.BTN_CHALLENGE:  # double press: the rank steps down
+        if b == 53:
+            b = 52
+        elif b == 52:
+            b = tb.bsuit * 13 + 12
+        elif b % 13 == 0:
+            b = 53
+        else:
+            b -= 1
+        tb.building = b
+        tb._beep(E.SND_TAP)
+    elif kind == E.BTN_UNDO:  # long press: the suit steps
+        if b < 52:
+            tb.bsuit = (b // 13 + 1) & 3
+            tb.building = tb.bsuit * 13 + b % 13
+        tb._beep(E.SND_TAP)
+    elif kind == E.BTN_OK:
+        confirm(tb, now_ms)
+
+
+def confirm(tb, now_ms):
+    tb.call = tb.building
+    tb.building = -1
+    tb._emit([E.CALL, tb.dealer, tb.call])
+    tb.phase = T.PLAY
+    tb.leader = tb.turn = tb.dealer
+    tb._beep(E.SND_OK)
+    tb._save = True
+    tb._say("call %s" % face_name(tb.call), now_ms)
+    if tb.hand_scan:
+        resolve(tb, now_ms)  # every hand is known: the partner at once
+
+
+def face_name(f):
+    if f < 0:
+        return "?"
+    if f >= 52:
+        return "SJ" if f == 52 else "BJ"
+    return "23456789TJQKA"[f % 13] + "SHDC"[f // 13]
+
+
+def played(tb, seat, cards, now_ms):
+    """A play accepted (PLAY sent): it may locate a copy of the called face."""
+    if tb.partner != DH.FRIEND_UNKNOWN:
+        return
+    f = tb.call
+    hit = False
+    for c in cards:
+        if c % 54 == f:
+            tb.fby[c // 54] = seat + 1
+            hit = True
+    if hit:
+        resolve(tb, now_ms)
+
+
+def holders(tb, final=False):
+    """Copies of the called face per seat as the table knows them (-1: not
+    known), for drules_hand.friend_partner."""
+    f = tb.call
+    h = [0, 0, 0, 0]
+    if tb.hand_scan:
+        for s in range(4):
+            for c in tb.hands[s]:
+                if c % 54 == f:
+                    h[s] += 1
+    located = 0
+    for k in range(tb.decks):
+        c = k * 54 + f
+        if tb.seen[c] == T.SEEN_PLAYED:  # played (and standing), or buried
+            located += 1
+            if tb.fby[k]:
+                h[tb.fby[k] - 1] += 1
+    if not tb.hand_scan and located < tb.decks and not final:
+        for s in range(4):
+            if not h[s]:
+                h[s] = -1  # may hold one yet
+    return h
+
+
+def resolve(tb, now_ms, final=False):
+    if tb.partner != DH.FRIEND_UNKNOWN:
+        return
+    h = holders(tb, final)
+    p = DH.friend_partner(tb.dealer, h)
+    if p == DH.FRIEND_UNKNOWN:
+        if not final:
+            return
+        p = DH.FRIEND_ALONE
+    set_partner(tb, p)
+    tb._emit([E.PARTNER, len(tb.tricks), p, tb.score])
+    tb._say(("S%d partner S%d" % (tb.dealer, p)) if p >= 0 else ("S%d alone" % tb.dealer), now_ms)
+
+
+def set_partner(tb, p):
+    tb.partner = p
+    tb.defmask = (1 << tb.dealer) | ((1 << p) if p >= 0 else 0)
+    rescore(tb)
+
+
+def rescore(tb):
+    """The attackers' score from the points kept by seat (-1 while unknown)."""
+    if tb.partner == DH.FRIEND_UNKNOWN:
+        tb.score = -1
+        return
+    s = 0
+    for i in range(4):
+        if (tb.defmask >> i) & 1:
+            s += tb.spen[i]  # a defender's failed throw counts for the attackers
+        else:
+            s += tb.spts[i] - tb.spen[i]
+    tb.score = s
+
+
+def trick(tb, winner, points):
+    tb.spts[winner] += points
+    rescore(tb)
+
+
+def penalty(tb, leader, pen):
+    tb.spen[leader] += pen
+    rescore(tb)
+
+
+def settle(tb, won_by):
+    """(next dealer, levels per seat, match winners as a bit mask or -1)."""
+    kitty_j = False
+    for c in won_by or ():
+        f = c % 54
+        if f < 52 and f % 13 == 9:
+            kitty_j = True
+    r = tb.rules
+    out = DH.settle_seats(
+        tb.score if tb.score > 0 else 0,
+        tb.dealer,
+        tb.levels,
+        tb.defmask,
+        r.decks,
+        r.level_table,
+        r.level_ladder,
+        r.must_play,
+        kitty_j,
+    )
+    return out[0], [out[1], out[2], out[3], out[4]], out[5] if out[5] else -1
+
+
+def restored(tb, call, partner, ph):
+    """After a restore: the points by seat and who played each copy, from the tricks."""
+    tb.call = call
+    tb.building = -1
+    tb.bsuit = 0
+    for i in range(4):
+        tb.spts[i] = 0
+        tb.spen[i] = 0
+    for k in range(tb.decks):
+        tb.fby[k] = 0
+    pen = tb.throw_penalty
+    for tr in tb.tricks:
+        tb.spts[tr[1]] += (tr[3] << 8) | tr[4]
+        if tr[2] and pen:
+            tb.spen[tr[0]] += pen
+        for s in range(4):
+            at = T.trick_at(tr, s)
+            for i in range(at, at + tr[5 + s]):
+                if call >= 0 and tr[i] % 54 == call:
+                    tb.fby[tr[i] // 54] = s + 1
+    score = tb.score
+    tb.partner = DH.FRIEND_UNKNOWN
+    if partner != DH.FRIEND_UNKNOWN:
+        set_partner(tb, partner)
+    else:
+        rescore(tb)
+    if ph != T.PLAY:
+        tb.score = score  # a settled hand's score has its kitty bonus
+    if ph == T.CALL:
+        tb.leader = -1
+        tb.turn = tb.dealer
