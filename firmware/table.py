@@ -199,7 +199,6 @@ class Table:
         self.called = getattr(rules, "partners", 0) == 1
         self.call = -1
         self.building = -1  # the call being built (a face), -1 none
-        self.bsuit = 0
         self.partner = PARTNER_UNKNOWN
         self.defmask = 0
         self.spts = [0, 0, 0, 0]

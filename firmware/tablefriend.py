@@ -7,12 +7,12 @@
 #   tap a card     the call is that card's face; but with a suited call shown,
 #                  a suited card of another rank gives its rank only (the suit
 #                  stays): tap 5H then AS -> AH
-#   double press   the rank steps down: A K Q .. 2, then BJ SJ, then A again
-#                  (of the suit last shown)
-#   long press     the suit steps: S H D C S (a joker stays)
+#   double press   the face before, long press the face after, in the order
+#                  2S .. AS 2H .. AH 2D .. AD 2C .. AC SJ BJ (and round again)
 #   short press    confirm: the CALL event, then the play (the dealer leads)
 # A face the dealer holds: tap, confirm (2 actions); one whose suit and rank
-# it holds on other cards: tap, tap, confirm (3); see docs/firmware.md.
+# it holds on other cards, or next to one it holds: 3 (docs/firmware.md,
+# "Find-a-friend at the table", has the figures over random hands).
 #
 # The partner (drules_hand.friend_partner's reading, the full engine's
 # shengji.hand._resolve_friend): the nearest seat after the dealer in play
@@ -33,7 +33,6 @@ def start(tb):
     """After the burial: the dealer names the card."""
     tb.phase = T.CALL
     tb.building = -1
-    tb.bsuit = 0
     tb.leader = -1
     tb.turn = tb.dealer
 
@@ -48,8 +47,6 @@ def tap(tb, seat, card, now_ms):
         b = f
     else:
         b = (b // 13) * 13 + f % 13  # another rank: the suit shown stays
-    if b < 52:
-        tb.bsuit = b // 13
     tb.building = b
     tb._beep(E.SND_TAP)
 
@@ -63,21 +60,11 @@ def button(tb, seat, kind, now_ms):
     if b < 0:
         tb._refuse(seat, E.EMPTY, (), now_ms)
         return
-    if kind == E.BTN_CHALLENGE:  # double press: the rank steps down
-        if b == 53:
-            b = 52
-        elif b == 52:
-            b = tb.bsuit * 13 + 12
-        elif b % 13 == 0:
-            b = 53
-        else:
-            b -= 1
-        tb.building = b
+    if kind == E.BTN_CHALLENGE:  # double press: the face before
+        tb.building = (b + 53) % 54
         tb._beep(E.SND_TAP)
-    elif kind == E.BTN_UNDO:  # long press: the suit steps
-        if b < 52:
-            tb.bsuit = (b // 13 + 1) & 3
-            tb.building = tb.bsuit * 13 + b % 13
+    elif kind == E.BTN_UNDO:  # long press: the face after
+        tb.building = (b + 1) % 54
         tb._beep(E.SND_TAP)
     elif kind == E.BTN_OK:
         confirm(tb, now_ms)
@@ -212,7 +199,6 @@ def restored(tb, call, partner, ph):
     """After a restore: the points by seat and who played each copy, from the tricks."""
     tb.call = call
     tb.building = -1
-    tb.bsuit = 0
     for i in range(4):
         tb.spts[i] = 0
         tb.spen[i] = 0

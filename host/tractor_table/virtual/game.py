@@ -37,7 +37,7 @@ Options the table plays that change the hand:
   when the draw ends without a bid (not on the match's first hand) the dealer
   taps the kitty's cards face up, in the deal's order (KITTY_UP, then TRUMP).
 - ``partners = "called"`` (find-a-friend): after the burial the dealer's bot
-  names a face (``Bot.call``, or ``calls`` given per hand) and makes the call
+  names a face (``Bot.call``, or the ``call`` function's) and makes the call
   gesture at its seat (:func:`call_gesture`: taps and presses, then OK; CALL);
   the bots play to the partnership as far as they know it (the engine's
   bots). The table's view is a *blind* hand without the deal (unless in
@@ -71,53 +71,47 @@ from .runner import VirtualTable
 NT = 4
 
 # The call gesture's actions at the dealer's seat (firmware/tablefriend.py)
-TAP, STEP_RANK, STEP_SUIT = "tap", "double", "long"
+TAP, BEFORE, AFTER = "tap", "double", "long"
 
 
-def _gesture_step(b: int, bsuit: int, action: str, face: int) -> tuple[int, int]:
-    """The call being built after one action (firmware/tablefriend.py, the same
-    reading): b the face shown (-1 none), bsuit the suit last shown."""
+def gesture_step(shown: int, action: str, face: int = -1) -> int:
+    """The call shown after one action (firmware/tablefriend.py, the same
+    reading): shown the face shown (-1 none); face the face of a card tapped.
+    Double and long presses step through 2S .. AS 2H .. AC SJ BJ."""
     if action == TAP:
-        if b < 0 or b >= 52 or face >= 52 or face % 13 == b % 13:
-            b = face
-        else:
-            b = (b // 13) * 13 + face % 13
-    elif action == STEP_RANK:
-        b = 52 if b == 53 else bsuit * 13 + 12 if b == 52 else 53 if b % 13 == 0 else b - 1
-    elif b < 52:
-        b = ((b // 13 + 1) % 4) * 13 + b % 13
-    return b, (b // 13 if b < 52 else bsuit)
+        if shown < 0 or shown >= 52 or face >= 52 or face % 13 == shown % 13:
+            return face
+        return (shown // 13) * 13 + face % 13  # another rank: the suit shown stays
+    return (shown + (53 if action == BEFORE else 1)) % 54
 
 
 def call_gesture(held: Sequence[int], face: int) -> list[tuple[str, int]]:
     """The fewest actions at the dealer's reader and button that show `face`
     (then OK confirms it): taps of cards it holds (card ids), double presses
-    (the rank steps down) and long presses (the suit steps). Breadth first
-    over what the display can show."""
+    (the face before) and long presses (the face after). Breadth first over
+    what the display can show."""
     cards: dict[int, int] = {}
     for c in held:
         cards.setdefault(c % 54, c)
-    start = (-1, 0)
-    back: dict[tuple[int, int], tuple[tuple[int, int], tuple[str, int]] | None] = {start: None}
-    todo = [start]
+    back: dict[int, tuple[int, tuple[str, int]] | None] = {-1: None}
+    todo = [-1]
     while todo:
         nxt = []
-        for st in todo:
-            if st[0] == face:
+        for shown in todo:
+            if shown == face:
                 path: list[tuple[str, int]] = []
-                at = st
-                while back[at] is not None:
-                    prev, act = back[at]  # type: ignore[misc]
+                at = shown
+                while (step := back[at]) is not None:
+                    at, act = step
                     path.append(act)
-                    at = prev
                 return path[::-1]
             moves = [(TAP, f, c) for f, c in cards.items()]
-            if st[0] >= 0:
-                moves += [(STEP_RANK, -1, -1), (STEP_SUIT, -1, -1)]
+            if shown >= 0:
+                moves += [(BEFORE, -1, -1), (AFTER, -1, -1)]
             for action, f, c in moves:
-                new = _gesture_step(st[0], st[1], action, f)
+                new = gesture_step(shown, action, f)
                 if new not in back:
-                    back[new] = (st, (action, c))
+                    back[new] = (shown, (action, c))
                     nxt.append(new)
         todo = nxt
     raise CommandError(f"no call gesture shows {face_name(face)}")
@@ -136,7 +130,7 @@ class BotGame:
         event_timeout: float = 10.0,
         revoke_from: int | None = None,
         quiet_hands: Sequence[int] = (),
-        calls: dict[int, int] | None = None,
+        call: Callable[[Hand], int] | None = None,
     ) -> None:
         self.table = table
         self.rules = rules
@@ -168,7 +162,7 @@ class BotGame:
         # hand as the table knows it
         self.blind: Hand | None = None
         self.hand_no = 0
-        self.calls = dict(calls or {})  # table hand number -> the face the dealer calls
+        self.call = call  # find-a-friend: the face to call in a hand (else the dealer's bot's)
         self.call_actions: list[int] = []  # actions per call gesture (OK included)
         self.partners_named = 0
 
@@ -286,15 +280,13 @@ class BotGame:
         """Find-a-friend: the dealer's bot names a face and makes the gesture."""
         dealer = hand.dealer
         assert dealer is not None
-        face = self.calls.get(self.hand_no)
-        if face is None:
-            face = self.bots[dealer].call(hand)
+        face = self.call(hand) if self.call is not None else self.bots[dealer].call(hand)
         actions = call_gesture(hand.held(dealer), face)
         for action, card in actions:
             if action == TAP:
                 self.table.tap(dealer, card)
             else:
-                self.table.press(dealer, EV.BTN_CHALLENGE if action == STEP_RANK else EV.BTN_UNDO)
+                self.table.press(dealer, EV.BTN_CHALLENGE if action == BEFORE else EV.BTN_UNDO)
         self.table.press(dealer, EV.BTN_OK)
         self.call_actions.append(len(actions) + 1)
         ev = self._expect(EV.CALL)
@@ -482,7 +474,8 @@ class BotGame:
         if self.rules.partners == Partners.CALLED:
             self._check(f"trick {ev[1] + 1} attackers' score", ev[4], attackers_score(self.view))
         plays = "  ".join(f"S{s} {cards_text(cs)}" for s, cs in last.plays)
-        self.say(f"  trick {ev[1] + 1:2d}: {plays}  -> S{ev[2]} wins {ev[3]}, attackers {ev[4]}")
+        score = "partner unknown" if ev[4] == -1 else f"attackers {ev[4]}"
+        self.say(f"  trick {ev[1] + 1:2d}: {plays}  -> S{ev[2]} wins {ev[3]}, {score}")
 
     def _revoke(self, hand: Hand, seat: int, cards: tuple[int, ...]) -> tuple[int, ...]:
         """This seat's follow, made illegal if it can be (once a hand, from
