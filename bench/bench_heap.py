@@ -68,7 +68,7 @@ ON_DEMAND = [
     ("tablescan (hand_scan mode)", "tablescan"),
     ("tablereveal (no_bid = kitty, no bid)", "tablereveal"),
     ("tableforfeit (revoke = forfeit, a revoke known)", "tableforfeit"),
-    ("tablefriend (partners = called, from the first call)", "tablefriend"),
+    ("tablefriend (partners = called, at a table that plays it)", "tablefriend"),
     ("enrollmode (enroll mode)", "enrollmode"),
     ("tableconfig (table.cfg, at start; dropped after)", "tableconfig"),
     ("picoboard (the Pico's board: not on the virtual table)", "picoboard"),

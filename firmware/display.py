@@ -126,11 +126,6 @@ def card_name(card):
     return RANKS[f % 13] + SUITS[f // 13]
 
 
-def face_name(f):
-    """A face 0..53 (a call) in RULES.md notation; '?' for none."""
-    return card_name(f) if f >= 0 else "?"
-
-
 def cards_text(cards, room):
     """Card names joined by no space (2 chars each), cut to `room` characters."""
     s = ""
@@ -158,24 +153,8 @@ class DisplayModel:
         trump = TRUMPS[t.trump] if t.trump >= 0 else "?"
         dealer = ("S%d" % t.dealer) if t.dealer >= 0 else "?"
         ph = t.phase
-        if t.called:
-            # levels per seat, 0 to 3; the dealer, the call and the partner
-            lines[0] = (
-                "H%d %s%s%s%s %s" % (t.hand_no, RANKS[lv[0]], RANKS[lv[1]], RANKS[lv[2]], RANKS[lv[3]], trump)
-            )[:COLS]
-            if ph == T.HAND_END or ph == T.MATCH_END:
-                lines[1] = ("next %s pts%d" % (dealer, t.score))[:COLS]  # the dealer is the next's
-            elif t.call < 0:
-                lines[1] = ("dealer %s" % dealer)[:COLS]
-            elif t.partner == T.PARTNER_UNKNOWN:
-                lines[1] = ("%s %s partner ?" % (dealer, face_name(t.call)))[:COLS]
-            elif t.partner < 0:
-                lines[1] = ("%s alone pts%d" % (dealer, t.score))[:COLS]
-            else:
-                lines[1] = ("%s+S%d %s pts%d" % (dealer, t.partner, face_name(t.call), t.score))[:COLS]
-        else:
-            lines[0] = ("H%d %s/%s %s" % (t.hand_no, RANKS[lv[0]], RANKS[lv[1]], trump))[:COLS]
-            lines[1] = ("dealer %s pts%d" % (dealer, t.score))[:COLS]
+        lines[0] = ("H%d %s/%s %s" % (t.hand_no, RANKS[lv[0]], RANKS[lv[1]], trump))[:COLS]
+        lines[1] = ("dealer %s pts%d" % (dealer, t.score))[:COLS]
         if ph == T.DEAL:
             if t.bids:
                 b = t.bids[-1]
@@ -194,10 +173,7 @@ class DisplayModel:
             )[:COLS]
         elif ph == T.PLAY:
             lines[2] = ("trick%d S%d plays" % (len(t.tricks) + 1, t.turn))[:COLS]
-        elif ph == T.CALL:
-            # the call as it is built (tablefriend.py: tap, double/long press, OK)
-            b = t.building
-            lines[2] = ("S%d call %s" % (t.dealer, face_name(b) + " OK?" if b >= 0 else "tap card"))[:COLS]
+
         elif ph == T.SCAN:
             done = 0
             for s in range(4):
@@ -209,12 +185,6 @@ class DisplayModel:
                 lines[2] = ("revoke S%d OK=nxt" % t.forfeit[1])[:COLS]
             else:
                 lines[2] = ("over: %d OK=next" % t.score)[:COLS]
-        elif t.called:
-            won = ""
-            for s in range(4):
-                if t.match_winner >= 0 and (t.match_winner >> s) & 1:
-                    won += "S%d" % s
-            lines[2] = ("match: %s" % won)[:COLS]
         else:
             lines[2] = ("match: side %d" % t.match_winner)[:COLS]
         for s in range(4):
@@ -237,6 +207,9 @@ class DisplayModel:
                 txt = "?" + txt
             lines[3 + s] = (mark + "S%d " % s + txt)[:COLS]
         lines[7] = t.message[:COLS]
+        if t.called:
+            # partners = "called": levels per seat, the call and the partner
+            __import__("tablefriend").display(t, lines, trump, dealer)
         return lines
 
     def render(self, t):

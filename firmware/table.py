@@ -81,6 +81,7 @@ REVEAL = const(6)  # no_bid = "kitty": nobody bid, the dealer turns the kitty up
 CALL = const(7)  # partners = "called": the dealer names a card (tablefriend.py)
 PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end", "scan", "kitty up", "call")
 PARTNER_UNKNOWN = const(-2)  # drules_hand.FRIEND_UNKNOWN
+_PHASE_MOD = ("tablescan", "tablereveal", "tablefriend")  # phases SCAN, REVEAL, CALL
 
 NT = const(4)
 UNKNOWN_TAG = const(-1)
@@ -110,7 +111,7 @@ def _opt(name):
     # The optional parts, each loaded only when used: "tablescan" (hand_scan
     # mode), "tablereveal" (no_bid = "kitty", a hand without a bid),
     # "tableforfeit" (revoke = "forfeit", a revoke known), "tablefriend"
-    # (partners = "called", from the first call on).
+    # (partners = "called", at a table that plays it).
     return __import__(name)
 
 
@@ -193,17 +194,10 @@ class Table:
         self.hand_scan = bool(hand_scan)
         self.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
         self.scan_done = 0  # hand_scan mode: bit per seat whose hand is scanned
-        # partners = "called" (tablefriend.py): levels per seat, the call, the
-        # partner (PARTNER_UNKNOWN until known, -1 the dealer alone), the
-        # defenders' seats (bits), points won and failed-throw penalties by seat
+        # partners = "called": levels per seat, the call and the partner (tablefriend.py)
         self.called = getattr(rules, "partners", 0) == 1
-        self.call = -1
-        self.building = -1  # the call being built (a face), -1 none
-        self.partner = PARTNER_UNKNOWN
-        self.defmask = 0
-        self.spts = [0, 0, 0, 0]
-        self.spen = [0, 0, 0, 0]
-        self.fby = bytearray(decks)  # seat + 1 that played each copy of the called face
+        if self.called:
+            _opt("tablefriend").init(self)
         self.new_match()
 
     # --- match and hand set-up ----------------------------------------------
@@ -247,28 +241,21 @@ class Table:
         for h in self.hands:
             del h[:]
         self.scan_done = 0
-        self.call = -1
-        self.building = -1
-        self.partner = PARTNER_UNKNOWN
-        self.defmask = 0
-        for i in range(4):
-            self.spts[i] = 0
-            self.spen[i] = 0
-        for i in range(self.decks):
-            self.fby[i] = 0
-        ev = [
-            E.HAND_START,
-            self.hand_no,
-            self.dealer,
-            self.decks,
-            self.levels[0],
-            self.levels[1],
-            1 if self.first_hand else 0,
-        ]
         if self.called:
-            ev.append(self.levels[2])  # levels per seat: seats 2 and 3 last
-            ev.append(self.levels[3])
-        self._emit(ev)
+            _opt("tablefriend").new_hand(self)
+        # with partners = "called" the levels are per seat: seats 2 and 3 last
+        self._emit(
+            [
+                E.HAND_START,
+                self.hand_no,
+                self.dealer,
+                self.decks,
+                self.levels[0],
+                self.levels[1],
+                1 if self.first_hand else 0,
+            ]
+            + self.levels[2:]
+        )
         self._save = True  # a power cut during the draw keeps the bids from here on
 
     # --- outputs -------------------------------------------------------------
@@ -323,11 +310,6 @@ class Table:
             return self.levels[0]
         return self.levels[self.dealer] if self.called else self.levels[self.dealer & 1]
 
-    def is_defender(self, seat):
-        """Is `seat` on the dealer's side (partners = "called": once the partner is known)?"""
-        if self.called:
-            return (self.defmask >> seat) & 1 == 1
-        return (seat & 1) == self.defenders()
 
     def trick_no(self):
         return len(self.tricks)
@@ -351,14 +333,8 @@ class Table:
         if card in pend:
             return  # the same card lifted and put back: nothing new
         ph = self.phase
-        if ph == SCAN:
-            _opt("tablescan").tap(self, seat, card, now_ms)
-            return
-        if ph == REVEAL:
-            _opt("tablereveal").tap(self, seat, card, now_ms)
-            return
-        if ph == CALL:
-            _opt("tablefriend").tap(self, seat, card, now_ms)
+        if ph >= SCAN:  # SCAN, REVEAL, CALL: their own modules take the taps
+            _opt(_PHASE_MOD[ph - SCAN]).tap(self, seat, card, now_ms)
             return
         if self.hand_scan and ph != DEAL and card not in self.hands[seat]:
             self._refuse(

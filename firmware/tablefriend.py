@@ -1,6 +1,6 @@
 # Find-a-friend (partners = "called", docs/rules.md "Find-a-friend", RULES.md
 # section 9) in the table core (firmware/table.py). Loaded only at a table
-# that plays this option, at the first call (T._opt("tablefriend")); functions
+# that plays this option, when the Table is built (T._opt("tablefriend")); functions
 # of the Table object.
 #
 # The call (phase CALL, after the burial), on the dealer's reader and button:
@@ -27,6 +27,29 @@
 import drules_hand as DH
 import events as E
 import table as T
+
+
+def init(tb):
+    """The Table's find-a-friend state: the call (a face, -1 none), the call
+    being built, the partner (T.PARTNER_UNKNOWN until known, -1 the dealer
+    alone), the defenders' seats (bits), the points won and failed throws'
+    penalties by seat, the seat + 1 that played each copy of the called face."""
+    tb.spts = [0, 0, 0, 0]
+    tb.spen = [0, 0, 0, 0]
+    tb.fby = bytearray(tb.decks)
+    new_hand(tb)
+
+
+def new_hand(tb):
+    tb.call = -1
+    tb.building = -1
+    tb.partner = DH.FRIEND_UNKNOWN
+    tb.defmask = 0
+    for i in range(4):
+        tb.spts[i] = 0
+        tb.spen[i] = 0
+    for k in range(tb.decks):
+        tb.fby[k] = 0
 
 
 def start(tb):
@@ -89,6 +112,37 @@ def face_name(f):
     if f >= 52:
         return "SJ" if f == 52 else "BJ"
     return "23456789TJQKA"[f % 13] + "SHDC"[f // 13]
+
+
+def display(t, lines, trump, dealer):
+    """display.DisplayModel's first lines at a find-a-friend table: the levels
+    of seats 0 to 3; the dealer, the call and the partner (or who is next);
+    in CALL the call as it is built; at the match's end the seats that won."""
+    r = "23456789TJQKA"
+    lv = t.levels
+    lines[0] = ("H%d %s%s%s%s %s" % (t.hand_no, r[lv[0]], r[lv[1]], r[lv[2]], r[lv[3]], trump))[:16]
+    ph = t.phase
+    call = face_name(t.call)
+    if ph == T.HAND_END or ph == T.MATCH_END:
+        lines[1] = "next %s pts%d" % (dealer, t.score)  # the dealer is the next hand's
+    elif t.call < 0:
+        lines[1] = "dealer %s" % dealer
+    elif t.partner == DH.FRIEND_UNKNOWN:
+        lines[1] = "%s %s partner ?" % (dealer, call)
+    elif t.partner < 0:
+        lines[1] = "%s alone pts%d" % (dealer, t.score)
+    else:
+        lines[1] = "%s+S%d %s pts%d" % (dealer, t.partner, call, t.score)
+    lines[1] = lines[1][:16]
+    if ph == T.CALL:
+        b = t.building
+        lines[2] = ("S%d call %s" % (t.dealer, face_name(b) + " OK?" if b >= 0 else "tap card"))[:16]
+    elif ph == T.MATCH_END:
+        won = ""
+        for s in range(4):
+            if t.match_winner >= 0 and (t.match_winner >> s) & 1:
+                won += "S%d" % s
+        lines[2] = ("match: %s" % won)[:16]
 
 
 def played(tb, seat, cards, now_ms):
@@ -193,6 +247,21 @@ def settle(tb, won_by):
         kitty_j,
     )
     return out[0], [out[1], out[2], out[3], out[4]], out[5] if out[5] else -1
+
+
+def field(snap):
+    """(the find-a-friend field, the rest) of a snapshot for this table; raises
+    T.TableError if it has none or a bad one (tablerestore.py, before any change)."""
+    f = snap[-1] if isinstance(snap, list) and len(snap) > 22 else None
+    if not isinstance(f, list) or not f or f[0] != 2:
+        raise T.TableError("snapshot: partners fixed, this table plays called")
+    ok = len(f) == 5
+    for x in f if ok else ():
+        if type(x) is not int:
+            ok = False
+    if not ok or not -1 <= f[1] < 54 or not -2 <= f[2] < 4 or (f[1] < 0 and f[2] != -2):
+        raise T.TableError("snapshot: bad find-a-friend field %r" % (f,))
+    return f, snap[:-1]
 
 
 def restored(tb, call, partner, ph):

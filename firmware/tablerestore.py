@@ -9,22 +9,8 @@ def restore(tb, snap):
     """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
     scan = None
     friend = None
-    if isinstance(snap, list) and len(snap) > 22 and isinstance(snap[-1], list) and snap[-1] and snap[-1][0] == 2:
-        friend = snap[-1]  # partners = "called": [2, call, partner, level 2, level 3]
-        snap = snap[:-1]
-    if tb.called != (friend is not None):
-        raise T.TableError(
-            "snapshot: partners %s, this table plays %s"
-            % ("called" if friend is not None else "fixed", "called" if tb.called else "fixed")
-        )
-    if friend is not None and (
-        len(friend) != 5
-        or not _ints(friend, 5)
-        or not -1 <= friend[1] < 54
-        or not -2 <= friend[2] < 4
-        or (friend[1] < 0 and friend[2] != -2)
-    ):
-        raise T.TableError("snapshot: bad find-a-friend field %r" % (friend,))
+    if tb.called:  # partners = "called": the last field [2, call, partner, level 2, level 3]
+        friend, snap = T._opt("tablefriend").field(snap)
     if isinstance(snap, list) and len(snap) == 23:
         scan = snap[22]
         snap = snap[:22]
@@ -99,7 +85,7 @@ def restore(tb, snap):
     hands = [[], [], [], []]
     scan_done = 0
     if scan is not None:
-        if not isinstance(scan, list) or len(scan) != 6:
+        if not isinstance(scan, list) or len(scan) != 6 or scan[0] != 1:
             raise T.TableError("snapshot: bad hand-scan field %r" % (scan,))
         scan_done = scan[1]
         held = bytearray(tb.ncards)

@@ -178,7 +178,7 @@ def end_hand(tb, now_ms):
         T._opt("tablefriend").resolve(tb, now_ms, True)  # every copy is located by now
     if tb.played >= tb.hand_size:
         last = tb.tricks[-1]
-        if not tb.is_defender(last[1]):
+        if not _defends(tb, last[1]):
             won_by = T.trick_play(last, last[1])
             mult, bonus = rules.kitty(T.trick_play(last, last[0]), won_by, tb.kitty)
             tb.score += bonus
@@ -207,16 +207,20 @@ def end_hand(tb, now_ms):
         levels[0],
         levels[1],
         winner,
-    ]
-    if tb.called:
-        tb.result.append(levels[2])  # levels per seat: seats 2 and 3 last
-        tb.result.append(levels[3])
+    ] + tb.levels[2:]  # partners = "called": levels per seat, seats 2 and 3 last
     tb._emit(list(tb.result))
     tb.first_hand = False
     tb.phase = T.MATCH_END if winner >= 0 else T.HAND_END
     tb.turn = -1
     tb._beep(E.SND_HAND)
     tb._save = True
+
+
+def _defends(tb, seat):
+    """Is `seat` on the dealer's side (partners = "called": as the partner is known)?"""
+    if tb.called:
+        return (tb.defmask >> seat) & 1 == 1
+    return (seat & 1) == tb.defenders()
 
 
 def check_revokes(tb, seat, cards, now_ms):

@@ -406,7 +406,7 @@ class EngineReplayer:
             return [KITTY, hand.dealer, kitty_points(c % 54 for c in cards), *cards]
         if kind == CALL:
             # find-a-friend: the dealer calls after the burial; the face is the table's
-            dealer, face = ev[1], ev[2]
+            face = ev[2]
             if hand.phase != Phase.CALL:
                 self._lose("the table called a card where the rules have no call")
                 return [CALL, -1, face]
