@@ -11,7 +11,7 @@ HANDS  ?= 1000
 SEED   ?=
 JOBS   ?= 2
 
-.PHONY: setup test lint demo firmware hardware deploy bench wasm fuzz-rules clean help
+.PHONY: setup test lint demo firmware hardware deploy bench wasm fuzz-rules soak-flash clean help
 
 help:
 	@echo "make setup       create .venv and install the project with its development tools"
@@ -24,6 +24,7 @@ help:
 	@echo "make bench       run the benchmarks; figures go to docs/performance.md"
 	@echo "make wasm        install MicroPython's 32-bit webassembly port (npm ci into build/wasm; needs node and npm)"
 	@echo "make fuzz-rules HANDS=N   differential fuzzing of the two rules engines"
+	@echo "make soak-flash [CUTS=N]  power cuts at random flash operations while the table saves (figures to docs/performance.md)"
 
 setup: $(STAMP)
 
@@ -63,6 +64,11 @@ wasm: $(STAMP)
 
 fuzz-rules: $(STAMP)
 	$(BIN)/tractor-table fuzz-rules --hands $(HANDS) $(if $(SEED),--seed $(SEED),)
+
+CUTS ?= 1000
+
+soak-flash: $(STAMP)
+	$(BIN)/python bench/bench_flash.py --cuts $(CUTS) $(if $(SEED),--seed $(SEED),)
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -40,6 +40,7 @@ COMMANDS: dict[str, Command] = {
     "deploy": Command("deploy", "compile the firmware and copy it, the card set and the configuration to a Pico"),
     "judge": Command("judge", "answer rules conformance cases (JSON lines on stdin)"),
     "fuzz-rules": Command("fuzz_rules", "differential fuzzing: full engine bots vs the device rules engine"),
+    "soak-flash": Command("soak_flash", "power cuts at random flash operations while the table saves on littlefs"),
     "enroll": Command("enroll", "map each card's NFC tag to its card, guided, on a PN532 reader"),
     "deckcheck": Command("deckcheck", "check a card set (missing, duplicate, unknown tags); export cards.bin"),
 }

@@ -1,0 +1,104 @@
+"""littlefs on the NOR flash model: the deploy image, and the power-cut soak of
+the table's saves (persist.Store, as main.py saves) over whole hands.
+
+The soak sample is seeded: a few dozen cuts at random erases and programs,
+each followed by a boot from the image as the cut left it (a new MicroPython
+process). A Store that is not atomic is caught by the same soak.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import pytest
+from tractor_table.board import flashimage, flashsoak
+from tractor_table.errors import CommandError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def fw(compiled: Path) -> Path:
+    return compiled / "firmware"
+
+
+def test_the_deploy_image_holds_what_deploy_puts_on_a_pico(fw: Path, tmp_path: Path) -> None:
+    items = flashimage.deploy_items(march="host", precompiled=fw)
+    names = {i.name for i in items}
+    assert {"main.py", "boot.py", "table.cfg", "deployed.txt", "table.mpy", "persist.mpy"} <= names
+    assert "main.mpy" not in names and "table.py" not in names
+    image = tmp_path / "pico.img"
+    result = flashimage.build(image, items)
+    assert image.stat().st_size == 352 * 4096
+    assert result.erases > 0 and result.programs > 0 and result.busy_us > 45_000
+    listing = flashimage.listing(image)
+    assert listing == {i.name: len(i.data) for i in items}
+    main = next(i for i in items if i.name == "main.py")
+    assert flashimage.read(image, "main.py") == main.data
+    with pytest.raises(CommandError, match="no file nothing.py"):
+        flashimage.read(image, "nothing.py")
+
+
+def test_an_image_is_extracted_file_by_file(tmp_path: Path) -> None:
+    Item = flashimage.deploy.Item
+    items = [Item("cards.bin", bytes(range(256)) * 40, "card set"), Item("table.cfg", b"decks=2\n", "configuration")]
+    image = tmp_path / "small.img"
+    flashimage.build(image, items)
+    out = flashimage.extract(image, tmp_path / "out")
+    assert sorted(p.name for p in out) == ["cards.bin", "table.cfg"]
+    assert (tmp_path / "out" / "cards.bin").read_bytes() == items[0].data
+
+
+def test_an_image_that_is_not_littlefs_is_refused(tmp_path: Path) -> None:
+    image = tmp_path / "blank.img"
+    image.write_bytes(b"\xff" * (352 * 4096))
+    with pytest.raises(CommandError, match="not a littlefs image"):
+        flashimage.listing(image)
+    with pytest.raises(CommandError, match="not a plain file name"):
+        flashimage.build(tmp_path / "x.img", [flashimage.deploy.Item("a/b", b"", "source")])
+
+
+def test_power_cuts_lose_at_most_the_trick_in_progress(fw: Path) -> None:
+    fig, ref = flashsoak.soak(36, hands=5, seed=11, compiled=fw)
+    assert fig.failures == []
+    assert fig.cuts == 36 and fig.resumes >= 30
+    # cuts of both kinds, partway through as well as at the ends
+    assert any(k.startswith("erase") for k in fig.kinds)
+    assert any(k.startswith("program partway") for k in fig.kinds)
+    assert max(fig.tricks_lost) <= 1
+    assert max(fig.events_lost) <= 8  # a trick: its plays and the TRICK event, or a bid
+    assert fig.hand_ends_checked >= 3  # hands played on to their end, as the uncut run
+    # the cost of a save on littlefs, the chip's typical times charged
+    st = flashsoak.save_times(ref)
+    assert 1 <= st["ops_median"] <= 12
+    assert 1 < st["flash_median"] < 150 and st["flash_worst"] >= 45
+    assert statistics.median(fig.events_lost) >= 1
+
+
+def test_the_soak_catches_a_store_that_is_not_atomic(fw: Path, tmp_path: Path) -> None:
+    # littlefs commits a file only at close (or flush): written in place with a
+    # flush between the body and its crc line, a cut there leaves a torn file
+    src = (ROOT / "firmware" / "persist.py").read_text(encoding="utf-8")
+    broken = src.replace('self.tmp = path + ".new"', "self.tmp = path").replace(
+        "out.flush()", "f.flush()"
+    )
+    assert broken.count("f.flush()") >= 2
+    patch = tmp_path / "persist.py"
+    patch.write_text(broken, encoding="utf-8")
+    fig, _ref = flashsoak.soak(12, hands=2, seed=5, compiled=fw, patch=patch)
+    assert fig.failures, "a non-atomic save survived power cuts"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--cuts", "0"], "--cuts must be at least 1"),
+        (["--cuts", "5", "--max-gap", "0"], "--max-gap at least 1"),
+    ],
+)
+def test_soak_flash_refuses_bad_options(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tractor_table import cli
+
+    assert cli.main(["soak-flash", *argv]) == 1
+    assert message in capsys.readouterr().err
