@@ -115,9 +115,11 @@ def face_name(f):
 
 
 def display(t, lines, trump, dealer):
-    """display.DisplayModel's first lines at a find-a-friend table: the levels
-    of seats 0 to 3; the dealer, the call and the partner (or who is next);
-    in CALL the call as it is built; at the match's end the seats that won."""
+    """display.DisplayModel's lines at a find-a-friend table: the levels of
+    seats 0 to 3; the dealer, the call and the partner (or who is next); in
+    CALL the call as it is built; while the partner is unknown each seat's
+    points on its line (when it shows nothing else); at the match's end the
+    seats that won."""
     r = "23456789TJQKA"
     lv = t.levels
     lines[0] = ("H%d %s%s%s%s %s" % (t.hand_no, r[lv[0]], r[lv[1]], r[lv[2]], r[lv[3]], trump))[:16]
@@ -134,6 +136,10 @@ def display(t, lines, trump, dealer):
     else:
         lines[1] = "%s+S%d %s pts%d" % (dealer, t.partner, call, t.score)
     lines[1] = lines[1][:16]
+    if ph == T.PLAY and t.partner == DH.FRIEND_UNKNOWN:
+        for i in range(4):  # the tricks kept by seat: each seat's points so far
+            if len(lines[3 + i]) == 4 and t.spts[i]:
+                lines[3 + i] += "%dp" % t.spts[i]
     if ph == T.CALL:
         b = t.building
         lines[2] = ("S%d call %s" % (t.dealer, face_name(b) + " OK?" if b >= 0 else "tap card"))[:16]

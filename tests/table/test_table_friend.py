@@ -136,6 +136,25 @@ def test_until_every_copy_is_located_tricks_are_kept_by_seat():
     assert evs[-1] == [E.TRICK, 1, 3, 10, 10]  # seat 3 attacks: KH counts for it
 
 
+def test_the_display_shows_the_points_kept_by_seat():
+    t = called(HA)
+    d = display.DisplayModel()
+    play(t, 0, c(H3))
+    play(t, 1, c(HK))
+    play(t, 2, c(HA))  # seat 2 wins 10, the partner still unknown
+    play(t, 3, c(H4))
+    assert d.text_lines(t)[5] == ">S2 won last"  # what it shows first
+    play(t, 2, c(H5))
+    play(t, 3, c(S2, 1))  # a trump: seat 3 wins the 5
+    play(t, 0, c(H6))
+    play(t, 1, c(H7))
+    assert t.spts == [0, 0, 10, 5]
+    play(t, 3, c(H8))
+    lines = d.text_lines(t)
+    assert lines[6] == " S3 8H"  # its play in this trick first
+    assert lines[5] == " S2 10p" and lines[3] == ">S0 " and lines[4] == " S1 "
+
+
 def test_the_holder_of_the_other_copy_when_the_dealer_plays_one():
     t = called(HA)
     play(t, 0, c(HA))
