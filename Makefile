@@ -11,7 +11,7 @@ HANDS  ?= 1000
 SEED   ?=
 JOBS   ?= 2
 
-.PHONY: setup test lint demo firmware hardware deploy bench wasm fuzz-rules soak-flash clean help
+.PHONY: setup test lint demo firmware hardware screens deploy bench wasm fuzz-rules soak-flash clean help
 
 help:
 	@echo "make setup       create .venv and install the project with its development tools"
@@ -20,6 +20,7 @@ help:
 	@echo "make lint        ruff, mypy --strict (engine, host), pyright on firmware against the rp2 stubs"
 	@echo "make firmware    compile firmware/*.py with mpy-cross -march=armv6m into build/firmware"
 	@echo "make hardware    regenerate firmware/hwconfig.py and hardware/wiring.svg from hardware/pinmap.toml"
+	@echo "make screens     draw every display screen with the firmware's code: docs/display/*.png, docs/display.md"
 	@echo "make deploy PORT=/dev/ttyACM0 [CARDS=set.bin]   copy firmware, card map and configuration to a Pico"
 	@echo "make bench       run the benchmarks; figures go to docs/performance.md"
 	@echo "make wasm        install MicroPython's 32-bit webassembly port (npm ci into build/wasm; needs node and npm)"
@@ -51,6 +52,9 @@ firmware: $(STAMP)
 
 hardware: $(STAMP)
 	$(BIN)/python -m tractor_table.hardware
+
+screens: $(STAMP)
+	$(BIN)/python -m tractor_table.screens docs/display docs/display.md
 
 deploy: $(STAMP)
 	@test -n "$(PORT)" || { echo "usage: make deploy PORT=/dev/ttyACM0"; exit 2; }

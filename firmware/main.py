@@ -15,6 +15,9 @@
 #   board.beep(sound)                  an events.SND_* code
 #   board.running() -> bool            False ends run() (the virtual table's stop)
 #   board.rand() -> int                random bits for the link's boot id and sessions
+#   board.uid                          (optional) bytes: the table's identity,
+#                                        machine.unique_id() on the Pico, sent in
+#                                        the link's WELCOME (docs/protocol.md)
 #   board.store                        a persist.Store (flash)
 #   board.tag_sink                     (readers with tag UIDs only) None, or
 #                                        called with the scanner for each of
@@ -62,6 +65,11 @@ APP_ENROLL = const(104)
 _STOP_GRACE_MS = const(1500)
 
 
+def uid_hex(uid):
+    # the table's identity as the link carries it: lower-case hex
+    return "".join("%02x" % b for b in uid)
+
+
 class App:
     """The table core, the link and the display, driven by a board."""
 
@@ -75,8 +83,10 @@ class App:
             chain_hash=ttlink.chain_hash,
             hand_scan=hand_scan,
         )
+        uid = getattr(board, "uid", None)  # the board's machine.unique_id() (bytes)
         self.link = ttlink.DeviceLink(
-            now, board.rand() & 0x3FFFFFFF, board.rand, FIRMWARE_VERSION, RULES_ID, ring=ring
+            now, board.rand() & 0x3FFFFFFF, board.rand, FIRMWARE_VERSION, RULES_ID, ring=ring,
+            table_uid=uid_hex(uid) if uid else "",
         )
         self.link.snapshot_source = self._snapshot_source
         self.link.on_snapshot = self._snapshot_in

@@ -137,6 +137,9 @@ class PicoBoard:
         self.port = ttlink_io.StdioPort()
         self.store = persist.Store(store_path)
         self.rand = ttlink_io.random32
+        # the table's identity (main.App sends it in the link's WELCOME)
+        uid = getattr(machine, "unique_id", None)
+        self.uid = bytes(uid()) if uid is not None else None
 
     def ticks_ms(self):
         return self._time.ticks_ms()

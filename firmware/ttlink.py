@@ -564,8 +564,12 @@ class DeviceLink(_Link):
         ring=64,
         timing=None,
         snap_limit=4096,
+        table_uid="",
     ):
         self.boot_id = boot_id
+        # the table's own identity (hex of machine.unique_id(); "" unknown):
+        # the ninth WELCOME field, so a host tells two tables apart
+        self.table_uid = table_uid
         self._rand = rand
         self.fw_version = fw_version
         self.rules_id = rules_id
@@ -665,6 +669,7 @@ class DeviceLink(_Link):
             self.count,
             self.head,
             agree,
+            self.table_uid,
         ]
         self._emit(0, WELCOME, self._welcome)
         self._note("up", new_sid)

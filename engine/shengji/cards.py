@@ -36,13 +36,16 @@ __all__ = [
     "InvalidCardError",
     "Rank",
     "Suit",
+    "card_id_name",
     "face_name",
+    "face_name_zh",
     "face_points",
     "face_rank",
     "face_suit",
     "format_cards",
     "format_faces",
     "parse_card",
+    "parse_card_id",
     "parse_cards",
     "parse_face",
     "parse_faces",
@@ -129,6 +132,10 @@ _SUIT_TOKENS: Final[dict[str, int]] = {
     "♤": 0, "♡": 1, "♢": 2, "♧": 3,
 }  # fmt: skip
 _SUIT_SYMBOLS: Final = "♠♥♦♣♤♡♢♧"
+#: Chinese suit names (suit first: 红桃A, 黑桃10); 方片 and 草花 are other names in use
+_SUIT_ZH: Final[dict[str, int]] = {"黑桃": 0, "红桃": 1, "方块": 2, "梅花": 3, "方片": 2, "草花": 3}
+_SUIT_ZH_NAMES: Final = ("黑桃", "红桃", "方块", "梅花")
+_JOKER_ZH_NAMES: Final = ("小王", "大王")
 _JOKER_TOKENS: Final[dict[str, int]] = {
     "SJ": SMALL_JOKER, "BJ": BIG_JOKER, "小王": SMALL_JOKER, "大王": BIG_JOKER,
 }  # fmt: skip
@@ -191,6 +198,8 @@ def parse_face(token: str) -> int:
 
     >>> parse_face("AS"), parse_face("10♥"), parse_face("♠a"), parse_face("bj")
     (12, 21, 12, 53)
+    >>> parse_face("红桃A"), parse_face("黑桃10"), parse_face("大王"), parse_face("小王")
+    (25, 8, 53, 52)
     """
     raw = token
     text = token.strip().upper()
@@ -202,6 +211,11 @@ def parse_face(token: str) -> int:
     joker = _JOKER_TOKENS.get(text)
     if joker is not None:
         return joker
+    if text[:2] in _SUIT_ZH:
+        rank = _RANK_TOKENS.get(text[2:])
+        if rank is None:
+            raise CardNotationError(raw, f"{text[2:]!r} is not a rank; write e.g. '红桃A', '黑桃10'")
+        return _SUIT_ZH[text[:2]] * 13 + rank
     if text[0] in _SUIT_SYMBOLS:
         suit_txt, rank_txt = text[0], text[1:]
     elif text[-1] in _SUIT_SYMBOLS or text[-1] in "SHDC":
@@ -216,6 +230,40 @@ def parse_face(token: str) -> int:
     if rank is None:
         raise CardNotationError(raw, f"{rank_txt!r} is not a rank; use 2-9, T (or 10), J, Q, K, A")
     return _SUIT_TOKENS[suit_txt] * 13 + rank
+
+
+def face_name_zh(face: int) -> str:
+    """The face's Chinese name: 红桃A, 黑桃10, 小王, 大王."""
+    if face >= 52:
+        return _JOKER_ZH_NAMES[face - 52]
+    rank = _RANK_LETTERS[face % 13]
+    return _SUIT_ZH_NAMES[face // 13] + ("10" if rank == "T" else rank)
+
+
+def card_id_name(card_id: int, lang: str = "en") -> str:
+    """The one notation of a physical card: its face, then the copy after a
+    dot when it is not the first deck's: ``AS`` (id 12), ``AS.1`` (id 66),
+    ``红桃A.1`` with ``lang="zh"``. :func:`parse_card_id` reads it back."""
+    face, copy = card_id % FACES, card_id // FACES
+    name = face_name_zh(face) if lang == "zh" else _FACE_NAMES[face]
+    return name if copy == 0 else f"{name}.{copy}"
+
+
+def parse_card_id(token: str, decks: int = MAX_DECKS) -> int:
+    """A card id from :func:`card_id_name`'s notation (any face notation,
+    Chinese too): ``AS`` is 12, ``AS.1`` 66; the copy is 0 to ``decks - 1``."""
+    name, dot, copy_text = token.strip().partition(".")
+    if "#" in name:
+        raise CardNotationError(token, "the copy goes after a dot: write e.g. 'AS.1' for the second deck's")
+    face = parse_face(name)
+    if not dot:
+        return face
+    if not copy_text.isdigit() or int(copy_text) >= decks:
+        last = f"0-{decks - 1}" if decks > 1 else "0"
+        raise CardCountError(
+            token, f"the copy after the dot is the deck, {last} with {decks} deck(s) (0 is the first)"
+        )
+    return int(copy_text) * FACES + face
 
 
 def _tokens(text: str) -> list[str]:

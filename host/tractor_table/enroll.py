@@ -56,9 +56,12 @@ class CardSetError(CommandError):
 
 
 def card_label(card: int) -> str:
-    """``"7H (deck 1)"`` for card id 18."""
-    copy, face = divmod(card, FACES)
-    return f"{face_name(face)} (deck {copy + 1})"
+    """The one notation of a physical card (``shengji.cards.card_id_name``, as
+    the records and the virtual console write it): ``"7H"`` for card id 18,
+    ``"7H.1"`` for the second deck's (72)."""
+    from shengji.cards import card_id_name
+
+    return card_id_name(card)
 
 
 def set_tag(name: str) -> int:
@@ -252,7 +255,7 @@ def _parse_entry(line: str, where: str) -> tuple[bytes, int]:
         if named != face or parts[3] != str(copy + 1):
             raise CardSetError(
                 f"{where}: card id {card} is {card_label(card)}, but the line says "
-                f"{parts[2]} (deck {parts[3]}); fix the id or the face"
+                f"{parts[2]} copy {parts[3]}; fix the id or the face"
             )
     return uid, card
 
@@ -806,8 +809,7 @@ class CheckReport:
 
 
 def _short(card: int) -> str:
-    copy, face = divmod(card, FACES)
-    return f"{face_name(face)}/{copy + 1}"
+    return card_label(card)
 
 
 def check_static(cs: CardSet) -> CheckReport:

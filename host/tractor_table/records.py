@@ -64,7 +64,7 @@ from typing import Any
 from .errors import CommandError
 from .link import ttlink
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: "TTrc" in the SQLite header: this file is tractor-table's records.
 APPLICATION_ID = 0x54547263
 DEFAULT_NAME = "records.sqlite"
@@ -214,8 +214,175 @@ def _migrate_2(db: sqlite3.Connection) -> None:
         _rederive(db, table_id, 0)
 
 
+def _migrate_3(db: sqlite3.Connection) -> None:
+    """The tables' identity (``uid``, the WELCOME's ninth field); the tables
+    that version 2 merged by mistake are told apart (:func:`_split_forks`)."""
+    db.execute("ALTER TABLE tables ADD COLUMN uid TEXT")
+    db.execute("CREATE INDEX tables_uid ON tables(uid)")
+    _split_forks(db)
+
+
+def _split_forks(db: sqlite3.Connection) -> None:
+    """Before tables had an identity, a fresh table whose first events were
+    those of a table already recorded (two virtual tables dealt the same
+    way) joined it: its events were stored once with the other's, or, where
+    they differed, superseded the other's as a ``fork`` (hiding its hands).
+    A later boot of a table is another table when it sent its log from the
+    first event (a table that restarted from its flash sends its log from
+    its snapshot on), or when its events replaced another boot's without a
+    rollback the link noted. It moves to a table of its own with the events
+    of its history (by the hash chain: its own, and copies of those it
+    shared, as far as its sessions' events and verdicts show them), its
+    sessions, snapshots and verdicts; what it superseded is current again."""
+    for (table_id,) in db.execute("SELECT id FROM tables ORDER BY id").fetchall():
+        boots = [r[0] for r in db.execute(
+            "SELECT id FROM boots WHERE table_id = ? ORDER BY first_seen, id", (table_id,))]
+        moved: list[int] = []
+        for boot in boots[1:]:
+            new = _split_boot(db, table_id, boot)
+            if new is not None:
+                moved.append(new)
+        if moved:
+            _rederive(db, table_id, 0)
+            for t in moved:
+                _rederive(db, t, 0)
+
+
+def _split_boot(db: sqlite3.Connection, table_id: int, boot: int) -> int | None:
+    sessions = [r[0] for r in db.execute("SELECT id FROM sessions WHERE boot = ? ORDER BY id", (boot,))]
+    if not sessions:
+        return None
+    marks = ",".join("?" for _ in sessions)
+    own = {r[0]: r[1:] for r in db.execute(
+        f"SELECT id, idx, hash, event, replaces FROM events WHERE table_id = ? AND session_id IN ({marks})",
+        (table_id, *sessions),
+    )}
+    seen = {r[0] for r in db.execute(
+        f"SELECT DISTINCT v.event_id FROM verdicts v JOIN events e ON e.id = v.event_id "
+        f"WHERE e.table_id = ? AND v.session_id IN ({marks})",
+        (table_id, *sessions),
+    )} | set(own)
+    if not seen:
+        return None
+    rows = {r[0]: r[1:] for r in db.execute(
+        f"SELECT id, idx, hash, event, kind, received_at, session_id FROM events "
+        f"WHERE id IN ({','.join('?' for _ in seen)})", tuple(seen),
+    )}
+    rolled = db.execute(
+        f"SELECT 1 FROM link_notes WHERE kind = 'rollback' AND session_id IN ({marks})", sessions
+    ).fetchone() is not None
+    others = {r[0] for r in db.execute(
+        f"SELECT id FROM events WHERE table_id = ? AND session_id NOT IN ({marks})",
+        (table_id, *sessions),
+    )}
+    forked = [v[0] for v in own.values() if v[3] is not None and v[3] in others]
+    fresh = min(r[0] for r in rows.values()) == 0
+    if not fresh and (rolled or not forked):
+        return None
+    # the boot's history by the hash chain
+    branch: list[int] = []
+    if fresh:
+        h = 0
+        for idx in range(max(r[0] for r in rows.values()) + 1):
+            cands = sorted(
+                (eid for eid, r in rows.items()
+                 if r[0] == idx and ttlink.chain_hash(h, _load_event(r[2])) == r[1]),
+                key=lambda e: (e not in own, -e),
+            )
+            if not cands:
+                # an event the boot sent again, kept once with another boot's
+                # (no verdict of its own on it): the chain shows it
+                shared = [
+                    r for r in db.execute(
+                        "SELECT id, hash, event FROM events WHERE table_id = ? AND idx = ? ORDER BY id",
+                        (table_id, idx))
+                    if ttlink.chain_hash(h, _load_event(r[2])) == r[1]
+                ]
+                if not shared:
+                    break
+                rows[shared[0][0]] = (idx, shared[0][1], shared[0][2])
+                cands = [shared[0][0]]
+            branch.append(cands[0])
+            h = rows[cands[0]][1]
+    else:
+        first = min(forked)
+        start = next(eid for eid, v in own.items() if v[0] == first)
+        branch = [start]
+        h_next, ev_next = own[start][1], _load_event(own[start][2])
+        for idx in range(first - 1, -1, -1):
+            prev = next(
+                (r[0] for r in db.execute(
+                    "SELECT id, hash, event FROM events WHERE table_id = ? AND idx = ?", (table_id, idx))
+                 if ttlink.chain_hash(r[1], ev_next) == h_next),
+                None,
+            )
+            if prev is None:
+                break
+            branch.insert(0, prev)
+            row = db.execute("SELECT hash, event FROM events WHERE id = ?", (prev,)).fetchone()
+            h_next, ev_next = row[0], _load_event(row[1])
+        # and on from the fork: the boot's own events, by the chain
+        h = own[start][1]
+        for idx in range(first + 1, max(v[0] for v in own.values()) + 1):
+            nxt = max(
+                (e for e, v in own.items() if v[0] == idx and ttlink.chain_hash(h, _load_event(v[2])) == v[1]),
+                default=None,
+            )
+            if nxt is None:
+                break
+            branch.append(nxt)
+            h = own[nxt][1]
+    b = db.execute("SELECT fw_version, rules_id, first_seen, last_seen FROM boots WHERE id = ?",
+                   (boot,)).fetchone()
+    new = _rowid(db.execute(
+        "INSERT INTO tables (first_seen, last_seen, fw_version, rules_id) VALUES (?, ?, ?, ?)",
+        (b[2], b[3], b[0], b[1]),
+    ))
+    db.execute("UPDATE boots SET table_id = ? WHERE id = ?", (new, boot))
+    db.execute(f"UPDATE sessions SET table_id = ? WHERE id IN ({marks})", (new, *sessions))
+    db.execute(f"UPDATE snapshots SET table_id = ? WHERE session_id IN ({marks})", (new, *sessions))
+    ids = list(own)
+    if ids:
+        db.execute(f"DELETE FROM hands WHERE start_event IN ({','.join('?' for _ in ids)})", ids)
+        db.execute(
+            f"UPDATE events SET table_id = ?, replaces = NULL, current = 0 WHERE id IN "
+            f"({','.join('?' for _ in ids)})",
+            (new, *ids),
+        )
+    for eid in branch:
+        if eid in own:
+            db.execute("UPDATE events SET current = 1, superseded_at = NULL, superseded_why = NULL "
+                       "WHERE id = ?", (eid,))
+            continue
+        r = db.execute("SELECT idx, hash, event, kind, received_at FROM events WHERE id = ?",
+                       (eid,)).fetchone()
+        # a copy: received when this boot's first session came up, at the earliest
+        cid = _rowid(db.execute(
+            "INSERT INTO events (table_id, idx, hash, event, kind, session_id, received_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, MAX(?, (SELECT up_at FROM sessions WHERE id = ?)))",
+            (new, r[0], r[1], r[2], r[3], sessions[0], r[4], sessions[0]),
+        ))
+        db.execute(
+            f"UPDATE verdicts SET event_id = ? WHERE event_id = ? AND session_id IN ({marks})",
+            (cid, eid, *sessions),
+        )
+    # what the boot superseded is current again where nothing else is
+    for eid, idx in db.execute(
+        "SELECT id, idx FROM events WHERE table_id = ? AND current = 0 AND superseded_why = 'fork' "
+        "ORDER BY idx, id DESC",
+        (table_id,),
+    ).fetchall():
+        if db.execute("SELECT 1 FROM events WHERE table_id = ? AND idx = ? AND current = 1",
+                      (table_id, idx)).fetchone() is None:
+            db.execute("UPDATE events SET current = 1, superseded_at = NULL, superseded_why = NULL "
+                       "WHERE id = ?", (eid,))
+    return new
+
+
 #: user_version N -> the step that brings a file from N-1 to N
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1, 2: _migrate_2}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _migrate_1, 2: _migrate_2, 3: _migrate_3,
+}
 
 _TABLES = ("tables", "boots", "sessions", "events", "snapshots", "link_notes", "hands", "verdicts")
 
@@ -907,17 +1074,24 @@ class Recorder:
     def _up(self, db: sqlite3.Connection, p: list[Any], at: str) -> None:
         fw, rules_id, boot_id = str(p[1]), str(p[2]), int(p[3])
         count, head, agree = int(p[5]), int(p[6]), int(p[7])
+        uid = str(p[8]) if len(p) > 8 and isinstance(p[8], str) and p[8] else None
         if self.session_id is not None:
             db.execute(
                 "UPDATE sessions SET down_at = ?, down_reason = 'a new session' "
                 "WHERE id = ? AND down_at IS NULL",
                 (at, self.session_id),
             )
-        table = self._which_table(db, boot_id, fw, rules_id, count, head)
+        if uid is not None:
+            # the table says who it is: its own records, whatever its log holds
+            row = db.execute("SELECT id FROM tables WHERE uid = ? ORDER BY id LIMIT 1", (uid,)).fetchone()
+            table = int(row[0]) if row is not None else None
+        else:
+            table = self._which_table(db, boot_id, fw, rules_id, count, head)
         if table is None:
             table = db.execute(
-                "INSERT INTO tables (first_seen, last_seen, fw_version, rules_id) VALUES (?, ?, ?, ?)",
-                (at, at, fw, rules_id),
+                "INSERT INTO tables (first_seen, last_seen, fw_version, rules_id, uid) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (at, at, fw, rules_id, uid),
             ).lastrowid
         db.execute(
             "UPDATE tables SET last_seen = ?, fw_version = ?, rules_id = ? WHERE id = ?",
@@ -948,7 +1122,8 @@ class Recorder:
         self, db: sqlite3.Connection, boot_id: int, fw: str, rules_id: str, count: int, head: int
     ) -> int | None:
         row = db.execute(
-            "SELECT b.table_id FROM boots b WHERE b.boot_id = ? AND b.fw_version = ? AND b.rules_id = ? "
+            "SELECT b.table_id FROM boots b JOIN tables t ON t.id = b.table_id "
+            "WHERE b.boot_id = ? AND b.fw_version = ? AND b.rules_id = ? AND t.uid IS NULL "
             "ORDER BY b.last_seen DESC LIMIT 1",
             (boot_id, fw, rules_id),
         ).fetchone()
@@ -958,8 +1133,9 @@ class Recorder:
             return None
         rows = db.execute(
             "SELECT e.table_id FROM events e JOIN tables t ON t.id = e.table_id "
-            "WHERE e.idx = ? AND e.hash = ? AND e.current = 1 "
-            "UNION SELECT s.table_id FROM snapshots s WHERE s.count = ? AND s.head = ?",
+            "WHERE e.idx = ? AND e.hash = ? AND e.current = 1 AND t.uid IS NULL "
+            "UNION SELECT s.table_id FROM snapshots s JOIN tables t ON t.id = s.table_id "
+            "WHERE s.count = ? AND s.head = ? AND t.uid IS NULL",
             (count - 1, head, count, head),
         ).fetchall()
         found = {int(r[0]) for r in rows}

@@ -90,6 +90,7 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
     async def scenario(pilot: Pilot[int]) -> None:
         await until(pilot, lambda: "state     synced" in pane(app, "link"))
         assert "rules     rules-2026.1" in pane(app, "link")
+        assert f"table     {source.vt.uid}" in pane(app, "link")  # the virtual table's identity
         await until(pilot, lambda: not source.bots_playing and "bots      done" in pane(app, "link"))
         await pilot.pause(0.2)
         events = record(source)
@@ -120,9 +121,19 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         assert log_lines(app, "disagreements") == [] and app.disagreement_count == 0
         assert source.game is not None and source.game.disagreements == []
 
+        # the pixels too (key d): the frame firmware/display.py draws, as half blocks
+        from tractor_table.screens import frame_of_lines, half_blocks
+
+        await pilot.press("d")
+        shown = pane(app, "display").split("\n")
+        assert shown[8:] == half_blocks(frame_of_lines(list(source.vt.lines)))
+        assert len(shown) == 8 + 32 and any("█" in x for x in shown[8:])
+        await pilot.press("d")
+        assert len(pane(app, "display").split("\n")) == 8
+
         # a tap of a card the table does not take now (the hand is over): refused
         await type_line(pilot, "tap 2 AS")
-        assert "sent: tap AS#0 at S2" in app.messages[-2:] and app.sent == 1
+        assert "sent: tap AS at S2" in app.messages[-2:] and app.sent == 1
         await until(pilot, lambda: app.messages[-1].startswith("the table refused"))
         assert app.messages[-1] == "the table refused: trick 13: S2 refused: not now AS"
         assert log_lines(app)[-1].endswith("S2 refused: not now AS  [not judged]")  # the engine judges plays, not this
@@ -134,9 +145,10 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         assert app.messages[-1] == "bad input: seat '5': give a seat 0-3; nothing was sent"
         await type_line(pilot, "tap 1 1X", typed=False)
         assert app.messages[-1].startswith("bad input: ") and "1X" in app.messages[-1]
-        await type_line(pilot, "tap 1 AS#1", typed=False)
+        await type_line(pilot, "tap 1 AS.1", typed=False)
         assert app.messages[-1] == (
-            "bad input: AS#1: the copy after '#' is the deck, 0 with 1 deck(s); nothing was sent"
+            "bad input: 'AS.1': the copy after the dot is the deck, 0 with 1 deck(s) (0 is the "
+            "first); nothing was sent"
         )
         await pilot.pause(0.5)
         assert app.sent == 1 and app.verifier.next_index == count == len(record(source))

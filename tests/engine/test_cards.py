@@ -14,6 +14,7 @@ from shengji import (
     InvalidCardError,
     Rank,
     Suit,
+    cards,
     format_cards,
     parse_cards,
     parse_face,
@@ -142,3 +143,36 @@ def test_suit_and_rank_parse() -> None:
         Suit.parse("X")
     with pytest.raises(CardNotationError):
         Rank.parse("1")
+
+
+@pytest.mark.parametrize(
+    ("token", "face"),
+    [("红桃A", 25), ("黑桃10", 8), ("方块2", 26), ("梅花K", 50), ("方片3", 27), ("草花J", 48),
+     ("大王", 53), ("小王", 52), (" 红桃q ", 23)],
+)
+def test_chinese_card_names_parse(token: str, face: int) -> None:
+    assert cards.parse_face(token) == face
+    if face < 52:
+        assert cards.parse_face(cards.face_name_zh(face)) == face
+
+
+@pytest.mark.parametrize("token", ["红桃", "红桃1", "红桃Z", "绿桃A", "大鬼"])
+def test_bad_chinese_card_names_say_what_is_wrong(token: str) -> None:
+    with pytest.raises(cards.CardNotationError) as err:
+        cards.parse_face(token)
+    assert repr(token.strip()) in str(err.value) or token in str(err.value)
+
+
+def test_one_notation_for_a_cards_copy() -> None:
+    assert [cards.card_id_name(i) for i in (12, 66, 214, 53)] == ["AS", "AS.1", "SJ.3", "BJ"]
+    assert cards.card_id_name(66, "zh") == "黑桃A.1" and cards.card_id_name(107, "zh") == "大王.1"
+    for i in range(4 * 54):
+        assert cards.parse_card_id(cards.card_id_name(i)) == i
+        assert cards.parse_card_id(cards.card_id_name(i, "zh")) == i
+    assert cards.parse_card_id("AS.1", decks=2) == 66
+    with pytest.raises(cards.CardCountError, match="0-1 with 2 deck"):
+        cards.parse_card_id("AS.2", decks=2)
+    with pytest.raises(cards.CardNotationError, match="after a dot"):
+        cards.parse_card_id("AS#1")
+    with pytest.raises(cards.CardCountError):
+        cards.parse_card_id("AS.x")

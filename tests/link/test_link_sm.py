@@ -51,6 +51,18 @@ def test_device_announces_itself_at_boot():
     assert f[5] == [ttlink.PROTO, "0.1.0", RULES, 4242, 0]
 
 
+def test_the_welcome_carries_the_tables_identity():
+    rng = Lcg(7)
+    dev = ttlink.DeviceLink(0, 4242, rng.next, "0.1.0", RULES, ring=8, table_uid="e6613008e3a1b22f")
+    w = handshake(dev, 10, nonce=5)
+    assert w[5][3] == 4242 and w[5][8] == "e6613008e3a1b22f"
+    # the host keeps it with the device's WELCOME
+    host = ttlink.HostLink(0, rng.next, "0.1.0", RULES)
+    host.start(0)
+    host.feed(ttlink.encode_frame(w[1], 0, 0, ttlink.WELCOME, w[5][:4] + [host._nonce] + w[5][5:]), 1)
+    assert host.device is not None and host.device[8] == "e6613008e3a1b22f"
+
+
 def test_scripted_handshake_and_event_delivery():
     dev = new_device()
     for k in range(3):
@@ -58,7 +70,7 @@ def test_scripted_handshake_and_event_delivery():
     w = handshake(dev, 10, nonce=77)
     sid = w[1]
     assert sid > 0 and dev.state == ttlink.UP
-    assert w[5] == [1, "0.1.0", RULES, 4242, 77, 3, chain([game_event(k) for k in range(3)]), 1]
+    assert w[5] == [1, "0.1.0", RULES, 4242, 77, 3, chain([game_event(k) for k in range(3)]), 1, ""]
     # nothing is sent before the host says where to start
     assert dev.take_output() is None
     dev.feed(ttlink.encode_frame(sid, 1, 0, ttlink.SYNC, [1]), 20)

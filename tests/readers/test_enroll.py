@@ -48,10 +48,10 @@ def full_set(decks: int = 1, name: str = "Red backs") -> CardSet:
 
 
 def test_label_and_ids() -> None:
-    assert card_label(0) == "2S (deck 1)"
-    assert card_label(12) == "AS (deck 1)"
-    assert card_label(13 + 5) == "7H (deck 1)"
-    assert card_label(54 + 53) == "BJ (deck 2)"
+    assert card_label(0) == "2S"
+    assert card_label(12) == "AS"
+    assert card_label(13 + 5) == "7H"
+    assert card_label(54 + 53) == "BJ.1"
 
 
 def test_set_file_round_trip(tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_set_file_round_trip(tmp_path: Path) -> None:
         ("tractor-table card set 1\nname: x\ndecks: 9\n", "decks must be 1..4"),
         ("tractor-table card set 1\nname: x\ndecks: 1\nzz 3\n", ":4: 'zz' is not a hex UID"),
         ("tractor-table card set 1\nname: x\ndecks: 1\n0410 3\n", ":4: a UID is 4, 7 or 10 bytes"),
-        ("tractor-table card set 1\nname: x\ndecks: 1\n04100003213243 3 4H 1\n", ":4: card id 3 is 5S (deck 1)"),
+        ("tractor-table card set 1\nname: x\ndecks: 1\n04100003213243 3 4H 1\n", ":4: card id 3 is 5S"),
         ("tractor-table card set 1\nname: x\ndecks: 1\n04100003213243 54\n", ":4: card 54 is out of range"),
         ("tractor-table card set 1\nname: x\ndecks: 1\n04100003213243 3\n04100003213243 4\n", ":5: tag 04100003213243 is listed twice"),
     ],
@@ -115,7 +115,7 @@ def test_static_check_finds_missing_and_duplicates() -> None:
     assert rep.missing == [7] and rep.duplicates == {9: sorted([uid_for(9), extra])}
     assert not rep.ok
     text = "\n".join(rep.lines(cs, scanned=False))
-    assert "missing (not enrolled): 1: 9S/1" in text and "duplicate: JS (deck 1) is enrolled on 2 tags" in text
+    assert "missing (not enrolled): 1: 9S" in text and "duplicate: JS is enrolled on 2 tags" in text
 
 
 def test_export_matches_independent_builder_and_firmware_reads_it() -> None:
@@ -138,7 +138,7 @@ def test_export_matches_independent_builder_and_firmware_reads_it() -> None:
     with pytest.raises(cardmap.CardMapError, match="truncated"):
         cardmap.CardMap(data[:-1])
     cs.cards[bytes.fromhex("04999999999999")] = 0
-    with pytest.raises(CardSetError, match="2S \\(deck 1\\) is enrolled on 2 tags"):
+    with pytest.raises(CardSetError, match="2S is enrolled on 2 tags"):
         cs.export_map()
 
 
@@ -196,11 +196,11 @@ class Operator:
 
     def say(self, text: str) -> None:
         self.log.append(text)
-        m = re.match(r"\[(\d+)/\d+\] tap (\S+) \(deck (\d)\)", text)
+        m = re.match(r"\[(\d+)/\d+\] tap (\S+)$", text)
         if m:
-            from shengji.cards import parse_face
+            from shengji.cards import parse_card_id
 
-            card = (int(m.group(3)) - 1) * 54 + parse_face(m.group(2))
+            card = parse_card_id(m.group(2))
             self.current = self.tags[card]
             trick = self.on_prompt.pop(int(m.group(1)), "")
             if trick == "old":
@@ -260,11 +260,11 @@ def test_enrollment_guided_with_mistakes_through_adafruit_uart(tmp_path: Path) -
         finally:
             reader.close()
     log = "\n".join(op.log)
-    assert "already enrolled: that tag is 2S (deck 1); take it away and tap 3S (deck 1)" in log
+    assert "already enrolled: that tag is 2S; take it away and tap 3S" in log
     assert "foreign tag 3a010203: a 4-byte UID is not an NTAG21x card sticker" in log
     assert "two cards on the reader" in log
-    assert "missed tap: no card seen for 0 s; still waiting for 9S (deck 1)" in log
-    assert "missed tap: the card left the reader before its code was written; tap 6S (deck 1) again" in log
+    assert "missed tap: no card seen for 0 s; still waiting for 9S" in log
+    assert "missed tap: the card left the reader before its code was written; tap 6S again" in log
     assert op.log[-1] == f"all 54 cards enrolled; set saved to {path}"
     saved = CardSet.load(path)
     assert saved.cards == {uid_for(c): c for c in range(54)}
@@ -335,11 +335,11 @@ def _operate(proc: subprocess.Popen[str], sim: PtyPN532, tags: dict[int, Tag], s
         lines.append(line)
         if stopped:
             continue
-        m = re.match(r"\[(\d+)/\d+\] tap (\S+) \(deck (\d)\)", line)
+        m = re.match(r"\[(\d+)/\d+\] tap (\S+)$", line)
         if m:
-            from shengji.cards import parse_face
+            from shengji.cards import parse_card_id
 
-            sim.place(tags[(int(m.group(3)) - 1) * 54 + parse_face(m.group(2))])
+            sim.place(tags[parse_card_id(m.group(2))])
         elif line.startswith("enrolled"):
             sim.clear()
             done = int(re.search(r"\((\d+)/", line).group(1))  # type: ignore[union-attr]
@@ -373,7 +373,7 @@ def test_enroll_command_interrupted_and_resumed_then_exported(tmp_path: Path) ->
         lines = _operate(second, sim, tags, stop_after=None)
         assert second.wait(timeout=60) == 0, second.stderr.read() if second.stderr else ""
     assert lines[0] == "resuming set 'Blue': 10 of 54 cards already enrolled"
-    assert lines[1] == "[11/54] tap QS (deck 1)"
+    assert lines[1] == "[11/54] tap QS"
     assert lines[-1] == f"wrote the firmware map {out} (54 tags)"
     m = cardmap.CardMap(out.read_bytes())
     assert all(m.lookup(uid_for(c), 7) == c for c in range(54))
@@ -401,7 +401,7 @@ def test_enroll_command_errors_are_one_clear_line(tmp_path: Path) -> None:
     cs.save(half)
     r = subprocess.run(_cli("deckcheck", str(half), "--export", str(tmp_path / "c.bin")),
                        capture_output=True, text=True, timeout=30)
-    assert r.returncode == 1 and "missing (not enrolled): 1: 2S/1" in r.stdout
+    assert r.returncode == 1 and "missing (not enrolled): 1: 2S" in r.stdout
     assert "not exporting: 1 card(s)" in r.stderr and not (tmp_path / "c.bin").exists()
 
 
@@ -463,7 +463,7 @@ def test_rebuild_a_lost_set_from_tag_codes(tmp_path: Path) -> None:
     text = "\n".join(log)
     assert f"tag {bare.uid.hex()} carries no card code" in text
     assert "tag 04777777777777 carries the code of another card set" in text
-    assert "1 card(s) not found: QS/1" in text
+    assert "1 card(s) not found: QS" in text
     with pytest.raises(CardSetError, match="never overwritten"):
         rebuild(reader, "Red backs", 1, path, idle=0.1, say=say)
 
@@ -499,7 +499,7 @@ def test_a_set_that_cannot_be_saved_stops_the_enrollment_with_what_is_kept(tmp_p
         finally:
             reader.close()
     assert str(err.value) == (
-        f"card set {path}: cannot save 5S (deck 1) (Is a directory); 3 of 54 cards are saved in it: "
+        f"card set {path}: cannot save 5S (Is a directory); 3 of 54 cards are saved in it: "
         "free some disk space or fix the folder, then run the same command again to resume"
     )
     assert cs.cards == {uid_for(c): c for c in range(3)}

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shengji.cards import parse_face
+from shengji.cards import parse_card_id
 from tractor_table.enroll import (
     APP_ENROLL,
     APP_TAG,
@@ -42,7 +42,7 @@ from ptyforward import PtyForwarder  # noqa: E402
 
 BACK = re.compile(r"the table (reconnected|restarted): enroll mode is back on at seat (\d); "
                   r"tap the last card again if it was not counted")
-ENROLLED = re.compile(r"enrolled (\S+ \(deck \d\)) as ([0-9a-f]+) \(\d+/\d+\)")
+ENROLLED = re.compile(r"enrolled (\S+) as ([0-9a-f]+) \(\d+/\d+\)")
 
 
 def tag_of(card: int) -> bytes:
@@ -93,7 +93,7 @@ class Operator:
     After a replug the operator waits for the host's "back on" line, then taps
     the last card again, as that line asks."""
 
-    PROMPT = re.compile(r"\[(\d+)/\d+\] tap (\S+) \(deck (\d)\)")
+    PROMPT = re.compile(r"\[(\d+)/\d+\] tap (\S+)$")
 
     def __init__(self, vt: VirtualTable, fwd: PtyForwarder, seat: int) -> None:
         self.vt = vt
@@ -114,7 +114,7 @@ class Operator:
         self.log.append(text)
         m = self.PROMPT.match(text)
         if m:
-            self.current = card = (int(m.group(3)) - 1) * 54 + parse_face(m.group(2))
+            self.current = card = parse_card_id(m.group(2))
             trick = self.on_prompt.pop(int(m.group(1)), None)
             if trick is not None:
                 trick(card)
@@ -203,8 +203,8 @@ def test_a_replug_mid_enrollment_turns_enroll_mode_back_on(compiled: Path, tmp_p
         # before the replug and sent again by the table, and 7C were tapped again: told, not
         # counted again
         assert [line for line in op.log if line.startswith("already enrolled")] == [
-            "already enrolled: that tag is 5D (deck 1); take it away and tap 6D (deck 1)",
-            "already enrolled: that tag is 7C (deck 1); take it away and tap 8C (deck 1)"]
+            "already enrolled: that tag is 5D; take it away and tap 6D",
+            "already enrolled: that tag is 7C; take it away and tap 8C"]
         _enrolled_once(op.log)
         assert CardSet.load(path).cards == {tag_of(c): c for c in range(54)}
         assert op.log[-1] == f"all 54 cards enrolled; set saved to {path}"
@@ -236,7 +236,7 @@ def test_a_table_restart_mid_enrollment_turns_enroll_mode_back_on(compiled: Path
         assert [line for line in op.log if BACK.match(line)] == [
             "the table restarted: enroll mode is back on at seat 2; tap the last card again if it was not counted"]
         assert [line for line in op.log if line.startswith("already enrolled")] == [
-            "already enrolled: that tag is 9H (deck 1); take it away and tap TH (deck 1)"]
+            "already enrolled: that tag is 9H; take it away and tap TH"]
         _enrolled_once(op.log)
         assert CardSet.load(path).cards == {tag_of(c): c for c in range(54)}
         assert vt.wait(lambda: vt.lines[7] == "enroll ended", 5), vt.lines
@@ -294,7 +294,7 @@ def test_a_table_that_refuses_after_the_replug_stops_enroll_progress_kept_and_de
         assert code == 1, err
         assert "Traceback" not in err
         assert lines[-2:] == [
-            "[12/54] tap KS (deck 1)",
+            "[12/54] tap KS",
             f"lost the link to the table on {fwd.path} (cable out, or the table restarting); waiting for it "
             "to come back: tap no card meanwhile (the table may take it as a play)",
         ]
@@ -406,7 +406,7 @@ def test_a_check_through_a_replug_counts_every_card_once(compiled: Path, tmp_pat
         assert [line for line in said if BACK.match(line)] == [
             "the table reconnected: enroll mode is back on at seat 0; "
             "tap the last card again if it was not counted"] * 2
-        assert "again JD (deck 1): tapped twice, counted once (36/54)" in said
+        assert "again JD: tapped twice, counted once (36/54)" in said
         _no_play_reached_the_game(vt, str(fwd.path))
     finally:
         fwd.close()

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from shengji.cards import parse_face
+from shengji.cards import parse_card_id
 from tractor_table.enroll import CardSet, Enrollment, TableTagReader, check_static
 from tractor_table.errors import CommandError
 from tractor_table.link.serial_link import SerialLink
@@ -39,7 +39,7 @@ def tag_of(card: int) -> bytes:
 class Operator:
     """Puts tags on the virtual table's readers as a person would, after each message."""
 
-    PROMPT = re.compile(r"\[(\d+)/\d+\] tap (\S+) \(deck (\d)\)")
+    PROMPT = re.compile(r"\[(\d+)/\d+\] tap (\S+)$")
 
     def __init__(self, vt: VirtualTable, seat: int) -> None:
         self.vt = vt
@@ -55,7 +55,7 @@ class Operator:
         self.log.append(text)
         m = self.PROMPT.match(text)
         if m:
-            self.current = card = (int(m.group(3)) - 1) * 54 + parse_face(m.group(2))
+            self.current = card = parse_card_id(m.group(2))
             trick = self.on_prompt.pop(int(m.group(1)), "")
             if trick == "old":
                 self.put(tag_of(0))  # an already enrolled card
@@ -91,11 +91,11 @@ def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_pat
         finally:
             reader.close()
         log = "\n".join(op.log)
-        assert "already enrolled: that tag is 2S (deck 1); take it away and tap 3S (deck 1)" in log
+        assert "already enrolled: that tag is 2S; take it away and tap 3S" in log
         assert "foreign tag 3a010203: a 4-byte UID is not an NTAG21x card sticker" in log
         assert "two cards on the reader: take them away and tap one card at a time" in log
-        assert "still waiting for 8S (deck 1)" in log  # the late tap
-        assert "still waiting for TS (deck 1)" in log  # the card put down at seat 3 was not taken
+        assert "still waiting for 8S" in log  # the late tap
+        assert "still waiting for TS" in log  # the card put down at seat 3 was not taken
         assert op.log[-1] == f"all 54 cards enrolled; set saved to {path}"
         saved = CardSet.load(path)
         assert saved.cards == {tag_of(c): c for c in range(54)}
@@ -166,7 +166,7 @@ def test_enroll_command_with_table_writes_the_set_and_the_map(compiled: Path, tm
         vt.close()
     assert op.log[0] == f"the table on {port} is in enroll mode: tap the cards on seat 1's reader"
     assert op.log[1] == "enrolling set 'Blue': 54 cards (1 deck(s)); Ctrl-C stops, progress is kept"
-    assert op.log[2] == "[1/54] tap 2S (deck 1)"
+    assert op.log[2] == "[1/54] tap 2S"
     assert op.log[-1] == f"wrote the firmware map {out} (54 tags)"
     m = cardmap.CardMap(out.read_bytes())
     assert all(m.lookup(tag_of(c), 7) == c for c in range(54))

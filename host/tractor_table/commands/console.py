@@ -55,6 +55,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: records.sqlite in the user's data directory)",
     )
     parser.add_argument("--no-record", action="store_true", help="record nothing")
+    parser.add_argument(
+        "--lang", choices=("en", "zh"), default="en",
+        help="card names in the event log and the game pane: English (AS, AS.1) or Chinese (黑桃A)",
+    )
 
 
 
@@ -121,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             print("starting the firmware on a virtual table...", flush=True)
         source.start()
         try:
-            status = ConsoleApp(source, verifier, recorder=recorder).run()
+            status = ConsoleApp(source, verifier, recorder=recorder, lang=args.lang).run()
         finally:
             source.close()  # the link's thread ends before the records close
     finally:

@@ -20,53 +20,98 @@ from typing import Any
 
 from ..errors import CommandError
 
-ACTIONS = ("list", "show", "export", "check")
+ACTIONS = ("list", "show", "export", "check", "replay", "sheet")
 TRUMPS = ("S", "H", "D", "C", "NT")
 RANKS = "23456789TJQKA"
+FORMATS = ("engine", "events", "html", "text")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "action", choices=ACTIONS,
-        help="list the hands, show one, export one, or check the records' integrity",
+        help="list the hands, show one (a report), export one, check the records' integrity, "
+        "replay one event by event, or print the match score sheet",
     )
-    parser.add_argument("hand", nargs="?", type=int, metavar="HAND", help="a hand's number in 'records list'")
-    parser.add_argument("--db", type=Path, metavar="FILE", help="the records file (default: records.sqlite in the user's data directory)")
-    parser.add_argument("--out", type=Path, metavar="FILE", help="export: the file to write")
     parser.add_argument(
-        "--format", choices=("engine", "events"), default="engine",
-        help="export: 'engine', a hand record the full engine replays (docs/records.md; default), "
-        "or 'events', the table's events as JSON lines",
+        "hand", nargs="?", metavar="HAND",
+        help="a hand's number in 'records list' (replay: or a 'simulate --records' file)",
     )
-    parser.add_argument("--table", type=int, metavar="N", help="list: only this table's hands")
+    parser.add_argument("--db", type=Path, metavar="FILE", help="the records file (default: records.sqlite in the user's data directory)")
+    parser.add_argument(
+        "--out", metavar="FILE",
+        help="show/export: the file to write ('-' or left out: standard output)",
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS,
+        help="show: 'text' (default) or 'html', one printable page; export: 'engine', a hand "
+        "record the full engine replays (docs/records.md; default), 'events', the table's events "
+        "as JSON lines, 'html' or 'text', the hand's report",
+    )
+    parser.add_argument("--table", type=int, metavar="N", help="list, sheet: only this table's hands")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en", help="reports: card names in English (AS) or Chinese (黑桃A)")
+    parser.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto",
+        help="text report: red and black suits (auto: when the output is a terminal)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from ..records import Store, default_path
 
-    if args.action in ("show", "export") and args.hand is None:
+    hand_arg = args.hand
+    if args.action in ("show", "export", "replay") and hand_arg is None:
         raise CommandError(f"records {args.action}: give the hand's number (see 'tractor-table records list')")
-    if args.action in ("list", "check") and args.hand is not None:
-        raise CommandError(f"records {args.action} takes no hand number ('records show {args.hand}' shows one)")
-    if args.action != "list" and args.table is not None:
-        raise CommandError("--table goes with 'records list'")
-    if args.action != "export" and args.out is not None:
-        raise CommandError("--out goes with 'records export'")
-    if args.action == "export":
+    if args.action in ("list", "check", "sheet") and hand_arg is not None:
+        raise CommandError(f"records {args.action} takes no hand number ('records show {hand_arg}' shows one)")
+    if args.action not in ("list", "sheet") and args.table is not None:
+        raise CommandError("--table goes with 'records list' and 'records sheet'")
+    if args.action not in ("export", "show") and args.out is not None:
+        raise CommandError("--out goes with 'records show' and 'records export'")
+    if args.action not in ("export", "show") and args.format is not None:
+        raise CommandError("--format goes with 'records show' and 'records export'")
+    if args.action == "show" and args.format not in (None, "text", "html"):
+        raise CommandError(f"records show --format {args.format}: show writes 'text' or 'html' ('records export' writes the others)")
+    out: Path | None = None
+    if args.out is not None and args.out != "-":
         from ._files import check_writable
 
-        if args.out is None:
-            raise CommandError("records export: give the file to write with --out FILE")
-        check_writable(args.out, "--out")
+        out = Path(args.out)
+        check_writable(out, "--out")
+    if args.action == "replay" and not hand_arg.isdigit():
+        return _replay_file(Path(hand_arg), args.lang)
+    hand: int | None = None
+    if hand_arg is not None:
+        if not hand_arg.isdigit():
+            raise CommandError(f"records {args.action} {hand_arg}: give a hand's number (see 'tractor-table records list')")
+        hand = int(hand_arg)
     path = args.db if args.db is not None else default_path()
     with Store.open(path, create=False) as store:
         if args.action == "list":
             return _list(store, args.table)
+        if args.action == "sheet":
+            return _sheet(store, args.table, args.lang)
+        if args.action == "check":
+            return _check(store)
+        assert hand is not None
         if args.action == "show":
-            return _show(store, args.hand)
+            return _show(store, hand, out, args.format or "text", args.lang, args.color)
         if args.action == "export":
-            return _export(store, args.hand, args.out, args.format)
-        return _check(store)
+            return _export(store, hand, out, args.format or "engine", args.lang)
+        return _replay(store, hand, args.lang)
+
+
+def _emit(text: str, out: Path | None, what: str) -> None:
+    """Write a command's output: to ``out``, whole or not at all, or to standard output."""
+    import sys
+
+    if out is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    from ._files import write_atomic
+
+    write_atomic(out, text.encode("utf-8"), "--out")
+    print(f"{what} written to {out}", file=sys.stderr)
 
 
 def _when(at: str | None) -> str:
@@ -88,11 +133,14 @@ def _lost_by(h: dict[str, Any]) -> str:
 
 
 def _list(store: Any, table: int | None) -> int:
+    from ..report.sheet import columns
+
     hands = store.hands(table)
     print(f"records {store.path}: {len(hands)} hand(s)")
     if not hands:
         return 0
-    print(f"{'hand':>5}  {'date (UTC)':19}  {'table':>5}  {'#':>3}  {'events':>6}  {'disagree':>8}  result")
+    print(f"{'hand':>5}  {'date (UTC)':19}  {'table':>5}  {'#':>3}  {'events':>6}  {'disagree':>8}  "
+          f"{'dealer':>6}  {'trump':<9}  {'attackers':<9}  {'points':>6}  {'kitty':<12}  {'levels':<7}  result")
     for h in hands:
         if h["status"] == "done":
             result = (h["result"] or "done") + _lost_by(h)
@@ -107,12 +155,62 @@ def _list(store: Any, table: int | None) -> int:
         no = "?" if h["hand_no"] is None else h["hand_no"]
         print(
             f"{h['id']:>5}  {_when(h['started_at']):19}  {h['table_id']:>5}  {no:>3}  "
-            f"{h['events']:>6}  {h['disagreements']:>8}  {result}"
+            f"{h['events']:>6}  {h['disagreements']:>8}  {columns(h)}  {result}"
         )
     return 0
 
 
-def _show(store: Any, hand_id: int) -> int:
+def _sheet(store: Any, table: int | None, lang: str) -> int:
+    from ..report.sheet import render
+
+    hands = store.hands(table)
+    print(f"records {store.path}: {len(hands)} hand(s)")
+    print(render(hands, lang), end="")
+    return 0
+
+
+def _report(store: Any, hand_id: int, fmt: str, lang: str, color: bool) -> str:
+    from ..report import html, model, text
+
+    rep = model.build(store, store.hand(hand_id))
+    if fmt == "html":
+        return html.render(rep, lang=lang)
+    return text.render(rep, lang=lang, color=color)
+
+
+def _show(store: Any, hand_id: int, out: Path | None, fmt: str, lang: str, color: str) -> int:
+    import sys
+
+    use = color == "always" or (color == "auto" and out is None and sys.stdout.isatty())
+    _emit(_report(store, hand_id, fmt, lang, use), out, f"hand {hand_id}: the {fmt} report")
+    if fmt == "text" and out is None:
+        _show_events(store, hand_id)
+    return 0
+
+
+def _replay(store: Any, hand_id: int, lang: str) -> int:
+    import sys
+
+    from ..report.replay import recorded_steps, walk
+
+    steps = recorded_steps(store, store.hand(hand_id), lang)
+    walk(steps, sys.stdin, print)
+    return 0
+
+
+def _replay_file(path: Path, lang: str) -> int:
+    import sys
+
+    from ..report.replay import file_steps, walk
+
+    if not path.is_file():
+        raise CommandError(f"records replay {path}: no such file; give a hand's number or a 'simulate --records' file")
+    walk(file_steps(path, lang), sys.stdin, print)
+    return 0
+
+
+def _show_events(store: Any, hand_id: int) -> int:
+    """Every event of the hand in words, with its index, hash and verdicts."""
     from ..records import _describe
 
     h = store.hand(hand_id)
@@ -146,11 +244,13 @@ def _show(store: Any, hand_id: int) -> int:
     return 0
 
 
-def _export(store: Any, hand_id: int, out: Path, fmt: str) -> int:
+def _export(store: Any, hand_id: int, out: Path | None, fmt: str, lang: str) -> int:
     from ..records import NotFaithful, engine_record, events_record
-    from ._files import write_atomic
 
     h = store.hand(hand_id)
+    if fmt in ("html", "text"):
+        _emit(_report(store, hand_id, fmt, lang, False), out, f"hand {hand_id}: the {fmt} report")
+        return 0
     if fmt == "events":
         text = events_record(store, h)
         what = "the table's events (JSON lines)"
@@ -163,8 +263,7 @@ def _export(store: Any, hand_id: int, out: Path, fmt: str) -> int:
                 "'--format events' writes the table's own events"
             ) from None
         what = "an engine hand record (shengji.record.replay reads it)"
-    write_atomic(out, text.encode("utf-8"), "--out")
-    print(f"hand {hand_id}: {len(text.splitlines()) - 1} events written to {out}, {what}")
+    _emit(text, out, f"hand {hand_id}: {len(text.splitlines()) - 1} events, {what},")
     return 0
 
 

@@ -30,8 +30,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots",
         action="store_true",
-        help="let four bots play (else: type commands: tap SEAT CARD[#copy], ok SEAT, undo SEAT, "
-        "challenge SEAT, show, quit; #copy is the deck, 0 for the first)",
+        help="let four bots play (else: type commands: tap SEAT CARD[.copy], ok SEAT, undo SEAT, "
+        "challenge SEAT, show, quit; .copy is the deck, 0 for the first: AS.1; 红桃A, 大王 too)",
     )
     parser.add_argument(
         "--hands", type=int, default=1, help="hands to play with --bots (default 1)"
@@ -182,15 +182,16 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
     return 1 if game.disagreements or verifier.disagreements or verifier.refused else 0
 
 
-CONSOLE_HELP = "commands: tap SEAT CARD[#copy] | ok SEAT | undo SEAT | challenge SEAT | show | quit"
+CONSOLE_HELP = "commands: tap SEAT CARD[.copy] | ok SEAT | undo SEAT | challenge SEAT | show | quit"
 
 
 def parse_console(line: str, decks: int) -> tuple[str, int, int] | None:
     """One console line as (``tap``/``ok``/``undo``/``challenge``/``show``/``quit``,
     seat, card id); None for an empty line. ValueError with a sentence for the
     player when the line is not a command: the seat must be 0-3, the card a card
-    of RULES.md's notation, and ``#copy`` (0 = the first deck) one of the decks."""
-    from shengji.cards import parse_face
+    of RULES.md's notation (Chinese names too: 红桃A, 大王), and ``.copy`` (0 =
+    the first deck, as the records write it: ``AS.1``) one of the decks."""
+    from shengji.cards import parse_card_id
 
     words = line.split()
     if not words:
@@ -206,15 +207,7 @@ def parse_console(line: str, decks: int) -> tuple[str, int, int] | None:
     seat = int(words[1])
     if verb != "tap":
         return verb, seat, -1
-    name, sep, copy_text = words[2].partition("#")
-    face = parse_face(name)  # its ValueError names the card and the notation
-    copy = 0
-    if sep:
-        if not copy_text.isdigit() or int(copy_text) >= decks:
-            last = f"0-{decks - 1}" if decks > 1 else "0"
-            raise ValueError(f"{words[2]}: the copy after '#' is the deck, {last} with {decks} deck(s)")
-        copy = int(copy_text)
-    return verb, seat, copy * 54 + face
+    return verb, seat, parse_card_id(words[2], decks)  # its ValueError names the card and the notation
 
 
 def _console(vt: VirtualTable) -> int:

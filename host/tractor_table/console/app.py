@@ -46,6 +46,7 @@ class ConsoleApp(App[int]):
         Binding("p", "push", "push host state"),
         Binding("s", "status", "status"),
         Binding("t", "tap", "tap/press (virtual)"),
+        Binding("d", "pixels", "display pixels"),
         Binding("escape", "leave_input", "leave input", show=False),
         Binding("q", "quit", "quit"),
     ]
@@ -57,8 +58,12 @@ class ConsoleApp(App[int]):
         *,
         recorder: Recorder | None = None,
         poll: float = 0.05,
+        lang: str = "en",
     ) -> None:
         super().__init__()
+        from . import model
+
+        model.LANG["cards"] = lang  # the card names of the event log and the game pane
         self.source = source
         self.verifier = verifier
         #: tractor_table.records: every note kept in SQLite with the verifier's verdict
@@ -78,6 +83,8 @@ class ConsoleApp(App[int]):
         self.disagreement_count = 0
         self.verifier_lost = ""  # why the verifier stopped (an exception in it), if it did
         self._display_due = 0.0
+        #: the display pane shows the pixels too (Unicode half blocks), key d
+        self.show_pixels = False
 
     # --- layout ------------------------------------------------------------------
 
@@ -279,7 +286,18 @@ class ConsoleApp(App[int]):
             lines = self.remote_lines
         if lines is None:
             return "(not known yet)"
-        return "\n".join("|" + line.ljust(16) + "|" for line in lines)
+        text = "\n".join("|" + line.ljust(16) + "|" for line in lines)
+        if self.show_pixels:
+            from ..screens import frame_of_lines, half_blocks
+
+            # the frame firmware/display.py draws for these lines, in framebuf's own font
+            text += "\n" + "\n".join(half_blocks(frame_of_lines(list(lines))))
+        return text
+
+    def action_pixels(self) -> None:
+        """Key d: the display pane shows the panel's pixels too, or the text only."""
+        self.show_pixels = not self.show_pixels
+        self.query_one("#display", Pane).set_text(self.display_text())
 
     def refresh_panes(self) -> None:
         self.query_one("#link", Pane).set_text(self.link_text())
@@ -370,8 +388,10 @@ class ConsoleApp(App[int]):
     def command(self, line: str) -> bool:
         """One line of the tap input (the virtual console's commands); True if
         something was sent to the table."""
+        from shengji.cards import card_id_name
+
         from ..commands.virtual import parse_console
-        from ..virtual.events import EV, card_name
+        from ..virtual.events import EV
 
         try:
             parsed = parse_console(line, self.source.decks)
@@ -393,7 +413,7 @@ class ConsoleApp(App[int]):
         try:
             if verb == "tap":
                 self.source.tap(seat, card)
-                what = f"tap {card_name(card)}#{card // 54} at S{seat}"
+                what = f"tap {card_id_name(card)} at S{seat}"
             else:
                 kinds = {"ok": EV.BTN_OK, "undo": EV.BTN_UNDO, "challenge": EV.BTN_CHALLENGE}
                 self.source.press(seat, kinds[verb])

@@ -23,12 +23,28 @@ Note = list[Any]
 Event = list[Any]
 
 
+#: the card names the console writes: "en" (AS, AS.1) or "zh" (黑桃A); console --lang
+LANG = {"cards": "en"}
+
+
 def describe_event(ev: Sequence[Any]) -> str:
     """An event in words; a malformed one as its list (never an exception)."""
     try:
+        if LANG["cards"] != "en":
+            from ..report.cards import describe_in
+
+            return describe_in(list(ev), LANG["cards"])
         return describe(ev)
     except (IndexError, KeyError, TypeError, ValueError):
         return f"event {list(ev)!r}"
+
+
+def _cards(cards: Sequence[int]) -> str:
+    if LANG["cards"] != "en":
+        from ..report.cards import names
+
+        return names(cards, LANG["cards"])
+    return cards_text(cards)
 
 
 @dataclass
@@ -42,6 +58,7 @@ class LinkView:
     last_error: str = ""
     reboots: int = 0
     sessions: int = 0
+    table_uid: str = "?"
 
     def on_note(self, note: Note) -> None:
         kind = note[0]
@@ -49,6 +66,7 @@ class LinkView:
             p = note[1]
             self.state = "up (syncing)"
             self.firmware, self.rules_id, self.boot_id = str(p[1]), str(p[2]), int(p[3])
+            self.table_uid = str(p[8]) if len(p) > 8 and p[8] else "?"  # the table's identity
             self.sessions += 1
         elif kind == "synced":
             self.state = "synced"
@@ -80,6 +98,7 @@ class LinkView:
             f"port      {self.port}",
             f"firmware  {self.firmware}",
             f"rules     {self.rules_id}",
+            f"table     {self.table_uid}",
             f"boot      {boot}",
             f"events    {self.events}",
             f"error     {self.last_error or '-'}",
@@ -144,7 +163,7 @@ class GameView:
             self.levels = tuple(int(x) for x in event_levels(ev))
             self.trump = "?"
         elif k == EV.BID and ev[2]:
-            self.standing_bid = f"S{ev[1]} {cards_text(ev[4:])}"
+            self.standing_bid = f"S{ev[1]} {_cards(ev[4:])}"
         elif k == EV.TRUMP:
             self.trump, self.declarer, self.dealer = TRUMPS[ev[1]], int(ev[2]), int(ev[3])
         elif k == EV.PLAY:
@@ -153,9 +172,9 @@ class GameView:
             if not self.trick:
                 self.leader = int(ev[2])
             self.trick_no = int(ev[1])
-            self.trick[int(ev[2])] = cards_text(ev[3:])
+            self.trick[int(ev[2])] = _cards(ev[3:])
         elif k == EV.FORCED:
-            self.trick[int(ev[2])] = cards_text(ev[4:]) + " (forced)"
+            self.trick[int(ev[2])] = _cards(ev[4:]) + " (forced)"
         elif k == EV.TRICK:
             self.trick_no = int(ev[1])
             self.trick_done = f"S{ev[2]} wins {ev[3]} points"

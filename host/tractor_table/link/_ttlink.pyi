@@ -74,6 +74,7 @@ class DeviceLink(_Link):
     boot_id: int
     fw_version: str
     rules_id: str
+    table_uid: str
     count: int
     head: int
     ring_size: int
@@ -89,6 +90,7 @@ class DeviceLink(_Link):
         ring: int = ...,
         timing: Timing | None = ...,
         snap_limit: int = ...,
+        table_uid: str = ...,
     ) -> None: ...
     def add_event(self, ev: list[Any]) -> int: ...
     def restore(self, base: int, base_hash: int, events: Any) -> None: ...

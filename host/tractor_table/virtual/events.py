@@ -47,12 +47,11 @@ def cards_of(ev: Sequence[Any]) -> list[Any]:
 
 
 def card_name(card: int) -> str:
-    f = card % 54
-    if f == 52:
-        return "SJ"
-    if f == 53:
-        return "BJ"
-    return RANKS[f % 13] + SUITS[f // 13]
+    """The one notation of a physical card: ``AS``, ``AS.1`` for the second
+    deck's (``shengji.cards.card_id_name``, as the records write it)."""
+    from shengji.cards import card_id_name
+
+    return card_id_name(card)
 
 
 def face_name(face: int) -> str:

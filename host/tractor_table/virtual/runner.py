@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import queue
+import secrets
 import select
 import shutil
 import subprocess
@@ -49,6 +50,8 @@ MPY_DIR = Path(__file__).resolve().parent / "mpy"
 #: The PN532 chip model, written in the subset MicroPython runs.
 CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
 READERS = ("spi", "direct")
+#: the flash folder's file with the table's identity (mpy/vboard.py reads it)
+UID_FILE = "unique_id"
 
 
 def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
@@ -163,6 +166,8 @@ class VirtualTable:
         self.frames = 0
         self.ready_alloc = -1
         self.restored = False
+        #: the table's identity (hex; what the link's WELCOME carries), set by start()
+        self.uid = ""
         self.mem_peak = -1
         self.mem_end = -1
         self.sim_bytes = 0
@@ -195,6 +200,12 @@ class VirtualTable:
         if not self.keep_state:
             for p in (self.store, self.store.with_name(self.store.name + ".new")):
                 p.unlink(missing_ok=True)
+        uid_file = self.store.with_name(UID_FILE)
+        if not self.keep_state or not uid_file.exists():
+            # a new table: a new identity (as a Pico's machine.unique_id());
+            # a resumed one keeps its own
+            uid_file.write_bytes(secrets.token_bytes(8))
+        self.uid = uid_file.read_bytes().hex()
         ctl_in = self.workdir / "ctl_in"
         ctl_out = self.workdir / "ctl_out"
         for p in (ctl_in, ctl_out):

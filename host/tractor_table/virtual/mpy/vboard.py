@@ -19,7 +19,8 @@
 #   core as card ids (no scanner; for comparison and debugging);
 # - the display and the buzzer are reported on an output FIFO, one line each:
 #   "D line0|line1|...|line7" after every render, "S sound" for each sound;
-# - flash is a folder on the host (persist.Store).
+# - flash is a folder on the host (persist.Store); its file "unique_id" holds
+#   the table's identity (8 bytes, as machine.unique_id()), made with the table.
 import select
 import sys
 import time
@@ -193,6 +194,18 @@ class SimReaders:
                 break
 
 
+def _read_uid(store_path):
+    i = store_path.rfind("/")
+    try:
+        with open(store_path[: i + 1] + UID_FILE, "rb") as f:
+            return f.read(8) or None
+    except OSError:
+        return None
+
+
+UID_FILE = "unique_id"
+
+
 class VirtualBoard:
     def __init__(self, ctl_in, ctl_out, store_path, decks=2, readers=None):
         self.decks = decks
@@ -204,6 +217,9 @@ class VirtualBoard:
         self._poll.register(self._in, select.POLLIN)
         self.port = ttlink_io.StdioPort()
         self.store = persist.Store(store_path)
+        # the table's identity, as machine.unique_id() on a Pico: 8 bytes kept
+        # in the flash folder (the host's runner writes it when the table is made)
+        self.uid = _read_uid(store_path)
         self._taps = []
         self._presses = []
         self._fifo = []  # control commands in the order the host sent them

@@ -1,0 +1,210 @@
+"""A recorded hand as a report: what the table's events say, in the order a
+person reads it (the bidding, trump and dealer; the hands where known and
+the kitty; every trick with its winner, points and the running score; the
+kitty bonus, the settlement and the levels; the table's and the verifier's
+findings, with both views of a disagreement)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..virtual.events import EV, cards_of, describe, reason
+
+SEATS = 4
+
+
+@dataclass
+class Bid:
+    seat: int
+    cards: list[int]
+    accepted: bool
+    why: str = ""
+
+
+@dataclass
+class TrickReport:
+    number: int  # 1-based
+    leader: int | None = None
+    plays: list[tuple[int, list[int]]] = field(default_factory=list)
+    winner: int | None = None
+    points: int | None = None
+    score: int | None = None  # the attackers' running score after it
+    notes: list[str] = field(default_factory=list)  # forced throws, challenges
+    attempt: list[int] = field(default_factory=list)  # a failed throw as laid
+
+
+@dataclass
+class Finding:
+    source: str  # "table" or "verifier"
+    text: str
+    table_view: str = ""
+    host_view: str = ""
+
+
+@dataclass
+class HandReport:
+    hand_id: int
+    table_id: int
+    table_uid: str | None
+    hand_no: int | None
+    status: str
+    started_at: str | None
+    ended_at: str | None
+    decks: int | None = None
+    dealer: int | None = None
+    declarer: int | None = None
+    trump: int | None = None
+    levels: tuple[int | None, int | None] = (None, None)
+    bids: list[Bid] = field(default_factory=list)
+    hands: list[list[int] | None] = field(default_factory=lambda: [None] * SEATS)
+    hands_from: str = ""  # "scanned" (hand_scan), "played" (every card played), ""
+    kitty: list[int] | None = None
+    kitty_points: int | None = None
+    kitty_up: list[int] | None = None
+    tricks: list[TrickReport] = field(default_factory=list)
+    end: dict[str, Any] | None = None
+    findings: list[Finding] = field(default_factory=list)
+    rules: dict[str, Any] | None = None
+    events: int = 0
+    result: str = ""
+
+    @property
+    def attackers(self) -> str:
+        """The attacking side ('1&3'), from the dealer."""
+        if self.dealer is None or self.dealer < 0:
+            return "?"
+        a = (self.dealer + 1) % 2
+        return f"{a}&{a + 2}"
+
+
+def build(store: Any, hand: dict[str, Any]) -> HandReport:
+    """The report of a hand of ``store`` (a :class:`~tractor_table.records.Store`)."""
+    from ..records import _branch
+
+    uid = None
+    for (u,) in store.query("SELECT uid FROM tables WHERE id = ?", (hand["table_id"],)):
+        uid = u
+    rep = HandReport(
+        hand_id=hand["id"], table_id=hand["table_id"], table_uid=uid, hand_no=hand["hand_no"],
+        status=hand["status"], started_at=hand["started_at"], ended_at=hand["ended_at"],
+        decks=hand["decks"], dealer=hand["dealer"], declarer=hand["declarer"], trump=hand["trump"],
+        levels=(hand["level0"], hand["level1"]), result=hand["result"] or "",
+    )
+    events = _branch(store, hand)
+    rep.events = len(events)
+    if events:
+        rep.rules = store.session_rules(events[0]["session"])
+    for e in events:
+        feed(rep, e["event"])
+        for v in e["verdicts"]:
+            if v["verdict"] != "disagreed":
+                continue
+            host = json.loads(v["host_event"]) if v["host_event"] else None
+            rep.findings.append(Finding(
+                "verifier",
+                f"event {e['index']}: the table and the full engine disagree ({v['what']})",
+                table_view=v["table_text"] or describe(e["event"]),
+                host_view=v["host_text"] or (describe(host) if host else "-"),
+            ))
+    finish(rep)
+    return rep
+
+
+def _trick(rep: HandReport, no: int) -> TrickReport:
+    while len(rep.tricks) <= no:
+        rep.tricks.append(TrickReport(len(rep.tricks) + 1))
+    return rep.tricks[no]
+
+
+def feed(rep: HandReport, ev: list[Any]) -> None:
+    """One table event into the report."""
+    k = ev[0]
+    cards = cards_of(ev)
+    if k == EV.HAND_START:
+        rep.hand_no, rep.dealer, rep.decks = ev[1], ev[2], ev[3]
+        rep.levels = (ev[4], ev[5])
+    elif k == EV.BID:
+        rep.bids.append(Bid(ev[1], cards, bool(ev[2]), "" if ev[2] else reason(ev[3])))
+    elif k == EV.TRUMP:
+        rep.trump, rep.declarer, rep.dealer = ev[1], ev[2], ev[3]
+    elif k == EV.KITTY:
+        rep.kitty, rep.kitty_points = cards, ev[2]
+    elif k == EV.KITTY_UP:
+        rep.kitty_up = cards
+    elif k == EV.SCAN:
+        rep.hands[ev[1]] = sorted(cards, key=card_order)
+        rep.hands_from = "scanned"
+    elif k == EV.PLAY:
+        t = _trick(rep, ev[1])
+        if not t.plays:
+            t.leader = ev[2]
+        t.plays.append((ev[2], cards))
+    elif k == EV.FORCED:
+        t = _trick(rep, ev[1])
+        t.notes.append(f"S{ev[2]}'s throw fails: {_names(cards)} stands as the lead (penalty {ev[3]})")
+        if t.plays and t.plays[0][0] == ev[2]:
+            t.attempt = t.plays[0][1]
+            t.plays[0] = (ev[2], cards)
+        rep.findings.append(Finding("table", describe(ev)))
+    elif k == EV.CHALLENGE:
+        t = _trick(rep, ev[1])
+        t.notes.append(describe(ev))
+        if not ev[3]:
+            rep.findings.append(Finding("table", describe(ev)))
+    elif k == EV.TRICK:
+        t = _trick(rep, ev[1])
+        t.winner, t.points, t.score = ev[2], ev[3], ev[4]
+    elif k == EV.HAND_END:
+        rep.end = {
+            "score": ev[1], "kitty_points": ev[2], "multiplier": ev[3], "bonus": ev[4],
+            "next_dealer": ev[5], "levels": (ev[6], ev[7]), "match_winner": ev[8],
+        }
+    elif k in (EV.REJECT, EV.AUDIT, EV.REVOKE, EV.FORFEIT):
+        rep.findings.append(Finding("table", describe(ev)))
+
+
+def settlement(rep: HandReport) -> str:
+    """Who keeps or takes the deal and how many levels a side goes up (from
+    the levels before and after the hand)."""
+    e = rep.end
+    if e is None or rep.dealer is None or rep.dealer < 0 or None in rep.levels:
+        return ""
+    before = rep.levels
+    after = e["levels"]
+    d = rep.dealer % 2
+    a = 1 - d
+    if e["match_winner"] is not None and e["match_winner"] >= 0:
+        return f"side {e['match_winner']} ({e['match_winner']}&{e['match_winner'] + 2}) wins the match"
+    if e["next_dealer"] % 2 == d:
+        up = after[d] - before[d]
+        return f"the defenders ({d}&{d + 2}) keep the deal, +{up} level(s)"
+    up = after[a] - before[a]
+    return f"the attackers ({a}&{a + 2}) take the deal over, +{up} level(s)"
+
+
+def finish(rep: HandReport) -> None:
+    """The hands where the events tell them: scanned, else every card each
+    seat played (the whole hand once the last trick is in)."""
+    if rep.hands_from or not rep.tricks:
+        return
+    played: list[list[int]] = [[] for _ in range(SEATS)]
+    for t in rep.tricks:
+        for seat, cards in t.plays:
+            if 0 <= seat < SEATS:
+                played[seat] += cards
+    if any(played):
+        rep.hands = [sorted(p, key=card_order) for p in played]
+        rep.hands_from = "played" if rep.end is not None else "played so far"
+
+
+def _names(cards: list[int]) -> str:
+    from .cards import names
+
+    return names(cards)
+
+
+def card_order(card: int) -> tuple[int, int]:
+    """Suit by suit (spades, hearts, diamonds, clubs, then the jokers), low to high."""
+    return (card % 54, card // 54)
