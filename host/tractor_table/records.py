@@ -383,8 +383,10 @@ def _migrate_4(db: sqlite3.Connection) -> None:
     """Find-a-friend (``partners = "called"``): the levels per seat (seats 2
     and 3 besides ``level0``/``level1``, before and after), the face called
     and the partner; the hands are derived again (NULL at fixed partners)."""
+    have = {r[1] for r in db.execute("PRAGMA table_info(hands)")}
     for col in ("level2", "level3", "next_level2", "next_level3", "called", "partner"):
-        db.execute(f"ALTER TABLE hands ADD COLUMN {col} INTEGER")
+        if col not in have:
+            db.execute(f"ALTER TABLE hands ADD COLUMN {col} INTEGER")
     for (table_id,) in db.execute("SELECT id FROM tables").fetchall():
         _rederive(db, table_id, 0)
 
@@ -587,18 +589,25 @@ def _rederive(db: sqlite3.Connection, table_id: int, idx: int) -> None:
             db.execute("DELETE FROM hands WHERE id = ?", (hid,))
         else:
             db.execute("UPDATE hands SET status = 'rolled back' WHERE id = ?", (hid,))
+    # the columns the file has so far (a migration derives the hands before
+    # the later versions add theirs: schema 4's find-a-friend columns)
+    have = {r[1] for r in db.execute("PRAGMA table_info(hands)")}
     cols = ("start_idx", "end_idx", "partial", "status", "started_at", "ended_at",
             *HandFacts.COLUMNS)
+    keep_at = [i for i, c in enumerate(cols) if c in have]
+    cols = tuple(cols[i] for i in keep_at)
     sets = ", ".join(f"{c} = ?" for c in cols)
     for h in derived:
+        full = h.row()
+        row = tuple(full[i] for i in keep_at)
         cur_row = db.execute("SELECT id FROM hands WHERE start_event = ?", (h.start_event,)).fetchone()
         if cur_row is not None:
-            db.execute(f"UPDATE hands SET {sets} WHERE id = ?", (*h.row(), cur_row[0]))
+            db.execute(f"UPDATE hands SET {sets} WHERE id = ?", (*row, cur_row[0]))
         else:
             db.execute(
                 f"INSERT INTO hands (table_id, start_event, {', '.join(cols)}) "
                 f"VALUES (?, ?, {', '.join('?' for _ in cols)})",
-                (table_id, h.start_event, *h.row()),
+                (table_id, h.start_event, *row),
             )
 
 
