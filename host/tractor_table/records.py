@@ -592,10 +592,10 @@ def _rederive(db: sqlite3.Connection, table_id: int, idx: int) -> None:
     # the columns the file has so far (a migration derives the hands before
     # the later versions add theirs: schema 4's find-a-friend columns)
     have = {r[1] for r in db.execute("PRAGMA table_info(hands)")}
-    cols = ("start_idx", "end_idx", "partial", "status", "started_at", "ended_at",
-            *HandFacts.COLUMNS)
-    keep_at = [i for i, c in enumerate(cols) if c in have]
-    cols = tuple(cols[i] for i in keep_at)
+    every = ("start_idx", "end_idx", "partial", "status", "started_at", "ended_at",
+             *HandFacts.COLUMNS)
+    keep_at = [i for i, c in enumerate(every) if c in have]
+    cols = tuple(every[i] for i in keep_at)
     sets = ", ".join(f"{c} = ?" for c in cols)
     for h in derived:
         full = h.row()
