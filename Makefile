@@ -10,6 +10,7 @@ CARDS  ?=
 HANDS  ?= 1000
 SEED   ?=
 JOBS   ?= 2
+ADVERSARIAL ?=
 
 .PHONY: setup test lint demo firmware hardware screens deploy bench wasm fuzz-rules soak-flash clean help
 
@@ -25,6 +26,7 @@ help:
 	@echo "make bench       run the benchmarks; figures go to docs/performance.md"
 	@echo "make wasm        install MicroPython's 32-bit webassembly port (npm ci into build/wasm; needs node and npm)"
 	@echo "make fuzz-rules HANDS=N   differential fuzzing of the two rules engines"
+	@echo "make fuzz-rules ADVERSARIAL=N   search N cases for the slowest checks (both engines judge each)"
 	@echo "make soak-flash [CUTS=N]  power cuts at random flash operations while the table saves (figures to docs/performance.md)"
 
 setup: $(STAMP)
@@ -67,7 +69,7 @@ wasm: $(STAMP)
 	$(BIN)/python -c "from tractor_table import wasm32; print(wasm32.install())"
 
 fuzz-rules: $(STAMP)
-	$(BIN)/tractor-table fuzz-rules --hands $(HANDS) $(if $(SEED),--seed $(SEED),)
+	$(BIN)/tractor-table fuzz-rules $(if $(ADVERSARIAL),--adversarial $(ADVERSARIAL),--hands $(HANDS)) $(if $(SEED),--seed $(SEED),)
 
 CUTS ?= 1000
 

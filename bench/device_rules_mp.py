@@ -4,13 +4,14 @@
 #   micropython device_rules_mp.py time R   < scripts (JSON lines) > one line per hand
 #   micropython device_rules_mp.py heap     < one 2-deck script    > one JSON line
 #   micropython device_rules_mp.py code                 > the imported modules' heap
-#   micropython device_rules_mp.py pystone N
 #
 # "time": every check of each hand script (difffuzz.make_script: the plays of
 # the full engine's bots plus attempts) is timed: check_lead with the four
-# hands known (throws checked), check_follow, trick_winner; each call repeated
-# R times, its time the least of them (a shared machine adds noise, never
-# takes it away). Prints per hand: [[kind, µs], ...].
+# hands known (throws checked), check_follow, trick_winner; each call made
+# R times and its time the median of them: every check timed the same way
+# (the adversarial set is timed the same way by
+# host/tractor_table/device_runner/adversary_mp.py). Prints per hand:
+# [id, variant, [[kind, µs], ...]].
 # "heap": replays one hand and prints the engine's live heap (gc.mem_alloc()
 # after gc.collect()) after importing it, after setting up, and its peak over
 # every step, each above a baseline taken before the engine was imported.
@@ -56,6 +57,12 @@ def setup(case):
     return e, b, level, no_bid, fd
 
 
+def median(ts):
+    ts.sort()
+    n = len(ts)
+    return ts[n // 2] if n % 2 else (ts[n // 2 - 1] + ts[n // 2]) / 2
+
+
 def replay(case, steps, timer, hands, forced, R):
     """Play the steps through a fresh engine; timer(kind, µs) gets each check."""
     import drules
@@ -77,24 +84,20 @@ def replay(case, steps, timer, hands, forced, R):
             trump, _, _ = drules_hand.end_of_draw(bidding, False, dealer, no_bid, first_dealer, cards)
             e.set_trump(level, drules.NT if trump < 0 else trump)
         elif k == "L":
-            best = 1 << 30
+            ts = []
             for _ in range(R):
                 t0 = ticks()
                 e.check_lead(cards, hands, seat, forced)
-                dt = diff(ticks(), t0)
-                if dt < best:
-                    best = dt
-            timer("lead", best)
+                ts.append(diff(ticks(), t0))
+            timer("lead", median(ts))
         elif k == "F":
             h = hands[seat]
-            best = 1 << 30
+            ts = []
             for _ in range(R):
                 t0 = ticks()
                 e.check_follow(lead, h, cards)
-                dt = diff(ticks(), t0)
-                if dt < best:
-                    best = dt
-            timer("follow", best)
+                ts.append(diff(ticks(), t0))
+            timer("follow", median(ts))
         elif k == "P":
             if n == 0:
                 lead = cards
@@ -104,14 +107,12 @@ def replay(case, steps, timer, hands, forced, R):
             for c in cards:
                 h[c % 54] -= 1
             if n == 4:
-                best = 1 << 30
+                ts = []
                 for _ in range(R):
                     t0 = ticks()
                     e.trick_winner(plays)
-                    dt = diff(ticks(), t0)
-                    if dt < best:
-                        best = dt
-                timer("trick", best)
+                    ts.append(diff(ticks(), t0))
+                timer("trick", median(ts))
                 n = 0
     return e
 
@@ -124,10 +125,6 @@ def out_timer(out):
 
 
 def time_mode(R):
-    import pystone_mp
-
-    # pystone in the same process, before and after: the scale to an RP2040
-    print(json.dumps({"pystones": pystone_mp.pystones(20000)}))
     hands = [bytearray(54) for _ in range(4)]
     forced = bytearray(256)
     while True:
@@ -145,7 +142,6 @@ def time_mode(R):
         sys.stdout.write(json.dumps([case["id"], case.get("variant"), out]) + "\n")
         case = steps = out = None
         gc.collect()
-    print(json.dumps({"pystones": pystone_mp.pystones(20000)}))
 
 
 def heap_mode():
@@ -198,10 +194,6 @@ def main(argv):
 
         gc.collect()
         print(json.dumps({"code": gc.mem_alloc() - base}))
-    elif mode == "pystone":
-        import pystone_mp
-
-        print(json.dumps({"pystones": pystone_mp.pystones(int(argv[2]))}))
 
 
 if __name__ == "__main__":

@@ -44,7 +44,9 @@
 # are in drules_hand.py, documented at its top. The Engine class is assembled from parts, each its own module so that
 # MicroPython compiles it in a small heap: drules_play.py (decomposition,
 # leads, follows), drules_match.py (the t-search, matching, tricks, kitty),
-# drules_ladder.py (3-4 deck ladders, same_shape_only).
+# drules_ladder.py (3-4 deck ladders, same_shape_only), drules_place.py (the
+# ladders' placement oracle), drules_sweep.py (its sweep), drules_memo.py
+# (its failed states, its greedy first try).
 #
 # Reason codes are small ints, in the order of the full engine's Reason enum
 # (the host-side runner maps them to its names). Everything here is integer
@@ -55,6 +57,9 @@ from micropython import const
 
 from drules_ladder import Ladders
 from drules_match import Matching
+from drules_memo import Memo
+from drules_place import Placer
+from drules_sweep import Sweep
 from drules_play import Plays
 
 try:
@@ -102,7 +107,6 @@ _NPOS = const(24)  # positions per effective suit (at most 17 used)
 _MAXU = const(64)  # units of one play
 _MAXB = const(16)  # tractors of one lead (bins of the t-search)
 _VW = const(24)  # non-single units of a lead in the ladder vector
-_PW = const(40)  # bytes of one rung pattern: (m, k) parts (up to 20 parts)
 
 # Points per rank (5, T, K).
 _PTS = b"\x00\x00\x00\x05\x00\x00\x00\x00\x0a\x00\x00\x0a\x00"
@@ -136,7 +140,7 @@ def hand_from(cards, hand=None):
     return hand
 
 
-class Engine(Plays, Matching, Ladders):
+class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
     """The rules of one table: options, then per hand the level and trump."""
 
     def __init__(
@@ -188,14 +192,16 @@ class Engine(Plays, Matching, Ladders):
         self.nforced = 0
         self.key = 0  # key of the last matched play (see _match_key)
         self._pmax = 0  # strongest position of the play being matched
-        # Ladder search (RULES §6.3): vector rows per level, rung patterns.
-        self._vr = bytearray(_VW * _VW)
+        self._steps = 0
+        self._floor = 0  # the least key a match must have (see _match_key)
+        self.match_steps = 32  # steps of the direct search before the oracle
+        # Ladders (RULES §6.3): the vectors of rungs of the holding and of
+        # the play, the question's runs of pairs; the placement oracle's own.
         self._vh = bytearray(_VW)
-        self._lb = bytearray(_VW)
-        self._vfound = bytearray(_VW)
-        self._pat = bytearray(_VW * _PW)
-        self._patn = bytearray(_VW)
-        self._nlv = 0
+        self._vp = bytearray(_VW)
+        self._ft = self._fblo = self._fbhi = 0
+        self._place_init()
+        self._cur = bytearray(5 * _NPOS)  # set_trump's cursors
         self.set_trump(0, NT)
 
     # ----------------------------------------------------------------- order
@@ -278,7 +284,7 @@ class Engine(Plays, Matching, Ladders):
                 i += c
             npos[s] = mx
         start[5] = i
-        cur = self._vr  # scratch cursors, one per (suit, position)
+        cur = self._cur  # one per (suit, position)
         for k in range(5 * _NPOS):
             cur[k] = pidx[k]
         for f in range(FACES):

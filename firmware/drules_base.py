@@ -47,13 +47,47 @@ class EngineBase:
     nforced: int
     key: int
     _pmax: int
-    _vr: bytearray
+    _steps: int
+    _floor: int
+    match_steps: int
     _vh: bytearray
-    _lb: bytearray
-    _vfound: bytearray
-    _pat: bytearray
-    _patn: bytearray
-    _nlv: int
+    _vp: bytearray
+    _ft: int
+    _fblo: int
+    _fbhi: int
+    _qm: bytearray
+    _qk: bytearray
+    _qn: bytearray
+    _ql: bytearray
+    _tb: bytearray
+    _a: bytearray
+    _st: bytearray
+    _sf: bytearray
+    _n: bytearray
+    _lcap: bytearray
+    _np: int
+    _nd: int
+    _dm: bytearray
+    _dk: bytearray
+    _dn: bytearray
+    _db: bytearray
+    _dl: bytearray
+    _dr: "list[int]"
+    _mon: bool
+    _ns0: int
+    nstates: int
+    _nq: int
+    _s2: int
+    _s3: int
+    _s4: int
+    _nrun: int
+    _tot: bytearray
+    _sb: bytearray
+    _u: bytearray
+    _ub: bytearray
+    _ng: int
+    _placed: bool
+    _cur: bytearray
     # methods of one part that another calls
     lead_suit: "Callable[[Sequence[int]], int]"
     points: "Callable[[Sequence[int]], int]"
@@ -63,3 +97,24 @@ class EngineBase:
     _decompose: "Callable[[bytearray, int, bytearray], int]"
     _t: "Callable[[bytearray, int], int]"
     _ladder: "Callable[[bytearray, bytearray, int], int]"
+    _rung_reason: "Callable[[int, int, int, int], int]"
+    _tpoly: "Callable[[bytearray, int, int], int]"
+    _sweep: "Callable[[int, int, int, int, int], bool]"
+    _look: "Callable[[int, int, int, int, int], int]"
+    _remember: "Callable[[int, int], None]"
+    _newgen: "Callable[[], None]"
+    _memo_init: "Callable[[], None]"
+    _add: "Callable[[int, int, int], bool]"
+    _sub: "Callable[[int, int, int], None]"
+    _sets: "Callable[[], None]"
+    _setsfit: "Callable[[int, int, int], bool]"
+    _gmatch: "Callable[[], bool]"
+    _pfit: "Callable[[], bool]"
+    _place_init: "Callable[[], None]"
+    _psetup: "Callable[[bytearray, int], None]"
+    _feasible: "Callable[[int, int], bool]"
+    _greedy: "Callable[[int, int, int], bool]"
+    _ungreedy: "Callable[[int], None]"
+    _setsok: "Callable[[], bool]"
+    _pcap: "Callable[[int, int], int]"
+    _fits_at: "Callable[[int, int, int, int, int, int], bool]"

@@ -1,6 +1,14 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API):
 # the ladders of RULES §6.3 (3-4 decks: triples and Titanics; quads and
 # same_shape_only: the same shape), a vector of rungs, one per led unit.
+#
+# The vector is the least, compared left to right, over every way of placing
+# the units' rungs together; it is found greedily: unit after unit (most
+# demanding first), the first rung of its ladder such that it AND the rungs
+# already chosen for the earlier units can all be placed at once (the
+# placement oracle, drules_place.py). That is the lexicographic least vector:
+# a unit's rung can only be bettered at the cost of an earlier unit's, and
+# the earlier units keep every placement of their rungs open.
 
 from micropython import const
 
@@ -14,20 +22,12 @@ except ImportError:
 # The constants this part needs (the same values as in drules.py, which
 # a test checks): const() names are inlined within their own module only.
 OK = const(0)
-R_PAIRS = const(6)
-R_TRACTOR = const(7)
-R_TRIPLES = const(8)
-R_TITANIC = const(9)
-R_SAME_SHAPE = const(10)
-_NPOS = const(24)
 _VW = const(24)
-_PW = const(40)
+_NPOS = const(24)
 
 
 class Ladders(EngineBase):
     """Ladder vectors of rungs (RULES §6.3); mixed into drules.Engine."""
-
-    # ------------------------------------------------------- 3-4 deck ladder
 
     def _ladder(self, hand, pc, s):
         # type: (bytearray, bytearray, int) -> int
@@ -39,251 +39,223 @@ class Ladders(EngineBase):
         nv = 0
         while nv < self._nlu and lu[3 * nv] >= 2 and nv < _VW:
             nv += 1
-        self._nlv = nv
         if nv == 0:
             return OK
-        vr = self._vr
         vh = self._vh
-        self._vector(hand, s)
+        vp = self._vp
+        self._lvector(hand, s, vh, nv)
+        self._lvector(pc, s, vp, nv)
         for j in range(nv):
-            vh[j] = vr[j]
-        self._vector(pc, s)
-        for j in range(nv):
-            if vr[j] != vh[j]:
-                return self._rung_reason(lu[3 * j], lu[3 * j + 1], vh[j], vr[j])
+            if vp[j] != vh[j]:
+                return self._rung_reason(lu[3 * j], lu[3 * j + 1], vh[j], vp[j])
         return OK
 
-    def _vector(self, cnt, s):
-        # type: (bytearray, int) -> None
-        """Row 0 of self._vr: the vector of rungs the suit-s cards in cnt reach.
-        First each unit's best rung on its own (self._lb, a bound no vector
-        can go below), which lets the search stop as soon as it is reached."""
-        nv = self._nlv
-        vr = self._vr
-        lb = self._lb
-        for j in range(1, nv):  # unit 0's bound is never needed
-            self._nlv = j + 1
-            self._lvec(j, cnt, s)
-            lb[j] = vr[j * _VW + j]
-        self._nlv = nv
-        self._lvec(0, cnt, s)
-
-    def _rung_reason(self, m, k, need, got):
-        # type: (int, int, int, int) -> int
-        """Reason code when a play reached rung `got` of a led unit's ladder
-        where the holding reached rung `need`: what the needed rung's pattern
-        has more of than the play's (triples in a Titanic, triples, pairs in
-        a tractor; else pairs)."""
-        if self.same_shape_only or m >= 4:
-            return R_SAME_SHAPE
-        fn = self._rung_feat(m, k, need)
-        fg = self._rung_feat(m, k, got)
-        if (fn >> 10) > (fg >> 10):
-            return R_TITANIC
-        if ((fn >> 5) & 31) > ((fg >> 5) & 31):
-            return R_TRIPLES
-        if (fn & 31) > (fg & 31):
-            return R_TRACTOR
-        return R_PAIRS
-
-    def _rung_feat(self, m, k, r):
-        # type: (int, int, int) -> int
-        """What the (first pattern of) rung r of the ladder of (m, k) holds:
-        triples in Titanics << 10 | triples << 5 | pairs in tractors; 0 past
-        the last rung."""
-        if m == 3:
-            if k == 1:
-                return 32 if r == 0 else 0
-            if r == 0:
-                return (k << 10) | (k << 5)
-            if r == 1:
-                return k << 5
-            if r == 2:
-                return k
-            n = 3
-            for j in range(k - 1, -1, -1):
-                for i in range(k - j, -1, -1):
-                    if j == 0 and i == 0:
-                        continue
-                    if n == r:
-                        return j << 5
-                    n += 1
-            return 0
-        if k == 1:
-            return 0
-        n = 0
-        t = k
-        while t >= 0:
-            q = k
-            while q >= t and q > 0:
-                if n == r:
-                    return t
-                n += 1
-                q -= 1
-            t = t - 1 if t > 2 else (0 if t == 2 else -1)
-        return 0
-
-    def _setpat(self, i, n, m, k):
-        # type: (int, int, int, int) -> int
-        b = i * _PW + 2 * n
-        self._pat[b] = m
-        self._pat[b + 1] = k
-        return n + 1
-
-    def _rung(self, i, n, cnt, s):
-        # type: (int, int, bytearray, int) -> bool
-        """Try the n-part pattern at level i; True if some realization exists."""
-        self._patn[i] = n
-        self._pplace(i, 0, cnt, s, _NPOS)
-        return self._vfound[i] != 0
-
-    def _lvec(self, i, cnt, s):
-        # type: (int, bytearray, int) -> None
-        """Row i of self._vr: the least vector of rungs of units i.. (self._lu)
-        that the suit-s cards in cnt reach."""
-        nv = self._nlv
-        if i >= nv:
-            return
+    def _lvector(self, cnt, s, out, nv):
+        # type: (bytearray, int, bytearray, int) -> None
+        """out[:nv]: the vector of rungs that the suit-s cards in cnt reach."""
+        self._psetup(cnt, s)
+        self._nq = 0
+        self._ft = self._fblo = self._fbhi = 0
+        self._s2 = self._s3 = self._s4 = self._nrun = 0
+        self._placed = False
+        u = self._u
+        for i in range(3 * _NPOS):
+            u[i] = 0
         lu = self._lu
-        m = lu[3 * i]
-        k = lu[3 * i + 1]
-        self._vfound[i] = 0
-        r = 0
+        for i in range(nv):
+            out[i] = self._unit(lu[3 * i], lu[3 * i + 1])
+
+    def _unit(self, m, k):
+        # type: (int, int) -> int
+        """The best rung of the ladder of a led (m, k) that fits with the
+        earlier units' rungs; its parts join the question (self._q*)."""
         if self.same_shape_only or m >= 4 or (m == 2 and k == 1):
-            if self._rung(i, self._setpat(i, 0, m, k), cnt, s):
-                return self._setrung(i, 0)
-            r = 1
-        elif m == 3 and k == 1:
-            if self._rung(i, self._setpat(i, 0, 3, 1), cnt, s):
-                return self._setrung(i, 0)
-            if self._rung(i, self._setpat(i, 0, 2, 1), cnt, s):
-                return self._setrung(i, 1)
-            r = 2
+            return 0 if self._try(m, k, 1, 0, 0, True) else 1
+        if m == 3 and k == 1:
+            if self._try(3, 1, 1, 0, 0, True):
+                return 0
+            return 1 if self._try(2, 1, 1, 0, 0, True) else 2
+        if m == 3:
+            # A Titanic: itself; k triples; a tractor of k; then j triples and
+            # i pairs (j + i <= k), more triples first, then more pairs.
+            if self._try(3, k, 1, 0, 0, True):
+                return 0
+            if self._try(3, 1, k, 0, 0, True):
+                return 1
+            if self._try(2, k, 1, 0, 0, True):
+                return 2
+            # The entries are ordered by j, then i, both descending, and each
+            # is feasible if a later one of its group (fewer pairs) or of a
+            # later group (fewer triples) is: the first feasible one is the
+            # most triples j that fit, then the most pairs with them.
+            j = k - 1
+            while j and not self._try(3, 1, j, 0, 0, True):
+                j -= 1
+            i = self._most(0 if j else 1, k - j)
+            if i < 0:
+                return 3 + (k * (k + 1) >> 1) - 1 + k  # nothing
+            return 3 + ((k - j) * (k - j + 1) >> 1) - 1 + k - j - i
+        # A tractor of k pairs: rungs (t, q), t pairs in runs of >= 2 pairs and
+        # q - t more pairs; t = k .. 2, then 0; q = k .. t. Within a t, q is
+        # feasible if a larger one is: the most pairs that fit with the runs.
+        t = k
+        while t >= 2:
+            if self._try(2, 1, 0, 0, t, True):
+                return ((k - t) * (k - t + 1) >> 1) + k - t - self._most(0, k - t)
+            t -= 1
+        q = self._most(1, k)
+        if q < 0:
+            return ((k - 1) * k >> 1) + k  # nothing
+        return ((k - 1) * k >> 1) + k - q
+
+    def _most(self, lo, top):
+        # type: (int, int) -> int
+        """Add the most pairs, lo .. top, that fit with the question, one at a
+        time (fewer fit if more do): how many, or -1 if not even lo do."""
+        if lo and not self._try(2, 1, 0, 1, 0, True):
+            return -1
+        i = lo
+        while i < top and self._try(2, 1, 0, 1, 0, True):
+            i += 1
+        return i
+
+    def _try(self, m, k, n, pairs, t, keep):
+        # type: (int, int, int, int, int, bool) -> bool
+        """Add n parts (m, k), `pairs` pairs and t pairs in runs (any runs of
+        >= 2 pairs) to the question: can it be placed? If so and keep, they
+        stay in the question (and the placement); else all is as it was."""
+        # First what the positions do not change: enough sets of each width
+        # (the sets of every part, anywhere), runs no longer than the longest
+        # stretch; and a question without runs needs nothing more.
+        s2 = self._s2 + pairs + t
+        s3 = self._s3
+        s4 = self._s4
+        if m == 2:
+            s2 += n * k
         elif m == 3:
-            if self._rung(i, self._setpat(i, 0, 3, k), cnt, s):
-                return self._setrung(i, 0)
-            for j in range(k):
-                self._setpat(i, j, 3, 1)
-            if self._rung(i, k, cnt, s):
-                return self._setrung(i, 1)
-            if self._rung(i, self._setpat(i, 0, 2, k), cnt, s):
-                return self._setrung(i, 2)
-            r = 3
-            for j in range(k - 1, -1, -1):
-                for ii in range(k - j, -1, -1):
-                    if j == 0 and ii == 0:
-                        continue
-                    n = 0
-                    for _ in range(j):
-                        n = self._setpat(i, n, 3, 1)
-                    for _ in range(ii):
-                        n = self._setpat(i, n, 2, 1)
-                    if self._rung(i, n, cnt, s):
-                        return self._setrung(i, r)
-                    r += 1
+            s3 += n * k
         else:
-            # A tractor of k pairs: rungs (t, q), t pairs in runs (any split
-            # into runs of >= 2 pairs) and q - t more pairs; t = k .. 2, then 0.
-            t = k
-            while t >= 0:
-                q = k
-                while q >= t and q > 0:
-                    self._patn[i] = 0
-                    self._parts(i, 0, t, t, q - t, cnt, s)
-                    if self._vfound[i]:
-                        return self._setrung(i, r)
-                    r += 1
-                    q -= 1
-                t = t - 1 if t > 2 else (0 if t == 2 else -1)
-        # No rung: the unit takes nothing.
-        vr = self._vr
-        vr[i * _VW + i] = r
-        self._lvec(i + 1, cnt, s)
-        a = (i + 1) * _VW
-        b = i * _VW
-        for j in range(i + 1, nv):
-            vr[b + j] = vr[a + j]
-
-    def _setrung(self, i, r):
-        # type: (int, int) -> None
-        self._vr[i * _VW + i] = r
-
-    def _parts(self, i, n, rest, maxpart, extra, cnt, s):
-        # type: (int, int, int, int, int, bytearray, int) -> bool
-        """Every split of `rest` pairs into runs of >= 2 (largest first), then
-        `extra` pairs, tried as patterns at level i. True: stop (optimal)."""
-        if rest == 0:
-            for _ in range(extra):
-                n = self._setpat(i, n, 2, 1)
-            self._patn[i] = n
-            return self._pplace(i, 0, cnt, s, _NPOS)
-        part = rest if rest < maxpart else maxpart
-        while part >= 2:
-            if self._parts(i, self._setpat(i, n, 2, part), rest - part, part, extra, cnt, s):
-                return True
-            part -= 1
-        return False
-
-    def _pplace(self, i, j, cnt, s, maxtop):
-        # type: (int, int, bytearray, int, int) -> bool
-        """Place part j.. of level i's pattern; at a full placement, evaluate
-        the later units. True: an optimal placement was found (stop)."""
-        if j >= self._patn[i]:
-            return self._leaf(i, cnt, s)
-        pat = self._pat
-        b = i * _PW + 2 * j
-        m = pat[b]
-        k = pat[b + 1]
-        hi = self.npos[s] - 1
-        if j > 0 and pat[b - 2] == m and pat[b - 1] == k and maxtop < hi:
-            hi = maxtop
-        for top in range(hi, k - 2, -1):
-            if self._prun(i, j, cnt, s, m, top - k + 1, top):
-                return True
-        return False
-
-    def _prun(self, i, j, cnt, s, m, p, top):
-        # type: (int, int, bytearray, int, int, int, int) -> bool
-        if p > top:
-            return self._pplace(i, j + 1, cnt, s, top)
-        order = self.order
-        base = s * _NPOS + p
-        for x in range(self.pidx[base], self.pidx[base + 1]):
-            f = order[x]
-            if cnt[f] >= m:
-                cnt[f] -= m
-                stop = self._prun(i, j, cnt, s, m, p + 1, top)
-                cnt[f] += m
-                if stop:
-                    return True
-        return False
-
-    def _leaf(self, i, cnt, s):
-        # type: (int, bytearray, int) -> bool
-        """A realization of level i's rung: keep the least vector of the later
-        units. True when it cannot be beaten (each unit at its own best rung)."""
-        nv = self._nlv
-        vr = self._vr
-        b = i * _VW
-        if i + 1 >= nv:
-            self._vfound[i] = 1
+            s4 += n * k
+        tot = self._tot
+        if not self._fits_at(s2, s3, s4, tot[0], tot[1], tot[2]):
+            return False
+        runs = n if k > 1 else 0
+        if (runs and self._sb[(m - 2) * _NPOS] < k) or (t and self._sb[0] < 2):
+            return False
+        if t:
+            runs += 1
+        self._s2 = s2
+        self._s3 = s3
+        self._s4 = s4
+        self._nrun += runs
+        if n:
+            self._qadd(m, k, n)
+        if pairs:
+            self._qadd(2, 1, pairs)
+        if self._nrun == 0:
+            # sets only: placed wherever they fit
+            if not keep:
+                self._drop(m, k, n, pairs, 0, 0, 0, 0)
             return True
-        self._lvec(i + 1, cnt, s)
-        a = b + _VW
-        if self._vfound[i]:
-            better = False
-            for j in range(i + 1, nv):
-                if vr[a + j] != vr[b + j]:
-                    better = vr[a + j] < vr[b + j]
-                    break
-            if not better:
-                return False
-        self._vfound[i] = 1
-        lb = self._lb
-        best = True
-        for j in range(i + 1, nv):
-            v = vr[a + j]
-            vr[b + j] = v
-            if v != lb[j]:
-                best = False
-        return best
+        lo = hi = 0
+        if t:
+            # Runs of t pairs: any split into runs of 2 and 3 pairs (a longer
+            # run is cut into such, so nothing is lost): b runs of 3, b of
+            # t's parity, 3b <= t. Several tractors: the b add up.
+            lo = t & 1
+            hi = t // 3
+            if (hi ^ t) & 1:
+                hi -= 1
+            self._ft += t
+            self._fblo += lo
+            self._fbhi += hi
+        if self._placed:
+            # On top of the earlier units' placement, each run at the
+            # weakest place where it fits, the sets in what is left: no
+            # search, and often enough.
+            self._ng = 0
+            if (k == 1 or self._greedy(m, k, n)) and self._gflex(t, lo, hi) and self._setsok():
+                if not keep:
+                    self._ungreedy(0)
+                    self._drop(m, k, n, pairs, t, runs, lo, hi)
+                return True
+            self._ungreedy(0)
+        u = self._u
+        ub = self._ub
+        for i in range(3 * _NPOS):
+            ub[i] = u[i]
+            u[i] = 0
+        ok = self._qtest()
+        if ok and keep:
+            self._placed = True
+            return True
+        for i in range(3 * _NPOS):
+            u[i] = ub[i]
+        self._drop(m, k, n, pairs, t, runs, lo, hi)
+        return ok
+
+    def _drop(self, m, k, n, pairs, t, runs, lo, hi):
+        # type: (int, int, int, int, int, int, int, int) -> None
+        """Take what _try added out of the question again."""
+        self._s2 -= pairs + t + (n * k if m == 2 else 0)
+        self._s3 -= n * k if m == 3 else 0
+        self._s4 -= n * k if m == 4 else 0
+        self._nrun -= runs
+        if n:
+            self._qadd(m, k, -n)
+        if pairs:
+            self._qadd(2, 1, -pairs)
+        self._ft -= t
+        self._fblo -= lo
+        self._fbhi -= hi
+
+    def _gflex(self, t, lo, hi):
+        # type: (int, int, int) -> bool
+        """_greedy for t pairs in runs: b runs of 3 and the rest runs of 2."""
+        if t == 0:
+            return True
+        g = self._ng
+        b = lo
+        while b <= hi:
+            if self._greedy(2, 3, b) and self._greedy(2, 2, (t - 3 * b) >> 1):
+                return True
+            self._ungreedy(g)
+            b += 2
+        return False
+
+    def _qadd(self, m, k, n):
+        # type: (int, int, int) -> None
+        """n more (or fewer, n < 0) parts (m, k) in the question."""
+        if n == 0:
+            return
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        free = -1
+        for t in range(self._nq):
+            if qm[t] == m and qk[t] == k:
+                qn[t] += n
+                return
+            if qn[t] == 0 and free < 0:
+                free = t
+        if free < 0:
+            free = self._nq
+            self._nq += 1
+        qm[free] = m
+        qk[free] = k
+        qn[free] = n
+        self._ql[free] = 0
+
+    def _qtest(self):
+        # type: () -> bool
+        """Can the question be placed: for the runs of pairs, with some split
+        into b runs of 3 and (t - 3b) / 2 runs of 2?"""
+        ft = self._ft
+        if ft == 0:
+            return self._feasible(0, 0)
+        b = self._fblo
+        while b <= self._fbhi:
+            if self._feasible((ft - 3 * b) >> 1, b):
+                return True
+            b += 2
+        return False

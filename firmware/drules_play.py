@@ -151,14 +151,15 @@ class Plays(EngineBase):
             m = lu[3 * i]
             k = lu[3 * i + 1]
             j = i
-            beaten = False
             while j < nu and lu[3 * j] == m and lu[3 * j + 1] == k:
-                if not beaten:
-                    for seat in range(4):
-                        if seat != leader and self._beats(hands[seat], s, m, k, lu[3 * j + 2]):
-                            beaten = True
-                            break
                 j += 1
+            # A seat that beats some unit of the category beats its weakest
+            # (the last: sorted strongest first), so only that one is tried.
+            beaten = False
+            for seat in range(4):
+                if seat != leader and self._beats(hands[seat], s, m, k, lu[3 * (j - 1) + 2]):
+                    beaten = True
+                    break
             if beaten:
                 # The weakest unit of this category: the last one (sorted
                 # strongest first within a category).

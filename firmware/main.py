@@ -240,13 +240,18 @@ class App:
         )
 
     def run(self, pace_ms=5):
+        # pace_ms is the loop's period, not a pause after each turn: a turn
+        # that polled a reader (about 9 ms on the Pico) sleeps no more, else
+        # the pause would add 4 x pace_ms to every four-seat poll cycle (the
+        # board model showed it: docs/firmware.md, "Board model")
         b = self.board
         while b.running():
             now = b.ticks_ms()
             self.step_safe(now)
             if self.stopped(now):
                 break
-            b.sleep_ms(pace_ms)
+            left = pace_ms - ttlink.ticks_diff(b.ticks_ms(), now)
+            b.sleep_ms(left if left > 0 else 0)
         port = getattr(b, "port", None)
         if port is not None and self.stop_at >= 0:
             port.close()  # Ctrl-C works again: the REPL is the operator's

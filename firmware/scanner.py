@@ -283,9 +283,15 @@ class Scanner:
             self._failed(seat, found, now)
             return
         if off < 0:
+            # the field-off failed, but the poll's answer is good: it counts
+            # towards a reset, and what was read is still reported unless the
+            # reader is being reset (a dropped read was a card lost at the
+            # table: the board model showed it)
             self._failed(seat, off, now)
-            return
-        self._fails[seat] = 0
+            if self._state[seat] != _OK:
+                return
+        else:
+            self._fails[seat] = 0
         if found == 0:
             if self._two[seat] and ticks_diff(now, self._cur_seen[seat]) > self.away_ms:
                 self._two[seat] = 0  # clear again: the next tap counts

@@ -167,6 +167,9 @@ def trick_unpack(tr):
     ]
 
 
+# What take_events() returns when there is nothing: shared, never appended to.
+_NONE = []
+
 class TableError(ValueError):
     """A command or snapshot the table cannot take; the state is left unchanged."""
 
@@ -267,6 +270,8 @@ class Table:
 
     def take_events(self):
         out = self._out
+        if not out:
+            return _NONE  # the idle loop's call (nearly every one) allocates nothing
         self._out = []
         return out
 

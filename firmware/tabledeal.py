@@ -18,6 +18,8 @@ def bid(tb, seat, now_ms):
             ok = False
     if face < 52 and face % 13 != tb.level():
         ok = False
+    if face >= 52 and len(cards) < 2:
+        ok = False  # one joker is no bid at all (jokers bid in pairs: docs/rules.md)
     reason = E.OK
     if not ok:
         reason = E.BID_CARDS

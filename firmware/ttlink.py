@@ -295,6 +295,9 @@ class _SnapIn:
 # ---------------------------------------------------------------- link core
 
 
+# What take_notes() returns when there is nothing: shared, never appended to.
+_NO_NOTES = []
+
 class _Link:
     """Session, reliable delivery, keepalive: what both ends share."""
 
@@ -354,6 +357,8 @@ class _Link:
     def take_notes(self):
         """Notifications for the application since the last call (a list of lists)."""
         n = self._notes
+        if not n:
+            return _NO_NOTES  # the idle loop's call allocates nothing
         self._notes = []
         return n
 

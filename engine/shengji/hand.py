@@ -39,6 +39,7 @@ import dataclasses
 import enum
 import hashlib
 import json
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,7 @@ from typing import Any
 from . import bidding, kitty, settle
 from . import play as _play
 from .cards import FACES, Rank, face_name, format_faces
+from .play import Lead as _Lead
 from .rules import Partners, Revoke, Rules
 from .ruling import Ruling
 
@@ -300,6 +302,9 @@ _STATE = (
     "seen_kitty",
 )
 
+#: One C-level call reads every state field (``Hand._save``, once per event).
+_GET_STATE = operator.attrgetter(*_STATE)
+
 
 class Hand:
     """One hand (see the module docs). ``level`` is the rank the hand is played at
@@ -373,14 +378,23 @@ class Hand:
         self.events: list[Event] = []
         self._stack: list[tuple[Any, ...]] = []
         self._ruling: Ruling | None = None
+        self._matching: dict[tuple[int | None, tuple[int, ...], tuple[int, ...]], bool] = {}
+        #: the last trick's lead (card ids, by identity) and its Lead: a cache
+        self._last_lead: tuple[tuple[int, ...], Ruling, _Lead] | None = None
+        #: seat -> (its known hand, that hand's face counts): a cache, no state
+        #: (a hand is an immutable tuple: ``is`` tells that the counts are its)
+        self._counts_of: dict[int, tuple[tuple[int, ...], list[int]]] = {}
 
     # --- the state machine ------------------------------------------------
 
     def apply(self, event: Event) -> None:
         """Apply one event, or raise :class:`IllegalEvent` leaving the state as it was."""
-        saved = self._save()
+        saved: tuple[Any, ...] = _GET_STATE(self)  # self._save()
         try:
-            self._apply(event)
+            if type(event) is Play:  # the usual event, without the dispatch
+                self._play(event)
+            else:
+                self._apply(event)
         except BaseException:
             self._restore(saved)
             raise
@@ -395,7 +409,8 @@ class Hand:
         return self.events.pop()
 
     def _save(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in _STATE)
+        state: tuple[Any, ...] = _GET_STATE(self)
+        return state
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
         for name, value in zip(_STATE, saved, strict=True):
@@ -727,23 +742,39 @@ class Hand:
     # --- play ---------------------------------------------------------------
 
     def _play(self, e: Play) -> None:
-        self._need(Phase.PLAY)
-        self._check_seat(e.seat)
+        # The checks in this order; each fast test falls back on the full one,
+        # which names what is wrong (a play is the hot path: docs/performance.md).
+        if self.phase is not Phase.PLAY:
+            self._need(Phase.PLAY)
         seat, cards = e.seat, tuple(e.cards)
+        if type(seat) is not int or not 0 <= seat < SEATS:
+            self._check_seat(seat)
         if self.rules.hand_scan and self.hands is None:
             raise self._refuse(
                 Rule.PHASE, "hand_scan: scan every hand and the buried kitty before the first play", seat
             )
-        turn = self.next_seat()
+        # next_seat(), current_trick() and _trick_index() in one look at the last trick
+        tricks = self.tricks
+        trick: Trick | None = None
+        if not tricks:
+            turn, t_index = self.dealer, 0
+        elif len(tricks[-1].plays) == SEATS:
+            turn, t_index = tricks[-1].winner, len(tricks)
+        else:
+            trick = tricks[-1]
+            turn, t_index = (trick.plays[-1][0] + 1) % SEATS, len(tricks) - 1
         if seat != turn:
             raise self._refuse(Rule.OUT_OF_TURN, f"it is seat {turn}'s turn, not seat {seat}'s", seat)
         if not cards:
             raise self._refuse(Rule.WRONG_COUNT, "a play has at least one card", seat)
-        self._check_cards(cards, seat)
+        limit = FACES * self.rules.decks
+        for c in cards:
+            if type(c) is not int or not 0 <= c < limit:
+                self._check_cards(cards, seat)  # names what is wrong
+        if len(set(cards)) != len(cards):
+            self._check_cards(cards, seat)
         self._check_unseen(cards, seat)
-        faces = self._faces(cards)
-        trick = self.current_trick()
-        t_index = self._trick_index()
+        faces = [c % FACES for c in cards]
         ruling = self.ruling
         if trick is None:
             # a lead
@@ -754,8 +785,9 @@ class Hand:
                 raise self._refuse(
                     Rule.MIXED_LEAD, "a lead must be of one effective suit (all trump, or one suit)", seat
                 )
-            new = Trick(leader=seat, plays=((seat, cards),))
-            if self.hands is not None and ruling.is_throw(faces):
+            new = _new_trick(seat, ((seat, cards),))
+            # (the trick's Lead, built here once: its decomposition tells a throw)
+            if self.hands is not None and len(faces) > 1 and ruling.lead(faces).decomposition.is_throw:
                 ok, forced, beaters = ruling.throw(
                     seat, faces, [self._faces(h) for h in self.hands]
                 )
@@ -780,25 +812,68 @@ class Hand:
                     seat,
                 )
             if self.hands is not None:
-                ok, why = ruling.follow(self._faces(lead), self._faces(self.hands[seat]), faces)
-                if not ok:
-                    self._revoke(t_index, seat, why, "play")
-            self.tricks = (*self.tricks[:-1], dataclasses.replace(trick, plays=(*trick.plays, (seat, cards))))
+                # ruling.follow(lead faces, hand faces, faces), the hand counted from its ids
+                v = _play.check_follow_counts(ruling.order, self._lead_of(lead), self._hand_counts(seat), faces)
+                if not v.legal:
+                    self._revoke(t_index, seat, v.message, "play")
+            self.tricks = (*self.tricks[:-1], _with_plays(trick, (*trick.plays, (seat, cards))))
         if self.hands is not None:
-            gone = set(cards)
-            self._set_hand(seat, [c for c in self.hands[seat] if c not in gone])
-        self.played = self.played | set(cards)
+            hands = list(self.hands)
+            was = hands[seat]
+            kept = list(was)
+            for c in cards:  # each is held once (_check_unseen): the rest stays sorted
+                kept.remove(c)
+            hands[seat] = now = tuple(kept)
+            self.hands = tuple(hands)
+            cached = self._counts_of.get(seat)
+            if cached is not None and cached[0] is was:
+                cnt = cached[1][:]
+                for c in cards:
+                    cnt[c % FACES] -= 1
+                self._counts_of[seat] = (now, cnt)
+        self.played = self.played.union(cards)
         if self.hands is None:
             self._prove_revokes(seat)
-        self._resolve_friend()
-        last = self.tricks[-1]
-        if last.complete:
+        if self.defenders is None:
+            self._resolve_friend()
+        if len(self.tricks[-1].plays) == SEATS:
             self._finish_trick()
         if self.forfeit is not None and self.phase == Phase.PLAY:
             self.phase = Phase.DONE
             self._resolve_friend()  # as far as the cards seen tell
 
+    def _lead_of(self, lead: tuple[int, ...]) -> _Lead:
+        """The Lead of a trick's lead (card ids), kept for the trick's follows."""
+        last = self._last_lead
+        ruling = self.ruling
+        if last is not None and last[0] is lead and last[1] is ruling:
+            return last[2]
+        got = ruling.lead([c % FACES for c in lead])
+        self._last_lead = (lead, ruling, got)
+        return got
+
+    def _hand_counts(self, seat: int) -> list[int]:
+        """The face counts of the seat's known hand (kept up to date by the plays)."""
+        assert self.hands is not None
+        hand = self.hands[seat]
+        cached = self._counts_of.get(seat)
+        if cached is not None and cached[0] is hand:
+            return cached[1]
+        cnt = _id_counts(hand)
+        self._counts_of[seat] = (hand, cnt)
+        return cnt
+
     def _check_unseen(self, cards: Sequence[int], seat: int) -> None:
+        buried = self.buried
+        if (
+            self.played.isdisjoint(cards)
+            and (not buried or buried_disjoint(buried, cards))
+            and (
+                self.hands is None
+                or (cards[0] in self.hands[seat] if len(cards) == 1 else set(self.hands[seat]).issuperset(cards))
+            )
+        ):
+            return  # the usual case, in C; the lists below name what is wrong
         again = [c for c in cards if c in self.played or (self.buried and c in self.buried)]
         if again:
             raise self._refuse(
@@ -820,7 +895,10 @@ class Hand:
     def _cards_left(self, seat: int) -> int:
         if self.hands is not None:
             return len(self.hands[seat])
-        return self.rules.hand_size - len(self.played_by(seat))
+        played = 0
+        for t in self.tricks:
+            played += len(_cards_in(t, seat))
+        return self.rules.hand_size - played
 
     def _penalise(self, trick: int, seat: int) -> None:
         if self.rules.throw_penalty:
@@ -839,7 +917,10 @@ class Hand:
         faces = [self._faces(c) for _, c in t.plays]
         winner = self.ruling.winner(t.leader, faces)
         points = self.ruling.points([f for p in faces for f in p])
-        self.tricks = (*self.tricks[:-1], dataclasses.replace(t, winner=winner, points=points))
+        self.tricks = (
+            *self.tricks[:-1],
+            _new_trick(t.leader, t.plays, t.attempt, t.forced_by, winner, points, t.shown),
+        )
         if all(self._cards_left(s) == 0 for s in range(SEATS)):
             self._end_of_play()
 
@@ -930,16 +1011,78 @@ class Hand:
 
     def _prove_revokes(self, seat: int) -> None:
         """After a play by ``seat``: every earlier follow of that seat that the
-        cards seen so far prove illegal."""
-        current = len(self.tricks) - 1
-        for i, t in enumerate(self.tricks[:current]):
-            if t.leader != seat and t.cards_of(seat):
-                self._check_follow_at(i, t, seat, "play")
+        cards seen so far prove illegal.
 
-    def _check_follow_at(self, i: int, t: Trick, seat: int, at: str) -> None:
+        A follow's verdict depends only on the follower's cards of the led suit
+        (docs/rules.md, "Following": every rule is about "your cards of the led
+        suit"), so only the follows whose led suit this play brings cards of are
+        checked again. For the others the holding of that suit is the one the
+        seat's previous play left, already checked (legal, or its revoke
+        recorded), or the follow itself (all its cards of the suit: legal).
+        The same findings as checking every earlier follow, in far less time.
+        """
+        tricks = self.tricks
+        current = len(tricks) - 1
+        last = tricks[current]
+        new = last.attempt if last.leader == seat and last.attempt else last.cards_of(seat)
+        ruling = self.ruling
+        esuit = ruling.order.esuit
+        suits = {esuit[c % FACES] for c in new}
+        # the follows to check again, earliest first
+        todo: list[int] = []
+        for i in range(current):
+            t = tricks[i]
+            if t.leader == seat:
+                continue
+            lead = t.plays[0][1]
+            led = esuit[lead[0] % FACES]
+            if led not in suits:
+                continue
+            mine = _cards_in(t, seat)
+            if not mine:
+                continue
+            if all(esuit[c % FACES] == led for c in mine) and self._matches_lead(lead, mine):
+                continue
+            todo.append(i)
+        if not todo:
+            return
+        # their holdings (_holding(seat, i)), built from the last trick back in one pass
+        held = set(new)
+        holdings: dict[int, list[int]] = {}
+        j = current - 1
+        for i in reversed(todo):
+            while j >= i:
+                t = tricks[j]
+                held.update(t.attempt if t.leader == seat and t.attempt else _cards_in(t, seat))
+                j -= 1
+            holdings[i] = sorted(held)
+        for i in todo:
+            self._check_follow_at(i, tricks[i], seat, "play", holdings[i])
+
+    def _matches_lead(self, lead: tuple[int, ...], play: tuple[int, ...]) -> bool:
+        """Does a follow all of the led suit have the lead's own structure
+        (single cards to single cards; the lead's units, shape for shape: what
+        may win the trick, ``Ruling.key``)? Then it is legal whatever else the
+        follower holds: it is the best each rule of docs/rules.md, "Following",
+        asks for. Kept per (trump, lead, play): a cache, no state."""
+        key = (self.trump, lead, play)
+        got = self._matching.get(key)
+        if got is None:
+            faces = [c % FACES for c in lead]
+            got = self.ruling.lead(faces).decomposition.max_width == 1 or (
+                self.ruling.key(faces, [c % FACES for c in play]) is not None
+            )
+            self._matching[key] = got
+        return got
+
+    def _check_follow_at(
+        self, i: int, t: Trick, seat: int, at: str, holding: list[int] | None = None
+    ) -> None:
+        """``holding``: ``_holding(seat, i)`` when the caller has it."""
         if any(x.rule == Rule.REVOKE and x.trick == i and x.seat == seat for x in self.findings):
             return
-        holding = self._holding(seat, i)
+        if holding is None:
+            holding = self._holding(seat, i)
         ok, why = self.ruling.follow(
             self._faces(t.lead), self._faces(holding), self._faces(t.cards_of(seat))
         )
@@ -1121,6 +1264,66 @@ class Hand:
             f"dealer={self.dealer} trump={trump if self.phase != Phase.DRAW else '?'} "
             f"tricks={len(self.tricks)}>"
         )
+
+
+_TRICK_FIELDS = ("leader", "plays", "attempt", "forced_by", "winner", "points", "shown")
+# a field added to Trick must be set by _with_plays too
+assert tuple(f.name for f in dataclasses.fields(Trick)) == _TRICK_FIELDS, "update _with_plays"
+_SLOTS = {name: getattr(Trick, name).__set__ for name in _TRICK_FIELDS}
+_SET_LEADER, _SET_PLAYS, _SET_ATTEMPT, _SET_FORCED_BY, _SET_WINNER, _SET_POINTS, _SET_SHOWN = _SLOTS.values()
+
+
+def _cards_in(t: Trick, seat: int) -> tuple[int, ...]:
+    """``t.cards_of(seat)`` without the search: the plays go round the table
+    from the leader, so a seat's is at (seat - leader) mod 4, once."""
+    i = (seat - t.leader) % SEATS
+    plays = t.plays
+    if i < len(plays) and plays[i][0] == seat:
+        return plays[i][1]
+    return t.cards_of(seat)  # not in turn order (never made by Hand): search
+
+
+def _new_trick(
+    leader: int,
+    plays: tuple[tuple[int, tuple[int, ...]], ...],
+    attempt: tuple[int, ...] = (),
+    forced_by: tuple[int, ...] = (),
+    winner: int | None = None,
+    points: int = 0,
+    shown: tuple[int, ...] = (),
+) -> Trick:
+    """``Trick(...)`` on a play's hot path: the frozen Trick's slots set
+    directly (its own __init__ sets each through object.__setattr__, about
+    twice the time); the same fields, the same defaults."""
+    new: Trick = object.__new__(Trick)
+    _SET_LEADER(new, leader)
+    _SET_PLAYS(new, plays)
+    _SET_ATTEMPT(new, attempt)
+    _SET_FORCED_BY(new, forced_by)
+    _SET_WINNER(new, winner)
+    _SET_POINTS(new, points)
+    _SET_SHOWN(new, shown)
+    return new
+
+
+def _with_plays(t: Trick, plays: tuple[tuple[int, tuple[int, ...]], ...]) -> Trick:
+    """``dataclasses.replace(t, plays=plays)`` on a play's hot path."""
+    return _new_trick(t.leader, plays, t.attempt, t.forced_by, t.winner, t.points, t.shown)
+
+
+def buried_disjoint(buried: tuple[int, ...], cards: Sequence[int]) -> bool:
+    for c in cards:
+        if c in buried:
+            return False
+    return True
+
+
+def _id_counts(cards: Iterable[int]) -> list[int]:
+    """The face counts of card ids."""
+    out = [0] * FACES
+    for c in cards:
+        out[c % FACES] += 1
+    return out
 
 
 def _counts(faces: Iterable[int]) -> list[int]:

@@ -22,6 +22,7 @@ from typing import Final
 
 from .cards import FACES, POINTS, Card, format_faces
 from .order import SUIT_NAMES, TRUMP, Order
+from .sweep import NEG, Demand, Flex, Sweep, demand_of
 from .units import Decomposition, Unit, decompose_faces
 
 __all__ = [
@@ -339,7 +340,13 @@ def _tractor_pairs(order: Order, es: int, cnt: Sequence[int], caps: tuple[int, .
 @functools.lru_cache(maxsize=1 << 16)
 def _fill(profile: tuple[int, ...], caps: tuple[int, ...]) -> int:
     """Most pair tokens placed in runs (length >= 2, consecutive positions, one
-    token per position) packed into bins of sizes ``caps`` (sorted descending)."""
+    token per position) packed into bins of sizes ``caps`` (sorted descending).
+
+    Each call works at the first position ``p`` holding a token: drop one
+    token there, or start a run there of some length in some bin, the whole run
+    taken at once. So what a call sees ahead of ``p`` is the profile less the
+    runs still going through ``p`` (fixed by their ends) and the caps left:
+    polynomial, the bound in docs/engine-bounds.md."""
     if not caps:
         return 0
     n = len(profile)
@@ -428,122 +435,156 @@ def _rungs(m: int, k: int, same_shape_only: bool) -> tuple[tuple[Pattern, ...], 
     return tuple(ladder)
 
 
-def _canon(order: Order, rem: dict[int, int]) -> tuple[tuple[int, int], ...]:
-    pos = order.pos
-    return tuple(sorted((pos[f], c) for f, c in rem.items() if c))
+@functools.lru_cache(maxsize=64)
+def _tq_index(k: int) -> dict[tuple[int, int], int]:
+    """Rung index of ``(t, q)`` in the ladder of a tractor of ``k`` pairs (:func:`_rungs`)."""
+    out: dict[tuple[int, int], int] = {}
+    for t in [*range(k, 1, -1), 0]:
+        for q in range(k, t - 1, -1):
+            if q:
+                out[(t, q)] = len(out)
+    return out
 
 
-def _placements(
-    order: Order, es: int, rem: dict[int, int], m: int, k: int
-) -> Iterator[tuple[int, ...]]:
-    """Ways to take a unit (m, k) from ``rem`` (carving wider sets allowed):
-    one face per position, lowest first."""
-    faces_at = order.faces_at[es]
-    avail = [[f for f in fs if rem.get(f, 0) >= m] for fs in faces_at]
-    for top in range(k - 1, len(faces_at)):
-        lo = top - k + 1
-        cols = avail[lo : top + 1]
-        if all(cols):
-            yield from itertools.product(*cols)
+@functools.lru_cache(maxsize=64)
+def _ji_index(k: int) -> dict[tuple[int, int], int]:
+    """Rung index of ``j`` triples and ``i`` pairs in the ladder of a Titanic of ``k``."""
+    out: dict[tuple[int, int], int] = {}
+    for j in range(k - 1, -1, -1):
+        for i in range(k - j, -1, -1):
+            if j or i:
+                out[(j, i)] = 3 + len(out)
+    return out
 
 
-def _distinct_takes(
-    order: Order, es: int, rem: dict[int, int], m: int, k: int
-) -> Iterator[tuple[tuple[int, ...], dict[int, int]]]:
-    """Each way of taking a unit of width ``m`` and length ``k`` out of ``rem``
-    that leaves a different remainder: (the unit's faces, the remainder)."""
-    seen: set[tuple[tuple[int, int], ...]] = set()
-    for faces in _placements(order, es, rem, m, k):
-        nxt = dict(rem)
-        for f in faces:
-            nxt[f] -= m
-        key = _canon(order, nxt)
-        if key not in seen:
-            seen.add(key)
-            yield faces, nxt
+def _in_runs(t: int) -> tuple[list[tuple[int, int]], list[Flex]]:
+    """The demand "t pairs in runs of pairs": one run for 2 or 3 pairs (the only
+    partition), else a tractor requirement (any partition into runs >= 2)."""
+    return ([(2, t)], []) if t <= 3 else ([], [(t, True, 0, 0)])
 
 
-def _realize(order: Order, es: int, rem: dict[int, int], pattern: Pattern) -> list[dict[int, int]]:
-    """Every distinct remainder after taking all sub-units of ``pattern`` from ``rem``."""
-    results: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}
+class _Ladders:
+    """The ladder vector of one holding (RULES.md §6.3; docs/rules.md "How the
+    table reads it"): the lexicographically least vector of rungs over every
+    joint placement of the led units, found unit by unit. Unit ``i`` gets the
+    best rung ``r`` such that the rungs already fixed for units ``0..i-1`` and
+    ``r`` can be placed together (one :class:`~shengji.sweep.Sweep` question
+    each, on one memo). A tractor's ``t`` is tried from ``k`` down and its
+    extra pairs come from one capped "spare pairs" question; a Titanic's tail
+    takes a binary search on the triples (dropping a sub-unit never makes a
+    placement impossible), then one such question for the pairs. The bound:
+    docs/engine-bounds.md."""
 
-    def rec(i: int, cur: dict[int, int]) -> None:
-        if i == len(pattern):
-            results.setdefault(_canon(order, cur), cur)
-            return
-        m, k = pattern[i]
-        for _faces, nxt in _distinct_takes(order, es, cur, m, k):
-            rec(i + 1, nxt)
+    __slots__ = ("vector", "fixed", "flex", "sweep")
 
-    rec(0, rem)
-    return list(results.values())
+    def __init__(self, order: Order, lead: Lead, cnt: dict[int, int]) -> None:
+        # feasibility questions go to a "spare pairs" sweep: single pairs are
+        # not placed, but counted in what the rest leaves
+        sw = Sweep(order, lead.esuit, cnt, spare=True)
+        self.sweep = sw
+        fixed: dict[tuple[int, int], int] = {}
+        flex: list[Flex] = []
+        vec: list[int] = []
+        sso = order.rules.same_shape_only
+
+        def demand(extra: Iterable[tuple[int, int]]) -> tuple[Demand, int]:
+            # the fixed sub-units, and the single pairs apart
+            d = dict(fixed)
+            for s in extra:
+                d[s] = d.get(s, 0) + 1
+            n = d.pop((2, 1), 0)
+            return tuple(sorted(d.items())), n
+
+        def spare(extra: Sequence[tuple[int, int]], more: Sequence[Flex] = (), cap: int = 0) -> int:
+            # pairs still free (up to cap) once extra is placed too (< 0: it
+            # cannot be)
+            d, n = demand(extra)
+            v = sw.spare_at_least(d, [*flex, *more], n + cap)
+            return -1 if v == NEG else v - n
+
+        def ok(extra: Sequence[tuple[int, int]], more: Sequence[Flex] = ()) -> bool:
+            return spare(extra, more) >= 0
+
+        def most(hi: int, base: list[tuple[int, int]], unit: tuple[int, int]) -> int:
+            # the largest x <= hi such that base + x units can be placed (base
+            # can): a binary search, as dropping a unit keeps a placement
+            lo = 0
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if ok(base + [unit] * mid):
+                    lo = mid
+                else:
+                    hi = mid - 1
+            return lo
+
+        def commit(extra: Sequence[tuple[int, int]]) -> None:
+            for s in extra:
+                fixed[s] = fixed.get(s, 0) + 1
+
+        for u, ladder in zip(lead.decomposition.units, lead.rungs, strict=True):
+            m, k = u.width, u.length
+            if not ladder:
+                vec.append(0)
+                continue
+            if m == 2 and k > 1 and not sso:
+                # t: the most pairs in runs, tried from k down; then the most
+                # extra pairs (one capped spare-pairs sweep)
+                t = next((x for x in range(k, 1, -1) if ok(*_in_runs(x))), 0)
+                more: list[Flex] = [(t, True, 0, 0)] if t >= 4 else []
+                runs = [(2, t)] if 2 <= t <= 3 else []
+                e = spare(runs, more, k - t)
+                if t + e == 0:
+                    vec.append(len(ladder))
+                    continue
+                vec.append(_tq_index(k)[(t, t + e)])
+                commit(runs + [(2, 1)] * e)
+                flex.extend(more)
+                continue
+            found = False
+            head = ladder if m != 3 or sso or k == 1 else ladder[:3]
+            for r, alternatives in enumerate(head):
+                pattern = alternatives[0]
+                if ok(pattern):
+                    vec.append(r)
+                    commit(pattern)
+                    found = True
+                    break
+            if found:
+                continue
+            if len(head) == len(ladder):
+                vec.append(len(ladder))
+                continue
+            # a Titanic's tail: j triples and i pairs, more triples first
+            j = most(k - 1, [], (3, 1))
+            i = spare([(3, 1)] * j, (), k - j)
+            if i == j == 0:
+                vec.append(len(ladder))
+                continue
+            vec.append(_ji_index(k)[(j, i)])
+            commit([(3, 1)] * j + [(2, 1)] * i)
+        self.vector = tuple(vec)
+        self.fixed: Demand = tuple(sorted(fixed.items()))
+        self.flex: tuple[Flex, ...] = tuple(flex)
+
+    def cores(self) -> Iterator[dict[int, int]]:
+        """Every distinct set of cards (face -> copies) that realises the
+        vector: a play is legal iff its suit cards hold one of them."""
+        d = dict(self.fixed)
+        pairs = d.pop((2, 1), 0)
+        return self.sweep.spare_placements(tuple(sorted(d.items())), self.flex, pairs)
 
 
 def _ladder_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, ...]:
     """Rung reached by each led unit in turn (0 = best), each unit taking its
     best rung from what the earlier units left; among ways to take a rung,
-    the one best for the later units."""
-    return _ladder(order, lead, cnt, walk=False)[0]
+    the one best for the later units (:class:`_Ladders`)."""
+    return _Ladders(order, lead, cnt).vector
 
 
 def _ladder_taken(order: Order, lead: Lead, cnt: dict[int, int]) -> dict[int, int]:
     """The cards (face -> count) the led units take from ``cnt`` on a best path
     of :func:`_ladder_vector`: the structured core of a legal follow."""
-    rest = _ladder(order, lead, cnt, walk=True)[1]
-    return {f: c - rest.get(f, 0) for f, c in cnt.items() if c - rest.get(f, 0)}
-
-
-def _ladder(
-    order: Order, lead: Lead, cnt: dict[int, int], walk: bool
-) -> tuple[tuple[int, ...], dict[int, int]]:
-    es = lead.esuit
-    rungs = lead.rungs
-    memo: dict[tuple[int, tuple[tuple[int, int], ...]], tuple[int, ...]] = {}
-
-    def vec(i: int, rem: dict[int, int]) -> tuple[int, ...]:
-        if i == len(rungs):
-            return ()
-        key = (i, _canon(order, rem))
-        got = memo.get(key)
-        if got is not None:
-            return got
-        ladder = rungs[i]
-        result: tuple[int, ...] | None = None
-        for r, alternatives in enumerate(ladder):
-            best: tuple[int, ...] | None = None
-            for pattern in alternatives:
-                for nxt in _realize(order, es, rem, pattern):
-                    cand = vec(i + 1, nxt)
-                    if best is None or cand < best:
-                        best = cand
-            if best is not None:
-                result = (r,) + best
-                break
-        if result is None:
-            result = (len(ladder),) + vec(i + 1, rem)
-        memo[key] = result
-        return result
-
-    vector = vec(0, cnt)
-    rem = cnt
-    if walk:
-        # follow one best path, remembering what each unit took
-        for i, r in enumerate(vector):
-            ladder = rungs[i]
-            if r == len(ladder):
-                continue
-            want = vector[i + 1 :]
-            found = None
-            for pattern in ladder[r]:
-                for nxt in _realize(order, es, rem, pattern):
-                    if vec(i + 1, nxt) == want:
-                        found = nxt
-                        break
-                if found is not None:
-                    break
-            assert found is not None
-            rem = found
-    return vector, rem
+    return next(_Ladders(order, lead, cnt).cores())
 
 
 def _structure_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, ...]:
@@ -846,27 +887,9 @@ def _match_key(order: Order, d: Decomposition, play: Sequence[int]) -> int | Non
             return None
         return max(pos[f] for f, c in cnt.items() if c >= 2)
     shapes = [u.shape for u in units if u.shape != (1, 1)]
-    memo: dict[tuple[int, tuple[tuple[int, int], ...]], int | None] = {}
-
-    def rec(i: int, rem: dict[int, int]) -> int | None:
-        if i == len(shapes):
-            return -1  # the rest are singles: any cards do
-        key = (i, _canon(order, rem))
-        if key in memo:
-            return memo[key]
-        m, k = shapes[i]
-        best: int | None = None
-        for faces, nxt in _distinct_takes(order, es, rem, m, k):
-            rest = rec(i + 1, nxt)
-            if rest is None:
-                continue
-            val = max(rest, pos[faces[-1]]) if (m, k) == top_shape else rest
-            if best is None or val > best:
-                best = val
-        memo[key] = best
-        return best
-
-    return rec(0, cnt)
+    # one "best top" sweep over every placement of the led shapes
+    key = Sweep(order, es, cnt, top_shape=top_shape).value(demand_of(shapes))
+    return None if key == NEG else key
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -929,6 +952,91 @@ def _multiset_combinations(
             yield (f,) * take + tail
 
 
+#: Below this many ways to leave suit cards out, legal follows are found by
+#: trying each (the cores would give each follow many times).
+_FEW_LEFT_OUT: Final = 100
+
+
+def _count_choices(counts_: Sequence[int], size: int, stop: int) -> int:
+    """How many sub-multisets of ``size`` the counts allow (counting stops at ``stop``)."""
+    ways = [1] + [0] * size
+    for c in counts_:
+        new = [0] * (size + 1)
+        for s in range(size + 1):
+            if ways[s]:
+                for take in range(min(c, size - s) + 1):
+                    new[s + take] = min(stop, new[s + take] + ways[s])
+        ways = new
+    return ways[size]
+
+
+def _complements(items: Sequence[tuple[int, int]], out: int) -> Iterator[tuple[int, ...]]:
+    """What is left of ``items`` ((face, count) pairs) once ``out`` cards are
+    left out, for each way to leave them out."""
+    for left_out in _multiset_combinations(items, out):
+        rest = dict(items)
+        for f in left_out:
+            rest[f] -= 1
+        yield tuple(f for f, c in rest.items() for _ in range(c))
+
+
+class _Core:
+    """What a legal follow's suit cards must hold, for a holding of the led suit
+    larger than the lead (RULES.md §6.2-3): a placement of the holding's match
+    vector, its *core*. A play is legal iff its suit cards hold a core."""
+
+    def __init__(self, order: Order, lead: Lead, held: dict[int, int]) -> None:
+        self.order = order
+        self.esuit = lead.esuit
+        self.held = held
+        self.fixed: Demand
+        self.flex: list[Flex]
+        self.pairs: int
+        # bins: several led tractors share out the runs ("at most" each)
+        self.bins: list[Flex] = []
+        if lead.mode == _MODE_LADDER:
+            lad = _Ladders(order, lead, held)
+            d = dict(lad.fixed)
+            self.pairs = d.pop((2, 1), 0)
+            self.fixed = tuple(sorted(d.items()))
+            self.flex = list(lad.flex)
+            self.sweep = lad.sweep
+            return
+        # (t, q): t pairs in runs shared out among the led tractors, then q - t
+        # more pairs
+        q = min(lead.pairs, sum(c >> 1 for c in held.values()))
+        t = _tractor_pairs(order, lead.esuit, counts_from(held), lead.caps) if lead.caps else 0
+        self.pairs = q - t
+        self.sweep = Sweep(order, lead.esuit, held, spare=True)
+        if len(lead.caps) > 1 and t:
+            self.fixed = ()
+            self.flex = []
+            self.bins = [(c, False, 0, 0) for c in lead.caps]
+            self.t = t
+            return
+        # at most one led tractor: its t pairs in runs are one run (t <= 3)
+        # or a requirement
+        self.fixed = (((2, t), 1),) if 2 <= t <= 3 else ()
+        self.flex = [(t, True, 0, 0)] if t >= 4 else []
+
+    def cores(self) -> Iterator[dict[int, int]]:
+        """Every distinct core, each once."""
+        if self.bins:
+            fixed: Demand = (((2, 1), self.pairs),) if self.pairs else ()
+            yield from Sweep(self.order, self.esuit, self.held).placements(fixed, self.bins)
+            return
+        yield from self.sweep.spare_placements(self.fixed, self.flex, self.pairs)
+
+    def held_by(self, cnt: dict[int, int]) -> bool:
+        """Do these suit cards hold a core? (one sweep question)"""
+        if self.bins:
+            sw = Sweep(self.order, self.esuit, cnt)
+            fixed: Demand = (((2, 1), self.pairs),) if self.pairs else ()
+            return sw.value(fixed, self.bins) >= self.t
+        sw = Sweep(self.order, self.esuit, cnt, spare=True)
+        return sw.spare_at_least(self.fixed, self.flex, self.pairs) >= self.pairs
+
+
 class LegalFollows:
     """The legal follows of one seat to a lead (lazy, python-chess style).
 
@@ -968,34 +1076,49 @@ class LegalFollows:
             return
         take = min(n, h)
         structured = take == n and h > n and lead.mode != _MODE_FREE
-        # the vector the whole holding reaches, once (RULES.md §6.2: a play is
-        # legal iff its suit cards reach it)
-        target = _structure_vector(order, lead, dict(in_suit)) if structured else ()
-        first: tuple[int, ...] | None = None
-        if structured and lead.mode == _MODE_LADDER:
-            # build one legal follow straight away: the cards a best path of the
-            # ladders takes, then the weakest other cards of the suit
-            taken = _ladder_taken(order, lead, dict(in_suit))
-            core = [f for f, c in taken.items() for _ in range(c)]
+        if not structured:
+            for part in _multiset_combinations(in_suit, take):
+                for fill in _multiset_combinations(other, n - take):
+                    yield tuple(sorted(part + fill))
+            return
+        # RULES.md §6.2-3: a play is legal iff its suit cards reach the vector
+        # of the whole holding, i.e. iff they hold a "core" (a placement of
+        # what the holding's vector demands). So: each distinct core, then
+        # every way to fill it up with the other suit cards, weakest first;
+        # each play once. No candidate is generated and then refused.
+        held = dict(in_suit)
+        pos = order.pos
+        out = h - n  # suit cards a legal follow leaves in the hand
+        if _count_choices([c for _f, c in in_suit], out, _FEW_LEFT_OUT + 1) <= _FEW_LEFT_OUT:
+            # few ways to leave cards out: try each (weakest first), one sweep
+            # question each (does what is played hold a core?)
+            need_core = _Core(order, lead, held)
+            low_first = sorted(in_suit, key=lambda fc: (pos[fc[0]], fc[0]))
+            for left_out in _multiset_combinations(low_first, out):
+                rest = dict(held)
+                for f in left_out:
+                    rest[f] -= 1
+                if need_core.held_by(rest):
+                    yield tuple(sorted(f for f, c in rest.items() for _ in range(c)))
+            return
+        seen: set[tuple[int, ...]] = set()
+        for core in _Core(order, lead, held).cores():
+            core_cards = [f for f, c in core.items() for _ in range(c)]
             spare = sorted(
-                (f for f, c in in_suit for _ in range(c - taken.get(f, 0))),
-                key=lambda f: (order.pos[f], f),
+                ((f, c - core.get(f, 0)) for f, c in in_suit if c > core.get(f, 0)),
+                key=lambda fc: (pos[fc[0]], fc[0]),
             )
-            part = tuple(core + spare[: n - len(core)])
-            if check_follow_counts(order, lead, hand, part):
-                first = tuple(sorted(part))
-                yield first
-        for part in _multiset_combinations(in_suit, take):
-            if first is not None and tuple(sorted(part)) == first:
-                continue
-            if structured:
-                pc: dict[int, int] = {}
-                for f in part:
-                    pc[f] = pc.get(f, 0) + 1
-                if _structure_vector(order, lead, pc) != target:
-                    continue
-            for fill in _multiset_combinations(other, n - take):
-                yield tuple(sorted(part + fill))
+            need = n - len(core_cards)
+            if 2 * need > len(spare):
+                # fewer to leave out than to add: choose what stays out
+                fills = _complements(spare, sum(c for _f, c in spare) - need)
+            else:
+                fills = _multiset_combinations(spare, need)
+            for fill in fills:
+                play = tuple(sorted(core_cards + list(fill)))
+                if play not in seen:
+                    seen.add(play)
+                    yield play
 
     def __bool__(self) -> bool:
         return next(iter(self), None) is not None

@@ -19,6 +19,10 @@ from .units import Decomposition, decompose_faces
 __all__ = ["TRUMP", "Ruling"]
 
 
+#: How many leads a Ruling keeps (a hand has at most 54 tricks).
+_LEADS_KEPT = 64
+
+
 def _counts(faces: Sequence[int]) -> list[int]:
     out = [0] * FACES
     for f in faces:
@@ -30,22 +34,25 @@ class Ruling:
     """Rules of one hand: ``Ruling(rules, level, trump)`` (``trump`` a suit index
     or None for NT)."""
 
-    __slots__ = ("rules", "level", "trump", "order", "_lead_key", "_lead")
+    __slots__ = ("rules", "level", "trump", "order", "_leads")
 
     def __init__(self, rules: Rules, level: int, trump: int | None) -> None:
         self.rules = rules
         self.level = level
         self.trump = trump
         self.order = Order(rules, Rank(level), None if trump is None else Suit(trump))
-        self._lead_key: tuple[int, ...] = ()
-        self._lead: _play.Lead | None = None
+        #: the leads of this hand's tricks, built once each (the audit and the
+        #: revoke proofs of a hand without known hands ask about earlier tricks)
+        self._leads: dict[tuple[int, ...], _play.Lead] = {}
 
     def lead(self, faces: Sequence[int]) -> _play.Lead:
         key = tuple(faces)
-        if self._lead is None or key != self._lead_key:
-            self._lead = _play.Lead(self.order, key)
-            self._lead_key = key
-        return self._lead
+        lead = self._leads.get(key)
+        if lead is None:
+            if len(self._leads) >= _LEADS_KEPT:
+                self._leads.clear()  # bots may ask about many leads: keep it small
+            lead = self._leads[key] = _play.Lead(self.order, key)
+        return lead
 
     def esuit(self, face: int) -> int:
         return self.order.esuit[face]

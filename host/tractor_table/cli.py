@@ -43,13 +43,18 @@ COMMANDS: dict[str, Command] = {
     "soak-flash": Command("soak_flash", "power cuts at random flash operations while the table saves on littlefs"),
     "enroll": Command("enroll", "map each card's NFC tag to its card, guided, on a PN532 reader"),
     "deckcheck": Command("deckcheck", "check a card set (missing, duplicate, unknown tags); export cards.bin"),
+    "pn532sim": Command("pn532sim", "a simulated USB-UART PN532 on a pseudo-terminal: tap cards from the keyboard or a script"),
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .commands._rules import presets_text
+
     parser = argparse.ArgumentParser(
         prog="tractor-table",
         description="Host tool of the smart Tractor table (拖拉机 / 升级 / 80 points).",
+        epilog=f"The rules, every option and preset: docs/rules.md. Presets (--rules): {presets_text()}. "
+        "'tractor-table COMMAND --help' for each command.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -39,7 +39,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -719,6 +719,39 @@ class ProgressPrinter:
         return show
 
 
+class _BytesBar:
+    """On a terminal: one bar over every byte copied, with the rate and the time
+    left (tractor_table.progress), in place of ProgressPrinter's lines."""
+
+    def __init__(self, out: TextIO, items: Sequence[Item]) -> None:
+        from .progress import Progress as Bar
+
+        self.bar = Bar("copying", sum(len(i.data) for i in items), unit="bytes", stream=out,
+                            say_stream=out)
+        self.base = 0
+
+    def file(self, item: Item) -> Progress:
+        base = self.base
+        self.base += len(item.data)
+
+        def show(done: int, total: int) -> None:
+            self.bar.update(base + min(done, len(item.data)))
+            if done >= total:
+                self.bar.say(f"  {item.name:<16} {len(item.data):>7,} B")
+
+        return show
+
+
+@contextlib.contextmanager
+def _copy_bar(out: TextIO, items: Sequence[Item]) -> Iterator[_BytesBar | None]:
+    if not out.isatty():
+        yield None  # plain lines: ProgressPrinter
+        return
+    bar = _BytesBar(out, items)
+    with bar.bar:
+        yield bar
+
+
 def deploy_to(
     board: Board,
     items: Sequence[Item],
@@ -751,12 +784,13 @@ def deploy_to(
     progress = ProgressPrinter(out, len(items))
     print(f"copying {len(items)} files, {sum(len(i.data) for i in items):,} bytes", file=out)
     try:
-        for k, item in enumerate(items, 1):
-            show = progress.file(k, item)
-            show(0, len(item.data))
-            board.write_file(item.name + TEMP_SUFFIX, item.data, show)
-            if not item.data:
-                show(1, 1)
+        with _copy_bar(out, items) as bar:
+            for k, item in enumerate(items, 1):
+                show = progress.file(k, item) if bar is None else bar.file(item)
+                show(0, len(item.data))
+                board.write_file(item.name + TEMP_SUFFIX, item.data, show)
+                if not item.data:
+                    show(1, 1)
         print("verifying (size and SHA-256 of each file, computed on the board)", file=out)
         problems = verify(board, items, TEMP_SUFFIX)
         if problems:

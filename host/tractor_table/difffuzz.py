@@ -443,8 +443,10 @@ def run(
     heapsize: str = FUZZ_HEAP,
     stop_after: int = 20,
     jobs: int = 1,
+    progress_every: int = 500,
 ) -> Report:
-    """Fuzz ``hands`` hands; disagreements go to ``out_dir`` (if given)."""
+    """Fuzz ``hands`` hands; disagreements go to ``out_dir`` (if given);
+    ``progress`` gets the report every ``progress_every`` hands."""
     report = Report()
     t0 = time.perf_counter()
     with DeviceEngine(heapsize) as dev:
@@ -462,7 +464,7 @@ def run(
                     report.files.append(write_case(out_dir, script, d, answer))
                 if len(report.disagreements) >= stop_after:
                     break
-            if progress is not None and report.hands % 500 == 0:
+            if progress is not None and report.hands % progress_every == 0:
                 progress(report)
     report.seconds = time.perf_counter() - t0
     return report

@@ -51,9 +51,9 @@ def pane(app: ConsoleApp, name: str) -> str:
 
 
 def log_lines(app: ConsoleApp, name: str = "events") -> list[str]:
-    from textual.widgets import Log
+    from tractor_table.console.textlog import TextLog
 
-    return list(app.query_one(f"#{name}", Log).lines)
+    return list(app.query_one(f"#{name}", TextLog).plain)
 
 
 def record(source: TableSource) -> list[list[Any]]:
@@ -135,9 +135,10 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         await type_line(pilot, "tap 2 AS")
         assert "sent: tap AS at S2" in app.messages[-2:] and app.sent == 1
         await until(pilot, lambda: app.messages[-1].startswith("the table refused"))
-        assert app.messages[-1] == "the table refused: trick 13: S2 refused: not now AS"
+        # labelled with the phase, not with a thirteenth trick that never was
+        assert app.messages[-1] == "the table refused: after the hand (hand over): S2 refused: not now AS"
         assert log_lines(app)[-1].endswith("S2 refused: not now AS  [not judged]")  # the engine judges plays, not this
-        assert "refused   trick 13: S2 refused: not now AS" in pane(app, "game")
+        assert "refused   after the hand (hand over): S2 refused: not now AS" in pane(app, "game")
 
         # bad input: a clear message, nothing sent
         count = app.verifier.next_index

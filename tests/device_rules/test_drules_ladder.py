@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=64K
+# runs-under: micropython heapsize=80K
 """Device rules engine: 3-4 deck ladders, same_shape_only and quads (RULES.md §6.3),
 each rung legal and illegal; CPython and MicroPython (64 KB heap)."""
 
@@ -67,3 +67,22 @@ def test_throw_with_a_triple_and_a_tractor():
     assert follow(e, lead, h, "3S 3S 7S 7S 8S 8S 4S 5S 6S") == D.R_TRACTOR
     # no tractor at all
     assert follow(e, lead, h, "3S 3S 6S 6S 8S 8S 4S 5S 7S") == D.R_TRACTOR
+
+
+def test_same_shape_only_throw():
+    # RULES.md §6.3: for a throw, each unit of the lead, widest and longest
+    # first, is matched by the same shape if the cards left hold it
+    e = engine(T, "S", same_shape_only=True)
+    lead = "KH KH QH QH 9H 9H"  # a tractor and a pair
+    h = "8H 8H 7H 7H 5H 5H 3H"
+    assert follow(e, lead, h, "8H 8H 7H 7H 5H 5H") == D.OK
+    assert follow(e, lead, h, "8H 8H 7H 7H 5H 3H") == D.R_SAME_SHAPE
+    # a tractor of three held: the tractor takes two of its pairs, the pair
+    # unit the third (the cards left hold a pair)
+    h3 = "8H 8H 7H 7H 6H 6H 3H"
+    assert follow(e, lead, h3, "8H 8H 7H 7H 6H 6H") == D.OK
+    assert follow(e, lead, h3, "8H 8H 7H 7H 6H 3H") == D.R_SAME_SHAPE
+    # no pair left beside the tractor: anything in suit for the pair unit
+    h0 = "8H 8H 7H 7H 4H 3H 2H"
+    assert follow(e, lead, h0, "8H 8H 7H 7H 4H 2H") == D.OK
+    assert follow(e, lead, h0, "8H 4H 7H 7H 3H 2H") == D.R_SAME_SHAPE

@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=64K
+# runs-under: micropython heapsize=96K
 """Device rules engine: trick winners, kitty bonus, and no allocation on the hot
 paths (RULES.md §7-8); CPython and MicroPython (64 KB heap)."""
 
@@ -143,3 +143,37 @@ def test_ladder_checks_allocate_nothing_under_micropython():
     finally:
         gc.enable()
     assert used == 0, used
+
+
+def test_oracle_paths_allocate_nothing_under_micropython():
+    # the placement oracle's sweep, its remembered states, t on the oracle,
+    # a trick matched by the oracle (no direct search: match_steps = 0)
+    if sys.implementation.name != "micropython":
+        return
+    import gc
+
+    e = engine("7", "S", decks=4)
+    lead = ids("7S 7S 7S 9S 9S 9S JS JS QS QS KS KS KS AS AS AS 7D 7D 7D 7C 7C 7C")
+    h = hand("2S 2S 3S 3S 4S 4S 4S 4S 6S 6S 7S 8S 8S 9S TS TS JS JS QS QS KS AS 7D 7C SJ SJ BJ")
+    play = ids("SJ 2S 9S 7C 3S 7S 6S 4S AS 6S 8S SJ JS 4S 4S 2S QS TS 7D 8S 3S QS")
+    plays = [lead, play, ids("2S 2S 3S 3S 4S 4S 4S 4S 6S 6S 8S 8S TS TS JS JS QS QS SJ SJ KS AS")]
+    t_lead = ids("3S 3S 4S 4S 6S 6S 7S 7S 9S 9S TS TS")
+    t_hand = hand("3S 3S 4S 4S 5S 5S 7S 7S 8S 8S 9S 9S JS JS QS QS KS KS")
+    t_play = ids("3S 3S 4S 4S 5S 5S 7S 7S 8S 8S 9S 9S")
+    e.match_steps = 0
+    r = e.check_follow(lead, h, play)
+    w = e.trick_winner(plays)
+    rt = e.check_follow(t_lead, t_hand, t_play)
+    gc.collect()
+    gc.disable()
+    try:
+        before = gc.mem_alloc()
+        for _ in range(3):
+            assert e.check_follow(lead, h, play) == r == D.R_TRACTOR
+            assert e.trick_winner(plays) == w
+            assert e.check_follow(t_lead, t_hand, t_play) == rt
+        used = gc.mem_alloc() - before
+    finally:
+        gc.enable()
+    assert used == 0, used
+    assert e.nstates > 0  # the sweep ran

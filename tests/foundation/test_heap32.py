@@ -17,9 +17,14 @@ BENCH = paths.ROOT / "bench"
 pytestmark = pytest.mark.skipif(bool(wasm32.missing()), reason=wasm32.missing() or "node and npm are here")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def installed() -> None:
+    # every test runs the port, whichever runs first (xdist): install it once
+    wasm32.install()  # npm ci from tools/wasm/package-lock.json into build/wasm (once)
+
+
 @pytest.fixture(scope="module")
 def firmware(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    wasm32.install()  # npm ci from tools/wasm/package-lock.json into build/wasm (once)
     out = tmp_path_factory.mktemp("wasm-fw")
     wasm32.build_firmware(out)
     yield out

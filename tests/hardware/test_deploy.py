@@ -120,9 +120,8 @@ def test_the_firmware_reads_the_generated_table_cfg() -> None:
 
 def test_options_the_table_does_not_play_are_warned_about(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
     shutil.copy(FIRMWARE_DIR / "tableconfig.py", firmware)
-    for module in ("drules", "drules_hand", "drules_base", "drules_ladder", "drules_match", "drules_play"):
-        if (FIRMWARE_DIR / f"{module}.py").exists():
-            shutil.copy(FIRMWARE_DIR / f"{module}.py", firmware)
+    for module in sorted(FIRMWARE_DIR.glob("drules*.py")):  # the rules engine, all its parts
+        shutil.copy(module, firmware)
     called = tmp_path / "called.cfg"
     called.write_text("partners=called\nrevoke=forfeit\n")  # find-a-friend is played, not with forfeit
     _, text = run_deploy(pico, firmware, tmp_path, config=called)

@@ -26,12 +26,36 @@ def test_link_command_follows_the_table(tmp_path: Path, capsys: pytest.CaptureFi
     assert sum(1 for line in out.splitlines() if line[:5].strip().isdigit()) == 12
 
 
-def test_link_command_says_when_there_is_no_table(capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["link", "--port", "/nonexistent/ttyACM9", "--connect-timeout", "0.3"])
+def test_link_command_says_at_once_that_the_port_does_not_exist(capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    t0 = time.monotonic()
+    rc = main(["link", "--port", "/nonexistent/ttyACM9"])  # the default --connect-timeout is 10 s
+    out, err = capsys.readouterr()
+    assert rc == 1 and time.monotonic() - t0 < 2
+    assert out == ""  # no records summary: nothing was started
+    # the console's words, for the same mistake
+    assert err.strip() == (
+        "tractor-table link: --port /nonexistent/ttyACM9: no such port; plug the table in and name its "
+        "port (e.g. /dev/ttyACM0), or leave --port out to find the Pico by its USB id"
+    )
+    assert main(["console", "--port", "/nonexistent/ttyACM9"]) == 1
+    assert capsys.readouterr().err.strip() == err.strip().replace("tractor-table link:", "tractor-table console:")
+
+
+def test_link_command_says_when_the_table_does_not_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    master, slave = os.openpty()  # a port that opens, with nothing behind it
+    name = os.ttyname(slave)
+    try:
+        rc = main(["link", "--port", name, "--connect-timeout", "0.3", "--no-record"])
+    finally:
+        os.close(master)
+        os.close(slave)
     err = capsys.readouterr().err
     assert rc == 1
-    assert "no link with the table on /nonexistent/ttyACM9" in err
-    assert "No such file" in err or "could not open" in err
+    assert f"no link with the table on {name} within 0.3 s" in err
 
 
 def test_link_command_takes_operator_commands(

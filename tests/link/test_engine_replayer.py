@@ -701,7 +701,7 @@ def test_both_views_of_a_revoke_reveal_or_forfeit_disagreement_read_differently(
     i = [k for k, (_, _, ev) in enumerate(log) if ev[0] == EV.PLAY and ev[1] >= 3][1]
     seat = log[i][2][2]
     (d,) = verify(inserted(log, i + 1, [EV.REVOKE, log[i][2][1], seat, 0, 5]), rules=TOURNAMENT).disagreements
-    assert d.device_text.endswith("is proven to have revoked in trick 1 (rules code 5)")
+    assert d.device_text.endswith("is proven to have revoked in trick 1 (did not follow the led suit while holding it)")
     assert d.host_text == f"trick {log[i][2][1] + 1}: no revoke of S{seat} in trick 1 is proven"
     log = kitty_up_log(1)
     k = first(log, EV.KITTY_UP)

@@ -55,6 +55,25 @@ def test_bids_and_kitty_with_the_engine():
     assert ev[:3] == [E.KITTY, 1, 5 + 10]
 
 
+def test_single_joker_is_not_a_bid_a_pair_is():
+    # docs/rules.md, "Declaring trump": jokers declare NT only as a pair; one
+    # joker is no bid at all ("not a bid"), not a bid too weak to stand
+    t = T.Table(tablerules.TableRules(decks=2), decks=2)
+    t.take_events()
+    t.tap(1, c(52), 0)  # one small joker
+    t.button(1, E.BTN_OK, 0)
+    t.tap(2, c(53), 0)  # one big joker
+    t.button(2, E.BTN_OK, 0)
+    t.tap(3, c(52), 0)
+    t.tap(3, c(52, 1), 0)  # a pair of small jokers: NT
+    t.button(3, E.BTN_OK, 0)
+    evs = [e[2] for e in t.take_events()]
+    assert evs[0] == [E.BID, 1, 0, E.BID_CARDS, 52]
+    assert evs[1] == [E.BID, 2, 0, E.BID_CARDS, 53]
+    assert evs[2] == [E.BID, 3, 1, E.OK, 52, 106]
+    assert t.message == "S3 bids"
+
+
 def test_trick_winner_trump_pair_kills():
     t = started()
     t.tap(0, c(H5), 0)

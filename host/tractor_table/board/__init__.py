@@ -1,2 +1,21 @@
-"""Board models for the unix port: the Pico's flash (``mpy/norflash.py``), its
-littlefs images (:mod:`.flashimage`) and the power-cut soak (:mod:`.flashsoak`)."""
+"""Board models for the unix port: the real Pico firmware (``boot.py``,
+``main.py``, ``picoboard.py``) on a modelled Raspberry Pi Pico, its flash and
+the power-cut soak.
+
+- ``mpy/``: MicroPython code run by the unix port: the rp2 port's ``machine``
+  module (``machine.py``), a virtual clock (``vclock.py``, ``time.py``), the
+  SSD1306 (``ssd1306sim.py``), the NOR flash (``norflash.py``) and the board
+  itself (``picoboot.py``: the pin map's wiring, the boot, the host's FIFOs);
+- :mod:`.runner`: :class:`PicoTable`, the host's handle on it (a
+  :class:`~tractor_table.virtual.runner.VirtualTable` with the board model);
+- :mod:`.flashimage`: littlefs images of what deploy puts on a Pico;
+- :mod:`.flashsoak`: power cuts at random flash operations;
+- :mod:`.png`: the display's pixels as a PNG file.
+
+See ``docs/firmware.md``, "Board model" and "Flash and power cuts".
+"""
+
+#: The virtual clock's charge for the firmware's own work: RP2040 time per
+#: unix-port time, bench/rp2040.py's GENERIC x FLASH_WAIT (125 x 1.3), the
+#: factor for generic firmware work (tests/board checks it stays equal).
+CPU_FACTOR = 125.0 * 1.3

@@ -21,3 +21,28 @@ def table_rules(args: argparse.Namespace) -> Rules:
         return Rules.preset(args.rules, **({"decks": args.decks} if args.decks else {}))
     except InvalidRulesError as exc:
         raise CommandError(f"--rules/--decks: {exc}") from None
+
+
+#: What each preset of shengji.rules.PRESETS is, in a few words (docs/rules.md,
+#: "Options at a glance"); tests/foundation/test_messages.py checks that every
+#: preset is here.
+PRESET_WORDS = {
+    "classic": "2 decks, every default",
+    "qq": "2 decks, QQ game rooms",
+    "lianzhong": "2 decks, Lianzhong online",
+    "tournament": "2 decks, tournament ladder and penalties",
+    "onedeck": "1 deck, 40 points",
+    "titanic": "3 decks, triples and Titanics",
+    "xuwen": "4 decks, Xuwen",
+}
+
+
+def presets_text() -> str:
+    """The presets, each with a few words: for --help."""
+    return "; ".join(f"{name} ({words})" for name, words in PRESET_WORDS.items())
+
+
+def rules_help(what: str = "the rules the table plays", default: str | None = "classic") -> str:
+    """--rules' help: what it is, the presets and where the rules are written."""
+    tail = f"; default {default}" if default else ""
+    return f"{what}: a preset of docs/rules.md: {presets_text()}{tail}"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
-from ._rules import table_rules
+from ._rules import rules_help, table_rules
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -31,8 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rules",
         default="classic",
         metavar="PRESET",
-        help="the rules the table plays (classic, qq, lianzhong, tournament, onedeck, titanic, "
-        "xuwen; default classic): a real table's as given to 'tractor-table deploy --rules'",
+        help=rules_help("the rules the table plays (a real table's as given to 'tractor-table deploy --rules')"),
     )
     parser.add_argument(
         "--decks", type=int, default=None, choices=(1, 2, 3, 4),
@@ -42,8 +41,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hands", type=int, default=None, help="with --bots: hands they play (default 1)")
     parser.add_argument("--seed", type=int, default=None, help="with --bots: seed of their deal (default 1)")
     parser.add_argument(
+        "--pace", type=float, default=None, metavar="S",
+        help="with --bots: at least S seconds between the table's events, so that people can follow "
+        "(default 0.5; 0: as fast as they play); keys: space pauses or goes on, n plays one step",
+    )
+    parser.add_argument(
         "--readers", default="spi", choices=("spi", "direct"),
         help="with --virtual: simulated PN532 readers on SPI (default), or taps given as card ids",
+    )
+    parser.add_argument(
+        "--board", default="virtual", choices=("virtual", "pico"),
+        help="with --virtual: the fast simulated board (default), or the board model (a modelled Pico "
+        "running the real boot.py, main.py and picoboard.py)",
     )
     parser.add_argument("--no-verify", action="store_true", help="only follow the link, judge nothing")
     parser.add_argument(
@@ -82,14 +91,18 @@ def run(args: argparse.Namespace) -> int:
     from ._files import check_writable
 
     if not args.virtual:
-        for flag, given in (("--bots", args.bots), ("--readers", args.readers != "spi")):
+        for flag, given in (
+            ("--bots", args.bots), ("--readers", args.readers != "spi"), ("--board", args.board != "virtual"),
+        ):
             if given:
                 raise CommandError(f"{flag} needs --virtual (a real table's players tap their own cards)")
-    for flag, value in (("--hands", args.hands), ("--seed", args.seed)):
+    for flag, value in (("--hands", args.hands), ("--seed", args.seed), ("--pace", args.pace)):
         if value is not None and not args.bots:
             raise CommandError(f"{flag} is for the bots: add --bots (and --virtual)")
     if args.hands is not None and args.hands < 1:
         raise CommandError(f"--hands must be at least 1, not {args.hands}")
+    if args.pace is not None and not 0 <= args.pace <= 60:
+        raise CommandError(f"--pace must be seconds from 0 to 60, not {args.pace:g}")
     rules = table_rules(args)
     if args.disagreements is not None:
         check_writable(args.disagreements, "--disagreements")
@@ -100,9 +113,16 @@ def run(args: argparse.Namespace) -> int:
         from ..mpy import micropython_binary
 
         micropython_binary()
+        table = None
+        if args.board == "pico":
+            if args.readers != "spi":
+                raise CommandError("--board pico reads its PN532 models over SPI: leave out --readers direct")
+            from .virtual import make_table
+
+            table = make_table("pico", rules)
         source = VirtualSource(
             rules, bots=args.bots, hands=args.hands or 1, seed=1 if args.seed is None else args.seed,
-            readers=args.readers,
+            readers=args.readers, table=table, pace=0.5 if args.pace is None else args.pace,
         )
     else:
         from ..link.serial_link import resolve_port

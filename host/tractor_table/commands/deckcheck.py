@@ -78,10 +78,13 @@ def run(args: argparse.Namespace) -> int:
     if args.table is not None:
         report = _scan_at_table(cs, args)
     elif args.reader is not None:
+        from ..progress import Progress
+
         reader = AdafruitUartReader(args.reader)
         try:
             idle = READER_IDLE if args.idle is None else args.idle
-            report = check_scan(cs, reader, idle, say=_say, timeout=args.timeout)
+            with Progress("deckcheck", cs.total, unit="cards", plain=False) as bar:
+                report = check_scan(cs, reader, idle, say=bar.counting_say(), timeout=args.timeout)
         finally:
             reader.close()
     else:
@@ -109,7 +112,11 @@ def _scan_at_table(cs: CardSet, args: argparse.Namespace) -> CheckReport:
     try:
         _say(f"the table on {args.table} is in enroll mode (it plays no cards meanwhile): "
              f"tap the cards on seat {seat}'s reader")
-        return check_scan(cs, table, args.idle, say=_say, timeout=args.timeout, remind=TABLE_REMIND)
+        from ..progress import Progress
+
+        with Progress("deckcheck", cs.total, unit="cards", plain=False) as bar:
+            return check_scan(cs, table, args.idle, say=bar.counting_say(), timeout=args.timeout,
+                              remind=TABLE_REMIND)
     finally:
         _close_unhurried(table)
 

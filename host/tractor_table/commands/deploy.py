@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import CommandError
+from ._rules import rules_help
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -15,8 +16,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rules",
         metavar="PRESET",
-        help="rules the table plays (a RULES.md preset: classic, qq, lianzhong, tournament, onedeck, "
-        "titanic, xuwen), written into table.cfg; default: the table's own (classic)",
+        help=rules_help("rules the table plays, written into table.cfg", None)
+        + "; default: the table's own (classic)",
     )
     parser.add_argument("--config", type=Path, help="a table.cfg of your own to copy instead of the generated one")
     parser.add_argument("--no-reset", action="store_true", help="leave the board in the REPL instead of restarting it")

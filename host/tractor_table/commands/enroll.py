@@ -79,8 +79,11 @@ def run(args: argparse.Namespace) -> int:
         if not cs.cards and not args.set_file.exists():
             # the reader answered: from now on the file exists, so the run can be resumed
             _save(cs, args.set_file)
-        Enrollment(reader, cs, args.set_file, say=_say, write_codes=args.write_codes,
-                   tap_timeout=args.tap_timeout).run()
+        from ..progress import Progress
+
+        with Progress("enroll", cs.total, unit="cards", plain=False, start=len(cs.cards)) as bar:
+            Enrollment(reader, cs, args.set_file, say=bar.counting_say(), write_codes=args.write_codes,
+                       tap_timeout=args.tap_timeout).run()
     except (KeyboardInterrupt, TableLostError):
         # Ctrl-C, or the table came back from a replug or a restart without enroll mode
         print(f"stopped: {len(cs.cards)} of {cs.total} cards are saved in {args.set_file}; "

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..errors import CommandError
 from ._files import check_writable
+from ._rules import rules_help
 from ._rules import table_rules as _rules  # link._rules: the name its tests use
 
 
@@ -38,8 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rules",
         default="classic",
         metavar="PRESET",
-        help="the rules the table plays, as given to 'tractor-table deploy --rules' (classic, qq, lianzhong, "
-        "tournament, onedeck, titanic, xuwen; default classic)",
+        help=rules_help("the rules the table plays, as given to 'tractor-table deploy --rules'"),
     )
     parser.add_argument(
         "--decks", type=int, default=None, choices=(1, 2, 3, 4),
@@ -92,6 +92,14 @@ def run(args: argparse.Namespace) -> int:
     from ..records import open_recorder
 
     recorder = open_recorder(args.db, args.no_record, port=port, source="link", rules=rules)
+    from ..console.source import check_port
+
+    try:
+        check_port(port)  # at once, as the console does: no port, or one that does not open
+    except CommandError:
+        if recorder is not None:
+            recorder.store.close()
+        raise
     feed = recorder.follow(verifier) if recorder is not None else verifier.on_note
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
 
@@ -123,16 +131,17 @@ def run(args: argparse.Namespace) -> int:
     link = SerialLink(port, on_note=on_note)
     push = recorder.pushing(link.push_snapshot) if recorder is not None else link.push_snapshot
     try:
-        _follow(args, link, verifier, push, port)
+        interrupted = _follow(args, link, verifier, push, port)
     finally:
         if recorder is not None:
             print(recorder.summary())
             recorder.store.close()
-    print(verifier.summary())
-    return 0
+    print(verifier.summary() + (" (interrupted: Ctrl-C)" if interrupted else ""))
+    return 130 if interrupted else 0
 
 
-def _follow(args: argparse.Namespace, link: Any, verifier: Any, push: Any, port: str) -> None:
+def _follow(args: argparse.Namespace, link: Any, verifier: Any, push: Any, port: str) -> bool:
+    """Follow the link until --seconds, quit or Ctrl-C; True after a Ctrl-C."""
     with link:
         if not link.wait_synced(args.connect_timeout):
             reason = link.last_error or "no answer to the handshake: is the table's firmware running?"
@@ -156,7 +165,8 @@ def _follow(args: argparse.Namespace, link: Any, verifier: Any, push: Any, port:
                 elif cmd:
                     print(f"unknown command {cmd!r}: status, push or quit")
         except KeyboardInterrupt:
-            pass
+            return True
+    return False
 
 
 class _Commands:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import CommandError
 from ._files import write_atomic
+from ._rules import rules_help
 
 _STRENGTHS = {"random": 0, "basic": 1, "good": 2, "0": 0, "1": 1, "2": 2}
 
@@ -26,7 +27,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--until-won", action="store_true", help="play until the match is won")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
-    parser.add_argument("--rules", default="classic", help="rules preset (classic, qq, lianzhong, tournament, onedeck, titanic, xuwen)")
+    parser.add_argument("--rules", default="classic", help=rules_help("the rules the bots play"))
     parser.add_argument("--decks", type=int, help="override the preset's number of decks (1-4)")
     parser.add_argument(
         "--partners", choices=("fixed", "called"), help="override partnerships (called = find-a-friend)"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError
-from ._rules import table_rules
+from ._rules import rules_help, table_rules
 
 if TYPE_CHECKING:
     from ..virtual.runner import VirtualTable
@@ -34,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "challenge SEAT, show, quit; .copy is the deck, 0 for the first: AS.1; 红桃A, 大王 too)",
     )
     parser.add_argument(
-        "--hands", type=int, default=1, help="hands to play with --bots (default 1)"
+        "--hands", type=int, default=None, help="hands to play with --bots (default 1)"
     )
     parser.add_argument(
         "--decks",
@@ -47,8 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--rules",
         default="classic",
         metavar="PRESET",
-        help="rules preset of RULES.md (classic, lianzhong, qq, tournament, onedeck, titanic, "
-        "xuwen); the table gets them in its table.cfg (default classic)",
+        help=rules_help("the rules the table plays, written into its table.cfg"),
     )
     parser.add_argument(
         "--seed", type=int, default=1, help="seed of the deal and the bots (default 1)"
@@ -73,12 +72,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "direct: taps go to the table core as card ids",
     )
     parser.add_argument(
+        "--board",
+        default="virtual",
+        choices=("virtual", "pico"),
+        help="virtual: the fast simulated board (default); pico: the board model, a modelled "
+        "Raspberry Pi Pico on which the real boot.py, main.py and picoboard.py run from littlefs "
+        "and read the PN532 models through machine.SPI (docs/firmware.md, 'Board model')",
+    )
+    parser.add_argument(
+        "--png", type=Path, metavar="FILE",
+        help="with --board pico: write the display as the SSD1306 model shows it at the end, as a PNG",
+    )
+    parser.add_argument(
         "--heapsize",
         default=None,
         help=_heap_help(),
     )
     parser.add_argument(
         "--verbose", action="store_true", help="print every game event as it arrives"
+    )
+    parser.add_argument(
+        "--serve", action="store_true",
+        help="keep the virtual table running without a link of its own and print its "
+        "pseudo-terminal: follow it as a real table with 'tractor-table link --port PTY' or "
+        "'tractor-table console --port PTY' from another terminal, and type taps here "
+        "(quit or Ctrl-C ends it)",
     )
     parser.add_argument(
         "--db", type=Path, metavar="FILE",
@@ -108,26 +126,40 @@ def run(args: argparse.Namespace) -> int:
     from ..link.verifier import Verifier
     from ..mpy import micropython_binary
     from ..virtual.events import describe
-    from ..virtual.runner import VirtualTable
 
+    if args.serve and args.bots:
+        raise CommandError(
+            "--serve leaves the table to another program's link; the bots need this one's: "
+            "drop --bots (tap the cards here), or drop --serve"
+        )
+    if args.hands is not None and not args.bots:
+        raise CommandError(
+            "--hands is for the bots: add --bots, or leave --hands out to tap the cards yourself "
+            "(as many hands as you play)"
+        )
+    args.hands = 1 if args.hands is None else args.hands
     if args.hands < 1:
         raise CommandError("--hands must be at least 1")
     if args.heapsize is not None and not re.fullmatch(r"[1-9][0-9]*[KkMm]?", args.heapsize):
         raise CommandError(f"--heapsize {args.heapsize}: give a size such as 160K, 1M or 200000 (bytes)")
     micropython_binary()
     rules = table_rules(args)
+    if args.serve:
+        return _serve(args, rules)
     from ..records import open_recorder
 
     # before the virtual table exists: a records file that cannot be used stops here
+    if args.board == "pico" and args.readers != "spi":
+        raise CommandError("--board pico reads its PN532 models over SPI: leave out --readers direct")
+    if args.png is not None:
+        if args.board != "pico":
+            raise CommandError("--png needs --board pico (the fast virtual board draws no pixels)")
+        from ._files import check_writable
+
+        check_writable(args.png, "--png")
     recorder = open_recorder(args.db, args.no_record, port="virtual", source="virtual", rules=rules)
     t0 = time.monotonic()
-    vt = VirtualTable(
-        rules.decks,
-        heapsize=args.heapsize,
-        readers=args.readers,
-        hand_scan=args.hand_scan,
-        rules=rules,
-    )
+    vt = make_table(args.board, rules, heapsize=args.heapsize, readers=args.readers, hand_scan=args.hand_scan)
     # the host's side of the architecture: every event re-judged by the full engine
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(recorder.follow(verifier) if recorder is not None else verifier.on_note)
@@ -141,10 +173,25 @@ def run(args: argparse.Namespace) -> int:
             recorder.store.close()
 
 
+def make_table(board: str, rules: Any, *, heapsize: str | None = None, readers: str = "spi",
+               hand_scan: bool = False) -> VirtualTable:
+    """The virtual table on the fast virtual board, or on the board model (``board="pico"``)."""
+    if board == "pico":
+        from ..board.runner import PicoTable
+
+        return PicoTable(rules.decks, heapsize=heapsize, hand_scan=hand_scan, rules=rules)
+    from ..virtual.runner import VirtualTable
+
+    return VirtualTable(rules.decks, heapsize=heapsize, readers=readers, hand_scan=hand_scan, rules=rules)
+
+
 def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any, t0: float) -> int:
     from ..virtual.game import BotGame
 
     how = "simulated PN532 readers on SPI" if args.readers == "spi" else "taps given as card ids"
+    if getattr(args, "board", "virtual") == "pico":
+        how = ("the board model (boot.py, main.py and picoboard.py from littlefs; PN532 models "
+               "on machine.SPI, an SSD1306 model on machine.I2C)")
     print(
         f"virtual table: the firmware under MicroPython (heap {vt.heapsize}), {rules.decks} deck(s), rules {args.rules}, {how}"
     )
@@ -153,11 +200,16 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         booted = vt.ready_alloc - vt.sim_bytes
         print(f"link up on {port} (pseudo-terminal); firmware heap after boot {booted} bytes")
         if not args.bots:
-            return _console(vt)
+            return _console(vt, rules)
         game = BotGame(vt, rules, seed=args.seed, strength=args.strength, verbose=args.verbose)
-        game.play(args.hands)
+        interrupted = False
+        try:
+            game.play(args.hands)
+        except KeyboardInterrupt:
+            interrupted = True  # the summary of what was played, then exit status 130
         time.sleep(0.1)
         lines = list(vt.lines)
+        pixels = bytes(getattr(vt, "pixels", b""))
     dt = time.monotonic() - t0
     print("table display at the end:")
     for line in lines:
@@ -171,15 +223,43 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         print(f"{game.challenges} throw(s) challenged at the table and forced")
     if game.forced_at_once:
         print(f"{game.forced_at_once} throw(s) forced at once (hand scan)")
+    if interrupted:
+        print(f"interrupted (Ctrl-C) during hand {game.hands_played + 1} of {args.hands}: the figures above are partial")
     print(f"verifier (full engine replaying the link's events): {verifier.summary()}")
     for d in verifier.disagreements[:10]:
         print("  " + d.show())
+    if args.png is not None and pixels:
+        from ..board.png import png_bytes
+        from ._files import write_atomic
+
+        write_atomic(args.png, png_bytes(pixels), "--png")
+        print(f"display written to {args.png} (the SSD1306 model's RAM, 4x)")
+    figures = getattr(vt, "figures", None)
+    if figures:
+        print(board_summary(figures, getattr(vt, "wall_ms", -1)))
     if args.readers == "spi":
+        what = "the board's device models" if args.board == "pico" else "the simulated chips"
         print(
             f"readers: at most {vt.max_fields_on} RF field on at a time, {vt.collisions} bus collisions; "
-            f"the simulated chips took {vt.sim_bytes} bytes of the heap (not counted above)"
+            f"{what} took {vt.sim_bytes} bytes of the heap (not counted above)"
         )
+    if interrupted:
+        return 130
     return 1 if game.disagreements or verifier.disagreements or verifier.refused else 0
+
+
+def board_summary(f: dict[str, int], wall_ms: int) -> str:
+    """The board model's figures in a line (virtual time: the RP2040's, see docs/firmware.md)."""
+    def ms(k: str) -> str:
+        return f"{f[k] / 1000:.1f}" if f.get(k, -1) >= 0 else "-"
+
+    return (
+        f"board model: {f.get('virtual_us', 0) / 1e6:.1f} s of board time ({f.get('cpu_us', 0) / 1e6:.1f} s of it "
+        f"the firmware's own work) in {wall_ms / 1000:.1f} s; {f.get('taps', 0)} tags read, {f.get('frames', 0)} "
+        f"display frames, {f.get('boots', 0)} boot(s); tap to display p50 {ms('lat_p50')} ms, p99 {ms('lat_p99')} ms; "
+        f"four-seat poll cycle p50 {ms('cycle_p50')} ms, p99 {ms('cycle_p99')} ms; flash {f.get('flash_erases', 0)} "
+        f"erases, {f.get('flash_programs', 0)} page programs"
+    )
 
 
 CONSOLE_HELP = "commands: tap SEAT CARD[.copy] | ok SEAT | undo SEAT | challenge SEAT | show | quit"
@@ -210,30 +290,41 @@ def parse_console(line: str, decks: int) -> tuple[str, int, int] | None:
     return verb, seat, parse_card_id(words[2], decks)  # its ValueError names the card and the notation
 
 
-def _console(vt: VirtualTable) -> int:
-    from ..virtual.events import EV, describe
+def _console(vt: VirtualTable, rules: Any) -> int:
+    from ..virtual.taps import read_commands
 
-    kinds = {"ok": EV.BTN_OK, "undo": EV.BTN_UNDO, "challenge": EV.BTN_CHALLENGE}
-    print(CONSOLE_HELP)
-    for raw in sys.stdin:
-        try:
-            command = parse_console(raw, vt.decks)
-        except ValueError as exc:
-            print(f"bad input: {exc}")
-            continue
-        if command is None:
-            continue
-        verb, seat, card = command
-        if verb == "quit":
-            break
-        if verb == "show":
-            for line in vt.lines:
-                print("  |" + line.ljust(16) + "|")
-        elif verb == "tap":
-            vt.tap(seat, card)
-        else:
-            vt.press(seat, kinds[verb])
-        time.sleep(0.2)
-        while not vt.events.empty():
-            print("  " + describe(vt.events.get()))
+    read_commands(vt, rules, sys.stdin, lambda text: print(text, flush=True))
     return 0
+
+
+def _serve(args: argparse.Namespace, rules: Any) -> int:
+    """--serve: the table keeps running, its terminal for another program's link."""
+    import signal
+
+    from ..virtual.runner import VirtualTable
+    from ..virtual.taps import read_commands
+
+    def stop(_sig: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    vt = VirtualTable(rules.decks, heapsize=args.heapsize, readers=args.readers,
+                      hand_scan=args.hand_scan, rules=rules)
+    vt.start(host_link=False)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        print(f"virtual table serving on {vt.port} (pseudo-terminal), {rules.decks} deck(s), rules {args.rules}")
+        print(f"  follow it: tractor-table link --port {vt.port} --rules {args.rules}")
+        print(f"         or: tractor-table console --port {vt.port} --rules {args.rules}")
+        print("  type taps here; quit or Ctrl-C stops the table", flush=True)
+        try:
+            quit_typed = read_commands(vt, rules, sys.stdin, lambda text: print(text, flush=True), events=False)
+            if not quit_typed:  # the end of a script or of a pipe: keep serving
+                while vt.alive():
+                    time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        print("virtual table stopped", flush=True)
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        vt.close()

@@ -14,16 +14,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
-from textual.widgets import Footer, Input, Log, Static
+from textual.widgets import Footer, Input, Static
 
 from ..errors import CommandError
 from ..link.verifier import Verifier
+from .colour import coloured
 from .model import GameView, LinkView, describe_event
 from .source import APP_LINES, APP_REPLY, APP_STATE, TableSource
+from .textlog import TextLog as Log
 from .widgets import Confirm, Pane
 
 if TYPE_CHECKING:
@@ -31,10 +34,35 @@ if TYPE_CHECKING:
 
 #: at most this many inbox items per drain, so that a burst never freezes the screen
 DRAIN_MAX = 2000
+#: and at most this long (seconds): keys wait for the drain, never the other way
+DRAIN_BUDGET = 0.03
+#: below this width the link pane becomes two lines above the others (80x24 fits)
+WIDE = 120
 #: how often a real table is asked for its display lines (seconds)
 DISPLAY_POLL = 1.0
 #: the event kinds whose refusals are told on the message line as they come
 _REJECT, _BID, _CHALLENGE = 7, 2, 8
+
+
+class TapInput(Input):
+    """The tap input: empties itself at the enter, as the key comes, not when
+    the app gets to the line (keys typed meanwhile are kept)."""
+
+    async def action_submit(self) -> None:
+        value = self.value
+        self.value = ""
+        self.post_message(self.Submitted(self, value, None))
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            # here, in the order of the keys, not as a binding: a binding is
+            # looked up where the focus is when the key reaches the app, and an
+            # escape typed right after the enter may have moved it already
+            event.stop()
+            event.prevent_default()
+            await self.action_submit()
+            return
+        await super()._on_key(event)
 
 
 class ConsoleApp(App[int]):
@@ -42,12 +70,21 @@ class ConsoleApp(App[int]):
 
     CSS_PATH = Path(__file__).with_name("console.tcss")
     TITLE = "tractor-table console"
+    #: the screen's classes by size (console.tcss): -narrow below WIDE columns, -tall from 40 rows
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "push", "push host state"),
+        Binding("p", "push", "push"),
         Binding("s", "status", "status"),
-        Binding("t", "tap", "tap/press (virtual)"),
+        # t and escape move the focus: priority bindings, run as the key comes in,
+        # so that the keys typed after them (already on their way) go where the
+        # focus is then, even on a slow machine (check_action lets t be typed
+        # in the input, and escape close a question)
+        Binding("t", "tap", "tap", priority=True),
         Binding("d", "pixels", "display pixels"),
-        Binding("escape", "leave_input", "leave input", show=False),
+        Binding("space", "pause", "pause/go"),
+        Binding("n", "step", "step"),
+        Binding("escape", "leave_input", "leave input", show=False, priority=True),
         Binding("q", "quit", "quit"),
     ]
 
@@ -85,10 +122,18 @@ class ConsoleApp(App[int]):
         self._display_due = 0.0
         #: the display pane shows the pixels too (Unicode half blocks), key d
         self.show_pixels = False
+        from shengji import Rules
+
+        from ..virtual.taps import TableWatch
+
+        #: the table's phase from its events, to label a refusal with it (the
+        #: table's trick number means nothing during the draw or the burial)
+        self.table_watch = TableWatch(getattr(source, "rules", None) or Rules(decks=source.decks))
 
     # --- layout ------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="linkbar", markup=False)
         with Horizontal(id="top"):
             yield Pane("link", id="link")
             yield Pane("table display", id="display")
@@ -103,7 +148,7 @@ class ConsoleApp(App[int]):
         yield Static("", id="message", markup=False)
         from ..commands.virtual import CONSOLE_HELP
 
-        tap = Input(placeholder=CONSOLE_HELP.replace("commands: ", ""), id="tap")
+        tap = TapInput(placeholder=CONSOLE_HELP.replace("commands: ", ""), id="tap")
         tap.display = self.source.can_tap
         yield tap
         yield Footer()
@@ -126,7 +171,10 @@ class ConsoleApp(App[int]):
             # the screen is being taken down after q: what is left is not shown
 
     def _drain(self) -> None:
+        budget = time.monotonic() + DRAIN_BUDGET
         for _ in range(DRAIN_MAX):
+            if time.monotonic() > budget:
+                break  # the rest at the next tick: keys and the screen go first
             try:
                 kind, value = self.source.inbox.get_nowait()
             except queue.Empty:
@@ -165,7 +213,9 @@ class ConsoleApp(App[int]):
         if kind == "event":
             ev = note[3]
             verdict = self._verdict(before)
-            text = describe_event(ev)
+            text = self._describe(ev)
+            if ev and ev[0] == _REJECT:
+                self.game.last_refusal = text  # with the phase, as in the log
             log.write_line(f"{note[1]:5d}  {text}  [{verdict}]")
             if ev and ev[0] in (_REJECT, _BID, _CHALLENGE) and self._refused(ev):
                 self.say(f"the table refused: {text}")
@@ -186,10 +236,22 @@ class ConsoleApp(App[int]):
             text = bytes(note[1]).decode("utf-8", "replace").rstrip()
             log.write_line(f"----- table says: {text}")
         elif kind in ("down", "reboot", "rollback", "snapshot", "conflict", "incompatible", "synced"):
+            if kind in ("rollback", "snapshot"):
+                self.table_watch.phase = ""  # not known again until the next hand starts
             rest = " ".join(str(x) for x in note[1:] if not isinstance(x, bytes | bytearray))
             log.write_line(f"----- link {kind}: {rest}".rstrip())
         for d in v.disagreements[before[3] :]:
             self._disagreement(d.show())
+
+    def _describe(self, ev: Sequence[Any]) -> str:
+        from ..virtual.taps import describe_in
+
+        try:
+            text = describe_in(ev, self.table_watch)
+            self.table_watch.on_event(ev)
+            return text
+        except (IndexError, KeyError, TypeError, ValueError):
+            return describe_event(ev)
 
     def _verdict(self, before: tuple[int, int, int, int]) -> str:
         v = self.verifier
@@ -250,7 +312,7 @@ class ConsoleApp(App[int]):
 
     # --- the panes ----------------------------------------------------------------
 
-    def link_text(self) -> str:
+    def link_text(self, compact: bool = False) -> str:
         lv = self.link_view
         link = self.source.link
         if link is not None and lv.state in ("connecting", "down") and link.last_error:
@@ -269,16 +331,34 @@ class ConsoleApp(App[int]):
             records = "stopped (see the message line)"
         else:
             records = f"{rec.store.path.name}: {rec.new_events} new event(s)"
-        text = lv.text() + f"\nverifier  {judged}\nrecords   {records}"
+        bots = ""
         if self.bots_state:
-            if self.source.bots_playing:
-                bots = "playing"
+            # "done" once the bots' last word is drained: every event before it is shown
+            if self.source.bots_playing or self.bots_state == "the bots are playing":
+                bots = "playing" + self._pace_text()
             elif self.bots_state.startswith("the bots stopped"):
                 bots = "stopped (see the message line)"
             else:
                 bots = "done"
+        if compact:  # two lines above the other panes (80 columns)
+            if not (self.verifier_lost or v.refused):
+                judged = f"{v.agreed}/{v.checked} agreed, {len(v.disagreements)} disagree"
+            if self.source.bots_playing or self.bots_state == "the bots are playing":
+                bots = "playing" + self._pace_text(compact=True)
+            return lv.text(compact=True) + f"\nverifier {judged} · records {records}" + (
+                f" · bots {bots}" if bots else "")
+        text = lv.text() + f"\nverifier  {judged}\nrecords   {records}"
+        if bots:
             text += f"\nbots      {bots}"
         return text
+
+    def _pace_text(self, compact: bool = False) -> str:
+        pacer = getattr(self.source, "pacer", None)
+        if pacer is None:
+            return ""
+        if pacer.paused:
+            return " (paused)" if compact else " (paused: space goes on, n steps)"
+        return f" (pace {pacer.pace:g} s)" if pacer.pace else ""
 
     def display_text(self) -> str:
         lines = self.source.display()
@@ -299,17 +379,32 @@ class ConsoleApp(App[int]):
         self.show_pixels = not self.show_pixels
         self.query_one("#display", Pane).set_text(self.display_text())
 
+    @property
+    def compact(self) -> bool:
+        """Below WIDE columns: the link in two lines on top, shorter game lines."""
+        return self.size.width < WIDE
+
     def refresh_panes(self) -> None:
-        self.query_one("#link", Pane).set_text(self.link_text())
+        compact = self.compact
+        if compact:
+            bar = self.query_one("#linkbar", Static)
+            width = max(self.size.width - 2, 10)
+            text = "\n".join(x if len(x) <= width else x[: width - 1] + "…"
+                              for x in self.link_text(compact=True).split("\n"))
+            if getattr(bar, "text", None) != text:
+                bar.text = text  # type: ignore[attr-defined]
+                bar.update(coloured(text))
+        self.query_one("#link", Pane).set_text(self.link_text())  # hidden when compact
         self.query_one("#display", Pane).set_text(self.display_text())
-        self.query_one("#game", Pane).set_text(self.game.text())
+        self.query_one("#game", Pane).set_text(self.game.text(compact=compact))
+        self.screen.set_class(self.disagreement_count > 0, "-disagreeing")
         self.query_one("#events", Log).border_title = f"events: {self.link_view.events}"
         self.query_one("#disagreements", Log).border_subtitle = self.verifier.summary()
 
     def say(self, text: str) -> None:
         """A line on the message line (and kept in :attr:`messages`)."""
         self.messages.append(text)
-        self.query_one("#message", Static).update(text)
+        self.query_one("#message", Static).update(coloured(text))
 
     # --- keys -----------------------------------------------------------------------
 
@@ -376,13 +471,42 @@ class ConsoleApp(App[int]):
                 "taps need the virtual table: on a real table, tap the card at the seat's reader"
             )
             return
-        self.query_one("#tap", Input).focus()
+        # at once, not later (Widget.focus waits its turn behind the keys already
+        # typed): the keys after t go to the input even when the machine is slow
+        self.set_focus(self.query_one("#tap", Input))
+
+    def action_pause(self) -> None:
+        pacer = getattr(self.source, "pacer", None)
+        if pacer is None or not self.source.bots:
+            self.say("pause: only the bots can be paused (--virtual --bots)")
+            return
+        paused = pacer.toggle()
+        self.say("paused: space goes on, n plays one step" if paused else f"the bots play on{self._pace_text()}")
+        self.refresh_panes()
+
+    def action_step(self) -> None:
+        pacer = getattr(self.source, "pacer", None)
+        if pacer is None or not self.source.bots:
+            self.say("step: only the bots play in steps (--virtual --bots)")
+            return
+        pacer.step()
+        self.say("step: the bots play until the table's next event (space goes on)")
+        self.refresh_panes()
 
     def action_leave_input(self) -> None:
-        self.query_one("#events", Log).focus()
+        self.set_focus(self.query_one("#events", Log))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        in_input = isinstance(self.focused, Input)
+        if action == "tap":
+            return not in_input and not isinstance(self.screen, Confirm)
+        if action == "leave_input":
+            return in_input
+        return True
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.input.value = ""
+        # the input emptied itself at the enter (TapInput): what was typed after
+        # the enter, before this message came, stays in it
         self.command(event.value)
 
     def command(self, line: str) -> bool:

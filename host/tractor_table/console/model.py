@@ -91,8 +91,11 @@ class LinkView:
         elif kind == "event":
             self.events = int(note[1]) + 1
 
-    def text(self) -> str:
+    def text(self, compact: bool = False) -> str:
         boot = f"{self.boot_id:08x}" if self.boot_id is not None else "?"
+        if compact:  # one line (the console's top line below 120 columns)
+            tail = self.last_error if self.last_error else f"boot {boot}"
+            return f"link {self.state} · {self.port} · fw {self.firmware} · {self.rules_id} · {self.events} events · {tail}"
         lines = [
             f"state     {self.state}",
             f"port      {self.port}",
@@ -125,6 +128,7 @@ class GameView:
     trick_done: str = ""  # "S1 wins 10" once the trick is complete
     leader: int = -1
     result: str = ""
+    result_ev: list[Any] = field(default_factory=list)  # the HAND_END event
     last_refusal: str = ""
     call: str = ""  # find-a-friend: the card called, and the partner as known
     partner: str = ""
@@ -190,8 +194,11 @@ class GameView:
             self.attackers = int(ev[1])
             self.levels = tuple(int(x) for x in event_levels(ev))
             self.result = describe_event(ev)
+            self.result_ev = list(ev)
 
-    def text(self) -> str:
+    def text(self, compact: bool = False) -> str:
+        if compact and self.hand is not None:
+            return self._compact()
         if self.hand is None:
             head = "no hand started yet"
             if self.from_snapshot:
@@ -225,4 +232,32 @@ class GameView:
             lines.append(f"result    {self.result}")
         if self.last_refusal:
             lines.append(f"refused   {self.last_refusal}")
+        return "\n".join(lines)
+
+    def _compact(self) -> str:
+        """At most eight short lines (the pane's height at 80x24): the hand, its
+        levels and trump, the score, the trick by seat or the bid, the result."""
+        lv = "/".join(RANKS[x] for x in self.levels) if self.levels else "?"
+        dealer = f"S{self.dealer}" if self.dealer >= 0 else "first bid"
+        declarer = f" by S{self.declarer}" if self.declarer >= 0 else ""
+        lines = [
+            f"hand {self.hand} · dealer {dealer} · levels {lv}",
+            f"trump {self.trump}{declarer} · attackers {self.attackers} points",
+        ]
+        if self.standing_bid and self.trump == "?":
+            lines.append(f"bid    {self.standing_bid}")
+        if self.trick:
+            done = f": {self.trick_done}" if self.trick_done else ""
+            lines.append(f"trick {self.trick_no + 1}{done}")
+            for seat in range(4):
+                if seat in self.trick:
+                    lead = " (lead)" if seat == self.leader else ""
+                    lines.append(f"  S{seat}  {self.trick[seat]}{lead}")
+        if self.result_ev:
+            e = self.result_ev
+            won = f"; side {e[8]} wins" if len(e) > 8 and e[8] >= 0 else ""
+            lines.append(f"over: attackers {e[1]}, kitty {e[2]}x{e[3]}={e[4]}; "
+                         f"levels {RANKS[e[6]]}/{RANKS[e[7]]}, next S{e[5]}{won}")
+        elif self.last_refusal and len(lines) < 8:
+            lines.append(f"refused {self.last_refusal}")
         return "\n".join(lines)

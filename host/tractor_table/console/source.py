@@ -143,8 +143,10 @@ class VirtualSource(TableSource):
         strength: int = 1,
         readers: str = "spi",
         table: VirtualTable | None = None,
+        pace: float = 0.0,
     ) -> None:
         from ..virtual.runner import VirtualTable
+        from .pace import Pacer
 
         super().__init__()
         self.rules = rules
@@ -155,6 +157,9 @@ class VirtualSource(TableSource):
         self.strength = strength
         self.vt = table if table is not None else VirtualTable(rules.decks, readers=readers, rules=rules)
         self.vt.note_hooks.append(self._put_note)
+        #: the bots' pace, pause and step (console/pace.py)
+        self.pacer = Pacer(pace)
+        self.vt.note_hooks.append(self.pacer.on_note)
         self.game: BotGame | None = None
         self._bots: threading.Thread | None = None
 
@@ -169,6 +174,7 @@ class VirtualSource(TableSource):
 
     def close(self) -> None:
         self.closing = True  # the bots' errors from here on are the table going away
+        self.pacer.close()
         self.vt.close()
         if self._bots is not None:
             self._bots.join(timeout=2)
@@ -187,9 +193,10 @@ class VirtualSource(TableSource):
         if not self.bots or self._bots is not None:
             return
         from ..virtual.game import BotGame
+        from .pace import PacedTable
 
         self.game = BotGame(
-            self.vt,
+            PacedTable(self.vt, self.pacer),  # type: ignore[arg-type]
             self.rules,
             seed=self.seed,
             strength=self.strength,

@@ -23,7 +23,9 @@ class Pane(Static):
     def set_text(self, text: str) -> None:
         if text != self.text:
             self.text = text
-            self.update(Text(text))
+            from .colour import coloured
+
+            self.update(coloured(text))
 
 
 class Confirm(ModalScreen[bool]):

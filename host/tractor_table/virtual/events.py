@@ -85,6 +85,31 @@ def reason(code: int) -> str:
     return names[code] if 0 <= code < len(names) else f"reason {code}"
 
 
+#: The device rules engine's codes (firmware/drules.py, R_*), the rules of
+#: following in docs/rules.md, in words.
+RULE_WORDS = (
+    "",
+    "an empty play",
+    "a card the seat does not hold",
+    "a lead of several suits",
+    "a follow of the wrong number of cards",
+    "did not follow the led suit while holding it",
+    "did not play the pairs it held in the led suit",
+    "did not play the tractor it held in the led suit",
+    "did not play the triples it held in the led suit",
+    "did not play the Titanic it held in the led suit",
+    "did not play the led shape it held (same_shape_only)",
+    "a throw another seat could beat",
+)
+
+
+def rule_words(code: int) -> str:
+    """A rules engine code (AUDIT, REVOKE) in words; an unknown one as its number."""
+    if 0 < code < len(RULE_WORDS):
+        return RULE_WORDS[code]
+    return f"rules code {code}"
+
+
 def describe(ev: Sequence[Any]) -> str:
     """One line, in the game's terms, for an event as the table sent it."""
     k = ev[0]
@@ -123,12 +148,13 @@ def describe(ev: Sequence[Any]) -> str:
         score = "partner unknown" if ev[4] == -1 else f"attackers {ev[4]}"
         return f"trick {ev[1] + 1}: S{ev[2]} wins {ev[3]} points; {score}"
     if k == EV.AUDIT:
-        return f"audit: trick {ev[1] + 1}, S{ev[2]}: {reason(ev[3])} (rules code {ev[4]})"
+        why = f": {rule_words(ev[4])}" if ev[4] else ""
+        return f"audit: trick {ev[1] + 1}, S{ev[2]}: {reason(ev[3])}{why}"
     if k == EV.REVOKE:
         # the host's view of a revoke it finds unproven carries reason 0
         if len(ev) > 4 and ev[4] == 0:
             return f"trick {ev[1] + 1}: no revoke of S{ev[2]} in trick {ev[3] + 1} is proven"
-        code = f" (rules code {ev[4]})" if len(ev) > 4 else ""
+        code = f" ({rule_words(ev[4])})" if len(ev) > 4 else ""
         return f"trick {ev[1] + 1}: S{ev[2]} is proven to have revoked in trick {ev[3] + 1}{code}"
     if k == EV.FORFEIT:
         if ev[2] < 0:

@@ -175,6 +175,7 @@ class VirtualTable:
         self.collisions = -1
         self.proc: subprocess.Popen[bytes] | None = None
         self.link: SerialLink | None = None
+        self.port = ""  # the terminal's path (the table's "USB serial"), once started
         self._ctl: int = -1
         self._out_thread: threading.Thread | None = None
         self._changed = threading.Condition()
@@ -186,7 +187,9 @@ class VirtualTable:
 
     # --- life cycle -----------------------------------------------------------
 
-    def start(self, timeout: float = 20.0) -> VirtualTable:
+    def start(self, timeout: float = 20.0, *, host_link: bool = True) -> VirtualTable:
+        """Boot the table; with ``host_link`` False the terminal is left for
+        another program's link (``tractor-table virtual --serve``): :attr:`port`."""
         if not self.fw_dir.exists():
             compile_for_host(self.fw_dir)
         sim_dir = self.workdir / "sim"
@@ -244,6 +247,9 @@ class VirtualTable:
             errors = self.firmware_errors()
             self.close()
             raise CommandError(f"the virtual table did not start: {errors}")
+        self.port = slave_path
+        if not host_link:
+            return self
         self.link = SerialLink(slave_path, on_note=self._note).start()
         if not self.link.wait_synced(timeout):
             errors = self.firmware_errors()

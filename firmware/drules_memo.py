@@ -1,0 +1,279 @@
+# Device rules engine, part of drules.Engine (see drules.py for the API): for
+# the placement oracle (drules_place.py), the table of states of the sweep
+# that failed once (so that none is expanded twice), and the greedy first
+# tries (a unit's runs on top of the earlier units' placement; a trick's
+# match); the reason named when a play falls short of a ladder's rung.
+
+from micropython import const
+
+from drules_base import EngineBase
+
+try:
+    from typing import Any, Sequence  # noqa: F401
+except ImportError:
+    pass
+
+_NPOS = const(24)
+_NREC = const(64)  # remembered failed states (a power of 2)
+_RW = const(16)  # bytes of one: stamp, position, demand (2), left over (3), n, n codes
+_PROBE = const(6)
+_GS = const(32)  # runs one greedy step may add
+R_PAIRS = const(6)
+R_TRACTOR = const(7)
+R_TRIPLES = const(8)
+R_TITANIC = const(9)
+R_SAME_SHAPE = const(10)
+
+
+class Memo(EngineBase):
+    """Failed states and the greedy first try; mixed into drules.Engine."""
+
+    def _memo_init(self):
+        # type: () -> None
+        self._memo = bytearray(_NREC * _RW)
+        self._key = bytearray(_NPOS * _RW)  # a row per position of the sweep
+        self._gen = 0
+        self._gst = bytearray(3 * _GS)
+        self._ng = 0
+
+    def _newgen(self):
+        # type: () -> None
+        """A new question: every state remembered so far is forgotten."""
+        g = self._gen + 1
+        if g > 255:
+            memo = self._memo
+            for i in range(0, _NREC * _RW, _RW):
+                memo[i] = 0
+            g = 1
+        self._gen = g
+
+    def _look(self, p, d, l2, l3, l4):
+        # type: (int, int, int, int, int) -> int
+        """The state at position p (the runs to place, the faces left over,
+        the open runs as (width, positions left) codes in a canonical order),
+        written to row p of self._key: -2 if it failed before, else its hash
+        for _remember (-1: too many open runs to remember)."""
+        key = self._key
+        u = self._u
+        np_ = self._np
+        k0 = p * _RW
+        key[k0] = self._gen
+        key[k0 + 1] = p
+        key[k0 + 2] = d & 255
+        key[k0 + 3] = d >> 8
+        key[k0 + 4] = l2
+        key[k0 + 5] = l3
+        key[k0 + 6] = l4
+        n = k0 + 8
+        h = ((d * 131 + p) * 7 + l2) * 5 + l3 * 3 + l4
+        for w in range(3):
+            b = w * _NPOS
+            j = u[b + p]
+            q = p
+            while j:
+                while q < np_ and u[b + q] >= j:
+                    q += 1
+                if n >= k0 + _RW:
+                    return -1
+                c = (w << 5) | (q - p)
+                key[n] = c
+                n += 1
+                h = (h & 0xFFFFF) * 33 + c
+                j -= 1
+        key[k0 + 7] = n - k0
+        memo = self._memo
+        g = self._gen
+        h &= _NREC - 1
+        for i in range(_PROBE):
+            b = ((h + i) & (_NREC - 1)) * _RW
+            if memo[b] != g:
+                return h
+            j = 1
+            while j < n - k0 and memo[b + j] == key[k0 + j]:
+                j += 1
+            if j == n - k0:
+                return -2
+        return h
+
+    def _remember(self, h, p):
+        # type: (int, int) -> None
+        """Remember that the state in row p of self._key failed."""
+        memo = self._memo
+        key = self._key
+        g = self._gen
+        b = 0
+        for i in range(_PROBE):
+            b = ((h + i) & (_NREC - 1)) * _RW
+            if memo[b] != g:
+                break
+        k0 = p * _RW
+        for j in range(key[k0 + 7]):
+            memo[b + j] = key[k0 + j]
+
+    # ------------------------------------------------------ greedy first try
+
+    def _greedy(self, m, k, n):
+        # type: (int, int, int) -> bool
+        """Put n more parts (m, k) on top of the placement in self._u, each at
+        the weakest place where it fits (no search: False is no answer); they
+        are noted in self._gst (self._ng of them) for _ungreedy."""
+        st = self._st
+        gst = self._gst
+        b = (m - 2) * _NPOS
+        last = self._np - k
+        p = 0
+        for _ in range(n):
+            while p <= last and (st[b + p] < k or not self._add(p, m, k)):
+                p += 1
+            if p > last or self._ng >= _GS:
+                return False
+            g = 3 * self._ng
+            gst[g] = p
+            gst[g + 1] = m
+            gst[g + 2] = k
+            self._ng += 1
+        return True
+
+    def _ungreedy(self, mark):
+        # type: (int) -> None
+        """Take back the parts _greedy placed after the first `mark`."""
+        gst = self._gst
+        while self._ng > mark:
+            self._ng -= 1
+            g = 3 * self._ng
+            self._sub(gst[g], gst[g + 1], gst[g + 2])
+
+    def _gmatch(self):
+        # type: () -> bool
+        """The greedy try of _match_key: the part placed high at its lowest
+        start, the other runs at the weakest places, the sets in the rest."""
+        u = self._u
+        for i in range(3 * _NPOS):
+            u[i] = 0
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        self._ng = 0
+        if not self._add(self._ql[0] - 1, qm[0], qk[0]):
+            return False
+        for t in range(1, self._nq):
+            if qk[t] > 1 and not self._greedy(qm[t], qk[t], qn[t]):
+                return False
+        return self._setsok()
+
+    def _pfit(self):
+        # type: () -> bool
+        u = self._u
+        for i in range(3 * _NPOS):
+            u[i] = 0
+        return self._feasible(0, 0)
+
+    # ------------------------------------------------------ t on the oracle
+
+    def _tpoly(self, cnt, s, cap):
+        # type: (bytearray, int, int) -> int
+        """t of RULES §6.2 with the placement oracle: runs of pairs split into
+        runs of 2 and 3 (a longer run is cut into such, in the same tractor),
+        t = 2a + 3b is reached iff the lead's tractors can share out a runs of
+        2 and b of 3 (best2[b]: the most runs of 2 beside b runs of 3, a
+        knapsack over the tractors) and they can all be placed. The most t,
+        from the bound cap down."""
+        bins = self._bins
+        b2 = self._tb
+        bmax = 0
+        b2[0] = 0
+        for i in range(self._nbins):
+            k = bins[i]
+            k3 = k // 3
+            j = bmax + k3
+            while j >= 0:
+                best = 255
+                for x in range(k3 + 1 if k3 < j else j + 1):
+                    prev = b2[j - x] if j - x <= bmax else 255
+                    if prev != 255:
+                        v = prev + ((k - 3 * x) >> 1)
+                        if best == 255 or v > best:
+                            best = v
+                b2[j] = best
+                j -= 1
+            bmax += k3
+        self._psetup(cnt, s)
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        ql = self._ql
+        qm[0] = qm[1] = 2
+        qk[0] = 2
+        qk[1] = 3
+        ql[0] = ql[1] = 0
+        self._nq = 2
+        t = cap
+        while t >= 2:
+            b = t & 1
+            while 3 * b <= t:
+                a = (t - 3 * b) >> 1
+                if b <= bmax and b2[b] != 255 and b2[b] >= a:
+                    qn[0] = a
+                    qn[1] = b
+                    if self._pfit():
+                        return t
+                b += 2
+            t -= 1
+        return 0
+
+    # ------------------------------------------------------ reasons
+
+    def _rung_reason(self, m, k, need, got):
+        # type: (int, int, int, int) -> int
+        """Reason code when a play reached rung `got` of a led unit's ladder
+        where the holding reached rung `need`: what the needed rung's pattern
+        has more of than the play's (triples in a Titanic, triples, pairs in
+        a tractor; else pairs)."""
+        if self.same_shape_only or m >= 4:
+            return R_SAME_SHAPE
+        fn = self._rung_feat(m, k, need)
+        fg = self._rung_feat(m, k, got)
+        if (fn >> 10) > (fg >> 10):
+            return R_TITANIC
+        if ((fn >> 5) & 31) > ((fg >> 5) & 31):
+            return R_TRIPLES
+        if (fn & 31) > (fg & 31):
+            return R_TRACTOR
+        return R_PAIRS
+
+    def _rung_feat(self, m, k, r):
+        # type: (int, int, int) -> int
+        """What the (first pattern of) rung r of the ladder of (m, k) holds:
+        triples in Titanics << 10 | triples << 5 | pairs in tractors; 0 past
+        the last rung."""
+        if m == 3:
+            if k == 1:
+                return 32 if r == 0 else 0
+            if r == 0:
+                return (k << 10) | (k << 5)
+            if r == 1:
+                return k << 5
+            if r == 2:
+                return k
+            n = 3
+            for j in range(k - 1, -1, -1):
+                for i in range(k - j, -1, -1):
+                    if j == 0 and i == 0:
+                        continue
+                    if n == r:
+                        return j << 5
+                    n += 1
+            return 0
+        if k == 1:
+            return 0
+        n = 0
+        t = k
+        while t >= 0:
+            q = k
+            while q >= t and q > 0:
+                if n == r:
+                    return t
+                n += 1
+                q -= 1
+            t = t - 1 if t > 2 else (0 if t == 2 else -1)
+        return 0

@@ -1,0 +1,308 @@
+# Device rules engine, part of drules.Engine (see drules.py for the API): the
+# placement oracle of the ladders (RULES §6.3). "Can these parts, sets and
+# runs of width 2-4 (self._qm/_qk/_qn: width, length, how many), all be cut
+# disjointly out of the suit-s cards of a count array?" A sweep over the
+# suit's positions, weakest first, deciding at each position how many parts
+# of each kind start there; the state between two positions is the demand
+# left and the runs still open, and a state that failed once is remembered,
+# so each state is expanded at most once (docs/firmware.md gives the bound).
+
+from micropython import const
+
+from drules_base import EngineBase
+
+try:
+    from typing import Any, Sequence  # noqa: F401
+except ImportError:
+    pass
+
+_NPOS = const(24)
+_QT = const(24)  # kinds of parts in one question
+_EAGER = const(16)  # states of a question before failures are remembered
+
+
+class Placer(EngineBase):
+    """The placement oracle of the ladders; mixed into drules.Engine."""
+
+    def _place_init(self):
+        # type: () -> None
+        # Per position (index w*_NPOS + p, w = width - 2): faces holding
+        # exactly 2, 3, >= 4 copies (_a); widths in use (_u); the stretch of
+        # positions from p up where a set of width w+2 can be cut (_st) and
+        # the longest stretch starting at p or above (_sb).
+        self._a = bytearray(3 * _NPOS)
+        self._u = bytearray(3 * _NPOS)
+        self._st = bytearray(3 * _NPOS)
+        self._sb = bytearray(3 * _NPOS)
+        self._tot = bytearray(3)
+        self._sf = bytearray(3 * _NPOS)  # faces of 2, 3, >= 4 copies at p..
+        # The stretches of each width (from w*_NPOS): length, sets in them.
+        self._sl = bytearray(3 * _NPOS)
+        self._sc = bytearray(3 * _NPOS)
+        self._se = bytearray(3 * _NPOS)  # and the sets across their edges
+        self._nst = bytearray(3)
+        self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
+        self._lcap = bytearray(3)
+        self._np = 0
+        self._qm = bytearray(_QT)
+        self._qk = bytearray(_QT)
+        self._qn = bytearray(_QT)
+        self._tb = bytearray(_QT)  # _tpoly's knapsack
+        self._ql = bytearray(_QT)  # lowest start + 1 (0: any; a trick's key)
+        # The sweep's kinds: width, length, parts left, offset of the width
+        # in _u, weight in the demand d (mixed radix).
+        self._dm = bytearray(_QT)
+        self._dk = bytearray(_QT)
+        self._dn = bytearray(_QT)
+        self._dl = bytearray(_QT)
+        self._db = bytearray(_QT)
+        self._dr = [0] * _QT
+        self._nd = 0
+        self._nq = 0
+        self._s2 = self._s3 = self._s4 = self._nrun = 0  # the question's sets, runs
+        self._ub = bytearray(3 * _NPOS)  # the placement before a search
+        self._placed = False  # does self._u hold a placement of the question?
+        self._mon = False
+        self._memo_init()
+        self.nstates = 0  # states expanded (for the benchmarks and the bound)
+        self._ns0 = 0
+
+    def _psetup(self, cnt, s):
+        # type: (bytearray, int) -> None
+        """The resources of the suit-s cards in cnt, once per count array."""
+        np_ = self.npos[s]
+        self._np = np_
+        a = self._a
+        st = self._st
+        sb = self._sb
+        tot = self._tot
+        order = self.order
+        pidx = self.pidx
+        base = s * _NPOS
+        tot[0] = tot[1] = tot[2] = 0
+        for p in range(np_):
+            c2 = c3 = c4 = 0
+            for i in range(pidx[base + p], pidx[base + p + 1]):
+                c = cnt[order[i]]
+                if c >= 4:
+                    c4 += 1
+                elif c == 3:
+                    c3 += 1
+                elif c == 2:
+                    c2 += 1
+            a[p] = c2
+            a[_NPOS + p] = c3
+            a[2 * _NPOS + p] = c4
+            tot[0] += c2
+            tot[1] += c3
+            tot[2] += c4
+        sf = self._sf
+        sf[np_] = sf[_NPOS + np_] = sf[2 * _NPOS + np_] = 0
+        for p in range(np_ - 1, -1, -1):
+            sf[p] = sf[p + 1] + a[p]
+            sf[_NPOS + p] = sf[_NPOS + p + 1] + a[_NPOS + p]
+            sf[2 * _NPOS + p] = sf[2 * _NPOS + p + 1] + a[2 * _NPOS + p]
+        sl = self._sl
+        sc = self._sc
+        se = self._se
+        for w in range(3):
+            b = w * _NPOS
+            run = 0
+            best = 0
+            cap = 0
+            edge = 0
+            last = 0
+            ns = b
+            for p in range(np_ - 1, -1, -1):
+                # sets of width w + 2 at p: 4-faces hold two pairs
+                c = a[2 * _NPOS + p]
+                if w == 0:
+                    c += c + a[_NPOS + p] + a[p]
+                elif w == 1:
+                    c += a[_NPOS + p]
+                if c:
+                    if run:
+                        edge += c if c < last else last
+                    run += 1
+                    cap += c
+                elif run:
+                    sl[ns] = run
+                    sc[ns] = cap
+                    se[ns] = edge
+                    ns += 1
+                    run = cap = edge = 0
+                last = c
+                st[b + p] = run
+                if run > best:
+                    best = run
+                sb[b + p] = best
+            if run:
+                sl[ns] = run
+                sc[ns] = cap
+                se[ns] = edge
+                ns += 1
+            self._nst[w] = ns - b
+
+    def _fits_at(self, u2, u3, u4, a2, a3, a4):
+        # type: (int, int, int, int, int, int) -> bool
+        """Do u2 pairs, u3 triples and u4 quads fit in faces holding 2, 3 and
+        >= 4 copies (a2, a3, a4 of them)? Quads take 4-faces; triples 3-faces
+        first; pairs what is left (two in an unused 4-face)."""
+        a4 -= u4
+        if a4 < 0:
+            return False
+        if u3 > a3:
+            a4 -= u3 - a3
+            if a4 < 0:
+                return False
+            a3 = 0
+        else:
+            a3 -= u3
+        return u2 <= 2 * a4 + a3 + a2
+
+    def _pcap(self, u3, u4):
+        # type: (int, int) -> int
+        """Pairs the suit's faces hold besides u3 triples and u4 quads placed
+        anywhere (-1: those do not fit)."""
+        tot = self._tot
+        a4 = tot[2] - u4
+        a3 = tot[1]
+        if a4 < 0:
+            return -1
+        if u3 > a3:
+            a4 -= u3 - a3
+            if a4 < 0:
+                return -1
+            a3 = 0
+        else:
+            a3 -= u3
+        return 2 * a4 + a3 + tot[0]
+
+    def _feasible(self, fa, fb):
+        # type: (int, int) -> bool
+        """Can the parts of the question, and fa runs of 2 pairs and fb runs
+        of 3 pairs more, all be placed at once (see the top)? self._u must be
+        clear; on success it holds the runs' placement."""
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        sb = self._sb
+        dm = self._dm
+        dk = self._dk
+        dn = self._dn
+        nq = self._nq
+        nd = 0
+        ql = self._ql
+        dl = self._dl
+        for t in range(nq + 2):
+            lo = 0
+            if t < nq:
+                n = qn[t]
+                k = qk[t]
+                m = qm[t]
+                lo = ql[t] - 1 if ql[t] else 0
+            else:
+                m = 2
+                k = t - nq + 2
+                n = fa if k == 2 else fb
+            if n == 0 or (k == 1 and (t >= nq or ql[t] == 0)):
+                continue  # sets are placed in what the sweep leaves over
+            if sb[(m - 2) * _NPOS] < k:
+                return False
+            # The sweep's kinds of runs, longest first (an insertion sort).
+            i = nd
+            while i and (dk[i - 1] < k or (dk[i - 1] == k and dm[i - 1] < m)):
+                dm[i] = dm[i - 1]
+                dk[i] = dk[i - 1]
+                dn[i] = dn[i - 1]
+                dl[i] = dl[i - 1]
+                i -= 1
+            if i and dk[i - 1] == k and dm[i - 1] == m and t >= nq:
+                # the same kind (runs of pairs): merged
+                dn[i - 1] += n
+                while i < nd:
+                    dm[i] = dm[i + 1]
+                    dk[i] = dk[i + 1]
+                    dn[i] = dn[i + 1]
+                    dl[i] = dl[i + 1]
+                    i += 1
+                continue
+            dm[i] = m
+            dk[i] = k
+            dn[i] = n
+            dl[i] = lo
+            nd += 1
+        # Runs of one width and length >= k each take k sets or more of one
+        # stretch, and cross k - 1 of its edges (two neighbouring positions,
+        # crossed by no more runs than the lesser holds): no more of them
+        # than the stretches' sets // k, nor their edges // (k - 1).
+        sl = self._sl
+        sc = self._sc
+        se = self._se
+        for i in range(nd):
+            m = dm[i]
+            k = dk[i]
+            if k == 1:
+                break  # (a set placed high: the longest kinds come first)
+            need = 0
+            for j in range(i + 1):
+                if dm[j] == m:
+                    need += dn[j]
+            b = (m - 2) * _NPOS
+            for j in range(b, b + self._nst[m - 2]):
+                if sl[j] >= k:
+                    x = sc[j] // k
+                    y = se[j] // (k - 1)
+                    need -= x if x < y else y
+            if need > 0:
+                return False
+        self._sets()
+        if nd == 0:
+            return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
+        self._nd = nd
+        # (the sweep first checks that all of it fits counted as sets)
+        d = 0
+        r = 1
+        db = self._db
+        dr = self._dr
+        for i in range(nd):
+            db[i] = (dm[i] - 2) * _NPOS
+            dr[i] = r
+            d += dn[i] * r
+            if r <= 65536:
+                r *= dn[i] + 1  # (small ints only: no more once too many)
+        self._mon = r <= 65536
+        if self._mon:
+            self._newgen()
+        else:
+            # too many states to name in 16 bits: none is remembered, and d
+            # is just the runs left (d = 0 is all that matters then)
+            d = 0
+            for i in range(nd):
+                dr[i] = 1
+                d += dn[i]
+        self._ns0 = self.nstates + _EAGER
+        return self._sweep(0, d, 0, 0, 0)
+
+    def _sets(self):
+        # type: () -> None
+        """The question's sets (self._n: pairs, triples, quads) and the most
+        faces of each kind (2, 3, >= 4 copies) left over that can matter."""
+        n = self._n
+        n[0] = n[1] = n[2] = 0
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        ql = self._ql
+        for t in range(self._nq):
+            if qk[t] == 1 and ql[t] == 0:
+                n[qm[t] - 2] += qn[t]
+        c = self._lcap
+        c[0] = n[0]
+        c[1] = n[0] + n[1]
+        c[2] = n[2] + n[1] + ((n[0] + 1) >> 1)
+
+    def _setsfit(self, l2, l3, l4):
+        # type: (int, int, int) -> bool
+        n = self._n
+        return self._fits_at(n[0], n[1], n[2], l2, l3, l4)

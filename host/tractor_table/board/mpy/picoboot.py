@@ -1,0 +1,834 @@
+# mypy: ignore-errors
+# (MicroPython code, run by the unix port: not part of the typed host package.)
+# The board model: a Raspberry Pi Pico with the table's parts, on which the
+# real firmware (boot.py, main.py, picoboard.py, picohw.py, ...) runs unchanged.
+#
+#   micropython pico.py CTL_IN CTL_OUT IMAGE STAGE CPU_FACTOR DECKS
+# (pico.py, a launcher, measures the heap the models take and calls main())
+#
+# - machine.py and time.py (this folder, ahead of the unix port's built-ins on
+#   MICROPYPATH) model the rp2 port's machine module and a virtual clock
+#   (vclock.py); this file wires the device models to the pins of the pin map
+#   (hwconfig.py, generated from hardware/pinmap.toml):
+#   - four PN532 chips (tractor_table/pn532sim/chip.py, byte-accurate) on SPI0,
+#     each behind its chip select and RSTPD_N line;
+#   - an SSD1306 (ssd1306sim.py) on I2C0 at the display's address;
+#   - the four seat buttons: switches to GND, open when released (only the
+#     Pico's pull-up makes them read 1), held by a "person" for a click, a
+#     double press or a long press;
+#   - the buzzer on PWM, the LED;
+#   - the flash: a block device (fileflash.FileFlash, the NorFlash model's
+#     interface) in the file IMAGE, with littlefs2 on it.
+# - It boots as a Pico does: littlefs mounted at /, boot.py, then main.py,
+#   whose imports load the .mpy files from flash. machine.reset(), an expired
+#   WDT and machine.soft_reset() boot it again (BoardReset); "Q" on the control
+#   FIFO cuts the power.
+# - The host drives it as it drives the old virtual board (virtual/mpy/vboard.py):
+#   control FIFO lines "T seat card" (a card's tag put on the seat's reader by
+#   a person, taken away once the chip found it), "U seat uidhex..." (tags by
+#   UID), "B seat kind" (the seat's button pressed as a person would), "Q".
+#   Output FIFO lines: "D line0|...|line7" (the text read back from the
+#   SSD1306's display RAM after each frame), "P hex" (the RAM itself, 1,024
+#   bytes), "S sound", "R alloc restored sim", "M peak end fields collisions",
+#   "V key value ..." (the board's figures: virtual time, latencies, loop).
+import gc
+import os  # noqa: E402
+import select
+import sys
+import time  # noqa: E402  (board/mpy/time.py)
+from array import array
+
+import chip as C  # noqa: E402  (pn532sim/chip.py)
+import fileflash  # noqa: E402
+import machine  # noqa: E402  (board/mpy/machine.py)
+import ssd1306sim  # noqa: E402
+import utime  # noqa: E402
+import vclock  # noqa: E402
+import vfs  # noqa: E402
+
+# a person's pace at a reader: the scanner's defaults (firmware/scanner.py)
+# plus 50 ms, as the old virtual board spaced its taps
+_ALTERNATE_MS = 300 + 50
+_AWAY_MS = 500 + 50
+_CROSSTALK_MS = 300 + 50
+# a tap: the card lies on the reader at least this long (ms), and until read
+_HOLD_MS = 250
+# a person's button presses (ms): each phase lasts at least this long and
+# until the firmware sampled the pin at least twice in it
+_CLICK_MS = 150
+_LONG_MS = 1200
+_DOUBLE_ON_MS = 120
+_DOUBLE_GAP_MS = 150
+# after a press, the person waits for the table to take it before the next
+# action: a click is decided DOUBLE_MS (350) after the release, and taken at
+# the next read of the button after that
+_DECIDED_MS = 400
+_AFTER_OTHER_MS = 100
+# buzzer frequency -> events.SND_* (picoboard._TONES): the host hears which sound
+_TONES = {2000: 1, 1500: 2, 400: 3, 2500: 4, 3000: 5}
+
+_UNKNOWN_UID = b"\x04\xee\xee\x00\x00\x5a\xa5"
+_OTHER_UID = b"\x04\xee\xee\x00\x01\x5a\xa5"
+
+
+def uid_of(card):
+    """The 7-byte NTAG UID of a card of the virtual deck (as virtual.runner.uid_of)."""
+    return bytes((0x04, 0x54, 0x54, card >> 8, card & 0xFF, 0x5A, 0xA5))
+
+
+class PowerOff(BaseException):
+    pass
+
+
+class _Sink:
+    # the output FIFO of a board built without the host (tests): kept, last lines
+    def __init__(self):
+        self.lines = []
+
+    def write(self, b):
+        self.lines.append(bytes(b))
+        del self.lines[:-8]
+
+
+def _rev_table():
+    t = bytearray(256)
+    for b in range(256):
+        r = 0
+        x = b
+        for _ in range(8):
+            r = (r << 1) | (x & 1)
+            x >>= 1
+        t[b] = r
+    return bytes(t)
+
+
+_REV = _rev_table()
+
+
+def _rev(b):
+    return _REV[b]
+
+
+# the chip model reverses bits in a Python loop: the same, from a table
+C.reverse_bits = _rev
+
+
+def _counting_receive(chip):
+    orig = chip.receive
+
+    def receive(kind, data):
+        if kind == "ack":
+            chip.aborts += 1
+        orig(kind, data)
+
+    return receive
+
+
+class Preemptions:
+    """The process's involuntary context switches, from /proc/self/status
+    (read through the host's files; None where there is no such file)."""
+
+    KEY = b"nonvoluntary_ctxt_switches:"
+
+    def __init__(self):
+        self.f = open("/proc/self/status", "rb")
+        self.buf = bytearray(2048)
+
+    def __call__(self):
+        f = self.f
+        f.seek(0)
+        n = f.readinto(self.buf)
+        b = self.buf
+        i = b.find(self.KEY, 0, n)
+        if i < 0:
+            return 0
+        i += len(self.KEY)
+        v = 0
+        while i < n and b[i] in (32, 9):
+            i += 1
+        while i < n and 48 <= b[i] <= 57:
+            v = v * 10 + b[i] - 48
+            i += 1
+        return v
+
+
+class SpiBus:
+    """SPI0's wires: every chip's SpiPort; the one selected answers."""
+
+    def __init__(self, board):
+        self.board = board
+        self.ports = []
+        self.bytes = 0
+        self.collisions = 0
+        self.mode_errors = 0
+
+    def transfer(self, spi, src, dst, fill):
+        sel = None
+        count = 0
+        for p in self.ports:
+            if p.selected:
+                sel = p
+                count += 1
+        # the PN532 samples in mode 0, 8-bit words, up to 5 MHz: anything
+        # else and it clocks in shifted bits
+        ok = spi.polarity == 0 and spi.phase == 0 and spi.bits == 8 and spi.baudrate <= 5000000
+        if not ok:
+            self.mode_errors += 1
+        n = len(src) if src is not None else len(dst)
+        self.bytes += n
+        if count > 1:
+            self.collisions += 1
+        for i in range(n):
+            w = src[i] if src is not None else fill
+            if not ok:
+                w = (w >> 1) | 0x80
+            r = 0x00  # MISO undriven: the RP2040 pad's reset pull-down
+            if count == 1:
+                r = sel.transfer(w)
+            elif count > 1:
+                r = 0xFF
+                for p in self.ports:
+                    if p.selected:
+                        r &= p.transfer(w)  # open outputs fighting: the zeros win
+            if not ok:
+                r = (r << 1) & 0xFF
+            if dst is not None:
+                dst[i] = r
+
+
+class Person:
+    """The players' hands: tags put on readers, buttons pressed, in the order
+    the host sent them, at a person's pace (see the module's comment)."""
+
+    def __init__(self, board, decks):
+        self.board = board
+        self.waiting = [[], [], [], []]
+        self.placed = [None, None, None, None]
+        self.placed_at = [0, 0, 0, 0]
+        self.read_at = [-1, -1, -1, -1]  # when the Pico first read the tags placed
+        self.free_at = [0, 0, 0, 0]
+        self.last = [-9, -9, -9, -9]
+        self.lifted = [0, 0, 0, 0]
+        self.card_at = [-(1 << 40)] * (54 * decks)
+        self.fifo = []
+        self.taps_done = 0
+        # the button being pressed: [seat, kind, phases [(low, ms)], phase, since_us, samples]
+        self.press = None
+        self.pressed = [False, False, False, False]
+        self.busy_until = 0
+        self.latencies = Hist()  # from a tag put down to the next display frame
+        self.pending_lat = []  # tags put down, waiting for a frame
+
+    def now_ms(self):
+        return self.board.clock.now_us // 1000
+
+    def _due(self, s):
+        due = self.free_at[s]
+        gap = _ALTERNATE_MS
+        w = self.waiting[s]
+        if w and (w[0] == self.last[s] or isinstance(w[0], tuple)):
+            gap = _AWAY_MS
+        if self.lifted[s] + gap > due:
+            due = self.lifted[s] + gap
+        if w:
+            c = w[0]
+            if isinstance(c, int) and 0 <= c < len(self.card_at):
+                moved = self.card_at[c] + _CROSSTALK_MS
+                if moved > due:
+                    due = moved
+        return due
+
+    def idle(self):
+        if self.fifo or self.press is not None:
+            return False
+        for s in range(4):
+            if self.waiting[s] or self.placed[s] is not None:
+                return False
+        return True
+
+    def readers_idle(self):
+        for s in range(4):
+            if self.waiting[s] or self.placed[s] is not None:
+                return False
+        return True
+
+    def next_due_ms(self):
+        """When something is due (ms), or -1: the board may wait for real until then."""
+        soon = -1
+        for s in range(4):
+            if self.waiting[s] and self.placed[s] is None:
+                d = self._due(s)
+                if soon < 0 or d < soon:
+                    soon = d
+        return soon
+
+    def update(self, now_ms):
+        fifo = self.fifo
+        while fifo and self.press is None and now_ms >= self.busy_until:
+            op, seat, arg = fifo[0]
+            if op == b"T":
+                self.waiting[seat].append(arg)
+                fifo.pop(0)
+                continue
+            if not self.readers_idle():
+                break
+            fifo.pop(0)
+            self._start_press(seat, arg)
+            break
+        for s in range(4):
+            if self.placed[s] is not None:
+                if self.read_at[s] >= 0 and now_ms * 1000 - self.placed_at[s] >= _HOLD_MS * 1000:
+                    self._lift(s)
+            elif self.waiting[s] and now_ms >= self._due(s):
+                self._place(s)
+        if self.press is not None:
+            self._press_step()
+
+    def _place(self, s):
+        card = self.waiting[s].pop(0)
+        if isinstance(card, tuple):
+            tags = [C.Tag(u) for u in card]
+        elif card == -2:
+            tags = [C.Tag(_UNKNOWN_UID), C.Tag(_OTHER_UID)]
+        elif card < 0:
+            tags = [C.Tag(_UNKNOWN_UID)]
+        else:
+            tags = [C.Tag(uid_of(card))]
+        chip = self.board.chips[s]
+        for t in tags:
+            chip.place(t)
+        self.placed[s] = (card, tags)
+        now = self.board.clock.now_us
+        self.placed_at[s] = now
+        self.pending_lat.append(now)
+
+    def found(self, s):
+        """The Pico read the seat's poll answer listing the tags on it: the
+        person takes the card away once it has lain there _HOLD_MS (a read that
+        timed out, or that the firmware dropped, is read again meanwhile)."""
+        if self.read_at[s] < 0:
+            self.read_at[s] = self.board.clock.now_us
+
+    def _lift(self, s):
+        self.read_at[s] = -1
+        card, tags = self.placed[s]
+        chip = self.board.chips[s]
+        for t in tags:
+            chip.remove(t)
+        now = self.now_ms()
+        self.placed[s] = None
+        self.lifted[s] = now
+        self.taps_done += 1
+        known = isinstance(card, int) and card >= 0
+        self.last[s] = card if known else -9
+        if known and card < len(self.card_at):
+            self.card_at[card] = now
+        wait = 0 if known or (isinstance(card, tuple) and len(card) == 1) else _AWAY_MS
+        self.free_at[s] = now + wait
+
+    # --- buttons
+    def _start_press(self, seat, kind):
+        if kind == 1:  # BTN_UNDO: a long press
+            phases = [(True, _LONG_MS)]
+        elif kind == 2:  # BTN_CHALLENGE: a double press
+            phases = [(True, _DOUBLE_ON_MS), (False, _DOUBLE_GAP_MS), (True, _DOUBLE_ON_MS)]
+        else:
+            phases = [(True, _CLICK_MS)]
+        # released at the end, until the firmware has seen the button up
+        phases.append((False, 0))
+        self.press = [seat, kind, phases, 0, self.board.clock.now_us, 0]
+        self._set_button(seat, phases[0][0])
+
+    def _set_button(self, seat, down):
+        if self.pressed[seat] != down:
+            self.pressed[seat] = down
+            machine._edge(self.board.buttons[seat])
+
+    def sampled(self, seat):
+        p = self.press
+        if p is None or p[0] != seat:
+            return
+        p[5] += 1
+        if p[3] == len(p[2]) and self.board.clock.now_us >= p[4]:
+            # the firmware read the button after the click's decision time:
+            # it has taken the click (picoboard.ButtonDecoder.take)
+            self.press = None
+
+    def _press_step(self):
+        p = self.press
+        seat, kind, phases, i, since, samples = p
+        if i >= len(phases):
+            return  # waiting for the firmware to take the click
+        now = self.board.clock.now_us
+        # each phase lasts its time and until the firmware read the pin twice in
+        # it (a slow turn of the loop must not merge two presses or miss one)
+        if now - since < phases[i][1] * 1000 or samples < 2:
+            return
+        i += 1
+        p[3] = i
+        p[4] = now
+        p[5] = 0
+        if i < len(phases):
+            self._set_button(seat, phases[i][0])
+            return
+        if kind == 0:
+            # a click is decided DOUBLE_MS (350 ms) after its release: the
+            # person waits until the firmware has read the button after that
+            p[4] = since + _DECIDED_MS * 1000
+        else:
+            self.press = None
+        self.busy_until = now // 1000 + _AFTER_OTHER_MS
+
+
+class Board:
+    """The Pico's pins and buses, and the parts wired to them."""
+
+    def __init__(self, ctl_in, ctl_out, image, cpu_factor):
+        import hwconfig as H  # the pin map (generated from hardware/pinmap.toml)
+
+        self.H = H
+        self.clock = vclock.VClock(cpu_factor)
+        try:
+            self.clock.preemptions = Preemptions()
+            self.clock.mark()
+        except OSError:
+            self.clock.preemptions = None
+        # (tests build a board without the host: ctl_in/ctl_out None)
+        self._in = open(ctl_in, "rb") if ctl_in else None
+        self._out = open(ctl_out, "wb") if ctl_out else _Sink()
+        self._ctl = select.poll()  # the control FIFO alone
+        self._poll = select.poll()  # the FIFO or the USB serial: the host has something
+        if self._in is not None:
+            self._ctl.register(self._in, select.POLLIN)
+            self._poll.register(self._in, select.POLLIN)
+            self._poll.register(sys.stdin, select.POLLIN)
+        self.run = True
+        self.spibus = SpiBus(self)
+        self.spi1 = SpiBus(self)  # SPI1: nothing wired to it
+        self.chips = []
+        self.cs = {}
+        self.rst = {}
+        for s in range(H.SEATS):
+            c = C.Chip(self.clock, "seat%d" % s)
+            c.aborts = 0  # commands the Pico gave up on (an ACK frame sent to abort)
+            c.receive = _counting_receive(c)
+            c.on_rf = self._rf
+            port = C.SpiPort(c)
+            self.spibus.ports.append(port)
+            self.chips.append(c)
+            self.cs[H.READER_CS[s]] = (s, port)
+            self.rst[H.READER_RSTPD_N[s]] = c
+        self.max_fields_on = 0
+        self.clock.waiting = self._in_flight
+        self.oled = ssd1306sim.SSD1306(H.DISPLAY_ADDR)
+        self.oled.on_frame = self._frame
+        self.i2c_bus = H.I2C_ID
+        self.buttons = list(H.BUTTONS)
+        self.button_seat = {}
+        for s in range(len(self.buttons)):
+            self.button_seat[self.buttons[s]] = s
+        self.led_pin = H.LED
+        self.buzzer_pin = H.BUZZER
+        self.led_changes = 0
+        self.person = Person(self, 2)
+        self.flash = fileflash.FileFlash(image) if image else None
+        self.wdt_due = -1
+        self.wdt_ms = 0
+        self.timers = []
+        self._updating = False
+        self.sleeps = 0
+        self.frames = 0
+        self.peak = 0
+        self.sim_bytes = 0
+        self.reported = False
+        self.restored = False
+        self.boots = 0
+        self.poll_cycle = Hist()  # between two polls of seat 0's reader: the four-seat cycle
+        self._seat0_at = -1
+        del sys.modules["hwconfig"]  # the firmware imports its own, from flash
+
+    def set_decks(self, decks):
+        self.person.card_at = [-(1 << 40)] * (54 * decks)
+
+    # --- pins (machine.Pin)
+    def pin_in(self, n):
+        s = self.button_seat.get(n)
+        if s is not None:
+            return 0 if self.person.pressed[s] else None  # switch to GND, else open
+        return None
+
+    def pin_read(self, n):
+        s = self.button_seat.get(n)
+        if s is not None:
+            self.person.sampled(s)
+
+    def pin_out(self, n, level):
+        x = self.cs.get(n)
+        if x is not None:
+            s, port = x
+            c = port.chip
+            got = False
+            if level and self.person.placed[s] is not None and port.selected and port.op == C.SPI_DATA_READ and port.read_any:
+                # the Pico is reading a frame: is it the poll answer listing the tags?
+                h = c.head()
+                got = len(h) > 7 and h[5] == C.TFI_CHIP and h[6] == C.CMD_IN_LIST_PASSIVE_TARGET + 1 and h[7] >= 1
+            port.cs(level)
+            if level:
+                if got:
+                    # the Pico has the tags' UIDs: the person takes the card away
+                    self.person.found(s)
+                if c.commands:
+                    if s == 0 and port.op == C.SPI_DATA_WRITE and c.commands[-1] == C.CMD_IN_LIST_PASSIVE_TARGET:
+                        # seat 0's reader polled again: one turn of the four seats
+                        now = self.clock.now_us
+                        if self._seat0_at >= 0:
+                            self.poll_cycle.add(now - self._seat0_at)
+                        self._seat0_at = now
+                    if len(c.commands) > 16:
+                        del c.commands[:]
+            return
+        c = self.rst.get(n)
+        if c is not None:
+            c.set_rstpd(level)
+            return
+        if n == self.led_pin:
+            self.led_changes += 1
+
+    def _in_flight(self):
+        # a PN532 model holds an ACK or an answer the Pico has not read yet
+        for c in self.chips:
+            if c.queue:
+                return True
+        return False
+
+    def _rf(self, chip, on):
+        n = 0
+        for c in self.chips:
+            if c.rf_on:
+                n += 1
+        if n > self.max_fields_on:
+            self.max_fields_on = n
+
+    def spi_bus(self, bus):
+        return self.spibus if bus == 0 else self.spi1
+
+
+
+    def i2c_device(self, bus, addr):
+        if bus == self.i2c_bus and addr == self.oled.addr:
+            return self.oled
+        return None
+
+    def pwm(self, pin, freq, duty):
+        if pin == self.buzzer_pin and duty:
+            self._out.write(b"S %d\n" % _TONES.get(freq, 0))
+
+    # --- the display
+    def _frame(self, oled):
+        self.frames += 1
+        p = self.person
+        now = self.clock.now_us
+        for t in p.pending_lat:
+            p.latencies.add(now - t)
+        del p.pending_lat[:]
+        # the RAM as it is: the host reads the text back from it (board/png.py)
+        import binascii
+
+        out = self._out
+        ram = memoryview(oled.ram)
+        out.write(b"P ")
+        for i in range(0, len(ram), 128):
+            out.write(binascii.hexlify(ram[i : i + 128]))
+        out.write(b"\n")
+
+    # --- WDT and timers (machine.WDT, machine.Timer)
+    def wdt_start(self, ms):
+        self.wdt_ms = ms
+        self.wdt_due = self.clock.now_us + ms * 1000
+
+    def wdt_feed(self):
+        if self.wdt_due >= 0:
+            self.wdt_due = self.clock.now_us + self.wdt_ms * 1000
+
+    def timer_add(self, t):
+        if t not in self.timers:
+            self.timers.append(t)
+
+    def timer_remove(self, t):
+        if t in self.timers:
+            self.timers.remove(t)
+
+    def update(self):
+        """Called at every entry into a model: what is due happens."""
+        if self._updating:
+            return
+        self._updating = True
+        try:
+            now = self.clock.now_us
+            if self.wdt_due >= 0 and now >= self.wdt_due:
+                self.wdt_due = -1
+                raise machine.BoardReset(machine.WDT_RESET, "the watchdog expired")
+            for t in list(self.timers) if self.timers else ():
+                # every period that passed (a sleep is one step of the clock)
+                while t._due >= 0 and now >= t._due:
+                    t._fire(now)
+            self.person.update(now // 1000)
+        finally:
+            self._updating = False
+
+    # --- the host's control FIFO
+    def control(self):
+        if self._in is None:
+            return
+        fifo = self.person.fifo
+        while len(fifo) < 8 and self._ctl.poll(0):
+            line = self._in.readline()
+            if not line:
+                self.run = False
+                return
+            parts = line.split()
+            if not parts:
+                continue
+            op = parts[0]
+            if op == b"T" or op == b"B":
+                fifo.append((op, int(parts[1]), int(parts[2])))
+            elif op == b"U":
+                import binascii
+
+                uids = tuple(binascii.unhexlify(h) for h in parts[2:])
+                fifo.append((b"T", int(parts[1]), uids))
+            elif op == b"Q":
+                self.run = False
+                return
+            elif op == b"?":
+                # the person's state, for a host that waits in vain
+                p = self.person
+                self._out.write(("X now=%d fifo=%r waiting=%r placed=%r press=%r busy=%d pressed=%r\n" % (
+                    self.clock.now_us // 1000, p.fifo, p.waiting, [x[0] if x else None for x in p.placed],
+                    p.press, p.busy_until, p.pressed)).encode())
+
+    def idle(self, us):
+        """time.sleep_us(us): the virtual clock moves on; the models are served;
+        when nothing is due, the process really waits (the host's input wakes it)."""
+        self.clock.advance_us(us)
+        self.clock.mark()
+        self.sleeps += 1
+        self.control()
+        if not self.run:
+            raise PowerOff()
+        self.update()
+        if not self.reported:
+            self.reported = True
+            gc.collect()
+            self._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes))
+        if self.sleeps % 64 == 0:
+            gc.collect()
+            a = gc.mem_alloc()
+            if a > self.peak:
+                self.peak = a
+        if us >= 1000 and self._in is not None and self.person.idle():
+            # nothing to do for the person: wait for real (the host's input
+            # ends the wait), so that an idle table does not spin
+            self._poll.poll(us // 1000)
+
+    def report(self):
+        gc.collect()
+        a = gc.mem_alloc()
+        self._out.write(b"M %d %d %d %d\n" % (max(self.peak, a), a, self.max_fields_on, self.spibus.collisions))
+        lat = self.person.latencies
+        cyc = self.poll_cycle
+        c = self.clock
+        aborts = 0
+        bad = 0
+        for ch in self.chips:
+            aborts += ch.aborts
+            bad += ch.bad_frames
+        self._out.write(
+            b"V virtual_us %d cpu_us %d taps %d frames %d boots %d lat_n %d lat_p50 %d lat_p99 %d lat_max %d "
+            b"cycle_n %d cycle_p50 %d cycle_p99 %d cycle_max %d flash_erases %d flash_programs %d aborts %d bad_frames %d "
+            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d in_wait %d\n"
+            % (
+                c.now_us, c.cpu_us, self.person.taps_done, self.frames, self.boots,
+                lat.n, lat.pct(50), lat.pct(99), lat.max,
+                cyc.n, cyc.pct(50), cyc.pct(99), cyc.max, getattr(self.flash, "erases", -1), getattr(self.flash, "programs", -1),
+                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.in_wait,
+            )
+        )
+
+
+class Hist:
+    """Durations in 1 ms buckets up to 1 s (longer ones in the last) (fixed memory: no list that grows
+    in the heap the firmware shares); percentiles to the bucket's top."""
+
+    def __init__(self, buckets=1000):
+        self.b = array("H", bytes(2 * buckets))
+        self.n = 0
+        self.max = -1
+
+    def add(self, us):
+        i = us // 1000
+        if i >= len(self.b):
+            i = len(self.b) - 1
+        if self.b[i] < 65535:
+            self.b[i] += 1
+        self.n += 1
+        if us > self.max:
+            self.max = us
+
+    def pct(self, p):
+        if not self.n:
+            return -1
+        want = (self.n * p + 99) // 100
+        seen = 0
+        for i in range(len(self.b)):
+            seen += self.b[i]
+            if seen >= want:
+                return (i + 1) * 1000
+        return self.max
+
+
+def font_table():
+    """framebuf's 8x8 font, characters 32-126, 8 column bytes each (MONO_VLSB):
+    sent to the host once, which reads the display's text back with it."""
+    import framebuf
+
+    out = bytearray(95 * 8)
+    cell = bytearray(8)
+    fb = framebuf.FrameBuffer(cell, 8, 8, framebuf.MONO_VLSB)
+    for code in range(32, 127):
+        fb.fill(0)
+        fb.text(chr(code), 0, 0, 1)
+        out[(code - 32) * 8 : (code - 31) * 8] = cell
+    return out
+
+
+# --- power-up
+
+
+def _copy_tree(src, dst):
+    buf = bytearray(512)
+    for name in os.listdir(src):
+        if name == "table.json" or name.startswith("."):
+            continue
+        with open(src + "/" + name, "rb") as fi, open(dst + "/" + name, "wb") as fo:
+            while True:
+                n = fi.readinto(buf)
+                if not n:
+                    break
+                fo.write(buf[:n] if n < len(buf) else buf)
+
+
+def mount_flash(board, stage):
+    """littlefs2 on the flash at /, as the rp2 port's _boot.py mounts it
+    (formatting a blank chip); the host's files stay reachable at /host.
+    With ``stage`` (a folder on the host), its files are copied to flash
+    first, as ``tractor-table deploy`` would copy them."""
+    bd = board.flash
+    bd.clock = None  # mounting and copying at deploy time: no virtual time
+    try:
+        vfs.umount("/")
+    except OSError:
+        pass
+    try:
+        vfs.mount(vfs.VfsPosix("/"), "/host")
+    except OSError:
+        pass
+    try:
+        fs = vfs.VfsLfs2(bd, progsize=256)
+    except OSError:
+        vfs.VfsLfs2.mkfs(bd, progsize=256)
+        fs = vfs.VfsLfs2(bd, progsize=256)
+    vfs.mount(fs, "/")
+    board.restored = "table.json" in os.listdir("/")
+    if stage:
+        _copy_tree("/host" + stage, "")
+    os.chdir("/")
+    bd.clock = board.clock
+
+
+def unmount_flash():
+    try:
+        vfs.umount("/")
+    except OSError:
+        pass
+
+
+def _run_file(name):
+    # as pyexec_file: the file's source compiled and run as __main__
+    # (the source is not kept while the file runs: main.py runs forever)
+    with open(name) as f:
+        code = compile(f.read(), name, "exec")
+    gc.collect()
+    exec(code, {"__name__": "__main__", "__file__": name})
+
+
+def boot(board, stage, cause):
+    """One power-up or reset: mount, boot.py, main.py."""
+    machine._attach(board, cause)
+    board.boots += 1
+    board.clock._depth = 0
+    mount_flash(board, stage)
+    sys.path[:] = ["", ".frozen", "/lib"]
+    files = os.listdir("/")
+    try:
+        if "boot.py" in files:
+            _run_file("boot.py")
+        if "main.py" in files:
+            _run_file("main.py")
+    except (machine.BoardReset, PowerOff):
+        raise
+    except Exception as exc:  # noqa: BLE001 - as the Pico: traceback, then the REPL
+        sys.print_exception(exc)
+    # main.py returned (a maintenance stop): the REPL has the USB serial
+    while True:
+        time.sleep_ms(100)
+
+
+def _probe(spi, buf):
+    def call():
+        spi.write(buf)
+
+    return call
+
+
+def main(argv, start_alloc):
+    ctl_in, ctl_out, image, stage, factor = argv[1], argv[2], argv[3], argv[4], float(argv[5])
+    decks = int(argv[6]) if len(argv) > 6 else 2
+    board = Board(ctl_in, ctl_out, image, factor)
+    board.set_decks(decks)
+    import binascii
+
+    board._out.write(b"F " + binascii.hexlify(font_table()) + b"\n")
+    time.install(board.clock, board.idle)
+    # what a call into the models costs here that a C call on the rp2 port
+    # does not: measured on a 40-byte SPI write to no chip (SPI1: nothing on
+    # it), whose model runs a Python loop between two calls as the chips do,
+    # so that the caches are as cold as in the firmware's real calls
+    machine._attach(board)
+    board.clock.calibrate(_probe(machine.SPI(1), bytearray(40)))
+    gc.collect()
+    board.sim_bytes = gc.mem_alloc() - start_alloc
+    keep = set(sys.modules)
+    cause = machine.PWRON_RESET
+    first = True
+    wall0 = utime.ticks_ms()
+    try:
+        while True:
+            try:
+                boot(board, stage if first else "", cause)
+            except machine.BoardReset as r:
+                print("board: reset (%s)" % r.why)
+                cause = r.cause if r.cause > 0 else cause
+                first = False
+                unmount_flash()
+                for name in list(sys.modules):
+                    if name not in keep:
+                        del sys.modules[name]
+                gc.collect()
+                board.reported = False
+    except PowerOff:
+        pass
+    board.report()
+    board._out.write(b"W wall_ms %d\n" % utime.ticks_diff(utime.ticks_ms(), wall0))
+    unmount_flash()
+

@@ -1,0 +1,211 @@
+"""The board model as the host sees it: :class:`PicoTable`.
+
+The same handle as :class:`~tractor_table.virtual.runner.VirtualTable` (taps,
+presses, the link, the display's lines, the memory figures), but the
+MicroPython process runs ``mpy/pico.py``: a modelled Raspberry Pi Pico whose
+flash (littlefs2 in a file) holds the firmware as ``deploy`` would copy it
+(``.mpy`` modules, ``boot.py`` and ``main.py`` as source, ``cards.bin``,
+``table.cfg``), booting ``boot.py`` then ``main.py``; the real
+``picoboard.PicoBoard`` reads the PN532 models through ``machine.SPI``. A tap
+is a tag put on the seat's PN532 model, a press the seat's button pin held
+low as a person would, and the display's lines are read back from the
+SSD1306 model's RAM (its pixels in :attr:`PicoTable.pixels`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import tty
+from pathlib import Path
+
+from shengji import Rules
+
+from .. import mpy
+from ..errors import CommandError
+from ..link.serial_link import SerialLink
+from ..paths import FIRMWARE_DIR
+from ..virtual import runner as vr
+from . import CPU_FACTOR
+
+BOARD_DIR = Path(__file__).resolve().parent / "mpy"
+#: firmware files the Pico runs from source (firmware_build.SOURCE_ONLY)
+SOURCE_ONLY = ("main.py", "boot.py")
+#: the board model's heap: the firmware's (as the old virtual board's) plus
+#: the device models (machine, the four PN532s, the SSD1306, the board: about 90K
+#: on this 64-bit port, measured and reported apart as ``sim_bytes``)
+BOARD_HEAP_BY_DECKS = {d: f"{int(h[:-1]) + 128}K" for d, h in vr.FIRMWARE_HEAP_BY_DECKS.items()}
+
+
+def board_heap(decks: int) -> str:
+    return BOARD_HEAP_BY_DECKS.get(decks, "224K")
+
+
+class PicoTable(vr.VirtualTable):
+    """The firmware on the board model (a modelled Pico). Use as a context manager."""
+
+    def __init__(
+        self,
+        decks: int = 2,
+        *,
+        heapsize: str | None = None,
+        workdir: Path | None = None,
+        keep_state: bool = False,
+        hand_scan: bool = False,
+        rules: Rules | None = None,
+        cpu_factor: float = CPU_FACTOR,
+        readers: str = "spi",
+        heap_report: bool = False,
+    ) -> None:
+        if readers != "spi":
+            raise CommandError("the board model reads its PN532 models over SPI: --readers spi only")
+        if heap_report:
+            raise CommandError("the heap report needs the virtual board (--board virtual)")
+        super().__init__(
+            decks,
+            heapsize=heapsize or board_heap(decks),
+            workdir=workdir,
+            keep_state=keep_state,
+            readers="spi",
+            hand_scan=hand_scan,
+            rules=rules,
+        )
+        self.cpu_factor = cpu_factor
+        self.image = self.workdir / "flash.img"
+        self.stage = self.workdir / "stage"
+        #: the SSD1306's display RAM after the last frame (1,024 bytes)
+        self.pixels = b""
+        #: the board's figures at power-off ("V" line): virtual_us, cpu_us,
+        #: taps, frames, lat_p50, lat_p99, cycle_p50, ... (microseconds)
+        self.figures: dict[str, int] = {}
+        self.wall_ms = -1
+        #: framebuf's 8x8 font (characters 32-126, 8 bytes each), from the board
+        self.font = b""
+
+    def _stage(self) -> None:
+        """The files deploy would copy to the Pico, in a folder the board copies to flash."""
+        if not self.fw_dir.exists():
+            vr.compile_for_host(self.fw_dir)
+        shutil.rmtree(self.stage, ignore_errors=True)
+        self.stage.mkdir(parents=True)
+        for f in self.fw_dir.glob("*.mpy"):
+            if f.stem + ".py" not in SOURCE_ONLY:
+                shutil.copy(f, self.stage / f.name)
+        for name in SOURCE_ONLY:
+            shutil.copy(FIRMWARE_DIR / name, self.stage / name)
+        (self.stage / "cards.bin").write_bytes(vr.virtual_card_map(self.decks))
+        (self.stage / "table.cfg").write_text(vr.table_config(self.rules, self.hand_scan))
+
+    def start(self, timeout: float = 30.0) -> PicoTable:
+        sim_dir = self.workdir / "sim"
+        if not (sim_dir / "chip.mpy").exists():
+            vr.compile_for_host(sim_dir, vr.CHIP_SOURCE)
+        board_dir = self.workdir / "board"
+        if not (board_dir / "picoboot.mpy").exists():
+            # the models compiled as the firmware is (less of the heap than
+            # source); the launcher runs from there, so that its folder (the
+            # first on the path) holds no source that would win over them
+            for src in BOARD_DIR.glob("*.py"):
+                if src.name != "pico.py":
+                    vr.compile_for_host(board_dir, src)
+            shutil.copy(BOARD_DIR / "pico.py", board_dir / "pico.py")
+        self._stage()
+        if not self.keep_state:
+            self.image.unlink(missing_ok=True)
+        ctl_in = self.workdir / "ctl_in"
+        ctl_out = self.workdir / "ctl_out"
+        for p in (ctl_in, ctl_out):
+            p.unlink(missing_ok=True)
+            os.mkfifo(p)
+        self._ctl = os.open(ctl_in, os.O_RDWR)
+        out_fd = self._out_fd = os.open(ctl_out, os.O_RDWR)
+        self._stop.clear()
+        self._master, self._slave = os.openpty()
+        tty.setraw(self._slave)
+        slave_path = os.ttyname(self._slave)
+        with open(self.stderr_path, "wb") as err:
+            self.proc = mpy.popen(
+                board_dir / "pico.py",
+                # the board's machine and time first: they replace the built-ins;
+                # the firmware folder only for hwconfig (the wiring): the firmware
+                # itself runs from the flash
+                path=[board_dir, sim_dir, self.fw_dir],
+                heapsize=self.heapsize,
+                args=[
+                    str(ctl_in),
+                    str(ctl_out),
+                    str(self.image.resolve()),
+                    str(self.stage.resolve()),
+                    repr(self.cpu_factor),
+                    str(self.decks),
+                ],
+                stdin=self._master,
+                stdout=self._master,
+                stderr=err,
+            )
+        self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
+        self._out_thread.start()
+        if not self.wait(lambda: self.ready_alloc >= 0, timeout):
+            errors = self.firmware_errors()
+            self.close()
+            raise CommandError(f"the board model did not start: {errors}")
+        self.link = SerialLink(slave_path, on_note=self._note).start()
+        if not self.link.wait_synced(timeout):
+            errors = self.firmware_errors()
+            self.close()
+            raise CommandError(f"the link to the board model did not come up: {errors}")
+        return self
+
+    def _drain_reports(self, timeout: float = 2.0) -> None:
+        super()._drain_reports(timeout)
+        if self.proc is not None and self.proc.returncode == 0:
+            self.wait(lambda: self.wall_ms >= 0, timeout)
+
+    def _out_line(self, line: str) -> None:
+        op, _, rest = line.partition(" ")
+        if op == "F":
+            self.font = bytes.fromhex(rest)
+            return
+        if op == "P":
+            ram = bytes.fromhex(rest)
+            with self._changed:
+                self.pixels = ram
+                self.lines = text_lines(ram, self.font)
+                self.frames += 1
+                self._changed.notify_all()
+            return
+        if op == "V":
+            words = rest.split()
+            with self._changed:
+                self.figures = {k: int(v) for k, v in zip(words[::2], words[1::2], strict=True)}
+                self._changed.notify_all()
+            return
+        if op == "W":
+            with self._changed:
+                self.wall_ms = int(rest.split()[1])
+                self._changed.notify_all()
+            return
+        super()._out_line(line)
+
+
+
+def text_lines(ram: bytes, font: bytes) -> list[str]:
+    """The 8 lines of 16 characters drawn in a 1,024-byte SSD1306 RAM with
+    framebuf's font (``font``: 95 characters from 32, 8 column bytes each, as
+    the board sends it), on the firmware's 8-pixel grid; a line in inverse
+    video reads too; a cell that is no character reads '?'."""
+    cells = {font[i * 8 : i * 8 + 8]: chr(32 + i) for i in range(len(font) // 8)}
+    out = []
+    for page in range(8):
+        chars = []
+        for col in range(16):
+            cell = ram[page * 128 + col * 8 : page * 128 + col * 8 + 8]
+            ch = cells.get(cell)
+            if ch is None:
+                ch = cells.get(bytes(b ^ 0xFF for b in cell), "?")
+            chars.append(ch)
+        out.append("".join(chars).rstrip())
+    return out
+
+

@@ -1,0 +1,216 @@
+"""The board model's machine module: the rp2 port's API and its quirks, each
+with a legal and an illegal case (host/tractor_table/board/mpy/machine.py)."""
+
+from __future__ import annotations
+
+import sys
+
+from board_rig import ROOT, on_board
+
+
+def test_cpu_factor_is_the_calibration_of_bench_rp2040() -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import rp2040
+    finally:
+        sys.path.pop(0)
+    from tractor_table.board import CPU_FACTOR
+
+    assert CPU_FACTOR == rp2040.GENERIC * rp2040.FLASH_WAIT
+
+
+def test_spi_as_the_rp2_port() -> None:
+    out = on_board("""
+    from machine import SPI, Pin
+    s = SPI(0, baudrate=1000000, polarity=0, phase=0, sck=Pin(6), mosi=Pin(7), miso=Pin(4))
+    print("baud", s.baudrate)
+    print("baud3", SPI(0, 3000000).baudrate)
+    try:
+        SPI(0, firstbit=SPI.LSB)
+    except NotImplementedError as e:
+        print("lsb", e)
+    try:
+        SPI(2)
+    except ValueError as e:
+        print("id", e)
+    try:
+        SPI(0, sck=Pin(5))
+    except ValueError as e:
+        print("sck", e)
+    try:
+        s.write_readinto(b"ab", bytearray(3))
+    except ValueError as e:
+        print("len", e)
+    t0 = time.ticks_us()
+    s.write(bytes(100))
+    print("us", time.ticks_diff(time.ticks_us(), t0))
+    print("read", s.read(2, 0xff))
+    """)
+    # 125 MHz / (2 x 63): the pico-sdk's divider, so the rp2 port reports 992063
+    assert "baud 992063" in out
+    baud3 = int(out.split("baud3 ")[1].split()[0])
+    assert 2_900_000 <= baud3 <= 3_000_000  # the divider's rate, at or below the one asked for
+    assert "lsb LSB" in out
+    assert "id SPI(2) doesn't exist" in out
+    assert "sck bad SCK pin" in out
+    assert "len buffers must be the same length" in out
+    us = int(out.split("us ")[1].split()[0])
+    assert 806 <= us < 900  # 100 bytes at 992 kHz, plus a few us of CPU charged
+    assert "read b'\\x00\\x00'" in out  # nothing selected: MISO pulled down
+
+
+def test_i2c_scan_and_errors() -> None:
+    out = on_board("""
+    from machine import I2C, Pin
+    i2c = I2C(0, sda=Pin(16), scl=Pin(17), freq=400000)
+    print("scan", i2c.scan())
+    print("acks", i2c.writeto(0x3C, b"\\x80\\xaf"))
+    for addr, data in ((0x3D, b"\\x80\\xaf"), (0x3D, b"")):
+        try:
+            i2c.writeto(addr, data)
+        except OSError as e:
+            print("err", len(data), e.errno)
+    board.oled.present = False
+    print("scan2", i2c.scan())
+    try:
+        I2C(0, sda=Pin(17), scl=Pin(16))
+    except ValueError as e:
+        print("pins", e)
+    """)
+    assert "scan [60]" in out
+    assert "acks 2" in out
+    assert "err 2 5" in out  # NAK of a write: EIO, as the rp2 I2C block reports it
+    assert "err 0 19" in out  # NAK of scan's zero-length probe (bit-banged): ENODEV
+    assert "scan2 []" in out
+    assert "pins bad SCL pin" in out
+
+
+def test_pins_pull_ups_and_buttons() -> None:
+    out = on_board("""
+    from machine import Pin
+    import hwconfig as H, picohw
+    print("floating", Pin(H.BUTTONS[1], Pin.IN).value())
+    print("pulled", Pin(H.BUTTONS[1], Pin.IN, Pin.PULL_UP).value())
+    print("maint", picohw.maintenance_start(machine))
+    board.person.pressed[0] = True
+    print("held", Pin(H.BUTTONS[0], Pin.IN, Pin.PULL_UP).value(), picohw.maintenance_start(machine))
+    led = Pin(H.LED, Pin.OUT, value=1)
+    print("out", led.value())
+    try:
+        Pin(30)
+    except ValueError as e:
+        print("bad", e)
+    seen = []
+    b = Pin(H.BUTTONS[2], Pin.IN, Pin.PULL_UP)
+    b.irq(lambda p: seen.append(p.value()), Pin.IRQ_FALLING)
+    board.person.pressed[2] = True
+    machine._edge(H.BUTTONS[2])
+    print("irq", seen)
+    """)
+    assert "floating 0" in out  # an undriven input reads 0: the pull-up is what holds a button high
+    assert "pulled 1" in out
+    assert "maint False" in out
+    assert "held 0 True" in out
+    assert "out 1" in out
+    assert "bad invalid pin" in out
+    assert "irq [0]" in out
+
+
+def test_wdt_limits_and_expiry() -> None:
+    out = on_board("""
+    from machine import WDT, Pin
+    try:
+        WDT(timeout=8389)
+    except ValueError as e:
+        print("big", e)
+    try:
+        WDT(id=1)
+    except ValueError as e:
+        print("id", e)
+    w = WDT(timeout=8388)
+    time.sleep_ms(8000)
+    w.feed()
+    time.sleep_ms(8000)
+    w.feed()
+    print("fed")
+    try:
+        try:
+            time.sleep_ms(9000)
+            Pin(0).value()
+        except Exception:
+            print("caught by except Exception: wrong")
+    except machine.BoardReset as r:
+        print("reset", r.cause == machine.WDT_RESET, r.why)
+    try:
+        machine.reset()
+    except machine.BoardReset as r:
+        print("machine.reset", r.cause)
+    print("cause", machine.reset_cause(), machine.PWRON_RESET)
+    print("uid", len(machine.unique_id()), machine.freq())
+    """)
+    assert "big timeout exceeds 8388" in out
+    assert "id WDT(1) doesn't exist" in out
+    assert "fed" in out
+    assert "reset True the watchdog expired" in out
+    assert "wrong" not in out
+    assert "machine.reset 3" in out  # the rp2 port resets through the watchdog
+    assert "cause 1 1" in out
+    assert "uid 8 125000000" in out
+
+
+def test_virtual_time() -> None:
+    out = on_board("""
+    board.clock.factor = 0
+    t = time.ticks_ms()
+    time.sleep_ms(250)
+    print("slept", time.ticks_diff(time.ticks_ms(), t))
+    print("wrap", time.ticks_diff(time.ticks_add(0x3FFFFFFF, 5), 0x3FFFFFFF))
+    """)
+    assert "slept 250" in out
+    assert "wrap 5" in out
+
+
+def test_board_files_are_micropython_only_where_said() -> None:
+    # the models named in the docs exist
+    for name in ("machine.py", "time.py", "vclock.py", "ssd1306sim.py", "fileflash.py", "picoboot.py", "pico.py"):
+        assert (ROOT / "host" / "tractor_table" / "board" / "mpy" / name).is_file(), name
+    assert (ROOT / "tests" / "support" / "board_rig.py").is_file()
+
+
+def test_selftest_passes_on_the_board_model_and_finds_a_missing_display() -> None:
+    out = on_board("""
+    import selftest
+    print("failures", selftest.main(interactive=False))
+    board.oled.present = False
+    board.person.pressed[3] = True
+    print("failures2", selftest.main(interactive=False))
+    """)
+    assert "failures 0" in out, out
+    assert "failures2 2" in out, out
+    assert "display: no answer on I2C" in out
+    assert "seat 3 button (GP15) reads pressed at rest" in out
+
+
+def test_timer_fires_on_virtual_time() -> None:
+    out = on_board("""
+    from machine import Timer, Pin
+    board.clock.factor = 0
+    fired = []
+    t = Timer(-1, mode=Timer.PERIODIC, period=100, callback=lambda t: fired.append(time.ticks_ms()))
+    time.sleep_ms(350)
+    Pin(0).value()
+    t.deinit()
+    time.sleep_ms(300)
+    print("fired", len(fired))
+    once = []
+    Timer(mode=Timer.ONE_SHOT, period=50, callback=lambda t: once.append(1))
+    time.sleep_ms(200)
+    print("once", len(once))
+    try:
+        Timer(0)
+    except ValueError as e:
+        print("bad", e)
+    """)
+    assert "fired 3" in out
+    assert "once 1" in out
+    assert "bad Timer doesn't exist" in out

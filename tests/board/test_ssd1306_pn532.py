@@ -1,0 +1,154 @@
+"""The SSD1306 model fed by the firmware's own driver (display.SSD1306), its
+RAM as text and PNG; the PN532 models read by the firmware's pn532.py and
+picohw.readers over the board model's machine.SPI."""
+
+from __future__ import annotations
+
+import sys
+import zlib
+
+import pytest
+from board_rig import BOARD, FIRMWARE, on_board
+from tractor_table.board.png import console_art, pixel, png_bytes
+
+
+@pytest.fixture()
+def models() -> object:
+    for p in (str(BOARD), str(FIRMWARE)):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+    import display
+    import ssd1306sim
+
+    return display, ssd1306sim
+
+
+class _Bus:
+    """machine.I2C's writeto/writevto straight to one device (CPython)."""
+
+    def __init__(self, dev: object) -> None:
+        self.dev = dev
+
+    def writeto(self, addr: int, buf: bytes) -> int:
+        assert addr == 0x3C
+        self.dev.write(bytes(buf))  # type: ignore[attr-defined]
+        return len(buf)
+
+    def writevto(self, addr: int, vec: tuple[bytes, ...]) -> int:
+        return self.writeto(addr, b"".join(bytes(v) for v in vec))
+
+
+def test_ssd1306_keeps_what_the_driver_sends(models: tuple[object, object]) -> None:
+    display, sim = models
+    oled = sim.SSD1306()  # type: ignore[attr-defined]
+    drv = display.SSD1306(_Bus(oled))  # type: ignore[attr-defined]
+    drv.init()
+    assert oled.display_on and oled.seg_remap and oled.com_reverse and oled.charge_pump
+    assert oled.mode == 0 and oled.contrast == 0xFF and oled.mux == 63
+    frame = bytes((i * 7) & 0xFF for i in range(1024))
+    drv.show(frame)
+    assert bytes(oled.ram) == frame
+    assert oled.frames == 1
+    # a second frame after a partial one: the window restarts at (0, 0)
+    oled.write(b"\x40" + bytes(100))
+    assert oled.frames == 1  # not a whole frame
+    drv.show(bytes(1024))
+    assert bytes(oled.ram) == bytes(1024) and oled.frames == 2
+
+
+def test_ssd1306_page_mode_and_display_off(models: tuple[object, object]) -> None:
+    _, sim = models
+    oled = sim.SSD1306()  # type: ignore[attr-defined]
+    # page addressing (the reset default): page 2, column 0x15, two bytes
+    oled.write(b"\x00\xb2\x05\x11")
+    oled.write(b"\x40\xff\x01")
+    assert oled.ram[2 * 128 + 0x15] == 0xFF and oled.ram[2 * 128 + 0x16] == 0x01
+    assert oled.frames == 0  # page mode never completes a window
+    assert oled.pixel(0, 0) == 0  # the display is off after reset: dark
+    oled.write(b"\x80\xaf")
+    assert oled.display_on
+
+
+def test_png_and_console_art() -> None:
+    ram = bytearray(1024)
+    ram[0] = 0x01  # pixel (0, 0)
+    ram[128 + 5] = 0x80  # pixel (5, 15)
+    assert pixel(ram, 0, 0) == 1 and pixel(ram, 5, 15) == 1 and pixel(ram, 1, 0) == 0
+    data = png_bytes(ram, scale=2)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (256, 128)
+    idat = data.index(b"IDAT")
+    n = int.from_bytes(data[idat - 4 : idat], "big")
+    raw = zlib.decompress(data[idat + 4 : idat + 4 + n])
+    assert len(raw) == 128 * (1 + 256)
+    assert raw[1] == 0xFF and raw[3] == 0x10  # (0, 0) lit, (1, 0) dark
+    art = console_art(ram)
+    assert len(art) == 32 and art[0][0] == "▀"
+    with pytest.raises(ValueError, match="1024 bytes"):
+        png_bytes(bytes(10))
+
+
+def test_display_text_read_back_from_the_ram() -> None:
+    out = on_board("""
+    import display, framebuf, binascii
+    m = display.DisplayModel()
+    m.fb.fill(0)
+    m.fb.text("H1 2/2 NT", 0, 0, 1)
+    m.fb.fill_rect(0, 56, 128, 8, 1)
+    m.fb.text("err: bad", 0, 56, 0)
+    from machine import I2C, Pin
+    d = display.SSD1306(I2C(0, sda=Pin(16), scl=Pin(17)), 0x3C)
+    d.init()
+    t = time.ticks_us()
+    d.show(m.buf)
+    print("us", time.ticks_diff(time.ticks_us(), t))
+    print("font", binascii.hexlify(picoboot.font_table()).decode())
+    print("ram", binascii.hexlify(board.oled.ram).decode())
+    """)
+    from tractor_table.board.runner import text_lines
+
+    font = bytes.fromhex(out.split("font ")[1].split()[0])
+    ram = bytes.fromhex(out.split("ram ")[1].split()[0])
+    lines = text_lines(ram, font)
+    assert lines[0] == "H1 2/2 NT"
+    assert lines[7] == "err: bad"  # inverse video reads too
+    assert lines[1:7] == [""] * 6
+    # 1,025 bytes and 6 commands at 400 kHz: about 24 ms on the bus
+    us = int(out.split("us ")[1].split()[0])
+    assert 23_000 < us < 30_000
+
+
+def test_pn532_over_machine_spi() -> None:
+    out = on_board("""
+    import picohw, pn532, chip
+    board.clock.factor = 0
+    readers = picohw.readers(machine)
+    for r in readers:
+        r.hard_reset()
+        print("setup", r.setup(), r.firmware_version(), bytes(r.version))
+    board.chips[2].place(chip.Tag(b"\\x04\\x54\\x54\\x00\\x07\\x5a\\xa5"))
+    found = []
+    for r in readers:
+        found.append(r.poll())
+        r.field_off()  # as the scanner does: one RF field on at a time
+    print("poll", found)
+    r = readers[2]
+    print("uid", bytes(r.uid[: r.uid_len]))
+    print("fields", board.max_fields_on, "collisions", board.spibus.collisions)
+    for r in readers:
+        r.poll()  # no field_off: every field stays on
+    print("fields_left_on", board.max_fields_on)
+    # the wrong SPI mode: the chip clocks in shifted bits and never answers
+    from machine import SPI, Pin
+    bad = SPI(0, baudrate=1000000, polarity=1, phase=1)
+    rd = pn532.PN532(bad, Pin(3, Pin.OUT, value=1), Pin(11, Pin.OUT, value=1))
+    rd.hard_reset()
+    print("badmode", rd.setup(), board.spibus.mode_errors > 0)
+    """)
+    assert out.count("setup 0 0 b'2\\x01\\x06\\x07'") == 4
+    assert "poll [0, 0, 1, 0]" in out
+    assert "uid b'\\x04TT\\x00\\x07Z\\xa5'" in out
+    assert "fields 1 collisions 0" in out
+    assert "fields_left_on 4" in out
+    assert "badmode -1 True" in out or "badmode -2 True" in out

@@ -1,0 +1,265 @@
+"""The console for people: what is on the screen at 80x24 and at 200x50 (read
+from the screen as drawn, not from the panes' text), colours, the bots' pace
+with pause and step, and keys typed in a burst on a loaded machine all
+arriving. Headless, with Textual's pilot, against the real firmware."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+from rich.console import Console
+from rich.text import Text
+from shengji import Rules
+from textual import events
+from textual.pilot import Pilot
+from tractor_table.commands.console import make_verifier
+from tractor_table.console.app import ConsoleApp
+from tractor_table.console.colour import AGREED, BLACK, DISAGREES, RED, coloured
+from tractor_table.console.source import VirtualSource
+from tractor_table.console.widgets import Confirm
+
+
+def screen(app: ConsoleApp, styles: bool = False) -> list[str]:
+    """The screen as drawn, one string a row (with ``styles``, ANSI escapes kept)."""
+    w, h = app.size
+    console = Console(width=w, height=h, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens,
+                                                      simplify=True))
+    return console.export_text(styles=styles).splitlines()
+
+
+async def until(pilot: Pilot[int], what: Callable[[], Any], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not what():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what.__doc__ or what}")
+        await pilot.pause(0.05)
+
+
+def run(app: ConsoleApp, size: tuple[int, int], scenario: Callable[[Pilot[int]], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await scenario(pilot)
+
+    asyncio.run(main())
+
+
+def _bots_hand(size: tuple[int, int]) -> tuple[ConsoleApp, list[str]]:
+    """The bots play a one-deck hand at full speed; the app and its screen at the end."""
+    rules = Rules(decks=1)
+    source = VirtualSource(rules, bots=True, readers="direct", seed=1, pace=0)
+    source.start()
+    app = ConsoleApp(source, make_verifier(rules))
+    drawn: list[str] = []
+
+    async def scenario(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: not source.bots_playing and app.bots_state != "the bots are playing")
+        await pilot.pause(0.3)
+        drawn.extend(screen(app))
+        await pilot.press("q")
+
+    try:
+        run(app, size, scenario)
+    finally:
+        source.close()
+    assert source.game is not None and source.game.disagreements == []
+    return app, drawn
+
+
+def _last_trick_lines(app: ConsoleApp) -> list[str]:
+    return [x for x in app.game.text(compact=app.size.width < 120).splitlines() if x.strip().startswith("S")]
+
+
+def test_at_80x24_everything_that_matters_is_on_the_screen() -> None:
+    app, drawn = _bots_hand((80, 24))
+    text = "\n".join(drawn)
+    assert len(drawn) == 24 and all(len(x) <= 80 for x in drawn)
+    # the link, in two lines on top, each whole (no label alone on its line)
+    assert drawn[0].startswith(" link synced · /dev/pts/") and " events · boot " in drawn[0]
+    assert drawn[1].startswith(" verifier ") and " agreed, 0 disagree · records off · bots done" in drawn[1]
+    # the display beside the game; the last trick by seat and the result, none cut off
+    assert "│|hand over: " in text
+    game = app.game.text(compact=True).splitlines()
+    assert len(game) <= 8
+    for line in game:
+        assert any(line in row for row in drawn), line
+    assert any(" over: attackers " in row and ", next S" in row for row in drawn)
+    assert len(_last_trick_lines(app)) == 4
+    # the events pane shows several events, the last one whole (wrapped, not cut)
+    event_rows = [row for row in drawn if "  [agreed]" in row or " trick " in row and "plays" in row]
+    assert len(event_rows) >= 4
+    assert any(row.rstrip(" │").endswith("[agreed]") for row in drawn)
+    hand_over = [row for row in drawn if "hand over: attackers" in row and "next dealer" in row]
+    assert hand_over, text
+    # the message and the keys
+    assert any("the bots played 1 hand(s)" in row for row in drawn)
+    assert "p push" in drawn[-1] and "space pause/go" in drawn[-1] and "n step" in drawn[-1]
+    assert "q quit" in drawn[-1]
+
+
+def test_at_200x50_the_panes_use_the_room() -> None:
+    app, drawn = _bots_hand((200, 50))
+    text = "\n".join(drawn)
+    assert len(drawn) == 50
+    # the link pane with a line per label, the disagreements pane beside the events
+    for label in ("state     synced", "port      /dev/pts/", "verifier  ", "records   off", "bots      done"):
+        assert label in text, label
+    assert "disagreements: 0" in text and "outside the replayer" in text
+    for line in app.game.text().splitlines():
+        assert any(line in row for row in drawn), line
+    assert "result    hand over: attackers" in text
+    # more events than at 80x24: at least 25 rows of them
+    assert sum(1 for row in drawn if "[agreed]" in row) >= 25
+
+
+def test_colours_of_suits_and_verdicts() -> None:
+    t = coloured("   12  trick 3: S1 plays AH 10D KS BJ SJ  [agreed]")
+
+    def style_at(word: str) -> str:
+        at = t.plain.index(word)
+        return " ".join(str(span.style) for span in t.spans if span.start <= at < span.end)
+
+    assert style_at("AH") == RED and style_at("10D") == RED and style_at("BJ") == RED
+    assert style_at("KS") == BLACK and style_at("SJ") == BLACK
+    assert style_at("[agreed]") == AGREED
+    assert style_at("S1") == ""  # a seat is no card
+    bad = coloured("    4  S1 bids 2H: accepted  [DISAGREES]")
+    assert any(str(s.style) == DISAGREES for s in bad.spans)
+    assert isinstance(t, Text)
+
+
+def test_colours_are_drawn_on_the_screen() -> None:
+    rules = Rules(decks=1)
+    source = VirtualSource(rules, readers="direct")
+    source.start()
+    app = ConsoleApp(source, make_verifier(rules))
+
+    async def scenario(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: app.verifier.agreed >= 1)
+        app.command("tap 1 2H")
+        app.command("ok 1")
+        await until(pilot, lambda: any("S1 bids 2H: accepted" in x for x in app.query_one("#events").plain))
+        await pilot.pause(0.2)
+        rows = screen(app, styles=True)
+        row = next(x for x in rows if "bids" in x and "2H" in x)
+        # 2H in bold red, [agreed] in green (the theme's truecolor shades)
+        import re
+
+        def colour_before(word: str) -> tuple[int, int, int]:
+            found = re.findall(r"38;2;(\d+);(\d+);(\d+)", row[: row.index(word)])
+            r, g, b = found[-1]
+            return int(r), int(g), int(b)
+
+        r, g, _ = colour_before("2H")
+        assert r > 150 and g < 100, repr(row)
+        assert "\x1b[1;38;2;" in row[: row.index("2H")]  # bold
+        r, g, _ = colour_before("[agreed]")
+        assert g > 150 and g > r, repr(row)
+        await pilot.press("q")
+
+    try:
+        run(app, (80, 24), scenario)
+    finally:
+        source.close()
+
+
+def test_pace_pause_and_step() -> None:
+    rules = Rules(decks=1)
+    source = VirtualSource(rules, bots=True, readers="direct", seed=1, pace=0.25)
+    source.start()
+    app = ConsoleApp(source, make_verifier(rules))
+    pacer = source.pacer
+
+    async def scenario(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: app.link_view.events >= 3)
+        t0, n0 = time.monotonic(), app.link_view.events
+        await pilot.pause(1.6)
+        rate = (app.link_view.events - n0) / (time.monotonic() - t0)
+        assert rate < 1 / 0.25 + 1.5, rate  # about one event each 0.25 s, not dozens
+        assert "pace 0.25 s" in " ".join(screen(app))
+        await pilot.press("space")
+        assert pacer.paused and app.messages[-1] == "paused: space goes on, n plays one step"
+        await pilot.pause(0.6)  # what was under way lands
+        n1 = app.link_view.events
+        await pilot.pause(1.0)
+        assert app.link_view.events == n1  # paused: nothing more
+        assert "paused" in " ".join(screen(app))
+        await pilot.press("n")
+        await until(pilot, lambda: app.link_view.events > n1, 10)
+        await pilot.pause(0.6)
+        n2 = app.link_view.events
+        await pilot.pause(1.0)
+        assert app.link_view.events == n2 and n2 - n1 <= 3  # one step: one play (and its trick)
+        await pilot.press("space")
+        assert not pacer.paused
+        await until(pilot, lambda: app.link_view.events > n2 + 2, 10)
+        await pilot.press("q")
+
+    try:
+        run(app, (80, 24), scenario)
+    finally:
+        source.close()
+
+
+@pytest.fixture()
+def loaded() -> Iterator[None]:
+    """Both cores busy, as on a loaded machine."""
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        yield
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+
+
+def test_keys_typed_in_a_burst_under_load_all_arrive(loaded: None) -> None:
+    rules = Rules(decks=1)
+    source = VirtualSource(rules, readers="direct")
+    source.start()
+    app = ConsoleApp(source, make_verifier(rules))
+
+    def burst(keys: list[str]) -> None:
+        # as a terminal delivers them when the program is slow: all queued at
+        # once, before the first is handled
+        driver = app._driver
+        assert driver is not None
+        for key in keys:
+            char = key if len(key) == 1 else (" " if key == "space" else None)
+            ev = events.Key(key, char)
+            ev.set_sender(app)
+            driver.send_message(ev)
+
+    def chars(text: str) -> list[str]:
+        return ["space" if c == " " else c for c in text]
+
+    async def scenario(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: app.verifier.agreed >= 1)
+        burst(["t", *chars("tap 1 2H"), "enter", *chars("ok 1"), "enter", "escape", "s"])
+        try:
+            await until(pilot, lambda: app.sent == 2 and app.messages[-1].startswith("status:"), 20)
+        except AssertionError:
+            raise AssertionError((app.sent, app.messages, app.query_one("#tap").value)) from None
+        assert "sent: tap 2H#0 at S1" in app.messages and "sent: ok at S1" in app.messages
+        assert not any(m.startswith("bad input") for m in app.messages), app.messages
+        await until(pilot, lambda: any("S1 bids 2H: accepted" in x for x in app.query_one("#events").plain))
+        t0 = time.monotonic()
+        burst(["p"])
+        await until(pilot, lambda: isinstance(app.screen, Confirm), 10)  # the question, at once
+        assert time.monotonic() - t0 < 3
+        burst(["n"])  # no: nothing is pushed
+        await until(pilot, lambda: app.messages[-1] == "push cancelled: nothing was sent", 10)
+        await pilot.press("q")
+
+    try:
+        run(app, (80, 24), scenario)
+    finally:
+        source.close()
