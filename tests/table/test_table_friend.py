@@ -1,4 +1,6 @@
-# runs-under: micropython heapsize=160K
+# runs-under: micropython heapsize=192K
+# (192K: the table core, the display, tableconfig and the rules engine are
+# compiled from source here; the firmware runs .mpy files: test_virtual_friend.py)
 # Find-a-friend (partners = "called", docs/rules.md "Find-a-friend") in the
 # table core with the real device rules engine: the call gesture on the
 # dealer's reader and button (firmware/tablefriend.py), the partner named when
