@@ -13,7 +13,7 @@ except ImportError:  # CPython: the virtual table and the host import this file 
 
 
 BOARD = "Raspberry Pi Pico"
-PINMAP_DIGEST = "169ef96264ae"  # sha256 of hardware/pinmap.toml, first 12 hex digits
+PINMAP_DIGEST = "5b2d3b1314b0"  # sha256 of hardware/pinmap.toml, first 12 hex digits
 
 SEATS = const(4)
 

@@ -99,6 +99,37 @@ class Reader:
 
 
 @dataclass(frozen=True)
+class Power:
+    """The readers' own 3.3 V rail (``[power]``)."""
+
+    reader_regulator: str  # part number of the regulator, e.g. "MCP1826S-3302E/AB"
+    reader_regulator_ma: int  # its rated output current
+    reader_supply_pin: int  # header pin that feeds it (40, VBUS)
+    bulk_capacitor_uf: int  # at the hub, on the regulator's output
+    seat_capacitor_uf: int  # at each reader
+
+
+@dataclass(frozen=True)
+class SeatWiring:
+    """The seat cable and the parts on its lines at the hub (``[seat_cable]``, ``[button_filter]``)."""
+
+    order: tuple[str, ...]  # conductor 1..N of every seat cable
+    max_length_cm: int
+    series_ohms: int  # at the hub, on SCK and MOSI of each seat
+    button_series_ohms: int
+    button_capacitor_nf: int
+
+
+#: What a seat cable must carry, once each (plus at least one GND).
+CABLE_SIGNALS = ("3V3", "SCK", "MOSI", "MISO", "SS", "RSTPDN", "button")
+
+#: The ranges the checks enforce (issue 15: a power and wiring review).
+READER_REGULATOR_MIN_MA = 500
+SERIES_OHMS_RANGE = (33, 100)
+BULK_UF_RANGE = (47, 470)
+
+
+@dataclass(frozen=True)
 class Signal:
     """One GPIO in use: what it carries and where it goes."""
 
@@ -136,6 +167,8 @@ class PinMap:
     buzzer: int
     led: int
     digest: str  # sha256 of the pin map file, first 12 hex digits
+    power: Power
+    seat_wiring: SeatWiring
 
     def signals(self) -> list[Signal]:
         """Every GPIO in use, in a stable order (shared bus, per seat, then the rest)."""
@@ -219,6 +252,24 @@ def parse(raw: dict[str, Any], digest: str = "") -> PinMap:
                 seat_problems.append(f"button: seat {seat} has two buttons")
             buttons[seat] = pin
     compatible = raw.get("board", {}).get("compatible", [])
+    order = raw.get("seat_cable", {}).get("order") if isinstance(raw.get("seat_cable"), dict) else None
+    if not isinstance(order, list) or not all(isinstance(c, str) for c in order):
+        problems.append("seat_cable.order: missing (a list of the cable's conductors, e.g. [\"3V3\", \"GND\", ...])")
+        order = []
+    power = Power(
+        reader_regulator=gs("power.reader_regulator"),
+        reader_regulator_ma=gi("power.reader_regulator_ma"),
+        reader_supply_pin=gi("power.reader_supply_pin"),
+        bulk_capacitor_uf=gi("power.bulk_capacitor_uf"),
+        seat_capacitor_uf=gi("power.seat_capacitor_uf"),
+    )
+    seat_wiring = SeatWiring(
+        order=tuple(order),
+        max_length_cm=gi("seat_cable.max_length_cm"),
+        series_ohms=gi("seat_cable.series_ohms"),
+        button_series_ohms=gi("button_filter.series_ohms"),
+        button_capacitor_nf=gi("button_filter.capacitor_nf"),
+    )
     pm = PinMap(
         board=gs("board.name"),
         compatible=tuple(str(c) for c in compatible) if isinstance(compatible, list) else (),
@@ -242,6 +293,8 @@ def parse(raw: dict[str, Any], digest: str = "") -> PinMap:
         buzzer=gi("buzzer.pin"),
         led=gi("led.pin"),
         digest=digest,
+        power=power,
+        seat_wiring=seat_wiring,
     )
     if problems:  # missing or mistyped keys: the pin checks below would only add noise
         raise PinMapError("pin map: " + "; ".join(problems))
@@ -300,6 +353,47 @@ def check(pm: PinMap, button_seats: Sequence[int] | None = None) -> list[str]:
         problems.append(f"display.address: {pm.display_address:#x}; an SSD1306 answers at 0x3c (or 0x3d)")
     if (pm.display_width, pm.display_height) != (128, 64):
         problems.append(f"display: {pm.display_width}x{pm.display_height}; the firmware draws for a 128x64 SSD1306")
+    return problems + check_build(pm)
+
+
+def check_build(pm: PinMap) -> list[str]:
+    """Problems with the power and seat wiring (``[power]``, ``[seat_cable]``, ``[button_filter]``)."""
+    problems: list[str] = []
+    pw, sw = pm.power, pm.seat_wiring
+    if HEADER.get(pw.reader_supply_pin) != "VBUS":
+        problems.append(
+            f"power.reader_supply_pin: header pin {pw.reader_supply_pin} is "
+            f"{HEADER.get(pw.reader_supply_pin, 'not on the header')}; feed the readers' regulator from VBUS (pin 40)"
+        )
+    if pw.reader_regulator_ma < READER_REGULATOR_MIN_MA:
+        problems.append(
+            f"power.reader_regulator_ma: {pw.reader_regulator_ma} mA; the readers' regulator must give at least "
+            f"{READER_REGULATOR_MIN_MA} mA (one field on at up to 150 mA plus three awake readers and margin)"
+        )
+    lo, hi = BULK_UF_RANGE
+    if not lo <= pw.bulk_capacitor_uf <= hi:
+        problems.append(f"power.bulk_capacitor_uf: {pw.bulk_capacitor_uf} uF; use about 100 uF ({lo}-{hi}) at the hub")
+    if pw.seat_capacitor_uf < 1:
+        problems.append(f"power.seat_capacitor_uf: {pw.seat_capacitor_uf} uF; fit about 10 uF at each reader")
+    lo, hi = SERIES_OHMS_RANGE
+    if not lo <= sw.series_ohms <= hi:
+        problems.append(f"seat_cable.series_ohms: {sw.series_ohms} ohm; the SCK and MOSI series resistors must be {lo}-{hi} ohm")
+    for name in CABLE_SIGNALS:
+        if sw.order.count(name) != 1:
+            problems.append(f"seat_cable.order: {name} must be on exactly one conductor, found {sw.order.count(name)}")
+    unknown = sorted(set(sw.order) - set(CABLE_SIGNALS) - {"GND"})
+    if unknown:
+        problems.append(f"seat_cable.order: unknown conductor(s) {', '.join(unknown)}; use {', '.join(CABLE_SIGNALS)} and GND")
+    if "SCK" in sw.order:
+        k = sw.order.index("SCK")
+        if not (0 < k < len(sw.order) - 1 and sw.order[k - 1] == sw.order[k + 1] == "GND"):
+            problems.append("seat_cable.order: SCK needs a GND conductor on either side")
+    if not 0 < sw.max_length_cm <= 100:
+        problems.append(f"seat_cable.max_length_cm: {sw.max_length_cm} cm; keep seat cables at most 100 cm (50 cm is what was sized)")
+    if not 470 <= sw.button_series_ohms <= 4700:
+        problems.append(f"button_filter.series_ohms: {sw.button_series_ohms} ohm; use about 1 kohm in series with each button")
+    if not 10 <= sw.button_capacitor_nf <= 220:
+        problems.append(f"button_filter.capacitor_nf: {sw.button_capacitor_nf} nF; use about 100 nF on each button line")
     return problems
 
 
@@ -403,7 +497,12 @@ def render_pin_table(pm: PinMap) -> str:
     rows = ["| GPIO | header pin | signal | goes to | on that part |", "|---|---|---|---|---|"]
     for sig in sorted(pm.signals(), key=lambda s: s.header_pin):
         rows.append(f"| GP{sig.gpio} | {sig.header_pin} | {sig.name} | {sig.part} | {sig.terminal} |")
-    rows.append("| - | 36 | 3V3(OUT) | every PN532 VCC, display VCC, CS pull-ups | VCC |")
+    pw = pm.power
+    rows.append("| - | 36 | 3V3(OUT) | display VCC, the four CS pull-ups | VCC |")
+    rows.append(
+        f"| - | {pw.reader_supply_pin} | {HEADER[pw.reader_supply_pin]} | readers' regulator {pw.reader_regulator} "
+        f"({pw.reader_regulator_ma} mA), {pw.bulk_capacitor_uf} uF at its output; its 3.3 V goes to every seat cable's 3V3 | IN |"
+    )
     rows.append("| - | 38 (any GND) | GND | every part | GND |")
     return "\n".join(rows)
 
@@ -448,6 +547,13 @@ def _colour(sig_name: str) -> str:
     return _COLOURS["LED"]
 
 
+def ohms(value: int) -> str:
+    """A resistor value as a drawing labels it: 47 -> "47 R", 1000 -> "1 k", 10000 -> "10 k"."""
+    if value >= 1000 and value % 100 == 0:
+        return f"{value / 1000:g} k"
+    return f"{value} R"
+
+
 class _Svg:
     def __init__(self) -> None:
         self.parts: list[str] = []
@@ -473,7 +579,8 @@ class _Svg:
 def render_svg(pm: PinMap) -> str:
     """A wiring diagram: the Pico's header in the middle, seat modules left, display etc. right."""
     svg = _Svg()
-    width, height = 1240, 1010
+    width, height = 1240, 1040
+    sw, pwr = pm.seat_wiring, pm.power
     pitch = 26  # vertical distance between header pins
     px, py, pw = 520, 150, 170  # Pico body: x, y of pin 1, width
     top = py - 40
@@ -531,6 +638,10 @@ def render_svg(pm: PinMap) -> str:
         for y in ys:
             svg.line([(seat_x + seat_w, y), (rail, y)], colour)
             svg.dot(rail, y, colour)
+            if key in ("SCK", "MOSI"):  # the series resistor at the hub, one per seat and line
+                svg.rect(seat_x + seat_w + 14, y - 4, 22, 8, "#ffffff", colour, rx=1)
+                svg.rect(seat_x + seat_w + 39, y - 4.5, 24, 9, "#ffffff", "#ffffff", rx=0)
+                svg.text(seat_x + seat_w + 40, y + 3, ohms(sw.series_ohms), 8, fill=colour)
     # per-seat lines: each gets its own vertical lane
     lane = px - 105
     per_seat = [s for s in pm.signals() if s.name.startswith(("CS", "RSTPD_N", "button"))]
@@ -542,7 +653,10 @@ def render_svg(pm: PinMap) -> str:
         x_lane = lane + k * 6
         colour = _colour(sig.name)
         svg.line([(hx - 6, hy), (x_lane, hy), (x_lane, ty), (seat_x + seat_w, ty)], colour, 1.6)
-    svg.text(px - 150, py - 60, "seat cables (8 wires each)", 11, weight="bold")
+        if term == "button":  # the ESD filter at the hub: series resistor, capacitor to GND on the cable side
+            svg.rect(seat_x + seat_w + 60, ty - 4, 22, 8, "#ffffff", colour, rx=1)
+            svg.text(seat_x + seat_w + 14, ty + 11, f"{ohms(sw.button_series_ohms)} + {sw.button_capacitor_nf} nF to GND", 8, fill=colour)
+    svg.text(seat_x + seat_w + 14, 30, f"seat cables ({len(sw.order)} conductors each, at most {sw.max_length_cm} cm)", 11, weight="bold")
 
     # Right: display, buzzer, LED, power.
     rx0 = px + pw + 200
@@ -572,12 +686,33 @@ def render_svg(pm: PinMap) -> str:
         svg.line([(hx + 6, hy), (x_lane, hy), (x_lane, ty), (tx, ty)], _colour(sig.name))
         svg.text(hx + 12, hy - 4, sig.name, 9, fill=_colour(sig.name))
 
+    # The readers' own regulator, fed from VBUS: routed above the right-hand parts.
+    reg_terms = ["IN: VBUS (5 V)", "OUT: 3.3 V to every seat cable's 3V3", "GND"]
+    reg_h = 34 + len(reg_terms) * 16 + 18
+    svg.rect(rx0, ry, 300, reg_h, "#ffe3e3", _COLOURS["3V3"])
+    svg.text(rx0 + 10, ry + 18, f"{pwr.reader_regulator}: the readers' 3.3 V", 12, weight="bold")
+    for k, t in enumerate(reg_terms):
+        ty = ry + 36 + k * 16
+        svg.text(rx0 + 12, ty + 3, t, 10)
+    svg.text(rx0 + 12, ry + 36 + len(reg_terms) * 16 + 3,
+             f"{pwr.reader_regulator_ma} mA; {pwr.bulk_capacitor_uf} uF bulk at OUT (at the hub)", 10)
+    in_y = ry + 36
+    vx, vy = pin_xy(pwr.reader_supply_pin)
+    route = [(vx + 6, vy), (vx + 20, vy), (vx + 20, py - 30), (width - 25, py - 30), (width - 25, in_y), (rx0 + 300, in_y)]
+    svg.line(route, _COLOURS["3V3"])
+    svg.dot(rx0 + 300, in_y, "#333")
+    svg.text(vx + 24, py - 34, f"{HEADER[pwr.reader_supply_pin]} (pin {pwr.reader_supply_pin}) to the readers' regulator", 9, fill=_COLOURS["3V3"])
+
     # Power: drawn as labelled rails to keep the picture readable.
     legend_y = 40 + SEATS * (seat_h + 45) + 20
     svg.text(40, legend_y, "Power and ground (not drawn as lines):", 12, weight="bold")
     notes = [
-        "3V3(OUT), header pin 36  ->  VCC of all four PN532 boards, the display, and four 10 k pull-ups on the CS lines",
-        "GND, header pin 38 (or any GND)  ->  GND of every part; the seat buttons and the LED cathode return here",
+        f"Readers' 3.3 V ({pwr.reader_regulator} OUT)  ->  the 3V3 conductor of every seat cable, {pwr.seat_capacitor_uf} uF across VCC-GND at each PN532",
+        "3V3(OUT), header pin 36  ->  the display's VCC and four 10 k pull-ups on the CS lines (never the readers)",
+        "GND, header pin 38 (or any GND)  ->  GND of every part and the regulator; the seat buttons and the LED cathode return here",
+        "Seat cable, the same at every seat: " + ", ".join(f"{k + 1} {c}" for k, c in enumerate(sw.order)),
+        f"At the hub: {ohms(sw.series_ohms)} in series on SCK and on MOSI of each seat; "
+        f"{ohms(sw.button_series_ohms)} in series and {sw.button_capacitor_nf} nF to GND on each button line.  Power off before reseating a seat cable.",
         "Set each PN532 board's interface switches to SPI (Elechouse V3: switch 1 OFF, switch 2 ON) before wiring.",
         f"SPI{pm.spi_id} at {pm.spi_baudrate // 1000} kHz, mode 0; I2C{pm.i2c_id} at {pm.i2c_freq // 1000} kHz.  "
         f"Generated from hardware/pinmap.toml (sha256 {pm.digest}) by `make hardware`.",

@@ -28,7 +28,6 @@ def test_bom_rows_are_complete() -> None:
     rows = bom()
     assert [r["item"] for r in rows] == [str(i) for i in range(1, len(rows) + 1)]
     for r in rows:
-        assert set(r) == {"item", "quantity", "part", "specification", "notes"}
         assert int(r["quantity"]) > 0, r
         assert r["part"].strip() and r["specification"].strip() and r["notes"].strip(), r
 
@@ -83,6 +82,8 @@ def test_readme_covers_what_a_builder_needs() -> None:
         "## Assembly",
         "## Reader placement and spacing",
         "## Power budget over USB",
+        "## The reader's RSTPDN",
+        "### A larger display (option)",
         "## Stickers on the cards",
         "## Enrolling the cards",
         "## Deploying the firmware",
@@ -92,3 +93,91 @@ def test_readme_covers_what_a_builder_needs() -> None:
         assert heading in text
     for symptom in ("reader: no answer", "misreads", "blank display", "table not seen by the host"):
         assert symptom in text
+
+
+def cents(text: str) -> int:
+    assert re.fullmatch(r"\d+\.\d\d", text), text
+    return int(text.replace(".", ""))
+
+
+def row(word: str) -> dict[str, str]:
+    rows = [r for r in bom() if word.lower() in r["part"].lower()]
+    assert len(rows) == 1, (word, rows)
+    return rows[0]
+
+
+def test_bom_prices_add_up() -> None:
+    for r in bom():
+        assert set(r) == {"item", "quantity", "part", "specification", "notes", "unit_usd", "line_usd", "optional"}
+        assert r["optional"] in ("yes", "no"), r
+        # every row has a price, and its line is quantity x unit price, to the cent
+        assert cents(r["unit_usd"]) > 0, r
+        assert cents(r["line_usd"]) == int(r["quantity"]) * cents(r["unit_usd"]), r
+
+
+def test_bom_total_in_the_readme_adds_up() -> None:
+    rows = bom()
+    total = sum(cents(r["line_usd"]) for r in rows if r["optional"] == "no")
+    text = readme()
+    marker = text.index("<!-- bom-total")
+    stated = re.search(r"costs about \*\*\$(\d+\.\d\d)\*\*", text[marker:])
+    assert stated is not None
+    assert cents(stated.group(1)) == total, (stated.group(1), total / 100)
+    options = [r for r in rows if r["optional"] == "yes"]
+    assert len(options) >= 2
+    for r in options:  # each option's price is named where the total is
+        assert f"(${r['line_usd']}" in text[marker : marker + 1500], r["part"]
+
+
+def test_bom_has_the_build_review_parts() -> None:
+    pm = hardware.load()
+    pw, sw = pm.power, pm.seat_wiring
+    reg = row("Voltage regulator")
+    assert pw.reader_regulator in reg["specification"] and reg["optional"] == "no"
+    assert "VBUS" in reg["notes"] and "500 mA" in reg["notes"]
+    bulk = row(f"Capacitor {pw.bulk_capacitor_uf} uF")
+    assert int(bulk["quantity"]) == 1 and "hub" in bulk["notes"]
+    assert quantity(f"Capacitor {pw.seat_capacitor_uf} uF") == len(pm.readers)
+    series = row(f"Resistor {sw.series_ohms} ohm")
+    assert int(series["quantity"]) == 2 * len(pm.readers)  # SCK and MOSI of each seat
+    assert "SCK" in series["notes"] and "MOSI" in series["notes"]
+    assert quantity(f"Resistor {hardware.ohms(sw.button_series_ohms).replace(' k', ' kohm')}") == len(pm.buttons)
+    assert quantity(f"Capacitor {sw.button_capacitor_nf} nF") == len(pm.buttons)
+    cable = row("Seat cable")
+    assert f"{len(sw.order)}-conductor" in cable["specification"]
+    assert f"at most {sw.max_length_cm} cm" in cable["specification"]
+    order = ", ".join(f"{k + 1} {c}" for k, c in enumerate(sw.order))
+    assert order.replace("1 3V3", "1 3V3 (readers' regulator)") in cable["notes"]
+    tags = row("NTAG213")
+    assert "25 mm" in tags["specification"] and "or smaller" not in tags["specification"]
+    assert "PET" in tags["specification"] + tags["notes"]
+    assert quantity("Card sleeve") >= 108
+    assert row("enclosure")["optional"] == "no" and row("Strain relief")["optional"] == "no"
+    big = row("SSD1309")
+    assert big["optional"] == "yes" and "2.42" in big["specification"] and "firmware" in big["notes"]
+    enroll = row("enrollment reader")
+    assert enroll["optional"] == "yes" and "5V pin" in enroll["notes"]
+
+
+def section(text: str, heading: str) -> str:
+    body = text[text.index(heading) + len(heading) :]
+    return body[: body.index("\n## ")] if "\n## " in body else body
+
+
+def test_readme_has_the_build_review_points() -> None:
+    text = readme()
+    assert "**Power off before reseating a seat cable**" in text
+    rst = section(text, "## The reader's RSTPDN")
+    assert "pad on the back of the board" in rst and "RSTO" in rst
+    assert "at least about 2.5 V" in rst and "Measure it" in rst
+    assert "bridge" in rst and "Adafruit PN532 breakout" in rst
+    budget = section(text, "## Power budget over USB")
+    assert "| load | datasheet | measured (by others) |" in budget
+    for part in ("polling reader, RF field on", "waiting readers", "SSD1306", "the Pico itself", "readers' rail total"):
+        assert part in budget, part
+    assert "Sources:" in budget
+    big = section(text, "### A larger display (option)")
+    assert "0x8D" in big and "firmware/display.py" in big and "RES" in big
+    pm = hardware.load()
+    assert f"{pm.seat_wiring.series_ohms} Ω resistor in series on SCK and on MOSI" in text
+    assert "SCK has a ground on either side" in text

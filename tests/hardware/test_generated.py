@@ -89,7 +89,7 @@ def test_wiring_svg_renders(tmp_path: Path) -> None:
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    assert (width, height) == (1240, 1010)
+    assert (width, height) == (1240, 1040)
 
 
 def test_readme_pin_table_lists_every_signal_once() -> None:
@@ -126,3 +126,41 @@ def test_every_hwconfig_name_the_firmware_uses_exists() -> None:
     assert any(f == "selftest.py" for f, _ in used) and len({n for _, n in used}) >= 15
     missing = sorted((f, n) for f, n in used if not hasattr(hw, n))
     assert missing == []
+
+
+def test_wiring_svg_draws_the_power_and_seat_parts() -> None:
+    root = ET.fromstring(hardware.WIRING_PATH.read_text(encoding="utf-8"))
+    texts = [t.text or "" for t in root.iter(f"{SVG_NS}text")]
+    labels = " ".join(texts)
+    pm = hardware.load()
+    pw, sw = pm.power, pm.seat_wiring
+    # the readers' own regulator, fed from VBUS, with its bulk capacitor
+    assert f"{pw.reader_regulator}: the readers' 3.3 V" in texts
+    assert f"VBUS (pin {pw.reader_supply_pin}) to the readers' regulator" in texts
+    assert f"{pw.reader_regulator_ma} mA; {pw.bulk_capacitor_uf} uF bulk at OUT (at the hub)" in texts
+    # a series resistor on SCK and MOSI of every seat, and the RC filter on every button line
+    assert texts.count(hardware.ohms(sw.series_ohms)) == 2 * len(pm.readers)
+    assert texts.count(f"{hardware.ohms(sw.button_series_ohms)} + {sw.button_capacitor_nf} nF to GND") == len(pm.buttons)
+    # the cable's conductor order, and the warning
+    assert ", ".join(f"{k + 1} {c}" for k, c in enumerate(sw.order)) in labels
+    assert "Power off before reseating a seat cable." in labels
+    assert "3V3(OUT), header pin 36  ->  the display's VCC" in labels
+
+
+def test_readme_pin_table_names_the_readers_supply() -> None:
+    readme = hardware.README_PATH.read_text(encoding="utf-8")
+    table = readme[readme.index(hardware.README_BEGIN) : readme.index(hardware.README_END)]
+    pm = hardware.load()
+    assert f"| - | {pm.power.reader_supply_pin} | VBUS | readers' regulator {pm.power.reader_regulator} " in table
+    assert "| - | 36 | 3V3(OUT) | display VCC, the four CS pull-ups | VCC |" in table
+
+
+def test_a_changed_series_resistor_makes_the_diagram_stale(tmp_path: Path) -> None:
+    text = hardware.PINMAP_PATH.read_text(encoding="utf-8")
+    assert text.count("series_ohms = 47") == 1
+    moved = tmp_path / "pinmap.toml"
+    moved.write_text(text.replace("series_ohms = 47", "series_ohms = 68"))
+    pm = hardware.load(moved)
+    svg = hardware.render_svg(pm)
+    assert svg != hardware.WIRING_PATH.read_text(encoding="utf-8")
+    assert svg.count(">68 R</text>") == 8

@@ -180,3 +180,87 @@ def test_the_good_map_has_no_problems_after_a_round_trip() -> None:
     raw = raw_pinmap()
     pm = hardware.parse(copy.deepcopy(raw))
     assert hardware.check(pm) == []
+
+
+# ---------------------------------------------------------------- power and seat wiring
+
+
+def test_the_build_parts_of_the_pin_map() -> None:
+    pm = hardware.load()
+    assert hardware.HEADER[pm.power.reader_supply_pin] == "VBUS"
+    assert pm.power.reader_regulator_ma >= 500
+    assert 33 <= pm.seat_wiring.series_ohms <= 100
+    order = pm.seat_wiring.order
+    k = order.index("SCK")
+    assert order[k - 1] == order[k + 1] == "GND"
+    assert sorted(c for c in order if c != "GND") == sorted(hardware.CABLE_SIGNALS)
+
+
+def test_a_weak_reader_regulator_is_refused() -> None:
+    raw = raw_pinmap()
+    raw["power"]["reader_regulator_ma"] = 300
+    assert "power.reader_regulator_ma: 300 mA; the readers' regulator must give at least 500 mA" in problems_of(raw)
+
+
+def test_the_readers_regulator_must_be_fed_from_vbus() -> None:
+    raw = raw_pinmap()
+    raw["power"]["reader_supply_pin"] = 36
+    assert "power.reader_supply_pin: header pin 36 is 3V3(OUT); feed the readers' regulator from VBUS (pin 40)" in problems_of(raw)
+
+
+@pytest.mark.parametrize("uf", [0, 10, 1000])
+def test_the_bulk_capacitor_must_be_about_100uf(uf: int) -> None:
+    raw = raw_pinmap()
+    raw["power"]["bulk_capacitor_uf"] = uf
+    assert f"power.bulk_capacitor_uf: {uf} uF; use about 100 uF" in problems_of(raw)
+
+
+@pytest.mark.parametrize("ohms", [0, 22, 150])
+def test_series_resistors_must_be_33_to_100_ohm(ohms: int) -> None:
+    raw = raw_pinmap()
+    raw["seat_cable"]["series_ohms"] = ohms
+    assert f"seat_cable.series_ohms: {ohms} ohm; the SCK and MOSI series resistors must be 33-100 ohm" in problems_of(raw)
+
+
+def test_sck_needs_a_ground_on_either_side() -> None:
+    raw = raw_pinmap()
+    order = raw["seat_cable"]["order"]
+    k = order.index("SCK")
+    order[k + 1], order[k + 2] = order[k + 2], order[k + 1]  # MOSI next to SCK
+    assert "seat_cable.order: SCK needs a GND conductor on either side" in problems_of(raw)
+    raw["seat_cable"]["order"] = ["SCK", "GND"] + [c for c in order if c != "SCK"]
+    assert "seat_cable.order: SCK needs a GND conductor on either side" in problems_of(raw)
+
+
+def test_every_seat_signal_is_in_the_cable_once() -> None:
+    raw = raw_pinmap()
+    order = raw["seat_cable"]["order"]
+    order.remove("RSTPDN")
+    order.append("MISO")
+    order.append("IRQ")
+    msg = problems_of(raw)
+    assert "seat_cable.order: RSTPDN must be on exactly one conductor, found 0" in msg
+    assert "seat_cable.order: MISO must be on exactly one conductor, found 2" in msg
+    assert "seat_cable.order: unknown conductor(s) IRQ" in msg
+
+
+def test_button_filter_values_are_checked() -> None:
+    raw = raw_pinmap()
+    raw["button_filter"]["series_ohms"] = 0
+    raw["button_filter"]["capacitor_nf"] = 1000
+    msg = problems_of(raw)
+    assert "button_filter.series_ohms: 0 ohm; use about 1 kohm" in msg
+    assert "button_filter.capacitor_nf: 1000 nF; use about 100 nF" in msg
+
+
+def test_missing_build_sections_are_named() -> None:
+    raw = raw_pinmap()
+    del raw["power"]
+    del raw["seat_cable"]["order"]
+    msg = problems_of(raw)
+    assert "power.reader_regulator: missing" in msg and "power.reader_regulator_ma: missing" in msg
+    assert "seat_cable.order: missing" in msg
+
+
+def test_ohms_labels() -> None:
+    assert [hardware.ohms(v) for v in (47, 100, 330, 1000, 4700, 10000)] == ["47 R", "100 R", "330 R", "1 k", "4.7 k", "10 k"]

@@ -97,7 +97,9 @@ class PicoTable(vr.VirtualTable):
         (self.stage / "cards.bin").write_bytes(vr.virtual_card_map(self.decks))
         (self.stage / "table.cfg").write_text(vr.table_config(self.rules, self.hand_scan))
 
-    def start(self, timeout: float = 30.0) -> PicoTable:
+    def start(self, timeout: float = 30.0, *, host_link: bool = True) -> PicoTable:
+        """Boot the board; with ``host_link`` False the terminal is left for
+        another program's link (``virtual --board pico --serve``): :attr:`port`."""
         sim_dir = self.workdir / "sim"
         if not (sim_dir / "chip.mpy").exists():
             vr.compile_for_host(sim_dir, vr.CHIP_SOURCE)
@@ -150,6 +152,9 @@ class PicoTable(vr.VirtualTable):
             errors = self.firmware_errors()
             self.close()
             raise CommandError(f"the board model did not start: {errors}")
+        self.port = slave_path
+        if not host_link:
+            return self
         self.link = SerialLink(slave_path, on_note=self._note).start()
         if not self.link.wait_synced(timeout):
             errors = self.firmware_errors()

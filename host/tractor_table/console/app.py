@@ -81,7 +81,7 @@ class ConsoleApp(App[int]):
         # focus is then, even on a slow machine (check_action lets t be typed
         # in the input, and escape close a question)
         Binding("t", "tap", "tap", priority=True),
-        Binding("d", "pixels", "display pixels"),
+        Binding("d", "pixels", "pixels"),
         Binding("space", "pause", "pause/go"),
         Binding("n", "step", "step"),
         Binding("escape", "leave_input", "leave input", show=False, priority=True),
