@@ -69,6 +69,7 @@ ON_DEMAND = [
     ("tablereveal (no_bid = kitty, no bid)", "tablereveal"),
     ("tableforfeit (revoke = forfeit, a revoke known)", "tableforfeit"),
     ("tablefriend (partners = called, at a table that plays it)", "tablefriend"),
+    ("tablecall (partners = called: the call, for the phase CALL only; dropped after)", "tablecall"),
     ("enrollmode (enroll mode)", "enrollmode"),
     ("tableconfig (table.cfg, at start; dropped after)", "tableconfig"),
     ("picoboard (the Pico's board: not on the virtual table)", "picoboard"),

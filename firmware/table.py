@@ -18,7 +18,7 @@
 # draw) -> [REVEAL, no_bid = "kitty" and nobody bid: the dealer taps the kitty
 # face up, in order; its first card names trump] -> [SCAN, hand_scan mode:
 # every seat taps its hand] -> KITTY (the dealer taps the cards buried) ->
-# [CALL, partners = "called": the dealer names a card, tablefriend.py] -> PLAY
+# [CALL, partners = "called": the dealer names a card, tablecall.py] -> PLAY
 # (tricks) -> HAND_END (settled; OK starts the next hand) ... -> MATCH_END.
 # With partners = "called" the levels are kept per seat (self.levels has 4).
 # With revoke = "forfeit" a revoke ends the hand as soon as the table knows it
@@ -78,10 +78,10 @@ HAND_END = const(3)
 MATCH_END = const(4)
 SCAN = const(5)  # hand_scan mode: the seats scan their hands (after DEAL, before KITTY)
 REVEAL = const(6)  # no_bid = "kitty": nobody bid, the dealer turns the kitty up (tablereveal.py)
-CALL = const(7)  # partners = "called": the dealer names a card (tablefriend.py)
+CALL = const(7)  # partners = "called": the dealer names a card (tablecall.py)
 PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end", "scan", "kitty up", "call")
 PARTNER_UNKNOWN = const(-2)  # drules_hand.FRIEND_UNKNOWN
-_PHASE_MOD = ("tablescan", "tablereveal", "tablefriend")  # phases SCAN, REVEAL, CALL
+_PHASE_MOD = ("tablescan", "tablereveal", "tablecall")  # phases SCAN, REVEAL, CALL
 
 NT = const(4)
 UNKNOWN_TAG = const(-1)
@@ -111,7 +111,8 @@ def _opt(name):
     # The optional parts, each loaded only when used: "tablescan" (hand_scan
     # mode), "tablereveal" (no_bid = "kitty", a hand without a bid),
     # "tableforfeit" (revoke = "forfeit", a revoke known), "tablefriend"
-    # (partners = "called", at a table that plays it).
+    # (partners = "called", at a table that plays it), "tablecall" (its call,
+    # for the phase CALL only: dropped at the confirmation).
     return __import__(name)
 
 
@@ -388,7 +389,7 @@ class Table:
             return
         pend = self.pending[seat]
         if self.phase == CALL:
-            _opt("tablefriend").button(self, seat, kind, now_ms)
+            _opt("tablecall").button(self, seat, kind, now_ms)
             return
         if kind == E.BTN_UNDO:
             del pend[:]

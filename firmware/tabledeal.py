@@ -98,6 +98,6 @@ def bury(tb, now_ms):
     tb.phase = T.PLAY
     tb.leader = tb.turn = tb.dealer
     if tb.called:
-        T._opt("tablefriend").start(tb)  # the dealer names a card first
+        T._opt("tablecall").start(tb)  # the dealer names a card first (tablecall.py)
     tb._beep(E.SND_OK)
     tb._save = True

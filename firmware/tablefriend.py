@@ -3,16 +3,9 @@
 # that plays this option, when the Table is built (T._opt("tablefriend")); functions
 # of the Table object.
 #
-# The call (phase CALL, after the burial), on the dealer's reader and button:
-#   tap a card     the call is that card's face; but with a suited call shown,
-#                  a suited card of another rank gives its rank only (the suit
-#                  stays): tap 5H then AS -> AH
-#   double press   the face before, long press the face after, in the order
-#                  2S .. AS 2H .. AH 2D .. AD 2C .. AC SJ BJ (and round again)
-#   short press    confirm: the CALL event, then the play (the dealer leads)
-# A face the dealer holds: tap, confirm (2 actions); one whose suit and rank
-# it holds on other cards, or next to one it holds: 3 (docs/firmware.md,
-# "Find-a-friend at the table", has the figures over random hands).
+# The call itself (the gesture on the dealer's reader and button) is
+# tablecall.py's, loaded for the phase CALL only; restoring the state from a
+# snapshot is tablerestore.py's (field, restored).
 #
 # The partner (drules_hand.friend_partner's reading, the full engine's
 # shengji.hand._resolve_friend): the nearest seat after the dealer in play
@@ -50,60 +43,6 @@ def new_hand(tb):
         tb.spen[i] = 0
     for k in range(tb.decks):
         tb.fby[k] = 0
-
-
-def start(tb):
-    """After the burial: the dealer names the card."""
-    tb.phase = T.CALL
-    tb.building = -1
-    tb.leader = -1
-    tb.turn = tb.dealer
-
-
-def tap(tb, seat, card, now_ms):
-    if seat != tb.dealer:
-        tb._refuse(seat, E.WRONG_PHASE, (card,), now_ms)
-        return
-    f = card % 54
-    b = tb.building
-    if b < 0 or b >= 52 or f >= 52 or f % 13 == b % 13:
-        b = f
-    else:
-        b = (b // 13) * 13 + f % 13  # another rank: the suit shown stays
-    tb.building = b
-    tb._beep(E.SND_TAP)
-
-
-def button(tb, seat, kind, now_ms):
-    if seat != tb.dealer:
-        if kind != E.BTN_UNDO:
-            tb._refuse(seat, E.WRONG_PHASE, (), now_ms)
-        return
-    b = tb.building
-    if b < 0:
-        tb._refuse(seat, E.EMPTY, (), now_ms)
-        return
-    if kind == E.BTN_CHALLENGE:  # double press: the face before
-        tb.building = (b + 53) % 54
-        tb._beep(E.SND_TAP)
-    elif kind == E.BTN_UNDO:  # long press: the face after
-        tb.building = (b + 1) % 54
-        tb._beep(E.SND_TAP)
-    elif kind == E.BTN_OK:
-        confirm(tb, now_ms)
-
-
-def confirm(tb, now_ms):
-    tb.call = tb.building
-    tb.building = -1
-    tb._emit([E.CALL, tb.dealer, tb.call])
-    tb.phase = T.PLAY
-    tb.leader = tb.turn = tb.dealer
-    tb._beep(E.SND_OK)
-    tb._save = True
-    tb._say("call %s" % face_name(tb.call), now_ms)
-    if tb.hand_scan:
-        resolve(tb, now_ms)  # every hand is known: the partner at once
 
 
 def face_name(f):
@@ -253,50 +192,3 @@ def settle(tb, won_by):
         kitty_j,
     )
     return out[0], [out[1], out[2], out[3], out[4]], out[5] if out[5] else -1
-
-
-def field(snap):
-    """(the find-a-friend field, the rest) of a snapshot for this table; raises
-    T.TableError if it has none or a bad one (tablerestore.py, before any change)."""
-    f = snap[-1] if isinstance(snap, list) and len(snap) > 22 else None
-    if not isinstance(f, list) or not f or f[0] != 2:
-        raise T.TableError("snapshot: partners fixed, this table plays called")
-    ok = len(f) == 5
-    for x in f if ok else ():
-        if type(x) is not int:
-            ok = False
-    if not ok or not -1 <= f[1] < 54 or not -2 <= f[2] < 4 or (f[1] < 0 and f[2] != -2):
-        raise T.TableError("snapshot: bad find-a-friend field %r" % (f,))
-    return f, snap[:-1]
-
-
-def restored(tb, call, partner, ph):
-    """After a restore: the points by seat and who played each copy, from the tricks."""
-    tb.call = call
-    tb.building = -1
-    for i in range(4):
-        tb.spts[i] = 0
-        tb.spen[i] = 0
-    for k in range(tb.decks):
-        tb.fby[k] = 0
-    pen = tb.throw_penalty
-    for tr in tb.tricks:
-        tb.spts[tr[1]] += (tr[3] << 8) | tr[4]
-        if tr[2] and pen:
-            tb.spen[tr[0]] += pen
-        for s in range(4):
-            at = T.trick_at(tr, s)
-            for i in range(at, at + tr[5 + s]):
-                if call >= 0 and tr[i] % 54 == call:
-                    tb.fby[tr[i] // 54] = s + 1
-    score = tb.score
-    tb.partner = DH.FRIEND_UNKNOWN
-    if partner != DH.FRIEND_UNKNOWN:
-        set_partner(tb, partner)
-    else:
-        rescore(tb)
-    if ph != T.PLAY:
-        tb.score = score  # a settled hand's score has its kitty bonus
-    if ph == T.CALL:
-        tb.leader = -1
-        tb.turn = tb.dealer

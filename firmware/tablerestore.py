@@ -10,7 +10,7 @@ def restore(tb, snap):
     scan = None
     friend = None
     if tb.called:  # partners = "called": the last field [2, call, partner, level 2, level 3]
-        friend, snap = T._opt("tablefriend").field(snap)
+        friend, snap = _friend_field(snap)
     if isinstance(snap, list) and len(snap) == 23:
         scan = snap[22]
         snap = snap[:22]
@@ -152,7 +152,7 @@ def restore(tb, snap):
     else:
         tb.leader = tb.turn = -1
     if friend is not None:
-        T._opt("tablefriend").restored(tb, friend[1], friend[2], ph)
+        _friend_restored(tb, friend[1], friend[2], ph)
     if trump >= 0:
         tb.rules.begin_hand(tb.level(), trump)
     tb._out = []
@@ -164,3 +164,52 @@ def _ints(xs, n):
         if type(xs[i]) is not int:
             return False
     return True
+
+
+# --- find-a-friend (partners = "called"): the snapshot's last field
+def _friend_field(snap):
+    """(the find-a-friend field, the rest) of a snapshot for this table; raises
+    T.TableError if it has none or a bad one (tablerestore.py, before any change)."""
+    f = snap[-1] if isinstance(snap, list) and len(snap) > 22 else None
+    if not isinstance(f, list) or not f or f[0] != 2:
+        raise T.TableError("snapshot: partners fixed, this table plays called")
+    ok = len(f) == 5
+    for x in f if ok else ():
+        if type(x) is not int:
+            ok = False
+    if not ok or not -1 <= f[1] < 54 or not -2 <= f[2] < 4 or (f[1] < 0 and f[2] != -2):
+        raise T.TableError("snapshot: bad find-a-friend field %r" % (f,))
+    return f, snap[:-1]
+
+
+def _friend_restored(tb, call, partner, ph):
+    """After a restore: the points by seat and who played each copy, from the tricks."""
+    tb.call = call
+    tb.building = -1
+    for i in range(4):
+        tb.spts[i] = 0
+        tb.spen[i] = 0
+    for k in range(tb.decks):
+        tb.fby[k] = 0
+    pen = tb.throw_penalty
+    for tr in tb.tricks:
+        tb.spts[tr[1]] += (tr[3] << 8) | tr[4]
+        if tr[2] and pen:
+            tb.spen[tr[0]] += pen
+        for s in range(4):
+            at = T.trick_at(tr, s)
+            for i in range(at, at + tr[5 + s]):
+                if call >= 0 and tr[i] % 54 == call:
+                    tb.fby[tr[i] // 54] = s + 1
+    score = tb.score
+    F = T._opt("tablefriend")
+    tb.partner = T.PARTNER_UNKNOWN
+    if partner != T.PARTNER_UNKNOWN:
+        F.set_partner(tb, partner)
+    else:
+        F.rescore(tb)
+    if ph != T.PLAY:
+        tb.score = score  # a settled hand's score has its kitty bonus
+    if ph == T.CALL:
+        tb.leader = -1
+        tb.turn = tb.dealer
