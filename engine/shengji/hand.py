@@ -384,6 +384,9 @@ class Hand:
         #: seat -> (its known hand, that hand's face counts): a cache, no state
         #: (a hand is an immutable tuple: ``is`` tells that the counts are its)
         self._counts_of: dict[int, tuple[tuple[int, ...], list[int]]] = {}
+        #: seat -> (the finished tricks looked at, the follows among them that
+        #: later cards may prove revokes): a cache, no state (_follows_to_prove)
+        self._scans: dict[int, tuple[list[Trick], list[tuple[int, int]]]] = {}
 
     # --- the state machine ------------------------------------------------
 
@@ -771,14 +774,20 @@ class Hand:
         for c in cards:
             if type(c) is not int or not 0 <= c < limit:
                 self._check_cards(cards, seat)  # names what is wrong
-        if len(set(cards)) != len(cards):
+        if len(cards) > 1 and len(set(cards)) != len(cards):
             self._check_cards(cards, seat)
         self._check_unseen(cards, seat)
         faces = [c % FACES for c in cards]
         ruling = self.ruling
         if trick is None:
-            # a lead
-            left = self._cards_left(seat)
+            # a lead: every trick before it is finished, each seat played as
+            # many cards in each, every card once (without the hands, the
+            # count of cards played tells how many each seat has left)
+            played = len(self.played)
+            if self.hands is None and played % SEATS == 0:
+                left = self.rules.hand_size - played // SEATS
+            else:
+                left = self._cards_left(seat)
             if len(cards) > left:
                 raise self._refuse(Rule.WRONG_COUNT, f"seat {seat} has only {left} cards left", seat)
             if not ruling.one_suit(faces):
@@ -867,7 +876,7 @@ class Hand:
         buried = self.buried
         if (
             self.played.isdisjoint(cards)
-            and (not buried or buried_disjoint(buried, cards))
+            and (not buried or (cards[0] not in buried if len(cards) == 1 else buried_disjoint(buried, cards)))
             and (
                 self.hands is None
                 or (cards[0] in self.hands[seat] if len(cards) == 1 else set(self.hands[seat]).issuperset(cards))
@@ -896,8 +905,13 @@ class Hand:
         if self.hands is not None:
             return len(self.hands[seat])
         played = 0
-        for t in self.tricks:
-            played += len(_cards_in(t, seat))
+        for t in self.tricks:  # _cards_in(t, seat), inlined (a lead's hot path)
+            plays = t.plays
+            i = (seat - t.leader) % SEATS
+            if i < len(plays) and plays[i][0] == seat:
+                played += len(plays[i][1])
+            else:
+                played += len(t.cards_of(seat))
         return self.rules.hand_size - played
 
     def _penalise(self, trick: int, seat: int) -> None:
@@ -914,14 +928,28 @@ class Hand:
 
     def _finish_trick(self) -> None:
         t = self.tricks[-1]
-        faces = [self._faces(c) for _, c in t.plays]
-        winner = self.ruling.winner(t.leader, faces)
-        points = self.ruling.points([f for p in faces for f in p])
+        # ruling.winner and ruling.points in one pass (the trick's Lead is the followers')
+        ruling = self.ruling
+        faces = [[c % FACES for c in cards] for _, cards in t.plays]
+        if len(faces[0]) == 1:
+            win, points, _key = _play.single_trick(ruling.order, faces)
+            winner = (t.leader + win) % SEATS
+        else:
+            won = _play.trick_winner_faces(ruling.order, self._lead_of(t.plays[0][1]), faces, t.leader)
+            winner, points = won.winner, won.points
         self.tricks = (
             *self.tricks[:-1],
             _new_trick(t.leader, t.plays, t.attempt, t.forced_by, winner, points, t.shown),
         )
-        if all(self._cards_left(s) == 0 for s in range(SEATS)):
+        hands = self.hands
+        if (
+            (not any(hands))
+            if hands is not None
+            # (every card played is played once: the hands are empty only when
+            # as many cards as they held are played)
+            else len(self.played) == SEATS * self.rules.hand_size
+            and all(self._cards_left(s) == 0 for s in range(SEATS))
+        ):
             self._end_of_play()
 
     def _end_of_play(self) -> None:
@@ -1024,26 +1052,16 @@ class Hand:
         tricks = self.tricks
         current = len(tricks) - 1
         last = tricks[current]
-        new = last.attempt if last.leader == seat and last.attempt else last.cards_of(seat)
+        new = last.attempt if last.leader == seat and last.attempt else _cards_in(last, seat)
+        # the follows to check again, earliest first: of the seat's follows in
+        # the finished tricks, those not legal by themselves (kept per seat)
+        maybe = self._follows_to_prove(seat, current)
+        if not maybe:
+            return
         ruling = self.ruling
         esuit = ruling.order.esuit
         suits = {esuit[c % FACES] for c in new}
-        # the follows to check again, earliest first
-        todo: list[int] = []
-        for i in range(current):
-            t = tricks[i]
-            if t.leader == seat:
-                continue
-            lead = t.plays[0][1]
-            led = esuit[lead[0] % FACES]
-            if led not in suits:
-                continue
-            mine = _cards_in(t, seat)
-            if not mine:
-                continue
-            if all(esuit[c % FACES] == led for c in mine) and self._matches_lead(lead, mine):
-                continue
-            todo.append(i)
+        todo = [i for i, led in maybe if led in suits]
         if not todo:
             return
         # their holdings (_holding(seat, i)), built from the last trick back in one pass
@@ -1058,6 +1076,49 @@ class Hand:
             holdings[i] = sorted(held)
         for i in todo:
             self._check_follow_at(i, tricks[i], seat, "play", holdings[i])
+
+    def _follows_to_prove(self, seat: int, current: int) -> list[tuple[int, int]]:
+        """(trick index, led suit) of the seat's follows in the tricks before
+        ``current`` that are not legal by themselves (all of the led suit, the
+        lead's own structure: :meth:`_matches_lead`); only those may be proven
+        revokes by later cards. A finished trick never changes, so the list is
+        kept per seat and grown by the tricks finished since (a cache, no
+        state: the tricks it was made from are kept and compared by identity,
+        so an undo that replaced them is seen)."""
+        tricks = self.tricks
+        scan = self._scans.get(seat)
+        if scan is None:
+            scan = self._scans[seat] = ([], [])
+        objs, found = scan
+        n = len(objs)
+        if n:
+            last = min(n, current) - 1
+            if last >= 0 and objs[last] is not tricks[last]:
+                # tricks replaced (an undo, then other events): from where they differ
+                k = 0
+                while k <= last and objs[k] is tricks[k]:
+                    k += 1
+                last = k - 1
+            if last + 1 < n:
+                del objs[last + 1 :]
+                found[:] = [x for x in found if x[0] <= last]
+        if len(objs) >= current:
+            return found
+        esuit = self.ruling.order.esuit
+        for i in range(len(objs), current):
+            t = tricks[i]
+            objs.append(t)
+            if t.leader == seat:
+                continue
+            lead = t.plays[0][1]
+            led = esuit[lead[0] % FACES]
+            mine = _cards_in(t, seat)
+            if not mine:
+                continue
+            if all(esuit[c % FACES] == led for c in mine) and self._matches_lead(lead, mine):
+                continue
+            found.append((i, led))
+        return found
 
     def _matches_lead(self, lead: tuple[int, ...], play: tuple[int, ...]) -> bool:
         """Does a follow all of the led suit have the lead's own structure

@@ -17,13 +17,13 @@ import dataclasses
 import enum
 import functools
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final
 
 from .cards import FACES, POINTS, Card, format_faces
 from .order import SUIT_NAMES, TRUMP, Order
 from .sweep import NEG, Demand, Flex, Sweep, demand_of
-from .units import Decomposition, Unit, decompose_faces
+from .units import Decomposition, Unit, decompose_faces, single
 
 __all__ = [
     "IllegalPlayError",
@@ -176,6 +176,21 @@ class Lead:
 
     def __init__(self, order: Order, cards: CardsLike) -> None:
         faces = _faces(cards)
+        if len(faces) == 1:
+            # one card (most tricks' lead): a single, demanding only the suit;
+            # the same fields as below, without the general decomposition
+            f = faces[0]
+            es = order.esuit[f]
+            self.order = order
+            self.faces = (f,)
+            self.decomposition = single(f, order.pos[f], es)
+            self.esuit = es
+            self.size = 1
+            self.pairs = 0
+            self.caps = ()
+            self.mode = _MODE_FREE
+            self.rungs = ()
+            return
         d = decompose_faces(order, faces)
         if d is None:
             if not faces:
@@ -238,6 +253,12 @@ def check_follow_counts(
 ) -> Verdict:
     """:func:`check_follow` on a count array ``hand`` and the faces of ``play`` (fast path)."""
     n = lead.size
+    if n == 1 and len(play) == 1:
+        # one card led, one card of its suit played from the hand: legal
+        # (the usual follow); any other single goes through the checks below
+        f = play[0]
+        if hand[f] and order.esuit[f] == lead.esuit:
+            return LEGAL
     if len(play) != n:
         return Verdict(
             False,
@@ -457,6 +478,33 @@ def _ji_index(k: int) -> dict[tuple[int, int], int]:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _tq_of(k: int) -> dict[int, tuple[int, int]]:
+    """``(t, q)`` of each rung index of a tractor of ``k`` pairs (:func:`_tq_index` inverted)."""
+    return {r: tq for tq, r in _tq_index(k).items()}
+
+
+@functools.lru_cache(maxsize=64)
+def _ji_of(k: int) -> dict[int, tuple[int, int]]:
+    """``(j, i)`` of each tail rung index of a Titanic of ``k`` (:func:`_ji_index` inverted)."""
+    return {r: ji for ji, r in _ji_index(k).items()}
+
+
+def _rung_demand(
+    m: int, k: int, sso: bool, ladder: tuple[tuple[Pattern, ...], ...], r: int
+) -> tuple[list[tuple[int, int]], list[Flex]]:
+    """What :class:`_Ladders` fixes when unit ``(m, k)`` takes rung ``r`` (not
+    the last): the sub-units, and a tractor requirement of 4 or more pairs in runs."""
+    if m == 2 and k > 1 and not sso:
+        t, q = _tq_of(k)[r]
+        runs, more = _in_runs(t) if t >= 2 else ([], [])
+        return runs + [(2, 1)] * (q - t), more
+    if m == 3 and k > 1 and not sso and r >= 3:
+        j, i = _ji_of(k)[r]
+        return [(3, 1)] * j + [(2, 1)] * i, []
+    return list(ladder[r][0]), []
+
+
 def _in_runs(t: int) -> tuple[list[tuple[int, int]], list[Flex]]:
     """The demand "t pairs in runs of pairs": one run for 2 or 3 pairs (the only
     partition), else a tractor requirement (any partition into runs >= 2)."""
@@ -475,13 +523,30 @@ class _Ladders:
     placement impossible), then one such question for the pairs. The bound:
     docs/engine-bounds.md."""
 
-    __slots__ = ("vector", "fixed", "flex", "sweep")
+    __slots__ = ("vector", "fixed", "flex", "sweep", "stopped")
 
-    def __init__(self, order: Order, lead: Lead, cnt: dict[int, int]) -> None:
+    def __init__(
+        self,
+        order: Order,
+        lead: Lead,
+        cnt: dict[int, int],
+        hint: tuple[int, ...] | None = None,
+        sweep: Sweep | None = None,
+        stop: Callable[[Demand, int, Sequence[Flex]], bool] | None = None,
+    ) -> None:
+        # ``sweep``: the holding's spare-pairs Sweep, when made already (its memo shared).
+        # ``stop(fixed, pairs, flex)``: asked after each unit with what is fixed
+        # so far; True cuts the vector there.
+        # ``hint``: the vector of a holding that holds ``cnt`` (a follower's
+        # hand, ``cnt`` its play). ``cnt``'s rung of a unit is then never
+        # better than the hint's, and equal exactly when the rungs fixed so far
+        # and the hint's can be placed together (one question); the vector is
+        # cut after the first unit where they differ (all a follow check needs).
         # feasibility questions go to a "spare pairs" sweep: single pairs are
         # not placed, but counted in what the rest leaves
-        sw = Sweep(order, lead.esuit, cnt, spare=True)
+        sw = Sweep(order, lead.esuit, cnt, spare=True) if sweep is None else sweep
         self.sweep = sw
+        self.stopped = False
         fixed: dict[tuple[int, int], int] = {}
         flex: list[Flex] = []
         vec: list[int] = []
@@ -521,50 +586,93 @@ class _Ladders:
             for s in extra:
                 fixed[s] = fixed.get(s, 0) + 1
 
-        for u, ladder in zip(lead.decomposition.units, lead.rungs, strict=True):
+        for i_unit, (u, ladder) in enumerate(zip(lead.decomposition.units, lead.rungs, strict=True)):
             m, k = u.width, u.length
             if not ladder:
                 vec.append(0)
                 continue
+            t_top = k  # the most pairs in runs to try (a tractor's ladder)
+            j_top = k - 1  # the most triples to try (a Titanic's tail)
+            r_from = 0  # the first rung to try (the others' ladders)
+            if hint is not None:
+                r = hint[i_unit]
+                if r == len(ladder):
+                    vec.append(r)  # the hint's rung is the last: so is this one's
+                    continue
+                extra, more_h = _rung_demand(m, k, sso, ladder, r)
+                if ok(extra, more_h):
+                    vec.append(r)
+                    commit(extra)
+                    flex.extend(more_h)
+                    continue
+                # a worse rung than the hint's: find it (none better than the
+                # hint's can be placed), and stop there
+                r_from = r + 1
+                if m == 2 and k > 1 and not sso:
+                    t_top = _tq_of(k)[r][0]
+                elif m == 3 and not sso and k > 1 and r >= 3:
+                    j_top = _ji_of(k)[r][0]
+            self._unit(m, k, sso, ladder, t_top, j_top, r_from, ok, spare, most, commit, flex, vec)
+            if hint is not None and len(vec) == i_unit + 1 and vec[-1] != hint[i_unit]:
+                break
+            if stop is not None and stop(*demand(()), flex):
+                self.stopped = True
+                break
+        self.vector = tuple(vec)
+        self.fixed: Demand = tuple(sorted(fixed.items()))
+        self.flex: tuple[Flex, ...] = tuple(flex)
+
+    @staticmethod
+    def _unit(
+        m: int,
+        k: int,
+        sso: bool,
+        ladder: tuple[tuple[Pattern, ...], ...],
+        t_top: int,
+        j_top: int,
+        r_from: int,
+        ok: Callable[..., bool],
+        spare: Callable[..., int],
+        most: Callable[[int, list[tuple[int, int]], tuple[int, int]], int],
+        commit: Callable[[Sequence[tuple[int, int]]], None],
+        flex: list[Flex],
+        vec: list[int],
+    ) -> None:
+        """The best rung of one unit ``(m, k)`` given what is fixed: appended to ``vec``."""
+        while True:  # one pass (a block that can be left early)
             if m == 2 and k > 1 and not sso:
                 # t: the most pairs in runs, tried from k down; then the most
                 # extra pairs (one capped spare-pairs sweep)
-                t = next((x for x in range(k, 1, -1) if ok(*_in_runs(x))), 0)
+                t = next((x for x in range(t_top, 1, -1) if ok(*_in_runs(x))), 0)
                 more: list[Flex] = [(t, True, 0, 0)] if t >= 4 else []
                 runs = [(2, t)] if 2 <= t <= 3 else []
                 e = spare(runs, more, k - t)
                 if t + e == 0:
                     vec.append(len(ladder))
-                    continue
+                    return
                 vec.append(_tq_index(k)[(t, t + e)])
                 commit(runs + [(2, 1)] * e)
                 flex.extend(more)
-                continue
-            found = False
+                return
             head = ladder if m != 3 or sso or k == 1 else ladder[:3]
-            for r, alternatives in enumerate(head):
-                pattern = alternatives[0]
+            for r in range(r_from, len(head)):
+                pattern = head[r][0]
                 if ok(pattern):
                     vec.append(r)
                     commit(pattern)
-                    found = True
-                    break
-            if found:
-                continue
+                    return
             if len(head) == len(ladder):
                 vec.append(len(ladder))
-                continue
+                return
             # a Titanic's tail: j triples and i pairs, more triples first
-            j = most(k - 1, [], (3, 1))
+            j = most(j_top, [], (3, 1))
             i = spare([(3, 1)] * j, (), k - j)
             if i == j == 0:
                 vec.append(len(ladder))
-                continue
+                return
             vec.append(_ji_index(k)[(j, i)])
             commit([(3, 1)] * j + [(2, 1)] * i)
-        self.vector = tuple(vec)
-        self.fixed: Demand = tuple(sorted(fixed.items()))
-        self.flex: tuple[Flex, ...] = tuple(flex)
+            return
 
     def cores(self) -> Iterator[dict[int, int]]:
         """Every distinct set of cards (face -> copies) that realises the
@@ -603,11 +711,24 @@ def _check_ladder(order: Order, lead: Lead, hand: Sequence[int], play: Sequence[
     played: dict[int, int] = {}
     for f in play:
         played[f] = played.get(f, 0) + 1
-    vh = _ladder_vector(order, lead, held)
-    vp = _ladder_vector(order, lead, played)
-    if vp == vh:
+    # The hand's vector unit by unit; after each unit, can the play place what
+    # the hand's rungs fix so far? It can exactly while its vector agrees with
+    # the hand's (it holds no more than the hand), so the first unit where it
+    # cannot is where the vectors first differ, and the hand's need not go on.
+    sp = Sweep(order, es, played, spare=True)
+
+    def behind(fixed: Demand, pairs: int, flex: Sequence[Flex]) -> bool:
+        v = sp.spare_at_least(fixed, flex, pairs)
+        return v == NEG or v < pairs
+
+    lh = _Ladders(order, lead, held, stop=behind)
+    if not lh.stopped:
         return LEGAL
-    for i, (a, b) in enumerate(zip(vh, vp, strict=True)):
+    vh = lh.vector
+    # the play's vector, cut after the first unit where it falls below the
+    # hand's (the questions before it are in sp's memo already)
+    vp = _Ladders(order, lead, played, hint=vh, sweep=sp).vector
+    for i, (a, b) in enumerate(zip(vh, vp, strict=False)):
         if a != b:
             unit = lead.decomposition.units[i]
             ladder = lead.rungs[i]
@@ -910,10 +1031,47 @@ def trick_winner(order: Order, plays: Sequence[CardsLike], leader: int = 0) -> T
     return trick_winner_faces(order, lead, faces, leader)
 
 
+def single_trick(order: Order, plays: Sequence[Sequence[int]]) -> tuple[int, int, tuple[int, int]]:
+    """``(index of the winning play, points, its key)`` of a trick led by one
+    card (``plays`` as faces, the lead first): a play of one card of the led
+    suit or of trump is keyed by its position, as :func:`play_key` would key
+    it; any other play cannot win (RULES.md §7)."""
+    esuit = order.esuit
+    pos = order.pos
+    f = plays[0][0]
+    led = esuit[f]
+    best = (1 if led == TRUMP else 0, pos[f])
+    win = 0
+    total = POINTS[f]
+    for i in range(1, len(plays)):
+        p = plays[i]
+        if len(p) != 1:
+            for f in p:
+                total += POINTS[f]
+            continue
+        f = p[0]
+        total += POINTS[f]
+        es = esuit[f]
+        if es == TRUMP:
+            k = (1, pos[f])
+        elif es == led:
+            k = (0, pos[f])
+        else:
+            continue
+        if k > best:
+            best = k
+            win = i
+    return win, total, best
+
+
 def trick_winner_faces(
     order: Order, lead: Lead, plays: Sequence[Sequence[int]], leader: int = 0
 ) -> TrickResult:
     """:func:`trick_winner` with the lead already built and plays as faces."""
+    if lead.size == 1:
+        # a one-card lead (most tricks): see single_trick
+        at, pts, key = single_trick(order, plays)
+        return TrickResult((leader + at) % 4, pts, key)
     best = play_key(order, lead, plays[0])
     assert best is not None
     win = 0
@@ -980,6 +1138,10 @@ def _complements(items: Sequence[tuple[int, int]], out: int) -> Iterator[tuple[i
         yield tuple(f for f, c in rest.items() for _ in range(c))
 
 
+#: How many cores :meth:`_Core.held_by` looks for in a play before asking a sweep.
+_KNOWN_CORES: Final = 4
+
+
 class _Core:
     """What a legal follow's suit cards must hold, for a holding of the led suit
     larger than the lead (RULES.md §6.2-3): a placement of the holding's match
@@ -989,6 +1151,7 @@ class _Core:
         self.order = order
         self.esuit = lead.esuit
         self.held = held
+        self._known: list[dict[int, int]] | None = None
         self.fixed: Demand
         self.flex: list[Flex]
         self.pairs: int
@@ -1013,6 +1176,8 @@ class _Core:
             self.flex = []
             self.bins = [(c, False, 0, 0) for c in lead.caps]
             self.t = t
+            self.caps = lead.caps
+            self.lead_pairs = lead.pairs
             return
         # at most one led tractor: its t pairs in runs are one run (t <= 3)
         # or a requirement
@@ -1030,9 +1195,20 @@ class _Core:
     def held_by(self, cnt: dict[int, int]) -> bool:
         """Do these suit cards hold a core? (one sweep question)"""
         if self.bins:
-            sw = Sweep(self.order, self.esuit, cnt)
-            fixed: Demand = (((2, 1), self.pairs),) if self.pairs else ()
-            return sw.value(fixed, self.bins) >= self.t
+            # several led tractors: the (t, q) of §6.2, as check_follow reads
+            # it (t from the search cached on the pair profile): these cards
+            # hold a core iff they reach the holding's t and q
+            if min(self.lead_pairs, sum(c >> 1 for c in cnt.values())) < self.pairs + self.t:
+                return False
+            return _tractor_pairs(self.order, self.esuit, counts_from(cnt), self.caps) >= self.t
+        # a few cores known: cards that hold one of them hold a core (most
+        # candidates leave out only cards that a core does not need)
+        known = self._known
+        if known is None:
+            known = self._known = list(itertools.islice(self.cores(), _KNOWN_CORES))
+        for core in known:
+            if all(cnt.get(f, 0) >= c for f, c in core.items()):
+                return True
         sw = Sweep(self.order, self.esuit, cnt, spare=True)
         return sw.spare_at_least(self.fixed, self.flex, self.pairs) >= self.pairs
 

@@ -35,7 +35,7 @@ positions, so faces never enter the state.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Final
 
 from .order import Order
@@ -166,8 +166,13 @@ class Sweep:
         spare: bool = False,
     ) -> None:
         faces: list[tuple[tuple[int, int], ...]] = []
+        get = cnt.get
         for fs in order.faces_at[es]:
-            faces.append(tuple((f, cnt.get(f, 0)) for f in fs if cnt.get(f, 0) >= 2))
+            if len(fs) == 1:  # most positions: one face
+                c = get(fs[0], 0)
+                faces.append(((fs[0], c),) if c >= 2 else ())
+            else:
+                faces.append(tuple((f, get(f, 0)) for f in fs if get(f, 0) >= 2))
         self._prepare(faces, top_shape)
         self.spare = spare
 
@@ -184,7 +189,10 @@ class Sweep:
         self, faces: list[tuple[tuple[int, int], ...]], top_shape: tuple[int, int] | None
     ) -> None:
         self.faces = faces
-        self.bins = [tuple(sorted((c for _f, c in row), reverse=True)) for row in faces]
+        self.bins = [
+            (row[0][1],) if len(row) == 1 else tuple(sorted((c for _f, c in row), reverse=True))
+            for row in faces
+        ]
         n = self.npos = len(faces)
         # what the positions from p on hold, for the quick necessary conditions
         self.suffix_cards = [0] * (n + 1)
@@ -195,17 +203,31 @@ class Sweep:
         # longest_from[m][p]: the longest such stretch at or after p
         self.runs_from = [[0] * (n + 1) for _m in range(5)]
         self.longest_from = [[0] * (n + 1) for _m in range(5)]
+        s_cards, s_sets, s_wide, s_quads = (
+            self.suffix_cards, self.suffix_sets, self.suffix_wide, self.suffix_quads
+        )
+        runs_from, longest_from = self.runs_from, self.longest_from
         for p in range(n - 1, -1, -1):
             b = self.bins[p]
-            self.suffix_cards[p] = self.suffix_cards[p + 1] + sum(b)
-            self.suffix_sets[p] = self.suffix_sets[p + 1] + sum(c >> 1 for c in b)
-            self.suffix_wide[p] = self.suffix_wide[p + 1] + sum(1 for c in b if c >= 3)
-            self.suffix_quads[p] = self.suffix_quads[p + 1] + sum(1 for c in b if c >= 4)
+            cards = sets = wide = quads = 0
+            for c in b:
+                cards += c
+                sets += c >> 1
+                if c >= 3:
+                    wide += 1
+                    if c >= 4:
+                        quads += 1
+            s_cards[p] = s_cards[p + 1] + cards
+            s_sets[p] = s_sets[p + 1] + sets
+            s_wide[p] = s_wide[p + 1] + wide
+            s_quads[p] = s_quads[p + 1] + quads
             top = b[0] if b else 0
-            for m in range(2, 5):
-                r = self.runs_from[m][p + 1] + 1 if top >= m else 0
-                self.runs_from[m][p] = r
-                self.longest_from[m][p] = max(r, self.longest_from[m][p + 1])
+            for m in (2, 3, 4):
+                rf = runs_from[m]
+                r = rf[p + 1] + 1 if top >= m else 0
+                rf[p] = r
+                lf = longest_from[m]
+                lf[p] = r if r > lf[p + 1] else lf[p + 1]
         self.top_shape = top_shape
         self.skip = _skips(self.bins)
         self.memo: dict[_State, int] = {}
@@ -232,16 +254,28 @@ class Sweep:
         self.states += 1
         VISITED[0] += 1
         p, fixed, opened, flex = state
-        if not self._possible(p, fixed, opened, flex):
+        most = self._possible(p, fixed, opened, flex)
+        if most < 0:
             self.capped[state] = (NEG, True)
             return NEG
         if p == self.npos:
             self.capped[state] = (0, True)
             return 0
+        asked = want
+        if most < want:
+            # no placement leaves more than ``most`` pairs: search for those only
+            want = most
         best = NEG
+        capped = self.capped
         for _widths, gain, nxt in self._moves(state):
             need = want - gain
-            rest = self._capped(nxt, need if need > 0 else 0)
+            if need < 0:
+                need = 0
+            got = capped.get(nxt)  # the memo looked at here: a call saved
+            if got is not None and (got[1] or got[0] >= need):
+                rest = got[0] if got[0] < need else need
+            else:
+                rest = self._capped(nxt, need)
             if rest == NEG:
                 continue
             val = gain + rest
@@ -249,9 +283,10 @@ class Sweep:
                 best = val
                 if best >= want:
                     break
-        # below want, every move was searched: the value is exact
-        self.capped[state] = (best, best < want)
-        return best if best < want else want
+        # below want, every move was searched: the value is exact (and it is
+        # when it reaches the most there can be)
+        self.capped[state] = (best, best < want or best >= most)
+        return best if best < asked else asked
 
     def feasible(self, fixed: Demand, flex: Sequence[Flex] = ()) -> bool:
         return self.value(fixed, flex) != NEG
@@ -346,7 +381,7 @@ class Sweep:
             return got
         self.states += 1
         VISITED[0] += 1
-        if not self._possible(p, fixed, opened, flex):
+        if self._possible(p, fixed, opened, flex) < 0:
             self.memo[key] = NEG
             return NEG
         if p == self.npos:
@@ -377,19 +412,21 @@ class Sweep:
 
     def _possible(
         self, p: int, fixed: Demand, opened: tuple[Open, ...], flex: tuple[Flex, ...]
-    ) -> bool:
-        """Quick necessary conditions: room, sets and cards enough for what is left."""
+    ) -> int:
+        """Quick necessary conditions: room, sets and cards enough for what is
+        left (-1 when they fail); else an upper bound on the pairs a placement
+        can leave (each set placed takes at least one of a face's pairs)."""
         agg = _AGG.get(fixed)
         if agg is None:
             agg = _aggregate(fixed)
         cards, sets, wide, quads, long2, long3, long4 = agg
         longest = self.longest_from
         if long2 > longest[2][p] or long3 > longest[3][p] or long4 > longest[4][p]:
-            return False
+            return -1
         runs_from = self.runs_from
         for m, r, _top in opened:
             if r > runs_from[m][p]:
-                return False
+                return -1
             cards += m * r
             sets += r
             if m >= 3:
@@ -398,23 +435,23 @@ class Sweep:
                     quads += r
         for b, exact, n1, n2 in flex:
             if n1 and runs_from[2][p] == 0:
-                return False
+                return -1
             if exact:
                 if b and not n1 and not n2 and b < 2:
-                    return False
+                    return -1
                 cards += 2 * b
                 sets += b
             else:
                 cards += 2 * n1
                 sets += n1
-        return (
-            sets <= self.suffix_sets[p]
-            and cards <= self.suffix_cards[p]
-            and wide <= self.suffix_wide[p]
-            and quads <= self.suffix_quads[p]
-        )
+        free_sets = self.suffix_sets[p] - sets
+        free_cards = self.suffix_cards[p] - cards
+        if free_sets < 0 or free_cards < 0 or wide > self.suffix_wide[p] or quads > self.suffix_quads[p]:
+            return -1
+        free_cards >>= 1
+        return free_sets if free_sets < free_cards else free_cards
 
-    def _moves(self, state: _State) -> list[tuple[list[int], int, _State]]:
+    def _moves(self, state: _State) -> Iterable[tuple[list[int], int, _State]]:
         """Every way to fill position ``p``: (widths placed there, gain, next
         state); more sets first (a placement is found sooner)."""
         p, fixed, opened, flex = state
@@ -439,19 +476,21 @@ class Sweep:
             nflex = _canon_flex([(b, exact, 0, 0) for b, exact, _n1, _n2 in flex])
             # jump to the next position that holds a set
             return [([], -1 if top_shape is not None else 0, (self.skip[p], fixed, (), nflex))]
-        widths.extend([2] * n1_all)
-        single = bins[0] if len(bins) == 1 else 0
+        if n1_all:
+            widths.extend([2] * n1_all)
+        room_after = self.npos - p - 1
+        if len(bins) == 1:
+            # one face (most positions): what the open runs leave of it
+            cap = bins[0] - sum(widths)
+            if cap < 0:
+                return []
+            return self._moves_one_face(state, cap, nopen, top_gain, room_after)
 
         def room(ws: list[int]) -> bool:
-            if single:
-                return sum(ws) <= single
             return fits(bins, tuple(sorted(ws, reverse=True)))
 
         if not room(widths):
             return []
-        room_after = self.npos - p - 1
-        if single:
-            return self._moves_one_face(state, single - sum(widths), nopen, top_gain, room_after)
         spare = self.spare
         out: list[tuple[list[int], int, _State]] = []
         fixed_list = fixed
@@ -465,9 +504,7 @@ class Sweep:
                 if top_shape is not None:
                     g = tg
                 elif spare:
-                    g = (single - sum(ws)) >> 1 if single else spare_pairs(
-                        bins, tuple(sorted(ws, reverse=True))
-                    )
+                    g = spare_pairs(bins, tuple(sorted(ws, reverse=True)))
                 else:
                     g = gain
                 out.append((ws, g, (p + 1, tuple(left), tuple(sorted(op)), _canon_flex(acc))))
@@ -513,7 +550,7 @@ class Sweep:
 
     def _moves_one_face(
         self, state: _State, cap: int, nopen: list[Open], top_gain: int, room_after: int
-    ) -> list[tuple[list[int], int, _State]]:
+    ) -> Iterator[tuple[list[int], int, _State]]:
         """:meth:`_moves` at a position holding one face: ``cap`` copies are
         left once the open runs have gone on, so at most two more sets."""
         p, fixed, _opened, flex = state
@@ -532,67 +569,122 @@ class Sweep:
                     items.append((1, j, 2))
                 if room_after > 0 and rest >= 2:
                     items.append((2, j, 2))
-        combos: list[tuple[int, ...]] = []
-        n = len(items)
-        for a in range(n):
-            wa = items[a][2]
-            for b_ in range(a, n):
-                if wa + items[b_][2] <= cap:
-                    combos.append((a, b_))
-        combos.extend((a,) for a in range(n))
-        combos.append(())
-        out: list[tuple[list[int], int, _State]] = []
+        combos = _combos(tuple(w for _k, _i, w in items), cap)
+        spare = self.spare
         used_base = self.bins[p][0] - cap  # copies the open runs take
+        # what every move shares: the flex requirements untouched, the open runs
+        base_flex: list[Flex] = []
+        base_gain = 0
+        for b, exact, n1, _n2 in flex:
+            base_flex.append((b - n1, exact, 0, n1))
+            if not exact:
+                base_gain += n1
+        base_canon = _canon_flex(base_flex)
+        base_open = tuple(sorted(nopen))
+        nxt_p = p + 1
         for combo in combos:
-            take_fixed: dict[int, int] = {}
-            go_on: dict[int, int] = {}
-            start: dict[int, int] = {}
+            # the same moves as taking each item's set in turn: at most two
             width = 0
-            for a in combo:
+            left: tuple[tuple[tuple[int, int], int], ...] = fixed
+            op: list[Open] | None = None
+            tg = top_gain
+            nflex: list[Flex] | None = None
+            gain = base_gain
+            ok = True
+            for pos_in, a in enumerate(combo):
                 kind, idx, w = items[a]
                 width += w
-                bucket = take_fixed if kind == 0 else go_on if kind == 1 else start
-                bucket[idx] = bucket.get(idx, 0) + 1
-            ok = True
-            for i, y in take_fixed.items():
-                if y > fixed[i][1]:
-                    ok = False
-            nflex: list[Flex] = []
-            gain = 0
-            for j, (b, exact, n1, n2) in enumerate(flex):
-                x = go_on.get(j, 0)
-                st = start.get(j, 0)
-                rest = b - n1
-                if x > n2 or x + 2 * st > rest:
-                    ok = False
-                    break
-                nflex.append((rest - x - st, exact, st, n1 + x))
-                if not exact:
-                    gain += n1 + x + st
-            if not ok:
-                continue
-            left: list[tuple[tuple[int, int], int]] = []
-            op = list(nopen)
-            tg = top_gain
-            for i, ((m, k), c) in enumerate(fixed):
-                y = take_fixed.get(i, 0)
-                if c - y:
-                    left.append(((m, k), c - y))
-                if y:
+                if kind == 0:
+                    if pos_in == 1 and combo[0] == a:
+                        continue  # the same sub-unit twice: done with the first
+                    y = 2 if len(combo) == 2 and combo[0] == combo[1] else 1
+                    (m, k), c = fixed[idx]
+                    if y > c:
+                        ok = False
+                        break
+                    left = (
+                        (*fixed[:idx], ((m, k), c - y), *fixed[idx + 1 :])
+                        if c - y
+                        else (*fixed[:idx], *fixed[idx + 1 :])
+                    ) if left is fixed else _take(left, (m, k), y)
                     if k > 1:
+                        if op is None:
+                            op = list(nopen)
                         op.extend([(m, k - 1, top_shape == (m, k))] * y)
                     elif top_shape == (m, k):
                         tg = p
+                else:
+                    if pos_in == 1 and combo[0] == a:
+                        continue
+                    if nflex is None:
+                        nflex = list(base_flex)
+                    twice = len(combo) == 2 and combo[0] == combo[1]
+                    b, exact, n1, n2 = flex[idx]
+                    x, st = nflex[idx][3] - n1, nflex[idx][2]
+                    if kind == 1:
+                        x += 2 if twice else 1
+                    else:
+                        st += 2 if twice else 1
+                    rest = b - n1
+                    if x > n2 or x + 2 * st > rest:
+                        ok = False
+                        break
+                    nflex[idx] = (rest - x - st, exact, st, n1 + x)
+            if not ok:
+                continue
+            if nflex is not None:
+                gain = 0
+                for _b, exact, n1, n2 in nflex:
+                    if not exact:
+                        gain += n1 + n2
+                # an "at most" requirement gains its open runs: n1 + x + st
+                # of before, the new (n1, n2) fields' sum
             if top_shape is not None:
                 g = tg
-            elif self.spare:
+            elif spare:
                 g = (cap - width) >> 1
             else:
                 g = gain
             # one face: what matters to a walk is how many copies it gives
             ws = [used_base + width] if used_base + width else []
-            out.append((ws, g, (p + 1, tuple(left), tuple(sorted(op)), _canon_flex(nflex))))
-        return out
+            yield (
+                ws,
+                g,
+                (
+                    nxt_p,
+                    left,
+                    base_open if op is None else tuple(sorted(op)),
+                    base_canon if nflex is None else _canon_flex(nflex),
+                ),
+            )
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _combos(widths: tuple[int, ...], cap: int) -> tuple[tuple[int, ...], ...]:
+    """The sets that may go together on one face of ``cap`` copies, as indexes
+    into ``widths``: two (an item may be taken twice), then one, then none."""
+    n = len(widths)
+    out: list[tuple[int, ...]] = []
+    for a in range(n):
+        for b in range(a, n):
+            if widths[a] + widths[b] <= cap:
+                out.append((a, b))
+    out.extend((a,) for a in range(n))
+    out.append(())
+    return tuple(out)
+
+
+def _take(
+    left: tuple[tuple[tuple[int, int], int], ...], shape: tuple[int, int], y: int
+) -> tuple[tuple[tuple[int, int], int], ...]:
+    """``left`` with ``y`` fewer sub-units of ``shape``."""
+    out = []
+    for s_, c in left:
+        if s_ == shape:
+            c -= y
+        if c:
+            out.append((s_, c))
+    return tuple(out)
 
 
 def _skips(bins: Sequence[tuple[int, ...]]) -> list[int]:

@@ -19,7 +19,7 @@ from typing import Final
 from .cards import Card, format_faces
 from .order import SUIT_NAMES, Order
 
-__all__ = ["Decomposition", "Unit", "decompose", "decompose_faces", "shape_code"]
+__all__ = ["Decomposition", "Unit", "decompose", "decompose_faces", "shape_code", "single"]
 
 _SET_CODES: Final = {1: "s", 2: "p", 3: "3", 4: "4"}
 _RUN_CODES: Final = {2: "t", 3: "T", 4: "Q"}
@@ -111,6 +111,21 @@ class Decomposition:
         return self.units[0].width
 
 
+#: (face, position, effective suit) -> the decomposition of that one card:
+#: leads of one card are most tricks' leads, and the (frozen, compared by
+#: value) objects can be shared; at most 54 x 18 x 5 of them
+_SINGLES: dict[tuple[int, int, int], Decomposition] = {}
+
+
+def single(face: int, top: int, esuit: int) -> Decomposition:
+    """The decomposition of one card: one single (shared, made once)."""
+    key = (face, top, esuit)
+    d = _SINGLES.get(key)
+    if d is None:
+        d = _SINGLES[key] = Decomposition(esuit, (Unit(1, 1, top, esuit, (face,)),))
+    return d
+
+
 def decompose(order: Order, cards: Iterable[Card | int]) -> Decomposition | None:
     """The canonical decomposition of a play, or ``None`` if its cards span
     several effective suits (ints are faces). An empty play gives ``None`` too."""
@@ -127,7 +142,7 @@ def decompose_faces(order: Order, faces: Sequence[int]) -> Decomposition | None:
     pos = order.pos
     if n == 1:
         f = faces[0]
-        return Decomposition(es, (Unit(1, 1, pos[f], es, (f,)),))
+        return single(f, pos[f], es)
     counts: dict[int, int] = {}
     for f in faces:
         if esuit_of[f] != es:

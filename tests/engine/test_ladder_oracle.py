@@ -318,3 +318,61 @@ def test_two_long_tractors_in_a_throw_against_the_old_search() -> None:
             held[rng.choice(fa[rng.randrange(len(fa))])] = rng.choice([2, 2, 3, 4])
         _compare(o, lead, dict(held))
         done += 1
+
+
+def _hinted_agrees(o: Order, lead: Lead, held: dict[int, int], play: dict[int, int]) -> bool:
+    """The play's vector with the hand's as a hint (what check_follow computes)
+    is the full vector up to the first unit where it falls below the hand's;
+    True when the play reaches the hand's vector."""
+    vh = _ladder_vector(o, lead, held)
+    full = _ladder_vector(o, lead, play)
+    hinted = play_module._Ladders(o, lead, play, hint=vh).vector
+    if full == vh:
+        assert hinted == vh
+        return True
+    i = next(i for i, (a, b) in enumerate(zip(vh, full, strict=True)) if a != b)
+    assert hinted == full[: i + 1]
+    return False
+
+
+def _follow_as_before(o: Order, lead: Lead, held: dict[int, int], play: dict[int, int]) -> None:
+    """check_follow (the hand's vector cut where the play falls behind) gives
+    the verdict and message of the two whole vectors compared."""
+    vh = _ladder_vector(o, lead, held)
+    vp = _ladder_vector(o, lead, play)
+    hand = counts_from(held)
+    faces = [x for x, c in play.items() for _ in range(c)]
+    got = check_follow_counts(o, lead, hand, faces)
+    if vh == vp:
+        assert got.legal
+        return
+    i = next(i for i, (a, b) in enumerate(zip(vh, vp, strict=True)) if a != b)
+    ladder = lead.rungs[i]
+    want = play_module._ladder_reason(
+        o, lead.decomposition.units[i], ladder[vh[i]][0], ladder[vp[i]][0] if vp[i] < len(ladder) else (), lead.esuit
+    )
+    assert (got.legal, got.reason, got.message) == (False, want.reason, want.message)
+
+
+def test_the_play_vector_with_the_hand_as_hint() -> None:
+    """Legal plays (a core filled up) and illegal ones (random cards of the
+    hand): the hinted vector is the full one, cut after the first difference."""
+    rng = random.Random(1313)
+    legal = illegal = 0
+    while legal + illegal < 500:
+        o, lead, held = random_case(rng, lead_max=20, hold_max=30)
+        if lead.mode != _MODE_LADDER or sum(held.values()) <= lead.size:
+            continue
+        pool = [x for x, c in held.items() for _ in range(c)]
+        rng.shuffle(pool)
+        core = Counter(_ladder_taken(o, lead, held))
+        rest = list((Counter(pool) - core).elements())
+        rng.shuffle(rest)
+        fill = core + Counter(rest[: max(0, lead.size - sum(core.values()))])
+        for play in (dict(fill), dict(Counter(pool[: lead.size]))):
+            _follow_as_before(o, lead, held, play)
+            if _hinted_agrees(o, lead, held, play):
+                legal += 1
+            else:
+                illegal += 1
+    assert legal > 100 and illegal > 100
