@@ -68,6 +68,8 @@ ON_DEMAND = [
     ("tablescan (hand_scan mode)", "tablescan"),
     ("tablereveal (no_bid = kitty, no bid)", "tablereveal"),
     ("tableforfeit (revoke = forfeit, a revoke known)", "tableforfeit"),
+    ("tablefriend (partners = called, at a table that plays it)", "tablefriend"),
+    ("tablecall (partners = called: the call, for the phase CALL only; dropped after)", "tablecall"),
     ("enrollmode (enroll mode)", "enrollmode"),
     ("tableconfig (table.cfg, at start; dropped after)", "tableconfig"),
     ("picoboard (the Pico's board: not on the virtual table)", "picoboard"),
@@ -252,8 +254,15 @@ def main(argv: list[str]) -> int:
             print(f"match seed 7: peak {m7['peak']}", file=sys.stderr)
             m5 = play(fw, hands=300, seed=5, hand_scan=True)
             print(f"match seed 5 hand-scan: peak {m5['peak']}", file=sys.stderr)
+            mf = play(fw, hands=300, seed=7, rules="friend")
+            print(f"match seed 7 friend: peak {mf['peak']}", file=sys.stderr)
             runs[1:1] = [
                 ("2 decks, a whole match", "`virtual --bots --hands 300 --seed 7`", m7),
+                (
+                    "2 decks, a whole match, find-a-friend",
+                    "`virtual --bots --hands 300 --seed 7 --rules friend`",
+                    mf,
+                ),
                 (
                     "2 decks, a whole match, hand_scan",
                     "`virtual --bots --hands 300 --seed 5 --hand-scan`",

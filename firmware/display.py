@@ -151,10 +151,10 @@ class DisplayModel:
         lines = self.lines
         lv = t.levels
         trump = TRUMPS[t.trump] if t.trump >= 0 else "?"
-        lines[0] = ("H%d %s/%s %s" % (t.hand_no, RANKS[lv[0]], RANKS[lv[1]], trump))[:COLS]
         dealer = ("S%d" % t.dealer) if t.dealer >= 0 else "?"
-        lines[1] = ("dealer %s pts%d" % (dealer, t.score))[:COLS]
         ph = t.phase
+        lines[0] = ("H%d %s/%s %s" % (t.hand_no, RANKS[lv[0]], RANKS[lv[1]], trump))[:COLS]
+        lines[1] = ("dealer %s pts%d" % (dealer, t.score))[:COLS]
         if ph == T.DEAL:
             if t.bids:
                 b = t.bids[-1]
@@ -173,6 +173,7 @@ class DisplayModel:
             )[:COLS]
         elif ph == T.PLAY:
             lines[2] = ("trick%d S%d plays" % (len(t.tricks) + 1, t.turn))[:COLS]
+
         elif ph == T.SCAN:
             done = 0
             for s in range(4):
@@ -206,6 +207,9 @@ class DisplayModel:
                 txt = "?" + txt
             lines[3 + s] = (mark + "S%d " % s + txt)[:COLS]
         lines[7] = t.message[:COLS]
+        if t.called:
+            # partners = "called": levels per seat, the call and the partner
+            __import__("tablefriend").display(t, lines, trump, dealer)
         return lines
 
     def render(self, t):

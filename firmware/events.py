@@ -19,6 +19,8 @@ except ImportError:  # CPython (tests, host tools)
 
 # --- kinds -----------------------------------------------------------------
 # [HAND_START, hand_no, dealer, decks, level_side0, level_side1, first_hand]
+#   partners = "called": levels per seat, [.., level_seat0, level_seat1, first_hand,
+#   level_seat2, level_seat3]
 HAND_START = const(1)
 # [BID, seat, accepted, reason, cards...]   a declaration tapped during the draw
 BID = const(2)
@@ -37,13 +39,15 @@ REJECT = const(7)
 CHALLENGE = const(8)
 # [FORCED, trick_no, leader, penalty, cards...]    a failed throw: the cards that stand as the lead
 FORCED = const(9)
-# [TRICK, trick_no, winner, points, attackers_score]
+# [TRICK, trick_no, winner, points, attackers_score]  (-1: partner unknown, partners = "called")
 TRICK = const(10)
 # [AUDIT, trick_no, seat, reason, rules_reason]  a rule broken, found when every hand is known;
 #                                           rules_reason: the rules engine's code (0 for a throw)
 AUDIT = const(11)
 # [HAND_END, attackers_score, kitty_points, multiplier, bonus, next_dealer,
 #  level_side0, level_side1, match_winner]  match_winner -1 while the match goes on
+#   partners = "called": [.., level_seat0, level_seat1, match_winners, level_seat2,
+#   level_seat3], match_winners a bit mask of seats (-1 none)
 HAND_END = const(12)
 # [REVOKE, trick_no, seat, earlier_trick, rules_reason]  a play proves an earlier follow broke §6
 REVOKE = const(13)
@@ -57,6 +61,13 @@ FORFEIT = const(15)
 #                                           kitty up in this order; the first card names trump
 #                                           (the TRUMP event follows)
 KITTY_UP = const(16)
+# [CALL, dealer, face]                      partners = "called": the card the dealer named
+#                                           (a face 0..53, not a card id), after the burial
+CALL = const(17)
+# [PARTNER, trick_no, partner, attackers_score]  partners = "called": the partner is known
+#                                           (partner -1: the dealer plays alone); before it
+#                                           TRICK's attackers_score is -1 (partner unknown)
+PARTNER = const(18)
 
 NAMES = (
     "?",
@@ -76,12 +87,14 @@ NAMES = (
     "scan",
     "forfeit",
     "kitty_up",
+    "call",
+    "partner",
 )
 
 # Index of the first card field per kind (0 = the kind carries no cards);
 # the host's tractor_table.virtual.events.cards_of(ev) slices them (the
 # firmware itself never needs to).
-CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0, 2, 0, 2)
+CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0, 2, 0, 2, 0, 0)
 
 # --- reasons (REJECT, BID, AUDIT) --------------------------------------------
 OK = const(0)

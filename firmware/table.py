@@ -17,8 +17,10 @@
 # Phases: DEAL (cards are drawn; taps are bids, OK with no bid pending ends the
 # draw) -> [REVEAL, no_bid = "kitty" and nobody bid: the dealer taps the kitty
 # face up, in order; its first card names trump] -> [SCAN, hand_scan mode:
-# every seat taps its hand] -> KITTY (the dealer taps the cards buried) -> PLAY
+# every seat taps its hand] -> KITTY (the dealer taps the cards buried) ->
+# [CALL, partners = "called": the dealer names a card, tablecall.py] -> PLAY
 # (tricks) -> HAND_END (settled; OK starts the next hand) ... -> MATCH_END.
+# With partners = "called" the levels are kept per seat (self.levels has 4).
 # With revoke = "forfeit" a revoke ends the hand as soon as the table knows it
 # (at once in hand_scan mode, when a later play proves it, or at the audit):
 # FORFEIT, then HAND_END settled by tableforfeit.levels.
@@ -40,8 +42,11 @@
 #   declare(first_hand, dealer, level, bids, kitty=None) -> (accepted flags, trump or
 #                                         -1 (redeal), declarer or -1, dealer or -1)  [8]
 #                                         kitty: the kitty turned up (no_bid = "kitty")
-#   no_bid, revoke                        attributes: 1 for "kitty", "forfeit" (else 0):
-#                                         the options the table core plays itself
+#   no_bid, revoke, partners              attributes: 1 for "kitty", "forfeit", "called"
+#                                         (else 0): the options the table core plays itself
+#                                         (partners = "called" settles by
+#                                         drules_hand.settle_seats with decks, level_table,
+#                                         level_ladder, must_play: tablefriend.py) [9]
 #   level_table, level_ladder, must_play  attributes (drules_hand's): a forfeit's
 #                                         levels (tableforfeit.py)
 #
@@ -73,7 +78,10 @@ HAND_END = const(3)
 MATCH_END = const(4)
 SCAN = const(5)  # hand_scan mode: the seats scan their hands (after DEAL, before KITTY)
 REVEAL = const(6)  # no_bid = "kitty": nobody bid, the dealer turns the kitty up (tablereveal.py)
-PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end", "scan", "kitty up")
+CALL = const(7)  # partners = "called": the dealer names a card (tablecall.py)
+PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end", "scan", "kitty up", "call")
+PARTNER_UNKNOWN = const(-2)  # drules_hand.FRIEND_UNKNOWN
+_PHASE_MOD = ("tablescan", "tablereveal", "tablecall")  # phases SCAN, REVEAL, CALL
 
 NT = const(4)
 UNKNOWN_TAG = const(-1)
@@ -102,7 +110,9 @@ SEEN_PLAYED = const(1)
 def _opt(name):
     # The optional parts, each loaded only when used: "tablescan" (hand_scan
     # mode), "tablereveal" (no_bid = "kitty", a hand without a bid),
-    # "tableforfeit" (revoke = "forfeit", a revoke known).
+    # "tableforfeit" (revoke = "forfeit", a revoke known), "tablefriend"
+    # (partners = "called", at a table that plays it), "tablecall" (its call,
+    # for the phase CALL only: dropped at the confirmation).
     return __import__(name)
 
 
@@ -188,11 +198,15 @@ class Table:
         self.hand_scan = bool(hand_scan)
         self.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
         self.scan_done = 0  # hand_scan mode: bit per seat whose hand is scanned
+        # partners = "called": levels per seat, the call and the partner (tablefriend.py)
+        self.called = getattr(rules, "partners", 0) == 1
+        if self.called:
+            _opt("tablefriend").init(self)
         self.new_match()
 
     # --- match and hand set-up ----------------------------------------------
     def new_match(self):
-        self.levels = [0, 0]
+        self.levels = [0, 0, 0, 0] if self.called else [0, 0]
         self.hand_no = 0
         self.first_hand = True
         self.dealer = -1
@@ -231,6 +245,9 @@ class Table:
         for h in self.hands:
             del h[:]
         self.scan_done = 0
+        if self.called:
+            _opt("tablefriend").new_hand(self)
+        # with partners = "called" the levels are per seat: seats 2 and 3 last
         self._emit(
             [
                 E.HAND_START,
@@ -241,6 +258,7 @@ class Table:
                 self.levels[1],
                 1 if self.first_hand else 0,
             ]
+            + self.levels[2:]
         )
         self._save = True  # a power cut during the draw keeps the bids from here on
 
@@ -292,8 +310,12 @@ class Table:
         return self.dealer & 1 if self.dealer >= 0 else -1
 
     def level(self):
-        """The hand's level: the dealer side's level (side 0's on the first hand)."""
-        return self.levels[self.dealer & 1] if self.dealer >= 0 else self.levels[0]
+        """The hand's level: the dealer side's level (side 0's on the first hand);
+        with partners = "called" the dealer's own."""
+        if self.dealer < 0:
+            return self.levels[0]
+        return self.levels[self.dealer] if self.called else self.levels[self.dealer & 1]
+
 
     def trick_no(self):
         return len(self.tricks)
@@ -317,11 +339,8 @@ class Table:
         if card in pend:
             return  # the same card lifted and put back: nothing new
         ph = self.phase
-        if ph == SCAN:
-            _opt("tablescan").tap(self, seat, card, now_ms)
-            return
-        if ph == REVEAL:
-            _opt("tablereveal").tap(self, seat, card, now_ms)
+        if ph >= SCAN:  # SCAN, REVEAL, CALL: their own modules take the taps
+            _opt(_PHASE_MOD[ph - SCAN]).tap(self, seat, card, now_ms)
             return
         if self.hand_scan and ph != DEAL and card not in self.hands[seat]:
             self._refuse(
@@ -369,6 +388,9 @@ class Table:
         if seat < 0 or seat > 3:
             return
         pend = self.pending[seat]
+        if self.phase == CALL:
+            _opt("tablecall").button(self, seat, kind, now_ms)
+            return
         if kind == E.BTN_UNDO:
             del pend[:]
             if self.phase == SCAN:

@@ -11,9 +11,10 @@
 #   level_table=classic|lianzhong|qq|tournament|onedeck|xuwen
 #   level_ladder=full|tournament                        must_play=2,A (ranks)
 #   first_dealer=first|final   no_bid=nt|kitty            revoke=flag|forfeit
+#   partners=fixed|called
 #
-# The option the table core does not play (partners=called) is reported as a
-# problem; the table then plays the default (partners=fixed).
+# partners=called with revoke=forfeit is not played: reported as a problem,
+# the table then plays revoke=flag.
 # Unknown keys are ignored (they are deploy's).
 import drules as D
 import drules_hand as DH
@@ -26,6 +27,7 @@ _LL = ("full", "tournament")
 _FD = ("first", "final")
 _NB = ("nt", "kitty")
 _RV = ("flag", "forfeit")
+_PT = ("fixed", "called")
 
 
 def read(path):
@@ -87,9 +89,10 @@ class Options:
             self.rules["must_play"] = mask
         self._choice(cfg, "no_bid", _NB, (DH.NB_NT, DH.NB_KITTY))
         self._choice(cfg, "revoke", _RV, (0, 1))  # TableRules(revoke=): 0 flag, 1 forfeit
-        v = cfg.get("partners")
-        if v is not None and v != "fixed":
-            self.problems.append("partners=%s: not played by this table (fixed)" % v)
+        self._choice(cfg, "partners", _PT, (0, 1))  # TableRules(partners=): 0 fixed, 1 called
+        if self.rules.get("partners") == 1 and self.rules.get("revoke") == 1:
+            self.problems.append("partners=called with revoke=forfeit: not played (revoke=flag)")
+            self.rules["revoke"] = 0
 
     def _flag(self, cfg, name, default):
         v = cfg.get(name)

@@ -97,5 +97,7 @@ def bury(tb, now_ms):
     tb._emit(ev)
     tb.phase = T.PLAY
     tb.leader = tb.turn = tb.dealer
+    if tb.called:
+        T._opt("tablecall").start(tb)  # the dealer names a card first (tablecall.py)
     tb._beep(E.SND_OK)
     tb._save = True

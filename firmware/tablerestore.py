@@ -8,6 +8,9 @@ import table as T
 def restore(tb, snap):
     """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
     scan = None
+    friend = None
+    if tb.called:  # partners = "called": the last field [2, call, partner, level 2, level 3]
+        friend, snap = _friend_field(snap)
     if isinstance(snap, list) and len(snap) == 23:
         scan = snap[22]
         snap = snap[:22]
@@ -44,7 +47,7 @@ def restore(tb, snap):
         )
     if decks != tb.decks:
         raise T.TableError("snapshot: %r decks, this table plays %d" % (decks, tb.decks))
-    if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN, T.REVEAL):
+    if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN, T.REVEAL, T.CALL):
         raise T.TableError("snapshot: bad phase %r" % (ph,))
     if kitty_up or ph == T.REVEAL:
         T._opt("tablereveal").check(tb, ph, bids, kitty_up)
@@ -82,7 +85,7 @@ def restore(tb, snap):
     hands = [[], [], [], []]
     scan_done = 0
     if scan is not None:
-        if not isinstance(scan, list) or len(scan) != 6:
+        if not isinstance(scan, list) or len(scan) != 6 or scan[0] != 1:
             raise T.TableError("snapshot: bad hand-scan field %r" % (scan,))
         scan_done = scan[1]
         held = bytearray(tb.ncards)
@@ -92,14 +95,14 @@ def restore(tb, snap):
                     raise T.TableError("snapshot: card %r held twice or held and played" % (c,))
                 held[c] = 1
             hands[s] = list(scan[2 + s])
-    if T.PLAY <= ph <= T.SCAN and trump < 0:
+    if (T.PLAY <= ph <= T.SCAN or ph == T.CALL) and trump < 0:
         raise T.TableError("snapshot: no trump in play")
     # all checks passed: swap in
     tb.phase = ph
     tb.hand_no = hand_no
     tb.first_hand = bool(first)
     tb.dealer = dealer
-    tb.levels = [l0, l1]
+    tb.levels = [l0, l1, friend[3], friend[4]] if friend is not None else [l0, l1]
     tb.trump = trump
     tb.declarer = declarer
     tb.score = score
@@ -148,6 +151,8 @@ def restore(tb, snap):
         tb.turn = dealer
     else:
         tb.leader = tb.turn = -1
+    if friend is not None:
+        _friend_restored(tb, friend[1], friend[2], ph)
     if trump >= 0:
         tb.rules.begin_hand(tb.level(), trump)
     tb._out = []
@@ -159,3 +164,52 @@ def _ints(xs, n):
         if type(xs[i]) is not int:
             return False
     return True
+
+
+# --- find-a-friend (partners = "called"): the snapshot's last field
+def _friend_field(snap):
+    """(the find-a-friend field, the rest) of a snapshot for this table; raises
+    T.TableError if it has none or a bad one (tablerestore.py, before any change)."""
+    f = snap[-1] if isinstance(snap, list) and len(snap) > 22 else None
+    if not isinstance(f, list) or not f or f[0] != 2:
+        raise T.TableError("snapshot: partners fixed, this table plays called")
+    ok = len(f) == 5
+    for x in f if ok else ():
+        if type(x) is not int:
+            ok = False
+    if not ok or not -1 <= f[1] < 54 or not -2 <= f[2] < 4 or (f[1] < 0 and f[2] != -2):
+        raise T.TableError("snapshot: bad find-a-friend field %r" % (f,))
+    return f, snap[:-1]
+
+
+def _friend_restored(tb, call, partner, ph):
+    """After a restore: the points by seat and who played each copy, from the tricks."""
+    tb.call = call
+    tb.building = -1
+    for i in range(4):
+        tb.spts[i] = 0
+        tb.spen[i] = 0
+    for k in range(tb.decks):
+        tb.fby[k] = 0
+    pen = tb.throw_penalty
+    for tr in tb.tricks:
+        tb.spts[tr[1]] += (tr[3] << 8) | tr[4]
+        if tr[2] and pen:
+            tb.spen[tr[0]] += pen
+        for s in range(4):
+            at = T.trick_at(tr, s)
+            for i in range(at, at + tr[5 + s]):
+                if call >= 0 and tr[i] % 54 == call:
+                    tb.fby[tr[i] // 54] = s + 1
+    score = tb.score
+    F = T._opt("tablefriend")
+    tb.partner = T.PARTNER_UNKNOWN
+    if partner != T.PARTNER_UNKNOWN:
+        F.set_partner(tb, partner)
+    else:
+        F.rescore(tb)
+    if ph != T.PLAY:
+        tb.score = score  # a settled hand's score has its kitty bonus
+    if ph == T.CALL:
+        tb.leader = -1
+        tb.turn = tb.dealer

@@ -25,6 +25,7 @@ class TableRules:
         no_bid=DH.NB_NT,
         first_dealer=DH.FD_FIRST,
         revoke=0,
+        partners=0,
     ):
         self.decks = decks
         self.engine = D.Engine(
@@ -44,6 +45,9 @@ class TableRules:
         # revoke (RULES.md section 10): 0 "flag" (reported), 1 "forfeit" (the
         # hand is lost); the table core plays it (tabletrick.py, tableforfeit.py)
         self.revoke = revoke
+        # partners (RULES.md section 9): 0 "fixed", 1 "called" (find-a-friend,
+        # the table core plays it: tablefriend.py, settling by settle_seats)
+        self.partners = partners
         self._hands = [
             bytearray(D.FACES),
             bytearray(D.FACES),

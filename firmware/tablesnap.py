@@ -10,7 +10,11 @@
 # [leader, forced, throw_open, p0, p1, p2, p3] (a seat's play or None) or None,
 # 21 the kitty as turned up in order (no_bid = "kitty" with no bid; [] else);
 # and only in hand_scan mode 22 [1, seats scanned (bits), hand0, .., hand3]
-# (the cards each seat still holds). Version 2 (version 1 had no field 21).
+# (the cards each seat still holds); and last, only with partners = "called",
+# [2, call (a face, -1 before the call), partner (-2 unknown, -1 alone),
+# level seat 2, level seat 3] (fields 6 and 7 are then seats 0 and 1; the
+# points by seat are rebuilt from the tricks, field 10 is -1 while the partner
+# is unknown). Version 2 (version 1 had no field 21).
 # Restoring one is tablerestore.py's (loaded only for that, then dropped).
 import table as T
 
@@ -55,4 +59,4 @@ def snapshot(tb, packed=False):
         [[1, tb.scan_done, tb.hands[0], tb.hands[1], tb.hands[2], tb.hands[3]]]
         if tb.hand_scan
         else []
-    )
+    ) + ([[2, tb.call, tb.partner, tb.levels[2], tb.levels[3]]] if tb.called else [])

@@ -29,7 +29,7 @@ def commit_lead(tb, seat, now_ms):
         tb.seen[c] = T.SEEN_PLAYED
     tb.throw_open = tb.rules.is_throw(cards)
     tb.forced = False
-    play_event(tb, seat, cards)
+    play_event(tb, seat, cards, now_ms)
     tb.turn = (seat + 1) & 3
     tb._beep(E.SND_OK)
     if tb.hand_scan:
@@ -47,11 +47,13 @@ def commit_lead(tb, seat, now_ms):
             end_hand(tb, now_ms)
 
 
-def play_event(tb, seat, cards):
+def play_event(tb, seat, cards, now_ms):
     ev = [E.PLAY, len(tb.tricks), seat]
     for c in cards:
         ev.append(c)
     tb._emit(ev)
+    if tb.called:
+        T._opt("tablefriend").played(tb, seat, cards, now_ms)  # the partner may be known now
 
 
 def commit_follow(tb, seat, now_ms):
@@ -72,7 +74,7 @@ def commit_follow(tb, seat, now_ms):
     if tb.challenger >= 0:
         del tb.pending[tb.challenger][:]
         tb.challenger = -1
-    play_event(tb, seat, cards)
+    play_event(tb, seat, cards, now_ms)
     if why:
         # hand_scan mode, revoke = "forfeit": the play stands and loses the hand
         T._opt("tableforfeit").at_play(tb, seat, why)
@@ -121,7 +123,9 @@ def force(tb, forced, now_ms):
         tb.seen[c] = T.SEEN_PLAYED
     pen = tb.throw_penalty
     if pen:
-        if (tb.leader & 1) == tb.defenders():
+        if tb.called:
+            T._opt("tablefriend").penalty(tb, tb.leader, pen)
+        elif (tb.leader & 1) == tb.defenders():
             tb.score += pen
         else:
             tb.score -= pen
@@ -142,7 +146,9 @@ def force(tb, forced, now_ms):
 def end_trick(tb, now_ms):
     plays = tb.plays
     winner, points = tb.rules.trick(tb.leader, plays)
-    if (winner & 1) != tb.defenders():
+    if tb.called:
+        T._opt("tablefriend").trick(tb, winner, points)  # kept by seat
+    elif (winner & 1) != tb.defenders():
         tb.score += points
     tb.tricks.append(T.trick_pack(tb.leader, winner, points, 1 if tb.forced else 0, plays))
     tb.played += len(tb.lead)
@@ -168,9 +174,11 @@ def end_hand(tb, now_ms):
     rules = tb.rules
     mult = bonus = 0
     won_by = None  # the attackers' play that took the last trick (and the kitty)
+    if tb.called:
+        T._opt("tablefriend").resolve(tb, now_ms, True)  # every copy is located by now
     if tb.played >= tb.hand_size:
         last = tb.tricks[-1]
-        if (last[1] & 1) != tb.defenders():
+        if not _defends(tb, last[1]):
             won_by = T.trick_play(last, last[1])
             mult, bonus = rules.kitty(T.trick_play(last, last[0]), won_by, tb.kitty)
             tb.score += bonus
@@ -179,12 +187,15 @@ def end_hand(tb, now_ms):
             T._opt("tableforfeit").from_audit(tb, found)
     if tb.forfeit:
         nd, levels, winner = T._opt("tableforfeit").settle(tb, won_by, now_ms)
+    elif tb.called:
+        nd, levels, winner = T._opt("tablefriend").settle(tb, won_by)
+        tb._say("hand over: %d" % tb.score, now_ms)
     else:
         score = tb.score if tb.score > 0 else 0
         nd, levels, winner = rules.settle(score, tb.dealer, tb.levels, won_by)
         tb._say("hand over: %d" % tb.score, now_ms)
     tb.dealer = nd
-    tb.levels = [levels[0], levels[1]]
+    tb.levels = list(levels)
     tb.match_winner = winner
     tb.result = [
         E.HAND_END,
@@ -196,13 +207,20 @@ def end_hand(tb, now_ms):
         levels[0],
         levels[1],
         winner,
-    ]
+    ] + tb.levels[2:]  # partners = "called": levels per seat, seats 2 and 3 last
     tb._emit(list(tb.result))
     tb.first_hand = False
     tb.phase = T.MATCH_END if winner >= 0 else T.HAND_END
     tb.turn = -1
     tb._beep(E.SND_HAND)
     tb._save = True
+
+
+def _defends(tb, seat):
+    """Is `seat` on the dealer's side (partners = "called": as the partner is known)?"""
+    if tb.called:
+        return (tb.defmask >> seat) & 1 == 1
+    return (seat & 1) == tb.defenders()
 
 
 def check_revokes(tb, seat, cards, now_ms):

@@ -373,6 +373,8 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
     "onedeck": {"decks": 1, "level_table": "onedeck"},
     # Three decks with triples and Titanics (seeds 001, 004).
     "titanic": {"decks": 3},
+    # Find-a-friend (seed 000 挑选对家): the classic game with a called partner.
+    "friend": {"partners": "called"},
     # Xuwen four-deck game (seed 002).
     "xuwen": {
         "decks": 4,

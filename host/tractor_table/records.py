@@ -64,14 +64,14 @@ from typing import Any
 from .errors import CommandError
 from .link import ttlink
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: "TTrc" in the SQLite header: this file is tractor-table's records.
 APPLICATION_ID = 0x54547263
 DEFAULT_NAME = "records.sqlite"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # firmware/events.py kinds the records read (tests check them against the module)
-HAND_START, TRUMP, REDEAL, TRICK, HAND_END, FORFEIT = 1, 3, 4, 10, 12, 15
+HAND_START, TRUMP, REDEAL, TRICK, HAND_END, FORFEIT, CALL, PARTNER = 1, 3, 4, 10, 12, 15, 17, 18
 
 Note = list[Any]
 Event = list[Any]
@@ -379,9 +379,21 @@ def _split_boot(db: sqlite3.Connection, table_id: int, boot: int) -> int | None:
     return new
 
 
+def _migrate_4(db: sqlite3.Connection) -> None:
+    """Find-a-friend (``partners = "called"``): the levels per seat (seats 2
+    and 3 besides ``level0``/``level1``, before and after), the face called
+    and the partner; the hands are derived again (NULL at fixed partners)."""
+    have = {r[1] for r in db.execute("PRAGMA table_info(hands)")}
+    for col in ("level2", "level3", "next_level2", "next_level3", "called", "partner"):
+        if col not in have:
+            db.execute(f"ALTER TABLE hands ADD COLUMN {col} INTEGER")
+    for (table_id,) in db.execute("SELECT id FROM tables").fetchall():
+        _rederive(db, table_id, 0)
+
+
 #: user_version N -> the step that brings a file from N-1 to N
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    1: _migrate_1, 2: _migrate_2, 3: _migrate_3,
+    1: _migrate_1, 2: _migrate_2, 3: _migrate_3, 4: _migrate_4,
 }
 
 _TABLES = ("tables", "boots", "sessions", "events", "snapshots", "link_notes", "hands", "verdicts")
@@ -407,6 +419,8 @@ class HandFacts:
         "hand_no", "dealer", "decks", "level0", "level1", "first_hand", "trump", "declarer",
         "attackers_score", "kitty_points", "multiplier", "bonus", "next_dealer",
         "next_level0", "next_level1", "match_winner", "forfeit_seat", "result",
+        # find-a-friend (schema 4): seats 2 and 3's levels, the face called, the partner
+        "level2", "level3", "next_level2", "next_level3", "called", "partner",
     )
 
     def feed(self, idx: int, ev: Event, at: str) -> None:
@@ -416,6 +430,12 @@ class HandFacts:
         if k == HAND_START and len(ev) >= 7:
             f.update(hand_no=ev[1], dealer=ev[2], decks=ev[3], level0=ev[4], level1=ev[5],
                      first_hand=ev[6])
+            if len(ev) >= 9:  # partners = "called": levels per seat
+                f.update(level2=ev[7], level3=ev[8])
+        elif k == CALL and len(ev) >= 3:
+            f["called"] = ev[2]
+        elif k == PARTNER and len(ev) >= 3:
+            f["partner"] = ev[2]
         elif k == TRUMP and len(ev) >= 4:
             f.update(trump=ev[1], declarer=ev[2], dealer=ev[3])
         elif k == TRICK and len(ev) >= 5 and self.status == "playing":
@@ -428,6 +448,8 @@ class HandFacts:
         elif k == HAND_END and len(ev) >= 9 and self.status == "playing":
             f.update(attackers_score=ev[1], kitty_points=ev[2], multiplier=ev[3], bonus=ev[4],
                      next_dealer=ev[5], next_level0=ev[6], next_level1=ev[7], match_winner=ev[8])
+            if len(ev) >= 11:
+                f.update(next_level2=ev[9], next_level3=ev[10])
             self.status, self.ended_at = "done", at
             f["result"] = _describe(ev)
 
@@ -483,6 +505,14 @@ def _from_snapshot(h: HandFacts, snap: Any) -> None:
     phase = snap[2]
     h.facts.update(decks=snap[1], hand_no=snap[3], first_hand=snap[4], dealer=snap[5],
                    level0=snap[6], level1=snap[7])
+    friend = snap[-1] if len(snap) > 22 else None
+    if isinstance(friend, list) and len(friend) == 5 and friend[0] == 2:
+        # partners = "called": [2, call, partner, level seat 2, level seat 3]
+        h.facts.update(level2=friend[3], level3=friend[4])
+        if friend[1] >= 0:
+            h.facts["called"] = friend[1]
+        if friend[2] != -2:
+            h.facts["partner"] = friend[2]
     if phase in (1, 2, 5) and snap[8] >= 0:
         h.facts.update(trump=snap[8], declarer=snap[9])
     if phase == 2:
@@ -559,18 +589,25 @@ def _rederive(db: sqlite3.Connection, table_id: int, idx: int) -> None:
             db.execute("DELETE FROM hands WHERE id = ?", (hid,))
         else:
             db.execute("UPDATE hands SET status = 'rolled back' WHERE id = ?", (hid,))
-    cols = ("start_idx", "end_idx", "partial", "status", "started_at", "ended_at",
-            *HandFacts.COLUMNS)
+    # the columns the file has so far (a migration derives the hands before
+    # the later versions add theirs: schema 4's find-a-friend columns)
+    have = {r[1] for r in db.execute("PRAGMA table_info(hands)")}
+    every = ("start_idx", "end_idx", "partial", "status", "started_at", "ended_at",
+             *HandFacts.COLUMNS)
+    keep_at = [i for i, c in enumerate(every) if c in have]
+    cols = tuple(every[i] for i in keep_at)
     sets = ", ".join(f"{c} = ?" for c in cols)
     for h in derived:
+        full = h.row()
+        row = tuple(full[i] for i in keep_at)
         cur_row = db.execute("SELECT id FROM hands WHERE start_event = ?", (h.start_event,)).fetchone()
         if cur_row is not None:
-            db.execute(f"UPDATE hands SET {sets} WHERE id = ?", (*h.row(), cur_row[0]))
+            db.execute(f"UPDATE hands SET {sets} WHERE id = ?", (*row, cur_row[0]))
         else:
             db.execute(
                 f"INSERT INTO hands (table_id, start_event, {', '.join(cols)}) "
                 f"VALUES (?, ?, {', '.join('?' for _ in cols)})",
-                (table_id, h.start_event, *h.row()),
+                (table_id, h.start_event, *row),
             )
 
 

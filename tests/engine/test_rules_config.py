@@ -64,8 +64,10 @@ def test_presets() -> None:
         "tournament",
         "onedeck",
         "titanic",
+        "friend",
         "xuwen",
     }
+    assert Rules.preset("friend") == Rules.from_dict({"partners": "called"})
     assert Rules.preset("classic") == Rules()
     t = Rules.preset("tournament")
     assert t.throw_penalty == 10 and t.level_ladder is LevelLadder.TOURNAMENT

@@ -111,9 +111,10 @@ def test_the_firmware_reads_the_generated_table_cfg() -> None:
     assert deploy.config_problems(deploy.config_text(cs, rules="classic")) == []
     assert deploy.config_problems(deploy.config_text(cs)) == []
     # ...and names what the table does not play
-    assert deploy.config_problems(b"level_table=classic\npartners=called\nthrow_penalty=x\n") == [
+    assert deploy.config_problems(deploy.config_text(cs, rules="friend")) == []  # find-a-friend
+    assert deploy.config_problems(b"level_table=classic\npartners=called\nrevoke=forfeit\nthrow_penalty=x\n") == [
         "throw_penalty: not a number: x",
-        "partners=called: not played by this table (fixed)",
+        "partners=called with revoke=forfeit: not played (revoke=flag)",
     ]
 
 
@@ -122,9 +123,11 @@ def test_options_the_table_does_not_play_are_warned_about(pico: FakePico, firmwa
     for module in sorted(FIRMWARE_DIR.glob("drules*.py")):  # the rules engine, all its parts
         shutil.copy(module, firmware)
     called = tmp_path / "called.cfg"
-    called.write_text("partners=called\n")
+    called.write_text("partners=called\nrevoke=forfeit\n")  # find-a-friend is played, not with forfeit
     _, text = run_deploy(pico, firmware, tmp_path, config=called)
-    assert "warning: table.cfg: partners=called: not played by this table" in text
+    assert "warning: table.cfg: partners=called with revoke=forfeit: not played" in text
+    _, text = run_deploy(pico, firmware, tmp_path, rules="friend")
+    assert "warning" not in text
     _, text = run_deploy(pico, firmware, tmp_path, rules="tournament")  # played whole now
     assert "warning" not in text
     _, text = run_deploy(pico, firmware, tmp_path, rules="classic")

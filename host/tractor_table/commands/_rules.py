@@ -33,6 +33,7 @@ PRESET_WORDS = {
     "tournament": "2 decks, tournament ladder and penalties",
     "onedeck": "1 deck, 40 points",
     "titanic": "3 decks, triples and Titanics",
+    "friend": "2 decks, the dealer calls a card for its partner",
     "xuwen": "4 decks, Xuwen",
 }
 

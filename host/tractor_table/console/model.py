@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..virtual.events import EV, RANKS, TRUMPS, cards_text, describe
+from ..virtual.events import EV, RANKS, TRUMPS, cards_text, describe, event_levels, face_name
 
 Note = list[Any]
 Event = list[Any]
@@ -118,7 +118,7 @@ class GameView:
     from_snapshot: bool = False
     hand: int | None = None
     dealer: int = -1
-    levels: tuple[int, int] | None = None
+    levels: tuple[int, ...] | None = None  # per side, or per seat (find-a-friend)
     trump: str = "?"
     declarer: int = -1
     standing_bid: str = ""
@@ -130,6 +130,8 @@ class GameView:
     result: str = ""
     result_ev: list[Any] = field(default_factory=list)  # the HAND_END event
     last_refusal: str = ""
+    call: str = ""  # find-a-friend: the card called, and the partner as known
+    partner: str = ""
 
     def on_note(self, note: Note) -> None:
         kind = note[0]
@@ -162,7 +164,7 @@ class GameView:
             self.reset(self.base, from_snapshot=self.from_snapshot)
             self.events = events
             self.hand, self.dealer = int(ev[1]), int(ev[2])
-            self.levels = (int(ev[4]), int(ev[5]))
+            self.levels = tuple(int(x) for x in event_levels(ev))
             self.trump = "?"
         elif k == EV.BID and ev[2]:
             self.standing_bid = f"S{ev[1]} {_cards(ev[4:])}"
@@ -181,11 +183,16 @@ class GameView:
             self.trick_no = int(ev[1])
             self.trick_done = f"S{ev[2]} wins {ev[3]} points"
             self.attackers = int(ev[4])
+        elif k == EV.CALL:
+            self.call, self.partner = face_name(int(ev[2])), "unknown"
+        elif k == EV.PARTNER:
+            self.partner = f"S{ev[2]}" if ev[2] >= 0 else "none: the dealer plays alone"
+            self.attackers = int(ev[3])
         elif k == EV.REJECT:
             self.last_refusal = describe_event(ev)
         elif k == EV.HAND_END:
             self.attackers = int(ev[1])
-            self.levels = (int(ev[6]), int(ev[7]))
+            self.levels = tuple(int(x) for x in event_levels(ev))
             self.result = describe_event(ev)
             self.result_ev = list(ev)
 
@@ -198,16 +205,20 @@ class GameView:
                 head = f"resynced from a table snapshot at event {self.base}: waiting for the next hand"
             lines = [head]
         else:
-            lv = "/".join(RANKS[x] for x in self.levels) if self.levels else "?"
+            per_seat = self.levels is not None and len(self.levels) == 4
+            lv = ("/" if not per_seat else " ").join(RANKS[x] for x in self.levels) if self.levels else "?"
             dealer = f"S{self.dealer}" if self.dealer >= 0 else "first bid"
             declarer = f" by S{self.declarer}" if self.declarer >= 0 else ""
+            score = "partner unknown" if self.attackers < 0 else f"{self.attackers} points"
             lines = [
                 f"hand      {self.hand}",
                 f"dealer    {dealer}",
-                f"levels    {lv} (side 0 / side 1)",
+                f"levels    {lv} " + ("(S0 S1 S2 S3)" if per_seat else "(side 0 / side 1)"),
                 f"trump     {self.trump}{declarer}",
-                f"attackers {self.attackers} points",
+                f"attackers {score}",
             ]
+            if self.call:
+                lines.append(f"call      {self.call}, partner {self.partner}")
             if self.standing_bid and self.trump == "?":
                 lines.append(f"bid       {self.standing_bid}")
             if self.trick:

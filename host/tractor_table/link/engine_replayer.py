@@ -8,20 +8,22 @@ the table's field by field. What is judged, per kind:
 
 | kind | fields the engine decides |
 |---|---|
-| HAND_START | dealer, decks, levels, first hand |
+| HAND_START | dealer, decks, levels (per seat with ``partners = "called"``), first hand |
 | BID | accepted; when both refuse, the reason: ``BID_SELF`` for a self-override that ``allow_self_override = false`` forbids, and only for it (else the table's reason, copied) |
 | KITTY_UP | ``no_bid = "kitty"``: that the kitty is turned up here (nobody bid, not the match's first hand) and by the dealer; the cards (in order) are the table's, and name trump |
 | TRUMP / REDEAL | trump, declarer, dealer (with the kitty turned up: trump from its first card); or that the hand is redealt |
 | KITTY | dealer, the kitty's points |
+| CALL | ``partners = "called"``: that the dealer calls here (after the burial; the face is the table's: the engine takes it) |
+| PARTNER | ``partners = "called"``: that the partner is known here (after the CALL in hand_scan mode, else after the play that locates it), who it is (-1: the dealer alone), the attackers' score so far; a PARTNER the engine expects and the table does not send is the disagreement on the event sent instead |
 | PLAY | that the play is legal (else the engine's event is a REJECT with its reason) |
 | REJECT (of a play) | that the play is illegal, and why (when the reason is one the engine has) |
 | CHALLENGE | accepted |
 | FORCED | the cards that stand (the engine's forced unit; which copy and the order are the table's), the penalty |
-| TRICK | winner, points, the attackers' running score (failed throws' penalties included) |
+| TRICK | winner, points, the attackers' running score (failed throws' penalties included; -1 while the called partner is unknown) |
 | REVOKE | after a play (a lead or a follow), the revokes it proves (RULES.md §10: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code; in hand_scan mode with ``revoke = "forfeit"``, the follow just played that breaks §6 (trick and earlier trick the same) |
 | FORFEIT | ``revoke = "forfeit"``: the seat whose revoke lost the hand and that revoke's trick (the engine's first revoke finding); the engine ends the hand there, as the table must (HAND_END then settles by the forfeit) |
 | AUDIT | after the last trick, the engine's audit (``Hand.findings``: every illegal follow, every unchallenged throw that should have failed), in trick order, the throw before the follows by seat |
-| HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner (with ``kitty_requires_trump`` and the last trick won off-suit: the table's multiplier, bonus 0) |
+| HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner (with ``kitty_requires_trump`` and the last trick won off-suit: the table's multiplier, bonus 0); with ``partners = "called"`` the levels per seat and the winners as a bit mask of seats |
 
 In hand_scan mode the four SCAN events (not judged themselves) give the
 engine every hand after the burial: it then forces a failing throw at its
@@ -65,6 +67,7 @@ from shengji.bidding import SelfOverrideError
 from shengji.hand import (
     Bid,
     Bury,
+    Call,
     Challenge,
     EndDraw,
     Hand,
@@ -77,7 +80,7 @@ from shengji.hand import (
 )
 from shengji.kitty import kitty_points
 from shengji.match import Match
-from shengji.rules import Revoke
+from shengji.rules import Partners, Revoke
 from shengji.units import decompose_faces
 
 Event = list[Any]
@@ -85,6 +88,7 @@ Event = list[Any]
 # firmware/events.py kinds and reasons (kept in step by tests/link/test_engine_replayer.py)
 HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE = 1, 2, 3, 4, 5, 6, 7, 8
 FORCED, TRICK, AUDIT, HAND_END, REVOKE, SCAN, FORFEIT, KITTY_UP = 9, 10, 11, 12, 13, 14, 15, 16
+CALL, PARTNER = 17, 18
 NT = 4
 #: AUDIT reasons (firmware/events.py)
 REVOKE_FOLLOW, THROW_FAILED = 10, 11
@@ -108,6 +112,9 @@ PHASE_KITTY = 1
 PHASE_PLAY = 2
 PHASE_SCAN = 5  # hand_scan mode: the seats scan their hands (after trump, before the kitty)
 PHASE_REVEAL = 6
+PHASE_CALL = 7  # partners = "called": the dealer names a card (after the kitty, before the play)
+#: the table's partner field: not known yet (a PARTNER event's -1 is the dealer alone)
+PARTNER_UNKNOWN = -2
 #: shengji refusal rules -> the table's reason codes
 REASON_OF_RULE = {
     Rule.OUT_OF_TURN: 1,
@@ -162,21 +169,29 @@ class EngineReplayer:
             self.lost = f"cannot rebuild the hand from the table's snapshot ({exc})"
 
     def _rebuild(self, snap: list[Any]) -> None:
+        friend = snap_friend(snap)
+        if friend is not None:
+            snap = snap[:-1]
         (ver, decks, phase, hand_no, first, dealer, l0, l1, trump, declarer, score, kpts,
          _mw, _idx, _h, bids, kitty, tricks, revoked, _result, cur, kitty_up) = snap[:22]
         if ver != SNAPSHOT_VERSION or decks != self.rules.decks:
             raise ValueError(f"snapshot version {ver}, {decks} decks")
+        if (friend is not None) != self.called:
+            raise ValueError("the snapshot's partners are not the rules' (find-a-friend or fixed)")
         if phase == PHASE_REVEAL:
             phase = 0  # the kitty is being turned up: the draw is over, trump not yet named
         m = self.match
-        m.levels = [l0, l1]
+        m.levels = [l0, l1] if friend is None else [l0, l1, friend[3], friend[4]]
         m.first_hand = bool(first)
         m.dealer = None if (first and phase == 0) or dealer < 0 else dealer
-        if phase not in (0, PHASE_KITTY, PHASE_PLAY, PHASE_SCAN):
+        if phase not in (0, PHASE_KITTY, PHASE_PLAY, PHASE_SCAN, PHASE_CALL):
             self.lost = "the table's snapshot is past the play: judging resumes at the next hand"
             return
         hand = m.new_hand(strict=False)
-        sh = _Shadow([HAND_START, hand_no, dealer, decks, l0, l1, first])
+        start = [HAND_START, hand_no, dealer, decks, l0, l1, first]
+        if friend is not None:
+            start += [friend[3], friend[4]]
+        sh = _Shadow(start)
         for seat, cards in bids:
             hand.apply(Bid(seat, tuple(cards)))
             sh.bids.append([seat, list(cards)])
@@ -194,6 +209,9 @@ class EngineReplayer:
             # dealer's with the kitty), as the SCAN events gave them
             done = snap[22][1]
             self.scans = {s: tuple(snap[22][2 + s]) for s in range(4) if done >> s & 1}
+        if phase == PHASE_CALL:
+            hand.apply(Bury(tuple(kitty)))
+            sh.kitty, sh.kitty_points, sh.phase = list(kitty), kpts, PHASE_CALL
         if phase == PHASE_PLAY:
             hand.apply(Bury(tuple(kitty)))
             if len(snap) > 22 and snap[22][1] == 15:
@@ -207,6 +225,9 @@ class EngineReplayer:
                     for s in range(4):
                         held[s].extend(cur[3 + s] or ())
                 hand.apply(Scan.of(held, kitty))
+            if friend is not None:
+                hand.apply(Call(friend[1]))
+                sh.call = friend[1]
             sh.kitty, sh.kitty_points, sh.phase, sh.leader = list(kitty), kpts, PHASE_PLAY, dealer
             for tr in tricks:
                 leader = tr[0]
@@ -234,8 +255,15 @@ class EngineReplayer:
                     sh.plays[seat] = list(cur[3 + seat])
                 sh.leader = leader
                 sh.forced = cur[1]
+        if friend is not None:
+            sh.partner = partner_field(hand)
         self.hand = hand
         self.shadow = sh
+
+    @property
+    def called(self) -> bool:
+        """Find-a-friend (``partners = "called"``): levels per seat, a CALL and a PARTNER."""
+        return self.rules.partners == Partners.CALLED
 
     def host_state(self) -> bytes | None:
         """The table snapshot with the engine's verdicts (trick boundaries of
@@ -248,6 +276,8 @@ class EngineReplayer:
         if hand is not None and hand.hands is not None:
             # hand_scan mode: the cards each seat still holds
             snap.append([1, 15, *([*sorted(h)] for h in hand.hands)])
+        if self.called:
+            snap.append([2, sh.call, sh.partner, *sh.levels[2:4]])
         return json.dumps(snap, separators=(",", ":")).encode()
 
     def replay(self, index: int, event: Event) -> Event | None:
@@ -290,11 +320,15 @@ class EngineReplayer:
             self.rules.decks,
             *m.levels[:2],
             1 if m.first_hand else 0,
+            *m.levels[2:],  # partners = "called": seats 2 and 3
         ]
         # follow the table: its position of the match is what is played
-        _, _, dealer, _, l0, l1, first = ev
+        dealer, first, levels = ev[2], ev[6], [*ev[4:6], *ev[7:9]]
         m.dealer = None if dealer < 0 else dealer
-        m.levels = [l0, l1]
+        if len(levels) == len(m.levels):
+            m.levels = levels
+        else:
+            self._lose("the table's levels are not the rules' (per side, or per seat with find-a-friend)")
         m.first_hand = bool(first)
         self.hand = m.new_hand(strict=False)
         self.lost = ""
@@ -370,6 +404,19 @@ class EngineReplayer:
                 hands[hand.dealer or 0] = tuple(c for c in hands[hand.dealer or 0] if c not in cards)
                 self._follow(hand, Scan.of(hands, cards))
             return [KITTY, hand.dealer, kitty_points(c % 54 for c in cards), *cards]
+        if kind == CALL:
+            # find-a-friend: the dealer calls after the burial; the face is the table's
+            face = ev[2]
+            if hand.phase != Phase.CALL:
+                self._lose("the table called a card where the rules have no call")
+                return [CALL, -1, face]
+            self._follow(hand, Call(face))
+            self.expect = self._partner_due(hand, None)
+            return [CALL, hand.dealer, face]
+        if kind == PARTNER:
+            if self.expect and self.expect[0][0] == PARTNER:
+                return self.expect.pop(0)
+            return [PARTNER, ev[1], partner_field(hand), ev[3]]  # the engine does not know it here
         if kind == SCAN:
             self.scans[ev[1]] = tuple(ev[2:])
             return None
@@ -377,6 +424,7 @@ class EngineReplayer:
             trick_no, seat, cards = ev[1], ev[2], tuple(ev[3:])
             found = len(hand.findings)
             held = hand.hands[seat] if hand.hands is not None else ()
+            before = hand.defenders
             try:
                 hand.apply(Play(seat, cards))
             except IllegalEvent as exc:
@@ -394,8 +442,9 @@ class EngineReplayer:
                 why = self._reason_of(hand, lead, held, cards)
                 self.expect = [[REVOKE, t_index, seat, t_index, why]]
                 return [PLAY, t_index, seat, *cards]
-            # every play (a lead too) proves what the seat held earlier
-            self.expect = self._revokes_proven(hand, seat, cards)
+            # every play (a lead too) proves what the seat held earlier; a
+            # called partner it locates is said first (PARTNER, then REVOKE)
+            self.expect = self._partner_due(hand, before) + self._revokes_proven(hand, seat, cards)
             return [PLAY, t_index, seat, *cards]
         if kind == FORCED:
             return self._forced(hand, ev)
@@ -426,14 +475,7 @@ class EngineReplayer:
             last = hand.tricks[-1]
             if not last.complete:
                 raise ValueError("a TRICK event before the trick is complete")
-            by_seat = hand.trick_points_by_seat()
-            dealer = hand.dealer if hand.dealer is not None else 0
-            attackers = hand.attackers() or ((dealer + 1) % 4, (dealer + 3) % 4)
-            # failed throws: the defenders' penalties count for the attackers,
-            # the attackers' against them (as HandResult.penalty)
-            penalty = sum(-pts if seat in attackers else pts for _, seat, pts in hand.penalties)
-            return [TRICK, len(hand.tricks) - 1, last.winner, last.points,
-                    sum(by_seat[s] for s in attackers) + penalty]
+            return [TRICK, len(hand.tricks) - 1, last.winner, last.points, attackers_score(hand)]
         if kind == HAND_END:
             return self._hand_end(hand)
         return None
@@ -606,18 +648,58 @@ class EngineReplayer:
         summary = self.match.finish(hand)
         st = summary.settlement
         assert st is not None
-        winner = st.winner if isinstance(st.winner, int) else -1
         self.hand = None
-        return [
-            HAND_END,
-            res.score,
-            res.kitty_points,
-            res.multiplier,
-            res.kitty_bonus,
-            st.next_dealer,
-            *st.levels,
-            winner,
-        ]
+        return hand_end_event(res.score, res.kitty_points, res.multiplier, res.kitty_bonus, st)
+
+    def _partner_due(self, hand: Hand, before: tuple[int, ...] | None) -> list[Event]:
+        """[PARTNER ...] when the event just followed made the called partner known."""
+        if not self.called or before is not None or hand.defenders is None:
+            return []
+        now = max(len(hand.tricks) - 1, 0)  # the trick of the play (0 at the call)
+        return [[PARTNER, now, partner_field(hand), attackers_score(hand, now)]]
+
+
+def attackers_score(hand: Hand, before: int | None = None) -> int:
+    """The attackers' running score as the table sends it (TRICK, PARTNER):
+    their trick points with the failed throws' penalties (the defenders'
+    count for them, theirs against them, as ``HandResult.penalty``); -1
+    while a called partner is unknown. before: only the tricks before this
+    one (PARTNER comes before its trick's TRICK); penalties all count."""
+    if hand.rules.partners == Partners.CALLED and hand.defenders is None:
+        return -1
+    by_seat = [0, 0, 0, 0]
+    for t in hand.tricks[:before]:
+        if t.winner is not None:
+            by_seat[t.winner] += t.points
+    dealer = hand.dealer if hand.dealer is not None else 0
+    attackers = hand.attackers() or ((dealer + 1) % 4, (dealer + 3) % 4)
+    penalty = sum(-pts if seat in attackers else pts for _, seat, pts in hand.penalties)
+    return sum(by_seat[s] for s in attackers) + penalty
+
+
+def partner_field(hand: Hand) -> int:
+    """The table's partner field: the dealer's partner, -1 alone, -2 unknown."""
+    if hand.defenders is None:
+        return PARTNER_UNKNOWN
+    return next((s for s in hand.defenders if s != hand.dealer), -1)
+
+
+def hand_end_event(score: int, kpts: int, mult: int, bonus: int, st: Any) -> Event:
+    """HAND_END as the table lays it out: with levels per seat (find-a-friend)
+    seats 2 and 3 come last and the match's winners are a bit mask of seats."""
+    if len(st.levels) == 4:
+        won = sum(1 << s for s in st.winner) if isinstance(st.winner, tuple) and st.winner else -1
+        return [HAND_END, score, kpts, mult, bonus, st.next_dealer, st.levels[0], st.levels[1], won,
+                st.levels[2], st.levels[3]]
+    winner = st.winner if isinstance(st.winner, int) else -1
+    return [HAND_END, score, kpts, mult, bonus, st.next_dealer, *st.levels, winner]
+
+
+def snap_friend(snap: list[Any]) -> list[int] | None:
+    """A table snapshot's find-a-friend field [2, call, partner, level 2, level 3]
+    (its last, with partners = "called"), or None."""
+    last = snap[-1] if len(snap) > 22 else None
+    return last if isinstance(last, list) and last and last[0] == 2 else None
 
 
 class _Shadow:
@@ -625,8 +707,10 @@ class _Shadow:
     events (what was played) and the engine's versions (the verdicts)."""
 
     def __init__(self, start: Event) -> None:
-        _, self.hand_no, self.dealer, _, l0, l1, first = start
-        self.levels = [l0, l1]
+        _, self.hand_no, self.dealer, _, l0, l1, first = start[:7]
+        self.levels = [l0, l1, *start[7:9]]
+        self.call = -1
+        self.partner = PARTNER_UNKNOWN
         self.first = first
         self.trump = -1
         self.declarer = -1
@@ -657,8 +741,14 @@ class _Shadow:
         elif kind == KITTY:
             self.kitty = list(ev[3:])
             self.kitty_points = mine[2] if mine is not None else ev[2]
-            self.phase = PHASE_PLAY
+            self.phase = PHASE_CALL if len(self.levels) == 4 else PHASE_PLAY
             self.leader = self.dealer
+        elif kind == CALL:
+            self.call = ev[2]
+            self.phase = PHASE_PLAY
+        elif kind == PARTNER:
+            self.partner = (mine or ev)[2]
+            self.score = (mine or ev)[3]
         elif kind == PLAY:
             if all(p is None for p in self.plays):
                 self.leader = ev[2]
@@ -727,4 +817,4 @@ def _forced_lead(hand: Hand, t_index: int, leader: int) -> None:
 
 def judged_kinds() -> Sequence[int]:
     return (HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE, FORCED, TRICK,
-            AUDIT, HAND_END, REVOKE, FORFEIT, KITTY_UP)
+            AUDIT, HAND_END, REVOKE, FORFEIT, KITTY_UP, CALL, PARTNER)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from shengji.cards import FACES, card_id_name
 
@@ -45,6 +45,11 @@ def level_name(level: int | None) -> str:
     if level is None:
         return "?"
     return RANKS[level] if 0 <= level < 13 else str(level)
+
+
+def levels_name(levels: Sequence[int | None]) -> str:
+    """'2/3' per side, or with find-a-friend '2 3 2 3' per seat (S0 .. S3)."""
+    return ("/" if len(levels) == 2 else " ").join(level_name(x) for x in levels)
 
 
 def describe_in(ev: list[int] | tuple[int, ...], lang: str = "en") -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html import escape
 
-from .cards import face_parts, is_red, level_name, name, trump_name
+from .cards import face_parts, is_red, levels_name, name, trump_name
 from .model import HandReport, settlement
 from .text import words
 
@@ -89,7 +89,7 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
         + (f"; {e(w['table id'])} {e(rep.table_uid)}" if rep.table_uid else "") + "</p>",
         f'<p class="facts" id="trump">{e(w["dealer"])} {dealer}; {e(w["trump"])} '
         f"<b>{e(trump_name(rep.trump, lang))}</b> ({e(decl)}); {e(w['levels'])} "
-        f"{level_name(rep.levels[0])}/{level_name(rep.levels[1])}; {e(w['attackers'])} {rep.attackers}</p>",
+        f"{levels_name(rep.levels)}; {e(w['attackers'])} {rep.attackers}</p>",
         f"<h2>{e(w['bidding'])}</h2>",
     ]
     if not rep.bids:
@@ -134,7 +134,7 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
         p.append(
             f'<p id="end">{e(w["attackers"])} <b>{en["score"]}</b>; {e(w["bonus"])} '
             f"{en['kitty_points']} &times; {en['multiplier']} = {en['bonus']}<br>"
-            f"{e(w['levels after'])} <b>{level_name(en['levels'][0])}/{level_name(en['levels'][1])}</b>; "
+            f"{e(w['levels after'])} <b>{levels_name(en['levels'])}</b>; "
             f"{e(w['next dealer'])} S{en['next_dealer']}{e(win)}"
             + (f"<br><b>{e(settlement(rep))}</b>" if settlement(rep) else "")
             + (f"<br>{e(rep.result)}" if rep.result else "") + "</p>"

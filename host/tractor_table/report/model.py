@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..virtual.events import EV, cards_of, describe, reason
+from ..virtual.events import EV, cards_of, describe, event_levels, reason
 
 SEATS = 4
 
@@ -56,7 +56,9 @@ class HandReport:
     dealer: int | None = None
     declarer: int | None = None
     trump: int | None = None
-    levels: tuple[int | None, int | None] = (None, None)
+    levels: tuple[int | None, ...] = (None, None)  # per side, or per seat (find-a-friend)
+    called: int | None = None  # find-a-friend: the face called
+    partner: int | None = None  # the dealer's partner once known (-1: alone)
     bids: list[Bid] = field(default_factory=list)
     hands: list[list[int] | None] = field(default_factory=lambda: [None] * SEATS)
     hands_from: str = ""  # "scanned" (hand_scan), "played" (every card played), ""
@@ -72,11 +74,45 @@ class HandReport:
 
     @property
     def attackers(self) -> str:
-        """The attacking side ('1&3'), from the dealer."""
+        """The attacking side ('1&3'), from the dealer; with find-a-friend from
+        the dealer and its partner ('?' until the partner is known)."""
         if self.dealer is None or self.dealer < 0:
             return "?"
-        a = (self.dealer + 1) % 2
+        return attackers_of(self.dealer, len(self.levels) == 4, self.partner)
+
+
+def _taken_over(rep: HandReport, att: list[int], before: Any, after: Any) -> bool:
+    """Find-a-friend: did the attackers take the deal over? (The next dealer
+    does not say: the partner deals next when the defenders keep the deal,
+    and it may sit next after the dealer.) The rules' level result for the
+    score; without the rules, whether an attacker went up."""
+    e = rep.end
+    assert e is not None
+    if rep.rules is not None:
+        from shengji import Rules
+        from shengji.settle import level_result
+
+        r = Rules.from_dict(rep.rules)
+        return level_result(max(e["score"], 0), r.decks, r.level_table).attackers_win
+    return any((after[s] or 0) > (before[s] or 0) for s in att)
+
+
+def attackers_of(dealer: int, per_seat: bool, partner: int | None) -> str:
+    """'1&3' with fixed partners; with find-a-friend the seats against the
+    dealer and its partner ('?' while the partner is unknown)."""
+    if not per_seat:
+        a = (dealer + 1) % 2
         return f"{a}&{a + 2}"
+    if partner is None or partner == -2:
+        return "?"
+    return "&".join(str(s) for s in range(SEATS) if s not in (dealer, partner))
+
+
+def levels_of(hand: dict[str, Any]) -> tuple[int | None, ...]:
+    """A recorded hand's levels: per side, or per seat (find-a-friend, schema 4)."""
+    if hand.get("level2") is not None:
+        return (hand["level0"], hand["level1"], hand["level2"], hand["level3"])
+    return (hand["level0"], hand["level1"])
 
 
 def build(store: Any, hand: dict[str, Any]) -> HandReport:
@@ -90,7 +126,8 @@ def build(store: Any, hand: dict[str, Any]) -> HandReport:
         hand_id=hand["id"], table_id=hand["table_id"], table_uid=uid, hand_no=hand["hand_no"],
         status=hand["status"], started_at=hand["started_at"], ended_at=hand["ended_at"],
         decks=hand["decks"], dealer=hand["dealer"], declarer=hand["declarer"], trump=hand["trump"],
-        levels=(hand["level0"], hand["level1"]), result=hand["result"] or "",
+        levels=levels_of(hand), result=hand["result"] or "",
+        called=hand.get("called"), partner=hand.get("partner"),
     )
     events = _branch(store, hand)
     rep.events = len(events)
@@ -124,7 +161,11 @@ def feed(rep: HandReport, ev: list[Any]) -> None:
     cards = cards_of(ev)
     if k == EV.HAND_START:
         rep.hand_no, rep.dealer, rep.decks = ev[1], ev[2], ev[3]
-        rep.levels = (ev[4], ev[5])
+        rep.levels = tuple(event_levels(ev))
+    elif k == EV.CALL:
+        rep.called = ev[2]
+    elif k == EV.PARTNER:
+        rep.partner = ev[2]
     elif k == EV.BID:
         rep.bids.append(Bid(ev[1], cards, bool(ev[2]), "" if ev[2] else reason(ev[3])))
     elif k == EV.TRUMP:
@@ -157,9 +198,12 @@ def feed(rep: HandReport, ev: list[Any]) -> None:
         t = _trick(rep, ev[1])
         t.winner, t.points, t.score = ev[2], ev[3], ev[4]
     elif k == EV.HAND_END:
+        per_seat = len(ev) > 9  # find-a-friend: the winners are a bit mask of seats
         rep.end = {
             "score": ev[1], "kitty_points": ev[2], "multiplier": ev[3], "bonus": ev[4],
-            "next_dealer": ev[5], "levels": (ev[6], ev[7]), "match_winner": ev[8],
+            "next_dealer": ev[5], "levels": tuple(event_levels(ev)),
+            "match_winner": -1 if per_seat else ev[8],
+            "winners": [s for s in range(SEATS) if ev[8] >= 0 and ev[8] >> s & 1] if per_seat else [],
         }
     elif k in (EV.REJECT, EV.AUDIT, EV.REVOKE, EV.FORFEIT):
         rep.findings.append(Finding("table", describe(ev)))
@@ -173,6 +217,19 @@ def settlement(rep: HandReport) -> str:
         return ""
     before = rep.levels
     after = e["levels"]
+    if len(before) == 4:  # find-a-friend: levels per seat
+        dealer = rep.dealer
+        seats = " ".join(f"S{s}" for s in e["winners"])
+        if seats:
+            return f"{seats} win the match"
+        defenders = {dealer} | ({rep.partner} if rep.partner is not None and rep.partner >= 0 else set())
+        side = "+".join(f"S{s}" for s in sorted(defenders))
+        att = [s for s in range(SEATS) if s not in defenders]
+        if not _taken_over(rep, att, before, after):
+            up = (after[dealer] or 0) - (before[dealer] or 0)
+            return f"the defenders ({side}) keep the deal, +{up} level(s) each"
+        up = (after[att[0]] or 0) - (before[att[0]] or 0) if att else 0
+        return f"the attackers ({'+'.join(f'S{s}' for s in att)}) take the deal over, +{up} level(s) each"
     d = rep.dealer % 2
     a = 1 - d
     if e["match_winner"] is not None and e["match_winner"] >= 0:

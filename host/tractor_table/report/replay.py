@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import CommandError
-from .cards import level_name, names, trump_name
-from .model import HandReport, feed
+from .cards import level_name, levels_name, names, trump_name
+from .model import HandReport, feed, levels_of
 
 KEYS = "Enter/n next, b back, f first, l last, NUMBER that step, q quit"
 
@@ -31,7 +31,7 @@ class Step:
 def _table_state(rep: HandReport, lang: str) -> list[str]:
     dealer = f"S{rep.dealer}" if rep.dealer is not None and rep.dealer >= 0 else "?"
     out = [f"dealer {dealer}, trump {trump_name(rep.trump, lang)}, levels "
-           f"{level_name(rep.levels[0])}/{level_name(rep.levels[1])}"]
+           f"{levels_name(rep.levels)}"]
     done = [t for t in rep.tricks if t.winner is not None]
     score = done[-1].score if done else 0
     out.append(f"tricks {len(done)}, attackers {score} points")
@@ -43,7 +43,7 @@ def _table_state(rep: HandReport, lang: str) -> list[str]:
     if rep.end is not None:
         e = rep.end
         out.append(f"hand over: attackers {e['score']}, kitty bonus {e['bonus']}, levels after "
-                   f"{level_name(e['levels'][0])}/{level_name(e['levels'][1])}")
+                   f"{levels_name(e['levels'])}")
     return out
 
 
@@ -58,7 +58,7 @@ def recorded_steps(store: Any, hand: dict[str, Any], lang: str = "en") -> list[S
     rep = HandReport(hand["id"], hand["table_id"], None, hand["hand_no"], hand["status"],
                      hand["started_at"], hand["ended_at"],
                      dealer=hand["dealer"] if partial else None,
-                     levels=(hand["level0"], hand["level1"]) if partial else (None, None),
+                     levels=levels_of(hand) if partial else (None, None),
                      trump=hand["trump"] if partial else None)
     steps = []
     for e in _branch(store, hand):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import level_name, trump_name
+from .model import attackers_of, levels_of
 
 HEADER = (f"{'hand':>5}  {'table':>5}  {'#':>3}  {'dealer':>6}  {'trump':<9}  {'attackers':<9}  "
           f"{'points':>6}  {'kitty':<12}  {'levels':<7}")
@@ -21,20 +22,27 @@ def columns(h: dict[str, Any], lang: str = "en") -> str:
         if h["declarer"] is not None and h["declarer"] >= 0:
             trump += f" (by {h['declarer']})"
     att = "-"
+    per_seat = h.get("level2") is not None  # find-a-friend: levels per seat
     if h["dealer"] is not None and h["dealer"] >= 0:
-        a = (h["dealer"] + 1) % 2
-        att = f"{a}&{a + 2}"
+        att = attackers_of(h["dealer"], per_seat, h.get("partner"))
     points = "-" if h["attackers_score"] is None else str(h["attackers_score"])
     kitty = "-"
     if h["multiplier"]:
         kitty = f"{h['kitty_points']}x{h['multiplier']}={h['bonus']}"
     if h["status"] == "done" and h["next_level0"] is not None:
-        levels = f"{level_name(h['next_level0'])} {level_name(h['next_level1'])}"
+        levels = " ".join(level_name(x) for x in _next(h))
     elif h["level0"] is not None:
-        levels = f"({level_name(h['level0'])} {level_name(h['level1'])})"
+        levels = f"({' '.join(level_name(x) for x in levels_of(h))})"
     else:
         levels = "?"
     return f"{dealer:>6}  {trump:<9}  {att:<9}  {points:>6}  {kitty:<12}  {levels:<7}"
+
+
+def _next(h: dict[str, Any]) -> tuple[Any, ...]:
+    """The levels after a hand: per side, or per seat (find-a-friend)."""
+    if h.get("next_level2") is not None:
+        return (h["next_level0"], h["next_level1"], h["next_level2"], h["next_level3"])
+    return (h["next_level0"], h["next_level1"])
 
 
 def line(h: dict[str, Any], lang: str = "en") -> str:
@@ -57,7 +65,13 @@ def render(hands: list[dict[str, Any]], lang: str = "en") -> str:
                                                              else "done")
             out.append(f"{line(h, lang)}  {res}")
         last = next((h for h in reversed(done) if h["next_level0"] is not None), None)
-        if last is not None:
+        if last is not None and last.get("next_level2") is not None:
+            win = last["match_winner"]
+            won = " ".join(f"S{s}" for s in range(4) if win is not None and win >= 0 and win >> s & 1)
+            tail = f"; {won} won the match" if won else ""
+            out.append(f"levels now {' '.join(level_name(x) for x in _next(last))}"
+                       f" (S0 S1 S2 S3), next dealer S{last['next_dealer']}{tail}")
+        elif last is not None:
             win = last["match_winner"]
             tail = f"; side {win} won the match" if win is not None and win >= 0 else ""
             out.append(f"levels now {level_name(last['next_level0'])} {level_name(last['next_level1'])}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .cards import is_red, level_name, name, trump_name
+from .cards import is_red, levels_name, name, trump_name
 from .model import HandReport, settlement
 
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
@@ -75,7 +75,7 @@ def render(rep: HandReport, *, lang: str = "en", color: bool = False) -> str:
     decl = (f"{w['declared by']} S{rep.declarer}" if rep.declarer is not None and rep.declarer >= 0
             else w["nobody"])
     out.append(f"  {w['dealer']} {dealer}; {w['trump']} {trump_name(rep.trump, lang)} ({decl}); "
-               f"{w['levels']} {level_name(rep.levels[0])}/{level_name(rep.levels[1])}; "
+               f"{w['levels']} {levels_name(rep.levels)}; "
                f"{w['attackers']} {rep.attackers}")
     out.append("")
     out.append(b(w["bidding"]))
@@ -113,7 +113,7 @@ def render(rep: HandReport, *, lang: str = "en", color: bool = False) -> str:
         out.append(f"  {w['attackers']} {e['score']}; {w['bonus']} {e['kitty_points']} x{e['multiplier']} "
                    f"= {e['bonus']}")
         win = "" if e["match_winner"] < 0 else f"; {w['side']} {e['match_winner']} {w['wins match']}"
-        out.append(f"  {w['levels after']} {level_name(e['levels'][0])}/{level_name(e['levels'][1])}; "
+        out.append(f"  {w['levels after']} {levels_name(e['levels'])}; "
                    f"{w['next dealer']} S{e['next_dealer']}{win}")
         settle = settlement(rep)
         if settle:

@@ -54,6 +54,28 @@ def card_name(card: int) -> str:
     return card_id_name(card)
 
 
+def face_name(face: int) -> str:
+    """A called face 0..53 (CALL carries a face, not a card id)."""
+    return card_name(face) if 0 <= face < 54 else f"face {face}"
+
+
+def event_levels(ev: Sequence[Any]) -> list[int]:
+    """The levels a HAND_START or HAND_END carries: two per side, or with
+    partners = "called" four per seat (seats 2 and 3 after the fixed fields)."""
+    at = 4 if ev[0] == EV.HAND_START else 6
+    extra = 7 if ev[0] == EV.HAND_START else 9
+    lv = [ev[at], ev[at + 1]]
+    if len(ev) > extra:
+        lv += [ev[extra], ev[extra + 1]]
+    return lv
+
+
+def levels_text(ev: Sequence[Any]) -> str:
+    """'2/3' per side, or '2 3 2 3' per seat (S0 .. S3)."""
+    lv = event_levels(ev)
+    return ("/" if len(lv) == 2 else " ").join(RANKS[x] for x in lv)
+
+
 def cards_text(cards: Sequence[int]) -> str:
     return " ".join(card_name(c) for c in cards) or "-"
 
@@ -95,9 +117,14 @@ def describe(ev: Sequence[Any]) -> str:
     cards = cards_text(carried) if carried else ""
     if k == EV.HAND_START:
         dealer = f"S{ev[2]}" if ev[2] >= 0 else "decided by the first bid"
-        return (
-            f"hand {ev[1]}: {ev[3]} deck(s), levels {RANKS[ev[4]]}/{RANKS[ev[5]]}, dealer {dealer}"
-        )
+        return f"hand {ev[1]}: {ev[3]} deck(s), levels {levels_text(ev)}, dealer {dealer}"
+    if k == EV.CALL:
+        return f"S{ev[1]} calls {face_name(ev[2])} (find-a-friend)"
+    if k == EV.PARTNER:
+        if ev[2] == -2:  # the host's view: the partner is not known here
+            return f"trick {ev[1] + 1}: the partner is not known yet"
+        who = f"S{ev[2]} is the dealer's partner" if ev[2] >= 0 else "the dealer plays alone"
+        return f"trick {ev[1] + 1}: {who}; attackers {ev[3]}"
     if k == EV.BID:
         verdict = "accepted" if ev[2] else f"refused ({reason(ev[3])})"
         return f"S{ev[1]} bids {cards}: {verdict}"
@@ -118,7 +145,8 @@ def describe(ev: Sequence[Any]) -> str:
     if k == EV.FORCED:
         return f"trick {ev[1] + 1}: S{ev[2]} must lead {cards} (penalty {ev[3]})"
     if k == EV.TRICK:
-        return f"trick {ev[1] + 1}: S{ev[2]} wins {ev[3]} points; attackers {ev[4]}"
+        score = "partner unknown" if ev[4] == -1 else f"attackers {ev[4]}"
+        return f"trick {ev[1] + 1}: S{ev[2]} wins {ev[3]} points; {score}"
     if k == EV.AUDIT:
         why = f": {rule_words(ev[4])}" if ev[4] else ""
         return f"audit: trick {ev[1] + 1}, S{ev[2]}: {reason(ev[3])}{why}"
@@ -140,9 +168,13 @@ def describe(ev: Sequence[Any]) -> str:
             return f"nobody bid: S{ev[1]} must turn the kitty up before trump is named"
         return f"nobody bid: S{ev[1]} turns the kitty up: {cards} (the first card names trump)"
     if k == EV.HAND_END:
-        winner = "" if ev[8] < 0 else f"; side {ev[8]} wins the match"
+        if len(ev) > 9:  # partners = "called": levels per seat, the winners a bit mask
+            won = " ".join(f"S{s}" for s in range(4) if ev[8] >= 0 and ev[8] >> s & 1)
+            winner = f"; {won} win the match" if won else ""
+        else:
+            winner = "" if ev[8] < 0 else f"; side {ev[8]} wins the match"
         return (
             f"hand over: attackers {ev[1]} (kitty {ev[2]} x{ev[3]} = {ev[4]}); "
-            f"levels {RANKS[ev[6]]}/{RANKS[ev[7]]}, next dealer S{ev[5]}{winner}"
+            f"levels {levels_text(ev)}, next dealer S{ev[5]}{winner}"
         )
     return f"event {list(ev)!r}"

@@ -36,6 +36,13 @@ Options the table plays that change the hand:
 - ``no_bid = "kitty"``: in the hands numbered in ``quiet_hands`` nobody bids;
   when the draw ends without a bid (not on the match's first hand) the dealer
   taps the kitty's cards face up, in the deal's order (KITTY_UP, then TRUMP).
+- ``partners = "called"`` (find-a-friend): after the burial the dealer's bot
+  names a face (``Bot.call``, or the ``call`` function's) and makes the call
+  gesture at its seat (:func:`call_gesture`: taps and presses, then OK; CALL);
+  the bots play to the partnership as far as they know it (the engine's
+  bots). The table's view is a *blind* hand without the deal (unless in
+  hand_scan mode): when it knows the partner, the table must say so
+  (PARTNER) with the same partner and score; until then TRICK's score is -1.
 """
 
 from __future__ import annotations
@@ -45,17 +52,69 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from shengji import Rules
-from shengji.hand import Bid, Bury, Challenge, Deal, EndDraw, Hand, Phase, Play, Rule
+from shengji.hand import Bid, Bury, Call, Challenge, Deal, EndDraw, Hand, Phase, Play, Rule
 from shengji.match import Match, deal_cards, make_bots
 from shengji.play import check_throw
-from shengji.rules import NoBid, Revoke
+from shengji.rules import NoBid, Partners, Revoke
 
 from ..errors import CommandError
-from ..link.engine_replayer import adopt_forced, equally_weak
-from .events import EV, RANKS, TRUMPS, cards_text, describe
+from ..link.engine_replayer import (
+    adopt_forced,
+    attackers_score,
+    equally_weak,
+    hand_end_event,
+    partner_field,
+)
+from .events import EV, TRUMPS, cards_text, describe, event_levels, face_name, levels_text
 from .runner import VirtualTable
 
 NT = 4
+
+# The call gesture's actions at the dealer's seat (firmware/tablefriend.py)
+TAP, BEFORE, AFTER = "tap", "double", "long"
+
+
+def gesture_step(shown: int, action: str, face: int = -1) -> int:
+    """The call shown after one action (firmware/tablefriend.py, the same
+    reading): shown the face shown (-1 none); face the face of a card tapped.
+    Double and long presses step through 2S .. AS 2H .. AC SJ BJ."""
+    if action == TAP:
+        if shown < 0 or shown >= 52 or face >= 52 or face % 13 == shown % 13:
+            return face
+        return (shown // 13) * 13 + face % 13  # another rank: the suit shown stays
+    return (shown + (53 if action == BEFORE else 1)) % 54
+
+
+def call_gesture(held: Sequence[int], face: int) -> list[tuple[str, int]]:
+    """The fewest actions at the dealer's reader and button that show `face`
+    (then OK confirms it): taps of cards it holds (card ids), double presses
+    (the face before) and long presses (the face after). Breadth first over
+    what the display can show."""
+    cards: dict[int, int] = {}
+    for c in held:
+        cards.setdefault(c % 54, c)
+    back: dict[int, tuple[int, tuple[str, int]] | None] = {-1: None}
+    todo = [-1]
+    while todo:
+        nxt = []
+        for shown in todo:
+            if shown == face:
+                path: list[tuple[str, int]] = []
+                at = shown
+                while (step := back[at]) is not None:
+                    at, act = step
+                    path.append(act)
+                return path[::-1]
+            moves = [(TAP, f, c) for f, c in cards.items()]
+            if shown >= 0:
+                moves += [(BEFORE, -1, -1), (AFTER, -1, -1)]
+            for action, f, c in moves:
+                new = gesture_step(shown, action, f)
+                if new not in back:
+                    back[new] = (shown, (action, c))
+                    nxt.append(new)
+        todo = nxt
+    raise CommandError(f"no call gesture shows {face_name(face)}")
 
 
 class BotGame:
@@ -71,6 +130,7 @@ class BotGame:
         event_timeout: float = 10.0,
         revoke_from: int | None = None,
         quiet_hands: Sequence[int] = (),
+        call: Callable[[Hand], int] | None = None,
     ) -> None:
         self.table = table
         self.rules = rules
@@ -98,9 +158,13 @@ class BotGame:
         self.revokes_refused = 0  # hand_scan mode with revoke = "flag": refused at the play
         self.forfeits: list[list[Any]] = []  # the FORFEIT events seen
         self.kitty_reveals = 0
-        # revoke = "forfeit" without hand scans: the hand as the table knows it
+        # revoke = "forfeit" or partners = "called" without hand scans: the
+        # hand as the table knows it
         self.blind: Hand | None = None
         self.hand_no = 0
+        self.call = call  # find-a-friend: the face to call in a hand (else the dealer's bot's)
+        self.call_actions: list[int] = []  # actions per call gesture (OK included)
+        self.partners_named = 0
 
     # --- events ------------------------------------------------------------------
 
@@ -174,9 +238,9 @@ class BotGame:
     def start_hand(self, start: list[Any]) -> str:
         """Deal, bid, end the draw, bury: "play", or "redeal"."""
         m = self.match
-        _, hand_no, dealer, decks, l0, l1, first = start
+        hand_no, dealer, decks, first = start[1], start[2], start[3], start[6]
         self._check("hand start: dealer", dealer, -1 if m.dealer is None else m.dealer)
-        self._check("hand start: levels", [l0, l1], list(m.levels))
+        self._check("hand start: levels", event_levels(start), list(m.levels))
         self._check("hand start: decks", decks, self.rules.decks)
         self._check("hand start: first hand", bool(first), m.first_hand)
         self.hand_no = hand_no
@@ -189,7 +253,8 @@ class BotGame:
         hand = Hand(own, level=level, dealer=m.dealer, first_hand=m.first_hand,
                     strict=self.revoke_from is None)
         self.blind = None
-        if own is not self.rules:
+        called = self.rules.partners == Partners.CALLED
+        if own is not self.rules or (called and not self.table.hand_scan):
             self.blind = Hand(self.rules, level=level, dealer=m.dealer, first_hand=m.first_hand)
         self.hand = hand
         self.findings = []
@@ -202,7 +267,46 @@ class BotGame:
             m.finish(hand)
             return "redeal"
         self._bury(hand)
+        if hand.phase == Phase.CALL:
+            self._call(hand)
         return "play"
+
+    @property
+    def view(self) -> Hand:
+        """The hand as the table knows it (the blind one, if any)."""
+        return self.judge
+
+    def _call(self, hand: Hand) -> None:
+        """Find-a-friend: the dealer's bot names a face and makes the gesture."""
+        dealer = hand.dealer
+        assert dealer is not None
+        face = self.call(hand) if self.call is not None else self.bots[dealer].call(hand)
+        actions = call_gesture(hand.held(dealer), face)
+        for action, card in actions:
+            if action == TAP:
+                self.table.tap(dealer, card)
+            else:
+                self.table.press(dealer, EV.BTN_CHALLENGE if action == BEFORE else EV.BTN_UNDO)
+        self.table.press(dealer, EV.BTN_OK)
+        self.call_actions.append(len(actions) + 1)
+        ev = self._expect(EV.CALL)
+        self._check("the call", ev[1:3], [dealer, face])
+        self.say(f"  {describe(ev)} in {len(actions) + 1} action(s)")
+        before = self.view.defenders
+        hand.apply(Call(face))
+        self._both(Call(face))
+        self._partner_known(before, 0)
+
+    def _partner_known(self, before: tuple[int, ...] | None, trick: int) -> None:
+        """The table names the partner when (and only when) it can know it."""
+        view = self.view
+        if before is not None or view.defenders is None:
+            return
+        ev = self._expect(EV.PARTNER)
+        self._check("the partner named", ev[1:4],
+                    [trick, partner_field(view), attackers_score(view, trick)])
+        self.say("  " + describe(ev))
+        self.partners_named += 1
 
     def _both(self, event: Any) -> None:
         """An event for the blind hand too (what the table sees)."""
@@ -345,8 +449,11 @@ class BotGame:
             self._tap_all(seat, cards)
         ev = self._expect(EV.PLAY)
         self._check("play", [ev[2], sorted(ev[3:])], [seat, sorted(cards)])
+        before = self.view.defenders
         hand.apply(Play(seat, tuple(cards)))
         self._both(Play(seat, tuple(cards)))
+        if self.rules.partners == Partners.CALLED:
+            self._partner_known(before, len(self.view.tricks) - 1)
         last = hand.tricks[-1]
         if self.lost() and not last.complete:
             return  # the table ends the hand here (FORFEIT, HAND_END)
@@ -364,8 +471,11 @@ class BotGame:
         ev = self._expect(EV.TRICK)
         self.tricks_played += 1
         self._check(f"trick {ev[1] + 1} winner, points", ev[2:4], [last.winner, last.points])
+        if self.rules.partners == Partners.CALLED:
+            self._check(f"trick {ev[1] + 1} attackers' score", ev[4], attackers_score(self.view))
         plays = "  ".join(f"S{s} {cards_text(cs)}" for s, cs in last.plays)
-        self.say(f"  trick {ev[1] + 1:2d}: {plays}  -> S{ev[2]} wins {ev[3]}, attackers {ev[4]}")
+        score = "partner unknown" if ev[4] == -1 else f"attackers {ev[4]}"
+        self.say(f"  trick {ev[1] + 1:2d}: {plays}  -> S{ev[2]} wins {ev[3]}, {score}")
 
     def _revoke(self, hand: Hand, seat: int, cards: tuple[int, ...]) -> tuple[int, ...]:
         """This seat's follow, made illegal if it can be (once a hand, from
@@ -447,10 +557,8 @@ class BotGame:
             ev[2:5],
             [res.kitty_points, res.multiplier, res.kitty_bonus],
         )
-        winner = st.winner if isinstance(st.winner, int) else -1
-        self._check(
-            "next dealer, levels, match winner", ev[5:9], [st.next_dealer, *st.levels, winner]
-        )
+        want = hand_end_event(0, 0, 0, 0, st)
+        self._check("next dealer, levels, match winner", ev[5:], want[5:])
         # each revoke the table reported (REVOKE: trick ev[3]; AUDIT: trick ev[1]) is one the
         # engine found, and none is missing
         told = {(e[3], e[2]) if e[0] == EV.REVOKE else (e[1], e[2]) for e in self.findings
@@ -458,7 +566,7 @@ class BotGame:
         found = {(f.trick, f.seat) for f in judge.findings if f.rule == Rule.REVOKE}
         self._check("revokes found", sorted(told), sorted(found))
         self.say("  " + describe(ev))
-        lv = "/".join(RANKS[x] for x in ev[6:8])
+        lv = levels_text(ev)
         self.say(
             f"  score sheet: hand {summary.number}, trump {TRUMPS[NT if hand.trump is None else int(hand.trump)]}, "
             f"attackers {ev[1]}, levels now {lv}"

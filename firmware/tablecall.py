@@ -1,0 +1,73 @@
+# The call of find-a-friend (partners = "called", tablefriend.py): the phase
+# CALL, after the burial, on the dealer's reader and button. Loaded for that
+# phase only (table.py, tabledeal.py: T._opt("tablecall")) and dropped from
+# sys.modules at the confirmation, so its code is not in the heap during play.
+#   tap a card     the call is that card's face; but with a suited call shown,
+#                  a suited card of another rank gives its rank only (the suit
+#                  stays): tap 5H then AS -> AH
+#   double press   the face before, long press the face after, in the order
+#                  2S .. AS 2H .. AH 2D .. AD 2C .. AC SJ BJ (and round again)
+#   short press    confirm: the CALL event, then the play (the dealer leads)
+# A face the dealer holds: tap, confirm (2 actions); one whose suit and rank
+# it holds on other cards, or next to one it holds: 3 (docs/firmware.md,
+# "Find-a-friend at the table", has the figures over random hands).
+import sys
+
+import events as E
+import table as T
+
+
+def start(tb):
+    """After the burial: the dealer names the card."""
+    tb.phase = T.CALL
+    tb.building = -1
+    tb.leader = -1
+    tb.turn = tb.dealer
+
+
+def tap(tb, seat, card, now_ms):
+    if seat != tb.dealer:
+        tb._refuse(seat, E.WRONG_PHASE, (card,), now_ms)
+        return
+    f = card % 54
+    b = tb.building
+    if b < 0 or b >= 52 or f >= 52 or f % 13 == b % 13:
+        b = f
+    else:
+        b = (b // 13) * 13 + f % 13  # another rank: the suit shown stays
+    tb.building = b
+    tb._beep(E.SND_TAP)
+
+
+def button(tb, seat, kind, now_ms):
+    if seat != tb.dealer:
+        if kind != E.BTN_UNDO:
+            tb._refuse(seat, E.WRONG_PHASE, (), now_ms)
+        return
+    b = tb.building
+    if b < 0:
+        tb._refuse(seat, E.EMPTY, (), now_ms)
+        return
+    if kind == E.BTN_CHALLENGE:  # double press: the face before
+        tb.building = (b + 53) % 54
+        tb._beep(E.SND_TAP)
+    elif kind == E.BTN_UNDO:  # long press: the face after
+        tb.building = (b + 1) % 54
+        tb._beep(E.SND_TAP)
+    elif kind == E.BTN_OK:
+        confirm(tb, now_ms)
+
+
+def confirm(tb, now_ms):
+    tb.call = tb.building
+    tb.building = -1
+    tb._emit([E.CALL, tb.dealer, tb.call])
+    tb.phase = T.PLAY
+    tb.leader = tb.turn = tb.dealer
+    tb._beep(E.SND_OK)
+    tb._save = True
+    F = T._opt("tablefriend")
+    tb._say("call %s" % F.face_name(tb.call), now_ms)
+    if tb.hand_scan:
+        F.resolve(tb, now_ms)  # every hand is known: the partner at once
+    sys.modules.pop("tablecall", None)  # the call is made: its code may go

@@ -1,0 +1,93 @@
+"""Find-a-friend (``--rules friend``) in the records: the virtual table's
+hands recorded with their levels per seat, the face called and the partner
+(schema 4); the score sheet and the hand report say them; a schema-3 file of
+such hands is migrated and the hands derived again (old files stay readable);
+the engine record of a hand replays with its call."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from shengji import record as erecord
+from tractor_table import cli
+from tractor_table.records import SCHEMA_VERSION, Store
+from tractor_table.virtual.events import EV
+
+
+@pytest.fixture(scope="module")
+def friend_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("friend") / "records.sqlite"
+    assert cli.main(["virtual", "--bots", "--rules", "friend", "--hands", "3", "--db", str(db)]) == 0
+    return db
+
+
+def _seat_levels(store: Store) -> list[tuple[object, ...]]:
+    return store.query(
+        "SELECT hand_no, level0, level1, level2, level3, next_level0, next_level1, next_level2, "
+        "next_level3, called, partner FROM hands ORDER BY start_idx"
+    )
+
+
+def test_the_hands_keep_the_levels_per_seat_the_call_and_the_partner(friend_db: Path) -> None:
+    with Store.open(friend_db, create=False) as store:
+        rows = _seat_levels(store)
+        hands = store.hands()
+        events = [[e["event"] for e in store.hand_events(h)] for h in hands]
+    assert SCHEMA_VERSION == 4 and len(rows) == 3
+    for row, evs in zip(rows, events, strict=True):
+        start = next(e for e in evs if e[0] == EV.HAND_START)
+        end = next(e for e in evs if e[0] == EV.HAND_END)
+        call = next(e for e in evs if e[0] == EV.CALL)
+        partner = next(e for e in evs if e[0] == EV.PARTNER)
+        assert row[1:5] == (start[4], start[5], start[7], start[8])
+        assert row[5:9] == (end[6], end[7], end[9], end[10])
+        assert row[9:] == (call[2], partner[2])
+    # each hand starts at the levels the last one ended with
+    assert rows[1][1:5] == rows[0][5:9] and rows[2][1:5] == rows[1][5:9]
+
+
+def test_the_score_sheet_and_the_report_say_the_levels_per_seat(
+    friend_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Store.open(friend_db, create=False) as store:
+        rows = _seat_levels(store)
+        dealer = store.hands()[0]["dealer"]
+    capsys.readouterr()
+    assert cli.main(["records", "sheet", "--db", str(friend_db)]) == 0
+    sheet = capsys.readouterr().out
+    names = "23456789TJQKA"
+    last = " ".join(names[x] for x in rows[-1][5:9])  # type: ignore[index]
+    assert f"levels now {last} (S0 S1 S2 S3)" in sheet
+    first = sheet.splitlines()[3]  # the first hand's line: the attackers are the two others
+    attackers = "&".join(str(s) for s in range(4) if s not in (dealer, rows[0][10]))
+    assert f" {attackers} " in first and " ".join(names[x] for x in rows[0][5:9]) in first  # type: ignore[index]
+    assert cli.main(["records", "show", "1", "--db", str(friend_db), "--color", "never"]) == 0
+    report = capsys.readouterr().out
+    assert "levels 2 2 2 2" in report and "level(s) each" in report
+
+
+def test_a_schema_3_file_is_migrated_and_its_hands_derived_again(friend_db: Path, tmp_path: Path) -> None:
+    old = tmp_path / "old.sqlite"
+    old.write_bytes(friend_db.read_bytes())
+    db = sqlite3.connect(old)
+    for col in ("level2", "level3", "next_level2", "next_level3", "called", "partner"):
+        db.execute(f"ALTER TABLE hands DROP COLUMN {col}")
+    db.execute("PRAGMA user_version = 3")
+    db.commit()
+    db.close()
+    with Store.open(old, create=False) as store:
+        assert store.query("PRAGMA user_version") == [(4,)]
+        migrated = _seat_levels(store)
+    with Store.open(friend_db, create=False) as store:
+        assert migrated == _seat_levels(store)
+
+
+def test_the_engine_record_replays_with_the_call(friend_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "h1.json"
+    assert cli.main(["records", "export", "1", "--db", str(friend_db), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert '"event": "call"' in text
+    hand = erecord.replay(text)
+    assert hand.friend_face is not None and hand.defenders is not None
