@@ -82,6 +82,8 @@ class EngineBase:
     _s4: int
     _nrun: int
     _tot: bytearray
+    _off: bytearray
+    _edg: int
     _sb: bytearray
     _u: bytearray
     _ub: bytearray

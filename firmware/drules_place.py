@@ -43,6 +43,11 @@ class Placer(EngineBase):
         self._sc = bytearray(3 * _NPOS)
         self._se = bytearray(3 * _NPOS)  # and the sets across their edges
         self._nst = bytearray(3)
+        # Faces of 2, 3, >= 4 copies off every stretch of two positions or
+        # more (no run can use them: only sets), and the edges of those
+        # stretches (two neighbouring positions: the lesser's room for pairs).
+        self._off = bytearray(3)
+        self._edg = 0
         self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
         self._lcap = bytearray(3)
         self._np = 0
@@ -122,6 +127,9 @@ class Placer(EngineBase):
             sf[p] = sf[p + 1] + a[p]
             sf[_NPOS + p] = sf[_NPOS + p + 1] + a[_NPOS + p]
             sf[2 * _NPOS + p] = sf[2 * _NPOS + p + 1] + a[2 * _NPOS + p]
+        off = self._off
+        off[0] = off[1] = off[2] = 0
+        edg = 0
         sl = self._sl
         sc = self._sc
         se = self._se
@@ -150,6 +158,12 @@ class Placer(EngineBase):
                     sc[ns] = cap
                     se[ns] = edge
                     ns += 1
+                    if w == 0:
+                        edg += edge
+                        if run == 1:  # a stretch of one position: p + 1
+                            off[0] += a[p + 1]
+                            off[1] += a[_NPOS + p + 1]
+                            off[2] += a[2 * _NPOS + p + 1]
                     run = cap = edge = 0
                 last = c
                 st[b + p] = run
@@ -161,7 +175,14 @@ class Placer(EngineBase):
                 sc[ns] = cap
                 se[ns] = edge
                 ns += 1
+                if w == 0:
+                    edg += edge
+                    if run == 1:
+                        off[0] += a[0]
+                        off[1] += a[_NPOS]
+                        off[2] += a[2 * _NPOS]
             self._nst[w] = ns - b
+        self._edg = edg
 
     @micropython.native
     def _fits_at(self, u2, u3, u4, a2, a3, a4):
@@ -283,16 +304,43 @@ class Placer(EngineBase):
             return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
         self._nd = nd
         # (the sweep first checks that all of it fits counted as sets)
+        # Two bounds first: every run crosses k - 1 edges (at a position each
+        # of its runs takes a set), no more crossings than all the edges
+        # hold (_edg); and the faces off the stretches (_off) hold sets only,
+        # so the runs' pairs and the sets' pairs they cannot hold must fit in
+        # the other faces, with all the triples and quads.
+        n = self._n
+        off = self._off
+        tot = self._tot
+        v = n[0] - off[0]
+        x = r2 = 0
+        r3 = n[1]
+        r4 = n[2]
         d = 0
         r = 1
         db = self._db
         dr = self._dr
         for i in range(nd):
-            db[i] = (dm[i] - 2) * _NPOS
+            m = dm[i]
+            k = dk[i]
+            y = dn[i]
+            db[i] = (m - 2) * _NPOS
             dr[i] = r
-            d += dn[i] * r
+            d += y * r
             if r <= 65536:
-                r *= dn[i] + 1  # (small ints only: no more once too many)
+                r *= y + 1  # (small ints only: no more once too many)
+            x += y * (k - 1)
+            if m == 2:
+                if k == 1:
+                    v += y  # sets placed high: off the stretches too
+                else:
+                    r2 += y * k
+            elif m == 3:
+                r3 += y * k
+            else:
+                r4 += y * k
+        if x > self._edg or not self._fits_at(r2 + (v if v > 0 else 0), r3, r4, tot[0] - off[0], tot[1], tot[2]):
+            return False
         self._mon = r <= 65536
         if self._mon:
             self._newgen()
