@@ -84,6 +84,7 @@ class EngineBase:
     _tot: bytearray
     _off: bytearray
     _edg: int
+    _rc: int
     _sb: bytearray
     _u: bytearray
     _ub: bytearray
