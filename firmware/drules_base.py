@@ -82,6 +82,9 @@ class EngineBase:
     _s4: int
     _nrun: int
     _tot: bytearray
+    _off: bytearray
+    _edg: int
+    _rc: int
     _sb: bytearray
     _u: bytearray
     _ub: bytearray

@@ -91,8 +91,6 @@ class Ladders(EngineBase):
         self._placed = False
         self._uzero()
 
-    @micropython.native
-    @micropython.native
     def _rung(self, m, k, r):
         # type: (int, int, int) -> bool
         """Does rung r of the ladder of a led (m, k) fit with the question, all
@@ -126,7 +124,6 @@ class Ladders(EngineBase):
         q = ((k - 1) * k >> 1) + k - r
         return q == 0 or self._try(2, 1, 0, q, 0, True)
 
-    @micropython.native
     def _reach(self, m, k, r):
         # type: (int, int, int) -> int
         """Does the play reach rung r of the ladder of a led (m, k), the

@@ -43,6 +43,12 @@ class Placer(EngineBase):
         self._sc = bytearray(3 * _NPOS)
         self._se = bytearray(3 * _NPOS)  # and the sets across their edges
         self._nst = bytearray(3)
+        # Faces of 2, 3, >= 4 copies off every stretch of two positions or
+        # more (no run can use them: only sets), and the edges of those
+        # stretches (two neighbouring positions: the lesser's room for pairs).
+        self._off = bytearray(3)
+        self._edg = 0
+        self._rc = 0  # and the sets that runs can take, over all positions
         self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
         self._lcap = bytearray(3)
         self._np = 0
@@ -122,6 +128,9 @@ class Placer(EngineBase):
             sf[p] = sf[p + 1] + a[p]
             sf[_NPOS + p] = sf[_NPOS + p + 1] + a[_NPOS + p]
             sf[2 * _NPOS + p] = sf[2 * _NPOS + p + 1] + a[2 * _NPOS + p]
+        off = self._off
+        off[0] = off[1] = off[2] = 0
+        edg = rc = er = 0
         sl = self._sl
         sc = self._sc
         se = self._se
@@ -138,6 +147,13 @@ class Placer(EngineBase):
                 c = a[2 * _NPOS + p]
                 if w == 0:
                     c += c + a[_NPOS + p] + a[p]
+                    # the edge (p, p + 1); the runs through p + 1, at most
+                    # its sets and the crossings of its two edges
+                    e = c if c < last else last
+                    edg += e
+                    y = er + e
+                    rc += last if last < y else y
+                    er = e
                 elif w == 1:
                     c += a[_NPOS + p]
                 if c:
@@ -150,6 +166,10 @@ class Placer(EngineBase):
                     sc[ns] = cap
                     se[ns] = edge
                     ns += 1
+                    if w == 0 and run == 1:  # a stretch of one position: p + 1
+                        off[0] += a[p + 1]
+                        off[1] += a[_NPOS + p + 1]
+                        off[2] += a[2 * _NPOS + p + 1]
                     run = cap = edge = 0
                 last = c
                 st[b + p] = run
@@ -161,7 +181,15 @@ class Placer(EngineBase):
                 sc[ns] = cap
                 se[ns] = edge
                 ns += 1
+                if w == 0 and run == 1:
+                    off[0] += a[0]
+                    off[1] += a[_NPOS]
+                    off[2] += a[2 * _NPOS]
             self._nst[w] = ns - b
+            if w == 0:
+                rc += last if last < er else er  # position 0
+        self._edg = edg
+        self._rc = rc
 
     @micropython.native
     def _fits_at(self, u2, u3, u4, a2, a3, a4):
@@ -283,16 +311,66 @@ class Placer(EngineBase):
             return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
         self._nd = nd
         # (the sweep first checks that all of it fits counted as sets)
+        # Bounds first. Every run crosses k - 1 edges (at a position each of
+        # its runs takes a set), no more crossings than the edges hold
+        # (_edg); its k sets are at positions that runs can reach, no more
+        # than _rc. The faces off the stretches (_off) hold sets only: the
+        # runs' sets, and the sets of each kind that could not all be off,
+        # must fit in the faces on the stretches; the runs' pairs, and the
+        # sets' pairs that the 2-faces off cannot hold, in all but those.
+        n = self._n
+        off = self._off
+        tot = self._tot
+        v = n[0] - off[0]
+        x = r2 = r3 = r4 = h3 = h4 = 0
         d = 0
         r = 1
         db = self._db
         dr = self._dr
         for i in range(nd):
-            db[i] = (dm[i] - 2) * _NPOS
+            m = dm[i]
+            k = dk[i]
+            y = dn[i]
+            db[i] = (m - 2) * _NPOS
             dr[i] = r
-            d += dn[i] * r
+            d += y * r
             if r <= 65536:
-                r *= dn[i] + 1  # (small ints only: no more once too many)
+                r *= y + 1  # (small ints only: no more once too many)
+            x += y * (k - 1)
+            if k == 1:  # sets placed high: off the stretches too
+                if m == 2:
+                    v += y
+                elif m == 3:
+                    h3 += y
+                else:
+                    h4 += y
+            elif m == 2:
+                r2 += y * k
+            elif m == 3:
+                r3 += y * k
+            else:
+                r4 += y * k
+        if x > self._edg or r2 + r3 + r4 > self._rc:
+            return False
+        h3 += n[1]
+        h4 += n[2]
+        if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[0], tot[1], tot[2]):
+            return False
+        o2 = off[0]
+        o3 = off[1]
+        o4 = off[2]
+        v -= o3 + 2 * o4
+        y = h3 - o3 - o4
+        x = h4 - o4
+        if not self._fits_at(
+            r2 + (v if v > 0 else 0),
+            r3 + (y if y > 0 else 0),
+            r4 + (x if x > 0 else 0),
+            tot[0] - o2,
+            tot[1] - o3,
+            tot[2] - o4,
+        ):
+            return False
         self._mon = r <= 65536
         if self._mon:
             self._newgen()

@@ -86,3 +86,31 @@ def test_same_shape_only_throw():
     h0 = "8H 8H 7H 7H 4H 3H 2H"
     assert follow(e, lead, h0, "8H 8H 7H 7H 4H 2H") == D.OK
     assert follow(e, lead, h0, "8H 4H 7H 7H 3H 2H") == D.R_SAME_SHAPE
+
+
+def test_oracle_bounds_answer_failing_questions_without_a_sweep():
+    # adversarial.jsonl's adv-19 and adv-17: each once had a failing oracle
+    # question that swept 9-14 states (the runs' pairs only on the 3-faces
+    # the triples need; more runs than a stretch's edges hold). The bounds
+    # before the sweep (drules_place._feasible) answer them with none, and
+    # the reasons stay those of the full engine.
+    e = engine("4", "S", decks=3)
+    n0 = e.nstates
+    r = follow(
+        e,
+        "2S 2S 3S 3S 4S 4S 4S 5S 5S 5S 6S 6S 6S KS KS KS AS AS AS 4H 4D 4D 4D",
+        "2S 3S 7S 7S 7S 8S 8S 8S 9S 9S 9S TS JS JS JS QS QS QS 4H 4H 6H 8H 5D 4C 4C 4C SJ BJ BJ BJ",
+        "2S 3S 7S 8S 8S 8S 9S 9S 9S TS JS JS QS QS QS 4H 4C 4C 4C SJ BJ BJ BJ",
+    )
+    assert r == D.R_TITANIC
+    assert e.nstates - n0 < 9, e.nstates - n0
+    e = engine("A", "D", decks=4)
+    n0 = e.nstates
+    r = follow(
+        e,
+        "AS AS AS 3D 3D 4D 4D 5D 5D 9D 9D TD TD KD KD KD AD AD AD AD AC AC SJ SJ BJ BJ",
+        "JS KS AH AH AH AH 2D 2D 2D 2D 4D 4D 6D 6D 6D 6D 7D 7D 7D 8D 9D 9D JD JD JD QD QD QD QD 4C SJ SJ BJ",
+        "AH AH AH 2D 2D 4D 4D 6D 6D 6D 7D 7D 7D 8D 9D 9D JD JD JD QD QD QD QD SJ SJ BJ",
+    )
+    assert r == D.R_TRACTOR
+    assert e.nstates - n0 < 9, e.nstates - n0
