@@ -3,9 +3,11 @@
 The same handle as :class:`~tractor_table.virtual.runner.VirtualTable` (taps,
 presses, the link, the display's lines, the memory figures), but the
 MicroPython process runs ``mpy/pico.py``: a modelled Raspberry Pi Pico whose
-flash (littlefs2 in a file) holds the firmware as ``deploy`` would copy it
-(``.mpy`` modules, ``boot.py`` and ``main.py`` as source, ``cards.bin``,
-``table.cfg``), booting ``boot.py`` then ``main.py``; the real
+flash (the NOR flash model, ``mpy/norflash.py``, in a file) holds a littlefs
+image built as ``deploy`` would write it (:func:`.flashimage.build` of
+:func:`.flashimage.deploy_items`: ``.mpy`` modules, ``boot.py`` and ``main.py``
+as source, ``cards.bin``, ``table.cfg``, ``deployed.txt``), booting ``boot.py``
+then ``main.py``; the real
 ``picoboard.PicoBoard`` reads the PN532 models through ``machine.SPI``. A tap
 is a tag put on the seat's PN532 model, a press the seat's button pin held
 low as a person would, and the display's lines are read back from the
@@ -22,12 +24,11 @@ from pathlib import Path
 
 from shengji import Rules
 
-from .. import mpy
+from .. import deploy, mpy
 from ..errors import CommandError
 from ..link.serial_link import SerialLink
-from ..paths import FIRMWARE_DIR
 from ..virtual import runner as vr
-from . import CPU_FACTOR
+from . import CPU_FACTOR, flashimage
 
 BOARD_DIR = Path(__file__).resolve().parent / "mpy"
 #: firmware files the Pico runs from source (firmware_build.SOURCE_ONLY)
@@ -73,7 +74,9 @@ class PicoTable(vr.VirtualTable):
         )
         self.cpu_factor = cpu_factor
         self.image = self.workdir / "flash.img"
-        self.stage = self.workdir / "stage"
+        #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
+        self.power_cut: tuple[int, str, int] | None = None
+        self.frames_at_cut = -1  # the display frames drawn before it
         #: the SSD1306's display RAM after the last frame (1,024 bytes)
         self.pixels = b""
         #: the board's figures at power-off ("V" line): virtual_us, cpu_us,
@@ -83,19 +86,30 @@ class PicoTable(vr.VirtualTable):
         #: framebuf's 8x8 font (characters 32-126, 8 bytes each), from the board
         self.font = b""
 
-    def _stage(self) -> None:
-        """The files deploy would copy to the Pico, in a folder the board copies to flash."""
+    def _flash_image(self) -> None:
+        """The Pico's flash as ``deploy`` leaves it: a littlefs image of the
+        firmware compiled for this machine, the virtual deck's card set and the
+        table's configuration (a kept image, ``keep_state``, boots as it was left)."""
+        if self.keep_state and self.image.exists():
+            return
         if not self.fw_dir.exists():
             vr.compile_for_host(self.fw_dir)
-        shutil.rmtree(self.stage, ignore_errors=True)
-        self.stage.mkdir(parents=True)
-        for f in self.fw_dir.glob("*.mpy"):
-            if f.stem + ".py" not in SOURCE_ONLY:
-                shutil.copy(f, self.stage / f.name)
-        for name in SOURCE_ONLY:
-            shutil.copy(FIRMWARE_DIR / name, self.stage / name)
-        (self.stage / "cards.bin").write_bytes(vr.virtual_card_map(self.decks))
-        (self.stage / "table.cfg").write_text(vr.table_config(self.rules, self.hand_scan))
+        items = [
+            i for i in flashimage.deploy_items(march="host", precompiled=self.fw_dir)
+            if i.name not in ("cards.bin", "table.cfg")
+        ]
+        items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
+        config = vr.table_config(self.rules, self.hand_scan).encode()
+        items.append(deploy.Item(deploy.CONFIG_FILE, config, "configuration"))
+        self.image.unlink(missing_ok=True)
+        flashimage.build(self.image, items)
+
+    def cut_power(self, after_ops: int) -> None:
+        """Cut the power during the ``after_ops``-th flash erase or program from
+        now (``norflash.cut_at``): the board ends there, its image as the cut left it."""
+        if after_ops < 1:
+            raise CommandError(f"cut_power({after_ops}): give a count of 1 or more flash operations")
+        self._send(b"C %d\n" % after_ops)
 
     def start(self, timeout: float = 30.0) -> PicoTable:
         sim_dir = self.workdir / "sim"
@@ -110,9 +124,7 @@ class PicoTable(vr.VirtualTable):
                 if src.name != "pico.py":
                     vr.compile_for_host(board_dir, src)
             shutil.copy(BOARD_DIR / "pico.py", board_dir / "pico.py")
-        self._stage()
-        if not self.keep_state:
-            self.image.unlink(missing_ok=True)
+        self._flash_image()
         ctl_in = self.workdir / "ctl_in"
         ctl_out = self.workdir / "ctl_out"
         for p in (ctl_in, ctl_out):
@@ -136,7 +148,6 @@ class PicoTable(vr.VirtualTable):
                     str(ctl_in),
                     str(ctl_out),
                     str(self.image.resolve()),
-                    str(self.stage.resolve()),
                     repr(self.cpu_factor),
                     str(self.decks),
                 ],
@@ -179,6 +190,13 @@ class PicoTable(vr.VirtualTable):
             words = rest.split()
             with self._changed:
                 self.figures = {k: int(v) for k, v in zip(words[::2], words[1::2], strict=True)}
+                self._changed.notify_all()
+            return
+        if op == "C":
+            kind = rest.split()
+            with self._changed:
+                self.power_cut = (int(kind[0]), kind[1], int(kind[2]))
+                self.frames_at_cut = self.frames
                 self._changed.notify_all()
             return
         if op == "W":

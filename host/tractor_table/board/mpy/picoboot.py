@@ -3,7 +3,7 @@
 # The board model: a Raspberry Pi Pico with the table's parts, on which the
 # real firmware (boot.py, main.py, picoboard.py, picohw.py, ...) runs unchanged.
 #
-#   micropython pico.py CTL_IN CTL_OUT IMAGE STAGE CPU_FACTOR DECKS
+#   micropython pico.py CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS
 # (pico.py, a launcher, measures the heap the models take and calls main())
 #
 # - machine.py and time.py (this folder, ahead of the unix port's built-ins on
@@ -17,8 +17,10 @@
 #     Pico's pull-up makes them read 1), held by a "person" for a click, a
 #     double press or a long press;
 #   - the buzzer on PWM, the LED;
-#   - the flash: a block device (fileflash.FileFlash, the NorFlash model's
-#     interface) in the file IMAGE, with littlefs2 on it.
+#   - the flash: the NOR flash model (norflash.NorFlash: the Pico's 352 x
+#     4 KiB blocks, NOR semantics, the chip's erase and program times charged
+#     to the virtual clock) in the file IMAGE, with littlefs2 on it as
+#     `tractor-table deploy` leaves it (board/flashimage.py builds it).
 # - It boots as a Pico does: littlefs mounted at /, boot.py, then main.py,
 #   whose imports load the .mpy files from flash. machine.reset(), an expired
 #   WDT and machine.soft_reset() boot it again (BoardReset); "Q" on the control
@@ -26,7 +28,11 @@
 # - The host drives it as it drives the old virtual board (virtual/mpy/vboard.py):
 #   control FIFO lines "T seat card" (a card's tag put on the seat's reader by
 #   a person, taken away once the chip found it), "U seat uidhex..." (tags by
-#   UID), "B seat kind" (the seat's button pressed as a person would), "Q".
+#   UID), "B seat kind" (the seat's button pressed as a person would), "Q",
+#   "C n" (the power is cut during the n-th flash erase or program from now:
+#   norflash.cut_at; the board stops there, and the power comes back 0.5 s
+#   later: it boots again from the image as the cut left it, the USB link
+#   staying plugged in; the PN532s and the display lose their state).
 #   Output FIFO lines: "D line0|...|line7" (the text read back from the
 #   SSD1306's display RAM after each frame), "P hex" (the RAM itself, 1,024
 #   bytes), "S sound", "R alloc restored sim", "M peak end fields collisions",
@@ -39,8 +45,8 @@ import time  # noqa: E402  (board/mpy/time.py)
 from array import array
 
 import chip as C  # noqa: E402  (pn532sim/chip.py)
-import fileflash  # noqa: E402
 import machine  # noqa: E402  (board/mpy/machine.py)
+import norflash  # noqa: E402
 import ssd1306sim  # noqa: E402
 import utime  # noqa: E402
 import vclock  # noqa: E402
@@ -431,7 +437,9 @@ class Board:
         self.buzzer_pin = H.BUZZER
         self.led_changes = 0
         self.person = Person(self, 2)
-        self.flash = fileflash.FileFlash(image) if image else None
+        # opened before littlefs is mounted at / (norflash.py: the image is a host file)
+        self.flash = norflash.NorFlash(image) if image else None
+        self.cut = None  # the norflash.PowerCut that ended the board
         self.wdt_due = -1
         self.wdt_ms = 0
         self.timers = []
@@ -446,6 +454,24 @@ class Board:
         self.poll_cycle = Hist()  # between two polls of seat 0's reader: the four-seat cycle
         self._seat0_at = -1
         del sys.modules["hwconfig"]  # the firmware imports its own, from flash
+
+    def power_cycle(self):
+        """After a power cut: the parts lose their state, the flash is opened
+        again from its image as the cut left it (a new NorFlash), and the
+        power comes back half a second later."""
+        for c in self.chips:
+            c.set_rstpd(0)
+            c.set_rstpd(1)
+        self.oled._power_on()
+        path = self.flash.path
+        try:
+            # littlefs is unmounted from /: the host's files are at /host
+            self.flash = norflash.NorFlash("/host" + path)
+        except OSError:
+            self.flash = norflash.NorFlash(path)
+        self.flash.path = path
+        self.timers = []
+        self.clock.advance_us(500000)
 
     def set_decks(self, decks):
         self.person.card_at = [-(1 << 40)] * (54 * decks)
@@ -600,6 +626,9 @@ class Board:
             elif op == b"Q":
                 self.run = False
                 return
+            elif op == b"C" and self.flash is not None:
+                # a power cut at the n-th erase or program from now
+                self.flash.cut_at(self.flash.ops + int(parts[1]))
             elif op == b"?":
                 # the person's state, for a host that waits in vain
                 p = self.person
@@ -705,26 +734,12 @@ def font_table():
 # --- power-up
 
 
-def _copy_tree(src, dst):
-    buf = bytearray(512)
-    for name in os.listdir(src):
-        if name == "table.json" or name.startswith("."):
-            continue
-        with open(src + "/" + name, "rb") as fi, open(dst + "/" + name, "wb") as fo:
-            while True:
-                n = fi.readinto(buf)
-                if not n:
-                    break
-                fo.write(buf[:n] if n < len(buf) else buf)
-
-
-def mount_flash(board, stage):
+def mount_flash(board):
     """littlefs2 on the flash at /, as the rp2 port's _boot.py mounts it
     (formatting a blank chip); the host's files stay reachable at /host.
-    With ``stage`` (a folder on the host), its files are copied to flash
-    first, as ``tractor-table deploy`` would copy them."""
+    The image holds what deploy wrote (board/flashimage.py builds it)."""
     bd = board.flash
-    bd.clock = None  # mounting and copying at deploy time: no virtual time
+    bd.clock = None  # mounting: no virtual time (the rp2 port does it before main.py)
     try:
         vfs.umount("/")
     except OSError:
@@ -740,8 +755,6 @@ def mount_flash(board, stage):
         fs = vfs.VfsLfs2(bd, progsize=256)
     vfs.mount(fs, "/")
     board.restored = "table.json" in os.listdir("/")
-    if stage:
-        _copy_tree("/host" + stage, "")
     os.chdir("/")
     bd.clock = board.clock
 
@@ -762,12 +775,14 @@ def _run_file(name):
     exec(code, {"__name__": "__main__", "__file__": name})
 
 
-def boot(board, stage, cause):
+def boot(board, cause):
     """One power-up or reset: mount, boot.py, main.py."""
     machine._attach(board, cause)
+    board.wdt_due = -1  # a reset stops the watchdog and the timers: the firmware starts them again
+    board.timers = []
     board.boots += 1
     board.clock._depth = 0
-    mount_flash(board, stage)
+    mount_flash(board)
     sys.path[:] = ["", ".frozen", "/lib"]
     files = os.listdir("/")
     try:
@@ -775,7 +790,7 @@ def boot(board, stage, cause):
             _run_file("boot.py")
         if "main.py" in files:
             _run_file("main.py")
-    except (machine.BoardReset, PowerOff):
+    except (machine.BoardReset, PowerOff, norflash.PowerCut):
         raise
     except Exception as exc:  # noqa: BLE001 - as the Pico: traceback, then the REPL
         sys.print_exception(exc)
@@ -792,8 +807,8 @@ def _probe(spi, buf):
 
 
 def main(argv, start_alloc):
-    ctl_in, ctl_out, image, stage, factor = argv[1], argv[2], argv[3], argv[4], float(argv[5])
-    decks = int(argv[6]) if len(argv) > 6 else 2
+    ctl_in, ctl_out, image, factor = argv[1], argv[2], argv[3], float(argv[4])
+    decks = int(argv[5]) if len(argv) > 5 else 2
     board = Board(ctl_in, ctl_out, image, factor)
     board.set_decks(decks)
     import binascii
@@ -810,22 +825,36 @@ def main(argv, start_alloc):
     board.sim_bytes = gc.mem_alloc() - start_alloc
     keep = set(sys.modules)
     cause = machine.PWRON_RESET
-    first = True
     wall0 = utime.ticks_ms()
+
+    def clean():
+        unmount_flash()
+        for name in list(sys.modules):
+            if name not in keep:
+                del sys.modules[name]
+        gc.collect()
+        board.reported = False
+
     try:
         while True:
             try:
-                boot(board, stage if first else "", cause)
+                boot(board, cause)
             except machine.BoardReset as r:
                 print("board: reset (%s)" % r.why)
                 cause = r.cause if r.cause > 0 else cause
-                first = False
-                unmount_flash()
-                for name in list(sys.modules):
-                    if name not in keep:
-                        del sys.modules[name]
-                gc.collect()
-                board.reported = False
+                clean()
+            except norflash.PowerCut as cut:
+                # the power went during a flash operation: the board stops
+                # there, the image as the cut left it; the dead board's open
+                # files fail (EIO) instead of raising when gc closes them
+                # (norflash.py: off()); then the power comes back
+                print("board: %s" % cut)
+                board.cut = cut
+                board.flash.off()
+                board._out.write(b"C %d %s %d\n" % (cut.op, cut.kind.encode(), int(cut.part * 100)))
+                clean()
+                board.power_cycle()
+                cause = machine.PWRON_RESET
     except PowerOff:
         pass
     board.report()
