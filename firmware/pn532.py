@@ -240,7 +240,8 @@ class PN532:
         self._spi.write(self._op_status)
         self._spi.readinto(self._status, 0)
         cs.value(1)
-        return self._status[0] == 0x80  # 0x01 (ready), LSB first
+        # bit 0 (ready) of the status byte, LSB first: only that bit is tested
+        return (self._status[0] & 0x80) != 0
 
     @micropython.native
     def _wait(self, timeout_us, slot):

@@ -58,7 +58,9 @@ _ALTERNATE_MS = 300 + 50
 _AWAY_MS = 500 + 50
 _CROSSTALK_MS = 300 + 50
 # a tap: the card lies on the reader at least this long (ms), and until read
+# by two polls at least the scanner's confirm_ms (80) apart
 _HOLD_MS = 250
+_CONFIRM_MS = 80
 # a person's button presses (ms): each phase lasts at least this long and
 # until the firmware sampled the pin at least twice in it
 _CLICK_MS = 150
@@ -212,6 +214,7 @@ class Person:
         self.placed = [None, None, None, None]
         self.placed_at = [0, 0, 0, 0]
         self.read_at = [-1, -1, -1, -1]  # when the Pico first read the tags placed
+        self.read_again = [False] * 4  # ... and read them again confirm_ms later
         self.free_at = [0, 0, 0, 0]
         self.last = [-9, -9, -9, -9]
         self.lifted = [0, 0, 0, 0]
@@ -283,7 +286,7 @@ class Person:
             break
         for s in range(4):
             if self.placed[s] is not None:
-                if self.read_at[s] >= 0 and now_ms * 1000 - self.placed_at[s] >= _HOLD_MS * 1000:
+                if self.read_again[s] and now_ms * 1000 - self.placed_at[s] >= _HOLD_MS * 1000:
                     self._lift(s)
             elif self.waiting[s] and now_ms >= self._due(s):
                 self._place(s)
@@ -312,11 +315,15 @@ class Person:
         """The Pico read the seat's poll answer listing the tags on it: the
         person takes the card away once it has lain there _HOLD_MS (a read that
         timed out, or that the firmware dropped, is read again meanwhile)."""
+        now = self.board.clock.now_us
         if self.read_at[s] < 0:
-            self.read_at[s] = self.board.clock.now_us
+            self.read_at[s] = now
+        elif now - self.read_at[s] >= _CONFIRM_MS * 1000:
+            self.read_again[s] = True
 
     def _lift(self, s):
         self.read_at[s] = -1
+        self.read_again[s] = False
         card, tags = self.placed[s]
         chip = self.board.chips[s]
         for t in tags:
