@@ -218,6 +218,15 @@ class Scanner:
         self.uid_len = n
         return kind
 
+    def due(self, now):
+        """True when a reader has something to do now (a poll, a set-up, a
+        reset's next step): the main loop must not sleep then."""
+        for seat in range(self.seats):
+            st = self._state[seat]
+            if st == _OK or st == _INIT or ticks_diff(now, self._due[seat]) >= 0:
+                return True
+        return False
+
     # ---- reader health -----------------------------------------------------
     def reader_ok(self, seat):
         return self._state[seat] == _OK
