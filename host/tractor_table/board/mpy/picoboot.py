@@ -447,6 +447,8 @@ class Board:
         # opened before littlefs is mounted at / (norflash.py: the image is a host file)
         self.flash = norflash.NorFlash(image) if image else None
         self.cut = None  # the norflash.PowerCut that ended the board
+        self.hang = False  # "H": the next model call never returns
+        self.oled_back_at = -1  # "I": when the display answers again
         self.wdt_due = -1
         self.wdt_ms = 0
         self.timers = []
@@ -598,6 +600,19 @@ class Board:
         self._updating = True
         try:
             now = self.clock.now_us
+            if self.oled_back_at >= 0 and now >= self.oled_back_at:
+                self.oled.present = True
+                self.oled_back_at = -1
+            if self.hang:
+                # stuck: the clock runs on, the firmware gets nowhere
+                self.hang = False
+                print("board: the firmware hangs")
+                start = now
+                while self.wdt_due < 0 or now < self.wdt_due:
+                    self.clock.advance_us(100000)
+                    now = self.clock.now_us
+                    if self.wdt_due < 0 and now - start > 60000000:
+                        break  # no watchdog: a minute stuck, then on
             if self.wdt_due >= 0 and now >= self.wdt_due:
                 self.wdt_due = -1
                 raise machine.BoardReset(machine.WDT_RESET, "the watchdog expired")
@@ -633,6 +648,14 @@ class Board:
             elif op == b"Q":
                 self.run = False
                 return
+            elif op == b"H":
+                # the firmware hangs in its next call into a model (a stuck
+                # bus transaction): only the watchdog gets it out
+                self.hang = True
+            elif op == b"I":
+                # the display stops answering on I2C for n ms (a loose cable)
+                self.oled.present = False
+                self.oled_back_at = self.clock.now_us + int(parts[1]) * 1000
             elif op == b"C" and self.flash is not None:
                 # a power cut at the n-th erase or program from now
                 self.flash.cut_at(self.flash.ops + int(parts[1]))
