@@ -80,6 +80,18 @@ FAIL_RESET = const(5)
 REDRAW_MS = const(100)
 
 
+def _frozen(snap):
+    # the snapshot's lists copied two levels deep (the tricks' packed
+    # bytearrays are not copied: a finished trick never changes), so that a
+    # save in steps writes the state as it was when it began
+    out = []
+    for x in snap:
+        if isinstance(x, list):
+            x = [y[:] if isinstance(y, list) else y for y in x]
+        out.append(x)
+    return out
+
+
 def uid_hex(uid):
     # the table's identity as the link carries it: lower-case hex
     return "".join("%02x" % b for b in uid)
@@ -221,14 +233,21 @@ class App:
         s = t.take_sound()
         if s:
             b.beep(s)
-        if t.take_save() and self.store is not None:
-            # the tricks as kept, unpacked one at a time by the writer
+        st = self.store
+        if st is not None:
+            # a save is written in steps, one piece per turn of the loop
+            # (persist.py), so that the readers keep being polled meanwhile
             try:
-                self.store.save(t.snapshot(True), T.trick_unpack)
+                if st.busy() and not st.step():
+                    gc.collect()
+                if t.take_save():
+                    # the tricks as kept, unpacked one at a time by the writer;
+                    # what play may change meanwhile is copied (shallow)
+                    st.begin(_frozen(t.snapshot(True)), T.trick_unpack)
+                    st.step()
             except OSError:
                 t._save = True  # not saved: the next turn tries again
                 raise
-            gc.collect()
         due = getattr(b, "display_due", None)
         if due is not None and due(now):
             self.dirty = True

@@ -99,7 +99,7 @@ def test_a_good_table_passes():
     assert 0 < mid <= worst < 50
     assert test.seat_errors == [0, 0, 0, 0]
     assert "seat 3 reader: 0 error(s) in 20 polls" in passed
-    assert [t for t in passed if t.startswith("poll cycle: median %d ms" % mid)]
+    assert [t for t in passed if t.startswith(f"poll cycle: median {mid} ms")]
 
 
 def test_a_seat_with_errors_is_counted():
