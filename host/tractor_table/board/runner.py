@@ -19,8 +19,10 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 import tty
 from pathlib import Path
+from typing import Any
 
 from shengji import Rules
 
@@ -77,6 +79,10 @@ class PicoTable(vr.VirtualTable):
         #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
         self.power_cut: tuple[int, str, int] | None = None
         self.frames_at_cut = -1  # the display frames drawn before it
+        self.power_ups = 0  # MicroPython processes started: 1 + the power cuts and resets
+        self._reset_args: list[str] = []  # a relaunch after a reset: its cause, the boots so far
+        self._relaunch: threading.Thread | None = None
+        self.resets = 0  # resets of the board (machine.reset, the watchdog)
         #: the SSD1306's display RAM after the last frame (1,024 bytes)
         self.pixels = b""
         #: the board's figures at power-off ("V" line): virtual_us, cpu_us,
@@ -136,7 +142,28 @@ class PicoTable(vr.VirtualTable):
         self._master, self._slave = os.openpty()
         tty.setraw(self._slave)
         slave_path = os.ttyname(self._slave)
-        with open(self.stderr_path, "wb") as err:
+        self._launch_args = (board_dir, sim_dir, ctl_in, ctl_out)
+        self._launch()
+        self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
+        self._out_thread.start()
+        if not self.wait(lambda: self.ready_alloc >= 0, timeout):
+            errors = self.firmware_errors()
+            self.close()
+            raise CommandError(f"the board model did not start: {errors}")
+        self.link = SerialLink(slave_path, on_note=self._note).start()
+        if not self.link.wait_synced(timeout):
+            errors = self.firmware_errors()
+            self.close()
+            raise CommandError(f"the link to the board model did not come up: {errors}")
+        return self
+
+    def _launch(self) -> None:
+        """Power up: a MicroPython process running the board from the image
+        (after a power cut, a new one on the same USB pty and FIFOs: a
+        fresh heap, as a Pico's after power-up)."""
+        board_dir, sim_dir, ctl_in, ctl_out = self._launch_args
+        self.power_ups += 1
+        with open(self.stderr_path, "ab" if self.power_ups > 1 else "wb") as err:
             self.proc = mpy.popen(
                 board_dir / "pico.py",
                 # the board's machine and time first: they replace the built-ins;
@@ -150,23 +177,51 @@ class PicoTable(vr.VirtualTable):
                     str(self.image.resolve()),
                     repr(self.cpu_factor),
                     str(self.decks),
+                    *self._reset_args,
                 ],
                 stdin=self._master,
                 stdout=self._master,
                 stderr=err,
             )
-        self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
-        self._out_thread.start()
-        if not self.wait(lambda: self.ready_alloc >= 0, timeout):
-            errors = self.firmware_errors()
-            self.close()
-            raise CommandError(f"the board model did not start: {errors}")
-        self.link = SerialLink(slave_path, on_note=self._note).start()
-        if not self.link.wait_synced(timeout):
-            errors = self.firmware_errors()
-            self.close()
-            raise CommandError(f"the link to the board model did not come up: {errors}")
-        return self
+
+    def _power_back(self) -> None:
+        # the cut board's process ends (its figures written); the power comes back
+        proc = self.proc
+        if proc is not None:
+            proc.wait()
+        with self._changed:
+            if self._stop.is_set():
+                return
+            self.restored = False
+            self._launch()
+            self._changed.notify_all()
+
+    def wait(self, predicate: Any, timeout: float) -> bool:
+        """As VirtualTable.wait, but a board between two processes (a reset,
+        a power cut: the host starts the next one) is not a board that stopped."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not predicate():
+                left = deadline - time.monotonic()
+                relaunching = self._relaunch is not None and self._relaunch.is_alive()
+                stopped = self.proc is not None and self.proc.poll() is not None and not relaunching
+                if left <= 0 or stopped:
+                    return bool(predicate())
+                self._changed.wait(min(left, 0.05))
+            return True
+
+    def _send(self, line: bytes) -> None:
+        t = self._relaunch
+        if t is not None and t.is_alive():
+            t.join(timeout=10)  # the next process is being started
+        super()._send(line)
+
+    def close(self) -> None:
+        t = self._relaunch
+        if t is not None:
+            t.join(timeout=10)
+            self._relaunch = None
+        super().close()
 
     def _drain_reports(self, timeout: float = 2.0) -> None:
         super()._drain_reports(timeout)
@@ -197,6 +252,18 @@ class PicoTable(vr.VirtualTable):
             with self._changed:
                 self.power_cut = (int(kind[0]), kind[1], int(kind[2]))
                 self.frames_at_cut = self.frames
+                self._reset_args = []
+                self._relaunch = threading.Thread(target=self._power_back, daemon=True)
+                self._relaunch.start()
+            return
+        if op == "Z":
+            # machine.reset(), the watchdog: the board boots again in a new process
+            cause, boots = rest.split()
+            with self._changed:
+                self._reset_args = [cause, boots]
+                self.resets += 1
+                self._relaunch = threading.Thread(target=self._power_back, daemon=True)
+                self._relaunch.start()
                 self._changed.notify_all()
             return
         if op == "W":

@@ -3,7 +3,7 @@
 # The board model: a Raspberry Pi Pico with the table's parts, on which the
 # real firmware (boot.py, main.py, picoboard.py, picohw.py, ...) runs unchanged.
 #
-#   micropython pico.py CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS
+#   micropython pico.py CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS]
 # (pico.py, a launcher, measures the heap the models take and calls main())
 #
 # - machine.py and time.py (this folder, ahead of the unix port's built-ins on
@@ -30,9 +30,9 @@
 #   a person, taken away once the chip found it), "U seat uidhex..." (tags by
 #   UID), "B seat kind" (the seat's button pressed as a person would), "Q",
 #   "C n" (the power is cut during the n-th flash erase or program from now:
-#   norflash.cut_at; the board stops there, and the power comes back 0.5 s
-#   later: it boots again from the image as the cut left it, the USB link
-#   staying plugged in; the PN532s and the display lose their state).
+#   norflash.cut_at; the board stops there and the process ends, "C op kind
+#   pct" on the output FIFO; the host (board/runner.py) starts a new process
+#   on the image as the cut left it, the same USB pty staying plugged in).
 #   Output FIFO lines: "D line0|...|line7" (the text read back from the
 #   SSD1306's display RAM after each frame), "P hex" (the RAM itself, 1,024
 #   bytes), "S sound", "R alloc restored sim", "M peak end fields collisions",
@@ -448,6 +448,9 @@ class Board:
         self.flash = norflash.NorFlash(image) if image else None
         self.cut = None  # the norflash.PowerCut that ended the board
         self.hang = False  # "H": the next model call never returns
+        self._pace_n = 0  # board time kept to real time (_pace)
+        self._pace_v = 0
+        self._pace_w = utime.ticks_us()
         self.oled_back_at = -1  # "I": when the display answers again
         self.wdt_due = -1
         self.wdt_ms = 0
@@ -463,24 +466,6 @@ class Board:
         self.poll_cycle = Hist()  # between two polls of seat 0's reader: the four-seat cycle
         self._seat0_at = -1
         del sys.modules["hwconfig"]  # the firmware imports its own, from flash
-
-    def power_cycle(self):
-        """After a power cut: the parts lose their state, the flash is opened
-        again from its image as the cut left it (a new NorFlash), and the
-        power comes back half a second later."""
-        for c in self.chips:
-            c.set_rstpd(0)
-            c.set_rstpd(1)
-        self.oled._power_on()
-        path = self.flash.path
-        try:
-            # littlefs is unmounted from /: the host's files are at /host
-            self.flash = norflash.NorFlash("/host" + path)
-        except OSError:
-            self.flash = norflash.NorFlash(path)
-        self.flash.path = path
-        self.timers = []
-        self.clock.advance_us(500000)
 
     def set_decks(self, decks):
         self.person.card_at = [-(1 << 40)] * (54 * decks)
@@ -621,8 +606,31 @@ class Board:
                 while t._due >= 0 and now >= t._due:
                     t._fire(now)
             self.person.update(now // 1000)
+            if self._in is not None:
+                self._pace(now)
         finally:
             self._updating = False
+
+    def _pace(self, now):
+        """With a host on the link, board time must not run ahead of real
+        time while nobody is at the table: the firmware polls its readers
+        without sleeping (as on a Pico), and the link's timers on both sides
+        must agree. Ahead by more than 10 ms: wait for real (the host's input
+        ends the wait)."""
+        self._pace_n += 1
+        if self._pace_n & 15:
+            return
+        w = utime.ticks_us()
+        ahead = (now - self._pace_v) - utime.ticks_diff(w, self._pace_w)
+        if ahead < 0:
+            self._pace_v = now
+            self._pace_w = w
+            return
+        if ahead > 10000 and self.person.idle():
+            self._poll.poll(ahead // 1000)
+            self.clock.mark()  # the wait is not the firmware's CPU time
+            self._pace_v = now
+            self._pace_w = utime.ticks_us()
 
     # --- the host's control FIFO
     def control(self):
@@ -854,7 +862,10 @@ def main(argv, start_alloc):
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
     keep = set(sys.modules)
-    cause = machine.PWRON_RESET
+    # a process started after a reset (the host's relaunch): its cause and
+    # the boots so far
+    cause = int(argv[6]) if len(argv) > 6 else machine.PWRON_RESET
+    board.boots = int(argv[7]) if len(argv) > 7 else 0
     wall0 = utime.ticks_ms()
 
     def clean():
@@ -872,19 +883,24 @@ def main(argv, start_alloc):
             except machine.BoardReset as r:
                 print("board: reset (%s)" % r.why)
                 cause = r.cause if r.cause > 0 else cause
+                if board._in is not None:
+                    # with a host: the process ends and the host starts a new
+                    # one (a reset gives the RP2040 a fresh heap; this process
+                    # cannot), on the same USB pty
+                    board._out.write(b"Z %d %d\n" % (cause, board.boots))
+                    break
                 clean()
             except norflash.PowerCut as cut:
                 # the power went during a flash operation: the board stops
                 # there, the image as the cut left it; the dead board's open
                 # files fail (EIO) instead of raising when gc closes them
-                # (norflash.py: off()); then the power comes back
+                # (norflash.py: off()). The process ends: the host starts a
+                # new one on the image (a fresh heap, as after a power-up)
                 print("board: %s" % cut)
-                board.cut = cut
+                board.cut = (cut.op, cut.kind, cut.part)
                 board.flash.off()
                 board._out.write(b"C %d %s %d\n" % (cut.op, cut.kind.encode(), int(cut.part * 100)))
-                clean()
-                board.power_cycle()
-                cause = machine.PWRON_RESET
+                break
     except PowerOff:
         pass
     board.report()
