@@ -307,6 +307,9 @@ class App:
             if self.stopped(now):
                 break
             after = b.ticks_ms()
+            st = getattr(self, "store", None)
+            if st is not None and st.busy():
+                continue  # a save in steps: its next piece at once
             if busy is not None and busy(after) and not self.dirty:
                 continue
             left = pace_ms - ttlink.ticks_diff(after, now)
