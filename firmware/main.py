@@ -338,6 +338,9 @@ def configured_app(board, cfg_path):
         throw_penalty=opts.throw_penalty,
         hand_scan=opts.hand_scan,
     )
+    sc = getattr(board, "scanner", None)
+    if sc is not None and opts.reader_gain >= 0:
+        sc.rx_gain = opts.reader_gain  # set at each reader's set-up
     for p in opts.problems:
         print("table.cfg:", p)
     problem = board.problem or (opts.problems[0] if opts.problems else "")

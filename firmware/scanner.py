@@ -50,6 +50,9 @@ Timings (all parameters of the constructor; defaults in brackets):
 - ``retry_ms`` [1000]: wait before the next reset when set-up failed.
 - ``max_targets`` [2]: targets asked for per poll; 2 lets the chip itself
   report two tags on one reader.
+- ``rx_gain`` (attribute) [-1]: the readers' receiver gain code, set after
+  each set-up (``pn532.PN532.set_rx_gain``; table.cfg ``reader_gain=low``
+  sets 4, 33 dB); -1 leaves the chip's default (38 dB).
 - ``max_retries`` [0]: extra passive-activation attempts per poll (0 = one
   attempt, so a poll without a card returns in a few ms).
 """
@@ -123,6 +126,9 @@ class Scanner:
         self.retry_ms = retry_ms
         self.max_targets = max_targets
         self.max_retries = max_retries
+        # the readers' RxGain (pn532.PN532.set_rx_gain), set after each set-up
+        # (a reset puts the chip's default back); -1: the default
+        self.rx_gain = -1
         n = len(readers)
         self.seats = n
         self._next = 0
@@ -260,6 +266,8 @@ class Scanner:
 
     def _setup(self, seat, now):
         r = self.readers[seat].setup(self.max_retries)
+        if r >= 0 and self.rx_gain >= 0:
+            r = self.readers[seat].set_rx_gain(self.rx_gain)
         if r < 0:
             if not self._faulted[seat]:
                 self._faulted[seat] = 1

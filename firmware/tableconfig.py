@@ -12,6 +12,9 @@
 #   level_ladder=full|tournament                        must_play=2,A (ranks)
 #   first_dealer=first|final   no_bid=nt|kitty            revoke=flag|forfeit
 #
+# and one for the readers: reader_gain=normal|low (the PN532's receiver gain,
+# 38 or 33 dB: low shrinks the read zone; docs/readers.md).
+#
 # The option the table core does not play (partners=called) is reported as a
 # problem; the table then plays the default (partners=fixed).
 # Unknown keys are ignored (they are deploy's).
@@ -55,6 +58,13 @@ class Options:
         self.problems = []
         self.rules = {}
         self.hand_scan = self._flag(cfg, "hand_scan", False)
+        # the readers' RxGain code (pn532.set_rx_gain), -1: the chip's default
+        self.reader_gain = -1
+        g = cfg.get("reader_gain", "normal")
+        if g == "low":
+            self.reader_gain = 4
+        elif g != "normal":
+            self.problems.append("reader_gain: %s is not normal or low" % g)
         self.throw_penalty = 0
         tp = cfg.get("throw_penalty")
         if tp is not None:

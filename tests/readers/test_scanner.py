@@ -348,3 +348,26 @@ def test_reader_that_reset_itself_is_set_up_again():
     c.place(chip.Tag(uid7(2)))
     t.run(200)  # two sightings confirm_ms apart
     assert [e[:3] for e in t.take()] == [(EV_CARD, 1, 2)]
+
+
+def test_rx_gain_is_set_with_rfconfiguration_0x0a():
+    t = _started()
+    d = t.drivers[0]
+    c = t.chips[0]
+    assert c.rx_gain == 5  # the chip's default, 38 dB
+    assert d.set_rx_gain(pn532.RX_GAIN_LOW) == pn532.OK
+    assert c.rx_gain == 4 and c.rf_cfg == 0x49  # 33 dB, the other CIU_RFCfg bits kept
+    assert d.set_rx_gain(8) == pn532.ERR_RESPONSE  # not a gain code: nothing sent
+    assert c.rx_gain == 4
+    # the reader still reads at the lower gain
+    tag = chip.Tag(uid7(1))
+    c.place(tag)
+    t.run(300)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 0, 1)]
+
+
+def test_scanner_sets_the_rx_gain_at_each_set_up():
+    t = table()
+    t.sc.rx_gain = pn532.RX_GAIN_LOW
+    t.run(100)
+    assert [c.rx_gain for c in t.chips] == [4, 4, 4, 4]

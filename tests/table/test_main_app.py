@@ -296,6 +296,9 @@ def test_table_cfg_sets_the_rules():
     os.remove(path)
     assert C.read(path) == {}
     assert C.Options({}).rules == {"throw_penalty": 0} and C.Options({}).problems == []
+    # the readers' gain: normal (the chip's default) or low
+    assert C.Options({}).reader_gain == -1 and C.Options({"reader_gain": "low"}).reader_gain == 4
+    assert C.Options({"reader_gain": "loud"}).problems == ["reader_gain: loud is not normal or low"]
 
 
 def test_configured_app_plays_by_table_cfg():
