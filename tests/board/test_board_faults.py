@@ -69,7 +69,7 @@ def test_a_hung_loop_is_reset_by_the_watchdog_and_resumes_from_flash(compiled: P
         frames = vt.frames
         vt._send(b"H\n")
         assert vt.wait(lambda: vt.restored and vt.frames > frames and vt.lines[2].startswith("trick"), 30), (
-            vt.lines, vt.firmware_errors())
+            vt.lines, vt.firmware_errors(), vt.power_ups, vt.restored, vt.frames, frames)
         assert _rewind(vt, game) == 1  # the lead of trick 2 was not saved
         while not game.play_trick():
             pass

@@ -448,6 +448,8 @@ class Board:
         self.flash = norflash.NorFlash(image) if image else None
         self.cut = None  # the norflash.PowerCut that ended the board
         self.hang = False  # "H": the next model call never returns
+        self._svc = 0  # model calls (_service)
+        self.mounted = False  # littlefs mounted at / (the firmware is booting)
         self._pace_n = 0  # board time kept to real time (_pace)
         self._pace_v = 0
         self._pace_w = utime.ticks_us()
@@ -607,9 +609,31 @@ class Board:
                     t._fire(now)
             self.person.update(now // 1000)
             if self._in is not None:
+                self._service()
                 self._pace(now)
         finally:
             self._updating = False
+
+    def _service(self):
+        """What idle() does at each sleep, done also from the model calls
+        now and then: the firmware polls its readers without sleeping (as on
+        a Pico), so the host's input, the ready report and the heap's live
+        peak cannot wait for a sleep."""
+        self._svc += 1
+        if self._svc & 15:
+            return
+        self.control()
+        if not self.run:
+            raise PowerOff()
+        if not self.reported and self.mounted:
+            self.reported = True
+            gc.collect()
+            self._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes))
+        if self._svc & 1023 == 0:
+            gc.collect()
+            a = gc.mem_alloc()
+            if a > self.peak:
+                self.peak = a
 
     def _pace(self, now):
         """With a host on the link, board time must not run ahead of real
@@ -795,6 +819,7 @@ def mount_flash(board):
     board.restored = "table.json" in os.listdir("/")
     os.chdir("/")
     bd.clock = board.clock
+    board.mounted = True
 
 
 def unmount_flash():
@@ -869,6 +894,7 @@ def main(argv, start_alloc):
     wall0 = utime.ticks_ms()
 
     def clean():
+        board.mounted = False
         unmount_flash()
         for name in list(sys.modules):
             if name not in keep:
