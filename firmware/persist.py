@@ -77,6 +77,7 @@ class Store:
                 pass
             out = self._out
             f = self._f
+            assert out is not None and f is not None  # begin() set them
             out.flush()
             f.write(b"\n%s %08x\n" % (MAGIC.encode(), out.crc & 0xFFFFFFFF))
             if hasattr(f, "flush"):
