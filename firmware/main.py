@@ -22,6 +22,15 @@
 #   board.tag_sink                     (readers with tag UIDs only) None, or
 #                                        called with the scanner for each of
 #                                        its events (enroll mode, enrollmode.py)
+#   board.feed()                       (optional) feed the watchdog, each turn
+#   board.reset()                      (optional) reset the board: called after
+#                                        FAIL_RESET failed turns in a row (the
+#                                        snapshot on flash resumes the game)
+#   board.busy(now) -> bool            (optional) True while a reader is due:
+#                                        the loop does not sleep then
+#   board.display_due(now) -> bool     (optional) True when the display, down
+#                                        since an I2C error, is due to be set
+#                                        up again: a frame is drawn
 #
 # On the Pico, main.py runs by itself after boot.py and builds picoboard.PicoBoard
 # from hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM
@@ -63,6 +72,24 @@ APP_MAINTENANCE = const(103)
 APP_ENROLL = const(104)
 # how long the link may take to deliver the last frames before the table stops
 _STOP_GRACE_MS = const(1500)
+# failed turns of the loop in a row before the board is reset (board.reset():
+# machine.reset() on the Pico; the snapshot on flash resumes the game)
+FAIL_RESET = const(5)
+# the display is redrawn at most this often (ms): a frame is about 24 ms of
+# I2C at 400 kHz, and a burst of events needs only its last frame
+REDRAW_MS = const(100)
+
+
+def _frozen(snap):
+    # the snapshot's lists copied two levels deep (the tricks' packed
+    # bytearrays are not copied: a finished trick never changes), so that a
+    # save in steps writes the state as it was when it began
+    out = []
+    for x in snap:
+        if isinstance(x, list):
+            x = [y[:] if isinstance(y, list) else y for y in x]
+        out.append(x)
+    return out
 
 
 def uid_hex(uid):
@@ -93,6 +120,8 @@ class App:
         self.display = DisplayModel()
         self.hash_mismatches = 0
         self.failures = 0
+        self.fail_run = 0  # failed turns in a row
+        self.shown_at = now - REDRAW_MS  # ticks_ms of the last frame drawn
         self.restored = False
         self.store = board.store
         snap = self.store.load() if self.store is not None else None
@@ -204,12 +233,27 @@ class App:
         s = t.take_sound()
         if s:
             b.beep(s)
-        if t.take_save() and self.store is not None:
-            # the tricks as kept, unpacked one at a time by the writer
-            self.store.save(t.snapshot(True), T.trick_unpack)
-            gc.collect()
-        if self.dirty:
+        st = self.store
+        if st is not None:
+            # a save is written in steps, one piece per turn of the loop
+            # (persist.py), so that the readers keep being polled meanwhile
+            try:
+                if st.busy() and not st.step():
+                    gc.collect()
+                if t.take_save():
+                    # the tricks as kept, unpacked one at a time by the writer;
+                    # what play may change meanwhile is copied (shallow)
+                    st.begin(_frozen(t.snapshot(True)), T.trick_unpack)
+                    st.step()
+            except OSError:
+                t._save = True  # not saved: the next turn tries again
+                raise
+        due = getattr(b, "display_due", None)
+        if due is not None and due(now):
+            self.dirty = True
+        if self.dirty and ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS:
             self.dirty = False
+            self.shown_at = now
             buf = self.display.render(t)
             b.show(buf, self.display.lines)
 
@@ -220,9 +264,11 @@ class App:
         that are not frames); the display says what happened."""
         try:
             self.step(now)
+            self.fail_run = 0
             return True
         except Exception as exc:  # noqa: BLE001 - any failure: report and go on
             self.failures += 1
+            self.fail_run += 1
             if hasattr(sys, "print_exception"):
                 sys.print_exception(exc)
             else:
@@ -230,6 +276,10 @@ class App:
             gc.collect()
             self.table._say("err: " + type(exc).__name__, now)
             self.dirty = True
+            reset = getattr(self.board, "reset", None)
+            if self.fail_run >= FAIL_RESET and reset is not None:
+                print("%d failed turns in a row: resetting the board" % self.fail_run)
+                reset()
             return False
 
     def stopped(self, now):
@@ -244,13 +294,25 @@ class App:
         # that polled a reader (about 9 ms on the Pico) sleeps no more, else
         # the pause would add 4 x pace_ms to every four-seat poll cycle (the
         # board model showed it: docs/firmware.md, "Board model")
+        # No sleep while a reader is due (board.busy): the scanner serves
+        # one reader per turn, so a pause there adds to every poll cycle.
         b = self.board
+        feed = getattr(b, "feed", None)
+        busy = getattr(b, "busy", None)
         while b.running():
             now = b.ticks_ms()
+            if feed is not None:
+                feed()
             self.step_safe(now)
             if self.stopped(now):
                 break
-            left = pace_ms - ttlink.ticks_diff(b.ticks_ms(), now)
+            after = b.ticks_ms()
+            st = getattr(self, "store", None)
+            if st is not None and st.busy():
+                continue  # a save in steps: its next piece at once
+            if busy is not None and busy(after) and not self.dirty:
+                continue
+            left = pace_ms - ttlink.ticks_diff(after, now)
             b.sleep_ms(left if left > 0 else 0)
         port = getattr(b, "port", None)
         if port is not None and self.stop_at >= 0:
@@ -276,6 +338,9 @@ def configured_app(board, cfg_path):
         throw_penalty=opts.throw_penalty,
         hand_scan=opts.hand_scan,
     )
+    sc = getattr(board, "scanner", None)
+    if sc is not None and opts.reader_gain >= 0:
+        sc.rx_gain = opts.reader_gain  # set at each reader's set-up
     for p in opts.problems:
         print("table.cfg:", p)
     problem = board.problem or (opts.problems[0] if opts.problems else "")
@@ -292,10 +357,20 @@ def main():
     if picohw.maintenance_start():
         print("maintenance start: seat 0's button is held, the table is not started")
         return
+    if picohw.maintenance_flag(take=True):
+        # the host asked for maintenance: the watchdog, which cannot be
+        # stopped, was stopped by the reset that brought us here
+        print("maintenance: the table is not started; the REPL is free")
+        return
     import picoboard
 
-    configured_app(picoboard.PicoBoard(), H.CONFIG_FILE).run()
-    print("the table stopped for maintenance; the REPL is free")
+    board = picoboard.PicoBoard()
+    configured_app(board, H.CONFIG_FILE).run()
+    # a maintenance stop: the watchdog cannot be stopped, so the board resets
+    # into maintenance (a flag file on flash says so to the next boot)
+    print("the table stopped for maintenance; resetting into maintenance")
+    picohw.maintenance_flag(set_it=True)
+    board.reset()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,10 @@ except ImportError:
 LONG_MS = const(800)
 DOUBLE_MS = const(350)
 DEBOUNCE_MS = const(20)
+# the watchdog (machine.WDT, at most 8,388 ms on the RP2040): fed every turn
+WDT_MS = const(8000)
+# after an I2C error the display is set up again this often (ms)
+DISPLAY_RETRY_MS = const(5000)
 
 
 class ButtonDecoder:
@@ -119,14 +123,19 @@ class PicoBoard:
         self.scanner = scanner.Scanner(readers, self.cards)
         self.tag_sink = None  # enrollmode: sees every scanner event first
         self.oled = None
+        self.display_errors = 0  # I2C errors of the display
+        self.display_inits = 0  # times it was set up again after one
+        self._display_retry = 0  # ticks_ms of the next set-up, while it is down
+        self._oled = SSD1306(
+            I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ),
+            H.DISPLAY_ADDR,
+        )
         try:
-            oled = SSD1306(
-                I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ),
-                H.DISPLAY_ADDR,
-            )
-            oled.init()
-            self.oled = oled
+            self._oled.init()
+            self.oled = self._oled
         except OSError:
+            self.display_errors += 1
+            self._display_retry = time.ticks_add(time.ticks_ms(), DISPLAY_RETRY_MS)
             self.problem = self.problem or "no display on I2C"
         self.buttons = [Pin(p, Pin.IN, Pin.PULL_UP) for p in H.BUTTONS]
         self.decoder = ButtonDecoder(H.SEATS)
@@ -140,6 +149,22 @@ class PicoBoard:
         # the table's identity (main.App sends it in the link's WELCOME)
         uid = getattr(machine, "unique_id", None)
         self.uid = bytes(uid()) if uid is not None else None
+        self._machine = machine
+        # the watchdog: it cannot be stopped (a maintenance stop is a reset)
+        self.wdt = machine.WDT(timeout=WDT_MS)
+
+    def feed(self):
+        self.wdt.feed()
+
+    def reset(self):
+        self._machine.reset()
+
+    def busy(self, now):
+        return self.scanner.due(now)
+
+    def display_due(self, now):
+        # the display is down and its next set-up is due: draw a frame now
+        return self.oled is None and self._time.ticks_diff(now, self._display_retry) >= 0
 
     def ticks_ms(self):
         return self._time.ticks_ms()
@@ -180,11 +205,25 @@ class PicoBoard:
 
     def show(self, buf, lines):
         self.led.value(1)
+        t = self._time
+        if self.oled is None and t.ticks_diff(t.ticks_ms(), self._display_retry) >= 0:
+            # down since an I2C error: set it up again, from time to time
+            try:
+                self._oled.init()
+                self.oled = self._oled
+                self.display_inits += 1
+                print("display: back after %d I2C error(s)" % self.display_errors)
+            except OSError:
+                self._display_retry = t.ticks_add(t.ticks_ms(), DISPLAY_RETRY_MS)
         if self.oled is not None:
             try:
                 self.oled.show(buf)
             except OSError:
-                self.oled = None  # the display went away: play on without it
+                # the display went away: play on without it, try again later
+                self.oled = None
+                self.display_errors += 1
+                self._display_retry = t.ticks_add(t.ticks_ms(), DISPLAY_RETRY_MS)
+                print("display: I2C error %d, set up again in %d ms" % (self.display_errors, DISPLAY_RETRY_MS))
         self.led.value(0)
 
     def beep(self, sound):

@@ -35,3 +35,25 @@ def maintenance_start(machine=None):
         import machine
     pin = machine.Pin(H.BUTTONS[0], machine.Pin.IN, machine.Pin.PULL_UP)
     return pin.value() == H.BUTTON_PRESSED
+
+
+MAINTENANCE_FLAG = "/maintenance"
+
+
+def maintenance_flag(take=False, set_it=False):
+    """The flag file that makes the next boot a maintenance start (the
+    watchdog cannot be stopped, so a maintenance stop is a reset into it):
+    set_it writes it; take returns whether it was there and removes it."""
+    import os
+
+    if set_it:
+        with open(MAINTENANCE_FLAG, "w") as f:
+            f.write("maintenance\n")
+        return True
+    try:
+        os.stat(MAINTENANCE_FLAG)
+    except OSError:
+        return False
+    if take:
+        os.remove(MAINTENANCE_FLAG)
+    return True

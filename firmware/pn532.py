@@ -114,6 +114,17 @@ def _wire_frame(data):
     return out
 
 
+# RFConfiguration CfgItem 0x0A, the chip's defaults (UM0701-02 section 7.3.1):
+# CIU_RFCfg, CIU_GsNOn, CIU_CWGsP, CIU_ModGsP, CIU_Demod (own RF on),
+# CIU_RxThreshold, CIU_Demod (own RF off), CIU_GsNOff, CIU_ModWidth,
+# CIU_MifNFC, CIU_TxBitPhase
+RF_ANALOG_106A = b"\x59\xf4\x3f\x11\x4d\x85\x61\x6f\x26\x62\x87"
+#: RxGain codes (CIU_RFCfg bits 6-4): the default, and the lower setting the
+#: table offers (table.cfg rx_gain; docs/readers.md)
+RX_GAIN_DEFAULT = const(5)  # 38 dB
+RX_GAIN_LOW = const(4)  # 33 dB
+
+
 class PN532:
     """One PN532 on a shared SPI bus.
 
@@ -240,7 +251,8 @@ class PN532:
         self._spi.write(self._op_status)
         self._spi.readinto(self._status, 0)
         cs.value(1)
-        return self._status[0] == 0x80  # 0x01 (ready), LSB first
+        # bit 0 (ready) of the status byte, LSB first: only that bit is tested
+        return (self._status[0] & 0x80) != 0
 
     @micropython.native
     def _wait(self, timeout_us, slot):
@@ -357,6 +369,20 @@ class PN532:
         s = _TFI_HOST + _RF_CONFIGURATION + 0x05 + 0xFF + 0x01 + (passive_activation & 0xFF)
         w[12] = _REV[(-s) & 0xFF]
         return self._call(w, self._short, _RF_CONFIGURATION, self.timeout_us)
+
+    def set_rx_gain(self, gain):
+        """RFConfiguration CfgItem 0x0A (the analog settings for 106 kbps type
+        A: 11 CIU registers, UM0701-02 section 7.3.1) with the receiver gain
+        RxGain (CIU_RFCfg bits 6-4) set to ``gain``: 0-7 (18, 23, 18, 23, 33,
+        38, 43, 48 dB; the chip's default is 5, 38 dB, CIU_RFCfg 0x59). A
+        lower gain hears a tag only closer to the antenna: a smaller read zone,
+        so a hand fanned near the reader is not read. The other ten registers
+        are sent at their defaults. OK or an error."""
+        if gain < 0 or gain > 7:
+            return ERR_RESPONSE
+        body = bytearray(b"\xd4\x32\x0a" + RF_ANALOG_106A)
+        body[3] = (gain << 4) | (RF_ANALOG_106A[0] & 0x8F)
+        return self._call(_wire_frame(bytes(body)), self._short, _RF_CONFIGURATION, self.timeout_us)
 
     def setup(self, max_retries=0):
         """Wake, SAMConfiguration (normal mode), bounded passive-activation

@@ -31,6 +31,10 @@ Events (``kind``; the fields that matter):
 
 Timings (all parameters of the constructor; defaults in brackets):
 
+- ``confirm_ms`` [80]: a new tag is reported only when a second poll of the
+  seat, at least this long after the first that saw it, sees it again (a card
+  of a fanned hand swept over the reader is seen by one poll, and is not a
+  play); 0 reports at the first sight.
 - ``away_ms`` [500]: a tag must be unseen at a seat this long before the same
   tag there counts as a new tap (a card resting on the reader, or bouncing at
   the edge of the field, is reported once).
@@ -40,9 +44,15 @@ Timings (all parameters of the constructor; defaults in brackets):
 - ``fault_after`` [2]: consecutive failed transactions before a reader is reset.
 - ``reset_low_ms`` [10]: how long RSTPD_N is held low.
 - ``boot_ms`` [20]: wait after releasing RSTPD_N before setting the chip up.
+  Both back off while set-ups keep failing: x1, x2.5, then x10 (boot 20 ->
+  50 -> 200 ms), back to x1 once a set-up works (a chip slow to come out of
+  power-down gets longer to boot, instead of the same 20 ms again).
 - ``retry_ms`` [1000]: wait before the next reset when set-up failed.
 - ``max_targets`` [2]: targets asked for per poll; 2 lets the chip itself
   report two tags on one reader.
+- ``rx_gain`` (attribute) [-1]: the readers' receiver gain code, set after
+  each set-up (``pn532.PN532.set_rx_gain``; table.cfg ``reader_gain=low``
+  sets 4, 33 dB); -1 leaves the chip's default (38 dB).
 - ``max_retries`` [0]: extra passive-activation attempts per poll (0 = one
   attempt, so a poll without a card returns in a few ms).
 """
@@ -82,11 +92,17 @@ def _same(a, alen, b, blen):
     return True
 
 
+def _back_off(ms, step):
+    # x1, x2.5, x10 after 0, 1, 2+ failed set-ups in a row
+    return ms if step == 0 else (ms * 5) // 2 if step == 1 else ms * 10
+
+
 class Scanner:
     def __init__(
         self,
         readers,
         cardmap=None,
+        confirm_ms=80,
         away_ms=500,
         alternate_ms=300,
         crosstalk_ms=300,
@@ -100,6 +116,7 @@ class Scanner:
     ):
         self.readers = readers
         self.cardmap = cardmap
+        self.confirm_ms = confirm_ms
         self.away_ms = away_ms
         self.alternate_ms = alternate_ms
         self.crosstalk_ms = crosstalk_ms
@@ -109,17 +126,25 @@ class Scanner:
         self.retry_ms = retry_ms
         self.max_targets = max_targets
         self.max_retries = max_retries
+        # the readers' RxGain (pn532.PN532.set_rx_gain), set after each set-up
+        # (a reset puts the chip's default back); -1: the default
+        self.rx_gain = -1
         n = len(readers)
         self.seats = n
         self._next = 0
         self._state = bytearray(n)  # all _INIT
         self._due = [0] * n
         self._fails = bytearray(n)
+        self._backoff = bytearray(n)  # set-ups failed in a row (the reset's back-off)
         self._faulted = bytearray(n)
         self._two = bytearray(n)
         self._cur = [bytearray(_UID_MAX) for _ in range(n)]
         self._cur_len = bytearray(n)
         self._cur_seen = [0] * n
+        # a new tag seen by one poll, not reported yet: since when (-1: none)
+        self._pend = bytearray(n)
+        self._pend_at = [0] * n
+        self.unconfirmed = 0  # tags seen by one poll only (stray reads dropped)
         self._prev = [bytearray(_UID_MAX) for _ in range(n)]
         self._prev_len = bytearray(n)
         self._prev_seen = [0] * n
@@ -145,6 +170,7 @@ class Scanner:
         self.uid_len = 0
         # Counters (for the display's service page and the benchmarks).
         self.polls = 0
+        self.off_failures = 0  # field-offs that failed (each reset the reader at once)
         self.faults = 0
         self.recoveries = 0
 
@@ -198,6 +224,15 @@ class Scanner:
         self.uid_len = n
         return kind
 
+    def due(self, now):
+        """True when a reader has something to do now (a poll, a set-up, a
+        reset's next step): the main loop must not sleep then."""
+        for seat in range(self.seats):
+            st = self._state[seat]
+            if st == _OK or st == _INIT or ticks_diff(now, self._due[seat]) >= 0:
+                return True
+        return False
+
     # ---- reader health -----------------------------------------------------
     def reader_ok(self, seat):
         return self._state[seat] == _OK
@@ -212,21 +247,27 @@ class Scanner:
         if self._fails[seat] >= self.fault_after:
             self._start_reset(seat, code, now)
 
-    def _start_reset(self, seat, code, now):
+    def _start_reset(self, seat, code, now, keep=False):
+        # keep: the tags the seat saw stay remembered (a card resting on the
+        # reader through the reset is not a new tap)
         if not self._faulted[seat]:
             self._faulted[seat] = 1
             self.faults += 1
             self._emit(EV_FAULT, seat, code, self._cur[seat], 0, now)
         self._fails[seat] = 0
-        self._cur_len[seat] = 0
-        self._prev_len[seat] = 0
-        self._two[seat] = 0
+        if not keep:
+            self._cur_len[seat] = 0
+            self._prev_len[seat] = 0
+            self._two[seat] = 0
+            self._pend[seat] = 0
         self.readers[seat].reset_begin()
         self._state[seat] = _RESET
-        self._due[seat] = now + self.reset_low_ms
+        self._due[seat] = now + _back_off(self.reset_low_ms, self._backoff[seat])
 
     def _setup(self, seat, now):
         r = self.readers[seat].setup(self.max_retries)
+        if r >= 0 and self.rx_gain >= 0:
+            r = self.readers[seat].set_rx_gain(self.rx_gain)
         if r < 0:
             if not self._faulted[seat]:
                 self._faulted[seat] = 1
@@ -234,9 +275,12 @@ class Scanner:
                 self._emit(EV_FAULT, seat, r, self._cur[seat], 0, now)
             self._state[seat] = _WAIT
             self._due[seat] = now + self.retry_ms
+            if self._backoff[seat] < 2:
+                self._backoff[seat] += 1
             return
         self._state[seat] = _OK
         self._fails[seat] = 0
+        self._backoff[seat] = 0
         if self._faulted[seat]:
             self._faulted[seat] = 0
             self.recoveries += 1
@@ -263,7 +307,7 @@ class Scanner:
             if st == _RESET:
                 self.readers[seat].reset_end()
                 self._state[seat] = _BOOT
-                self._due[seat] = now + self.boot_ms
+                self._due[seat] = now + _back_off(self.boot_ms, self._backoff[seat])
                 continue  # releasing the pin is cheap: serve another reader
             if st == _BOOT:
                 self._setup(seat, now)
@@ -279,25 +323,31 @@ class Scanner:
         self.polls += 1
         found = rd.poll(self.max_targets)
         off = rd.field_off()
+        if off < 0:
+            # the field may still be on: reset the reader at once (RSTPD_N low
+            # turns its field off), so that two fields are never on together;
+            # a good answer of the poll still counts (a dropped read was a card
+            # lost at the table: the board model showed it)
+            if found > 0:
+                self._seen_found(seat, rd, found, now)
+            self.off_failures += 1
+            self._start_reset(seat, off, now, True)
+            return
         if found < 0:
             self._failed(seat, found, now)
             return
-        if off < 0:
-            # the field-off failed, but the poll's answer is good: it counts
-            # towards a reset, and what was read is still reported unless the
-            # reader is being reset (a dropped read was a card lost at the
-            # table: the board model showed it)
-            self._failed(seat, off, now)
-            if self._state[seat] != _OK:
-                return
-        else:
-            self._fails[seat] = 0
+        self._fails[seat] = 0
+        self._seen_found(seat, rd, found, now)
+
+    @micropython.native
+    def _seen_found(self, seat, rd, found, now):
         if found == 0:
             if self._two[seat] and ticks_diff(now, self._cur_seen[seat]) > self.away_ms:
                 self._two[seat] = 0  # clear again: the next tap counts
             return
         if found >= 2:
             self._cur_seen[seat] = now
+            self._pend[seat] = 0
             if not self._two[seat]:
                 self._two[seat] = 1
                 self._emit(EV_TWO, seat, 0, rd.uid, rd.uid_len, now)
@@ -313,9 +363,25 @@ class Scanner:
         recent = ticks_diff(now, self._cur_seen[seat])
         if _same(uid, n, cur, self._cur_len[seat]) and recent <= self.away_ms:
             self._cur_seen[seat] = now  # still there (or back within the hold-off)
+            if self._pend[seat] and ticks_diff(now, self._pend_at[seat]) >= self.confirm_ms:
+                self._pend[seat] = 0  # seen again, long enough after: a tap
+                self._report(seat, uid, n, now, self._pend_at[seat])
+            return
+        prev_same = _same(uid, n, self._prev[seat], self._prev_len[seat])
+        if prev_same and self._pend[seat] and recent <= self.alternate_ms:
+            # the tag before is back, and the one between was seen by one poll
+            # only (a stray read): the tag before is still there, no error
+            self._pend[seat] = 0
+            self.unconfirmed += 1
+            prev = self._prev[seat]
+            self._prev[seat] = cur
+            self._prev_len[seat] = self._cur_len[seat]
+            self._cur[seat] = prev
+            self._cur_len[seat] = n
+            self._cur_seen[seat] = now
             return
         if (
-            _same(uid, n, self._prev[seat], self._prev_len[seat])
+            prev_same
             and self._cur_len[seat]
             and recent <= self.alternate_ms
             and ticks_diff(now, self._prev_seen[seat]) <= self.alternate_ms
@@ -334,10 +400,24 @@ class Scanner:
             prev[i] = uid[i]
         self._cur_len[seat] = n
         self._cur_seen[seat] = now
+        if self._pend[seat]:
+            self.unconfirmed += 1  # the tag before was seen by one poll only
+        if self.confirm_ms > 0:
+            self._pend[seat] = 1
+            self._pend_at[seat] = now
+            return
+        self._report(seat, uid, n, now, now)
+
+    @micropython.native
+    def _report(self, seat, uid, n, now, since):
+        # since: when this seat first saw the tag; another seat that saw the
+        # same tag first (and still sees it) makes this one crosstalk
         card = self._lookup(uid, n)
         for other in range(self.seats):
             if other == seat or self._state[other] != _OK:
                 continue
+            if self._pend[other] and ticks_diff(self._pend_at[other], since) >= 0:
+                continue  # the other seat saw it later, not reported yet
             if _same(uid, n, self._cur[other], self._cur_len[other]) and (
                 ticks_diff(now, self._cur_seen[other]) <= self.crosstalk_ms
             ):

@@ -35,6 +35,8 @@ FAIL = const(1)
 INFO = const(2)
 _MARK = ("ok  ", "FAIL", "    ")
 _PN532_IC = const(0x32)
+# the four-seat poll cycle the table needs (docs/performance.md)
+_CYCLE_TARGET_MS = const(50)
 
 
 class _TimeClock:
@@ -79,6 +81,9 @@ class SelfTest:
         self.out = out
         self.results = []
         self.failures = 0
+        self.cycle_ms = (-1, -1)  # the poll cycle measured: median, worst (ms)
+        self.seat_errors = []  # each seat's errors in it
+        self.dead = []  # seats whose reader did not answer at all
 
     def _say(self, status, text):
         self.results.append([status, text])
@@ -92,6 +97,7 @@ class SelfTest:
         return " (GP%d)" % self.pins[seat][k]
 
     def check_readers(self):
+        self.dead = []
         for seat, r in enumerate(self.readers):
             r.hard_reset()
             # A PN532 leaves reset in LowVbat mode, where SAMConfiguration must
@@ -105,12 +111,46 @@ class SelfTest:
                     "seat %d reader: no answer (error %d): check its cable, its SS wire%s, "
                     "its RSTPDN wire%s and that its switches select SPI" % (seat, err, self._pin(seat, 0), self._pin(seat, 1)),
                 )
+                self.dead.append(seat)
                 continue
             v = r.version
             if v[0] != _PN532_IC:
                 self._say(FAIL, "seat %d reader: answers as IC 0x%02x, not a PN532" % (seat, v[0]))
                 continue
             self._say(PASS, "seat %d reader: PN532 firmware %d.%d" % (seat, v[1], v[2]))
+
+    def check_cycle(self, rounds=20):
+        """The four-seat poll cycle as measured here (poll and field-off of
+        each reader in turn, as the scanner serves them), and each seat's
+        errors in it: what the table will see, not what it should."""
+        c = self.clock
+        n = len(self.readers)
+        errors = [0] * n
+        times = []
+        for _ in range(rounds):
+            t0 = c.ticks_ms()
+            for seat in range(n):
+                if seat in self.dead:
+                    continue  # failed above: not counted twice
+                r = self.readers[seat]
+                if r.poll(1) < 0:
+                    errors[seat] += 1
+                if r.field_off() < 0:
+                    errors[seat] += 1
+            times.append(c.ticks_diff(c.ticks_ms(), t0))
+        times.sort()
+        mid = times[len(times) // 2]
+        worst = times[-1]
+        self.cycle_ms = (mid, worst)
+        self.seat_errors = errors
+        status = PASS if worst < _CYCLE_TARGET_MS else FAIL
+        self._say(status, "poll cycle: median %d ms, worst %d ms over %d rounds of the %d seats (target < %d ms)"
+                  % (mid, worst, rounds, n, _CYCLE_TARGET_MS))
+        for seat in range(n):
+            if seat in self.dead:
+                continue
+            self._say(PASS if errors[seat] == 0 else FAIL,
+                      "seat %d reader: %d error(s) in %d polls" % (seat, errors[seat], rounds))
 
     def check_display(self):
         found = self.i2c.scan()
@@ -176,6 +216,7 @@ class SelfTest:
     def run(self, interactive=False, timeout_ms=10000):
         """All checks; the number of failures (0: the table is good)."""
         self.check_readers()
+        self.check_cycle()
         self.check_display()
         self.check_buttons()
         self.show_and_sound()

@@ -13,6 +13,9 @@
 #   first_dealer=first|final   no_bid=nt|kitty            revoke=flag|forfeit
 #   partners=fixed|called
 #
+# and one for the readers: reader_gain=normal|low (the PN532's receiver gain,
+# 38 or 33 dB: low shrinks the read zone; docs/readers.md).
+#
 # partners=called with revoke=forfeit is not played: reported as a problem,
 # the table then plays revoke=flag.
 # Unknown keys are ignored (they are deploy's).
@@ -57,6 +60,13 @@ class Options:
         self.problems = []
         self.rules = {}
         self.hand_scan = self._flag(cfg, "hand_scan", False)
+        # the readers' RxGain code (pn532.set_rx_gain), -1: the chip's default
+        self.reader_gain = -1
+        g = cfg.get("reader_gain", "normal")
+        if g == "low":
+            self.reader_gain = 4
+        elif g != "normal":
+            self.problems.append("reader_gain: %s is not normal or low" % g)
         self.throw_penalty = 0
         tp = cfg.get("throw_penalty")
         if tp is not None:

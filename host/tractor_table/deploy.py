@@ -569,7 +569,17 @@ def open_board(port: str, timeout: float = 10.0, stop_table: bool = True) -> Mpr
 
             print(f"the table firmware is running on {port}: asking it to stop for maintenance")
             _stop(port, timeout=max(2.0, min(6.0, timeout)))
-            board, heard = _enter_raw_repl(port, timeout)
+            # the table resets into maintenance (its watchdog cannot be
+            # stopped): the USB port goes away and comes back
+            deadline = time.monotonic() + max(timeout, 10.0)
+            while True:
+                try:
+                    board, heard = _enter_raw_repl(port, timeout)
+                    break
+                except CommandError:
+                    if time.monotonic() >= deadline:
+                        raise
+                    time.sleep(0.5)
             if board is not None:
                 return board
         raise CommandError(

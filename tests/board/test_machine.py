@@ -172,7 +172,7 @@ def test_virtual_time() -> None:
 
 def test_board_files_are_micropython_only_where_said() -> None:
     # the models named in the docs exist
-    for name in ("machine.py", "time.py", "vclock.py", "ssd1306sim.py", "fileflash.py", "picoboot.py", "pico.py"):
+    for name in ("machine.py", "time.py", "vclock.py", "ssd1306sim.py", "picoboot.py", "pico.py"):
         assert (ROOT / "host" / "tractor_table" / "board" / "mpy" / name).is_file(), name
     assert (ROOT / "tests" / "support" / "board_rig.py").is_file()
 

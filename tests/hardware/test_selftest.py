@@ -94,6 +94,23 @@ def test_a_good_table_passes():
     assert beeps == [150] and led.history == [1, 0]
     for c in chips:
         assert not c.rf_on  # set-up leaves every field off
+    # what it measured: the poll cycle, and each seat's errors (none here)
+    mid, worst = test.cycle_ms
+    assert 0 < mid <= worst < 50
+    assert test.seat_errors == [0, 0, 0, 0]
+    assert "seat 3 reader: 0 error(s) in 20 polls" in passed
+    assert [t for t in passed if t.startswith(f"poll cycle: median {mid} ms")]
+
+
+def test_a_seat_with_errors_is_counted():
+    clock, chips, readers = rig()
+    test, lines, led = make(readers, clock)
+    test.check_readers()
+    chips[1].fault = chip.FAULT_GARBAGE  # after the set-up: its polls fail
+    test.check_cycle(rounds=4)
+    assert test.seat_errors[1] > 0 and test.seat_errors[0] == 0
+    failed = [r[1] for r in test.results if r[0] == selftest.FAIL]
+    assert [t for t in failed if t.startswith("seat 1 reader: ")]
 
 
 def test_a_silent_reader_is_named_with_its_pins():

@@ -50,10 +50,56 @@ def test_different_cards_in_quick_succession_are_each_reported():
     for i in (1, 2, 4):
         tag = chip.Tag(uid7(i))
         c.place(tag)
-        t.run(120)
+        t.run(160)  # two polls at least confirm_ms (80) apart see it
         c.remove(tag)
         t.run(60)
     assert [e[:3] for e in t.take()] == [(EV_CARD, 2, 1), (EV_CARD, 2, 2), (EV_CARD, 2, 4)]
+
+
+def _one_poll_sight(t, seat, tag):
+    # the tag lies on the reader for exactly one poll of the seat (a card of a
+    # fanned hand swept over it)
+    c = t.chips[seat]
+    before = t.sc.polls
+    c.place(tag)
+    while t.sc.polls == before or t.sc._next != (seat + 1) % 4:
+        t.run(1)
+    c.remove(tag)
+
+
+def test_a_stray_one_poll_read_is_not_a_play():
+    t = _started()
+    _one_poll_sight(t, 1, chip.Tag(uid7(6)))
+    t.run(1000)
+    assert t.take() == []
+    assert t.sc.unconfirmed == 0  # still pending: counted when the next tag comes
+    # a card put down for real after it is reported
+    tag = chip.Tag(uid7(2))
+    t.chips[1].place(tag)
+    t.run(300)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 1, 2)]
+    assert t.sc.unconfirmed == 1
+
+
+def test_a_stray_read_between_sightings_of_a_resting_card_is_no_error():
+    t = _started()
+    a = chip.Tag(uid7(1))
+    c = t.chips[0]
+    c.place(a)
+    t.run(300)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 0, 1)]
+    c.remove(a)
+    _one_poll_sight(t, 0, chip.Tag(uid7(3)))  # swept over, seen once
+    c.place(a)  # the resting card is seen again at once: no EV_TWO
+    t.run(300)
+    assert t.take() == []
+
+
+def test_confirm_0_reports_at_the_first_sight():
+    t = _started(confirm_ms=0)
+    _one_poll_sight(t, 3, chip.Tag(uid7(4)))
+    t.run(50)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 3, 4)]
 
 
 def test_two_cards_on_one_reader_is_an_error_not_two_plays():
@@ -300,5 +346,28 @@ def test_reader_that_reset_itself_is_set_up_again():
     ev = t.take()
     assert [e[:2] for e in ev] == [(EV_FAULT, 1), (EV_RECOVERED, 1)]
     c.place(chip.Tag(uid7(2)))
-    t.run(100)
+    t.run(200)  # two sightings confirm_ms apart
     assert [e[:3] for e in t.take()] == [(EV_CARD, 1, 2)]
+
+
+def test_rx_gain_is_set_with_rfconfiguration_0x0a():
+    t = _started()
+    d = t.drivers[0]
+    c = t.chips[0]
+    assert c.rx_gain == 5  # the chip's default, 38 dB
+    assert d.set_rx_gain(pn532.RX_GAIN_LOW) == pn532.OK
+    assert c.rx_gain == 4 and c.rf_cfg == 0x49  # 33 dB, the other CIU_RFCfg bits kept
+    assert d.set_rx_gain(8) == pn532.ERR_RESPONSE  # not a gain code: nothing sent
+    assert c.rx_gain == 4
+    # the reader still reads at the lower gain
+    tag = chip.Tag(uid7(1))
+    c.place(tag)
+    t.run(300)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 0, 1)]
+
+
+def test_scanner_sets_the_rx_gain_at_each_set_up():
+    t = table()
+    t.sc.rx_gain = pn532.RX_GAIN_LOW
+    t.run(100)
+    assert [c.rx_gain for c in t.chips] == [4, 4, 4, 4]

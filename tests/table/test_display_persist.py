@@ -184,6 +184,55 @@ def test_store_ignores_damaged_files_and_falls_back():
         _cleanup(base)
 
 
+def test_store_prefers_a_whole_newer_new_file():
+    base = _tmpdir("newer")
+    try:
+        s = persist.Store(base + "/table.json")
+        t, r = make()
+        deal_to_play(t)
+        s.save(t.snapshot())
+        old = s.load()
+        play_trick(t, [[0], [1], [2], [4]])
+        newer = t.snapshot()
+        # the power went after .new was closed, before the rename
+        s2 = persist.Store(base + "/other.json")
+        s2.save(newer)
+        os.rename(base + "/other.json", base + "/table.json.new")
+        assert s.load() == newer and newer[13] > old[13]
+        # an older .new (a leftover) loses to table.json
+        os.remove(base + "/table.json.new")
+        s.save(newer)
+        s2.save(old)
+        os.rename(base + "/other.json", base + "/table.json.new")
+        assert s.load() == newer
+        # a torn .new is ignored
+        f = open(base + "/table.json.new", "w")
+        f.write("[1, 2")
+        f.close()
+        assert s.load() == newer and s.last_error == ""
+    finally:
+        _cleanup(base)
+
+
+def test_store_saves_in_steps():
+    base = _tmpdir("steps")
+    try:
+        s = persist.Store(base + "/table.json")
+        t, r = make()
+        deal_to_play(t)
+        play_trick(t, [[0], [1], [2], [4]])
+        snap = t.snapshot()
+        s.begin(snap)
+        steps = 1
+        while s.step():
+            assert s.busy() and s.load() is None  # nothing renamed until the last step
+            steps += 1
+        assert not s.busy() and s.saves == 1 and steps > 10
+        assert s.load() == snap
+    finally:
+        _cleanup(base)
+
+
 def test_restore_takes_a_trick_in_progress():
     t, r = make()
     deal_to_play(t)

@@ -1,5 +1,5 @@
-# runs-under: micropython heapsize=208K
-# (208K, not the firmware's 160K budget: here main.py, table*.py, ttlink.py and
+# runs-under: micropython heapsize=224K
+# (224K, not the firmware's 160K budget: here main.py, table*.py, ttlink.py and
 # this test are compiled from source inside the capped heap, which the Pico
 # never does — it loads .mpy files. The 160K budget for the whole firmware is
 # checked by the virtual table running a full hand from .mpy files:
@@ -157,7 +157,7 @@ def test_state_is_saved_after_a_trick_and_restored_at_boot():
         n = store.saves
         for c in (48, 49, 50, 51, 47, 46):
             w.board.tap_q.append((1, c))
-        w.run(20)
+        w.run(400)  # a save is written in steps, one piece per turn
         assert store.saves == n + 1  # after the burial
         w.board.tap_q.append((1, 1))
         w.board.press_q.append((1, E.BTN_OK))
@@ -165,6 +165,7 @@ def test_state_is_saved_after_a_trick_and_restored_at_boot():
         for s, c in ((2, 2), (3, 3), (0, 4)):
             w.board.tap_q.append((s, c))
             w.run(20)
+        w.run(400)
         assert store.saves == n + 2  # after the trick, not after each play
         t = w.app.table
         # the power goes: a new App on the same flash
@@ -295,6 +296,9 @@ def test_table_cfg_sets_the_rules():
     os.remove(path)
     assert C.read(path) == {}
     assert C.Options({}).rules == {"throw_penalty": 0} and C.Options({}).problems == []
+    # the readers' gain: normal (the chip's default) or low
+    assert C.Options({}).reader_gain == -1 and C.Options({"reader_gain": "low"}).reader_gain == 4
+    assert C.Options({"reader_gain": "loud"}).problems == ["reader_gain: loud is not normal or low"]
 
 
 def test_configured_app_plays_by_table_cfg():

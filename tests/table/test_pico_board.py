@@ -88,8 +88,21 @@ class Machine:
     pass
 
 
+class WDT:
+    made = None
+
+    def __init__(self, id=0, timeout=5000):
+        self.timeout = timeout
+        self.feeds = 0
+        WDT.made = self
+
+    def feed(self):
+        self.feeds += 1
+
+
 def machine():
     m = Machine()
+    m.WDT = WDT
     m.Pin = Pin
     m.SPI = SPI
     m.I2C = I2C
@@ -104,6 +117,10 @@ def test_board_on_a_stand_in_machine():
     # no card map on this "flash": the table will say so, and every tag is unknown
     assert b.cards is None and "card map" in b.problem
     assert b.decks == 2
+    # the 8 s watchdog runs from the board's start, fed by the main loop
+    assert WDT.made is not None and WDT.made.timeout == 8000
+    b.feed()
+    assert WDT.made.feeds == 1
     # the display was set up over I2C at its address: one command per write
     bus = I2C.last
     assert bus.writes[0] == (H.DISPLAY_ADDR, bytes((0x80, 0xAE)))

@@ -186,7 +186,7 @@ def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path
         # the table is back at the start of trick 4; the host takes its two plays back
         assert game.rewind_to_trick_start() == 2
         leader = game.hand.next_seat()
-        assert vt2.wait(lambda: vt2.lines[2] == f"trick4 S{leader} plays", 5)
+        assert vt2.wait(lambda: vt2.lines[2] == f"trick4 S{leader} plays", 5), vt2.lines
         game.table = vt2
         while not game.play_trick():
             pass

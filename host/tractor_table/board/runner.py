@@ -3,9 +3,11 @@
 The same handle as :class:`~tractor_table.virtual.runner.VirtualTable` (taps,
 presses, the link, the display's lines, the memory figures), but the
 MicroPython process runs ``mpy/pico.py``: a modelled Raspberry Pi Pico whose
-flash (littlefs2 in a file) holds the firmware as ``deploy`` would copy it
-(``.mpy`` modules, ``boot.py`` and ``main.py`` as source, ``cards.bin``,
-``table.cfg``), booting ``boot.py`` then ``main.py``; the real
+flash (the NOR flash model, ``mpy/norflash.py``, in a file) holds a littlefs
+image built as ``deploy`` would write it (:func:`.flashimage.build` of
+:func:`.flashimage.deploy_items`: ``.mpy`` modules, ``boot.py`` and ``main.py``
+as source, ``cards.bin``, ``table.cfg``, ``deployed.txt``), booting ``boot.py``
+then ``main.py``; the real
 ``picoboard.PicoBoard`` reads the PN532 models through ``machine.SPI``. A tap
 is a tag put on the seat's PN532 model, a press the seat's button pin held
 low as a person would, and the display's lines are read back from the
@@ -17,17 +19,18 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 import tty
 from pathlib import Path
+from typing import Any
 
 from shengji import Rules
 
-from .. import mpy
+from .. import deploy, mpy
 from ..errors import CommandError
 from ..link.serial_link import SerialLink
-from ..paths import FIRMWARE_DIR
 from ..virtual import runner as vr
-from . import CPU_FACTOR
+from . import CPU_FACTOR, flashimage
 
 BOARD_DIR = Path(__file__).resolve().parent / "mpy"
 #: firmware files the Pico runs from source (firmware_build.SOURCE_ONLY)
@@ -73,7 +76,13 @@ class PicoTable(vr.VirtualTable):
         )
         self.cpu_factor = cpu_factor
         self.image = self.workdir / "flash.img"
-        self.stage = self.workdir / "stage"
+        #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
+        self.power_cut: tuple[int, str, int] | None = None
+        self.frames_at_cut = -1  # the display frames drawn before it
+        self.power_ups = 0  # MicroPython processes started: 1 + the power cuts and resets
+        self._reset_args: list[str] = []  # a relaunch after a reset: its cause, the boots so far
+        self._relaunch: threading.Thread | None = None
+        self.resets = 0  # resets of the board (machine.reset, the watchdog)
         #: the SSD1306's display RAM after the last frame (1,024 bytes)
         self.pixels = b""
         #: the board's figures at power-off ("V" line): virtual_us, cpu_us,
@@ -83,19 +92,30 @@ class PicoTable(vr.VirtualTable):
         #: framebuf's 8x8 font (characters 32-126, 8 bytes each), from the board
         self.font = b""
 
-    def _stage(self) -> None:
-        """The files deploy would copy to the Pico, in a folder the board copies to flash."""
+    def _flash_image(self) -> None:
+        """The Pico's flash as ``deploy`` leaves it: a littlefs image of the
+        firmware compiled for this machine, the virtual deck's card set and the
+        table's configuration (a kept image, ``keep_state``, boots as it was left)."""
+        if self.keep_state and self.image.exists():
+            return
         if not self.fw_dir.exists():
             vr.compile_for_host(self.fw_dir)
-        shutil.rmtree(self.stage, ignore_errors=True)
-        self.stage.mkdir(parents=True)
-        for f in self.fw_dir.glob("*.mpy"):
-            if f.stem + ".py" not in SOURCE_ONLY:
-                shutil.copy(f, self.stage / f.name)
-        for name in SOURCE_ONLY:
-            shutil.copy(FIRMWARE_DIR / name, self.stage / name)
-        (self.stage / "cards.bin").write_bytes(vr.virtual_card_map(self.decks))
-        (self.stage / "table.cfg").write_text(vr.table_config(self.rules, self.hand_scan))
+        items = [
+            i for i in flashimage.deploy_items(march="host", precompiled=self.fw_dir)
+            if i.name not in ("cards.bin", "table.cfg")
+        ]
+        items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
+        config = vr.table_config(self.rules, self.hand_scan).encode()
+        items.append(deploy.Item(deploy.CONFIG_FILE, config, "configuration"))
+        self.image.unlink(missing_ok=True)
+        flashimage.build(self.image, items)
+
+    def cut_power(self, after_ops: int) -> None:
+        """Cut the power during the ``after_ops``-th flash erase or program from
+        now (``norflash.cut_at``): the board ends there, its image as the cut left it."""
+        if after_ops < 1:
+            raise CommandError(f"cut_power({after_ops}): give a count of 1 or more flash operations")
+        self._send(b"C %d\n" % after_ops)
 
     def start(self, timeout: float = 30.0, *, host_link: bool = True) -> PicoTable:
         """Boot the board; with ``host_link`` False the terminal is left for
@@ -112,9 +132,7 @@ class PicoTable(vr.VirtualTable):
                 if src.name != "pico.py":
                     vr.compile_for_host(board_dir, src)
             shutil.copy(BOARD_DIR / "pico.py", board_dir / "pico.py")
-        self._stage()
-        if not self.keep_state:
-            self.image.unlink(missing_ok=True)
+        self._flash_image()
         ctl_in = self.workdir / "ctl_in"
         ctl_out = self.workdir / "ctl_out"
         for p in (ctl_in, ctl_out):
@@ -126,26 +144,8 @@ class PicoTable(vr.VirtualTable):
         self._master, self._slave = os.openpty()
         tty.setraw(self._slave)
         slave_path = os.ttyname(self._slave)
-        with open(self.stderr_path, "wb") as err:
-            self.proc = mpy.popen(
-                board_dir / "pico.py",
-                # the board's machine and time first: they replace the built-ins;
-                # the firmware folder only for hwconfig (the wiring): the firmware
-                # itself runs from the flash
-                path=[board_dir, sim_dir, self.fw_dir],
-                heapsize=self.heapsize,
-                args=[
-                    str(ctl_in),
-                    str(ctl_out),
-                    str(self.image.resolve()),
-                    str(self.stage.resolve()),
-                    repr(self.cpu_factor),
-                    str(self.decks),
-                ],
-                stdin=self._master,
-                stdout=self._master,
-                stderr=err,
-            )
+        self._launch_args = (board_dir, sim_dir, ctl_in, ctl_out)
+        self._launch()
         self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
         self._out_thread.start()
         if not self.wait(lambda: self.ready_alloc >= 0, timeout):
@@ -161,6 +161,72 @@ class PicoTable(vr.VirtualTable):
             self.close()
             raise CommandError(f"the link to the board model did not come up: {errors}")
         return self
+
+    def _launch(self) -> None:
+        """Power up: a MicroPython process running the board from the image
+        (after a power cut, a new one on the same USB pty and FIFOs: a
+        fresh heap, as a Pico's after power-up)."""
+        board_dir, sim_dir, ctl_in, ctl_out = self._launch_args
+        self.power_ups += 1
+        with open(self.stderr_path, "ab" if self.power_ups > 1 else "wb") as err:
+            self.proc = mpy.popen(
+                board_dir / "pico.py",
+                # the board's machine and time first: they replace the built-ins;
+                # the firmware folder only for hwconfig (the wiring): the firmware
+                # itself runs from the flash
+                path=[board_dir, sim_dir, self.fw_dir],
+                heapsize=self.heapsize,
+                args=[
+                    str(ctl_in),
+                    str(ctl_out),
+                    str(self.image.resolve()),
+                    repr(self.cpu_factor),
+                    str(self.decks),
+                    *self._reset_args,
+                ],
+                stdin=self._master,
+                stdout=self._master,
+                stderr=err,
+            )
+
+    def _power_back(self) -> None:
+        # the cut board's process ends (its figures written); the power comes back
+        proc = self.proc
+        if proc is not None:
+            proc.wait()
+        with self._changed:
+            if self._stop.is_set():
+                return
+            self.restored = False
+            self._launch()
+            self._changed.notify_all()
+
+    def wait(self, predicate: Any, timeout: float) -> bool:
+        """As VirtualTable.wait, but a board between two processes (a reset,
+        a power cut: the host starts the next one) is not a board that stopped."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not predicate():
+                left = deadline - time.monotonic()
+                relaunching = self._relaunch is not None and self._relaunch.is_alive()
+                stopped = self.proc is not None and self.proc.poll() is not None and not relaunching
+                if left <= 0 or stopped:
+                    return bool(predicate())
+                self._changed.wait(min(left, 0.05))
+            return True
+
+    def _send(self, line: bytes) -> None:
+        t = self._relaunch
+        if t is not None and t.is_alive():
+            t.join(timeout=10)  # the next process is being started
+        super()._send(line)
+
+    def close(self) -> None:
+        t = self._relaunch
+        if t is not None:
+            t.join(timeout=10)
+            self._relaunch = None
+        super().close()
 
     def _drain_reports(self, timeout: float = 2.0) -> None:
         super()._drain_reports(timeout)
@@ -184,6 +250,25 @@ class PicoTable(vr.VirtualTable):
             words = rest.split()
             with self._changed:
                 self.figures = {k: int(v) for k, v in zip(words[::2], words[1::2], strict=True)}
+                self._changed.notify_all()
+            return
+        if op == "C":
+            kind = rest.split()
+            with self._changed:
+                self.power_cut = (int(kind[0]), kind[1], int(kind[2]))
+                self.frames_at_cut = self.frames
+                self._reset_args = []
+                self._relaunch = threading.Thread(target=self._power_back, daemon=True)
+                self._relaunch.start()
+            return
+        if op == "Z":
+            # machine.reset(), the watchdog: the board boots again in a new process
+            cause, boots = rest.split()
+            with self._changed:
+                self._reset_args = [cause, boots]
+                self.resets += 1
+                self._relaunch = threading.Thread(target=self._power_back, daemon=True)
+                self._relaunch.start()
                 self._changed.notify_all()
             return
         if op == "W":

@@ -264,6 +264,8 @@ class Chip:
         self.tags = []  # type: list[Tag]
         self.listed = []  # type: list[Tag]
         self.fault = FAULT_NONE
+        self.rf_cfg = 0x59  # CIU_RFCfg (RFConfiguration 0x0A): the chip's default
+        self.rx_gain = 5  # its RxGain bits: 38 dB
         self.fault_cleared_by_reset = True
         self.slow_us = 0
         self.idle_byte = 0x00
@@ -459,7 +461,20 @@ class Chip:
                 return (self.CMD_US, None)
             self.max_retries = p[3]
             return (self.CMD_US, b"")
-        if item in (0x02, 0x04, 0x0A, 0x0B, 0x0C, 0x0D):  # timings, retries, analog
+        if item == 0x0A:
+            # analog settings, 106 kbps type A: exactly 11 CIU registers
+            # (UM0701-02 7.3.1), CIU_RFCfg first: RxGain is its bits 6-4
+            if len(p) != 12:
+                return (self.CMD_US, None)
+            self.rf_cfg = p[1]
+            self.rx_gain = (p[1] >> 4) & 7
+            return (self.CMD_US, b"")
+        # timings, retries; analog settings of 212/424 kbps (8 registers),
+        # type B (3), ISO 14443-4 at 212/424/848 kbps (9)
+        sizes = {0x02: 3, 0x04: 1, 0x0B: 8, 0x0C: 3, 0x0D: 9}
+        if item in sizes:
+            if len(p) != 1 + sizes[item]:
+                return (self.CMD_US, None)
             return (self.CMD_US, b"")
         return (self.CMD_US, None)
 

@@ -88,6 +88,9 @@ class Script:
         b = self.board
         b.now += ms
         self.app.dirty = True
+        # every step draws its frame: the main loop redraws at most every
+        # REDRAW_MS, so the script's steps are as far apart as the screens' frames
+        self.app.shown_at = b.now - M.REDRAW_MS
         self.app.step(b.now)
 
     def tap(self, seat, *names):

@@ -1,6 +1,6 @@
 # mypy: ignore-errors
 # The board model's entry point (picoboot.py has the board):
-#   micropython pico.py CTL_IN CTL_OUT IMAGE STAGE CPU_FACTOR DECKS
+#   micropython pico.py CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS]
 # What the heap holds before the models load is the firmware's baseline; what
 # the models take is measured from here and reported apart ("R" line).
 import gc

@@ -3,7 +3,7 @@
 # The board model: a Raspberry Pi Pico with the table's parts, on which the
 # real firmware (boot.py, main.py, picoboard.py, picohw.py, ...) runs unchanged.
 #
-#   micropython pico.py CTL_IN CTL_OUT IMAGE STAGE CPU_FACTOR DECKS
+#   micropython pico.py CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS]
 # (pico.py, a launcher, measures the heap the models take and calls main())
 #
 # - machine.py and time.py (this folder, ahead of the unix port's built-ins on
@@ -17,8 +17,10 @@
 #     Pico's pull-up makes them read 1), held by a "person" for a click, a
 #     double press or a long press;
 #   - the buzzer on PWM, the LED;
-#   - the flash: a block device (fileflash.FileFlash, the NorFlash model's
-#     interface) in the file IMAGE, with littlefs2 on it.
+#   - the flash: the NOR flash model (norflash.NorFlash: the Pico's 352 x
+#     4 KiB blocks, NOR semantics, the chip's erase and program times charged
+#     to the virtual clock) in the file IMAGE, with littlefs2 on it as
+#     `tractor-table deploy` leaves it (board/flashimage.py builds it).
 # - It boots as a Pico does: littlefs mounted at /, boot.py, then main.py,
 #   whose imports load the .mpy files from flash. machine.reset(), an expired
 #   WDT and machine.soft_reset() boot it again (BoardReset); "Q" on the control
@@ -26,7 +28,11 @@
 # - The host drives it as it drives the old virtual board (virtual/mpy/vboard.py):
 #   control FIFO lines "T seat card" (a card's tag put on the seat's reader by
 #   a person, taken away once the chip found it), "U seat uidhex..." (tags by
-#   UID), "B seat kind" (the seat's button pressed as a person would), "Q".
+#   UID), "B seat kind" (the seat's button pressed as a person would), "Q",
+#   "C n" (the power is cut during the n-th flash erase or program from now:
+#   norflash.cut_at; the board stops there and the process ends, "C op kind
+#   pct" on the output FIFO; the host (board/runner.py) starts a new process
+#   on the image as the cut left it, the same USB pty staying plugged in).
 #   Output FIFO lines: "D line0|...|line7" (the text read back from the
 #   SSD1306's display RAM after each frame), "P hex" (the RAM itself, 1,024
 #   bytes), "S sound", "R alloc restored sim", "M peak end fields collisions",
@@ -39,8 +45,8 @@ import time  # noqa: E402  (board/mpy/time.py)
 from array import array
 
 import chip as C  # noqa: E402  (pn532sim/chip.py)
-import fileflash  # noqa: E402
 import machine  # noqa: E402  (board/mpy/machine.py)
+import norflash  # noqa: E402
 import ssd1306sim  # noqa: E402
 import utime  # noqa: E402
 import vclock  # noqa: E402
@@ -52,7 +58,9 @@ _ALTERNATE_MS = 300 + 50
 _AWAY_MS = 500 + 50
 _CROSSTALK_MS = 300 + 50
 # a tap: the card lies on the reader at least this long (ms), and until read
+# by two polls at least the scanner's confirm_ms (80) apart
 _HOLD_MS = 250
+_CONFIRM_MS = 80
 # a person's button presses (ms): each phase lasts at least this long and
 # until the firmware sampled the pin at least twice in it
 _CLICK_MS = 150
@@ -206,6 +214,7 @@ class Person:
         self.placed = [None, None, None, None]
         self.placed_at = [0, 0, 0, 0]
         self.read_at = [-1, -1, -1, -1]  # when the Pico first read the tags placed
+        self.read_again = [False] * 4  # ... and read them again confirm_ms later
         self.free_at = [0, 0, 0, 0]
         self.last = [-9, -9, -9, -9]
         self.lifted = [0, 0, 0, 0]
@@ -277,7 +286,7 @@ class Person:
             break
         for s in range(4):
             if self.placed[s] is not None:
-                if self.read_at[s] >= 0 and now_ms * 1000 - self.placed_at[s] >= _HOLD_MS * 1000:
+                if self.read_again[s] and now_ms * 1000 - self.placed_at[s] >= _HOLD_MS * 1000:
                     self._lift(s)
             elif self.waiting[s] and now_ms >= self._due(s):
                 self._place(s)
@@ -306,11 +315,15 @@ class Person:
         """The Pico read the seat's poll answer listing the tags on it: the
         person takes the card away once it has lain there _HOLD_MS (a read that
         timed out, or that the firmware dropped, is read again meanwhile)."""
+        now = self.board.clock.now_us
         if self.read_at[s] < 0:
-            self.read_at[s] = self.board.clock.now_us
+            self.read_at[s] = now
+        elif now - self.read_at[s] >= _CONFIRM_MS * 1000:
+            self.read_again[s] = True
 
     def _lift(self, s):
         self.read_at[s] = -1
+        self.read_again[s] = False
         card, tags = self.placed[s]
         chip = self.board.chips[s]
         for t in tags:
@@ -431,7 +444,16 @@ class Board:
         self.buzzer_pin = H.BUZZER
         self.led_changes = 0
         self.person = Person(self, 2)
-        self.flash = fileflash.FileFlash(image) if image else None
+        # opened before littlefs is mounted at / (norflash.py: the image is a host file)
+        self.flash = norflash.NorFlash(image) if image else None
+        self.cut = None  # the norflash.PowerCut that ended the board
+        self.hang = False  # "H": the next model call never returns
+        self._svc = 0  # model calls (_service)
+        self.mounted = False  # littlefs mounted at / (the firmware is booting)
+        self._pace_n = 0  # board time kept to real time (_pace)
+        self._pace_v = 0
+        self._pace_w = utime.ticks_us()
+        self.oled_back_at = -1  # "I": when the display answers again
         self.wdt_due = -1
         self.wdt_ms = 0
         self.timers = []
@@ -565,6 +587,19 @@ class Board:
         self._updating = True
         try:
             now = self.clock.now_us
+            if self.oled_back_at >= 0 and now >= self.oled_back_at:
+                self.oled.present = True
+                self.oled_back_at = -1
+            if self.hang:
+                # stuck: the clock runs on, the firmware gets nowhere
+                self.hang = False
+                print("board: the firmware hangs")
+                start = now
+                while self.wdt_due < 0 or now < self.wdt_due:
+                    self.clock.advance_us(100000)
+                    now = self.clock.now_us
+                    if self.wdt_due < 0 and now - start > 60000000:
+                        break  # no watchdog: a minute stuck, then on
             if self.wdt_due >= 0 and now >= self.wdt_due:
                 self.wdt_due = -1
                 raise machine.BoardReset(machine.WDT_RESET, "the watchdog expired")
@@ -573,8 +608,53 @@ class Board:
                 while t._due >= 0 and now >= t._due:
                     t._fire(now)
             self.person.update(now // 1000)
+            if self._in is not None:
+                self._service()
+                self._pace(now)
         finally:
             self._updating = False
+
+    def _service(self):
+        """What idle() does at each sleep, done also from the model calls
+        now and then: the firmware polls its readers without sleeping (as on
+        a Pico), so the host's input, the ready report and the heap's live
+        peak cannot wait for a sleep."""
+        self._svc += 1
+        if self._svc & 15:
+            return
+        self.control()
+        if not self.run:
+            raise PowerOff()
+        if not self.reported and self.mounted:
+            self.reported = True
+            gc.collect()
+            self._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes))
+        if self._svc & 1023 == 0:
+            gc.collect()
+            a = gc.mem_alloc()
+            if a > self.peak:
+                self.peak = a
+
+    def _pace(self, now):
+        """With a host on the link, board time must not run ahead of real
+        time while nobody is at the table: the firmware polls its readers
+        without sleeping (as on a Pico), and the link's timers on both sides
+        must agree. Ahead by more than 10 ms: wait for real (the host's input
+        ends the wait)."""
+        self._pace_n += 1
+        if self._pace_n & 15:
+            return
+        w = utime.ticks_us()
+        ahead = (now - self._pace_v) - utime.ticks_diff(w, self._pace_w)
+        if ahead < 0:
+            self._pace_v = now
+            self._pace_w = w
+            return
+        if ahead > 10000 and self.person.idle():
+            self._poll.poll(ahead // 1000)
+            self.clock.mark()  # the wait is not the firmware's CPU time
+            self._pace_v = now
+            self._pace_w = utime.ticks_us()
 
     # --- the host's control FIFO
     def control(self):
@@ -600,6 +680,17 @@ class Board:
             elif op == b"Q":
                 self.run = False
                 return
+            elif op == b"H":
+                # the firmware hangs in its next call into a model (a stuck
+                # bus transaction): only the watchdog gets it out
+                self.hang = True
+            elif op == b"I":
+                # the display stops answering on I2C for n ms (a loose cable)
+                self.oled.present = False
+                self.oled_back_at = self.clock.now_us + int(parts[1]) * 1000
+            elif op == b"C" and self.flash is not None:
+                # a power cut at the n-th erase or program from now
+                self.flash.cut_at(self.flash.ops + int(parts[1]))
             elif op == b"?":
                 # the person's state, for a host that waits in vain
                 p = self.person
@@ -705,26 +796,12 @@ def font_table():
 # --- power-up
 
 
-def _copy_tree(src, dst):
-    buf = bytearray(512)
-    for name in os.listdir(src):
-        if name == "table.json" or name.startswith("."):
-            continue
-        with open(src + "/" + name, "rb") as fi, open(dst + "/" + name, "wb") as fo:
-            while True:
-                n = fi.readinto(buf)
-                if not n:
-                    break
-                fo.write(buf[:n] if n < len(buf) else buf)
-
-
-def mount_flash(board, stage):
+def mount_flash(board):
     """littlefs2 on the flash at /, as the rp2 port's _boot.py mounts it
     (formatting a blank chip); the host's files stay reachable at /host.
-    With ``stage`` (a folder on the host), its files are copied to flash
-    first, as ``tractor-table deploy`` would copy them."""
+    The image holds what deploy wrote (board/flashimage.py builds it)."""
     bd = board.flash
-    bd.clock = None  # mounting and copying at deploy time: no virtual time
+    bd.clock = None  # mounting: no virtual time (the rp2 port does it before main.py)
     try:
         vfs.umount("/")
     except OSError:
@@ -740,10 +817,9 @@ def mount_flash(board, stage):
         fs = vfs.VfsLfs2(bd, progsize=256)
     vfs.mount(fs, "/")
     board.restored = "table.json" in os.listdir("/")
-    if stage:
-        _copy_tree("/host" + stage, "")
     os.chdir("/")
     bd.clock = board.clock
+    board.mounted = True
 
 
 def unmount_flash():
@@ -762,12 +838,14 @@ def _run_file(name):
     exec(code, {"__name__": "__main__", "__file__": name})
 
 
-def boot(board, stage, cause):
+def boot(board, cause):
     """One power-up or reset: mount, boot.py, main.py."""
     machine._attach(board, cause)
+    board.wdt_due = -1  # a reset stops the watchdog and the timers: the firmware starts them again
+    board.timers = []
     board.boots += 1
     board.clock._depth = 0
-    mount_flash(board, stage)
+    mount_flash(board)
     sys.path[:] = ["", ".frozen", "/lib"]
     files = os.listdir("/")
     try:
@@ -775,7 +853,7 @@ def boot(board, stage, cause):
             _run_file("boot.py")
         if "main.py" in files:
             _run_file("main.py")
-    except (machine.BoardReset, PowerOff):
+    except (machine.BoardReset, PowerOff, norflash.PowerCut):
         raise
     except Exception as exc:  # noqa: BLE001 - as the Pico: traceback, then the REPL
         sys.print_exception(exc)
@@ -792,8 +870,8 @@ def _probe(spi, buf):
 
 
 def main(argv, start_alloc):
-    ctl_in, ctl_out, image, stage, factor = argv[1], argv[2], argv[3], argv[4], float(argv[5])
-    decks = int(argv[6]) if len(argv) > 6 else 2
+    ctl_in, ctl_out, image, factor = argv[1], argv[2], argv[3], float(argv[4])
+    decks = int(argv[5]) if len(argv) > 5 else 2
     board = Board(ctl_in, ctl_out, image, factor)
     board.set_decks(decks)
     import binascii
@@ -809,23 +887,46 @@ def main(argv, start_alloc):
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
     keep = set(sys.modules)
-    cause = machine.PWRON_RESET
-    first = True
+    # a process started after a reset (the host's relaunch): its cause and
+    # the boots so far
+    cause = int(argv[6]) if len(argv) > 6 else machine.PWRON_RESET
+    board.boots = int(argv[7]) if len(argv) > 7 else 0
     wall0 = utime.ticks_ms()
+
+    def clean():
+        board.mounted = False
+        unmount_flash()
+        for name in list(sys.modules):
+            if name not in keep:
+                del sys.modules[name]
+        gc.collect()
+        board.reported = False
+
     try:
         while True:
             try:
-                boot(board, stage if first else "", cause)
+                boot(board, cause)
             except machine.BoardReset as r:
                 print("board: reset (%s)" % r.why)
                 cause = r.cause if r.cause > 0 else cause
-                first = False
-                unmount_flash()
-                for name in list(sys.modules):
-                    if name not in keep:
-                        del sys.modules[name]
-                gc.collect()
-                board.reported = False
+                if board._in is not None:
+                    # with a host: the process ends and the host starts a new
+                    # one (a reset gives the RP2040 a fresh heap; this process
+                    # cannot), on the same USB pty
+                    board._out.write(b"Z %d %d\n" % (cause, board.boots))
+                    break
+                clean()
+            except norflash.PowerCut as cut:
+                # the power went during a flash operation: the board stops
+                # there, the image as the cut left it; the dead board's open
+                # files fail (EIO) instead of raising when gc closes them
+                # (norflash.py: off()). The process ends: the host starts a
+                # new one on the image (a fresh heap, as after a power-up)
+                print("board: %s" % cut)
+                board.cut = (cut.op, cut.kind, cut.part)
+                board.flash.off()
+                board._out.write(b"C %d %s %d\n" % (cut.op, cut.kind.encode(), int(cut.part * 100)))
+                break
     except PowerOff:
         pass
     board.report()

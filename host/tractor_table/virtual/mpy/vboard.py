@@ -204,6 +204,8 @@ def _read_uid(store_path):
 
 
 UID_FILE = "unique_id"
+# an idle table sleeps at most this long (ms) between turns of its loop
+IDLE_MS = 50
 
 
 class VirtualBoard:
@@ -215,6 +217,9 @@ class VirtualBoard:
         self._out = open(ctl_out, "wb")
         self._poll = select.poll()
         self._poll.register(self._in, select.POLLIN)
+        self._wake = select.poll()  # the host's input: control lines, the link
+        self._wake.register(self._in, select.POLLIN)
+        self._wake.register(sys.stdin, select.POLLIN)
         self.port = ttlink_io.StdioPort()
         self.store = persist.Store(store_path)
         # the table's identity, as machine.unique_id() on a Pico: 8 bytes kept
@@ -232,6 +237,16 @@ class VirtualBoard:
         return time.ticks_ms()
 
     def sleep_ms(self, ms):
+        # Nobody at the table (no command waiting, nothing on the readers):
+        # sleep until the host writes (a control line or a link frame), at
+        # most IDLE_MS, instead of waking every turn's few ms (an idle virtual
+        # table took about 40 % of a core); the main loop's own deadlines (the
+        # link's heartbeat, a message's time-out) are seconds away.
+        if self.store.busy():
+            return  # a save in steps: its next piece at once (main.App.run)
+        if ms > 0 and not self._fifo and not self._taps and not self._presses and self._readers_idle():
+            self._wake.poll(IDLE_MS if ms < IDLE_MS else ms)
+            return
         time.sleep_ms(ms)
 
     def rand(self):
