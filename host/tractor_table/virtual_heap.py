@@ -29,3 +29,9 @@ def default_heap(decks: int, readers: str) -> str:
     if readers == "spi":
         return SIM_HEAP_BY_DECKS.get(decks, SIM_HEAP)
     return FIRMWARE_HEAP_BY_DECKS.get(decks, DEFAULT_HEAP)
+
+#: rp2 heap / unix-port heap (64-bit objects -> 32-bit), measured on the real
+#: rp2 port (bench/rp2040.py HEAP; docs/performance.md, "Calibration"): a
+#: firmware peak here times this is its estimate on a Pico, whose budget is
+#: half its heap, 128 KiB (issue 11).
+RP2_HEAP_FACTOR = 0.78

@@ -1,5 +1,5 @@
-# runs-under: micropython heapsize=224K
-# (224K, not the firmware's 160K budget: here main.py, table*.py, ttlink.py and
+# runs-under: micropython heapsize=288K
+# (288K, not the firmware's 160K budget: here main.py, table*.py, ttlink.py and
 # this test are compiled from source inside the capped heap, which the Pico
 # never does — it loads .mpy files. The 160K budget for the whole firmware is
 # checked by the virtual table running a full hand from .mpy files:
