@@ -109,7 +109,7 @@ def test_power_cut_at_a_save_resumes_from_the_flash_image(compiled: Path) -> Non
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     with vt:
-        game = BotGame(vt, rules, seed=3, strength=1, say=said.append, event_timeout=20)
+        game = BotGame(vt, rules, seed=3, strength=1, say=said.append, event_timeout=60)
         assert game.start_hand(vt.next_event(20)) == "play"
         for _ in range(2):
             assert not game.play_trick()
@@ -123,7 +123,7 @@ def test_power_cut_at_a_save_resumes_from_the_flash_image(compiled: Path) -> Non
             assert not game.play_trick()
         except CommandError:
             pass
-        game.timeout = 20
+        game.timeout = 60  # the board boots again from the image: slow under a loaded suite
         assert vt.wait(lambda: vt.power_cut is not None, 20), vt.firmware_errors()
         # the board is up again, from the image: main.py restored the snapshot
         # and drew the table as it was at the last save
