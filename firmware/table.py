@@ -396,7 +396,7 @@ class Table:
             _opt("tablecall").button(self, seat, kind, now_ms)
             return
         if kind == E.BTN_UNDO:
-            if not pend and self.undo_seat == seat:
+            if not pend and self.phase == PLAY and seat != self.challenger:
                 _opt("tableundo").undo(self, seat, now_ms)
                 sys.modules.pop("tableundo", None)
                 return

@@ -10,16 +10,17 @@
 # again and an UNDO event [UNDO, trick_no, seat, cards...] is emitted. A
 # throw's lead may be taken back this way (the challenge window closes with
 # it); the first follow of a throw taken back opens the window again.
+# Refused (nothing to take back, or it stands): the display says `S2 no undo`.
 import events as E
 import table as T
 
 
 def undo(tb, seat, now_ms):
-    """Take back seat's last play if the rule allows it; True if it did."""
-    if tb.phase != T.PLAY or tb.undo_seat != seat or tb.challenger >= 0:
-        return False
+    """Take back seat's last play if the rule allows it (True), else say that
+    the play stands (the display's `S2 no undo`; no event)."""
     cards = tb.plays[seat]
-    if cards is None or tb.pending[tb.turn]:
+    if tb.phase != T.PLAY or tb.undo_seat != seat or cards is None or tb.pending[tb.turn]:
+        tb._say("S%d no undo" % seat, now_ms)
         return False
     tb.undo_seat = -1
     tb.plays[seat] = None
@@ -27,6 +28,10 @@ def undo(tb, seat, now_ms):
         tb.seen[c] = 0
     if tb.hand_scan:
         tb.hands[seat].extend(cards)
+    if tb.called:
+        for c in cards:
+            if c % 54 == tb.call:
+                tb.fby[c // 54] = 0  # that copy is not located by this play any more
     if seat == tb.leader:
         tb.lead = None
         tb.throw_open = False

@@ -62,6 +62,7 @@ def test_undo_refused_for_another_seat_and_after_the_next_tap():
     _lead_and_follow(t)
     t.button(1, E.BTN_UNDO, 3)  # not the seat of the last play
     assert t.take_events() == []
+    assert t.message == "S1 no undo"
     assert t.turn == 3 and t.plays[2] == [4]
     t.tap(3, 7, 4)  # the next seat taps (and plays): seat 2's play stands
     t.button(2, E.BTN_UNDO, 5)
@@ -82,7 +83,7 @@ def test_undo_refused_once_the_trick_is_scored():
     t.take_events()
     t.button(0, E.BTN_UNDO, 5)
     assert t.take_events() == []
-    assert len(t.tricks) == 1 and t.turn == 2
+    assert len(t.tricks) == 1 and t.turn == 2 and t.message == "S0 no undo"
 
 
 def test_a_refusal_between_does_not_block_the_undo():
