@@ -28,6 +28,7 @@ from shengji import Rules
 
 from .. import deploy, mpy
 from ..errors import CommandError
+from ..link.serial_link import SerialLink
 from ..virtual import runner as vr
 from . import CPU_FACTOR, flashimage
 
@@ -145,7 +146,20 @@ class PicoTable(vr.VirtualTable):
         slave_path = os.ttyname(self._slave)
         self._launch_args = (board_dir, sim_dir, ctl_in, ctl_out)
         self._launch()
-        self._come_up(out_fd, slave_path, timeout, host_link, "the board model")
+        self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
+        self._out_thread.start()
+        if not self.wait(lambda: self.ready_alloc >= 0, timeout):
+            errors = self.firmware_errors()
+            self.close()
+            raise CommandError(f"the board model did not start: {errors}")
+        self.port = slave_path
+        if not host_link:
+            return self
+        self.link = SerialLink(slave_path, on_note=self._note).start()
+        if not self.link.wait_synced(timeout):
+            errors = self.firmware_errors()
+            self.close()
+            raise CommandError(f"the link to the board model did not come up: {errors}")
         return self
 
     def _launch(self) -> None:

@@ -241,17 +241,12 @@ class VirtualTable:
                 stdout=self._master,
                 stderr=err,
             )
-        return self._come_up(out_fd, slave_path, timeout, host_link, "the virtual table")
-
-    def _come_up(self, out_fd: int, slave_path: str, timeout: float, host_link: bool, what: str) -> VirtualTable:
-        """After the firmware process started: read its outputs, wait until it
-        is ready, then (``host_link``) open the host's link on its terminal."""
         self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
         self._out_thread.start()
         if not self.wait(lambda: self.ready_alloc >= 0, timeout):
             errors = self.firmware_errors()
             self.close()
-            raise CommandError(f"{what} did not start: {errors}")
+            raise CommandError(f"the virtual table did not start: {errors}")
         self.port = slave_path
         if not host_link:
             return self
@@ -259,7 +254,7 @@ class VirtualTable:
         if not self.link.wait_synced(timeout):
             errors = self.firmware_errors()
             self.close()
-            raise CommandError(f"the link to {what} did not come up: {errors}")
+            raise CommandError(f"the link to the virtual table did not come up: {errors}")
         return self
 
     def close(self) -> None:
