@@ -256,7 +256,7 @@ class Board(Protocol):
 
 
 def rule_lines(preset: str, cards: CardSet | None) -> list[str]:
-    """The rule options of a RULES.md preset as table.cfg lines (firmware/tableconfig.py's keys).
+    """The rule options of a preset (docs/rules.md §0) as table.cfg lines (firmware/tableconfig.py's keys).
 
     The deck count is the card set's when one is given: a preset that cannot be
     played with it is refused here, not discovered at the table."""

@@ -269,7 +269,7 @@ def parse_console(line: str, decks: int) -> tuple[str, int, int] | None:
     """One console line as (``tap``/``ok``/``undo``/``challenge``/``show``/``quit``,
     seat, card id); None for an empty line. ValueError with a sentence for the
     player when the line is not a command: the seat must be 0-3, the card a card
-    of RULES.md's notation (Chinese names too: 红桃A, 大王), and ``.copy`` (0 =
+    in docs/rules.md's notation (Chinese names too: 红桃A, 大王), and ``.copy`` (0 =
     the first deck, as the records write it: ``AS.1``) one of the decks."""
     from shengji.cards import parse_card_id
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from .runner import VirtualTable
 
-#: kitty size by deck count (docs/rules.md, "Players, decks and the deal")
+#: kitty size by deck count (docs/rules.md §1)
 KITTY_SIZE = (0, 6, 8, 6, 8)
 
 DRAW, KITTY_UP, SCAN, BURIAL, PLAY, HAND_OVER, MATCH_OVER = (
