@@ -10,6 +10,7 @@ line and what to write instead.
 
 from __future__ import annotations
 
+import argparse
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -143,14 +144,20 @@ def test_pending_trees_cite_only_documents_in_the_repository(top: str) -> None:
     assert not found, "\n".join(found)
 
 
+def _helps(parser: argparse.ArgumentParser, name: str) -> Iterator[tuple[str, str]]:
+    """``parser``'s --help and its subcommands', all the way down."""
+    yield f"{name} --help", parser.format_help()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, p in action.choices.items():
+                yield from _helps(p, f"{name} {sub}")
+
+
 def test_help_cites_only_documents_in_the_repository() -> None:
     from tractor_table import cli
 
-    parser = cli.build_parser()
-    texts = [("tractor-table --help", parser.format_help())]
-    sub = next(a for a in parser._actions if a.dest == "command")
-    texts += [(f"tractor-table {name} --help", p.format_help()) for name, p in sub.choices.items()]  # type: ignore[attr-defined]
-    assert len(texts) == len(cli.COMMANDS) + 1
+    texts = list(_helps(cli.build_parser(), "tractor-table"))
+    assert len(texts) >= len(cli.COMMANDS) + 1
     sections, names = rules_sections(), rules_names()
     found = [p for where, text in texts for p in problems(text, where, sections, names)]
     assert not found, "\n".join(found)
