@@ -48,6 +48,7 @@ from typing import Any, Protocol, TextIO
 from . import firmware_build
 from .errors import CommandError
 from .paths import BUILD_FIRMWARE_DIR, FIRMWARE_DIR
+from .vocab import firmware
 
 #: names on the board (mirrored in the generated firmware/hwconfig.py)
 CARDS_FILE = "cards.bin"
@@ -355,7 +356,7 @@ def read_cards(path: Path) -> CardSet:
         raise CommandError(f"card set {path}: the file is empty")
     if len(data) > MAX_CARDS_BYTES:
         raise CommandError(f"card set {path}: {len(data)} bytes is far too large for a card map; wrong file?")
-    if data[:4] != b"TTCM":
+    if data[:4] != firmware("cardmap").MAGIC:
         data = _export_card_set(path, data)
         exported = Path(tempfile.mkdtemp(prefix="tractor-cards-")) / CARDS_FILE
         exported.write_bytes(data)
@@ -401,9 +402,15 @@ def _parse_on_micropython(path: Path, data: bytes) -> CardSet:
     )
     try:
         proc = mpy.run(code=code, path=[FIRMWARE_DIR], heapsize="64K", timeout=30)
-    except CommandError:  # no MicroPython here (a user install): the header check must do
-        name = bytes(data[16 : 16 + min(data[9], 31)]).decode("utf-8", "replace")
-        return CardSet(data, name or path.stem, data[8], data[6] | (data[7] << 8))
+    except CommandError:  # no MicroPython here (a user install): the same parser under CPython
+        cardmap = firmware("cardmap")
+        try:
+            m = cardmap.CardMap(data)
+        except cardmap.CardMapError as exc:
+            raise CommandError(
+                f"card set {path}: {exc}; export it again with 'tractor-table deckcheck --export'"
+            ) from None
+        return CardSet(data, str(m.name) or path.stem, int(m.decks), int(m.count))
     if proc.returncode != 0:
         why = proc.stdout.strip().removeprefix("ERR ") or proc.stderr.strip().splitlines()[-1]
         raise CommandError(f"card set {path}: {why}; export it again with 'tractor-table deckcheck --export'")

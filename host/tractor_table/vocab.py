@@ -15,8 +15,9 @@ copy in the host's source):
 | the device rules engine's codes (AUDIT's and REVOKE's rules_reason) | ``drules.py`` (``OK``, ``R_*``) | :class:`RulesCode` |
 | the snapshot's layout | ``tablesnap.py`` (``_F_*``, ``_T_*``, ``_C_*``, ``_X_*``; ``table.SNAPSHOT_VERSION``) | :class:`SnapshotField`, :class:`Snapshot` |
 
-and :data:`TABLE_REASON` / :data:`RULES_CODE` map ``shengji``'s reasons to
-the table's two codes (the only map between the two vocabularies).
+and :func:`shengji_maps` (:func:`table_reason`, :func:`rules_code`) maps
+``shengji``'s reasons to the table's two codes: the only map between the two
+vocabularies.
 
 :func:`firmware` is the host's one loader of firmware modules (the link's
 ``ttlink``, ``version``, ``cardmap``'s format, and the modules above): it runs
@@ -31,6 +32,7 @@ from __future__ import annotations
 import ast
 import builtins
 import enum
+import functools
 import importlib.util
 import sys
 import threading
@@ -65,6 +67,7 @@ def _micropython_shim() -> types.ModuleType:
 _MICROPYTHON = _micropython_shim()
 
 
+@functools.cache
 def firmware_names() -> frozenset[str]:
     """The firmware's module names (``firmware/*.py``)."""
     return frozenset(p.stem for p in FIRMWARE_DIR.glob("*.py"))
@@ -113,7 +116,8 @@ def firmware(name: str) -> types.ModuleType:
         return module
 
 
-def const_names(name: str) -> list[tuple[str, int]]:
+@functools.cache
+def const_names(name: str) -> tuple[tuple[str, int], ...]:
     """The ``NAME = const(int)`` of a firmware module, in source order (private
     names too: the compiler inlines those and the device's heap never holds them)."""
     tree = ast.parse((FIRMWARE_DIR / f"{name}.py").read_text(encoding="utf-8"))
@@ -128,9 +132,12 @@ def const_names(name: str) -> list[tuple[str, int]]:
             and node.value.func.id == "const"
         ):
             target = node.targets[0].id
-            value = getattr(firmware(name), target)
-            out.append((target, value))
-    return out
+            try:  # const(literal), as the compiler reads it; else as the module computes it
+                value = ast.literal_eval(node.value.args[0])
+            except (ValueError, TypeError, SyntaxError, IndexError):
+                value = getattr(firmware(name), target)
+            out.append((target, int(value)))
+    return tuple(out)
 
 
 def _run(module: str, first: str, count: int, strip: str = "") -> dict[str, int]:
@@ -551,27 +558,29 @@ def _engine_reason(reasons: Any, name: str) -> Any:
     return Rule[{"MIXED_SUITS": "MIXED_LEAD", "NOT_IN_HAND": "NOT_HELD"}.get(name, name)]
 
 
-#: ``shengji``'s reason for refusing a play or an event -> the table's reason
-#: code (REJECT); a refusal missing here is one the table has no code for.
-TABLE_REASON: dict[Any, Reason]
-#: ``shengji.play.Reason`` of a follow (or play) -> the device rules engine's code.
-RULES_CODE: dict[Any, RulesCode]
-TABLE_REASON, RULES_CODE = _shengji_maps()
+@functools.cache
+def shengji_maps() -> tuple[dict[Any, Reason], dict[Any, RulesCode]]:
+    """The one map between ``shengji``'s reasons and the table's codes:
+    (shengji's reason for refusing a play or an event -> the table's reason,
+    REJECT's; a follow's ``shengji.play.Reason`` -> the device rules engine's
+    code, AUDIT's and REVOKE's rules_reason). A reason missing is one the
+    table has no code for. Built on first use (``shengji`` loads then)."""
+    return _shengji_maps()
 
 
 def table_reason(engine_reason: Any, default: int = -1) -> int:
     """The table's reason code for shengji's, or ``default``."""
-    return int(TABLE_REASON.get(engine_reason, default))
+    return int(shengji_maps()[0].get(engine_reason, default))
 
 
 def rules_code(engine_reason: Any, default: int = -1) -> int:
     """The device rules engine's code for shengji's reason, or ``default``."""
-    return int(RULES_CODE.get(engine_reason, default))
+    return int(shengji_maps()[1].get(engine_reason, default))
 
 
 __all__ = [
     "AppCode", "Button", "Command", "Current", "EventKind", "Friend", "HAND_PHASES", "NT",
-    "PARTNER_UNKNOWN", "Phase", "RULES_CODE", "Reason", "RulesCode", "SNAPSHOT_VERSION", "Scans",
-    "Snapshot", "SnapshotError", "SnapshotField", "Sound", "TABLE_REASON", "TRUMP_NAMES", "Trick", "firmware",
-    "firmware_names", "const_names", "rules_code", "table_reason",
+    "PARTNER_UNKNOWN", "Phase", "Reason", "RulesCode", "SNAPSHOT_VERSION", "Scans",
+    "Snapshot", "SnapshotError", "SnapshotField", "Sound", "TRUMP_NAMES", "Trick", "firmware",
+    "firmware_names", "const_names", "rules_code", "shengji_maps", "table_reason",
 ]

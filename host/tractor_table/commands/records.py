@@ -21,9 +21,15 @@ from typing import Any
 from ..errors import CommandError
 
 ACTIONS = ("list", "show", "export", "check", "replay", "sheet")
-TRUMPS = ("S", "H", "D", "C", "NT")
 RANKS = "23456789TJQKA"
 FORMATS = ("engine", "events", "html", "text")
+
+
+def _trumps() -> tuple[str, ...]:
+    """The trump field in letters (the firmware's, through tractor_table.vocab)."""
+    from ..vocab import TRUMP_NAMES
+
+    return TRUMP_NAMES
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -149,7 +155,7 @@ def _list(store: Any, table: int | None) -> int:
         else:
             result = h["status"] + (" (the records start inside it)" if h["partial"] else "")
             if h["trump"] is not None:
-                result += f"; trump {TRUMPS[h['trump']] if 0 <= h['trump'] < 5 else h['trump']}"
+                result += f"; trump {_trumps()[h['trump']] if 0 <= h['trump'] < 5 else h['trump']}"
             if h["attackers_score"] is not None:
                 result += f"; attackers {h['attackers_score']} so far"
         no = "?" if h["hand_no"] is None else h["hand_no"]
@@ -221,7 +227,7 @@ def _show_events(store: Any, hand_id: int) -> int:
         + (f" to {_when(h['ended_at'])}" if h["ended_at"] else "")
     )
     if h["dealer"] is not None:
-        trump = TRUMPS[h["trump"]] if h["trump"] is not None and 0 <= h["trump"] < 5 else "?"
+        trump = _trumps()[h["trump"]] if h["trump"] is not None and 0 <= h["trump"] < 5 else "?"
         print(f"  dealer S{h['dealer']}, levels {_levels(h['level0'], h['level1'])}, trump {trump}")
     if h["result"]:
         print(f"  result: {h['result']}{_lost_by(h)}")

@@ -273,7 +273,7 @@ def main():
 
 def enroll_and_power_up():
     s = Script()
-    s.app._app([M.APP_ENROLL, 0])
+    s.app._app([E.APP_ENROLL, 0])
     s.shot("enrollment: enroll mode at seat 0")
     b = Board()
     b.problem = "no card map: cards.bin"
