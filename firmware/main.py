@@ -148,7 +148,9 @@ class App:
 
         try:
             snap = json.loads(bytes(data).decode())
-            snap[13] = count  # the link's numbering decides
+            # the link's numbering decides: fields _F_EV_INDEX and _F_EV_HASH
+            # (tablesnap.py's names are private: inlined there, never in the heap)
+            snap[13] = count
             snap[14] = head
             self.table.restore(snap)
         except (ValueError, TypeError, IndexError, T.TableError) as exc:

@@ -208,7 +208,7 @@ class CardSet:
         recs.sort()
         body = b"".join(recs)
         nm = self.name.encode("utf-8")
-        head = cm.MAGIC + bytes((cm.VERSION, cm.RECORD)) + len(recs).to_bytes(2, "little")
+        head: bytes = MAP_MAGIC + bytes((cm.VERSION, cm.RECORD)) + len(recs).to_bytes(2, "little")
         head += bytes((self.decks, len(nm), 0, 0))
         head += (binascii.crc32(body) & 0xFFFFFFFF).to_bytes(4, "little")
         head += nm.ljust(cm.HEADER - len(head), b"\x00")
