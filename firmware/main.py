@@ -148,8 +148,8 @@ class App:
 
         try:
             snap = json.loads(bytes(data).decode())
-            # the link's numbering decides: fields _F_EV_INDEX and _F_EV_HASH
-            # (tablesnap.py's names are private: inlined there, never in the heap)
+            # the link's numbering decides: fields F_EV_INDEX and F_EV_HASH
+            # (snaplayout.py, which the table does not load)
             snap[13] = count
             snap[14] = head
             self.table.restore(snap)

@@ -148,7 +148,7 @@ class Store:
 
 
 def _index(snap):
-    # the event index a snapshot was taken at (tablesnap.py's field _F_EV_INDEX)
+    # the event index a snapshot was taken at (snaplayout.F_EV_INDEX)
     try:
         return int(snap[13])
     except (IndexError, TypeError, ValueError):

@@ -16,63 +16,10 @@
 # points by seat are rebuilt from the tricks, field 10 is -1 while the partner
 # is unknown). Version 2 (version 1 had no field 21).
 # Restoring one is tablerestore.py's (loaded only for that, then dropped).
-#
-# The layout's names: private const() names, which the compiler puts in place
-# and the heap never holds; the host reads them from this file
-# (tractor_table.vocab: SnapshotField and Snapshot) and defines none again.
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):  # type: ignore[no-redef]
-        return x
-
-
+# The index of every field is named in snaplayout.py (the table never loads
+# it; the host reads it, and tests/foundation/test_one_vocabulary.py reads a
+# real snapshot by its names).
 import table as T
-
-# the fields, by index
-_F_VERSION = const(0)
-_F_DECKS = const(1)
-_F_PHASE = const(2)
-_F_HAND_NO = const(3)
-_F_FIRST_HAND = const(4)
-_F_DEALER = const(5)
-_F_LEVEL0 = const(6)
-_F_LEVEL1 = const(7)
-_F_TRUMP = const(8)
-_F_DECLARER = const(9)
-_F_SCORE = const(10)
-_F_KITTY_POINTS = const(11)
-_F_MATCH_WINNER = const(12)
-_F_EV_INDEX = const(13)
-_F_EV_HASH = const(14)
-_F_BIDS = const(15)
-_F_KITTY = const(16)
-_F_TRICKS = const(17)
-_F_REVOKED = const(18)
-_F_RESULT = const(19)
-_F_CURRENT = const(20)
-_F_KITTY_UP = const(21)
-_F_EXTRA = const(22)  # the first optional field (hand_scan, then partners = "called")
-# a completed trick: [leader, winner, points, forced, p0, p1, p2, p3]
-_T_LEADER = const(0)
-_T_WINNER = const(1)
-_T_POINTS = const(2)
-_T_FORCED = const(3)
-_T_PLAYS = const(4)
-# the trick in progress: [leader, forced, throw_open, p0, p1, p2, p3]
-_C_LEADER = const(0)
-_C_FORCED = const(1)
-_C_THROW_OPEN = const(2)
-_C_PLAYS = const(3)
-# the optional fields, each tagged by its first item
-_X_SCAN = const(1)  # [1, seats scanned (bits), hand0, .., hand3]
-_X_FRIEND = const(2)  # [2, call, partner, level seat 2, level seat 3]
-_SCAN_DONE = const(1)
-_SCAN_HANDS = const(2)
-_FRIEND_CALL = const(1)
-_FRIEND_PARTNER = const(2)
-_FRIEND_LEVELS = const(3)
 
 
 # --- snapshots (persistence, and the host's snapshot push) ---------------
@@ -112,7 +59,7 @@ def snapshot(tb, packed=False):
         cur,
         tb.kitty_up,
     ] + (
-        [[_X_SCAN, tb.scan_done, tb.hands[0], tb.hands[1], tb.hands[2], tb.hands[3]]]
+        [[1, tb.scan_done, tb.hands[0], tb.hands[1], tb.hands[2], tb.hands[3]]]
         if tb.hand_scan
         else []
-    ) + ([[_X_FRIEND, tb.call, tb.partner, tb.levels[2], tb.levels[3]]] if tb.called else [])
+    ) + ([[2, tb.call, tb.partner, tb.levels[2], tb.levels[3]]] if tb.called else [])

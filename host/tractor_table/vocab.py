@@ -13,7 +13,7 @@ copy in the host's source):
 | sounds, buttons | ``events.py`` (``SND_*``, ``BTN_*``) | :class:`Sound`, :class:`Button` |
 | the table core's phases | ``table.py`` (``DEAL`` ... ``CALL``, ``PHASE_NAMES``) | :class:`Phase` |
 | the device rules engine's codes (AUDIT's and REVOKE's rules_reason) | ``drules.py`` (``OK``, ``R_*``) | :class:`RulesCode` |
-| the snapshot's layout | ``tablesnap.py`` (``_F_*``, ``_T_*``, ``_C_*``, ``_X_*``; ``table.SNAPSHOT_VERSION``) | :class:`SnapshotField`, :class:`Snapshot` |
+| the snapshot's layout | ``snaplayout.py`` (``F_*``, ``T_*``, ``C_*``, ``X_*``; ``table.SNAPSHOT_VERSION``) | :class:`SnapshotField`, :class:`Snapshot` |
 
 and :func:`shengji_maps` (:func:`table_reason`, :func:`rules_code`) maps
 ``shengji``'s reasons to the table's two codes: the only map between the two
@@ -158,7 +158,7 @@ _TABLE = firmware("table")
 _EVENTS = dict(const_names("events"))
 _TABLES = dict(const_names("table"))
 _DRULES = dict(const_names("drules"))
-_SNAPS = dict(const_names("tablesnap"))
+_SNAPS = dict(const_names("snaplayout"))
 
 
 def _complete(cls: type[enum.IntEnum], firmware_members: dict[str, int]) -> None:
@@ -314,34 +314,34 @@ _complete(RulesCode, _run("drules", "OK", 1 + len(_prefixed("drules", "R_")), st
 
 
 class SnapshotField(enum.IntEnum):
-    """A field's index in the table's snapshot (firmware/tablesnap.py, _F_*)."""
+    """A field's index in the table's snapshot (firmware/snaplayout.py, F_*)."""
 
-    VERSION = _SNAPS["_F_VERSION"]
-    DECKS = _SNAPS["_F_DECKS"]
-    PHASE = _SNAPS["_F_PHASE"]
-    HAND_NO = _SNAPS["_F_HAND_NO"]
-    FIRST_HAND = _SNAPS["_F_FIRST_HAND"]
-    DEALER = _SNAPS["_F_DEALER"]
-    LEVEL0 = _SNAPS["_F_LEVEL0"]
-    LEVEL1 = _SNAPS["_F_LEVEL1"]
-    TRUMP = _SNAPS["_F_TRUMP"]
-    DECLARER = _SNAPS["_F_DECLARER"]
-    SCORE = _SNAPS["_F_SCORE"]
-    KITTY_POINTS = _SNAPS["_F_KITTY_POINTS"]
-    MATCH_WINNER = _SNAPS["_F_MATCH_WINNER"]
-    EV_INDEX = _SNAPS["_F_EV_INDEX"]
-    EV_HASH = _SNAPS["_F_EV_HASH"]
-    BIDS = _SNAPS["_F_BIDS"]
-    KITTY = _SNAPS["_F_KITTY"]
-    TRICKS = _SNAPS["_F_TRICKS"]
-    REVOKED = _SNAPS["_F_REVOKED"]
-    RESULT = _SNAPS["_F_RESULT"]
-    CURRENT = _SNAPS["_F_CURRENT"]
-    KITTY_UP = _SNAPS["_F_KITTY_UP"]
-    EXTRA = _SNAPS["_F_EXTRA"]
+    VERSION = _SNAPS["F_VERSION"]
+    DECKS = _SNAPS["F_DECKS"]
+    PHASE = _SNAPS["F_PHASE"]
+    HAND_NO = _SNAPS["F_HAND_NO"]
+    FIRST_HAND = _SNAPS["F_FIRST_HAND"]
+    DEALER = _SNAPS["F_DEALER"]
+    LEVEL0 = _SNAPS["F_LEVEL0"]
+    LEVEL1 = _SNAPS["F_LEVEL1"]
+    TRUMP = _SNAPS["F_TRUMP"]
+    DECLARER = _SNAPS["F_DECLARER"]
+    SCORE = _SNAPS["F_SCORE"]
+    KITTY_POINTS = _SNAPS["F_KITTY_POINTS"]
+    MATCH_WINNER = _SNAPS["F_MATCH_WINNER"]
+    EV_INDEX = _SNAPS["F_EV_INDEX"]
+    EV_HASH = _SNAPS["F_EV_HASH"]
+    BIDS = _SNAPS["F_BIDS"]
+    KITTY = _SNAPS["F_KITTY"]
+    TRICKS = _SNAPS["F_TRICKS"]
+    REVOKED = _SNAPS["F_REVOKED"]
+    RESULT = _SNAPS["F_RESULT"]
+    CURRENT = _SNAPS["F_CURRENT"]
+    KITTY_UP = _SNAPS["F_KITTY_UP"]
+    EXTRA = _SNAPS["F_EXTRA"]
 
 
-_complete(SnapshotField, _prefixed("tablesnap", "_F_"))
+_complete(SnapshotField, _prefixed("snaplayout", "F_"))
 
 #: The trump field's no-trump value (0-3 are S H D C).
 NT: int = _TABLE.NT
@@ -354,7 +354,7 @@ TRUMP_NAMES: tuple[str, ...] = tuple(firmware("display").TRUMPS)
 #: scans, the burial, the call, the play); HAND_END and MATCH_END are after it.
 HAND_PHASES = frozenset(p for p in Phase if p not in (Phase.HAND_END, Phase.MATCH_END))
 
-_SNAP = {n.removeprefix("_"): v for n, v in const_names("tablesnap")}
+_SNAP = dict(const_names("snaplayout"))
 
 
 # ------------------------------------------------------------------ snapshots
@@ -433,7 +433,7 @@ class Friend:
 
 @dataclass
 class Snapshot:
-    """The table's snapshot (firmware/tablesnap.py) with named fields.
+    """The table's snapshot (firmware/tablesnap.py, the layout named in snaplayout.py).
 
     :meth:`parse` takes the wire's list (or its JSON bytes), :meth:`to_list`
     gives it back in the same layout. With partners = "called" ``levels``

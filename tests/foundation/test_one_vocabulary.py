@@ -17,7 +17,10 @@ table of literals, then scans the host's source for a copy:
   ``*APP*``, ``*SNAP*``, ``*FIELD*``);
 - a literal table equal to one of the firmware's (``REASONS``, ``CARDS_AT``, ...).
 
-Each check has a case it must catch and one it must let through.
+Left out, each with its reason below: the game's facts (docs/rules.md), which
+the host's engine knows on its own, and the parts' own numbers (the PN532
+chip model, the SSD1306's size). Each check has a case it must catch and one
+it must let through.
 """
 
 from __future__ import annotations
@@ -306,3 +309,25 @@ def test_a_snapshot_reads_and_writes_the_firmware_layout() -> None:
             assert says in str(exc)
         else:
             raise AssertionError(f"{bad!r} parsed")
+
+
+def test_the_layout_names_are_the_table_cores_own() -> None:
+    # firmware/snaplayout.py names the fields that tablesnap.py writes by
+    # position: a real snapshot of the firmware's table core, read by name
+    from tractor_table import vocab
+
+    T, E = vocab.firmware("table"), vocab.firmware("events")
+    rules, link = vocab.firmware("tablerules"), vocab.firmware("ttlink")
+    for hand_scan in (False, True):
+        t = T.Table(rules.TableRules(1), decks=1, chain_hash=link.chain_hash, hand_scan=hand_scan)
+        t.tap(2, 13, 10)  # the level's 2 of hearts at seat 2: a bid
+        t.button(2, E.BTN_OK, 20)  # the bid stands
+        t.button(2, E.BTN_OK, 30)  # the draw ends: trump hearts, seat 2 declares and deals
+        wire = t.snapshot()
+        snap = vocab.Snapshot.parse(wire)
+        assert snap.to_list() == wire
+        assert (snap.decks, snap.phase, snap.hand_no, snap.first_hand) == (1, t.phase, t.hand_no, 1)
+        assert snap.phase == (vocab.Phase.SCAN if hand_scan else vocab.Phase.KITTY)
+        assert (snap.dealer, snap.trump, snap.declarer, snap.bids) == (2, 1, 2, [[2, [13]]])
+        assert (snap.ev_index, snap.ev_hash, snap.levels) == (t.ev_index, t.ev_hash, [0, 0])
+        assert (snap.scans is not None) == hand_scan and snap.friend is None
