@@ -7,11 +7,11 @@ copy in the host's source):
 | vocabulary | firmware | host type |
 |---|---|---|
 | game event kinds | ``events.py`` (``HAND_START`` ..., ``NAMES``) | :class:`EventKind` |
-| the table's reasons (REJECT, BID, AUDIT) | ``events.py`` (``OK`` ... ``BID_SELF``, ``REASONS``) | :class:`Reason` |
+| the table's reasons (REJECT, BID, AUDIT) | ``events.py`` (``OK`` ... ``BID_SELF``, ``REASONS``) | :class:`TableReason` |
 | the link's application messages | ``events.py`` (``APP_*``) | :class:`AppCode` |
-| the host's commands | ``table.py`` (``CMD_*``) | :class:`Command` |
+| the host's commands | ``table.py`` (``CMD_*``) | :class:`TableCommand` |
 | sounds, buttons | ``events.py`` (``SND_*``, ``BTN_*``) | :class:`Sound`, :class:`Button` |
-| the table core's phases | ``table.py`` (``DEAL`` ... ``CALL``, ``PHASE_NAMES``) | :class:`Phase` |
+| the table core's phases | ``table.py`` (``DEAL`` ... ``CALL``, ``PHASE_NAMES``) | :class:`TablePhase` |
 | the device rules engine's codes (AUDIT's and REVOKE's rules_reason) | ``drules.py`` (``OK``, ``R_*``) | :class:`RulesCode` |
 | the snapshot's layout | ``snaplayout.py`` (``F_*``, ``T_*``, ``C_*``, ``X_*``; ``table.SNAPSHOT_VERSION``) | :class:`SnapshotField`, :class:`Snapshot` |
 
@@ -200,7 +200,7 @@ class EventKind(enum.IntEnum):
 _complete(EventKind, {n.upper(): i for i, n in enumerate(_EV.NAMES) if i})
 
 
-class Reason(enum.IntEnum):
+class TableReason(enum.IntEnum):
     """Why the table refused a play, a bid or a burial, or what an AUDIT found
     (firmware/events.py; ``REASONS`` has them in words)."""
 
@@ -223,7 +223,7 @@ class Reason(enum.IntEnum):
     BID_SELF = _EVENTS["BID_SELF"]
 
 
-_complete(Reason, _run("events", "OK", len(_EV.REASONS)))
+_complete(TableReason, _run("events", "OK", len(_EV.REASONS)))
 
 
 class AppCode(enum.IntEnum):
@@ -265,7 +265,7 @@ class Button(enum.IntEnum):
 _complete(Button, _prefixed("events", "BTN_"))
 
 
-class Command(enum.IntEnum):
+class TableCommand(enum.IntEnum):
     """The host's commands to the table core (firmware/table.py, CMD_*), sent as app messages."""
 
     NEW_MATCH = _TABLES["CMD_NEW_MATCH"]
@@ -273,10 +273,10 @@ class Command(enum.IntEnum):
     NEXT_HAND = _TABLES["CMD_NEXT_HAND"]
 
 
-_complete(Command, _prefixed("table", "CMD_"))
+_complete(TableCommand, _prefixed("table", "CMD_"))
 
 
-class Phase(enum.IntEnum):
+class TablePhase(enum.IntEnum):
     """The table core's phases (firmware/table.py), as a snapshot's PHASE field carries them."""
 
     DEAL = _TABLES["DEAL"]
@@ -289,7 +289,7 @@ class Phase(enum.IntEnum):
     CALL = _TABLES["CALL"]
 
 
-_complete(Phase, _run("table", "DEAL", len(_TABLE.PHASE_NAMES)))
+_complete(TablePhase, _run("table", "DEAL", len(_TABLE.PHASE_NAMES)))
 
 
 class RulesCode(enum.IntEnum):
@@ -352,7 +352,7 @@ SNAPSHOT_VERSION: int = _TABLE.SNAPSHOT_VERSION
 TRUMP_NAMES: tuple[str, ...] = tuple(firmware("display").TRUMPS)
 #: The phases in which a hand goes on (the draw, the kitty turned up, the
 #: scans, the burial, the call, the play); HAND_END and MATCH_END are after it.
-HAND_PHASES = frozenset(p for p in Phase if p not in (Phase.HAND_END, Phase.MATCH_END))
+HAND_PHASES = frozenset(p for p in TablePhase if p not in (TablePhase.HAND_END, TablePhase.MATCH_END))
 
 _SNAP = dict(const_names("snaplayout"))
 
@@ -363,7 +363,7 @@ class SnapshotError(ValueError):
 
 
 @dataclass
-class Trick:
+class SnapTrick:
     """A completed trick as the snapshot keeps it."""
 
     leader: int
@@ -373,7 +373,7 @@ class Trick:
     plays: list[list[int]]
 
     @classmethod
-    def parse(cls, x: Any) -> Trick:
+    def parse(cls, x: Any) -> SnapTrick:
         at = _SNAP["T_PLAYS"]
         if not isinstance(x, list) or len(x) != at + 4:
             raise SnapshotError(f"snapshot: bad trick {x!r}")
@@ -388,7 +388,7 @@ class Trick:
 
 
 @dataclass
-class Current:
+class SnapCurrent:
     """The trick in progress: each seat's play, or None before it plays."""
 
     leader: int
@@ -397,7 +397,7 @@ class Current:
     plays: list[list[int] | None]
 
     @classmethod
-    def parse(cls, x: Any) -> Current | None:
+    def parse(cls, x: Any) -> SnapCurrent | None:
         if x is None:
             return None
         at = _SNAP["C_PLAYS"]
@@ -408,7 +408,7 @@ class Current:
 
 
 @dataclass
-class Scans:
+class SnapScans:
     """hand_scan mode: the seats scanned (bits) and the cards each still holds."""
 
     done: int
@@ -419,7 +419,7 @@ class Scans:
 
 
 @dataclass
-class Friend:
+class SnapFriend:
     """partners = "called": the call (a face, -1 before it), the partner
     (PARTNER_UNKNOWN, -1 alone) and the levels of seats 2 and 3."""
 
@@ -454,13 +454,13 @@ class Snapshot:
     ev_hash: int = 0
     bids: list[list[Any]] = field(default_factory=list)
     kitty: list[int] = field(default_factory=list)
-    tricks: list[Trick] = field(default_factory=list)
+    tricks: list[SnapTrick] = field(default_factory=list)
     revoked: list[list[int]] = field(default_factory=list)
     result: list[int] | None = None
-    current: Current | None = None
+    current: SnapCurrent | None = None
     kitty_up: list[int] = field(default_factory=list)
-    scans: Scans | None = None
-    friend: Friend | None = None
+    scans: SnapScans | None = None
+    friend: SnapFriend | None = None
     version: int = SNAPSHOT_VERSION
 
     @classmethod
@@ -480,13 +480,13 @@ class Snapshot:
             raise SnapshotError(f"snapshot version {data[F.VERSION]!r}, this host reads {SNAPSHOT_VERSION}")
         if not all(isinstance(data[i], int) for i in range(F.VERSION, F.BIDS)):
             raise SnapshotError("snapshot: a number field is not a number")
-        scans: Scans | None = None
-        friend: Friend | None = None
+        scans: SnapScans | None = None
+        friend: SnapFriend | None = None
         for x in data[F.EXTRA :]:
             if isinstance(x, list) and x and x[0] == _SNAP["X_SCAN"] and len(x) == _SNAP["SCAN_HANDS"] + 4:
-                scans = Scans(x[_SNAP["SCAN_DONE"]], [list(h) for h in x[_SNAP["SCAN_HANDS"] :]])
+                scans = SnapScans(x[_SNAP["SCAN_DONE"]], [list(h) for h in x[_SNAP["SCAN_HANDS"] :]])
             elif isinstance(x, list) and x and x[0] == _SNAP["X_FRIEND"] and len(x) == _SNAP["FRIEND_LEVELS"] + 2:
-                friend = Friend(x[_SNAP["FRIEND_CALL"]], x[_SNAP["FRIEND_PARTNER"]], list(x[_SNAP["FRIEND_LEVELS"] :]))
+                friend = SnapFriend(x[_SNAP["FRIEND_CALL"]], x[_SNAP["FRIEND_PARTNER"]], list(x[_SNAP["FRIEND_LEVELS"] :]))
             else:
                 raise SnapshotError(f"snapshot: bad optional field {x!r}")
         levels = [data[F.LEVEL0], data[F.LEVEL1], *(friend.levels if friend else ())]
@@ -496,8 +496,8 @@ class Snapshot:
             declarer=data[F.DECLARER], score=data[F.SCORE], kitty_points=data[F.KITTY_POINTS],
             match_winner=data[F.MATCH_WINNER], ev_index=data[F.EV_INDEX], ev_hash=data[F.EV_HASH],
             bids=[[b[0], list(b[1])] for b in data[F.BIDS]], kitty=list(data[F.KITTY]),
-            tricks=[Trick.parse(t) for t in data[F.TRICKS]], revoked=[list(r) for r in data[F.REVOKED]],
-            result=data[F.RESULT], current=Current.parse(data[F.CURRENT]), kitty_up=list(data[F.KITTY_UP]),
+            tricks=[SnapTrick.parse(t) for t in data[F.TRICKS]], revoked=[list(r) for r in data[F.REVOKED]],
+            result=data[F.RESULT], current=SnapCurrent.parse(data[F.CURRENT]), kitty_up=list(data[F.KITTY_UP]),
             scans=scans, friend=friend,
         )
 
@@ -526,16 +526,16 @@ class Snapshot:
 
 
 # ------------------------------------------------------- shengji's reasons
-def _shengji_maps() -> tuple[dict[Any, Reason], dict[Any, RulesCode]]:
+def _shengji_maps() -> tuple[dict[Any, TableReason], dict[Any, RulesCode]]:
     from shengji import play
 
     R = play.Reason
     # the refusals of a play or event the table has a code for (REJECT's reason)
-    table: dict[Any, Reason] = {}
+    table: dict[Any, TableReason] = {}
     for engine, ours in (
-        ("OUT_OF_TURN", Reason.OUT_OF_TURN), ("SEEN_TWICE", Reason.SEEN_TWICE),
-        ("WRONG_COUNT", Reason.COUNT), ("MIXED_SUITS", Reason.MIXED_LEAD),
-        ("PHASE", Reason.WRONG_PHASE), ("NOT_IN_HAND", Reason.NOT_HELD),
+        ("OUT_OF_TURN", TableReason.OUT_OF_TURN), ("SEEN_TWICE", TableReason.SEEN_TWICE),
+        ("WRONG_COUNT", TableReason.COUNT), ("MIXED_SUITS", TableReason.MIXED_LEAD),
+        ("PHASE", TableReason.WRONG_PHASE), ("NOT_IN_HAND", TableReason.NOT_HELD),
     ):
         table[_engine_reason(R, engine)] = ours
     # why a follow breaks docs/rules.md's "Following" (AUDIT's and REVOKE's rules_reason)
@@ -559,7 +559,7 @@ def _engine_reason(reasons: Any, name: str) -> Any:
 
 
 @functools.cache
-def shengji_maps() -> tuple[dict[Any, Reason], dict[Any, RulesCode]]:
+def shengji_maps() -> tuple[dict[Any, TableReason], dict[Any, RulesCode]]:
     """The one map between ``shengji``'s reasons and the table's codes:
     (shengji's reason for refusing a play or an event -> the table's reason,
     REJECT's; a follow's ``shengji.play.Reason`` -> the device rules engine's
@@ -579,8 +579,30 @@ def rules_code(engine_reason: Any, default: int = -1) -> int:
 
 
 __all__ = [
-    "AppCode", "Button", "Command", "Current", "EventKind", "Friend", "HAND_PHASES", "NT",
-    "PARTNER_UNKNOWN", "Phase", "Reason", "RulesCode", "SNAPSHOT_VERSION", "Scans",
-    "Snapshot", "SnapshotError", "SnapshotField", "Sound", "TRUMP_NAMES", "Trick", "firmware",
-    "firmware_names", "const_names", "rules_code", "shengji_maps", "table_reason",
+    "AppCode",
+    "Button",
+    "EventKind",
+    "HAND_PHASES",
+    "NT",
+    "PARTNER_UNKNOWN",
+    "RulesCode",
+    "SNAPSHOT_VERSION",
+    "SnapCurrent",
+    "SnapFriend",
+    "SnapScans",
+    "SnapTrick",
+    "Snapshot",
+    "SnapshotError",
+    "SnapshotField",
+    "Sound",
+    "TRUMP_NAMES",
+    "TableCommand",
+    "TablePhase",
+    "TableReason",
+    "const_names",
+    "firmware",
+    "firmware_names",
+    "rules_code",
+    "shengji_maps",
+    "table_reason",
 ]

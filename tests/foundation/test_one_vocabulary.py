@@ -259,9 +259,9 @@ def test_the_host_types_are_the_firmwares() -> None:
 
     table = vocab.firmware("table")
     assert [(k.name.lower(), int(k)) for k in vocab.EventKind] == [(n, i) for i, n in enumerate(EV.NAMES) if i]
-    assert len(vocab.Reason) == len(EV.REASONS) and vocab.Reason.BID_SELF == EV.BID_SELF
+    assert len(vocab.TableReason) == len(EV.REASONS) and vocab.TableReason.BID_SELF == EV.BID_SELF
     assert vocab.AppCode.REPLY == EV.APP_REPLY and vocab.AppCode.TAG == EV.APP_TAG
-    assert len(vocab.Phase) == len(table.PHASE_NAMES) and vocab.Phase.CALL == table.CALL
+    assert len(vocab.TablePhase) == len(table.PHASE_NAMES) and vocab.TablePhase.CALL == table.CALL
     assert vocab.RulesCode.SAME_SHAPE == vocab.firmware("drules").R_SAME_SHAPE
     # one loader: each firmware module once, its imports of the others the same modules
     assert vocab.firmware("tablesnap").T is table and table.E is EV
@@ -273,7 +273,7 @@ def test_one_map_between_shengji_and_the_table() -> None:
     from tractor_table import vocab
 
     # the refusals of a play the table has a code for, and one it has not
-    assert vocab.table_reason(Reason.WRONG_COUNT) in (vocab.Reason.COUNT, -1)
+    assert vocab.table_reason(Reason.WRONG_COUNT) in (vocab.TableReason.COUNT, -1)
     assert vocab.table_reason(Reason.MUST_PLAY_PAIRS) == -1
     # a follow's reason: the device engine's code for the same rule
     assert vocab.rules_code(Reason.MUST_FOLLOW_SUIT) == vocab.RulesCode.FOLLOW_SUIT
@@ -291,12 +291,12 @@ def test_a_snapshot_reads_and_writes_the_firmware_layout() -> None:
     from tractor_table import vocab
 
     F = vocab.SnapshotField
-    wire: list[object] = [vocab.SNAPSHOT_VERSION, 2, int(vocab.Phase.PLAY), 3, 0, 1, 4, 5, 2, 1, 40, 0, -1, 99, 7,
+    wire: list[object] = [vocab.SNAPSHOT_VERSION, 2, int(vocab.TablePhase.PLAY), 3, 0, 1, 4, 5, 2, 1, 40, 0, -1, 99, 7,
                           [[1, [13, 13]]], list(range(8)), [[1, 2, 10, 0, [5], [6], [7], [8]]], [], None,
                           [2, 0, 0, [9], None, None, None], [],
                           [2, 30, vocab.PARTNER_UNKNOWN, 6, 7]]  # the last: partners = "called"
     snap = vocab.Snapshot.parse(wire)
-    assert (snap.phase, snap.dealer, snap.levels, snap.ev_index) == (vocab.Phase.PLAY, 1, [4, 5, 6, 7], 99)
+    assert (snap.phase, snap.dealer, snap.levels, snap.ev_index) == (vocab.TablePhase.PLAY, 1, [4, 5, 6, 7], 99)
     assert snap.tricks[0].winner == 2 and snap.tricks[0].plays[3] == [8]
     assert snap.current is not None and snap.current.plays[0] == [9] and snap.current.plays[1] is None
     assert snap.friend is not None and snap.friend.partner == vocab.PARTNER_UNKNOWN and snap.scans is None
@@ -327,7 +327,7 @@ def test_the_layout_names_are_the_table_cores_own() -> None:
         snap = vocab.Snapshot.parse(wire)
         assert snap.to_list() == wire
         assert (snap.decks, snap.phase, snap.hand_no, snap.first_hand) == (1, t.phase, t.hand_no, 1)
-        assert snap.phase == (vocab.Phase.SCAN if hand_scan else vocab.Phase.KITTY)
+        assert snap.phase == (vocab.TablePhase.SCAN if hand_scan else vocab.TablePhase.KITTY)
         assert (snap.dealer, snap.trump, snap.declarer, snap.bids) == (2, 1, 2, [[2, [13]]])
         assert (snap.ev_index, snap.ev_hash, snap.levels) == (t.ev_index, t.ev_hash, [0, 0])
         assert (snap.scans is not None) == hand_scan and snap.friend is None

@@ -87,15 +87,15 @@ from ..vocab import (
     NT,
     PARTNER_UNKNOWN,
     EventKind,
-    Friend,
-    Scans,
+    SnapFriend,
+    SnapScans,
     Snapshot,
-    Trick,
+    SnapTrick,
+    TablePhase,
+    TableReason,
     rules_code,
     table_reason,
 )
-from ..vocab import Phase as TablePhase
-from ..vocab import Reason as TableReason
 
 Event = list[Any]
 
@@ -262,9 +262,9 @@ class EngineReplayer:
         hand = self.hand
         if hand is not None and hand.hands is not None:
             # hand_scan mode: the cards each seat still holds
-            snap.scans = Scans(15, [sorted(h) for h in hand.hands])
+            snap.scans = SnapScans(15, [sorted(h) for h in hand.hands])
         if self.called:
-            snap.friend = Friend(sh.call, sh.partner, sh.levels[2:4])
+            snap.friend = SnapFriend(sh.call, sh.partner, sh.levels[2:4])
         return json.dumps(snap.to_list(), separators=(",", ":")).encode()
 
     def replay(self, index: int, event: Event) -> Event | None:
@@ -699,7 +699,7 @@ class _Shadow:
         self.kitty_points = 0
         self.bids: list[list[Any]] = []
         self.kitty: list[int] = []
-        self.tricks: list[Trick] = []
+        self.tricks: list[SnapTrick] = []
         self.plays: list[list[int] | None] = [None] * 4
         self.leader = -1
         self.forced = 0
@@ -741,7 +741,7 @@ class _Shadow:
             self.revoked.append([ev[3], ev[2]])
         elif kind == TRICK:
             winner, points, score = (mine or ev)[2:5]
-            self.tricks.append(Trick(self.leader, winner, points, self.forced, [p or [] for p in self.plays]))
+            self.tricks.append(SnapTrick(self.leader, winner, points, self.forced, [p or [] for p in self.plays]))
             self.score = score
             self.plays = [None] * 4
             self.forced = 0

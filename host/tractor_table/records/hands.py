@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..vocab import HAND_PHASES, PARTNER_UNKNOWN, EventKind, Phase, Snapshot, SnapshotError
+from ..vocab import HAND_PHASES, PARTNER_UNKNOWN, EventKind, Snapshot, SnapshotError, TablePhase
 from .common import Event, load_event
 
 # the firmware's event kinds the records read (firmware/events.py, through tractor_table.vocab)
@@ -18,7 +18,7 @@ HAND_START, TRUMP, REDEAL, TRICK = (int(k) for k in (EventKind.HAND_START, Event
 HAND_END, FORFEIT, CALL, PARTNER = (int(k) for k in (EventKind.HAND_END, EventKind.FORFEIT, EventKind.CALL,
                                                      EventKind.PARTNER))
 #: the phases in which trump is known (after the draw, before the hand's end)
-_TRUMP_KNOWN = frozenset((Phase.KITTY, Phase.PLAY, Phase.SCAN, Phase.CALL))
+_TRUMP_KNOWN = frozenset((TablePhase.KITTY, TablePhase.PLAY, TablePhase.SCAN, TablePhase.CALL))
 
 
 @dataclass
@@ -133,7 +133,7 @@ def _from_snapshot(h: HandFacts, data: Any) -> None:
             h.facts["partner"] = friend.partner
     if phase in _TRUMP_KNOWN and snap.trump >= 0:
         h.facts.update(trump=snap.trump, declarer=snap.declarer)
-    if phase == Phase.PLAY:
+    if phase == TablePhase.PLAY:
         h.facts["attackers_score"] = snap.score
     if phase not in HAND_PHASES:  # the hand was over before the records start
         h.status = "done"

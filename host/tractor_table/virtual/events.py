@@ -4,7 +4,7 @@ The kinds and fields are defined once, in ``firmware/events.py`` (the table
 core's module, documented in ``docs/firmware.md``, "Table core"); this module
 takes that very module from the host's one loader of firmware modules
 (:func:`tractor_table.vocab.firmware`; the typed kinds and reasons are
-:class:`tractor_table.vocab.EventKind` and :class:`~tractor_table.vocab.Reason`),
+:class:`tractor_table.vocab.EventKind` and :class:`~tractor_table.vocab.TableReason`),
 and describes events in words for people watching.
 """
 
