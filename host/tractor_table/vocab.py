@@ -155,10 +155,28 @@ def _prefixed(module: str, prefix: str) -> dict[str, int]:
 
 _EV = firmware("events")
 _TABLE = firmware("table")
-_EVENTS = dict(const_names("events"))
-_TABLES = dict(const_names("table"))
-_DRULES = dict(const_names("drules"))
-_SNAPS = dict(const_names("snaplayout"))
+class _Consts:
+    """A firmware module's const names; one the host names and the module has
+    not stops the import, saying which."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self.values = dict(const_names(module))
+
+    def __getitem__(self, name: str) -> int:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise ImportError(
+                f"firmware/{self.module}.py has no const {name}, which tractor_table.vocab names: "
+                "change the one or the other"
+            ) from None
+
+
+_EVENTS = _Consts("events")
+_TABLES = _Consts("table")
+_DRULES = _Consts("drules")
+_SNAPS = _Consts("snaplayout")
 
 
 def _complete(cls: type[enum.IntEnum], firmware_members: dict[str, int]) -> None:
@@ -354,7 +372,7 @@ TRUMP_NAMES: tuple[str, ...] = tuple(firmware("display").TRUMPS)
 #: scans, the burial, the call, the play); HAND_END and MATCH_END are after it.
 HAND_PHASES = frozenset(p for p in TablePhase if p not in (TablePhase.HAND_END, TablePhase.MATCH_END))
 
-_SNAP = dict(const_names("snaplayout"))
+_SNAP = _SNAPS
 
 
 # ------------------------------------------------------------------ snapshots
