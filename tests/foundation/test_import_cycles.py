@@ -33,14 +33,15 @@ TABLE_CORE_REASON = (
     "the firmware table core's cycle (table.py <-> tabledeal/tablesnap/tabletrick/tablerestore ...) "
     "is being removed on branch tablecore; remove this marker when it lands"
 )
-#: The link's two ends: ttlink.py's module __getattr__ imports ttlink_host (MicroPython),
-#: which imports its constants from ttlink; the host end's loading (ttlink.py execs a cut
-#: of ttlink_host.py) is being redone on branch vocab.
+#: The link's two ends: ttlink.py's module __getattr__ imports ttlink_host (lazily,
+#: the first time ttlink.HostLink or ttlink.Record is asked for), and ttlink_host
+#: imports its constants and _Link from ttlink. Kept by branch vocab (it keeps the
+#: host's end out of the table's heap); breaking it needs the callers to name
+#: ttlink_host, or the shared part in a module of its own (heap on the device).
 LINK = "ttlink"
 LINK_REASON = (
     "firmware ttlink <-> ttlink_host (ttlink.__getattr__ imports ttlink_host, which imports ttlink): "
-    "the link's loading is being redone on branch vocab (issue 13, the exec trick); remove this marker "
-    "when the cycle is gone"
+    "open after branch vocab; remove this marker when the cycle is gone"
 )
 KNOWN = (TABLE_CORE, LINK)
 

@@ -23,6 +23,7 @@ from textual.widgets import Footer, Input, Static
 
 from ..errors import CommandError
 from ..link.verifier import Verifier
+from ..vocab import EventKind
 from .colour import coloured
 from .model import GameView, LinkView, describe_event
 from .source import APP_LINES, APP_REPLY, APP_STATE, TableSource
@@ -41,7 +42,7 @@ WIDE = 120
 #: how often a real table is asked for its display lines (seconds)
 DISPLAY_POLL = 1.0
 #: the event kinds whose refusals are told on the message line as they come
-_REJECT, _BID, _CHALLENGE = 7, 2, 8
+_REJECT, _BID, _CHALLENGE = EventKind.REJECT, EventKind.BID, EventKind.CHALLENGE
 
 
 class TapInput(Input):

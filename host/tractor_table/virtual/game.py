@@ -65,10 +65,9 @@ from ..link.engine_replayer import (
     hand_end_event,
     partner_field,
 )
+from ..vocab import NT
 from .events import EV, TRUMPS, cards_text, describe, event_levels, face_name, levels_text
 from .runner import VirtualTable
-
-NT = 4
 
 # The call gesture's actions at the dealer's seat (firmware/tablefriend.py)
 TAP, BEFORE, AFTER = "tap", "double", "long"
