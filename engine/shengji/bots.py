@@ -26,7 +26,7 @@ import itertools
 import random
 from collections.abc import Iterator, Sequence
 
-from .cards import FACES, SMALL_JOKER
+from .cards import FACES, SMALL_JOKER, face_counts
 from .hand import Hand, Phase, _pick
 from .order import TRUMP
 from .play import can_beat, single_unit_leads
@@ -43,13 +43,6 @@ _MAX_CANDIDATES = 60
 
 class BotError(RuntimeError):
     """A bot found no legal action (a bug: a legal follow always exists)."""
-
-
-def _counts(faces: Sequence[int]) -> list[int]:
-    out = [0] * FACES
-    for f in faces:
-        out[f] += 1
-    return out
 
 
 def _points(face: int) -> int:
@@ -139,7 +132,7 @@ class Bot:
             return tuple(self.rng.sample(cards, size))
         ruling = hand.ruling
         faces = [c % FACES for c in cards]
-        cnt = _counts(faces)
+        cnt = face_counts(faces)
         suit_len = [0] * 5
         for f in faces:
             suit_len[ruling.esuit(f)] += 1
@@ -242,7 +235,7 @@ class Bot:
 
     def _lead(self, hand: Hand, faces: list[int]) -> tuple[int, ...]:
         ruling = hand.ruling
-        cnt = _counts(faces)
+        cnt = face_counts(faces)
         units = sorted(set(tuple(sorted(u)) for u in single_unit_leads(ruling.order, cnt)))
         if self.strength == 0:
             if self.rng.random() < 0.2:
@@ -345,7 +338,7 @@ class Bot:
         if hand.dealer == self.seat and hand.buried is not None:
             if sum(_points(c % FACES) for c in hand.buried) == 0:
                 return set()
-        cnt = _counts(faces)
+        cnt = face_counts(faces)
         trump_units = [
             u for u in single_unit_leads(ruling.order, cnt) if len(u) >= 2 and ruling.is_trump(u[0])
         ]
@@ -358,7 +351,7 @@ class Bot:
 
     def _follow(self, hand: Hand, faces: list[int], lead: list[int]) -> tuple[int, ...]:
         ruling = hand.ruling
-        cnt = _counts(faces)
+        cnt = face_counts(faces)
         candidates = list(itertools.islice(self._candidates(ruling, lead, faces, cnt), _MAX_CANDIDATES))
         if not candidates:
             first = ruling.legal_follows(lead, cnt).first()
@@ -459,7 +452,7 @@ class Bot:
             return []
         out = []
         for pick_high in (False, True):
-            left = _counts(trumps)
+            left = face_counts(trumps)
             play: list[int] = []
             for u in d.units:
                 options = [

@@ -46,8 +46,9 @@ from typing import Any
 
 from . import bidding, kitty, settle
 from . import play as _play
-from .cards import FACES, Rank, face_name, format_faces
+from .cards import FACES, Rank, face_counts, face_name, format_faces
 from .play import Lead as _Lead
+from .play import Reason
 from .rules import Partners, Revoke, Rules
 from .ruling import Ruling
 
@@ -67,7 +68,6 @@ __all__ = [
     "Phase",
     "Play",
     "Reveal",
-    "Rule",
     "Scan",
     "Trick",
 ]
@@ -84,31 +84,16 @@ class Phase(enum.StrEnum):
     DONE = "done"
 
 
-class Rule(enum.StrEnum):
-    """What a :class:`Finding` is about."""
-
-    PHASE = "phase"  #: the event does not belong in this phase
-    BAD_EVENT = "bad-event"  #: malformed (a bad card id, a bad seat, wrong sizes)
-    NOT_HELD = "not-held"  #: a card the seat is known not to hold
-    SEEN_TWICE = "seen-twice"  #: a card that was already played (or buried)
-    OUT_OF_TURN = "out-of-turn"
-    WRONG_COUNT = "wrong-count"  #: not as many cards as the lead
-    MIXED_LEAD = "mixed-lead"  #: a lead spanning several effective suits
-    BAD_BID = "bad-bid"
-    BAD_CHALLENGE = "bad-challenge"
-    REVOKE = "revoke"  #: a follow that breaks §6
-    THROW_SHOULD_FAIL = "throw-should-have-failed"  #: an unchallenged throw that fails
-
-
 @dataclass(frozen=True, slots=True)
 class Finding:
     """A rule broken (or an event refused): which trick (0-based; None before
-    play), which seat, which rule, and a sentence for people. ``at`` is
-    ``"play"`` (found when the event came) or ``"audit"`` (the end-of-hand audit)."""
+    play), which seat, why (``rule``, a :class:`~shengji.play.Reason`), and a
+    sentence for people. ``at`` is ``"play"`` (found when the event came) or
+    ``"audit"`` (the end-of-hand audit)."""
 
     trick: int | None
     seat: int | None
-    rule: Rule
+    rule: Reason
     message: str
     at: str = "play"
 
@@ -455,7 +440,7 @@ class Hand:
         """True when every hand is known (a :class:`Deal` was applied)."""
         return self.hands is not None
 
-    def _refuse(self, rule: Rule, message: str, seat: int | None = None) -> IllegalEvent:
+    def _refuse(self, rule: Reason, message: str, seat: int | None = None) -> IllegalEvent:
         trick = len(self.tricks) - 1 if self.tricks else None
         if self.phase == Phase.PLAY:
             trick = self._trick_index()
@@ -464,7 +449,7 @@ class Hand:
     def _need(self, *phases: Phase) -> None:
         if self.phase not in phases:
             raise self._refuse(
-                Rule.PHASE,
+                Reason.PHASE,
                 f"not now: the hand is in the {self.phase.value} phase "
                 f"(expected {' or '.join(p.value for p in phases)})",
             )
@@ -474,16 +459,16 @@ class Hand:
         for c in cards:
             if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < limit:
                 raise self._refuse(
-                    Rule.BAD_EVENT,
+                    Reason.BAD_EVENT,
                     f"{c!r} is not a card id of a {self.rules.decks}-deck game (0-{limit - 1})",
                     seat,
                 )
         if len(set(cards)) != len(cards):
-            raise self._refuse(Rule.SEEN_TWICE, "the same physical card appears twice", seat)
+            raise self._refuse(Reason.SEEN_TWICE, "the same physical card appears twice", seat)
 
     def _check_seat(self, seat: int) -> None:
         if isinstance(seat, bool) or seat not in range(SEATS):
-            raise self._refuse(Rule.BAD_EVENT, f"bad seat {seat!r}: 0-3")
+            raise self._refuse(Reason.BAD_EVENT, f"bad seat {seat!r}: 0-3")
 
     def _faces(self, cards: Iterable[int]) -> list[int]:
         return [c % FACES for c in cards]
@@ -527,8 +512,8 @@ class Hand:
         faces = self._faces(self.held(seat))
         trick = self.current_trick()
         if trick is None:
-            return _play.legal_leads(self.ruling.order, _counts(faces), throws=throws)
-        return iter(self.ruling.legal_follows(self._faces(trick.lead), _counts(faces)))
+            return _play.legal_leads(self.ruling.order, face_counts(faces), throws=throws)
+        return iter(self.ruling.legal_follows(self._faces(trick.lead), face_counts(faces)))
 
     def is_legal(self, seat: int, cards: Sequence[int]) -> tuple[bool, str]:
         """Would :class:`Play` ``(seat, cards)`` be accepted now without a finding?
@@ -563,26 +548,26 @@ class Hand:
     def _deal(self, e: Deal) -> None:
         self._need(Phase.DRAW)
         if self.hands is not None:
-            raise self._refuse(Rule.BAD_EVENT, "the hand is already dealt")
+            raise self._refuse(Reason.BAD_EVENT, "the hand is already dealt")
         r = self.rules
         if len(e.hands) != SEATS:
-            raise self._refuse(Rule.BAD_EVENT, "a deal has four hands")
+            raise self._refuse(Reason.BAD_EVENT, "a deal has four hands")
         for s, h in enumerate(e.hands):
             if len(h) != r.hand_size:
                 raise self._refuse(
-                    Rule.BAD_EVENT, f"seat {s} has {len(h)} cards; a hand has {r.hand_size}"
+                    Reason.BAD_EVENT, f"seat {s} has {len(h)} cards; a hand has {r.hand_size}"
                 )
         if len(e.kitty) != r.kitty_size:
             raise self._refuse(
-                Rule.BAD_EVENT, f"the kitty has {len(e.kitty)} cards; it has {r.kitty_size}"
+                Reason.BAD_EVENT, f"the kitty has {len(e.kitty)} cards; it has {r.kitty_size}"
             )
         every = [c for h in e.hands for c in h] + list(e.kitty)
         self._check_cards(every)
         if len(every) != r.card_count:
-            raise self._refuse(Rule.BAD_EVENT, "the deal does not hold every card once")
+            raise self._refuse(Reason.BAD_EVENT, "the deal does not hold every card once")
         for seat, cards in self.bids:
             if not set(cards) <= set(e.hands[seat]):
-                raise self._refuse(Rule.NOT_HELD, f"seat {seat} bid with cards it was not dealt")
+                raise self._refuse(Reason.NOT_IN_HAND, f"seat {seat} bid with cards it was not dealt")
         self.hands = tuple(tuple(sorted(h)) for h in e.hands)
         self.dealt_kitty = e.kitty
 
@@ -600,12 +585,12 @@ class Hand:
         self._check_seat(e.seat)
         self._check_cards(e.cards, e.seat)
         if self.hands is not None and not set(e.cards) <= set(self.hands[e.seat]):
-            raise self._refuse(Rule.NOT_HELD, "a bid with cards the seat does not hold", e.seat)
+            raise self._refuse(Reason.NOT_IN_HAND, "a bid with cards the seat does not hold", e.seat)
         d = self._declaring()
         try:
             b = d.check(e.seat, self._faces(e.cards))
         except bidding.BidError as exc:
-            raise self._refuse(Rule.BAD_BID, str(exc), e.seat) from None
+            raise self._refuse(Reason.BAD_BID, str(exc), e.seat) from None
         self.standing = b
         if self.first_bid is None:
             self.first_bid = b
@@ -645,7 +630,7 @@ class Hand:
                 permanent_twos=self.rules.permanent_twos,
             )
         except bidding.BidError as exc:
-            raise self._refuse(Rule.BAD_EVENT, str(exc)) from None
+            raise self._refuse(Reason.BAD_EVENT, str(exc)) from None
         if r.redeal:
             self.redeal = True
             self.phase = Phase.DONE
@@ -671,17 +656,17 @@ class Hand:
         if self.hands is not None:
             if len(e.cards) != size:
                 raise self._refuse(
-                    Rule.WRONG_COUNT, f"the dealer buries {size} cards, not {len(e.cards)}", self.dealer
+                    Reason.WRONG_COUNT, f"the dealer buries {size} cards, not {len(e.cards)}", self.dealer
                 )
             hand = self.hands[self.dealer]
             if not set(e.cards) <= set(hand):
-                raise self._refuse(Rule.NOT_HELD, "buried cards the dealer does not hold", self.dealer)
+                raise self._refuse(Reason.NOT_IN_HAND, "buried cards the dealer does not hold", self.dealer)
             self._set_hand(self.dealer, [c for c in hand if c not in set(e.cards)])
             self.buried = tuple(e.cards)
         elif e.cards:
             if len(e.cards) != size:
                 raise self._refuse(
-                    Rule.WRONG_COUNT, f"the dealer buries {size} cards, not {len(e.cards)}", self.dealer
+                    Reason.WRONG_COUNT, f"the dealer buries {size} cards, not {len(e.cards)}", self.dealer
                 )
             self.buried = tuple(e.cards)
         if self.rules.partners == Partners.CALLED:
@@ -693,7 +678,7 @@ class Hand:
     def _call(self, e: Call) -> None:
         self._need(Phase.CALL)
         if isinstance(e.face, bool) or not isinstance(e.face, int) or not 0 <= e.face < FACES:
-            raise self._refuse(Rule.BAD_EVENT, f"{e.face!r} is not a face 0-53", self.dealer)
+            raise self._refuse(Reason.BAD_EVENT, f"{e.face!r} is not a face 0-53", self.dealer)
         self.friend_face = e.face
         self.phase = Phase.PLAY
         self._resolve_friend()
@@ -724,20 +709,20 @@ class Hand:
     def _scan(self, e: Scan) -> None:
         self._need(Phase.CALL, Phase.PLAY)
         if self.tricks:
-            raise self._refuse(Rule.PHASE, "hands are scanned before the first play")
+            raise self._refuse(Reason.PHASE, "hands are scanned before the first play")
         if self.hands is not None:
-            raise self._refuse(Rule.BAD_EVENT, "the hands are known already")
+            raise self._refuse(Reason.BAD_EVENT, "the hands are known already")
         r = self.rules
         if len(e.hands) != SEATS or any(len(h) != r.hand_size for h in e.hands):
-            raise self._refuse(Rule.BAD_EVENT, f"a scan has four hands of {r.hand_size} cards")
+            raise self._refuse(Reason.BAD_EVENT, f"a scan has four hands of {r.hand_size} cards")
         if len(e.buried) != r.kitty_size:
-            raise self._refuse(Rule.BAD_EVENT, f"a scan has the {r.kitty_size} buried cards")
+            raise self._refuse(Reason.BAD_EVENT, f"a scan has the {r.kitty_size} buried cards")
         every = [c for h in e.hands for c in h] + list(e.buried)
         self._check_cards(every)
         if len(every) != r.card_count:
-            raise self._refuse(Rule.BAD_EVENT, "the scan does not hold every card once")
+            raise self._refuse(Reason.BAD_EVENT, "the scan does not hold every card once")
         if self.buried is not None and set(self.buried) != set(e.buried):
-            raise self._refuse(Rule.BAD_EVENT, "the scanned kitty is not the one buried")
+            raise self._refuse(Reason.BAD_EVENT, "the scanned kitty is not the one buried")
         self.hands = tuple(tuple(sorted(h)) for h in e.hands)
         self.buried = tuple(e.buried)
         self._resolve_friend()
@@ -754,7 +739,7 @@ class Hand:
             self._check_seat(seat)
         if self.rules.hand_scan and self.hands is None:
             raise self._refuse(
-                Rule.PHASE, "hand_scan: scan every hand and the buried kitty before the first play", seat
+                Reason.PHASE, "hand_scan: scan every hand and the buried kitty before the first play", seat
             )
         # next_seat(), current_trick() and _trick_index() in one look at the last trick
         tricks = self.tricks
@@ -767,9 +752,9 @@ class Hand:
             trick = tricks[-1]
             turn, t_index = (trick.plays[-1][0] + 1) % SEATS, len(tricks) - 1
         if seat != turn:
-            raise self._refuse(Rule.OUT_OF_TURN, f"it is seat {turn}'s turn, not seat {seat}'s", seat)
+            raise self._refuse(Reason.OUT_OF_TURN, f"it is seat {turn}'s turn, not seat {seat}'s", seat)
         if not cards:
-            raise self._refuse(Rule.WRONG_COUNT, "a play has at least one card", seat)
+            raise self._refuse(Reason.WRONG_COUNT, "a play has at least one card", seat)
         limit = FACES * self.rules.decks
         for c in cards:
             if type(c) is not int or not 0 <= c < limit:
@@ -789,10 +774,10 @@ class Hand:
             else:
                 left = self._cards_left(seat)
             if len(cards) > left:
-                raise self._refuse(Rule.WRONG_COUNT, f"seat {seat} has only {left} cards left", seat)
+                raise self._refuse(Reason.WRONG_COUNT, f"seat {seat} has only {left} cards left", seat)
             if not ruling.one_suit(faces):
                 raise self._refuse(
-                    Rule.MIXED_LEAD, "a lead must be of one effective suit (all trump, or one suit)", seat
+                    Reason.MIXED_SUITS, "a lead must be of one effective suit (all trump, or one suit)", seat
                 )
             new = _new_trick(seat, ((seat, cards),))
             # (the trick's Lead, built here once: its decomposition tells a throw)
@@ -815,7 +800,7 @@ class Hand:
             lead = trick.lead
             if len(cards) != len(lead):
                 raise self._refuse(
-                    Rule.WRONG_COUNT,
+                    Reason.WRONG_COUNT,
                     f"the lead has {len(lead)} card{'s' if len(lead) > 1 else ''}; "
                     f"seat {seat} played {len(cards)}",
                     seat,
@@ -886,7 +871,7 @@ class Hand:
         again = [c for c in cards if c in self.played or (self.buried and c in self.buried)]
         if again:
             raise self._refuse(
-                Rule.SEEN_TWICE,
+                Reason.SEEN_TWICE,
                 f"{format_faces(self._faces(again))} (card id {', '.join(map(str, again))}) "
                 "was already played or buried",
                 seat,
@@ -896,7 +881,7 @@ class Hand:
             missing = [c for c in cards if c not in mine]
             if missing:
                 raise self._refuse(
-                    Rule.NOT_HELD,
+                    Reason.NOT_IN_HAND,
                     f"seat {seat} does not hold {format_faces(self._faces(missing))}",
                     seat,
                 )
@@ -919,8 +904,8 @@ class Hand:
             self.penalties = (*self.penalties, (trick, seat, self.rules.throw_penalty))
 
     def _revoke(self, trick: int, seat: int, why: str, at: str) -> None:
-        f = Finding(trick, seat, Rule.REVOKE, why, at)
-        if any(x.rule == Rule.REVOKE and x.trick == trick and x.seat == seat for x in self.findings):
+        f = Finding(trick, seat, Reason.REVOKE, why, at)
+        if any(x.rule == Reason.REVOKE and x.trick == trick and x.seat == seat for x in self.findings):
             return
         self._finding(f)
         if self.rules.revoke == Revoke.FORFEIT and self.forfeit is None:
@@ -968,24 +953,24 @@ class Hand:
         trick = self.current_trick()
         if trick is None or len(trick.plays) != 1:
             raise self._refuse(
-                Rule.BAD_CHALLENGE, "a throw is challenged right after it is led, before the next play", e.seat
+                Reason.BAD_CHALLENGE, "a throw is challenged right after it is led, before the next play", e.seat
             )
         if trick.attempt:
-            raise self._refuse(Rule.BAD_CHALLENGE, "this throw was already forced", e.seat)
+            raise self._refuse(Reason.BAD_CHALLENGE, "this throw was already forced", e.seat)
         if e.seat == trick.leader:
-            raise self._refuse(Rule.BAD_CHALLENGE, "the leader cannot challenge its own throw", e.seat)
+            raise self._refuse(Reason.BAD_CHALLENGE, "the leader cannot challenge its own throw", e.seat)
         lead = trick.lead
         faces = self._faces(lead)
         ruling = self.ruling
         if not ruling.is_throw(faces):
-            raise self._refuse(Rule.BAD_CHALLENGE, "the lead is one unit, not a throw", e.seat)
+            raise self._refuse(Reason.BAD_CHALLENGE, "the lead is one unit, not a throw", e.seat)
         self._check_unseen(e.cards, e.seat)
         hands: list[list[int]] = [[] for _ in range(SEATS)]
         hands[e.seat] = self._faces(e.cards)
         ok, forced, _ = ruling.throw(trick.leader, faces, hands)
         if ok:
             raise self._refuse(
-                Rule.BAD_CHALLENGE,
+                Reason.BAD_CHALLENGE,
                 f"{format_faces(hands[e.seat])} beats no unit of the throw {format_faces(faces)}",
                 e.seat,
             )
@@ -1012,11 +997,11 @@ class Hand:
         self._check_cards(e.cards)
         if len(e.cards) != self.rules.kitty_size:
             raise self._refuse(
-                Rule.WRONG_COUNT, f"the kitty has {self.rules.kitty_size} cards, not {len(e.cards)}"
+                Reason.WRONG_COUNT, f"the kitty has {self.rules.kitty_size} cards, not {len(e.cards)}"
             )
         again = [c for c in e.cards if c in self.played]
         if again:
-            raise self._refuse(Rule.SEEN_TWICE, f"{format_faces(self._faces(again))} was played")
+            raise self._refuse(Reason.SEEN_TWICE, f"{format_faces(self._faces(again))} was played")
         self.seen_kitty = tuple(e.cards)
         self.buried = tuple(e.cards)
         self.phase = Phase.DONE
@@ -1140,7 +1125,7 @@ class Hand:
         self, i: int, t: Trick, seat: int, at: str, holding: list[int] | None = None
     ) -> None:
         """``holding``: ``_holding(seat, i)`` when the caller has it."""
-        if any(x.rule == Rule.REVOKE and x.trick == i and x.seat == seat for x in self.findings):
+        if any(x.rule == Reason.REVOKE and x.trick == i and x.seat == seat for x in self.findings):
             return
         if holding is None:
             holding = self._holding(seat, i)
@@ -1162,7 +1147,7 @@ class Hand:
                     Finding(
                         None,
                         seat,
-                        Rule.BAD_BID,
+                        Reason.BAD_BID,
                         f"seat {seat} bid with {format_faces(self._faces(foreign))}, "
                         "which it never played: it was not in its hand",
                         "audit",
@@ -1177,7 +1162,7 @@ class Hand:
                         Finding(
                             i,
                             seat,
-                            Rule.BAD_CHALLENGE,
+                            Reason.BAD_CHALLENGE,
                             f"seat {seat} challenged the throw with "
                             f"{format_faces(self._faces(foreign))}, which it did not hold",
                             "audit",
@@ -1194,7 +1179,7 @@ class Hand:
                         Finding(
                             i,
                             t.leader,
-                            Rule.THROW_SHOULD_FAIL,
+                            Reason.THROW_SHOULD_FAIL,
                             f"the throw {format_faces(faces)} should have failed "
                             f"(seat {', '.join(map(str, beaters))} could beat it; "
                             f"{format_faces(forced)} would have been forced); nobody challenged it",
@@ -1384,13 +1369,6 @@ def _id_counts(cards: Iterable[int]) -> list[int]:
     out = [0] * FACES
     for c in cards:
         out[c % FACES] += 1
-    return out
-
-
-def _counts(faces: Iterable[int]) -> list[int]:
-    out = [0] * FACES
-    for f in faces:
-        out[f] += 1
     return out
 
 

@@ -48,12 +48,21 @@ CardsLike = Iterable[Card] | Iterable[int]
 
 
 class Reason(enum.Enum):
-    """Why a play is not allowed (machine-readable; values are stable strings)."""
+    """Why a play (or another event of a hand) is not allowed: the engine's one
+    vocabulary, machine-readable; values are stable strings.
+
+    A :class:`Verdict` of the play functions carries one (``EMPTY`` …
+    ``THROW_FAILED``); so does a :class:`shengji.hand.Finding` of the hand's
+    state machine (``Finding.rule``), which adds what only a hand can tell
+    (``PHASE`` … ``THROW_SHOULD_FAIL``) and says ``NOT_IN_HAND``,
+    ``MIXED_SUITS`` and ``WRONG_COUNT`` for the same faults as the play
+    functions (a revoke is ``REVOKE``, the sentence saying which rule of
+    docs/rules.md, "Following", it breaks)."""
 
     EMPTY = "empty"
-    NOT_IN_HAND = "not_in_hand"
-    MIXED_SUITS = "mixed_suits"
-    WRONG_COUNT = "wrong_count"
+    NOT_IN_HAND = "not_in_hand"  #: a card the seat does not hold (or is known not to)
+    MIXED_SUITS = "mixed_suits"  #: a lead spanning several effective suits
+    WRONG_COUNT = "wrong_count"  #: not as many cards as the lead (or as a burial takes)
     MUST_FOLLOW_SUIT = "must_follow_suit"
     MUST_PLAY_PAIRS = "must_play_pairs"
     MUST_PLAY_TRACTOR = "must_play_tractor"
@@ -61,6 +70,15 @@ class Reason(enum.Enum):
     MUST_PLAY_TITANIC = "must_play_titanic"
     MUST_PLAY_SAME_SHAPE = "must_play_same_shape"
     THROW_FAILED = "throw_failed"
+    # what the hand's state machine finds besides (shengji.hand.Finding)
+    PHASE = "phase"  #: the event does not belong in this phase
+    BAD_EVENT = "bad_event"  #: malformed (a bad card id, a bad seat, wrong sizes)
+    SEEN_TWICE = "seen_twice"  #: a card that was already played (or buried)
+    OUT_OF_TURN = "out_of_turn"
+    BAD_BID = "bad_bid"
+    BAD_CHALLENGE = "bad_challenge"
+    REVOKE = "revoke"  #: a follow that breaks a rule of docs/rules.md, "Following"
+    THROW_SHOULD_FAIL = "throw_should_have_failed"  #: an unchallenged throw that fails
 
     def __repr__(self) -> str:
         return f"Reason.{self.name}"

@@ -15,7 +15,7 @@ import dataclasses
 import random
 from collections.abc import Sequence
 
-from .cards import FACES
+from .cards import FACES, face_counts
 from .order import Order
 from .play import (
     Lead,
@@ -48,13 +48,6 @@ def deal(rules: Rules, rng: random.Random) -> tuple[list[list[int]], list[int]]:
     n = rules.hand_size
     hands = [sorted(faces[i * n : (i + 1) * n]) for i in range(4)]
     return hands, sorted(faces[4 * n :])
-
-
-def _counts(faces: Sequence[int]) -> list[int]:
-    out = [0] * FACES
-    for f in faces:
-        out[f] += 1
-    return out
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -101,7 +94,7 @@ def judge_hand(
     faults; play goes on with the cards as played (as the table does when
     nobody challenges).
     """
-    held = [_counts(h) for h in hands]
+    held = [face_counts(h) for h in hands]
     side = [0, 0]
     out: list[TrickJudgement] = []
     for plays in tricks:
@@ -173,7 +166,7 @@ def random_playout(
     follows. With probability ``structured`` a lead is one of the biggest
     units the hand holds (tractors and pairs: the follows that cost most to
     check). Returns the tricks, each as four plays from its leader."""
-    held = [_counts(h) for h in hands]
+    held = [face_counts(h) for h in hands]
     tricks: list[list[tuple[int, ...]]] = []
     while any(held[leader]):
         hand = held[leader]

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from shengji import Rules
+from shengji.play import Reason
 from tractor_table.link import engine_replayer as er
 from tractor_table.link import ttlink
 from tractor_table.link.verifier import Verifier
@@ -103,11 +104,11 @@ def test_kind_numbers_match_the_firmware() -> None:
                  "CHALLENGE", "FORCED", "TRICK", "AUDIT", "HAND_END", "REVOKE", "SCAN",
                  "FORFEIT", "KITTY_UP"):
         assert getattr(er, name) == getattr(EV, name), name
-    assert er.REASON_OF_RULE[er.Rule.OUT_OF_TURN] == EV.OUT_OF_TURN
-    assert er.REASON_OF_RULE[er.Rule.SEEN_TWICE] == EV.SEEN_TWICE
-    assert er.REASON_OF_RULE[er.Rule.WRONG_COUNT] == EV.COUNT
-    assert er.REASON_OF_RULE[er.Rule.MIXED_LEAD] == EV.MIXED_LEAD
-    assert er.REASON_OF_RULE[er.Rule.PHASE] == EV.WRONG_PHASE
+    assert er.REASON_OF_RULE[Reason.OUT_OF_TURN] == EV.OUT_OF_TURN
+    assert er.REASON_OF_RULE[Reason.SEEN_TWICE] == EV.SEEN_TWICE
+    assert er.REASON_OF_RULE[Reason.WRONG_COUNT] == EV.COUNT
+    assert er.REASON_OF_RULE[Reason.MIXED_SUITS] == EV.MIXED_LEAD
+    assert er.REASON_OF_RULE[Reason.PHASE] == EV.WRONG_PHASE
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

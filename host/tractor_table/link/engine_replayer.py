@@ -75,11 +75,11 @@ from shengji.hand import (
     IllegalEvent,
     Phase,
     Play,
-    Rule,
     Scan,
 )
 from shengji.kitty import kitty_points
 from shengji.match import Match
+from shengji.play import Reason
 from shengji.rules import Partners, Revoke
 from shengji.units import decompose_faces
 
@@ -117,12 +117,12 @@ PHASE_CALL = 7  # partners = "called": the dealer names a card (after the kitty,
 PARTNER_UNKNOWN = -2
 #: shengji refusal rules -> the table's reason codes
 REASON_OF_RULE = {
-    Rule.OUT_OF_TURN: 1,
-    Rule.SEEN_TWICE: 2,
-    Rule.WRONG_COUNT: 3,
-    Rule.MIXED_LEAD: 4,
-    Rule.PHASE: 6,
-    Rule.NOT_HELD: 15,
+    Reason.OUT_OF_TURN: 1,
+    Reason.SEEN_TWICE: 2,
+    Reason.WRONG_COUNT: 3,
+    Reason.MIXED_SUITS: 4,
+    Reason.PHASE: 6,
+    Reason.NOT_IN_HAND: 15,
 }
 #: the table's refusals the engine has an opinion on (plays; in hand_scan
 #: mode also an illegal follow, refused at once)
@@ -431,7 +431,7 @@ class EngineReplayer:
                 self._lose(f"the engine refuses a play the table accepted: {exc}")
                 return [REJECT, trick_no, seat, self._reason(exc), *cards]
             t_index = len(hand.tricks) - 1
-            if hand.known and any(f.rule == Rule.REVOKE for f in hand.findings[found:]):
+            if hand.known and any(f.rule == Reason.REVOKE for f in hand.findings[found:]):
                 # hand_scan mode: the engine knows the hand, and this follow
                 # breaks §6 (recorded, and followed as the table took it)
                 if self.rules.revoke != Revoke.FORFEIT:
@@ -571,7 +571,7 @@ class EngineReplayer:
     def _forfeit_event(hand: Hand) -> Event:
         """[FORFEIT, trick, seat]: the revoke that lost the hand (revoke =
         "forfeit"): the engine's first revoke finding."""
-        t = next(f.trick for f in hand.findings if f.rule == Rule.REVOKE and f.seat == hand.forfeit)
+        t = next(f.trick for f in hand.findings if f.rule == Reason.REVOKE and f.seat == hand.forfeit)
         return [FORFEIT, -1 if t is None else t, hand.forfeit]
 
     def _revoke(self, ev: Event) -> Event:
@@ -601,9 +601,9 @@ class EngineReplayer:
         for f in hand.findings:
             if f.trick is None or f.seat is None:
                 continue
-            if f.rule == Rule.REVOKE:
+            if f.rule == Reason.REVOKE:
                 keys.add((f.trick, 1 + f.seat, f.seat))
-            elif f.rule == Rule.THROW_SHOULD_FAIL:
+            elif f.rule == Reason.THROW_SHOULD_FAIL:
                 keys.add((f.trick, 0, f.seat))
         out: list[Event] = []
         for t, k, seat in sorted(keys):

@@ -52,9 +52,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from shengji import Rules
-from shengji.hand import Bid, Bury, Call, Challenge, Deal, EndDraw, Hand, Phase, Play, Rule
+from shengji.hand import Bid, Bury, Call, Challenge, Deal, EndDraw, Hand, Phase, Play
 from shengji.match import Match, deal_cards, make_bots
-from shengji.play import check_throw
+from shengji.play import Reason, check_throw
 from shengji.rules import NoBid, Partners, Revoke
 
 from ..errors import CommandError
@@ -546,7 +546,7 @@ class BotGame:
         judge = self.judge
         res = judge.result()
         summary = self.match.finish(judge)
-        first = next((f for f in judge.findings if f.rule == Rule.REVOKE), None)
+        first = next((f for f in judge.findings if f.rule == Reason.REVOKE), None)
         want = [first.trick, judge.forfeit] if judge.forfeit is not None and first else None
         self._check("revoke that lost the hand", [f[1:3] for f in self.forfeits], [want] if want else [])
         st = summary.settlement
@@ -563,7 +563,7 @@ class BotGame:
         # engine found, and none is missing
         told = {(e[3], e[2]) if e[0] == EV.REVOKE else (e[1], e[2]) for e in self.findings
                 if e[0] == EV.REVOKE or e[3] == EV.REVOKE_FOLLOW}
-        found = {(f.trick, f.seat) for f in judge.findings if f.rule == Rule.REVOKE}
+        found = {(f.trick, f.seat) for f in judge.findings if f.rule == Reason.REVOKE}
         self._check("revokes found", sorted(told), sorted(found))
         self.say("  " + describe(ev))
         lv = levels_text(ev)
