@@ -57,6 +57,29 @@ from .cards import (
     parse_face,
     parse_faces,
 )
+from .hand import (
+    Bid,
+    Bury,
+    Call,
+    Challenge,
+    Deal,
+    EndDraw,
+    Event,
+    Finding,
+    Hand,
+    HandError,
+    HandResult,
+    IllegalEvent,
+    LegalPlays,
+    Outcome,
+    Phase,
+    Play,
+    Reveal,
+    Scan,
+    Termination,
+    Trick,
+)
+from .match import Match
 from .order import TRUMP, Order
 from .play import (
     IllegalPlayError,
@@ -89,6 +112,30 @@ from .rules import (
 from .units import Decomposition, Unit, decompose
 
 __all__ = [
+    # the hand and the match (shengji.hand, shengji.match)
+    "Hand",
+    "Match",
+    "Outcome",
+    "Termination",
+    "LegalPlays",
+    "Phase",
+    "Trick",
+    "HandResult",
+    "Finding",
+    "HandError",
+    "IllegalEvent",
+    # the events of a hand
+    "Event",
+    "Deal",
+    "Bid",
+    "EndDraw",
+    "Bury",
+    "Call",
+    "Scan",
+    "Play",
+    "Challenge",
+    "Reveal",
+    # cards, rules, play
     "BIG_JOKER",
     "FACES",
     "PRESETS",

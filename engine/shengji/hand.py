@@ -40,13 +40,14 @@ import enum
 import hashlib
 import json
 import operator
+import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import bidding, kitty, settle
 from . import play as _play
-from .cards import FACES, Rank, face_counts, face_name, format_faces
+from .cards import FACES, Rank, face_name, format_faces
 from .play import Lead as _Lead
 from .play import Reason
 from .rules import Partners, Revoke, Rules
@@ -65,10 +66,13 @@ __all__ = [
     "HandError",
     "HandResult",
     "IllegalEvent",
+    "LegalPlays",
+    "Outcome",
     "Phase",
     "Play",
     "Reveal",
     "Scan",
+    "Termination",
     "Trick",
 ]
 
@@ -132,6 +136,22 @@ class Deal:
     @classmethod
     def of(cls, hands: Sequence[Iterable[int]], kitty: Iterable[int]) -> Deal:
         return cls(tuple(_ids(h) for h in hands), _ids(kitty))
+
+    @classmethod
+    def shuffled(cls, rules: Rules, rng: random.Random) -> Deal:
+        """A shuffled deal: every card id once, each seat's in draw order (the
+        draw hands out one card at a time in turn: seat i gets cards i, i+4,
+        ...), then the kitty."""
+        ids = list(range(FACES * rules.decks))
+        rng.shuffle(ids)
+        n = rules.hand_size
+        return cls.of([ids[i : 4 * n : 4] for i in range(SEATS)], ids[4 * n :])
+
+    def faces(self) -> tuple[list[list[int]], list[int]]:
+        """The deal as faces: each seat's hand and the kitty, sorted (what
+        :func:`shengji.playout.judge_hand`, :func:`~shengji.playout.random_playout`
+        and the face functions of :mod:`shengji.play` take)."""
+        return [sorted(c % FACES for c in h) for h in self.hands], sorted(c % FACES for c in self.kitty)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +284,28 @@ class HandResult:
         return settle.LevelResult(False, 1)
 
 
+class Termination(enum.Enum):
+    """How a hand ended (:class:`Outcome`)."""
+
+    COMPLETED = "completed"  #: every card played (and the kitty turned up when it was not seen)
+    REDEAL = "redeal"  #: nobody bid on the match's first hand: the cards are dealt again
+    FORFEIT = "forfeit"  #: a revoke lost the hand (``revoke = "forfeit"``)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a hand (:meth:`Hand.outcome`): how it ended and its score
+    (``result``; None for a redeal, which has none)."""
+
+    termination: Termination
+    result: HandResult | None
+
+    @property
+    def forfeit(self) -> int | None:
+        """The seat whose revoke lost the hand (:attr:`Termination.FORFEIT`), else None."""
+        return None if self.result is None else self.result.forfeit
+
+
 _STATE = (
     "phase",
     "hands",
@@ -289,6 +331,83 @@ _STATE = (
 
 #: One C-level call reads every state field (``Hand._save``, once per event).
 _GET_STATE = operator.attrgetter(*_STATE)
+
+
+class LegalPlays:
+    """The plays the seat to play may make (:meth:`Hand.legal_plays`), a lazy
+    view as python-chess's ``board.legal_moves`` and :class:`~shengji.play.LegalFollows`.
+
+    Iterating yields each legal play once, as a sorted tuple of the seat's card
+    ids (copies of a face are interchangeable: a play takes the seat's lowest
+    ids of each face), which ``hand.apply(play)`` plays. ``play in view`` is
+    the fast check (card ids or :class:`~shengji.cards.Card` objects, any
+    order, or a :class:`Play` event); ``bool(view)`` and ``view.count()``. The
+    view reads the hand when asked: after an event it is the next seat's.
+    Outside the play phase it is empty; without the hands known (no
+    :class:`Deal` or :class:`Scan`) asking raises :class:`HandError`.
+    """
+
+    __slots__ = ("hand", "throws")
+
+    def __init__(self, hand: Hand, throws: bool = False) -> None:
+        self.hand = hand
+        self.throws = throws
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        hand = self.hand
+        seat = hand.next_seat()
+        if seat is None:
+            return
+        held = hand.held(seat)
+        counts = _id_counts(held)
+        trick = hand.current_trick()
+        ruling = hand.ruling
+        if trick is None:
+            plays: Iterable[tuple[int, ...]] = _play.legal_leads(ruling.order, counts, throws=self.throws)
+        else:
+            plays = _play.LegalFollows(ruling.order, hand._lead_of(trick.lead), counts)
+        for faces in plays:
+            yield tuple(sorted(_pick(held, faces)))
+
+    def __contains__(self, play: object) -> bool:
+        hand = self.hand
+        seat = hand.next_seat()
+        if seat is None:
+            return False
+        if isinstance(play, Play):
+            if play.seat != seat:
+                return False
+            play = play.cards
+        if not isinstance(play, Iterable) or isinstance(play, str):
+            return False
+        ids = []
+        for c in play:
+            if isinstance(c, bool):
+                return False
+            try:
+                ids.append(operator.index(c))
+            except TypeError:
+                return False
+        held = hand.held(seat)
+        if not ids or len(set(ids)) != len(ids) or not set(held).issuperset(ids):
+            return False
+        faces = [c % FACES for c in ids]
+        ruling = hand.ruling
+        trick = hand.current_trick()
+        if trick is None:
+            return ruling.one_suit(faces) and (self.throws or not ruling.is_throw(faces))
+        lead = hand._lead_of(trick.lead)
+        return len(ids) == lead.size and _play.check_follow_counts(ruling.order, lead, _id_counts(held), faces).legal
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+    def count(self) -> int:
+        """How many legal plays there are."""
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"<LegalPlays of seat {self.hand.next_seat()}>"
 
 
 class Hand:
@@ -373,16 +492,61 @@ class Hand:
         #: later cards may prove revokes): a cache, no state (_follows_to_prove)
         self._scans: dict[int, tuple[list[Trick], list[tuple[int, int]]]] = {}
 
+    @classmethod
+    def deal(
+        cls,
+        rules: Rules,
+        *,
+        dealer: int,
+        rng: random.Random | None = None,
+        level: int = 0,
+        call: int | None = None,
+        strict: bool = False,
+    ) -> Hand:
+        """A hand dealt at random and brought to its first lead, for simulations
+        and examples: the cards dealt by ``rng`` (:meth:`Deal.shuffled`), the
+        draw over with no bid (trump as ``rules.no_bid`` says: NT, or the
+        kitty's first card), the dealer burying the kitty it picked up, and with
+        find-a-friend (``partners = "called"``) the dealer calling the face
+        ``call``. ``dealer`` leads; ``level`` is the rank played at (0 = 2).
+
+        >>> import random
+        >>> hand = Hand.deal(Rules.preset("tournament"), dealer=0, rng=random.Random(1))
+        >>> move = next(iter(hand.legal_plays()))
+        >>> hand.apply(move)
+        >>> hand.tricks[0].plays == ((0, move),)
+        True
+
+        Bids, other burials and calls: apply the events yourself
+        (``Hand(rules, dealer=0)``, then :class:`Deal`, :class:`Bid`,
+        :class:`EndDraw`, :class:`Bury`, :class:`Call`).
+        """
+        if rules.partners == Partners.CALLED and call is None:
+            raise HandError(
+                'find-a-friend (partners = "called"): give call=, the face the dealer calls (0-53)'
+            )
+        hand = cls(rules, level=level, dealer=dealer, first_hand=False, strict=strict)
+        dealt = Deal.shuffled(rules, rng if rng is not None else random.Random())
+        hand.apply(dealt)
+        hand.apply(EndDraw())
+        hand.apply(Bury(dealt.kitty))
+        if call is not None and hand.phase == Phase.CALL:
+            hand.apply(Call(call))
+        return hand
+
     # --- the state machine ------------------------------------------------
 
-    def apply(self, event: Event) -> None:
-        """Apply one event, or raise :class:`IllegalEvent` leaving the state as it was."""
+    def apply(self, event: Event | Sequence[int]) -> None:
+        """Apply one event, or raise :class:`IllegalEvent` leaving the state as it was.
+
+        A play may be given as its card ids alone (what :meth:`legal_plays`
+        yields): the seat to play plays them."""
         saved: tuple[Any, ...] = _GET_STATE(self)  # self._save()
         try:
             if type(event) is Play:  # the usual event, without the dispatch
                 self._play(event)
             else:
-                self._apply(event)
+                event = self._apply(event)
         except BaseException:
             self._restore(saved)
             raise
@@ -404,7 +568,10 @@ class Hand:
         for name, value in zip(_STATE, saved, strict=True):
             setattr(self, name, value)
 
-    def _apply(self, event: Event) -> None:
+    def _apply(self, event: Event | Sequence[int]) -> Event:
+        """Apply an event other than a :class:`Play` as fast; the event applied."""
+        if isinstance(event, (tuple, list)):
+            event = self._as_play(event)
         if isinstance(event, Play):
             self._play(event)
         elif isinstance(event, Deal):
@@ -424,7 +591,21 @@ class Hand:
         elif isinstance(event, Scan):
             self._scan(event)
         else:
-            raise HandError(f"not a hand event: {event!r}")
+            raise HandError(f"not a hand event (nor the card ids of a play): {event!r}")
+        return event
+
+    def _as_play(self, cards: Sequence[int]) -> Play:
+        """The :class:`Play` of card ids by the seat to play."""
+        self._need(Phase.PLAY)
+        seat = self.next_seat()
+        assert seat is not None
+        ids = []
+        for c in cards:
+            try:
+                ids.append(operator.index(c))
+            except TypeError:
+                raise self._refuse(Reason.BAD_EVENT, f"{c!r} is not a card id", seat) from None
+        return Play(seat, tuple(ids))
 
     # --- helpers ------------------------------------------------------------
 
@@ -501,19 +682,14 @@ class Hand:
             raise HandError("the hands are not known (no Deal event)")
         return self.hands[seat]
 
-    def legal_plays(self, throws: bool = False) -> Iterator[tuple[int, ...]]:
-        """What the seat to play may play (known hands only), as sorted tuples of
-        faces: every follow allowed by §6, or every lead (one-unit leads, and with
+    def legal_plays(self, throws: bool = False) -> LegalPlays:
+        """What the seat to play may play now (known hands only): a lazy view
+        (:class:`LegalPlays`: ``in``, ``count()``, ``bool``, iteration) of sorted
+        tuples of card ids, each of which :meth:`apply` takes. Every follow
+        docs/rules.md, "Following", allows, or every lead (one-unit leads, and with
         ``throws`` every one-suit combination too; whether a throw stands is then
         the hand's question when it is played)."""
-        seat = self.next_seat()
-        if seat is None:
-            return iter(())
-        faces = self._faces(self.held(seat))
-        trick = self.current_trick()
-        if trick is None:
-            return _play.legal_leads(self.ruling.order, face_counts(faces), throws=throws)
-        return iter(self.ruling.legal_follows(self._faces(trick.lead), face_counts(faces)))
+        return LegalPlays(self, throws)
 
     def is_legal(self, seat: int, cards: Sequence[int]) -> tuple[bool, str]:
         """Would :class:`Play` ``(seat, cards)`` be accepted now without a finding?
@@ -1252,6 +1428,16 @@ class Hand:
             kitty_j=kitty_j,
             forfeit=self.forfeit,
         )
+
+    def outcome(self) -> Outcome | None:
+        """How the hand ended and its score, or None while it is not over."""
+        if self.phase != Phase.DONE:
+            return None
+        if self.redeal:
+            return Outcome(Termination.REDEAL, None)
+        result = self.result()
+        termination = Termination.COMPLETED if result.forfeit is None else Termination.FORFEIT
+        return Outcome(termination, result)
 
     # --- identity ------------------------------------------------------------
 

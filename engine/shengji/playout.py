@@ -6,7 +6,8 @@ and finds each trick's winner and points: the inner loop of a verifier or an
 end-of-hand audit, and what ``bench/bench_engine.py`` times.
 
 :func:`deal` and :func:`random_playout` make random hands and random legal
-play for tests and benchmarks (they are not bots: no strategy at all).
+play for tests and benchmarks (they are not bots: no strategy at all);
+``deal(rules, rng).faces()`` is the deal as the face functions take it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import random
 from collections.abc import Sequence
 
 from .cards import FACES, face_counts
+from .hand import Deal
 from .order import Order
 from .play import (
     Lead,
@@ -41,13 +43,15 @@ __all__ = [
 ]
 
 
-def deal(rules: Rules, rng: random.Random) -> tuple[list[list[int]], list[int]]:
-    """A random deal: four hands and the kitty, as lists of faces."""
-    faces = [f for f in range(FACES) for _ in range(rules.decks)]
-    rng.shuffle(faces)
+def deal(rules: Rules, rng: random.Random) -> Deal:
+    """A random deal: four hands and the kitty, card ids (sorted), the same
+    shape as :func:`shengji.match.deal_cards`; ``deal(...).faces()`` gives
+    them as faces. Its own shuffle: the seeded tests and benchmarks get the
+    hands they always had (the faces of the same seed are the same)."""
+    ids = [copy * FACES + f for f in range(FACES) for copy in range(rules.decks)]
+    rng.shuffle(ids)
     n = rules.hand_size
-    hands = [sorted(faces[i * n : (i + 1) * n]) for i in range(4)]
-    return hands, sorted(faces[4 * n :])
+    return Deal(tuple(tuple(sorted(ids[i * n : (i + 1) * n])) for i in range(4)), tuple(sorted(ids[4 * n :])))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
