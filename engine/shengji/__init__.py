@@ -1,9 +1,16 @@
 """shengji: the full rules engine of Tractor (拖拉机 / 升级 / 80 points).
 
-``RULES.md`` (the project's normative rules) is implemented here for 1-4 decks
-and every option. The API follows python-chess: small value objects, notation
-that round-trips, ``repr`` that pastes back as code, precise ``ValueError``
-subclasses.
+docs/rules.md (the project's rules, every option with its source) is
+implemented here for 1-4 decks and every option. The API follows
+python-chess: small value objects, notation that round-trips, ``repr`` that
+pastes back as code, precise ``ValueError`` subclasses, a lazy view of the
+legal plays (docs/engine.md)::
+
+    import random, shengji
+    rules = shengji.Rules.preset("tournament")
+    hand = shengji.Hand.deal(rules, dealer=0, rng=random.Random(1))
+    move = next(iter(hand.legal_plays()))
+    hand.apply(move)
 
 Overview (module: main names)
 -----------------------------
@@ -30,14 +37,30 @@ Overview (module: main names)
   the hand state machine and bots: :class:`Lead` (built once per trick),
   ``check_follow_counts``, ``check_lead_counts``, ``trick_winner_faces``,
   ``play_key``, ``single_unit_leads``, ``can_beat``, ``forced_unit``.
+- ``shengji.hand``: :class:`Hand`, one hand as a state machine
+  (``hand.apply(event)``, ``hand.undo()``; ``Hand.deal(rules, dealer=...,
+  rng=...)`` a random hand at its first lead; ``hand.legal_plays()`` a lazy
+  view of card ids: ``in``, ``count()``, ``bool``, each play applies), the
+  events (:class:`Deal`, :class:`Bid`, :class:`EndDraw`, :class:`Bury`,
+  :class:`Call`, :class:`Scan`, :class:`Play`, :class:`Challenge`,
+  :class:`Reveal`), :class:`Finding` (``.rule`` a :class:`Reason`: the one
+  vocabulary of why), ``hand.outcome()`` -> :class:`Outcome` with a
+  :class:`Termination` (completed, redeal, forfeit) and the score
+  (:class:`HandResult`).
+- ``shengji.match``: :class:`Match` (levels, dealers, history:
+  ``new_hand()``, ``finish(hand)``), bots' drivers ``play_hand``,
+  ``iter_hand``, ``play_match``, ``deal_cards``.
 - ``shengji.playout``: ``judge_hand`` (every play of a recorded hand checked
-  and scored), ``deal`` and ``random_playout`` (tests, benchmarks).
+  and scored), ``deal`` and ``random_playout`` (tests, benchmarks; ``deal``
+  returns a :class:`Deal` like ``deal_cards``, ``.faces()`` as faces).
 - ``shengji.conformance``: ``answer`` for one conformance case
   (``tractor-table judge``).
 
 Cards vs faces: the API takes :class:`Card` objects or, where a function says
 so, faces (ints 0-53). Card ids and faces are both ints: functions taking
-``Card | int`` treat ints as **faces**.
+``Card | int`` treat ints as **faces**; a :class:`Hand` and its events speak
+card ids. Count arrays (54 ints, how many of each face) come from
+``shengji.cards.face_counts``.
 """
 
 from .cards import (
