@@ -63,6 +63,9 @@ card ids. Count arrays (54 ints, how many of each face) come from
 ``shengji.cards.face_counts``.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .cards import (
     BIG_JOKER,
     FACES,
@@ -80,29 +83,6 @@ from .cards import (
     parse_face,
     parse_faces,
 )
-from .hand import (
-    Bid,
-    Bury,
-    Call,
-    Challenge,
-    Deal,
-    EndDraw,
-    Event,
-    Finding,
-    Hand,
-    HandError,
-    HandResult,
-    IllegalEvent,
-    LegalPlays,
-    Outcome,
-    Phase,
-    Play,
-    Reveal,
-    Scan,
-    Termination,
-    Trick,
-)
-from .match import Match
 from .order import TRUMP, Order
 from .play import (
     IllegalPlayError,
@@ -133,6 +113,73 @@ from .rules import (
     Rules,
 )
 from .units import Decomposition, Unit, decompose
+
+if TYPE_CHECKING:
+    from .hand import (
+        Bid,
+        Bury,
+        Call,
+        Challenge,
+        Deal,
+        EndDraw,
+        Event,
+        Finding,
+        Hand,
+        HandError,
+        HandResult,
+        IllegalEvent,
+        LegalPlays,
+        Outcome,
+        Phase,
+        Play,
+        Reveal,
+        Scan,
+        Termination,
+        Trick,
+    )
+    from .match import Match
+
+#: The hand and the match, exported lazily: ``shengji.hand`` and
+#: ``shengji.match`` (with the bots) load on first use, so that importing
+#: ``shengji`` for its cards and rules stays light (the CLI builds its parser
+#: without them: tests/foundation/test_cli.py).
+_LAZY = {
+    "Bid": "hand",
+    "Bury": "hand",
+    "Call": "hand",
+    "Challenge": "hand",
+    "Deal": "hand",
+    "EndDraw": "hand",
+    "Event": "hand",
+    "Finding": "hand",
+    "Hand": "hand",
+    "HandError": "hand",
+    "HandResult": "hand",
+    "IllegalEvent": "hand",
+    "LegalPlays": "hand",
+    "Outcome": "hand",
+    "Phase": "hand",
+    "Play": "hand",
+    "Reveal": "hand",
+    "Scan": "hand",
+    "Termination": "hand",
+    "Trick": "hand",
+    "Match": "match",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'shengji' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     # the hand and the match (shengji.hand, shengji.match)
