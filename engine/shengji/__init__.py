@@ -19,15 +19,15 @@ Overview (module: main names)
   ``SMALL_JOKER`` = 52, ``BIG_JOKER`` = 53), :func:`parse_cards`,
   :func:`parse_faces`, :func:`format_cards`, errors :class:`InvalidCardError`
   (:class:`CardNotationError`, :class:`CardCountError`).
-- ``shengji.rules``: :class:`Rules` (every option of RULES.md, immutable,
+- ``shengji.rules``: :class:`Rules` (every option of docs/rules.md §0, immutable,
   validated; ``Rules.preset("tournament")``, ``Rules.from_dict({...})``,
   ``rules.replace(...)``), option enums, :class:`InvalidRulesError`.
 - ``shengji.order``: :class:`Order` — the per-hand context: ``Order(rules,
   level, trump)`` with ``trump`` a :class:`Suit` or ``None`` for NT. Effective
   suits (``TRUMP`` = 4), positions, ``compare``.
 - ``shengji.units``: :class:`Unit` (set or run: width ``m``, length ``k``,
-  strength ``top``), :func:`decompose` (RULES.md §4 canonical decomposition).
-- ``shengji.play``: leading, throwing, following and tricks (RULES.md §5-7):
+  strength ``top``), :func:`decompose` (docs/rules.md §4 canonical decomposition).
+- ``shengji.play``: leading, throwing, following and tricks (docs/rules.md §5-§7):
   :func:`check_lead`, :func:`check_throw` -> :class:`ThrowResult`,
   :func:`check_follow` -> :class:`Verdict` (``.reason`` a :class:`Reason`,
   ``.message`` a sentence), :func:`legal_follows` (lazy view: ``in``,

@@ -2,7 +2,7 @@
 
 - ``0`` (*random*): any legal play, bids and burials at random; it also tries
   random throws, standing or not (so failed throws and penalties occur).
-- ``1`` (*basic*): the strategy notes of seed 000 §6 — lead strong side-suit
+- ``1`` (*basic*): the strategy notes of the sources (docs/rules.md §14) — lead strong side-suit
   cards and tractors, trump when void, feed points to a partner who is winning,
   win cheaply or else throw away little, bury short side suits and no points
   unless safe.
@@ -275,7 +275,7 @@ class Bot:
             if es != TRUMP:
                 trumped = any(es in voids[s] and TRUMP not in voids[s] for s in opponents)
                 if sure and not trumped:
-                    v += 50 + 10 * unit.size + pts  # a side-suit winner (seed 000 §6)
+                    v += 50 + 10 * unit.size + pts  # a side-suit winner (the strategy notes)
                 elif any(es in voids[s] for s in partners) and not trumped:
                     v += 35 - pts  # let the partner trump
                 else:
@@ -387,7 +387,7 @@ class Bot:
             wins = k is not None and win_key is not None and k > win_key
             v = -cost * 0.5 - kept * 15
             if partner_safe:
-                v += pts * 3  # feed points to the partner (seed 000 §6)
+                v += pts * 3  # feed points to the partner (the strategy notes)
             elif wins:
                 v += 20 + (trick_points + pts) * 2
                 if not last_to_play and k is not None:
@@ -411,7 +411,7 @@ class Bot:
         self, ruling: Ruling, lead: list[int], faces: list[int], cnt: list[int]
     ) -> Iterator[tuple[int, ...]]:
         """Legal follows worth considering: hand-built ones (lowest, highest, most
-        points, cheapest kills) checked for legality, then engine I's generator."""
+        points, cheapest kills) checked for legality, then the generator of :class:`shengji.play.LegalFollows`."""
         n = len(lead)
         es = ruling.esuit(lead[0])
         seen: set[tuple[int, ...]] = set()

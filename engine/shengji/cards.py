@@ -1,14 +1,14 @@
-"""Cards, faces and the card notation of RULES.md.
+"""Cards, faces and the card notation (docs/rules.md §1).
 
 A *face* is what is printed on a card: ``face = suit * 13 + rank`` for the
 suits S=0 H=1 D=2 C=3 and ranks 2=0 … A=12, then ``SJ`` (small joker) = 52 and
 ``BJ`` (big joker) = 53. A *card* is one physical card: with several decks
 there are several copies of each face, ``card id = copy * 54 + face``
-(the project's INTERFACES notes: ids ``0 … 54 * decks - 1``). Two copies of ``5H`` are
+(docs/rules.md §1: ids ``0 … 54 * decks - 1``). Two copies of ``5H`` are
 different cards with equal faces: ``Card.parse("5H") != Card.parse("5H", copy=1)``
 but their ``face`` is the same.
 
-Notation (RULES.md): rank then suit, ``A K Q J T 9 … 2`` (``T`` = ten, ``10``
+Notation (docs/rules.md, at its top): rank then suit, ``A K Q J T 9 … 2`` (``T`` = ten, ``10``
 accepted), suits ``S H D C``; jokers ``SJ`` and ``BJ``. The parser also takes
 suit symbols on either side (``♠A``, ``A♠``, ``10♥``), any letter case, and
 ``小王``/``大王`` for the jokers. Printing always gives the canonical form
@@ -184,7 +184,7 @@ def face_rank(face: int) -> Rank | None:
     return None if face >= SMALL_JOKER else Rank(face % 13)
 
 
-#: Points of each face: 5 = 5, T = 10, K = 10 (RULES.md §1).
+#: Points of each face: 5 = 5, T = 10, K = 10 (docs/rules.md §1).
 POINTS: Final[tuple[int, ...]] = tuple(
     (5 if f % 13 == 3 else 10 if f % 13 in (8, 11) else 0) if f < 52 else 0 for f in range(FACES)
 )

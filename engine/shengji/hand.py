@@ -1,6 +1,6 @@
 """One hand of Tractor as a state machine: :class:`Hand` with ``apply(event)`` / ``undo()``.
 
-RULES.md §8-10. A hand goes through the phases
+docs/rules.md §8-§10. A hand goes through the phases
 
     draw ─► bury ─► [call] ─► play ─► [reveal] ─► done        (or draw ─► done: redeal)
 
@@ -8,18 +8,18 @@ driven by events (small frozen value objects, see :data:`Event`):
 
 - :class:`Deal` — every hand and the kitty, when they are known (a simulation,
   or the table's ``hand_scan`` mode). Without it the hand knows only the cards it
-  sees: bids, plays, challenges and the kitty turned up at the end (§10).
-- :class:`Bid` — a seat shows level cards or jokers during the draw (§8).
+  sees: bids, plays, challenges and the kitty turned up at the end (§10.1).
+- :class:`Bid` — a seat shows level cards or jokers during the draw (§8.1).
 - :class:`EndDraw` — the draw is over: trump, declarer and dealer are fixed
   (or, on the match's first hand with no bid, a redeal).
 - :class:`Bury` — the dealer buries the kitty (cards known or not).
-- :class:`Call` — find-a-friend: the dealer names a card (§9).
+- :class:`Call` — find-a-friend: the dealer names a card (§9.1).
 - :class:`Scan` — ``hand_scan`` mode: every hand after the burial and the buried
   kitty, read before the first play (then every rule is checked at the play).
 - :class:`Play` — a seat plays cards; a throw that fails is forced at once when
-  the hands are known (§5), and its penalty recorded.
+  the hands are known (§5.2), and its penalty recorded.
 - :class:`Challenge` — right after a throw, a seat shows a unit that beats one of
-  its units: the throw is forced over the categories proven beaten (§10).
+  its units: the throw is forced over the categories proven beaten (§10.1).
 - :class:`Reveal` — the buried kitty, turned up after the last trick when it was
   not seen before.
 
@@ -251,7 +251,7 @@ class Trick:
 
 @dataclass(frozen=True, slots=True)
 class HandResult:
-    """The score of a finished hand (RULES.md §8).
+    """The score of a finished hand (docs/rules.md §8.3-§8.4).
 
     ``score = trick_points + kitty_bonus + penalty`` (``penalty`` is the net of the
     failed throws: + when defenders failed, - when attackers did). ``forfeit``: the
@@ -276,7 +276,7 @@ class HandResult:
     @property
     def forced_result(self) -> settle.LevelResult | None:
         """A forfeit's level result: the defenders revoked → the attackers take
-        over (+0); the attackers revoked → the defenders go up one (seed 001 §捌)."""
+        over (+0); the attackers revoked → the defenders go up one (docs/rules.md §10.3)."""
         if self.forfeit is None:
             return None
         if self.forfeit in self.defenders:
@@ -686,7 +686,7 @@ class Hand:
         """What the seat to play may play now (known hands only): a lazy view
         (:class:`LegalPlays`: ``in``, ``count()``, ``bool``, iteration) of sorted
         tuples of card ids, each of which :meth:`apply` takes. Every follow
-        docs/rules.md, "Following", allows, or every lead (one-unit leads, and with
+        docs/rules.md §6 allows, or every lead (one-unit leads, and with
         ``throws`` every one-suit combination too; whether a throw stands is then
         the hand's question when it is played)."""
         return LegalPlays(self, throws)
@@ -860,7 +860,7 @@ class Hand:
         self._resolve_friend()
 
     def _resolve_friend(self) -> None:
-        """Find-a-friend (§9): the partner is the nearest seat after the dealer in
+        """Find-a-friend (docs/rules.md §9.1): the partner is the nearest seat after the dealer in
         play order that holds a copy of the called face after the burial (the holder
         of "the other copy" when the dealer holds one); nobody: the dealer is alone.
         Without known hands, it is settled once every copy is located."""
@@ -1183,7 +1183,7 @@ class Hand:
         self.phase = Phase.DONE
         self._resolve_friend()
 
-    # --- partial knowledge (§10) ------------------------------------------
+    # --- partial knowledge (docs/rules.md §10.1) ----------------------------
 
     def _holding(self, seat: int, t_index: int) -> list[int]:
         """The seat's cards at the start of trick ``t_index`` as far as the cards
@@ -1203,7 +1203,7 @@ class Hand:
         cards seen so far prove illegal.
 
         A follow's verdict depends only on the follower's cards of the led suit
-        (docs/rules.md, "Following": every rule is about "your cards of the led
+        (docs/rules.md §6: every rule is about "your cards of the led
         suit"), so only the follows whose led suit this play brings cards of are
         checked again. For the others the holding of that suit is the one the
         seat's previous play left, already checked (legal, or its revoke
@@ -1285,7 +1285,7 @@ class Hand:
         """Does a follow all of the led suit have the lead's own structure
         (single cards to single cards; the lead's units, shape for shape: what
         may win the trick, ``Ruling.key``)? Then it is legal whatever else the
-        follower holds: it is the best each rule of docs/rules.md, "Following",
+        follower holds: it is the best each rule of docs/rules.md §6
         asks for. Kept per (trump, lead, play): a cache, no state."""
         key = (self.trump, lead, play)
         got = self._matching.get(key)

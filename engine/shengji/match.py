@@ -1,4 +1,4 @@
-"""The match: hands one after another, levels, dealers, the end (RULES.md §8-9);
+"""The match: hands one after another, levels, dealers, the end (docs/rules.md §8-§9);
 and the drivers that play hands with bots.
 
 - :class:`Match` keeps the levels (per side, or per seat with find-a-friend),
@@ -169,7 +169,7 @@ class PlayContext:
     trick_plays: tuple[tuple[int, ...], ...]
     winner: int | None
     points: int | None
-    #: with ``probes``: a follow of the same size from the same holding that §6
+    #: with ``probes``: a follow of the same size from the same holding that docs/rules.md §6
     #: forbids (a revoke), with the engine's sentence why; None when none was found
     illegal: tuple[int, ...] | None = None
     illegal_why: str = ""
@@ -269,7 +269,7 @@ class HandSummary:
 
 @dataclass
 class Match:
-    """Levels, dealers and history of a match (RULES.md §8; §9 levels per seat)."""
+    """Levels, dealers and history of a match (docs/rules.md §8.4-§8.6; §9 levels per seat)."""
 
     rules: Rules
     levels: list[int] = field(default_factory=list)

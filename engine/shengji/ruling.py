@@ -1,6 +1,6 @@
 """The per-hand rule questions the hand, the audit and the bots ask, on faces.
 
-A thin adapter over engine I (:mod:`shengji.order`, :mod:`shengji.units`,
+A thin adapter over the rule functions (:mod:`shengji.order`, :mod:`shengji.units`,
 :mod:`shengji.play`): one object per hand (level and trump fixed), with the
 :class:`~shengji.play.Lead` of a trick cached, so the state machine and the
 bots speak in plain lists of faces and get plain answers back.
