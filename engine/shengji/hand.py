@@ -402,6 +402,10 @@ class LegalPlays:
     def __bool__(self) -> bool:
         return next(iter(self), None) is not None
 
+    def first(self) -> tuple[int, ...] | None:
+        """One legal play (the first generated), or ``None``."""
+        return next(iter(self), None)
+
     def count(self) -> int:
         """How many legal plays there are."""
         return sum(1 for _ in self)

@@ -98,7 +98,7 @@ def test_legal_plays_is_a_view_with_in_count_and_bool() -> None:
     h = new_hand(known=True)
     view = h.legal_plays()
     plays = list(view)
-    assert view.count() == len(plays) == len(set(plays)) and bool(view)
+    assert view.count() == len(plays) == len(set(plays)) and bool(view) and view.first() == plays[0]
     assert (c("AS"),) in view and [c("AS")] in view and Play(0, (c("AS"),)) in view
     assert Play(1, (c("AS"),)) not in view  # not seat 1's turn
     assert (c("AS"), c("AH")) not in view  # two suits
@@ -141,6 +141,7 @@ def test_copies_of_a_face_are_one_play_with_the_lowest_ids() -> None:
 def test_legal_plays_outside_the_play_and_without_the_hands() -> None:
     h = Hand(Rules(decks=1), dealer=0)
     assert not h.legal_plays() and h.legal_plays().count() == 0  # the draw: nothing to play
+    assert h.legal_plays().first() is None and (0,) not in h.legal_plays()
     unknown = new_hand(known=False)
     with pytest.raises(HandError, match="not known"):
         unknown.legal_plays().count()
