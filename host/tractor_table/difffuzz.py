@@ -20,7 +20,7 @@ on the full ladder, a four-deck classic variant with stops on the tournament
 ladder.
 
 Without hand scans the device does not see the hands during play: it rebuilds
-them from the cards played and audits the whole hand at the end (RULES §10),
+them from the cards played and audits the whole hand at the end (docs/rules.md §10.1),
 so the same answers come from another path through the device code.
 
 A disagreement is written as a replayable case file (JSON lines: the script
@@ -83,7 +83,7 @@ VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
 
 #: With ``no_bid = "kitty"`` this share of the hands goes without a bid, so the
 #: kitty names trump; with ``permanent_twos`` too, half of those turn a 2 up
-#: first (NT, docs/rules.md "Declaring trump"). Drawn from the seed apart from
+#: first (NT, docs/rules.md §8.1). Drawn from the seed apart from
 #: the rest of the script.
 QUIET_SHARE = 0.4
 

@@ -1,4 +1,4 @@
-"""What the table can know (RULES.md §10): a hand that sees only the cards played."""
+"""What the table can know (docs/rules.md §10): a hand that sees only the cards played."""
 
 from __future__ import annotations
 

@@ -86,7 +86,7 @@ def reason(code: int) -> str:
 
 
 #: The device rules engine's codes (firmware/drules.py, R_*), the rules of
-#: following in docs/rules.md, in words.
+#: following in docs/rules.md §6, in words.
 RULE_WORDS = (
     "",
     "an empty play",
