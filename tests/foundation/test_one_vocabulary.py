@@ -51,7 +51,7 @@ INDEPENDENT_NAMES = {
 INDEPENDENT_FILES = {
     "host/tractor_table/pn532sim/chip.py": "the PN532's own frames and commands (NXP's user manual): "
     "the chip model must not share the driver's numbers, or a wrong one would pass",
-    "host/tractor_table/adversarial.py": "CONFORMANCE.md's notation of the cases (trump names)",
+    "host/tractor_table/adversarial.py": "the conformance cases' notation (trump names; docs/rules.md §13)",
 }
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from shengji import Rules
+from shengji.play import Reason
 from tractor_table.link import engine_replayer as er
 from tractor_table.link import ttlink
 from tractor_table.link.verifier import Verifier
@@ -733,7 +734,7 @@ TITANIC = Rules.preset("titanic")  # 3 decks: throws of two off-suit level pairs
 def test_of_two_equally_weak_units_the_table_may_force_either(hand_scan: bool) -> None:
     """A failed throw 2S 2S 2H 2H 2C at level 2 (found by the soak, titanic
     seed 553): its pairs are off-suit level pairs, at the same position
-    (RULES.md §2 "all equal"), so either is "the weakest unit" §5 forces. The
+    (docs/rules.md §2 "all equal"), so either is "the weakest unit" §5 forces. The
     table forces 2S 2S, the engine alone would pick 2H 2H: the verifier and
     the bots take the table's choice (before, a disagreement, and the bots'
     copy of the hand went astray: "card seen twice" later); a unit of another
@@ -759,7 +760,7 @@ def test_of_two_equally_weak_units_the_table_may_force_either(hand_scan: bool) -
 
 def test_a_quiet_first_hand_is_redealt_once_and_judged() -> None:
     """quiet_hands=(1,): nobody bids on the match's first hand, which is a
-    redeal (RULES.md §8); the bots then bid again (before, they stayed quiet
+    redeal (docs/rules.md §8); the bots then bid again (before, they stayed quiet
     and the table redealt forever: a hang). The REDEAL and the hand after it
     are judged and agree."""
     from tractor_table.virtual.game import BotGame

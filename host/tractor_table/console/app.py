@@ -147,7 +147,7 @@ class ConsoleApp(App[int]):
             dis.border_title = "disagreements: 0"
             yield dis
         yield Static("", id="message", markup=False)
-        from ..commands.virtual import CONSOLE_HELP
+        from ..virtual.grammar import CONSOLE_HELP
 
         tap = TapInput(placeholder=CONSOLE_HELP.replace("commands: ", ""), id="tap")
         tap.display = self.source.can_tap
@@ -515,8 +515,8 @@ class ConsoleApp(App[int]):
         something was sent to the table."""
         from shengji.cards import card_id_name
 
-        from ..commands.virtual import parse_console
         from ..virtual.events import EV
+        from ..virtual.grammar import parse_console
 
         try:
             parsed = parse_console(line, self.source.decks)

@@ -20,14 +20,14 @@ the table's field by field. What is judged, per kind:
 | CHALLENGE | accepted |
 | FORCED | the cards that stand (the engine's forced unit; which copy and the order are the table's), the penalty |
 | TRICK | winner, points, the attackers' running score (failed throws' penalties included; -1 while the called partner is unknown) |
-| REVOKE | after a play (a lead or a follow), the revokes it proves (RULES.md §10: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code; in hand_scan mode with ``revoke = "forfeit"``, the follow just played that breaks §6 (trick and earlier trick the same) |
+| REVOKE | after a play (a lead or a follow), the revokes it proves (docs/rules.md §10.1: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code; in hand_scan mode with ``revoke = "forfeit"``, the follow just played that breaks docs/rules.md §6 (trick and earlier trick the same) |
 | FORFEIT | ``revoke = "forfeit"``: the seat whose revoke lost the hand and that revoke's trick (the engine's first revoke finding); the engine ends the hand there, as the table must (HAND_END then settles by the forfeit) |
 | AUDIT | after the last trick, the engine's audit (``Hand.findings``: every illegal follow, every unchallenged throw that should have failed), in trick order, the throw before the follows by seat |
 | HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner (with ``kitty_requires_trump`` and the last trick won off-suit: the table's multiplier, bonus 0); with ``partners = "called"`` the levels per seat and the winners as a bit mask of seats |
 
 In hand_scan mode the four SCAN events (not judged themselves) give the
 engine every hand after the burial: it then forces a failing throw at its
-PLAY (the FORCED that follows is judged) and judges a follow refused for §6
+PLAY (the FORCED that follows is judged) and judges a follow refused for docs/rules.md §6
 (REJECT with reason 10) or accepted against it (with ``revoke = "forfeit"``
 the table must accept it: the REVOKE, FORFEIT and HAND_END that follow are
 judged). A hand a revoke lost before its last trick has no AUDIT.
@@ -75,11 +75,11 @@ from shengji.hand import (
     IllegalEvent,
     Phase,
     Play,
-    Rule,
     Scan,
 )
 from shengji.kitty import kitty_points
 from shengji.match import Match
+from shengji.play import Reason
 from shengji.rules import Partners, Revoke
 from shengji.units import decompose_faces
 
@@ -347,7 +347,7 @@ class EngineReplayer:
             elif accepted:
                 reason = -1
             elif isinstance(refusal, SelfOverrideError):
-                reason = BID_SELF  # docs/rules.md: a refused self-override says so
+                reason = BID_SELF  # docs/rules.md §8.1: a refused self-override says so
             elif reason == BID_SELF:
                 reason = BID_WEAK  # refused, but not as a self-override
             return [BID, seat, int(ok), reason, *cards]
@@ -386,7 +386,7 @@ class EngineReplayer:
             cards = tuple(ev[3:])
             self._follow(hand, Bury(cards))
             if len(self.scans) == 4 and hand.buried == cards:
-                # hand_scan mode: every hand is known from here on (§10)
+                # hand_scan mode: every hand is known from here on (docs/rules.md §10.2)
                 hands = [self.scans[s] for s in range(4)]
                 hands[hand.dealer or 0] = tuple(c for c in hands[hand.dealer or 0] if c not in cards)
                 self._follow(hand, Scan.of(hands, cards))
@@ -418,9 +418,9 @@ class EngineReplayer:
                 self._lose(f"the engine refuses a play the table accepted: {exc}")
                 return [REJECT, trick_no, seat, self._reason(exc), *cards]
             t_index = len(hand.tricks) - 1
-            if hand.known and any(f.rule == Rule.REVOKE for f in hand.findings[found:]):
+            if hand.known and any(f.rule == Reason.REVOKE for f in hand.findings[found:]):
                 # hand_scan mode: the engine knows the hand, and this follow
-                # breaks §6 (recorded, and followed as the table took it)
+                # breaks docs/rules.md §6 (recorded, and followed as the table took it)
                 if self.rules.revoke != Revoke.FORFEIT:
                     return [REJECT, trick_no, seat, REVOKE_FOLLOW, *cards]
                 # revoke = "forfeit": the play stands, the revoke is reported
@@ -500,7 +500,7 @@ class EngineReplayer:
         ):
             # the same faces: which copy, and the order, are the table's; or
             # another unit of the category at the same position (off-suit level
-            # pairs of two suits): RULES.md §5 forces "the weakest unit of that
+            # pairs of two suits): docs/rules.md §5.2 forces "the weakest unit of that
             # category", and both are
             forced = cards
         mine: Event = [FORCED, t_index, trick.leader, mine_pen, *forced]
@@ -516,8 +516,8 @@ class EngineReplayer:
         return mine
 
     def _revokes_proven(self, hand: Hand, seat: int, cards: Sequence[int]) -> list[Event]:
-        """The REVOKE events the table owes after ``seat``'s follow (RULES.md
-        §10, firmware/tabletrick.py ``check_revokes``): each earlier follow of
+        """The REVOKE events the table owes after ``seat``'s follow (docs/rules.md
+        §10.1, firmware/tabletrick.py ``check_revokes``): each earlier follow of
         the seat, in a trick whose lead suit the new cards touch, that the
         engine finds illegal against the cards the seat is proven to have held
         then (everything it played from that trick on), earliest first."""
@@ -538,7 +538,7 @@ class EngineReplayer:
 
     @staticmethod
     def _follow_reason(hand: Hand, t: int, seat: int) -> int:
-        """The device code of why ``seat``'s follow in trick ``t`` breaks §6
+        """The device code of why ``seat``'s follow in trick ``t`` breaks docs/rules.md §6
         against what the seat played from trick ``t`` on (0: it does not)."""
         trick = hand.tricks[t]
         held = [c for tr in hand.tricks[t:] for c in tr.cards_of(seat)]
@@ -546,7 +546,7 @@ class EngineReplayer:
 
     @staticmethod
     def _reason_of(hand: Hand, lead: Sequence[int], held: Sequence[int], play: Sequence[int]) -> int:
-        """The device code of why ``play`` from ``held`` breaks §6 on ``lead`` (0: it does not)."""
+        """The device code of why ``play`` from ``held`` breaks docs/rules.md §6 on ``lead`` (0: it does not)."""
         v = _play.check_follow(
             hand.ruling.order, [c % 54 for c in lead], [c % 54 for c in held],
             [c % 54 for c in play],
@@ -559,7 +559,7 @@ class EngineReplayer:
     def _forfeit_event(hand: Hand) -> Event:
         """[FORFEIT, trick, seat]: the revoke that lost the hand (revoke =
         "forfeit"): the engine's first revoke finding."""
-        t = next(f.trick for f in hand.findings if f.rule == Rule.REVOKE and f.seat == hand.forfeit)
+        t = next(f.trick for f in hand.findings if f.rule == Reason.REVOKE and f.seat == hand.forfeit)
         return [FORFEIT, -1 if t is None else t, hand.forfeit]
 
     def _revoke(self, ev: Event) -> Event:
@@ -589,9 +589,9 @@ class EngineReplayer:
         for f in hand.findings:
             if f.trick is None or f.seat is None:
                 continue
-            if f.rule == Rule.REVOKE:
+            if f.rule == Reason.REVOKE:
                 keys.add((f.trick, 1 + f.seat, f.seat))
-            elif f.rule == Rule.THROW_SHOULD_FAIL:
+            elif f.rule == Reason.THROW_SHOULD_FAIL:
                 keys.add((f.trick, 0, f.seat))
         out: list[Event] = []
         for t, k, seat in sorted(keys):
@@ -613,7 +613,7 @@ class EngineReplayer:
             return None
         if reason == REVOKE_FOLLOW:
             if not hand.known:
-                return None  # without the hands, a follow is not refused for §6
+                return None  # without the hands, a follow is not refused for docs/rules.md §6
             ok, _ = hand.is_legal(seat, cards)
             if ok or self.rules.revoke == Revoke.FORFEIT:
                 # legal; or with revoke = "forfeit" the play stands (and loses the hand)
@@ -763,7 +763,7 @@ class _Shadow:
 def equally_weak(hand: Hand, a: Sequence[int], b: Sequence[int]) -> bool:
     """Are card ids ``a`` and ``b`` each one unit of the same shape, effective
     suit and strength (the same positions: e.g. off-suit level pairs of two
-    suits, RULES.md §2 "all equal")? Then neither is weaker than the other."""
+    suits, docs/rules.md §2 "all equal")? Then neither is weaker than the other."""
     order = hand.ruling.order
     da = decompose_faces(order, [c % 54 for c in a])
     db = decompose_faces(order, [c % 54 for c in b])

@@ -67,7 +67,7 @@ class ScreenBoard:
 
 
 def card(name, copy=0):
-    """A card id from RULES.md notation ('AS', 'TH', 'SJ', 'BJ')."""
+    """A card id from the notation of docs/rules.md ('AS', 'TH', 'SJ', 'BJ')."""
     if name == "SJ":
         f = 52
     elif name == "BJ":

@@ -73,7 +73,7 @@ def reason(code: int) -> str:
 
 
 #: The device rules engine's codes (firmware/drules.py, R_*), the rules of
-#: following in docs/rules.md, in words.
+#: following in docs/rules.md §6, in words.
 RULE_WORDS = {
     RulesCode.EMPTY: "an empty play",
     RulesCode.NOT_IN_HAND: "a card the seat does not hold",
