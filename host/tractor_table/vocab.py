@@ -213,6 +213,7 @@ class EventKind(enum.IntEnum):
     KITTY_UP = _EVENTS["KITTY_UP"]
     CALL = _EVENTS["CALL"]
     PARTNER = _EVENTS["PARTNER"]
+    UNDO = _EVENTS["UNDO"]
 
 
 _complete(EventKind, {n.upper(): i for i, n in enumerate(_EV.NAMES) if i})
