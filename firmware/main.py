@@ -131,6 +131,14 @@ class App:
             self.link.restore(self.table.ev_index, self.table.ev_hash, ())
             self.table.take_events()
             self.table._say("resumed hand %d" % self.table.hand_no, now)
+        # the rules engine (tablerules.TableRules.e) is loaded after the
+        # restore, not before it: the snapshot is parsed and checked with
+        # the engine's 36 KB (unix port) still free, and its code and names
+        # come in now, while the heap is in few pieces (docs/firmware.md, "Heap")
+        load = getattr(rules, "e", None)
+        if load is not None:
+            gc.collect()
+            load()
         self._pass_events()
         self.dirty = True
         self.stop_at = -1  # ticks_ms of a maintenance request, or -1
@@ -342,6 +350,10 @@ def configured_app(board, cfg_path):
     problem = board.problem or (opts.problems[0] if opts.problems else "")
     if problem:
         app.table._say(problem, board.ticks_ms())
+    # the pins and the readers' wiring: needed to build the board only
+    sys.modules.pop("hwconfig", None)
+    sys.modules.pop("picohw", None)
+    gc.collect()
     return app
 
 
@@ -361,10 +373,14 @@ def main():
     import picoboard
 
     board = picoboard.PicoBoard()
-    configured_app(board, H.CONFIG_FILE).run()
+    cfg = H.CONFIG_FILE
+    H = picohw = None  # dropped by configured_app, loaded again for the flag
+    configured_app(board, cfg).run()
     # a maintenance stop: the watchdog cannot be stopped, so the board resets
     # into maintenance (a flag file on flash says so to the next boot)
     print("the table stopped for maintenance; resetting into maintenance")
+    import picohw
+
     picohw.maintenance_flag(set_it=True)
     board.reset()
 

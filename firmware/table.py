@@ -238,6 +238,7 @@ class Table:
         self.result = None  # HAND_END fields once settled
         self.forfeit = None  # revoke = "forfeit": [trick, seat] of the revoke that lost the hand
         self.kitty_up = []  # no_bid = "kitty": the kitty as turned up, in order
+        self.undo_seat = -1  # the seat whose last play a long press may take back (tableundo.py)
         for i in range(self.ncards):
             self.seen[i] = 0
         for p in self.pending:
@@ -264,6 +265,8 @@ class Table:
 
     # --- outputs -------------------------------------------------------------
     def _emit(self, ev):
+        if ev[0] != E.REJECT:
+            self.undo_seat = -1  # anything but a refusal after a play: it stands
         if self.chain_hash is not None:
             self.ev_hash = self.chain_hash(self.ev_hash, ev)
         self._out.append((self.ev_index, self.ev_hash, ev))
@@ -379,6 +382,7 @@ class Table:
         if self.seen[card]:
             self._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
             return
+        self.undo_seat = -1  # the next seat tapped: the last play stands
         pend.append(card)
         self._beep(E.SND_TAP)
         if self.lead is not None and len(pend) == len(self.lead):
@@ -392,6 +396,10 @@ class Table:
             _opt("tablecall").button(self, seat, kind, now_ms)
             return
         if kind == E.BTN_UNDO:
+            if not pend and self.phase == PLAY and seat != self.challenger:
+                _opt("tableundo").undo(self, seat, now_ms)
+                sys.modules.pop("tableundo", None)
+                return
             del pend[:]
             if self.phase == SCAN:
                 _opt("tablescan").undo(self, seat)
@@ -406,6 +414,7 @@ class Table:
                     del self.pending[nxt][:]
                 del pend[:]
                 self.challenger = seat
+                self.undo_seat = -1
                 self._say("S%d challenges" % seat, now_ms)
             else:
                 self._refuse(seat, E.WRONG_PHASE, (), now_ms)

@@ -52,6 +52,7 @@ def play_event(tb, seat, cards, now_ms):
     for c in cards:
         ev.append(c)
     tb._emit(ev)
+    tb.undo_seat = seat  # a long press may take it back (tableundo.py) until something follows
     if tb.called:
         T._opt("tablefriend").played(tb, seat, cards, now_ms)  # the partner may be known now
 

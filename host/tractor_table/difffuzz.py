@@ -41,7 +41,7 @@ from typing import Any
 
 from shengji import Rules
 from shengji.bots import Bot
-from shengji.cards import FACES
+from shengji.cards import FACES, face_counts
 from shengji.hand import Bid, Bury, EndDraw, Hand, Play
 from shengji.match import iter_hand, make_bots
 from shengji.order import Order
@@ -148,13 +148,6 @@ class FuzzScript:
 
 def _faces(cards: Sequence[int]) -> list[int]:
     return [c % FACES for c in cards]
-
-
-def _counts(faces: Sequence[int]) -> list[int]:
-    out = [0] * FACES
-    for f in faces:
-        out[f] += 1
-    return out
 
 
 def _attempt_follows(
@@ -276,7 +269,7 @@ def make_script(seed: int, variant: int | None = None) -> FuzzScript:
             if order is None:
                 order = hand.ruling.order
                 case["hands"] = [list(h) for h in hand.hands]
-            holdings = [_counts(_faces(h)) for h in hand.hands]
+            holdings = [face_counts(_faces(h)) for h in hand.hands]
             trick = hand.current_trick()
             seat = ev.seat
             faces = _faces(ev.cards)

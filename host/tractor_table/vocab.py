@@ -213,6 +213,7 @@ class EventKind(enum.IntEnum):
     KITTY_UP = _EVENTS["KITTY_UP"]
     CALL = _EVENTS["CALL"]
     PARTNER = _EVENTS["PARTNER"]
+    UNDO = _EVENTS["UNDO"]
 
 
 _complete(EventKind, {n.upper(): i for i, n in enumerate(_EV.NAMES) if i})
@@ -567,13 +568,8 @@ def _shengji_maps() -> tuple[dict[Any, TableReason], dict[Any, RulesCode]]:
 
 
 def _engine_reason(reasons: Any, name: str) -> Any:
-    # what the hand's findings carry: shengji.play.Reason; while the engine
-    # still has hand.Rule beside it (its older names), that
-    try:
-        from shengji.hand import Rule  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return reasons[name]
-    return Rule[{"MIXED_SUITS": "MIXED_LEAD", "NOT_IN_HAND": "NOT_HELD"}.get(name, name)]
+    # what the hand's findings carry: shengji.play.Reason (the one vocabulary)
+    return reasons[name]
 
 
 @functools.cache

@@ -100,7 +100,7 @@ def test_random_hands_every_generated_play_is_legal_and_points_add_up(
     order: Order, seed: int
 ) -> None:
     rng = random.Random(seed)
-    hands, kitty = deal(order.rules, rng)
+    hands, kitty = deal(order.rules, rng).faces()
     leader = rng.randrange(4)
     tricks = random_playout(order, hands, leader, rng)
     judged = judge_hand(order, hands, leader, tricks)
@@ -117,7 +117,7 @@ def test_a_legal_follow_always_exists_and_generated_follows_are_legal(
     order: Order, seed: int
 ) -> None:
     rng = random.Random(seed)
-    hands, _ = deal(order.rules, rng)
+    hands, _ = deal(order.rules, rng).faces()
     hand = counts(hands[1])
     # a structured lead from seat 0: a random one-suit handful of its cards
     es = order.esuit[rng.choice(hands[0])]

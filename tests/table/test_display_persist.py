@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=112K
+# runs-under: micropython heapsize=104K
 # The display (SSD1306 bytes on the I2C bus, the display model's lines and
 # pixels) and flash persistence (atomic save, load, damaged files).
 import os

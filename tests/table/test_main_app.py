@@ -311,7 +311,8 @@ def test_configured_app_plays_by_table_cfg():
     b.problem = ""
     app = M.configured_app(b, path)
     assert app.table.hand_scan is True and app.table.throw_penalty == 5
-    assert app.table.rules.engine.throw_penalty == 5 and app.table.rules.level_table == 2
+    assert app.table.rules.throw_penalty == 5 and app.table.rules.level_table == 2
+    assert app.table.rules.e().throw_penalty == 5  # the engine, loaded when first asked
     import os
 
     os.remove(path)
@@ -369,3 +370,26 @@ def test_enroll_mode_reports_tags_and_keeps_taps_from_the_game():
     w.board.tap_q.append((1, 13))
     w.run(10)
     assert w.board.sounds == [E.SND_TAP]  # the game's tap again
+
+
+def test_enroll_mode_drops_the_rules_engine_and_the_next_play_loads_it_again():
+    import sys
+
+    import enrollmode as EM
+    import tablerules
+
+    rules = tablerules.TableRules(1)
+    assert rules.engine is None  # not built with the adapter
+    b = Board()
+    b.tag_sink = None  # a board with tag UIDs
+    app = M.App(b, rules, decks=1)
+    assert rules.engine is not None  # loaded by the App, after a restore would be
+    assert "drules" in sys.modules and "drules_place" in sys.modules
+    EM.command(app, [M.APP_ENROLL, 2], b.now)
+    assert app.enroll is not None and rules.engine is None
+    assert [n for n in tablerules._ENGINE if n in sys.modules] == []  # drules_hand stays
+    EM.command(app, [M.APP_ENROLL, -1], b.now)
+    assert app.enroll is None and "enrollmode" not in sys.modules
+    # the next question loads the engine again, with the hand's trump
+    rules.begin_hand(0, 1)  # level 2, hearts
+    assert rules.suit_of(13 + 5) == 4 and rules.suit_of(5) == 0 and rules.engine is not None

@@ -23,6 +23,7 @@ the table's field by field. What is judged, per kind:
 | REVOKE | after a play (a lead or a follow), the revokes it proves (docs/rules.md §10.1: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code; in hand_scan mode with ``revoke = "forfeit"``, the follow just played that breaks docs/rules.md §6 (trick and earlier trick the same) |
 | FORFEIT | ``revoke = "forfeit"``: the seat whose revoke lost the hand and that revoke's trick (the engine's first revoke finding); the engine ends the hand there, as the table must (HAND_END then settles by the forfeit) |
 | AUDIT | after the last trick, the engine's audit (``Hand.findings``: every illegal follow, every unchallenged throw that should have failed), in trick order, the throw before the follows by seat |
+| UNDO | that the seat's play taken back is the last thing played (the engine's last event, that seat's play of those cards, in a trick not yet complete): the engine takes it back too (``Hand.undo``); else the engine's version carries no cards and the engine stops judging the hand |
 | HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner (with ``kitty_requires_trump`` and the last trick won off-suit: the table's multiplier, bonus 0); with ``partners = "called"`` the levels per seat and the winners as a bit mask of seats |
 
 In hand_scan mode the four SCAN events (not judged themselves) give the
@@ -75,11 +76,11 @@ from shengji.hand import (
     IllegalEvent,
     Phase,
     Play,
-    Rule,
     Scan,
 )
 from shengji.kitty import kitty_points
 from shengji.match import Match
+from shengji.play import Reason
 from shengji.rules import Partners, Revoke
 from shengji.units import decompose_faces
 
@@ -106,7 +107,7 @@ HAND_START, BID, TRUMP, REDEAL = (int(k) for k in (EventKind.HAND_START, EventKi
 KITTY, PLAY, REJECT, CHALLENGE = (int(k) for k in (EventKind.KITTY, EventKind.PLAY, EventKind.REJECT, EventKind.CHALLENGE))
 FORCED, TRICK, AUDIT, HAND_END = (int(k) for k in (EventKind.FORCED, EventKind.TRICK, EventKind.AUDIT, EventKind.HAND_END))
 REVOKE, SCAN, FORFEIT, KITTY_UP = (int(k) for k in (EventKind.REVOKE, EventKind.SCAN, EventKind.FORFEIT, EventKind.KITTY_UP))
-CALL, PARTNER = int(EventKind.CALL), int(EventKind.PARTNER)
+CALL, PARTNER, UNDO = int(EventKind.CALL), int(EventKind.PARTNER), int(EventKind.UNDO)
 #: AUDIT reasons, BID reasons (firmware/events.py)
 REVOKE_FOLLOW, THROW_FAILED = int(TableReason.REVOKE_FOLLOW), int(TableReason.THROW_FAILED)
 BID_WEAK, BID_SELF = int(TableReason.BID_WEAK), int(TableReason.BID_SELF)
@@ -418,7 +419,7 @@ class EngineReplayer:
                 self._lose(f"the engine refuses a play the table accepted: {exc}")
                 return [REJECT, trick_no, seat, self._reason(exc), *cards]
             t_index = len(hand.tricks) - 1
-            if hand.known and any(f.rule == Rule.REVOKE for f in hand.findings[found:]):
+            if hand.known and any(f.rule == Reason.REVOKE for f in hand.findings[found:]):
                 # hand_scan mode: the engine knows the hand, and this follow
                 # breaks docs/rules.md §6 (recorded, and followed as the table took it)
                 if self.rules.revoke != Revoke.FORFEIT:
@@ -433,6 +434,8 @@ class EngineReplayer:
             # called partner it locates is said first (PARTNER, then REVOKE)
             self.expect = self._partner_due(hand, before) + self._revokes_proven(hand, seat, cards)
             return [PLAY, t_index, seat, *cards]
+        if kind == UNDO:
+            return self._undo(hand, ev)
         if kind == FORCED:
             return self._forced(hand, ev)
         if kind == REVOKE:
@@ -466,6 +469,18 @@ class EngineReplayer:
         if kind == HAND_END:
             return self._hand_end(hand)
         return None
+
+    def _undo(self, hand: Hand, ev: Event) -> Event:
+        """A long press took back the seat's last play (firmware/tableundo.py)."""
+        trick_no, seat, cards = ev[1], ev[2], tuple(ev[3:])
+        last = hand.events[-1] if hand.events else None
+        open_trick = bool(hand.tricks) and not hand.tricks[-1].complete
+        if (isinstance(last, Play) and last.seat == seat and tuple(last.cards) == cards
+                and open_trick and len(hand.tricks) - 1 == trick_no):
+            hand.undo()
+            return [UNDO, trick_no, seat, *cards]
+        self._lose(f"the table took back a play of S{seat} that is not the last one played")
+        return [UNDO, trick_no, seat]
 
     def _follow(self, hand: Hand, event: Any) -> None:
         try:
@@ -559,7 +574,7 @@ class EngineReplayer:
     def _forfeit_event(hand: Hand) -> Event:
         """[FORFEIT, trick, seat]: the revoke that lost the hand (revoke =
         "forfeit"): the engine's first revoke finding."""
-        t = next(f.trick for f in hand.findings if f.rule == Rule.REVOKE and f.seat == hand.forfeit)
+        t = next(f.trick for f in hand.findings if f.rule == Reason.REVOKE and f.seat == hand.forfeit)
         return [FORFEIT, -1 if t is None else t, hand.forfeit]
 
     def _revoke(self, ev: Event) -> Event:
@@ -589,9 +604,9 @@ class EngineReplayer:
         for f in hand.findings:
             if f.trick is None or f.seat is None:
                 continue
-            if f.rule == Rule.REVOKE:
+            if f.rule == Reason.REVOKE:
                 keys.add((f.trick, 1 + f.seat, f.seat))
-            elif f.rule == Rule.THROW_SHOULD_FAIL:
+            elif f.rule == Reason.THROW_SHOULD_FAIL:
                 keys.add((f.trick, 0, f.seat))
         out: list[Event] = []
         for t, k, seat in sorted(keys):
@@ -734,6 +749,8 @@ class _Shadow:
             if all(p is None for p in self.plays):
                 self.leader = ev[2]
             self.plays[ev[2]] = list(ev[3:])
+        elif kind == UNDO:
+            self.plays[ev[2]] = None
         elif kind == FORCED:
             self.plays[ev[2]] = list(ev[4:])
             self.forced = 1
@@ -798,4 +815,4 @@ def _forced_lead(hand: Hand, t_index: int, leader: int) -> None:
 
 def judged_kinds() -> Sequence[int]:
     return (HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE, FORCED, TRICK,
-            AUDIT, HAND_END, REVOKE, FORFEIT, KITTY_UP, CALL, PARTNER)
+            AUDIT, HAND_END, REVOKE, FORFEIT, KITTY_UP, CALL, PARTNER, UNDO)

@@ -52,9 +52,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from shengji import Rules
-from shengji.hand import Bid, Bury, Call, Challenge, Deal, EndDraw, Hand, Phase, Play, Rule
+from shengji.hand import Bid, Bury, Call, Challenge, Deal, EndDraw, Hand, Phase, Play
 from shengji.match import Match, deal_cards, make_bots
-from shengji.play import check_throw
+from shengji.play import Reason, check_throw
 from shengji.rules import NoBid, Partners, Revoke
 
 from ..errors import CommandError
@@ -130,6 +130,7 @@ class BotGame:
         revoke_from: int | None = None,
         quiet_hands: Sequence[int] = (),
         call: Callable[[Hand], int] | None = None,
+        stray_every: int = 0,
     ) -> None:
         self.table = table
         self.rules = rules
@@ -164,6 +165,12 @@ class BotGame:
         self.call = call  # find-a-friend: the face to call in a hand (else the dealer's bot's)
         self.call_actions: list[int] = []  # actions per call gesture (OK included)
         self.partners_named = 0
+        # every stray_every-th follow of one card that does not end its trick, a
+        # stray read first: another legal card commits, a long press takes it
+        # back (UNDO), then the card meant (firmware/tableundo.py)
+        self.stray_every = stray_every
+        self.follows = 0
+        self.undos = 0
 
     # --- events ------------------------------------------------------------------
 
@@ -433,6 +440,8 @@ class BotGame:
         honest = cards
         if not leading and self.revoke_from is not None and not self.revoked:
             cards = self._revoke(hand, seat, cards)
+        if not leading and self.stray_every:
+            self._stray(hand, seat, cards)
         self._tap_all(seat, cards)
         if leading:
             self.table.press(seat, EV.BTN_OK)
@@ -475,6 +484,29 @@ class BotGame:
         plays = "  ".join(f"S{s} {cards_text(cs)}" for s, cs in last.plays)
         score = "partner unknown" if ev[4] == -1 else f"attackers {ev[4]}"
         self.say(f"  trick {ev[1] + 1:2d}: {plays}  -> S{ev[2]} wins {ev[3]}, {score}")
+
+    def _stray(self, hand: Hand, seat: int, cards: Sequence[int]) -> None:
+        """A stray read (see ``stray_every``): another card of the same effective
+        suit (as legal as the card meant, for one card) commits as the follow;
+        the seat's long press takes it back and the table says UNDO."""
+        trick = hand.current_trick()
+        if trick is None or len(cards) != 1 or (seat + 1) % 4 == trick.leader:
+            return
+        es = hand.ruling.order.effective_suit
+        other = [c for c in hand.held(seat) if c != cards[0] and es(c % 54) == es(cards[0] % 54)]
+        if not other:
+            return
+        self.follows += 1
+        if self.follows % self.stray_every:
+            return
+        self.table.tap(seat, other[0])
+        ev = self._expect(EV.PLAY)
+        self._check("stray play", ev[2:], [seat, other[0]])
+        self.table.press(seat, EV.BTN_UNDO)
+        ev = self._expect(EV.UNDO)
+        self._check("undo", ev[2:], [seat, other[0]])
+        self.undos += 1
+        self.say("  " + describe(ev))
 
     def _revoke(self, hand: Hand, seat: int, cards: tuple[int, ...]) -> tuple[int, ...]:
         """This seat's follow, made illegal if it can be (once a hand, from
@@ -545,7 +577,7 @@ class BotGame:
         judge = self.judge
         res = judge.result()
         summary = self.match.finish(judge)
-        first = next((f for f in judge.findings if f.rule == Rule.REVOKE), None)
+        first = next((f for f in judge.findings if f.rule == Reason.REVOKE), None)
         want = [first.trick, judge.forfeit] if judge.forfeit is not None and first else None
         self._check("revoke that lost the hand", [f[1:3] for f in self.forfeits], [want] if want else [])
         st = summary.settlement
@@ -562,7 +594,7 @@ class BotGame:
         # engine found, and none is missing
         told = {(e[3], e[2]) if e[0] == EV.REVOKE else (e[1], e[2]) for e in self.findings
                 if e[0] == EV.REVOKE or e[3] == EV.REVOKE_FOLLOW}
-        found = {(f.trick, f.seat) for f in judge.findings if f.rule == Rule.REVOKE}
+        found = {(f.trick, f.seat) for f in judge.findings if f.rule == Reason.REVOKE}
         self._check("revokes found", sorted(told), sorted(found))
         self.say("  " + describe(ev))
         lv = levels_text(ev)
