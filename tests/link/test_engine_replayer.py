@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from shengji import Rules
-from shengji.play import Reason
 from tractor_table.link import engine_replayer as er
 from tractor_table.link import ttlink
 from tractor_table.link.verifier import Verifier
