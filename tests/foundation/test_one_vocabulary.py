@@ -265,7 +265,9 @@ def test_the_host_types_are_the_firmwares() -> None:
     assert vocab.RulesCode.SAME_SHAPE == vocab.firmware("drules").R_SAME_SHAPE
     # one loader: each firmware module once, its imports of the others the same modules
     assert vocab.firmware("tablesnap").T is table and table.E is EV
-    assert vocab.firmware("ttlink").HostLink.__module__ == "tractor_table.firmware.ttlink_host"
+    host_end = vocab.firmware("ttlink_host")
+    assert host_end.HostLink.__module__ == "tractor_table.firmware.ttlink_host"
+    assert host_end._Link is vocab.firmware("ttlink")._Link
 
 
 def test_one_map_between_shengji_and_the_table() -> None:

@@ -5,7 +5,7 @@
 # checked by the virtual table running a full hand from .mpy files:
 # tests/table/test_virtual_table.py::test_a_hand_with_taps_given_as_card_ids_runs_in_160k.)
 # The main loop (firmware/main.py) on a fake board, its USB serial connected
-# in memory to the real host end of the link (ttlink.HostLink): events reach
+# in memory to the real host end of the link (ttlink_host.HostLink): events reach
 # the host with the same state hashes, app commands are answered, the display
 # and buzzer are driven, state is saved and restored; the button decoder.
 import json
@@ -14,7 +14,7 @@ import events as E
 import main as M
 import persist
 import table as T
-import ttlink
+import ttlink_host
 from fakerules import FakeRules
 
 
@@ -74,7 +74,7 @@ class Wire:
     def __init__(self, store=None):
         self.board = Board(store)
         self.app = M.App(self.board, FakeRules(), decks=1)
-        self.host = ttlink.HostLink(self.board.now, self.board.rand, "test", "rules-2026.1")
+        self.host = ttlink_host.HostLink(self.board.now, self.board.rand, "test", "rules-2026.1")
         self.notes = []
 
     def run(self, ms=200, step=5):
@@ -385,10 +385,10 @@ def test_enroll_mode_drops_the_rules_engine_and_the_next_play_loads_it_again():
     app = M.App(b, rules, decks=1)
     assert rules.engine is not None  # loaded by the App, after a restore would be
     assert "drules" in sys.modules and "drules_place" in sys.modules
-    EM.command(app, [M.APP_ENROLL, 2], b.now)
+    EM.command(app, [E.APP_ENROLL, 2], b.now)
     assert app.enroll is not None and rules.engine is None
     assert [n for n in tablerules._ENGINE if n in sys.modules] == []  # drules_hand stays
-    EM.command(app, [M.APP_ENROLL, -1], b.now)
+    EM.command(app, [E.APP_ENROLL, -1], b.now)
     assert app.enroll is None and "enrollmode" not in sys.modules
     # the next question loads the engine again, with the hand's trump
     rules.begin_hand(0, 1)  # level 2, hearts
