@@ -117,7 +117,7 @@ TRUMPS = ("S", "H", "D", "C", "NT")
 
 
 def card_name(card):
-    """RULES.md notation of a card id: 'AS', 'TH', 'SJ', 'BJ'."""
+    """The notation of docs/rules.md for a card id: 'AS', 'TH', 'SJ', 'BJ'."""
     f = card % 54
     if f == 52:
         return "SJ"

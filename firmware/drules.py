@@ -1,11 +1,11 @@
-# Device rules engine: the Pico's own implementation of RULES.md (sections 1-9).
+# Device rules engine: the Pico's own implementation of docs/rules.md (§1-§10).
 #
 # Written for an RP2040 under MicroPython, separately from the host engine
 # `shengji` (two independent engines that must agree is the point: see
 # tractor_table/difffuzz.py). Cards are small ints, hands are count arrays,
 # nothing is allocated per card or per play.
 #
-# Cards (docs/INTERFACES): face = suit*13 + rank (S=0 H=1 D=2 C=3; rank 2=0 ..
+# Cards (docs/rules.md §1): face = suit*13 + rank (S=0 H=1 D=2 C=3; rank 2=0 ..
 # A=12), SJ = 52, BJ = 53; card id = copy*54 + face. Every function that takes
 # "cards" takes any sequence of card ids (bytes, bytearray, list); copies of
 # one face are interchangeable, so the engine works on face counts.
@@ -20,18 +20,18 @@
 #   e.compare(a, b)                1 / 0 / -1, or CMP_NONE (different side suits)
 #   e.lead_suit(cards)             effective suit of a play, or MIXED
 #   e.decompose(cards)             number of units; e.units holds (m, k, top)
-#                                  triples, most demanding first (RULES §4)
+#                                  triples, most demanding first (docs/rules.md §4)
 #   e.check_lead(cards, hands, leader, forced)
 #                                  reason code (OK, R_EMPTY, R_NOT_IN_HAND,
 #                                  R_MIXED_SUIT, R_THROW_FAILED);
 #                                  hands: 4 face-count arrays (or None: no check);
 #                                  on R_THROW_FAILED the forced cards (ids from
 #                                  `cards`) are written to `forced` (a bytearray)
-#                                  and e.nforced is their number (RULES §5)
+#                                  and e.nforced is their number (docs/rules.md §5)
 #   e.check_follow(lead, hand, play)
-#                                  reason code, OK if legal (RULES §6); hand is
+#                                  reason code, OK if legal (docs/rules.md §6); hand is
 #                                  the follower's face-count array, holding play
-#   e.trick_winner(plays)          index of the winning play (RULES §7); plays
+#   e.trick_winner(plays)          index of the winning play (docs/rules.md §7); plays
 #                                  in play order, the lead first
 #   e.points(cards)                point total of the cards
 #   e.kitty_multiplier(lead)       multiplier of the last trick's lead (§8)
@@ -82,7 +82,7 @@ FACES = const(54)
 
 CMP_NONE = const(2)  # compare(): different non-trump suits
 
-# Kitty multiplier policies (RULES §8).
+# Kitty multiplier policies (docs/rules.md §8).
 KM_STRUCTURE = const(0)
 KM_LINEAR = const(1)
 KM_CARDS = const(2)
@@ -195,7 +195,7 @@ class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
         self._steps = 0
         self._floor = 0  # the least key a match must have (see _match_key)
         self.match_steps = 32  # steps of the direct search before the oracle
-        # Ladders (RULES §6.3): the vectors of rungs of the holding and of
+        # Ladders (docs/rules.md §6.3): the vectors of rungs of the holding and of
         # the play, the question's runs of pairs; the placement oracle's own.
         self._vh = bytearray(_VW)
         self._vp = bytearray(_VW)

@@ -1,5 +1,5 @@
 # Device rules engine, the hand around the play: settlement and levels,
-# declaring trump, find-a-friend (RULES.md §8-9). Not hot paths: called once a
+# declaring trump, find-a-friend (docs/rules.md §8-9). Not hot paths: called once a
 # hand (settle), or once per bid.
 #
 # API:
@@ -9,7 +9,7 @@
 #       levels are ranks 0 (=2) .. 12 (=A); must_play is a bit mask of ranks.
 #   level_gain(score, decks, table) -> (side, gain, take_over)
 #   Bidding(decks, level, allow_self_override=True)
-#       .bid(seat, cards) -> bool     (RULES §8 declaring; cards are ids)
+#       .bid(seat, cards) -> bool     (docs/rules.md §8 declaring; cards are ids)
 #       .refused                      why the last bid was refused: BR_NONE,
 #                                     BR_CARDS (not a bid), BR_WEAK (no stronger
 #                                     class), BR_SELF (a self-override, not allowed)
@@ -97,7 +97,7 @@ def level_gain(score, decks=2, table=LT_CLASSIC):
             return 1, 1, True
         return 1, 2, True
     if table == LT_XUWEN:
-        # Seed 002, 4 decks: 0: +3; < 80: +2; < 160: +1; then take over, +1
+        # xuwen (docs/rules.md §8.4), 4 decks: 0: +3; < 80: +2; < 160: +1; then take over, +1
         # per further 40 (other deck counts scale by decks/4).
         if s == 0:
             return 0, 3, False
@@ -173,7 +173,7 @@ def settle(score, dealer, levels, decks=2, table=LT_CLASSIC, ladder=LL_FULL, mus
 
 def settle_seats(score, dealer, levels, defenders, decks=2, table=LT_CLASSIC, ladder=LL_FULL, must_play=0, kitty_j=False, out=None):
     # type: (int, int, Sequence[int], int, int, int, int, int, bool, list[int] | None) -> list[int]
-    """Settle a find-a-friend hand (RULES §9): levels per seat; defenders is a bit
+    """Settle a find-a-friend hand (docs/rules.md §9): levels per seat; defenders is a bit
     mask of the dealer's side (the dealer alone, or with the called partner).
     Returns [next dealer, level of seat 0 .. 3, bit mask of the seats that won
     the match (0: none)]."""
@@ -212,7 +212,7 @@ _NOBID = const(-1)
 
 def bid_class(face, count, level, decks):
     # type: (int, int, int, int) -> int
-    """Class of a bid of `count` copies of `face` (RULES §8), -1 if no bid."""
+    """Class of a bid of `count` copies of `face` (docs/rules.md §8), -1 if no bid."""
     if count < 1 or count > decks:
         return -1
     if face == 52 or face == 53:
@@ -226,7 +226,7 @@ def bid_class(face, count, level, decks):
 
 
 class Bidding:
-    """The bids of one draw: who stands, with what (RULES §8)."""
+    """The bids of one draw: who stands, with what (docs/rules.md §8)."""
 
     def __init__(self, decks, level, allow_self_override=True):
         # type: (int, int, bool) -> None
@@ -311,7 +311,7 @@ def end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST
 
 def friend_partner(dealer, holders):
     # type: (int, Sequence[int]) -> int
-    """The dealer's partner when partners are called (RULES §9).
+    """The dealer's partner when partners are called (docs/rules.md §9).
 
     holders[seat] = copies of the called card that seat holds (-1: not known
     yet). If the dealer holds every copy it plays alone; otherwise the partner

@@ -1,5 +1,5 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API):
-# the ladders of RULES §6.3 (3-4 decks: triples and Titanics; quads and
+# the ladders of docs/rules.md §6.3 (3-4 decks: triples and Titanics; quads and
 # same_shape_only: the same shape), a vector of rungs, one per led unit.
 #
 # The vector is the least, compared left to right, over every way of placing
@@ -33,7 +33,7 @@ _NPOS = const(24)
 
 
 class Ladders(EngineBase):
-    """Ladder vectors of rungs (RULES §6.3); mixed into drules.Engine."""
+    """Ladder vectors of rungs (docs/rules.md §6.3); mixed into drules.Engine."""
 
     def _ladder(self, hand, pc, s):
         # type: (bytearray, bytearray, int) -> int

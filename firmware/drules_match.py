@@ -1,5 +1,5 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API):
-# the tractor term t of RULES §6.2 (a small search, else the placement
+# the tractor term t of docs/rules.md §6.2 (a small search, else the placement
 # oracle), matching a play against the lead's units (a small search, else
 # the oracle) and the trick winner (§7), the kitty bonus (§8).
 
@@ -29,7 +29,7 @@ class Matching(EngineBase):
     @micropython.native
     def _t(self, cnt, s):
         # type: (bytearray, int) -> int
-        """t of RULES §6.2: most pairs in disjoint runs of width 2 that the lead's
+        """t of docs/rules.md §6.2: most pairs in disjoint runs of width 2 that the lead's
         tractors (self._bins, capacities in pairs) can take. A search of a
         few steps, then (if it did not end) the placement oracle (_tpoly)."""
         pr = self._pr2
@@ -160,7 +160,7 @@ class Matching(EngineBase):
     def _match_key(self, cards, s, cnt, pmax, floor=0):
         # type: (Sequence[int], int, bytearray, int, int) -> int
         """Key of a play matched against the lead's units (self._lu), or -1 when
-        it does not match with a key of floor or more (RULES §7). cards all of
+        it does not match with a key of floor or more (docs/rules.md §7). cards all of
         effective suit s, pmax the position of the strongest. The lead's sets and runs are put to the
         placement oracle (drules_place.py); the key, the highest top a unit
         of the top category can have, is the highest K for which one of them
@@ -260,7 +260,7 @@ class Matching(EngineBase):
 
     def trick_winner(self, plays):
         # type: (Sequence[Sequence[int]]) -> int
-        """Index (0 = the lead) of the play that wins the trick (RULES §7)."""
+        """Index (0 = the lead) of the play that wins the trick (docs/rules.md §7)."""
         lead = plays[0]
         s = self.lead_suit(lead)
         if s == MIXED:
@@ -306,7 +306,7 @@ class Matching(EngineBase):
 
     def kitty_multiplier(self, lead):
         # type: (Sequence[int]) -> int
-        """Multiplier from the top category of the last trick's lead (RULES §8)."""
+        """Multiplier from the top category of the last trick's lead (docs/rules.md §8)."""
         if self.decompose(lead) < 1:
             return 0
         m = self.units[0]

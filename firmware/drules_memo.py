@@ -167,7 +167,7 @@ class Memo(EngineBase):
 
     def _tpoly(self, cnt, s, cap):
         # type: (bytearray, int, int) -> int
-        """t of RULES §6.2 with the placement oracle: runs of pairs split into
+        """t of docs/rules.md §6.2 with the placement oracle: runs of pairs split into
         runs of 2 and 3 (a longer run is cut into such, in the same tractor),
         t = 2a + 3b is reached iff the lead's tractors can share out a runs of
         2 and b of 3 (best2[b]: the most runs of 2 beside b runs of 3, a

@@ -1,5 +1,5 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API): the
-# placement oracle of the ladders (RULES §6.3). "Can these parts, sets and
+# placement oracle of the ladders (docs/rules.md §6.3). "Can these parts, sets and
 # runs of width 2-4 (self._qm/_qk/_qn: width, length, how many), all be cut
 # disjointly out of the suit-s cards of a count array?" A sweep over the
 # suit's positions, weakest first, deciding at each position how many parts

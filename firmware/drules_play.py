@@ -1,5 +1,5 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API):
-# decomposition (RULES §4), leading and throws (§5), following (§6.1-2).
+# decomposition (docs/rules.md §4), leading and throws (§5), following (§6.1-2).
 
 import micropython
 from micropython import const
@@ -45,7 +45,7 @@ class Plays(EngineBase):
 
     def decompose(self, cards):
         # type: (Sequence[int]) -> int
-        """Decompose a one-suit play (RULES §4) into self.units; return the unit count.
+        """Decompose a one-suit play (docs/rules.md §4) into self.units; return the unit count.
 
         Returns -1 for cards of several effective suits (or none)."""
         s = self.lead_suit(cards)
@@ -76,7 +76,7 @@ class Plays(EngineBase):
                 mx = c
         for m in range(mx, 0, -1):
             # Profile: faces at each position with exactly m copies (all wider
-            # sets were taken at an earlier width, RULES §4 widest first).
+            # sets were taken at an earlier width, docs/rules.md §4 widest first).
             tot = 0
             for p in range(np_):
                 pr[p] = 0
@@ -121,7 +121,7 @@ class Plays(EngineBase):
 
     def check_lead(self, cards, hands=None, leader=0, forced=None):
         # type: (Sequence[int], Any, int, bytearray | None) -> int
-        """Check a lead (RULES §5). With hands (four face-count arrays, the
+        """Check a lead (docs/rules.md §5). With hands (four face-count arrays, the
         leader's included) a throw is checked against the other seats; a
         failed throw's forced cards are written to `forced` (self.nforced)."""
         self.nforced = 0
@@ -219,7 +219,7 @@ class Plays(EngineBase):
     @micropython.native
     def check_follow(self, lead, hand, play):
         # type: (Sequence[int], bytearray, Sequence[int]) -> int
-        """Reason code of a follow (RULES §6): OK when legal.
+        """Reason code of a follow (docs/rules.md §6): OK when legal.
 
         hand is the follower's face-count array before the play (holding it)."""
         n = len(lead)
@@ -257,7 +257,7 @@ class Plays(EngineBase):
     def _structure(self, lead, hand, pc, s):
         # type: (Sequence[int], bytearray, bytearray, int) -> int
         """Structure of a follow that holds more suit cards than the lead has:
-        compare the play's (all suit) cards with the holding (RULES §6.2-3)."""
+        compare the play's (all suit) cards with the holding (docs/rules.md §6.2-3)."""
         lc = self._lc
         self._count(lead, lc)
         lu = self._lu
@@ -277,7 +277,7 @@ class Plays(EngineBase):
                 if k >= 2 and nb < _MAXB:
                     self._bins[nb] = k
                     nb += 1
-        # Vector (t, q), RULES §6.2.
+        # Vector (t, q), docs/rules.md §6.2.
         if nb:
             self._nbins = nb
             th = self._t(hand, s)

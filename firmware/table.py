@@ -26,7 +26,7 @@
 # FORFEIT, then HAND_END settled by tableforfeit.levels.
 #
 # The rules are not here. The table asks a rules object with this narrow
-# interface (RULES.md sections in brackets); firmware/tablerules.py adapts the
+# interface (docs/rules.md sections in brackets); firmware/tablerules.py adapts the
 # device rules engine (firmware/drules*.py) to it:
 #   begin_hand(level, trump)                 level 0..12 (2..A), trump 0-3 S H D C, 4 NT
 #   suit_of(card) -> 0-3 or 4 (trump)        effective suit [2]
@@ -50,7 +50,7 @@
 #   level_table, level_ladder, must_play  attributes (drules_hand's): a forfeit's
 #                                         levels (tableforfeit.py)
 #
-# What the table can know (RULES.md section 10, without hand scans): count,
+# What the table can know (docs/rules.md §10, without hand scans): count,
 # cards seen twice, out of turn, mixed-suit leads at once; a follow that a
 # later play proves illegal when that play is made (REVOKE); throws stand
 # unless challenged; the whole hand is audited at its end (AUDIT events).
@@ -100,7 +100,7 @@ MESSAGE_MS = const(3000)
 # Indexed by events.SND_*: none, tap, ok, error, trick, hand.
 _PRIORITY = (0, 1, 2, 5, 3, 4)
 
-# cards per hand and kitty size by deck count (RULES.md section 1)
+# cards per hand and kitty size by deck count (docs/rules.md §1)
 HAND_SIZE = (0, 12, 25, 39, 52)
 KITTY_SIZE = (0, 6, 8, 6, 8)
 

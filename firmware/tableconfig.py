@@ -2,7 +2,7 @@
 #
 # table.cfg is the key=value file that `tractor-table deploy` writes next to
 # the firmware (its own keys: firmware, rules, pinmap, cards, decks, ...). The
-# keys below, when present, set the rules the table plays by (RULES.md option
+# keys below, when present, set the rules the table plays by (docs/rules.md §0 option
 # names and values; the defaults are the classic game's):
 #
 #   permanent_twos=0|1         same_shape_only=0|1       kitty_requires_trump=0|1

@@ -1,4 +1,4 @@
-# revoke = "forfeit" (RULES.md section 10, seed 001's tournament rule): a
+# revoke = "forfeit" (docs/rules.md §10.3, the tournament rule): a
 # revoke loses the hand for the offending side. Loaded only when a revoke is
 # known at a table that plays this option; functions of the Table object
 # (firmware/table.py). The level result is computed here from the rules'

@@ -1,5 +1,5 @@
-# Find-a-friend (partners = "called", docs/rules.md "Find-a-friend", RULES.md
-# section 9) in the table core (firmware/table.py). Loaded only at a table
+# Find-a-friend (partners = "called", docs/rules.md §9)
+# in the table core (firmware/table.py). Loaded only at a table
 # that plays this option, when the Table is built (T._opt("tablefriend")); functions
 # of the Table object.
 #

@@ -1,4 +1,4 @@
-# no_bid = "kitty" (RULES.md section 8, seed 001) at the table: nobody bid by
+# no_bid = "kitty" (docs/rules.md §8.1) at the table: nobody bid by
 # the end of the draw (on a hand other than the match's first, which is
 # redealt), so the kitty's cards are turned up in order and the first one's
 # suit is trump (a joker, a level card, or with permanent_twos a 2: NT; docs/

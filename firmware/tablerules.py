@@ -52,10 +52,10 @@ class TableRules:
         self.allow_self_override = allow_self_override
         self.no_bid = no_bid
         self.first_dealer = first_dealer
-        # revoke (RULES.md section 10): 0 "flag" (reported), 1 "forfeit" (the
+        # revoke (docs/rules.md §10): 0 "flag" (reported), 1 "forfeit" (the
         # hand is lost); the table core plays it (tabletrick.py, tableforfeit.py)
         self.revoke = revoke
-        # partners (RULES.md section 9): 0 "fixed", 1 "called" (find-a-friend,
+        # partners (docs/rules.md §9): 0 "fixed", 1 "called" (find-a-friend,
         # the table core plays it: tablefriend.py, settling by settle_seats)
         self.partners = partners
         self._hands = [bytearray(54), bytearray(54), bytearray(54), bytearray(54)]

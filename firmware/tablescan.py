@@ -1,4 +1,4 @@
-# hand_scan mode of the table core (RULES.md section 10): after the draw every
+# hand_scan mode of the table core (docs/rules.md §10): after the draw every
 # seat scans its whole hand (the dealer with the kitty it picked up), so the
 # table knows every hand and checks every rule at the moment of the play: a
 # card not in the seat's hand is refused, an illegal follow is refused with the

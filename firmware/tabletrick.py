@@ -1,6 +1,6 @@
 # Plays, tricks and the end of hands in the table core (firmware/table.py):
 # a lead or a follow committed,
-# a challenge of a throw (RULES.md sections 5 and 10), the trick's winner and
+# a challenge of a throw (docs/rules.md §5 and §10), the trick's winner and
 # points, revokes proven by later plays, the end of the hand (kitty bonus,
 # audit of every hand, settlement). Functions of the Table object, kept in
 # their own module so that each firmware module compiles in a small heap.
@@ -114,7 +114,7 @@ def challenge(tb, seat, now_ms):
 
 
 def force(tb, forced, now_ms):
-    """A failed throw: `forced` stands as the lead (RULES.md section 5)."""
+    """A failed throw: `forced` stands as the lead (docs/rules.md §5)."""
     trick_no = len(tb.tricks)
     # the rest of the throw goes back to the leader's hand
     for c in tb.lead:
@@ -171,7 +171,7 @@ def end_trick(tb, now_ms):
 def end_hand(tb, now_ms):
     # Every card played: the kitty bonus, the audit, the settlement. A hand
     # lost by a revoke (revoke = "forfeit") before its last trick ends here
-    # too, with neither kitty bonus nor audit (RULES.md section 10).
+    # too, with neither kitty bonus nor audit (docs/rules.md §10).
     rules = tb.rules
     mult = bonus = 0
     won_by = None  # the attackers' play that took the last trick (and the kitty)
@@ -227,7 +227,7 @@ def _defends(tb, seat):
 def check_revokes(tb, seat, cards, now_ms):
     # Every card played now was held at every earlier trick of the hand, so
     # an earlier follow that is illegal even against the cards known now is
-    # a proven revoke (RULES.md section 10). Only tricks whose lead suit
+    # a proven revoke (docs/rules.md §10). Only tricks whose lead suit
     # the new cards touch can change their verdict. The cards known at trick t
     # are built once, walking back from the last trick (no list per trick).
     rules = tb.rules

@@ -113,7 +113,7 @@ _HB = bytearray(4)
 
 
 def chain_hash(prev, event):
-    """State hash after `event` given the hash `prev` before it (INTERFACES.md).
+    """State hash after `event` given the hash `prev` before it (docs/protocol.md, "The state hash").
 
     crc32 over prev as 4 big-endian bytes followed by the event's canonical
     JSON bytes; the hash before event 0 is 0.

@@ -22,12 +22,10 @@ RULES_DOC = ROOT / "docs" / "rules.md"
 
 #: Where citations are checked: every text file below these (README.md and the
 #: build files at the top too).
-CHECKED = ("engine", "host", "docs", "bench", "hardware", "tests", "tools", "README.md", "Makefile", "pyproject.toml")
-#: Not yet moved to docs/rules.md: each turns into a failure (strict xfail) when
-#: its citations are mended, and then joins CHECKED.
-PENDING = {
-    "firmware": "firmware/ still cites RULES.md and the seeds (its engineers edit those files now)",
-}
+CHECKED = (
+    "firmware", "engine", "host", "docs", "bench", "hardware", "tests", "tools", "README.md", "Makefile",
+    "pyproject.toml",
+)
 SUFFIXES = {".py", ".md", ".txt", ".toml", ".cfg", ".ini", ".sh", ".tcss"}
 NAMES = {"Makefile"}
 #: Files that name a forbidden citation on purpose (to check it is absent).
@@ -132,14 +130,6 @@ def test_rules_md_has_numbered_sections_for_every_part_of_the_rules() -> None:
 
 def test_code_and_docs_cite_only_documents_in_the_repository() -> None:
     found = _problems_in(CHECKED)
-    assert not found, "\n".join(found)
-
-
-@pytest.mark.parametrize(
-    "top", [pytest.param(top, marks=pytest.mark.xfail(strict=True, reason=why)) for top, why in PENDING.items()]
-)
-def test_pending_trees_cite_only_documents_in_the_repository(top: str) -> None:
-    found = _problems_in((top,))
     assert not found, "\n".join(found)
 
 
