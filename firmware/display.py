@@ -27,7 +27,7 @@ except ImportError:
 
 
 import events as E
-import table as T
+import tablebase as T
 
 WIDTH = const(128)
 HEIGHT = const(64)
@@ -209,7 +209,7 @@ class DisplayModel:
         lines[7] = t.message[:COLS]
         if t.called:
             # partners = "called": levels per seat, the call and the partner
-            __import__("tablefriend").display(t, lines, trump, dealer)
+            t.friend.display(t, lines, trump, dealer)  # tablefriend.py
         return lines
 
     def render(self, t):

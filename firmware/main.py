@@ -136,7 +136,7 @@ class App:
             # the link starts its log at the snapshot's index and hash
             self.link.restore(self.table.ev_index, self.table.ev_hash, ())
             self.table.take_events()
-            self.table._say("resumed hand %d" % self.table.hand_no, now)
+            self.table.say("resumed hand %d" % self.table.hand_no, now)
         self._pass_events()
         self.dirty = True
         self.stop_at = -1  # ticks_ms of a maintenance request, or -1
@@ -182,7 +182,7 @@ class App:
         if c == APP_MAINTENANCE:
             self.link.send_app([APP_REPLY, c, 0, ""])
             self.stop_at = now = self.board.ticks_ms()
-            t._say("maintenance: table stopped", now)
+            t.say("maintenance: table stopped", now)
             self.dirty = True
             return
         if c == APP_ENROLL:
@@ -246,7 +246,7 @@ class App:
                     st.begin(_frozen(t.snapshot(True)), T.trick_unpack)
                     st.step()
             except OSError:
-                t._save = True  # not saved: the next turn tries again
+                t.save_due = True  # not saved: the next turn tries again
                 raise
         due = getattr(b, "display_due", None)
         if due is not None and due(now):
@@ -274,7 +274,7 @@ class App:
             else:
                 print("table error:", repr(exc))
             gc.collect()
-            self.table._say("err: " + type(exc).__name__, now)
+            self.table.say("err: " + type(exc).__name__, now)
             self.dirty = True
             reset = getattr(self.board, "reset", None)
             if self.fail_run >= FAIL_RESET and reset is not None:
@@ -345,7 +345,7 @@ def configured_app(board, cfg_path):
         print("table.cfg:", p)
     problem = board.problem or (opts.problems[0] if opts.problems else "")
     if problem:
-        app.table._say(problem, board.ticks_ms())
+        app.table.say(problem, board.ticks_ms())
     return app
 
 

@@ -1,7 +1,8 @@
 # Find-a-friend (partners = "called", docs/rules.md "Find-a-friend", RULES.md
-# section 9) in the table core (firmware/table.py). Loaded only at a table
-# that plays this option, when the Table is built (T._opt("tablefriend")); functions
-# of the Table object.
+# section 9) in the table core. A part of the table core (tablebase.py):
+# functions of the table's state, loaded by table.Table only at a table that
+# plays this option, when it is built, and kept as tb.friend, where the other
+# parts find them (tabletrick, tablecall, tablerestore; display.py too).
 #
 # The call itself (the gesture on the dealer's reader and button) is
 # tablecall.py's, loaded for the phase CALL only; restoring the state from a
@@ -19,7 +20,7 @@
 # attackers' score is -1 ("partner unknown") in TRICK events and snapshots.
 import drules_hand as DH
 import events as E
-import table as T
+import tablebase as T
 
 
 def init(tb):
@@ -138,8 +139,8 @@ def resolve(tb, now_ms, final=False):
             return
         p = DH.FRIEND_ALONE
     set_partner(tb, p)
-    tb._emit([E.PARTNER, len(tb.tricks), p, tb.score])
-    tb._say(("S%d partner S%d" % (tb.dealer, p)) if p >= 0 else ("S%d alone" % tb.dealer), now_ms)
+    tb.emit([E.PARTNER, len(tb.tricks), p, tb.score])
+    tb.say(("S%d partner S%d" % (tb.dealer, p)) if p >= 0 else ("S%d alone" % tb.dealer), now_ms)
 
 
 def set_partner(tb, p):

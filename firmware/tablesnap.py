@@ -16,7 +16,8 @@
 # points by seat are rebuilt from the tricks, field 10 is -1 while the partner
 # is unknown). Version 2 (version 1 had no field 21).
 # Restoring one is tablerestore.py's (loaded only for that, then dropped).
-import table as T
+# A part of the table core (tablebase.py): a function of the table's state.
+import tablebase as T
 
 
 # --- snapshots (persistence, and the host's snapshot push) ---------------
