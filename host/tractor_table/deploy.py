@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from . import firmware_build
+from .enroll.cardset import HEADER, MAP_MAGIC, CardMapData, CardSet, read_map_header
 from .errors import CommandError
 from .paths import BUILD_FIRMWARE_DIR, FIRMWARE_DIR
 
@@ -255,7 +256,7 @@ class Board(Protocol):
 # --------------------------------------------------------------------------- manifest
 
 
-def rule_lines(preset: str, cards: CardSet | None) -> list[str]:
+def rule_lines(preset: str, cards: CardMapData | None) -> list[str]:
     """The rule options of a RULES.md preset as table.cfg lines (firmware/tableconfig.py's keys).
 
     The deck count is the card set's when one is given: a preset that cannot be
@@ -295,7 +296,7 @@ def config_problems(config: bytes, src: Path = FIRMWARE_DIR) -> list[str]:
     return [str(p) for p in ast.literal_eval(proc.stdout.strip())]
 
 
-def config_text(cards: CardSet | None, now: datetime | None = None, rules: str = "") -> bytes:
+def config_text(cards: CardMapData | None, now: datetime | None = None, rules: str = "") -> bytes:
     """The default ``table.cfg``: ``key=value`` lines the firmware can read without a parser:
     what was deployed, and with ``rules`` (a preset name) the options the table plays by."""
     from . import hardware
@@ -333,17 +334,7 @@ def _firmware_identity(src: Path = FIRMWARE_DIR) -> tuple[str, str]:
     return values.get("FIRMWARE_VERSION", "unknown"), values.get("RULES_ID", "unknown")
 
 
-@dataclass(frozen=True)
-class CardSet:
-    """A card map to deploy (the format of firmware/cardmap.py)."""
-
-    data: bytes
-    name: str
-    decks: int
-    count: int
-
-
-def read_cards(path: Path) -> CardSet:
+def read_cards(path: Path) -> CardMapData:
     """The card map to deploy, checked by the firmware's own parser before it goes anywhere."""
     try:
         data = path.read_bytes()
@@ -355,7 +346,7 @@ def read_cards(path: Path) -> CardSet:
         raise CommandError(f"card set {path}: the file is empty")
     if len(data) > MAX_CARDS_BYTES:
         raise CommandError(f"card set {path}: {len(data)} bytes is far too large for a card map; wrong file?")
-    if data[:4] != b"TTCM":
+    if data[:4] != MAP_MAGIC:
         data = _export_card_set(path, data)
         exported = Path(tempfile.mkdtemp(prefix="tractor-cards-")) / CARDS_FILE
         exported.write_bytes(data)
@@ -368,9 +359,7 @@ def read_cards(path: Path) -> CardSet:
 
 
 def _export_card_set(path: Path, data: bytes) -> bytes:
-    """The binary map of an enrolled card-set text file (tractor_table.enroll's format)."""
-    from .enroll import HEADER, CardSet
-
+    """The binary map of an enrolled card-set text file (tractor_table.enroll.cardset's format)."""
     if not data.startswith(HEADER.encode()):
         raise CommandError(
             f"card set {path}: neither a card-set file from 'tractor-table enroll' nor a card map "
@@ -386,7 +375,7 @@ def _export_card_set(path: Path, data: bytes) -> bytes:
     return cs.export_map()
 
 
-def _parse_on_micropython(path: Path, data: bytes) -> CardSet:
+def _parse_on_micropython(path: Path, data: bytes) -> CardMapData:
     """Load the map with firmware/cardmap.py under MicroPython, exactly as the table will."""
     from . import mpy
 
@@ -402,21 +391,20 @@ def _parse_on_micropython(path: Path, data: bytes) -> CardSet:
     try:
         proc = mpy.run(code=code, path=[FIRMWARE_DIR], heapsize="64K", timeout=30)
     except CommandError:  # no MicroPython here (a user install): the header check must do
-        name = bytes(data[16 : 16 + min(data[9], 31)]).decode("utf-8", "replace")
-        return CardSet(data, name or path.stem, data[8], data[6] | (data[7] << 8))
+        return read_map_header(data, path.stem)
     if proc.returncode != 0:
         why = proc.stdout.strip().removeprefix("ERR ") or proc.stderr.strip().splitlines()[-1]
         raise CommandError(f"card set {path}: {why}; export it again with 'tractor-table deckcheck --export'")
     import ast
 
     name, decks, count = ast.literal_eval(proc.stdout.strip())
-    return CardSet(data, str(name) or path.stem, int(decks), int(count))
+    return CardMapData(data, str(name) or path.stem, int(decks), int(count))
 
 
 def manifest(
     compiled: Sequence[firmware_build.Compiled],
     *,
-    cards: CardSet | None,
+    cards: CardMapData | None,
     config: bytes | None,
     rules: str = "",
 ) -> list[Item]:

@@ -107,7 +107,7 @@ def test_rules_preset_goes_into_table_cfg(pico: FakePico, firmware: Path, tmp_pa
 
 def test_the_firmware_reads_the_generated_table_cfg() -> None:
     # firmware/tableconfig.py, under MicroPython, reads every option of the classic preset...
-    cs = deploy.CardSet(CARDS, "family deck", 2, 108)
+    cs = deploy.CardMapData(CARDS, "family deck", 2, 108)
     assert deploy.config_problems(deploy.config_text(cs, rules="classic")) == []
     assert deploy.config_problems(deploy.config_text(cs)) == []
     # ...and names what the table does not play
@@ -231,7 +231,7 @@ def test_a_damaged_copy_changes_nothing(pico: FakePico, firmware: Path, tmp_path
     (firmware / "greet.py").write_text("def hello():\n    return 'new'\n")
     (firmware / "main.py").write_text("print('new main')\n")
     compiled = firmware_build.compile_all(src=firmware, out=tmp_path / "build2")
-    items = deploy.manifest(compiled, cards=deploy.CardSet(CARDS, "x", 2, 108), config=b"a=1\n")
+    items = deploy.manifest(compiled, cards=deploy.CardMapData(CARDS, "x", 2, 108), config=b"a=1\n")
     board = CorruptingBoard(deploy.open_board(pico.port, timeout=5).t)
     try:
         with pytest.raises(CommandError, match=r"nothing was changed: greet\.mpy\.new differs from what was sent \(SHA-256\)"):
@@ -320,7 +320,7 @@ FACES = [r + s for s in "SHDC" for r in "23456789TJQKA"] + ["SJ", "BJ"]
 
 
 def card_set_text(cards: int, decks: int = 1, name: str = "Red backs") -> str:
-    """A card-set file as 'tractor-table enroll' writes it (format in tractor_table/enroll.py)."""
+    """A card-set file as 'tractor-table enroll' writes it (format in tractor_table/enroll/cardset.py)."""
     lines = ["tractor-table card set 1", f"name: {name}", f"decks: {decks}", "# uid            card  face copy"]
     for card in range(cards):
         uid = bytes((0x04, 0xA1, card >> 8, card & 0xFF, 0xD4, 0xE5, 0xF6)).hex()

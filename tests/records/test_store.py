@@ -221,7 +221,7 @@ def test_verdicts_and_disagreements_with_both_views(tmp_path: Path) -> None:
 def test_a_migration_from_schema_1_derives_the_hands(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
     db = sqlite3.connect(path, isolation_level=None)
-    records._migrate_1(db)
+    records.MIGRATIONS[1](db)
     db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     db.execute("PRAGMA user_version = 1")
     db.execute("INSERT INTO tables VALUES (1, 'a', 'b', '0.1.0', 'rules-2026.1')")

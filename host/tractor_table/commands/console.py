@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         check_port(port)
         source = PortSource(port, rules.decks)
     verifier = make_verifier(rules, verify=not args.no_verify, log_path=args.disagreements)
-    from ..records import open_recorder
+    from ..records.recorder import open_recorder
 
     # before the table is started: a records file that cannot be used stops here
     recorder = open_recorder(

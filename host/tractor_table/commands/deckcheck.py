@@ -10,15 +10,9 @@ import math
 import signal
 from pathlib import Path
 
-from ..enroll import (
-    AdafruitUartReader,
-    CardSet,
-    CardSetError,
-    CheckReport,
-    TableTagReader,
-    check_scan,
-    check_static,
-)
+from ..enroll.cardset import CardSet, CardSetError
+from ..enroll.checks import CheckReport, check_scan, check_static
+from ..enroll.readers import AdafruitUartReader, TableTagReader
 from ..errors import CommandError
 from ._files import check_writable, write_atomic
 

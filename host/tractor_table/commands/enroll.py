@@ -7,15 +7,9 @@ import math
 import sys
 from pathlib import Path
 
-from ..enroll import (
-    AdafruitUartReader,
-    CardSet,
-    Enrollment,
-    TableLostError,
-    TableTagReader,
-    open_or_create,
-    rebuild,
-)
+from ..enroll.cardset import CardSet, open_or_create
+from ..enroll.procedure import Enrollment, rebuild
+from ..enroll.readers import AdafruitUartReader, TableLostError, TableTagReader
 from ..errors import CommandError
 from ._files import check_writable, write_atomic
 

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
         replayer = EngineReplayer(rules)
     verifier = Verifier(replayer, rules_id, describe=_describe, log_path=args.disagreements)
-    from ..records import open_recorder
+    from ..records.recorder import open_recorder
 
     recorder = open_recorder(args.db, args.no_record, port=port, source="link", rules=rules)
     from ..console.source import check_port

@@ -56,7 +56,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..records import Store, default_path
+    from ..records.common import default_path
+    from ..records.store import Store
 
     hand_arg = args.hand
     if args.action in ("show", "export", "replay") and hand_arg is None:
@@ -211,7 +212,7 @@ def _replay_file(path: Path, lang: str) -> int:
 
 def _show_events(store: Any, hand_id: int) -> int:
     """Every event of the hand in words, with its index, hash and verdicts."""
-    from ..records import _describe
+    from ..records.hands import describe_event
 
     h = store.hand(hand_id)
     no = "?" if h["hand_no"] is None else h["hand_no"]
@@ -231,7 +232,7 @@ def _show_events(store: Any, hand_id: int) -> int:
             marks.append(v["verdict"])
         mark = f"  [{', '.join(sorted(set(marks)))}]" if marks else "  [not judged]"
         gone = "" if e["current"] else f"  (superseded: {e['superseded']})"
-        print(f"{e['index']:5d}  {e['hash']:08x}  {_describe(e['event'])}{mark}{gone}")
+        print(f"{e['index']:5d}  {e['hash']:08x}  {describe_event(e['event'])}{mark}{gone}")
         for v in e["verdicts"]:
             if v["verdict"] != "disagreed":
                 continue
@@ -245,7 +246,7 @@ def _show_events(store: Any, hand_id: int) -> int:
 
 
 def _export(store: Any, hand_id: int, out: Path | None, fmt: str, lang: str) -> int:
-    from ..records import NotFaithful, engine_record, events_record
+    from ..records.export import NotFaithful, engine_record, events_record
 
     h = store.hand(hand_id)
     if fmt in ("html", "text"):

@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     rules = table_rules(args)
     if args.serve:
         return _serve(args, rules)
-    from ..records import open_recorder
+    from ..records.recorder import open_recorder
 
     # before the virtual table exists: a records file that cannot be used stops here
     if args.board == "pico" and args.readers != "spi":

@@ -30,7 +30,7 @@ from .textlog import TextLog as Log
 from .widgets import Confirm, Pane
 
 if TYPE_CHECKING:
-    from ..records import Recorder
+    from ..records.recorder import Recorder
 
 #: at most this many inbox items per drain, so that a burst never freezes the screen
 DRAIN_MAX = 2000

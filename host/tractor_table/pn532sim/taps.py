@@ -64,7 +64,7 @@ class Taps:
         return self.tags[card]
 
     def tap(self, card: int) -> None:
-        from ..enroll import card_label
+        from ..enroll.cardset import card_label
 
         tag = self.tag(card)
         self.sim.place(tag)

@@ -117,7 +117,7 @@ def levels_of(hand: dict[str, Any]) -> tuple[int | None, ...]:
 
 def build(store: Any, hand: dict[str, Any]) -> HandReport:
     """The report of a hand of ``store`` (a :class:`~tractor_table.records.Store`)."""
-    from ..records import _branch
+    from ..records.export import branch
 
     uid = None
     for (u,) in store.query("SELECT uid FROM tables WHERE id = ?", (hand["table_id"],)):
@@ -129,7 +129,7 @@ def build(store: Any, hand: dict[str, Any]) -> HandReport:
         levels=levels_of(hand), result=hand["result"] or "",
         called=hand.get("called"), partner=hand.get("partner"),
     )
-    events = _branch(store, hand)
+    events = branch(store, hand)
     rep.events = len(events)
     if events:
         rep.rules = store.session_rules(events[0]["session"])

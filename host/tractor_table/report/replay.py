@@ -49,7 +49,7 @@ def _table_state(rep: HandReport, lang: str) -> list[str]:
 
 def recorded_steps(store: Any, hand: dict[str, Any], lang: str = "en") -> list[Step]:
     """The steps of a recorded hand (its own branch of events)."""
-    from ..records import _branch
+    from ..records.export import branch
     from ..virtual.events import describe
 
     # the facts as the events tell them, one by one (a hand the records start
@@ -61,7 +61,7 @@ def recorded_steps(store: Any, hand: dict[str, Any], lang: str = "en") -> list[S
                      levels=levels_of(hand) if partial else (None, None),
                      trump=hand["trump"] if partial else None)
     steps = []
-    for e in _branch(store, hand):
+    for e in branch(store, hand):
         feed(rep, e["event"])
         verdicts = sorted({v["verdict"] for v in e["verdicts"]}) or ["not judged"]
         steps.append(Step(f"event {e['index']}: {describe(e['event'])}  [{', '.join(verdicts)}]",

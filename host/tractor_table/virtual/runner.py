@@ -111,7 +111,7 @@ def uid_of(card: int) -> bytes:
 
 def virtual_card_map(decks: int) -> bytes:
     """The virtual deck's card map, exported by the enrollment code as for a real set."""
-    from ..enroll import CardSet
+    from ..enroll.cardset import CardSet
 
     cs = CardSet("virtual deck", decks, {uid_of(c): c for c in range(54 * decks)})
     return cs.export_map()
