@@ -17,6 +17,13 @@
 # without [APP_ENROLL, -1], or another host connected) the next scanner event
 # ends enroll mode, and that tap is the game's again; nothing piles up in the
 # link's queue for a host that is gone. The mode is not saved: a restart ends it.
+#
+# Enroll mode plays no card: the rules engine (tablerules.TableRules.unload)
+# leaves the heap while it is on, and this module when it ends; the next play
+# loads the engine again.
+import gc
+import sys
+
 import scanner as S
 
 try:
@@ -84,6 +91,10 @@ def command(app, payload, now):
     if seat < 0:
         _end(app, now)
     else:
+        unload = getattr(app.table.rules, "unload", None)
+        if unload is not None:
+            unload()
+            gc.collect()
         app.enroll = Enroller(app, seat)
         board.tag_sink = app.enroll.tag
         app.table.say("enroll at S%d" % seat, now)
@@ -96,3 +107,4 @@ def _end(app, now):
     app.enroll = None
     app.table.say("enroll ended", now)
     app.dirty = True
+    sys.modules.pop("enrollmode", None)  # imported again for the next [APP_ENROLL, seat]

@@ -68,6 +68,9 @@ CALL = const(17)
 #                                           (partner -1: the dealer plays alone); before it
 #                                           TRICK's attackers_score is -1 (partner unknown)
 PARTNER = const(18)
+# [UNDO, trick_no, seat, cards...]          a long press took back the seat's last play
+#                                           (those cards); the turn is the seat's again
+UNDO = const(19)
 
 NAMES = (
     "?",
@@ -89,12 +92,13 @@ NAMES = (
     "kitty_up",
     "call",
     "partner",
+    "undo",
 )
 
 # Index of the first card field per kind (0 = the kind carries no cards);
 # the host's tractor_table.virtual.events.cards_of(ev) slices them (the
 # firmware itself never needs to).
-CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0, 2, 0, 2, 0, 0)
+CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0, 2, 0, 2, 0, 0, 3)
 
 # --- reasons (REJECT, BID, AUDIT) --------------------------------------------
 OK = const(0)
@@ -145,5 +149,6 @@ SND_HAND = const(5)  # the hand is over
 
 # --- buttons -----------------------------------------------------------------
 BTN_OK = const(0)  # short press: end my play / commit my bid / end the draw (dealer)
-BTN_UNDO = const(1)  # long press: take back the cards tapped since my last commit
+BTN_UNDO = const(1)  # long press: take back the cards tapped since my last commit, or
+#                       (none tapped) my last play while nothing followed it (tableundo.py)
 BTN_CHALLENGE = const(2)  # double press: I challenge the throw on the table

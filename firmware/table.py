@@ -69,8 +69,8 @@ import sys
 
 import events as E
 import tablebase as T
+import tabletrick  # noqa: I001 - the largest part compiled first (from source: the tests)
 import tablesnap
-import tabletrick
 
 _PHASE_MOD = ("tablescan", "tablereveal", "tablecall")  # phases SCAN, REVEAL, CALL
 
@@ -181,6 +181,7 @@ class Table:
         self.result = None  # HAND_END fields once settled
         self.forfeit = None  # revoke = "forfeit": [trick, seat] of the revoke that lost the hand
         self.kitty_up = []  # no_bid = "kitty": the kitty as turned up, in order
+        self.undo_seat = -1  # the seat whose last play a long press may take back (tableundo.py)
         for i in range(self.ncards):
             self.seen[i] = 0
         for p in self.pending:
@@ -208,6 +209,8 @@ class Table:
     # --- outputs -------------------------------------------------------------
     def emit(self, ev):
         """A game event for the link (take_events), chained into the state hash."""
+        if ev[0] != E.REJECT:
+            self.undo_seat = -1  # anything but a refusal after a play: it stands
         if self.chain_hash is not None:
             self.ev_hash = self.chain_hash(self.ev_hash, ev)
         self._out.append((self.ev_index, self.ev_hash, ev))
@@ -325,6 +328,7 @@ class Table:
         if self.seen[card]:
             self.refuse(seat, E.SEEN_TWICE, (card,), now_ms)
             return
+        self.undo_seat = -1  # the next seat tapped: the last play stands
         pend.append(card)
         self.beep(E.SND_TAP)
         if self.lead is not None and len(pend) == len(self.lead):
@@ -339,6 +343,10 @@ class Table:
             _opt("tablecall").button(self, seat, kind, now_ms)
             return
         if kind == E.BTN_UNDO:
+            if not pend and self.phase == T.PLAY and seat != self.challenger:
+                _opt("tableundo").undo(self, seat, now_ms)
+                sys.modules.pop("tableundo", None)
+                return
             del pend[:]
             if self.phase == T.SCAN:
                 _opt("tablescan").undo(self, seat)
@@ -353,6 +361,7 @@ class Table:
                     del self.pending[nxt][:]
                 del pend[:]
                 self.challenger = seat
+                self.undo_seat = -1
                 self.say("S%d challenges" % seat, now_ms)
             else:
                 self.refuse(seat, E.WRONG_PHASE, (), now_ms)

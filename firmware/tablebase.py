@@ -181,6 +181,7 @@ if TYPE_CHECKING:  # for the type checker only: nothing at run time
         pending: "list[list[int]]"  # cards tapped, not yet committed, by seat
         hands: "list[list[int]]"  # hand_scan mode: each seat's cards still held
         scan_done: int  # hand_scan mode: bit per seat whose hand is scanned
+        undo_seat: int  # the seat whose last play a long press may take back (tableundo.py)
         # find-a-friend's (tablefriend.init)
         call: int
         building: int

@@ -19,7 +19,6 @@
 # partners=called with revoke=forfeit is not played: reported as a problem,
 # the table then plays revoke=flag.
 # Unknown keys are ignored (they are deploy's).
-import drules as D
 import drules_hand as DH
 
 RANKS = "23456789TJQKA"
@@ -78,7 +77,7 @@ class Options:
         for name in ("permanent_twos", "same_shape_only", "kitty_requires_trump", "allow_self_override"):
             if name in cfg:
                 self.rules[name] = self._flag(cfg, name, name == "allow_self_override")
-        self._choice(cfg, "kitty_multiplier", _KM, (D.KM_STRUCTURE, D.KM_LINEAR, D.KM_CARDS))
+        self._choice(cfg, "kitty_multiplier", _KM, (0, 1, 2))  # drules.KM_STRUCTURE, KM_LINEAR, KM_CARDS
         self._choice(cfg, "level_table", _LT, (DH.LT_CLASSIC, DH.LT_LIANZHONG, DH.LT_QQ, DH.LT_TOURNAMENT, DH.LT_ONEDECK, DH.LT_XUWEN))
         self._choice(cfg, "level_ladder", _LL, (DH.LL_FULL, DH.LL_TOURNAMENT))
         self._choice(cfg, "first_dealer", _FD, (DH.FD_FIRST, DH.FD_FINAL))

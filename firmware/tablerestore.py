@@ -134,6 +134,7 @@ def restore(tb, snap):
     tb.throw_open = False
     tb.forced = False
     tb.challenger = -1
+    tb.undo_seat = -1  # a play restored stands (tableundo.py)
     for p in tb.pending:
         del p[:]
     tb.last_winner = tb.tricks[-1][1] if tb.tricks else -1

@@ -5,8 +5,20 @@
 # and plays in play order. This adapter converts, keeping its own scratch
 # buffers so that a check allocates little. It holds no rule of its own:
 # every verdict is the engine's.
-import drules as D
+#
+# The engine (drules.py and its parts, about 28 KB of code and 8 KB of
+# buffers on the unix port) is loaded at the first question that needs it
+# (the burial's points, the first play), not at start: a start from flash
+# restores the snapshot before any of it is in the heap, and enroll mode,
+# which plays no card, drops it (unload(); docs/firmware.md, "Heap").
+# Bids and settlement are drules_hand.py's, kept loaded (small).
+import sys
+
 import drules_hand as DH
+
+# the engine's modules (drules.Engine is assembled from them)
+_ENGINE = ("drules", "drules_play", "drules_match", "drules_ladder",
+           "drules_place", "drules_sweep", "drules_memo", "drules_base")
 
 
 class TableRules:
@@ -15,7 +27,7 @@ class TableRules:
         decks=2,
         permanent_twos=False,
         same_shape_only=False,
-        kitty_multiplier=D.KM_STRUCTURE,
+        kitty_multiplier=0,  # drules.KM_STRUCTURE
         kitty_requires_trump=False,
         throw_penalty=0,
         level_table=DH.LT_CLASSIC,
@@ -28,14 +40,12 @@ class TableRules:
         partners=0,
     ):
         self.decks = decks
-        self.engine = D.Engine(
-            decks,
-            permanent_twos,
-            same_shape_only,
-            kitty_multiplier,
-            kitty_requires_trump,
-            throw_penalty,
-        )
+        # drules.Engine's options, for e() to build it when first needed
+        self._opts = (decks, permanent_twos, same_shape_only, kitty_multiplier,
+                      kitty_requires_trump, throw_penalty)
+        self.throw_penalty = throw_penalty
+        self.engine = None  # the drules.Engine once loaded (e())
+        self._trump = (0, 4)  # begin_hand's (level, trump): 2s, no trump
         self.level_table = level_table
         self.level_ladder = level_ladder
         self.must_play = must_play
@@ -48,58 +58,78 @@ class TableRules:
         # partners (RULES.md section 9): 0 "fixed", 1 "called" (find-a-friend,
         # the table core plays it: tablefriend.py, settling by settle_seats)
         self.partners = partners
-        self._hands = [
-            bytearray(D.FACES),
-            bytearray(D.FACES),
-            bytearray(D.FACES),
-            bytearray(D.FACES),
-        ]
-        self._forced = bytearray(54 * 4)
+        self._hands = None  # throw()'s four face-count arrays, made with the engine
+        self._forced = None
         self._order = [(), (), (), ()]
         self._settled = [0, 0, 0, -1]
         # declare(): the last bid was refused as a self-override (its reason)
         self.refused_self = False
 
+    def e(self):
+        """The engine, loaded (and set to the hand's trump) if it is not."""
+        e = self.engine
+        if e is None:
+            import drules as D
+
+            e = self.engine = D.Engine(*self._opts)
+            e.set_trump(self._trump[0], self._trump[1])
+            self._hands = [bytearray(54), bytearray(54), bytearray(54), bytearray(54)]
+            self._forced = bytearray(54 * 4)
+        return e
+
+    def unload(self):
+        """Drop the engine and its modules from the heap (enroll mode: no card
+        is played); the next question loads them again (e())."""
+        self.engine = None
+        self._hands = self._forced = None
+        for name in _ENGINE:
+            sys.modules.pop(name, None)
+
     def begin_hand(self, level, trump):
-        self.engine.set_trump(level, trump)
+        self._trump = (level, trump)
+        if self.engine is not None:
+            self.engine.set_trump(level, trump)
 
     def suit_of(self, card):
-        return self.engine.suit_of(card)
+        return self.e().suit_of(card)
 
     def is_throw(self, cards):
-        return self.engine.decompose(cards) > 1
+        return self.e().decompose(cards) > 1
 
     def throw(self, leader, lead, hands):
+        e = self.e()
         hs = self._hands
         for s in range(4):
-            D.hand_from(hands[s], hs[s])
-        r = self.engine.check_lead(lead, hs, leader, self._forced)
-        if r != D.R_THROW_FAILED:
+            _count(hands[s], hs[s])
+        r = e.check_lead(lead, hs, leader, self._forced)
+        if r != 11:  # drules.R_THROW_FAILED
             return None
-        return list(self._forced[: self.engine.nforced])
+        return list(self._forced[: e.nforced])
 
     def check_follow(self, lead, hand, play):
+        e = self.e()
         h = self._hands[0]
-        D.hand_from(hand, h)
-        return self.engine.check_follow(lead, h, play)
+        _count(hand, h)
+        return e.check_follow(lead, h, play)
 
     def trick(self, leader, plays):
+        e = self.e()
         order = self._order
         pts = 0
         for i in range(4):
             p = plays[(leader + i) & 3]
             order[i] = p
-            pts += self.engine.points(p)
-        w = self.engine.trick_winner(order)
+            pts += e.points(p)
+        w = e.trick_winner(order)
         for i in range(4):
             order[i] = ()
         return (leader + w) & 3, pts
 
     def points(self, cards):
-        return self.engine.points(cards)
+        return self.e().points(cards)
 
     def kitty(self, lead, winner_play, kitty):
-        e = self.engine
+        e = self.e()
         return e.kitty_multiplier(lead), e.kitty_bonus(lead, winner_play, kitty)
 
     def settle(self, score, dealer, levels, won_by=None):
@@ -135,6 +165,14 @@ class TableRules:
             acc.append(b.bid(bid[0], bid[1]))
         self.refused_self = b.refused == DH.BR_SELF
         trump, declarer, dealer = DH.end_of_draw(
-            b, first_hand, dealer, self.no_bid, self.first_dealer, kitty, self.engine.permanent_twos
+            b, first_hand, dealer, self.no_bid, self.first_dealer, kitty, bool(self._opts[1])
         )
         return acc, trump, declarer, dealer
+
+
+def _count(cards, hand):
+    # a face-count array of the cards (drules.hand_from, without the engine's module)
+    for i in range(54):
+        hand[i] = 0
+    for c in cards:
+        hand[c % 54] += 1

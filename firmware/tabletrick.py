@@ -56,6 +56,7 @@ def play_event(tb, seat, cards, now_ms):
     for c in cards:
         ev.append(c)
     tb.emit(ev)
+    tb.undo_seat = seat  # a long press may take it back (tableundo.py) until something follows
     if tb.called:
         tb.friend.played(tb, seat, cards, now_ms)  # the partner may be known now
 

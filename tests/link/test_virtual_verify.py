@@ -99,3 +99,29 @@ def test_the_kitty_turned_up_names_trump_over_the_link() -> None:
     assert [d.show() for d in v.disagreements] == []
     assert v.checked == len(events) == v.agreed
     assert 0 < vt.firmware_peak < 160 * 1024
+
+
+def test_a_stray_follow_taken_back_agrees_over_the_link() -> None:
+    """A stray read commits a wrong (legal) card as a follow; the seat's long
+    press takes it back (UNDO) before the next seat taps, and the card meant
+    is played. The firmware's events, UNDO included, are all judged by the
+    full engine (which takes the play back with Hand.undo) and agree."""
+    rules = Rules(decks=2)
+    with VirtualTable(2, readers="direct", rules=rules) as vt:
+        game = BotGame(vt, rules, seed=5, strength=1, say=lambda s: None, stray_every=3)
+        game.play(1)
+        time.sleep(0.1)
+        assert vt.link is not None
+        events = vt.link.with_link(lambda h: [list(e) for e in h.record.events])
+    assert game.disagreements == [] and game.undos >= 5
+    undos = [ev for _, ev in events if ev[0] == 19]
+    assert len(undos) == game.undos
+    v = _verified(rules, events)
+    assert [d.show() for d in v.disagreements] == []
+    assert v.checked == len(events) == v.agreed
+    # the verifier's own judgement of a take-back that is not the last play
+    bad = EngineReplayer(rules)
+    for _, ev in events[: events.index(next(e for e in events if e[1][0] == 19)) - 1]:
+        bad.replay(0, ev)
+    mine = bad.replay(0, undos[0])
+    assert mine == [19, undos[0][1], undos[0][2]] and bad.lost

@@ -215,13 +215,9 @@ def test_a_replug_mid_enrollment_turns_enroll_mode_back_on(compiled: Path, tmp_p
 
 
 def test_a_table_restart_mid_enrollment_turns_enroll_mode_back_on(compiled: Path, tmp_path: Path) -> None:
+    # the default heap: enroll mode after a start from flash used to need
+    # 272K (docs/firmware.md, "Heap": the rules engine is not loaded for it now)
     vt = table_in(compiled, "restart")
-    # KNOWN HEAP REGRESSION (open, docs/firmware.md "Heap"): since the device
-    # engine's polynomial ladders (about 12 KB more code and 5 KB more state),
-    # enroll mode after a restart from flash runs out of the default heap
-    # (208K with the chip models: MemoryError in enrollmode.tag); it needs
-    # more than 240K and runs in 272K. The behaviour is still checked here.
-    vt.heapsize = "272K"
     vt.start()
     fwd = PtyForwarder(tmp_path, let_go(vt))
     try:

@@ -311,7 +311,8 @@ def test_configured_app_plays_by_table_cfg():
     b.problem = ""
     app = M.configured_app(b, path)
     assert app.table.hand_scan is True and app.table.throw_penalty == 5
-    assert app.table.rules.engine.throw_penalty == 5 and app.table.rules.level_table == 2
+    assert app.table.rules.throw_penalty == 5 and app.table.rules.level_table == 2
+    assert app.table.rules.e().throw_penalty == 5  # the engine, loaded when first asked
     import os
 
     os.remove(path)
@@ -370,3 +371,28 @@ def test_enroll_mode_reports_tags_and_keeps_taps_from_the_game():
     w.board.tap_q.append((1, 13))
     w.run(10)
     assert w.board.sounds == [E.SND_TAP]  # the game's tap again
+
+
+def test_enroll_mode_drops_the_rules_engine_and_the_next_play_loads_it_again():
+    import sys
+
+    import enrollmode as EM
+    import tablerules
+
+    rules = tablerules.TableRules(1)
+    assert rules.engine is None and "drules" not in sys.modules  # not loaded at start
+    b = Board()
+    b.tag_sink = None  # a board with tag UIDs
+    app = M.App(b, rules, decks=1)
+    app.table.tap(0, 0, b.now)  # a bid (2S, the level): no engine needed
+    assert rules.engine is None
+    assert rules.suit_of(0) == 4  # 2S at level 2: trump; the engine is loaded for it
+    assert "drules" in sys.modules and "drules_place" in sys.modules
+    EM.command(app, [M.APP_ENROLL, 2], b.now)
+    assert app.enroll is not None and rules.engine is None
+    assert [n for n in sys.modules if n.startswith("drules") and n != "drules_hand"] == []
+    EM.command(app, [M.APP_ENROLL, -1], b.now)
+    assert app.enroll is None and "enrollmode" not in sys.modules
+    # the next question loads the engine again, with the hand's trump
+    rules.begin_hand(0, 1)  # level 2, hearts
+    assert rules.suit_of(13 + 5) == 4 and rules.suit_of(5) == 0 and rules.engine is not None

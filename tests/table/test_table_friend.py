@@ -237,3 +237,32 @@ def test_table_cfg_plays_called_partners():
     assert o.rules["revoke"] == 0 and "revoke=forfeit" in o.problems[0]
     o = tableconfig.Options({"partners": "friends"})
     assert "partners" in o.problems[0]
+
+
+def test_a_copy_of_the_call_taken_back_is_not_located():
+    """firmware/tableundo.py: seat 2's AH (no partner known yet) taken back;
+    the copy is unlocated again, and the partner is named by the plays that stand."""
+    t = called(HA)
+    play(t, 0, c(H3))
+    play(t, 1, c(H4))
+    assert play(t, 2, c(HA)) == [[E.PLAY, 0, 2, c(HA)]]
+    assert t.fby[0] == 3
+    t.button(2, E.BTN_UNDO, 0)
+    assert [e[2] for e in t.take_events()] == [[E.UNDO, 0, 2, c(HA)]]
+    assert t.fby[0] == 0 and t.turn == 2 and t.partner == T.PARTNER_UNKNOWN
+    play(t, 2, c(H5))
+    evs = play(t, 3, c(H6))  # (the helper's click after it is refused: no cards)
+    assert evs[1] == [E.TRICK, 0, 3, 5, -1]  # no partner named: AH is not seen
+    assert t.partner == T.PARTNER_UNKNOWN and t.seen[c(HA)] == 0
+    play(t, 3, c(H7))
+    play(t, 0, c(H8))
+    evs = play(t, 1, c(HA, 1))  # seat 1 is next after the dealer: named at once
+    assert evs[-1][:3] == [E.PARTNER, 1, 1]
+
+
+def test_a_take_back_after_the_partner_is_named_is_refused():
+    t = called(HA)
+    play(t, 0, c(H3))
+    play(t, 1, c(HA, 1))  # PARTNER follows the play: it stands
+    t.button(1, E.BTN_UNDO, 0)
+    assert t.take_events() == [] and t.partner == 1 and t.turn == 2

@@ -1,7 +1,7 @@
 """The table core's layering (docs/firmware.md, "Table core"): tablebase.py
 holds the state, its constants and the outputs and imports no part; each part
 (the phases and options: tabledeal, tabletrick, tablesnap, tablerestore,
-tablescan, tablereveal, tablecall, tablefriend, tableforfeit) imports only the
+tablescan, tablereveal, tablecall, tablefriend, tableforfeit, tableundo) imports only the
 base, events.py and the rules engine; table.py alone loads the parts; no part
 reaches into the Table's private names; and no firmware module imports itself
 back through any chain, lazy imports inside functions and modules loaded by
@@ -27,6 +27,7 @@ PARTS = (
     "tablecall",
     "tablefriend",
     "tableforfeit",
+    "tableundo",
 )
 # what a part may import besides the base: the events, the rules engine, and
 # the modules MicroPython itself has
@@ -131,7 +132,7 @@ def test_only_the_table_loads_the_parts(graph: dict[str, set[str]]) -> None:
         if m not in ("table", *PARTS):
             loaded = refs & set(PARTS)
             assert not loaded, f"{m} loads {sorted(loaded)}: only table.py does"
-    assert set(PARTS) - {"tablefriend", "tableforfeit"} <= graph["table"] | {"tablesnap"}
+    assert set(PARTS) <= graph["table"]
     assert {"tablebase", "tabletrick", "tablesnap"} <= graph["table"]
 
 

@@ -129,3 +129,22 @@ def test_scan_state_survives_a_snapshot():
     t2.tap(2, hands[0][0], 0)  # already scanned by seat 0
     evs = [e[2] for e in t2.take_events()]
     assert evs == [[E.REJECT, 0, 2, E.SEEN_TWICE, hands[0][0]]]
+
+
+def test_a_follow_taken_back_returns_to_the_scanned_hand():
+    """firmware/tableundo.py in hand_scan mode: the card goes back to the
+    seat's scanned hand (and the snapshot's), and may be played again."""
+    t, r, hands = scanned()
+    for c in KITTY:
+        t.tap(1, c, 0)
+    t.take_events()
+    t.tap(1, hands[1][0], 0)
+    t.button(1, E.BTN_OK, 0)
+    t.tap(2, hands[2][1], 0)  # the stray card
+    assert hands[2][1] not in t.hands[2]
+    t.button(2, E.BTN_UNDO, 0)
+    assert [e[2] for e in t.take_events()][-1] == [E.UNDO, 0, 2, hands[2][1]]
+    assert hands[2][1] in t.hands[2] and t.seen[hands[2][1]] == 0 and t.turn == 2
+    assert hands[2][1] in t.snapshot()[22][4]
+    t.tap(2, hands[2][0], 0)
+    assert [e[2] for e in t.take_events()] == [[E.PLAY, 0, 2, hands[2][0]]]

@@ -87,3 +87,22 @@ def test_a_tap_the_table_ignored_and_a_challenge_say_so() -> None:
         "S1 tapped 2S: the table took nothing (that card is waiting already)"
     )
     assert echo("ok", 2, -1, [], [], w) == "ok 2: the table did nothing (it does not wait for that now)"
+
+
+def test_a_typed_undo_echoes_the_play_taken_back_and_the_turn() -> None:
+    w = TableWatch(Rules())
+    w.on_event([EV.HAND_START, 1, -1, 2, 0, 0, 1])
+    w.on_event([EV.BID, 1, 1, 0, 13])
+    w.on_event([EV.TRUMP, 1, 1, 1])
+    w.on_event([EV.KITTY, 1, 0, *range(39, 47)])
+    w.on_event([EV.PLAY, 0, 1, 25])
+    echo("tap", 2, 26, [[EV.PLAY, 0, 2, 26]], [EV.SND_OK], w)
+    assert w.prompt() == "trick 1: S3 follows with 1 card(s) (the play ends with the last one)"
+    line = echo("undo", 2, -1, [[EV.UNDO, 0, 2, 26]], [EV.SND_OK], w)
+    assert line == "trick 1: S2 takes back 2D; S2 to play"
+    assert w.prompt() == "trick 1: S2 follows with 1 card(s) (the play ends with the last one)"
+    # the lead taken back: the leader leads again
+    echo("undo", 1, -1, [[EV.UNDO, 0, 1, 25]], [EV.SND_OK], w)
+    assert w.prompt() == "trick 1: S1 leads: tap the card(s), then ok 1"
+    # an undo refused (nothing to take back, nothing waiting): the table sent nothing
+    assert echo("undo", 3, -1, [], [], w) == "S3 undo: nothing was waiting"

@@ -177,6 +177,8 @@ class GameView:
                 self.leader = int(ev[2])
             self.trick_no = int(ev[1])
             self.trick[int(ev[2])] = _cards(ev[3:])
+        elif k == EV.UNDO:  # the seat's last play taken back
+            self.trick.pop(int(ev[2]), None)
         elif k == EV.FORCED:
             self.trick[int(ev[2])] = _cards(ev[4:]) + " (forced)"
         elif k == EV.TRICK:

@@ -23,6 +23,7 @@ the table's field by field. What is judged, per kind:
 | REVOKE | after a play (a lead or a follow), the revokes it proves (RULES.md §10: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code; in hand_scan mode with ``revoke = "forfeit"``, the follow just played that breaks §6 (trick and earlier trick the same) |
 | FORFEIT | ``revoke = "forfeit"``: the seat whose revoke lost the hand and that revoke's trick (the engine's first revoke finding); the engine ends the hand there, as the table must (HAND_END then settles by the forfeit) |
 | AUDIT | after the last trick, the engine's audit (``Hand.findings``: every illegal follow, every unchallenged throw that should have failed), in trick order, the throw before the follows by seat |
+| UNDO | that the seat's play taken back is the last thing played (the engine's last event, that seat's play of those cards, in a trick not yet complete): the engine takes it back too (``Hand.undo``); else the engine's version carries no cards and the engine stops judging the hand |
 | HAND_END | score, kitty points, multiplier, bonus, next dealer, levels, match winner (with ``kitty_requires_trump`` and the last trick won off-suit: the table's multiplier, bonus 0); with ``partners = "called"`` the levels per seat and the winners as a bit mask of seats |
 
 In hand_scan mode the four SCAN events (not judged themselves) give the
@@ -88,7 +89,7 @@ Event = list[Any]
 # firmware/events.py kinds and reasons (kept in step by tests/link/test_engine_replayer.py)
 HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE = 1, 2, 3, 4, 5, 6, 7, 8
 FORCED, TRICK, AUDIT, HAND_END, REVOKE, SCAN, FORFEIT, KITTY_UP = 9, 10, 11, 12, 13, 14, 15, 16
-CALL, PARTNER = 17, 18
+CALL, PARTNER, UNDO = 17, 18, 19
 NT = 4
 #: AUDIT reasons (firmware/events.py)
 REVOKE_FOLLOW, THROW_FAILED = 10, 11
@@ -446,6 +447,8 @@ class EngineReplayer:
             # called partner it locates is said first (PARTNER, then REVOKE)
             self.expect = self._partner_due(hand, before) + self._revokes_proven(hand, seat, cards)
             return [PLAY, t_index, seat, *cards]
+        if kind == UNDO:
+            return self._undo(hand, ev)
         if kind == FORCED:
             return self._forced(hand, ev)
         if kind == REVOKE:
@@ -479,6 +482,18 @@ class EngineReplayer:
         if kind == HAND_END:
             return self._hand_end(hand)
         return None
+
+    def _undo(self, hand: Hand, ev: Event) -> Event:
+        """A long press took back the seat's last play (firmware/tableundo.py)."""
+        trick_no, seat, cards = ev[1], ev[2], tuple(ev[3:])
+        last = hand.events[-1] if hand.events else None
+        open_trick = bool(hand.tricks) and not hand.tricks[-1].complete
+        if (isinstance(last, Play) and last.seat == seat and tuple(last.cards) == cards
+                and open_trick and len(hand.tricks) - 1 == trick_no):
+            hand.undo()
+            return [UNDO, trick_no, seat, *cards]
+        self._lose(f"the table took back a play of S{seat} that is not the last one played")
+        return [UNDO, trick_no, seat]
 
     def _follow(self, hand: Hand, event: Any) -> None:
         try:
@@ -753,6 +768,8 @@ class _Shadow:
             if all(p is None for p in self.plays):
                 self.leader = ev[2]
             self.plays[ev[2]] = list(ev[3:])
+        elif kind == UNDO:
+            self.plays[ev[2]] = None
         elif kind == FORCED:
             self.plays[ev[2]] = list(ev[4:])
             self.forced = 1
@@ -817,4 +834,4 @@ def _forced_lead(hand: Hand, t_index: int, leader: int) -> None:
 
 def judged_kinds() -> Sequence[int]:
     return (HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE, FORCED, TRICK,
-            AUDIT, HAND_END, REVOKE, FORFEIT, KITTY_UP, CALL, PARTNER)
+            AUDIT, HAND_END, REVOKE, FORFEIT, KITTY_UP, CALL, PARTNER, UNDO)

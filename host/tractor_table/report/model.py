@@ -182,6 +182,15 @@ def feed(rep: HandReport, ev: list[Any]) -> None:
         if not t.plays:
             t.leader = ev[2]
         t.plays.append((ev[2], cards))
+    elif k == EV.UNDO:  # a long press took the seat's last play back: it is not in the trick
+        t = _trick(rep, ev[1])
+        for i in range(len(t.plays) - 1, -1, -1):
+            if t.plays[i][0] == ev[2]:
+                del t.plays[i]
+                break
+        if not t.plays:
+            t.leader = None
+        t.notes.append(f"S{ev[2]} took back {_names(cards)}")
     elif k == EV.FORCED:
         t = _trick(rep, ev[1])
         t.notes.append(f"S{ev[2]}'s throw fails: {_names(cards)} stands as the lead (penalty {ev[3]})")

@@ -137,6 +137,10 @@ def describe(ev: Sequence[Any]) -> str:
         return f"S{ev[1]} buries {cards} ({ev[2]} points)"
     if k == EV.PLAY:
         return f"trick {ev[1] + 1}: S{ev[2]} plays {cards}"
+    if k == EV.UNDO:
+        if not carried:  # the host's view: the table took back a play it must not
+            return f"trick {ev[1] + 1}: S{ev[2]} has no play to take back here"
+        return f"trick {ev[1] + 1}: S{ev[2]} takes back {cards}; S{ev[2]} to play"
     if k == EV.REJECT:
         return f"trick {ev[1] + 1}: S{ev[2]} refused: {reason(ev[3])} {cards}".rstrip()
     if k == EV.CHALLENGE:

@@ -131,6 +131,7 @@ class BotGame:
         revoke_from: int | None = None,
         quiet_hands: Sequence[int] = (),
         call: Callable[[Hand], int] | None = None,
+        stray_every: int = 0,
     ) -> None:
         self.table = table
         self.rules = rules
@@ -165,6 +166,12 @@ class BotGame:
         self.call = call  # find-a-friend: the face to call in a hand (else the dealer's bot's)
         self.call_actions: list[int] = []  # actions per call gesture (OK included)
         self.partners_named = 0
+        # every stray_every-th follow of one card that does not end its trick, a
+        # stray read first: another legal card commits, a long press takes it
+        # back (UNDO), then the card meant (firmware/tableundo.py)
+        self.stray_every = stray_every
+        self.follows = 0
+        self.undos = 0
 
     # --- events ------------------------------------------------------------------
 
@@ -434,6 +441,8 @@ class BotGame:
         honest = cards
         if not leading and self.revoke_from is not None and not self.revoked:
             cards = self._revoke(hand, seat, cards)
+        if not leading and self.stray_every:
+            self._stray(hand, seat, cards)
         self._tap_all(seat, cards)
         if leading:
             self.table.press(seat, EV.BTN_OK)
@@ -476,6 +485,29 @@ class BotGame:
         plays = "  ".join(f"S{s} {cards_text(cs)}" for s, cs in last.plays)
         score = "partner unknown" if ev[4] == -1 else f"attackers {ev[4]}"
         self.say(f"  trick {ev[1] + 1:2d}: {plays}  -> S{ev[2]} wins {ev[3]}, {score}")
+
+    def _stray(self, hand: Hand, seat: int, cards: Sequence[int]) -> None:
+        """A stray read (see ``stray_every``): another card of the same effective
+        suit (as legal as the card meant, for one card) commits as the follow;
+        the seat's long press takes it back and the table says UNDO."""
+        trick = hand.current_trick()
+        if trick is None or len(cards) != 1 or (seat + 1) % 4 == trick.leader:
+            return
+        es = hand.ruling.order.effective_suit
+        other = [c for c in hand.held(seat) if c != cards[0] and es(c % 54) == es(cards[0] % 54)]
+        if not other:
+            return
+        self.follows += 1
+        if self.follows % self.stray_every:
+            return
+        self.table.tap(seat, other[0])
+        ev = self._expect(EV.PLAY)
+        self._check("stray play", ev[2:], [seat, other[0]])
+        self.table.press(seat, EV.BTN_UNDO)
+        ev = self._expect(EV.UNDO)
+        self._check("undo", ev[2:], [seat, other[0]])
+        self.undos += 1
+        self.say("  " + describe(ev))
 
     def _revoke(self, hand: Hand, seat: int, cards: tuple[int, ...]) -> tuple[int, ...]:
         """This seat's follow, made illegal if it can be (once a hand, from

@@ -87,6 +87,12 @@ class TableWatch:
             self.turn = (seat + 1) & 3
         elif k == EV.REJECT:
             self.waiting[ev[2]] = []
+        elif k == EV.UNDO:  # the seat's last play taken back: its turn again
+            seat = int(ev[2])
+            self.played.discard(seat)
+            if not self.played:
+                self.lead = 0
+            self.turn = seat
         elif k == EV.TRICK:
             self.trick = int(ev[1]) + 1
             self.turn = self.leader = int(ev[2])
