@@ -137,6 +137,14 @@ class App:
             self.link.restore(self.table.ev_index, self.table.ev_hash, ())
             self.table.take_events()
             self.table.say("resumed hand %d" % self.table.hand_no, now)
+        # the rules engine (tablerules.TableRules.e) is loaded after the
+        # restore, not before it: the snapshot is parsed and checked with
+        # the engine's 36 KB (unix port) still free, and its code and names
+        # come in now, while the heap is in few pieces (docs/firmware.md, "Heap")
+        load = getattr(rules, "e", None)
+        if load is not None:
+            gc.collect()
+            load()
         self._pass_events()
         self.dirty = True
         self.stop_at = -1  # ticks_ms of a maintenance request, or -1

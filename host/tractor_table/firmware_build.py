@@ -41,6 +41,14 @@ def firmware_sources(src: Path = FIRMWARE_DIR) -> list[Path]:
     return sorted(p for p in src.glob("*.py") if not p.name.startswith("_"))
 
 
+def source_name(source: Path) -> str:
+    """The file name a compiled module names in its tracebacks (``mpy-cross -s``):
+    its module name, ``table`` for ``table.py``. The module name is interned
+    anyway when the module is imported; ``table.py`` would be one more qstr per
+    module in the device's heap (the qstr pools, docs/firmware.md "Heap")."""
+    return source.stem
+
+
 def compile_all(src: Path = FIRMWARE_DIR, out: Path = BUILD_FIRMWARE_DIR) -> list[Compiled]:
     """Compile every firmware module; raise :class:`CommandError` naming each rejected file."""
     out.mkdir(parents=True, exist_ok=True)
@@ -49,7 +57,7 @@ def compile_all(src: Path = FIRMWARE_DIR, out: Path = BUILD_FIRMWARE_DIR) -> lis
     for source in firmware_sources(src):
         target = out / (source.stem + ".mpy")
         proc = subprocess.run(
-            [mpy_cross_binary(), "-march=armv6m", "-O2", "-s", source.name, "-o", str(target), str(source)],
+            [mpy_cross_binary(), "-march=armv6m", "-O2", "-s", source_name(source), "-o", str(target), str(source)],
             capture_output=True,
             text=True,
             check=False,

@@ -103,7 +103,7 @@ def build_firmware(out: Path, src: Path = FIRMWARE_DIR) -> list[Path]:
             plain.write_text(strip_native(source.read_text(encoding="utf-8")), encoding="utf-8")
             target = out / (source.stem + ".mpy")
             proc = subprocess.run(
-                [firmware_build.mpy_cross_binary(), "-O2", "-s", source.name, "-o", str(target), str(plain)],
+                [firmware_build.mpy_cross_binary(), "-O2", "-s", firmware_build.source_name(source), "-o", str(target), str(plain)],
                 capture_output=True,
                 text=True,
                 check=False,

@@ -50,6 +50,9 @@ MPY_DIR = Path(__file__).resolve().parent / "mpy"
 #: The PN532 chip model, written in the subset MicroPython runs.
 CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
 READERS = ("spi", "direct")
+#: the virtual board and its heap report, compiled into the table's sim folder
+#: (``mpy/vstart.py`` imports the compiled board and runs it)
+BOARD_SOURCES = (MPY_DIR / "vboard.py", MPY_DIR / "heapreport.py")
 #: the flash folder's file with the table's identity (mpy/vboard.py reads it)
 UID_FILE = "unique_id"
 
@@ -63,7 +66,7 @@ def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
     for source in firmware_build.firmware_sources() if src is None else [src]:
         target = out / (source.stem + ".mpy")
         proc = subprocess.run(
-            [firmware_build.mpy_cross_binary(), "-march=host", "-O2", "-s", source.name]
+            [firmware_build.mpy_cross_binary(), "-march=host", "-O2", "-s", firmware_build.source_name(source)]
             + ["-o", str(target), str(source)],
             capture_output=True,
             text=True,
@@ -195,6 +198,15 @@ class VirtualTable:
         sim_dir = self.workdir / "sim"
         if self.readers == "spi" and not (sim_dir / "chip.mpy").exists():
             compile_for_host(sim_dir, CHIP_SOURCE)
+        for board_src in BOARD_SOURCES:
+            # the board compiled too, as the firmware is: from source its
+            # local names too would be interned (qstrs) in the firmware's heap
+            target = sim_dir / (board_src.stem + ".mpy")
+            if not target.exists() or target.stat().st_mtime < board_src.stat().st_mtime:
+                compile_for_host(sim_dir, board_src)
+        # the launcher beside them: MicroPython looks in the script's own folder first
+        launcher = sim_dir / "vstart.py"
+        launcher.write_bytes((MPY_DIR / "vstart.py").read_bytes())
         self.store.parent.mkdir(parents=True, exist_ok=True)
         cards = self.store.parent / "cards.bin"
         cards.write_bytes(virtual_card_map(self.decks))
@@ -224,7 +236,7 @@ class VirtualTable:
         slave_path = os.ttyname(self._slave)
         with open(self.stderr_path, "wb") as err:
             self.proc = mpy.popen(
-                MPY_DIR / "vboard.py",
+                launcher,
                 path=[self.fw_dir, sim_dir, MPY_DIR],
                 heapsize=self.heapsize,
                 args=[

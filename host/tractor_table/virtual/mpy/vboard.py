@@ -42,7 +42,7 @@ _OTHER_UID = b"\x04\xee\xee\x00\x01\x5a\xa5"
 class SimReaders:
     """Four simulated PN532s on a simulated SPI bus, read by the firmware's scanner."""
 
-    def __init__(self, cards_path):
+    def __init__(self, cards_path, decks=2):
         import gc
 
         import hwconfig as H
@@ -61,6 +61,18 @@ class SimReaders:
             c = chip.Chip(self.clock, "seat" + str(s))
             pins.append(self.bus.attach(c))
             self.chips.append(c)
+        # the simulation's own state (the hand that puts tags down): not firmware either
+        self.waiting = [[], [], [], []]  # cards to tap, per seat
+        self.placed = [None, None, None, None]  # tags on each reader now
+        self.free_at = [0, 0, 0, 0]  # sim ms before which a seat gets no new tag
+        # the last card read at each seat, and when it was lifted: the scanner
+        # takes the same tag again only after away_ms (a card resting counts once)
+        self.last = [-9, -9, -9, -9]
+        self.lifted = [0, 0, 0, 0]
+        # when each card was last read, at any seat: a card moves to another
+        # seat no faster than a hand can carry it (else it reads as crosstalk)
+        self.card_at = [-(1 << 20)] * (54 * decks)
+        self.taps_done = 0
         gc.collect()
         self.sim_bytes = gc.mem_alloc() - before
         # the firmware's own reader stack, as on the Pico
@@ -74,17 +86,6 @@ class SimReaders:
             drivers.append(pn532.PN532(self.bus, pins[s][0], pins[s][1], clock=self.clock))
         self.cards = cardmap.load(cards_path)
         self.scanner = scanner.Scanner(drivers, self.cards)
-        self.waiting = [[], [], [], []]  # cards to tap, per seat
-        self.placed = [None, None, None, None]  # tags on each reader now
-        self.free_at = [0, 0, 0, 0]  # sim ms before which a seat gets no new tag
-        # the last card read at each seat, and when it was lifted: the scanner
-        # takes the same tag again only after away_ms (a card resting counts once)
-        self.last = [-9, -9, -9, -9]
-        self.lifted = [0, 0, 0, 0]
-        # when each card was last read, at any seat: a card moves to another
-        # seat no faster than a hand can carry it (else it reads as crosstalk)
-        self.card_at = [-(1 << 20)] * (54 * self.cards.decks)
-        self.taps_done = 0
 
     def _due(self, s):
         """Sim ms from which seat s may get its next waiting card. Simulated
@@ -340,7 +341,17 @@ def main(argv):
     import main as firmware_main
 
     ctl_in, ctl_out, store, decks, mode = argv[1], argv[2], argv[3], int(argv[4]), argv[5]
-    readers = SimReaders(argv[6]) if mode == "spi" else None
+    report = len(argv) > 8 and argv[8] == "heap"
+    if report:
+        # the heap report's names are interned now, its code dropped: at the
+        # end it is imported again without growing the qstr pools, which
+        # then needs one large block (on this port 1,280 entries, 14 KB, past
+        # 1,260 qstrs) that a heap late in a game may not have in one piece
+        import heapreport
+
+        del sys.modules["heapreport"]
+        heapreport = None
+    readers = SimReaders(argv[6], decks) if mode == "spi" else None
     # what the simulated chips and bus take (not firmware): reported apart
     sim = readers.sim_bytes if readers is not None else 0
     board = VirtualBoard(ctl_in, ctl_out, store, decks, readers)
@@ -357,7 +368,11 @@ def main(argv):
             break  # a maintenance stop: as main.App.run
         n += 1
         if n % 64 == 0:
-            # live memory: what is still reachable after a collection
+            # live memory: what is still reachable after a collection (the
+            # chip models' logs of commands, the simulation's, emptied first)
+            if readers is not None:
+                for c in readers.chips:
+                    del c.commands[:]
             gc.collect()
             a = gc.mem_alloc()
             if a > peak:
@@ -370,7 +385,7 @@ def main(argv):
         fields = readers.bus.max_fields_on
         coll = readers.bus.collisions
     board._out.write(b"M %d %d %d %d\n" % (peak, gc.mem_alloc(), fields, coll))
-    if len(argv) > 8 and argv[8] == "heap":
+    if report:
         import heapreport  # what holds the heap (bench/bench_heap.py)
 
         heapreport.report(board._out, app)
