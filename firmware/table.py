@@ -116,7 +116,7 @@ _NONE = []
 
 
 
-class Table:
+class Table(T.TableBase):
     def __init__(self, rules, decks=2, throw_penalty=0, chain_hash=None, hand_scan=False):
         if decks < 1 or decks > 4:
             raise T.TableError("decks must be 1..4, got %r" % (decks,))
@@ -368,31 +368,8 @@ class Table:
             return
         if kind != E.BTN_OK:
             return
-        if ph == T.DEAL or ph == T.REVEAL:
-            # the end of the draw (tabledeal.py), after a bid-less hand's kitty
-            # is up (tablereveal.py: no_bid = "kitty")
-            kitty = None
-            if ph == T.DEAL:
-                if pend:
-                    _opt("tabledeal").bid(self, seat, now_ms)
-                    return
-            elif seat != self.dealer or not _opt("tablereveal").ok(self, now_ms):
-                return
-            else:
-                kitty = self.kitty_up
-            ph = _opt("tabledeal").end_draw(self, now_ms, kitty)
-            if ph == T.REVEAL:
-                _opt("tablereveal").start(self, now_ms)  # nobody bid: the kitty names trump
-            elif ph == T.DEAL:
-                self.start_hand()  # nobody bid on the match's first hand: dealt again
-            return
-        if ph == T.KITTY:
-            if seat == self.dealer:
-                _opt("tabledeal").bury(self, now_ms)
-                if self.phase == T.PLAY:
-                    _done("tabledeal")  # the draw and the burial are over
-                    if self.called:
-                        _opt("tablecall").start(self)  # the dealer names a card first
+        if ph == T.DEAL or ph == T.REVEAL or ph == T.KITTY:
+            self._draw(seat, ph, pend, now_ms)
             return
         if ph == T.HAND_END:
             self.start_hand()
@@ -429,9 +406,36 @@ class Table:
         else:
             raise T.TableError("unknown command %r" % (c,))
 
+    # --- hand-overs between the parts ----------------------------------------
+    def _draw(self, seat, ph, pend, now_ms):
+        # OK in the phases DEAL (a bid, or the end of the draw), REVEAL (the
+        # kitty is up: no_bid = "kitty", tablereveal.py) and KITTY (the burial)
+        if ph == T.KITTY:
+            if seat == self.dealer:
+                _opt("tabledeal").bury(self, now_ms)
+                if self.phase == T.PLAY:
+                    _done("tabledeal")  # the draw and the burial are over
+                    if self.called:
+                        _opt("tablecall").start(self)  # the dealer names a card first
+            return
+        kitty = None
+        if ph == T.DEAL:
+            if pend:
+                _opt("tabledeal").bid(self, seat, now_ms)
+                return
+        elif seat != self.dealer or not _opt("tablereveal").ok(self, now_ms):
+            return
+        else:
+            kitty = self.kitty_up
+        ph = _opt("tabledeal").end_draw(self, now_ms, kitty)
+        if ph == T.REVEAL:
+            _opt("tablereveal").start(self, now_ms)  # nobody bid: the kitty names trump
+        elif ph == T.DEAL:
+            self.start_hand()  # nobody bid on the match's first hand: dealt again
+
     def _hand_over(self, now_ms):
         # after a play: the hand ends with its last card, or at once when a
-        # revoke loses it (revoke = "forfeit": tableforfeit.py)
+        # revoke loses it (revoke = "forfeit": tableforfeit.py, given to end_hand)
         if self.phase == T.PLAY and (self.forfeit or self.played >= self.hand_size):
             f = None
             if self.forfeit or self.rules.revoke == 1:

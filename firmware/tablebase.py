@@ -29,10 +29,6 @@ except ImportError:
         return x
 
 
-try:
-    from typing import TYPE_CHECKING, Any, Callable  # noqa: F401
-except ImportError:
-    TYPE_CHECKING = False
 
 DEAL = const(0)
 KITTY = const(1)
@@ -61,10 +57,9 @@ MESSAGE_MS = const(3000)
 HAND_SIZE = (0, 12, 25, 39, 52)
 KITTY_SIZE = (0, 6, 8, 6, 8)
 
-# TableBase.seen[card]: 0 not seen, played (or buried), scanned (hand_scan
+# TableBase.seen[card]: 0 not seen, played (or buried), 2 scanned (hand_scan
 # mode, during SCAN only: tablescan.py)
 SEEN_PLAYED = const(1)
-SEEN_SCANNED = const(2)
 
 
 # A completed trick, packed in one bytearray (a list of lists per trick took
@@ -123,15 +118,16 @@ class TableError(ValueError):
     """A command or snapshot the table cannot take; the state is left unchanged."""
 
 
-if TYPE_CHECKING:  # for the type checker only: nothing at run time
+try:  # the type checker's (and CPython's); at run time on the device TableBase is object
+    from typing import Any, Callable  # noqa: F401
 
     class TableBase:
         """The state of one match at the table, as the parts and display.py see
         it, and the outputs they report through. As drules_base.EngineBase,
         this class only declares, for the type checker, the attributes that
         table.Table.__init__, new_match and start_hand create and the methods
-        a part calls on the Table (the parts' `tb`); it is not even built at
-        run time."""
+        a part calls on the Table (the parts' `tb`); MicroPython has no typing
+        module, so there it is not even built."""
 
         # the table (Table.__init__)
         rules: "Any"  # the rules object (table.py's header lists what it answers)
@@ -177,7 +173,7 @@ if TYPE_CHECKING:  # for the type checker only: nothing at run time
         revoked: "list[list[int]]"  # [trick_no, seat] reported
         result: "Any"  # the HAND_END event's fields once settled, else None
         forfeit: "Any"  # revoke = "forfeit": [trick, seat] of the revoke that lost the hand
-        seen: bytearray  # by card: 0, SEEN_PLAYED, SEEN_SCANNED
+        seen: bytearray  # by card: 0, SEEN_PLAYED, 2 scanned (tablescan.py)
         pending: "list[list[int]]"  # cards tapped, not yet committed, by seat
         hands: "list[list[int]]"  # hand_scan mode: each seat's cards still held
         scan_done: int  # hand_scan mode: bit per seat whose hand is scanned
@@ -198,3 +194,5 @@ if TYPE_CHECKING:  # for the type checker only: nothing at run time
         take_events: "Callable[[], list[Any]]"
         defenders: "Callable[[], int]"
         level: "Callable[[], int]"
+except ImportError:
+    TableBase = object  # pyright: ignore[reportAssignmentType]

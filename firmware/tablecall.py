@@ -18,7 +18,7 @@ import events as E
 import tablebase as T
 
 
-def start(tb):
+def start(tb: "T.TableBase"):
     """After the burial: the dealer names the card."""
     tb.phase = T.CALL
     tb.building = -1
@@ -26,7 +26,7 @@ def start(tb):
     tb.turn = tb.dealer
 
 
-def tap(tb, seat, card, now_ms):
+def tap(tb: "T.TableBase", seat, card, now_ms):
     if seat != tb.dealer:
         tb.refuse(seat, E.WRONG_PHASE, (card,), now_ms)
         return
@@ -40,7 +40,7 @@ def tap(tb, seat, card, now_ms):
     tb.beep(E.SND_TAP)
 
 
-def button(tb, seat, kind, now_ms):
+def button(tb: "T.TableBase", seat, kind, now_ms):
     if seat != tb.dealer:
         if kind != E.BTN_UNDO:
             tb.refuse(seat, E.WRONG_PHASE, (), now_ms)
@@ -59,7 +59,7 @@ def button(tb, seat, kind, now_ms):
         confirm(tb, now_ms)
 
 
-def confirm(tb, now_ms):
+def confirm(tb: "T.TableBase", now_ms):
     tb.call = tb.building
     tb.building = -1
     tb.emit([E.CALL, tb.dealer, tb.call])

@@ -8,7 +8,7 @@ import events as E
 import tablebase as T
 
 
-def bid(tb, seat, now_ms):
+def bid(tb: "T.TableBase", seat, now_ms):
     pend = tb.pending[seat]
     cards = list(pend)
     del pend[:]
@@ -45,7 +45,7 @@ def bid(tb, seat, now_ms):
         tb.say("S%d %s" % (seat, E.REASONS[reason]), now_ms)
 
 
-def end_draw(tb, now_ms, kitty=None):
+def end_draw(tb: "T.TableBase", now_ms, kitty=None):
     """The end of the draw; kitty: the kitty as turned up, in order (no_bid =
     "kitty", tablereveal.py). None: trump is named (the phase is SCAN or
     KITTY); else what table.Table begins: T.REVEAL (nobody bid, the kitty is
@@ -78,7 +78,7 @@ def end_draw(tb, now_ms, kitty=None):
     tb.beep(E.SND_OK)
 
 
-def bury(tb, now_ms):
+def bury(tb: "T.TableBase", now_ms):
     pend = tb.pending[tb.dealer]
     if len(pend) != tb.kitty_size:
         tb.refuse(tb.dealer, E.KITTY_COUNT, pend, now_ms)

@@ -7,7 +7,7 @@
 import tablebase as T
 
 
-def restore(tb, snap):
+def restore(tb: "T.TableBase", snap):
     """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
     scan = None
     friend = None
@@ -128,7 +128,7 @@ def restore(tb, snap):
     if ph == T.SCAN:
         for h in hands:
             for c in h:
-                tb.seen[c] = T.SEEN_SCANNED
+                tb.seen[c] = 2  # scanned (tablescan._SEEN_SCANNED)
     tb.plays = [None, None, None, None]
     tb.lead = None
     tb.throw_open = False
@@ -161,7 +161,7 @@ def restore(tb, snap):
     tb.take_events()  # the events before it are not the link's any more
 
 
-def _kitty_up(tb, ph, bids, kitty_up):
+def _kitty_up(tb: "T.TableBase", ph, bids, kitty_up):
     """A snapshot's kitty turned up (no_bid = "kitty", tablereveal.py): none
     during the reveal (nor any bid), else the kitty's size, each card once."""
     bad = len(kitty_up) not in (0, tb.kitty_size) or (ph == T.REVEAL and (kitty_up or bids))
@@ -196,7 +196,7 @@ def _friend_field(snap):
     return f, snap[:-1]
 
 
-def _friend_restored(tb, call, partner, ph):
+def _friend_restored(tb: "T.TableBase", call, partner, ph):
     """After a restore: the points by seat and who played each copy, from the tricks."""
     tb.call = call
     tb.building = -1

@@ -22,7 +22,7 @@ import events as E
 import tablebase as T
 
 
-def start(tb, now_ms):
+def start(tb: "T.TableBase", now_ms):
     tb.phase = T.REVEAL
     tb.turn = tb.dealer
     tb.save_due = True
@@ -30,7 +30,7 @@ def start(tb, now_ms):
     tb.say("S%d turn kitty up" % tb.dealer, now_ms)
 
 
-def tap(tb, seat, card, now_ms):
+def tap(tb: "T.TableBase", seat, card, now_ms):
     if seat != tb.dealer:
         tb.refuse(seat, E.WRONG_PHASE, (card,), now_ms)
         return
@@ -40,7 +40,7 @@ def tap(tb, seat, card, now_ms):
     return len(pend) == tb.kitty_size  # the last card: the Table takes it as the dealer's OK
 
 
-def ok(tb, now_ms):
+def ok(tb: "T.TableBase", now_ms):
     pend = tb.pending[tb.dealer]
     if len(pend) != tb.kitty_size:
         tb.refuse(tb.dealer, E.KITTY_COUNT, pend, now_ms)  # the cards tapped stay

@@ -6,16 +6,26 @@
 # A part of the table core (tablebase.py): functions of the table's state,
 # loaded by table.Table for the phase SCAN (the play in hand_scan mode is
 # tabletrick.py's).
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
 import events as E
 import tablebase as T
 
+_SEEN_SCANNED = const(2)  # tablebase.TableBase.seen: scanned (tablerestore.py too)
 
-def expected(tb, seat):
+
+def expected(tb: "T.TableBase", seat):
     """Cards a seat scans: its hand, and the dealer the kitty too."""
     return tb.hand_size + (tb.kitty_size if seat == tb.dealer else 0)
 
 
-def tap(tb, seat, card, now_ms):
+def tap(tb: "T.TableBase", seat, card, now_ms):
     if tb.scan_done & (1 << seat):
         tb.refuse(seat, E.WRONG_PHASE, (card,), now_ms)
         return
@@ -30,7 +40,7 @@ def tap(tb, seat, card, now_ms):
         return
     h = tb.hands[seat]
     h.append(card)
-    tb.seen[card] = T.SEEN_SCANNED
+    tb.seen[card] = _SEEN_SCANNED
     tb.beep(E.SND_TAP)
     if len(h) < expected(tb, seat):
         return
@@ -50,7 +60,7 @@ def tap(tb, seat, card, now_ms):
         tb.save_due = True
 
 
-def undo(tb, seat):
+def undo(tb: "T.TableBase", seat):
     """A long press during the scan: that seat scans again from the start."""
     if tb.scan_done & (1 << seat):
         return

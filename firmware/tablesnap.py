@@ -21,7 +21,7 @@ import tablebase as T
 
 
 # --- snapshots (persistence, and the host's snapshot push) ---------------
-def snapshot(tb, packed=False):
+def snapshot(tb: "T.TableBase", packed=False):
     """The state as nested lists of ints (JSON-able), the trick in progress
     included (persist.py saves at trick boundaries, where it is None).
     packed: the tricks as the table keeps them (T.trick_pack), for

@@ -15,7 +15,7 @@ import events as E
 import tablebase as T
 
 
-def commit_lead(tb, seat, now_ms):
+def commit_lead(tb: "T.TableBase", seat, now_ms):
     pend = tb.pending[seat]
     suit = tb.rules.suit_of(pend[0])
     for c in pend:
@@ -51,7 +51,7 @@ def commit_lead(tb, seat, now_ms):
         check_revokes(tb, seat, cards, now_ms)
 
 
-def play_event(tb, seat, cards, now_ms):
+def play_event(tb: "T.TableBase", seat, cards, now_ms):
     ev = [E.PLAY, len(tb.tricks), seat]
     for c in cards:
         ev.append(c)
@@ -61,7 +61,7 @@ def play_event(tb, seat, cards, now_ms):
         tb.friend.played(tb, seat, cards, now_ms)  # the partner may be known now
 
 
-def commit_follow(tb, seat, now_ms):
+def commit_follow(tb: "T.TableBase", seat, now_ms):
     pend = tb.pending[seat]
     cards = list(pend)
     del pend[:]
@@ -100,7 +100,7 @@ def commit_follow(tb, seat, now_ms):
     # the hand's last card, or a revoke that loses it: the Table ends the hand
 
 
-def challenge(tb, seat, now_ms):
+def challenge(tb: "T.TableBase", seat, now_ms):
     pend = tb.pending[seat]
     shown = list(pend)
     del pend[:]
@@ -124,7 +124,7 @@ def challenge(tb, seat, now_ms):
     force(tb, forced, now_ms)
 
 
-def force(tb, forced, now_ms):
+def force(tb: "T.TableBase", forced, now_ms):
     """A failed throw: `forced` stands as the lead (RULES.md section 5)."""
     trick_no = len(tb.tricks)
     # the rest of the throw goes back to the leader's hand
@@ -155,7 +155,7 @@ def force(tb, forced, now_ms):
     tb.say("throw fails", now_ms)
 
 
-def end_trick(tb, now_ms):
+def end_trick(tb: "T.TableBase", now_ms):
     plays = tb.plays
     winner, points = tb.rules.trick(tb.leader, plays)
     if tb.called:
@@ -177,7 +177,7 @@ def end_trick(tb, now_ms):
 
 
 # --- the end of the hand -------------------------------------------------
-def end_hand(tb, now_ms, forfeits):
+def end_hand(tb: "T.TableBase", now_ms, forfeits):
     # Every card played: the kitty bonus, the audit, the settlement. A hand
     # lost by a revoke (revoke = "forfeit") before its last trick ends here
     # too, with neither kitty bonus nor audit (RULES.md section 10).
@@ -228,14 +228,14 @@ def end_hand(tb, now_ms, forfeits):
     tb.save_due = True
 
 
-def _defends(tb, seat):
+def _defends(tb: "T.TableBase", seat):
     """Is `seat` on the dealer's side (partners = "called": as the partner is known)?"""
     if tb.called:
         return (tb.defmask >> seat) & 1 == 1
     return (seat & 1) == tb.defenders()
 
 
-def check_revokes(tb, seat, cards, now_ms):
+def check_revokes(tb: "T.TableBase", seat, cards, now_ms):
     # Every card played now was held at every earlier trick of the hand, so
     # an earlier follow that is illegal even against the cards known now is
     # a proven revoke (RULES.md section 10). Only tricks whose lead suit
@@ -278,14 +278,14 @@ def check_revokes(tb, seat, cards, now_ms):
         tb.forfeit = [found[-1][0], seat]  # revoke = "forfeit": lost (the caller ends the hand)
 
 
-def _revoked(tb, t, seat):
+def _revoked(tb: "T.TableBase", t, seat):
     for r in tb.revoked:
         if r[0] == t and r[1] == seat:
             return True
     return False
 
 
-def audit(tb):
+def audit(tb: "T.TableBase"):
     # Every hand is known now: seat s held at trick t what it played from t on.
     # The hands are built once, walking back from the last trick; the
     # findings are then reported in trick order.

@@ -17,7 +17,7 @@ import events as E
 import tablebase as T
 
 
-def undo(tb, seat, now_ms):
+def undo(tb: "T.TableBase", seat, now_ms):
     """Take back seat's last play if the rule allows it (True), else say that
     the play stands (the display's `S2 no undo`; no event)."""
     cards = tb.plays[seat]
