@@ -15,13 +15,15 @@
 #   say(text, now_ms)  a message of the caller's own on the display's last line
 #   the public attributes (tablebase.TableBase's), which display.py renders.
 #
-# The layers (tablebase.py says what each module holds): tablebase.py is the
-# state, its constants and the outputs; the parts (tabledeal, tabletrick,
-# tablesnap, tablerestore, tablescan, tablereveal, tablecall, tablefriend,
-# tableforfeit) are functions over it that import only tablebase, events and
-# the rules engine; this module is the public surface (table.Table, and the
-# base's names as table.NAME) and the only one that loads the parts: each
-# when its phase or option needs it, and a part's result says what comes next.
+# The layers (tablebase.py says what each module holds): tablebase.py holds
+# the constants and the packed tricks and declares the state (TableBase); the
+# parts (tabledeal, tabletrick, tablesnap, tablerestore, tablescan,
+# tablereveal, tablecall, tablefriend, tableforfeit, tableundo) are functions
+# over the state that import only tablebase, events and the rules engine; this
+# module is the public surface (table.Table: the state, its outputs and its
+# inputs; and the base's names as table.NAME) and the only one that loads the
+# parts, each when its phase or option needs it: a part's answer says what
+# comes next and the Table calls the next part.
 #
 # Phases: DEAL (cards are drawn; taps are bids, OK with no bid pending ends the
 # draw) -> [REVEAL, no_bid = "kitty" and nobody bid: the dealer taps the kitty
@@ -69,7 +71,7 @@ import sys
 
 import events as E
 import tablebase as T
-import tabletrick  # noqa: I001 - the largest part compiled first (from source: the tests)
+import tabletrick  # noqa: I001 - before tablesnap: from source (the tests) it compiles where the heap has room
 import tablesnap
 
 _PHASE_MOD = ("tablescan", "tablereveal", "tablecall")  # phases SCAN, REVEAL, CALL
@@ -113,7 +115,6 @@ _PRIORITY = (0, 1, 2, 5, 3, 4)
 
 # What take_events() returns when there is nothing: shared, never appended to.
 _NONE = []
-
 
 
 class Table(T.TableBase):

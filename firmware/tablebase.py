@@ -1,23 +1,27 @@
-# The table core's base: its state, its constants and its outputs.
+# The table core's base: its constants, its packed tricks and the declaration
+# of its state.
 #
 # The table core is layered as the device rules engine is (drules_base.py,
 # drules*.py; docs/firmware.md, "Table core"):
 #   tablebase.py   this module: the phases' and commands' constants, the packed
-#                  tricks, TableError, and TableBase: the state every part
-#                  reads and writes and the outputs every part uses (emit, beep,
-#                  say, refuse, save_due). It imports no part.
-#   the parts      functions over a TableBase, each module importing only this
-#                  one, events.py and the rules engine (drules*.py), never
-#                  another part: tabledeal (the draw, the burial), tabletrick
-#                  (plays, tricks, the hand's end), tablesnap (snapshots),
-#                  tablerestore (restoring one), tablescan (SCAN), tablereveal
-#                  (REVEAL), tablecall (CALL), tablefriend (partners =
-#                  "called"), tableforfeit (revoke = "forfeit").
-#   table.py       table.Table(TableBase): the inputs (tap, button, tick,
-#                  command), snapshot and restore, and the one place that loads
-#                  the parts and hands over between them (a part's result
-#                  says what comes next). main.py, enrollmode.py and display.py
-#                  use Table and these names only.
+#                  tricks, TableError, and TableBase, which declares for the
+#                  type checker the state every part reads and writes and the
+#                  outputs every part uses (emit, beep, say, refuse, save_due):
+#                  at run time on the device it is object. It imports no part.
+#   the parts      functions over the state (their `tb`), each module
+#                  importing only this one, events.py and the rules engine
+#                  (drules*.py), never another part: tabledeal (the draw, the
+#                  burial), tabletrick (plays, tricks, the hand's end),
+#                  tablesnap (snapshots), tablerestore (restoring one),
+#                  tablescan (SCAN), tablereveal (REVEAL), tablecall (CALL),
+#                  tablefriend (partners = "called"), tableforfeit (revoke =
+#                  "forfeit"), tableundo (a take-back).
+#   table.py       table.Table(TableBase): the state itself, its outputs, the
+#                  inputs (tap, button, tick, command), snapshot and restore,
+#                  and the one place that loads the parts and hands over
+#                  between them (a part's answer says what comes next).
+#                  main.py, enrollmode.py and display.py use Table and these
+#                  names only.
 # A part that needs find-a-friend's functions finds them in tb.friend (the
 # module tablefriend, set by table.Table when the table plays that option,
 # else None); the forfeit's are passed to tabletrick.end_hand by the Table.

@@ -15,9 +15,10 @@
 # cards tapped are not).
 # A part of the table core (tablebase.py): functions of the table's state,
 # loaded by table.Table only when a hand goes without a bid at a table that
-# plays this option. tap and ok answer True when the kitty is up: the Table
-# then ends the draw with it (tabledeal.end_draw); a snapshot's kitty turned up
-# is checked by tablerestore.py.
+# plays this option. tap answers True at the kitty's last card (the Table
+# takes it as the dealer's OK); ok answers True once KITTY_UP is sent, and the
+# Table then ends the draw with the kitty turned up (tabledeal.end_draw). A
+# snapshot's kitty turned up is checked by tablerestore.py.
 import events as E
 import tablebase as T
 
