@@ -23,7 +23,7 @@ help:
 	@echo "make hardware    regenerate firmware/hwconfig.py and hardware/wiring.svg from hardware/pinmap.toml"
 	@echo "make screens     draw every display screen with the firmware's code: docs/display/*.png, docs/display.md"
 	@echo "make deploy PORT=/dev/ttyACM0 [CARDS=set.bin]   copy firmware, card map and configuration to a Pico"
-	@echo "make bench       run the benchmarks; figures go to docs/performance.md"
+	@echo "make bench       run the benchmarks but the flash soak (make soak-flash); figures go to docs/performance.md"
 	@echo "make wasm        install MicroPython's 32-bit webassembly port (npm ci into build/wasm; needs node and npm)"
 	@echo "make fuzz-rules HANDS=N   differential fuzzing of the two rules engines"
 	@echo "make fuzz-rules ADVERSARIAL=N   search N cases for the slowest checks (both engines judge each)"

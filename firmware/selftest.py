@@ -39,7 +39,7 @@ _PN532_IC = const(0x32)
 _CYCLE_TARGET_MS = const(50)
 
 
-class _TimeClock:
+class _MsClock:
     def __init__(self):
         import time
 
@@ -77,7 +77,7 @@ class SelfTest:
         self.pins = pins
         self.led = led
         self.beep = beep
-        self.clock = clock if clock is not None else _TimeClock()
+        self.clock = clock if clock is not None else _MsClock()
         self.out = out
         self.results = []
         self.failures = 0

@@ -47,7 +47,7 @@ class SelfOverrideError(BidError):
 
 
 @dataclass(frozen=True, slots=True)
-class Bid:
+class StandingBid:
     """A standing (possibly reinforced) bid: ``count`` cards of one ``kind``."""
 
     seat: int
@@ -105,12 +105,12 @@ class Declaring:
     level: int
     decks: int = 2
     allow_self_override: bool = True
-    standing: Bid | None = None
-    first: Bid | None = None
+    standing: StandingBid | None = None
+    first: StandingBid | None = None
     #: every bid tried, in time order: (seat, faces, accepted)
     history: list[tuple[int, tuple[int, ...], bool]] = field(default_factory=list)
 
-    def check(self, seat: int, faces: Sequence[int]) -> Bid:
+    def check(self, seat: int, faces: Sequence[int]) -> StandingBid:
         """The standing bid that ``seat`` showing ``faces`` would make, or BidError."""
         if seat not in (0, 1, 2, 3):
             raise BidError(f"bad seat {seat!r}: 0 … 3")
@@ -127,7 +127,7 @@ class Declaring:
             )
         if kind >= 4 and count == 1:
             raise BidError("a single joker is no bid: show a pair of jokers (NT)")
-        bid = Bid(seat, kind, count)
+        bid = StandingBid(seat, kind, count)
         if st is not None and bid.strength <= st.strength:
             raise BidError(f"{bid.describe()} is no stronger than the standing {st.describe()}")
         return bid
@@ -183,8 +183,8 @@ class Declaration:
 
 
 def resolve(
-    standing: Bid | None,
-    first: Bid | None,
+    standing: StandingBid | None,
+    first: StandingBid | None,
     *,
     level: int,
     first_hand: bool,

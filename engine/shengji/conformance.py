@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .cards import FACES, Rank, Suit, format_faces, parse_faces
+from .caseerror import CaseError
 from .order import Order
 from .play import Lead, check_follow_counts, check_throw, counts, trick_winner_faces
 from .rules import Rules
@@ -25,10 +26,6 @@ from .units import decompose_faces
 __all__ = ["HANDLERS", "CaseError", "answer", "answer_line", "case_order"]
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
-
-
-class CaseError(ValueError):
-    """A case with a missing or malformed field; the message names the field."""
 
 
 def case_order(case: Mapping[str, Any]) -> Order:

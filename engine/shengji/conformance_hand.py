@@ -14,6 +14,7 @@ from typing import Any
 
 from . import bidding, kitty, settle
 from .cards import Rank, Suit, parse_faces
+from .caseerror import CaseError
 from .order import Order
 from .rules import Rules
 from .units import decompose_faces
@@ -21,10 +22,6 @@ from .units import decompose_faces
 __all__ = ["HANDLERS", "answer_declare", "answer_kitty", "answer_settle", "case_rules"]
 
 _NOT_OPTIONS = ("level", "trump")
-
-
-class CaseError(ValueError):
-    """A case with a missing or malformed field."""
 
 
 def case_rules(case: Mapping[str, Any]) -> tuple[Rules, int, int | None]:

@@ -320,8 +320,8 @@ class Hand:
     phase: Phase
     hands: tuple[tuple[int, ...], ...] | None
     dealt_kitty: tuple[int, ...] | None
-    standing: bidding.Bid | None
-    first_bid: bidding.Bid | None
+    standing: bidding.StandingBid | None
+    first_bid: bidding.StandingBid | None
     bids: tuple[tuple[int, tuple[int, ...]], ...]
     dealer: int | None
     declarer: int | None
@@ -1273,7 +1273,7 @@ class Hand:
     def state_dict(self) -> dict[str, Any]:
         """The whole state as plain JSON values (sorted where order is no part of it)."""
 
-        def bid(b: bidding.Bid | None) -> list[int] | None:
+        def bid(b: bidding.StandingBid | None) -> list[int] | None:
             return None if b is None else [b.seat, b.kind, b.count]
 
         return {

@@ -23,7 +23,7 @@ as it was. What lands on the flash (all in ``/``): every firmware module as
 the card set as ``cards.bin`` and the configuration as ``table.cfg`` (the names
 are in ``hwconfig.CARDS_FILE`` / ``CONFIG_FILE``).
 
-The board is reached through :class:`Board`, a small interface over mpremote's
+The board is reached through :class:`DeployBoard`, a small interface over mpremote's
 ``SerialTransport`` (exec, write, hash). The tests drive the real thing: mpremote
 over a pseudo-terminal to MicroPython's unix port, whose raw REPL is the same
 code as the Pico's.
@@ -151,7 +151,7 @@ _BOARD_CODE = (
 )
 
 
-def board_info(board: Board) -> BoardInfo:
+def board_info(board: DeployBoard) -> BoardInfo:
     """Ask the board which MicroPython it runs (read-only)."""
     mpy, name, version, platform = _literal(board.exec(_BOARD_CODE))
     return BoardInfo(None if mpy is None else int(mpy), str(name), tuple(int(x) for x in version), str(platform))
@@ -235,7 +235,7 @@ class Result:
         return sum(len(i.data) for i in self.items)
 
 
-class Board(Protocol):
+class DeployBoard(Protocol):
     """What deploying needs from a board (mpremote's transport, or a test's)."""
 
     def exec(self, code: str) -> bytes: ...
@@ -460,7 +460,7 @@ def check_space(items: Sequence[Item], free_bytes: int, block: int) -> None:
 
 
 class MpremoteBoard:
-    """:class:`Board` over mpremote's ``SerialTransport`` (raw REPL on a serial port)."""
+    """:class:`DeployBoard` over mpremote's ``SerialTransport`` (raw REPL on a serial port)."""
 
     CHUNK = 512
 
@@ -662,7 +662,7 @@ def _remove_code(names: Sequence[str]) -> str:
     )
 
 
-def _sizes(board: Board, names: Sequence[str]) -> dict[str, int]:
+def _sizes(board: DeployBoard, names: Sequence[str]) -> dict[str, int]:
     out = board.exec(
         "import os\n"
         f"print(repr([os.stat(n)[6] if n in os.listdir() else -1 for n in {list(names)!r}]))\n"
@@ -677,7 +677,7 @@ def _literal(out: bytes) -> Any:
     return ast.literal_eval(out.decode("utf-8").strip())
 
 
-def verify(board: Board, items: Sequence[Item], suffix: str = "") -> list[str]:
+def verify(board: DeployBoard, items: Sequence[Item], suffix: str = "") -> list[str]:
     """Problems found comparing the files on the board with ``items`` (empty when all match)."""
     problems = []
     sizes = _sizes(board, [i.name + suffix for i in items])
@@ -751,7 +751,7 @@ def _copy_bar(out: TextIO, items: Sequence[Item]) -> Iterator[_BytesBar | None]:
 
 
 def deploy_to(
-    board: Board,
+    board: DeployBoard,
     items: Sequence[Item],
     *,
     out: TextIO | None = None,
@@ -817,7 +817,7 @@ def deploy_to(
     return result
 
 
-def run_self_test(board: Board, *, interactive: bool, out: TextIO) -> None:
+def run_self_test(board: DeployBoard, *, interactive: bool, out: TextIO) -> None:
     """Run firmware/selftest.py on the board, showing its lines as they come."""
     print("self-test" + (" (interactive: follow the prompts)" if interactive else ""), file=out)
 

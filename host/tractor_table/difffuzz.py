@@ -134,7 +134,7 @@ def _names(reason: object) -> str:
 
 
 @dataclass
-class Script:
+class FuzzScript:
     """One hand as the device is asked to judge it, with the full engine's answers."""
 
     case: dict[str, Any]
@@ -224,7 +224,7 @@ def pick_variant(rng: random.Random) -> tuple[str, Rules]:
     return name, Rules.preset(name, **extra)
 
 
-def make_script(seed: int, variant: int | None = None) -> Script:
+def make_script(seed: int, variant: int | None = None) -> FuzzScript:
     """Play one bot hand (everything drawn from ``seed``) and script it."""
     rng = random.Random(seed)
     name, extra = VARIANTS[variant] if variant is not None else rng.choice(VARIANTS)
@@ -248,7 +248,7 @@ def make_script(seed: int, variant: int | None = None) -> Script:
         "levels": levels,
         "steps": [],
     }
-    script = Script(case)
+    script = FuzzScript(case)
     steps: list[list[Any]] = case["steps"]
     bots, deal_rng = _quiet_draw(rules, seed, make_bots(strengths, seed))
     order: Order | None = None
@@ -368,7 +368,7 @@ class DeviceEngine:
 
 
 @dataclass
-class Disagreement:
+class FuzzDisagreement:
     seed: int
     variant: str
     index: int
@@ -384,11 +384,11 @@ class Report:
     plays: int = 0
     seconds: float = 0.0
     variants: dict[str, int] = field(default_factory=dict)
-    disagreements: list[Disagreement] = field(default_factory=list)
+    disagreements: list[FuzzDisagreement] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
 
 
-def compare(script: Script, answer: dict[str, Any]) -> tuple[int, Any] | None:
+def compare(script: FuzzScript, answer: dict[str, Any]) -> tuple[int, Any] | None:
     """(index, device answer) of the first difference, or None when equal."""
     if "error" in answer:
         return (-1, {"error": answer["error"]})
@@ -404,7 +404,7 @@ def compare(script: Script, answer: dict[str, Any]) -> tuple[int, Any] | None:
     return None
 
 
-def write_case(out_dir: Path, script: Script, d: Disagreement, answer: dict[str, Any]) -> Path:
+def write_case(out_dir: Path, script: FuzzScript, d: FuzzDisagreement, answer: dict[str, Any]) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"disagreement-{d.seed}.jsonl"
     record = dict(script.case)
@@ -416,11 +416,11 @@ def write_case(out_dir: Path, script: Script, d: Disagreement, answer: dict[str,
     return path
 
 
-def _script_of(s: int) -> tuple[int, Script]:
+def _script_of(s: int) -> tuple[int, FuzzScript]:
     return s, make_script(s, variant=s % len(VARIANTS))
 
 
-def scripts_for(hands: int, seed: int, jobs: int = 1) -> Iterator[tuple[int, Script]]:
+def scripts_for(hands: int, seed: int, jobs: int = 1) -> Iterator[tuple[int, FuzzScript]]:
     """Scripts of ``hands`` hands: seeds seed, seed+1, ...; the variants in turn,
     so that any 15 consecutive hands cover every variant. With ``jobs`` > 1 the
     bots play in that many worker processes (the order is kept)."""
@@ -458,7 +458,7 @@ def run(
                 idx, have = diff
                 label = script.labels[idx] if 0 <= idx < len(script.labels) else "the whole hand"
                 want = script.expect[idx] if 0 <= idx < len(script.expect) else None
-                d = Disagreement(s, str(script.case.get("variant")), idx, label, want, have)
+                d = FuzzDisagreement(s, str(script.case.get("variant")), idx, label, want, have)
                 report.disagreements.append(d)
                 if out_dir is not None:
                     report.files.append(write_case(out_dir, script, d, answer))
@@ -470,7 +470,7 @@ def run(
     return report
 
 
-def _account(report: Report, script: Script) -> None:
+def _account(report: Report, script: FuzzScript) -> None:
     report.hands += 1
     report.checks += len(script.expect)
     report.plays += sum(1 for st in script.case["steps"] if st[0] == "P")
@@ -487,6 +487,6 @@ def replay(path: Path, heapsize: str = FUZZ_HEAP) -> list[tuple[str, tuple[int, 
                 continue
             rec = json.loads(line)
             case = {k: v for k, v in rec.items() if k not in ("expect", "labels", "device", "first_difference")}
-            script = Script(case, list(rec["expect"]), list(rec.get("labels", [])))
+            script = FuzzScript(case, list(rec["expect"]), list(rec.get("labels", [])))
             out.append((str(case.get("id")), compare(script, dev.ask(case))))
     return out

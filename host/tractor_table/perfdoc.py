@@ -22,9 +22,11 @@ PAGE = DOCS_DIR / "performance.md"
 
 _HEADER = """# Performance
 
-Figures measured by `make bench` on the machine named in each section. Machines
-here are shared and noisy: each figure is a median over repeated runs, and where
-it matters it is given as a ratio to a reference measured in the same run.
+Figures measured by `make bench` (the section "Flash" by `make soak-flash`:
+the power-cut soak takes minutes, so `make bench` leaves it out) on the machine
+named in each section. Machines here are shared and noisy: each figure is a
+median over repeated runs, and where it matters it is given as a ratio to a
+reference measured in the same run.
 
 """
 

@@ -40,7 +40,7 @@ class _Bus:
 
 def test_ssd1306_keeps_what_the_driver_sends(models: tuple[object, object]) -> None:
     display, sim = models
-    oled = sim.SSD1306()  # type: ignore[attr-defined]
+    oled = sim.SSD1306Chip()  # type: ignore[attr-defined]
     drv = display.SSD1306(_Bus(oled))  # type: ignore[attr-defined]
     drv.init()
     assert oled.display_on and oled.seg_remap and oled.com_reverse and oled.charge_pump
@@ -58,7 +58,7 @@ def test_ssd1306_keeps_what_the_driver_sends(models: tuple[object, object]) -> N
 
 def test_ssd1306_page_mode_and_display_off(models: tuple[object, object]) -> None:
     _, sim = models
-    oled = sim.SSD1306()  # type: ignore[attr-defined]
+    oled = sim.SSD1306Chip()  # type: ignore[attr-defined]
     # page addressing (the reset default): page 2, column 0x15, two bytes
     oled.write(b"\x00\xb2\x05\x11")
     oled.write(b"\x40\xff\x01")

@@ -72,7 +72,7 @@ def test_quiet_draws_turn_the_kitty_up_and_a_two_first_gives_nt() -> None:
     assert set(seen) == {"two", "suit"}
 
 
-def tampered(tmp_path: Path) -> tuple[difffuzz.Script, Path]:
+def tampered(tmp_path: Path) -> tuple[difffuzz.FuzzScript, Path]:
     """A script whose 'full engine' answers were altered at one follow."""
     script = difffuzz.make_script(11, variant=0)
     i = next(n for n, lab in enumerate(script.labels) if "follow by" in lab)
@@ -81,7 +81,7 @@ def tampered(tmp_path: Path) -> tuple[difffuzz.Script, Path]:
         answer = dev.ask(script.case)
     diff = difffuzz.compare(script, answer)
     assert diff is not None and diff[0] == i
-    d = difffuzz.Disagreement(11, "classic", i, script.labels[i], script.expect[i], diff[1])
+    d = difffuzz.FuzzDisagreement(11, "classic", i, script.labels[i], script.expect[i], diff[1])
     return script, difffuzz.write_case(tmp_path, script, d, answer)
 
 

@@ -119,7 +119,7 @@ def _case_file(tmp_path: Path) -> Path:
     from tractor_table import difffuzz
 
     script = difffuzz.make_script(3, variant=0)
-    d = difffuzz.Disagreement(3, str(script.case["variant"]), 0, script.labels[0], script.expect[0], None)
+    d = difffuzz.FuzzDisagreement(3, str(script.case["variant"]), 0, script.labels[0], script.expect[0], None)
     return difffuzz.write_case(tmp_path, script, d, {"out": script.expect})
 
 

@@ -91,3 +91,23 @@ def test_the_engine_record_replays_with_the_call(friend_db: Path, tmp_path: Path
     assert '"event": "call"' in text
     hand = erecord.replay(text)
     assert hand.friend_face is not None and hand.defenders is not None
+
+
+def test_records_show_says_the_levels_once_per_seat(
+    friend_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report says the levels before the hand per seat; the event list after
+    it does not say them again (it said seats 0 and 1's as if they were the
+    sides' levels, ``levels 2/2``)."""
+    import re
+
+    with Store.open(friend_db, create=False) as store:
+        hand = store.hands()[1]
+    names = "23456789TJQKA"
+    per_seat = " ".join(names[hand[f"level{s}"]] for s in range(4))
+    capsys.readouterr()
+    assert cli.main(["records", "show", str(hand["id"]), "--db", str(friend_db), "--color", "never"]) == 0
+    out = capsys.readouterr().out
+    summary = [ln for ln in out.splitlines() if re.match(r"\s+dealer S\d", ln)]
+    assert len(summary) == 1 and f"levels {per_seat};" in summary[0]
+    assert re.search(r"levels \w+/\w+", out) is None  # no per-side levels in a find-a-friend hand

@@ -22,7 +22,6 @@ from ..errors import CommandError
 
 ACTIONS = ("list", "show", "export", "check", "replay", "sheet")
 TRUMPS = ("S", "H", "D", "C", "NT")
-RANKS = "23456789TJQKA"
 FORMATS = ("engine", "events", "html", "text")
 
 
@@ -119,12 +118,6 @@ def _when(at: str | None) -> str:
     return (at or "")[:19].replace("T", " ")
 
 
-def _levels(a: Any, b: Any) -> str:
-    if a is None or b is None:
-        return "?"
-    return f"{RANKS[a] if 0 <= a < 13 else a}/{RANKS[b] if 0 <= b < 13 else b}"
-
-
 def _lost_by(h: dict[str, Any]) -> str:
     """A hand a revoke lost (revoke = "forfeit", the FORFEIT event): who lost it."""
     seat = h.get("forfeit_seat")
@@ -211,7 +204,9 @@ def _replay_file(path: Path, lang: str) -> int:
 
 
 def _show_events(store: Any, hand_id: int) -> int:
-    """Every event of the hand in words, with its index, hash and verdicts."""
+    """Every event of the hand in words, with its index, hash and verdicts (after
+    the report, which has said the dealer, the trump and the levels: per side,
+    or per seat in find-a-friend)."""
     from ..records.hands import describe_event
 
     h = store.hand(hand_id)
@@ -221,9 +216,6 @@ def _show_events(store: Any, hand_id: int) -> int:
         f"events {h['start_idx']}-{h['end_idx']}, {_when(h['started_at'])} UTC"
         + (f" to {_when(h['ended_at'])}" if h["ended_at"] else "")
     )
-    if h["dealer"] is not None:
-        trump = TRUMPS[h["trump"]] if h["trump"] is not None and 0 <= h["trump"] < 5 else "?"
-        print(f"  dealer S{h['dealer']}, levels {_levels(h['level0'], h['level1'])}, trump {trump}")
     if h["result"]:
         print(f"  result: {h['result']}{_lost_by(h)}")
     for e in store.hand_events(h):

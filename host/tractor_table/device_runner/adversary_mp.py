@@ -22,7 +22,7 @@ import sys
 import time
 
 import drules  # type: ignore[import-not-found]
-from judge_mp import REASONS, CaseError, Table, names, seat_of  # type: ignore[import-not-found]
+from judge_mp import REASONS, CaseError, CaseRules, names, seat_of  # type: ignore[import-not-found]
 
 
 def median(ts: list) -> float:  # type: ignore[type-arg]
@@ -50,7 +50,7 @@ def timed(fn, R: int, cap: int) -> tuple:  # type: ignore[no-untyped-def, type-a
 
 def answer(case: dict, R: int, cap: int) -> tuple:  # type: ignore[type-arg]
     kind = case.get("kind")
-    t = Table(case.get("rules"))
+    t = CaseRules(case.get("rules"))
     e = t.engine
     if kind == "follow":
         lead = t.cards(case["lead"])

@@ -155,7 +155,7 @@ def names(cards: bytes | bytearray | list[int]) -> str:
     return " ".join(card_name(c) for c in cards)
 
 
-class Table:
+class CaseRules:
     """A case's rules: the engine plus the hand-level options."""
 
     def __init__(self, rules: object) -> None:
@@ -237,7 +237,7 @@ def seat_of(v: object) -> int:
 
 def answer(case: dict) -> dict:  # type: ignore[type-arg]
     kind = case.get("kind")
-    t = Table(case.get("rules"))
+    t = CaseRules(case.get("rules"))
     e = t.engine
     if kind == "compare":
         a = t.cards(case["a"])
@@ -450,7 +450,7 @@ def hand_answer(case: dict) -> dict:  # type: ignore[type-arg]
     settling. With "scan" the hands are known from the start; without, they are
     rebuilt from the cards played and the hand is judged as an audit at its end.
     """
-    t = Table(case["rules"])
+    t = CaseRules(case["rules"])
     e = t.engine
     scan = bool(case.get("scan"))
     dealer = seat_of(case["dealer"])

@@ -16,7 +16,7 @@ SEATS = 4
 
 
 @dataclass
-class Bid:
+class ReportBid:
     seat: int
     cards: list[int]
     accepted: bool
@@ -36,7 +36,7 @@ class TrickReport:
 
 
 @dataclass
-class Finding:
+class ReportFinding:
     source: str  # "table" or "verifier"
     text: str
     table_view: str = ""
@@ -59,7 +59,7 @@ class HandReport:
     levels: tuple[int | None, ...] = (None, None)  # per side, or per seat (find-a-friend)
     called: int | None = None  # find-a-friend: the face called
     partner: int | None = None  # the dealer's partner once known (-1: alone)
-    bids: list[Bid] = field(default_factory=list)
+    bids: list[ReportBid] = field(default_factory=list)
     hands: list[list[int] | None] = field(default_factory=lambda: [None] * SEATS)
     hands_from: str = ""  # "scanned" (hand_scan), "played" (every card played), ""
     kitty: list[int] | None = None
@@ -67,7 +67,7 @@ class HandReport:
     kitty_up: list[int] | None = None
     tricks: list[TrickReport] = field(default_factory=list)
     end: dict[str, Any] | None = None
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[ReportFinding] = field(default_factory=list)
     rules: dict[str, Any] | None = None
     events: int = 0
     result: str = ""
@@ -139,7 +139,7 @@ def build(store: Any, hand: dict[str, Any]) -> HandReport:
             if v["verdict"] != "disagreed":
                 continue
             host = json.loads(v["host_event"]) if v["host_event"] else None
-            rep.findings.append(Finding(
+            rep.findings.append(ReportFinding(
                 "verifier",
                 f"event {e['index']}: the table and the full engine disagree ({v['what']})",
                 table_view=v["table_text"] or describe(e["event"]),
@@ -167,7 +167,7 @@ def feed(rep: HandReport, ev: list[Any]) -> None:
     elif k == EV.PARTNER:
         rep.partner = ev[2]
     elif k == EV.BID:
-        rep.bids.append(Bid(ev[1], cards, bool(ev[2]), "" if ev[2] else reason(ev[3])))
+        rep.bids.append(ReportBid(ev[1], cards, bool(ev[2]), "" if ev[2] else reason(ev[3])))
     elif k == EV.TRUMP:
         rep.trump, rep.declarer, rep.dealer = ev[1], ev[2], ev[3]
     elif k == EV.KITTY:
@@ -197,12 +197,12 @@ def feed(rep: HandReport, ev: list[Any]) -> None:
         if t.plays and t.plays[0][0] == ev[2]:
             t.attempt = t.plays[0][1]
             t.plays[0] = (ev[2], cards)
-        rep.findings.append(Finding("table", describe(ev)))
+        rep.findings.append(ReportFinding("table", describe(ev)))
     elif k == EV.CHALLENGE:
         t = _trick(rep, ev[1])
         t.notes.append(describe(ev))
         if not ev[3]:
-            rep.findings.append(Finding("table", describe(ev)))
+            rep.findings.append(ReportFinding("table", describe(ev)))
     elif k == EV.TRICK:
         t = _trick(rep, ev[1])
         t.winner, t.points, t.score = ev[2], ev[3], ev[4]
@@ -215,7 +215,7 @@ def feed(rep: HandReport, ev: list[Any]) -> None:
             "winners": [s for s in range(SEATS) if ev[8] >= 0 and ev[8] >> s & 1] if per_seat else [],
         }
     elif k in (EV.REJECT, EV.AUDIT, EV.REVOKE, EV.FORFEIT):
-        rep.findings.append(Finding("table", describe(ev)))
+        rep.findings.append(ReportFinding("table", describe(ev)))
 
 
 def settlement(rep: HandReport) -> str:

@@ -1,6 +1,6 @@
 """Step through a hand event by event, forwards and back, in the terminal.
 
-A hand is a list of :class:`Step` (what happened, and the game as it stands
+A hand is a list of :class:`ReplayStep` (what happened, and the game as it stands
 after it), built from a recorded hand (the table's events, as
 ``tractor-table records`` keeps them) or from an engine hand record (a
 ``simulate --records`` file, docs/records.md), then walked with
@@ -23,7 +23,7 @@ KEYS = "Enter/n next, b back, f first, l last, NUMBER that step, q quit"
 
 
 @dataclass
-class Step:
+class ReplayStep:
     title: str
     lines: list[str]
 
@@ -47,7 +47,7 @@ def _table_state(rep: HandReport, lang: str) -> list[str]:
     return out
 
 
-def recorded_steps(store: Any, hand: dict[str, Any], lang: str = "en") -> list[Step]:
+def recorded_steps(store: Any, hand: dict[str, Any], lang: str = "en") -> list[ReplayStep]:
     """The steps of a recorded hand (its own branch of events)."""
     from ..records.export import branch
     from ..virtual.events import describe
@@ -64,7 +64,7 @@ def recorded_steps(store: Any, hand: dict[str, Any], lang: str = "en") -> list[S
     for e in branch(store, hand):
         feed(rep, e["event"])
         verdicts = sorted({v["verdict"] for v in e["verdicts"]}) or ["not judged"]
-        steps.append(Step(f"event {e['index']}: {describe(e['event'])}  [{', '.join(verdicts)}]",
+        steps.append(ReplayStep(f"event {e['index']}: {describe(e['event'])}  [{', '.join(verdicts)}]",
                           _table_state(rep, lang)))
     return steps
 
@@ -113,7 +113,7 @@ def _say(d: dict[str, Any], lang: str) -> str:
     return str(k)
 
 
-def file_steps(path: Path, lang: str = "en") -> list[Step]:
+def file_steps(path: Path, lang: str = "en") -> list[ReplayStep]:
     """The steps of an engine hand record (``simulate --records``)."""
     from shengji import record as erecord
 
@@ -130,25 +130,25 @@ def file_steps(path: Path, lang: str = "en") -> list[Step]:
             f"records replay {path}: not a hand record ({exc}); give a hand's number or a "
             "'simulate --records' file"
         ) from None
-    steps = [Step("the hand starts", _engine_state(hand, lang))]
+    steps = [ReplayStep("the hand starts", _engine_state(hand, lang))]
     for n, line in enumerate(lines[1:], start=2):
         try:
             d = json.loads(line)
             hand.apply(erecord.event_from_json(d))
         except (ValueError, erecord.RecordError) as exc:
             raise CommandError(f"records replay {path}: line {n}: {exc}") from None
-        steps.append(Step(f"line {n}: {_say(d, lang)}", _engine_state(hand, lang)))
+        steps.append(ReplayStep(f"line {n}: {_say(d, lang)}", _engine_state(hand, lang)))
     return steps
 
 
-def show(steps: list[Step], k: int, out: Callable[[str], None]) -> None:
+def show(steps: list[ReplayStep], k: int, out: Callable[[str], None]) -> None:
     s = steps[k]
     out(f"-- step {k + 1}/{len(steps)}: {s.title}")
     for line in s.lines:
         out(f"   {line}")
 
 
-def walk(steps: list[Step], keys: Iterable[str] | TextIO, out: Callable[[str], None],
+def walk(steps: list[ReplayStep], keys: Iterable[str] | TextIO, out: Callable[[str], None],
          start: int = 0) -> int:
     """Show step ``start``, then move as each line of ``keys`` says; the last step shown."""
     if not steps:

@@ -23,7 +23,7 @@ class Port:
         return True
 
 
-class Board:
+class ScreenBoard:
     decks = 1
     problem = ""
 
@@ -77,9 +77,9 @@ def card(name, copy=0):
     return copy * 54 + f
 
 
-class Script:
+class ScreenScript:
     def __init__(self, no_bid=0, revoke=0, hand_scan=False):
-        self.board = Board()
+        self.board = ScreenBoard()
         rules = tablerules.TableRules(1, no_bid=no_bid, revoke=revoke)
         self.app = M.App(self.board, rules, decks=1, hand_scan=hand_scan)
         self.step()
@@ -156,7 +156,7 @@ def bid_and_bury(s):
 
 
 def main():
-    s = Script()
+    s = ScreenScript()
     s.shot("draw: no bid yet")
     s.play(2, "3S")
     s.shot("error: not a bid (3S is no level card)")
@@ -204,7 +204,7 @@ def main():
     print("# hand 1 over: %s" % s.board.lines[2])
 
     # a throw challenged: on a new table, S1 leads KS QS
-    c = Script()
+    c = ScreenScript()
     bid_and_bury(c)
     c.play(1, "KS", "QS")
     c.shot("play: a throw on the table")
@@ -226,7 +226,7 @@ def main():
     c.shot("challenge: S3 shows AS, the throw fails, QS stands as the lead")
 
     # revoke = "forfeit": S2 shows a heart on a spade lead, then plays a spade
-    r = Script(revoke=1)
+    r = ScreenScript(revoke=1)
     bid_and_bury(r)
     r.play(1, "KS")
     r.play(2, "9H")
@@ -238,7 +238,7 @@ def main():
     r.shot("error: a revoke proven (revoke = forfeit: the hand is lost)")
 
     # hand_scan: every seat scans its hand after the draw (the dealer with the kitty)
-    h = Script(hand_scan=True)
+    h = ScreenScript(hand_scan=True)
     h.play(1, "2H")
     h.press(1)
     h.quiet()
@@ -259,7 +259,7 @@ def main():
     h.shot("error: not in your hand (hand scan: AS is S0's)")
 
     # no_bid = "kitty": after the first hand nobody bids, the dealer turns the kitty up
-    k = Script(no_bid=1)
+    k = ScreenScript(no_bid=1)
     bid_and_bury(k)
     play_tricks(k, 0, 12)
     k.press(0)
@@ -272,10 +272,10 @@ def main():
 
 
 def enroll_and_power_up():
-    s = Script()
+    s = ScreenScript()
     s.app._app([M.APP_ENROLL, 0])
     s.shot("enrollment: enroll mode at seat 0")
-    b = Board()
+    b = ScreenBoard()
     b.problem = "no card map: cards.bin"
     app = M.App(b, tablerules.TableRules(1), decks=1)
     app.table.say(b.problem, b.now)

@@ -132,7 +132,7 @@ def ref(decks, acts, image):
             crc = snap_crc(t)
             # the snapshot serialised, as the save does (the CPU part of a
             # save): the best of three after a collection (no gc pause in it)
-            sink = _Sink()
+            sink = _NullOut()
             ser = 1 << 30
             for _ in range(3):
                 gc.collect()
@@ -155,7 +155,7 @@ def ref(decks, acts, image):
     nf.close()
 
 
-class _Sink:
+class _NullOut:
     def write(self, b):
         return len(b)
 

@@ -433,7 +433,7 @@ class Board:
             self.rst[H.READER_RSTPD_N[s]] = c
         self.max_fields_on = 0
         self.clock.waiting = self._in_flight
-        self.oled = ssd1306sim.SSD1306(H.DISPLAY_ADDR)
+        self.oled = ssd1306sim.SSD1306Chip(H.DISPLAY_ADDR)
         self.oled.on_frame = self._frame
         self.i2c_bus = H.I2C_ID
         self.buttons = list(H.BUTTONS)

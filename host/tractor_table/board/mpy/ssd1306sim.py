@@ -20,7 +20,7 @@ _PARAMS = {
 }
 
 
-class SSD1306:
+class SSD1306Chip:
     WIDTH = 128
     PAGES = 8
 
