@@ -207,7 +207,7 @@ class DisplayModel:
                 txt = "?" + txt
             lines[3 + s] = (mark + "S%d " % s + txt)[:COLS]
         lines[7] = t.message[:COLS]
-        if t.called:
+        if t.friend:
             # partners = "called": levels per seat, the call and the partner
             t.friend.display(t, lines, trump, dealer)  # tablefriend.py
         return lines

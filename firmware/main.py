@@ -354,6 +354,10 @@ def configured_app(board, cfg_path):
     problem = board.problem or (opts.problems[0] if opts.problems else "")
     if problem:
         app.table.say(problem, board.ticks_ms())
+    # the pins and the readers' wiring: needed to build the board only
+    sys.modules.pop("hwconfig", None)
+    sys.modules.pop("picohw", None)
+    gc.collect()
     return app
 
 
@@ -373,10 +377,14 @@ def main():
     import picoboard
 
     board = picoboard.PicoBoard()
-    configured_app(board, H.CONFIG_FILE).run()
+    cfg = H.CONFIG_FILE
+    H = picohw = None  # dropped by configured_app, loaded again for the flag
+    configured_app(board, cfg).run()
     # a maintenance stop: the watchdog cannot be stopped, so the board resets
     # into maintenance (a flag file on flash says so to the next boot)
     print("the table stopped for maintenance; resetting into maintenance")
+    import picohw
+
     picohw.maintenance_flag(set_it=True)
     board.reset()
 

@@ -109,7 +109,7 @@ class PicoBoard:
         from display import SSD1306
 
         self._time = time
-        self._H = H
+        self._pressed = H.BUTTON_PRESSED  # hwconfig is not kept (main.configured_app drops it)
         self._scanner_mod = scanner
         readers = picohw.readers(machine)
         self.cards = None
@@ -198,7 +198,7 @@ class PicoBoard:
         return _NO_TAPS if out is None else out
 
     def presses(self, now):
-        pressed = self._H.BUTTON_PRESSED
+        pressed = self._pressed
         for s in range(len(self.buttons)):
             self.decoder.feed(s, self.buttons[s].value() == pressed, now)
         return self.decoder.take(now)

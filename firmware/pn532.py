@@ -141,6 +141,10 @@ class PN532:
     :param tag_timeout_us: how long to wait for a tag READ/WRITE answer
     """
 
+    # the constant frames, shared by every reader (built by the first __init__)
+    _op_status = _op_read = _w_version = _w_field_off = None
+    _w_poll1 = _w_poll2 = _w_abort = _ack_wire = None
+
     def __init__(
         self,
         spi,
@@ -168,27 +172,32 @@ class PN532:
         if rst is not None:
             rst.value(1)
         # Preallocated: every command of the polling path is a constant frame.
-        self._op_status = bytes((_REV[_STATUS_READ],))
-        self._op_read = bytes((_REV[_DATA_READ],))
+        # The frames no command changes are built once, for the class, and
+        # shared by the four readers (less heap: docs/firmware.md, "Heap").
+        cls = PN532
+        if cls._w_poll1 is None:
+            cls._op_status = bytes((_REV[_STATUS_READ],))
+            cls._op_read = bytes((_REV[_DATA_READ],))
+            cls._w_version = _wire_frame(b"\xd4\x02")
+            cls._w_field_off = _wire_frame(b"\xd4\x32\x01\x00")
+            cls._w_poll2 = _wire_frame(b"\xd4\x4a\x02\x00")  # up to 2 targets
+            w = bytearray(7)  # data write of an ACK frame: abort the command
+            w[0] = _REV[_DATA_WRITE]
+            for i in range(6):
+                w[1 + i] = _REV[_ACK[i]]
+            cls._w_abort = w
+            cls._ack_wire = bytes(_REV[b] for b in _ACK)
+            cls._w_poll1 = _wire_frame(b"\xd4\x4a\x01\x00")  # 1 target, 106 kbps type A
         self._status = bytearray(1)
         self._ack = bytearray(6)
         self._short = bytearray(_SHORT_READ)
         self._long = bytearray(_POLL_READ)
         self._page = bytearray(_PAGE_READ)
-        self._w_version = _wire_frame(b"\xd4\x02")
         # SAMConfiguration: normal mode, (timeout, unused), IRQ line driven or not
         self._w_sam = _wire_frame(b"\xd4\x14\x01\x14\x01" if irq is not None else b"\xd4\x14\x01\x14\x00")
-        self._w_field_off = _wire_frame(b"\xd4\x32\x01\x00")
-        self._w_poll1 = _wire_frame(b"\xd4\x4a\x01\x00")  # 1 target, 106 kbps type A
-        self._w_poll2 = _wire_frame(b"\xd4\x4a\x02\x00")  # up to 2 targets
-        self._w_abort = bytearray(7)  # data write of an ACK frame: abort the command
-        self._w_abort[0] = _REV[_DATA_WRITE]
-        for i in range(6):
-            self._w_abort[1 + i] = _REV[_ACK[i]]
         # Learned waits (us) per slot: 2 * command slot + (0 ACK, 1 answer);
         # slots: 0 other, 1 poll, 2 field off, 5 tag exchange.
         self._hints = [0] * 12
-        self._ack_wire = bytes(_REV[b] for b in _ACK)
         self._w_retries = _wire_frame(b"\xd4\x32\x05\xff\x01\x00")
         self._w_tag = bytearray(17)  # op + 5 header + 9 body (write) + DCS + postamble
         #: Answer data of the last command: ``data[data_at : data_at + n]``.

@@ -141,16 +141,15 @@ class Table(T.TableBase):
         self.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
         self.scan_done = 0  # hand_scan mode: bit per seat whose hand is scanned
         # partners = "called": levels per seat, the call and the partner (tablefriend.py)
-        self.called = getattr(rules, "partners", 0) == 1
-        self.friend = None
-        if self.called:
+        self.friend = None  # partners = "called": find-a-friend's functions (tablefriend.py)
+        if getattr(rules, "partners", 0) == 1:
             self.friend = _opt("tablefriend")
             self.friend.init(self)
         self.new_match()
 
     # --- match and hand set-up ----------------------------------------------
     def new_match(self):
-        self.levels = [0, 0, 0, 0] if self.called else [0, 0]
+        self.levels = [0, 0, 0, 0] if self.friend else [0, 0]
         self.hand_no = 0
         self.first_hand = True
         self.dealer = -1
@@ -190,7 +189,7 @@ class Table(T.TableBase):
         for h in self.hands:
             del h[:]
         self.scan_done = 0
-        if self.called:
+        if self.friend:
             self.friend.new_hand(self)
         # with partners = "called" the levels are per seat: seats 2 and 3 last
         self.emit(
@@ -265,7 +264,7 @@ class Table(T.TableBase):
         with partners = "called" the dealer's own."""
         if self.dealer < 0:
             return self.levels[0]
-        return self.levels[self.dealer] if self.called else self.levels[self.dealer & 1]
+        return self.levels[self.dealer] if self.friend else self.levels[self.dealer & 1]
 
     def tick(self, now_ms):
         # MicroPython's ticks_ms wraps at 2**30: compare as time.ticks_diff does
@@ -416,7 +415,7 @@ class Table(T.TableBase):
                 _opt("tabledeal").bury(self, now_ms)
                 if self.phase == T.PLAY:
                     _done("tabledeal")  # the draw and the burial are over
-                    if self.called:
+                    if self.friend:
                         _opt("tablecall").start(self)  # the dealer names a card first
             return
         kitty = None

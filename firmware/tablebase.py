@@ -141,8 +141,7 @@ try:  # the type checker's (and CPython's); at run time on the device TableBase 
         hand_size: int
         kitty_size: int
         hand_scan: bool  # every seat scans its hand after the draw (tablescan.py)
-        called: bool  # partners = "called" (tablefriend.py)
-        friend: "Any"  # the module tablefriend where called, else None (set by table.Table)
+        friend: "Any"  # partners = "called": the module tablefriend (set by table.Table), else None
         # the link's bookkeeping
         ev_index: int  # index of the next event
         ev_hash: int  # state hash after the last event

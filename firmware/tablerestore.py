@@ -11,7 +11,7 @@ def restore(tb: "T.TableBase", snap):
     """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
     scan = None
     friend = None
-    if tb.called:  # partners = "called": the last field [2, call, partner, level 2, level 3]
+    if tb.friend:  # partners = "called": the last field [2, call, partner, level 2, level 3]
         friend, snap = _friend_field(snap)
     if isinstance(snap, list) and len(snap) == 23:
         scan = snap[22]
@@ -52,7 +52,14 @@ def restore(tb: "T.TableBase", snap):
     if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN, T.REVEAL, T.CALL):
         raise T.TableError("snapshot: bad phase %r" % (ph,))
     if kitty_up or ph == T.REVEAL:
-        _kitty_up(tb, ph, bids, kitty_up)
+        # no_bid = "kitty" (tablereveal.py): no kitty turned up during the reveal
+        # (nor any bid), else the kitty's size, each card once
+        bad = len(kitty_up) not in (0, tb.kitty_size) or (ph == T.REVEAL and (kitty_up or bids))
+        for c in kitty_up:
+            if c < 0 or c >= tb.ncards or kitty_up.count(c) > 1:
+                bad = True
+        if bad:
+            raise T.TableError("snapshot: bad kitty turned up %r" % (kitty_up,))
     seen = bytearray(tb.ncards)
     played = 0
     for c in kitty:
@@ -159,17 +166,6 @@ def restore(tb: "T.TableBase", snap):
     if trump >= 0:
         tb.rules.begin_hand(tb.level(), trump)
     tb.take_events()  # the events before it are not the link's any more
-
-
-def _kitty_up(tb: "T.TableBase", ph, bids, kitty_up):
-    """A snapshot's kitty turned up (no_bid = "kitty", tablereveal.py): none
-    during the reveal (nor any bid), else the kitty's size, each card once."""
-    bad = len(kitty_up) not in (0, tb.kitty_size) or (ph == T.REVEAL and (kitty_up or bids))
-    for c in kitty_up:
-        if c < 0 or c >= tb.ncards or kitty_up.count(c) > 1:
-            bad = True
-    if bad:
-        raise T.TableError("snapshot: bad kitty turned up %r" % (kitty_up,))
 
 
 def _ints(xs, n):

@@ -58,8 +58,8 @@ class TableRules:
         # partners (RULES.md section 9): 0 "fixed", 1 "called" (find-a-friend,
         # the table core plays it: tablefriend.py, settling by settle_seats)
         self.partners = partners
-        self._hands = None  # throw()'s four face-count arrays, made with the engine
-        self._forced = None
+        self._hands = [bytearray(54), bytearray(54), bytearray(54), bytearray(54)]
+        self._forced = bytearray(54 * 4)
         self._order = [(), (), (), ()]
         self._settled = [0, 0, 0, -1]
         # declare(): the last bid was refused as a self-override (its reason)
@@ -73,15 +73,12 @@ class TableRules:
 
             e = self.engine = D.Engine(*self._opts)
             e.set_trump(self._trump[0], self._trump[1])
-            self._hands = [bytearray(54), bytearray(54), bytearray(54), bytearray(54)]
-            self._forced = bytearray(54 * 4)
         return e
 
     def unload(self):
         """Drop the engine and its modules from the heap (enroll mode: no card
         is played); the next question loads them again (e())."""
         self.engine = None
-        self._hands = self._forced = None
         for name in _ENGINE:
             sys.modules.pop(name, None)
 

@@ -60,4 +60,4 @@ def snapshot(tb: "T.TableBase", packed=False):
         [[1, tb.scan_done, tb.hands[0], tb.hands[1], tb.hands[2], tb.hands[3]]]
         if tb.hand_scan
         else []
-    ) + ([[2, tb.call, tb.partner, tb.levels[2], tb.levels[3]]] if tb.called else [])
+    ) + ([[2, tb.call, tb.partner, tb.levels[2], tb.levels[3]]] if tb.friend else [])

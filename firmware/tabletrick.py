@@ -57,7 +57,7 @@ def play_event(tb: "T.TableBase", seat, cards, now_ms):
         ev.append(c)
     tb.emit(ev)
     tb.undo_seat = seat  # a long press may take it back (tableundo.py) until something follows
-    if tb.called:
+    if tb.friend:
         tb.friend.played(tb, seat, cards, now_ms)  # the partner may be known now
 
 
@@ -135,7 +135,7 @@ def force(tb: "T.TableBase", forced, now_ms):
         tb.seen[c] = T.SEEN_PLAYED
     pen = tb.throw_penalty
     if pen:
-        if tb.called:
+        if tb.friend:
             tb.friend.penalty(tb, tb.leader, pen)
         elif (tb.leader & 1) == tb.defenders():
             tb.score += pen
@@ -158,7 +158,7 @@ def force(tb: "T.TableBase", forced, now_ms):
 def end_trick(tb: "T.TableBase", now_ms):
     plays = tb.plays
     winner, points = tb.rules.trick(tb.leader, plays)
-    if tb.called:
+    if tb.friend:
         tb.friend.trick(tb, winner, points)  # kept by seat
     elif (winner & 1) != tb.defenders():
         tb.score += points
@@ -186,7 +186,7 @@ def end_hand(tb: "T.TableBase", now_ms, forfeits):
     rules = tb.rules
     mult = bonus = 0
     won_by = None  # the attackers' play that took the last trick (and the kitty)
-    if tb.called:
+    if tb.friend:
         tb.friend.resolve(tb, now_ms, True)  # every copy is located by now
     if tb.played >= tb.hand_size:
         last = tb.tricks[-1]
@@ -199,7 +199,7 @@ def end_hand(tb: "T.TableBase", now_ms, forfeits):
             forfeits.from_audit(tb, found)
     if tb.forfeit:
         nd, levels, winner = forfeits.settle(tb, won_by, now_ms)
-    elif tb.called:
+    elif tb.friend:
         nd, levels, winner = tb.friend.settle(tb, won_by)
         tb.say("hand over: %d" % tb.score, now_ms)
     else:
@@ -230,7 +230,7 @@ def end_hand(tb: "T.TableBase", now_ms, forfeits):
 
 def _defends(tb: "T.TableBase", seat):
     """Is `seat` on the dealer's side (partners = "called": as the partner is known)?"""
-    if tb.called:
+    if tb.friend:
         return (tb.defmask >> seat) & 1 == 1
     return (seat & 1) == tb.defenders()
 

@@ -30,7 +30,7 @@ def undo(tb: "T.TableBase", seat, now_ms):
         tb.seen[c] = 0
     if tb.hand_scan:
         tb.hands[seat].extend(cards)
-    if tb.called:
+    if tb.friend:
         for c in cards:
             if c % 54 == tb.call:
                 tb.fby[c // 54] = 0  # that copy is not located by this play any more

@@ -1,5 +1,5 @@
-# runs-under: micropython heapsize=76K
-# (76K, 72K before find-a-friend: the table core and these scripts are compiled from source in the heap;
+# runs-under: micropython heapsize=72K
+# (72K: the table core and these scripts are compiled from source in the heap;
 # the firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # The table core's state machine driven by scripts and a fake clock, with a
 # scripted rules object (fakerules.py): phases, turns, grouping taps into

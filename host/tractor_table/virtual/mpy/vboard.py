@@ -347,10 +347,8 @@ def main(argv):
         # end it is imported again without growing the qstr pools, which
         # then needs one large block (on this port 1,280 entries, 14 KB, past
         # 1,260 qstrs) that a heap late in a game may not have in one piece
-        import heapreport
-
+        __import__("heapreport")
         del sys.modules["heapreport"]
-        heapreport = None
     readers = SimReaders(argv[6], decks) if mode == "spi" else None
     # what the simulated chips and bus take (not firmware): reported apart
     sim = readers.sim_bytes if readers is not None else 0
