@@ -133,7 +133,7 @@ class Table(T.TableBase):
         self.ev_hash = 0  # state hash after the last event
         self._out = []
         self._sound = E.SND_NONE
-        self.save_due = False  # take_save()'s answer: a state worth keeping since
+        self.save_due = False  # take_save()'s answer: a state worth keeping is due
         # per hand (preallocated, reused every hand)
         self.seen = bytearray(self.ncards)
         self.pending = [[], [], [], []]  # cards tapped, not yet committed, per seat
