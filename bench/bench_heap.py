@@ -74,7 +74,7 @@ ON_DEMAND = [
     ("tableconfig (table.cfg, at start; dropped after)", "tableconfig"),
     ("picoboard (the Pico's board: not on the virtual table)", "picoboard"),
     ("ttlink_host (the host's end: never on the table)", "ttlink_host"),
-    ("vboard (the virtual table's board, from source: not on the Pico)", "vboard"),
+    ("vboard (the virtual table's board: not on the Pico)", "vboard"),
 ]
 
 _MEASURE = """
