@@ -73,7 +73,7 @@ def make_hands(count: int, rng: random.Random, structured: float, rules: Rules) 
     out: list[Hand] = []
     for _ in range(count):
         order = Order(rules, Rank(rng.randrange(13)), rng.choice([None, *Suit]))
-        hands, _kitty = deal(rules, rng)
+        hands, _kitty = deal(rules, rng).faces()
         leader = rng.randrange(4)
         tricks = random_playout(order, hands, leader, rng, throw_rate=0.1, structured=structured)
         out.append((order, hands, leader, tricks))

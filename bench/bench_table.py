@@ -4,7 +4,7 @@ Bot hands are played by the full engine (``shengji`` bots, two decks), then
 fed, card by card, to the firmware's table core with the device rules engine
 under MicroPython's unix port (``bench/table_mp.py``): the time of each input
 that ends a play is measured (a lead's click; a follow's last tap, which
-includes the revoke re-checks of §10; the last tap of the hand, which includes
+includes the revoke re-checks of docs/rules.md §10.1; the last tap of the hand, which includes
 the audit of every hand and the settlement), and of each snapshot written to
 flash. The times are calibrated to a real RP2040 with the factors of
 ``bench/rp2040.py`` (measured on the real rp2 port: one factor per kind of

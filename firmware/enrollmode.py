@@ -23,20 +23,9 @@
 # loads the engine again.
 import gc
 import sys
+import events as E  # the APP_* codes
 
 import scanner as S
-
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):  # type: ignore[no-redef]
-        return x
-
-
-APP_REPLY = const(100)
-APP_ENROLL = const(104)
-APP_TAG = const(105)
 
 _HEX = "0123456789abcdef"
 
@@ -63,13 +52,13 @@ class Enroller:
             for i in range(sc.uid_len):
                 b = uid[i]
                 text += _HEX[b >> 4] + _HEX[b & 15]
-            msg = [APP_TAG, sc.seat, text]
+            msg = [E.APP_TAG, sc.seat, text]
         elif k == S.EV_TWO:
-            msg = [APP_TAG, sc.seat, "", "two"]
+            msg = [E.APP_TAG, sc.seat, "", "two"]
         elif k == S.EV_CROSSTALK:
-            msg = [APP_TAG, sc.seat, "", "crosstalk"]
+            msg = [E.APP_TAG, sc.seat, "", "crosstalk"]
         elif k == S.EV_FAULT:
-            msg = [APP_TAG, sc.seat, "", "fault"]
+            msg = [E.APP_TAG, sc.seat, "", "fault"]
         else:
             return
         self.link.send_app(msg)
@@ -83,10 +72,10 @@ def command(app, payload, now):
     board = app.board
     seat = payload[1] if len(payload) > 1 else None
     if not isinstance(seat, int) or seat < -1 or seat > 3:
-        link.send_app([APP_REPLY, APP_ENROLL, 1, "enroll needs a seat 0-3, or -1 to stop"])
+        link.send_app([E.APP_REPLY, E.APP_ENROLL, 1, "enroll needs a seat 0-3, or -1 to stop"])
         return
     if not hasattr(board, "tag_sink"):
-        link.send_app([APP_REPLY, APP_ENROLL, 1, "this table's readers report cards, not tags"])
+        link.send_app([E.APP_REPLY, E.APP_ENROLL, 1, "this table's readers report cards, not tags"])
         return
     if seat < 0:
         _end(app, now)
@@ -99,7 +88,7 @@ def command(app, payload, now):
         board.tag_sink = app.enroll.tag
         app.table.say("enroll at S%d" % seat, now)
         app.dirty = True
-    link.send_app([APP_REPLY, APP_ENROLL, 0, ""])
+    link.send_app([E.APP_REPLY, E.APP_ENROLL, 0, ""])
 
 
 def _end(app, now):

@@ -8,6 +8,9 @@
 # docs/protocol.md links to it. Change a kind's fields only together with
 # that table and the host's reader of events (tractor_table.virtual.events).
 #
+# Every value here is shared with the host, which reads this very file
+# (tractor_table.vocab) and defines none of them again.
+#
 # Dependencies: micropython.const only.
 try:
     from micropython import const
@@ -138,6 +141,21 @@ REASONS = (
     "not in your hand",
     "no self-override",
 )
+
+# --- the link's application messages (main.py, enrollmode.py) ---------------
+# The host sends [command, ...] in an APP frame: table.CMD_* (1-3) or one of
+# these; the device answers [APP_REPLY, command, 0 ok / 1 refused, text].
+APP_REPLY = const(100)
+# [APP_STATE] asks for the display lines: answered [APP_LINES, line0, ..., line7]
+APP_STATE = const(101)
+APP_LINES = const(102)
+# [APP_MAINTENANCE] stops the table for `tractor-table deploy` (main.py)
+APP_MAINTENANCE = const(103)
+# [APP_ENROLL, seat] / [APP_ENROLL, -1]: enroll mode at a seat (enrollmode.py),
+# which sends the tags read there as [APP_TAG, seat, "uidhex"] (or
+# [APP_TAG, seat, "", reason] for a reader error)
+APP_ENROLL = const(104)
+APP_TAG = const(105)
 
 # --- sounds (the buzzer plays them; the virtual table prints them) ------------
 SND_NONE = const(0)

@@ -45,6 +45,7 @@ import sys
 # source (tests, not the Pico's .mpy files) it compiles while the heap is emptiest.
 import ttlink
 import table as T
+import events as E
 from display import DisplayModel
 from version import FIRMWARE_VERSION, RULES_ID
 
@@ -56,20 +57,13 @@ except ImportError:
         return x
 
 
-# The app messages the host sends on the link: [command, ...] as table.CMD_*;
-# the device answers [APP_REPLY, command, 0 ok / 1 refused, text].
-APP_REPLY = const(100)
-# [APP_STATE] asks for the display lines: answered [APP_LINES, line0, ..., line7]
-APP_STATE = const(101)
-APP_LINES = const(102)
-# [APP_MAINTENANCE] stops the table (its state is already saved) so that the
-# REPL is free for `tractor-table deploy`: the device answers
+# The app messages the host sends on the link: [command, ...] as table.CMD_*
+# or events.APP_*; the device answers [APP_REPLY, command, 0 ok / 1 refused,
+# text]. [APP_MAINTENANCE] stops the table (its state is already saved) so that
+# the REPL is free for `tractor-table deploy`: the device answers
 # [APP_REPLY, APP_MAINTENANCE, 0, ""], lets the link deliver that, gives Ctrl-C
 # back and returns from main(). The same happens at power-up while seat 0's
 # button is held (a maintenance start).
-APP_MAINTENANCE = const(103)
-# [APP_ENROLL, seat] / [APP_ENROLL, -1]: enroll mode at a seat (enrollmode.py)
-APP_ENROLL = const(104)
 # how long the link may take to deliver the last frames before the table stops
 _STOP_GRACE_MS = const(1500)
 # failed turns of the loop in a row before the board is reset (board.reset():
@@ -162,7 +156,9 @@ class App:
 
         try:
             snap = json.loads(bytes(data).decode())
-            snap[13] = count  # the link's numbering decides
+            # the link's numbering decides: fields F_EV_INDEX and F_EV_HASH
+            # (snaplayout.py, which the table does not load)
+            snap[13] = count
             snap[14] = head
             self.table.restore(snap)
         except (ValueError, TypeError, IndexError, T.TableError) as exc:
@@ -184,16 +180,16 @@ class App:
         if not payload:
             return
         c = payload[0]
-        if c == APP_STATE:
-            self.link.send_app([APP_LINES] + self.display.text_lines(t))
+        if c == E.APP_STATE:
+            self.link.send_app([E.APP_LINES] + self.display.text_lines(t))
             return
-        if c == APP_MAINTENANCE:
-            self.link.send_app([APP_REPLY, c, 0, ""])
+        if c == E.APP_MAINTENANCE:
+            self.link.send_app([E.APP_REPLY, c, 0, ""])
             self.stop_at = now = self.board.ticks_ms()
             t.say("maintenance: table stopped", now)
             self.dirty = True
             return
-        if c == APP_ENROLL:
+        if c == E.APP_ENROLL:
             import enrollmode
 
             enrollmode.command(self, payload, self.board.ticks_ms())
@@ -201,14 +197,14 @@ class App:
         if c == T.CMD_RESTORE:
             # a state comes only as a link snapshot: the link then restarts
             # its event log at the snapshot's index and hash, in step with us
-            self.link.send_app([APP_REPLY, c, 1, "send the state as a link snapshot"])
+            self.link.send_app([E.APP_REPLY, c, 1, "send the state as a link snapshot"])
             return
         try:
             t.command(payload)
         except T.TableError as exc:
-            self.link.send_app([APP_REPLY, c, 1, str(exc)])
+            self.link.send_app([E.APP_REPLY, c, 1, str(exc)])
             return
-        self.link.send_app([APP_REPLY, c, 0, ""])
+        self.link.send_app([E.APP_REPLY, c, 0, ""])
         self.dirty = True
 
     def step(self, now):

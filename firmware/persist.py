@@ -148,7 +148,7 @@ class Store:
 
 
 def _index(snap):
-    # the event index a snapshot was taken at (tablesnap.py: field 13)
+    # the event index a snapshot was taken at (snaplayout.F_EV_INDEX)
     try:
         return int(snap[13])
     except (IndexError, TypeError, ValueError):

@@ -16,6 +16,9 @@
 # points by seat are rebuilt from the tricks, field 10 is -1 while the partner
 # is unknown). Version 2 (version 1 had no field 21).
 # Restoring one is tablerestore.py's (loaded only for that, then dropped).
+# The index of every field is named in snaplayout.py (the table never loads
+# it; the host reads it, and tests/foundation/test_one_vocabulary.py reads a
+# real snapshot by its names).
 # A part of the table core (tablebase.py): a function of the table's state.
 import tablebase as T
 

@@ -751,26 +751,12 @@ class DeviceLink(_Link):
 
 
 # ---------------------------------------------------------------- host end
-# HostLink and Record live in ttlink_host.py (the table never loads them).
-if _IS_CPY:
+# HostLink and Record live in ttlink_host.py (the table never loads them):
+# the module's __getattr__ imports it the first time ttlink.HostLink or
+# ttlink.Record is asked for (the host, and tests running both ends).
+def __getattr__(name):
+    if name == "HostLink" or name == "Record":
+        import ttlink_host
 
-    def _host_end(ns):  # type: ignore[no-untyped-def]
-        # the host: run ttlink_host.py below its _HOST_END line in this
-        # module's namespace (same line numbers in tracebacks)
-        path = __file__[: -len("ttlink.py")] + "ttlink_host.py"
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        at = text.index("\n# _HOST_END") + 1
-        code = compile("\n" * text.count("\n", 0, at) + text[at:], path, "exec")
-        exec(code, ns)  # noqa: S102 - our own file, beside this one
-
-    _host_end(globals())
-else:
-
-    def __getattr__(name):
-        # MicroPython: the host's end, loaded the first time it is asked for
-        if name == "HostLink" or name == "Record":
-            import ttlink_host
-
-            return getattr(ttlink_host, name)
-        raise AttributeError(name)
+        return getattr(ttlink_host, name)
+    raise AttributeError(name)

@@ -1,14 +1,9 @@
 # The host's end of the link (HostLink, and Record, its copy of the game log):
 # part of the shared module ttlink.py, kept in this file so that the table,
-# which never plays the host, does not hold its code in its heap.
-#
-# - Under CPython (the host tool loads ttlink.py by path, as
-#   tractor_table.link's _ttlink), ttlink.py runs the part of this file below
-#   the _HOST_END line in its own namespace: HostLink and Record are ttlink's,
-#   exactly as if written there (the type stub _ttlink.pyi names them there).
-# - Under MicroPython (tests run both ends of the link), ttlink's module
-#   __getattr__ imports this module the first time ttlink.HostLink or
-#   ttlink.Record is asked for.
+# which never plays the host, does not hold its code in its heap. ttlink's
+# module __getattr__ imports it the first time ttlink.HostLink or
+# ttlink.Record is asked for, under CPython (the host tool, which loads the
+# firmware through tractor_table.vocab) and MicroPython alike.
 from ttlink import (
     ANNOUNCE,
     EVENT,
@@ -27,8 +22,6 @@ from ttlink import (
     chain_hash,
     ticks_diff,
 )
-
-# _HOST_END: ttlink.py (CPython) runs what follows.
 
 
 class Record:

@@ -1,21 +1,21 @@
-"""Declaring trump (亮主) during the draw: RULES.md §8 "Declaring trump".
+"""Declaring trump (亮主) during the draw: docs/rules.md §8.1.
 
 A bid shows level cards of one suit, or jokers of one kind. Bid classes, weakest
 first: one ``L``; a pair of ``L``; ``SJ SJ`` (NT); ``BJ BJ`` (NT); with 3+ decks a
 triple of ``L``, three ``SJ``, three ``BJ``; with 4 decks the quads likewise.
 
 - A bid must be of a strictly stronger class than the standing bid (among equal
-  classes the earlier stands, seed 003).
+  classes the earlier stands).
 - The standing declarer may reinforce (自保): a bid in the suit (or joker kind) it
   already bid adds its cards to those shown, reaching a stronger class.
 - Self-override (自反) is any bid by the standing declarer that is not a
   reinforcement (another suit, or NT by jokers, or the other kind of joker):
-  allowed unless ``allow_self_override`` is false (seed 002), and like any bid
+  allowed unless ``allow_self_override`` is false, and like any bid
   it must be of a stronger class. Only the standing declarer is concerned.
 - At the end of the draw (:meth:`Declaring.resolve`): no bid on the match's first
   hand is a redeal; later, ``no_bid = "nt"`` plays NT and ``no_bid = "kitty"`` turns
   up the kitty, whose first card names trump (a joker, a level card, or with
-  ``permanent_twos`` a 2: NT; seed 001, 常主 gives 无主).
+  ``permanent_twos`` a 2: NT; 常主 gives 无主).
 - The first hand's dealer is the first declarer (``first_dealer = "first"``) or the
   final one (``"final"``).
 
@@ -194,7 +194,7 @@ def resolve(
     kitty: Iterable[int] | None = None,
     permanent_twos: bool = False,
 ) -> Declaration:
-    """The end of the draw (docs/rules.md, "Declaring trump"). With ``no_bid = "kitty"`` the kitty's
+    """The end of the draw (docs/rules.md §8.1). With ``no_bid = "kitty"`` the kitty's
     first card names trump: its suit, or NT for a card that is trump in every
     suit (常主: a joker, a level card, and with ``permanent_twos`` a 2)."""
     if first_dealer not in ("first", "final"):

@@ -2,7 +2,7 @@
 
 - ``0`` (*random*): any legal play, bids and burials at random; it also tries
   random throws, standing or not (so failed throws and penalties occur).
-- ``1`` (*basic*): the strategy notes of seed 000 §6 — lead strong side-suit
+- ``1`` (*basic*): the strategy notes of the sources (docs/rules.md §14) — lead strong side-suit
   cards and tractors, trump when void, feed points to a partner who is winning,
   win cheaply or else throw away little, bury short side suits and no points
   unless safe.
@@ -26,7 +26,7 @@ import itertools
 import random
 from collections.abc import Iterator, Sequence
 
-from .cards import FACES, SMALL_JOKER
+from .cards import FACES, SMALL_JOKER, face_counts
 from .hand import Hand, Phase, _pick
 from .order import TRUMP
 from .play import can_beat, single_unit_leads
@@ -43,13 +43,6 @@ _MAX_CANDIDATES = 60
 
 class BotError(RuntimeError):
     """A bot found no legal action (a bug: a legal follow always exists)."""
-
-
-def _counts(faces: Sequence[int]) -> list[int]:
-    out = [0] * FACES
-    for f in faces:
-        out[f] += 1
-    return out
 
 
 def _points(face: int) -> int:
@@ -139,7 +132,7 @@ class Bot:
             return tuple(self.rng.sample(cards, size))
         ruling = hand.ruling
         faces = [c % FACES for c in cards]
-        cnt = _counts(faces)
+        cnt = face_counts(faces)
         suit_len = [0] * 5
         for f in faces:
             suit_len[ruling.esuit(f)] += 1
@@ -242,7 +235,7 @@ class Bot:
 
     def _lead(self, hand: Hand, faces: list[int]) -> tuple[int, ...]:
         ruling = hand.ruling
-        cnt = _counts(faces)
+        cnt = face_counts(faces)
         units = sorted(set(tuple(sorted(u)) for u in single_unit_leads(ruling.order, cnt)))
         if self.strength == 0:
             if self.rng.random() < 0.2:
@@ -282,7 +275,7 @@ class Bot:
             if es != TRUMP:
                 trumped = any(es in voids[s] and TRUMP not in voids[s] for s in opponents)
                 if sure and not trumped:
-                    v += 50 + 10 * unit.size + pts  # a side-suit winner (seed 000 §6)
+                    v += 50 + 10 * unit.size + pts  # a side-suit winner (the strategy notes)
                 elif any(es in voids[s] for s in partners) and not trumped:
                     v += 35 - pts  # let the partner trump
                 else:
@@ -345,7 +338,7 @@ class Bot:
         if hand.dealer == self.seat and hand.buried is not None:
             if sum(_points(c % FACES) for c in hand.buried) == 0:
                 return set()
-        cnt = _counts(faces)
+        cnt = face_counts(faces)
         trump_units = [
             u for u in single_unit_leads(ruling.order, cnt) if len(u) >= 2 and ruling.is_trump(u[0])
         ]
@@ -358,7 +351,7 @@ class Bot:
 
     def _follow(self, hand: Hand, faces: list[int], lead: list[int]) -> tuple[int, ...]:
         ruling = hand.ruling
-        cnt = _counts(faces)
+        cnt = face_counts(faces)
         candidates = list(itertools.islice(self._candidates(ruling, lead, faces, cnt), _MAX_CANDIDATES))
         if not candidates:
             first = ruling.legal_follows(lead, cnt).first()
@@ -394,7 +387,7 @@ class Bot:
             wins = k is not None and win_key is not None and k > win_key
             v = -cost * 0.5 - kept * 15
             if partner_safe:
-                v += pts * 3  # feed points to the partner (seed 000 §6)
+                v += pts * 3  # feed points to the partner (the strategy notes)
             elif wins:
                 v += 20 + (trick_points + pts) * 2
                 if not last_to_play and k is not None:
@@ -418,7 +411,7 @@ class Bot:
         self, ruling: Ruling, lead: list[int], faces: list[int], cnt: list[int]
     ) -> Iterator[tuple[int, ...]]:
         """Legal follows worth considering: hand-built ones (lowest, highest, most
-        points, cheapest kills) checked for legality, then engine I's generator."""
+        points, cheapest kills) checked for legality, then the generator of :class:`shengji.play.LegalFollows`."""
         n = len(lead)
         es = ruling.esuit(lead[0])
         seen: set[tuple[int, ...]] = set()
@@ -459,7 +452,7 @@ class Bot:
             return []
         out = []
         for pick_high in (False, True):
-            left = _counts(trumps)
+            left = face_counts(trumps)
             play: list[int] = []
             for u in d.units:
                 options = [

@@ -1,18 +1,19 @@
-"""Cards, faces and the card notation of RULES.md.
+"""Cards, faces and the card notation (docs/rules.md §1).
 
 A *face* is what is printed on a card: ``face = suit * 13 + rank`` for the
 suits S=0 H=1 D=2 C=3 and ranks 2=0 … A=12, then ``SJ`` (small joker) = 52 and
 ``BJ`` (big joker) = 53. A *card* is one physical card: with several decks
 there are several copies of each face, ``card id = copy * 54 + face``
-(the project's INTERFACES notes: ids ``0 … 54 * decks - 1``). Two copies of ``5H`` are
+(docs/rules.md §1: ids ``0 … 54 * decks - 1``). Two copies of ``5H`` are
 different cards with equal faces: ``Card.parse("5H") != Card.parse("5H", copy=1)``
 but their ``face`` is the same.
 
-Notation (RULES.md): rank then suit, ``A K Q J T 9 … 2`` (``T`` = ten, ``10``
+Notation (docs/rules.md, at its top): rank then suit, ``A K Q J T 9 … 2`` (``T`` = ten, ``10``
 accepted), suits ``S H D C``; jokers ``SJ`` and ``BJ``. The parser also takes
 suit symbols on either side (``♠A``, ``A♠``, ``10♥``), any letter case, and
 ``小王``/``大王`` for the jokers. Printing always gives the canonical form
-(``AS``), so ``Card.parse(str(c)).face == c.face``.
+(``AS``); a :class:`Card` prints its copy too (``AS.1``: the second deck's
+ace of spades), so ``Card.parse(str(c)) == c``.
 
 Engine internals work on faces (small ints) and count arrays for speed; a
 :class:`Card` is the value object of the API (ids, notation, ``repr``).
@@ -38,6 +39,7 @@ __all__ = [
     "Suit",
     "card_id_name",
     "face_name",
+    "face_counts",
     "face_name_zh",
     "face_points",
     "face_rank",
@@ -182,7 +184,7 @@ def face_rank(face: int) -> Rank | None:
     return None if face >= SMALL_JOKER else Rank(face % 13)
 
 
-#: Points of each face: 5 = 5, T = 10, K = 10 (RULES.md §1).
+#: Points of each face: 5 = 5, T = 10, K = 10 (docs/rules.md §1).
 POINTS: Final[tuple[int, ...]] = tuple(
     (5 if f % 13 == 3 else 10 if f % 13 in (8, 11) else 0) if f < 52 else 0 for f in range(FACES)
 )
@@ -191,6 +193,18 @@ POINTS: Final[tuple[int, ...]] = tuple(
 def face_points(face: int) -> int:
     """Points a face is worth: 5 for a five, 10 for a ten or a king, else 0."""
     return POINTS[face]
+
+
+def face_counts(faces: Iterable[int]) -> list[int]:
+    """The count array of some faces: 54 ints, how many of each face.
+
+    >>> face_counts([12, 12, 53])[12], face_counts([12, 12, 53])[53], len(face_counts([]))
+    (2, 1, 54)
+    """
+    out = [0] * FACES
+    for f in faces:
+        out[f] += 1
+    return out
 
 
 def parse_face(token: str) -> int:
@@ -286,10 +300,15 @@ class Card:
 
     Cards are immutable and interned (``Card(5) is Card(5)``); equality and
     hashing go by the card id, so two copies of ``5H`` are different cards.
+    ``str`` is :func:`card_id_name`'s notation, the copy after a dot when it is
+    not the first deck's, and :meth:`parse` reads it back:
+    ``Card.parse(str(c)) == c`` for every card.
 
     >>> c = Card.parse("10♥", copy=1)
     >>> c, str(c), c.id, c.face, c.points
-    (Card.parse('TH', copy=1), 'TH', 75, 21, 10)
+    (Card.parse('TH', copy=1), 'TH.1', 75, 21, 10)
+    >>> Card.parse(str(c)) is c, str(Card.parse("AS")), c.notation()
+    (True, 'AS', 'TH')
     """
 
     __slots__ = ("id", "face", "copy")
@@ -330,9 +349,19 @@ class Card:
         return cls(copy * FACES + face)
 
     @classmethod
-    def parse(cls, token: str, copy: int = 0) -> Card:
-        """One card from its notation (see :func:`parse_face`)."""
-        return cls.from_face(parse_face(token), copy)
+    def parse(cls, token: str, copy: int | None = None) -> Card:
+        """One card from its notation (see :func:`parse_face`), the copy after a
+        dot as ``str`` writes it (``AS.1``: the second deck's) or given as
+        ``copy`` (0, the first deck's, when neither says)."""
+        _name, dot, copy_text = token.partition(".")
+        if not dot:
+            return cls.from_face(parse_face(token), 0 if copy is None else copy)
+        card = cls(parse_card_id(token))
+        if copy is not None and copy != card.copy:
+            raise CardCountError(
+                token, f"the copy is given twice: .{copy_text.strip()} in the notation and copy={copy}; give one"
+            )
+        return card
 
     @property
     def suit(self) -> Suit | None:
@@ -365,7 +394,8 @@ class Card:
         return rank + "♠♥♦♣"[self.face // 13]
 
     def __str__(self) -> str:
-        return _FACE_NAMES[self.face]
+        name = _FACE_NAMES[self.face]
+        return name if self.copy == 0 else f"{name}.{self.copy}"
 
     def __repr__(self) -> str:
         if self.copy:
@@ -379,7 +409,7 @@ class Card:
         return self.id
 
 
-def parse_card(token: str, copy: int = 0) -> Card:
+def parse_card(token: str, copy: int | None = None) -> Card:
     """Same as :meth:`Card.parse`."""
     return Card.parse(token, copy)
 

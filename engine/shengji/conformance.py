@@ -1,11 +1,12 @@
-"""Answers to the rules conformance cases (CONFORMANCE.md).
+"""Answers to the rules conformance cases (docs/rules.md §13; the case format:
+``tractor-table judge --help``).
 
 :func:`answer` takes one case (a dict) and returns the answer dict with its
 ``id``; :func:`answer_line` does the same for one JSON line and never raises:
 a malformed line or case gets ``{"id": ..., "error": "<why>"}``.
 
-Kinds ``compare``, ``shape``, ``throw``, ``follow`` and ``trick`` (RULES.md
-§1-7) are answered here; ``kitty``, ``settle`` and ``declare`` come from
+Kinds ``compare``, ``shape``, ``throw``, ``follow`` and ``trick`` (docs/rules.md
+§1-§7) are answered here; ``kitty``, ``settle`` and ``declare`` come from
 :mod:`shengji.conformance_hand` (``HANDLERS``) when that module exists.
 """
 
@@ -153,7 +154,7 @@ def _merge_hand_handlers() -> None:
         module = importlib.import_module("shengji.conformance_hand")
     except ModuleNotFoundError as exc:
         if exc.name == "shengji.conformance_hand":
-            return  # engine II not there: its kinds get an error answer
+            return  # shengji.conformance_hand not there: its kinds get an error answer
         raise
     extra = getattr(module, "HANDLERS", None)
     if isinstance(extra, dict):
@@ -163,7 +164,7 @@ def _merge_hand_handlers() -> None:
 
 _merge_hand_handlers()
 
-#: Kinds of RULES.md §8 that engine II answers; an error until it is there.
+#: Kinds of docs/rules.md §8 that shengji.conformance_hand answers; an error until it is there.
 _LATER = ("kitty", "settle", "declare")
 
 

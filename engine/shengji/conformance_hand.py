@@ -1,7 +1,7 @@
 """Conformance kinds of the hand and the match: ``kitty``, ``settle``, ``declare``.
 
-``HANDLERS`` maps a kind to a function taking one case (a dict, as in
-``/work/shared/CONFORMANCE.md``) and returning the answer dict (without ``id``;
+``HANDLERS`` maps a kind to a function taking one case (a dict, in the format
+``tractor-table judge --help`` describes) and returning the answer dict (without ``id``;
 the dispatcher in :mod:`shengji.conformance` adds it and turns exceptions into
 ``{"error": ...}`` answers). Every handler raises ``ValueError`` (or a subclass)
 naming the field at fault when a case is malformed.

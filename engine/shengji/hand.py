@@ -1,6 +1,6 @@
 """One hand of Tractor as a state machine: :class:`Hand` with ``apply(event)`` / ``undo()``.
 
-RULES.md §8-10. A hand goes through the phases
+docs/rules.md §8-§10. A hand goes through the phases
 
     draw ─► bury ─► [call] ─► play ─► [reveal] ─► done        (or draw ─► done: redeal)
 
@@ -8,18 +8,18 @@ driven by events (small frozen value objects, see :data:`Event`):
 
 - :class:`Deal` — every hand and the kitty, when they are known (a simulation,
   or the table's ``hand_scan`` mode). Without it the hand knows only the cards it
-  sees: bids, plays, challenges and the kitty turned up at the end (§10).
-- :class:`Bid` — a seat shows level cards or jokers during the draw (§8).
+  sees: bids, plays, challenges and the kitty turned up at the end (§10.1).
+- :class:`Bid` — a seat shows level cards or jokers during the draw (§8.1).
 - :class:`EndDraw` — the draw is over: trump, declarer and dealer are fixed
   (or, on the match's first hand with no bid, a redeal).
 - :class:`Bury` — the dealer buries the kitty (cards known or not).
-- :class:`Call` — find-a-friend: the dealer names a card (§9).
+- :class:`Call` — find-a-friend: the dealer names a card (§9.1).
 - :class:`Scan` — ``hand_scan`` mode: every hand after the burial and the buried
   kitty, read before the first play (then every rule is checked at the play).
 - :class:`Play` — a seat plays cards; a throw that fails is forced at once when
-  the hands are known (§5), and its penalty recorded.
+  the hands are known (§5.2), and its penalty recorded.
 - :class:`Challenge` — right after a throw, a seat shows a unit that beats one of
-  its units: the throw is forced over the categories proven beaten (§10).
+  its units: the throw is forced over the categories proven beaten (§10.1).
 - :class:`Reveal` — the buried kitty, turned up after the last trick when it was
   not seen before.
 
@@ -40,6 +40,7 @@ import enum
 import hashlib
 import json
 import operator
+import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,7 @@ from . import bidding, kitty, settle
 from . import play as _play
 from .cards import FACES, Rank, face_name, format_faces
 from .play import Lead as _Lead
+from .play import Reason
 from .rules import Partners, Revoke, Rules
 from .ruling import Ruling
 
@@ -64,11 +66,13 @@ __all__ = [
     "HandError",
     "HandResult",
     "IllegalEvent",
+    "LegalPlays",
+    "Outcome",
     "Phase",
     "Play",
     "Reveal",
-    "Rule",
     "Scan",
+    "Termination",
     "Trick",
 ]
 
@@ -84,31 +88,16 @@ class Phase(enum.StrEnum):
     DONE = "done"
 
 
-class Rule(enum.StrEnum):
-    """What a :class:`Finding` is about."""
-
-    PHASE = "phase"  #: the event does not belong in this phase
-    BAD_EVENT = "bad-event"  #: malformed (a bad card id, a bad seat, wrong sizes)
-    NOT_HELD = "not-held"  #: a card the seat is known not to hold
-    SEEN_TWICE = "seen-twice"  #: a card that was already played (or buried)
-    OUT_OF_TURN = "out-of-turn"
-    WRONG_COUNT = "wrong-count"  #: not as many cards as the lead
-    MIXED_LEAD = "mixed-lead"  #: a lead spanning several effective suits
-    BAD_BID = "bad-bid"
-    BAD_CHALLENGE = "bad-challenge"
-    REVOKE = "revoke"  #: a follow that breaks §6
-    THROW_SHOULD_FAIL = "throw-should-have-failed"  #: an unchallenged throw that fails
-
-
 @dataclass(frozen=True, slots=True)
 class Finding:
     """A rule broken (or an event refused): which trick (0-based; None before
-    play), which seat, which rule, and a sentence for people. ``at`` is
-    ``"play"`` (found when the event came) or ``"audit"`` (the end-of-hand audit)."""
+    play), which seat, why (``rule``, a :class:`~shengji.play.Reason`), and a
+    sentence for people. ``at`` is ``"play"`` (found when the event came) or
+    ``"audit"`` (the end-of-hand audit)."""
 
     trick: int | None
     seat: int | None
-    rule: Rule
+    rule: Reason
     message: str
     at: str = "play"
 
@@ -147,6 +136,22 @@ class Deal:
     @classmethod
     def of(cls, hands: Sequence[Iterable[int]], kitty: Iterable[int]) -> Deal:
         return cls(tuple(_ids(h) for h in hands), _ids(kitty))
+
+    @classmethod
+    def shuffled(cls, rules: Rules, rng: random.Random) -> Deal:
+        """A shuffled deal: every card id once, each seat's in draw order (the
+        draw hands out one card at a time in turn: seat i gets cards i, i+4,
+        ...), then the kitty."""
+        ids = list(range(FACES * rules.decks))
+        rng.shuffle(ids)
+        n = rules.hand_size
+        return cls.of([ids[i : 4 * n : 4] for i in range(SEATS)], ids[4 * n :])
+
+    def faces(self) -> tuple[list[list[int]], list[int]]:
+        """The deal as faces: each seat's hand and the kitty, sorted (what
+        :func:`shengji.playout.judge_hand`, :func:`~shengji.playout.random_playout`
+        and the face functions of :mod:`shengji.play` take)."""
+        return [sorted(c % FACES for c in h) for h in self.hands], sorted(c % FACES for c in self.kitty)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +251,7 @@ class Trick:
 
 @dataclass(frozen=True, slots=True)
 class HandResult:
-    """The score of a finished hand (RULES.md §8).
+    """The score of a finished hand (docs/rules.md §8.3-§8.4).
 
     ``score = trick_points + kitty_bonus + penalty`` (``penalty`` is the net of the
     failed throws: + when defenders failed, - when attackers did). ``forfeit``: the
@@ -271,12 +276,34 @@ class HandResult:
     @property
     def forced_result(self) -> settle.LevelResult | None:
         """A forfeit's level result: the defenders revoked → the attackers take
-        over (+0); the attackers revoked → the defenders go up one (seed 001 §捌)."""
+        over (+0); the attackers revoked → the defenders go up one (docs/rules.md §10.3)."""
         if self.forfeit is None:
             return None
         if self.forfeit in self.defenders:
             return settle.LevelResult(True, 0)
         return settle.LevelResult(False, 1)
+
+
+class Termination(enum.Enum):
+    """How a hand ended (:class:`Outcome`)."""
+
+    COMPLETED = "completed"  #: every card played (and the kitty turned up when it was not seen)
+    REDEAL = "redeal"  #: nobody bid on the match's first hand: the cards are dealt again
+    FORFEIT = "forfeit"  #: a revoke lost the hand (``revoke = "forfeit"``)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a hand (:meth:`Hand.outcome`): how it ended and its score
+    (``result``; None for a redeal, which has none)."""
+
+    termination: Termination
+    result: HandResult | None
+
+    @property
+    def forfeit(self) -> int | None:
+        """The seat whose revoke lost the hand (:attr:`Termination.FORFEIT`), else None."""
+        return None if self.result is None else self.result.forfeit
 
 
 _STATE = (
@@ -304,6 +331,87 @@ _STATE = (
 
 #: One C-level call reads every state field (``Hand._save``, once per event).
 _GET_STATE = operator.attrgetter(*_STATE)
+
+
+class LegalPlays:
+    """The plays the seat to play may make (:meth:`Hand.legal_plays`), a lazy
+    view as python-chess's ``board.legal_moves`` and :class:`~shengji.play.LegalFollows`.
+
+    Iterating yields each legal play once, as a sorted tuple of the seat's card
+    ids (copies of a face are interchangeable: a play takes the seat's lowest
+    ids of each face), which ``hand.apply(play)`` plays. ``play in view`` is
+    the fast check (card ids or :class:`~shengji.cards.Card` objects, any
+    order, or a :class:`Play` event); ``bool(view)`` and ``view.count()``. The
+    view reads the hand when asked: after an event it is the next seat's.
+    Outside the play phase it is empty; without the hands known (no
+    :class:`Deal` or :class:`Scan`) asking raises :class:`HandError`.
+    """
+
+    __slots__ = ("hand", "throws")
+
+    def __init__(self, hand: Hand, throws: bool = False) -> None:
+        self.hand = hand
+        self.throws = throws
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        hand = self.hand
+        seat = hand.next_seat()
+        if seat is None:
+            return
+        held = hand.held(seat)
+        counts = _id_counts(held)
+        trick = hand.current_trick()
+        ruling = hand.ruling
+        if trick is None:
+            plays: Iterable[tuple[int, ...]] = _play.legal_leads(ruling.order, counts, throws=self.throws)
+        else:
+            plays = _play.LegalFollows(ruling.order, hand._lead_of(trick.lead), counts)
+        for faces in plays:
+            yield tuple(sorted(_pick(held, faces)))
+
+    def __contains__(self, play: object) -> bool:
+        hand = self.hand
+        seat = hand.next_seat()
+        if seat is None:
+            return False
+        if isinstance(play, Play):
+            if play.seat != seat:
+                return False
+            play = play.cards
+        if not isinstance(play, Iterable) or isinstance(play, str):
+            return False
+        ids = []
+        for c in play:
+            if isinstance(c, bool):
+                return False
+            try:
+                ids.append(operator.index(c))
+            except TypeError:
+                return False
+        held = hand.held(seat)
+        if not ids or len(set(ids)) != len(ids) or not set(held).issuperset(ids):
+            return False
+        faces = [c % FACES for c in ids]
+        ruling = hand.ruling
+        trick = hand.current_trick()
+        if trick is None:
+            return ruling.one_suit(faces) and (self.throws or not ruling.is_throw(faces))
+        lead = hand._lead_of(trick.lead)
+        return len(ids) == lead.size and _play.check_follow_counts(ruling.order, lead, _id_counts(held), faces).legal
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+    def first(self) -> tuple[int, ...] | None:
+        """One legal play (the first generated), or ``None``."""
+        return next(iter(self), None)
+
+    def count(self) -> int:
+        """How many legal plays there are."""
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"<LegalPlays of seat {self.hand.next_seat()}>"
 
 
 class Hand:
@@ -388,16 +496,61 @@ class Hand:
         #: later cards may prove revokes): a cache, no state (_follows_to_prove)
         self._scans: dict[int, tuple[list[Trick], list[tuple[int, int]]]] = {}
 
+    @classmethod
+    def deal(
+        cls,
+        rules: Rules,
+        *,
+        dealer: int,
+        rng: random.Random | None = None,
+        level: int = 0,
+        call: int | None = None,
+        strict: bool = False,
+    ) -> Hand:
+        """A hand dealt at random and brought to its first lead, for simulations
+        and examples: the cards dealt by ``rng`` (:meth:`Deal.shuffled`), the
+        draw over with no bid (trump as ``rules.no_bid`` says: NT, or the
+        kitty's first card), the dealer burying the kitty it picked up, and with
+        find-a-friend (``partners = "called"``) the dealer calling the face
+        ``call``. ``dealer`` leads; ``level`` is the rank played at (0 = 2).
+
+        >>> import random
+        >>> hand = Hand.deal(Rules.preset("tournament"), dealer=0, rng=random.Random(1))
+        >>> move = next(iter(hand.legal_plays()))
+        >>> hand.apply(move)
+        >>> hand.tricks[0].plays == ((0, move),)
+        True
+
+        Bids, other burials and calls: apply the events yourself
+        (``Hand(rules, dealer=0)``, then :class:`Deal`, :class:`Bid`,
+        :class:`EndDraw`, :class:`Bury`, :class:`Call`).
+        """
+        if rules.partners == Partners.CALLED and call is None:
+            raise HandError(
+                'find-a-friend (partners = "called"): give call=, the face the dealer calls (0-53)'
+            )
+        hand = cls(rules, level=level, dealer=dealer, first_hand=False, strict=strict)
+        dealt = Deal.shuffled(rules, rng if rng is not None else random.Random())
+        hand.apply(dealt)
+        hand.apply(EndDraw())
+        hand.apply(Bury(dealt.kitty))
+        if call is not None and hand.phase == Phase.CALL:
+            hand.apply(Call(call))
+        return hand
+
     # --- the state machine ------------------------------------------------
 
-    def apply(self, event: Event) -> None:
-        """Apply one event, or raise :class:`IllegalEvent` leaving the state as it was."""
+    def apply(self, event: Event | Sequence[int]) -> None:
+        """Apply one event, or raise :class:`IllegalEvent` leaving the state as it was.
+
+        A play may be given as its card ids alone (what :meth:`legal_plays`
+        yields): the seat to play plays them."""
         saved: tuple[Any, ...] = _GET_STATE(self)  # self._save()
         try:
             if type(event) is Play:  # the usual event, without the dispatch
                 self._play(event)
             else:
-                self._apply(event)
+                event = self._apply(event)
         except BaseException:
             self._restore(saved)
             raise
@@ -419,7 +572,10 @@ class Hand:
         for name, value in zip(_STATE, saved, strict=True):
             setattr(self, name, value)
 
-    def _apply(self, event: Event) -> None:
+    def _apply(self, event: Event | Sequence[int]) -> Event:
+        """Apply an event other than a :class:`Play` as fast; the event applied."""
+        if isinstance(event, (tuple, list)):
+            event = self._as_play(event)
         if isinstance(event, Play):
             self._play(event)
         elif isinstance(event, Deal):
@@ -439,7 +595,21 @@ class Hand:
         elif isinstance(event, Scan):
             self._scan(event)
         else:
-            raise HandError(f"not a hand event: {event!r}")
+            raise HandError(f"not a hand event (nor the card ids of a play): {event!r}")
+        return event
+
+    def _as_play(self, cards: Sequence[int]) -> Play:
+        """The :class:`Play` of card ids by the seat to play."""
+        self._need(Phase.PLAY)
+        seat = self.next_seat()
+        assert seat is not None
+        ids = []
+        for c in cards:
+            try:
+                ids.append(operator.index(c))
+            except TypeError:
+                raise self._refuse(Reason.BAD_EVENT, f"{c!r} is not a card id", seat) from None
+        return Play(seat, tuple(ids))
 
     # --- helpers ------------------------------------------------------------
 
@@ -455,7 +625,7 @@ class Hand:
         """True when every hand is known (a :class:`Deal` was applied)."""
         return self.hands is not None
 
-    def _refuse(self, rule: Rule, message: str, seat: int | None = None) -> IllegalEvent:
+    def _refuse(self, rule: Reason, message: str, seat: int | None = None) -> IllegalEvent:
         trick = len(self.tricks) - 1 if self.tricks else None
         if self.phase == Phase.PLAY:
             trick = self._trick_index()
@@ -464,7 +634,7 @@ class Hand:
     def _need(self, *phases: Phase) -> None:
         if self.phase not in phases:
             raise self._refuse(
-                Rule.PHASE,
+                Reason.PHASE,
                 f"not now: the hand is in the {self.phase.value} phase "
                 f"(expected {' or '.join(p.value for p in phases)})",
             )
@@ -474,16 +644,16 @@ class Hand:
         for c in cards:
             if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < limit:
                 raise self._refuse(
-                    Rule.BAD_EVENT,
+                    Reason.BAD_EVENT,
                     f"{c!r} is not a card id of a {self.rules.decks}-deck game (0-{limit - 1})",
                     seat,
                 )
         if len(set(cards)) != len(cards):
-            raise self._refuse(Rule.SEEN_TWICE, "the same physical card appears twice", seat)
+            raise self._refuse(Reason.SEEN_TWICE, "the same physical card appears twice", seat)
 
     def _check_seat(self, seat: int) -> None:
         if isinstance(seat, bool) or seat not in range(SEATS):
-            raise self._refuse(Rule.BAD_EVENT, f"bad seat {seat!r}: 0-3")
+            raise self._refuse(Reason.BAD_EVENT, f"bad seat {seat!r}: 0-3")
 
     def _faces(self, cards: Iterable[int]) -> list[int]:
         return [c % FACES for c in cards]
@@ -516,19 +686,14 @@ class Hand:
             raise HandError("the hands are not known (no Deal event)")
         return self.hands[seat]
 
-    def legal_plays(self, throws: bool = False) -> Iterator[tuple[int, ...]]:
-        """What the seat to play may play (known hands only), as sorted tuples of
-        faces: every follow allowed by §6, or every lead (one-unit leads, and with
+    def legal_plays(self, throws: bool = False) -> LegalPlays:
+        """What the seat to play may play now (known hands only): a lazy view
+        (:class:`LegalPlays`: ``in``, ``count()``, ``bool``, iteration) of sorted
+        tuples of card ids, each of which :meth:`apply` takes. Every follow
+        docs/rules.md §6 allows, or every lead (one-unit leads, and with
         ``throws`` every one-suit combination too; whether a throw stands is then
         the hand's question when it is played)."""
-        seat = self.next_seat()
-        if seat is None:
-            return iter(())
-        faces = self._faces(self.held(seat))
-        trick = self.current_trick()
-        if trick is None:
-            return _play.legal_leads(self.ruling.order, _counts(faces), throws=throws)
-        return iter(self.ruling.legal_follows(self._faces(trick.lead), _counts(faces)))
+        return LegalPlays(self, throws)
 
     def is_legal(self, seat: int, cards: Sequence[int]) -> tuple[bool, str]:
         """Would :class:`Play` ``(seat, cards)`` be accepted now without a finding?
@@ -563,26 +728,26 @@ class Hand:
     def _deal(self, e: Deal) -> None:
         self._need(Phase.DRAW)
         if self.hands is not None:
-            raise self._refuse(Rule.BAD_EVENT, "the hand is already dealt")
+            raise self._refuse(Reason.BAD_EVENT, "the hand is already dealt")
         r = self.rules
         if len(e.hands) != SEATS:
-            raise self._refuse(Rule.BAD_EVENT, "a deal has four hands")
+            raise self._refuse(Reason.BAD_EVENT, "a deal has four hands")
         for s, h in enumerate(e.hands):
             if len(h) != r.hand_size:
                 raise self._refuse(
-                    Rule.BAD_EVENT, f"seat {s} has {len(h)} cards; a hand has {r.hand_size}"
+                    Reason.BAD_EVENT, f"seat {s} has {len(h)} cards; a hand has {r.hand_size}"
                 )
         if len(e.kitty) != r.kitty_size:
             raise self._refuse(
-                Rule.BAD_EVENT, f"the kitty has {len(e.kitty)} cards; it has {r.kitty_size}"
+                Reason.BAD_EVENT, f"the kitty has {len(e.kitty)} cards; it has {r.kitty_size}"
             )
         every = [c for h in e.hands for c in h] + list(e.kitty)
         self._check_cards(every)
         if len(every) != r.card_count:
-            raise self._refuse(Rule.BAD_EVENT, "the deal does not hold every card once")
+            raise self._refuse(Reason.BAD_EVENT, "the deal does not hold every card once")
         for seat, cards in self.bids:
             if not set(cards) <= set(e.hands[seat]):
-                raise self._refuse(Rule.NOT_HELD, f"seat {seat} bid with cards it was not dealt")
+                raise self._refuse(Reason.NOT_IN_HAND, f"seat {seat} bid with cards it was not dealt")
         self.hands = tuple(tuple(sorted(h)) for h in e.hands)
         self.dealt_kitty = e.kitty
 
@@ -600,12 +765,12 @@ class Hand:
         self._check_seat(e.seat)
         self._check_cards(e.cards, e.seat)
         if self.hands is not None and not set(e.cards) <= set(self.hands[e.seat]):
-            raise self._refuse(Rule.NOT_HELD, "a bid with cards the seat does not hold", e.seat)
+            raise self._refuse(Reason.NOT_IN_HAND, "a bid with cards the seat does not hold", e.seat)
         d = self._declaring()
         try:
             b = d.check(e.seat, self._faces(e.cards))
         except bidding.BidError as exc:
-            raise self._refuse(Rule.BAD_BID, str(exc), e.seat) from None
+            raise self._refuse(Reason.BAD_BID, str(exc), e.seat) from None
         self.standing = b
         if self.first_bid is None:
             self.first_bid = b
@@ -645,7 +810,7 @@ class Hand:
                 permanent_twos=self.rules.permanent_twos,
             )
         except bidding.BidError as exc:
-            raise self._refuse(Rule.BAD_EVENT, str(exc)) from None
+            raise self._refuse(Reason.BAD_EVENT, str(exc)) from None
         if r.redeal:
             self.redeal = True
             self.phase = Phase.DONE
@@ -671,17 +836,17 @@ class Hand:
         if self.hands is not None:
             if len(e.cards) != size:
                 raise self._refuse(
-                    Rule.WRONG_COUNT, f"the dealer buries {size} cards, not {len(e.cards)}", self.dealer
+                    Reason.WRONG_COUNT, f"the dealer buries {size} cards, not {len(e.cards)}", self.dealer
                 )
             hand = self.hands[self.dealer]
             if not set(e.cards) <= set(hand):
-                raise self._refuse(Rule.NOT_HELD, "buried cards the dealer does not hold", self.dealer)
+                raise self._refuse(Reason.NOT_IN_HAND, "buried cards the dealer does not hold", self.dealer)
             self._set_hand(self.dealer, [c for c in hand if c not in set(e.cards)])
             self.buried = tuple(e.cards)
         elif e.cards:
             if len(e.cards) != size:
                 raise self._refuse(
-                    Rule.WRONG_COUNT, f"the dealer buries {size} cards, not {len(e.cards)}", self.dealer
+                    Reason.WRONG_COUNT, f"the dealer buries {size} cards, not {len(e.cards)}", self.dealer
                 )
             self.buried = tuple(e.cards)
         if self.rules.partners == Partners.CALLED:
@@ -693,13 +858,13 @@ class Hand:
     def _call(self, e: Call) -> None:
         self._need(Phase.CALL)
         if isinstance(e.face, bool) or not isinstance(e.face, int) or not 0 <= e.face < FACES:
-            raise self._refuse(Rule.BAD_EVENT, f"{e.face!r} is not a face 0-53", self.dealer)
+            raise self._refuse(Reason.BAD_EVENT, f"{e.face!r} is not a face 0-53", self.dealer)
         self.friend_face = e.face
         self.phase = Phase.PLAY
         self._resolve_friend()
 
     def _resolve_friend(self) -> None:
-        """Find-a-friend (§9): the partner is the nearest seat after the dealer in
+        """Find-a-friend (docs/rules.md §9.1): the partner is the nearest seat after the dealer in
         play order that holds a copy of the called face after the burial (the holder
         of "the other copy" when the dealer holds one); nobody: the dealer is alone.
         Without known hands, it is settled once every copy is located."""
@@ -724,20 +889,20 @@ class Hand:
     def _scan(self, e: Scan) -> None:
         self._need(Phase.CALL, Phase.PLAY)
         if self.tricks:
-            raise self._refuse(Rule.PHASE, "hands are scanned before the first play")
+            raise self._refuse(Reason.PHASE, "hands are scanned before the first play")
         if self.hands is not None:
-            raise self._refuse(Rule.BAD_EVENT, "the hands are known already")
+            raise self._refuse(Reason.BAD_EVENT, "the hands are known already")
         r = self.rules
         if len(e.hands) != SEATS or any(len(h) != r.hand_size for h in e.hands):
-            raise self._refuse(Rule.BAD_EVENT, f"a scan has four hands of {r.hand_size} cards")
+            raise self._refuse(Reason.BAD_EVENT, f"a scan has four hands of {r.hand_size} cards")
         if len(e.buried) != r.kitty_size:
-            raise self._refuse(Rule.BAD_EVENT, f"a scan has the {r.kitty_size} buried cards")
+            raise self._refuse(Reason.BAD_EVENT, f"a scan has the {r.kitty_size} buried cards")
         every = [c for h in e.hands for c in h] + list(e.buried)
         self._check_cards(every)
         if len(every) != r.card_count:
-            raise self._refuse(Rule.BAD_EVENT, "the scan does not hold every card once")
+            raise self._refuse(Reason.BAD_EVENT, "the scan does not hold every card once")
         if self.buried is not None and set(self.buried) != set(e.buried):
-            raise self._refuse(Rule.BAD_EVENT, "the scanned kitty is not the one buried")
+            raise self._refuse(Reason.BAD_EVENT, "the scanned kitty is not the one buried")
         self.hands = tuple(tuple(sorted(h)) for h in e.hands)
         self.buried = tuple(e.buried)
         self._resolve_friend()
@@ -754,7 +919,7 @@ class Hand:
             self._check_seat(seat)
         if self.rules.hand_scan and self.hands is None:
             raise self._refuse(
-                Rule.PHASE, "hand_scan: scan every hand and the buried kitty before the first play", seat
+                Reason.PHASE, "hand_scan: scan every hand and the buried kitty before the first play", seat
             )
         # next_seat(), current_trick() and _trick_index() in one look at the last trick
         tricks = self.tricks
@@ -767,9 +932,9 @@ class Hand:
             trick = tricks[-1]
             turn, t_index = (trick.plays[-1][0] + 1) % SEATS, len(tricks) - 1
         if seat != turn:
-            raise self._refuse(Rule.OUT_OF_TURN, f"it is seat {turn}'s turn, not seat {seat}'s", seat)
+            raise self._refuse(Reason.OUT_OF_TURN, f"it is seat {turn}'s turn, not seat {seat}'s", seat)
         if not cards:
-            raise self._refuse(Rule.WRONG_COUNT, "a play has at least one card", seat)
+            raise self._refuse(Reason.WRONG_COUNT, "a play has at least one card", seat)
         limit = FACES * self.rules.decks
         for c in cards:
             if type(c) is not int or not 0 <= c < limit:
@@ -789,10 +954,10 @@ class Hand:
             else:
                 left = self._cards_left(seat)
             if len(cards) > left:
-                raise self._refuse(Rule.WRONG_COUNT, f"seat {seat} has only {left} cards left", seat)
+                raise self._refuse(Reason.WRONG_COUNT, f"seat {seat} has only {left} cards left", seat)
             if not ruling.one_suit(faces):
                 raise self._refuse(
-                    Rule.MIXED_LEAD, "a lead must be of one effective suit (all trump, or one suit)", seat
+                    Reason.MIXED_SUITS, "a lead must be of one effective suit (all trump, or one suit)", seat
                 )
             new = _new_trick(seat, ((seat, cards),))
             # (the trick's Lead, built here once: its decomposition tells a throw)
@@ -815,7 +980,7 @@ class Hand:
             lead = trick.lead
             if len(cards) != len(lead):
                 raise self._refuse(
-                    Rule.WRONG_COUNT,
+                    Reason.WRONG_COUNT,
                     f"the lead has {len(lead)} card{'s' if len(lead) > 1 else ''}; "
                     f"seat {seat} played {len(cards)}",
                     seat,
@@ -886,7 +1051,7 @@ class Hand:
         again = [c for c in cards if c in self.played or (self.buried and c in self.buried)]
         if again:
             raise self._refuse(
-                Rule.SEEN_TWICE,
+                Reason.SEEN_TWICE,
                 f"{format_faces(self._faces(again))} (card id {', '.join(map(str, again))}) "
                 "was already played or buried",
                 seat,
@@ -896,7 +1061,7 @@ class Hand:
             missing = [c for c in cards if c not in mine]
             if missing:
                 raise self._refuse(
-                    Rule.NOT_HELD,
+                    Reason.NOT_IN_HAND,
                     f"seat {seat} does not hold {format_faces(self._faces(missing))}",
                     seat,
                 )
@@ -919,8 +1084,8 @@ class Hand:
             self.penalties = (*self.penalties, (trick, seat, self.rules.throw_penalty))
 
     def _revoke(self, trick: int, seat: int, why: str, at: str) -> None:
-        f = Finding(trick, seat, Rule.REVOKE, why, at)
-        if any(x.rule == Rule.REVOKE and x.trick == trick and x.seat == seat for x in self.findings):
+        f = Finding(trick, seat, Reason.REVOKE, why, at)
+        if any(x.rule == Reason.REVOKE and x.trick == trick and x.seat == seat for x in self.findings):
             return
         self._finding(f)
         if self.rules.revoke == Revoke.FORFEIT and self.forfeit is None:
@@ -968,24 +1133,24 @@ class Hand:
         trick = self.current_trick()
         if trick is None or len(trick.plays) != 1:
             raise self._refuse(
-                Rule.BAD_CHALLENGE, "a throw is challenged right after it is led, before the next play", e.seat
+                Reason.BAD_CHALLENGE, "a throw is challenged right after it is led, before the next play", e.seat
             )
         if trick.attempt:
-            raise self._refuse(Rule.BAD_CHALLENGE, "this throw was already forced", e.seat)
+            raise self._refuse(Reason.BAD_CHALLENGE, "this throw was already forced", e.seat)
         if e.seat == trick.leader:
-            raise self._refuse(Rule.BAD_CHALLENGE, "the leader cannot challenge its own throw", e.seat)
+            raise self._refuse(Reason.BAD_CHALLENGE, "the leader cannot challenge its own throw", e.seat)
         lead = trick.lead
         faces = self._faces(lead)
         ruling = self.ruling
         if not ruling.is_throw(faces):
-            raise self._refuse(Rule.BAD_CHALLENGE, "the lead is one unit, not a throw", e.seat)
+            raise self._refuse(Reason.BAD_CHALLENGE, "the lead is one unit, not a throw", e.seat)
         self._check_unseen(e.cards, e.seat)
         hands: list[list[int]] = [[] for _ in range(SEATS)]
         hands[e.seat] = self._faces(e.cards)
         ok, forced, _ = ruling.throw(trick.leader, faces, hands)
         if ok:
             raise self._refuse(
-                Rule.BAD_CHALLENGE,
+                Reason.BAD_CHALLENGE,
                 f"{format_faces(hands[e.seat])} beats no unit of the throw {format_faces(faces)}",
                 e.seat,
             )
@@ -1012,17 +1177,17 @@ class Hand:
         self._check_cards(e.cards)
         if len(e.cards) != self.rules.kitty_size:
             raise self._refuse(
-                Rule.WRONG_COUNT, f"the kitty has {self.rules.kitty_size} cards, not {len(e.cards)}"
+                Reason.WRONG_COUNT, f"the kitty has {self.rules.kitty_size} cards, not {len(e.cards)}"
             )
         again = [c for c in e.cards if c in self.played]
         if again:
-            raise self._refuse(Rule.SEEN_TWICE, f"{format_faces(self._faces(again))} was played")
+            raise self._refuse(Reason.SEEN_TWICE, f"{format_faces(self._faces(again))} was played")
         self.seen_kitty = tuple(e.cards)
         self.buried = tuple(e.cards)
         self.phase = Phase.DONE
         self._resolve_friend()
 
-    # --- partial knowledge (§10) ------------------------------------------
+    # --- partial knowledge (docs/rules.md §10.1) ----------------------------
 
     def _holding(self, seat: int, t_index: int) -> list[int]:
         """The seat's cards at the start of trick ``t_index`` as far as the cards
@@ -1042,7 +1207,7 @@ class Hand:
         cards seen so far prove illegal.
 
         A follow's verdict depends only on the follower's cards of the led suit
-        (docs/rules.md, "Following": every rule is about "your cards of the led
+        (docs/rules.md §6: every rule is about "your cards of the led
         suit"), so only the follows whose led suit this play brings cards of are
         checked again. For the others the holding of that suit is the one the
         seat's previous play left, already checked (legal, or its revoke
@@ -1124,7 +1289,7 @@ class Hand:
         """Does a follow all of the led suit have the lead's own structure
         (single cards to single cards; the lead's units, shape for shape: what
         may win the trick, ``Ruling.key``)? Then it is legal whatever else the
-        follower holds: it is the best each rule of docs/rules.md, "Following",
+        follower holds: it is the best each rule of docs/rules.md §6
         asks for. Kept per (trump, lead, play): a cache, no state."""
         key = (self.trump, lead, play)
         got = self._matching.get(key)
@@ -1140,7 +1305,7 @@ class Hand:
         self, i: int, t: Trick, seat: int, at: str, holding: list[int] | None = None
     ) -> None:
         """``holding``: ``_holding(seat, i)`` when the caller has it."""
-        if any(x.rule == Rule.REVOKE and x.trick == i and x.seat == seat for x in self.findings):
+        if any(x.rule == Reason.REVOKE and x.trick == i and x.seat == seat for x in self.findings):
             return
         if holding is None:
             holding = self._holding(seat, i)
@@ -1162,7 +1327,7 @@ class Hand:
                     Finding(
                         None,
                         seat,
-                        Rule.BAD_BID,
+                        Reason.BAD_BID,
                         f"seat {seat} bid with {format_faces(self._faces(foreign))}, "
                         "which it never played: it was not in its hand",
                         "audit",
@@ -1177,7 +1342,7 @@ class Hand:
                         Finding(
                             i,
                             seat,
-                            Rule.BAD_CHALLENGE,
+                            Reason.BAD_CHALLENGE,
                             f"seat {seat} challenged the throw with "
                             f"{format_faces(self._faces(foreign))}, which it did not hold",
                             "audit",
@@ -1194,7 +1359,7 @@ class Hand:
                         Finding(
                             i,
                             t.leader,
-                            Rule.THROW_SHOULD_FAIL,
+                            Reason.THROW_SHOULD_FAIL,
                             f"the throw {format_faces(faces)} should have failed "
                             f"(seat {', '.join(map(str, beaters))} could beat it; "
                             f"{format_faces(forced)} would have been forced); nobody challenged it",
@@ -1267,6 +1432,16 @@ class Hand:
             kitty_j=kitty_j,
             forfeit=self.forfeit,
         )
+
+    def outcome(self) -> Outcome | None:
+        """How the hand ended and its score, or None while it is not over."""
+        if self.phase != Phase.DONE:
+            return None
+        if self.redeal:
+            return Outcome(Termination.REDEAL, None)
+        result = self.result()
+        termination = Termination.COMPLETED if result.forfeit is None else Termination.FORFEIT
+        return Outcome(termination, result)
 
     # --- identity ------------------------------------------------------------
 
@@ -1384,13 +1559,6 @@ def _id_counts(cards: Iterable[int]) -> list[int]:
     out = [0] * FACES
     for c in cards:
         out[c % FACES] += 1
-    return out
-
-
-def _counts(faces: Iterable[int]) -> list[int]:
-    out = [0] * FACES
-    for f in faces:
-        out[f] += 1
     return out
 
 

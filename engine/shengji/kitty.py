@@ -1,4 +1,4 @@
-"""The kitty bonus (抠底): RULES.md §8 "Kitty bonus".
+"""The kitty bonus (抠底): docs/rules.md §8.3.
 
 If the attackers win the last trick, the points buried in the kitty are
 multiplied and added to their score. The multiplier comes from the top category
@@ -12,7 +12,7 @@ multiplied and added to their score. The multiplier comes from the top category
 
 With ``kitty_requires_trump`` the bonus counts only when the winning play was trump;
 otherwise the multiplier is still the table's and the bonus is 0 (:func:`bonus`
-returns both, docs/rules.md "The kitty and its bonus").
+returns both, docs/rules.md §8.3).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The match: hands one after another, levels, dealers, the end (RULES.md §8-9);
+"""The match: hands one after another, levels, dealers, the end (docs/rules.md §8-§9);
 and the drivers that play hands with bots.
 
 - :class:`Match` keeps the levels (per side, or per seat with find-a-friend),
@@ -53,13 +53,9 @@ __all__ = [
 
 
 def deal_cards(rules: Rules, rng: random.Random) -> Deal:
-    """A shuffled deal: every card id once, in draw order per seat, then the kitty."""
-    ids = list(range(FACES * rules.decks))
-    rng.shuffle(ids)
-    n = rules.hand_size
-    # the draw hands out one card at a time in turn; seat i gets cards i, i+4, ...
-    hands = [ids[i : 4 * n : 4] for i in range(4)]
-    return Deal.of(hands, ids[4 * n :])
+    """A shuffled deal: every card id once, in draw order per seat, then the
+    kitty (:meth:`Deal.shuffled`; the same shape as :func:`shengji.playout.deal`)."""
+    return Deal.shuffled(rules, rng)
 
 
 def make_bots(strengths: Sequence[int] | int = 1, seed: int = 0) -> list[Bot]:
@@ -173,7 +169,7 @@ class PlayContext:
     trick_plays: tuple[tuple[int, ...], ...]
     winner: int | None
     points: int | None
-    #: with ``probes``: a follow of the same size from the same holding that §6
+    #: with ``probes``: a follow of the same size from the same holding that docs/rules.md §6
     #: forbids (a revoke), with the engine's sentence why; None when none was found
     illegal: tuple[int, ...] | None = None
     illegal_why: str = ""
@@ -273,7 +269,7 @@ class HandSummary:
 
 @dataclass
 class Match:
-    """Levels, dealers and history of a match (RULES.md §8; §9 levels per seat)."""
+    """Levels, dealers and history of a match (docs/rules.md §8.4-§8.6; §9 levels per seat)."""
 
     rules: Rules
     levels: list[int] = field(default_factory=list)
@@ -321,15 +317,16 @@ class Match:
 
     def finish(self, hand: Hand) -> HandSummary:
         """Settle a finished hand into the match (a redeal only counts the hand)."""
-        if hand.phase != Phase.DONE:
+        outcome = hand.outcome()
+        if outcome is None:
             raise HandError("the hand is not over")
         self._stack.append((list(self.levels), self.dealer, self.first_hand, self.winner))
         number = len(self.history) + 1
-        if hand.redeal:
+        if outcome.result is None:  # Termination.REDEAL
             s = HandSummary(number, None, None, hand.level, None, True, None, None, tuple(self.levels), 0)
             self.history.append(s)
             return s
-        result = hand.result()
+        result = outcome.result
         st = settle.settle(
             self.rules,
             result.score,

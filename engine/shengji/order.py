@@ -1,6 +1,6 @@
 """The card order of one hand: level, trump suit, effective suits, positions.
 
-RULES.md §2. A hand is played at a level ``L`` with a trump suit ``T`` (or no
+docs/rules.md §2. A hand is played at a level ``L`` with a trump suit ``T`` (or no
 trump, ``NT``). Every face gets an **effective suit** (``TRUMP`` = 4 for trump
 cards, else its own suit 0-3) and a **position** inside that effective suit,
 0 for the lowest, counting up by one per step of §2's order. Faces at the same
@@ -29,7 +29,7 @@ SUIT_NAMES: Final = ("S", "H", "D", "C", "trump")
 
 
 class Order:
-    """The order of the cards for one hand (RULES.md §2).
+    """The order of the cards for one hand (docs/rules.md §2).
 
     >>> from shengji import Rules, Rank, Suit, Card
     >>> o = Order(Rules(), Rank.TEN, Suit.SPADES)

@@ -1,4 +1,4 @@
-"""Leading, throwing, following and winning tricks (RULES.md §5-7).
+"""Leading, throwing, following and winning tricks (docs/rules.md §5-§7).
 
 Everything here works on **faces** (ints 0-53) and **count arrays** (a list of
 54 ints: how many cards of each face a seat holds) for speed; the public
@@ -48,12 +48,21 @@ CardsLike = Iterable[Card] | Iterable[int]
 
 
 class Reason(enum.Enum):
-    """Why a play is not allowed (machine-readable; values are stable strings)."""
+    """Why a play (or another event of a hand) is not allowed: the engine's one
+    vocabulary, machine-readable; values are stable strings.
+
+    A :class:`Verdict` of the play functions carries one (``EMPTY`` …
+    ``THROW_FAILED``); so does a :class:`shengji.hand.Finding` of the hand's
+    state machine (``Finding.rule``), which adds what only a hand can tell
+    (``PHASE`` … ``THROW_SHOULD_FAIL``) and says ``NOT_IN_HAND``,
+    ``MIXED_SUITS`` and ``WRONG_COUNT`` for the same faults as the play
+    functions (a revoke is ``REVOKE``, the sentence saying which rule of
+    docs/rules.md §6 it breaks)."""
 
     EMPTY = "empty"
-    NOT_IN_HAND = "not_in_hand"
-    MIXED_SUITS = "mixed_suits"
-    WRONG_COUNT = "wrong_count"
+    NOT_IN_HAND = "not_in_hand"  #: a card the seat does not hold (or is known not to)
+    MIXED_SUITS = "mixed_suits"  #: a lead spanning several effective suits
+    WRONG_COUNT = "wrong_count"  #: not as many cards as the lead (or as a burial takes)
     MUST_FOLLOW_SUIT = "must_follow_suit"
     MUST_PLAY_PAIRS = "must_play_pairs"
     MUST_PLAY_TRACTOR = "must_play_tractor"
@@ -61,6 +70,15 @@ class Reason(enum.Enum):
     MUST_PLAY_TITANIC = "must_play_titanic"
     MUST_PLAY_SAME_SHAPE = "must_play_same_shape"
     THROW_FAILED = "throw_failed"
+    # what the hand's state machine finds besides (shengji.hand.Finding)
+    PHASE = "phase"  #: the event does not belong in this phase
+    BAD_EVENT = "bad_event"  #: malformed (a bad card id, a bad seat, wrong sizes)
+    SEEN_TWICE = "seen_twice"  #: a card that was already played (or buried)
+    OUT_OF_TURN = "out_of_turn"
+    BAD_BID = "bad_bid"
+    BAD_CHALLENGE = "bad_challenge"
+    REVOKE = "revoke"  #: a follow that breaks a rule of docs/rules.md §6
+    THROW_SHOULD_FAIL = "throw_should_have_failed"  #: an unchallenged throw that fails
 
     def __repr__(self) -> str:
         return f"Reason.{self.name}"
@@ -232,12 +250,12 @@ def _lead(order: Order, lead: Lead | CardsLike) -> Lead:
     return lead if isinstance(lead, Lead) else Lead(order, lead)
 
 
-# --- following (§6) ---------------------------------------------------------
+# --- following (docs/rules.md §6) -------------------------------------------
 
 
 def check_follow(order: Order, lead: Lead | CardsLike, hand: CardsLike, play: CardsLike) -> Verdict:
     """Is ``play`` a legal follow to ``lead`` from ``hand`` (the follower's
-    whole hand, holding the play)? RULES.md §6.
+    whole hand, holding the play)? docs/rules.md §6.
 
     >>> from shengji import Rules, Rank, Suit, parse_faces as p
     >>> o = Order(Rules(), Rank.TEN, Suit.SPADES)
@@ -298,7 +316,7 @@ def check_follow_counts(
 def _check_pairs(
     order: Order, lead: Lead, hand: Sequence[int], play: Sequence[int], suit_faces: Sequence[int]
 ) -> Verdict:
-    """The (t, q) vector of RULES.md §6.2: play's vector must equal the holding's."""
+    """The (t, q) vector of docs/rules.md §6.2: play's vector must equal the holding's."""
     pairs_d = lead.pairs
     hq = 0
     for f in suit_faces:
@@ -512,7 +530,7 @@ def _in_runs(t: int) -> tuple[list[tuple[int, int]], list[Flex]]:
 
 
 class _Ladders:
-    """The ladder vector of one holding (RULES.md §6.3; docs/rules.md "How the
+    """The ladder vector of one holding (docs/rules.md §6.3 and its "How the
     table reads it"): the lexicographically least vector of rungs over every
     joint placement of the led units, found unit by unit. Unit ``i`` gets the
     best rung ``r`` such that the rungs already fixed for units ``0..i-1`` and
@@ -696,7 +714,7 @@ def _ladder_taken(order: Order, lead: Lead, cnt: dict[int, int]) -> dict[int, in
 
 
 def _structure_vector(order: Order, lead: Lead, cnt: dict[int, int]) -> tuple[int, ...]:
-    """The match vector of some suit cards against the lead (RULES.md §6.2-3):
+    """The match vector of some suit cards against the lead (docs/rules.md §6.2-§6.3):
     ``(t, q)`` for leads without triples, else the rungs of the ladders."""
     if lead.mode == _MODE_LADDER:
         return _ladder_vector(order, lead, cnt)
@@ -789,7 +807,7 @@ def _shape_words(m: int, k: int) -> str:
     return {2: "tractor", 3: "Titanic", 4: "run of quads"}[m] + f" of {k}"
 
 
-# --- leading and throwing (§5) ---------------------------------------------
+# --- leading and throwing (docs/rules.md §5) --------------------------------
 
 
 def check_lead(order: Order, hand: CardsLike, play: CardsLike) -> Verdict:
@@ -816,13 +834,13 @@ def check_lead_counts(order: Order, hand: Sequence[int], play: Sequence[int]) ->
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ThrowResult:
-    """The outcome of a lead (RULES.md §5).
+    """The outcome of a lead (docs/rules.md §5).
 
     ``ok``: the play stands as led. Otherwise ``play`` is the forced unit's
     faces (the weakest unit of the most demanding beaten category),
     ``beaten`` the unit that can be beaten and ``seat`` who can beat it (the
     first in play order after the leader). ``beaters``: every seat that can
-    beat some unit of the throw, in play order (who could challenge it, §10).
+    beat some unit of the throw, in play order (who could challenge it, docs/rules.md §10.1).
     ``penalty`` is the rules' ``throw_penalty`` for a failed throw, else 0.
     """
 
@@ -954,7 +972,7 @@ def _throw_outcome(
 
 def forced_unit(d: Decomposition, shapes: Iterable[tuple[int, int]]) -> Unit:
     """The unit a failed throw must play when units of ``shapes`` are proven
-    beaten (RULES.md §5, §10): the weakest unit of the most demanding of them."""
+    beaten (docs/rules.md §5.2, §10.1): the weakest unit of the most demanding of them."""
     wanted = set(shapes)
     for u in d.units:
         if u.shape in wanted:
@@ -962,7 +980,7 @@ def forced_unit(d: Decomposition, shapes: Iterable[tuple[int, int]]) -> Unit:
     raise ValueError(f"no unit of shapes {sorted(wanted)} in the throw")
 
 
-# --- winning a trick (§7) ----------------------------------------------------
+# --- winning a trick (docs/rules.md §7) --------------------------------------
 
 
 def play_key(order: Order, lead: Lead, play: Sequence[int]) -> tuple[int, int] | None:
@@ -1025,7 +1043,7 @@ class TrickResult:
 
 def trick_winner(order: Order, plays: Sequence[CardsLike], leader: int = 0) -> TrickResult:
     """The winner of a trick: ``plays`` in play order, the lead first; the
-    winner is given as a seat, counting from ``leader`` (RULES.md §7)."""
+    winner is given as a seat, counting from ``leader`` (docs/rules.md §7)."""
     faces = [_faces(p) for p in plays]
     lead = Lead(order, faces[0])
     return trick_winner_faces(order, lead, faces, leader)
@@ -1035,7 +1053,7 @@ def single_trick(order: Order, plays: Sequence[Sequence[int]]) -> tuple[int, int
     """``(index of the winning play, points, its key)`` of a trick led by one
     card (``plays`` as faces, the lead first): a play of one card of the led
     suit or of trump is keyed by its position, as :func:`play_key` would key
-    it; any other play cannot win (RULES.md §7)."""
+    it; any other play cannot win (docs/rules.md §7)."""
     esuit = order.esuit
     pos = order.pos
     f = plays[0][0]
@@ -1144,7 +1162,7 @@ _KNOWN_CORES: Final = 4
 
 class _Core:
     """What a legal follow's suit cards must hold, for a holding of the led suit
-    larger than the lead (RULES.md §6.2-3): a placement of the holding's match
+    larger than the lead (docs/rules.md §6.2-§6.3): a placement of the holding's match
     vector, its *core*. A play is legal iff its suit cards hold a core."""
 
     def __init__(self, order: Order, lead: Lead, held: dict[int, int]) -> None:
@@ -1257,7 +1275,7 @@ class LegalFollows:
                 for fill in _multiset_combinations(other, n - take):
                     yield tuple(sorted(part + fill))
             return
-        # RULES.md §6.2-3: a play is legal iff its suit cards reach the vector
+        # docs/rules.md §6.2-§6.3: a play is legal iff its suit cards reach the vector
         # of the whole holding, i.e. iff they hold a "core" (a placement of
         # what the holding's vector demands). So: each distinct core, then
         # every way to fill it up with the other suit cards, weakest first;

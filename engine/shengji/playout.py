@@ -6,7 +6,8 @@ and finds each trick's winner and points: the inner loop of a verifier or an
 end-of-hand audit, and what ``bench/bench_engine.py`` times.
 
 :func:`deal` and :func:`random_playout` make random hands and random legal
-play for tests and benchmarks (they are not bots: no strategy at all).
+play for tests and benchmarks (they are not bots: no strategy at all);
+``deal(rules, rng).faces()`` is the deal as the face functions take it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import dataclasses
 import random
 from collections.abc import Sequence
 
-from .cards import FACES
+from .cards import FACES, face_counts
+from .hand import Deal
 from .order import Order
 from .play import (
     Lead,
@@ -41,20 +43,15 @@ __all__ = [
 ]
 
 
-def deal(rules: Rules, rng: random.Random) -> tuple[list[list[int]], list[int]]:
-    """A random deal: four hands and the kitty, as lists of faces."""
-    faces = [f for f in range(FACES) for _ in range(rules.decks)]
-    rng.shuffle(faces)
+def deal(rules: Rules, rng: random.Random) -> Deal:
+    """A random deal: four hands and the kitty, card ids (sorted), the same
+    shape as :func:`shengji.match.deal_cards`; ``deal(...).faces()`` gives
+    them as faces. Its own shuffle: the seeded tests and benchmarks get the
+    hands they always had (the faces of the same seed are the same)."""
+    ids = [copy * FACES + f for f in range(FACES) for copy in range(rules.decks)]
+    rng.shuffle(ids)
     n = rules.hand_size
-    hands = [sorted(faces[i * n : (i + 1) * n]) for i in range(4)]
-    return hands, sorted(faces[4 * n :])
-
-
-def _counts(faces: Sequence[int]) -> list[int]:
-    out = [0] * FACES
-    for f in faces:
-        out[f] += 1
-    return out
+    return Deal(tuple(tuple(sorted(ids[i * n : (i + 1) * n])) for i in range(4)), tuple(sorted(ids[4 * n :])))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -101,7 +98,7 @@ def judge_hand(
     faults; play goes on with the cards as played (as the table does when
     nobody challenges).
     """
-    held = [_counts(h) for h in hands]
+    held = [face_counts(h) for h in hands]
     side = [0, 0]
     out: list[TrickJudgement] = []
     for plays in tricks:
@@ -173,7 +170,7 @@ def random_playout(
     follows. With probability ``structured`` a lead is one of the biggest
     units the hand holds (tractors and pairs: the follows that cost most to
     check). Returns the tricks, each as four plays from its leader."""
-    held = [_counts(h) for h in hands]
+    held = [face_counts(h) for h in hands]
     tricks: list[list[tuple[int, ...]]] = []
     while any(held[leader]):
         hand = held[leader]

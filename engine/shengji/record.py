@@ -2,7 +2,7 @@
 
 A record is the header line (format, version, rules, level, dealer, first hand,
 strict), then one line per event of the hand in the order applied, each with
-the state hash after it. Cards are written in RULES.md notation with the copy
+the state hash after it. Cards are written in docs/rules.md's notation with the copy
 (deck) after a dot when it is not the first: ``AS`` is card id 12, ``AS.1`` is
 card id 66 (the second deck's ace of spades). Replaying a record rebuilds the
 identical hand (:func:`replay` checks every hash on the way); nothing depends

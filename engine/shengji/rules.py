@@ -1,15 +1,15 @@
-"""The rule options of RULES.md as one immutable, validated value.
+"""The rule options of docs/rules.md (§0) as one immutable, validated value.
 
-:class:`Rules` holds every option RULES.md names (sections 1-10), each with the
-default of the classic two-deck game. Named presets give the variants of the
-source texts::
+:class:`Rules` holds every option docs/rules.md names (§0, each described in
+its section), with the default of the classic two-deck game. Named presets
+give the variants of the sources (docs/rules.md §0, "Presets")::
 
     >>> Rules.preset("tournament").throw_penalty
     10
     >>> Rules.preset("onedeck", decks=2)
     Traceback (most recent call last):
     ...
-    shengji.rules.InvalidRulesError: level_table: 'onedeck' is the one-deck table (seed 004) but decks=2
+    shengji.rules.InvalidRulesError: level_table: 'onedeck' is the one-deck table (docs/rules.md §8.4) but decks=2
 
 The level being played and the trump suit change every hand, so they are not
 options: they live in :class:`shengji.order.Order` (the card order of one
@@ -59,15 +59,15 @@ class _Option(enum.StrEnum):
 
 
 class KittyMultiplier(_Option):
-    """How the kitty bonus multiplier follows the last lead's top unit (RULES.md §8)."""
+    """How the kitty bonus multiplier follows the last lead's top unit (docs/rules.md §8.3)."""
 
-    STRUCTURE = "structure"  #: 2 * m ** k (seeds 000, 001, 004)
-    LINEAR = "linear"  #: 2 * m * k (seed 001, QQ)
-    CARDS = "cards"  #: 4 * m * k, four times the unit's cards (seed 002)
+    STRUCTURE = "structure"  #: 2 * m ** k (the classic rule)
+    LINEAR = "linear"  #: 2 * m * k (QQ game rooms)
+    CARDS = "cards"  #: 4 * m * k, four times the unit's cards (Xuwen)
 
 
 class LevelTable(_Option):
-    """Which settling table turns the attackers' score into levels (RULES.md §8)."""
+    """Which settling table turns the attackers' score into levels (docs/rules.md §8.4)."""
 
     CLASSIC = "classic"
     LIANZHONG = "lianzhong"
@@ -78,7 +78,7 @@ class LevelTable(_Option):
 
 
 class LevelLadder(_Option):
-    """The levels a side climbs: every rank, or 2 5 T J Q K A (seed 001)."""
+    """The levels a side climbs: every rank, or 2 5 T J Q K A (docs/rules.md §8.6)."""
 
     FULL = "full"
     TOURNAMENT = "tournament"
@@ -91,28 +91,29 @@ class LevelLadder(_Option):
 
 
 class NoBid(_Option):
-    """What happens when nobody declared by the end of the draw (not on the first hand)."""
+    """What happens when nobody declared by the end of the draw (not on the first hand;
+    docs/rules.md §8.1)."""
 
-    NT = "nt"  #: play without a trump suit (seed 003)
-    KITTY = "kitty"  #: the first kitty card's suit is trump (seed 001)
+    NT = "nt"  #: play without a trump suit
+    KITTY = "kitty"  #: the first kitty card's suit is trump
 
 
 class FirstDealer(_Option):
-    """Who deals the match's first hand: the first declarer or the final one."""
+    """Who deals the match's first hand: the first declarer or the final one (docs/rules.md §8.1)."""
 
     FIRST = "first"
     FINAL = "final"
 
 
 class Partners(_Option):
-    """Fixed partnerships (seats i and i+2) or find-a-friend (RULES.md §9)."""
+    """Fixed partnerships (seats i and i+2) or find-a-friend (docs/rules.md §9)."""
 
     FIXED = "fixed"
     CALLED = "called"
 
 
 class Revoke(_Option):
-    """What a revoke costs: a report (``flag``) or the hand (``forfeit``, seed 001)."""
+    """What a revoke costs: a report (``flag``) or the hand (``forfeit``; docs/rules.md §10.3)."""
 
     FLAG = "flag"
     FORFEIT = "forfeit"
@@ -140,31 +141,31 @@ _TABLE_DECKS: Final[dict[LevelTable, tuple[int, str] | None]] = {
     LevelTable.CLASSIC: None,
     LevelTable.LIANZHONG: None,
     LevelTable.QQ: None,
-    LevelTable.TOURNAMENT: (2, "the two-deck tournament table (seed 001)"),
-    LevelTable.ONEDECK: (1, "the one-deck table (seed 004)"),
-    LevelTable.XUWEN: (4, "the four-deck Xuwen table (seed 002)"),
+    LevelTable.TOURNAMENT: (2, "the two-deck tournament table (docs/rules.md §8.4)"),
+    LevelTable.ONEDECK: (1, "the one-deck table (docs/rules.md §8.4)"),
+    LevelTable.XUWEN: (4, "the four-deck Xuwen table (docs/rules.md §8.4)"),
 }
 
-#: Hand and kitty sizes by decks (RULES.md §1).
+#: Hand and kitty sizes by decks (docs/rules.md §1).
 _DEAL: Final[dict[int, tuple[int, int]]] = {1: (12, 6), 2: (25, 8), 3: (39, 6), 4: (52, 8)}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Rules:
-    """Every option of RULES.md, validated; immutable (use :meth:`replace`).
+    """Every option of docs/rules.md (§0), validated; immutable (use :meth:`replace`).
 
-    Options (RULES.md section in brackets):
+    Options (the section of docs/rules.md in brackets):
 
     - ``decks`` (§1): 1-4 decks of 54 cards.
     - ``permanent_twos`` (§2): every 2 is trump, just below the level cards.
-    - ``same_shape_only`` (§6): followers must match a led unit's shape if they
+    - ``same_shape_only`` (§6.3): followers must match a led unit's shape if they
       hold it, else anything in the suit (no pair/tractor ladder).
-    - ``throw_penalty`` (§5): points a failed throw costs the thrower's side.
-    - ``kitty_multiplier``, ``kitty_requires_trump`` (§8): the kitty bonus.
-    - ``level_table``, ``level_ladder``, ``must_play`` (§8): settling and levels.
-    - ``allow_self_override``, ``no_bid``, ``first_dealer`` (§8): declaring.
+    - ``throw_penalty`` (§5.2): points a failed throw costs the thrower's side.
+    - ``kitty_multiplier``, ``kitty_requires_trump`` (§8.3): the kitty bonus.
+    - ``level_table`` (§8.4), ``level_ladder``, ``must_play`` (§8.6): settling and levels.
+    - ``allow_self_override``, ``no_bid``, ``first_dealer`` (§8.1): declaring.
     - ``partners`` (§9): fixed or called (find-a-friend).
-    - ``hand_scan``, ``revoke`` (§10): what the table sees, what a revoke costs.
+    - ``hand_scan`` (§10), ``revoke`` (§10.3): what the table sees, what a revoke costs.
     """
 
     decks: int = 2
@@ -247,7 +248,7 @@ class Rules:
 
     @property
     def step(self) -> int:
-        """The settling step, 20 points per deck (RULES.md §8)."""
+        """The settling step, 20 points per deck (docs/rules.md §8.4)."""
         return 20 * self.decks
 
     @property
@@ -343,11 +344,12 @@ def _coerce(key: str, value: Any) -> Any:
     return value
 
 
-#: The named presets: option overrides on top of the defaults (classic).
+#: The named presets: option overrides on top of the defaults (classic);
+#: docs/rules.md §0, "Presets", names each one's source.
 PRESETS: Final[dict[str, dict[str, Any]]] = {
-    # The classic two-deck game, every default (seeds 000, 003).
+    # The classic two-deck game, every default.
     "classic": {},
-    # QQ game rooms (seed 001): capped gains, linear kitty multiplier, the final
+    # QQ game rooms: capped gains, linear kitty multiplier, the final
     # declarer deals the first hand, a kitty card picks trump when nobody bids.
     "qq": {
         "level_table": "qq",
@@ -355,9 +357,9 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
         "first_dealer": "final",
         "no_bid": "kitty",
     },
-    # Lianzhong (联众) online rules (seeds 001, 004).
+    # Lianzhong (联众) online rules.
     "lianzhong": {"level_table": "lianzhong"},
-    # Tournament rules (seed 001 §捌): ladder 2 5 T J Q K A with 2 and A to be
+    # Tournament rules: ladder 2 5 T J Q K A with 2 and A to be
     # played, failed throw costs 10, a revoke loses the hand, no self-override,
     # the first kitty card picks trump when nobody bids.
     "tournament": {
@@ -369,13 +371,13 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
         "allow_self_override": False,
         "no_bid": "kitty",
     },
-    # One deck ("40 points" / 打百分, seed 004).
+    # One deck ("40 points" / 打百分).
     "onedeck": {"decks": 1, "level_table": "onedeck"},
-    # Three decks with triples and Titanics (seeds 001, 004).
+    # Three decks with triples and Titanics.
     "titanic": {"decks": 3},
-    # Find-a-friend (seed 000 挑选对家): the classic game with a called partner.
+    # Find-a-friend (挑选对家, docs/rules.md §9): the classic game with a called partner.
     "friend": {"partners": "called"},
-    # Xuwen four-deck game (seed 002).
+    # Xuwen (徐闻) four-deck game.
     "xuwen": {
         "decks": 4,
         "level_table": "xuwen",

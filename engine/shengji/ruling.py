@@ -1,6 +1,6 @@
 """The per-hand rule questions the hand, the audit and the bots ask, on faces.
 
-A thin adapter over engine I (:mod:`shengji.order`, :mod:`shengji.units`,
+A thin adapter over the rule functions (:mod:`shengji.order`, :mod:`shengji.units`,
 :mod:`shengji.play`): one object per hand (level and trump fixed), with the
 :class:`~shengji.play.Lead` of a trick cached, so the state machine and the
 bots speak in plain lists of faces and get plain answers back.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import play as _play
-from .cards import FACES, Rank, Suit
+from .cards import Rank, Suit, face_counts
 from .order import TRUMP, Order
 from .rules import Rules
 from .units import Decomposition, decompose_faces
@@ -21,13 +21,6 @@ __all__ = ["TRUMP", "Ruling"]
 
 #: How many leads a Ruling keeps (a hand has at most 54 tricks).
 _LEADS_KEPT = 64
-
-
-def _counts(faces: Sequence[int]) -> list[int]:
-    out = [0] * FACES
-    for f in faces:
-        out[f] += 1
-    return out
 
 
 class Ruling:
@@ -76,7 +69,7 @@ class Ruling:
     ) -> tuple[bool, tuple[int, ...], tuple[int, ...]]:
         """``(stands, forced faces, seats that beat it)`` of a lead, given what each
         seat holds (faces; the leader's hand is not looked at)."""
-        r = _play.check_throw(self.order, leader, list(faces), [_counts(h) for h in hands])
+        r = _play.check_throw(self.order, leader, list(faces), [face_counts(h) for h in hands])
         if r.ok:
             return True, tuple(faces), ()
         return False, tuple(r.play), (() if r.seat is None else (r.seat,))
@@ -85,7 +78,7 @@ class Ruling:
         self, lead: Sequence[int], hand: Sequence[int], play: Sequence[int]
     ) -> tuple[bool, str]:
         """``(legal, sentence)`` of a follow from ``hand`` (which holds ``play``)."""
-        v = _play.check_follow_counts(self.order, self.lead(lead), _counts(hand), list(play))
+        v = _play.check_follow_counts(self.order, self.lead(lead), face_counts(hand), list(play))
         return v.legal, v.message
 
     def follow_counts(self, lead: Sequence[int], hand: Sequence[int], play: Sequence[int]) -> bool:

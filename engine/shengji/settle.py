@@ -1,6 +1,6 @@
 """Settling a hand: level tables, the level ladder, the next dealer, the match's end.
 
-RULES.md §8 ("Settling", "Next dealer", "Levels and the match"). Everything here
+docs/rules.md §8.4-§8.6 (settling the hand, the next dealer, levels and the match). Everything here
 is a pure function of the attackers' final score and a few options, so the
 conformance kind ``settle`` and the hand/match state machines share it.
 
@@ -21,7 +21,7 @@ ACE = 12
 JACK = 9
 TWO = 0
 
-#: ``level_ladder = "tournament"``: 2, 5, T, J, Q, K, A (seed 001 §捌).
+#: ``level_ladder = "tournament"``: 2, 5, T, J, Q, K, A (docs/rules.md §8.6).
 TOURNAMENT_LADDER: tuple[int, ...] = (0, 3, 8, 9, 10, 11, 12)
 FULL_LADDER: tuple[int, ...] = tuple(range(13))
 
@@ -85,7 +85,7 @@ def step_of(decks: int) -> int:
 
 
 def level_result(score: int, decks: int, table: str = "classic") -> LevelResult:
-    """RULES.md §8's level tables. A negative score counts as 0."""
+    """The level tables of docs/rules.md §8.4. A negative score counts as 0."""
     if decks not in (1, 2, 3, 4):
         raise SettleError(f"bad decks {decks!r}: 1, 2, 3 or 4")
     s = max(0, int(score))
@@ -104,7 +104,7 @@ def level_result(score: int, decks: int, table: str = "classic") -> LevelResult:
             gain = min(gain, 6)
         return LevelResult(True, gain)
     if table == "tournament":
-        # seed 001 §捌, written for 2 decks; other deck counts scale the thresholds.
+        # docs/rules.md §8.4's tournament table, written for 2 decks; other deck counts scale the thresholds.
         def t(points: int) -> float:
             return points * decks / 2
 
@@ -134,7 +134,7 @@ def level_result(score: int, decks: int, table: str = "classic") -> LevelResult:
             return LevelResult(True, 1)
         return LevelResult(True, 2)
     if table == "xuwen":
-        # seed 002 (4 decks): take over from 160, +1 per further 40; other deck
+        # docs/rules.md §8.4's xuwen table (4 decks): take over from 160, +1 per further 40; other deck
         # counts scale the thresholds by decks / 4.
         def x(points: int) -> float:
             return points * decks / 4
@@ -164,8 +164,8 @@ def must_play_levels(values: Iterable[object]) -> frozenset[int]:
 def advance(level: int, gain: int, ladder: Sequence[int], must_play: Iterable[int] = ()) -> int:
     """Move ``gain`` rungs up ``ladder`` from ``level``, stopping at A and at each
     ``must_play`` level reached on the way: a climb cannot pass a listed level in
-    one hand, and from a listed level it moves on as usual (docs/rules.md,
-    "Levels and the match"). A level off the ladder first moves to the next rung
+    one hand, and from a listed level it moves on as usual (docs/rules.md
+    §8.6). A level off the ladder first moves to the next rung
     above it."""
     stops = set(must_play) | {ACE}
     current = level
@@ -211,7 +211,7 @@ def settle(
     ``levels``: two side levels (fixed partners: side of seat s is s % 2) or four
     seat levels (find-a-friend). ``defenders``: the seats of the dealer's side
     (default: the dealer and the dealer's partner). ``kitty_j``: the attackers won
-    the last trick's kitty with a J (the tournament rule, RULES.md §8).
+    the last trick's kitty with a J (the tournament rule, docs/rules.md §8.6).
     ``result``: a level result decided otherwise (a forfeit) instead of the table's.
     """
     if dealer not in (0, 1, 2, 3):

@@ -1,5 +1,5 @@
 """A sweep over one effective suit's positions: can these sub-units all be
-cut, disjointly, out of a holding? (RULES.md §3, §6.2-3, §7; the bound is in
+cut, disjointly, out of a holding? (docs/rules.md §3, §6.2-§6.3, §7; the bound is in
 docs/engine-bounds.md.)
 
 The rules engine asks a few kinds of question about a holding (the cards of

@@ -1,6 +1,6 @@
 """Units (sets and runs) and the canonical decomposition of a play.
 
-RULES.md §3-4. A **set** of width ``m`` is ``m`` cards of one face; a **run**
+docs/rules.md §3-§4. A **set** of width ``m`` is ``m`` cards of one face; a **run**
 of width ``m`` and length ``k >= 2`` is ``k`` sets of width ``m`` at ``k``
 consecutive positions of one effective suit (a tractor for ``m = 2``, a
 Titanic for ``m = 3``, a run of quads for ``m = 4``). A unit's shape is
@@ -93,7 +93,7 @@ class Decomposition:
 
     @property
     def top_shape(self) -> tuple[int, int]:
-        """The most demanding shape (the top category, RULES.md §7)."""
+        """The most demanding shape (the top category, docs/rules.md §7)."""
         return self.units[0].shape
 
     @property

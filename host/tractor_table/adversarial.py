@@ -3,7 +3,7 @@
 The differential fuzzer (:mod:`tractor_table.difffuzz`) judges what the bots
 play, and bots never reach the hard inputs: a long throw of tractors and
 triples followed from a hand full of pairs, with several faces at one position.
-This module searches for them. A *case* is a conformance case (CONFORMANCE.md,
+This module searches for them. A *case* is a conformance case (docs/rules.md §13,
 plain JSON) of one of the checks the table makes:
 
 - ``follow``: a follower's play against a lead, given the follower's hand
@@ -34,7 +34,7 @@ position, the play re-drawn) and the worst survive. The cost of a case is one of
 Every case evaluated is judged by both engines; the answers (a follow's verdict
 and reason, a throw's outcome and forced unit, a trick's winner and points)
 must agree. A failed throw's forced unit agrees when it is the same cards or an
-equally weak unit (docs/rules.md, "Leading and throwing": either is the
+equally weak unit (docs/rules.md §5.2: either is the
 weakest). A disagreement is written as a replayable case file
 (``tractor-table fuzz-rules --replay FILE``). The worst cases are kept as
 regression data (``tests/device_rules/data/adversarial.jsonl``).
@@ -548,7 +548,7 @@ def work(case: dict[str, Any]) -> int:
 
 def agree(case: dict[str, Any], full: list[Any], device: list[Any] | None) -> bool:
     """Do the answers agree? A failed throw's forced units agree when they are
-    the same cards or equally weak (same shape, suit and strength: docs/rules.md)."""
+    the same cards or equally weak (same shape, suit and strength: docs/rules.md §5.2)."""
     if device is None:
         return False
     if full == device:

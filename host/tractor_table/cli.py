@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tractor-table",
         description="Host tool of the smart Tractor table (拖拉机 / 升级 / 80 points).",
-        epilog=f"The rules, every option and preset: docs/rules.md. Presets (--rules): {presets_text()}. "
+        epilog=f"The rules, every option and preset: docs/rules.md (§0). Presets (--rules): {presets_text()}. "
         "'tractor-table COMMAND --help' for each command.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

@@ -49,11 +49,12 @@ from . import firmware_build
 from .enroll.cardset import HEADER, MAP_MAGIC, CardMapData, CardSet, read_map_header
 from .errors import CommandError
 from .paths import BUILD_FIRMWARE_DIR, FIRMWARE_DIR
+from .paths import CARDS_FILE as CARDS_FILE
+from .paths import CONFIG_FILE as CONFIG_FILE
 
-#: names on the board (mirrored in the generated firmware/hwconfig.py)
-CARDS_FILE = "cards.bin"
-CONFIG_FILE = "table.cfg"
-#: the list of files the last deploy put on the board (for removing them when they go)
+#: the names on the board: CARDS_FILE and CONFIG_FILE (.paths, mirrored in the generated
+#: firmware/hwconfig.py), and the list of files the last deploy put there (for removing
+#: them when they go)
 DEPLOYED_FILE = "deployed.txt"
 #: suffix of the files written before they are verified and renamed into place
 TEMP_SUFFIX = ".new"
@@ -257,7 +258,7 @@ class DeployBoard(Protocol):
 
 
 def rule_lines(preset: str, cards: CardMapData | None) -> list[str]:
-    """The rule options of a RULES.md preset as table.cfg lines (firmware/tableconfig.py's keys).
+    """The rule options of a preset (docs/rules.md §0) as table.cfg lines (firmware/tableconfig.py's keys).
 
     The deck count is the card set's when one is given: a preset that cannot be
     played with it is refused here, not discovered at the table."""
@@ -390,8 +391,13 @@ def _parse_on_micropython(path: Path, data: bytes) -> CardMapData:
     )
     try:
         proc = mpy.run(code=code, path=[FIRMWARE_DIR], heapsize="64K", timeout=30)
-    except CommandError:  # no MicroPython here (a user install): the header check must do
-        return read_map_header(data, path.stem)
+    except CommandError:  # no MicroPython here (a user install): the same parser under CPython
+        try:
+            return read_map_header(data, path.stem)
+        except CommandError as exc:
+            raise CommandError(
+                f"card set {path}: {exc}; export it again with 'tractor-table deckcheck --export'"
+            ) from None
     if proc.returncode != 0:
         why = proc.stdout.strip().removeprefix("ERR ") or proc.stderr.strip().splitlines()[-1]
         raise CommandError(f"card set {path}: {why}; export it again with 'tractor-table deckcheck --export'")

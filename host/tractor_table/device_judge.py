@@ -1,7 +1,7 @@
 """``tractor-table judge --engine device``: the conformance runner answered by
 the device rules engine (``firmware/drules*.py``) under MicroPython.
 
-The cases (CONFORMANCE.md, JSON lines) are passed one by one to a single
+The cases (docs/rules.md §13; JSON lines in the format of ``tractor-table judge --help``) are passed one by one to a single
 MicroPython unix-port process running ``device_runner/judge_mp.py`` with
 ``firmware/`` on its module path; its answers are written back in the same
 order, normalised (compact JSON as the full engine's runner prints it). The
@@ -98,7 +98,7 @@ def answer_lines(lines: Iterable[str], runner: DeviceRunner) -> Iterable[str]:
             yield case
             continue
         out = runner.answer(case, case.get("id"))
-        # MicroPython's dicts keep no order: put the fields in CONFORMANCE.md's
+        # MicroPython's dicts keep no order: put the fields in the conformance format's
         order = _FIELDS.get(str(case.get("kind")), ())
         rank = {k: i for i, k in enumerate(order)}
         fields = sorted((k for k in out if k != "id"), key=lambda k: (rank.get(k, len(order)), k))
@@ -106,7 +106,7 @@ def answer_lines(lines: Iterable[str], runner: DeviceRunner) -> Iterable[str]:
         yield json.dumps(result, ensure_ascii=False)
 
 
-#: Each kind's answer fields in the order CONFORMANCE.md lists them.
+#: Each kind's answer fields in the order the conformance format lists them (``commands/judge.py`` ``CASE_FORMAT``).
 _FIELDS: dict[str, tuple[str, ...]] = {
     "compare": ("cmp",),
     "shape": ("suit", "shape"),

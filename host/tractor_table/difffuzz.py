@@ -20,7 +20,7 @@ on the full ladder, a four-deck classic variant with stops on the tournament
 ladder.
 
 Without hand scans the device does not see the hands during play: it rebuilds
-them from the cards played and audits the whole hand at the end (RULES §10),
+them from the cards played and audits the whole hand at the end (docs/rules.md §10.1),
 so the same answers come from another path through the device code.
 
 A disagreement is written as a replayable case file (JSON lines: the script
@@ -41,7 +41,7 @@ from typing import Any
 
 from shengji import Rules
 from shengji.bots import Bot
-from shengji.cards import FACES
+from shengji.cards import FACES, face_counts
 from shengji.hand import Bid, Bury, EndDraw, Hand, Play
 from shengji.match import iter_hand, make_bots
 from shengji.order import Order
@@ -83,7 +83,7 @@ VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
 
 #: With ``no_bid = "kitty"`` this share of the hands goes without a bid, so the
 #: kitty names trump; with ``permanent_twos`` too, half of those turn a 2 up
-#: first (NT, docs/rules.md "Declaring trump"). Drawn from the seed apart from
+#: first (NT, docs/rules.md §8.1). Drawn from the seed apart from
 #: the rest of the script.
 QUIET_SHARE = 0.4
 
@@ -148,13 +148,6 @@ class FuzzScript:
 
 def _faces(cards: Sequence[int]) -> list[int]:
     return [c % FACES for c in cards]
-
-
-def _counts(faces: Sequence[int]) -> list[int]:
-    out = [0] * FACES
-    for f in faces:
-        out[f] += 1
-    return out
 
 
 def _attempt_follows(
@@ -276,7 +269,7 @@ def make_script(seed: int, variant: int | None = None) -> FuzzScript:
             if order is None:
                 order = hand.ruling.order
                 case["hands"] = [list(h) for h in hand.hands]
-            holdings = [_counts(_faces(h)) for h in hand.hands]
+            holdings = [face_counts(_faces(h)) for h in hand.hands]
             trick = hand.current_trick()
             seat = ev.seat
             faces = _faces(ev.cards)

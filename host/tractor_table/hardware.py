@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .paths import FIRMWARE_DIR, HARDWARE_DIR
+from .paths import CARDS_FILE, CONFIG_FILE, FIRMWARE_DIR, HARDWARE_DIR
 
 PINMAP_PATH = HARDWARE_DIR / "pinmap.toml"
 HWCONFIG_PATH = FIRMWARE_DIR / "hwconfig.py"
@@ -417,8 +417,6 @@ def load(path: Path = PINMAP_PATH) -> PinMap:
 
 def render_hwconfig(pm: PinMap) -> str:
     """The firmware's board configuration, as Python source for MicroPython."""
-    from . import deploy
-
     rs = pm.readers
     lines = [
         "# Board configuration of the table: which Pico pin does what.",
@@ -480,8 +478,8 @@ def render_hwconfig(pm: PinMap) -> str:
         f"LED = const({pm.led})",
         "",
         "# files the deploy command copies next to the firmware",
-        f'CARDS_FILE = "{deploy.CARDS_FILE}"',
-        f'CONFIG_FILE = "{deploy.CONFIG_FILE}"',
+        f'CARDS_FILE = "{CARDS_FILE}"',
+        f'CONFIG_FILE = "{CONFIG_FILE}"',
         "",
     ]
     return "\n".join(lines)

@@ -18,3 +18,7 @@ HARDWARE_DIR = ROOT / "hardware"
 BUILD_FIRMWARE_DIR = ROOT / "build" / "firmware"
 #: Documentation; benchmarks write ``performance.md`` here.
 DOCS_DIR = ROOT / "docs"
+#: The files the host copies to the Pico's flash beside the firmware: the card map
+#: and the table's configuration (firmware/hwconfig.py names them, from here).
+CARDS_FILE = "cards.bin"
+CONFIG_FILE = "table.cfg"

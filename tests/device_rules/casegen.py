@@ -1,4 +1,4 @@
-"""Random conformance cases (CONFORMANCE.md) of every kind, for comparing the
+"""Random conformance cases (docs/rules.md §13) of every kind, for comparing the
 device engine's judge with the full engine's. Inputs only: the answers come
 from the engines. CPython only."""
 

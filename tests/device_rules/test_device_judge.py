@@ -36,7 +36,7 @@ def device_answers(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def same_forced(case: dict[str, Any], a: str, b: str) -> bool:
     """Two forced plays of a failed throw that are equally right: the same
-    shape at the same strength (CONFORMANCE.md: either is accepted)."""
+    shape at the same strength (docs/rules.md §5.2: either is accepted)."""
     if sorted(a.split()) == sorted(b.split()):
         return True
     order = case_order(case)

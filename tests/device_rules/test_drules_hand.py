@@ -1,5 +1,5 @@
 # runs-under: micropython heapsize=64K
-"""Device rules engine, the hand around the play (RULES.md §8-9): settling under
+"""Device rules engine, the hand around the play (docs/rules.md §8-9): settling under
 every level table and ladder, declaring trump, find-a-friend. Each rule with a
 case that applies and one that does not; CPython and MicroPython (64 KB heap)."""
 

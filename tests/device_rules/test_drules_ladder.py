@@ -1,12 +1,12 @@
 # runs-under: micropython heapsize=80K
-"""Device rules engine: 3-4 deck ladders, same_shape_only and quads (RULES.md §6.3),
+"""Device rules engine: 3-4 deck ladders, same_shape_only and quads (docs/rules.md §6.3),
 each rung legal and illegal; CPython and MicroPython (64 KB heap)."""
 
 
 import drules as D
 from dcards import engine, hand, ids
 
-T = "T"  # level ten, as in most of RULES.md's examples
+T = "T"  # level ten, as in most of docs/rules.md's examples
 
 
 def follow(e, lead, h, play):
@@ -70,7 +70,7 @@ def test_throw_with_a_triple_and_a_tractor():
 
 
 def test_same_shape_only_throw():
-    # RULES.md §6.3: for a throw, each unit of the lead, widest and longest
+    # docs/rules.md §6.3: for a throw, each unit of the lead, widest and longest
     # first, is matched by the same shape if the cards left hold it
     e = engine(T, "S", same_shape_only=True)
     lead = "KH KH QH QH 9H 9H"  # a tractor and a pair

@@ -127,7 +127,7 @@ def _vectors(e, lead, cnt, s, new):
 
 
 def _tcheck(seed, n):
-    """The t of RULES §6.2 (leads of pairs and tractors, 1-4 decks): the
+    """The t of docs/rules.md §6.2 (leads of pairs and tractors, 1-4 decks): the
     search, the oracle it falls back on, and the reference agree."""
     rng = Rng(seed)
     done = 0

@@ -1,12 +1,12 @@
 # runs-under: micropython heapsize=80K
-"""Device rules engine: leads, throws and following with pairs and tractors (RULES.md §5-6.2),
+"""Device rules engine: leads, throws and following with pairs and tractors (docs/rules.md §5-6.2),
 each rule legal and illegal; CPython and MicroPython (64 KB heap)."""
 
 
 import drules as D
 from dcards import engine, hand, ids, names
 
-T = "T"  # level ten, as in most of RULES.md's examples
+T = "T"  # level ten, as in most of docs/rules.md's examples
 
 
 # --- §5 leading and throws -----------------------------------------------------

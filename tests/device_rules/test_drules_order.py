@@ -1,12 +1,12 @@
 # runs-under: micropython heapsize=80K
-"""Device rules engine: card order, points, units and decomposition (RULES.md §2-4).
+"""Device rules engine: card order, points, units and decomposition (docs/rules.md §2-4).
 Each rule with a case that holds and one that does not; CPython and MicroPython (64 KB heap)."""
 
 
 import drules as D
 from dcards import engine, ids, shape
 
-T = "T"  # level ten, as in most of RULES.md's examples
+T = "T"  # level ten, as in most of docs/rules.md's examples
 
 
 # --- §2 order -----------------------------------------------------------------

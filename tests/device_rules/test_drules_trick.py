@@ -1,13 +1,13 @@
 # runs-under: micropython heapsize=96K
 """Device rules engine: trick winners, kitty bonus, and no allocation on the hot
-paths (RULES.md §7-8); CPython and MicroPython (64 KB heap)."""
+paths (docs/rules.md §7-8); CPython and MicroPython (64 KB heap)."""
 
 import sys
 
 import drules as D
 from dcards import engine, hand, ids
 
-T = "T"  # level ten, as in most of RULES.md's examples
+T = "T"  # level ten, as in most of docs/rules.md's examples
 
 
 # --- §7 tricks -----------------------------------------------------------------
@@ -55,7 +55,7 @@ def test_trick_throw_killed_only_by_matching_trump():
 
 def test_trick_carves_units_out_of_longer_runs():
     e = engine(T, "S")
-    # trump 7788 99 matches a led tractor + pair (seed 000)
+    # trump 7788 99 matches a led tractor + pair (docs/rules.md §7)
     assert winner(e, "4D 4D 5D 5D AD AD", "7S 7S 8S 8S 9S 9S", "2D 3D 6D 7D 8D 9D", "2C 3C 4C 5C 6C 7C") == 1
 
 

@@ -1,4 +1,4 @@
-"""Trump and card order, effective suits (RULES.md §2)."""
+"""Trump and card order, effective suits (docs/rules.md §2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cards and notation (RULES.md notation; INTERFACES.md card ids)."""
+"""Cards and notation (docs/rules.md: the notation, §1 card ids)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 #: module -> does it have examples
-MODULES = {"cards": True, "rules": True, "order": True, "play": True, "units": False}
+MODULES = {"cards": True, "rules": True, "order": True, "play": True, "units": False, "hand": True}
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

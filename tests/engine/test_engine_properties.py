@@ -1,5 +1,5 @@
 """Property tests (hypothesis): decomposition, legal follows on random deals,
-points, and two brute-force oracles written straight from RULES.md's words
+points, and two brute-force oracles written straight from docs/rules.md's words
 (§6.2's match vector and §7's matching) checked against the engine."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def test_random_hands_every_generated_play_is_legal_and_points_add_up(
     order: Order, seed: int
 ) -> None:
     rng = random.Random(seed)
-    hands, kitty = deal(order.rules, rng)
+    hands, kitty = deal(order.rules, rng).faces()
     leader = rng.randrange(4)
     tricks = random_playout(order, hands, leader, rng)
     judged = judge_hand(order, hands, leader, tricks)
@@ -117,7 +117,7 @@ def test_a_legal_follow_always_exists_and_generated_follows_are_legal(
     order: Order, seed: int
 ) -> None:
     rng = random.Random(seed)
-    hands, _ = deal(order.rules, rng)
+    hands, _ = deal(order.rules, rng).faces()
     hand = counts(hands[1])
     # a structured lead from seat 0: a random one-suit handful of its cards
     es = order.esuit[rng.choice(hands[0])]
@@ -241,7 +241,7 @@ def test_follow_check_agrees_with_brute_force_match_vectors(
     if len(holding) <= n:
         expect = sum(1 for f in play if order.esuit[f] == es) == len(holding)
     else:
-        # RULES.md §6.2 literally: no selection X of n suit cards has a better vector
+        # docs/rules.md §6.2 literally: no selection X of n suit cards has a better vector
         best = max(
             _vector(order, d, es, list(x)) for x in set(itertools.combinations(sorted(holding), n))
         )
@@ -353,7 +353,7 @@ def _adjacent(order: Order, es: int, cnt: Counter[int], width: int) -> bool:
 
 
 def _rung(order: Order, es: int, lead_shape: tuple[int, int], cards: list[int]) -> int:
-    """Index of the first entry of RULES.md's list that ``cards`` allow."""
+    """Index of the first entry of docs/rules.md's list that ``cards`` allow."""
     cnt = Counter(cards)
     triples = sum(1 for c in cnt.values() if c >= 3)
     pairs = sum(c // 2 for c in cnt.values())

@@ -1,4 +1,4 @@
-"""Following (RULES.md §6): each rule with a legal and an illegal play."""
+"""Following (docs/rules.md §6): each rule with a legal and an illegal play."""
 
 from __future__ import annotations
 
@@ -242,7 +242,7 @@ def test_one_deck_singles_only() -> None:
 
 def test_throw_of_a_triple_and_a_tractor() -> None:
     o = order("2", "H", 3)
-    lead = "9S 9S TS TS JS JS JS"  # triple + tractor (seed 001)
+    lead = "9S 9S TS TS JS JS JS"  # triple + tractor (docs/rules.md §4)
     hand = "QS QS QS 5S 5S 6S 6S 2S 3S"
     assert judge(lead, hand, "QS QS QS 5S 5S 6S 6S", o) is None
     assert judge(lead, hand, "QS QS QS 5S 5S 6S 3S", o) is Reason.MUST_PLAY_TRACTOR

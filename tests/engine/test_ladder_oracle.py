@@ -187,7 +187,7 @@ def test_legal_follows_are_exactly_the_legal_plays(few: int, monkeypatch: pytest
 
 
 def test_same_shape_only_throws_legal_and_illegal() -> None:
-    """RULES.md §6.3: with same_shape_only each unit of a throw, widest and
+    """docs/rules.md §6.3: with same_shape_only each unit of a throw, widest and
     longest first, is matched by the same shape if the cards left hold it."""
     o = order("2", "S", decks=3, same_shape_only=True)
     lead = f("9H 9H 9H 8H 8H 3H 3H")  # triple, pair, pair

@@ -49,7 +49,7 @@ def test_generation_is_complete_against_brute_force(seed: int, decks: int) -> No
     """Every legal follow, and only those, for random small hands."""
     rng = random.Random(seed * 10 + decks)
     o = order(rng.choice("2579TQA"), rng.choice(["S", "H", "NT"]), decks)
-    hands, _ = deal(o.rules, rng)
+    hands, _ = deal(o.rules, rng).faces()
     hand = rng.sample(hands[1], 12)
     suit = o.esuit[rng.choice(hands[0])]
     lead_cards = [x for x in hands[0] if o.esuit[x] == suit]
@@ -78,7 +78,7 @@ def test_single_unit_leads() -> None:
 def test_leads_are_every_one_suit_combination(seed: int) -> None:
     rng = random.Random(seed)
     o: Order = order("T", "S", 2)
-    hands, _ = deal(o.rules, rng)
+    hands, _ = deal(o.rules, rng).faces()
     hand = rng.sample(hands[0], 9)
     all_plays = set(legal_leads(o, hand))
     one_suit = {

@@ -1,4 +1,4 @@
-"""Rules: every option, presets, validation (RULES.md §1-10)."""
+"""Rules: every option, presets, validation (docs/rules.md §1-10)."""
 
 from __future__ import annotations
 

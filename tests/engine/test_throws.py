@@ -1,4 +1,4 @@
-"""Leading and throwing (RULES.md §5)."""
+"""Leading and throwing (docs/rules.md §5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Winning a trick (RULES.md §7) and points."""
+"""Winning a trick (docs/rules.md §7) and points."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_tractor_is_beaten_only_by_a_tractor() -> None:
 
 
 def test_kill_must_match_every_unit_of_a_throw() -> None:
-    # seed 000: trump 9988 72 kills AK5544; it cannot kill AA5544
+    # docs/rules.md §7: trump 9988 72 kills AK5544; it cannot kill AA5544
     assert (
         win(["AD KD 5D 5D 4D 4D", "3D 3D 6D 7D 8D 9D", "9S 9S 8S 8S 7S 2S", "2C 3C 4C 5C 6C 7C"])
         == 2
@@ -62,14 +62,14 @@ def test_kill_must_match_every_unit_of_a_throw() -> None:
 
 
 def test_key_is_the_strongest_unit_of_the_top_category() -> None:
-    # seed 000: trump 884 over-kills 977 on a led 544 (pair 88 > pair 77)...
+    # docs/rules.md §7: trump 884 over-kills 977 on a led 544 (pair 88 > pair 77)...
     assert win(["5D 4D 4D", "9S 7S 7S", "8S 8S 4S", "2D 3D 3D"]) == 2
     # ...but not on led singles 567 (9 > 8)
     assert win(["5D 6D 7D", "9S 7S 7S", "8S 8S 4S", "2D 3D 4D"]) == 1
 
 
 def test_a_unit_may_be_carved_from_a_longer_run() -> None:
-    # seed 000: trump 7 7 8 8 9 9 matches 4455AA as tractor + pair; key = best tractor 8899
+    # docs/rules.md §7: trump 7 7 8 8 9 9 matches 4455AA as tractor + pair; key = best tractor 8899
     assert (
         win(["4D 4D 5D 5D AD AD", "7S 7S 8S 8S 9S 9S", "2C 3C 4C 6C 7C 8C", "2S 2S 3S 3S JS JS"])
         == 1

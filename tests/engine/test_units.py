@@ -1,4 +1,4 @@
-"""Units and canonical decomposition (RULES.md §3-4)."""
+"""Units and canonical decomposition (docs/rules.md §3-4)."""
 
 from __future__ import annotations
 

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 from tractor_table import cli
-from tractor_table.commands import _files, fuzz_rules, link, virtual
+from tractor_table.commands import _files, fuzz_rules, link
 from tractor_table.errors import CommandError
+from tractor_table.virtual import grammar
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -186,7 +187,7 @@ def test_fuzz_rules_out_must_be_a_folder(tmp_path: Path, capsys: pytest.CaptureF
     ],
 )
 def test_console_reads_commands(line: str, decks: int, want: object) -> None:
-    assert virtual.parse_console(line, decks) == want
+    assert grammar.parse_console(line, decks) == want
 
 
 @pytest.mark.parametrize(
@@ -208,7 +209,7 @@ def test_console_reads_commands(line: str, decks: int, want: object) -> None:
 )
 def test_console_refuses_bad_lines_with_a_sentence(line: str, decks: int, message: str) -> None:
     with pytest.raises(ValueError) as exc:
-        virtual.parse_console(line, decks)
+        grammar.parse_console(line, decks)
     assert message in str(exc.value)
 
 

@@ -358,6 +358,27 @@ def test_a_good_card_map_is_read_by_the_firmware_parser(tmp_path: Path) -> None:
     assert (cs.name, cs.decks, cs.count) == ("single", 1, 54)
 
 
+def test_without_micropython_the_same_parser_runs_under_cpython(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a user install without the unix port: firmware/cardmap.py itself, loaded
+    # by tractor_table.vocab, reads the map (no second parser of its header)
+    from tractor_table import mpy
+
+    def no_micropython(*_a: object, **_k: object) -> None:
+        raise CommandError("no MicroPython here")
+
+    monkeypatch.setattr(mpy, "run", no_micropython)
+    (tmp_path / "one.bin").write_bytes(card_map(108, 2, "红背"))
+    cs = deploy.read_cards(tmp_path / "one.bin")
+    assert (cs.name, cs.decks, cs.count) == ("红背", 2, 108)
+    damaged = bytearray(card_map())
+    damaged[60] ^= 0x01
+    (tmp_path / "damaged.bin").write_bytes(damaged)
+    with pytest.raises(CommandError, match="damaged.bin: card map damaged: CRC mismatch"):
+        deploy.read_cards(tmp_path / "damaged.bin")
+
+
 def test_space_is_checked_before_writing() -> None:
     items = [deploy.Item("a.mpy", bytes(5000), "module"), deploy.Item("table.cfg", b"x", "configuration")]
     deploy.check_space(items, free_bytes=4096 * 5, block=4096)  # 2 + 1 blocks + 2 spare

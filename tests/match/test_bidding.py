@@ -1,4 +1,4 @@
-"""Declaring trump during the draw (RULES.md §8), every class for 1-4 decks."""
+"""Declaring trump during the draw (docs/rules.md §8), every class for 1-4 decks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Properties of random bot games, for every preset and 1-4 decks (RULES.md §8-10)."""
+"""Properties of random bot games, for every preset and 1-4 decks (docs/rules.md §8-10)."""
 
 from __future__ import annotations
 

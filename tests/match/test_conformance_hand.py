@@ -1,6 +1,6 @@
 """Conformance cases of the kinds ``kitty``, ``settle`` and ``declare``.
 
-The public cases (vendored by engine I into ``tests/engine/conformance/``) and
+The public cases (vendored into ``tests/engine/conformance/``) and
 our own extra cases (``data/hand_cases.jsonl``) must all pass.
 """
 

@@ -15,8 +15,8 @@ from shengji.hand import (
     IllegalEvent,
     Phase,
     Play,
-    Rule,
 )
+from shengji.play import Reason
 
 
 def test_the_scripted_hand_plays_out() -> None:
@@ -48,12 +48,12 @@ def test_refused_events_change_nothing() -> None:
     h = new_hand(known=True)
     before = h.state_hash()
     cases = [
-        (Play(1, (c("KS"),)), Rule.OUT_OF_TURN),
-        (Play(0, (c("KS"),)), Rule.NOT_HELD),
-        (Play(0, (c("AS"), c("AH"))), Rule.MIXED_LEAD),
-        (Play(0, ()), Rule.WRONG_COUNT),
-        (Play(0, (999,)), Rule.BAD_EVENT),
-        (Bury(()), Rule.PHASE),
+        (Play(1, (c("KS"),)), Reason.OUT_OF_TURN),
+        (Play(0, (c("KS"),)), Reason.NOT_IN_HAND),
+        (Play(0, (c("AS"), c("AH"))), Reason.MIXED_SUITS),
+        (Play(0, ()), Reason.WRONG_COUNT),
+        (Play(0, (999,)), Reason.BAD_EVENT),
+        (Bury(()), Reason.PHASE),
     ]
     for event, rule in cases:
         with pytest.raises(IllegalEvent) as exc:
@@ -63,13 +63,13 @@ def test_refused_events_change_nothing() -> None:
     h.apply(Play(0, (c("AS"),)))
     with pytest.raises(IllegalEvent) as exc:
         h.apply(Play(1, (c("KS"), c("9S"))))
-    assert exc.value.findings[0].rule == Rule.WRONG_COUNT
+    assert exc.value.findings[0].rule == Reason.WRONG_COUNT
     h.apply(Play(1, (c("KS"),)))
     h.apply(Play(2, (c("QS"),)))
     h.apply(Play(3, (c("JS"),)))
     with pytest.raises(IllegalEvent) as exc:
         h.apply(Play(0, (c("AS"),)))
-    assert exc.value.findings[0].rule in (Rule.SEEN_TWICE,)
+    assert exc.value.findings[0].rule in (Reason.SEEN_TWICE,)
 
 
 def test_revoke_found_at_the_play_flag_forfeit_strict() -> None:
@@ -77,7 +77,7 @@ def test_revoke_found_at_the_play_flag_forfeit_strict() -> None:
     h = new_hand(known=True)
     h.apply(Play(0, (c("AS"),)))
     h.apply(Play(1, (c("5H"),)))
-    assert [f.rule for f in h.findings] == [Rule.REVOKE] and h.findings[0].trick == 0
+    assert [f.rule for f in h.findings] == [Reason.REVOKE] and h.findings[0].trick == 0
     assert h.phase == Phase.PLAY
     f = new_hand(known=True, revoke="forfeit")
     f.apply(Play(0, (c("AS"),)))
@@ -138,10 +138,10 @@ def test_bids_during_the_draw_pick_trump_and_dealer() -> None:
     h.apply(deal())
     with pytest.raises(IllegalEvent) as exc:
         h.apply(Bid(1, (c("2S"),)))  # 2S is in the kitty, not seat 1's
-    assert exc.value.findings[0].rule == Rule.NOT_HELD
+    assert exc.value.findings[0].rule == Reason.NOT_IN_HAND
     with pytest.raises(IllegalEvent) as exc:
         h.apply(Bid(1, (c("KS"),)))
-    assert exc.value.findings[0].rule == Rule.BAD_BID
+    assert exc.value.findings[0].rule == Reason.BAD_BID
     h2 = Hand(rules(), level=11)  # level K: seat 1 holds KS KH KD KC
     h2.apply(deal())
     h2.apply(Bid(1, (c("KH"),)))
@@ -178,10 +178,10 @@ def test_bury_rules() -> None:
     h.apply(EndDraw())
     with pytest.raises(IllegalEvent) as exc:
         h.apply(Bury(tuple(KITTY[:5])))
-    assert exc.value.findings[0].rule == Rule.WRONG_COUNT
+    assert exc.value.findings[0].rule == Reason.WRONG_COUNT
     with pytest.raises(IllegalEvent) as exc:
         h.apply(Bury((c("KS"), *KITTY[:5])))
-    assert exc.value.findings[0].rule == Rule.NOT_HELD
+    assert exc.value.findings[0].rule == Reason.NOT_IN_HAND
     h.apply(Bury((c("AS"), *KITTY[:5])))  # points and aces may be buried
     assert c("BJ") in h.held(0)
 

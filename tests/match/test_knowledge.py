@@ -1,10 +1,11 @@
-"""What the table can know (RULES.md §10): a hand that sees only the cards played."""
+"""What the table can know (docs/rules.md §10): a hand that sees only the cards played."""
 
 from __future__ import annotations
 
 import pytest
 from match_scenario import KITTY, c, new_hand, play_events, tricks
-from shengji.hand import Call, Challenge, Hand, IllegalEvent, Phase, Play, Reveal, Rule
+from shengji.hand import Call, Challenge, Hand, IllegalEvent, Phase, Play, Reveal
+from shengji.play import Reason
 
 
 def play_all(h: Hand, script: list[list[int]]) -> None:
@@ -25,9 +26,9 @@ def test_immediate_checks_without_hands() -> None:
     h = new_hand(known=False)
     before = h.state_hash()
     for event, rule in [
-        (Play(2, (c("QS"),)), Rule.OUT_OF_TURN),
-        (Play(0, (c("AS"), c("AH"))), Rule.MIXED_LEAD),
-        (Play(0, tuple(range(13))), Rule.WRONG_COUNT),  # more than 12 cards
+        (Play(2, (c("QS"),)), Reason.OUT_OF_TURN),
+        (Play(0, (c("AS"), c("AH"))), Reason.MIXED_SUITS),
+        (Play(0, tuple(range(13))), Reason.WRONG_COUNT),  # more than 12 cards
     ]:
         with pytest.raises(IllegalEvent) as exc:
             h.apply(event)
@@ -36,7 +37,7 @@ def test_immediate_checks_without_hands() -> None:
     h.apply(Play(0, (c("AS"),)))
     with pytest.raises(IllegalEvent) as exc:
         h.apply(Play(1, (c("AS"),)))  # seen twice
-    assert exc.value.findings[0].rule == Rule.SEEN_TWICE
+    assert exc.value.findings[0].rule == Reason.SEEN_TWICE
 
 
 def swapped_script() -> list[list[int]]:
@@ -55,7 +56,7 @@ def test_revoke_proven_by_a_later_card() -> None:
     assert h.findings == ()  # nothing proves it yet: seat 1 might have been void
     for e in play_events(script[1:2])[:2]:
         h.apply(e)  # seat 1 now shows 9S: it held a spade on trick 1
-    assert [(f.trick, f.seat, f.rule, f.at) for f in h.findings] == [(0, 1, Rule.REVOKE, "play")]
+    assert [(f.trick, f.seat, f.rule, f.at) for f in h.findings] == [(0, 1, Reason.REVOKE, "play")]
     assert "proven" in h.findings[0].message
 
 
@@ -63,7 +64,7 @@ def test_revoke_with_hand_scan_is_found_at_once() -> None:
     h = new_hand(known=True)
     script = swapped_script()
     play_all(h, script[:1])
-    assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Rule.REVOKE)]
+    assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Reason.REVOKE)]
 
 
 def test_forfeit_ends_the_hand_when_proven() -> None:
@@ -98,7 +99,7 @@ def test_structure_revoke_proven_later() -> None:
     h.apply(Play(3, (c("JH"),)))
     h.apply(Play(0, (c("KD"),)))
     h.apply(Play(1, (54 + c("7S"),)))  # the second 7S: seat 1 held the pair 7S 7S
-    assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Rule.REVOKE)]
+    assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Reason.REVOKE)]
 
 
 def throw_script() -> list[list[list[int]]]:
@@ -117,7 +118,7 @@ def test_unchallenged_throw_that_should_fail_is_reported_at_the_audit() -> None:
         for seat, cards in enumerate(trick):
             h.apply(Play(seat, tuple(cards)))
     found = [(f.trick, f.seat, f.rule, f.at) for f in h.findings]
-    assert found == [(0, 0, Rule.THROW_SHOULD_FAIL, "audit")]
+    assert found == [(0, 0, Reason.THROW_SHOULD_FAIL, "audit")]
     h.apply(Reveal(tuple(KITTY)))
     assert h.result().score == 0
 
@@ -128,7 +129,7 @@ def test_challenge_forces_the_throw() -> None:
     before = h.state_hash()
     with pytest.raises(IllegalEvent) as exc:
         h.apply(Challenge(1, (c("9S"),)))  # 9S beats nothing
-    assert exc.value.findings[0].rule == Rule.BAD_CHALLENGE and h.state_hash() == before
+    assert exc.value.findings[0].rule == Reason.BAD_CHALLENGE and h.state_hash() == before
     with pytest.raises(IllegalEvent):
         h.apply(Challenge(0, (c("KS"),)))  # not the leader
     h.apply(Challenge(1, (c("KS"),)))
@@ -170,11 +171,11 @@ def test_hand_scan_needs_the_scan_then_checks_at_once() -> None:
     h = new_hand(known=False, hand_scan=True)
     with pytest.raises(IllegalEvent) as exc:
         h.apply(Play(0, (c("AS"),)))
-    assert exc.value.findings[0].rule == Rule.PHASE
+    assert exc.value.findings[0].rule == Reason.PHASE
     h.apply(Scan.of(deal().hands, KITTY))
     script = swapped_script()
     play_all(h, script[:1])
-    assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Rule.REVOKE)]
+    assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Reason.REVOKE)]
     with pytest.raises(IllegalEvent):
         h.apply(Scan.of(deal().hands, KITTY))  # after the first play
 
@@ -198,7 +199,7 @@ def test_a_lead_proves_an_earlier_revoke_too() -> None:
     h.apply(Play(2, (c("4D"),)))
     assert h.findings == ()
     h.apply(Play(1, (c("AS"),)))  # seat 1 leads a spade: it held one on trick 1
-    assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Rule.REVOKE)]
+    assert [(f.trick, f.seat, f.rule) for f in h.findings] == [(0, 1, Reason.REVOKE)]
 
 
 def test_audit_catches_a_challenge_with_cards_not_held() -> None:
@@ -214,7 +215,7 @@ def test_audit_catches_a_challenge_with_cards_not_held() -> None:
     for e in play_events(tricks()[3:]):
         h.apply(e)
     found = [(f.trick, f.seat, f.rule, f.at) for f in h.findings]
-    assert found == [(0, 2, Rule.BAD_CHALLENGE, "audit")]
+    assert found == [(0, 2, Reason.BAD_CHALLENGE, "audit")]
 
 
 def test_audit_catches_a_bid_with_cards_not_held() -> None:
@@ -230,7 +231,7 @@ def test_audit_catches_a_bid_with_cards_not_held() -> None:
         return h
 
     h = hand_with_bid(2, "2H")  # 2H is in the kitty: seat 2 cannot have held it
-    assert [(f.seat, f.rule, f.at) for f in h.findings] == [(2, Rule.BAD_BID, "audit")]
+    assert [(f.seat, f.rule, f.at) for f in h.findings] == [(2, Reason.BAD_BID, "audit")]
     # the dealer may bid with a card it then buries
     d = hand_with_bid(0, "2H")
     d.apply(Reveal(tuple(KITTY)))

@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 from match_scenario import KITTY, c, deal, rules, tricks
 from shengji.bidding import SelfOverrideError
-from shengji.hand import Bid, Bury, Deal, EndDraw, Hand, IllegalEvent, Phase, Play, Rule
+from shengji.hand import Bid, Bury, Deal, EndDraw, Hand, IllegalEvent, Phase, Play
 from shengji.match import Match
+from shengji.play import Reason
 
 CASES = Path(__file__).resolve().parent / "data" / "rules_exact.jsonl"
 
@@ -151,7 +152,7 @@ def test_self_override_refused_names_the_option_and_changes_nothing(second: tupl
     assert not h.would_accept_bid(1, second)
     with pytest.raises(IllegalEvent, match="self-override") as exc:
         h.apply(Bid(1, second))
-    assert exc.value.findings[0].rule == Rule.BAD_BID
+    assert exc.value.findings[0].rule == Reason.BAD_BID
     assert h.state_hash() == before
     assert isinstance(h.bid_refusal(1, second), SelfOverrideError)
     assert not isinstance(h.bid_refusal(2, (S2 + 54,)), SelfOverrideError)  # weak, not 自反

@@ -1,4 +1,4 @@
-"""Level tables, the ladder, the next dealer and the match's end (RULES.md §8)."""
+"""Level tables, the ladder, the next dealer and the match's end (docs/rules.md §8)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def outcome(score: int, decks: int, table: str) -> tuple[str, int]:
 
 
 # (score, side, gain): the source's own thresholds, both edges of every band.
-CLASSIC_2 = [  # seeds 000 / 003, 2 decks
+CLASSIC_2 = [  # docs/rules.md §8.4 classic, 2 decks
     (0, "defenders", 3), (5, "defenders", 2), (35, "defenders", 2), (40, "defenders", 1),
     (75, "defenders", 1), (80, "attackers", 0), (115, "attackers", 0), (120, "attackers", 1),
     (155, "attackers", 1), (160, "attackers", 2), (195, "attackers", 2), (200, "attackers", 3),
@@ -47,13 +47,13 @@ def test_classic_two_decks(score: int, side: str, gain: int) -> None:
 
 @pytest.mark.parametrize(
     ("decks", "score", "side", "gain"),
-    [  # 1 deck: step 20; 3 decks: step 60 (seed 003 "一副牌...20分一段，三副牌...60分一段"); 4: 80
+    [  # 1 deck: step 20; 3 decks: step 60 (docs/rules.md §8.4); 4: 80
         (1, 0, "defenders", 3), (1, 15, "defenders", 2), (1, 20, "defenders", 1),
         (1, 35, "defenders", 1), (1, 40, "attackers", 0), (1, 55, "attackers", 0),
         (1, 60, "attackers", 1), (1, 80, "attackers", 2),
         (3, 55, "defenders", 2), (3, 60, "defenders", 1), (3, 115, "defenders", 1),
         (3, 120, "attackers", 0), (3, 175, "attackers", 0), (3, 180, "attackers", 1),
-        (3, 240, "attackers", 2),  # seed 001: 120 上台, 180 +1, 240 +2
+        (3, 240, "attackers", 2),  # docs/rules.md §8.4: 120 take over, 180 +1, 240 +2
         (4, 75, "defenders", 2), (4, 80, "defenders", 1), (4, 160, "attackers", 0),
         (4, 240, "attackers", 1),
     ],
@@ -64,7 +64,7 @@ def test_classic_other_decks(decks: int, score: int, side: str, gain: int) -> No
 
 @pytest.mark.parametrize(
     ("score", "side", "gain"),
-    [  # seed 001 联众 / seed 004, 2 decks: 80-115 +1, 120-155 +2, then +1 per 40
+    [  # docs/rules.md §8.4 lianzhong, 2 decks: 80-115 +1, 120-155 +2, then +1 per 40
         (0, "defenders", 3), (35, "defenders", 2), (40, "defenders", 1), (75, "defenders", 1),
         (80, "attackers", 1), (115, "attackers", 1), (120, "attackers", 2),
         (155, "attackers", 2), (160, "attackers", 3),
@@ -76,7 +76,7 @@ def test_lianzhong(score: int, side: str, gain: int) -> None:
 
 @pytest.mark.parametrize(
     ("score", "side", "gain"),
-    [  # seed 001 QQ: ... >200 +3, >240 +4, >280 +5, >320 +6 (cap)
+    [  # docs/rules.md §8.4 qq: ... >200 +3, >240 +4, >280 +5, >320 +6 (cap)
         (0, "defenders", 3), (80, "attackers", 0), (120, "attackers", 1), (200, "attackers", 3),
         (280, "attackers", 5), (320, "attackers", 6), (360, "attackers", 6), (600, "attackers", 6),
     ],
@@ -89,7 +89,7 @@ def test_qq_caps_at_six(score: int, side: str, gain: int) -> None:
 
 @pytest.mark.parametrize(
     ("score", "side", "gain"),
-    [  # seed 001 §捌 十二: 0 +3; 5-35 +2; 40-75 +1; 80-115 倒庄; 120-145 +2; >=150 +3
+    [  # docs/rules.md §8.4 tournament: 0 +3; 5-35 +2; 40-75 +1; 80-115 倒庄; 120-145 +2; >=150 +3
         (0, "defenders", 3), (5, "defenders", 2), (35, "defenders", 2), (40, "defenders", 1),
         (75, "defenders", 1), (80, "attackers", 0), (115, "attackers", 0),
         (120, "attackers", 2), (145, "attackers", 2), (150, "attackers", 3),
@@ -102,7 +102,7 @@ def test_tournament(score: int, side: str, gain: int) -> None:
 
 @pytest.mark.parametrize(
     ("score", "side", "gain"),
-    [  # seed 004, 1 deck: 0 +2; <40 +1; 40-75 轮换; 80-95 +1; 100 +2
+    [  # docs/rules.md §8.4 onedeck, 1 deck: 0 +2; <40 +1; 40-75 轮换; 80-95 +1; 100 +2
         (0, "defenders", 2), (5, "defenders", 1), (35, "defenders", 1), (40, "attackers", 0),
         (75, "attackers", 0), (80, "attackers", 1), (95, "attackers", 1), (100, "attackers", 2),
     ],
@@ -118,7 +118,7 @@ def test_onedeck_refuses_two_decks() -> None:
 
 @pytest.mark.parametrize(
     ("score", "side", "gain"),
-    [  # seed 002 (4 decks): 160 起算赢, 40 分一级
+    [  # docs/rules.md §8.4 xuwen (4 decks): 160 take over, +1 per 40
         (0, "defenders", 3), (75, "defenders", 2), (80, "defenders", 1), (155, "defenders", 1),
         (160, "attackers", 0), (195, "attackers", 0), (200, "attackers", 1),
         (240, "attackers", 2),

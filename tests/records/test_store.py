@@ -26,7 +26,6 @@ from tractor_table.records import (
     Store,
     derive_hands,
 )
-from tractor_table.virtual.events import EV
 
 HERE = Path(__file__).resolve().parent
 
@@ -39,12 +38,6 @@ def _feed(rec: Recorder, notes: list[list[Any]]) -> None:
 
 def _one(store: Store, sql: str, params: tuple[Any, ...] = ()) -> Any:
     return store.query(sql, params)[0][0]
-
-
-def test_kinds_match_the_firmware() -> None:
-    assert (records.HAND_START, records.TRUMP, records.REDEAL, records.TRICK,
-            records.HAND_END, records.FORFEIT) == (EV.HAND_START, EV.TRUMP, EV.REDEAL,
-                                                   EV.TRICK, EV.HAND_END, EV.FORFEIT)
 
 
 def test_a_new_file_gets_the_versioned_schema(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 # The device engine's searches before issue 12 (exponential in the led
 # units): the ladder search, the matching of a play against the lead's units
-# (trick winner) and the t-search of RULES §6.2, kept as the reference oracle for the polynomial ones
+# (trick winner) and the t-search of docs/rules.md §6.2, kept as the reference oracle for the polynomial ones
 # (firmware/drules_ladder.py, drules_place.py, drules_sweep.py):
 # tests/device_rules/test_drules_ladder_prop.py compares the two on random
 # inputs under CPython and MicroPython. RefEngine is drules.Engine with these
@@ -342,7 +342,7 @@ class RefEngine(drules.Engine):
     def _match_key(self, cards, s, cnt, pmax, floor=0):
         # type: (Sequence[int], int, bytearray, int, int) -> int
         """Key of a play matched against the lead's units (self._lu), or -1 when
-        it does not match (RULES §7). cards all of effective suit s, pmax the
+        it does not match (docs/rules.md §7). cards all of effective suit s, pmax the
         position of the strongest."""
         lu = self._lu
         if lu[0] < 2:
@@ -357,7 +357,7 @@ class RefEngine(drules.Engine):
 
     def _t(self, cnt, s):
         # type: (bytearray, int) -> int
-        """t of RULES §6.2: most pairs in disjoint runs of width 2 that the lead's
+        """t of docs/rules.md §6.2: most pairs in disjoint runs of width 2 that the lead's
         tractors (self._bins, capacities in pairs) can take."""
         pr = self._pr2
         order = self.order

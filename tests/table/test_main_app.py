@@ -124,19 +124,19 @@ def test_app_commands_are_answered():
     w = Wire()
     w.run()
     w.host.send_app([T.CMD_NEXT_HAND])  # refused: the hand is not over
-    w.host.send_app([M.APP_STATE])
+    w.host.send_app([E.APP_STATE])
     w.run()
     apps = w.apps()
-    assert apps[0] == [M.APP_REPLY, T.CMD_NEXT_HAND, 1, "the hand is not over"]
-    assert apps[1][0] == M.APP_LINES and apps[1][1] == "H1 2/2 ?"
+    assert apps[0] == [E.APP_REPLY, T.CMD_NEXT_HAND, 1, "the hand is not over"]
+    assert apps[1][0] == E.APP_LINES and apps[1][1] == "H1 2/2 ?"
     w.host.send_app([T.CMD_NEW_MATCH])
     w.run()
-    assert w.apps()[2] == [M.APP_REPLY, T.CMD_NEW_MATCH, 0, ""]
+    assert w.apps()[2] == [E.APP_REPLY, T.CMD_NEW_MATCH, 0, ""]
     assert w.events()[-1][0] == E.HAND_START
     # a state is pushed as a link snapshot, never as an app command
     w.host.send_app([T.CMD_RESTORE] + w.app.table.snapshot())
     w.run()
-    assert w.apps()[3] == [M.APP_REPLY, T.CMD_RESTORE, 1, "send the state as a link snapshot"]
+    assert w.apps()[3] == [E.APP_REPLY, T.CMD_RESTORE, 1, "send the state as a link snapshot"]
     assert w.app.hash_mismatches == 0
 
 
@@ -330,23 +330,22 @@ class ScanEvent:
 
 
 def test_enroll_mode_reports_tags_and_keeps_taps_from_the_game():
-    import enrollmode as EM
     import scanner as S
 
     w = Wire()
     w.run()
-    w.host.send_app([M.APP_ENROLL, 4])
-    w.host.send_app([M.APP_ENROLL, 0])  # this board gives no tag UIDs
+    w.host.send_app([E.APP_ENROLL, 4])
+    w.host.send_app([E.APP_ENROLL, 0])  # this board gives no tag UIDs
     w.run()
     assert w.apps() == [
-        [M.APP_REPLY, M.APP_ENROLL, 1, "enroll needs a seat 0-3, or -1 to stop"],
-        [M.APP_REPLY, M.APP_ENROLL, 1, "this table's readers report cards, not tags"],
+        [E.APP_REPLY, E.APP_ENROLL, 1, "enroll needs a seat 0-3, or -1 to stop"],
+        [E.APP_REPLY, E.APP_ENROLL, 1, "this table's readers report cards, not tags"],
     ]
     assert w.app.enroll is None
     w.board.tag_sink = None  # a board with tag UIDs
-    w.host.send_app([M.APP_ENROLL, 1])
+    w.host.send_app([E.APP_ENROLL, 1])
     w.run()
-    assert w.apps()[2] == [M.APP_REPLY, M.APP_ENROLL, 0, ""]
+    assert w.apps()[2] == [E.APP_REPLY, E.APP_ENROLL, 0, ""]
     sink = w.board.tag_sink
     assert sink is not None and w.app.enroll is not None
     sink(ScanEvent(1, S.EV_CARD, b"\x04\x54\x54\x00\x0d\x5a\xa5"))
@@ -357,16 +356,16 @@ def test_enroll_mode_reports_tags_and_keeps_taps_from_the_game():
     w.board.tap_q.append((1, 13))  # what the board maps the same tag to: not the game's
     w.run()
     assert w.apps()[3:] == [
-        [EM.APP_TAG, 1, "045454000d5aa5"],
-        [EM.APP_TAG, 1, "3a0102ff"],
-        [EM.APP_TAG, 1, "", "two"],
-        [EM.APP_TAG, 1, "", "crosstalk"],
+        [E.APP_TAG, 1, "045454000d5aa5"],
+        [E.APP_TAG, 1, "3a0102ff"],
+        [E.APP_TAG, 1, "", "two"],
+        [E.APP_TAG, 1, "", "crosstalk"],
     ]
     assert w.board.sounds == [] and len(w.events()) == 1
     assert w.board.shown[-1][7] == "enroll at S1"
-    w.host.send_app([M.APP_ENROLL, -1])
+    w.host.send_app([E.APP_ENROLL, -1])
     w.run()
-    assert w.apps()[-1] == [M.APP_REPLY, M.APP_ENROLL, 0, ""]
+    assert w.apps()[-1] == [E.APP_REPLY, E.APP_ENROLL, 0, ""]
     assert w.board.tag_sink is None and w.app.enroll is None
     w.board.tap_q.append((1, 13))
     w.run(10)
@@ -386,10 +385,10 @@ def test_enroll_mode_drops_the_rules_engine_and_the_next_play_loads_it_again():
     app = M.App(b, rules, decks=1)
     assert rules.engine is not None  # loaded by the App, after a restore would be
     assert "drules" in sys.modules and "drules_place" in sys.modules
-    EM.command(app, [M.APP_ENROLL, 2], b.now)
+    EM.command(app, [E.APP_ENROLL, 2], b.now)
     assert app.enroll is not None and rules.engine is None
     assert [n for n in tablerules._ENGINE if n in sys.modules] == []  # drules_hand stays
-    EM.command(app, [M.APP_ENROLL, -1], b.now)
+    EM.command(app, [E.APP_ENROLL, -1], b.now)
     assert app.enroll is None and "enrollmode" not in sys.modules
     # the next question loads the engine again, with the hand's trump
     rules.begin_hand(0, 1)  # level 2, hearts

@@ -3,7 +3,7 @@
 # levels), display and these scripts are compiled from source in the heap; the
 # firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # The rule options the table core plays itself, with the scripted rules
-# (fakerules.py): revoke = "forfeit" (RULES.md section 10: a revoke the table
+# (fakerules.py): revoke = "forfeit" (docs/rules.md §10: a revoke the table
 # knows ends the hand, lost for the offending side) and no_bid = "kitty"
 # (section 8: nobody bid, the dealer turns the kitty up, its first card
 # names trump).
@@ -93,7 +93,7 @@ def test_the_forfeit_found_by_the_audit_is_the_first_in_trick_and_play_order():
 
 
 def test_with_revoke_forfeit_an_illegal_follow_stands_and_loses_the_hand():
-    # revoke = "forfeit" (RULES.md section 10): the follow the flag rule
+    # revoke = "forfeit" (docs/rules.md §10): the follow the flag rule
     # refuses (the test above) is played, reported at once, and ends the hand
     t, r, hands = scanned(forfeit=True)
     for c in KITTY:

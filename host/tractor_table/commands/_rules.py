@@ -23,8 +23,8 @@ def table_rules(args: argparse.Namespace) -> Rules:
         raise CommandError(f"--rules/--decks: {exc}") from None
 
 
-#: What each preset of shengji.rules.PRESETS is, in a few words (docs/rules.md,
-#: "Options at a glance"); tests/foundation/test_messages.py checks that every
+#: What each preset of shengji.rules.PRESETS is, in a few words (docs/rules.md
+#: §0, "Presets"); tests/foundation/test_messages.py checks that every
 #: preset is here.
 PRESET_WORDS = {
     "classic": "2 decks, every default",
@@ -46,4 +46,4 @@ def presets_text() -> str:
 def rules_help(what: str = "the rules the table plays", default: str | None = "classic") -> str:
     """--rules' help: what it is, the presets and where the rules are written."""
     tail = f"; default {default}" if default else ""
-    return f"{what}: a preset of docs/rules.md: {presets_text()}{tail}"
+    return f"{what}: a preset of docs/rules.md §0: {presets_text()}{tail}"

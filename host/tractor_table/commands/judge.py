@@ -1,4 +1,4 @@
-"""``tractor-table judge``: answer rules conformance cases (CONFORMANCE.md).
+"""``tractor-table judge``: answer rules conformance cases (docs/rules.md §13; the format: ``CASE_FORMAT`` below, printed by ``--help``).
 
 Reads one case per JSON line on standard input and writes one answer per line
 on standard output, in the same order. A malformed line gets an error answer
@@ -25,7 +25,7 @@ A case is one JSON object per line, e.g.
   {"id": "t1", "kind": "trick", "rules": {"decks": 2, "level": "T", "trump": "S"},
    "leader": 0, "plays": ["AH", "3H", "TS", "KH"], "expect": {"winner": 2, "points": 20}}
 "rules": the level, the trump (S H D C or NT) and any option of docs/rules.md
-("Options at a glance"); cards as in docs/rules.md (AS, TH, 5C, SJ, BJ).
+(§0, "Options at a glance"); cards as in docs/rules.md (AS, TH, 5C, SJ, BJ).
 kind      fields                                        answer
 compare   a, b: one card each                           {"cmp": 1 | 0 | -1 | "none"}
 shape     cards                                         {"suit": ..., "shape": ["t2", "p", "s"]}
@@ -39,7 +39,7 @@ Each answer is one JSON line with the case's id, in the input's order; a line
 that is not a case gets {"id": ..., "error": "why"}. With --check, every
 answer is compared with the case's "expect" (each key given there; the cards
 of "play" in any order) and a summary is printed instead of the answers.
-See docs/rules.md, "Checking the engine"."""
+See docs/rules.md §13, "Checking the engine"."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -21,8 +21,14 @@ from typing import Any
 from ..errors import CommandError
 
 ACTIONS = ("list", "show", "export", "check", "replay", "sheet")
-TRUMPS = ("S", "H", "D", "C", "NT")
 FORMATS = ("engine", "events", "html", "text")
+
+
+def _trumps() -> tuple[str, ...]:
+    """The trump field in letters (the firmware's, through tractor_table.vocab)."""
+    from ..vocab import TRUMP_NAMES
+
+    return TRUMP_NAMES
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -143,7 +149,7 @@ def _list(store: Any, table: int | None) -> int:
         else:
             result = h["status"] + (" (the records start inside it)" if h["partial"] else "")
             if h["trump"] is not None:
-                result += f"; trump {TRUMPS[h['trump']] if 0 <= h['trump'] < 5 else h['trump']}"
+                result += f"; trump {_trumps()[h['trump']] if 0 <= h['trump'] < 5 else h['trump']}"
             if h["attackers_score"] is not None:
                 result += f"; attackers {h['attackers_score']} so far"
         no = "?" if h["hand_no"] is None else h["hand_no"]

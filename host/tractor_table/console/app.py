@@ -23,6 +23,7 @@ from textual.widgets import Footer, Input, Static
 
 from ..errors import CommandError
 from ..link.verifier import Verifier
+from ..vocab import EventKind
 from .colour import coloured
 from .model import GameView, LinkView, describe_event
 from .source import APP_LINES, APP_REPLY, APP_STATE, TableSource
@@ -41,7 +42,7 @@ WIDE = 120
 #: how often a real table is asked for its display lines (seconds)
 DISPLAY_POLL = 1.0
 #: the event kinds whose refusals are told on the message line as they come
-_REJECT, _BID, _CHALLENGE = 7, 2, 8
+_REJECT, _BID, _CHALLENGE = EventKind.REJECT, EventKind.BID, EventKind.CHALLENGE
 
 
 class TapInput(Input):
@@ -146,7 +147,7 @@ class ConsoleApp(App[int]):
             dis.border_title = "disagreements: 0"
             yield dis
         yield Static("", id="message", markup=False)
-        from ..commands.virtual import CONSOLE_HELP
+        from ..virtual.grammar import CONSOLE_HELP
 
         tap = TapInput(placeholder=CONSOLE_HELP.replace("commands: ", ""), id="tap")
         tap.display = self.source.can_tap
@@ -514,8 +515,8 @@ class ConsoleApp(App[int]):
         something was sent to the table."""
         from shengji.cards import card_id_name
 
-        from ..commands.virtual import parse_console
         from ..virtual.events import EV
+        from ..virtual.grammar import parse_console
 
         try:
             parsed = parse_console(line, self.source.decks)

@@ -19,6 +19,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError
+from ..vocab import AppCode
 
 if TYPE_CHECKING:
     from shengji import Rules
@@ -29,10 +30,8 @@ if TYPE_CHECKING:
 
 Item = tuple[str, Any]
 
-#: firmware/main.py's application messages: ask for the display lines, and the answer
-APP_STATE = 101
-APP_LINES = 102
-APP_REPLY = 100
+#: the application messages (firmware/events.py): ask for the display lines, and the answer
+APP_STATE, APP_LINES, APP_REPLY = AppCode.STATE, AppCode.LINES, AppCode.REPLY
 
 
 class TableSource:

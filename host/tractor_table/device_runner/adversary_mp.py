@@ -4,7 +4,7 @@
 #
 #   micropython adversary_mp.py R [CAP_US] < cases (JSON lines) > one answer per line
 #
-# A case is a conformance case (CONFORMANCE.md) of kind "follow", "throw" or
+# A case is a conformance case (docs/rules.md §13) of kind "follow", "throw" or
 # "trick" (judge_mp.py parses it). Each gets the device engine's answer and its
 # time: the one engine call that judges it (check_follow; check_lead with the
 # four hands known; trick_winner) made R times, timed with ticks_us, and the

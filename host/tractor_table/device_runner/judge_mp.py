@@ -1,5 +1,5 @@
 # The device engine's conformance runner: runs under MicroPython (unix port)
-# with firmware/ on the module path. Reads cases (CONFORMANCE.md) as JSON
+# with firmware/ on the module path. Reads cases (docs/rules.md §13) as JSON
 # lines on stdin, writes one JSON answer per line on stdout, flushing each.
 #
 # Parsing notation and JSON lives here, on the host side of the device engine:

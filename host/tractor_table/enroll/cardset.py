@@ -30,8 +30,9 @@ rebuilt from the cards themselves::
 "
 
 The firmware's binary card map (``cards.bin``, format in ``firmware/cardmap.py``)
-is written by :meth:`CardSet.export_map`, and its header is read back by
-:func:`read_map_header`: the one place on the host that knows the layout.
+is written by :meth:`CardSet.export_map` with the format's constants from
+that very file, and read back by :func:`read_map_header` with the firmware's
+own parser (both through :func:`tractor_table.vocab.firmware`).
 """
 
 from __future__ import annotations
@@ -45,14 +46,16 @@ from pathlib import Path
 from shengji.cards import face_name, parse_face
 
 from ..errors import CommandError
+from ..vocab import firmware
 
 HEADER = "tractor-table card set 1"
 FACES = 54
 MAX_DECKS = 4
 UID_LENGTHS = (4, 7, 10)
-#: firmware/cardmap.py: the card map's magic and its longest name
-MAP_MAGIC = b"TTCM"
-MAP_NAME_MAX = 31
+#: firmware/cardmap.py, the card map's format (the host's own copy of nothing)
+_CARDMAP = firmware("cardmap")
+#: the card map's magic
+MAP_MAGIC: bytes = _CARDMAP.MAGIC
 
 
 class CardSetError(CommandError):
@@ -197,17 +200,18 @@ class CardSet:
                 f"set {self.name!r}: {card_label(c)} is enrolled on {len(dup[c])} tags; "
                 "run 'tractor-table deckcheck' and fix the set before exporting"
             )
+        cm = _CARDMAP
         recs = []
         for uid, card in self.cards.items():
-            key = bytes((len(uid),)) + uid.ljust(10, b"\x00")
+            key = bytes((len(uid),)) + uid.ljust(cm.UID_MAX, b"\x00")
             recs.append(key + card.to_bytes(2, "little"))
         recs.sort()
         body = b"".join(recs)
         nm = self.name.encode("utf-8")
-        head = MAP_MAGIC + bytes((1, 13)) + len(recs).to_bytes(2, "little")
+        head: bytes = MAP_MAGIC + bytes((cm.VERSION, cm.RECORD)) + len(recs).to_bytes(2, "little")
         head += bytes((self.decks, len(nm), 0, 0))
         head += (binascii.crc32(body) & 0xFFFFFFFF).to_bytes(4, "little")
-        head += nm.ljust(32, b"\x00")
+        head += nm.ljust(cm.HEADER - len(head), b"\x00")
         return head + body
 
     # ---- tag codes ---------------------------------------------------------------
@@ -234,11 +238,15 @@ class CardMapData:
 
 
 def read_map_header(data: bytes, default_name: str) -> CardMapData:
-    """A card map's header as the host reads it (no check of its records:
-    ``firmware/cardmap.py`` under MicroPython is the check, where it can run);
-    ``default_name`` when the map's name is empty."""
-    name = bytes(data[16 : 16 + min(data[9], MAP_NAME_MAX)]).decode("utf-8", "replace")
-    return CardMapData(data, name or default_name, data[8], data[6] | (data[7] << 8))
+    """A card map read by the firmware's own parser (``firmware/cardmap.py``
+    under CPython, through :func:`tractor_table.vocab.firmware`: the host has
+    no parser of its own); ``default_name`` when the map's name is empty.
+    Raises :class:`CardSetError` with the parser's reason."""
+    try:
+        m = _CARDMAP.CardMap(data)
+    except _CARDMAP.CardMapError as exc:
+        raise CardSetError(str(exc)) from None
+    return CardMapData(data, str(m.name) or default_name, int(m.decks), int(m.count))
 
 
 def decode_tag_code(data: bytes) -> tuple[int, int, int] | None:

@@ -15,10 +15,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-#: firmware/main.py and firmware/enrollmode.py: the link's application messages
-APP_REPLY = 100
-APP_ENROLL = 104
-APP_TAG = 105
+from ..vocab import AppCode
+
+#: the link's application messages (firmware/events.py; firmware/enrollmode.py answers them)
+APP_REPLY, APP_ENROLL, APP_TAG = int(AppCode.REPLY), int(AppCode.ENROLL), int(AppCode.TAG)
 
 
 class EnrollLink:

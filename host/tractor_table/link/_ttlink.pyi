@@ -1,5 +1,5 @@
 # Types of firmware/ttlink.py as the host sees it (loaded by tractor_table.link).
-# tests/link/test_shared_module.py checks that every name here exists there
+# tests/link/test_host_serial.py checks that every name here exists there
 # with the same parameters.
 from collections.abc import Callable
 from typing import Any

@@ -20,7 +20,7 @@ the table's field by field. What is judged, per kind:
 | CHALLENGE | accepted |
 | FORCED | the cards that stand (the engine's forced unit; which copy and the order are the table's), the penalty |
 | TRICK | winner, points, the attackers' running score (failed throws' penalties included; -1 while the called partner is unknown) |
-| REVOKE | after a play (a lead or a follow), the revokes it proves (RULES.md §10: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code; in hand_scan mode with ``revoke = "forfeit"``, the follow just played that breaks §6 (trick and earlier trick the same) |
+| REVOKE | after a play (a lead or a follow), the revokes it proves (docs/rules.md §10.1: each earlier follow of that seat, in a trick whose lead suit the new cards touch, illegal against what the seat played from that trick on), earliest first, with the device engine's reason code; in hand_scan mode with ``revoke = "forfeit"``, the follow just played that breaks docs/rules.md §6 (trick and earlier trick the same) |
 | FORFEIT | ``revoke = "forfeit"``: the seat whose revoke lost the hand and that revoke's trick (the engine's first revoke finding); the engine ends the hand there, as the table must (HAND_END then settles by the forfeit) |
 | AUDIT | after the last trick, the engine's audit (``Hand.findings``: every illegal follow, every unchallenged throw that should have failed), in trick order, the throw before the follows by seat |
 | UNDO | that the seat's play taken back is the last thing played (the engine's last event, that seat's play of those cards, in a trick not yet complete): the engine takes it back too (``Hand.undo``); else the engine's version carries no cards and the engine stops judging the hand |
@@ -28,7 +28,7 @@ the table's field by field. What is judged, per kind:
 
 In hand_scan mode the four SCAN events (not judged themselves) give the
 engine every hand after the burial: it then forces a failing throw at its
-PLAY (the FORCED that follows is judged) and judges a follow refused for §6
+PLAY (the FORCED that follows is judged) and judges a follow refused for docs/rules.md §6
 (REJECT with reason 10) or accepted against it (with ``revoke = "forfeit"``
 the table must accept it: the REVOKE, FORFEIT and HAND_END that follow are
 judged). A hand a revoke lost before its last trick has no AUDIT.
@@ -76,58 +76,47 @@ from shengji.hand import (
     IllegalEvent,
     Phase,
     Play,
-    Rule,
     Scan,
 )
 from shengji.kitty import kitty_points
 from shengji.match import Match
+from shengji.play import Reason
 from shengji.rules import Partners, Revoke
 from shengji.units import decompose_faces
 
+from ..vocab import (
+    NT,
+    PARTNER_UNKNOWN,
+    EventKind,
+    SnapFriend,
+    SnapScans,
+    Snapshot,
+    SnapTrick,
+    TablePhase,
+    TableReason,
+    rules_code,
+    table_reason,
+)
+
 Event = list[Any]
 
-# firmware/events.py kinds and reasons (kept in step by tests/link/test_engine_replayer.py)
-HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE = 1, 2, 3, 4, 5, 6, 7, 8
-FORCED, TRICK, AUDIT, HAND_END, REVOKE, SCAN, FORFEIT, KITTY_UP = 9, 10, 11, 12, 13, 14, 15, 16
-CALL, PARTNER, UNDO = 17, 18, 19
-NT = 4
-#: AUDIT reasons (firmware/events.py)
-REVOKE_FOLLOW, THROW_FAILED = 10, 11
-#: BID reasons (firmware/events.py)
-BID_WEAK, BID_SELF = 7, 16
-#: the engine's reasons for an illegal follow -> the device rules engine's
-#: codes the table reports as rules_reason (firmware/drules.py R_*)
-DRULES_REASON = {
-    _play.Reason.NOT_IN_HAND: 2,
-    _play.Reason.WRONG_COUNT: 4,
-    _play.Reason.MUST_FOLLOW_SUIT: 5,
-    _play.Reason.MUST_PLAY_PAIRS: 6,
-    _play.Reason.MUST_PLAY_TRACTOR: 7,
-    _play.Reason.MUST_PLAY_TRIPLES: 8,
-    _play.Reason.MUST_PLAY_TITANIC: 9,
-    _play.Reason.MUST_PLAY_SAME_SHAPE: 10,
-}
-#: firmware/table.py: snapshot layout version, the play phase and the kitty's reveal
-SNAPSHOT_VERSION = 2
-PHASE_KITTY = 1
-PHASE_PLAY = 2
-PHASE_SCAN = 5  # hand_scan mode: the seats scan their hands (after trump, before the kitty)
-PHASE_REVEAL = 6
-PHASE_CALL = 7  # partners = "called": the dealer names a card (after the kitty, before the play)
-#: the table's partner field: not known yet (a PARTNER event's -1 is the dealer alone)
-PARTNER_UNKNOWN = -2
-#: shengji refusal rules -> the table's reason codes
-REASON_OF_RULE = {
-    Rule.OUT_OF_TURN: 1,
-    Rule.SEEN_TWICE: 2,
-    Rule.WRONG_COUNT: 3,
-    Rule.MIXED_LEAD: 4,
-    Rule.PHASE: 6,
-    Rule.NOT_HELD: 15,
-}
+# the firmware's event kinds and reasons (firmware/events.py, through
+# tractor_table.vocab), as plain ints: the events built here are the table's own
+# (their JSON and their repr in a disagreement are the table's)
+HAND_START, BID, TRUMP, REDEAL = (int(k) for k in (EventKind.HAND_START, EventKind.BID, EventKind.TRUMP, EventKind.REDEAL))
+KITTY, PLAY, REJECT, CHALLENGE = (int(k) for k in (EventKind.KITTY, EventKind.PLAY, EventKind.REJECT, EventKind.CHALLENGE))
+FORCED, TRICK, AUDIT, HAND_END = (int(k) for k in (EventKind.FORCED, EventKind.TRICK, EventKind.AUDIT, EventKind.HAND_END))
+REVOKE, SCAN, FORFEIT, KITTY_UP = (int(k) for k in (EventKind.REVOKE, EventKind.SCAN, EventKind.FORFEIT, EventKind.KITTY_UP))
+CALL, PARTNER, UNDO = int(EventKind.CALL), int(EventKind.PARTNER), int(EventKind.UNDO)
+#: AUDIT reasons, BID reasons (firmware/events.py)
+REVOKE_FOLLOW, THROW_FAILED = int(TableReason.REVOKE_FOLLOW), int(TableReason.THROW_FAILED)
+BID_WEAK, BID_SELF = int(TableReason.BID_WEAK), int(TableReason.BID_SELF)
 #: the table's refusals the engine has an opinion on (plays; in hand_scan
 #: mode also an illegal follow, refused at once)
-JUDGED_REASONS = frozenset((*REASON_OF_RULE.values(), REVOKE_FOLLOW))
+JUDGED_REASONS = frozenset((
+    TableReason.OUT_OF_TURN, TableReason.SEEN_TWICE, TableReason.COUNT, TableReason.MIXED_LEAD,
+    TableReason.WRONG_PHASE, TableReason.NOT_HELD, TableReason.REVOKE_FOLLOW,
+))
 
 
 class EngineReplayer:
@@ -169,93 +158,91 @@ class EngineReplayer:
             self.shadow = None
             self.lost = f"cannot rebuild the hand from the table's snapshot ({exc})"
 
-    def _rebuild(self, snap: list[Any]) -> None:
-        friend = snap_friend(snap)
-        if friend is not None:
-            snap = snap[:-1]
-        (ver, decks, phase, hand_no, first, dealer, l0, l1, trump, declarer, score, kpts,
-         _mw, _idx, _h, bids, kitty, tricks, revoked, _result, cur, kitty_up) = snap[:22]
-        if ver != SNAPSHOT_VERSION or decks != self.rules.decks:
-            raise ValueError(f"snapshot version {ver}, {decks} decks")
+    def _rebuild(self, data: Any) -> None:
+        snap = Snapshot.parse(data)
+        friend = snap.friend
+        phase, dealer, decks, first = snap.phase, snap.dealer, snap.decks, snap.first_hand
+        if decks != self.rules.decks:
+            raise ValueError(f"snapshot version {snap.version}, {decks} decks")
         if (friend is not None) != self.called:
             raise ValueError("the snapshot's partners are not the rules' (find-a-friend or fixed)")
-        if phase == PHASE_REVEAL:
-            phase = 0  # the kitty is being turned up: the draw is over, trump not yet named
+        if phase == TablePhase.REVEAL:
+            phase = TablePhase.DEAL  # the kitty is being turned up: the draw is over, trump not yet named
         m = self.match
-        m.levels = [l0, l1] if friend is None else [l0, l1, friend[3], friend[4]]
+        m.levels = list(snap.levels)
         m.first_hand = bool(first)
-        m.dealer = None if (first and phase == 0) or dealer < 0 else dealer
-        if phase not in (0, PHASE_KITTY, PHASE_PLAY, PHASE_SCAN, PHASE_CALL):
+        m.dealer = None if (first and phase == TablePhase.DEAL) or dealer < 0 else dealer
+        if phase not in (TablePhase.DEAL, TablePhase.KITTY, TablePhase.PLAY, TablePhase.SCAN, TablePhase.CALL):
             self.lost = "the table's snapshot is past the play: judging resumes at the next hand"
             return
         hand = m.new_hand(strict=False)
-        start = [HAND_START, hand_no, dealer, decks, l0, l1, first]
-        if friend is not None:
-            start += [friend[3], friend[4]]
+        start = [HAND_START, snap.hand_no, dealer, decks, *snap.levels[:2], first, *snap.levels[2:]]
         sh = _Shadow(start)
-        for seat, cards in bids:
+        for seat, cards in snap.bids:
             hand.apply(Bid(seat, tuple(cards)))
             sh.bids.append([seat, list(cards)])
-        if phase >= 1:
-            self.kitty_up = tuple(kitty_up)
-            sh.kitty_up = list(kitty_up)
+        if phase != TablePhase.DEAL:
+            self.kitty_up = tuple(snap.kitty_up)
+            sh.kitty_up = list(snap.kitty_up)
             hand.apply(EndDraw(kitty=self.kitty_up))
             got = [NT if hand.trump is None else int(hand.trump),
                    -1 if hand.declarer is None else hand.declarer, hand.dealer]
-            if got != [trump, declarer, dealer]:
-                raise ValueError(f"the bids give {got}, the snapshot {[trump, declarer, dealer]}")
-            sh.trump, sh.declarer, sh.dealer, sh.phase = trump, declarer, dealer, 1
-        if phase in (PHASE_KITTY, PHASE_SCAN) and len(snap) > 22:
+            want = [snap.trump, snap.declarer, dealer]
+            if got != want:
+                raise ValueError(f"the bids give {got}, the snapshot {want}")
+            sh.trump, sh.declarer, sh.dealer, sh.phase = snap.trump, snap.declarer, dealer, TablePhase.KITTY
+        scans = snap.scans
+        if phase in (TablePhase.KITTY, TablePhase.SCAN) and scans is not None:
             # hand_scan mode before the burial: the hands scanned so far (the
             # dealer's with the kitty), as the SCAN events gave them
-            done = snap[22][1]
-            self.scans = {s: tuple(snap[22][2 + s]) for s in range(4) if done >> s & 1}
-        if phase == PHASE_CALL:
+            self.scans = {s: tuple(scans.hands[s]) for s in range(4) if scans.done >> s & 1}
+        kitty = snap.kitty
+        if phase == TablePhase.CALL:
             hand.apply(Bury(tuple(kitty)))
-            sh.kitty, sh.kitty_points, sh.phase = list(kitty), kpts, PHASE_CALL
-        if phase == PHASE_PLAY:
+            sh.kitty, sh.kitty_points, sh.phase = list(kitty), snap.kitty_points, TablePhase.CALL
+        if phase == TablePhase.PLAY:
             hand.apply(Bury(tuple(kitty)))
-            if len(snap) > 22 and snap[22][1] == 15:
+            cur = snap.current
+            if scans is not None and scans.done == 15:
                 # hand_scan mode: the hands after the burial are what each
                 # seat still holds and everything it played
-                held = [list(snap[22][2 + s]) for s in range(4)]
-                for tr in tricks:
+                held = [list(h) for h in scans.hands]
+                for tr in snap.tricks:
                     for s in range(4):
-                        held[s].extend(tr[4 + s])
+                        held[s].extend(tr.plays[s])
                 if cur is not None:
                     for s in range(4):
-                        held[s].extend(cur[3 + s] or ())
+                        held[s].extend(cur.plays[s] or ())
                 hand.apply(Scan.of(held, kitty))
             if friend is not None:
-                hand.apply(Call(friend[1]))
-                sh.call = friend[1]
-            sh.kitty, sh.kitty_points, sh.phase, sh.leader = list(kitty), kpts, PHASE_PLAY, dealer
-            for tr in tricks:
-                leader = tr[0]
+                hand.apply(Call(friend.call))
+                sh.call = friend.call
+            sh.kitty, sh.kitty_points, sh.phase, sh.leader = list(kitty), snap.kitty_points, TablePhase.PLAY, dealer
+            for tr in snap.tricks:
                 for k in range(4):
-                    seat = (leader + k) % 4
-                    hand.apply(Play(seat, tuple(tr[4 + seat])))
-                    if k == 0 and tr[3]:
-                        _forced_lead(hand, len(hand.tricks) - 1, leader)
-                sh.tricks.append(list(tr))
-            for t, seat in revoked:
+                    seat = (tr.leader + k) % 4
+                    hand.apply(Play(seat, tuple(tr.plays[seat])))
+                    if k == 0 and tr.forced:
+                        _forced_lead(hand, len(hand.tricks) - 1, tr.leader)
+                sh.tricks.append(tr)
+            for t, seat in snap.revoked:
                 self.revoked.add((t, seat))
                 sh.revoked.append([t, seat])
-            sh.score = score
-            if tricks:
-                sh.leader = tricks[-1][1]
+            sh.score = snap.score
+            if snap.tricks:
+                sh.leader = snap.tricks[-1].winner
             if cur is not None:
-                leader = cur[0]
                 for k in range(4):
-                    seat = (leader + k) % 4
-                    if cur[3 + seat] is None:
+                    seat = (cur.leader + k) % 4
+                    play = cur.plays[seat]
+                    if play is None:
                         break
-                    hand.apply(Play(seat, tuple(cur[3 + seat])))
-                    if k == 0 and cur[1]:
-                        _forced_lead(hand, len(hand.tricks) - 1, leader)
-                    sh.plays[seat] = list(cur[3 + seat])
-                sh.leader = leader
-                sh.forced = cur[1]
+                    hand.apply(Play(seat, tuple(play)))
+                    if k == 0 and cur.forced:
+                        _forced_lead(hand, len(hand.tricks) - 1, cur.leader)
+                    sh.plays[seat] = list(play)
+                sh.leader = cur.leader
+                sh.forced = cur.forced
         if friend is not None:
             sh.partner = partner_field(hand)
         self.hand = hand
@@ -276,10 +263,10 @@ class EngineReplayer:
         hand = self.hand
         if hand is not None and hand.hands is not None:
             # hand_scan mode: the cards each seat still holds
-            snap.append([1, 15, *([*sorted(h)] for h in hand.hands)])
+            snap.scans = SnapScans(15, [sorted(h) for h in hand.hands])
         if self.called:
-            snap.append([2, sh.call, sh.partner, *sh.levels[2:4]])
-        return json.dumps(snap, separators=(",", ":")).encode()
+            snap.friend = SnapFriend(sh.call, sh.partner, sh.levels[2:4])
+        return json.dumps(snap.to_list(), separators=(",", ":")).encode()
 
     def replay(self, index: int, event: Event) -> Event | None:
         kind = event[0]
@@ -361,7 +348,7 @@ class EngineReplayer:
             elif accepted:
                 reason = -1
             elif isinstance(refusal, SelfOverrideError):
-                reason = BID_SELF  # docs/rules.md: a refused self-override says so
+                reason = BID_SELF  # docs/rules.md §8.1: a refused self-override says so
             elif reason == BID_SELF:
                 reason = BID_WEAK  # refused, but not as a self-override
             return [BID, seat, int(ok), reason, *cards]
@@ -400,7 +387,7 @@ class EngineReplayer:
             cards = tuple(ev[3:])
             self._follow(hand, Bury(cards))
             if len(self.scans) == 4 and hand.buried == cards:
-                # hand_scan mode: every hand is known from here on (§10)
+                # hand_scan mode: every hand is known from here on (docs/rules.md §10.2)
                 hands = [self.scans[s] for s in range(4)]
                 hands[hand.dealer or 0] = tuple(c for c in hands[hand.dealer or 0] if c not in cards)
                 self._follow(hand, Scan.of(hands, cards))
@@ -432,9 +419,9 @@ class EngineReplayer:
                 self._lose(f"the engine refuses a play the table accepted: {exc}")
                 return [REJECT, trick_no, seat, self._reason(exc), *cards]
             t_index = len(hand.tricks) - 1
-            if hand.known and any(f.rule == Rule.REVOKE for f in hand.findings[found:]):
+            if hand.known and any(f.rule == Reason.REVOKE for f in hand.findings[found:]):
                 # hand_scan mode: the engine knows the hand, and this follow
-                # breaks §6 (recorded, and followed as the table took it)
+                # breaks docs/rules.md §6 (recorded, and followed as the table took it)
                 if self.rules.revoke != Revoke.FORFEIT:
                     return [REJECT, trick_no, seat, REVOKE_FOLLOW, *cards]
                 # revoke = "forfeit": the play stands, the revoke is reported
@@ -504,8 +491,9 @@ class EngineReplayer:
     @staticmethod
     def _reason(exc: IllegalEvent) -> int:
         for f in exc.findings:
-            if f.rule in REASON_OF_RULE:
-                return REASON_OF_RULE[f.rule]
+            why = table_reason(f.rule)
+            if why >= 0:
+                return why
         return -1
 
     def _forced(self, hand: Hand, ev: Event) -> Event:
@@ -527,7 +515,7 @@ class EngineReplayer:
         ):
             # the same faces: which copy, and the order, are the table's; or
             # another unit of the category at the same position (off-suit level
-            # pairs of two suits): RULES.md §5 forces "the weakest unit of that
+            # pairs of two suits): docs/rules.md §5.2 forces "the weakest unit of that
             # category", and both are
             forced = cards
         mine: Event = [FORCED, t_index, trick.leader, mine_pen, *forced]
@@ -543,8 +531,8 @@ class EngineReplayer:
         return mine
 
     def _revokes_proven(self, hand: Hand, seat: int, cards: Sequence[int]) -> list[Event]:
-        """The REVOKE events the table owes after ``seat``'s follow (RULES.md
-        §10, firmware/tabletrick.py ``check_revokes``): each earlier follow of
+        """The REVOKE events the table owes after ``seat``'s follow (docs/rules.md
+        §10.1, firmware/tabletrick.py ``check_revokes``): each earlier follow of
         the seat, in a trick whose lead suit the new cards touch, that the
         engine finds illegal against the cards the seat is proven to have held
         then (everything it played from that trick on), earliest first."""
@@ -565,7 +553,7 @@ class EngineReplayer:
 
     @staticmethod
     def _follow_reason(hand: Hand, t: int, seat: int) -> int:
-        """The device code of why ``seat``'s follow in trick ``t`` breaks §6
+        """The device code of why ``seat``'s follow in trick ``t`` breaks docs/rules.md §6
         against what the seat played from trick ``t`` on (0: it does not)."""
         trick = hand.tricks[t]
         held = [c for tr in hand.tricks[t:] for c in tr.cards_of(seat)]
@@ -573,20 +561,20 @@ class EngineReplayer:
 
     @staticmethod
     def _reason_of(hand: Hand, lead: Sequence[int], held: Sequence[int], play: Sequence[int]) -> int:
-        """The device code of why ``play`` from ``held`` breaks §6 on ``lead`` (0: it does not)."""
+        """The device code of why ``play`` from ``held`` breaks docs/rules.md §6 on ``lead`` (0: it does not)."""
         v = _play.check_follow(
             hand.ruling.order, [c % 54 for c in lead], [c % 54 for c in held],
             [c % 54 for c in play],
         )
         if v.legal:
             return 0
-        return DRULES_REASON.get(v.reason, -1) if v.reason is not None else -1
+        return rules_code(v.reason) if v.reason is not None else -1
 
     @staticmethod
     def _forfeit_event(hand: Hand) -> Event:
         """[FORFEIT, trick, seat]: the revoke that lost the hand (revoke =
         "forfeit"): the engine's first revoke finding."""
-        t = next(f.trick for f in hand.findings if f.rule == Rule.REVOKE and f.seat == hand.forfeit)
+        t = next(f.trick for f in hand.findings if f.rule == Reason.REVOKE and f.seat == hand.forfeit)
         return [FORFEIT, -1 if t is None else t, hand.forfeit]
 
     def _revoke(self, ev: Event) -> Event:
@@ -616,9 +604,9 @@ class EngineReplayer:
         for f in hand.findings:
             if f.trick is None or f.seat is None:
                 continue
-            if f.rule == Rule.REVOKE:
+            if f.rule == Reason.REVOKE:
                 keys.add((f.trick, 1 + f.seat, f.seat))
-            elif f.rule == Rule.THROW_SHOULD_FAIL:
+            elif f.rule == Reason.THROW_SHOULD_FAIL:
                 keys.add((f.trick, 0, f.seat))
         out: list[Event] = []
         for t, k, seat in sorted(keys):
@@ -640,7 +628,7 @@ class EngineReplayer:
             return None
         if reason == REVOKE_FOLLOW:
             if not hand.known:
-                return None  # without the hands, a follow is not refused for §6
+                return None  # without the hands, a follow is not refused for docs/rules.md §6
             ok, _ = hand.is_legal(seat, cards)
             if ok or self.rules.revoke == Revoke.FORFEIT:
                 # legal; or with revoke = "forfeit" the play stands (and loses the hand)
@@ -710,13 +698,6 @@ def hand_end_event(score: int, kpts: int, mult: int, bonus: int, st: Any) -> Eve
     return [HAND_END, score, kpts, mult, bonus, st.next_dealer, *st.levels, winner]
 
 
-def snap_friend(snap: list[Any]) -> list[int] | None:
-    """A table snapshot's find-a-friend field [2, call, partner, level 2, level 3]
-    (its last, with partners = "called"), or None."""
-    last = snap[-1] if len(snap) > 22 else None
-    return last if isinstance(last, list) and last and last[0] == 2 else None
-
-
 class _Shadow:
     """The table's state as firmware/tablesnap.py lays it out, kept from the
     events (what was played) and the engine's versions (the verdicts)."""
@@ -733,16 +714,16 @@ class _Shadow:
         self.kitty_points = 0
         self.bids: list[list[Any]] = []
         self.kitty: list[int] = []
-        self.tricks: list[list[Any]] = []
+        self.tricks: list[SnapTrick] = []
         self.plays: list[list[int] | None] = [None] * 4
         self.leader = -1
         self.forced = 0
-        self.phase = 0
+        self.phase = TablePhase.DEAL
         self.revoked: list[list[int]] = []
         self.kitty_up: list[int] = []
 
     def at_trick_boundary(self) -> bool:
-        return self.phase == PHASE_PLAY and all(p is None for p in self.plays)
+        return self.phase == TablePhase.PLAY and all(p is None for p in self.plays)
 
     def follow(self, ev: Event, mine: Event | None) -> None:
         kind = ev[0]
@@ -752,15 +733,15 @@ class _Shadow:
             self.kitty_up = list(ev[2:])
         elif kind == TRUMP:
             self.trump, self.declarer, self.dealer = ev[1], ev[2], ev[3]
-            self.phase = 1
+            self.phase = TablePhase.KITTY
         elif kind == KITTY:
             self.kitty = list(ev[3:])
             self.kitty_points = mine[2] if mine is not None else ev[2]
-            self.phase = PHASE_CALL if len(self.levels) == 4 else PHASE_PLAY
+            self.phase = TablePhase.CALL if len(self.levels) == 4 else TablePhase.PLAY
             self.leader = self.dealer
         elif kind == CALL:
             self.call = ev[2]
-            self.phase = PHASE_PLAY
+            self.phase = TablePhase.PLAY
         elif kind == PARTNER:
             self.partner = (mine or ev)[2]
             self.score = (mine or ev)[3]
@@ -777,29 +758,29 @@ class _Shadow:
             self.revoked.append([ev[3], ev[2]])
         elif kind == TRICK:
             winner, points, score = (mine or ev)[2:5]
-            self.tricks.append([self.leader, winner, points, self.forced, *self.plays])
+            self.tricks.append(SnapTrick(self.leader, winner, points, self.forced, [p or [] for p in self.plays]))
             self.score = score
             self.plays = [None] * 4
             self.forced = 0
             self.leader = winner
         elif kind == HAND_END:
-            self.phase = 3
+            self.phase = TablePhase.HAND_END
 
-    def snapshot(self, decks: int) -> list[Any]:
-        # fields 13 and 14 (event index, state hash) are the link's to set:
-        # the table takes them from the snapshot's announcement
-        return [
-            SNAPSHOT_VERSION, decks, self.phase, self.hand_no, self.first, self.dealer,
-            self.levels[0], self.levels[1], self.trump, self.declarer, self.score,
-            self.kitty_points, -1, 0, 0, self.bids, self.kitty, self.tricks, self.revoked, None,
-            None, self.kitty_up,
-        ]
+    def snapshot(self, decks: int) -> Snapshot:
+        # the event index and state hash are the link's to set: the table
+        # takes them from the snapshot's announcement
+        return Snapshot(
+            decks=decks, phase=self.phase, hand_no=self.hand_no, first_hand=self.first,
+            dealer=self.dealer, levels=self.levels[:2], trump=self.trump, declarer=self.declarer,
+            score=self.score, kitty_points=self.kitty_points, bids=self.bids, kitty=self.kitty,
+            tricks=self.tricks, revoked=self.revoked, kitty_up=self.kitty_up,
+        )
 
 
 def equally_weak(hand: Hand, a: Sequence[int], b: Sequence[int]) -> bool:
     """Are card ids ``a`` and ``b`` each one unit of the same shape, effective
     suit and strength (the same positions: e.g. off-suit level pairs of two
-    suits, RULES.md §2 "all equal")? Then neither is weaker than the other."""
+    suits, docs/rules.md §2 "all equal")? Then neither is weaker than the other."""
     order = hand.ruling.order
     da = decompose_faces(order, [c % 54 for c in a])
     db = decompose_faces(order, [c % 54 for c in b])

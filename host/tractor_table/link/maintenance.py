@@ -15,11 +15,11 @@ import threading
 from typing import Any
 
 from ..errors import CommandError
+from ..vocab import AppCode
 from .serial_link import SerialLink
 
-#: ``firmware/main.py``: APP_REPLY, APP_MAINTENANCE
-APP_REPLY = 100
-APP_MAINTENANCE = 103
+#: the application messages (``firmware/events.py``; ``firmware/main.py`` answers them)
+APP_REPLY, APP_MAINTENANCE = AppCode.REPLY, AppCode.MAINTENANCE
 
 
 def stop_table(port: str, timeout: float = 6.0) -> None:

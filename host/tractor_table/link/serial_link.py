@@ -23,7 +23,6 @@ import serial
 from serial.tools import list_ports
 
 from ..errors import CommandError
-from ..paths import FIRMWARE_DIR
 from . import ttlink
 
 log = logging.getLogger("tractor_table.link")
@@ -41,10 +40,9 @@ Note = list[Any]
 def host_identity() -> tuple[str, str]:
     """(host tool version, rules id) that the host sends in its HELLO."""
     from .. import __version__
+    from ..vocab import firmware
 
-    ns: dict[str, object] = {}
-    exec((FIRMWARE_DIR / "version.py").read_text(encoding="utf-8"), ns)  # noqa: S102
-    return __version__, str(ns["RULES_ID"])
+    return __version__, str(firmware("version").RULES_ID)
 
 
 def find_pico_ports() -> list[str]:

@@ -174,6 +174,19 @@ class Tag:
         return bytes(self.memory[page * 4 : page * 4 + 4])
 
 
+# The virtual deck: the tags of the cards at the virtual table (virtual/mpy/vboard.py),
+# the modelled Pico (board/mpy/picoboot.py) and the simulated USB PN532
+# (pn532sim/taps.py); the host's card map for it is made from deck_uid
+# (tractor_table.virtual.runner.virtual_card_map).
+UNKNOWN_UID = b"\x04\xee\xee\x00\x00\x5a\xa5"  # a tag that is no card of the deck
+OTHER_UID = b"\x04\xee\xee\x00\x01\x5a\xa5"  # a second such tag
+
+
+def deck_uid(card: int) -> bytes:
+    """The 7-byte NTAG UID of card id ``card`` of the virtual deck."""
+    return bytes((0x04, 0x54, 0x54, card >> 8, card & 0xFF, 0x5A, 0xA5))
+
+
 class FrameParser:
     """Finds frames in a byte stream: normal frames, ACK and NACK. Incremental,
     so it serves a UART stream as well as one SPI/I2C write transaction."""

@@ -11,7 +11,7 @@ typed on the keyboard or read from a script, one command a line:
 - ``foreign`` — a tag that is no card sticker (a 4-byte UID, like a bank card);
 - ``wait SECONDS``; ``quit``.
 
-Each card's tag has the virtual deck's UID (``tractor_table.virtual.runner.uid_of``),
+Each card's tag has the virtual deck's UID (``chip.deck_uid``, as at the virtual table),
 so a set enrolled here matches the virtual table's deck.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
-from .chip import Tag
+from .chip import Tag, deck_uid
 from .serve import PtyPN532
 
 FACES = 54
@@ -28,9 +28,8 @@ HELP = ("commands: tap [CARD[.copy]] | deck [N] | place CARD[.copy] | remove | t
         "wait S | quit")
 
 
-def card_uid(card: int) -> bytes:
-    """The 7-byte NTAG UID of card id ``card`` (the virtual deck's, runner.uid_of)."""
-    return bytes((0x04, 0x54, 0x54, card >> 8, card & 0xFF, 0x5A, 0xA5))
+#: The 7-byte NTAG UID of card id ``card``: the virtual deck's (chip.py ``deck_uid``).
+card_uid = deck_uid
 
 
 def parse_card(text: str, decks: int) -> int:

@@ -9,10 +9,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..vocab import HAND_PHASES, PARTNER_UNKNOWN, EventKind, Snapshot, SnapshotError, TablePhase
 from .common import Event, load_event
 
-# firmware/events.py kinds the records read (tests check them against the module)
-HAND_START, TRUMP, REDEAL, TRICK, HAND_END, FORFEIT, CALL, PARTNER = 1, 3, 4, 10, 12, 15, 17, 18
+# the firmware's event kinds the records read (firmware/events.py, through tractor_table.vocab)
+HAND_START, TRUMP, REDEAL, TRICK = (int(k) for k in (EventKind.HAND_START, EventKind.TRUMP, EventKind.REDEAL,
+                                                     EventKind.TRICK))
+HAND_END, FORFEIT, CALL, PARTNER = (int(k) for k in (EventKind.HAND_END, EventKind.FORFEIT, EventKind.CALL,
+                                                     EventKind.PARTNER))
+#: the phases in which trump is known (after the draw, before the hand's end)
+_TRUMP_KNOWN = frozenset((TablePhase.KITTY, TablePhase.PLAY, TablePhase.SCAN, TablePhase.CALL))
 
 
 @dataclass
@@ -105,34 +111,33 @@ def derive_hands(
     return hands
 
 
-#: firmware/table.py phases: the hand goes on in these (deal, kitty, play, scan, reveal)
-_HAND_PHASES = (0, 1, 2, 5, 6)
-
-
-def _from_snapshot(h: HandFacts, snap: Any) -> None:
-    """A partial hand's facts from the table's snapshot at its first event."""
-    if not isinstance(snap, list) or len(snap) < 20 or snap[0] != 2:
+def _from_snapshot(h: HandFacts, data: Any) -> None:
+    """A partial hand's facts from the table's snapshot at its first event
+    (firmware/tablesnap.py's layout, read as :class:`tractor_table.vocab.Snapshot`)."""
+    if data is None:
         return
-    if not all(isinstance(x, int) for x in snap[1:13]):
+    try:
+        snap = Snapshot.parse(data)
+    except (SnapshotError, TypeError, IndexError, KeyError):
         return
-    phase = snap[2]
-    h.facts.update(decks=snap[1], hand_no=snap[3], first_hand=snap[4], dealer=snap[5],
-                   level0=snap[6], level1=snap[7])
-    friend = snap[-1] if len(snap) > 22 else None
-    if isinstance(friend, list) and len(friend) == 5 and friend[0] == 2:
-        # partners = "called": [2, call, partner, level seat 2, level seat 3]
-        h.facts.update(level2=friend[3], level3=friend[4])
-        if friend[1] >= 0:
-            h.facts["called"] = friend[1]
-        if friend[2] != -2:
-            h.facts["partner"] = friend[2]
-    if phase in (1, 2, 5) and snap[8] >= 0:
-        h.facts.update(trump=snap[8], declarer=snap[9])
-    if phase == 2:
-        h.facts["attackers_score"] = snap[10]
-    if phase not in _HAND_PHASES:  # the hand was over before the records start
+    phase = snap.phase
+    h.facts.update(decks=snap.decks, hand_no=snap.hand_no, first_hand=snap.first_hand, dealer=snap.dealer,
+                   level0=snap.levels[0], level1=snap.levels[1])
+    friend = snap.friend
+    if friend is not None:
+        # partners = "called": the call, the partner, the levels of seats 2 and 3
+        h.facts.update(level2=friend.levels[0], level3=friend.levels[1])
+        if friend.call >= 0:
+            h.facts["called"] = friend.call
+        if friend.partner != PARTNER_UNKNOWN:
+            h.facts["partner"] = friend.partner
+    if phase in _TRUMP_KNOWN and snap.trump >= 0:
+        h.facts.update(trump=snap.trump, declarer=snap.declarer)
+    if phase == TablePhase.PLAY:
+        h.facts["attackers_score"] = snap.score
+    if phase not in HAND_PHASES:  # the hand was over before the records start
         h.status = "done"
-        end = snap[19]
+        end = snap.result
         h.facts["result"] = describe_event(end) if isinstance(end, list) and end else "over"
 
 

@@ -67,7 +67,7 @@ class ScreenBoard:
 
 
 def card(name, copy=0):
-    """A card id from RULES.md notation ('AS', 'TH', 'SJ', 'BJ')."""
+    """A card id from the notation of docs/rules.md ('AS', 'TH', 'SJ', 'BJ')."""
     if name == "SJ":
         f = 52
     elif name == "BJ":
@@ -273,7 +273,7 @@ def main():
 
 def enroll_and_power_up():
     s = ScreenScript()
-    s.app._app([M.APP_ENROLL, 0])
+    s.app._app([E.APP_ENROLL, 0])
     s.shot("enrollment: enroll mode at seat 0")
     b = ScreenBoard()
     b.problem = "no card map: cards.bin"

@@ -2,41 +2,28 @@
 
 The kinds and fields are defined once, in ``firmware/events.py`` (the table
 core's module, documented in ``docs/firmware.md``, "Table core"); this module
-loads that very file, as the link package loads ``firmware/ttlink.py``, and
-describes events in words for people watching.
+takes that very module from the host's one loader of firmware modules
+(:func:`tractor_table.vocab.firmware`; the typed kinds and reasons are
+:class:`tractor_table.vocab.EventKind` and :class:`~tractor_table.vocab.TableReason`),
+and describes events in words for people watching.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
 from ..paths import FIRMWARE_DIR
+from ..vocab import TRUMP_NAMES, RulesCode, firmware
 
 SOURCE = FIRMWARE_DIR / "events.py"
 
-
-def _load() -> ModuleType:
-    name = "tractor_table.virtual._fw_events"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, SOURCE)
-    if spec is None or spec.loader is None:  # pragma: no cover - broken checkout
-        raise ImportError(f"cannot load the event kinds from {SOURCE}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-EV: Any = _load()
+EV: Any = firmware("events")
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
-TRUMPS = ("S", "H", "D", "C", "NT")
+#: the TRUMP event's trump field in letters (firmware/display.py's)
+TRUMPS = TRUMP_NAMES
 
 
 def cards_of(ev: Sequence[Any]) -> list[Any]:
@@ -86,28 +73,28 @@ def reason(code: int) -> str:
 
 
 #: The device rules engine's codes (firmware/drules.py, R_*), the rules of
-#: following in docs/rules.md, in words.
-RULE_WORDS = (
-    "",
-    "an empty play",
-    "a card the seat does not hold",
-    "a lead of several suits",
-    "a follow of the wrong number of cards",
-    "did not follow the led suit while holding it",
-    "did not play the pairs it held in the led suit",
-    "did not play the tractor it held in the led suit",
-    "did not play the triples it held in the led suit",
-    "did not play the Titanic it held in the led suit",
-    "did not play the led shape it held (same_shape_only)",
-    "a throw another seat could beat",
-)
+#: following in docs/rules.md §6, in words.
+RULE_WORDS = {
+    RulesCode.EMPTY: "an empty play",
+    RulesCode.NOT_IN_HAND: "a card the seat does not hold",
+    RulesCode.MIXED_SUIT: "a lead of several suits",
+    RulesCode.WRONG_COUNT: "a follow of the wrong number of cards",
+    RulesCode.FOLLOW_SUIT: "did not follow the led suit while holding it",
+    RulesCode.PAIRS: "did not play the pairs it held in the led suit",
+    RulesCode.TRACTOR: "did not play the tractor it held in the led suit",
+    RulesCode.TRIPLES: "did not play the triples it held in the led suit",
+    RulesCode.TITANIC: "did not play the Titanic it held in the led suit",
+    RulesCode.SAME_SHAPE: "did not play the led shape it held (same_shape_only)",
+    RulesCode.THROW_FAILED: "a throw another seat could beat",
+}
 
 
 def rule_words(code: int) -> str:
     """A rules engine code (AUDIT, REVOKE) in words; an unknown one as its number."""
-    if 0 < code < len(RULE_WORDS):
-        return RULE_WORDS[code]
-    return f"rules code {code}"
+    try:
+        return RULE_WORDS[RulesCode(code)]
+    except (ValueError, KeyError):
+        return f"rules code {code}"
 
 
 def describe(ev: Sequence[Any]) -> str:

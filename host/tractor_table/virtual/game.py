@@ -11,7 +11,7 @@ hand's score and the settlement. Every difference is kept in
 view where it can.
 
 Bots of strength 0 (random) throw combinations that may fail. The table (no
-hand scans) lets a throw stand unless a seat challenges it (RULES.md §10); the
+hand scans) lets a throw stand unless a seat challenges it (docs/rules.md §10.1); the
 host, knowing the hands, forces it at once. So when the full engine forces a
 throw, a seat that can beat it challenges at the table: it double-presses, taps
 its cards of the throw's suit, and clicks; the table must then force the same
@@ -23,7 +23,7 @@ Options the table plays that change the hand:
   every hand and refuses the revoke at the play (REJECT, reason REVOKE_FOLLOW);
   the seat then plays its honest cards (counted in ``revokes_refused``).
 - ``revoke = "forfeit"``: with ``revoke_from`` set, one seat per hand revokes
-  on purpose (the first follow, from that trick on, that can break §6 by
+  on purpose (the first follow, from that trick on, that can break docs/rules.md §6 by
   swapping a card of the suit led for another). In hand_scan mode the table
   (like the host) knows it at once; otherwise only when a later play proves
   it or at the audit. So the host keeps, besides its copy with the deal (the
@@ -31,7 +31,7 @@ Options the table plays that change the hand:
   the deal, which knows what the table knows: when it is lost, the table must
   end the hand there (FORFEIT, HAND_END), and it settles the match.
 - ``quiet_hands``: in the hands of these table numbers nobody bids. On the
-  match's first hand that is a redeal (RULES.md §8), after which the bots bid
+  match's first hand that is a redeal (docs/rules.md §8.1), after which the bots bid
   again (a quiet hand is quiet for one deal).
 - ``no_bid = "kitty"``: in the hands numbered in ``quiet_hands`` nobody bids;
   when the draw ends without a bid (not on the match's first hand) the dealer
@@ -52,9 +52,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from shengji import Rules
-from shengji.hand import Bid, Bury, Call, Challenge, Deal, EndDraw, Hand, Phase, Play, Rule
+from shengji.hand import Bid, Bury, Call, Challenge, Deal, EndDraw, Hand, Phase, Play
 from shengji.match import Match, deal_cards, make_bots
-from shengji.play import check_throw
+from shengji.play import Reason, check_throw
 from shengji.rules import NoBid, Partners, Revoke
 
 from ..errors import CommandError
@@ -65,10 +65,9 @@ from ..link.engine_replayer import (
     hand_end_event,
     partner_field,
 )
+from ..vocab import NT
 from .events import EV, TRUMPS, cards_text, describe, event_levels, face_name, levels_text
 from .runner import VirtualTable
-
-NT = 4
 
 # The call gesture's actions at the dealer's seat (firmware/tablefriend.py)
 TAP, BEFORE, AFTER = "tap", "double", "long"
@@ -448,7 +447,7 @@ class BotGame:
             self.table.press(seat, EV.BTN_OK)
         if cards is not honest and self.table.hand_scan and self.rules.revoke != Revoke.FORFEIT:
             # hand_scan mode, revoke = "flag": the table knows every hand and
-            # refuses the revoke at once (RULES.md §10); the seat plays honestly
+            # refuses the revoke at once (docs/rules.md §10.2); the seat plays honestly
             ev = self._expect(EV.REJECT)
             self._check("revoke refused at once", [ev[2], ev[3], sorted(ev[4:])],
                         [seat, EV.REVOKE_FOLLOW, sorted(cards)])
@@ -560,7 +559,7 @@ class BotGame:
     def _table_forced(self, hand: Hand, ev: list[Any]) -> None:
         """The table's FORCED cards against the full engine's. Of two units of
         the beaten category at the same position (off-suit level pairs of two
-        suits) either is "the weakest unit" (RULES.md §5): the table's choice
+        suits) either is "the weakest unit" (docs/rules.md §5.2): the table's choice
         is followed, in the host's copy and in the blind hand."""
         cards = tuple(ev[4:])
         trick = hand.tricks[-1]
@@ -578,7 +577,7 @@ class BotGame:
         judge = self.judge
         res = judge.result()
         summary = self.match.finish(judge)
-        first = next((f for f in judge.findings if f.rule == Rule.REVOKE), None)
+        first = next((f for f in judge.findings if f.rule == Reason.REVOKE), None)
         want = [first.trick, judge.forfeit] if judge.forfeit is not None and first else None
         self._check("revoke that lost the hand", [f[1:3] for f in self.forfeits], [want] if want else [])
         st = summary.settlement
@@ -595,7 +594,7 @@ class BotGame:
         # engine found, and none is missing
         told = {(e[3], e[2]) if e[0] == EV.REVOKE else (e[1], e[2]) for e in self.findings
                 if e[0] == EV.REVOKE or e[3] == EV.REVOKE_FOLLOW}
-        found = {(f.trick, f.seat) for f in judge.findings if f.rule == Rule.REVOKE}
+        found = {(f.trick, f.seat) for f in judge.findings if f.rule == Reason.REVOKE}
         self._check("revokes found", sorted(told), sorted(found))
         self.say("  " + describe(ev))
         lv = levels_text(ev)

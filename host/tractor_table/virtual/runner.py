@@ -38,6 +38,7 @@ from shengji import Rules
 from .. import firmware_build, mpy
 from ..errors import CommandError
 from ..link.serial_link import SerialLink
+from ..pn532sim.chip import deck_uid
 
 # the heaps by deck count, in a light module so that the command line's help can
 # name them without loading the virtual table; re-exported here
@@ -107,9 +108,9 @@ def table_config(rules: Rules, hand_scan: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def uid_of(card: int) -> bytes:
-    """The 7-byte NTAG UID of a card of the virtual deck (mpy/vboard.py's uid_of)."""
-    return bytes((0x04, 0x54, 0x54, card >> 8, card & 0xFF, 0x5A, 0xA5))
+#: The 7-byte NTAG UID of a card of the virtual deck (the tags the simulated
+#: readers carry: pn532sim/chip.py ``deck_uid``).
+uid_of = deck_uid
 
 
 def virtual_card_map(decks: int) -> bytes:

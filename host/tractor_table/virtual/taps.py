@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from .runner import VirtualTable
 
-#: kitty size by deck count (docs/rules.md, "Players, decks and the deal")
+#: kitty size by deck count (docs/rules.md §1)
 KITTY_SIZE = (0, 6, 8, 6, 8)
 
 DRAW, KITTY_UP, SCAN, BURIAL, PLAY, HAND_OVER, MATCH_OVER = (
@@ -192,7 +192,7 @@ def read_commands(
     table did and, when it changed, what it waits for. ``events=False`` (the
     table served to another program's link): no events here, only the sounds
     and the display tell. True when ``quit`` ended it, False at the end of the lines."""
-    from ..commands.virtual import CONSOLE_HELP, parse_console
+    from .grammar import CONSOLE_HELP, parse_console
 
     kinds = {"ok": EV.BTN_OK, "undo": EV.BTN_UNDO, "challenge": EV.BTN_CHALLENGE}
     watch = TableWatch(rules, vt.hand_scan)

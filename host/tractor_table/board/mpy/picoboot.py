@@ -75,15 +75,6 @@ _AFTER_OTHER_MS = 100
 # buzzer frequency -> events.SND_* (picoboard._TONES): the host hears which sound
 _TONES = {2000: 1, 1500: 2, 400: 3, 2500: 4, 3000: 5}
 
-_UNKNOWN_UID = b"\x04\xee\xee\x00\x00\x5a\xa5"
-_OTHER_UID = b"\x04\xee\xee\x00\x01\x5a\xa5"
-
-
-def uid_of(card):
-    """The 7-byte NTAG UID of a card of the virtual deck (as virtual.runner.uid_of)."""
-    return bytes((0x04, 0x54, 0x54, card >> 8, card & 0xFF, 0x5A, 0xA5))
-
-
 class PowerOff(BaseException):
     pass
 
@@ -295,14 +286,15 @@ class Person:
 
     def _place(self, s):
         card = self.waiting[s].pop(0)
+        # the virtual deck's tags (chip.deck_uid, UNKNOWN_UID, OTHER_UID)
         if isinstance(card, tuple):
             tags = [C.Tag(u) for u in card]
         elif card == -2:
-            tags = [C.Tag(_UNKNOWN_UID), C.Tag(_OTHER_UID)]
+            tags = [C.Tag(C.UNKNOWN_UID), C.Tag(C.OTHER_UID)]
         elif card < 0:
-            tags = [C.Tag(_UNKNOWN_UID)]
+            tags = [C.Tag(C.UNKNOWN_UID)]
         else:
-            tags = [C.Tag(uid_of(card))]
+            tags = [C.Tag(C.deck_uid(card))]
         chip = self.board.chips[s]
         for t in tags:
             chip.place(t)

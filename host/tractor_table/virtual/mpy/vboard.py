@@ -29,16 +29,6 @@ import persist
 import ttlink_io
 
 
-def uid_of(card):
-    """The 7-byte NTAG UID of a card of the virtual deck (the host's
-    tractor_table.virtual.runner.uid_of makes the same, for the card map)."""
-    return bytes((0x04, 0x54, 0x54, card >> 8, card & 0xFF, 0x5A, 0xA5))
-
-
-_UNKNOWN_UID = b"\x04\xee\xee\x00\x00\x5a\xa5"
-_OTHER_UID = b"\x04\xee\xee\x00\x01\x5a\xa5"
-
-
 class SimReaders:
     """Four simulated PN532s on a simulated SPI bus, read by the firmware's scanner."""
 
@@ -113,14 +103,15 @@ class SimReaders:
         for s in range(4):
             if self.placed[s] is None and self.waiting[s] and now >= self._due(s):
                 card = self.waiting[s].pop(0)
+                C = self.chip  # the virtual deck's tags: chip.deck_uid, UNKNOWN_UID, OTHER_UID
                 if isinstance(card, tuple):
-                    tags = [self.chip.Tag(u) for u in card]
+                    tags = [C.Tag(u) for u in card]
                 elif card == -2:
-                    tags = [self.chip.Tag(_UNKNOWN_UID), self.chip.Tag(_OTHER_UID)]
+                    tags = [C.Tag(C.UNKNOWN_UID), C.Tag(C.OTHER_UID)]
                 elif card < 0:
-                    tags = [self.chip.Tag(_UNKNOWN_UID)]
+                    tags = [C.Tag(C.UNKNOWN_UID)]
                 else:
-                    tags = [self.chip.Tag(uid_of(card))]
+                    tags = [C.Tag(C.deck_uid(card))]
                 for t in tags:
                     self.chips[s].place(t)
                 self.placed[s] = tags
