@@ -6,6 +6,10 @@
 # (feed(), tick()), bytes to send and notifications come out
 # (take_output(), take_notes()). docs/protocol.md is the specification.
 #
+# The host's end (HostLink, and Record, its copy of the game log) is
+# ttlink_host.py, which imports this module; this one never imports it, so
+# the table, which never plays the host, does not hold its code in its heap.
+#
 # Frame (one ASCII line, at most MAX_LINE bytes):
 #
 #     '@' + compact JSON [v, sid, seq, ack, type, payload] + '*' + crc32 hex(8) + '\n'
@@ -749,14 +753,3 @@ class DeviceLink(_Link):
         self._set_tx(-1)
         self._welcome = None
 
-
-# ---------------------------------------------------------------- host end
-# HostLink and Record live in ttlink_host.py (the table never loads them):
-# the module's __getattr__ imports it the first time ttlink.HostLink or
-# ttlink.Record is asked for (the host, and tests running both ends).
-def __getattr__(name):
-    if name == "HostLink" or name == "Record":
-        import ttlink_host
-
-        return getattr(ttlink_host, name)
-    raise AttributeError(name)

@@ -1,9 +1,9 @@
-# The host's end of the link (HostLink, and Record, its copy of the game log):
-# part of the shared module ttlink.py, kept in this file so that the table,
-# which never plays the host, does not hold its code in its heap. ttlink's
-# module __getattr__ imports it the first time ttlink.HostLink or
-# ttlink.Record is asked for, under CPython (the host tool, which loads the
-# firmware through tractor_table.vocab) and MicroPython alike.
+# The host's end of the link (HostLink, and Record, its copy of the game log),
+# kept out of ttlink.py so that the table, which never plays the host, does
+# not hold its code in its heap. It imports ttlink, never the other way round:
+# whoever plays the host imports this module itself, under CPython (the host
+# tool, which loads it through tractor_table.vocab.firmware and exports it as
+# tractor_table.link.ttlink_host) and MicroPython (tests running both ends).
 from ttlink import (
     ANNOUNCE,
     EVENT,

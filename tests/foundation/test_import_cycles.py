@@ -30,16 +30,10 @@ ROOT = Path(__file__).resolve().parents[2]
 #: without a cycle since branch ``tablecore`` (tests/table/test_table_layers.py
 #: checks its layers).
 TABLE_CORE = "table"
-#: The link's two ends: ttlink.py's module __getattr__ imports ttlink_host (MicroPython),
-#: which imports its constants from ttlink; the host end's loading (ttlink.py execs a cut
-#: of ttlink_host.py) is being redone on branch vocab.
+#: The link's two ends: ttlink_host (the host's end) imports ttlink, never the other way
+#: round (whoever plays the host imports ttlink_host itself); its own test keeps it so.
 LINK = "ttlink"
-LINK_REASON = (
-    "firmware ttlink <-> ttlink_host (ttlink.__getattr__ imports ttlink_host, which imports ttlink): "
-    "the link's loading is being redone on branch vocab (issue 13, the exec trick); remove this marker "
-    "when the cycle is gone"
-)
-KNOWN = (LINK,)
+KNOWN: tuple[str, ...] = ()  # no known cycle left
 
 
 @dataclass
@@ -279,7 +273,6 @@ def test_no_import_cycle_in_the_firmware_table_core() -> None:
     assert not core, "\n".join(describe(graph, c) for c in core)
 
 
-@pytest.mark.xfail(strict=True, reason=LINK_REASON)
 def test_no_import_cycle_between_the_firmware_link_ends() -> None:
     graph, comps = _cycles(FIRMWARE)
     link = [c for c in comps if LINK in c and TABLE_CORE not in c]

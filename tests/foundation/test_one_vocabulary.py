@@ -266,7 +266,9 @@ def test_the_host_types_are_the_firmwares() -> None:
     # one loader: each firmware module once, its imports of the others the same modules
     base = vocab.firmware("tablebase")  # the table core's constants, under table.py's surface
     assert vocab.firmware("tablesnap").T is base and table.T is base and table.E is EV
-    assert vocab.firmware("ttlink").HostLink.__module__ == "tractor_table.firmware.ttlink_host"
+    host_end = vocab.firmware("ttlink_host")
+    assert host_end.HostLink.__module__ == "tractor_table.firmware.ttlink_host"
+    assert host_end._Link is vocab.firmware("ttlink")._Link
 
 
 def test_one_map_between_shengji_and_the_table() -> None:

@@ -158,7 +158,9 @@ class Pair:
         self.store = store if store is not None else MemStore()
         self.up = None
         self.down = None
-        self.host = ttlink.HostLink(self.now, self.rng.next, "0.1.0", RULES, timing=timing)
+        import ttlink_host  # the host's end: here, not at the top, so the device (device_prog.py) never loads it
+
+        self.host = ttlink_host.HostLink(self.now, self.rng.next, "0.1.0", RULES, timing=timing)
         self.host_notes = []
         self.dev_notes = []
         self.produced = {}  # (index, hash) -> canonical event, of every event ever made

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from relay import Relay
 from tractor_table import mpy
-from tractor_table.link import ttlink
+from tractor_table.link import ttlink, ttlink_host
 from tractor_table.link.serial_link import SerialLink
 
 HERE = Path(__file__).resolve().parent
@@ -92,7 +92,7 @@ class Checker:
 
 
 def host_log(link: SerialLink) -> list[Any]:
-    def full(h: ttlink.HostLink) -> list[Any]:
+    def full(h: ttlink_host.HostLink) -> list[Any]:
         r = h.record
         base = json.loads(r.base_data) if r.base_data else []
         return list(base) + [e[1] for e in r.events]

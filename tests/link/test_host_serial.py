@@ -15,21 +15,24 @@ import pytest
 import serial
 from serial.tools import list_ports_common
 from tractor_table.errors import CommandError
-from tractor_table.link import SHARED_SOURCE, serial_link, ttlink
+from tractor_table.link import SHARED_SOURCE, serial_link, ttlink, ttlink_host
 from tractor_table.paths import FIRMWARE_DIR
 
-STUB = Path(serial_link.__file__).with_name("_ttlink.pyi")
+HERE = Path(serial_link.__file__).parent
+#: each firmware module the host takes (tractor_table.link) and its stub
+STUBS = [(ttlink, HERE / "_ttlink.pyi"), (ttlink_host, HERE / "_ttlink_host.pyi")]
 
 
 def test_the_host_runs_the_firmware_file_itself() -> None:
     assert SHARED_SOURCE == FIRMWARE_DIR / "ttlink.py"
     assert Path(ttlink.__file__ or "") == SHARED_SOURCE
-    assert not list(Path(serial_link.__file__).parent.glob("_ttlink.py"))
+    assert Path(ttlink_host.__file__ or "") == FIRMWARE_DIR / "ttlink_host.py"
+    assert not list(HERE.glob("_ttlink*.py"))
 
 
-def _stub_defs() -> dict[str, list[str] | None]:
+def _stub_defs(stub: Path) -> dict[str, list[str] | None]:
     """name -> parameter names (None for constants), classes as Class.method."""
-    tree = ast.parse(STUB.read_text())
+    tree = ast.parse(stub.read_text())
     out: dict[str, list[str] | None] = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
@@ -44,25 +47,28 @@ def _stub_defs() -> dict[str, list[str] | None]:
     return out
 
 
-def test_stub_matches_the_module() -> None:
-    defs = _stub_defs()
-    assert len(defs) > 40
+@pytest.mark.parametrize(("module", "stub", "least"), [(*STUBS[0], 40), (*STUBS[1], 10)],
+                         ids=["ttlink", "ttlink_host"])
+def test_stub_matches_the_module(module: Any, stub: Path, least: int) -> None:
+    defs = _stub_defs(stub)
+    assert len(defs) > least
+    file = Path(module.__file__).name
     for name, params in defs.items():
-        obj: Any = ttlink
+        obj: Any = module
         for part in name.split("."):
-            assert hasattr(obj, part), f"_ttlink.pyi names {name}, ttlink.py has no such thing"
+            assert hasattr(obj, part), f"{stub.name} names {name}, {file} has no such thing"
             obj = getattr(obj, part)
         if params is not None and not isinstance(obj, property):
             assert list(inspect.signature(obj).parameters) == params, name
     # and the other way round: every public function and class is typed
     shims = {"const", "ticks_diff"}  # MicroPython names the module defines on CPython
-    for name in dir(ttlink):
+    for name in dir(module):
         if name.startswith("_") or name in shims:
             continue
-        value = getattr(ttlink, name)
+        value = getattr(module, name)
         if inspect.isfunction(value) or inspect.isclass(value):
-            if getattr(value, "__module__", "") == ttlink.__name__:
-                assert name in defs, f"{name} is not in _ttlink.pyi"
+            if getattr(value, "__module__", "") == module.__name__:
+                assert name in defs, f"{name} is not in {stub.name}"
 
 
 class FakePortInfo(list_ports_common.ListPortInfo):

@@ -6,6 +6,7 @@ Runs under CPython and under MicroPython: the same module runs on the Pico."""
 import json
 
 import ttlink
+import ttlink_host
 from linkapp import RULES, Lcg, Pair, chain, game_event
 
 
@@ -57,7 +58,7 @@ def test_the_welcome_carries_the_tables_identity():
     w = handshake(dev, 10, nonce=5)
     assert w[5][3] == 4242 and w[5][8] == "e6613008e3a1b22f"
     # the host keeps it with the device's WELCOME
-    host = ttlink.HostLink(0, rng.next, "0.1.0", RULES)
+    host = ttlink_host.HostLink(0, rng.next, "0.1.0", RULES)
     host.start(0)
     host.feed(ttlink.encode_frame(w[1], 0, 0, ttlink.WELCOME, w[5][:4] + [host._nonce] + w[5][5:]), 1)
     assert host.device is not None and host.device[8] == "e6613008e3a1b22f"
@@ -148,7 +149,7 @@ def test_keepalive_and_link_down():
 
 def test_host_handshake_retries_with_backoff_and_link_down_restarts_it():
     rng = Lcg(3)
-    host = ttlink.HostLink(0, rng.next, "0.1.0", RULES)
+    host = ttlink_host.HostLink(0, rng.next, "0.1.0", RULES)
     hellos = []
     for t in range(0, 4000, 10):
         host.tick(t)
@@ -309,7 +310,7 @@ def test_snapshot_chunks_are_checked_before_the_swap():
 
 def test_incompatible_protocol_is_reported_once():
     rng = Lcg(9)
-    host = ttlink.HostLink(0, rng.next, "0.1.0", RULES)
+    host = ttlink_host.HostLink(0, rng.next, "0.1.0", RULES)
     host.take_output()
     body = [2, "9.0", RULES, 1, 0]
     line = ttlink.encode_frame(0, 0, 0, ttlink.ANNOUNCE, body).replace(b"@[1,", b"@[2,")
@@ -327,7 +328,7 @@ def test_incompatible_protocol_is_reported_once():
 
 def test_device_lines_that_are_not_frames_reach_the_host_as_notes():
     rng = Lcg(9)
-    host = ttlink.HostLink(0, rng.next, "0.1.0", RULES)
+    host = ttlink_host.HostLink(0, rng.next, "0.1.0", RULES)
     host.feed(b"MicroPython v1.29 on rp2\r\nTraceback (most recent call last):\n", 5)
     notes = host.take_notes()
     assert [n[1] for n in notes] == [b"MicroPython v1.29 on rp2\r", b"Traceback (most recent call last):"]

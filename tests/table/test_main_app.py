@@ -5,7 +5,7 @@
 # checked by the virtual table running a full hand from .mpy files:
 # tests/table/test_virtual_table.py::test_a_hand_with_taps_given_as_card_ids_runs_in_160k.)
 # The main loop (firmware/main.py) on a fake board, its USB serial connected
-# in memory to the real host end of the link (ttlink.HostLink): events reach
+# in memory to the real host end of the link (ttlink_host.HostLink): events reach
 # the host with the same state hashes, app commands are answered, the display
 # and buzzer are driven, state is saved and restored; the button decoder.
 import json
@@ -14,7 +14,7 @@ import events as E
 import main as M
 import persist
 import table as T
-import ttlink
+import ttlink_host
 from fakerules import FakeRules
 
 
@@ -74,7 +74,7 @@ class Wire:
     def __init__(self, store=None):
         self.board = Board(store)
         self.app = M.App(self.board, FakeRules(), decks=1)
-        self.host = ttlink.HostLink(self.board.now, self.board.rand, "test", "rules-2026.1")
+        self.host = ttlink_host.HostLink(self.board.now, self.board.rand, "test", "rules-2026.1")
         self.notes = []
 
     def run(self, ms=200, step=5):

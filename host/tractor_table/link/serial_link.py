@@ -2,7 +2,7 @@
 
 :class:`SerialLink` owns one background thread that does all the I/O: it reads
 whatever the port has (so the Pico's output is never dropped for want of a
-reader), feeds it to the sans-IO :class:`~tractor_table.link.ttlink.HostLink`,
+reader), feeds it to the sans-IO :class:`~tractor_table.link.ttlink_host.HostLink`,
 ticks it, writes its frames and dispatches its notes. When the port goes
 away (unplug, device reboot, pty closed) it closes it and keeps trying to open
 it again; every reopen starts a new handshake, and the game log resyncs.
@@ -23,7 +23,7 @@ import serial
 from serial.tools import list_ports
 
 from ..errors import CommandError
-from . import ttlink
+from . import ttlink, ttlink_host
 
 log = logging.getLogger("tractor_table.link")
 device_log = logging.getLogger("tractor_table.link.device")
@@ -98,7 +98,7 @@ class SerialLink:
         port: str | None = None,
         *,
         on_note: Callable[[Note], None] | None = None,
-        record: ttlink.Record | None = None,
+        record: ttlink_host.Record | None = None,
         timing: ttlink.Timing | None = None,
         reconnect_s: float = 0.2,
         identity: tuple[str, str] | None = None,
@@ -109,7 +109,7 @@ class SerialLink:
         self.reconnect_s = reconnect_s
         self._clock = clock
         self._rng = random.SystemRandom()
-        self.link = ttlink.HostLink(
+        self.link = ttlink_host.HostLink(
             clock(), self._rand, version, rules_id, record=record, timing=timing
         )
         self._on_note = on_note
@@ -152,7 +152,7 @@ class SerialLink:
     # --- what the application uses
 
     @property
-    def record(self) -> ttlink.Record:
+    def record(self) -> ttlink_host.Record:
         return self.link.record
 
     @property
@@ -163,7 +163,7 @@ class SerialLink:
         with self._lock:
             return self.link.synced
 
-    def wait_for(self, predicate: Callable[[ttlink.HostLink], bool], timeout: float) -> bool:
+    def wait_for(self, predicate: Callable[[ttlink_host.HostLink], bool], timeout: float) -> bool:
         """Wait until ``predicate(link)`` holds (checked under the link lock)."""
         deadline = time.monotonic() + timeout
         with self._changed:
@@ -189,7 +189,7 @@ class SerialLink:
         with self._lock:
             self.link.request_snapshot()
 
-    def with_link(self, fn: Callable[[ttlink.HostLink], Any]) -> Any:
+    def with_link(self, fn: Callable[[ttlink_host.HostLink], Any]) -> Any:
         """Run ``fn(link)`` under the link lock (e.g. to copy the record)."""
         with self._lock:
             return fn(self.link)
@@ -280,7 +280,7 @@ class SerialLink:
                 self._on_note(note)
 
 
-def record_events(record: ttlink.Record) -> list[list[Any]]:
+def record_events(record: ttlink_host.Record) -> list[list[Any]]:
     """The events of a record as [index, hash, event] lists (for comparing logs)."""
     return [[record.base + k, h, ev] for k, (h, ev) in enumerate(record.events)]
 
