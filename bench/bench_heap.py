@@ -55,7 +55,7 @@ LOADED = [
     ("scanner (four readers' polling)", ["scanner"]),
     ("ttlink (link codec, device end)", ["ttlink"]),
     ("events (kinds, reasons)", ["events"]),
-    ("table core (table, tabledeal, tablesnap, tabletrick)", ["table"]),
+    ("table core (table, tablebase, tabledeal, tablesnap, tabletrick)", ["table"]),
     ("display (model, SSD1306 driver)", ["display"]),
     ("version", ["version"]),
     ("main (App)", ["main"]),

@@ -27,7 +27,7 @@ except ImportError:
 
 
 import events as E
-import table as T
+import tablebase as T
 
 WIDTH = const(128)
 HEIGHT = const(64)
@@ -207,9 +207,9 @@ class DisplayModel:
                 txt = "?" + txt
             lines[3 + s] = (mark + "S%d " % s + txt)[:COLS]
         lines[7] = t.message[:COLS]
-        if t.called:
+        if t.friend:
             # partners = "called": levels per seat, the call and the partner
-            __import__("tablefriend").display(t, lines, trump, dealer)
+            t.friend.display(t, lines, trump, dealer)  # tablefriend.py
         return lines
 
     def render(self, t):

@@ -86,7 +86,7 @@ def command(app, payload, now):
             gc.collect()
         app.enroll = Enroller(app, seat)
         board.tag_sink = app.enroll.tag
-        app.table._say("enroll at S%d" % seat, now)
+        app.table.say("enroll at S%d" % seat, now)
         app.dirty = True
     link.send_app([E.APP_REPLY, E.APP_ENROLL, 0, ""])
 
@@ -94,6 +94,6 @@ def command(app, payload, now):
 def _end(app, now):
     app.board.tag_sink = None
     app.enroll = None
-    app.table._say("enroll ended", now)
+    app.table.say("enroll ended", now)
     app.dirty = True
     sys.modules.pop("enrollmode", None)  # imported again for the next [APP_ENROLL, seat]

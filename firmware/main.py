@@ -130,7 +130,7 @@ class App:
             # the link starts its log at the snapshot's index and hash
             self.link.restore(self.table.ev_index, self.table.ev_hash, ())
             self.table.take_events()
-            self.table._say("resumed hand %d" % self.table.hand_no, now)
+            self.table.say("resumed hand %d" % self.table.hand_no, now)
         # the rules engine (tablerules.TableRules.e) is loaded after the
         # restore, not before it: the snapshot is parsed and checked with
         # the engine's 36 KB (unix port) still free, and its code and names
@@ -186,7 +186,7 @@ class App:
         if c == E.APP_MAINTENANCE:
             self.link.send_app([E.APP_REPLY, c, 0, ""])
             self.stop_at = now = self.board.ticks_ms()
-            t._say("maintenance: table stopped", now)
+            t.say("maintenance: table stopped", now)
             self.dirty = True
             return
         if c == E.APP_ENROLL:
@@ -250,7 +250,7 @@ class App:
                     st.begin(_frozen(t.snapshot(True)), T.trick_unpack)
                     st.step()
             except OSError:
-                t._save = True  # not saved: the next turn tries again
+                t.save_due = True  # not saved: the next turn tries again
                 raise
         due = getattr(b, "display_due", None)
         if due is not None and due(now):
@@ -278,7 +278,7 @@ class App:
             else:
                 print("table error:", repr(exc))
             gc.collect()
-            self.table._say("err: " + type(exc).__name__, now)
+            self.table.say("err: " + type(exc).__name__, now)
             self.dirty = True
             reset = getattr(self.board, "reset", None)
             if self.fail_run >= FAIL_RESET and reset is not None:
@@ -349,7 +349,7 @@ def configured_app(board, cfg_path):
         print("table.cfg:", p)
     problem = board.problem or (opts.problems[0] if opts.problems else "")
     if problem:
-        app.table._say(problem, board.ticks_ms())
+        app.table.say(problem, board.ticks_ms())
     # the pins and the readers' wiring: needed to build the board only
     sys.modules.pop("hwconfig", None)
     sys.modules.pop("picohw", None)

@@ -7,7 +7,7 @@
 # board (host/tractor_table/virtual/mpy/vboard.py), and main.py, which the
 # Pico compiles from source at every start, stays small.
 import events as E
-import table as T
+import tablebase as T
 
 try:
     from micropython import const

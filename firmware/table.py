@@ -12,7 +12,18 @@
 #   take_save()    -> True after a state worth keeping (a hand's start, an
 #                     accepted bid, the end of the draw, the burial, each
 #                     trick, the hand's end): persist snapshot()
-#   the public attributes below, which display.py renders.
+#   say(text, now_ms)  a message of the caller's own on the display's last line
+#   the public attributes (tablebase.TableBase's), which display.py renders.
+#
+# The layers (tablebase.py says what each module holds): tablebase.py holds
+# the constants and the packed tricks and declares the state (TableBase); the
+# parts (tabledeal, tabletrick, tablesnap, tablerestore, tablescan,
+# tablereveal, tablecall, tablefriend, tableforfeit, tableundo) are functions
+# over the state that import only tablebase, events and the rules engine; this
+# module is the public surface (table.Table: the state, its outputs and its
+# inputs; and the base's names as table.NAME) and the only one that loads the
+# parts, each when its phase or option needs it: a part's answer says what
+# comes next and the Table calls the next part.
 #
 # Phases: DEAL (cards are drawn; taps are bids, OK with no bid pending ends the
 # draw) -> [REVEAL, no_bid = "kitty" and nobody bid: the dealer taps the kitty
@@ -55,143 +66,74 @@
 # later play proves illegal when that play is made (REVOKE); throws stand
 # unless challenged; the whole hand is audited at its end (AUDIT events).
 # With hand scans (tablescan.py) every rule is checked at the play itself.
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):  # type: ignore[no-redef]
-        return x
-
-
 import gc
 import sys
 
 import events as E
-import tabledeal
+import tablebase as T
+import tabletrick  # noqa: I001 - before tablesnap: from source (the tests) it compiles where the heap has room
 import tablesnap
-import tabletrick
 
-DEAL = const(0)
-KITTY = const(1)
-PLAY = const(2)
-HAND_END = const(3)
-MATCH_END = const(4)
-SCAN = const(5)  # hand_scan mode: the seats scan their hands (after DEAL, before KITTY)
-REVEAL = const(6)  # no_bid = "kitty": nobody bid, the dealer turns the kitty up (tablereveal.py)
-CALL = const(7)  # partners = "called": the dealer names a card (tablecall.py)
-PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end", "scan", "kitty up", "call")
-PARTNER_UNKNOWN = const(-2)  # drules_hand.FRIEND_UNKNOWN
 _PHASE_MOD = ("tablescan", "tablereveal", "tablecall")  # phases SCAN, REVEAL, CALL
 
-NT = const(4)
-UNKNOWN_TAG = const(-1)
-READER_ERROR = const(-2)
 
-# Link-level commands (the host's requests): [CMD_*, ...]
-CMD_NEW_MATCH = const(1)  # [1] start a new match (levels 2, first hand)
-CMD_RESTORE = const(2)  # [2, snapshot...] replace the state by a snapshot
-CMD_NEXT_HAND = const(3)  # [3] as OK after the hand's end
+def __getattr__(name):
+    # the base's names are the table's too (table.PLAY, table.TableError, ...):
+    # one public surface without a second copy of each name in this module
+    return getattr(T, name)
 
-SNAPSHOT_VERSION = const(2)
-MESSAGE_MS = const(3000)
+
+def _opt(name):
+    # The parts that come and go, each loaded when its phase or option needs
+    # it: "tabledeal" (the draw and the burial), "tablescan" (hand_scan mode,
+    # the phase SCAN), "tablereveal" (no_bid = "kitty", a hand without a bid),
+    # "tablecall" (partners = "called", the phase CALL; dropped at the
+    # confirmation), "tableforfeit" (revoke = "forfeit", a revoke known or a
+    # hand's end: dropped after it); "tablefriend" (partners = "called") is
+    # loaded with the Table and kept as its friend. "tabledeal" is loaded with
+    # this module (as tablesnap and tabletrick, which stay) and dropped when
+    # the play starts (_done).
+    return __import__(name)
+
+
+def _done(name):
+    # A part whose phase is over leaves the heap if it was loaded from a .mpy
+    # file (the Pico, the virtual table): loading it again costs its code only.
+    # One compiled from source (the table tests under MicroPython) is kept:
+    # compiling it again would take more heap than it frees.
+    m = sys.modules.get(name)
+    if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
+        del sys.modules[name]
+
+
+__import__("tabledeal")  # loaded with the table (its names interned at the start), not kept by it
 
 # Which sound wins when several happen in one turn of the loop: an error
 # always (it asks the players to look), then the end of a hand or trick.
 # Indexed by events.SND_*: none, tap, ok, error, trick, hand.
 _PRIORITY = (0, 1, 2, 5, 3, 4)
 
-# cards per hand and kitty size by deck count (docs/rules.md §1)
-HAND_SIZE = (0, 12, 25, 39, 52)
-KITTY_SIZE = (0, 6, 8, 6, 8)
-
-SEEN_PLAYED = const(1)
-
-
-def _opt(name):
-    # The optional parts, each loaded only when used: "tablescan" (hand_scan
-    # mode), "tablereveal" (no_bid = "kitty", a hand without a bid),
-    # "tableforfeit" (revoke = "forfeit", a revoke known), "tablefriend"
-    # (partners = "called", at a table that plays it), "tablecall" (its call,
-    # for the phase CALL only: dropped at the confirmation).
-    return __import__(name)
-
-
-# A completed trick, packed in one bytearray (a list of lists per trick took
-# about 350 bytes of heap on the 64-bit port; this takes about 70): 0 leader,
-# 1 winner, 2 forced (1: a failed throw's forced lead), 3-4 points (big-endian),
-# 5-8 the number of cards each seat played, then the cards of seats 0..3.
-def trick_pack(leader, winner, points, forced, plays):
-    n = 9
-    for p in plays:
-        n += len(p)
-    tr = bytearray(n)
-    tr[0] = leader
-    tr[1] = winner
-    tr[2] = forced
-    tr[3] = points >> 8
-    tr[4] = points & 255
-    at = 9
-    for s in range(4):
-        p = plays[s]
-        tr[5 + s] = len(p)
-        for c in p:
-            tr[at] = c
-            at += 1
-    return tr
-
-
-def trick_at(tr, s):
-    """Where seat s's cards start in a packed trick (tr[5 + s] of them)."""
-    at = 9
-    for i in range(s):
-        at += tr[5 + i]
-    return at
-
-
-def trick_play(tr, s):
-    """The cards seat s played in a packed trick, as a new list."""
-    at = trick_at(tr, s)
-    return [tr[i] for i in range(at, at + tr[5 + s])]
-
-
-def trick_unpack(tr):
-    """A packed trick as the snapshot's [leader, winner, points, forced, p0, p1, p2, p3]."""
-    return [
-        tr[0],
-        tr[1],
-        (tr[3] << 8) | tr[4],
-        tr[2],
-        trick_play(tr, 0),
-        trick_play(tr, 1),
-        trick_play(tr, 2),
-        trick_play(tr, 3),
-    ]
-
-
 # What take_events() returns when there is nothing: shared, never appended to.
 _NONE = []
 
-class TableError(ValueError):
-    """A command or snapshot the table cannot take; the state is left unchanged."""
 
-
-class Table:
+class Table(T.TableBase):
     def __init__(self, rules, decks=2, throw_penalty=0, chain_hash=None, hand_scan=False):
         if decks < 1 or decks > 4:
-            raise TableError("decks must be 1..4, got %r" % (decks,))
+            raise T.TableError("decks must be 1..4, got %r" % (decks,))
         self.rules = rules
         self.decks = decks
         self.throw_penalty = throw_penalty
         self.chain_hash = chain_hash
         self.ncards = 54 * decks
-        self.hand_size = HAND_SIZE[decks]
-        self.kitty_size = KITTY_SIZE[decks]
+        self.hand_size = T.HAND_SIZE[decks]
+        self.kitty_size = T.KITTY_SIZE[decks]
         # link bookkeeping
         self.ev_index = 0  # index of the next event
         self.ev_hash = 0  # state hash after the last event
         self._out = []
         self._sound = E.SND_NONE
-        self._save = False
+        self.save_due = False  # take_save()'s answer: a state worth keeping is due
         # per hand (preallocated, reused every hand)
         self.seen = bytearray(self.ncards)
         self.pending = [[], [], [], []]  # cards tapped, not yet committed, per seat
@@ -199,24 +141,25 @@ class Table:
         self.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
         self.scan_done = 0  # hand_scan mode: bit per seat whose hand is scanned
         # partners = "called": levels per seat, the call and the partner (tablefriend.py)
-        self.called = getattr(rules, "partners", 0) == 1
-        if self.called:
-            _opt("tablefriend").init(self)
+        self.friend = None  # partners = "called": find-a-friend's functions (tablefriend.py)
+        if getattr(rules, "partners", 0) == 1:
+            self.friend = _opt("tablefriend")
+            self.friend.init(self)
         self.new_match()
 
     # --- match and hand set-up ----------------------------------------------
     def new_match(self):
-        self.levels = [0, 0, 0, 0] if self.called else [0, 0]
+        self.levels = [0, 0, 0, 0] if self.friend else [0, 0]
         self.hand_no = 0
         self.first_hand = True
         self.dealer = -1
         self.match_winner = -1
         self.message = ""  # what the display shows on its last line
         self.message_until = 0
-        self._start_hand()
+        self.start_hand()
 
-    def _start_hand(self):
-        self.phase = DEAL
+    def start_hand(self):
+        self.phase = T.DEAL
         self.hand_no += 1
         self.trump = -1
         self.declarer = -1
@@ -246,10 +189,10 @@ class Table:
         for h in self.hands:
             del h[:]
         self.scan_done = 0
-        if self.called:
-            _opt("tablefriend").new_hand(self)
+        if self.friend:
+            self.friend.new_hand(self)
         # with partners = "called" the levels are per seat: seats 2 and 3 last
-        self._emit(
+        self.emit(
             [
                 E.HAND_START,
                 self.hand_no,
@@ -261,10 +204,11 @@ class Table:
             ]
             + self.levels[2:]
         )
-        self._save = True  # a power cut during the draw keeps the bids from here on
+        self.save_due = True  # a power cut during the draw keeps the bids from here on
 
     # --- outputs -------------------------------------------------------------
-    def _emit(self, ev):
+    def emit(self, ev):
+        """A game event for the link (take_events), chained into the state hash."""
         if ev[0] != E.REJECT:
             self.undo_seat = -1  # anything but a refusal after a play: it stands
         if self.chain_hash is not None:
@@ -285,27 +229,30 @@ class Table:
         self._sound = E.SND_NONE
         return s
 
-    def _beep(self, s):
+    def beep(self, s):
+        """Sound s (events.SND_*) unless a more urgent one is due."""
         if _PRIORITY[s] > _PRIORITY[self._sound]:
             self._sound = s
 
     def take_save(self):
-        s = self._save
-        self._save = False
+        s = self.save_due
+        self.save_due = False
         return s
 
-    def _say(self, text, now_ms):
+    def say(self, text, now_ms):
+        """Show text on the display's last line for MESSAGE_MS."""
         self.message = text
-        self.message_until = (now_ms + MESSAGE_MS) & 0x3FFFFFFF
+        self.message_until = (now_ms + T.MESSAGE_MS) & 0x3FFFFFFF
 
-    def _refuse(self, seat, reason, cards, now_ms):
+    def refuse(self, seat, reason, cards, now_ms):
+        """REJECT [trick_no, seat, reason, cards...], the error sound, and the reason shown."""
         trick_no = len(self.tricks)
         ev = [E.REJECT, trick_no, seat, reason]
         for c in cards:
             ev.append(c)
-        self._emit(ev)
-        self._beep(E.SND_ERROR)
-        self._say("S%d %s" % (seat, E.REASONS[reason]), now_ms)
+        self.emit(ev)
+        self.beep(E.SND_ERROR)
+        self.say("S%d %s" % (seat, E.REASONS[reason]), now_ms)
 
     # --- derived facts -------------------------------------------------------
     def defenders(self):
@@ -317,11 +264,7 @@ class Table:
         with partners = "called" the dealer's own."""
         if self.dealer < 0:
             return self.levels[0]
-        return self.levels[self.dealer] if self.called else self.levels[self.dealer & 1]
-
-
-    def trick_no(self):
-        return len(self.tricks)
+        return self.levels[self.dealer] if self.friend else self.levels[self.dealer & 1]
 
     def tick(self, now_ms):
         # MicroPython's ticks_ms wraps at 2**30: compare as time.ticks_diff does
@@ -332,113 +275,106 @@ class Table:
     def tap(self, seat, card, now_ms):
         if seat < 0 or seat > 3:
             return
-        if card == UNKNOWN_TAG or card >= self.ncards:
-            self._refuse(seat, E.UNKNOWN_CARD, (), now_ms)
+        if card == T.UNKNOWN_TAG or card >= self.ncards:
+            self.refuse(seat, E.UNKNOWN_CARD, (), now_ms)
             return
         if card < 0:
-            self._refuse(seat, E.READER_FAULT, (), now_ms)
+            self.refuse(seat, E.READER_FAULT, (), now_ms)
             return
         pend = self.pending[seat]
         if card in pend:
             return  # the same card lifted and put back: nothing new
         ph = self.phase
-        if ph >= SCAN:  # SCAN, REVEAL, CALL: their own modules take the taps
-            _opt(_PHASE_MOD[ph - SCAN]).tap(self, seat, card, now_ms)
+        if ph >= T.SCAN:  # SCAN, REVEAL, CALL: their own modules take the taps
+            if _opt(_PHASE_MOD[ph - T.SCAN]).tap(self, seat, card, now_ms):
+                self.button(seat, E.BTN_OK, now_ms)  # the kitty's last card: as the dealer's OK
+            elif ph == T.SCAN and self.phase != T.SCAN:
+                _done("tablescan")  # every hand scanned
             return
-        if self.hand_scan and ph != DEAL and card not in self.hands[seat]:
-            self._refuse(
-                seat, E.NOT_HELD if ph == KITTY or ph == PLAY else E.WRONG_PHASE, (card,), now_ms
+        if self.hand_scan and ph != T.DEAL and card not in self.hands[seat]:
+            self.refuse(
+                seat, E.NOT_HELD if ph == T.KITTY or ph == T.PLAY else E.WRONG_PHASE, (card,), now_ms
             )
             return
-        if ph == DEAL:
+        if ph == T.DEAL:
             pend.append(card)  # a bid being shown
-            self._beep(E.SND_TAP)
+            self.beep(E.SND_TAP)
             return
-        if ph == KITTY:
+        if ph == T.KITTY:
             if seat != self.dealer:
-                self._refuse(seat, E.WRONG_PHASE, (card,), now_ms)
+                self.refuse(seat, E.WRONG_PHASE, (card,), now_ms)
                 return
             if self.seen[card]:
-                self._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
+                self.refuse(seat, E.SEEN_TWICE, (card,), now_ms)
                 return
             pend.append(card)
-            self._beep(E.SND_TAP)
+            self.beep(E.SND_TAP)
             if len(pend) == self.kitty_size:
-                tabledeal.bury(self, now_ms)
+                self.button(seat, E.BTN_OK, now_ms)  # the last card buried: as the dealer's OK
             return
-        if ph != PLAY:
-            self._refuse(seat, E.WRONG_PHASE, (card,), now_ms)
+        if ph != T.PLAY:
+            self.refuse(seat, E.WRONG_PHASE, (card,), now_ms)
             return
         if seat == self.challenger:
             if self.seen[card]:
-                self._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
+                self.refuse(seat, E.SEEN_TWICE, (card,), now_ms)
                 return
             pend.append(card)
-            self._beep(E.SND_TAP)
+            self.beep(E.SND_TAP)
             return
         if seat != self.turn:
-            self._refuse(seat, E.OUT_OF_TURN, (card,), now_ms)
+            self.refuse(seat, E.OUT_OF_TURN, (card,), now_ms)
             return
         if self.seen[card]:
-            self._refuse(seat, E.SEEN_TWICE, (card,), now_ms)
+            self.refuse(seat, E.SEEN_TWICE, (card,), now_ms)
             return
         self.undo_seat = -1  # the next seat tapped: the last play stands
         pend.append(card)
-        self._beep(E.SND_TAP)
+        self.beep(E.SND_TAP)
         if self.lead is not None and len(pend) == len(self.lead):
             tabletrick.commit_follow(self, seat, now_ms)
+            self._hand_over(now_ms)
 
     def button(self, seat, kind, now_ms):
         if seat < 0 or seat > 3:
             return
         pend = self.pending[seat]
-        if self.phase == CALL:
+        if self.phase == T.CALL:
             _opt("tablecall").button(self, seat, kind, now_ms)
             return
         if kind == E.BTN_UNDO:
-            if not pend and self.phase == PLAY and seat != self.challenger:
+            if not pend and self.phase == T.PLAY and seat != self.challenger:
                 _opt("tableundo").undo(self, seat, now_ms)
                 sys.modules.pop("tableundo", None)
                 return
             del pend[:]
-            if self.phase == SCAN:
+            if self.phase == T.SCAN:
                 _opt("tablescan").undo(self, seat)
             if seat == self.challenger:
                 self.challenger = -1
             return
         ph = self.phase
         if kind == E.BTN_CHALLENGE:
-            if ph == PLAY and self.throw_open and seat != self.leader and self.challenger < 0:
+            if ph == T.PLAY and self.throw_open and seat != self.leader and self.challenger < 0:
                 nxt = (self.leader + 1) & 3
                 if self.plays[nxt] is None:
                     del self.pending[nxt][:]
                 del pend[:]
                 self.challenger = seat
                 self.undo_seat = -1
-                self._say("S%d challenges" % seat, now_ms)
+                self.say("S%d challenges" % seat, now_ms)
             else:
-                self._refuse(seat, E.WRONG_PHASE, (), now_ms)
+                self.refuse(seat, E.WRONG_PHASE, (), now_ms)
             return
         if kind != E.BTN_OK:
             return
-        if ph == DEAL:
-            if pend:
-                tabledeal.bid(self, seat, now_ms)
-            else:
-                tabledeal.end_draw(self, now_ms)
+        if ph == T.DEAL or ph == T.REVEAL or ph == T.KITTY:
+            self._draw(seat, ph, pend, now_ms)
             return
-        if ph == KITTY:
-            if seat == self.dealer:
-                tabledeal.bury(self, now_ms)
+        if ph == T.HAND_END:
+            self.start_hand()
             return
-        if ph == REVEAL:
-            if seat == self.dealer:
-                _opt("tablereveal").ok(self, now_ms)
-            return
-        if ph == HAND_END:
-            self._next_hand()
-            return
-        if ph != PLAY:
+        if ph != T.PLAY:
             return
         if seat == self.challenger:
             tabletrick.challenge(self, seat, now_ms)
@@ -446,37 +382,69 @@ class Table:
         if seat != self.turn:
             return  # only the seat to play ends a play; other presses do nothing
         if not pend:
-            self._refuse(seat, E.EMPTY, (), now_ms)
+            self.refuse(seat, E.EMPTY, (), now_ms)
         elif self.lead is None:
             tabletrick.commit_lead(self, seat, now_ms)
+            self._hand_over(now_ms)
         else:
-            self._refuse(seat, E.COUNT, pend, now_ms)
+            self.refuse(seat, E.COUNT, pend, now_ms)
             del pend[:]
 
     def command(self, cmd):
         """A link-level command: a list [CMD_*, ...]; raises TableError if refused."""
         if not cmd:
-            raise TableError("empty command")
+            raise T.TableError("empty command")
         c = cmd[0]
-        if c == CMD_NEW_MATCH:
+        if c == T.CMD_NEW_MATCH:
             self.new_match()
-        elif c == CMD_RESTORE:
+        elif c == T.CMD_RESTORE:
             self.restore(cmd[1:])
-        elif c == CMD_NEXT_HAND:
-            if self.phase != HAND_END:
-                raise TableError("the hand is not over")
-            self._next_hand()
+        elif c == T.CMD_NEXT_HAND:
+            if self.phase != T.HAND_END:
+                raise T.TableError("the hand is not over")
+            self.start_hand()
         else:
-            raise TableError("unknown command %r" % (c,))
+            raise T.TableError("unknown command %r" % (c,))
 
-    # --- the draw: bids and the end of the draw ------------------------------
-    # --- tricks --------------------------------------------------------------
-    def _next_hand(self):
-        if self.phase != HAND_END:
+    # --- hand-overs between the parts ----------------------------------------
+    def _draw(self, seat, ph, pend, now_ms):
+        # OK in the phases DEAL (a bid, or the end of the draw), REVEAL (the
+        # kitty is up: no_bid = "kitty", tablereveal.py) and KITTY (the burial)
+        if ph == T.KITTY:
+            if seat == self.dealer:
+                _opt("tabledeal").bury(self, now_ms)
+                if self.phase == T.PLAY:
+                    _done("tabledeal")  # the draw and the burial are over
+                    if self.friend:
+                        _opt("tablecall").start(self)  # the dealer names a card first
             return
-        self._start_hand()
+        kitty = None
+        if ph == T.DEAL:
+            if pend:
+                _opt("tabledeal").bid(self, seat, now_ms)
+                return
+        elif seat != self.dealer or not _opt("tablereveal").ok(self, now_ms):
+            return
+        else:
+            kitty = self.kitty_up
+        ph = _opt("tabledeal").end_draw(self, now_ms, kitty)
+        if ph == T.REVEAL:
+            _opt("tablereveal").start(self, now_ms)  # nobody bid: the kitty names trump
+        elif ph == T.DEAL:
+            self.start_hand()  # nobody bid on the match's first hand: dealt again
 
-    # --- snapshots (persistence, and the host's snapshot push): tablesnap.py --
+    def _hand_over(self, now_ms):
+        # after a play: the hand ends with its last card, or at once when a
+        # revoke loses it (revoke = "forfeit": tableforfeit.py, given to end_hand)
+        if self.phase == T.PLAY and (self.forfeit or self.played >= self.hand_size):
+            f = None
+            if self.forfeit or self.rules.revoke == 1:
+                f = _opt("tableforfeit")
+            tabletrick.end_hand(self, now_ms, f)
+            if f is not None:
+                _done("tableforfeit")
+
+    # --- snapshots (persistence, and the host's snapshot push) ---------------
     def snapshot(self, packed=False):
         """The state at a trick boundary as nested lists of ints (JSON-able);
         packed: the tricks as kept (bytearrays, trick_unpack each), for

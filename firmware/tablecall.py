@@ -1,7 +1,8 @@
 # The call of find-a-friend (partners = "called", tablefriend.py): the phase
-# CALL, after the burial, on the dealer's reader and button. Loaded for that
-# phase only (table.py, tabledeal.py: T._opt("tablecall")) and dropped from
-# sys.modules at the confirmation, so its code is not in the heap during play.
+# CALL, after the burial, on the dealer's reader and button. A part of the
+# table core (tablebase.py): loaded by table.Table for that phase only and
+# dropped from sys.modules at the confirmation, so its code is not in the heap
+# during play; find-a-friend's functions are tb.friend's (tablefriend.py).
 #   tap a card     the call is that card's face; but with a suited call shown,
 #                  a suited card of another rank gives its rank only (the suit
 #                  stays): tap 5H then AS -> AH
@@ -14,10 +15,10 @@
 import sys
 
 import events as E
-import table as T
+import tablebase as T
 
 
-def start(tb):
+def start(tb: "T.TableBase"):
     """After the burial: the dealer names the card."""
     tb.phase = T.CALL
     tb.building = -1
@@ -25,9 +26,9 @@ def start(tb):
     tb.turn = tb.dealer
 
 
-def tap(tb, seat, card, now_ms):
+def tap(tb: "T.TableBase", seat, card, now_ms):
     if seat != tb.dealer:
-        tb._refuse(seat, E.WRONG_PHASE, (card,), now_ms)
+        tb.refuse(seat, E.WRONG_PHASE, (card,), now_ms)
         return
     f = card % 54
     b = tb.building
@@ -36,38 +37,38 @@ def tap(tb, seat, card, now_ms):
     else:
         b = (b // 13) * 13 + f % 13  # another rank: the suit shown stays
     tb.building = b
-    tb._beep(E.SND_TAP)
+    tb.beep(E.SND_TAP)
 
 
-def button(tb, seat, kind, now_ms):
+def button(tb: "T.TableBase", seat, kind, now_ms):
     if seat != tb.dealer:
         if kind != E.BTN_UNDO:
-            tb._refuse(seat, E.WRONG_PHASE, (), now_ms)
+            tb.refuse(seat, E.WRONG_PHASE, (), now_ms)
         return
     b = tb.building
     if b < 0:
-        tb._refuse(seat, E.EMPTY, (), now_ms)
+        tb.refuse(seat, E.EMPTY, (), now_ms)
         return
     if kind == E.BTN_CHALLENGE:  # double press: the face before
         tb.building = (b + 53) % 54
-        tb._beep(E.SND_TAP)
+        tb.beep(E.SND_TAP)
     elif kind == E.BTN_UNDO:  # long press: the face after
         tb.building = (b + 1) % 54
-        tb._beep(E.SND_TAP)
+        tb.beep(E.SND_TAP)
     elif kind == E.BTN_OK:
         confirm(tb, now_ms)
 
 
-def confirm(tb, now_ms):
+def confirm(tb: "T.TableBase", now_ms):
     tb.call = tb.building
     tb.building = -1
-    tb._emit([E.CALL, tb.dealer, tb.call])
+    tb.emit([E.CALL, tb.dealer, tb.call])
     tb.phase = T.PLAY
     tb.leader = tb.turn = tb.dealer
-    tb._beep(E.SND_OK)
-    tb._save = True
-    F = T._opt("tablefriend")
-    tb._say("call %s" % F.face_name(tb.call), now_ms)
+    tb.beep(E.SND_OK)
+    tb.save_due = True
+    F = tb.friend
+    tb.say("call %s" % F.face_name(tb.call), now_ms)
     if tb.hand_scan:
         F.resolve(tb, now_ms)  # every hand is known: the partner at once
     sys.modules.pop("tablecall", None)  # the call is made: its code may go

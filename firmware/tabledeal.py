@@ -1,13 +1,14 @@
-# The draw and the burial of the table core (firmware/table.py): bids tapped
-# during the draw, the end of the draw (trump, declarer, dealer, or a redeal;
-# with no_bid = "kitty" and no bid, the kitty turned up first: tablereveal.py),
-# and the dealer's burial of the kitty. Functions of the Table object, kept in
-# their own module so that each firmware module compiles in a small heap.
+# The draw and the burial of the table core: bids tapped during the draw, the
+# end of the draw (trump, declarer, dealer, or a redeal; with no_bid = "kitty"
+# and no bid, the kitty turned up first: tablereveal.py), and the dealer's
+# burial of the kitty. A part of the table core (tablebase.py): functions of
+# the table's state; table.Table loads it for the draw and the burial and
+# drops it when the play starts, and does what end_draw's answer says.
 import events as E
-import table as T
+import tablebase as T
 
 
-def bid(tb, seat, now_ms):
+def bid(tb: "T.TableBase", seat, now_ms):
     pend = tb.pending[seat]
     cards = list(pend)
     del pend[:]
@@ -34,52 +35,53 @@ def bid(tb, seat, now_ms):
     ev = [E.BID, seat, 1 if reason == E.OK else 0, reason]
     for c in cards:
         ev.append(c)
-    tb._emit(ev)
+    tb.emit(ev)
     if reason == E.OK:
-        tb._save = True
-        tb._beep(E.SND_OK)
-        tb._say("S%d bids" % seat, now_ms)
+        tb.save_due = True
+        tb.beep(E.SND_OK)
+        tb.say("S%d bids" % seat, now_ms)
     else:
-        tb._beep(E.SND_ERROR)
-        tb._say("S%d %s" % (seat, E.REASONS[reason]), now_ms)
+        tb.beep(E.SND_ERROR)
+        tb.say("S%d %s" % (seat, E.REASONS[reason]), now_ms)
 
 
-def end_draw(tb, now_ms, kitty=None):
-    # kitty: the kitty as turned up, in order (no_bid = "kitty", tablereveal.py)
+def end_draw(tb: "T.TableBase", now_ms, kitty=None):
+    """The end of the draw; kitty: the kitty as turned up, in order (no_bid =
+    "kitty", tablereveal.py). None: trump is named (the phase is SCAN or
+    KITTY); else what table.Table begins: T.REVEAL (nobody bid, the kitty is
+    turned up: tablereveal.start) or T.DEAL (a redeal: the hand starts again)."""
     for p in tb.pending:
         del p[:]
     if kitty is None and tb.rules.no_bid == 1 and not tb.bids and not tb.first_hand:
-        T._opt("tablereveal").start(tb, now_ms)  # no bid: the kitty names trump
-        return
+        return T.REVEAL  # no bid: the kitty names trump
     _acc, trump, declarer, dealer = tb.rules.declare(
         tb.first_hand, tb.dealer, tb.level(), tb.bids, kitty
     )
     if trump < 0:
-        tb._emit([E.REDEAL, tb.hand_no])
-        tb._say("no bid: redeal", now_ms)
-        tb._beep(E.SND_ERROR)
+        tb.emit([E.REDEAL, tb.hand_no])
+        tb.say("no bid: redeal", now_ms)
+        tb.beep(E.SND_ERROR)
         tb.hand_no -= 1
-        tb._start_hand()
-        return
+        return T.DEAL
     tb.trump = trump
     tb.declarer = declarer
     tb.dealer = dealer
     tb.rules.begin_hand(tb.level(), trump)
-    tb._emit([E.TRUMP, trump, declarer, dealer])
-    tb._save = True
+    tb.emit([E.TRUMP, trump, declarer, dealer])
+    tb.save_due = True
     if tb.hand_scan:
         tb.phase = T.SCAN  # every seat scans its hand first (tablescan.py)
         tb.turn = -1
     else:
         tb.phase = T.KITTY
         tb.turn = dealer
-    tb._beep(E.SND_OK)
+    tb.beep(E.SND_OK)
 
 
-def bury(tb, now_ms):
+def bury(tb: "T.TableBase", now_ms):
     pend = tb.pending[tb.dealer]
     if len(pend) != tb.kitty_size:
-        tb._refuse(tb.dealer, E.KITTY_COUNT, pend, now_ms)
+        tb.refuse(tb.dealer, E.KITTY_COUNT, pend, now_ms)
         del pend[:]
         return
     tb.kitty = list(pend)
@@ -94,10 +96,8 @@ def bury(tb, now_ms):
     ev = [E.KITTY, tb.dealer, tb.kitty_points]
     for c in tb.kitty:
         ev.append(c)
-    tb._emit(ev)
-    tb.phase = T.PLAY
+    tb.emit(ev)
+    tb.phase = T.PLAY  # partners = "called": the Table starts the call (tablecall.py)
     tb.leader = tb.turn = tb.dealer
-    if tb.called:
-        T._opt("tablecall").start(tb)  # the dealer names a card first (tablecall.py)
-    tb._beep(E.SND_OK)
-    tb._save = True
+    tb.beep(E.SND_OK)
+    tb.save_due = True

@@ -1,12 +1,14 @@
 # revoke = "forfeit" (docs/rules.md §10.3, the tournament rule): a
-# revoke loses the hand for the offending side. Loaded only when a revoke is
-# known at a table that plays this option; functions of the Table object
-# (firmware/table.py). The level result is computed here from the rules'
-# options (level_table, level_ladder, must_play: tablerules.TableRules').
+# revoke loses the hand for the offending side. A part of the table core
+# (tablebase.py): functions of the table's state, loaded by table.Table only
+# at a table that plays this option, when a revoke is known or a hand ends,
+# and given to tabletrick.end_hand. The level result is computed here from
+# the rules' options (level_table, level_ladder, must_play: tablerules.TableRules').
 #
-# When the table knows the revoke, the hand ends (tabletrick.py):
+# When the table knows the revoke, the hand ends (tabletrick.py; table.Table
+# ends it after the play):
 #   hand_scan mode: at the illegal follow itself (it stands: PLAY, REVOKE of
-#     that very trick), where the flag rule refuses it instead;
+#     that very trick: tabletrick.commit_follow), where the flag rule refuses it instead;
 #   otherwise: at the play that proves it (REVOKE), or at the end-of-hand
 #     audit (the first AUDIT revoke: earliest trick, first in play order).
 # Then FORFEIT [trick, seat] and HAND_END. A hand ended before its last
@@ -20,15 +22,6 @@
 # the ladder, must_play stops, the match won at A and the tournament's
 # J-kitty rule are the engine's (drules_hand.advance).
 import events as E
-
-
-def at_play(tb, seat, why):
-    """hand_scan mode: `seat`'s follow just played breaks section 6 (why: the rules' code)."""
-    n = len(tb.tricks)
-    tb.revoked.append([n, seat])
-    tb._emit([E.REVOKE, n, seat, n, why])
-    tb._beep(E.SND_ERROR)
-    tb.forfeit = [n, seat]
 
 
 def from_audit(tb, found):
@@ -55,9 +48,9 @@ def settle(tb, won_by, now_ms):
         if f < 52 and f % 13 == 9:
             kitty_j = True
     out = levels(tb.rules, tb.dealer, tb.levels, seat, kitty_j)
-    tb._emit([E.FORFEIT, t, seat])
-    tb._beep(E.SND_ERROR)
-    tb._say("S%d revoke: lost" % seat, now_ms)
+    tb.emit([E.FORFEIT, t, seat])
+    tb.beep(E.SND_ERROR)
+    tb.say("S%d revoke: lost" % seat, now_ms)
     return out
 
 

@@ -1,7 +1,8 @@
 # Find-a-friend (partners = "called", docs/rules.md §9)
-# in the table core (firmware/table.py). Loaded only at a table
-# that plays this option, when the Table is built (T._opt("tablefriend")); functions
-# of the Table object.
+# in the table core. A part of the table core (tablebase.py):
+# functions of the table's state, loaded by table.Table only at a table that
+# plays this option, when it is built, and kept as tb.friend, where the other
+# parts find them (tabletrick, tablecall, tablerestore; display.py too).
 #
 # The call itself (the gesture on the dealer's reader and button) is
 # tablecall.py's, loaded for the phase CALL only; restoring the state from a
@@ -19,10 +20,10 @@
 # attackers' score is -1 ("partner unknown") in TRICK events and snapshots.
 import drules_hand as DH
 import events as E
-import table as T
+import tablebase as T
 
 
-def init(tb):
+def init(tb: "T.TableBase"):
     """The Table's find-a-friend state: the call (a face, -1 none), the call
     being built, the partner (T.PARTNER_UNKNOWN until known, -1 the dealer
     alone), the defenders' seats (bits), the points won and failed throws'
@@ -33,7 +34,7 @@ def init(tb):
     new_hand(tb)
 
 
-def new_hand(tb):
+def new_hand(tb: "T.TableBase"):
     tb.call = -1
     tb.building = -1
     tb.partner = DH.FRIEND_UNKNOWN
@@ -90,7 +91,7 @@ def display(t, lines, trump, dealer):
         lines[2] = ("match: %s" % won)[:16]
 
 
-def played(tb, seat, cards, now_ms):
+def played(tb: "T.TableBase", seat, cards, now_ms):
     """A play accepted (PLAY sent): it may locate a copy of the called face."""
     if tb.partner != DH.FRIEND_UNKNOWN:
         return
@@ -104,7 +105,7 @@ def played(tb, seat, cards, now_ms):
         resolve(tb, now_ms)
 
 
-def holders(tb, final=False):
+def holders(tb: "T.TableBase", final=False):
     """Copies of the called face per seat as the table knows them (-1: not
     known), for drules_hand.friend_partner."""
     f = tb.call
@@ -128,7 +129,7 @@ def holders(tb, final=False):
     return h
 
 
-def resolve(tb, now_ms, final=False):
+def resolve(tb: "T.TableBase", now_ms, final=False):
     if tb.partner != DH.FRIEND_UNKNOWN:
         return
     h = holders(tb, final)
@@ -138,17 +139,17 @@ def resolve(tb, now_ms, final=False):
             return
         p = DH.FRIEND_ALONE
     set_partner(tb, p)
-    tb._emit([E.PARTNER, len(tb.tricks), p, tb.score])
-    tb._say(("S%d partner S%d" % (tb.dealer, p)) if p >= 0 else ("S%d alone" % tb.dealer), now_ms)
+    tb.emit([E.PARTNER, len(tb.tricks), p, tb.score])
+    tb.say(("S%d partner S%d" % (tb.dealer, p)) if p >= 0 else ("S%d alone" % tb.dealer), now_ms)
 
 
-def set_partner(tb, p):
+def set_partner(tb: "T.TableBase", p):
     tb.partner = p
     tb.defmask = (1 << tb.dealer) | ((1 << p) if p >= 0 else 0)
     rescore(tb)
 
 
-def rescore(tb):
+def rescore(tb: "T.TableBase"):
     """The attackers' score from the points kept by seat (-1 while unknown)."""
     if tb.partner == DH.FRIEND_UNKNOWN:
         tb.score = -1
@@ -162,17 +163,17 @@ def rescore(tb):
     tb.score = s
 
 
-def trick(tb, winner, points):
+def trick(tb: "T.TableBase", winner, points):
     tb.spts[winner] += points
     rescore(tb)
 
 
-def penalty(tb, leader, pen):
+def penalty(tb: "T.TableBase", leader, pen):
     tb.spen[leader] += pen
     rescore(tb)
 
 
-def settle(tb, won_by):
+def settle(tb: "T.TableBase", won_by):
     """(next dealer, levels per seat, match winners as a bit mask or -1)."""
     kitty_j = False
     for c in won_by or ():

@@ -2,14 +2,16 @@
 # made before anything is changed. Needed only at a start from flash or when
 # the host pushes a state: table.Table.restore loads this module for the one
 # call and drops it from sys.modules after, so its code leaves the heap.
-import table as T
+# A part of the table core (tablebase.py): a function of the table's state;
+# find-a-friend's functions are tb.friend's (tablefriend.py).
+import tablebase as T
 
 
-def restore(tb, snap):
+def restore(tb: "T.TableBase", snap):
     """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
     scan = None
     friend = None
-    if tb.called:  # partners = "called": the last field [2, call, partner, level 2, level 3]
+    if tb.friend:  # partners = "called": the last field [2, call, partner, level 2, level 3]
         friend, snap = _friend_field(snap)
     if isinstance(snap, list) and len(snap) == 23:
         scan = snap[22]
@@ -50,7 +52,14 @@ def restore(tb, snap):
     if ph not in (T.DEAL, T.KITTY, T.PLAY, T.HAND_END, T.MATCH_END, T.SCAN, T.REVEAL, T.CALL):
         raise T.TableError("snapshot: bad phase %r" % (ph,))
     if kitty_up or ph == T.REVEAL:
-        T._opt("tablereveal").check(tb, ph, bids, kitty_up)
+        # no_bid = "kitty" (tablereveal.py): no kitty turned up during the reveal
+        # (nor any bid), else the kitty's size, each card once
+        bad = len(kitty_up) not in (0, tb.kitty_size) or (ph == T.REVEAL and (kitty_up or bids))
+        for c in kitty_up:
+            if c < 0 or c >= tb.ncards or kitty_up.count(c) > 1:
+                bad = True
+        if bad:
+            raise T.TableError("snapshot: bad kitty turned up %r" % (kitty_up,))
     seen = bytearray(tb.ncards)
     played = 0
     for c in kitty:
@@ -126,7 +135,7 @@ def restore(tb, snap):
     if ph == T.SCAN:
         for h in hands:
             for c in h:
-                tb.seen[c] = 2  # scanned (tablescan.SEEN_SCANNED)
+                tb.seen[c] = 2  # scanned (tablescan._SEEN_SCANNED)
     tb.plays = [None, None, None, None]
     tb.lead = None
     tb.throw_open = False
@@ -156,7 +165,7 @@ def restore(tb, snap):
         _friend_restored(tb, friend[1], friend[2], ph)
     if trump >= 0:
         tb.rules.begin_hand(tb.level(), trump)
-    tb._out = []
+    tb.take_events()  # the events before it are not the link's any more
 
 
 def _ints(xs, n):
@@ -183,7 +192,7 @@ def _friend_field(snap):
     return f, snap[:-1]
 
 
-def _friend_restored(tb, call, partner, ph):
+def _friend_restored(tb: "T.TableBase", call, partner, ph):
     """After a restore: the points by seat and who played each copy, from the tricks."""
     tb.call = call
     tb.building = -1
@@ -203,7 +212,7 @@ def _friend_restored(tb, call, partner, ph):
                 if call >= 0 and tr[i] % 54 == call:
                     tb.fby[tr[i] // 54] = s + 1
     score = tb.score
-    F = T._opt("tablefriend")
+    F = tb.friend
     tb.partner = T.PARTNER_UNKNOWN
     if partner != T.PARTNER_UNKNOWN:
         F.set_partner(tb, partner)

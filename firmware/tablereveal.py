@@ -13,56 +13,44 @@
 # and keeps the cards tapped; a long press takes them back (start again). A
 # power cut during the reveal resumes at its start (the phase is saved, the
 # cards tapped are not).
-# Functions of the Table object (firmware/table.py), loaded only when a hand
-# goes without a bid at a table that plays this option.
+# A part of the table core (tablebase.py): functions of the table's state,
+# loaded by table.Table only when a hand goes without a bid at a table that
+# plays this option. tap answers True at the kitty's last card (the Table
+# takes it as the dealer's OK); ok answers True once KITTY_UP is sent, and the
+# Table then ends the draw with the kitty turned up (tabledeal.end_draw). A
+# snapshot's kitty turned up is checked by tablerestore.py.
 import events as E
-import table as T
-import tabledeal
+import tablebase as T
 
 
-def check(tb, ph, bids, kitty_up):
-    """A snapshot's kitty turned up (tablesnap.restore, before anything changes):
-    none during the reveal (nor any bid), else the kitty's size, each card once."""
-    bad = len(kitty_up) not in (0, tb.kitty_size) or (ph == T.REVEAL and (kitty_up or bids))
-    for c in kitty_up:
-        if c < 0 or c >= tb.ncards or kitty_up.count(c) > 1:
-            bad = True
-    if bad:
-        raise T.TableError("snapshot: bad kitty turned up %r" % (kitty_up,))
-
-
-def start(tb, now_ms):
+def start(tb: "T.TableBase", now_ms):
     tb.phase = T.REVEAL
     tb.turn = tb.dealer
-    tb._save = True
-    tb._beep(E.SND_OK)
-    tb._say("S%d turn kitty up" % tb.dealer, now_ms)
+    tb.save_due = True
+    tb.beep(E.SND_OK)
+    tb.say("S%d turn kitty up" % tb.dealer, now_ms)
 
 
-def tap(tb, seat, card, now_ms):
+def tap(tb: "T.TableBase", seat, card, now_ms):
     if seat != tb.dealer:
-        tb._refuse(seat, E.WRONG_PHASE, (card,), now_ms)
+        tb.refuse(seat, E.WRONG_PHASE, (card,), now_ms)
         return
     pend = tb.pending[seat]
     pend.append(card)
-    tb._beep(E.SND_TAP)
-    if len(pend) == tb.kitty_size:
-        finish(tb, now_ms)
+    tb.beep(E.SND_TAP)
+    return len(pend) == tb.kitty_size  # the last card: the Table takes it as the dealer's OK
 
 
-def ok(tb, now_ms):
+def ok(tb: "T.TableBase", now_ms):
     pend = tb.pending[tb.dealer]
     if len(pend) != tb.kitty_size:
-        tb._refuse(tb.dealer, E.KITTY_COUNT, pend, now_ms)  # the cards tapped stay
-        return
-    finish(tb, now_ms)
-
-
-def finish(tb, now_ms):
-    cards = list(tb.pending[tb.dealer])
+        tb.refuse(tb.dealer, E.KITTY_COUNT, pend, now_ms)  # the cards tapped stay
+        return False
+    # KITTY_UP; then the Table ends the draw: the rules name trump from the first card
+    cards = list(pend)
     tb.kitty_up = cards
     ev = [E.KITTY_UP, tb.dealer]
     for c in cards:
         ev.append(c)
-    tb._emit(ev)
-    tabledeal.end_draw(tb, now_ms, cards)  # the rules name trump from the first card
+    tb.emit(ev)
+    return True

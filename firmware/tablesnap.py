@@ -19,11 +19,12 @@
 # The index of every field is named in snaplayout.py (the table never loads
 # it; the host reads it, and tests/foundation/test_one_vocabulary.py reads a
 # real snapshot by its names).
-import table as T
+# A part of the table core (tablebase.py): a function of the table's state.
+import tablebase as T
 
 
 # --- snapshots (persistence, and the host's snapshot push) ---------------
-def snapshot(tb, packed=False):
+def snapshot(tb: "T.TableBase", packed=False):
     """The state as nested lists of ints (JSON-able), the trick in progress
     included (persist.py saves at trick boundaries, where it is None).
     packed: the tricks as the table keeps them (T.trick_pack), for
@@ -62,4 +63,4 @@ def snapshot(tb, packed=False):
         [[1, tb.scan_done, tb.hands[0], tb.hands[1], tb.hands[2], tb.hands[3]]]
         if tb.hand_scan
         else []
-    ) + ([[2, tb.call, tb.partner, tb.levels[2], tb.levels[3]]] if tb.called else [])
+    ) + ([[2, tb.call, tb.partner, tb.levels[2], tb.levels[3]]] if tb.friend else [])

@@ -1,24 +1,26 @@
-# Plays, tricks and the end of hands in the table core (firmware/table.py):
-# a lead or a follow committed,
-# a challenge of a throw (docs/rules.md §5 and §10), the trick's winner and
-# points, revokes proven by later plays, the end of the hand (kitty bonus,
-# audit of every hand, settlement). Functions of the Table object, kept in
-# their own module so that each firmware module compiles in a small heap.
+# Plays, tricks and the end of hands in the table core: a lead or a follow
+# committed, a challenge of a throw (docs/rules.md §5 and §10), the trick's
+# winner and points, revokes proven by later plays, the end of the hand (kitty
+# bonus, audit of every hand, settlement). A part of the table core
+# (tablebase.py): functions of the table's state. table.Table calls end_hand
+# after a play that ends the hand (its last card, or a revoke that loses it),
+# with tableforfeit's functions when they are needed; find-a-friend's are
+# tb.friend's.
 #
 # check_revokes: every card played now was held at every earlier trick (no
 # cards are drawn during play), so an earlier follow that is illegal even
 # against the cards known now is a proven revoke. audit: at the hand's end
 # every hand is known, so every follow and every unchallenged throw is checked.
 import events as E
-import table as T
+import tablebase as T
 
 
-def commit_lead(tb, seat, now_ms):
+def commit_lead(tb: "T.TableBase", seat, now_ms):
     pend = tb.pending[seat]
     suit = tb.rules.suit_of(pend[0])
     for c in pend:
         if tb.rules.suit_of(c) != suit:
-            tb._refuse(seat, E.MIXED_LEAD, pend, now_ms)
+            tb.refuse(seat, E.MIXED_LEAD, pend, now_ms)
             del pend[:]
             return
     cards = list(pend)
@@ -31,33 +33,35 @@ def commit_lead(tb, seat, now_ms):
     tb.forced = False
     play_event(tb, seat, cards, now_ms)
     tb.turn = (seat + 1) & 3
-    tb._beep(E.SND_OK)
+    tb.beep(E.SND_OK)
     if tb.hand_scan:
         # every hand is known: a failing throw is forced now, not challenged
-        scan = T._opt("tablescan")
-        forced = scan.lead_forced(tb, seat, cards)
-        if forced is not None:
-            force(tb, forced, now_ms)
+        if tb.throw_open:
+            forced = tb.rules.throw(seat, cards, tb.hands)
+            if forced is not None:
+                force(tb, forced, now_ms)
         tb.throw_open = False
-        scan.remove(tb, seat, tb.lead)
+        h = tb.hands[seat]
+        for c in tb.lead:
+            if c in h:
+                h.remove(c)
     else:
         # a lead is a later play too: it may prove an earlier follow illegal
+        # (revoke = "forfeit": then the Table ends the hand)
         check_revokes(tb, seat, cards, now_ms)
-        if tb.forfeit:
-            end_hand(tb, now_ms)
 
 
-def play_event(tb, seat, cards, now_ms):
+def play_event(tb: "T.TableBase", seat, cards, now_ms):
     ev = [E.PLAY, len(tb.tricks), seat]
     for c in cards:
         ev.append(c)
-    tb._emit(ev)
+    tb.emit(ev)
     tb.undo_seat = seat  # a long press may take it back (tableundo.py) until something follows
-    if tb.called:
-        T._opt("tablefriend").played(tb, seat, cards, now_ms)  # the partner may be known now
+    if tb.friend:
+        tb.friend.played(tb, seat, cards, now_ms)  # the partner may be known now
 
 
-def commit_follow(tb, seat, now_ms):
+def commit_follow(tb: "T.TableBase", seat, now_ms):
     pend = tb.pending[seat]
     cards = list(pend)
     del pend[:]
@@ -65,9 +69,12 @@ def commit_follow(tb, seat, now_ms):
     if tb.hand_scan:
         why = tb.rules.check_follow(tb.lead, tb.hands[seat], cards)
         if why and tb.rules.revoke != 1:
-            tb._refuse(seat, E.REVOKE_FOLLOW, cards, now_ms)
+            tb.refuse(seat, E.REVOKE_FOLLOW, cards, now_ms)
             return
-        T._opt("tablescan").remove(tb, seat, cards)
+        h = tb.hands[seat]
+        for c in cards:
+            if c in h:
+                h.remove(c)
     tb.plays[seat] = cards
     for c in cards:
         tb.seen[c] = T.SEEN_PLAYED
@@ -78,25 +85,29 @@ def commit_follow(tb, seat, now_ms):
     play_event(tb, seat, cards, now_ms)
     if why:
         # hand_scan mode, revoke = "forfeit": the play stands and loses the hand
-        T._opt("tableforfeit").at_play(tb, seat, why)
+        # (docs/rules.md §10): REVOKE of this very trick
+        n = len(tb.tricks)
+        tb.revoked.append([n, seat])
+        tb.emit([E.REVOKE, n, seat, n, why])
+        tb.beep(E.SND_ERROR)
+        tb.forfeit = [n, seat]
     else:
         check_revokes(tb, seat, cards, now_ms)
     tb.turn = (seat + 1) & 3
-    tb._beep(E.SND_OK)
+    tb.beep(E.SND_OK)
     if tb.turn == tb.leader:
         end_trick(tb, now_ms)
-    if tb.forfeit and tb.phase == T.PLAY:
-        end_hand(tb, now_ms)  # the hand is lost before its last trick
+    # the hand's last card, or a revoke that loses it: the Table ends the hand
 
 
-def challenge(tb, seat, now_ms):
+def challenge(tb: "T.TableBase", seat, now_ms):
     pend = tb.pending[seat]
     shown = list(pend)
     del pend[:]
     tb.challenger = -1
     trick_no = len(tb.tricks)
     if not shown or not tb.throw_open:
-        tb._refuse(seat, E.EMPTY if not shown else E.WRONG_PHASE, shown, now_ms)
+        tb.refuse(seat, E.EMPTY if not shown else E.WRONG_PHASE, shown, now_ms)
         return
     hands = [[], [], [], []]
     hands[tb.leader] = tb.lead
@@ -105,15 +116,15 @@ def challenge(tb, seat, now_ms):
     ev = [E.CHALLENGE, trick_no, seat, 0 if forced is None else 1]
     for c in shown:
         ev.append(c)
-    tb._emit(ev)
+    tb.emit(ev)
     if forced is None:
-        tb._beep(E.SND_ERROR)
-        tb._say("S%d %s" % (seat, E.REASONS[E.CHALLENGE_FAILED]), now_ms)
+        tb.beep(E.SND_ERROR)
+        tb.say("S%d %s" % (seat, E.REASONS[E.CHALLENGE_FAILED]), now_ms)
         return
     force(tb, forced, now_ms)
 
 
-def force(tb, forced, now_ms):
+def force(tb: "T.TableBase", forced, now_ms):
     """A failed throw: `forced` stands as the lead (docs/rules.md §5)."""
     trick_no = len(tb.tricks)
     # the rest of the throw goes back to the leader's hand
@@ -124,8 +135,8 @@ def force(tb, forced, now_ms):
         tb.seen[c] = T.SEEN_PLAYED
     pen = tb.throw_penalty
     if pen:
-        if tb.called:
-            T._opt("tablefriend").penalty(tb, tb.leader, pen)
+        if tb.friend:
+            tb.friend.penalty(tb, tb.leader, pen)
         elif (tb.leader & 1) == tb.defenders():
             tb.score += pen
         else:
@@ -133,50 +144,50 @@ def force(tb, forced, now_ms):
     ev = [E.FORCED, trick_no, tb.leader, pen]
     for c in forced:
         ev.append(c)
-    tb._emit(ev)
+    tb.emit(ev)
     tb.lead = forced
     tb.plays[tb.leader] = forced
     tb.throw_open = False
     tb.forced = True
     tb.turn = (tb.leader + 1) & 3
     del tb.pending[tb.turn][:]
-    tb._beep(E.SND_OK)
-    tb._say("throw fails", now_ms)
+    tb.beep(E.SND_OK)
+    tb.say("throw fails", now_ms)
 
 
-def end_trick(tb, now_ms):
+def end_trick(tb: "T.TableBase", now_ms):
     plays = tb.plays
     winner, points = tb.rules.trick(tb.leader, plays)
-    if tb.called:
-        T._opt("tablefriend").trick(tb, winner, points)  # kept by seat
+    if tb.friend:
+        tb.friend.trick(tb, winner, points)  # kept by seat
     elif (winner & 1) != tb.defenders():
         tb.score += points
     tb.tricks.append(T.trick_pack(tb.leader, winner, points, 1 if tb.forced else 0, plays))
     tb.played += len(tb.lead)
     trick_no = len(tb.tricks) - 1
-    tb._emit([E.TRICK, trick_no, winner, points, tb.score])
+    tb.emit([E.TRICK, trick_no, winner, points, tb.score])
     tb.last_winner = winner
     tb.plays = [None, None, None, None]
     tb.lead = None
     tb.forced = False
     tb.leader = tb.turn = winner
-    tb._beep(E.SND_TRICK)
-    tb._save = True
-    tb._say("S%d wins %d" % (winner, points), now_ms)
-    if tb.played >= tb.hand_size:
-        end_hand(tb, now_ms)
+    tb.beep(E.SND_TRICK)
+    tb.save_due = True
+    tb.say("S%d wins %d" % (winner, points), now_ms)
 
 
 # --- the end of the hand -------------------------------------------------
-def end_hand(tb, now_ms):
+def end_hand(tb: "T.TableBase", now_ms, forfeits):
     # Every card played: the kitty bonus, the audit, the settlement. A hand
     # lost by a revoke (revoke = "forfeit") before its last trick ends here
     # too, with neither kitty bonus nor audit (docs/rules.md §10).
+    # forfeits: tableforfeit's functions where revoke = "forfeit" (a revoke
+    # known, or one the audit may find), else None: given by table.Table.
     rules = tb.rules
     mult = bonus = 0
     won_by = None  # the attackers' play that took the last trick (and the kitty)
-    if tb.called:
-        T._opt("tablefriend").resolve(tb, now_ms, True)  # every copy is located by now
+    if tb.friend:
+        tb.friend.resolve(tb, now_ms, True)  # every copy is located by now
     if tb.played >= tb.hand_size:
         last = tb.tricks[-1]
         if not _defends(tb, last[1]):
@@ -185,16 +196,16 @@ def end_hand(tb, now_ms):
             tb.score += bonus
         found = audit(tb)
         if tb.rules.revoke == 1 and not tb.forfeit:
-            T._opt("tableforfeit").from_audit(tb, found)
+            forfeits.from_audit(tb, found)
     if tb.forfeit:
-        nd, levels, winner = T._opt("tableforfeit").settle(tb, won_by, now_ms)
-    elif tb.called:
-        nd, levels, winner = T._opt("tablefriend").settle(tb, won_by)
-        tb._say("hand over: %d" % tb.score, now_ms)
+        nd, levels, winner = forfeits.settle(tb, won_by, now_ms)
+    elif tb.friend:
+        nd, levels, winner = tb.friend.settle(tb, won_by)
+        tb.say("hand over: %d" % tb.score, now_ms)
     else:
         score = tb.score if tb.score > 0 else 0
         nd, levels, winner = rules.settle(score, tb.dealer, tb.levels, won_by)
-        tb._say("hand over: %d" % tb.score, now_ms)
+        tb.say("hand over: %d" % tb.score, now_ms)
     tb.dealer = nd
     tb.levels = list(levels)
     tb.match_winner = winner
@@ -209,22 +220,22 @@ def end_hand(tb, now_ms):
         levels[1],
         winner,
     ] + tb.levels[2:]  # partners = "called": levels per seat, seats 2 and 3 last
-    tb._emit(list(tb.result))
+    tb.emit(list(tb.result))
     tb.first_hand = False
     tb.phase = T.MATCH_END if winner >= 0 else T.HAND_END
     tb.turn = -1
-    tb._beep(E.SND_HAND)
-    tb._save = True
+    tb.beep(E.SND_HAND)
+    tb.save_due = True
 
 
-def _defends(tb, seat):
+def _defends(tb: "T.TableBase", seat):
     """Is `seat` on the dealer's side (partners = "called": as the partner is known)?"""
-    if tb.called:
+    if tb.friend:
         return (tb.defmask >> seat) & 1 == 1
     return (seat & 1) == tb.defenders()
 
 
-def check_revokes(tb, seat, cards, now_ms):
+def check_revokes(tb: "T.TableBase", seat, cards, now_ms):
     # Every card played now was held at every earlier trick of the hand, so
     # an earlier follow that is illegal even against the cards known now is
     # a proven revoke (docs/rules.md §10). Only tricks whose lead suit
@@ -260,21 +271,21 @@ def check_revokes(tb, seat, cards, now_ms):
     for k in range(len(found) - 1, -1, -1):  # earliest trick first
         t, why = found[k]
         tb.revoked.append([t, seat])
-        tb._emit([E.REVOKE, n, seat, t, why])
-        tb._beep(E.SND_ERROR)
-        tb._say("S%d revoke t%d" % (seat, t + 1), now_ms)
+        tb.emit([E.REVOKE, n, seat, t, why])
+        tb.beep(E.SND_ERROR)
+        tb.say("S%d revoke t%d" % (seat, t + 1), now_ms)
     if tb.rules.revoke == 1 and not tb.forfeit:
         tb.forfeit = [found[-1][0], seat]  # revoke = "forfeit": lost (the caller ends the hand)
 
 
-def _revoked(tb, t, seat):
+def _revoked(tb: "T.TableBase", t, seat):
     for r in tb.revoked:
         if r[0] == t and r[1] == seat:
             return True
     return False
 
 
-def audit(tb):
+def audit(tb: "T.TableBase"):
     # Every hand is known now: seat s held at trick t what it played from t on.
     # The hands are built once, walking back from the last trick; the
     # findings are then reported in trick order.
@@ -309,5 +320,5 @@ def audit(tb):
             found.append(block)
     for k in range(len(found) - 1, -1, -1):
         for ev in found[k]:
-            tb._emit(ev)
+            tb.emit(ev)
     return found

@@ -1,5 +1,7 @@
 # A long press takes back the seat's last play (firmware/table.py's button).
-# Loaded only for that press, then dropped (the heap budget, docs/firmware.md).
+# A part of the table core (tablebase.py): a function of the table's state,
+# loaded by table.Table only for that press, then dropped (the heap budget,
+# docs/firmware.md).
 #
 # The rule (docs/firmware.md "Taking back a play"): in the play phase, the
 # seat that made the last accepted play may take it back with a long press
@@ -12,15 +14,15 @@
 # it); the first follow of a throw taken back opens the window again.
 # Refused (nothing to take back, or it stands): the display says `S2 no undo`.
 import events as E
-import table as T
+import tablebase as T
 
 
-def undo(tb, seat, now_ms):
+def undo(tb: "T.TableBase", seat, now_ms):
     """Take back seat's last play if the rule allows it (True), else say that
     the play stands (the display's `S2 no undo`; no event)."""
     cards = tb.plays[seat]
     if tb.phase != T.PLAY or tb.undo_seat != seat or cards is None or tb.pending[tb.turn]:
-        tb._say("S%d no undo" % seat, now_ms)
+        tb.say("S%d no undo" % seat, now_ms)
         return False
     tb.undo_seat = -1
     tb.plays[seat] = None
@@ -28,7 +30,7 @@ def undo(tb, seat, now_ms):
         tb.seen[c] = 0
     if tb.hand_scan:
         tb.hands[seat].extend(cards)
-    if tb.called:
+    if tb.friend:
         for c in cards:
             if c % 54 == tb.call:
                 tb.fby[c // 54] = 0  # that copy is not located by this play any more
@@ -42,7 +44,7 @@ def undo(tb, seat, now_ms):
     ev = [E.UNDO, len(tb.tricks), seat]
     for c in cards:
         ev.append(c)
-    tb._emit(ev)
-    tb._beep(E.SND_OK)
-    tb._say("S%d takes back" % seat, now_ms)
+    tb.emit(ev)
+    tb.beep(E.SND_OK)
+    tb.say("S%d takes back" % seat, now_ms)
     return True

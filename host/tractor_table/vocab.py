@@ -9,11 +9,11 @@ copy in the host's source):
 | game event kinds | ``events.py`` (``HAND_START`` ..., ``NAMES``) | :class:`EventKind` |
 | the table's reasons (REJECT, BID, AUDIT) | ``events.py`` (``OK`` ... ``BID_SELF``, ``REASONS``) | :class:`TableReason` |
 | the link's application messages | ``events.py`` (``APP_*``) | :class:`AppCode` |
-| the host's commands | ``table.py`` (``CMD_*``) | :class:`TableCommand` |
+| the host's commands | ``tablebase.py`` (``CMD_*``) | :class:`TableCommand` |
 | sounds, buttons | ``events.py`` (``SND_*``, ``BTN_*``) | :class:`Sound`, :class:`Button` |
-| the table core's phases | ``table.py`` (``DEAL`` ... ``CALL``, ``PHASE_NAMES``) | :class:`TablePhase` |
+| the table core's phases | ``tablebase.py`` (``DEAL`` ... ``CALL``, ``PHASE_NAMES``) | :class:`TablePhase` |
 | the device rules engine's codes (AUDIT's and REVOKE's rules_reason) | ``drules.py`` (``OK``, ``R_*``) | :class:`RulesCode` |
-| the snapshot's layout | ``snaplayout.py`` (``F_*``, ``T_*``, ``C_*``, ``X_*``; ``table.SNAPSHOT_VERSION``) | :class:`SnapshotField`, :class:`Snapshot` |
+| the snapshot's layout | ``snaplayout.py`` (``F_*``, ``T_*``, ``C_*``, ``X_*``; ``tablebase.SNAPSHOT_VERSION``) | :class:`SnapshotField`, :class:`Snapshot` |
 
 and :func:`shengji_maps` (:func:`table_reason`, :func:`rules_code`) maps
 ``shengji``'s reasons to the table's two codes: the only map between the two
@@ -154,7 +154,7 @@ def _prefixed(module: str, prefix: str) -> dict[str, int]:
 
 
 _EV = firmware("events")
-_TABLE = firmware("table")
+_TABLE = firmware("tablebase")  # the table core's constants (table.py is its surface)
 class _Consts:
     """A firmware module's const names; one the host names and the module has
     not stops the import, saying which."""
@@ -174,7 +174,7 @@ class _Consts:
 
 
 _EVENTS = _Consts("events")
-_TABLES = _Consts("table")
+_TABLES = _Consts("tablebase")
 _DRULES = _Consts("drules")
 _SNAPS = _Consts("snaplayout")
 
@@ -285,18 +285,18 @@ _complete(Button, _prefixed("events", "BTN_"))
 
 
 class TableCommand(enum.IntEnum):
-    """The host's commands to the table core (firmware/table.py, CMD_*), sent as app messages."""
+    """The host's commands to the table core (firmware/tablebase.py, CMD_*), sent as app messages."""
 
     NEW_MATCH = _TABLES["CMD_NEW_MATCH"]
     RESTORE = _TABLES["CMD_RESTORE"]
     NEXT_HAND = _TABLES["CMD_NEXT_HAND"]
 
 
-_complete(TableCommand, _prefixed("table", "CMD_"))
+_complete(TableCommand, _prefixed("tablebase", "CMD_"))
 
 
 class TablePhase(enum.IntEnum):
-    """The table core's phases (firmware/table.py), as a snapshot's PHASE field carries them."""
+    """The table core's phases (firmware/tablebase.py), as a snapshot's PHASE field carries them."""
 
     DEAL = _TABLES["DEAL"]
     KITTY = _TABLES["KITTY"]
@@ -308,7 +308,7 @@ class TablePhase(enum.IntEnum):
     CALL = _TABLES["CALL"]
 
 
-_complete(TablePhase, _run("table", "DEAL", len(_TABLE.PHASE_NAMES)))
+_complete(TablePhase, _run("tablebase", "DEAL", len(_TABLE.PHASE_NAMES)))
 
 
 class RulesCode(enum.IntEnum):

@@ -26,17 +26,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: The firmware's table core: its cycle (table <-> tabledeal, tablesnap,
-#: tabletrick, tablerestore, ...) is being taken apart on branch ``tablecore``.
+#: The firmware's table core (table.py, tablebase.py and its parts), layered
+#: without a cycle since branch ``tablecore`` (tests/table/test_table_layers.py
+#: checks its layers).
 TABLE_CORE = "table"
-TABLE_CORE_REASON = (
-    "the firmware table core's cycle (table.py <-> tabledeal/tablesnap/tabletrick/tablerestore ...) "
-    "is being removed on branch tablecore; remove this marker when it lands"
-)
 #: The link's two ends: ttlink_host (the host's end) imports ttlink, never the other way
 #: round (whoever plays the host imports ttlink_host itself); its own test keeps it so.
 LINK = "ttlink"
-KNOWN = (TABLE_CORE,)
+KNOWN: tuple[str, ...] = ()  # no known cycle left
 
 
 @dataclass
@@ -270,7 +267,6 @@ def test_no_import_cycle_in_firmware_outside_the_known_ones() -> None:
     assert not rest, "\n".join(describe(graph, c) for c in rest)
 
 
-@pytest.mark.xfail(strict=True, reason=TABLE_CORE_REASON)
 def test_no_import_cycle_in_the_firmware_table_core() -> None:
     graph, comps = _cycles(FIRMWARE)
     core = [c for c in comps if TABLE_CORE in c]

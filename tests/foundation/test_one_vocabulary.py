@@ -264,7 +264,8 @@ def test_the_host_types_are_the_firmwares() -> None:
     assert len(vocab.TablePhase) == len(table.PHASE_NAMES) and vocab.TablePhase.CALL == table.CALL
     assert vocab.RulesCode.SAME_SHAPE == vocab.firmware("drules").R_SAME_SHAPE
     # one loader: each firmware module once, its imports of the others the same modules
-    assert vocab.firmware("tablesnap").T is table and table.E is EV
+    base = vocab.firmware("tablebase")  # the table core's constants, under table.py's surface
+    assert vocab.firmware("tablesnap").T is base and table.T is base and table.E is EV
     host_end = vocab.firmware("ttlink_host")
     assert host_end.HostLink.__module__ == "tractor_table.firmware.ttlink_host"
     assert host_end._Link is vocab.firmware("ttlink")._Link

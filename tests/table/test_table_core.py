@@ -1,5 +1,8 @@
-# runs-under: micropython heapsize=72K
-# (72K: the table core and these scripts are compiled from source in the heap;
+# runs-under: micropython heapsize=76K
+# (76K with the layered table core, which passes from 74K to 80K; 72K, which
+# fails here and on the main branch of 2026-12-01 at 18:45 alike: where the
+# compile from source needs the qstr pool's next block (2-3.5 KB in one piece)
+# moves with every change of the sources; the table core and these scripts are compiled from source in the heap;
 # the firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # The table core's state machine driven by scripts and a fake clock, with a
 # scripted rules object (fakerules.py): phases, turns, grouping taps into

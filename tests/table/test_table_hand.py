@@ -1,5 +1,8 @@
-# runs-under: micropython heapsize=78K
-# (78K with the take-back (tableundo.py), 76K before it, 72K before find-a-friend:
+# runs-under: micropython heapsize=80K
+# (80K with the layered table core, where 76K passes and 78K does not: compiling
+# tabletrick.py from source interns the names that need the qstr pool's fourth
+# block (2 KB in one piece), which 78K happens not to have at that moment; 78K
+# with the take-back (tableundo.py), 76K before it, 72K before find-a-friend:
 # the table core and these scripts are compiled from source in the heap;
 # the firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # The table core over whole hands, with the scripted rules (fakerules.py):

@@ -1,5 +1,8 @@
-# runs-under: micropython heapsize=76K
-# (76K, 72K before find-a-friend: the table core and these scripts are compiled from source in the heap;
+# runs-under: micropython heapsize=80K
+# (80K with the layered table core, where 74K passes but 76K and 78K do not:
+# compiling the table core from source interns the names that need the qstr
+# pool's next block in one piece, which those heaps happen not to have then;
+# 76K before, 72K before find-a-friend: the table core and these scripts are compiled from source in the heap;
 # the firmware's own budget, from .mpy files, is checked by test_virtual_table.)
 # hand_scan mode of the table core, with the scripted rules (fakerules.py):
 # every seat scans its hand after the draw; then a card not held is refused, an

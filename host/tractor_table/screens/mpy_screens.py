@@ -278,7 +278,7 @@ def enroll_and_power_up():
     b = ScreenBoard()
     b.problem = "no card map: cards.bin"
     app = M.App(b, tablerules.TableRules(1), decks=1)
-    app.table._say(b.problem, b.now)
+    app.table.say(b.problem, b.now)
     app.dirty = True
     app.step(b.now + 10)
     print("SCREEN %s|%s|%s" % ("self-test: a problem found at power-up", "|".join(b.lines),
