@@ -28,7 +28,6 @@ from shengji import Rules
 
 from .. import deploy, mpy
 from ..errors import CommandError
-from ..link.serial_link import SerialLink
 from ..virtual import runner as vr
 from . import CPU_FACTOR, flashimage
 
@@ -47,6 +46,16 @@ def board_heap(decks: int) -> str:
 
 class PicoTable(vr.VirtualTable):
     """The firmware on the board model (a modelled Pico). Use as a context manager."""
+
+    #: the board's link timers run on board time, which runs faster or slower
+    #: than real time (the person's pace; a loaded machine): the board keeps
+    #: itself at most a second ahead of real time while the link is quiet
+    #: (mpy/picoboot.py, Board._pace), so the host pings as usual (ttlink's
+    #: 200 ms / 2 s resends, a PING after 1 s); but it takes the table for gone
+    #: only after 30 s of silence, not 3 s of real time in which a busy machine
+    #: may have run only a fraction of that on the board (a new process after a
+    #: power cut or a reset announces itself: the link needs no time-out to see it)
+    link_timing = (200, 2000, 1000, 30000)
 
     def __init__(
         self,
@@ -146,20 +155,7 @@ class PicoTable(vr.VirtualTable):
         slave_path = os.ttyname(self._slave)
         self._launch_args = (board_dir, sim_dir, ctl_in, ctl_out)
         self._launch()
-        self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
-        self._out_thread.start()
-        if not self.wait(lambda: self.ready_alloc >= 0, timeout):
-            errors = self.firmware_errors()
-            self.close()
-            raise CommandError(f"the board model did not start: {errors}")
-        self.port = slave_path
-        if not host_link:
-            return self
-        self.link = SerialLink(slave_path, on_note=self._note).start()
-        if not self.link.wait_synced(timeout):
-            errors = self.firmware_errors()
-            self.close()
-            raise CommandError(f"the link to the board model did not come up: {errors}")
+        self._come_up(out_fd, slave_path, timeout, host_link, "the board model")
         return self
 
     def _launch(self) -> None:

@@ -75,6 +75,10 @@ _AFTER_OTHER_MS = 100
 # buzzer frequency -> events.SND_* (picoboard._TONES): the host hears which sound
 _TONES = {2000: 1, 1500: 2, 400: 3, 2500: 4, 3000: 5}
 
+# board time may run this far ahead of real time since the host's link last
+# wrote (Board._pace): a third of the firmware link's DOWN_MS (3 s)
+LINK_LEAD_US = 1000000
+
 _UNKNOWN_UID = b"\x04\xee\xee\x00\x00\x5a\xa5"
 _OTHER_UID = b"\x04\xee\xee\x00\x01\x5a\xa5"
 
@@ -130,34 +134,6 @@ def _counting_receive(chip):
         orig(kind, data)
 
     return receive
-
-
-class Preemptions:
-    """The process's involuntary context switches, from /proc/self/status
-    (read through the host's files; None where there is no such file)."""
-
-    KEY = b"nonvoluntary_ctxt_switches:"
-
-    def __init__(self):
-        self.f = open("/proc/self/status", "rb")
-        self.buf = bytearray(2048)
-
-    def __call__(self):
-        f = self.f
-        f.seek(0)
-        n = f.readinto(self.buf)
-        b = self.buf
-        i = b.find(self.KEY, 0, n)
-        if i < 0:
-            return 0
-        i += len(self.KEY)
-        v = 0
-        while i < n and b[i] in (32, 9):
-            i += 1
-        while i < n and 48 <= b[i] <= 57:
-            v = v * 10 + b[i] - 48
-            i += 1
-        return v
 
 
 class SpiBus:
@@ -402,10 +378,11 @@ class Board:
         self.H = H
         self.clock = vclock.VClock(cpu_factor)
         try:
-            self.clock.preemptions = Preemptions()
+            # the firmware's CPU time: wall time less the waits for a CPU
+            self.clock.run_delay = vclock.RunDelay()
             self.clock.mark()
         except OSError:
-            self.clock.preemptions = None
+            self.clock.run_delay = None
         # (tests build a board without the host: ctl_in/ctl_out None)
         self._in = open(ctl_in, "rb") if ctl_in else None
         self._out = open(ctl_out, "wb") if ctl_out else _Sink()
@@ -415,6 +392,9 @@ class Board:
             self._ctl.register(self._in, select.POLLIN)
             self._poll.register(self._in, select.POLLIN)
             self._poll.register(sys.stdin, select.POLLIN)
+        self._usb = select.poll()  # the USB serial alone: the host's link wrote
+        if self._in is not None:
+            self._usb.register(sys.stdin, select.POLLIN)
         self.run = True
         self.spibus = SpiBus(self)
         self.spi1 = SpiBus(self)  # SPI1: nothing wired to it
@@ -453,6 +433,9 @@ class Board:
         self._pace_n = 0  # board time kept to real time (_pace)
         self._pace_v = 0
         self._pace_w = utime.ticks_us()
+        self._rx_v = 0  # board time and real time when the host's link last wrote
+        self._rx_w = self._pace_w
+        self.link_waits = 0  # real waits for the host's link (_pace)
         self.oled_back_at = -1  # "I": when the display answers again
         self.wdt_due = -1
         self.wdt_ms = 0
@@ -636,15 +619,35 @@ class Board:
                 self.peak = a
 
     def _pace(self, now):
-        """With a host on the link, board time must not run ahead of real
-        time while nobody is at the table: the firmware polls its readers
-        without sleeping (as on a Pico), and the link's timers on both sides
-        must agree. Ahead by more than 10 ms: wait for real (the host's input
-        ends the wait)."""
+        """With a host on the link, board time must not run far ahead of real
+        time: the link's timers run on board time here (the firmware's
+        ttlink: a frame from the host at least every DOWN_MS, 3 s) and on real
+        time on the host (a PING after 1 s of silence). Two rules:
+        - nobody at the table: the firmware polls its readers without
+          sleeping (as on a Pico); ahead by more than 10 ms, wait for real
+          (the host's input ends the wait);
+        - always: since the host's link last wrote on the USB serial, board
+          time may run at most LINK_LEAD_US ahead of real time; beyond that
+          the board waits for real until the host writes (its PING comes
+          within a second of real time), so that a quiet link is never timed
+          out by board time racing ahead of a busy host."""
         self._pace_n += 1
         if self._pace_n & 15:
             return
         w = utime.ticks_us()
+        usb = self._usb
+        if usb.poll(0):
+            self._rx_v = now
+            self._rx_w = w
+        else:
+            lead = (now - self._rx_v) - utime.ticks_diff(w, self._rx_w)
+            if lead > LINK_LEAD_US:
+                self.link_waits += 1
+                # until the host writes, or real time has caught up
+                if usb.poll((lead - LINK_LEAD_US) // 1000 + 1):
+                    self._rx_v = now
+                    self._rx_w = utime.ticks_us()
+                self.clock.mark()
         ahead = (now - self._pace_v) - utime.ticks_diff(w, self._pace_w)
         if ahead < 0:
             self._pace_v = now
@@ -737,12 +740,12 @@ class Board:
         self._out.write(
             b"V virtual_us %d cpu_us %d taps %d frames %d boots %d lat_n %d lat_p50 %d lat_p99 %d lat_max %d "
             b"cycle_n %d cycle_p50 %d cycle_p99 %d cycle_max %d flash_erases %d flash_programs %d aborts %d bad_frames %d "
-            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d in_wait %d\n"
+            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d preempted_us %d rd_reads %d wait_capped %d link_waits %d\n"
             % (
                 c.now_us, c.cpu_us, self.person.taps_done, self.frames, self.boots,
                 lat.n, lat.pct(50), lat.pct(99), lat.max,
                 cyc.n, cyc.pct(50), cyc.pct(99), cyc.max, getattr(self.flash, "erases", -1), getattr(self.flash, "programs", -1),
-                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.in_wait,
+                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.preempted_us, c.rd_reads, c.wait_capped, self.link_waits,
             )
         )
 
