@@ -125,12 +125,14 @@ def _rev(b):
 C.reverse_bits = _rev
 
 
-def _counting_receive(chip):
+def _counting_receive(board, seat, chip):
     orig = chip.receive
 
     def receive(kind, data):
         if kind == "ack":
             chip.aborts += 1
+        elif kind == "frame" and len(data) > 1 and data[1] == C.CMD_IN_LIST_PASSIVE_TARGET:
+            board.polled(seat)
         orig(kind, data)
 
     return receive
@@ -289,12 +291,17 @@ class Person:
 
     def found(self, s):
         """The Pico read the seat's poll answer listing the tags on it: the
-        person takes the card away once it has lain there _HOLD_MS (a read that
-        timed out, or that the firmware dropped, is read again meanwhile)."""
-        now = self.board.clock.now_us
+        person takes the card away once it has lain there _HOLD_MS and two
+        such reads came at least _CONFIRM_MS apart (a read that timed out, or
+        that the firmware dropped, is read again meanwhile). Apart by the
+        firmware's own clock: the scanner judges a sighting by the main loop's
+        ``now`` of its turn (Board.poll_ms), which can be long before the
+        answer is read (a turn that saved or drew first); judged by the board's
+        clock, a card was taken away before its confirming poll."""
+        at = self.board.poll_ms[s] * 1000
         if self.read_at[s] < 0:
-            self.read_at[s] = now
-        elif now - self.read_at[s] >= _CONFIRM_MS * 1000:
+            self.read_at[s] = at
+        elif at - self.read_at[s] >= _CONFIRM_MS * 1000:
             self.read_again[s] = True
 
     def _lift(self, s):
@@ -404,7 +411,7 @@ class Board:
         for s in range(H.SEATS):
             c = C.Chip(self.clock, "seat%d" % s)
             c.aborts = 0  # commands the Pico gave up on (an ACK frame sent to abort)
-            c.receive = _counting_receive(c)
+            c.receive = _counting_receive(self, s, c)
             c.on_rf = self._rf
             port = C.SpiPort(c)
             self.spibus.ports.append(port)
@@ -450,6 +457,8 @@ class Board:
         self.boots = 0
         self.poll_cycle = Hist()  # between two polls of seat 0's reader: the four-seat cycle
         self._seat0_at = -1
+        self._last_polled = -1
+        self.poll_ms = [0, 0, 0, 0]  # the firmware's ticks_ms of each seat's last poll
         del sys.modules["hwconfig"]  # the firmware imports its own, from flash
 
     def set_decks(self, decks):
@@ -482,15 +491,8 @@ class Board:
                 if got:
                     # the Pico has the tags' UIDs: the person takes the card away
                     self.person.found(s)
-                if c.commands:
-                    if s == 0 and port.op == C.SPI_DATA_WRITE and c.commands[-1] == C.CMD_IN_LIST_PASSIVE_TARGET:
-                        # seat 0's reader polled again: one turn of the four seats
-                        now = self.clock.now_us
-                        if self._seat0_at >= 0:
-                            self.poll_cycle.add(now - self._seat0_at)
-                        self._seat0_at = now
-                    if len(c.commands) > 16:
-                        del c.commands[:]
+                if len(c.commands) > 16:
+                    del c.commands[:]
             return
         c = self.rst.get(n)
         if c is not None:
@@ -498,6 +500,23 @@ class Board:
             return
         if n == self.led_pin:
             self.led_changes += 1
+
+    def polled(self, s):
+        """Seat s's reader got a poll (InListPassiveTarget)."""
+        # the firmware's own time of this poll: its last time.ticks_ms(), the
+        # main loop's ``now`` that the scanner judges its sightings by
+        self.poll_ms[s] = self.clock.last_ms
+        if s == 0:
+            # seat 0's reader polled again in its turn (after seat 3's): one
+            # turn of the four seats (an out-of-turn poll is not a cycle's end)
+            now = self.clock.now_us
+            if self._last_polled == 3:
+                if self._seat0_at >= 0:
+                    self.poll_cycle.add(now - self._seat0_at)
+                self._seat0_at = now
+            elif self._seat0_at < 0:
+                self._seat0_at = now
+        self._last_polled = s
 
     def _in_flight(self):
         # a PN532 model holds an ACK or an answer the Pico has not read yet

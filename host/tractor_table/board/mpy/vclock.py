@@ -75,6 +75,7 @@ class RunDelay:
 class VClock:
     def __init__(self, cpu_factor=162.5, start_us=0, cpu_cap_us=1000, long_us=20, long_call_us=200):
         self.now_us = start_us
+        self.last_ms = start_us // 1000  # the firmware's last time.ticks_ms() (unwrapped)
         self.factor = cpu_factor
         self.cap = cpu_cap_us
         self.long = long_us
