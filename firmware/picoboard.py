@@ -182,20 +182,19 @@ class PicoBoard:
     def taps(self, now):
         sc = self.scanner
         S = self._scanner_mod
-        sc.tick(now)
         out = None  # the idle poll (nearly every call) allocates nothing
-        while sc.pop():
-            if out is None:
-                out = []
-            if self.tag_sink is not None:
-                self.tag_sink(sc)
-            k = sc.kind
-            if k == S.EV_CARD:
-                out.append((sc.seat, sc.card))
-            elif k == S.EV_UNKNOWN:
-                out.append((sc.seat, T.UNKNOWN_TAG))
-            elif k == S.EV_TWO or k == S.EV_CROSSTALK or k == S.EV_FAULT:
-                out.append((sc.seat, T.READER_ERROR))
+        if sc.tick(now):  # events waiting (pop is not called for none)
+            out = []
+            while sc.pop():
+                if self.tag_sink is not None:
+                    self.tag_sink(sc)
+                k = sc.kind
+                if k == S.EV_CARD:
+                    out.append((sc.seat, sc.card))
+                elif k == S.EV_UNKNOWN:
+                    out.append((sc.seat, T.UNKNOWN_TAG))
+                elif k == S.EV_TWO or k == S.EV_CROSSTALK or k == S.EV_FAULT:
+                    out.append((sc.seat, T.READER_ERROR))
         if self._tone_until and self._time.ticks_diff(now, self._tone_until) >= 0:
             self.pwm.duty_u16(0)
             self._tone_until = 0

@@ -56,6 +56,9 @@ class PicoTable(vr.VirtualTable):
     #: may have run only a fraction of that on the board (a new process after a
     #: power cut or a reset announces itself: the link needs no time-out to see it)
     link_timing = (200, 2000, 1000, 30000)
+    #: the bots' wait for the next event: the person's pace is board time,
+    #: which a busy machine runs slower than real time
+    event_timeout = 60.0
 
     def __init__(
         self,

@@ -123,6 +123,8 @@ class VirtualTable:
     #: the host link's timing (rto_min, rto_max, ping_ms, down_ms), or None for
     #: ttlink's defaults (the table's own clock runs at real time here)
     link_timing: tuple[int, int, int, int] | None = None
+    #: how long (real seconds) the bots wait for the table's next event
+    event_timeout = 10.0
 
     def __init__(
         self,
