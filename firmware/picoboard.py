@@ -202,9 +202,13 @@ class PicoBoard:
 
     def presses(self, now):
         pressed = self._H.BUTTON_PRESSED
+        d = self.decoder
+        down = d.down_at
         for s in range(len(self.buttons)):
-            self.decoder.feed(s, self.buttons[s].value() == pressed, now)
-        return self.decoder.take(now)
+            p = self.buttons[s].value() == pressed
+            if p or down[s] >= 0:  # up and still up: nothing for the decoder
+                d.feed(s, p, now)
+        return d.take(now)
 
     def show(self, buf, lines):
         self.led.value(1)

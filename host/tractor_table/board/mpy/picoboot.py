@@ -446,6 +446,7 @@ class Board:
         self.oled_back_at = -1  # "I": when the display answers again
         self.wdt_due = -1
         self.wdt_ms = 0
+        self.feeds = 0
         self.timers = []
         self._updating = False
         self.sleeps = 0
@@ -571,6 +572,7 @@ class Board:
         self.wdt_due = self.clock.now_us + ms * 1000
 
     def wdt_feed(self):
+        self.feeds += 1  # the main loop feeds it once a turn
         if self.wdt_due >= 0:
             self.wdt_due = self.clock.now_us + self.wdt_ms * 1000
 
@@ -759,12 +761,12 @@ class Board:
         self._out.write(
             b"V virtual_us %d cpu_us %d taps %d frames %d boots %d lat_n %d lat_p50 %d lat_p99 %d lat_max %d "
             b"cycle_n %d cycle_p50 %d cycle_p99 %d cycle_max %d flash_erases %d flash_programs %d aborts %d bad_frames %d "
-            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d preempted_us %d rd_reads %d wait_capped %d link_waits %d\n"
+            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d preempted_us %d rd_reads %d wait_capped %d link_waits %d turns %d\n"
             % (
                 c.now_us, c.cpu_us, self.person.taps_done, self.frames, self.boots,
                 lat.n, lat.pct(50), lat.pct(99), lat.max,
                 cyc.n, cyc.pct(50), cyc.pct(99), cyc.max, getattr(self.flash, "erases", -1), getattr(self.flash, "programs", -1),
-                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.preempted_us, c.rd_reads, c.wait_capped, self.link_waits,
+                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.preempted_us, c.rd_reads, c.wait_capped, self.link_waits, self.feeds,
             )
         )
 
