@@ -222,12 +222,11 @@ def main(argv: list[str]) -> int:
         "display frame sent to the SSD1306 model; it includes taps that arrive while a snapshot is being saved to "
         "littlefs (flash erase and program times charged; the save is written in steps between reader polls), and "
         "the scanner's debounce: a card counts only once a second poll at least 80 ms after the first sees it "
-        "(`confirm_ms`, issue 15: a stray read of a fanned hand is no play); that poll is made out of the seat's "
-        "turn as soon as the 80 ms have passed (before, it waited for the seat's next turn after that, about two "
-        "cycles after the first sighting), and a frame sends only the display pages whose line changed (a whole "
-        "frame is about 24 ms of I2C); the display is redrawn at most every 100 ms (`main.REDRAW_MS`). With the "
-        "80 ms debounce, a tap is at least 80 ms plus a reader's turn and a frame: the p99 target of 100 ms "
-        "cannot be met with that debounce.",
+        "(`confirm_ms`, issue 15: a stray read of a fanned hand is no play), made at the seat's next turn after "
+        "the 80 ms, so with a four-seat cycle of 60-70 ms about two cycles after the first sighting; a frame sends "
+        "only the display pages whose line changed (a whole frame is about 24 ms of I2C); the display is redrawn "
+        "at most every 100 ms (`main.REDRAW_MS`). With the 80 ms debounce, a tap is at least 80 ms plus a "
+        "reader's turn and a frame: the p99 target of 100 ms cannot be met with that debounce.",
         "- *A bots' hand*: the board time and the wall time of the run divided by the hands played, from the link "
         "being up to the last hand's end, idle waits for the host included (the board waits for real when nobody "
         "is at the table, and when its clock ran 1 s ahead of real time since the host's link last wrote: "

@@ -34,9 +34,7 @@ Timings (all parameters of the constructor; defaults in brackets):
 - ``confirm_ms`` [80]: a new tag is reported only when a second poll of the
   seat, at least this long after the first that saw it, sees it again (a card
   of a fanned hand swept over the reader is seen by one poll, and is not a
-  play); 0 reports at the first sight. The seat of the last new tag gets that
-  second poll out of its turn as soon as confirm_ms has passed, so a tap is
-  reported about confirm_ms after its first sighting, not up to a cycle later.
+  play); 0 reports at the first sight.
 - ``away_ms`` [500]: a tag must be unseen at a seat this long before the same
   tag there counts as a new tap (a card resting on the reader, or bouncing at
   the edge of the field, is reported once).
@@ -146,7 +144,6 @@ class Scanner:
         # a new tag seen by one poll, not reported yet: since when (-1: none)
         self._pend = bytearray(n)
         self._pend_at = [0] * n
-        self._cf_seat = -1  # the seat of the last new tag, polled again confirm_ms on
         self.unconfirmed = 0  # tags seen by one poll only (stray reads dropped)
         self._prev = [bytearray(_UID_MAX) for _ in range(n)]
         self._prev_len = bytearray(n)
@@ -290,26 +287,10 @@ class Scanner:
             self._emit(EV_RECOVERED, seat, 0, self._cur[seat], 0, now)
 
     # ---- the loop ---------------------------------------------------------------
-    def _confirm(self, now):
-        # bytecode, not native: smaller in the heap, and rarely run
-        c = self._cf_seat
-        if ticks_diff(now, self._pend_at[c]) < self.confirm_ms:
-            return False
-        self._cf_seat = -1
-        if self._pend[c] and self._state[c] == _OK:
-            self._poll(c, now)
-            return True
-        return False
-
     @micropython.native
     def tick(self, now):
         """Serve one reader that has something to do; returns the number of
-        events waiting. Does nothing (cheaply) while every reader waits.
-        The seat of the last new tag is polled out of its turn once its
-        confirm_ms has passed (in turn, the confirmation would wait for the
-        seat's next turn after that: up to a cycle later)."""
-        if self._cf_seat >= 0 and self._confirm(now):
-            return self._q_len
+        events waiting. Does nothing (cheaply) while every reader waits."""
         n = self.seats
         for _ in range(n):
             seat = self._next
@@ -424,7 +405,6 @@ class Scanner:
         if self.confirm_ms > 0:
             self._pend[seat] = 1
             self._pend_at[seat] = now
-            self._cf_seat = seat  # its confirming poll: out of turn (_confirm)
             return
         self._report(seat, uid, n, now, now)
 
