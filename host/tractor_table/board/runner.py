@@ -49,13 +49,15 @@ class PicoTable(vr.VirtualTable):
 
     #: the board's link timers run on board time, which runs faster or slower
     #: than real time (the person's pace; a loaded machine): the board keeps
-    #: itself at most a second ahead of real time while the link is quiet
-    #: (mpy/picoboot.py, Board._pace), so the host pings as usual (ttlink's
-    #: 200 ms / 2 s resends, a PING after 1 s); but it takes the table for gone
-    #: only after 30 s of silence, not 3 s of real time in which a busy machine
-    #: may have run only a fraction of that on the board (a new process after a
-    #: power cut or a reset announces itself: the link needs no time-out to see it)
-    link_timing = (200, 2000, 1000, 30000)
+    #: itself at most a second ahead of real time since the host's link last
+    #: wrote (mpy/picoboot.py, Board._pace), so the host resends as usual
+    #: (ttlink's 200 ms / 2 s) and pings after 0.5 s of silence instead of 1 s
+    #: (a board waiting for the host waits at most that long); it takes the
+    #: table for gone only after 30 s of silence, not 3 s of real time in which
+    #: a busy machine may have run only a fraction of that on the board (a new
+    #: process after a power cut or a reset announces itself: the link needs
+    #: no time-out to see it)
+    link_timing = (200, 2000, 500, 30000)
     #: the bots' wait for the next event: the person's pace is board time,
     #: which a busy machine runs slower than real time
     event_timeout = 60.0
