@@ -650,8 +650,9 @@ class Board:
         - always: since the host's link last wrote on the USB serial, board
           time may run at most LINK_LEAD_US ahead of real time; beyond that
           the board waits for real until the host writes (its PING comes
-          within a second of real time), so that a quiet link is never timed
-          out by board time racing ahead of a busy host."""
+          after 0.5 s of real time: board/runner.py, PicoTable.link_timing),
+          so that a quiet link is never timed out by board time racing ahead
+          of a busy host."""
         self._pace_n += 1
         if self._pace_n & 15:
             return
