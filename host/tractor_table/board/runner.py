@@ -206,12 +206,18 @@ class PicoTable(vr.VirtualTable):
         """As VirtualTable.wait, but a board between two processes (a reset,
         a power cut: the host starts the next one) is not a board that stopped."""
         deadline = time.monotonic() + timeout
+        grace = -1.0
         with self._changed:
             while not predicate():
-                left = deadline - time.monotonic()
+                now = time.monotonic()
+                left = deadline - now
                 relaunching = self._relaunch is not None and self._relaunch.is_alive()
                 stopped = self.proc is not None and self.proc.poll() is not None and not relaunching
-                if left <= 0 or stopped:
+                if stopped and grace < 0:
+                    # its last lines (a power cut's "C", the figures) may still
+                    # be on their way through the output thread: a moment more
+                    grace = now + 2.0
+                if left <= 0 or (stopped and now >= grace):
                     return bool(predicate())
                 self._changed.wait(min(left, 0.05))
             return True
