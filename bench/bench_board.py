@@ -16,6 +16,7 @@ x GENERIC x FLASH_WAIT (bench/rp2040.py) the calibrated RP2040 one.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -44,6 +45,7 @@ def play(decks: int, hands: int, seed: int, cpu_factor: float) -> dict[str, Any]
     from tractor_table.virtual.game import BotGame
 
     rules = Rules(decks=decks)
+    load = os.getloadavg()[0]
     vt = PicoTable(decks, rules=rules, cpu_factor=cpu_factor)
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
@@ -78,7 +80,11 @@ def play(decks: int, hands: int, seed: int, cpu_factor: float) -> dict[str, Any]
         "erases": f["flash_erases"],
         "capped": f.get("capped", 0),
         "preempted": f.get("preempted", 0),
+        "preempted_s": f.get("preempted_us", 0) / 1e6,
+        "wait_capped": f.get("wait_capped", 0),
+        "link_waits": f.get("link_waits", 0),
         "segments": f.get("segments", 0),
+        "load": load,
     }
 
 
@@ -148,7 +154,10 @@ def main(argv: list[str]) -> int:
     lines = [
         "## Board model: the real firmware on a modelled Pico",
         "",
-        f"Command: `{cmd}` (also run by `make bench`). Machine: {perfdoc.machine_line()}.",
+        f"Command: `{cmd}` (also run by `make bench`). Machine: {perfdoc.machine_line()}; "
+        f"load average at the runs' start {min(r['load'] for r in rows + rp_runs + unix_runs):.1f}-"
+        f"{max(r['load'] for r in rows + rp_runs + unix_runs):.1f} on {os.cpu_count()} cores (a shared machine: "
+        "the firmware's CPU time, and so the board-time figures, grow with it; see \"Board time\" below).",
         f"Each row: `tractor-table virtual --board pico --bots --hands {args.hands}` as a benchmark (bots of strength 1, "
         f"seed {args.seed}, the verifier checking every event: 0 disagreements in every run); the real `boot.py`, `main.py` "
         "and `picoboard.py` run from littlefs and read the PN532 models through `machine.SPI` (docs/firmware.md, \"Board model\").",
@@ -198,25 +207,30 @@ def main(argv: list[str]) -> int:
         "- *Board time* is the model's virtual clock: every SPI byte at the baud rate the RP2040's divider gives "
         "(992,063 Hz for 1 MHz), the PN532 model's command and RF delays (docs/readers.md), every I2C byte at 400 kHz "
         "(a display frame is about 24 ms), the flash's erase (45 ms per 4 KiB) and program (0.4 ms per 256 B) times, "
-        "the firmware's sleeps, and the firmware's own CPU time: the real time the process spends outside the models, "
+        "the firmware's sleeps, and the firmware's own CPU time: the time the process runs outside the models, "
         "less the measured cost of a call into a Python model (a C call on the rp2 port, charged 5 us there), times "
-        "the factor. On a loaded machine the process is preempted: a stretch of more than 0.3 ms of real time during "
-        "which the process's involuntary context switches grew (/proc/self/status) is charged as 16 us "
-        f"({rp['preempted']:.0f} of {rp['segments']:,.0f} stretches, median run), and any stretch as at most 1 ms "
-        f"({rp['capped']:.0f}); time the virtual machine itself is descheduled is not seen, so the p99 "
-        "figures are pessimistic on a busy machine.",
+        "the factor. CPU time, not wall time: the time the process waited for a CPU meanwhile is taken off each "
+        "stretch (the kernel's run delay, /proc/thread-self/schedstat; "
+        f"{rp['preempted_s']:.1f} s of real time off {rp['preempted']:.0f} of {rp['segments']:,.0f} stretches, "
+        "median run); a stretch while a PN532 model holds a frame the firmware has not read (the driver's wait "
+        f"loop) is charged at most 16 us ({rp['wait_capped']:.0f}), any stretch at most 1 ms ({rp['capped']:.0f}). "
+        "What remains load-dependent is the CPU's own speed (caches shared with the machine's other work): the "
+        "figures below are from a machine at the load given above; on a quiet one they are lower.",
         "- *Four-seat poll cycle*: board time between two polls (InListPassiveTarget) of seat 0's reader: the scanner "
         "serves one reader per turn of the main loop, so this is four turns of the loop with everything they do.",
         "- *Tap to display*: from the board time a person puts a card's tag on a reader to the end of the next "
         "display frame sent to the SSD1306 model; it includes taps that arrive while a snapshot is being saved to "
         "littlefs (flash erase and program times charged; the save is written in steps between reader polls), and "
         "the scanner's debounce: a card counts only once a second poll at least 80 ms after the first sees it "
-        "(`confirm_ms`, issue 15: a stray read of a fanned hand is no play), so with a four-seat cycle of about "
-        "60 ms the second sighting comes about two cycles after the card was put down; the display is redrawn "
-        "at most every 100 ms. The p99 target of 100 ms cannot be met with that debounce at this poll cycle.",
+        "(`confirm_ms`, issue 15: a stray read of a fanned hand is no play), made at the seat's next turn after "
+        "the 80 ms, so with a four-seat cycle of 60-70 ms about two cycles after the first sighting; a frame sends "
+        "only the display pages whose line changed (a whole frame is about 24 ms of I2C); the display is redrawn "
+        "at most every 100 ms (`main.REDRAW_MS`). With the 80 ms debounce, a tap is at least 80 ms plus a "
+        "reader's turn and a frame: the p99 target of 100 ms cannot be met with that debounce.",
         "- *A bots' hand*: the board time and the wall time of the run divided by the hands played, from the link "
         "being up to the last hand's end, idle waits for the host included (the board waits for real when nobody "
-        "is at the table).",
+        "is at the table, and when its clock ran 1 s ahead of real time since the host's link last wrote: "
+        f"{rp['link_waits']:.0f} such waits, median run).",
         f"- Flash: {rp['erases']} erases and {rp['programs']} page programs in the RP2040 run ({rp['tricks']} tricks), "
         "on the NOR flash model (`board/mpy/norflash.py`: W25Q16JV typical times, 45 ms per 4 KiB erase, 0.4 ms per "
         "256-byte page program, the serial transfer at 31.25 MHz), littlefs on it as `deploy` writes it "

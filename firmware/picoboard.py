@@ -126,6 +126,10 @@ class PicoBoard:
         self.display_errors = 0  # I2C errors of the display
         self.display_inits = 0  # times it was set up again after one
         self._display_retry = 0  # ticks_ms of the next set-up, while it is down
+        # the text of each page as last sent (None: the display RAM is unknown)
+        self._lines = [None] * 8
+        self._sent = None
+        self._sent_end = 0  # buf[1023] as sent: 0xFF while line 7 is in inverse video
         self._oled = SSD1306(
             I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ),
             H.DISPLAY_ADDR,
@@ -178,20 +182,19 @@ class PicoBoard:
     def taps(self, now):
         sc = self.scanner
         S = self._scanner_mod
-        sc.tick(now)
         out = None  # the idle poll (nearly every call) allocates nothing
-        while sc.pop():
-            if out is None:
-                out = []
-            if self.tag_sink is not None:
-                self.tag_sink(sc)
-            k = sc.kind
-            if k == S.EV_CARD:
-                out.append((sc.seat, sc.card))
-            elif k == S.EV_UNKNOWN:
-                out.append((sc.seat, T.UNKNOWN_TAG))
-            elif k == S.EV_TWO or k == S.EV_CROSSTALK or k == S.EV_FAULT:
-                out.append((sc.seat, T.READER_ERROR))
+        if sc.tick(now):  # events waiting (pop is not called for none)
+            out = []
+            while sc.pop():
+                if self.tag_sink is not None:
+                    self.tag_sink(sc)
+                k = sc.kind
+                if k == S.EV_CARD:
+                    out.append((sc.seat, sc.card))
+                elif k == S.EV_UNKNOWN:
+                    out.append((sc.seat, T.UNKNOWN_TAG))
+                elif k == S.EV_TWO or k == S.EV_CROSSTALK or k == S.EV_FAULT:
+                    out.append((sc.seat, T.READER_ERROR))
         if self._tone_until and self._time.ticks_diff(now, self._tone_until) >= 0:
             self.pwm.duty_u16(0)
             self._tone_until = 0
@@ -199,9 +202,13 @@ class PicoBoard:
 
     def presses(self, now):
         pressed = self._pressed
+        d = self.decoder
+        down = d.down_at
         for s in range(len(self.buttons)):
-            self.decoder.feed(s, self.buttons[s].value() == pressed, now)
-        return self.decoder.take(now)
+            p = self.buttons[s].value() == pressed
+            if p or down[s] >= 0:  # up and still up: nothing for the decoder
+                d.feed(s, p, now)
+        return d.take(now)
 
     def show(self, buf, lines):
         self.led.value(1)
@@ -211,13 +218,14 @@ class PicoBoard:
             try:
                 self._oled.init()
                 self.oled = self._oled
+                self._sent = None  # its RAM is unknown: a whole frame
                 self.display_inits += 1
                 print("display: back after %d I2C error(s)" % self.display_errors)
             except OSError:
                 self._display_retry = t.ticks_add(t.ticks_ms(), DISPLAY_RETRY_MS)
         if self.oled is not None:
             try:
-                self.oled.show(buf)
+                self._draw(self.oled, buf, lines)
             except OSError:
                 # the display went away: play on without it, try again later
                 self.oled = None
@@ -225,6 +233,36 @@ class PicoBoard:
                 self._display_retry = t.ticks_add(t.ticks_ms(), DISPLAY_RETRY_MS)
                 print("display: I2C error %d, set up again in %d ms" % (self.display_errors, DISPLAY_RETRY_MS))
         self.led.value(0)
+
+    def _draw(self, oled, buf, lines):
+        # Only the pages whose text line changed since the last frame: a whole
+        # frame is 1 KB, about 24 ms of I2C at 400 kHz, that the readers wait
+        # behind; a tap changes a line or two. A failed write leaves the RAM
+        # unknown (_sent None): the next frame is whole.
+        sent = self._sent
+        if sent is None or buf[1023] != self._sent_end:
+            oled.show(buf)  # the first frame, or line 7 in or out of inverse video
+            sent = self._sent = self._lines
+            for i in range(8):
+                sent[i] = lines[i]
+            self._sent_end = buf[1023]
+            return
+        self._sent = None
+        p = 0
+        while p < 8:
+            if lines[p] == sent[p]:
+                p += 1
+                continue
+            q = p
+            while q < 7 and lines[q + 1] != sent[q + 1]:
+                q += 1
+            for c in (0x21, 0, 127, 0x22, p, q):  # columns 0-127, pages p-q
+                oled.command(c)
+            oled.i2c.writevto(oled.addr, (b"\x40", memoryview(buf)[p * 128 : (q + 1) * 128]))
+            while p <= q:
+                sent[p] = lines[p]
+                p += 1
+        self._sent = sent
 
     def beep(self, sound):
         freq, ms = _TONES[sound]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
 from shengji import Rules
 from tractor_table.board.runner import PicoTable
 from tractor_table.errors import CommandError
@@ -103,12 +102,6 @@ def test_a_display_that_stops_answering_comes_back(compiled: Path) -> None:
         assert vt.wait(lambda: vt.lines[2].startswith(f"trick1 S{hand.next_seat()}"), 10), vt.lines
 
 
-@pytest.mark.xfail(
-    reason="OPEN: passes alone and with its file, but under the whole suite at -n 2 the game "
-    "stalls after the board boots again from the image (no game event for 60 s); see the closing "
-    "note of 2026-12-01. The soak (tests/board/test_flash_soak.py) covers power cuts meanwhile",
-    strict=False,
-)
 def test_power_cut_at_a_save_resumes_from_the_flash_image(compiled: Path) -> None:
     rules = Rules(decks=1)
     said: list[str] = []

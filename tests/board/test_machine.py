@@ -170,6 +170,39 @@ def test_virtual_time() -> None:
     assert "wrap 5" in out
 
 
+def test_cpu_time_is_wall_time_less_the_wait_for_a_cpu() -> None:
+    # a stretch of 600 us of wall time of which the kernel says the process
+    # waited 500 us for a CPU (preempted) is charged as its 100 us x the factor;
+    # the same stretch with no wait is charged whole (here at most the 1 ms cap)
+    out = on_board("""
+    import vclock
+    import utime
+    waited = [0]
+    c = vclock.VClock(cpu_factor=100, cpu_cap_us=1000)
+    c.run_delay = lambda: waited[0]
+    c.call_us = 0
+    def stretch(wall_us, wait_ns):
+        c._mark = utime.ticks_add(utime.ticks_us(), -wall_us)
+        waited[0] += wait_ns
+        t0 = c.now_us
+        c.enter()
+        c.leave()
+        return c.now_us - t0
+    print("preempted", stretch(600, 500000))
+    print("busy", stretch(600, 0))
+    print("counted", c.preempted, c.preempted_us)
+    # while a chip holds a frame the firmware has not read (the driver's wait
+    # loop) a stretch is charged at most wait_cap_us: the rest was the machine's
+    c.waiting = lambda: True
+    print("waiting", stretch(600, 0), c.wait_capped)
+    """)
+    charged = {w.split()[0]: [int(x) for x in w.split()[1:]] for w in out.splitlines() if w.split()}
+    assert 9000 <= charged["preempted"][0] <= 12000, out  # (600 - 500 + a few us) x 100
+    assert 59000 <= charged["busy"][0] <= 70000, out  # 600 us x 100
+    assert charged["counted"][0] == 1 and 499 <= charged["counted"][1] <= 500, out
+    assert charged["waiting"] == [1600, 1], out  # 16 us x 100
+
+
 def test_board_files_are_micropython_only_where_said() -> None:
     # the models named in the docs exist
     for name in ("machine.py", "time.py", "vclock.py", "ssd1306sim.py", "picoboot.py", "pico.py"):

@@ -161,4 +161,38 @@ def test_board_on_a_stand_in_machine():
     n = len(bus.writes)
     b.show(bytearray(1024), [""] * 8)
     assert len(bus.writes) == n + 7 and len(bus.writes[-1][1]) == 1025
+    # the next frames: only the pages whose text line changed (a whole frame
+    # is about 24 ms of I2C that the readers wait behind), in one transaction
+    # after a window of those pages
+    frame = bytearray(1024)
+    frame[2 * 128] = 0x7E
+    lines = [""] * 8
+    lines[2] = "trick1 S0"
+    n = len(bus.writes)
+    b.show(frame, lines)
+    window = [(H.DISPLAY_ADDR, bytes((0x80, c))) for c in (0x21, 0, 127, 0x22, 2, 2)]
+    assert bus.writes[n:] == window + [(H.DISPLAY_ADDR, b"\x40" + bytes(frame[256:384]))], bus.writes[n:]
+    n = len(bus.writes)
+    b.show(frame, lines)
+    assert len(bus.writes) == n  # nothing changed: nothing sent
+    # line 7 into inverse video (its last column lit): the whole frame again
+    frame[1023] = 0xFF
+    b.show(frame, lines)
+    assert len(bus.writes) == n + 7 and len(bus.writes[-1][1]) == 1025
+    # a failed write leaves the display's RAM unknown: once the display is
+    # back, the next frame is whole, though only one line changed
+    def broken(addr, bufs):
+        raise OSError(5)
+
+    bus.writevto = broken
+    lines[3] = "S1 2H"
+    b.show(frame, lines)
+    assert b.oled is None and b.display_errors == 1
+    del bus.writevto
+    b._display_retry = time.ticks_ms()
+    lines[4] = "S2 3H"
+    n = len(bus.writes)
+    b.show(frame, lines)
+    assert b.oled is not None and b.display_inits == 1
+    assert len(bus.writes[-1][1]) == 1025
     b.store.clear()

@@ -28,7 +28,6 @@ from shengji import Rules
 
 from .. import deploy, mpy
 from ..errors import CommandError
-from ..link.serial_link import SerialLink
 from ..virtual import runner as vr
 from . import CPU_FACTOR, flashimage
 
@@ -47,6 +46,21 @@ def board_heap(decks: int) -> str:
 
 class PicoTable(vr.VirtualTable):
     """The firmware on the board model (a modelled Pico). Use as a context manager."""
+
+    #: the board's link timers run on board time, which runs faster or slower
+    #: than real time (the person's pace; a loaded machine): the board keeps
+    #: itself at most a second ahead of real time since the host's link last
+    #: wrote (mpy/picoboot.py, Board._pace), so the host resends as usual
+    #: (ttlink's 200 ms / 2 s) and pings after 0.5 s of silence instead of 1 s
+    #: (a board waiting for the host waits at most that long); it takes the
+    #: table for gone only after 30 s of silence, not 3 s of real time in which
+    #: a busy machine may have run only a fraction of that on the board (a new
+    #: process after a power cut or a reset announces itself: the link needs
+    #: no time-out to see it)
+    link_timing = (200, 2000, 500, 30000)
+    #: the bots' wait for the next event: the person's pace is board time,
+    #: which a busy machine runs slower than real time
+    event_timeout = 60.0
 
     def __init__(
         self,
@@ -146,20 +160,7 @@ class PicoTable(vr.VirtualTable):
         slave_path = os.ttyname(self._slave)
         self._launch_args = (board_dir, sim_dir, ctl_in, ctl_out)
         self._launch()
-        self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
-        self._out_thread.start()
-        if not self.wait(lambda: self.ready_alloc >= 0, timeout):
-            errors = self.firmware_errors()
-            self.close()
-            raise CommandError(f"the board model did not start: {errors}")
-        self.port = slave_path
-        if not host_link:
-            return self
-        self.link = SerialLink(slave_path, on_note=self._note).start()
-        if not self.link.wait_synced(timeout):
-            errors = self.firmware_errors()
-            self.close()
-            raise CommandError(f"the link to the board model did not come up: {errors}")
+        self._come_up(out_fd, slave_path, timeout, host_link, "the board model")
         return self
 
     def _launch(self) -> None:
@@ -205,12 +206,18 @@ class PicoTable(vr.VirtualTable):
         """As VirtualTable.wait, but a board between two processes (a reset,
         a power cut: the host starts the next one) is not a board that stopped."""
         deadline = time.monotonic() + timeout
+        grace = -1.0
         with self._changed:
             while not predicate():
-                left = deadline - time.monotonic()
+                now = time.monotonic()
+                left = deadline - now
                 relaunching = self._relaunch is not None and self._relaunch.is_alive()
                 stopped = self.proc is not None and self.proc.poll() is not None and not relaunching
-                if left <= 0 or stopped:
+                if stopped and grace < 0:
+                    # its last lines (a power cut's "C", the figures) may still
+                    # be on their way through the output thread: a moment more
+                    grace = now + 2.0
+                if left <= 0 or (stopped and now >= grace):
                     return bool(predicate())
                 self._changed.wait(min(left, 0.05))
             return True

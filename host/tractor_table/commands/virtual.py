@@ -201,7 +201,8 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         print(f"link up on {port} (pseudo-terminal); firmware heap after boot {booted} bytes")
         if not args.bots:
             return _console(vt, rules)
-        game = BotGame(vt, rules, seed=args.seed, strength=args.strength, verbose=args.verbose)
+        game = BotGame(vt, rules, seed=args.seed, strength=args.strength, verbose=args.verbose,
+                       event_timeout=vt.event_timeout)
         interrupted = False
         try:
             game.play(args.hands)

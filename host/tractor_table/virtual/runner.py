@@ -124,6 +124,12 @@ def virtual_card_map(decks: int) -> bytes:
 class VirtualTable:
     """One virtual table process. Use as a context manager, or start()/close()."""
 
+    #: the host link's timing (rto_min, rto_max, ping_ms, down_ms), or None for
+    #: ttlink's defaults (the table's own clock runs at real time here)
+    link_timing: tuple[int, int, int, int] | None = None
+    #: how long (real seconds) the bots wait for the table's next event
+    event_timeout = 10.0
+
     def __init__(
         self,
         decks: int = 2,
@@ -254,20 +260,25 @@ class VirtualTable:
                 stdout=self._master,
                 stderr=err,
             )
+        return self._come_up(out_fd, slave_path, timeout, host_link, "the virtual table")
+
+    def _come_up(self, out_fd: int, slave_path: str, timeout: float, host_link: bool, what: str) -> VirtualTable:
+        """After the firmware process started: read its outputs, wait until it
+        is ready, then (``host_link``) open the host's link on its terminal."""
         self._out_thread = threading.Thread(target=self._read_out, args=(out_fd,), daemon=True)
         self._out_thread.start()
         if not self.wait(lambda: self.ready_alloc >= 0, timeout):
             errors = self.firmware_errors()
             self.close()
-            raise CommandError(f"the virtual table did not start: {errors}")
+            raise CommandError(f"{what} did not start: {errors}")
         self.port = slave_path
         if not host_link:
             return self
-        self.link = SerialLink(slave_path, on_note=self._note).start()
+        self.link = SerialLink(slave_path, on_note=self._note, timing=self.link_timing).start()
         if not self.link.wait_synced(timeout):
             errors = self.firmware_errors()
             self.close()
-            raise CommandError(f"the link to the virtual table did not come up: {errors}")
+            raise CommandError(f"the link to {what} did not come up: {errors}")
         return self
 
     def close(self) -> None:

@@ -435,8 +435,20 @@ class I2C:
     def writevto(self, addr, vector, stop=True):
         _enter()
         try:
-            data = b"".join(bytes(v) for v in vector)
-            return self._write(addr, data)
+            n = 0
+            for v in vector:
+                n += len(v)
+            dev = self._dev(addr)
+            if n == 0 or dev is None or not hasattr(dev, "write_parts"):
+                return self._write(addr, b"".join(bytes(v) for v in vector))
+            # one transaction of all the buffers, fed to the device as they
+            # are (no copy: a display frame is 1 KB of the heap the firmware
+            # shares with the models)
+            self._charge(n)
+            if not dev.ack():
+                raise OSError(_EIO)
+            dev.write_parts(vector)
+            return n
         finally:
             _leave()
 

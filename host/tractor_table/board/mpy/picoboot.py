@@ -75,6 +75,10 @@ _AFTER_OTHER_MS = 100
 # buzzer frequency -> events.SND_* (picoboard._TONES): the host hears which sound
 _TONES = {2000: 1, 1500: 2, 400: 3, 2500: 4, 3000: 5}
 
+# board time may run this far ahead of real time since the host's link last
+# wrote (Board._pace): a third of the firmware link's DOWN_MS (3 s)
+LINK_LEAD_US = 1000000
+
 class PowerOff(BaseException):
     pass
 
@@ -112,43 +116,17 @@ def _rev(b):
 C.reverse_bits = _rev
 
 
-def _counting_receive(chip):
+def _counting_receive(board, seat, chip):
     orig = chip.receive
 
     def receive(kind, data):
         if kind == "ack":
             chip.aborts += 1
+        elif kind == "frame" and len(data) > 1 and data[1] == C.CMD_IN_LIST_PASSIVE_TARGET:
+            board.polled(seat)
         orig(kind, data)
 
     return receive
-
-
-class Preemptions:
-    """The process's involuntary context switches, from /proc/self/status
-    (read through the host's files; None where there is no such file)."""
-
-    KEY = b"nonvoluntary_ctxt_switches:"
-
-    def __init__(self):
-        self.f = open("/proc/self/status", "rb")
-        self.buf = bytearray(2048)
-
-    def __call__(self):
-        f = self.f
-        f.seek(0)
-        n = f.readinto(self.buf)
-        b = self.buf
-        i = b.find(self.KEY, 0, n)
-        if i < 0:
-            return 0
-        i += len(self.KEY)
-        v = 0
-        while i < n and b[i] in (32, 9):
-            i += 1
-        while i < n and 48 <= b[i] <= 57:
-            v = v * 10 + b[i] - 48
-            i += 1
-        return v
 
 
 class SpiBus:
@@ -305,12 +283,17 @@ class Person:
 
     def found(self, s):
         """The Pico read the seat's poll answer listing the tags on it: the
-        person takes the card away once it has lain there _HOLD_MS (a read that
-        timed out, or that the firmware dropped, is read again meanwhile)."""
-        now = self.board.clock.now_us
+        person takes the card away once it has lain there _HOLD_MS and two
+        such reads came at least _CONFIRM_MS apart (a read that timed out, or
+        that the firmware dropped, is read again meanwhile). Apart by the
+        firmware's own clock: the scanner judges a sighting by the main loop's
+        ``now`` of its turn (Board.poll_ms), which can be long before the
+        answer is read (a turn that saved or drew first); judged by the board's
+        clock, a card was taken away before its confirming poll."""
+        at = self.board.poll_ms[s] * 1000
         if self.read_at[s] < 0:
-            self.read_at[s] = now
-        elif now - self.read_at[s] >= _CONFIRM_MS * 1000:
+            self.read_at[s] = at
+        elif at - self.read_at[s] >= _CONFIRM_MS * 1000:
             self.read_again[s] = True
 
     def _lift(self, s):
@@ -394,10 +377,11 @@ class Board:
         self.H = H
         self.clock = vclock.VClock(cpu_factor)
         try:
-            self.clock.preemptions = Preemptions()
+            # the firmware's CPU time: wall time less the waits for a CPU
+            self.clock.run_delay = vclock.RunDelay()
             self.clock.mark()
         except OSError:
-            self.clock.preemptions = None
+            self.clock.run_delay = None
         # (tests build a board without the host: ctl_in/ctl_out None)
         self._in = open(ctl_in, "rb") if ctl_in else None
         self._out = open(ctl_out, "wb") if ctl_out else _Sink()
@@ -407,6 +391,9 @@ class Board:
             self._ctl.register(self._in, select.POLLIN)
             self._poll.register(self._in, select.POLLIN)
             self._poll.register(sys.stdin, select.POLLIN)
+        self._usb = select.poll()  # the USB serial alone: the host's link wrote
+        if self._in is not None:
+            self._usb.register(sys.stdin, select.POLLIN)
         self.run = True
         self.spibus = SpiBus(self)
         self.spi1 = SpiBus(self)  # SPI1: nothing wired to it
@@ -416,7 +403,7 @@ class Board:
         for s in range(H.SEATS):
             c = C.Chip(self.clock, "seat%d" % s)
             c.aborts = 0  # commands the Pico gave up on (an ACK frame sent to abort)
-            c.receive = _counting_receive(c)
+            c.receive = _counting_receive(self, s, c)
             c.on_rf = self._rf
             port = C.SpiPort(c)
             self.spibus.ports.append(port)
@@ -445,9 +432,13 @@ class Board:
         self._pace_n = 0  # board time kept to real time (_pace)
         self._pace_v = 0
         self._pace_w = utime.ticks_us()
+        self._rx_v = 0  # board time and real time when the host's link last wrote
+        self._rx_w = self._pace_w
+        self.link_waits = 0  # real waits for the host's link (_pace)
         self.oled_back_at = -1  # "I": when the display answers again
         self.wdt_due = -1
         self.wdt_ms = 0
+        self.feeds = 0
         self.timers = []
         self._updating = False
         self.sleeps = 0
@@ -459,6 +450,8 @@ class Board:
         self.boots = 0
         self.poll_cycle = Hist()  # between two polls of seat 0's reader: the four-seat cycle
         self._seat0_at = -1
+        self._last_polled = -1
+        self.poll_ms = [0, 0, 0, 0]  # the firmware's ticks_ms of each seat's last poll
         del sys.modules["hwconfig"]  # the firmware imports its own, from flash
 
     def set_decks(self, decks):
@@ -491,15 +484,8 @@ class Board:
                 if got:
                     # the Pico has the tags' UIDs: the person takes the card away
                     self.person.found(s)
-                if c.commands:
-                    if s == 0 and port.op == C.SPI_DATA_WRITE and c.commands[-1] == C.CMD_IN_LIST_PASSIVE_TARGET:
-                        # seat 0's reader polled again: one turn of the four seats
-                        now = self.clock.now_us
-                        if self._seat0_at >= 0:
-                            self.poll_cycle.add(now - self._seat0_at)
-                        self._seat0_at = now
-                    if len(c.commands) > 16:
-                        del c.commands[:]
+                if len(c.commands) > 16:
+                    del c.commands[:]
             return
         c = self.rst.get(n)
         if c is not None:
@@ -507,6 +493,23 @@ class Board:
             return
         if n == self.led_pin:
             self.led_changes += 1
+
+    def polled(self, s):
+        """Seat s's reader got a poll (InListPassiveTarget)."""
+        # the firmware's own time of this poll: its last time.ticks_ms(), the
+        # main loop's ``now`` that the scanner judges its sightings by
+        self.poll_ms[s] = self.clock.last_ms
+        if s == 0:
+            # seat 0's reader polled again in its turn (after seat 3's): one
+            # turn of the four seats (an out-of-turn poll is not a cycle's end)
+            now = self.clock.now_us
+            if self._last_polled == 3:
+                if self._seat0_at >= 0:
+                    self.poll_cycle.add(now - self._seat0_at)
+                self._seat0_at = now
+            elif self._seat0_at < 0:
+                self._seat0_at = now
+        self._last_polled = s
 
     def _in_flight(self):
         # a PN532 model holds an ACK or an answer the Pico has not read yet
@@ -561,6 +564,7 @@ class Board:
         self.wdt_due = self.clock.now_us + ms * 1000
 
     def wdt_feed(self):
+        self.feeds += 1  # the main loop feeds it once a turn
         if self.wdt_due >= 0:
             self.wdt_due = self.clock.now_us + self.wdt_ms * 1000
 
@@ -628,15 +632,36 @@ class Board:
                 self.peak = a
 
     def _pace(self, now):
-        """With a host on the link, board time must not run ahead of real
-        time while nobody is at the table: the firmware polls its readers
-        without sleeping (as on a Pico), and the link's timers on both sides
-        must agree. Ahead by more than 10 ms: wait for real (the host's input
-        ends the wait)."""
+        """With a host on the link, board time must not run far ahead of real
+        time: the link's timers run on board time here (the firmware's
+        ttlink: a frame from the host at least every DOWN_MS, 3 s) and on real
+        time on the host (a PING after 1 s of silence). Two rules:
+        - nobody at the table: the firmware polls its readers without
+          sleeping (as on a Pico); ahead by more than 10 ms, wait for real
+          (the host's input ends the wait);
+        - always: since the host's link last wrote on the USB serial, board
+          time may run at most LINK_LEAD_US ahead of real time; beyond that
+          the board waits for real until the host writes (its PING comes
+          after 0.5 s of real time: board/runner.py, PicoTable.link_timing),
+          so that a quiet link is never timed out by board time racing ahead
+          of a busy host."""
         self._pace_n += 1
         if self._pace_n & 15:
             return
         w = utime.ticks_us()
+        usb = self._usb
+        if usb.poll(0):
+            self._rx_v = now
+            self._rx_w = w
+        else:
+            lead = (now - self._rx_v) - utime.ticks_diff(w, self._rx_w)
+            if lead > LINK_LEAD_US:
+                self.link_waits += 1
+                # until the host writes, or real time has caught up
+                if usb.poll((lead - LINK_LEAD_US) // 1000 + 1):
+                    self._rx_v = now
+                    self._rx_w = utime.ticks_us()
+                self.clock.mark()
         ahead = (now - self._pace_v) - utime.ticks_diff(w, self._pace_w)
         if ahead < 0:
             self._pace_v = now
@@ -729,12 +754,12 @@ class Board:
         self._out.write(
             b"V virtual_us %d cpu_us %d taps %d frames %d boots %d lat_n %d lat_p50 %d lat_p99 %d lat_max %d "
             b"cycle_n %d cycle_p50 %d cycle_p99 %d cycle_max %d flash_erases %d flash_programs %d aborts %d bad_frames %d "
-            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d in_wait %d\n"
+            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d preempted_us %d rd_reads %d wait_capped %d link_waits %d turns %d\n"
             % (
                 c.now_us, c.cpu_us, self.person.taps_done, self.frames, self.boots,
                 lat.n, lat.pct(50), lat.pct(99), lat.max,
                 cyc.n, cyc.pct(50), cyc.pct(99), cyc.max, getattr(self.flash, "erases", -1), getattr(self.flash, "programs", -1),
-                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.in_wait,
+                aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.preempted_us, c.rd_reads, c.wait_capped, self.link_waits, self.feeds,
             )
         )
 

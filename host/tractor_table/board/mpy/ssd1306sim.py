@@ -60,21 +60,22 @@ class SSD1306Chip:
         return bytes(n)
 
     def write(self, data):
-        i = 0
-        n = len(data)
-        while i < n:
-            ctrl = data[i]
-            i += 1
-            co = ctrl & 0x80
-            dc = ctrl & 0x40
-            if co:
-                if i < n:
-                    self._byte(data[i], dc)
-                    i += 1
-                continue
-            while i < n:
-                self._byte(data[i], dc)
-                i += 1
+        self.write_parts((data,))
+
+    def write_parts(self, parts):
+        """One write transaction made of the buffers ``parts`` in order (as
+        I2C.writevto sends them): control bytes and what follows them."""
+        state = 0  # 0: a control byte is next; 1: one byte, then a control byte; 2: bytes to the end
+        dc = 0
+        for data in parts:
+            for b in data:
+                if state == 0:
+                    dc = b & 0x40
+                    state = 1 if b & 0x80 else 2
+                    continue
+                self._byte(b, dc)
+                if state == 1:
+                    state = 0
 
     def _byte(self, b, is_data):
         if is_data:

@@ -35,9 +35,10 @@ def ticks_ms():
     if c is None:
         return _u.ticks_ms()
     c.enter()
-    v = (c.now_us // 1000) & _MASK
+    ms = c.now_us // 1000
+    c.last_ms = ms  # the firmware's last reading (picoboot.Person.found)
     c.leave()
-    return v
+    return ms & _MASK
 
 
 def ticks_cpu():

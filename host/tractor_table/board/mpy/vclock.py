@@ -7,49 +7,96 @@
 #   bus's baud rate, every I2C byte at the bus frequency, the PN532's command
 #   and RF times (pn532sim/chip.py), the flash's erase and program times, and
 #   every sleep the firmware asks for;
-# - the firmware's own CPU time: the real time the process spends outside the
-#   models (between leaving one model call and entering the next), less the
-#   measured real cost of a call into a (Python) model, scaled by
-#   ``cpu_factor``, the RP2040's time per unix-port time (bench/rp2040.py:
-#   GENERIC x FLASH_WAIT = 125 x 1.3 = 162.5 by default), plus ``call_us`` per
-#   call (the rp2 port's C call). The models' own real time is never charged:
-#   it is not the Pico's. On a loaded machine the process is preempted: a
-#   stretch longer than ``long_us`` during which the process's involuntary
-#   context switches grew (``preemptions``, from /proc/self/status) is charged
-#   as ``preempted_us``, and so is any stretch while a PN532 model has a
-#   command in flight (``waiting``: the firmware is in the driver's few-line
-#   wait loop); any stretch is charged at most ``cpu_cap_us``.
+# - the firmware's own CPU time: the time the process runs outside the models
+#   (between leaving one model call and entering the next), less the measured
+#   cost of a call into a (Python) model, scaled by ``cpu_factor``, the
+#   RP2040's time per unix-port time (bench/rp2040.py: GENERIC x FLASH_WAIT =
+#   125 x 1.3 = 162.5 by default), plus ``call_us`` per call (the rp2 port's C
+#   call). The models' own time is never charged: it is not the Pico's.
+#
+# CPU time, not wall time: a stretch is measured on the wall clock, and the
+# time the process spent waiting for a CPU meanwhile (preempted by the
+# machine's other work) is taken off. That time comes from the kernel's
+# per-task run delay (``run_delay()``: the second field of
+# /proc/thread-self/schedstat, nanoseconds spent runnable but not running,
+# updated when the task gets a CPU back), read after every stretch longer than
+# ``long_us`` and after every model call longer than ``long_call_us`` (a
+# preemption there is the model's, not the next stretch's): a preemption
+# lasts longer than that (another task's turn), so a shorter stretch held
+# none worth reading for. Virtual
+# time then no longer depends on how busy the machine is, only on the
+# firmware's own work. Two bounds remain for what a machine does to a process
+# that is not waiting for a CPU (interrupts, the hypervisor taking the virtual
+# CPU away: tens of microseconds now and then, x162.5 on the board):
+# - while a device model holds a frame the firmware has not read yet
+#   (``waiting()``: the firmware is in the PN532 driver's wait loop, a few
+#   lines of native code between two status reads) a stretch is charged at
+#   most ``wait_cap_us``: without it one such stall between a status read and
+#   the driver's deadline check timed out a 5 ms ACK wait (a reader fault at
+#   the table) on a loaded machine;
+# - any stretch is charged at most ``cpu_cap_us``.
 #
 # The interface is pn532sim's SimClock (now_us, ticks_us, ticks_ms,
 # ticks_diff, sleep_us, advance_us) plus enter()/leave() around model calls.
 import utime
 
 
+class RunDelay:
+    """The process's time waiting for a CPU, in ns (Linux schedstat; one
+    thread: the unix port runs the firmware on its main thread)."""
+
+    def __init__(self, path="/proc/thread-self/schedstat"):
+        try:
+            self.f = open(path, "rb")
+        except OSError:
+            self.f = open("/proc/self/schedstat", "rb")
+        self.buf = bytearray(96)
+        if self() < 0:
+            raise OSError("no run delay in %s" % path)
+
+    def __call__(self):
+        f = self.f
+        f.seek(0)
+        n = f.readinto(self.buf)
+        b = self.buf
+        i = 0
+        while i < n and b[i] != 32:  # the first field: time run
+            i += 1
+        i += 1
+        if i >= n:
+            return -1
+        v = 0
+        while i < n and 48 <= b[i] <= 57:
+            v = v * 10 + b[i] - 48
+            i += 1
+        return v
+
+
 class VClock:
-    def __init__(self, cpu_factor=162.5, start_us=0, cpu_cap_us=1000, long_us=300):
+    def __init__(self, cpu_factor=162.5, start_us=0, cpu_cap_us=1000, long_us=20, long_call_us=200):
         self.now_us = start_us
+        self.last_ms = start_us // 1000  # the firmware's last time.ticks_ms() (unwrapped)
         self.factor = cpu_factor
         self.cap = cpu_cap_us
         self.long = long_us
-        # preemptions(): the process's count of involuntary context switches
-        # (Linux /proc/self/status), or None: a stretch longer than long_us
-        # during which it grew was the machine's, not the firmware's
-        self.preemptions = None
-        self._pc = 0
-        # what a preempted stretch is charged (real us): the firmware's own
-        # stretches are nearly all under 16 us; the rest of a preempted one is
-        # the machine's (charged more, a preemption in the PN532 driver's 5 ms
-        # wait for an ACK timed it out)
-        self.preempted_us = 16
-        self.preempted = 0  # long stretches charged as preempted_us (the process was preempted)
-        # waiting(): True while a device model has a command in flight (the
-        # firmware waits for its answer); a longer stretch then is not the firmware's
+        self.long_call = long_call_us
+        # run_delay(): ns the process waited for a CPU so far, or None (no
+        # schedstat: wall time is charged, as on an idle machine)
+        self.run_delay = None
+        self._rd = 0  # run_delay() at the last read
+        # waiting(): True while a device model holds a frame the firmware has
+        # not read (it is in a driver's wait loop), or None
         self.waiting = None
-        self.in_wait = 0
+        self.wait_cap_us = 16
+        self.wait_capped = 0  # stretches charged as wait_cap_us there
+        self.preempted = 0  # stretches from which a wait for the CPU was taken off
+        self.preempted_us = 0  # real us taken off them
+        self.rd_reads = 0  # run_delay() reads
         self.cpu_us = 0  # virtual us charged for the firmware's own work
         self.model_us = 0  # virtual us charged by the models and sleeps
         self._depth = 0
         self._mark = utime.ticks_us()
+        self._in = self._mark  # when the current model call began
         # real us that one call into a model costs the firmware's side here (a
         # Python call where the rp2 port has a C one): measured by calibrate(),
         # taken off each charge; the RP2040's own cost of such a call instead
@@ -57,7 +104,7 @@ class VClock:
         self.call_us = 5  # as bench_readers.py charges a C call on the RP2040
         self._cal = -1  # while calibrating: the real us summed
         self.segments = 0  # stretches of firmware work charged
-        self.long_segments = 0  # of them longer than 100 us of real time
+        self.long_segments = 0  # of them longer than 100 us of CPU time
         self.capped = 0  # of them longer than cpu_cap_us (charged as cpu_cap_us)
 
     def calibrate(self, call, n=500, rounds=5):
@@ -77,28 +124,35 @@ class VClock:
         self.overhead_us = best
         return best
 
+    def _waited_us(self):
+        # real us the process waited for a CPU since the last read
+        rd = self.run_delay()
+        self.rd_reads += 1
+        w = (rd - self._rd) // 1000
+        self._rd = rd
+        return w
+
     def enter(self):
         """The firmware calls into a model: its CPU time since leave() is charged."""
         if self._depth == 0:
-            d = utime.ticks_diff(utime.ticks_us(), self._mark)
+            t = utime.ticks_us()
+            d = utime.ticks_diff(t, self._mark)
             if self._cal >= 0:
                 self._cal += d
             elif self.factor:
+                if d > self.long and self.run_delay is not None:
+                    w = self._waited_us()
+                    if w > 0:
+                        self.preempted += 1
+                        self.preempted_us += w if w < d else d
+                        d -= w
                 d -= self.overhead_us
+                if d > self.wait_cap_us and self.waiting is not None and self.waiting():
+                    self.wait_capped += 1
+                    d = self.wait_cap_us
                 self.segments += 1
                 if d > 100:
                     self.long_segments += 1
-                if d > self.preempted_us and self.waiting is not None and self.waiting():
-                    # the firmware is blocked in a driver's wait for a chip's
-                    # answer (a loop of a few lines): the rest is the machine's
-                    self.in_wait += 1
-                    d = self.preempted_us
-                elif d > self.long and self.preemptions is not None:
-                    c = self.preemptions()
-                    if c != self._pc:
-                        self._pc = c
-                        self.preempted += 1
-                        d = self.preempted_us
                 if d > self.cap:
                     self.capped += 1
                     d = self.cap
@@ -107,19 +161,25 @@ class VClock:
                     v += int(d * self.factor)
                 self.now_us += v
                 self.cpu_us += v
+            self._in = utime.ticks_us()
         self._depth += 1
 
     def mark(self):
-        """Called between two turns of the firmware (in its sleeps): the
-        preemption count from which the next long stretch is judged."""
-        if self.preemptions is not None:
-            self._pc = self.preemptions()
+        """The process waited for real (the board's own waits): a wait for the
+        CPU before now is not the next stretch's."""
+        if self.run_delay is not None:
+            self._waited_us()
 
     def leave(self):
         self._depth -= 1
         if self._depth <= 0:
             self._depth = 0
-            self._mark = utime.ticks_us()
+            t = utime.ticks_us()
+            if self.run_delay is not None and utime.ticks_diff(t, self._in) > self.long_call:
+                # a long model call: a preemption in it was the model's
+                self._waited_us()
+                t = utime.ticks_us()
+            self._mark = t
 
     # --- pn532sim.SimClock's interface
     def ticks_us(self):
