@@ -11,7 +11,10 @@
 # R times and its time the median of them: every check timed the same way
 # (the adversarial set is timed the same way by
 # host/tractor_table/device_runner/adversary_mp.py). Prints per hand:
-# [id, variant, [[kind, µs], ...]].
+# [id, variant, [[kind, µs], ...]]. The bench runs this P times over (passes)
+# and keeps each check's least median: the checks allocate nothing, so no
+# collection runs inside a timed call; the passes filter the shared machine's
+# slow spells, which outlast a check's R calls.
 # "heap": replays one hand and prints the engine's live heap (gc.mem_alloc()
 # after gc.collect()) after importing it, after setting up, and its peak over
 # every step, each above a baseline taken before the engine was imported.
