@@ -273,8 +273,8 @@ the unix port here (min–median; the engine imported, 52 KB live; not in any ch
 The slowest cases one by one (2026-12-01, `bench/device_rules_spread.py`, 50
 calls each in a row, several processes, load 1–1.5): least times adv-17
 188–205 µs, adv-20 184–192, adv-21 169–175, adv-05 163–167, their medians
-181–243 µs; every fresh case of three searches (817 distinct) at least once
-≤ 175 µs. So the slowest checks cost about 185–205 µs = 46–51 ms RP2040 (est.)
+181–243 µs; of the 817 distinct cases of three fresh searches, the 15 slowest
+(least time 194–283 µs over 21 calls at first) came to ≤ 173 µs when timed again. So the slowest checks cost about 185–205 µs = 46–51 ms RP2040 (est.)
 without disturbance: the 50 ms target is at the edge, and with the machine's
 load at or above its cores even the passes do not filter the spells.
 Slowest over bot play: {bots_worst[1]} {bots_worst[0]:,.0f} µs in {bots_worst[2]}.
