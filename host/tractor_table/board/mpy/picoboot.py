@@ -850,7 +850,13 @@ class TapLog:
         self.st2 = Hist()
         self.st3 = Hist()
         self.saving = Hist()
-        self._cells = None
+        # framebuf's font cells -> character codes: the seat lines read back
+        # (built here, with the models, not in the firmware's heap later)
+        self._cells = {}
+        font = font_table()
+        for i in range(95):
+            self._cells[bytes(font[i * 8 : i * 8 + 8])] = 32 + i
+        self._text = bytearray(16)
 
     def _ops(self):
         f = self.board.flash
@@ -912,12 +918,7 @@ class TapLog:
 
     def _line(self, ram, page):
         cells = self._cells
-        if cells is None:
-            cells = self._cells = {}
-            font = font_table()
-            for i in range(95):
-                cells[bytes(font[i * 8 : i * 8 + 8])] = 32 + i
-        out = bytearray(16)
+        out = self._text
         base = page * 128
         for col in range(16):
             cell = bytes(ram[base + col * 8 : base + col * 8 + 8])
