@@ -75,6 +75,10 @@ _BOOT = const(3)  # booting until _due, then set-up
 _WAIT = const(4)  # set-up failed; next reset at _due
 
 _UID_MAX = const(10)
+# how long after confirm_ms a tag seen once still counts as pending (ms): a
+# four-seat cycle and then some; a stray read that never comes back holds
+# the saves off this long at most
+_PENDING_SLACK_MS = const(200)
 
 
 def ticks_diff(a, b):
@@ -223,6 +227,15 @@ class Scanner:
             self.uid[i] = src[i]
         self.uid_len = n
         return kind
+
+    def seen_once(self, now):
+        """True while a seat saw a new tag by one poll and its confirming poll
+        may still come (confirm_ms and a cycle's allowance after it): the main
+        loop starts no save then, so that the tap's frame is not kept waiting."""
+        for s in range(self.seats):
+            if self._pend[s] and ticks_diff(now, self._pend_at[s]) <= self.confirm_ms + _PENDING_SLACK_MS:
+                return True
+        return False
 
     def due(self, now):
         """True when a reader has something to do now (a poll, a set-up, a

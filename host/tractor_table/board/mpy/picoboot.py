@@ -801,6 +801,7 @@ class Board:
         for name, h in (("shown", tl.shown), ("st1", tl.st1), ("st2", tl.st2), ("st3", tl.st3), ("saving", tl.saving)):
             out.write(b" %s_n %d %s_p50 %d %s_p99 %d %s_max %d" % (
                 name.encode(), h.n, name.encode(), h.pct(50), name.encode(), h.pct(99), name.encode(), h.max))
+        out.write(b" flash_on_path %d" % tl.flash_on_path)
         out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d\n" % (
             tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
             self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
@@ -842,6 +843,10 @@ class TapLog:
         self.confirm = [-1] * n
         self.shown_at = [-1] * n
         self.flash_ops = [0] * n  # the flash's ops when put down
+        self.ops_counted = [0] * n  # ... and when counted
+        # taps with a flash erase or program between their count and the frame
+        # that shows it: flash work on the tap's path
+        self.flash_on_path = 0
         self.frame_start = -1
         self.unclosed = 0  # taps never counted (dropped for a newer one)
         self.shown = Hist()
@@ -911,6 +916,7 @@ class TapLog:
             if self.seat[i] >= 0 and self.counted_at[i] < 0 and self.reads[i] >= 2:
                 self.counted_at[i] = now
                 self.confirm[i] = self.last[i]
+                self.ops_counted[i] = self._ops()
 
     def window(self, now):
         if self.frame_start < 0:
@@ -948,8 +954,11 @@ class TapLog:
                 self.st1.add(self.first[i] - p)
                 self.st2.add(self.confirm[i] - self.first[i])
                 self.st3.add(now - self.confirm[i])
-                if self._ops() != self.flash_ops[i]:
+                ops = self._ops()
+                if ops != self.flash_ops[i]:
                     self.saving.add(now - p)
+                if ops != self.ops_counted[i]:
+                    self.flash_on_path += 1
                 self.seat[i] = -1
 
 
