@@ -593,6 +593,7 @@ class Board:
 
     def wdt_feed(self):
         self.feeds += 1  # the main loop feeds it once a turn
+        self.person.taps.turn_end()
         if self.wdt_due >= 0:
             self.wdt_due = self.clock.now_us + self.wdt_ms * 1000
 
@@ -844,9 +845,11 @@ class TapLog:
         self.shown_at = [-1] * n
         self.flash_ops = [0] * n  # the flash's ops when put down
         self.ops_counted = [0] * n  # ... and when counted
-        # taps with a flash erase or program between their count and the frame
-        # that shows it: flash work on the tap's path
+        # taps with a flash erase or program between their count and the end
+        # of the main loop's turn that counted them (the turn that draws their
+        # frame; the watchdog is fed once a turn): flash work on the tap's path
         self.flash_on_path = 0
+        self.in_turn = [False] * n  # counted, its turn not over yet
         self.frame_start = -1
         self.unclosed = 0  # taps never counted (dropped for a newer one)
         self.shown = Hist()
@@ -886,6 +889,11 @@ class TapLog:
         if free < 0:
             free = oldest
             self.unclosed += 1
+        if self.in_turn[free]:
+            # its counting turn is not over: judged now, before the slot is reused
+            self.in_turn[free] = False
+            if self._ops() != self.ops_counted[free]:
+                self.flash_on_path += 1
         self.seat[free] = s
         self.card[free] = card
         self.placed_at[free] = now
@@ -917,6 +925,18 @@ class TapLog:
                 self.counted_at[i] = now
                 self.confirm[i] = self.last[i]
                 self.ops_counted[i] = self._ops()
+                self.in_turn[i] = True
+
+    def turn_end(self):
+        # the main loop fed the watchdog: the turn that counted a tap is over
+        ops = -1
+        for i in range(_TAP_SLOTS):
+            if self.in_turn[i]:
+                self.in_turn[i] = False
+                if ops < 0:
+                    ops = self._ops()
+                if ops != self.ops_counted[i]:
+                    self.flash_on_path += 1
 
     def window(self, now):
         if self.frame_start < 0:
@@ -954,11 +974,8 @@ class TapLog:
                 self.st1.add(self.first[i] - p)
                 self.st2.add(self.confirm[i] - self.first[i])
                 self.st3.add(now - self.confirm[i])
-                ops = self._ops()
-                if ops != self.flash_ops[i]:
+                if self._ops() != self.flash_ops[i]:
                     self.saving.add(now - p)
-                if ops != self.ops_counted[i]:
-                    self.flash_on_path += 1
                 self.seat[i] = -1
 
 
