@@ -101,6 +101,8 @@ class PicoTable(vr.VirtualTable):
             raise CommandError("the board model reads its PN532 models over SPI: --readers spi only")
         if heap_report:
             raise CommandError("the heap report needs the virtual board (--board virtual)")
+        #: the last answer to probe_heap: (free, live, bytes tried, "ok" / "MemoryError" / "-")
+        self.heap_probe: tuple[int, int, int, str] | None = None
         #: the firmware's share of the heap in this port's bytes (chip_cap), 0
         #: with an explicit ``heapsize`` (then the firmware has all but the models')
         self.cap = 0
@@ -150,6 +152,17 @@ class PicoTable(vr.VirtualTable):
         items.append(deploy.Item(deploy.CONFIG_FILE, config, "configuration"))
         self.image.unlink(missing_ok=True)
         flashimage.build(self.image, items)
+
+    def probe_heap(self, block: int = 0, timeout: float = 10.0) -> tuple[int, int, int, str]:
+        """The board's heap as the firmware finds it at its next turn: (free
+        bytes, live bytes, ``block``, whether ``block`` bytes could be
+        allocated (in pieces of 480 bytes, as the state of a table is: fragments count): "ok", "MemoryError", or "-" for none tried)."""
+        self.heap_probe = None
+        self._send(b"G %d\n" % block)
+        if not self.wait(lambda: self.heap_probe is not None, timeout):
+            raise CommandError(f"the board did not answer the heap probe in {timeout:.0f} s")
+        assert self.heap_probe is not None
+        return self.heap_probe
 
     @property
     def chip_peak(self) -> int:
@@ -317,6 +330,12 @@ class PicoTable(vr.VirtualTable):
                 self.resets += 1
                 self._relaunch = threading.Thread(target=self._power_back, daemon=True)
                 self._relaunch.start()
+                self._changed.notify_all()
+            return
+        if op == "G":
+            free, alloc, n, got = rest.split()
+            with self._changed:
+                self.heap_probe = (int(free), int(alloc), int(n), got)
                 self._changed.notify_all()
             return
         if op == "W":

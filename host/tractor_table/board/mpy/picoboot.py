@@ -712,6 +712,25 @@ class Board:
             elif op == b"C" and self.flash is not None:
                 # a power cut at the n-th erase or program from now
                 self.flash.cut_at(self.flash.ops + int(parts[1]))
+            elif op == b"G":
+                # the heap as the firmware finds it (issue 21's chip cap):
+                # free bytes, live bytes, and n bytes of the heap taken in small
+                # pieces (what fragments leave is used too)
+                gc.collect()
+                n = int(parts[1]) if len(parts) > 1 else 0
+                got = b"-"
+                if n:
+                    held = []
+                    try:
+                        a0 = gc.mem_alloc()
+                        while gc.mem_alloc() - a0 < n:
+                            held.append(bytearray(480))
+                        got = b"ok"
+                    except MemoryError:
+                        got = b"MemoryError"
+                    held = None
+                    gc.collect()
+                self._out.write(b"G %d %d %d %s\n" % (gc.mem_free(), gc.mem_alloc(), n, got))
             elif op == b"?":
                 # the person's state, for a host that waits in vain
                 p = self.person
