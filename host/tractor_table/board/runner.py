@@ -145,6 +145,8 @@ class PicoTable(vr.VirtualTable):
             for src in BOARD_DIR.glob("*.py"):
                 if src.name != "pico.py":
                     vr.compile_for_host(board_dir, src)
+            # the RP2040's C stack (the virtual table's own mechanism)
+            vr.compile_for_host(board_dir, vr.MPY_DIR / "chipstack.py")
             shutil.copy(BOARD_DIR / "pico.py", board_dir / "pico.py")
         self._flash_image()
         ctl_in = self.workdir / "ctl_in"

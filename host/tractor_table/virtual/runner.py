@@ -53,7 +53,7 @@ CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
 READERS = ("spi", "direct")
 #: the virtual board and its heap report, compiled into the table's sim folder
 #: (``mpy/vstart.py`` imports the compiled board and runs it)
-BOARD_SOURCES = (MPY_DIR / "vboard.py", MPY_DIR / "heapreport.py")
+BOARD_SOURCES = (MPY_DIR / "vboard.py", MPY_DIR / "heapreport.py", MPY_DIR / "chipstack.py")
 #: the flash folder's file with the table's identity (mpy/vboard.py reads it)
 UID_FILE = "unique_id"
 
