@@ -58,9 +58,9 @@ _ALTERNATE_MS = 300 + 50
 _AWAY_MS = 500 + 50
 _CROSSTALK_MS = 300 + 50
 # a tap: the card lies on the reader at least this long (ms), and until read
-# by two polls at least the scanner's confirm_ms (80) apart
+# by two polls at least the scanner's confirm_ms (40) apart
 _HOLD_MS = 250
-_CONFIRM_MS = 80
+_CONFIRM_MS = 40
 # a person's button presses (ms): each phase lasts at least this long and
 # until the firmware sampled the pin at least twice in it
 _CLICK_MS = 150
@@ -91,6 +91,16 @@ class _Sink:
     def write(self, b):
         self.lines.append(bytes(b))
         del self.lines[:-8]
+
+
+def _card_name(card):
+    # display.card_name, as bytes: "AS", "TH", "SJ", "BJ"
+    f = card % 54
+    if f == 52:
+        return b"SJ"
+    if f == 53:
+        return b"BJ"
+    return b"23456789TJQKA"[f % 13 : f % 13 + 1] + b"SHDC"[f // 13 : f // 13 + 1]
 
 
 def _rev_table():
@@ -469,10 +479,15 @@ class Board:
         self.frames = 0
         self.peak = 0
         self.sim_bytes = 0
+        # the chip's heap (issue 21): what the process holds beyond the
+        # firmware's cap, so that the firmware runs out where the chip would
+        self.ballast = None
+        self.held = 0
         self.reported = False
         self.restored = False
         self.boots = 0
         self.poll_cycle = Hist()  # between two polls of seat 0's reader: the four-seat cycle
+        self._glyphs = None  # font cell -> character (line_text)
         self._seat0_at = -1
         self._last_polled = -1
         self.poll_ms = [0, 0, 0, 0]  # the firmware's ticks_ms of each seat's last poll
@@ -534,6 +549,23 @@ class Board:
             elif self._seat0_at < 0:
                 self._seat0_at = now
         self._last_polled = s
+
+    def line_text(self, ram, page):
+        """The text of display page ``page`` (16 characters of framebuf's 8x8
+        font, in normal or inverse video), read back from the SSD1306's RAM."""
+        glyphs = self._glyphs
+        if glyphs is None:
+            glyphs = self._glyphs = {}
+            f = font_table()
+            for i in range(95):
+                cell = bytes(f[i * 8 : i * 8 + 8])
+                glyphs[cell] = 32 + i
+                glyphs[bytes(b ^ 0xFF for b in cell)] = 32 + i
+        out = bytearray(16)
+        base = page * 128
+        for i in range(16):
+            out[i] = glyphs.get(bytes(ram[base + i * 8 : base + i * 8 + 8]), 63)
+        return bytes(out)
 
     def _in_flight(self):
         # a PN532 model holds an ACK or an answer the Pico has not read yet
@@ -653,7 +685,7 @@ class Board:
         if not self.reported and self.mounted:
             self.reported = True
             gc.collect()
-            self._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes))
+            self._out.write(b"R %d %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes + self.held, self.held))
         if self._svc & 1023 == 0:
             gc.collect()
             a = gc.mem_alloc()
@@ -743,6 +775,25 @@ class Board:
             elif op == b"C" and self.flash is not None:
                 # a power cut at the n-th erase or program from now
                 self.flash.cut_at(self.flash.ops + int(parts[1]))
+            elif op == b"G":
+                # the heap as the firmware finds it (issue 21's chip cap):
+                # free bytes, live bytes, and n bytes of the heap taken in small
+                # pieces (what fragments leave is used too)
+                gc.collect()
+                n = int(parts[1]) if len(parts) > 1 else 0
+                got = b"-"
+                if n:
+                    held = []
+                    try:
+                        a0 = gc.mem_alloc()
+                        while gc.mem_alloc() - a0 < n:
+                            held.append(bytearray(480))
+                        got = b"ok"
+                    except MemoryError:
+                        got = b"MemoryError"
+                    held = None
+                    gc.collect()
+                self._out.write(b"G %d %d %d %s\n" % (gc.mem_free(), gc.mem_alloc(), n, got))
             elif op == b"?":
                 # the person's state, for a host that waits in vain
                 p = self.person
@@ -763,7 +814,7 @@ class Board:
         if not self.reported:
             self.reported = True
             gc.collect()
-            self._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes))
+            self._out.write(b"R %d %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes + self.held, self.held))
         if self.sleeps % 64 == 0:
             gc.collect()
             a = gc.mem_alloc()
@@ -979,16 +1030,6 @@ class TapLog:
                 self.seat[i] = -1
 
 
-def _card_name(card):
-    # display.card_name's notation, as bytes: b'AS', b'TH', b'SJ', b'BJ'
-    f = card % 54
-    if f == 52:
-        return b"SJ"
-    if f == 53:
-        return b"BJ"
-    return b"23456789TJQKA"[f % 13 : f % 13 + 1] + b"SHDC"[f // 13 : f // 13 + 1]
-
-
 class Hist:
     """Durations in 1 ms buckets up to 1 s (longer ones in the last) (fixed memory: no list that grows
     in the heap the firmware shares); percentiles to the bucket's top."""
@@ -1119,7 +1160,12 @@ def main(argv, start_alloc):
     factor = float(spec[0])
     c_factor = float(spec[1]) if len(spec) > 1 else None
     times = spec[2] if len(spec) > 2 else "typ"
-    decks = int(argv[5]) if len(argv) > 5 else 2
+    # DECKS or DECKS/CAP: CAP, the firmware's share of the heap in this
+    # port's bytes (board/runner.py, chip_cap: the chip's 240 KiB with the
+    # firmware's native code counted at the chip's size)
+    d, _, cap = (argv[5] if len(argv) > 5 else "2").partition("/")
+    decks = int(d)
+    cap = int(cap) if cap else 0
     board = Board(ctl_in, ctl_out, image, factor, c_factor, times)
     board.set_decks(decks)
     import binascii
@@ -1140,6 +1186,14 @@ def main(argv, start_alloc):
         sys.modules["json"] = vclock.TimedJson(board.clock, json)
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
+    if cap:
+        # what is free beyond the firmware's cap is held, from here on, by one
+        # block the firmware cannot use: it gets the chip's heap, no more
+        extra = gc.mem_free() - cap
+        if extra > 64:
+            board.ballast = bytearray(extra - 64)
+            gc.collect()
+            board.held = gc.mem_alloc() - start_alloc - board.sim_bytes
     keep = set(sys.modules)
     # a process started after a reset (the host's relaunch): its cause and
     # the boots so far
