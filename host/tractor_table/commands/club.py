@@ -16,12 +16,13 @@ docs/club.md says how to run a club night with them.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
 
-ACTIONS = ("serve", "token")
+ACTIONS = ("serve", "token", "upload")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +66,9 @@ def _database(args: argparse.Namespace) -> tuple[str, Any]:
 def run(args: argparse.Namespace) -> int:
     if args.action == "serve":
         return _serve(args)
-    return _token(args)
+    if args.action == "token":
+        return _token(args)
+    return _upload(args)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -118,4 +121,21 @@ def _token(args: argparse.Namespace) -> int:
     finally:
         if cluster is not None and cluster.started_here:
             cluster.stop()
+    return 0
+
+
+def _upload(args: argparse.Namespace) -> int:
+    from ..club.uploader import UploadError, upload_file
+
+    if not args.db:
+        raise CommandError("upload: give the records file with --db FILE")
+    token = args.token or os.environ.get("TT_CLUB_TOKEN", "")
+    if not args.club or not token:
+        raise CommandError("upload: give the club's URL with --club and the token with --token "
+                           "(or TT_CLUB_TOKEN)")
+    try:
+        sent, acked = upload_file(Path(args.db), args.club, token)
+    except UploadError as exc:
+        raise CommandError(str(exc)) from None
+    print(f"club: {sent} item(s) sent; the server holds this file's journal through {acked}")
     return 0
