@@ -36,6 +36,7 @@ from starlette.responses import (
 from starlette.routing import BaseRoute, Route
 
 from ..club import db
+from ..report.cards import level_name
 from . import store
 from .entries_csv import CsvError
 from .model import ADJUSTMENT_NAMES, CompetitionError
@@ -44,6 +45,7 @@ from .scoring import TIE_BREAK_NAMES
 HERE = Path(__file__).parent
 ENV = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(),
                   trim_blocks=True, lstrip_blocks=True)
+ENV.filters["level"] = level_name
 COOKIE: Final = "tt_director"
 SESSION_HOURS: Final = 8
 MAX_FORM: Final = 1 << 20
@@ -265,8 +267,6 @@ def _view(url: str, comp: int) -> dict[str, Any]:
                 cls = "playing"
             text = ""
             if m.levels is not None:
-                from ..report.cards import level_name
-
                 text = f"{level_name(m.levels[0])}/{level_name(m.levels[1])}"
             cells.append({"cls": cls, "text": text, "mid": m.match_id})
         grid.append({"label": label, "cells": cells})
@@ -333,8 +333,9 @@ async def standings_stream(request: Request) -> Response:
             if comp is None:
                 continue
             v = await run_in_threadpool(_view, url, comp)
+            lang = _lang(request)
             html = ENV.get_template("standings_body.html").render(
-                v=v, t=TEXT[_lang(request)], lang=_lang(request))
+                v=v, t=TEXT[lang], lang=lang, tb_names=TIE_BREAK_NAMES[lang])
             data = "".join(f"data: {line}\n" for line in html.splitlines())
             yield f"id: {seen}\nevent: standings\n{data}\n".encode()
 
