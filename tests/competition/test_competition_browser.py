@@ -9,6 +9,7 @@ import shutil
 import socket
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -129,6 +130,10 @@ def test_a_round_in_two_browsers(server: str, tmp_path: Path) -> None:
         if docs.is_dir():
             d.save_screenshot(str(docs / "director.png"))
             s.save_screenshot(str(docs / "standings.png"))
+        # the published score sheet, printed to PDF by chromium on the server
+        with urllib.request.urlopen(server + "/results/round/1.pdf", timeout=120) as resp:
+            assert resp.headers["content-type"] == "application/pdf"
+            assert resp.read(5) == b"%PDF-"
         # the spectator still cannot post a director's form
         s.get(server + "/director")
         wait_s.until(lambda b: "/director/login" in b.current_url)

@@ -375,14 +375,49 @@ async def round_sheet(request: Request) -> Response:
     pub = await run_in_threadpool(fetch) if comp is not None else None
     if pub is None:
         return PlainTextResponse(f"round {no} is not published\n", status_code=404)
-    if request.path_params.get("fmt") == "txt":
+    fmt = request.path_params.get("fmt")
+    if fmt == "txt":
         return PlainTextResponse(pub[2])
+    if fmt == "pdf":
+        return await _pdf(request, no)
+    if fmt is not None:
+        return PlainTextResponse(f"no .{fmt[:10]} form: use .txt or .pdf\n", status_code=404)
     standings = pub[3] if isinstance(pub[3], list) else json.loads(pub[3])
     matches = [dict(line.removeprefix("[").removesuffix('"]').split(' "', 1)
                     for line in block.splitlines())
                for block in pub[2].split("\n\n") if block.strip()]
     return _render(request, "sheet.html", no=no, version=pub[0], published_at=pub[1],
                    standings=standings, matches=matches)
+
+
+async def _pdf(request: Request, no: int) -> Response:
+    """The score sheet printed by headless chromium (its print style), from this server."""
+    import shutil
+    import tempfile
+
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        return PlainTextResponse("the PDF needs chromium on the server (apt-get install chromium);"
+                                 f" print /results/round/{no} from a browser instead\n",
+                                 status_code=503)
+    page = f"{request.url.scheme}://{request.url.netloc}/results/round/{no}"
+    with tempfile.TemporaryDirectory(prefix="tt-pdf-") as tmp:
+        out = Path(tmp) / "sheet.pdf"
+        proc = await asyncio.create_subprocess_exec(
+            exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+            f"--user-data-dir={tmp}/profile", f"--print-to-pdf={out}", page,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        try:
+            await asyncio.wait_for(proc.wait(), 90)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+            return PlainTextResponse("chromium did not print the sheet in 90 s\n", status_code=504)
+        if not out.exists():
+            return PlainTextResponse("chromium printed nothing\n", status_code=500)
+        data = out.read_bytes()
+    return Response(data, media_type="application/pdf", headers={
+        "Content-Disposition": f'inline; filename="round-{no}.pdf"'})
 
 
 # -- the director -----------------------------------------------------------------------
