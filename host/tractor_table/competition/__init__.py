@@ -2,7 +2,7 @@
 
 Nothing here touches a database, a clock or a network; the club server stores the facts
 (matches, adjustments, seatings) and calls these functions to derive everything else
-(docs/club.md, "Competitions").
+(docs/competition.md, "Competitions").
 
 - :mod:`.scoring` — a competition's scoring rules as data (level ladder, match points,
   walkover, tie-break chain), validated, with the presets of real events.

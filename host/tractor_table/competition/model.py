@@ -3,7 +3,7 @@
 These are the things the club server stores; everything else (meetings, match points,
 standings) is derived from them by :mod:`.standings`. An entry is a pair (two partners at
 one table) or a team (two or more pairs, each pair at a different table, their results
-added up, as the FCG team rules say; docs/club.md, "Entries").
+added up, as the FCG team rules say; docs/competition.md, "Entries").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A competition's scoring as data: the level ladder, match points, walkovers, tie-breaks.
 
-Every event converts a match's level difference into match points its own way (docs/club.md,
+Every event converts a match's level difference into match points its own way (docs/competition.md,
 "Scoring"): win/draw/loss 3/1/0, or a base of 15 plus or minus the level difference capped at
 10 with a walkover worth 18. A :class:`Scoring` holds one such conversion and the order of the
 tie-break chain; it round-trips through a plain dict (``to_dict``/``from_dict``) so the club
@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from shengji.cards import Rank
 
-#: The tie-break criteria a chain may list, best first (docs/club.md, "Tie-breaks").
+#: The tie-break criteria a chain may list, best first (docs/competition.md, "Tie-breaks").
 TIE_BREAKS: Final = (
     "match_points",  # 总积分: the sum of match points
     "net_levels",  # 净胜级数 / 级差分总和: the sum of (capped) level differences
@@ -72,7 +72,7 @@ class Scoring:
     ``method`` ``"wdl"``: the side with the higher level (or the one that passed the top of
     the ladder) wins ``win`` points, the other ``loss``; equal levels ``draw`` each.
     ``method`` ``"base"``: each side gets ``base`` plus its level difference, the difference
-    capped at ``cap`` (the 15 ± 10 of docs/club.md). A walkover gives the side that came
+    capped at ``cap`` (the 15 ± 10 of docs/competition.md). A walkover gives the side that came
     ``walkover_win`` and the absent side ``walkover_loss``, and credits ``walkover_levels``
     of level difference; a bye is worth ``bye`` points and counts as a round won.
     ``team_combine`` says how a team's tables add up in one meeting: ``"levels"`` sums the
@@ -220,7 +220,7 @@ class Scoring:
         return replace(base, **kw)
 
 
-#: Real events' conversions (docs/club.md, "Scoring"; the sources are in its table).
+#: Real events' conversions (docs/competition.md, "Scoring"; the sources are in its table).
 PRESETS: Final[dict[str, Scoring]] = {
     # win 3 / draw 1 / loss 0, then net levels, total levels, lots (an internal club event)
     "club": Scoring(),

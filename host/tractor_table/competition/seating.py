@@ -3,7 +3,7 @@
 Side 0 of a table is seats 0 and 2, side 1 seats 1 and 3 (partners sit opposite). A pair
 meeting takes one table; a team meeting takes one table per pair, the two teams' pairs
 alternating sides from table to table, so a team's members sit at different tables in
-different positions (the FCG team rule, docs/club.md, "Entries").
+different positions (the FCG team rule, docs/competition.md, "Entries").
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``rank()`` is run every time the standings are shown (live, marked provisional) and when a
 round is published (frozen into that publication); it is never stored and then patched, so a
 revoked adjustment or a corrected match can never leave a stale total behind (the lesson of
-docs/club.md, "Competitions"). The result does not depend on the order of its inputs.
+docs/competition.md, "Competitions"). The result does not depend on the order of its inputs.
 """
 
 from __future__ import annotations
