@@ -285,3 +285,13 @@ def test_a_reader_that_stops_answering_mid_game_and_a_card_shown_before_it_count
     assert "(5S)" not in counted and counted.endswith("[3]")
     assert _value(out, "line7") == "S0 no reader"
     assert _value(out, "link") == "[[106, 1]]"
+
+
+def test_the_host_says_which_reader_is_missing() -> None:
+    from tractor_table.vocab import readers_status
+
+    assert readers_status(4) == (
+        "readers: no answer from the reader at S2: check its cable and its SPI switches"
+    )
+    assert "S0, S3" in readers_status(9)
+    assert readers_status(0) == "readers: every seat's reader answers"

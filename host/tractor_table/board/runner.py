@@ -74,6 +74,7 @@ class PicoTable(vr.VirtualTable):
         cpu_factor: float = CPU_FACTOR,
         readers: str = "spi",
         heap_report: bool = False,
+        table_cfg: dict[str, str] | None = None,
     ) -> None:
         if readers != "spi":
             raise CommandError("the board model reads its PN532 models over SPI: --readers spi only")
@@ -89,6 +90,8 @@ class PicoTable(vr.VirtualTable):
             rules=rules,
         )
         self.cpu_factor = cpu_factor
+        #: more table.cfg keys (e.g. reader_groups), after the rules'
+        self.table_cfg = dict(table_cfg or {})
         self.image = self.workdir / "flash.img"
         #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
         self.power_cut: tuple[int, str, int] | None = None
@@ -119,8 +122,10 @@ class PicoTable(vr.VirtualTable):
             if i.name not in ("cards.bin", "table.cfg")
         ]
         items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
-        config = vr.table_config(self.rules, self.hand_scan).encode()
-        items.append(deploy.Item(deploy.CONFIG_FILE, config, "configuration"))
+        config = vr.table_config(self.rules, self.hand_scan)
+        for k, v in self.table_cfg.items():
+            config += f"{k}={v}\n"
+        items.append(deploy.Item(deploy.CONFIG_FILE, config.encode(), "configuration"))
         self.image.unlink(missing_ok=True)
         flashimage.build(self.image, items)
 

@@ -93,14 +93,18 @@ class _Sink:
         del self.lines[:-8]
 
 
-def _card_name(card):
-    # display.card_name, as bytes: "AS", "TH", "SJ", "BJ"
+_RANKS = b"23456789TJQKA"
+_SUITS = b"SHDC"
+
+
+def _name_chars(card):
+    # display.card_name's two characters, as codes: "AS", "TH", "SJ", "BJ"; "??" unknown
+    if card < 0:
+        return 63, 63
     f = card % 54
-    if f == 52:
-        return b"SJ"
-    if f == 53:
-        return b"BJ"
-    return b"23456789TJQKA"[f % 13 : f % 13 + 1] + b"SHDC"[f // 13 : f // 13 + 1]
+    if f >= 52:
+        return (83 if f == 52 else 66), 74
+    return _RANKS[f % 13], _SUITS[f // 13]
 
 
 def _rev_table():
@@ -210,7 +214,8 @@ class Person:
         # seen once, "(AS)" (display.py): Board._frame reads the line back
         self.shown_lat = Hist()
         self.shown_wait = [-1, -1, -1, -1]  # placed_at, while not shown yet
-        self.shown_text = [b"", b"", b"", b""]
+        # what that frame must show: "(AS)" in the 8x8 font, 4 cells of 8 column bytes
+        self.shown_pat = [bytearray(32) for _ in range(4)]
         self.never_shown = 0  # cards lifted before any frame showed them so
 
     def now_ms(self):
@@ -298,7 +303,8 @@ class Person:
         self.pending_lat.append(now)
         if isinstance(card, int) and card != -2:
             self.shown_wait[s] = now
-            self.shown_text[s] = b"(??)" if card < 0 else b"(" + _card_name(card) + b")"
+            a, b = _name_chars(card)
+            self.board.glyphs(self.shown_pat[s], 40, a, b, 41)  # "(", ")"
 
     def found(self, s):
         """The Pico read the seat's poll answer listing the tags on it: the
@@ -471,7 +477,7 @@ class Board:
         self.restored = False
         self.boots = 0
         self.poll_cycle = Hist()  # between two polls of seat 0's reader: the four-seat cycle
-        self._glyphs = None  # font cell -> character (line_text)
+        self._font = font_table()  # for the cards shown as seen once (Person.shown_pat)
         self._seat0_at = -1
         self._last_polled = -1
         self.poll_ms = [0, 0, 0, 0]  # the firmware's ticks_ms of each seat's last poll
@@ -534,22 +540,28 @@ class Board:
                 self._seat0_at = now
         self._last_polled = s
 
-    def line_text(self, ram, page):
-        """The text of display page ``page`` (16 characters of framebuf's 8x8
-        font, in normal or inverse video), read back from the SSD1306's RAM."""
-        glyphs = self._glyphs
-        if glyphs is None:
-            glyphs = self._glyphs = {}
-            f = font_table()
-            for i in range(95):
-                cell = bytes(f[i * 8 : i * 8 + 8])
-                glyphs[cell] = 32 + i
-                glyphs[bytes(b ^ 0xFF for b in cell)] = 32 + i
-        out = bytearray(16)
+    def glyphs(self, out, c0, c1, c2, c3):
+        """The 8x8 font's column bytes of four characters (codes 32-126) into ``out``."""
+        f = self._font
+        for k in range(4):
+            c = c0 if k == 0 else c1 if k == 1 else c2 if k == 2 else c3
+            base = (c - 32) * 8
+            for i in range(8):
+                out[k * 8 + i] = f[base + i]
+
+    def on_page(self, ram, page, pat):
+        """Whether display page ``page`` shows the cells of ``pat`` at a
+        character position (normal video), read back from the SSD1306's RAM;
+        allocates nothing (the firmware's heap is the board's too)."""
+        n = len(pat)
         base = page * 128
-        for i in range(16):
-            out[i] = glyphs.get(bytes(ram[base + i * 8 : base + i * 8 + 8]), 63)
-        return bytes(out)
+        for col in range(0, 128 - n + 1, 8):
+            i = 0
+            while i < n and ram[base + col + i] == pat[i]:
+                i += 1
+            if i == n:
+                return True
+        return False
 
     def _in_flight(self):
         # a PN532 model holds an ACK or an answer the Pico has not read yet
@@ -589,7 +601,7 @@ class Board:
             p.latencies.add(now - t)
         del p.pending_lat[:]
         for s in range(4):
-            if p.shown_wait[s] >= 0 and p.shown_text[s] in self.line_text(oled.ram, 3 + s):
+            if p.shown_wait[s] >= 0 and self.on_page(oled.ram, 3 + s, p.shown_pat[s]):
                 p.shown_lat.add(now - p.shown_wait[s])
                 p.shown_wait[s] = -1
         # the RAM as it is: the host reads the text back from it (board/png.py)
