@@ -30,7 +30,8 @@ class TrickReport:
     plays: list[tuple[int, list[int]]] = field(default_factory=list)
     winner: int | None = None
     points: int | None = None
-    score: int | None = None  # the attackers' running score after it
+    score: int | None = None  # the attackers' running score after it (-1: partner not yet known)
+    by_seat: list[int] = field(default_factory=lambda: [0] * SEATS)  # the points each seat has taken so far
     notes: list[str] = field(default_factory=list)  # forced throws, challenges
     attempt: list[int] = field(default_factory=list)  # a failed throw as laid
 
@@ -206,6 +207,10 @@ def feed(rep: HandReport, ev: list[Any]) -> None:
     elif k == EV.TRICK:
         t = _trick(rep, ev[1])
         t.winner, t.points, t.score = ev[2], ev[3], ev[4]
+        before = rep.tricks[ev[1] - 1].by_seat if ev[1] > 0 else [0] * SEATS
+        t.by_seat = list(before)
+        if 0 <= t.winner < SEATS:
+            t.by_seat[t.winner] += t.points
     elif k == EV.HAND_END:
         per_seat = len(ev) > 9  # find-a-friend: the winners are a bit mask of seats
         rep.end = {

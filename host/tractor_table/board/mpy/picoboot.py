@@ -473,6 +473,10 @@ class Board:
         self.frames = 0
         self.peak = 0
         self.sim_bytes = 0
+        # the chip's heap (issue 21): what the process holds beyond the
+        # firmware's cap, so that the firmware runs out where the chip would
+        self.ballast = None
+        self.held = 0
         self.reported = False
         self.restored = False
         self.boots = 0
@@ -680,7 +684,7 @@ class Board:
         if not self.reported and self.mounted:
             self.reported = True
             gc.collect()
-            self._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes))
+            self._out.write(b"R %d %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes + self.held, self.held))
         if self._svc & 1023 == 0:
             gc.collect()
             a = gc.mem_alloc()
@@ -764,6 +768,25 @@ class Board:
             elif op == b"C" and self.flash is not None:
                 # a power cut at the n-th erase or program from now
                 self.flash.cut_at(self.flash.ops + int(parts[1]))
+            elif op == b"G":
+                # the heap as the firmware finds it (issue 21's chip cap):
+                # free bytes, live bytes, and n bytes of the heap taken in small
+                # pieces (what fragments leave is used too)
+                gc.collect()
+                n = int(parts[1]) if len(parts) > 1 else 0
+                got = b"-"
+                if n:
+                    held = []
+                    try:
+                        a0 = gc.mem_alloc()
+                        while gc.mem_alloc() - a0 < n:
+                            held.append(bytearray(480))
+                        got = b"ok"
+                    except MemoryError:
+                        got = b"MemoryError"
+                    held = None
+                    gc.collect()
+                self._out.write(b"G %d %d %d %s\n" % (gc.mem_free(), gc.mem_alloc(), n, got))
             elif op == b"?":
                 # the person's state, for a host that waits in vain
                 p = self.person
@@ -784,7 +807,7 @@ class Board:
         if not self.reported:
             self.reported = True
             gc.collect()
-            self._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes))
+            self._out.write(b"R %d %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes + self.held, self.held))
         if self.sleeps % 64 == 0:
             gc.collect()
             a = gc.mem_alloc()
@@ -947,7 +970,12 @@ def _probe(spi, buf):
 
 def main(argv, start_alloc):
     ctl_in, ctl_out, image, factor = argv[1], argv[2], argv[3], float(argv[4])
-    decks = int(argv[5]) if len(argv) > 5 else 2
+    # DECKS or DECKS/CAP: CAP, the firmware's share of the heap in this
+    # port's bytes (board/runner.py, chip_cap: the chip's 240 KiB with the
+    # firmware's native code counted at the chip's size)
+    d, _, cap = (argv[5] if len(argv) > 5 else "2").partition("/")
+    decks = int(d)
+    cap = int(cap) if cap else 0
     board = Board(ctl_in, ctl_out, image, factor)
     board.set_decks(decks)
     import binascii
@@ -962,6 +990,14 @@ def main(argv, start_alloc):
     board.clock.calibrate(_probe(machine.SPI(1), bytearray(40)))
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
+    if cap:
+        # what is free beyond the firmware's cap is held, from here on, by one
+        # block the firmware cannot use: it gets the chip's heap, no more
+        extra = gc.mem_free() - cap
+        if extra > 64:
+            board.ballast = bytearray(extra - 64)
+            gc.collect()
+            board.held = gc.mem_alloc() - start_alloc - board.sim_bytes
     keep = set(sys.modules)
     # a process started after a reset (the host's relaunch): its cause and
     # the boots so far
