@@ -101,6 +101,7 @@ class PicoTable(vr.VirtualTable):
         pace_seed: int = 1,
         readers: str = "spi",
         heap_report: bool = False,
+        table_cfg: dict[str, str] | None = None,
     ) -> None:
         """``c_factor``: the charge of the firmware's C calls timed apart
         (gc.collect, json): by default C_FACTOR with the RP2040's CPU_FACTOR,
@@ -139,6 +140,8 @@ class PicoTable(vr.VirtualTable):
         self.flash_times = flash_times
         self.pace_ms = pace_ms
         self.pace_seed = pace_seed
+        #: more table.cfg keys (e.g. reader_groups), after the rules'
+        self.table_cfg = dict(table_cfg or {})
         self.image = self.workdir / "flash.img"
         #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
         self.power_cut: tuple[int, str, int] | None = None
@@ -169,8 +172,10 @@ class PicoTable(vr.VirtualTable):
             if i.name not in ("cards.bin", "table.cfg")
         ]
         items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
-        config = vr.table_config(self.rules, self.hand_scan).encode()
-        items.append(deploy.Item(deploy.CONFIG_FILE, config, "configuration"))
+        config = vr.table_config(self.rules, self.hand_scan)
+        for k, v in self.table_cfg.items():
+            config += f"{k}={v}\n"
+        items.append(deploy.Item(deploy.CONFIG_FILE, config.encode(), "configuration"))
         self.image.unlink(missing_ok=True)
         flashimage.build(self.image, items)
 

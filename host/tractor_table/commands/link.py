@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
+from ..vocab import AppCode, readers_status
 from ._files import check_writable
 from ._rules import rules_help
 from ._rules import table_rules as _rules  # link._rules: the name its tests use
@@ -133,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"push: snapshot {note[1]} " + ("taken by the table" if note[2] else f"refused: {note[3]}"))
         elif kind == "device":
             print(f"table says: {bytes(note[1]).decode('utf-8', 'replace').rstrip()}")
+        elif kind == "app" and len(note[1]) >= 2 and note[1][0] == AppCode.READERS:
+            print(readers_status(note[1][1]))
         for d in verifier.disagreements[before:]:
             print(d.show())
         if recorder is not None and recorder.failed and not told:

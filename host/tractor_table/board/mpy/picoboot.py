@@ -487,7 +487,6 @@ class Board:
         self.restored = False
         self.boots = 0
         self.poll_cycle = Hist()  # between two polls of seat 0's reader: the four-seat cycle
-        self._glyphs = None  # font cell -> character (line_text)
         self._seat0_at = -1
         self._last_polled = -1
         self.poll_ms = [0, 0, 0, 0]  # the firmware's ticks_ms of each seat's last poll
@@ -549,23 +548,6 @@ class Board:
             elif self._seat0_at < 0:
                 self._seat0_at = now
         self._last_polled = s
-
-    def line_text(self, ram, page):
-        """The text of display page ``page`` (16 characters of framebuf's 8x8
-        font, in normal or inverse video), read back from the SSD1306's RAM."""
-        glyphs = self._glyphs
-        if glyphs is None:
-            glyphs = self._glyphs = {}
-            f = font_table()
-            for i in range(95):
-                cell = bytes(f[i * 8 : i * 8 + 8])
-                glyphs[cell] = 32 + i
-                glyphs[bytes(b ^ 0xFF for b in cell)] = 32 + i
-        out = bytearray(16)
-        base = page * 128
-        for i in range(16):
-            out[i] = glyphs.get(bytes(ram[base + i * 8 : base + i * 8 + 8]), 63)
-        return bytes(out)
 
     def _in_flight(self):
         # a PN532 model holds an ACK or an answer the Pico has not read yet
