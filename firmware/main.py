@@ -216,7 +216,8 @@ class App:
                 t.tap(seat, card, now)
                 self.dirty = True
         for seat, kind in b.presses(now):
-            t.button(seat, kind, now)
+            if self.enroll is None or not self.enroll.press(seat, kind):
+                t.button(seat, kind, now)
             self.dirty = True
         had_msg = t.message
         t.tick(now)
