@@ -136,6 +136,17 @@ def cards_text(cards, room):
     return s
 
 
+def readers_text(down):
+    """The message line for the seats whose reader does not answer (a bit per
+    seat): "S2 no reader", "no reader S0,2", "no reader S0-S3"."""
+    if down & 15 == 15:
+        return "no reader S0-S3"
+    seats = [s for s in range(4) if down >> s & 1]
+    if len(seats) == 1:
+        return "S%d no reader" % seats[0]
+    return "no reader S" + ",".join(str(s) for s in seats)
+
+
 class DisplayModel:
     """Renders a table.Table into 8 text lines and a framebuf."""
 
@@ -145,6 +156,12 @@ class DisplayModel:
         if framebuf is not None:
             self.fb = framebuf.FrameBuffer(self.buf, WIDTH, HEIGHT, framebuf.MONO_VLSB)
         self.lines = [""] * LINES
+        # set by main.App from the board: the card each seat's reader saw once
+        # and has not confirmed yet (card id, -2 a tag not in the card map,
+        # -1 none; None: no readers), drawn "(AS)" after the seat's line; and
+        # the seats whose reader does not answer (a bit per seat)
+        self.shown = None
+        self.readers_down = 0
 
     def text_lines(self, t):
         """The 8 lines for the table's state (each at most 16 characters)."""
@@ -210,6 +227,17 @@ class DisplayModel:
         if t.friend:
             # partners = "called": levels per seat, the call and the partner
             t.friend.display(t, lines, trump, dealer)  # tablefriend.py
+        shown = self.shown
+        if shown is not None:
+            for s in range(4):
+                c = shown[s]
+                if c != -1:
+                    # seen once, not counted yet: at the end of the line, in brackets
+                    tag = "(??)" if c < 0 else "(" + card_name(c) + ")"
+                    ln = lines[3 + s]
+                    lines[3 + s] = ln[: COLS - 5] + " " + tag if len(ln) > COLS - 5 else ln + " " + tag
+        if self.readers_down and not t.message:
+            lines[7] = readers_text(self.readers_down)
         return lines
 
     def render(self, t):

@@ -156,6 +156,9 @@ APP_MAINTENANCE = const(103)
 # [APP_TAG, seat, "", reason] for a reader error)
 APP_ENROLL = const(104)
 APP_TAG = const(105)
+# [APP_READERS, down]: the seats whose reader does not answer, a bit per seat
+# (bit s: seat s), sent whenever that changes (0: every reader answers again)
+APP_READERS = const(106)
 
 # --- sounds (the buzzer plays them; the virtual table prints them) ------------
 SND_NONE = const(0)

@@ -215,6 +215,8 @@ class App:
             if self.enroll is None:
                 t.tap(seat, card, now)
                 self.dirty = True
+        if getattr(b, "view_changed", False):
+            self._view(b, now)
         for seat, kind in b.presses(now):
             if self.enroll is None or not self.enroll.press(seat, kind):
                 t.button(seat, kind, now)
@@ -261,6 +263,24 @@ class App:
             self.shown_at = now
             buf = self.display.render(t)
             b.show(buf, self.display.lines)
+
+    def _view(self, b, now):
+        # A card seen once (shown at once, marked as not counted yet) or gone,
+        # or a reader lost or back: drawn now, not REDRAW_MS after the last
+        # frame (a card placed must show within 50 ms: docs/readers.md).
+        b.view_changed = False
+        d = self.display
+        d.shown = b.shown
+        down = b.readers_down
+        if down != d.readers_down:
+            d.readers_down = down
+            self.link.send_app([E.APP_READERS, down])
+            if down:
+                print("readers: no answer from seat(s) %s" % " ".join(str(s) for s in range(4) if down >> s & 1))
+            else:
+                print("readers: every seat answers")
+        self.dirty = True
+        self.shown_at = now - REDRAW_MS
 
     def step_safe(self, now):
         """step(), but a failure is reported, not fatal: the table must keep
@@ -346,6 +366,8 @@ def configured_app(board, cfg_path):
     sc = getattr(board, "scanner", None)
     if sc is not None and opts.reader_gain >= 0:
         sc.rx_gain = opts.reader_gain  # set at each reader's set-up
+    if sc is not None:
+        sc.set_group(opts.reader_group)
     for p in opts.problems:
         print("table.cfg:", p)
     problem = board.problem or (opts.problems[0] if opts.problems else "")

@@ -120,7 +120,13 @@ class PicoBoard:
             # without a card map every tag is "unknown": the display says why
             self.problem = "no card map: %s" % exc
         self.decks = self.cards.decks if self.cards is not None else 2
-        self.scanner = scanner.Scanner(readers, self.cards)
+        self.scanner = scanner.Scanner(readers, self.cards)  # in pairs (table.cfg: main.configured_app)
+        # what the display shows beside the table core's state (main.App):
+        # the card each seat's reader saw once, not counted yet (the
+        # scanner's, -1 none), and the seats whose reader does not answer
+        self.shown = self.scanner.shown
+        self.readers_down = 0  # a bit per seat
+        self.view_changed = False  # either changed since main.App looked
         self.tag_sink = None  # enrollmode: sees every scanner event first
         self.oled = None
         self.display_errors = 0  # I2C errors of the display
@@ -191,10 +197,20 @@ class PicoBoard:
                 k = sc.kind
                 if k == S.EV_CARD:
                     out.append((sc.seat, sc.card))
+                    self.view_changed = True  # off the display as seen once
+                elif k == S.EV_SEEN or k == S.EV_GONE:
+                    self.view_changed = True
                 elif k == S.EV_UNKNOWN:
                     out.append((sc.seat, T.UNKNOWN_TAG))
+                    self.view_changed = True
                 elif k == S.EV_TWO or k == S.EV_CROSSTALK or k == S.EV_FAULT:
                     out.append((sc.seat, T.READER_ERROR))
+                    self.view_changed = True
+                    if k == S.EV_FAULT:
+                        self.readers_down |= 1 << sc.seat
+                elif k == S.EV_RECOVERED:
+                    self.readers_down &= ~(1 << sc.seat)
+                    self.view_changed = True
         if self._tone_until and self._time.ticks_diff(now, self._tone_until) >= 0:
             self.pwm.duty_u16(0)
             self._tone_until = 0

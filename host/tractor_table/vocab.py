@@ -254,6 +254,7 @@ class AppCode(enum.IntEnum):
     MAINTENANCE = _EVENTS["APP_MAINTENANCE"]
     ENROLL = _EVENTS["APP_ENROLL"]
     TAG = _EVENTS["APP_TAG"]
+    READERS = _EVENTS["APP_READERS"]
 
 
 _complete(AppCode, _prefixed("events", "APP_"))

@@ -55,6 +55,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: records.sqlite in the user's data directory)",
     )
     parser.add_argument("--no-record", action="store_true", help="record nothing")
+    from . import _club
+
+    _club.add_options(parser)
 
 
 def _describe(ev: list[Any]) -> str:
@@ -100,6 +103,14 @@ def run(args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.store.close()
         raise
+    from . import _club
+
+    try:
+        club = _club.start(args, recorder)
+    except CommandError:
+        if recorder is not None:
+            recorder.store.close()
+        raise
     feed = recorder.follow(verifier) if recorder is not None else verifier.on_note
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
 
@@ -133,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         interrupted = _follow(args, link, verifier, push, port)
     finally:
+        _club.stop(club)
         if recorder is not None:
             print(recorder.summary())
             recorder.store.close()

@@ -50,6 +50,8 @@ class Recorder:
         self.verdicts = 0
         self.hands_seen: set[int] = set()
         self._pushes: dict[int, tuple[bytes, int, int]] = {}
+        #: called after each note is written (the club's uploader wakes on it)
+        self.on_written: list[Callable[[], None]] = []
 
     # --- the link's notes
 
@@ -112,6 +114,9 @@ class Recorder:
             fn(*args)
         except (RecordsError, sqlite3.Error, OSError, ValueError, TypeError) as exc:
             self.failed = f"recording stopped: {exc}"
+            return
+        for hook in self.on_written:
+            hook()
 
     def _note(self, note: Note, verdict: tuple[str, Any] | None) -> None:
         kind = note[0]

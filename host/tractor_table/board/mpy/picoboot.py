@@ -58,9 +58,9 @@ _ALTERNATE_MS = 300 + 50
 _AWAY_MS = 500 + 50
 _CROSSTALK_MS = 300 + 50
 # a tap: the card lies on the reader at least this long (ms), and until read
-# by two polls at least the scanner's confirm_ms (80) apart
+# by two polls at least the scanner's confirm_ms (40) apart
 _HOLD_MS = 250
-_CONFIRM_MS = 80
+_CONFIRM_MS = 40
 # a person's button presses (ms): each phase lasts at least this long and
 # until the firmware sampled the pin at least twice in it
 _CLICK_MS = 150
@@ -91,6 +91,16 @@ class _Sink:
     def write(self, b):
         self.lines.append(bytes(b))
         del self.lines[:-8]
+
+
+def _card_name(card):
+    # display.card_name, as bytes: "AS", "TH", "SJ", "BJ"
+    f = card % 54
+    if f == 52:
+        return b"SJ"
+    if f == 53:
+        return b"BJ"
+    return b"23456789TJQKA"[f % 13 : f % 13 + 1] + b"SHDC"[f // 13 : f // 13 + 1]
 
 
 def _rev_table():
@@ -196,6 +206,12 @@ class Person:
         self.busy_until = 0
         self.latencies = Hist()  # from a tag put down to the next display frame
         self.pending_lat = []  # tags put down, waiting for a frame
+        # from a card put down to the first frame whose seat line shows it as
+        # seen once, "(AS)" (display.py): Board._frame reads the line back
+        self.shown_lat = Hist()
+        self.shown_wait = [-1, -1, -1, -1]  # placed_at, while not shown yet
+        self.shown_text = [b"", b"", b"", b""]
+        self.never_shown = 0  # cards lifted before any frame showed them so
 
     def now_ms(self):
         return self.board.clock.now_us // 1000
@@ -280,6 +296,9 @@ class Person:
         now = self.board.clock.now_us
         self.placed_at[s] = now
         self.pending_lat.append(now)
+        if isinstance(card, int) and card != -2:
+            self.shown_wait[s] = now
+            self.shown_text[s] = b"(??)" if card < 0 else b"(" + _card_name(card) + b")"
 
     def found(self, s):
         """The Pico read the seat's poll answer listing the tags on it: the
@@ -297,6 +316,9 @@ class Person:
             self.read_again[s] = True
 
     def _lift(self, s):
+        if self.shown_wait[s] >= 0:
+            self.never_shown += 1
+            self.shown_wait[s] = -1
         self.read_at[s] = -1
         self.read_again[s] = False
         card, tags = self.placed[s]
@@ -445,10 +467,15 @@ class Board:
         self.frames = 0
         self.peak = 0
         self.sim_bytes = 0
+        # the chip's heap (issue 21): what the process holds beyond the
+        # firmware's cap, so that the firmware runs out where the chip would
+        self.ballast = None
+        self.held = 0
         self.reported = False
         self.restored = False
         self.boots = 0
         self.poll_cycle = Hist()  # between two polls of seat 0's reader: the four-seat cycle
+        self._glyphs = None  # font cell -> character (line_text)
         self._seat0_at = -1
         self._last_polled = -1
         self.poll_ms = [0, 0, 0, 0]  # the firmware's ticks_ms of each seat's last poll
@@ -511,6 +538,23 @@ class Board:
                 self._seat0_at = now
         self._last_polled = s
 
+    def line_text(self, ram, page):
+        """The text of display page ``page`` (16 characters of framebuf's 8x8
+        font, in normal or inverse video), read back from the SSD1306's RAM."""
+        glyphs = self._glyphs
+        if glyphs is None:
+            glyphs = self._glyphs = {}
+            f = font_table()
+            for i in range(95):
+                cell = bytes(f[i * 8 : i * 8 + 8])
+                glyphs[cell] = 32 + i
+                glyphs[bytes(b ^ 0xFF for b in cell)] = 32 + i
+        out = bytearray(16)
+        base = page * 128
+        for i in range(16):
+            out[i] = glyphs.get(bytes(ram[base + i * 8 : base + i * 8 + 8]), 63)
+        return bytes(out)
+
     def _in_flight(self):
         # a PN532 model holds an ACK or an answer the Pico has not read yet
         for c in self.chips:
@@ -548,6 +592,10 @@ class Board:
         for t in p.pending_lat:
             p.latencies.add(now - t)
         del p.pending_lat[:]
+        for s in range(4):
+            if p.shown_wait[s] >= 0 and p.shown_text[s] in self.line_text(oled.ram, 3 + s):
+                p.shown_lat.add(now - p.shown_wait[s])
+                p.shown_wait[s] = -1
         # the RAM as it is: the host reads the text back from it (board/png.py)
         import binascii
 
@@ -624,7 +672,7 @@ class Board:
         if not self.reported and self.mounted:
             self.reported = True
             gc.collect()
-            self._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes))
+            self._out.write(b"R %d %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes + self.held, self.held))
         if self._svc & 1023 == 0:
             gc.collect()
             a = gc.mem_alloc()
@@ -708,6 +756,25 @@ class Board:
             elif op == b"C" and self.flash is not None:
                 # a power cut at the n-th erase or program from now
                 self.flash.cut_at(self.flash.ops + int(parts[1]))
+            elif op == b"G":
+                # the heap as the firmware finds it (issue 21's chip cap):
+                # free bytes, live bytes, and n bytes of the heap taken in small
+                # pieces (what fragments leave is used too)
+                gc.collect()
+                n = int(parts[1]) if len(parts) > 1 else 0
+                got = b"-"
+                if n:
+                    held = []
+                    try:
+                        a0 = gc.mem_alloc()
+                        while gc.mem_alloc() - a0 < n:
+                            held.append(bytearray(480))
+                        got = b"ok"
+                    except MemoryError:
+                        got = b"MemoryError"
+                    held = None
+                    gc.collect()
+                self._out.write(b"G %d %d %d %s\n" % (gc.mem_free(), gc.mem_alloc(), n, got))
             elif op == b"?":
                 # the person's state, for a host that waits in vain
                 p = self.person
@@ -728,7 +795,7 @@ class Board:
         if not self.reported:
             self.reported = True
             gc.collect()
-            self._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes))
+            self._out.write(b"R %d %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes + self.held, self.held))
         if self.sleeps % 64 == 0:
             gc.collect()
             a = gc.mem_alloc()
@@ -754,12 +821,15 @@ class Board:
         self._out.write(
             b"V virtual_us %d cpu_us %d taps %d frames %d boots %d lat_n %d lat_p50 %d lat_p99 %d lat_max %d "
             b"cycle_n %d cycle_p50 %d cycle_p99 %d cycle_max %d flash_erases %d flash_programs %d aborts %d bad_frames %d "
-            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d preempted_us %d rd_reads %d wait_capped %d link_waits %d turns %d\n"
+            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d preempted_us %d rd_reads %d wait_capped %d link_waits %d turns %d "
+            b"shown_n %d shown_p50 %d shown_p99 %d shown_max %d never_shown %d\n"
             % (
                 c.now_us, c.cpu_us, self.person.taps_done, self.frames, self.boots,
                 lat.n, lat.pct(50), lat.pct(99), lat.max,
                 cyc.n, cyc.pct(50), cyc.pct(99), cyc.max, getattr(self.flash, "erases", -1), getattr(self.flash, "programs", -1),
                 aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.preempted_us, c.rd_reads, c.wait_capped, self.link_waits, self.feeds,
+                self.person.shown_lat.n, self.person.shown_lat.pct(50), self.person.shown_lat.pct(99),
+                self.person.shown_lat.max, self.person.never_shown,
             )
         )
 
@@ -888,7 +958,12 @@ def _probe(spi, buf):
 
 def main(argv, start_alloc):
     ctl_in, ctl_out, image, factor = argv[1], argv[2], argv[3], float(argv[4])
-    decks = int(argv[5]) if len(argv) > 5 else 2
+    # DECKS or DECKS/CAP: CAP, the firmware's share of the heap in this
+    # port's bytes (board/runner.py, chip_cap: the chip's 240 KiB with the
+    # firmware's native code counted at the chip's size)
+    d, _, cap = (argv[5] if len(argv) > 5 else "2").partition("/")
+    decks = int(d)
+    cap = int(cap) if cap else 0
     board = Board(ctl_in, ctl_out, image, factor)
     board.set_decks(decks)
     import binascii
@@ -903,6 +978,14 @@ def main(argv, start_alloc):
     board.clock.calibrate(_probe(machine.SPI(1), bytearray(40)))
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
+    if cap:
+        # what is free beyond the firmware's cap is held, from here on, by one
+        # block the firmware cannot use: it gets the chip's heap, no more
+        extra = gc.mem_free() - cap
+        if extra > 64:
+            board.ballast = bytearray(extra - 64)
+            gc.collect()
+            board.held = gc.mem_alloc() - start_alloc - board.sim_bytes
     keep = set(sys.modules)
     # a process started after a reset (the host's relaunch): its cause and
     # the boots so far
