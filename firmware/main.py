@@ -226,7 +226,8 @@ class App:
         if getattr(b, "view_changed", False):
             self._view(b, now)
         for seat, kind in b.presses(now):
-            t.button(seat, kind, now)
+            if self.enroll is None or not self.enroll.press(seat, kind):
+                t.button(seat, kind, now)
             self.dirty = True
             took = True
         had_msg = t.message
