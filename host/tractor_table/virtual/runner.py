@@ -8,7 +8,7 @@
 2. opens a pseudo-terminal: the firmware's stdin/stdout (its "USB serial") is
    the master side, and the host opens the slave side by its path with pyserial,
    exactly as it opens ``/dev/ttyACM0``;
-3. starts ``micropython`` (heap capped: 160K for the firmware with one or two
+3. starts ``micropython`` (heap capped: 192K for the firmware with one or two
    decks, more with three or four, plus 48K for simulated readers; see
    :func:`default_heap`) on ``mpy/vboard.py``,
    which builds the board and runs ``main.App``; seat taps and button presses go
