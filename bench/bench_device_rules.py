@@ -288,8 +288,9 @@ imported, {hm['code']:,} bytes loaded from `.mpy` files (`-march=host`: the unix
 native code out of the GC heap, a Pico in it; {h['code']:,} compiled from source), which on a Pico can be frozen into the firmware image (then it stays
 in flash and costs no heap); counted, the peak would be {hm['peak']:,} bytes
 ({ok(hm['peak'] < TARGET_HEAP)} against 16 KB). All measured on the 64-bit unix port, whose
-objects are larger than the RP2040's 32-bit ones (× {rp2040.HEAP} on the rp2 port:
-{rp2040.rp2_bytes(h['state_peak']):,.0f} bytes of working heap). The engine's
+objects are larger than the RP2040's 32-bit ones (state × {rp2040.HEAP_DATA:g} on the rp2 port:
+{rp2040.rp2_data(h['state_peak']):,.0f} bytes of working heap; the code by kind, native code counted
+as the armv6m bytes: bench/rp2040.py, "Heap, by kind"). The engine's
 tests pass under `-X heapsize=64K`.
 
 **Flash.** `mpy-cross -march=armv6m -O2`: {', '.join(f'{k}.mpy {v:,}' for k, v in sorted(f.items()))};

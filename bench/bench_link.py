@@ -12,7 +12,7 @@ Figures:
 4. the device's CPU time per event (hash, ring, EVENT frame out, ACK in)
    under MicroPython, against json.dumps of the event alone in the same run,
    and calibrated to a real RP2040 with the factors of bench/rp2040.py (heap
-   x 0.78; time x the generic factor x 1.3 for flash wait states).
+   x HEAP_DATA, its code x HEAP_BYTECODE; time x the generic factor x 1.3 for flash wait states).
 
 Usage: .venv/bin/python bench/bench_link.py [--quick]
 """
@@ -285,7 +285,8 @@ def main(argv: list[str]) -> int:
         "### Device heap used by the link",
         "",
         "Measured under MicroPython's unix port (64-bit objects) with `gc.mem_alloc()` after "
-        f"`gc.collect()`, and calibrated to the rp2 port's 32-bit objects × {rp2040.HEAP} "
+        f"`gc.collect()`, and calibrated to the rp2 port by kind: state × {rp2040.HEAP_DATA:g}, the module's "
+        f"code × {rp2040.HEAP_BYTECODE:g} (it has no native code) "
         "(section \"Calibration\"; the link measured on a 32-bit build is in \"Heap with 32-bit objects\").",
         "",
         "| what | bytes (unix port) | RP2040 bytes (calibrated) |",
@@ -297,12 +298,13 @@ def main(argv: list[str]) -> int:
         ("total", "link state in use (after a handshake and a SYNC), ring full"),
         ("module", "the module's code (`import ttlink`, bytecode in RAM)"),
     ):
-        lines.append(f"| {what} | {h[key]:,} | {rp2040.rp2_bytes(h[key]):,.0f} |")
+        chip = rp2040.chip_code(h[key]) if key == "module" else rp2040.rp2_data(h[key])
+        lines.append(f"| {what} | {h[key]:,} | {chip:,.0f} |")
     lines += [
         f"| `ttlink.mpy` for the RP2040 (`mpy-cross -march=armv6m`), file size | {h['mpy']:,} | {h['mpy']:,} (flash) |",
         "",
         f"Link state with a full ring: **{h['total'] / 1024:.1f} KB** on the unix port, "
-        f"**{rp2040.rp2_bytes(h['total']) / 1024:.1f} KB** calibrated (budget: under 12 KB). "
+        f"**{rp2040.rp2_data(h['total']) / 1024:.1f} KB** calibrated (budget: under 12 KB). "
         "The module's code is counted apart: on the Pico it can be frozen into the "
         "firmware image (flash), where it takes no heap.",
         "",

@@ -8,7 +8,7 @@ includes the revoke re-checks of docs/rules.md §10.1; the last tap of the hand,
 the audit of every hand and the settlement), and of each snapshot written to
 flash. The times are calibrated to a real RP2040 with the factors of
 ``bench/rp2040.py`` (measured on the real rp2 port: one factor per kind of
-input, x1.3 for flash wait states), and the peak heap with its 0.78.
+input, x1.3 for flash wait states), and the peak heap calibrated by kind (code, native code, data).
 
 Usage: .venv/bin/python bench/bench_table.py [--hands N]
 """
@@ -132,7 +132,9 @@ def main() -> int:
         "",
         f"Peak live heap over the {args.hands} hands (`gc.mem_alloc()` after a collection at each hand's end, "
         f"the timing samples' arrays included): {peak:,} B on the unix port, "
-        f"{rp2040.rp2_bytes(peak):,.0f} B calibrated (× {rp2040.HEAP})"
+        f"{rp2040.chip_heap(peak, rp2040.TABLE_CODE_UNIX, rp2040.TABLE_CODE_NATIVE):,.0f} B calibrated by kind "
+        f"(its modules' code, {rp2040.TABLE_CODE_UNIX:,} B on the unix port, × {rp2040.HEAP_BYTECODE:g} plus "
+        f"{rp2040.TABLE_CODE_NATIVE:,} B of armv6m native code; the rest × {rp2040.HEAP_DATA:g}: bench/rp2040.py)"
         + (
             "; the rp2 port itself measured 108,992 B on these 40 hands (139,744 B on the unix port then, "
             "when this program also held pystone's code, 29,184 B there)."

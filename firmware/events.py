@@ -118,24 +118,27 @@ READER_FAULT = const(14)  # a reader error (two cards, crosstalk)
 NOT_HELD = const(15)  # hand_scan mode: a card that is not in this seat's scanned hand
 BID_SELF = const(16)  # BID: a self-override with allow_self_override = false
 
+# In words, as the display says them after the seat ("S1 seen twice"): at
+# most 13 characters each, so that "S1 " and the reason fit the display's 16
+# columns (tests/table/test_display_words.py); the host says the same words.
 REASONS = (
     "ok",
     "out of turn",
-    "card seen twice",
-    "wrong number of cards",
-    "lead of mixed suits",
+    "seen twice",  # the card was already played or buried this hand
+    "wrong count",  # a follow of the wrong number of cards
+    "mixed suits",  # a lead that spans effective suits
     "unknown card",
     "not now",
     "bid too weak",
     "not a bid",
-    "wrong kitty size",
+    "kitty count",  # the dealer buried the wrong number of cards
     "revoke",
-    "throw should have failed",
-    "challenge does not beat",
+    "bad throw",  # a throw that should have failed, not challenged
+    "beats nothing",  # the challenger's cards beat no unit of the throw
     "no cards",
     "reader fault",
-    "not in your hand",
-    "no self-override",
+    "not in hand",  # hand_scan: not in the seat's scanned hand
+    "no self-raise",  # a self-override where allow_self_override = false
 )
 
 # --- the link's application messages (main.py, enrollmode.py) ---------------
@@ -152,6 +155,9 @@ APP_MAINTENANCE = const(103)
 # [APP_TAG, seat, "", reason] for a reader error)
 APP_ENROLL = const(104)
 APP_TAG = const(105)
+# [APP_READERS, down]: the seats whose reader does not answer, a bit per seat
+# (bit s: seat s), sent whenever that changes (0: every reader answers again)
+APP_READERS = const(106)
 
 # --- sounds (the buzzer plays them; the virtual table prints them) ------------
 SND_NONE = const(0)

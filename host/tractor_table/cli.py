@@ -34,6 +34,7 @@ COMMANDS: dict[str, Command] = {
     "virtual": Command("virtual", "run the real firmware on a virtual table (bots play, the host checks)"),
     "link": Command("link", "follow a table over USB and check every event with the full engine"),
     "records": Command("records", "the hands the host recorded (SQLite): list, show, export, check"),
+    "club": Command("club", "the club server: every table of a room live in a browser; tokens; upload"),
     "console": Command("console", "the operator's console (a terminal UI) for a real or virtual table"),
     "firmware": Command("firmware", "compile the firmware with mpy-cross into build/firmware"),
     "simulate": Command("simulate", "bots play a match with the full rules engine; prints the score sheet"),

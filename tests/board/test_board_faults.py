@@ -66,7 +66,9 @@ def test_a_hung_loop_is_reset_by_the_watchdog_and_resumes_from_flash(compiled: P
         assert game.start_hand(vt.next_event(20)) == "play"
         assert not game.play_trick()
         game.play_one()  # trick 2's lead, then the loop hangs
-        time.sleep(0.3)
+        # trick 1's save begins once no card is pending (after the lead's
+        # frame, issue 22): time for it to be written before the hang
+        time.sleep(1.0)
         frames = vt.frames
         vt._send(b"H\n")
         assert vt.wait(lambda: vt.restored and vt.frames > frames and vt.lines[2].startswith("trick"), 30), (

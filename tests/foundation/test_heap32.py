@@ -107,7 +107,10 @@ def test_table_core_rules_and_link_use_less_heap_with_32_bit_objects(firmware: P
     w, u = both(BENCH / "table_mp.py", firmware, [str(data), str(tmp_path / "t.json"), "3"], (data,))
     w_peak, u_peak = (int(next(ln for ln in out.splitlines() if ln.startswith("mem ")).split()[1]) for out in (w, u))
     assert 40_000 < w_peak < u_peak
-    assert 0.65 < w_peak / u_peak < 0.9  # the rp2 port measured 0.78 on the same kind of run
+    # the table core's peak holds its code and its state: between the
+    # bytecode factor (0.74) and the data factor (0.89) of bench/rp2040.py,
+    # with the spread of a 3-hand run (the rp2 port's own run was 40 hands)
+    assert 0.65 < w_peak / u_peak < 0.9
 
     case = tmp_path / "case.json"
     case.write_text(json.dumps(difffuzz.make_script(7, variant=0).case))

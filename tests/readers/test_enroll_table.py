@@ -118,6 +118,52 @@ def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_pat
     assert 0 < vt.firmware_peak < 160 * 1024, vt.firmware_peak
 
 
+def test_a_long_press_at_the_seat_takes_the_last_card_back(compiled: Path, tmp_path: Path) -> None:
+    """A mis-tap at the table's reader (5S asked, 6S's tag tapped) is taken back
+    with a long press of that seat's button: the set forgets that tag and asks
+    for 5S again."""
+
+    class Mistaps(Operator):
+        def say(self, text: str) -> None:
+            if text.startswith("[4/54] tap 5S") and 0 not in self.on_prompt:
+                self.log.append(text)
+                self.on_prompt[0] = "mistapped"
+                self.current = 4
+                self.put(tag_of(5))  # the wrong card
+                return
+            if text.startswith("[5/54] tap 6S") and self.on_prompt.get(0) == "undone":
+                self.log.append(text)  # the operator presses undo instead of tapping 6S
+                return
+            super().say(text)
+            if text.startswith("enrolled 5S as ") and self.on_prompt.get(0) == "mistapped":
+                self.on_prompt[0] = "undone"
+                self.vt.press(self.seat, EV.BTN_UNDO)
+
+    vt = table_in(compiled, "undo").start()
+    try:
+        assert vt.next_event()[0] == EV.HAND_START
+        port = let_go(vt)
+        op = Mistaps(vt, seat=1)
+        reader = TableTagReader(port, seat=1, say=op.say)
+        cs = CardSet("Undo", 1)
+        path = tmp_path / "undo.cards"
+        try:
+            assert Enrollment(reader, cs, path, say=op.say, tap_timeout=5.0).run() == 0
+        finally:
+            reader.close()
+        assert vt.wait(lambda: vt.lines[7] == "enroll ended", 5), vt.lines
+    finally:
+        vt.close()
+    assert op.log[1].startswith("a wrong tap? a long press of the seat's button takes the last card back")
+    at = op.log.index(f"enrolled 5S as {tag_of(5).hex()} (4/54)")
+    # the press came while enroll asked for the next card: the last one is taken back
+    assert op.log[at + 1] == "[5/54] tap 6S"
+    assert op.log[at + 2] == f"undone: 5S (tag {tag_of(5).hex()}) is no longer enrolled (3/54); tap 5S"
+    assert op.log[at + 3] == "[4/54] tap 5S"
+    assert op.log[at + 4] == f"enrolled 5S as {tag_of(4).hex()} (4/54)"
+    assert CardSet.load(path).cards == {tag_of(c): c for c in range(54)}
+
+
 def test_a_host_that_goes_away_ends_enroll_mode(compiled: Path) -> None:
     vt = table_in(compiled, "gone").start()
     try:
@@ -166,7 +212,8 @@ def test_enroll_command_with_table_writes_the_set_and_the_map(compiled: Path, tm
         vt.close()
     assert op.log[0] == f"the table on {port} is in enroll mode: tap the cards on seat 1's reader"
     assert op.log[1] == "enrolling set 'Blue': 54 cards (1 deck(s)); Ctrl-C stops, progress is kept"
-    assert op.log[2] == "[1/54] tap 2S"
+    assert op.log[2].startswith("a wrong tap? ") and "a long press of the seat's button" in op.log[2]
+    assert op.log[3] == "[1/54] tap 2S"
     assert op.log[-1] == f"wrote the firmware map {out} (54 tags)"
     m = cardmap.CardMap(out.read_bytes())
     assert all(m.lookup(tag_of(c), 7) == c for c in range(54))

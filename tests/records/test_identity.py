@@ -16,6 +16,7 @@ import pytest
 from records_notes import FW, RULES_ID, event_notes, hand_events, head_of, up
 from tractor_table import cli
 from tractor_table.records import SCHEMA_VERSION, Recorder, Store
+from tractor_table.records.schema import undo_5
 
 
 def _up_uid(boot: int, uid: str, count: int = 0, head: int = 0) -> list[Any]:
@@ -52,6 +53,7 @@ def test_two_tables_alike_at_first_keep_their_own_records(tmp_path: Path) -> Non
 def _as_schema_2(path: Path) -> None:
     """The file as today's schema 2 wrote it (no tables.uid)."""
     db = sqlite3.connect(path, isolation_level=None)
+    undo_5(db)
     db.execute("DROP INDEX tables_uid")
     db.execute("ALTER TABLE tables DROP COLUMN uid")
     db.execute("PRAGMA user_version = 2")

@@ -35,7 +35,7 @@ def test_the_hands_keep_the_levels_per_seat_the_call_and_the_partner(friend_db: 
         rows = _seat_levels(store)
         hands = store.hands()
         events = [[e["event"].raw() for e in store.hand_events(h)] for h in hands]
-    assert SCHEMA_VERSION == 4 and len(rows) == 3
+    assert SCHEMA_VERSION >= 4 and len(rows) == 3
     for row, evs in zip(rows, events, strict=True):
         start = next(e for e in evs if e[0] == EV.HAND_START)
         end = next(e for e in evs if e[0] == EV.HAND_END)
@@ -78,7 +78,7 @@ def test_a_schema_3_file_is_migrated_and_its_hands_derived_again(friend_db: Path
     db.commit()
     db.close()
     with Store.open(old, create=False) as store:
-        assert store.query("PRAGMA user_version") == [(4,)]
+        assert store.query("PRAGMA user_version") == [(SCHEMA_VERSION,)]
         migrated = _seat_levels(store)
     with Store.open(friend_db, create=False) as store:
         assert migrated == _seat_levels(store)
@@ -111,3 +111,51 @@ def test_records_show_says_the_levels_once_per_seat(
     summary = [ln for ln in out.splitlines() if re.match(r"\s+dealer S\d", ln)]
     assert len(summary) == 1 and f"levels {per_seat};" in summary[0]
     assert re.search(r"levels \w+/\w+", out) is None  # no per-side levels in a find-a-friend hand
+
+
+def _trick_lines(out: str) -> list[str]:
+    import re
+
+    return [ln for ln in out.splitlines() if re.match(r"\s+\d+\. S\d", ln)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_trick_before_the_partner_is_known_says_the_points_by_seat(
+    friend_db: Path, capsys: pytest.CaptureFixture[str], lang: str
+) -> None:
+    """Before the partner shows itself the table's TRICK carries no attackers'
+    score (-1): the report says the points each seat has taken so far and that
+    the partner is not yet known (it said ``attackers -1``); once known, the
+    attackers' total the table sent."""
+    unknown_word = "partner not yet known" if lang == "en" else "朋友未明"
+    attackers_word = "attackers" if lang == "en" else "闲家"
+    seen_unknown = seen_known = 0
+    with Store.open(friend_db, create=False) as store:
+        hands = store.hands()
+        events = [[e["event"] for e in store.hand_events(h)] for h in hands]
+    for hand, evs in zip(hands, events, strict=True):
+        capsys.readouterr()
+        assert cli.main(["records", "show", str(hand["id"]), "--db", str(friend_db),
+                         "--color", "never", "--lang", lang]) == 0
+        out = capsys.readouterr().out
+        assert f"{attackers_word} -1" not in out
+        lines = _trick_lines(out)
+        tricks = [e for e in evs if e[0] == EV.TRICK]
+        assert len(lines) == len(tricks)
+        by_seat = [0, 0, 0, 0]
+        for line, ev in zip(lines, tricks, strict=True):
+            by_seat[ev[2]] += ev[3]
+            if ev[4] < 0:
+                seen_unknown += 1
+                assert unknown_word in line
+                assert " ".join(f"S{s} {by_seat[s]}" for s in range(4)) in line
+            else:
+                seen_known += 1
+                assert line.endswith(f"{attackers_word} {ev[4]}") and unknown_word not in line
+        capsys.readouterr()
+        assert cli.main(["records", "show", str(hand["id"]), "--db", str(friend_db),
+                         "--format", "html", "--lang", lang]) == 0
+        page = capsys.readouterr().out
+        assert ">-1<" not in page
+        assert page.count(unknown_word) == sum(1 for ev in tricks if ev[4] < 0)
+    assert seen_unknown and seen_known

@@ -16,6 +16,7 @@ SSD1306 model's RAM (its pixels in :attr:`PicoTable.pixels`).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import threading
@@ -26,22 +27,44 @@ from typing import Any
 
 from shengji import Rules
 
-from .. import deploy, mpy
+from .. import deploy, mpy, virtual_heap
 from ..errors import CommandError
 from ..virtual import runner as vr
-from . import CPU_FACTOR, flashimage
+from . import C_FACTOR, CPU_FACTOR, flashimage
 
 BOARD_DIR = Path(__file__).resolve().parent / "mpy"
 #: firmware files the Pico runs from source (firmware_build.SOURCE_ONLY)
 SOURCE_ONLY = ("main.py", "boot.py")
-#: the board model's heap: the firmware's (as the old virtual board's) plus
-#: the device models (machine, the four PN532s, the SSD1306, the board: about 90K
-#: on this 64-bit port, measured and reported apart as ``sim_bytes``)
-BOARD_HEAP_BY_DECKS = {d: f"{int(h[:-1]) + 128}K" for d, h in vr.FIRMWARE_HEAP_BY_DECKS.items()}
+#: the device models' share of the process's heap (machine, the four PN532s,
+#: the SSD1306, the board: about 105K on this 64-bit port, measured and
+#: reported apart as ``sim_bytes``, the tap log's six histograms, 12 KB, and
+#: its font table among them), and room for what they allocate as they answer
+MODELS_HEAP = 160 * 1024
+#: a board given an explicit heapsize (no chip cap): the firmware's heap of the
+#: virtual board plus the models'
+BOARD_HEAP_BY_DECKS = {d: f"{int(h[:-1]) + 160}K" for d, h in vr.FIRMWARE_HEAP_BY_DECKS.items()}
 
 
 def board_heap(decks: int) -> str:
     return BOARD_HEAP_BY_DECKS.get(decks, "224K")
+
+
+def chip_cap(fw_dir: Path) -> tuple[int, virtual_heap.CodeKinds]:
+    """The firmware's share of the board model's heap, in this port's bytes,
+    such that it runs out where the chip's 240 KiB would (issue 21): the
+    resident modules' code as it is here, plus what the chip has left once
+    that code is counted at the chip's size (bytecode x HEAP_BYTECODE, native
+    code as its armv6m bytes), in data bytes of this port (/ HEAP_DATA).
+    Measured once per compiled firmware (``fw_dir/heapkinds.json``)."""
+    cache = fw_dir / "heapkinds.json"
+    try:
+        raw = json.loads(cache.read_text())
+        kinds = virtual_heap.CodeKinds(raw["unix"], raw["native"], {k: (v[0], v[1]) for k, v in raw["by"].items()})
+    except (OSError, ValueError, KeyError):
+        kinds = virtual_heap.resident_code(fw_dir)
+        cache.write_text(json.dumps({"unix": kinds.unix, "native": kinds.native, "by": kinds.by_module}))
+    free = (virtual_heap.CHIP_HEAP - kinds.chip) / virtual_heap.HEAP_DATA
+    return kinds.unix + int(free), kinds
 
 
 class PicoTable(vr.VirtualTable):
@@ -72,13 +95,35 @@ class PicoTable(vr.VirtualTable):
         hand_scan: bool = False,
         rules: Rules | None = None,
         cpu_factor: float = CPU_FACTOR,
+        c_factor: float | None = None,
+        flash_times: str = "typ",
+        pace_ms: tuple[int, int] | None = None,
+        pace_seed: int = 1,
         readers: str = "spi",
         heap_report: bool = False,
+        table_cfg: dict[str, str] | None = None,
     ) -> None:
+        """``c_factor``: the charge of the firmware's C calls timed apart
+        (gc.collect, json): by default C_FACTOR with the RP2040's CPU_FACTOR,
+        else ``cpu_factor``. ``flash_times``: the flash chip's "typ" or "max"
+        erase and program times. ``pace_ms``: (lo, hi), a person's pace, a
+        card every lo-hi ms at the table (drawn with ``pace_seed``); None:
+        the bots' pace, each card as soon as its seat is free."""
+        if flash_times not in ("typ", "max"):
+            raise CommandError(f"flash times {flash_times!r}: 'typ' or 'max'")
+        if pace_ms is not None and not 0 < pace_ms[0] <= pace_ms[1]:
+            raise CommandError(f"pace {pace_ms!r}: give 0 < lo <= hi (ms)")
         if readers != "spi":
             raise CommandError("the board model reads its PN532 models over SPI: --readers spi only")
         if heap_report:
             raise CommandError("the heap report needs the virtual board (--board virtual)")
+        #: the last answer to probe_heap: (free, live, bytes tried, "ok" / "MemoryError" / "-")
+        self.heap_probe: tuple[int, int, int, str] | None = None
+        #: the firmware's share of the heap in this port's bytes (chip_cap), 0
+        #: with an explicit ``heapsize`` (then the firmware has all but the models')
+        self.cap = 0
+        self.code_kinds: virtual_heap.CodeKinds | None = None
+        self._auto_heap = heapsize is None
         super().__init__(
             decks,
             heapsize=heapsize or board_heap(decks),
@@ -89,6 +134,14 @@ class PicoTable(vr.VirtualTable):
             rules=rules,
         )
         self.cpu_factor = cpu_factor
+        if c_factor is None:
+            c_factor = C_FACTOR if cpu_factor == CPU_FACTOR else cpu_factor
+        self.c_factor = c_factor
+        self.flash_times = flash_times
+        self.pace_ms = pace_ms
+        self.pace_seed = pace_seed
+        #: more table.cfg keys (e.g. reader_groups), after the rules'
+        self.table_cfg = dict(table_cfg or {})
         self.image = self.workdir / "flash.img"
         #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
         self.power_cut: tuple[int, str, int] | None = None
@@ -119,10 +172,32 @@ class PicoTable(vr.VirtualTable):
             if i.name not in ("cards.bin", "table.cfg")
         ]
         items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
-        config = vr.table_config(self.rules, self.hand_scan).encode()
-        items.append(deploy.Item(deploy.CONFIG_FILE, config, "configuration"))
+        config = vr.table_config(self.rules, self.hand_scan)
+        for k, v in self.table_cfg.items():
+            config += f"{k}={v}\n"
+        items.append(deploy.Item(deploy.CONFIG_FILE, config.encode(), "configuration"))
         self.image.unlink(missing_ok=True)
         flashimage.build(self.image, items)
+
+    def probe_heap(self, block: int = 0, timeout: float = 10.0) -> tuple[int, int, int, str]:
+        """The board's heap as the firmware finds it at its next turn: (free
+        bytes, live bytes, ``block``, whether ``block`` bytes could be
+        allocated (in pieces of 480 bytes, as the state of a table is: fragments count): "ok", "MemoryError", or "-" for none tried)."""
+        self.heap_probe = None
+        self._send(b"G %d\n" % block)
+        if not self.wait(lambda: self.heap_probe is not None, timeout):
+            raise CommandError(f"the board did not answer the heap probe in {timeout:.0f} s")
+        assert self.heap_probe is not None
+        return self.heap_probe
+
+    @property
+    def chip_peak(self) -> int:
+        """The firmware's live heap peak as bytes on the chip, counted by kind
+        (its resident code at the chip's size, the rest as data); -1 before it is known."""
+        peak = self.firmware_peak
+        if peak < 0 or self.code_kinds is None:
+            return -1
+        return self.code_kinds.chip_peak(peak)
 
     def cut_power(self, after_ops: int) -> None:
         """Cut the power during the ``after_ops``-th flash erase or program from
@@ -145,8 +220,13 @@ class PicoTable(vr.VirtualTable):
             for src in BOARD_DIR.glob("*.py"):
                 if src.name != "pico.py":
                     vr.compile_for_host(board_dir, src)
+            # the RP2040's C stack (the virtual table's own mechanism)
+            vr.compile_for_host(board_dir, vr.MPY_DIR / "chipstack.py")
             shutil.copy(BOARD_DIR / "pico.py", board_dir / "pico.py")
         self._flash_image()
+        if self._auto_heap:
+            self.cap, self.code_kinds = chip_cap(self.fw_dir)
+            self.heapsize = f"{(self.cap + MODELS_HEAP) // 1024 + 1}K"
         ctl_in = self.workdir / "ctl_in"
         ctl_out = self.workdir / "ctl_out"
         for p in (ctl_in, ctl_out):
@@ -181,14 +261,18 @@ class PicoTable(vr.VirtualTable):
                     str(ctl_in),
                     str(ctl_out),
                     str(self.image.resolve()),
-                    repr(self.cpu_factor),
-                    str(self.decks),
+                    f"{self.cpu_factor!r},{self.c_factor!r},{self.flash_times}",
+                    f"{self.decks}/{self.cap}" if self.cap else str(self.decks),
                     *self._reset_args,
                 ],
                 stdin=self._master,
                 stdout=self._master,
                 stderr=err,
             )
+        if self.pace_ms is not None:
+            # the person's pace, in the control FIFO before anything else
+            lo, hi = self.pace_ms
+            os.write(self._ctl, b"K %d %d %d\n" % (lo, hi, self.pace_seed + self.power_ups))
 
     def _power_back(self) -> None:
         # the cut board's process ends (its figures written); the power comes back
@@ -276,6 +360,12 @@ class PicoTable(vr.VirtualTable):
                 self.resets += 1
                 self._relaunch = threading.Thread(target=self._power_back, daemon=True)
                 self._relaunch.start()
+                self._changed.notify_all()
+            return
+        if op == "G":
+            free, alloc, n, got = rest.split()
+            with self._changed:
+                self.heap_probe = (int(free), int(alloc), int(n), got)
                 self._changed.notify_all()
             return
         if op == "W":

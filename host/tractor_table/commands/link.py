@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
+from ..vocab import AppCode, readers_status
 from ._files import check_writable
 from ._rules import rules_help
 from ._rules import table_rules as _rules  # link._rules: the name its tests use
@@ -55,11 +56,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: records.sqlite in the user's data directory)",
     )
     parser.add_argument("--no-record", action="store_true", help="record nothing")
+    from . import _club
+
+    _club.add_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..events import Event, describe
     from ..link.notes import (
+        App,
         Conflict,
         DeviceLine,
         Down,
@@ -104,6 +109,14 @@ def run(args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.store.close()
         raise
+    from . import _club
+
+    try:
+        club = _club.start(args, recorder)
+    except CommandError:
+        if recorder is not None:
+            recorder.store.close()
+        raise
     feed = recorder.follow(verifier) if recorder is not None else verifier.on_note
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
 
@@ -127,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"push: snapshot {done.id} " + ("taken by the table" if done.ok else f"refused: {done.reason}"))
             case DeviceLine(text=text):
                 print(f"table says: {text}")
+            case App(payload=payload) if len(payload) >= 2 and payload[0] == AppCode.READERS:
+                print(readers_status(payload[1]))
             case _:
                 pass
         for d in verifier.disagreements[before:]:
@@ -140,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         interrupted = _follow(args, link, verifier, push, port)
     finally:
+        _club.stop(club)
         if recorder is not None:
             print(recorder.summary())
             recorder.store.close()

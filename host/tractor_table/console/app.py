@@ -42,6 +42,7 @@ from ..link.notes import (
     typed,
 )
 from ..link.verifier import Verifier
+from ..vocab import AppCode, readers_status
 from .colour import coloured
 from .model import GameView, LinkView, describe_event
 from .source import APP_LINES, APP_REPLY, APP_STATE, TableSource
@@ -294,6 +295,11 @@ class ConsoleApp(App[int]):
         if msg[0] == APP_LINES:
             self.remote_lines = [str(x) for x in msg[1:]]
             self._asked_display = -1.0
+        elif msg[0] == AppCode.READERS and len(msg) >= 2:
+            text = readers_status(msg[1])
+            self.query_one("#events", Log).write_line(f"----- {text}")
+            if msg[1]:
+                self.say(text)
         elif msg[0] == APP_REPLY and len(msg) >= 4 and msg[1] != APP_STATE:
             answer = "done" if msg[2] == 0 else f"refused: {msg[3]}"
             self.query_one("#events", Log).write_line(f"----- table command {msg[1]}: {answer}")

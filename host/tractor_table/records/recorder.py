@@ -64,20 +64,22 @@ class Recorder:
         self.verdicts = 0
         self.hands_seen: set[int] = set()
         self._pushes: dict[int, tuple[bytes, int, int]] = {}
+        #: called after each note is written (the club's uploader wakes on it)
+        self.on_written: list[Callable[[], None]] = []
 
     # --- the link's notes
 
-    def on_note(self, note: Note) -> None:
+    def on_note(self, note: Note | list[Any]) -> None:
         """Record one note of the host link (``SerialLink(on_note=...)``;
         a HostLink list is taken too: :func:`tractor_table.link.notes.typed`)."""
         self._guard(self._note, typed(note), None)
 
-    def follow(self, verifier: Any) -> Callable[[Note], None]:
+    def follow(self, verifier: Any) -> Callable[[Note | list[Any]], None]:
         """A note callback that feeds ``verifier`` (a :class:`~tractor_table.link.verifier.Verifier`)
         and records each note with the verifier's verdict on it, in one transaction."""
 
-        def on_note(note: Note) -> None:
-            note = typed(note)
+        def on_note(raw: Note | list[Any]) -> None:
+            note = typed(raw)
             before = (verifier.agreed, verifier.unchecked, len(verifier.disagreements))
             try:
                 verifier.on_note(note)
@@ -128,6 +130,9 @@ class Recorder:
             fn(*args)
         except (RecordsError, sqlite3.Error, OSError, ValueError, TypeError) as exc:
             self.failed = f"recording stopped: {exc}"
+            return
+        for hook in self.on_written:
+            hook()
 
     def _note(self, note: Note, verdict: tuple[str, Any] | None) -> None:
         if isinstance(note, App):

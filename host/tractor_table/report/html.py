@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from html import escape
 
 from .cards import face_parts, is_red, levels_name, name, trump_name
-from .model import HandReport, settlement
-from .text import words
+from .model import HandReport, TrickReport, settlement
+from .text import score_text, words
 
 CSS = """
 :root { --red: #c8102e; --black: #111; --line: #bbb; }
@@ -68,6 +68,16 @@ def cards_html(cards: Iterable[int] | None, lang: str) -> str:
     return "".join(card_html(c, lang) for c in cs)
 
 
+def score_cell(t: TrickReport, w: dict[str, str]) -> str:
+    """The attackers' column of a trick: their total, or with find-a-friend
+    before the partner is known the points by seat."""
+    if t.score is None:
+        return ""
+    if t.score < 0:
+        return escape(score_text(t, w))
+    return str(t.score)
+
+
 def render(rep: HandReport, *, lang: str = "en") -> str:
     w = words(lang)
     e = escape
@@ -122,7 +132,7 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
             row.append(f'<td{cls} title="S{s}{lead}">{cards_html(cells.get(s), lang)}</td>')
         win = f"S{t.winner}" if t.winner is not None else ""
         row.append(f'<td>{win}</td><td class="num">{"" if t.points is None else t.points}</td>'
-                   f'<td class="num">{"" if t.score is None else t.score}</td></tr>')
+                   f'<td class="num">{score_cell(t, w)}</td></tr>')
         p.append("".join(row))
         for n in t.notes:
             p.append(f'<tr><td></td><td colspan="7" class="note">{e(n)}</td></tr>')

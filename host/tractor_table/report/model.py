@@ -53,7 +53,8 @@ class TrickReport:
     plays: list[tuple[int, list[int]]] = field(default_factory=list)
     winner: int | None = None
     points: int | None = None
-    score: int | None = None  # the attackers' running score after it
+    score: int | None = None  # the attackers' running score after it (-1: partner not yet known)
+    by_seat: list[int] = field(default_factory=lambda: [0] * SEATS)  # the points each seat has taken so far
     notes: list[str] = field(default_factory=list)  # forced throws, challenges
     attempt: list[int] = field(default_factory=list)  # a failed throw as laid
 
@@ -230,6 +231,10 @@ def feed(rep: HandReport, event: Event | list[Any]) -> None:
         case Trick():
             t = _trick(rep, ev.trick)
             t.winner, t.points, t.score = ev.winner, ev.points, ev.attackers_score
+            before = rep.tricks[ev.trick - 1].by_seat if ev.trick > 0 else [0] * SEATS
+            t.by_seat = list(before)
+            if 0 <= t.winner < SEATS:
+                t.by_seat[t.winner] += t.points
         case HandEnd():
             per_seat = len(ev.levels) == 4  # find-a-friend: the winners are a bit mask of seats
             won = ev.match_winner

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from ..errors import CommandError
 from .cards import level_name, levels_name, names, trump_name
 from .model import HandReport, feed, levels_of
+from .text import score_text, words
 
 KEYS = "Enter/n next, b back, f first, l last, NUMBER that step, q quit"
 
@@ -33,8 +34,10 @@ def _table_state(rep: HandReport, lang: str) -> list[str]:
     out = [f"dealer {dealer}, trump {trump_name(rep.trump, lang)}, levels "
            f"{levels_name(rep.levels)}"]
     done = [t for t in rep.tricks if t.winner is not None]
-    score = done[-1].score if done else 0
-    out.append(f"tricks {len(done)}, attackers {score} points")
+    if done and done[-1].score is not None and done[-1].score < 0:  # find-a-friend, partner unknown
+        out.append(f"tricks {len(done)}, {score_text(done[-1], words('en'))}")
+    else:
+        out.append(f"tricks {len(done)}, attackers {done[-1].score if done else 0} points")
     if rep.tricks:
         t = rep.tricks[-1]
         plays = "  ".join(f"S{s} {names(c, lang)}" for s, c in t.plays) or "-"

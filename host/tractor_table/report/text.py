@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .cards import is_red, levels_name, name, trump_name
-from .model import HandReport, settlement
+from .model import HandReport, TrickReport, settlement
 
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
 
@@ -22,7 +22,8 @@ WORDS = {
         "side": "side", "wins match": "wins the match", "turned up": "kitty turned up",
         "scanned": "as scanned", "played": "as played", "played so far": "played so far",
         "seat": "seat", "cards": "cards", "events": "events", "table id": "table id",
-        "unknown": "not known",
+        "unknown": "not known", "by seat": "points by seat",
+        "no partner yet": "partner not yet known", "verdict": "verdict", "accepted": "accepted",
     },
     "zh": {
         "dealer": "庄家",
@@ -35,13 +36,23 @@ WORDS = {
         "side": "方", "wins match": "赢得比赛", "turned up": "翻底",
         "scanned": "扫描", "played": "已出", "played so far": "已出（未完）",
         "seat": "座位", "cards": "牌", "events": "个事件", "table id": "牌桌编号",
-        "unknown": "未知",
+        "unknown": "未知", "by seat": "各家得分",
+        "no partner yet": "朋友未明", "verdict": "结果", "accepted": "接受",
     },
 }
 
 
 def words(lang: str) -> dict[str, str]:
     return WORDS["zh" if lang == "zh" else "en"]
+
+
+def score_text(t: TrickReport, w: dict[str, str]) -> str:
+    """The score after a trick: the attackers' total; with find-a-friend,
+    before the partner is known (the table sends -1), the points by seat."""
+    if t.score is not None and t.score < 0:
+        seats = " ".join(f"S{s} {p}" for s, p in enumerate(t.by_seat))
+        return f"{w['by seat']} {seats}, {w['no partner yet']}"
+    return f"{w['attackers']} {t.score}"
 
 
 def card_text(card: int, lang: str, color: bool) -> str:
@@ -100,7 +111,7 @@ def render(rep: HandReport, *, lang: str = "en", color: bool = False) -> str:
         plays = "  ".join(f"S{s} {cards_text(c, lang, color)}" for s, c in t.plays)
         end = ""
         if t.winner is not None:
-            end = f"  -> S{t.winner} {w['wins']} {t.points} {w['points']}; {w['attackers']} {t.score}"
+            end = f"  -> S{t.winner} {w['wins']} {t.points} {w['points']}; {score_text(t, w)}"
         out.append(f"  {t.number:>2}. {plays}{end}")
         if t.attempt:
             out.append(f"      (S{t.leader}: {cards_text(t.attempt, lang, color)})")

@@ -56,7 +56,7 @@ CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
 READERS = ("spi", "direct")
 #: the virtual board and its heap report, compiled into the table's sim folder
 #: (``mpy/vstart.py`` imports the compiled board and runs it)
-BOARD_SOURCES = (MPY_DIR / "vboard.py", MPY_DIR / "heapreport.py")
+BOARD_SOURCES = (MPY_DIR / "vboard.py", MPY_DIR / "heapreport.py", MPY_DIR / "chipstack.py")
 #: the flash folder's file with the table's identity (mpy/vboard.py reads it)
 UID_FILE = "unique_id"
 
@@ -184,6 +184,9 @@ class VirtualTable:
         self.mem_peak = -1
         self.mem_end = -1
         self.sim_bytes = 0
+        #: of sim_bytes, what the board model holds back to give the firmware
+        #: the chip's heap (board/runner.py, chip_cap); 0 elsewhere
+        self.held_bytes = 0
         self.max_fields_on = -1
         self.collisions = -1
         self.proc: subprocess.Popen[bytes] | None = None
@@ -421,10 +424,11 @@ class VirtualTable:
             elif op == "S":
                 self.sounds.append(int(rest))
             elif op == "R":
-                alloc, restored, sim = rest.split()
+                alloc, restored, sim, *held = rest.split()
                 self.ready_alloc = int(alloc)
                 self.restored = restored == "1"
                 self.sim_bytes = int(sim)
+                self.held_bytes = int(held[0]) if held else 0
             elif op == "L":
                 self.modules_loaded = rest.split()
             elif op == "H":

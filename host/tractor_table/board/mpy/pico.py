@@ -8,6 +8,8 @@ import sys
 
 gc.collect()
 _start = gc.mem_alloc()
+import chipstack  # noqa: E402  (virtual/mpy/chipstack.py, compiled beside)
 import picoboot  # noqa: E402
 
-picoboot.main(sys.argv, _start)
+# on the RP2040's C stack: what recurses too deep for the chip fails here too
+chipstack.run(picoboot.main, sys.argv, _start)

@@ -7,6 +7,9 @@
 # firmware's heap.
 import sys
 
+import chipstack
 import vboard
 
-vboard.main(sys.argv)
+# on the RP2040's C stack (chipstack.py): what recurses too deep for the chip
+# fails here as it fails there
+chipstack.run(vboard.main, sys.argv)

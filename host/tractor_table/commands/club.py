@@ -1,0 +1,173 @@
+"""``tractor-table club``: the club server and its tokens, and pushing a carried records file.
+
+- ``club serve [--db URL | --data DIR] [--host H] [--port N]``: the server
+  (Starlette on uvicorn) on the PostgreSQL at URL, or on an embedded one in DIR
+  (started from Debian's PostgreSQL or the ``pgserver`` wheel; the default
+  folder is ``club/`` in the user's data directory);
+- ``club token add NAME`` (the token is the last line printed; only its hash
+  is kept), ``club token list``, ``club token revoke NAME``;
+- ``club director add NAME``: a director's login for ``/director`` (the password from
+  ``TT_DIRECTOR_PASSWORD`` or asked for; stored with scrypt);
+- ``club upload --db FILE --club URL --token T``: push a records file (one a
+  host wrote offline, or carried from a dead laptop) the same idempotent way
+  the hosts upload live.
+
+docs/club.md says how to run a club night with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import CommandError
+
+ACTIONS = ("serve", "token", "upload", "director")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=ACTIONS, help="serve the club; manage tokens; upload a records file")
+    parser.add_argument("rest", nargs="*", metavar="ARG", help="token: add NAME | list | revoke NAME; director: add NAME")
+    parser.add_argument("--db", metavar="URL|FILE",
+                        help="serve, token: the PostgreSQL (postgresql://...); upload: the records file")
+    parser.add_argument("--data", type=Path, metavar="DIR",
+                        help="serve, token: the embedded PostgreSQL's folder (default: club/ in the "
+                        "user's data directory)")
+    parser.add_argument("--host", default="127.0.0.1", help="serve: the address to listen on (0.0.0.0: the room's network)")
+    parser.add_argument("--port", type=int, default=8080, help="serve: the port (default 8080)")
+    parser.add_argument("--club", metavar="URL", help="upload: the club server's URL")
+    parser.add_argument("--token", metavar="TOKEN", help="upload: the host's token (or TT_CLUB_TOKEN)")
+
+
+def _data_dir(args: argparse.Namespace) -> Path:
+    if args.data is not None:
+        return Path(args.data)
+    import platformdirs
+
+    return platformdirs.user_data_path("tractor-table", appauthor=False) / "club"
+
+
+def _database(args: argparse.Namespace) -> tuple[str, Any]:
+    """(URL, the embedded cluster or None)."""
+    if args.db:
+        if not args.db.startswith(("postgresql://", "postgres://")):
+            raise CommandError(f"--db {args.db!r}: give a PostgreSQL URL (postgresql://user@host/db), "
+                               "or leave it out for the embedded server in --data")
+        return args.db, None
+    from ..club.pg import Cluster, PgError
+
+    try:
+        cluster = Cluster(_data_dir(args))
+        return cluster.start(), cluster
+    except (PgError, OSError) as exc:
+        raise CommandError(str(exc)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "serve":
+        return _serve(args)
+    if args.action == "token":
+        return _token(args)
+    if args.action == "director":
+        return _director(args)
+    return _upload(args)
+
+
+def _director(args: argparse.Namespace) -> int:
+    from ..club import db
+    from ..competition import web
+
+    if len(args.rest) != 2 or args.rest[0] != "add":
+        raise CommandError("usage: club director add NAME (password from TT_DIRECTOR_PASSWORD or asked)")
+    password = os.environ.get("TT_DIRECTOR_PASSWORD")
+    if password is None:
+        import getpass
+
+        password = getpass.getpass(f"password for director {args.rest[1]!r}: ")
+    url, cluster = _database(args)
+    try:
+        with db.connect(url) as conn:
+            db.migrate(conn)
+            try:
+                web.add_director(conn, args.rest[1], password)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
+        print(f"director {args.rest[1]!r} can log in at /director")
+    finally:
+        if cluster is not None and cluster.started_here:
+            cluster.stop()
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from ..club.app import create_app
+    from ..club.db import SchemaError
+
+    url, cluster = _database(args)
+    try:
+        try:
+            from ..competition import web
+
+            app = create_app(url, extra_routes=web.ROUTES)
+        except SchemaError as exc:
+            raise CommandError(str(exc)) from None
+        where = "embedded PostgreSQL in " + str(cluster.data) if cluster else url.split("@")[-1]
+        print(f"club: database {where}", flush=True)
+        print(f"club: serving http://{args.host}:{args.port}/", flush=True)
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    finally:
+        if cluster is not None and cluster.started_here:
+            cluster.stop()
+    return 0
+
+
+def _token(args: argparse.Namespace) -> int:
+    from ..club import db, tokens
+
+    what = args.rest[0] if args.rest else ""
+    if what not in ("add", "list", "revoke") or (what != "list" and len(args.rest) != 2):
+        raise CommandError("usage: club token add NAME | club token list | club token revoke NAME")
+    url, cluster = _database(args)
+    try:
+        with db.connect(url) as conn:
+            db.migrate(conn)
+            if what == "add":
+                try:
+                    tok = tokens.add(conn, args.rest[1])
+                except ValueError as exc:
+                    raise CommandError(str(exc)) from None
+                print(f"token {args.rest[1]!r} made; give it to the host as --token or TT_CLUB_TOKEN "
+                      "(it is shown only now):")
+                print(tok)
+            elif what == "list":
+                for name, made, state in tokens.listing(conn):
+                    print(f"{name}\t{made}\t{state}")
+            else:
+                if not tokens.revoke(conn, args.rest[1]):
+                    raise CommandError(f"no valid token called {args.rest[1]!r}")
+                print(f"token {args.rest[1]!r} revoked")
+    finally:
+        if cluster is not None and cluster.started_here:
+            cluster.stop()
+    return 0
+
+
+def _upload(args: argparse.Namespace) -> int:
+    from ..club.uploader import UploadError, upload_file
+
+    if not args.db:
+        raise CommandError("upload: give the records file with --db FILE")
+    token = args.token or os.environ.get("TT_CLUB_TOKEN", "")
+    if not args.club or not token:
+        raise CommandError("upload: give the club's URL with --club and the token with --token "
+                           "(or TT_CLUB_TOKEN)")
+    try:
+        sent, acked = upload_file(Path(args.db), args.club, token)
+    except UploadError as exc:
+        raise CommandError(str(exc)) from None
+    print(f"club: {sent} item(s) sent; the server holds this file's journal through {acked}")
+    return 0
