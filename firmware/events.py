@@ -3,10 +3,11 @@
 # Every game event is a flat list `[kind, field, ...]` of small ints (never a
 # dict: MicroPython dicts do not keep order, and the state hash is taken over
 # the event's canonical JSON). Where an event carries cards they are the LAST
-# fields, as card ids (copy*54 + face), so a reader takes `ev[n:]` as the cards.
-# The table of kinds and fields is in docs/firmware.md, "## Table core";
-# docs/protocol.md links to it. Change a kind's fields only together with
-# that table and the host's reader of events (tractor_table.virtual.events).
+# fields, as card ids (copy*54 + face).
+# Each kind's fields, by name, are in evlayout.py (which the table never
+# loads; the host decodes every event by it, in tractor_table.events), and
+# tabled in docs/firmware.md, "Game events"; docs/protocol.md links to it.
+# Change a kind's fields only together with evlayout.py and that table.
 #
 # Every value here is shared with the host, which reads this very file
 # (tractor_table.vocab) and defines none of them again.
@@ -97,11 +98,6 @@ NAMES = (
     "partner",
     "undo",
 )
-
-# Index of the first card field per kind (0 = the kind carries no cards);
-# the host's tractor_table.virtual.events.cards_of(ev) slices them (the
-# firmware itself never needs to).
-CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0, 2, 0, 2, 0, 0, 3)
 
 # --- reasons (REJECT, BID, AUDIT) --------------------------------------------
 OK = const(0)

@@ -18,10 +18,10 @@ from pathlib import Path
 from shengji import Rules
 from tractor_table.board.runner import PicoTable
 from tractor_table.errors import CommandError
+from tractor_table.events import describe
 from tractor_table.link.engine_replayer import EngineReplayer
 from tractor_table.link.serial_link import host_identity
 from tractor_table.link.verifier import Verifier
-from tractor_table.virtual.events import describe
 from tractor_table.virtual.game import BotGame
 
 

@@ -13,7 +13,7 @@ import pytest
 from shengji.rules import PRESETS
 from tractor_table import cli
 from tractor_table.commands._rules import PRESET_WORDS
-from tractor_table.virtual.events import EV, describe
+from tractor_table.events import EV, describe
 
 ROOT = Path(__file__).resolve().parents[2]
 

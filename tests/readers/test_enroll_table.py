@@ -20,8 +20,8 @@ from shengji.cards import parse_card_id
 from tractor_table import virtual_heap
 from tractor_table.enroll import CardSet, Enrollment, TableTagReader, check_static
 from tractor_table.errors import CommandError
+from tractor_table.events import EV
 from tractor_table.link.serial_link import SerialLink
-from tractor_table.virtual.events import EV
 from tractor_table.virtual.runner import VirtualTable, uid_of
 from vtable_rig import cli_command, let_go, table_in
 
@@ -79,7 +79,7 @@ class Operator:
 def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_path: Path) -> None:
     vt = table_in(compiled, "guided").start()
     try:
-        assert vt.next_event()[0] == EV.HAND_START
+        assert vt.next_event().kind == EV.HAND_START
         port = let_go(vt)
         op = Operator(vt, seat=2)
         op.on_prompt = {2: "old", 3: "foreign", 5: "two", 7: "late", 9: "other seat"}
@@ -108,9 +108,9 @@ def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_pat
         vt.link = SerialLink(port, on_note=vt._note).start()
         assert vt.link.wait_synced(10)
         vt.tap(0, -1)  # an unknown tag at seat 0
-        events = [vt.next_event()]
+        events = [vt.next_event().raw()]
         while events[-1][:3] != [EV.REJECT, 0, 0]:
-            events.append(vt.next_event())
+            events.append(vt.next_event().raw())
         assert events[0][0] == EV.HAND_START
         assert [e[:4] for e in events if e[0] == EV.REJECT] == [[EV.REJECT, 0, 0, EV.UNKNOWN_CARD]]
     finally:
@@ -168,7 +168,7 @@ def test_a_long_press_at_the_seat_takes_the_last_card_back(compiled: Path, tmp_p
 def test_a_host_that_goes_away_ends_enroll_mode(compiled: Path) -> None:
     vt = table_in(compiled, "gone").start()
     try:
-        assert vt.next_event()[0] == EV.HAND_START
+        assert vt.next_event().kind == EV.HAND_START
         port = let_go(vt)
         reader = TableTagReader(port, seat=0)
         reader.active = False  # the host dies: no [APP_ENROLL, -1]
@@ -178,9 +178,9 @@ def test_a_host_that_goes_away_ends_enroll_mode(compiled: Path) -> None:
         vt.link = SerialLink(port, on_note=vt._note).start()  # another host
         assert vt.link.wait_synced(10)
         vt.tap(0, -1)  # ends enroll mode, and is the game's tap
-        events = [vt.next_event()]
+        events = [vt.next_event().raw()]
         while events[-1][0] != EV.REJECT:
-            events.append(vt.next_event())
+            events.append(vt.next_event().raw())
         assert events[-1][:4] == [EV.REJECT, 0, 0, EV.UNKNOWN_CARD]
         assert vt.wait(lambda: vt.lines[7] == "S0 unknown card", 5), vt.lines
     finally:

@@ -15,7 +15,7 @@ import pytest
 from shengji import Rules
 from tractor_table import cli, virtual_heap
 from tractor_table.errors import CommandError
-from tractor_table.virtual.events import EV
+from tractor_table.events import EV
 from tractor_table.virtual.game import BotGame
 from tractor_table.virtual.runner import VirtualTable
 from vtable_rig import table_in
@@ -115,7 +115,7 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
     # code the table does not need stayed out of the heap: the host's end of
     # the link, the Pico's board, snapshot restoring and table.cfg's reader
     assert "table" in vt.modules_loaded and "ttlink" in vt.modules_loaded
-    for never in ("ttlink_host", "picoboard", "tablerestore", "tableconfig", "enrollmode", "snaplayout"):
+    for never in ("ttlink_host", "picoboard", "tablerestore", "tableconfig", "enrollmode", "snaplayout", "evlayout"):
         assert never not in vt.modules_loaded
 
 
@@ -136,7 +136,7 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
     try:
         game = BotGame(vt, Rules(decks=1), seed=5, strength=1, say=lines.append)
         start = vt.next_event()
-        assert start[0] == EV.HAND_START
+        assert start.kind == EV.HAND_START
         assert game.start_hand(start) == "play"
         for _ in range(4):
             assert not game.play_trick()
@@ -200,19 +200,19 @@ def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path
 
 def test_refusals_reach_the_host(compiled: Path) -> None:
     with table_in(compiled, "refuse", 1) as vt:
-        assert vt.next_event()[0] == EV.HAND_START
+        assert vt.next_event().kind == EV.HAND_START
         vt.tap(2, -1)  # an unknown tag
-        ev = vt.next_event()
+        ev = vt.next_event().raw()
         assert ev[:4] == [EV.REJECT, 0, 2, EV.UNKNOWN_CARD]
         vt.tap(1, 13)  # 2H: a level card
         vt.tap(1, 14)  # 3H: not the same card
         vt.press(1, EV.BTN_OK)
-        ev = vt.next_event()
+        ev = vt.next_event().raw()
         assert ev == [EV.BID, 1, 0, EV.BID_CARDS, 13, 14]
         assert vt.wait(lambda: vt.lines[7] == "S1 not a bid", 5)
         assert EV.SND_ERROR in vt.sounds
         vt.tap(3, -2)  # two tags on seat 3's reader at once: an error, not two plays
-        ev = vt.next_event()
+        ev = vt.next_event().raw()
         assert ev[:4] == [EV.REJECT, 0, 3, EV.READER_FAULT]
 
 
@@ -261,7 +261,7 @@ def test_power_cut_during_the_kitty_reveal_resumes_it(compiled: Path) -> None:
         game = BotGame(vt, rules, seed=4, strength=1, say=lambda _: None)
         assert game.play_hand(vt.next_event()) == "done"
         vt.press(0, EV.BTN_OK)
-        start = vt.next_event()
+        start = vt.next_event().raw()
         assert start[:2] == [EV.HAND_START, 2]
         dealer = start[2]
         vt.press(0, EV.BTN_OK)  # the draw is over: nobody bid
@@ -278,15 +278,15 @@ def test_power_cut_during_the_kitty_reveal_resumes_it(compiled: Path) -> None:
         assert vt2.restored
         assert vt2.wait(lambda: vt2.lines[2] == f"S{dealer} kitty up 0/6", 5)
         vt2.tap((dealer + 1) % 4, 27)  # another seat: refused
-        ev = vt2.next_event()
+        ev = vt2.next_event().raw()
         assert ev == [EV.REJECT, 0, (dealer + 1) % 4, EV.WRONG_PHASE, 27]
         level = start[4 + (dealer & 1)]
         first = 26 + (12 if level != 12 else 11)  # AD (KD at level A) first: diamonds are trump
         up = [first, 3, 53, 40, 41, 42]
         for c in up:
             vt2.tap(dealer, c)
-        assert vt2.next_event() == [EV.KITTY_UP, dealer, *up]
-        assert vt2.next_event() == [EV.TRUMP, 2, -1, dealer]
+        assert vt2.next_event().raw() == [EV.KITTY_UP, dealer, *up]
+        assert vt2.next_event().raw() == [EV.TRUMP, 2, -1, dealer]
         assert vt2.wait(lambda: vt2.lines[0].endswith(" D") and "bury" in vt2.lines[2], 5)
     finally:
         vt2.close()

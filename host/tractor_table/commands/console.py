@@ -79,7 +79,6 @@ def make_verifier(rules: Any, *, verify: bool = True, log_path: Path | None = No
     """The host's second opinion: the full engine replaying the table's events."""
     from ..link.serial_link import host_identity
     from ..link.verifier import TrustingReplayer, Verifier
-    from ..virtual.events import describe
 
     if verify:
         from ..link.engine_replayer import EngineReplayer
@@ -87,7 +86,7 @@ def make_verifier(rules: Any, *, verify: bool = True, log_path: Path | None = No
         replayer: Any = EngineReplayer(rules)
     else:
         replayer = TrustingReplayer()
-    return Verifier(replayer, host_identity()[1], describe=describe, log_path=log_path)
+    return Verifier(replayer, host_identity()[1], log_path=log_path)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -128,7 +128,6 @@ def run(args: argparse.Namespace) -> int:
     from ..link.serial_link import host_identity
     from ..link.verifier import Verifier
     from ..mpy import micropython_binary
-    from ..virtual.events import describe
 
     if args.serve and args.bots:
         raise CommandError(
@@ -172,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     vt = make_table(args.board, rules, heapsize=args.heapsize, readers=args.readers, hand_scan=args.hand_scan)
     # the host's side of the architecture: every event re-judged by the full engine
-    verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
+    verifier = Verifier(EngineReplayer(rules), host_identity()[1])
     vt.note_hooks.append(recorder.follow(verifier) if recorder is not None else verifier.on_note)
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
     try:
