@@ -168,10 +168,12 @@ ROUTES: list[BaseRoute] = [
 
 
 def create_app(url: str, *, extra_routes: Sequence[BaseRoute] = (), pool_size: int = 8,
-               settings: dict[str, Any] | None = None) -> Starlette:
-    """The club server on the PostgreSQL at ``url`` (migrated first: :func:`.db.migrate`)."""
+               settings: dict[str, Any] | None = None, offline_s: float = pages.OFFLINE_S) -> Starlette:
+    """The club server on the PostgreSQL at ``url`` (migrated first: :func:`.db.migrate`);
+    a table is shown offline after ``offline_s`` without its host's heartbeat."""
     from . import db
 
+    pages.OFFLINE_S = offline_s
     with db.connect(url) as conn:
         db.migrate(conn)
 

@@ -45,6 +45,13 @@ class SimTable:
         self.rng = random.Random(seed)
         self.recorder.on_note(["up", [1, "sim", "rules-sim", self.rng.getrandbits(30), 1, 0, 0, 1, uid]])
 
+    def more(self, hands: int, seed: int) -> None:
+        """Play on: ``hands`` more hands (each a new match, as the script's own)."""
+        from ..board.flashsoak import record_actions
+
+        self.actions = self.actions[self.at:] + record_actions(hands, seed, self.table.decks)
+        self.at = 0
+
     @property
     def done(self) -> bool:
         return self.at >= len(self.actions)
