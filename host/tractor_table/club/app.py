@@ -154,8 +154,8 @@ async def healthz(request: Request) -> Response:
 ROUTES: list[BaseRoute] = [
     Route("/", pages.room, methods=["GET"]),
     Route("/.json", pages.room_json, methods=["GET"]),
+    Route("/t/{label}.json", pages.table_json, methods=["GET"]),  # before /t/{label}, which matches it too
     Route("/t/{label}", pages.table, methods=["GET"]),
-    Route("/t/{label}.json", pages.table_json, methods=["GET"]),
     Route("/live/room", pages.room_stream, methods=["GET"]),
     Route("/live/t/{label}", pages.table_stream, methods=["GET"]),
     Route("/healthz", healthz, methods=["GET"]),

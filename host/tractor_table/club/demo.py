@@ -59,7 +59,7 @@ class Demo:
 
         app = create_app(self.url, extra_routes=web.ROUTES, offline_s=10.0)
         config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning",
-                                access_log=False)
+                                access_log=False, timeout_graceful_shutdown=3)
         self.server = uvicorn.Server(config)
         return self.server
 

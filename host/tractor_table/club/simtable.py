@@ -39,8 +39,9 @@ class SimTable:
         self.table.take_events()
         self.actions = record_actions(hands, seed, decks)
         self.at = 0
-        self.count = 0
+        self.count = 0  # the table's event count (its next index)
         self.head = 0
+        self.made = 0  # events recorded (the first index may be above 0)
         self.on_event = on_event
         self.rng = random.Random(seed)
         self.recorder.on_note(["up", [1, "sim", "rules-sim", self.rng.getrandbits(30), 1, 0, 0, 1, uid]])
@@ -76,6 +77,7 @@ class SimTable:
             ev = list(ev)
             self.recorder.on_note(["event", idx, h, ev])
             self.count, self.head = idx + 1, h
+            self.made += 1
             out.append(ev)
             if self.on_event is not None:
                 self.on_event(idx, h, ev)

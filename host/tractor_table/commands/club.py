@@ -130,7 +130,9 @@ def _serve(args: argparse.Namespace) -> int:
         where = "embedded PostgreSQL in " + str(cluster.data) if cluster else url.split("@")[-1]
         print(f"club: database {where}", flush=True)
         print(f"club: serving http://{args.host}:{args.port}/", flush=True)
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+        # open pages hold event streams for ever: on Ctrl-C give them 3 s, then close them
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
+                    timeout_graceful_shutdown=3)
     finally:
         if cluster is not None and cluster.started_here:
             cluster.stop()
