@@ -41,6 +41,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,25 +78,29 @@ class Result:
     ingest_per_s: float = 0.0
     offered_per_s: float = 0.0
     latencies_ms: list[float] = field(default_factory=list)
+    commit_ms: list[float] = field(default_factory=list)  # tap -> the server's commit
     server_cpu: float = 0.0  # share of one core
     pg_cpu: float = 0.0
+    driver_cpu: float = 0.0  # the simulated tables' process (recorders, uploaders)
     pg_bytes: int = 0
     checked: int = 0
     load: float = 0.0
     pg: str = ""
 
-    def pct(self, q: float) -> float:
-        if not self.latencies_ms:
+    def pct(self, q: float, xs: list[float] | None = None) -> float:
+        xs = sorted(self.latencies_ms if xs is None else xs)
+        if not xs:
             return float("nan")
-        xs = sorted(self.latencies_ms)
         return xs[min(len(xs) - 1, int(q * len(xs)))]
 
     def line(self) -> str:
         return (f"{self.tables} tables, {self.pace}: {self.events} events in {self.seconds:.1f} s, "
                 f"ingested {self.ingest_per_s:.0f}/s (offered {self.offered_per_s:.0f}/s); "
                 f"tap->browser p50 {self.pct(0.5):.0f} ms p99 {self.pct(0.99):.0f} ms "
-                f"(n={len(self.latencies_ms)}); server CPU {self.server_cpu * 100:.0f} %, "
-                f"PostgreSQL CPU {self.pg_cpu * 100:.0f} % of a core; "
+                f"(n={len(self.latencies_ms)}); tap->commit p50 {self.pct(0.5, self.commit_ms):.0f} ms "
+                f"p99 {self.pct(0.99, self.commit_ms):.0f} ms; server CPU {self.server_cpu * 100:.0f} %, "
+                f"PostgreSQL CPU {self.pg_cpu * 100:.0f} %, tables' process {self.driver_cpu * 100:.0f} % "
+                "of a core; "
                 + (f"{self.pg_bytes / max(1, self.hands) * 1000 / 1e6:.1f} MB per 1,000 hands; "
                    if self.hands else "")
                 + f"load {self.load:.1f}")
@@ -299,8 +304,11 @@ class Room:
         return len(self.sims)
 
     def end_tables(self) -> None:
-        for up in self.ups:
-            up.stop(flush_s=5)
+        stops = [threading.Thread(target=up.stop, kwargs={"flush_s": 2.0}) for up in self.ups]
+        for t in stops:  # all at once: hundreds of uploaders one by one take minutes
+            t.start()
+        for t in stops:
+            t.join()
         for s in self.sims:
             s.close()
         self.sims, self.ups = [], []
@@ -317,9 +325,10 @@ class Room:
 
 
 def drive(room: Room, pace_s: float, seconds: float, taps: dict[tuple[str, int], float],
-          rng: random.Random) -> int:
+          rng: random.Random, inputs: int = 0) -> int:
     """The tables' inputs: at a person's pace (``pace_s`` > 0, for ``seconds``) or flat
-    out (every table to its script's end). Each event's tap time kept; events made."""
+    out (every table to its script's end, or ``inputs`` inputs each). Each event's tap
+    time kept; events made."""
     made = 0
     sims = room.sims
     if pace_s > 0:
@@ -346,7 +355,9 @@ def drive(room: Room, pace_s: float, seconds: float, taps: dict[tuple[str, int],
             heapq.heappush(heap, (at + rng.expovariate(1 / pace_s), k))
         return made
     live = list(range(len(sims)))
-    while live:
+    rounds = 0
+    while live and (not inputs or rounds < inputs):
+        rounds += 1
         nxt = []
         for k in live:
             s = sims[k]
@@ -380,20 +391,21 @@ def latencies(stamps: dict[str, list[tuple[float, int]]], labels: dict[str, str]
 
 
 def run(tables: int, *, pace_s: float, seconds: float = 60.0, hands: int = 1, browsers: int = 4,
-        seed: int = 1, room: Room | None = None, fsync: bool = True) -> tuple[Result, Room]:
+        seed: int = 1, room: Room | None = None, fsync: bool = True,
+        inputs: int = 0) -> tuple[Result, Room]:
     """One run on ``room`` (made if None; the caller closes it)."""
     if room is None:
         room = Room(tables, fsync=fsync)
         try:
-            return _run(room, tables, pace_s, seconds, hands, browsers, seed, fsync)
+            return _run(room, tables, pace_s, seconds, hands, browsers, seed, fsync, inputs)
         except BaseException:
             room.close()
             raise
-    return _run(room, tables, pace_s, seconds, hands, browsers, seed, fsync)
+    return _run(room, tables, pace_s, seconds, hands, browsers, seed, fsync, inputs)
 
 
 def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, browsers: int,
-         seed: int, fsync: bool) -> tuple[Result, Room]:
+         seed: int, fsync: bool, inputs: int) -> tuple[Result, Room]:
     # human pace: scripts longer than the run (a hand is ~130 inputs)
     room.seat(hands if pace_s == 0 else int(seconds / pace_s / 100) + 2, seed)
     rng = random.Random(seed)
@@ -418,11 +430,13 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
         with db.connect(room.url) as c:
             pk0 = int(_one(c, "SELECT COALESCE(max(event_pk), 0) FROM events")[0])
         cpu0, pg0, w0 = _ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
-        made = drive(room, pace_s, seconds, taps, rng)
+        me0 = _ticks(os.getpid())
+        made = drive(room, pace_s, seconds, taps, rng, inputs)
         drove = time.monotonic() - w0
         room.drained()
         wall = time.monotonic() - w0
         cpu1, pg1 = _ticks(room.server.pid), _pg_ticks(room.cluster)
+        res.driver_cpu = (_ticks(os.getpid()) - me0) / HZ / wall
         with db.connect(room.url) as c:
             c.execute("CHECKPOINT")
             size1 = int(_one(c, "SELECT pg_database_size(current_database())")[0])
@@ -430,6 +444,12 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
             first, last = _one(c,
                 "SELECT extract(epoch FROM min(ingested_at)), extract(epoch FROM max(ingested_at)) "
                 "FROM events WHERE event_pk > %s", (pk0,))
+            for uid, idx, at in c.execute(
+                    "SELECT t.uid, e.idx, extract(epoch FROM e.ingested_at) FROM events e "
+                    "JOIN tables t USING (table_id) WHERE e.event_pk > %s", (pk0,)):
+                tap = taps.get((uid, int(idx)))
+                if tap is not None:
+                    res.commit_ms.append((float(at) - tap) * 1000)
         res.events = room.server_count()[0] - n0
         res.seconds = drove
         res.offered_per_s = made / drove if drove else 0.0
@@ -491,8 +511,10 @@ def section(results: list[Result], cmd: str) -> str:
         off = f"{r.offered_per_s:.0f}" if r.offered_per_s == r.offered_per_s else "-"
         lat = (f"{r.pct(0.5):.0f} / {r.pct(0.99):.0f} (n={len(r.latencies_ms)})"
                if r.latencies_ms else "-")
-        rows.append(f"| {r.tables} | {r.pace} | {r.events:,} | {off} | {r.ingest_per_s:.0f} | {lat} | "
-                    f"{r.server_cpu * 100:.0f} % / {r.pg_cpu * 100:.0f} % | {per} | {r.load:.1f} |")
+        com = (f"{r.pct(0.5, r.commit_ms):.0f} / {r.pct(0.99, r.commit_ms):.0f}" if r.commit_ms else "-")
+        drv = f" / {r.driver_cpu * 100:.0f} %" if r.driver_cpu else ""
+        rows.append(f"| {r.tables} | {r.pace} | {r.events:,} | {off} | {r.ingest_per_s:.0f} | {lat} | {com} | "
+                    f"{r.server_cpu * 100:.0f} % / {r.pg_cpu * 100:.0f} %{drv} | {per} | {r.load:.1f} |")
     pg = results[0].pg if results else ""
     return f"""## Club server: a room's tables on one PostgreSQL
 
@@ -511,12 +533,13 @@ table plays offline first, then all uploaders start at once (a room whose
 network came back): the server's own ceiling. Tap -> browser: a headless
 chromium holds sampled table pages open and stamps when a state reaches the
 DOM (its own MutationObserver, `Date.now()`), less the driver's stamp just
-before the input. CPU: user+system from /proc over the run, as a share of one
-core. Bytes: the database's growth over the hands the flat-out run completed.
+before the input; tap -> server: the server transaction's time (`ingested_at`)
+less the same stamp, for every event. CPU: user+system from /proc over the run, as a share of one
+core (server, PostgreSQL, and the simulated tables' own process). Bytes: the database's growth over the hands the flat-out run completed.
 After every run each table's count and head on the server equal its host's.
 
-| tables | pace | events | offered/s | ingested/s | tap->browser p50 / p99 ms | CPU server / PostgreSQL | MB per 1,000 hands | load |
-|---|---|---|---|---|---|---|---|---|
+| tables | pace | events | offered/s | ingested/s | tap->browser p50 / p99 ms | tap->server p50 / p99 ms | CPU server / PostgreSQL / tables | MB per 1,000 hands | load |
+|---|---|---|---|---|---|---|---|---|---|
 """ + "\n".join(rows) + "\n"
 
 

@@ -99,6 +99,9 @@ def test_a_card_laid_appears_the_kitty_never_and_a_cut_page_catches_up(
                 laid += 1
             assert not kitty & shown_cards(browser), "a buried card reached the page"
             assert not kitty & set(browser.page_source.split('"')), "a buried card in the DOM"
+            if len(browser.find_elements("css selector", "#trick [data-card]")) == 3:
+                DOCS.mkdir(parents=True, exist_ok=True)  # the docs' picture: a trick in progress
+                browser.save_screenshot(str(DOCS / "table.png"))
         # the page's connection is cut; the game goes on; it reconnects and catches up
         proxy.cut()
         wait(lambda: browser.find_element("id", "conn").get_attribute("data-state") != "live",
@@ -114,13 +117,59 @@ def test_a_card_laid_appears_the_kitty_never_and_a_cut_page_catches_up(
             sim.step()
         wait(lambda: shown_count(browser) == sim.count, "the page at the hand's end", timeout=60)
         assert kitty <= shown_cards(browser), "the kitty not shown once the hand is over"
-        DOCS.mkdir(parents=True, exist_ok=True)
-        browser.save_screenshot(str(DOCS / "table.png"))
-        browser.get(f"{proxy.base}/")
-        wait(lambda: browser.find_elements("css selector", ".tile.live, .tile.offline, .tile.behind"),
-             "a tile on the room page")
-        browser.save_screenshot(str(DOCS / "room.png"))
     finally:
         up.stop()
         sim.close()
         proxy.close()
+
+
+def tiles(drv: Any) -> dict[str, str]:
+    return dict(drv.execute_script(
+        "return Array.from(document.querySelectorAll('#tiles .tile'))"
+        ".map(e => [e.querySelector('.label').textContent, e.dataset.status])"))
+
+
+def test_the_room_shows_tables_live_and_a_silent_one_goes_offline_by_itself(
+        club_token: tuple[str, str], browser: Any, tmp_path: Path) -> None:
+    from conftest import ServerProc
+
+    url, token = club_token
+    server = ServerProc(url, offline_s=5.0).start()
+    proxy = FaultProxy(server.port)  # the last table's way to the server, to be cut
+    sims, ups = [], []
+    try:
+        for k in range(6):
+            (tmp_path / f"t{k}").mkdir()
+            sim = SimTable(tmp_path / f"t{k}", f"{0xA0000000 + k:016x}", seed=40 + k, hands=1)
+            sims.append(sim)
+            ups.append(attach(sim, proxy.base if k == 5 else server.base, token, heartbeat_s=0.5))
+            for _ in range(30 + 7 * k):
+                sim.step()
+        def six() -> list[str] | None:
+            ts = httpx.get(server.base + "/.json").json()["tables"]
+            return [t["label"] for t in ts] if len(ts) == 6 else None
+
+        labels = wait(six, "six tables on the server", 60)
+        browser.get(f"{server.base}/")
+        wait(lambda: browser.find_element("id", "conn").get_attribute("data-state") == "live",
+             "the room's event stream open")
+        wait(lambda: sorted(tiles(browser)) == sorted(labels) and set(tiles(browser).values()) == {"live"},
+             "six live tiles", 60)
+        # the last table's host falls silent: its tile turns offline without a reload
+        proxy.cut()
+        silent = [t["label"] for t in httpx.get(server.base + "/.json").json()["tables"]
+                  if t["uid"] == sims[5].uid][0]
+        for _ in range(5):
+            sims[5].step()  # recorded on its host, not uploaded
+        wait(lambda: tiles(browser).get(silent) == "offline"
+             and [v for k, v in tiles(browser).items() if k != silent] == ["live"] * 5,
+             f"{silent} offline on the page, the five others live", 60)
+        DOCS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(DOCS / "room.png"))
+    finally:
+        for up in ups:
+            up.stop(flush_s=0)
+        for sim in sims:
+            sim.close()
+        proxy.close()
+        server.stop()

@@ -167,7 +167,7 @@ ROUTES: list[BaseRoute] = [
 ]
 
 
-def create_app(url: str, *, extra_routes: Sequence[BaseRoute] = (), pool_size: int = 8,
+def create_app(url: str, *, extra_routes: Sequence[BaseRoute] = (), pool_size: int = 12,
                settings: dict[str, Any] | None = None, offline_s: float = pages.OFFLINE_S) -> Starlette:
     """The club server on the PostgreSQL at ``url`` (migrated first: :func:`.db.migrate`);
     a table is shown offline after ``offline_s`` without its host's heartbeat."""

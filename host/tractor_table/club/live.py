@@ -34,6 +34,7 @@ from psycopg_pool import AsyncConnectionPool
 log = logging.getLogger("tractor_table.club.live")
 
 ROOM = 0  # the room's channel (tiles of every table)
+RENDERERS = 4  # tables rendered at once (each holds a pool connection while it renders)
 
 
 @dataclass
@@ -81,8 +82,9 @@ class Hub:
         self.tiles = tiles
         self.subs: dict[int, set[Subscriber]] = {}
         self.latest: dict[int, tuple[str, str, str]] = {}
-        self._dirty: set[int] = set()
-        self._kick = asyncio.Event()
+        self._queue: asyncio.Queue[int] = asyncio.Queue()
+        self._queued: set[int] = set()
+        self._locks: dict[int, asyncio.Lock] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.listening = asyncio.Event()
         self.notifications = 0
@@ -115,8 +117,9 @@ class Hub:
                 del self.subs[s.channel]
 
     def mark(self, table_id: int) -> None:
-        self._dirty.add(table_id)
-        self._kick.set()
+        if table_id not in self._queued:
+            self._queued.add(table_id)
+            self._queue.put_nowait(table_id)
 
     async def current(self, table_id: int) -> tuple[str, str, str] | None:
         got = self.latest.get(table_id)
@@ -168,32 +171,42 @@ class Hub:
                 log.warning("room not checked (%s)", exc)
 
     async def _work(self) -> None:
+        """:data:`RENDERERS` workers take the marked tables: several tables render at
+        once (each render waits on the database), one table's renders one at a
+        time and in order (its lock), so a page never gets an older state after
+        a newer one; a table marked again while queued is rendered once."""
+        workers = [asyncio.create_task(self._worker()) for _ in range(RENDERERS)]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for w in workers:
+                w.cancel()
+
+    async def _worker(self) -> None:
         while True:
-            await self._kick.wait()
-            self._kick.clear()
-            dirty, self._dirty = self._dirty, set()
-            for tid in sorted(dirty):
+            tid = await self._queue.get()
+            self._queued.discard(tid)
+            async with self._locks.setdefault(tid, asyncio.Lock()):
                 try:
-                            got = await self.render(self.pool, tid)
+                    got = await self.render(self.pool, tid)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
-                    log.warning("table %s not rendered (%s); again on the next change", tid, exc)
-                    self._dirty.add(tid)
+                    log.warning("table %s not rendered (%s); again shortly", tid, exc)
                     await asyncio.sleep(0.5)
-                    self._kick.set()
+                    self.mark(tid)
                     continue
-                if got is None:
-                    continue
-                self.renders += 1
-                self.latest[tid] = got
-                version, frag, tile = got
-                msg = Message(f"{tid}:{version}", "table", frag)
-                for s in self.subs.get(tid, ()):
-                    s.offer("table", msg)
-                tmsg = Message(f"{tid}:{version}", "tile", tile)
-                for s in self.subs.get(ROOM, ()):
-                    s.offer(f"tile{tid}", tmsg)
+            if got is None:
+                continue
+            self.renders += 1
+            self.latest[tid] = got
+            version, frag, tile = got
+            msg = Message(f"{tid}:{version}", "table", frag)
+            for s in self.subs.get(tid, ()):
+                s.offer("table", msg)
+            tmsg = Message(f"{tid}:{version}", "tile", tile)
+            for s in self.subs.get(ROOM, ()):
+                s.offer(f"tile{tid}", tmsg)
 
 
 async def stream(hub: Hub, sub: Subscriber, last_id: str | None,
