@@ -17,14 +17,8 @@
 # remembered (drules_memo.py), so none is expanded twice.
 
 import micropython
-from micropython import const
-
 from drules_base import EngineBase
-
-try:
-    from typing import Any, Sequence  # noqa: F401
-except ImportError:
-    pass
+from micropython import const
 
 _NPOS = const(24)
 
