@@ -30,6 +30,7 @@ import rp2040
 from shengji import Rules
 from tractor_table import mpy, perfdoc, virtual_heap
 from tractor_table.errors import CommandError
+from tractor_table.events import Event
 from tractor_table.paths import DOCS_DIR
 from tractor_table.virtual.game import BotGame
 from tractor_table.virtual.runner import MPY_DIR, VirtualTable, compile_for_host
@@ -153,7 +154,7 @@ def play(
         )
         last: list[object] = []
         vt.note_hooks.append(
-            lambda n: last.__setitem__(slice(None), n[1:3]) if n[0] == "event" else None
+            lambda n: last.__setitem__(slice(None), [n.index, n.hash]) if isinstance(n, Event) else None
         )
         t0 = time.monotonic()
         with vt:

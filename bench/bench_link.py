@@ -34,7 +34,7 @@ sys.path[:0] = [str(TESTS), str(ROOT / "firmware")]
 import rp2040  # noqa: E402
 from linkapp import Pair  # noqa: E402
 from tractor_table import mpy, perfdoc  # noqa: E402
-from tractor_table.link import ttlink  # noqa: E402
+from tractor_table.link import notes, ttlink  # noqa: E402
 
 COMMAND = ".venv/bin/python bench/bench_link.py"
 
@@ -180,7 +180,7 @@ def reconnects(rounds: int) -> dict[str, list[float]]:
         host = SerialLink(
             str(relay.path),
             reconnect_s=0.05,
-            on_note=lambda n: reboots.append(n) if n[0] == "reboot" else None,
+            on_note=lambda n: reboots.append(n) if isinstance(n, notes.Reboot) else None,
         )
         host.start()
 

@@ -136,6 +136,17 @@ def cards_text(cards, room):
     return s
 
 
+def readers_text(down):
+    """The message line for the seats whose reader does not answer (a bit per
+    seat): "S2 no reader", "no reader S0,2", "no reader S0-S3"."""
+    if down & 15 == 15:
+        return "no reader S0-S3"
+    seats = [s for s in range(4) if down >> s & 1]
+    if len(seats) == 1:
+        return "S%d no reader" % seats[0]
+    return "no reader S" + ",".join(str(s) for s in seats)
+
+
 class DisplayModel:
     """Renders a table.Table into 8 text lines and a framebuf."""
 
@@ -145,71 +156,98 @@ class DisplayModel:
         if framebuf is not None:
             self.fb = framebuf.FrameBuffer(self.buf, WIDTH, HEIGHT, framebuf.MONO_VLSB)
         self.lines = [""] * LINES
+        # lines longer than COLS met while rendering (each cut to COLS): a
+        # message that does not fit is a bug (tests/table/test_display_words.py)
+        self.cut = 0
+        self.cut_text = ""
+        # set by main.App from the board: the card each seat's reader saw once
+        # and has not confirmed yet (card id, -2 a tag not in the card map,
+        # -1 none; None: no readers), drawn "(AS)" after the seat's line; and
+        # the seats whose reader does not answer (a bit per seat)
+        self.shown = None
+        self.readers_down = 0
 
     def text_lines(self, t):
-        """The 8 lines for the table's state (each at most 16 characters)."""
+        """The 8 lines for the table's state (each at most 16 characters; a
+        longer one is cut and counted in ``cut``)."""
         lines = self.lines
         lv = t.levels
         trump = TRUMPS[t.trump] if t.trump >= 0 else "?"
         dealer = ("S%d" % t.dealer) if t.dealer >= 0 else "?"
         ph = t.phase
-        lines[0] = ("H%d %s/%s %s" % (t.hand_no, RANKS[lv[0]], RANKS[lv[1]], trump))[:COLS]
-        lines[1] = ("dealer %s pts%d" % (dealer, t.score))[:COLS]
+        lines[0] = "H%d %s/%s %s" % (t.hand_no, RANKS[lv[0]], RANKS[lv[1]], trump)
+        lines[1] = "dealer %s pts%d" % (dealer, t.score)
         if ph == T.DEAL:
             if t.bids:
                 b = t.bids[-1]
-                lines[2] = ("bid S%d %s" % (b[0], cards_text(b[1], 8)))[:COLS]
+                lines[2] = "bid S%d %s" % (b[0], cards_text(b[1], 8))
             else:
                 lines[2] = "draw: no bid"
         elif ph == T.KITTY or ph == T.REVEAL:
-            lines[2] = (
-                "S%d %s %d/%d"
-                % (
-                    t.dealer,
-                    "bury" if ph == T.KITTY else "kitty up",
-                    len(t.pending[t.dealer]),
-                    t.kitty_size,
-                )
-            )[:COLS]
+            lines[2] = "S%d %s %d/%d" % (
+                t.dealer,
+                "bury" if ph == T.KITTY else "kitty up",
+                len(t.pending[t.dealer]),
+                t.kitty_size,
+            )
         elif ph == T.PLAY:
-            lines[2] = ("trick%d S%d plays" % (len(t.tricks) + 1, t.turn))[:COLS]
+            lines[2] = "trick%d S%d plays" % (len(t.tricks) + 1, t.turn)
 
         elif ph == T.SCAN:
             done = 0
             for s in range(4):
                 if t.scan_done & (1 << s):
                     done += 1
-            lines[2] = ("scan hands %d/4" % done)[:COLS]
+            lines[2] = "scan hands %d/4" % done
         elif ph == T.HAND_END:
             if t.forfeit:
-                lines[2] = ("revoke S%d OK=nxt" % t.forfeit[1])[:COLS]
+                lines[2] = "revoke S%d OK=nxt" % t.forfeit[1]
             else:
-                lines[2] = ("over: %d OK=next" % t.score)[:COLS]
+                # 16 columns with a 3-digit score (up to 400 points, 4 decks)
+                lines[2] = "over %d OK=next" % t.score
         else:
-            lines[2] = ("match: side %d" % t.match_winner)[:COLS]
+            lines[2] = "match: side %d" % t.match_winner
         for s in range(4):
             p = t.plays[s] if ph == T.PLAY else None
             mark = ">" if s == t.turn else " "
+            room = 11 if s == t.challenger else 12  # a challenger's line starts with "?"
             if ph == T.SCAN:
                 n = t.hand_size + (t.kitty_size if s == t.dealer else 0)
                 txt = "%d/%d" % (len(t.hands[s]), n)
             elif p is not None:
-                txt = cards_text(p, 12)
+                txt = cards_text(p, room)
             elif ph == T.REVEAL and s == t.dealer:
-                txt = cards_text(t.pending[s], 12)  # the kitty, face up
+                txt = cards_text(t.pending[s], room)  # the kitty, face up
             elif t.pending[s]:
-                txt = "." * len(t.pending[s])
+                n = len(t.pending[s])
+                txt = "." * n if n <= room else "%d cards" % n
             elif ph == T.PLAY and not t.lead and t.tricks and t.tricks[-1][1] == s:
                 txt = "won last"
             else:
                 txt = ""
             if s == t.challenger:
                 txt = "?" + txt
-            lines[3 + s] = (mark + "S%d " % s + txt)[:COLS]
-        lines[7] = t.message[:COLS]
+            lines[3 + s] = mark + "S%d " % s + txt
+        lines[7] = t.message
         if t.friend:
             # partners = "called": levels per seat, the call and the partner
             t.friend.display(t, lines, trump, dealer)  # tablefriend.py
+        shown = self.shown
+        if shown is not None:
+            for s in range(4):
+                c = shown[s]
+                if c != -1:
+                    # seen once, not counted yet: at the end of the line, in brackets
+                    tag = "(??)" if c < 0 else "(" + card_name(c) + ")"
+                    ln = lines[3 + s]
+                    lines[3 + s] = ln[: COLS - 5] + " " + tag if len(ln) > COLS - 5 else ln + " " + tag
+        if self.readers_down and not t.message:
+            lines[7] = readers_text(self.readers_down)
+        for i in range(LINES):
+            if len(lines[i]) > COLS:
+                self.cut += 1
+                self.cut_text = lines[i]
+                lines[i] = lines[i][:COLS]
         return lines
 
     def render(self, t):

@@ -91,6 +91,17 @@ class EngineBase:
     _ng: int
     _placed: bool
     _cur: bytearray
+    _lp: bytearray
+    _ld: "list[int]"
+    _lq: "list[int]"
+    _lh: "list[int]"
+    _ll: bytearray
+    _lx: bytearray
+    _ly: bytearray
+    _lr: bytearray
+    _la: bytearray
+    _lmode: bytearray
+    _dn0: bytearray
     # methods of one part that another calls
     lead_suit: "Callable[[Sequence[int]], int]"
     points: "Callable[[Sequence[int]], int]"
@@ -106,6 +117,7 @@ class EngineBase:
     _remember: "Callable[[int, int], None]"
     _newgen: "Callable[[], None]"
     _memo_init: "Callable[[], None]"
+    _sweep_init: "Callable[[], None]"
     _add: "Callable[[int, int, int], bool]"
     _sub: "Callable[[int, int, int], None]"
     _sets: "Callable[[], None]"

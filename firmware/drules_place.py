@@ -72,6 +72,7 @@ class Placer(EngineBase):
         self._placed = False  # does self._u hold a placement of the question?
         self._mon = False
         self._memo_init()
+        self._sweep_init()
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
         self._ns0 = 0
 

@@ -20,90 +20,217 @@ except ImportError:
     pass
 
 _NPOS = const(24)
+_QT = const(24)  # kinds of parts in one question (drules_place.py)
 
 
 class Sweep(EngineBase):
     """The placement oracle's sweep; mixed into drules.Engine."""
+
+    def _sweep_init(self):
+        # type: () -> None
+        # The sweep's explicit stack (no recursion: its call depth is a
+        # constant, docs/firmware.md "The C stack"): one level per position
+        # where the sweep decides (the positions only grow along it, so at
+        # most _NPOS levels): the state it was entered with (position, demand,
+        # left over, the memo's hash), how many runs of each kind start there
+        # (_lx, an odometer over the kinds, most first), the demand left after
+        # them, and the split of its pairs being tried (_ly, with the faces it
+        # splits: _lr, _la2/3/4); _lmode 1: the level skipped on to a later
+        # position (one way only).
+        self._lp = bytearray(_NPOS)
+        self._ld = [0] * _NPOS
+        self._lq = [0] * _NPOS
+        self._lh = [0] * _NPOS
+        self._ll = bytearray(3 * _NPOS)
+        self._lx = bytearray(_NPOS * _QT)
+        self._ly = bytearray(_NPOS)
+        self._lr = bytearray(_NPOS)
+        self._la = bytearray(3 * _NPOS)
+        self._lmode = bytearray(_NPOS)
+        self._dn0 = bytearray(_QT)
 
     @micropython.native
     def _sweep(self, p, d, l2, l3, l4):
         # type: (int, int, int, int, int) -> bool
         """Place the runs d (what _dn holds) at positions p.. given the runs
         already open (self._u at p..), the sets in what is left over: l2, l3,
-        l4 faces of 2, 3, >= 4 copies below p (at most self._lcap)."""
+        l4 faces of 2, 3, >= 4 copies below p (at most self._lcap). On success
+        self._u holds the placement. A depth-first search over the levels of
+        an explicit stack (see _sweep_init), not a recursion."""
         u = self._u
+        a = self._a
         sf = self._sf
         n = self._n
+        c = self._lcap
         dk = self._dk
         dn = self._dn
         db = self._db
         dm = self._dm
-        sb = self._sb
-        # The sets, and the runs still to place counted as sets, must fit in
-        # what is left over and all the faces from p up (_fits_at, written
-        # out); each run kind left needs a stretch long enough above p.
-        r2 = n[0]
-        r3 = n[1]
-        r4 = n[2]
-        for t in range(self._nd):
-            x = dn[t]
-            if x:
-                k = dk[t]
-                if sb[db[t] + p] < k:
-                    return False
-                w = dm[t]
-                if w == 2:
-                    r2 += x * k
-                elif w == 3:
-                    r3 += x * k
-                else:
-                    r4 += x * k
-        a4 = l4 + sf[2 * _NPOS + p] - r4
-        a3 = l3 + sf[_NPOS + p]
-        if r3 > a3:
-            a4 -= r3 - a3
-            a3 = 0
-        else:
-            a3 -= r3
-        if a4 < 0 or r2 > 2 * a4 + a3 + l2 + sf[p]:
-            return False
-        if d == 0 and not (u[p] or u[_NPOS + p] or u[2 * _NPOS + p]):
-            return True  # nothing open: all the rest is left over
-        if p >= self._np:
-            return False
-        # (the first _EAGER states of a question are not looked up: most
-        # questions end within them; a state is then expanded twice at most)
-        self.nstates += 1
-        h = self._look(p, d, l2, l3, l4) if d and self._mon and self.nstates > self._ns0 else -1
-        if h == -2:
-            return False
-        if self._starts(p, 0, d, l2, l3, l4):
-            return True
-        if h >= 0:
-            self._remember(h, p)
-        return False
-
-    @micropython.native
-    def _starts(self, p, t, d, l2, l3, l4):
-        # type: (int, int, int, int, int, int) -> bool
-        """Choose how many runs of kind t.. start at position p (most first);
-        then go on past p with what it leaves over."""
-        nd = self._nd
-        dk = self._dk
-        dn = self._dn
-        db = self._db
-        st = self._st
         dl = self._dl
-        while t < nd and (dn[t] == 0 or st[db[t] + p] < dk[t] or p < dl[t]):
-            t += 1
-        if t >= nd:
-            u = self._u
+        dr = self._dr
+        sb = self._sb
+        st = self._st
+        nd = self._nd
+        np_ = self._np
+        lp = self._lp
+        ld = self._ld
+        lq = self._lq
+        lh = self._lh
+        ll = self._ll
+        lx = self._lx
+        ly = self._ly
+        lr = self._lr
+        la = self._la
+        lmode = self._lmode
+        dn0 = self._dn0
+        # only the lowest split of a position's pairs is tried when the
+        # question has no quads among its sets: the others leave fewer faces
+        # for the sets (docs/firmware.md, "The placement oracle")
+        one = n[2] == 0
+        for t in range(nd):
+            dn0[t] = dn[t]
+        i = -1  # the level being decided
+        step = 0  # 0: enter the state (p, d, l2, l3, l4); 1: the level's next split; 2: its next starts
+        while True:
+            if step == 0:
+                # The sets, and the runs still to place counted as sets, must
+                # fit in what is left over and all the faces from p up
+                # (_fits_at, written out); each run kind left needs a stretch
+                # long enough above p.
+                ok = -1  # -1: expand the state, 0: it fails, 1: all placed
+                r2 = n[0]
+                r3 = n[1]
+                r4 = n[2]
+                for t in range(nd):
+                    x = dn[t]
+                    if x:
+                        k = dk[t]
+                        if sb[db[t] + p] < k:
+                            ok = 0
+                            break
+                        w = dm[t]
+                        if w == 2:
+                            r2 += x * k
+                        elif w == 3:
+                            r3 += x * k
+                        else:
+                            r4 += x * k
+                if ok < 0:
+                    a4 = l4 + sf[2 * _NPOS + p] - r4
+                    a3 = l3 + sf[_NPOS + p]
+                    if r3 > a3:
+                        a4 -= r3 - a3
+                        a3 = 0
+                    else:
+                        a3 -= r3
+                    if a4 < 0 or r2 > 2 * a4 + a3 + l2 + sf[p]:
+                        ok = 0
+                    elif d == 0 and not (u[p] or u[_NPOS + p] or u[2 * _NPOS + p]):
+                        ok = 1  # nothing open: all the rest is left over
+                    elif p >= np_:
+                        ok = 0
+                h = -1
+                if ok < 0:
+                    self.nstates += 1
+                    if d and self._mon and self.nstates > self._ns0:
+                        h = self._look(p, d, l2, l3, l4)
+                        if h == -2:
+                            ok = 0  # it failed before
+                if ok == 1:
+                    for t in range(nd):
+                        dn[t] = dn0[t]
+                    return True
+                if ok == 0:
+                    if i < 0:
+                        return False
+                    step = 1 if lmode[i] == 0 else 2
+                    continue
+                # a new level: how many runs of each kind start at p, most
+                # first (the odometer filled from kind 0)
+                i += 1
+                lp[i] = p
+                ld[i] = d
+                lh[i] = h
+                ll[3 * i] = l2
+                ll[3 * i + 1] = l3
+                ll[3 * i + 2] = l4
+                t0 = 0
+            else:
+                p = lp[i]
+                if step == 1:
+                    # the next split of the level's pairs
+                    rest = lr[i]
+                    y = ly[i]
+                    a2 = la[3 * i]
+                    a3 = la[3 * i + 1]
+                    a4 = la[3 * i + 2]
+                    go = False
+                    while y < 255:
+                        z = rest - y
+                        f = (z + 1) >> 1
+                        if f <= a4:
+                            go = True
+                            l2 = ll[3 * i] + a2 + (z & 1)
+                            l3 = ll[3 * i + 1] + a3 - y
+                            l4 = ll[3 * i + 2] + a4 - f
+                            y = 255 if y == 0 or one else y - 1
+                            break
+                        y = 255 if y == 0 else y - 1
+                    ly[i] = y
+                    if go:
+                        if l2 > c[0]:
+                            l2 = c[0]
+                        if l3 > c[1]:
+                            l3 = c[1]
+                        if l4 > c[2]:
+                            l4 = c[2]
+                        p += 1
+                        d = lq[i]
+                        step = 0
+                        continue
+                # the next way of starting runs at p: the deepest kind that
+                # starts one or more gives one up, the kinds after it are
+                # filled again
+                b = i * _QT
+                t = nd - 1
+                while t >= 0 and lx[b + t] == 0:
+                    t -= 1
+                if t < 0:
+                    # every way failed: the level's state is remembered
+                    if lh[i] >= 0:
+                        self._remember(lh[i], p)
+                    i -= 1
+                    if i < 0:
+                        return False
+                    step = 1 if lmode[i] == 0 else 2
+                    continue
+                self._sub(p, dm[t], dk[t])
+                lx[b + t] -= 1
+                dn[t] += 1
+                t0 = t + 1
+            # fill the odometer of level i at p from kind t0 on: each kind as
+            # many runs as fit (none where it cannot start)
+            b = i * _QT
+            for t in range(t0, nd):
+                x = 0
+                nt = dn[t]
+                if nt and st[db[t] + p] >= dk[t] and p >= dl[t]:
+                    m = dm[t]
+                    k = dk[t]
+                    while x < nt and self._add(p, m, k):
+                        x += 1
+                    dn[t] = nt - x
+                lx[b + t] = x
+            d = ld[i]
+            for t in range(nd):
+                d -= lx[b + t] * dr[t]
+            lq[i] = d
+            l2 = ll[3 * i]
+            l3 = ll[3 * i + 1]
+            l4 = ll[3 * i + 2]
             if not (u[p] or u[_NPOS + p] or u[2 * _NPOS + p]):
-                # Nothing here but sets: all of it is left over; so on up
-                # to where a run can start (nothing is open there either).
-                a = self._a
-                c = self._lcap
-                np_ = self._np
+                # Nothing here but sets: all of it is left over; so on up to
+                # where a run can start (nothing is open there either).
                 while True:
                     l2 += a[p]
                     l3 += a[_NPOS + p]
@@ -122,100 +249,138 @@ class Sweep(EngineBase):
                     l3 = c[1]
                 if l4 > c[2]:
                     l4 = c[2]
-                return self._sweep(p, d, l2, l3, l4)
-            return self._over(p, d, l2, l3, l4, True)
-        m = self._dm[t]
-        k = dk[t]
-        n = dn[t]
-        r = self._dr[t]
-        x = 0
-        while x < n and self._add(p, m, k):
-            x += 1
-        dn[t] = n - x
-        while True:
-            if self._starts(p, t + 1, d - x * r, l2, l3, l4):
-                dn[t] = n
-                return True
-            if x == 0:
-                return False
-            self._sub(p, m, k)
-            x -= 1
-            dn[t] += 1
-
-    @micropython.native
-    def _over(self, p, d, l2, l3, l4, sweep):
-        # type: (int, int, int, int, int, bool) -> bool
-        """Go on past position p with what its runs leave over (every way of
-        splitting their pairs between 3-faces and 4-faces). sweep: go on with
-        _sweep, else with _tail."""
-        u = self._u
-        a = self._a
-        c = self._lcap
-        u2 = u[p]
-        u3 = u[_NPOS + p]
-        a2 = a[p]
-        a3 = a[_NPOS + p]
-        a4 = a[2 * _NPOS + p] - u[2 * _NPOS + p]
-        x = u3 if u3 < a3 else a3
-        a3 -= x
-        a4 -= u3 - x
-        x = u2 if u2 < a2 else a2
-        a2 -= x
-        rest = u2 - x
-        y = rest if rest < a3 else a3
-        while y >= 0:
-            z = rest - y
-            f = (z + 1) >> 1
-            if f <= a4:
-                n2 = l2 + a2 + (z & 1)
-                n3 = l3 + a3 - y
-                n4 = l4 + a4 - f
-                if n2 > c[0]:
-                    n2 = c[0]
-                if n3 > c[1]:
-                    n3 = c[1]
-                if n4 > c[2]:
-                    n4 = c[2]
-                if self._sweep(p + 1, d, n2, n3, n4) if sweep else self._tail(p + 1, n2, n3, n4):
-                    return True
-            y -= 1
-        return False
+                lmode[i] = 1
+                step = 0
+                continue
+            # Go on past p with what its runs leave over: the ways of
+            # splitting their pairs between 3-faces and 4-faces, most pairs
+            # on 3-faces first (_over).
+            u2 = u[p]
+            u3 = u[_NPOS + p]
+            a2 = a[p]
+            a3 = a[_NPOS + p]
+            a4 = a[2 * _NPOS + p] - u[2 * _NPOS + p]
+            x = u3 if u3 < a3 else a3
+            a3 -= x
+            a4 -= u3 - x
+            x = u2 if u2 < a2 else a2
+            a2 -= x
+            rest = u2 - x
+            y = rest if rest < a3 else a3
+            if one:
+                # the lowest split that fits
+                z = rest - 2 * a4
+                if z > y:
+                    y = 255  # none
+                elif z > 0:
+                    y = z
+                else:
+                    y = 0
+            lmode[i] = 0
+            lr[i] = rest
+            ly[i] = y
+            la[3 * i] = a2
+            la[3 * i + 1] = a3
+            la[3 * i + 2] = a4
+            step = 1
 
     @micropython.native
     def _tail(self, p, l2, l3, l4):
         # type: (int, int, int, int) -> bool
         """Do the sets fit in what the placement in self._u leaves over at
-        positions p.. (l2, l3, l4 left over below p)?"""
+        positions p.. (l2, l3, l4 left over below p)? A position whose pairs
+        can be split between 3-faces and 4-faces is a choice: a depth-first
+        search over them on the sweep's stack (_lp, _ll, _ly, ...)."""
         u = self._u
         a = self._a
+        c = self._lcap
         np_ = self._np
-        while p < np_:
-            a2 = a[p]
-            a3 = a[_NPOS + p]
-            a4 = a[2 * _NPOS + p]
-            u2 = u[p]
-            u3 = u[_NPOS + p]
-            if u2 or u3 or u[2 * _NPOS + p]:
-                a4 -= u[2 * _NPOS + p]
-                x = u3 if u3 < a3 else a3
-                a3 -= x
-                a4 -= u3 - x
-                x = u2 if u2 < a2 else a2
-                a2 -= x
-                rest = u2 - x
-                if rest:
-                    if a3 and a4:
-                        return self._over(p, 0, l2, l3, l4, False)  # a choice
-                    if a3:
-                        a3 -= rest
-                    else:
-                        a4 -= (rest + 1) >> 1
-                        a2 += rest & 1
-            l2 += a2
-            l3 += a3
-            l4 += a4
-            p += 1
-        return self._setsfit(l2, l3, l4)
+        lp = self._lp
+        ll = self._ll
+        ly = self._ly
+        lr = self._lr
+        la = self._la
+        one = self._n[2] == 0
+        i = -1
+        rest = a2 = a3 = a4 = 0
+        while True:
+            while p < np_:
+                a2 = a[p]
+                a3 = a[_NPOS + p]
+                a4 = a[2 * _NPOS + p]
+                u2 = u[p]
+                u3 = u[_NPOS + p]
+                if u2 or u3 or u[2 * _NPOS + p]:
+                    a4 -= u[2 * _NPOS + p]
+                    x = u3 if u3 < a3 else a3
+                    a3 -= x
+                    a4 -= u3 - x
+                    x = u2 if u2 < a2 else a2
+                    a2 -= x
+                    rest = u2 - x
+                    if rest:
+                        if a3 and a4:
+                            break  # a choice
+                        if a3:
+                            a3 -= rest
+                        else:
+                            a4 -= (rest + 1) >> 1
+                            a2 += rest & 1
+                l2 += a2
+                l3 += a3
+                l4 += a4
+                p += 1
+            if p >= np_:
+                if self._setsfit(l2, l3, l4):
+                    return True
+            else:
+                # a new choice: its splits, most pairs on 3-faces first (with
+                # no quads among the sets, the lowest that fits only)
+                i += 1
+                lp[i] = p
+                ll[3 * i] = l2
+                ll[3 * i + 1] = l3
+                ll[3 * i + 2] = l4
+                y = rest if rest < a3 else a3
+                if one:
+                    z = rest - 2 * a4
+                    y = 255 if z > y else z if z > 0 else 0
+                ly[i] = y
+                lr[i] = rest
+                la[3 * i] = a2
+                la[3 * i + 1] = a3
+                la[3 * i + 2] = a4
+            # the next split of the deepest choice (the earlier ones once its
+            # splits are all tried)
+            while i >= 0:
+                y = ly[i]
+                rest = lr[i]
+                a4 = la[3 * i + 2]
+                go = False
+                while y < 255:
+                    z = rest - y
+                    f = (z + 1) >> 1
+                    if f <= a4:
+                        go = True
+                        l2 = ll[3 * i] + la[3 * i] + (z & 1)
+                        l3 = ll[3 * i + 1] + la[3 * i + 1] - y
+                        l4 = ll[3 * i + 2] + a4 - f
+                        y = 255 if y == 0 or one else y - 1
+                        break
+                    y = 255 if y == 0 else y - 1
+                ly[i] = y
+                if go:
+                    if l2 > c[0]:
+                        l2 = c[0]
+                    if l3 > c[1]:
+                        l3 = c[1]
+                    if l4 > c[2]:
+                        l4 = c[2]
+                    p = lp[i] + 1
+                    break
+                i -= 1
+            if i < 0:
+                return False
 
     def _setsok(self):
         # type: () -> bool

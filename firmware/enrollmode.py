@@ -9,6 +9,9 @@
 #   set must be possible) or, for a reader error, [APP_TAG, seat, "", reason]
 #   with reason "two" (two tags on the reader), "crosstalk" (the tag was seen
 #   at another seat too) or "fault" (the reader stopped answering);
+# - a long press of the enroll seat's button (BTN_UNDO) goes to the host as
+#   [APP_TAG, seat, "", "undo"] (enroll takes its last card back); that
+#   seat's other presses do nothing, and no press of that seat reaches the game;
 # - main.App feeds no taps to the game (App.enroll is not None).
 #
 # [APP_ENROLL, -1] leaves enroll mode. Both are answered
@@ -63,6 +66,15 @@ class Enroller:
             return
         self.link.send_app(msg)
         self.sent += 1
+
+
+    def press(self, seat, kind):
+        """A button press: True when it was the enroll seat's (not the game's)."""
+        if self.link.sid != self.sid or seat != self.seat:
+            return False
+        if kind == E.BTN_UNDO:
+            self.link.send_app([E.APP_TAG, seat, "", "undo"])
+        return True
 
 
 def command(app, payload, now):

@@ -3,10 +3,11 @@
 # Every game event is a flat list `[kind, field, ...]` of small ints (never a
 # dict: MicroPython dicts do not keep order, and the state hash is taken over
 # the event's canonical JSON). Where an event carries cards they are the LAST
-# fields, as card ids (copy*54 + face), so a reader takes `ev[n:]` as the cards.
-# The table of kinds and fields is in docs/firmware.md, "## Table core";
-# docs/protocol.md links to it. Change a kind's fields only together with
-# that table and the host's reader of events (tractor_table.virtual.events).
+# fields, as card ids (copy*54 + face).
+# Each kind's fields, by name, are in evlayout.py (which the table never
+# loads; the host decodes every event by it, in tractor_table.events), and
+# tabled in docs/firmware.md, "Game events"; docs/protocol.md links to it.
+# Change a kind's fields only together with evlayout.py and that table.
 #
 # Every value here is shared with the host, which reads this very file
 # (tractor_table.vocab) and defines none of them again.
@@ -98,11 +99,6 @@ NAMES = (
     "undo",
 )
 
-# Index of the first card field per kind (0 = the kind carries no cards);
-# the host's tractor_table.virtual.events.cards_of(ev) slices them (the
-# firmware itself never needs to).
-CARDS_AT = (0, 0, 4, 0, 0, 3, 3, 4, 4, 4, 0, 0, 0, 0, 2, 0, 2, 0, 0, 3)
-
 # --- reasons (REJECT, BID, AUDIT) --------------------------------------------
 OK = const(0)
 OUT_OF_TURN = const(1)  # not this seat's turn to play
@@ -122,24 +118,27 @@ READER_FAULT = const(14)  # a reader error (two cards, crosstalk)
 NOT_HELD = const(15)  # hand_scan mode: a card that is not in this seat's scanned hand
 BID_SELF = const(16)  # BID: a self-override with allow_self_override = false
 
+# In words, as the display says them after the seat ("S1 seen twice"): at
+# most 13 characters each, so that "S1 " and the reason fit the display's 16
+# columns (tests/table/test_display_words.py); the host says the same words.
 REASONS = (
     "ok",
     "out of turn",
-    "card seen twice",
-    "wrong number of cards",
-    "lead of mixed suits",
+    "seen twice",  # the card was already played or buried this hand
+    "wrong count",  # a follow of the wrong number of cards
+    "mixed suits",  # a lead that spans effective suits
     "unknown card",
     "not now",
     "bid too weak",
     "not a bid",
-    "wrong kitty size",
+    "kitty count",  # the dealer buried the wrong number of cards
     "revoke",
-    "throw should have failed",
-    "challenge does not beat",
+    "bad throw",  # a throw that should have failed, not challenged
+    "beats nothing",  # the challenger's cards beat no unit of the throw
     "no cards",
     "reader fault",
-    "not in your hand",
-    "no self-override",
+    "not in hand",  # hand_scan: not in the seat's scanned hand
+    "no self-raise",  # a self-override where allow_self_override = false
 )
 
 # --- the link's application messages (main.py, enrollmode.py) ---------------
@@ -156,6 +155,9 @@ APP_MAINTENANCE = const(103)
 # [APP_TAG, seat, "", reason] for a reader error)
 APP_ENROLL = const(104)
 APP_TAG = const(105)
+# [APP_READERS, down]: the seats whose reader does not answer, a bit per seat
+# (bit s: seat s), sent whenever that changes (0: every reader answers again)
+APP_READERS = const(106)
 
 # --- sounds (the buzzer plays them; the virtual table prints them) ------------
 SND_NONE = const(0)

@@ -13,7 +13,7 @@ except ImportError:  # CPython: the virtual table and the host import this file 
 
 
 BOARD = "Raspberry Pi Pico"
-PINMAP_DIGEST = "5b2d3b1314b0"  # sha256 of hardware/pinmap.toml, first 12 hex digits
+PINMAP_DIGEST = "7e9398d67342"  # sha256 of hardware/pinmap.toml, first 12 hex digits
 
 SEATS = const(4)
 
@@ -22,7 +22,7 @@ SPI_ID = const(0)
 SPI_SCK = const(6)
 SPI_MOSI = const(7)
 SPI_MISO = const(4)
-SPI_BAUDRATE = const(1000000)
+SPI_BAUDRATE = const(4000000)
 SPI_POLARITY = const(0)
 SPI_PHASE = const(0)
 READER0_CS = const(0)

@@ -31,6 +31,9 @@
 #   board.display_due(now) -> bool     (optional) True when the display, down
 #                                        since an I2C error, is due to be set
 #                                        up again: a frame is drawn
+#   board.card_pending(now) -> bool    (optional) True while a reader saw a
+#                                        card that is not confirmed yet: no
+#                                        save step runs then
 #
 # On the Pico, main.py runs by itself after boot.py and builds picoboard.PicoBoard
 # from hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM
@@ -69,8 +72,10 @@ _STOP_GRACE_MS = const(1500)
 # failed turns of the loop in a row before the board is reset (board.reset():
 # machine.reset() on the Pico; the snapshot on flash resumes the game)
 FAIL_RESET = const(5)
-# the display is redrawn at most this often (ms): a frame is about 24 ms of
-# I2C at 400 kHz, and a burst of events needs only its last frame
+# the display is redrawn at most this often (ms) for what no player did (a
+# message timing out, the link): a frame is about 24 ms of I2C at 400 kHz, and
+# a burst of events needs only its last frame. A turn that took a tap or a
+# press draws at once (only the lines that changed are sent).
 REDRAW_MS = const(100)
 
 
@@ -116,6 +121,7 @@ class App:
         self.failures = 0
         self.fail_run = 0  # failed turns in a row
         self.shown_at = now - REDRAW_MS  # ticks_ms of the last frame drawn
+        self.gc_due = False  # a save ended: collect at a quiet turn, not on a tap's
         self.restored = False
         self.store = board.store
         snap = self.store.load() if self.store is not None else None
@@ -186,7 +192,7 @@ class App:
         if c == E.APP_MAINTENANCE:
             self.link.send_app([E.APP_REPLY, c, 0, ""])
             self.stop_at = now = self.board.ticks_ms()
-            t.say("maintenance: table stopped", now)
+            t.say("maintenance stop", now)
             self.dirty = True
             return
         if c == E.APP_ENROLL:
@@ -211,13 +217,19 @@ class App:
         """One turn of the loop: inputs in, outputs out."""
         b = self.board
         t = self.table
+        took = False  # a player's input this turn: its frame is drawn at once
         for seat, card in b.taps(now):
             if self.enroll is None:
                 t.tap(seat, card, now)
                 self.dirty = True
+                took = True
+        if getattr(b, "view_changed", False):
+            self._view(b, now)
         for seat, kind in b.presses(now):
-            t.button(seat, kind, now)
+            if self.enroll is None or not self.enroll.press(seat, kind):
+                t.button(seat, kind, now)
             self.dirty = True
+            took = True
         had_msg = t.message
         t.tick(now)
         if had_msg and not t.message:
@@ -237,29 +249,59 @@ class App:
         s = t.take_sound()
         if s:
             b.beep(s)
-        st = self.store
-        if st is not None:
-            # a save is written in steps, one piece per turn of the loop
-            # (persist.py), so that the readers keep being polled meanwhile
-            try:
-                if st.busy() and not st.step():
-                    gc.collect()
-                if t.take_save():
-                    # the tricks as kept, unpacked one at a time by the writer;
-                    # what play may change meanwhile is copied (shallow)
-                    st.begin(_frozen(t.snapshot(True)), T.trick_unpack)
-                    st.step()
-            except OSError:
-                t.save_due = True  # not saved: the next turn tries again
-                raise
         due = getattr(b, "display_due", None)
         if due is not None and due(now):
             self.dirty = True
-        if self.dirty and ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS:
+        # the frame before any save step: what a player did is on the display
+        # before the flash is touched
+        if self.dirty and (took or ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS):
             self.dirty = False
             self.shown_at = now
             buf = self.display.render(t)
             b.show(buf, self.display.lines)
+        st = self.store
+        if st is None or took:
+            return
+        pending = getattr(b, "card_pending", None)
+        if pending is not None and pending(now):
+            return  # a card's confirming poll is to come: no flash work now
+        # a save is written in steps, one piece per turn of the loop
+        # (persist.py), so that the readers keep being polled meanwhile; it
+        # begins only at a turn that took no input, with no card pending, and
+        # the collection after it waits for such a turn too (never on a tap's)
+        try:
+            if st.busy():
+                if not st.step():
+                    self.gc_due = True
+            elif t.take_save():
+                # the tricks as kept, unpacked one at a time by the writer;
+                # what play may change meanwhile is copied (shallow)
+                st.begin(_frozen(t.snapshot(True)), T.trick_unpack)
+                st.step()
+            elif self.gc_due:
+                self.gc_due = False
+                gc.collect()
+        except OSError:
+            t.save_due = True  # not saved: the next turn tries again
+            raise
+
+    def _view(self, b, now):
+        # A card seen once (shown at once, marked as not counted yet) or gone,
+        # or a reader lost or back: drawn now, not REDRAW_MS after the last
+        # frame (a card placed must show within 50 ms: docs/readers.md).
+        b.view_changed = False
+        d = self.display
+        d.shown = b.shown
+        down = b.readers_down
+        if down != d.readers_down:
+            d.readers_down = down
+            self.link.send_app([E.APP_READERS, down])
+            if down:
+                print("readers: no answer from seat(s) %s" % " ".join(str(s) for s in range(4) if down >> s & 1))
+            else:
+                print("readers: every seat answers")
+        self.dirty = True
+        self.shown_at = now - REDRAW_MS
 
     def step_safe(self, now):
         """step(), but a failure is reported, not fatal: the table must keep
@@ -278,7 +320,7 @@ class App:
             else:
                 print("table error:", repr(exc))
             gc.collect()
-            self.table.say("err: " + type(exc).__name__, now)
+            self.table.say("err: " + type(exc).__name__[:11], now)
             self.dirty = True
             reset = getattr(self.board, "reset", None)
             if self.fail_run >= FAIL_RESET and reset is not None:
@@ -345,9 +387,12 @@ def configured_app(board, cfg_path):
     sc = getattr(board, "scanner", None)
     if sc is not None and opts.reader_gain >= 0:
         sc.rx_gain = opts.reader_gain  # set at each reader's set-up
+    if sc is not None:
+        sc.set_group(opts.reader_group)
     for p in opts.problems:
         print("table.cfg:", p)
-    problem = board.problem or (opts.problems[0] if opts.problems else "")
+    # the display's 16 columns name the problem; the USB serial has the details
+    problem = board.problem or ("table.cfg error" if opts.problems else "")
     if problem:
         app.table.say(problem, board.ticks_ms())
     # the pins and the readers' wiring: needed to build the board only

@@ -118,9 +118,17 @@ class PicoBoard:
             self.cards = cardmap.load(H.CARDS_FILE)
         except (OSError, cardmap.CardMapError) as exc:
             # without a card map every tag is "unknown": the display says why
-            self.problem = "no card map: %s" % exc
+            # the display says it in 16 columns, the USB serial says why
+            print("no card map:", exc)
+            self.problem = "no card map"
         self.decks = self.cards.decks if self.cards is not None else 2
-        self.scanner = scanner.Scanner(readers, self.cards)
+        self.scanner = scanner.Scanner(readers, self.cards)  # in pairs (table.cfg: main.configured_app)
+        # what the display shows beside the table core's state (main.App):
+        # the card each seat's reader saw once, not counted yet (the
+        # scanner's, -1 none), and the seats whose reader does not answer
+        self.shown = self.scanner.shown
+        self.readers_down = 0  # a bit per seat
+        self.view_changed = False  # either changed since main.App looked
         self.tag_sink = None  # enrollmode: sees every scanner event first
         self.oled = None
         self.display_errors = 0  # I2C errors of the display
@@ -129,7 +137,6 @@ class PicoBoard:
         # the text of each page as last sent (None: the display RAM is unknown)
         self._lines = [None] * 8
         self._sent = None
-        self._sent_end = 0  # buf[1023] as sent: 0xFF while line 7 is in inverse video
         self._oled = SSD1306(
             I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ),
             H.DISPLAY_ADDR,
@@ -140,7 +147,7 @@ class PicoBoard:
         except OSError:
             self.display_errors += 1
             self._display_retry = time.ticks_add(time.ticks_ms(), DISPLAY_RETRY_MS)
-            self.problem = self.problem or "no display on I2C"
+            self.problem = self.problem or "no display (I2C)"
         self.buttons = [Pin(p, Pin.IN, Pin.PULL_UP) for p in H.BUTTONS]
         self.decoder = ButtonDecoder(H.SEATS)
         self.pwm = PWM(Pin(H.BUZZER))
@@ -165,6 +172,12 @@ class PicoBoard:
 
     def busy(self, now):
         return self.scanner.due(now)
+
+    def card_pending(self, now):
+        # a reader saw a tag once and its confirming poll is to come: no save
+        # may start now (main.App.step)
+        p = getattr(self.scanner, "seen_once", None)
+        return p is not None and p(now)
 
     def display_due(self, now):
         # the display is down and its next set-up is due: draw a frame now
@@ -191,10 +204,20 @@ class PicoBoard:
                 k = sc.kind
                 if k == S.EV_CARD:
                     out.append((sc.seat, sc.card))
+                    self.view_changed = True  # off the display as seen once
+                elif k == S.EV_SEEN or k == S.EV_GONE:
+                    self.view_changed = True
                 elif k == S.EV_UNKNOWN:
                     out.append((sc.seat, T.UNKNOWN_TAG))
+                    self.view_changed = True
                 elif k == S.EV_TWO or k == S.EV_CROSSTALK or k == S.EV_FAULT:
                     out.append((sc.seat, T.READER_ERROR))
+                    self.view_changed = True
+                    if k == S.EV_FAULT:
+                        self.readers_down |= 1 << sc.seat
+                elif k == S.EV_RECOVERED:
+                    self.readers_down &= ~(1 << sc.seat)
+                    self.view_changed = True
         if self._tone_until and self._time.ticks_diff(now, self._tone_until) >= 0:
             self.pwm.duty_u16(0)
             self._tone_until = 0
@@ -237,15 +260,16 @@ class PicoBoard:
     def _draw(self, oled, buf, lines):
         # Only the pages whose text line changed since the last frame: a whole
         # frame is 1 KB, about 24 ms of I2C at 400 kHz, that the readers wait
-        # behind; a tap changes a line or two. A failed write leaves the RAM
-        # unknown (_sent None): the next frame is whole.
+        # behind; a tap changes a line or two. Line 7 is in inverse video
+        # exactly when it holds a message (display.DisplayModel.render), so a
+        # change of its video is a change of its text: its page alone is sent.
+        # A failed write leaves the RAM unknown (_sent None): the next frame is whole.
         sent = self._sent
-        if sent is None or buf[1023] != self._sent_end:
-            oled.show(buf)  # the first frame, or line 7 in or out of inverse video
+        if sent is None:
+            oled.show(buf)  # the first frame, or the first after an I2C error
             sent = self._sent = self._lines
             for i in range(8):
                 sent[i] = lines[i]
-            self._sent_end = buf[1023]
             return
         self._sent = None
         p = 0

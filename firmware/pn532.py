@@ -37,6 +37,8 @@ ERR_TIMEOUT = const(-3)  # ACK came, the response did not in time (slow, stuck)
 ERR_FRAME = const(-4)  # response frame broken: preamble, length or data checksum
 ERR_RESPONSE = const(-5)  # frame fine but not the expected answer (error frame, wrong code)
 ERR_TAG = const(-6)  # the tag did not do what was asked (InDataExchange status != 0)
+#: what ``poll_step()``/``off_step()`` return while the command is still running
+PENDING = const(-100)
 
 _STATUS_READ = const(0x02)
 _DATA_WRITE = const(0x01)
@@ -215,12 +217,27 @@ class PN532:
         self.last_error = OK
         self.errors = 0
         self.commands = 0
+        # The command in flight (split phase: begin, then step until done):
+        # 0 none, 1 waiting for its ACK, 2 waiting for its answer
+        self._op = 0
+        self._op_buf = self._short
+        self._op_cmd = 0
+        self._op_slot = 0  # the learned-wait slot of the phase (2 * command slot + phase)
+        self._op_timeout = 0
+        self._op_t0 = 0  # ticks_us when the phase began
+        self._op_last = 0  # us into the phase at the last status read (-1: none yet)
+        self._op_el = 0  # us into the phase at the last step
+        self._op_miss = 0  # status reads that found the chip busy, this phase
+        #: status reads between two steps of a command in flight: every
+        #: ``step_us`` once the learned wait is over
+        self.step_us = 200
 
     # ---- pins --------------------------------------------------------------
     def reset_begin(self):
         """Pull RSTPD_N low (the chip stops, its RF field goes off)."""
         for i in range(len(self._hints)):
             self._hints[i] = 0  # a fresh chip: learn its timings again
+        self._op = 0  # a command in flight is lost with the chip's state
         if self._rst is not None:
             self._rst.value(0)
 
@@ -357,6 +374,129 @@ class PN532:
         self.last_error = OK
         return n - 2
 
+    # ---- split phase: several readers at work at once --------------------------
+    # ``begin`` sends a command and returns at once; ``step`` reads the status
+    # byte (not before the learned wait of the phase is over: no SPI at all
+    # then) and moves on when the chip is ready: ACK, then answer. The caller
+    # serves several readers in turn this way while each chip works (the
+    # scanner's poll groups). Learned waits here only go down (a poll with a
+    # card answers 4 ms later than one without: the wait learned is the
+    # shorter), and a reset forgets them.
+    @micropython.native
+    def _begin(self, wire, buf, cmd, timeout_us, slot):
+        self.commands += 1
+        self._write(wire)
+        self._op = 1
+        self._op_buf = buf
+        self._op_cmd = cmd
+        self._op_slot = 2 * slot
+        self._op_timeout = timeout_us
+        self._op_t0 = self._clock.ticks_us()
+        self._op_last = -1
+        self._op_el = 0
+        self._op_miss = 0
+
+    @micropython.native
+    def _step(self):
+        # PENDING, or what _call would have returned
+        op = self._op
+        if op == 0:
+            return self._fail(ERR_RESPONSE)  # nothing in flight
+        clock = self._clock
+        el = clock.ticks_diff(clock.ticks_us(), self._op_t0)
+        self._op_el = el
+        slot = self._op_slot
+        hints = self._hints
+        hint = hints[slot]
+        if el < hint:
+            return PENDING  # the chip needed longer than this last time
+        if not self._ready():
+            if el >= (self.ack_timeout_us if op == 1 else self._op_timeout):
+                hints[slot] = 0
+                self._op = 0
+                if op == 1:
+                    return self._fail(ERR_NO_ACK)
+                self._write(self._w_abort)  # tell the chip to drop the command
+                return self._fail(ERR_TIMEOUT)
+            self._op_last = el
+            self._op_miss += 1
+            return PENDING
+        last = self._op_last
+        if last < 0:
+            h = hint - (hint >> 3) - 20  # ready at the first look: maybe too long
+        else:
+            h = last if hint == 0 or last < hint else hint
+        hints[slot] = h if h > 0 else 0
+        if op == 1:
+            self._read(self._ack)
+            if self._ack != self._ack_wire:
+                self._op = 0
+                return self._fail(ERR_BAD_ACK)
+            self._op = 2
+            self._op_slot = slot + 1
+            self._op_t0 = clock.ticks_us()
+            self._op_last = -1
+            self._op_el = 0
+            self._op_miss = 0
+            return PENDING
+        self._op = 0
+        self._read(self._op_buf)
+        return self._parse(self._op_buf, self._op_cmd)
+
+    def busy(self):
+        """A command begun and not finished (``poll_begin``/``off_begin``)."""
+        return self._op != 0
+
+    @micropython.native
+    def wait_us(self):
+        """How long the command in flight can be left alone: what is left of
+        its learned wait; past it, ``step_us``, doubled after each status read
+        that found the chip busy, up to 4 x (a poll that finds a card answers
+        4.2 ms after one that finds none, whose time the wait learned: eight
+        status reads then, not twenty; each costs the Pico an SPI transaction
+        and some Python)."""
+        left = self._hints[self._op_slot] - self._op_el
+        if left > 0:
+            return left
+        m = self._op_miss
+        return self.step_us << (m if m < 2 else 2)
+
+    def sleep_us(self, us):
+        """Wait on this reader's clock (the scanner owns none)."""
+        self._clock.sleep_us(us)
+
+    @micropython.native
+    def poll_begin(self, max_targets=2):
+        """Send InListPassiveTarget (106 kbps type A) and return at once;
+        ``poll_step()`` until it is not PENDING."""
+        self.uid_len = 0
+        self.uid2_len = 0
+        wire = self._w_poll2 if max_targets == 2 else self._w_poll1
+        self._begin(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us, 1)
+
+    @micropython.native
+    def poll_step(self):
+        """PENDING while the poll runs, then what ``poll()`` returns: the
+        number of tags (UIDs in ``uid``/``uid2``) or an error. The field is
+        left on: ``off_begin()`` after."""
+        n = self._step()
+        if n == PENDING:
+            return n
+        return self._targets(n)
+
+    @micropython.native
+    def off_begin(self):
+        """Send RFConfiguration field off and return at once; ``off_step()``."""
+        self._begin(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us, 2)
+
+    @micropython.native
+    def off_step(self):
+        """PENDING, then OK or an error."""
+        n = self._step()
+        if n == PENDING:
+            return n
+        return n if n < 0 else OK
+
     # ---- commands ------------------------------------------------------------
     def firmware_version(self):
         """GetFirmwareVersion into ``version`` (IC, Ver, Rev, Support); OK or an error."""
@@ -421,6 +561,11 @@ class PN532:
         leaves its field on: call ``field_off()`` after."""
         wire = self._w_poll2 if max_targets == 2 else self._w_poll1
         n = self._call(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us, 1)
+        return self._targets(n)
+
+    @micropython.native
+    def _targets(self, n):
+        # the poll's answer (n data bytes, or an error) into uid/uid2
         self.uid_len = 0
         self.uid2_len = 0
         if n < 0:

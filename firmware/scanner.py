@@ -67,6 +67,19 @@ EV_TWO = const(3)
 EV_CROSSTALK = const(4)
 EV_FAULT = const(5)
 EV_RECOVERED = const(6)
+EV_SEEN = const(7)
+EV_GONE = const(8)
+
+#: how many readers are polled at once (``Scanner(group=...)``, table.cfg
+#: ``reader_groups``): one at a time, in pairs (seats 0+2, then 1+3), or all four
+GROUP_ONE = const(1)
+GROUP_PAIRS = const(2)
+GROUP_ALL = const(4)
+
+_PENDING = const(-100)  # pn532.PENDING: the command is still running
+_P_IDLE = const(0)  # a reader's part in the group poll: not polled
+_P_POLL = const(1)  # its InListPassiveTarget is running
+_P_OFF = const(2)  # its field-off is running
 
 _INIT = const(0)  # needs set-up
 _OK = const(1)  # polled in turn
@@ -75,6 +88,10 @@ _BOOT = const(3)  # booting until _due, then set-up
 _WAIT = const(4)  # set-up failed; next reset at _due
 
 _UID_MAX = const(10)
+# how long after confirm_ms a tag seen once still counts as pending (ms): a
+# four-seat cycle and then some; a stray read that never comes back holds
+# the saves off this long at most
+_PENDING_SLACK_MS = const(200)
 
 
 def ticks_diff(a, b):
@@ -102,7 +119,7 @@ class Scanner:
         self,
         readers,
         cardmap=None,
-        confirm_ms=80,
+        confirm_ms=40,
         away_ms=500,
         alternate_ms=300,
         crosstalk_ms=300,
@@ -113,6 +130,7 @@ class Scanner:
         max_targets=2,
         max_retries=0,
         queue=16,
+        group=GROUP_PAIRS,
     ):
         self.readers = readers
         self.cardmap = cardmap
@@ -132,6 +150,12 @@ class Scanner:
         n = len(readers)
         self.seats = n
         self._next = 0
+        self.set_group(group)
+        self._phase = bytearray(n)  # _P_*
+        self._found = [0] * n  # each poll's answer, until its field-off's came
+        # the card each seat shows as seen once, not confirmed yet (-1: none;
+        # -2: a tag not in the card map)
+        self.shown = [-1] * n
         self._state = bytearray(n)  # all _INIT
         self._due = [0] * n
         self._fails = bytearray(n)
@@ -174,6 +198,18 @@ class Scanner:
         self.faults = 0
         self.recoveries = 0
 
+    def set_group(self, group):
+        """How many readers are polled at once: GROUP_ONE, GROUP_PAIRS (seats
+        0 + 2, then 1 + 3) or GROUP_ALL (more current: hardware/README.md)."""
+        n = self.seats
+        if group > n:
+            group = n  # fewer readers than the group: all of them at once
+        if group < 1 or n % group:
+            raise ValueError("group: %d readers at once does not divide %d seats" % (group, n))
+        self.group = group
+        self._groups = n // group  # polls per cycle: group g is seats g, g + n // group, ...
+        self._group = 0
+
     # ---- events ---------------------------------------------------------------
     def _emit(self, kind, seat, arg, uid, uid_len, now):
         if self._q_len == self._q:
@@ -210,7 +246,7 @@ class Scanner:
         self.card = -1
         self.other = -1
         self.code = 0
-        if kind == EV_CARD:
+        if kind == EV_CARD or kind == EV_SEEN:
             self.card = arg
         elif kind == EV_CROSSTALK:
             self.other = arg & 0xFF
@@ -223,6 +259,15 @@ class Scanner:
             self.uid[i] = src[i]
         self.uid_len = n
         return kind
+
+    def seen_once(self, now):
+        """True while a seat saw a new tag by one poll and its confirming poll
+        may still come (confirm_ms and a cycle's allowance after it): the main
+        loop starts no save then, so that the tap's frame is not kept waiting."""
+        for s in range(self.seats):
+            if self._pend[s] and ticks_diff(now, self._pend_at[s]) <= self.confirm_ms + _PENDING_SLACK_MS:
+                return True
+        return False
 
     def due(self, now):
         """True when a reader has something to do now (a poll, a set-up, a
@@ -260,6 +305,7 @@ class Scanner:
             self._prev_len[seat] = 0
             self._two[seat] = 0
             self._pend[seat] = 0
+            self.shown[seat] = -1  # (its EV_FAULT says the seat shows nothing)
         self.readers[seat].reset_begin()
         self._state[seat] = _RESET
         self._due[seat] = now + _back_off(self.reset_low_ms, self._backoff[seat])
@@ -289,16 +335,17 @@ class Scanner:
     # ---- the loop ---------------------------------------------------------------
     @micropython.native
     def tick(self, now):
-        """Serve one reader that has something to do; returns the number of
-        events waiting. Does nothing (cheaply) while every reader waits."""
+        """One step of the readers that are not polled (a set-up, a reset's
+        next step: at most one set-up), then one poll of the next group of
+        readers, all of them at once; returns the number of events waiting.
+        Does nothing (cheaply) while every reader waits."""
         n = self.seats
         for _ in range(n):
             seat = self._next
             self._next = (seat + 1) % n
             st = self._state[seat]
             if st == _OK:
-                self._poll(seat, now)
-                break
+                continue
             if st == _INIT:
                 self._setup(seat, now)
                 break
@@ -315,19 +362,83 @@ class Scanner:
             if st == _WAIT:
                 self._start_reset(seat, 0, now)
                 continue
+        groups = self._groups
+        for _ in range(groups):
+            g = self._group
+            self._group = (g + 1) % groups
+            if self._poll_group(g, now):
+                break
         return self._q_len
 
     @micropython.native
-    def _poll(self, seat, now):
-        rd = self.readers[seat]
-        self.polls += 1
-        found = rd.poll(self.max_targets)
-        off = rd.field_off()
+    def _poll_group(self, g, now):
+        # Poll the readers of group g (seats g, g + groups, ...) at once: each
+        # gets InListPassiveTarget, each is served as its answer is ready and
+        # gets its field switched off at once (a field is on from its poll's
+        # start to its field-off's answer). False: no reader of the group is up.
+        n = self.seats
+        step = self._groups
+        readers = self.readers
+        phase = self._phase
+        active = 0
+        seat = g
+        while seat < n:
+            if self._state[seat] == _OK:
+                rd = readers[seat]
+                self.polls += 1
+                rd.poll_begin(self.max_targets)
+                phase[seat] = _P_POLL
+                active += 1
+            else:
+                phase[seat] = _P_IDLE
+            seat += step
+        if active == 0:
+            return False
+        while active:
+            wait = 1 << 30
+            moved = False
+            seat = g
+            while seat < n:
+                p = phase[seat]
+                if p == _P_IDLE:
+                    seat += step
+                    continue
+                rd = readers[seat]
+                if p == _P_POLL:
+                    r = rd.poll_step()
+                    if r == _PENDING:
+                        w = rd.wait_us()
+                        if w < wait:
+                            wait = w
+                    else:
+                        moved = True
+                        self._found[seat] = r
+                        rd.off_begin()
+                        phase[seat] = _P_OFF
+                else:
+                    r = rd.off_step()
+                    if r == _PENDING:
+                        w = rd.wait_us()
+                        if w < wait:
+                            wait = w
+                    else:
+                        moved = True
+                        phase[seat] = _P_IDLE
+                        active -= 1
+                        self._polled(seat, rd, self._found[seat], r, now)
+                seat += step
+            if active and not moved:
+                readers[g].sleep_us(wait)
+        return True
+
+    @micropython.native
+    def _polled(self, seat, rd, found, off, now):
+        # a poll's answer (found: tags or an error) and its field-off's (off)
         if off < 0:
             # the field may still be on: reset the reader at once (RSTPD_N low
-            # turns its field off), so that two fields are never on together;
-            # a good answer of the poll still counts (a dropped read was a card
-            # lost at the table: the board model showed it)
+            # turns its field off), so that no field stays on; a good answer
+            # of the poll still counts (a dropped read was a card lost at the
+            # table: the board model showed it)
             if found > 0:
                 self._seen_found(seat, rd, found, now)
             self.off_failures += 1
@@ -342,12 +453,16 @@ class Scanner:
     @micropython.native
     def _seen_found(self, seat, rd, found, now):
         if found == 0:
+            if self._pend[seat]:
+                self._drop(seat, now)  # seen once, gone before it was confirmed
             if self._two[seat] and ticks_diff(now, self._cur_seen[seat]) > self.away_ms:
                 self._two[seat] = 0  # clear again: the next tap counts
             return
         if found >= 2:
             self._cur_seen[seat] = now
-            self._pend[seat] = 0
+            if self._pend[seat]:
+                self._pend[seat] = 0
+                self._gone(seat, now)
             if not self._two[seat]:
                 self._two[seat] = 1
                 self._emit(EV_TWO, seat, 0, rd.uid, rd.uid_len, now)
@@ -379,6 +494,7 @@ class Scanner:
             self._cur[seat] = prev
             self._cur_len[seat] = n
             self._cur_seen[seat] = now
+            self._gone(seat, now)
             return
         if (
             prev_same
@@ -403,15 +519,42 @@ class Scanner:
         if self._pend[seat]:
             self.unconfirmed += 1  # the tag before was seen by one poll only
         if self.confirm_ms > 0:
+            # seen once: shown at once, counted once a poll confirm_ms later
+            # sees it again (a card swept over the reader is not a play)
             self._pend[seat] = 1
             self._pend_at[seat] = now
+            card = self._lookup(uid, n)
+            self.shown[seat] = card if card >= 0 else -2
+            self._emit(EV_SEEN, seat, card, uid, n, now)
             return
         self._report(seat, uid, n, now, now)
+
+    def _gone(self, seat, now):
+        # the card shown as seen once is not shown any more
+        if self.shown[seat] != -1:
+            self.shown[seat] = -1
+            self._emit(EV_GONE, seat, 0, self._cur[seat], 0, now)
+
+    def _drop(self, seat, now):
+        # The tag seen by one poll is gone before a second one confirmed it:
+        # as if it had never been seen (the tag before it is the seat's again:
+        # a card resting there is no new tap when it is seen again; the tag
+        # itself, put down again, is a new appearance, shown and confirmed anew).
+        self._pend[seat] = 0
+        self.unconfirmed += 1
+        cur = self._cur[seat]
+        self._cur[seat] = self._prev[seat]
+        self._cur_len[seat] = self._prev_len[seat]
+        self._cur_seen[seat] = self._prev_seen[seat]
+        self._prev[seat] = cur
+        self._prev_len[seat] = 0
+        self._gone(seat, now)
 
     @micropython.native
     def _report(self, seat, uid, n, now, since):
         # since: when this seat first saw the tag; another seat that saw the
         # same tag first (and still sees it) makes this one crosstalk
+        self.shown[seat] = -1  # counted (or refused): not shown as seen once
         card = self._lookup(uid, n)
         for other in range(self.seats):
             if other == seat or self._state[other] != _OK:

@@ -13,8 +13,10 @@
 #   first_dealer=first|final   no_bid=nt|kitty            revoke=flag|forfeit
 #   partners=fixed|called
 #
-# and one for the readers: reader_gain=normal|low (the PN532's receiver gain,
-# 38 or 33 dB: low shrinks the read zone; docs/readers.md).
+# and two for the readers: reader_gain=normal|low (the PN532's receiver gain,
+# 38 or 33 dB: low shrinks the read zone; docs/readers.md), and
+# reader_groups=pairs|all|one (how many readers poll at once: pairs, the
+# default, stays within USB's 500 mA; all four draw more: hardware/README.md).
 #
 # partners=called with revoke=forfeit is not played: reported as a problem,
 # the table then plays revoke=flag.
@@ -66,6 +68,11 @@ class Options:
             self.reader_gain = 4
         elif g != "normal":
             self.problems.append("reader_gain: %s is not normal or low" % g)
+        # readers polled at once (scanner.GROUP_*: 2 pairs, 4 all, 1 one at a time)
+        g = cfg.get("reader_groups", "pairs")
+        self.reader_group = 4 if g == "all" else 1 if g == "one" else 2
+        if g not in ("pairs", "all", "one"):
+            self.problems.append("reader_groups: %s is not pairs, all or one" % g)
         self.throw_penalty = 0
         tp = cfg.get("throw_penalty")
         if tp is not None:

@@ -62,7 +62,8 @@ def display(t, lines, trump, dealer):
     seats that won."""
     r = "23456789TJQKA"
     lv = t.levels
-    lines[0] = ("H%d %s%s%s%s %s" % (t.hand_no, r[lv[0]], r[lv[1]], r[lv[2]], r[lv[3]], trump))[:16]
+    # no line is cut here: display.DisplayModel counts the ones too long
+    lines[0] = "H%d %s%s%s%s %s" % (t.hand_no, r[lv[0]], r[lv[1]], r[lv[2]], r[lv[3]], trump)
     ph = t.phase
     call = face_name(t.call)
     if ph == T.HAND_END or ph == T.MATCH_END:
@@ -75,20 +76,19 @@ def display(t, lines, trump, dealer):
         lines[1] = "%s alone pts%d" % (dealer, t.score)
     else:
         lines[1] = "%s+S%d %s pts%d" % (dealer, t.partner, call, t.score)
-    lines[1] = lines[1][:16]
     if ph == T.PLAY and t.partner == DH.FRIEND_UNKNOWN:
         for i in range(4):  # the tricks kept by seat: each seat's points so far
             if len(lines[3 + i]) == 4 and t.spts[i]:
                 lines[3 + i] += "%dp" % t.spts[i]
     if ph == T.CALL:
         b = t.building
-        lines[2] = ("S%d call %s" % (t.dealer, face_name(b) + " OK?" if b >= 0 else "tap card"))[:16]
+        lines[2] = "S%d call %s" % (t.dealer, face_name(b) + " OK?" if b >= 0 else "tap card")
     elif ph == T.MATCH_END:
         won = ""
         for s in range(4):
             if t.match_winner >= 0 and (t.match_winner >> s) & 1:
                 won += "S%d" % s
-        lines[2] = ("match: %s" % won)[:16]
+        lines[2] = "match: %s" % won
 
 
 def played(tb: "T.TableBase", seat, cards, now_ms):

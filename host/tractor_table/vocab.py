@@ -254,9 +254,20 @@ class AppCode(enum.IntEnum):
     MAINTENANCE = _EVENTS["APP_MAINTENANCE"]
     ENROLL = _EVENTS["APP_ENROLL"]
     TAG = _EVENTS["APP_TAG"]
+    READERS = _EVENTS["APP_READERS"]
 
 
 _complete(AppCode, _prefixed("events", "APP_"))
+
+
+def readers_status(down: int) -> str:
+    """What [APP_READERS, down] says (a bit per seat whose reader does not
+    answer), for the link's output and the console's events."""
+    seats = [s for s in range(4) if down >> s & 1]
+    if not seats:
+        return "readers: every seat's reader answers"
+    names = ", ".join(f"S{s}" for s in seats)
+    return f"readers: no answer from the reader at {names}: check its cable and its SPI switches"
 
 
 class Sound(enum.IntEnum):

@@ -54,7 +54,7 @@ def _workdir(compiled: Path, name: str) -> Path:
 def test_restart_from_the_flash_it_left(compiled: Path) -> None:
     from shengji import Rules
     from tractor_table.board.runner import PicoTable
-    from tractor_table.virtual.events import EV
+    from tractor_table.events import EV
 
     tmp_path = _workdir(compiled, "restart")
     with PicoTable(1, workdir=tmp_path, rules=Rules(decks=1)) as vt:
@@ -62,7 +62,7 @@ def test_restart_from_the_flash_it_left(compiled: Path) -> None:
         assert vt.wait(lambda: vt.lines[0].startswith("H1"), 20), vt.lines
         assert len(vt.pixels) == 1024
         ev = vt.next_event(20)
-        assert ev[0] == EV.HAND_START
+        assert ev.kind == EV.HAND_START
         vt.press(0, EV.BTN_OK)  # the dealer ends a draw nobody bid in: the kitty is up to the dealer
         vt.wait(lambda: vt.figures != {}, 1)
     assert vt.figures["boots"] == 1

@@ -104,6 +104,23 @@ def test_times_are_charged_to_the_clock():
     nf.close()
 
 
+def test_the_datasheets_maximum_times_are_charged_when_asked():
+    c = Clock()
+    nf = norflash.NorFlash(_path(), c, blocks=4, block_size=4096, prog_size=256, times="max")
+    nf.ioctl(6, 0)
+    erase = c.now_us
+    assert 400000 <= erase < 401000  # tSE max, W25Q16JV
+    nf.writeblocks(0, b"\x00" * 512, 0)  # two pages
+    assert 6000 <= c.now_us - erase < 6200  # 2 x tPP max (3 ms)
+    nf.close()
+    try:
+        norflash.NorFlash(_path(), c, blocks=4, times="worst")
+    except ValueError as exc:
+        assert "typ" in str(exc) and "max" in str(exc)
+    else:
+        raise AssertionError("an unknown timing was accepted")
+
+
 def test_the_image_keeps_the_flash_as_left():
     p = _path()
     nf = small(path=p)

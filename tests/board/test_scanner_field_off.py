@@ -38,6 +38,26 @@ class Reader:
             return -3  # pn532.ERR_TIMEOUT
         return 0
 
+    # the split phase the scanner polls with (pn532.PN532.poll_begin, ...):
+    # each answers at its first step
+    def poll_begin(self, max_targets: int = 2) -> None:
+        pass
+
+    def poll_step(self) -> int:
+        return self.poll()
+
+    def off_begin(self) -> None:
+        pass
+
+    def off_step(self) -> int:
+        return self.field_off()
+
+    def wait_us(self) -> int:
+        return 200
+
+    def sleep_us(self, us: int) -> None:
+        pass
+
     def reset_begin(self) -> None:
         self.resets += 1
 
@@ -52,7 +72,8 @@ class CardMap:
 
 def _run(off_fails_at: set[int], polls: int, fault_after: int = 2) -> tuple[list[tuple[int, int]], Reader]:
     r = Reader(b"\x04\x54\x54\x00\x07\x5a\xa5", off_fails=0)
-    sc = scanner.Scanner([r], CardMap(), fault_after=fault_after)
+    # confirm_ms 80: the polls below are 50 ms apart, the second does not confirm
+    sc = scanner.Scanner([r], CardMap(), fault_after=fault_after, confirm_ms=80)
     out = []
     sc.tick(0)  # set-up
     now = 0
@@ -64,14 +85,18 @@ def _run(off_fails_at: set[int], polls: int, fault_after: int = 2) -> tuple[list
             now += 5
             sc.tick(now)  # the reset and the set-up
         while sc.pop():
-            out.append((sc.kind, sc.card))
+            if sc.kind != scanner.EV_SEEN and sc.kind != scanner.EV_GONE:
+                out.append((sc.kind, sc.card))
     return out, r
 
 
 def test_a_failed_field_off_resets_the_reader_at_once() -> None:
     out, r = _run({0}, 1, fault_after=5)
     assert r.resets == 1  # at once, not after fault_after failures
-    assert [k for k, _ in out] == [scanner.EV_FAULT, scanner.EV_RECOVERED]
+    # (the tick that sets the reader up again polls it too: the card resting
+    # there is confirmed then, once)
+    assert [k for k, _ in out if k != scanner.EV_CARD] == [scanner.EV_FAULT, scanner.EV_RECOVERED]
+    assert len(out) <= 3
 
 
 def test_the_confirming_read_counts_when_its_field_off_fails() -> None:

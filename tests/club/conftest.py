@@ -15,7 +15,11 @@ No SQLite stand-in and no mock: a test that needs the club's database gets a rea
 from __future__ import annotations
 
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,3 +73,56 @@ def club_db(pg_cluster: Cluster) -> Iterator[str]:
 def club_token(club_db: str) -> tuple[str, str]:
     with db.connect(club_db) as c:
         return club_db, tokens.add(c, "test host")
+
+
+class ServerProc:
+    """``tractor-table club serve --db URL`` as its own process (kill -9 is real)."""
+
+    def __init__(self, url: str, port: int | None = None) -> None:
+        from tractor_table.club.pg import free_port
+
+        self.db = url
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> ServerProc:
+        import httpx
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tractor_table.cli", "club", "serve", "--db", self.db,
+             "--port", str(self.port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                raise RuntimeError(f"club serve exited: {err}")
+            try:
+                if httpx.get(self.base + "/healthz", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("club serve did not answer within 60 s")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def club_server(club_token: tuple[str, str]) -> Iterator[tuple[ServerProc, str]]:
+    s = ServerProc(club_token[0]).start()
+    try:
+        yield s, club_token[1]
+    finally:
+        s.stop()

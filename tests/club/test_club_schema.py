@@ -35,14 +35,17 @@ def test_misnamed_or_doubled_migrations_are_refused(tmp_path: Path) -> None:
 
 
 def test_a_failing_migration_changes_nothing(club_db: str, tmp_path: Path) -> None:
-    for m in db.migrations():
+    have = db.migrations()
+    for m in have:
         (tmp_path / m.name).write_text(m.sql)
-    (tmp_path / "009_broken.sql").write_text("CREATE TABLE half(x int); SELECT no_such_function();")
+    last = have[-1].version  # the competition layer's migrations come after the club's
+    (tmp_path / f"{last + 1:03d}_broken.sql").write_text(
+        "CREATE TABLE half(x int); SELECT no_such_function();")
     with db.connect(club_db) as c:
         with pytest.raises(Exception, match="no_such_function"):
             db.migrate(c, tmp_path)
         assert c.execute("SELECT to_regclass('half')").fetchone() == (None,)
-        assert c.execute("SELECT max(version) FROM schema_version").fetchone() == (1,)
+        assert c.execute("SELECT max(version) FROM schema_version").fetchone() == (last,)
 
 
 def test_tokens_are_stored_hashed_and_names_unique(club_db: str) -> None:

@@ -20,10 +20,10 @@ from tractor_table.commands.console import make_verifier
 from tractor_table.console.app import ConsoleApp
 from tractor_table.console.source import PortSource, TableSource, VirtualSource
 from tractor_table.console.widgets import Confirm, Pane
+from tractor_table.events import describe
 from tractor_table.link.engine_replayer import EngineReplayer
 from tractor_table.link.verifier import Verifier
 from tractor_table.records import Recorder, Store
-from tractor_table.virtual.events import describe
 from tractor_table.virtual.game import BotGame
 from tractor_table.virtual.runner import VirtualTable
 
@@ -175,7 +175,7 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
     assert recorder.failed == "" and recorder.new_events == len(seen)
     (hand,) = store.hands()
     kept = store.hand_events(hand)
-    assert [e["event"] for e in kept] == seen, (len(kept), len(seen))
+    assert [e["event"].raw() for e in kept] == seen, (len(kept), len(seen))
     verdicts = [[v["verdict"] for v in e["verdicts"]] for e in kept]
     assert verdicts == [["agreed"]] * (len(seen) - 1) + [["unchecked"]]  # the typed tap's refusal
     store.close()
@@ -286,7 +286,7 @@ def test_a_disagreement_shows_both_views() -> None:
         await until(pilot, lambda: "state     synced" in pane(app, "link"))
         await until(pilot, lambda: app.disagreement_count == 1)
         (d,) = app.verifier.disagreements
-        assert d.index == 0 and d.what == "verdict" and d.fields == (3,)  # the decks
+        assert d.index == 0 and d.what == "verdict" and d.fields == ("decks",)
         assert log_lines(app, "disagreements") == d.show().splitlines()
         assert app.query_one("#disagreements").border_title == "disagreements: 1"
         assert any(x.endswith("[DISAGREES]") and "hand 1: 1 deck(s)" in x for x in log_lines(app))

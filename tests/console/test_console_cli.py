@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from tractor_table import cli
 from tractor_table.console.model import GameView, LinkView
+from tractor_table.events import describe
 from tractor_table.records import Store
-from tractor_table.virtual.events import describe
 
 
 def _fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

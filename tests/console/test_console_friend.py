@@ -5,7 +5,7 @@ partner, then the attackers' score; the hand's end with the levels per seat."""
 from __future__ import annotations
 
 from tractor_table.console.model import GameView
-from tractor_table.virtual.events import EV
+from tractor_table.events import EV
 
 
 def test_the_call_and_the_partner_as_the_table_tells_them() -> None:

@@ -13,7 +13,7 @@ import pytest
 from shengji.rules import PRESETS
 from tractor_table import cli
 from tractor_table.commands._rules import PRESET_WORDS
-from tractor_table.virtual.events import EV, describe
+from tractor_table.events import EV, describe
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,7 +50,7 @@ def test_rules_codes_in_words() -> None:
     assert audit == "audit: trick 5, S2: revoke: did not play the pairs it held in the led suit"
     assert "rules code" not in audit
     throw = describe([EV.AUDIT, 0, 1, EV.THROW_FAILED, 0])
-    assert throw == "audit: trick 1, S1: throw should have failed"
+    assert throw == "audit: trick 1, S1: bad throw"
     revoke = describe([EV.REVOKE, 7, 3, 2, 5])
     assert revoke == ("trick 8: S3 is proven to have revoked in trick 3 "
                       "(did not follow the led suit while holding it)")

@@ -15,7 +15,7 @@ table of literals, then scans the host's source for a copy:
 - a tuple, list or set of integer literals at module or class level whose
   name says it holds a vocabulary (``*PHASE*``, ``*KIND*``, ``*REASON*``,
   ``*APP*``, ``*SNAP*``, ``*FIELD*``);
-- a literal table equal to one of the firmware's (``REASONS``, ``CARDS_AT``, ...).
+- a literal table equal to one of the firmware's (``REASONS``, ``NAMES``, ...).
 
 Left out, each with its reason below: the game's facts (docs/rules.md), which
 the host's engine knows on its own, and the parts' own numbers (the PN532
@@ -201,7 +201,7 @@ def test_the_firmware_has_a_vocabulary() -> None:
     # the shared vocabularies are there, as const() names and tables
     for name, value in (("HAND_START", 1), ("OUT_OF_TURN", 1), ("APP_REPLY", 100), ("R_PAIRS", 6)):
         assert value in consts[name], name
-    assert "events.REASONS" in tables and "events.CARDS_AT" in tables
+    assert "events.REASONS" in tables and "events.NAMES" in tables
 
 
 def test_no_firmware_constant_is_retyped_on_the_host() -> None:
@@ -255,7 +255,7 @@ def test_the_scan_lets_unrelated_values_through() -> None:
 
 def test_the_host_types_are_the_firmwares() -> None:
     from tractor_table import vocab
-    from tractor_table.virtual.events import EV
+    from tractor_table.events import EV
 
     table = vocab.firmware("table")
     assert [(k.name.lower(), int(k)) for k in vocab.EventKind] == [(n, i) for i, n in enumerate(EV.NAMES) if i]

@@ -18,6 +18,24 @@ TREES = ("host", "engine", "firmware")
 
 #: name -> the files that may each define it, and why
 SEPARATE: dict[str, tuple[frozenset[str], str]] = {
+    # the link's typed game events (the table's wire events, one class per kind
+    # of firmware/evlayout.py) beside the full engine's hand events (its inputs)
+    **{
+        name: (
+            frozenset({"host/tractor_table/events.py", "engine/shengji/hand.py"}),
+            "tractor_table.events decodes what the table sent (a PLAY with its trick and seat); "
+            "shengji.hand's are what a hand is fed; the replayer turns the one into the other",
+        )
+        for name in ("Bid", "Call", "Challenge", "Play", "Scan", "Trick")
+    },
+    "Revoke": (
+        frozenset({"host/tractor_table/events.py", "engine/shengji/rules.py"}),
+        "the table's REVOKE event (a revoke proven) and the rules' revoke option (flag or forfeit)",
+    ),
+    "App": (
+        frozenset({"host/tractor_table/link/notes.py", "firmware/main.py"}),
+        "the link's note of an application message (host) and the table's main application (firmware)",
+    ),
     "Sweep": (
         frozenset({"engine/shengji/sweep.py", "firmware/drules_sweep.py"}),
         "the two rules engines are separate code on purpose (no shared code) and must agree "

@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 from relay import Relay
 from tractor_table import mpy
-from tractor_table.link import ttlink, ttlink_host
+from tractor_table.events import Event
+from tractor_table.link import notes, ttlink, ttlink_host
 from tractor_table.link.serial_link import SerialLink
 
 HERE = Path(__file__).resolve().parent
@@ -74,21 +75,22 @@ class Checker:
 
     def __init__(self) -> None:
         self.expect = 0
-        self.notes: list[list[Any]] = []
+        self.notes: list[notes.Note] = []
         self.problems: list[str] = []
 
-    def __call__(self, note: list[Any]) -> None:
+    def __call__(self, note: notes.Note) -> None:
         self.notes.append(note)
-        kind = note[0]
-        if kind in ("rollback", "snapshot"):
-            self.expect = note[1]
-        elif kind == "event":
-            if note[1] != self.expect:
-                self.problems.append(f"event {note[1]} accepted where {self.expect} was due")
-            self.expect = note[1] + 1
+        if isinstance(note, notes.Rollback):
+            self.expect = note.device_count
+        elif isinstance(note, notes.SnapshotIn):
+            self.expect = note.count
+        elif isinstance(note, Event):
+            if note.index != self.expect:
+                self.problems.append(f"event {note.index} accepted where {self.expect} was due")
+            self.expect = note.index + 1
 
-    def kinds(self, kind: str) -> list[list[Any]]:
-        return [n for n in self.notes if n[0] == kind]
+    def kinds(self, kind: str) -> list[notes.Note]:
+        return [n for n in self.notes if notes.kind_of(n) == kind]
 
 
 def host_log(link: SerialLink) -> list[Any]:
@@ -222,22 +224,22 @@ def test_end_to_end_snapshots_both_ways(rig: Any) -> None:
     emit_to(host, 150)  # more than the ring (64)
     wait_equal(host, device, 150)
     host.close()
-    notes: list[list[Any]] = []
-    fresh = SerialLink(str(relay.path), on_note=notes.append, reconnect_s=0.05)
+    got: list[notes.Note] = []
+    fresh = SerialLink(str(relay.path), on_note=got.append, reconnect_s=0.05)
     fresh.start()
     try:
         assert fresh.wait_for(lambda h: h.synced and h.record.count == 150, 10), device.errors()
-        (snap,) = [n for n in notes if n[0] == "snapshot"]
-        assert snap[1] == 150 and fresh.record.base == 150
+        (snap,) = [n for n in got if isinstance(n, notes.SnapshotIn)]
+        assert snap.count == 150 and fresh.record.base == 150
         assert json.loads(fresh.record.base_data or b"") == device.ram()
         # the host's view of the game, pushed: 60 events of another stream
         from linkapp import chain, game_event
 
         mine = [game_event(k, 7) for k in range(60)]
         sid = fresh.push_snapshot(ttlink.canonical(mine), 60, chain(mine))
-        assert fresh.wait_for(lambda h: any(n[0] == "snapshot_done" for n in notes), 10)
-        done = [n for n in notes if n[0] == "snapshot_done"][0]
-        assert done[1:3] == [sid, 1], done
+        assert fresh.wait_for(lambda h: any(isinstance(n, notes.SnapshotDone) for n in got), 10)
+        done = [n for n in got if isinstance(n, notes.SnapshotDone)][0]
+        assert (done.id, done.ok) == (sid, True), done
         # the table goes on from the pushed state (its target is still 150)
         wait_equal(fresh, device, 150)
         assert device.ram()[:60] == mine

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 from shengji import Rules
+from tractor_table import events as E
+from tractor_table.events import EV, describe
 from tractor_table.link import engine_replayer as er
 from tractor_table.link import ttlink
 from tractor_table.link.verifier import Verifier
-from tractor_table.virtual.events import EV, describe
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 
@@ -66,10 +67,10 @@ class InProcessTable:
         self.t.button(seat, kind, self.now)
         self._pull()
 
-    def next_event(self, timeout: float = 10.0) -> list[Any]:
+    def next_event(self, timeout: float = 10.0) -> E.Event:
         for _ in range(1000):
             if self.queue:
-                return self.queue.popleft()
+                return E.decode(self.queue.popleft())
             self.now += 30
             self.t.tick(self.now)
             self._pull()
@@ -94,7 +95,7 @@ def verify(
 ) -> Verifier:
     v = Verifier(er.EngineReplayer(rules or Rules(decks=decks)), "rules-2026.1", describe=describe)
     for idx, h, ev in log:
-        v.check(idx, h, ev)
+        v.check(idx, h, E.decode(ev, index=idx, hash=h))
     return v
 
 
@@ -136,8 +137,8 @@ def test_a_wrong_trick_winner_is_a_disagreement() -> None:
     ev[2] = (ev[2] + 1) % 4
     v = verify(tampered(log, i, ev))
     d = v.disagreements[0]
-    assert d.index == i and d.what == "verdict" and 2 in d.fields
-    assert d.host_event == log[i][2]
+    assert d.index == i and d.what == "verdict" and d.fields == ("winner",)
+    assert d.host_event.raw() == log[i][2]
     assert "table:" in d.show() and "wins" in d.show()
 
 
@@ -147,13 +148,13 @@ def test_wrong_points_and_a_wrong_score_are_disagreements() -> None:
     ev = list(log[i][2])
     ev[3] += 5
     v = verify(tampered(log, i, ev))
-    assert v.disagreements[0].index == i and 3 in v.disagreements[0].fields
+    assert v.disagreements[0].index == i and "points" in v.disagreements[0].fields
     j = first(log, EV.HAND_END)
     end = list(log[j][2])
     end[1] += 10
     v = verify(tampered(log, j, end))
     (d,) = v.disagreements
-    assert d.index == j and d.fields == (1,)
+    assert d.index == j and d.fields == ("attackers_score",)
 
 
 def test_an_illegal_play_the_table_accepted_is_caught() -> None:
@@ -165,22 +166,26 @@ def test_an_illegal_play_the_table_accepted_is_caught() -> None:
     v = verify(tampered(log, i + 1, bad))
     d = v.disagreements[0]
     assert d.index == i + 1 and d.host_event is not None
-    assert d.host_event[0] == EV.REJECT and d.host_event[3] == EV.OUT_OF_TURN
+    assert d.host_event.raw()[0] == EV.REJECT and d.host_event.raw()[3] == EV.OUT_OF_TURN
     # the engine stops judging that hand rather than guess
     assert v.replayer.lost  # type: ignore[attr-defined]
 
 
 def test_a_wrongly_refused_bid_is_caught() -> None:
-    log = table_log(hands=1, seed=1)
-    bids = [k for k, (_, _, ev) in enumerate(log) if ev[0] == EV.BID and ev[2] == 1]
-    if not bids:
-        pytest.skip("no accepted bid with this seed")
+    # the first seed whose hand has an accepted bid (the case is picked, never skipped)
+    for seed in range(1, 21):
+        log = table_log(hands=1, seed=seed)
+        bids = [k for k, (_, _, ev) in enumerate(log) if ev[0] == EV.BID and ev[2] == 1]
+        if bids:
+            break
+    else:
+        pytest.fail("no hand of seeds 1-20 has an accepted bid: do the bots still bid?")
     i = bids[0]
     ev = list(log[i][2])
     ev[2], ev[3] = 0, EV.BID_WEAK
     v = verify(tampered(log, i, ev))
     d = v.disagreements[0]
-    assert d.index == i and d.host_event is not None and d.host_event[2] == 1
+    assert d.index == i and d.host_event is not None and d.host_event.raw()[2] == 1
 
 
 def mid_hand(
@@ -191,7 +196,7 @@ def mid_hand(
     rules = rules or Rules(decks=2)
     vt = InProcessTable(2, rules, hand_scan)
     game = BotGame(vt, rules, seed=seed, strength=strength, say=lambda s: None)  # type: ignore[arg-type]
-    game.start_hand(game._expect(EV.HAND_START))
+    game.start_hand(game._expect(E.HandStart))
     for _ in range(tricks):
         game.play_trick()
     return vt, game
@@ -257,7 +262,7 @@ def test_judging_goes_on_from_a_table_snapshot(tricks: int) -> None:
     v.on_note(["snapshot", n, vt.log[n - 1][1], json.dumps(snap).encode()])
     assert eng.lost == "" and eng.hand is not None
     for idx, h, ev in rest:
-        v.check(idx, h, ev)
+        v.check(idx, h, E.decode(ev, index=idx, hash=h))
     assert [d.show() for d in v.disagreements] == []
     assert v.unchecked == 0 and v.checked == len(rest) > 10
     assert rest[-1][2][0] == EV.HAND_END
@@ -272,7 +277,7 @@ def test_a_snapshot_that_does_not_rebuild_is_said_so() -> None:
     eng = er.EngineReplayer(Rules(decks=2))
     eng.reset(json.dumps(snap).encode())
     assert "cannot rebuild" in eng.lost and eng.hand is None
-    assert eng.replay(len(vt.log), [EV.TRICK, 2, 0, 0, 0]) is None
+    assert eng.replay(len(vt.log), E.decode([EV.TRICK, 2, 0, 0, 0])) is None
 
 
 # --- failed throws (throw_penalty), revokes and the audit ---------------------
@@ -310,11 +315,11 @@ def test_a_wrongly_forced_unit_or_penalty_is_a_disagreement() -> None:
     wrong_unit = [*ev[:4], *other[: len(ev) - 4]]
     v = verify(tampered(log, i, wrong_unit), rules=TOURNAMENT)
     d = v.disagreements[0]
-    assert d.index == i and d.host_event == ev
+    assert d.index == i and d.host_event.raw() == ev
     wrong_pen = [*ev[:3], 5, *ev[4:]]
     v = verify(tampered(log, i, wrong_pen), rules=TOURNAMENT)
     d = v.disagreements[0]
-    assert d.index == i and d.fields == (3,) and d.host_event == ev
+    assert d.index == i and d.fields == ("penalty",) and d.host_event.raw() == ev
     # the table's penalty is followed: the scores after it are judged from it
     assert len(v.disagreements) == 1 or v.disagreements[1].index > i
 
@@ -347,12 +352,12 @@ def test_a_revoke_or_audit_finding_the_engine_does_not_make_is_a_disagreement() 
     revoke = [EV.REVOKE, log[i][2][1], seat, 0, 5]
     v = verify(inserted(log, i + 1, revoke), rules=TOURNAMENT)
     (d,) = v.disagreements
-    assert d.index == i + 1 and d.host_event == [EV.REVOKE, log[i][2][1], seat, 0, 0]
+    assert d.index == i + 1 and d.host_event.raw() == [EV.REVOKE, log[i][2][1], seat, 0, 0]
     j = first(log, EV.HAND_END)
     audit = [EV.AUDIT, 2, 1, EV.REVOKE_FOLLOW, 5]
     v = verify(inserted(log, j, audit), rules=TOURNAMENT)
     (d,) = v.disagreements
-    assert d.index == j and d.host_event == [EV.AUDIT, 2, 1, 0, 0]
+    assert d.index == j and d.host_event.raw() == [EV.AUDIT, 2, 1, 0, 0]
 
 
 def revoke_log(
@@ -367,7 +372,7 @@ def revoke_log(
 
     vt = InProcessTable(2)
     game = BotGame(vt, Rules(decks=2), seed=seed, strength=1, say=lambda s: None)  # type: ignore[arg-type]
-    game.start_hand(game._expect(EV.HAND_START))
+    game.start_hand(game._expect(E.HandStart))
     hand = game.hand
     assert hand is not None
     hand.strict = False  # the revoke is recorded, not refused
@@ -417,7 +422,7 @@ def test_revokes_reported_before_a_snapshot_are_not_expected_again() -> None:
     rest = log[n:]
     assert any(ev[0] == EV.REVOKE for _, _, ev in rest)
     for idx, h, ev in rest:
-        v.check(idx, h, ev)
+        v.check(idx, h, E.decode(ev, index=idx, hash=h))
     assert [d.show() for d in v.disagreements] == []
     # the host's state says which revokes were reported, as the table's does
     state = verify(log[:n]).replayer.host_state()
@@ -431,17 +436,17 @@ def test_a_missing_or_wrong_revoke_or_audit_is_a_disagreement() -> None:
     # missing: the table goes on without it
     v = verify(removed(log, r))
     d = v.disagreements[0]
-    assert d.index == r and d.host_event == log[r][2]
+    assert d.index == r and d.host_event.raw() == log[r][2]
     v = verify(removed(log, a))
     d = v.disagreements[0]
-    assert d.index == a and d.host_event == log[a][2]
+    assert d.index == a and d.host_event.raw() == log[a][2]
     # wrong: another reason, another trick
     for at, pos in ((r, 4), (r, 3), (a, 4), (a, 1)):
         ev = list(log[at][2])
         ev[pos] += 1
         v = verify(tampered(log, at, ev))
         d = v.disagreements[0]
-        assert d.index == at and d.host_event == log[at][2], (at, pos)
+        assert d.index == at and d.host_event.raw() == log[at][2], (at, pos)
 
 
 @pytest.mark.parametrize(("seed", "hand_scan"), [(1, False), (2, False), (1, True)])
@@ -467,7 +472,7 @@ def test_judging_goes_on_from_a_snapshot_after_a_forced_throw(seed: int, hand_sc
     assert eng.hand.penalties  # the failed throws' penalties, rebuilt
     assert eng.hand.known == hand_scan
     for idx, h, ev in vt.log[n:]:
-        v.check(idx, h, ev)
+        v.check(idx, h, E.decode(ev, index=idx, hash=h))
     assert [d.show() for d in v.disagreements] == []
     assert v.unchecked == 0
     # from the start, every event but the SCANs is judged
@@ -495,7 +500,7 @@ def unchallenged_throw_log(seed: int) -> list[tuple[int, int, list[Any]]]:
 
     vt = InProcessTable(2, TOURNAMENT)
     game = BotGame(vt, TOURNAMENT, seed=seed, strength=0, say=lambda s: None)  # type: ignore[arg-type]
-    game.start_hand(game._expect(EV.HAND_START))
+    game.start_hand(game._expect(E.HandStart))
     hand = game.hand
     assert hand is not None and hand.hands is not None
     hand.strict = False
@@ -541,13 +546,13 @@ def test_an_unchallenged_failed_throw_is_audited_and_judged() -> None:
     # the table leaves it out, or names another trick or seat
     v = verify(removed(log, a), rules=TOURNAMENT)
     d = v.disagreements[0]
-    assert d.index == a and d.host_event == log[a][2] and d.device_event[0] == EV.HAND_END
+    assert d.index == a and d.host_event.raw() == log[a][2] and d.device_event.raw()[0] == EV.HAND_END
     for pos in (1, 2):
         ev = list(log[a][2])
         ev[pos] = (ev[pos] + 1) % 4
         v = verify(tampered(log, a, ev), rules=TOURNAMENT)
         (d,) = v.disagreements
-        assert d.index == a and d.host_event == log[a][2]
+        assert d.index == a and d.host_event.raw() == log[a][2]
 
 
 def forfeit_log(seed: int, hand_scan: bool = False, hands: int = 2) -> list[tuple[int, int, list[Any]]]:
@@ -586,17 +591,17 @@ def test_a_missing_wrong_or_unfounded_forfeit_is_a_disagreement() -> None:
     want = log[f][2]
     # the table settles without saying the hand was lost: shown on its HAND_END
     (d, *_) = verify(removed(log, f), rules=TOURNAMENT).disagreements
-    assert d.index == f and d.host_event == want
+    assert d.index == f and d.host_event.raw() == want
     # the wrong seat, the wrong trick
     for pos in (1, 2):
         ev = list(want)
         ev[pos] = (ev[pos] + 1) % 4
         (d, *_) = verify(tampered(log, f, ev), rules=TOURNAMENT).disagreements
-        assert d.index == f and d.host_event == want
+        assert d.index == f and d.host_event.raw() == want
     # under the flag rule no revoke loses the hand: the engine says so
     flag = Rules.preset("tournament", revoke="flag")
     d = verify(log, rules=flag).disagreements[0]
-    assert d.index == f and d.host_event == [EV.FORFEIT, want[1], -1]
+    assert d.index == f and d.host_event.raw() == [EV.FORFEIT, want[1], -1]
 
 
 QQ = Rules.preset("qq")  # no_bid = "kitty"
@@ -648,13 +653,13 @@ def test_a_wrong_trump_or_reveal_from_the_kitty_is_a_disagreement() -> None:
     other = next(c for c in range(52) if c % 13 != 0 and c // 13 != trump[1])
     swapped = [EV.KITTY_UP, up[1], other, *[c for c in up[2:] if c != other][:-1]]
     d = verify(tampered(log, k, swapped), rules=QQ).disagreements[0]
-    assert d.index == k + 1 and d.host_event == [EV.TRUMP, other // 13, -1, trump[3]]
+    assert d.index == k + 1 and d.host_event.raw() == [EV.TRUMP, other // 13, -1, trump[3]]
     # a reveal the rules do not call for (no_bid = "nt"): said at the KITTY_UP
     d = verify(log, rules=QQ.replace(no_bid="nt")).disagreements[0]
-    assert d.index == k and d.host_event == [EV.KITTY_UP, -1, *up[2:]]
+    assert d.index == k and d.host_event.raw() == [EV.KITTY_UP, -1, *up[2:]]
     # the reveal left out: the engine wants it where the table names trump
     d = verify(removed(log, k), rules=QQ).disagreements[0]
-    assert d.index == k and d.host_event == [EV.KITTY_UP, up[1]]
+    assert d.index == k and d.host_event.raw() == [EV.KITTY_UP, up[1]]
 
 
 def test_judging_goes_on_from_a_snapshot_during_or_after_the_reveal() -> None:
@@ -669,7 +674,7 @@ def test_judging_goes_on_from_a_snapshot_during_or_after_the_reveal() -> None:
         v.on_note(["snapshot", n, log[n - 1][1], json.dumps(snap).encode()])
         assert eng.lost == "" and eng.hand is not None
         for idx, h, ev in log[n:]:
-            v.check(idx, h, ev)
+            v.check(idx, h, E.decode(ev, index=idx, hash=h))
         assert [d.show() for d in v.disagreements] == []
         assert v.unchecked == 0 and v.checked == len(log) - n
     # the host's state after the reveal is the table's, the kitty turned up included
@@ -754,7 +759,7 @@ def test_of_two_equally_weak_units_the_table_may_force_either(hand_scan: bool) -
     assert v.agreed == v.checked > 100
     single = [c for c in throw[3:] if c % 54 == 39]
     (d, *_) = verify(tampered(vt.log, k, [*forced[:4], *single]), rules=TITANIC).disagreements
-    assert d.index == k and sorted(c % 54 for c in d.host_event[4:]) == [13, 13]  # the engine's pair
+    assert d.index == k and sorted(c % 54 for c in d.host_event.raw()[4:]) == [13, 13]  # the engine's pair
 
 
 def test_a_quiet_first_hand_is_redealt_once_and_judged() -> None:
@@ -816,7 +821,7 @@ def test_judging_goes_on_from_a_snapshot_taken_while_the_hands_are_scanned(phase
         v = Verifier(eng, "rules-2026.1")
         v.on_note(["snapshot", n, log[n - 1][1], json.dumps(snap).encode()])
         for idx, h, ev in log[n:]:
-            v.check(idx, h, ev)
+            v.check(idx, h, E.decode(ev, index=idx, hash=h))
         assert [d.show() for d in v.disagreements] == []
         assert eng.lost == "" and eng.unfollowed == 0
         scans = sum(1 for _, _, ev in log[n:] if ev[0] == EV.SCAN)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
 
 import pytest
+from tractor_table.link import notes
 from tractor_table.link.serial_link import SerialLink, host_identity
 
 PORT = os.environ.get("PICO_PORT", "")
@@ -21,11 +21,11 @@ pytestmark = [
 
 
 def test_a_real_table_handshakes_syncs_and_stays_up() -> None:
-    notes: list[list[Any]] = []
-    with SerialLink(PORT, on_note=notes.append) as link:
+    got: list[notes.Note] = []
+    with SerialLink(PORT, on_note=got.append) as link:
         assert link.wait_synced(10), link.last_error or link.device_lines[-5:]
-        up = next(n for n in notes if n[0] == "up")
-        assert up[1][2] == host_identity()[1], "the Pico runs other rules: make deploy"
+        up = next(n for n in got if isinstance(n, notes.Up))
+        assert up.rules_id == host_identity()[1], "the Pico runs other rules: make deploy"
         time.sleep(3.5)  # longer than the link-down timeout: pings keep it up
-        assert not [n for n in notes if n[0] in ("down", "incompatible", "conflict")]
+        assert not [n for n in got if isinstance(n, (notes.Down, notes.Incompatible, notes.Conflict))]
         assert link.synced()

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from linkapp import RULES, Pair, chain, game_event
 from tractor_table.errors import CommandError
+from tractor_table.events import Event, decode
 from tractor_table.link import ttlink
 from tractor_table.link.verifier import Disagreement, TrustingReplayer, Verifier
 
@@ -28,12 +29,12 @@ class StreamEngine:
         self.resets += 1
         self.seen = list(json.loads(snapshot)) if snapshot else []
 
-    def replay(self, index: int, event: list[Any]) -> list[Any] | None:
+    def replay(self, index: int, event: Event) -> Event | None:
         mine = game_event(index)
-        self.seen.append(event)  # the table's event is what happened
+        self.seen.append(event.raw())  # the table's event is what happened
         if mine[0] == 9:
             return None  # notes are outside what this engine judges
-        return mine
+        return decode(mine, lenient=True)
 
     def host_state(self) -> bytes | None:
         return ttlink.canonical([game_event(k) for k in range(len(self.seen))])
@@ -73,8 +74,8 @@ def test_disagreement_is_shown_recorded_and_not_fixed(tmp_path: Path) -> None:
     feed(p, v, 0)
     (d,) = v.disagreements
     assert isinstance(d, Disagreement)
-    assert d.index == 10 and d.what == "verdict" and d.fields == (len(bad) - 1,)
-    assert d.device_event == bad and d.host_event == game_event(10)
+    assert d.index == 10 and d.what == "verdict" and d.fields == ("values",)
+    assert d.device_event.raw() == bad and d.host_event is not None and d.host_event.raw() == game_event(10)
     shown = d.show()
     assert json.dumps(bad) in shown and json.dumps(game_event(10)) in shown
     assert "table:" in shown and "host:" in shown

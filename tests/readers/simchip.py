@@ -73,11 +73,16 @@ class Table:
         self.drivers = drivers
         self.sc = sc
         self.events = []
+        # EV_SEEN / EV_GONE (what the display shows as seen once), with the
+        # simulated ms each was popped at: (kind, seat, card, ms)
+        self.shown = []
         self.ticks = 0
 
     def run(self, ms):
         """Drive the scanner for ``ms`` of simulated time; collect its events as
         tuples (kind, seat, card, other, code, uid)."""
+        import scanner
+
         clock = self.clock
         sc = self.sc
         end = clock.ticks_ms() + ms
@@ -86,9 +91,11 @@ class Table:
             sc.tick(clock.ticks_ms())
             self.ticks += 1
             while sc.pop():
-                self.events.append(
-                    (sc.kind, sc.seat, sc.card, sc.other, sc.code, bytes(sc.uid[: sc.uid_len]))
-                )
+                e = (sc.kind, sc.seat, sc.card, sc.other, sc.code, bytes(sc.uid[: sc.uid_len]))
+                if sc.kind == scanner.EV_SEEN or sc.kind == scanner.EV_GONE:
+                    self.shown.append(e[:3] + (clock.ticks_ms(),))  # the display's: apart
+                else:
+                    self.events.append(e)
             if clock.ticks_us() == t:
                 clock.advance_us(1000)  # every reader waiting: let time pass
 

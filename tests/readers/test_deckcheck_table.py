@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from tractor_table.cli import main
 from tractor_table.enroll import CardSet, TableTagReader, card_label, check_scan
+from tractor_table.events import EV
 from tractor_table.link.serial_link import SerialLink
-from tractor_table.virtual.events import EV
 from tractor_table.virtual.runner import VirtualTable, uid_of
 from vtable_rig import cli_command, let_go, table_in
 
@@ -85,9 +85,9 @@ def _out_of_enroll_mode(vt: VirtualTable, port: str) -> None:
     vt.link = SerialLink(port, on_note=vt._note).start()
     assert vt.link.wait_synced(10)
     vt.tap(0, -1)  # an unknown tag at seat 0: the game refuses it
-    events = [vt.next_event()]
+    events = [vt.next_event().raw()]
     while events[-1][0] != EV.REJECT:
-        events.append(vt.next_event())
+        events.append(vt.next_event().raw())
     assert events[-1][:4] == [EV.REJECT, 0, 0, EV.UNKNOWN_CARD]
 
 

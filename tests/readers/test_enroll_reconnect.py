@@ -31,9 +31,9 @@ from tractor_table.enroll import (
     card_label,
     check_scan,
 )
+from tractor_table.events import EV
 from tractor_table.link import ttlink
 from tractor_table.link.serial_link import SerialLink
-from tractor_table.virtual.events import EV
 from tractor_table.virtual.runner import VirtualTable, uid_of
 from vtable_rig import cli_command, let_go, table_in
 
@@ -80,9 +80,9 @@ def _no_play_reached_the_game(vt: VirtualTable, port: str) -> None:
     vt.link = SerialLink(port, on_note=vt._note).start()
     assert vt.link.wait_synced(10)
     vt.tap(0, -1)  # an unknown tag at seat 0
-    events = [vt.next_event()]
+    events = [vt.next_event().raw()]
     while events[-1][0] != EV.REJECT:
-        events.append(vt.next_event())
+        events.append(vt.next_event().raw())
     assert [e[0] for e in events] == [EV.HAND_START, EV.REJECT], events
     assert events[-1][:4] == [EV.REJECT, 0, 0, EV.UNKNOWN_CARD]
 

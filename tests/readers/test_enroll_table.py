@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 from shengji.cards import parse_card_id
+from tractor_table import virtual_heap
 from tractor_table.enroll import CardSet, Enrollment, TableTagReader, check_static
 from tractor_table.errors import CommandError
+from tractor_table.events import EV
 from tractor_table.link.serial_link import SerialLink
-from tractor_table.virtual.events import EV
 from tractor_table.virtual.runner import VirtualTable, uid_of
 from vtable_rig import cli_command, let_go, table_in
 
@@ -78,7 +79,7 @@ class Operator:
 def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_path: Path) -> None:
     vt = table_in(compiled, "guided").start()
     try:
-        assert vt.next_event()[0] == EV.HAND_START
+        assert vt.next_event().kind == EV.HAND_START
         port = let_go(vt)
         op = Operator(vt, seat=2)
         op.on_prompt = {2: "old", 3: "foreign", 5: "two", 7: "late", 9: "other seat"}
@@ -107,21 +108,67 @@ def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_pat
         vt.link = SerialLink(port, on_note=vt._note).start()
         assert vt.link.wait_synced(10)
         vt.tap(0, -1)  # an unknown tag at seat 0
-        events = [vt.next_event()]
+        events = [vt.next_event().raw()]
         while events[-1][:3] != [EV.REJECT, 0, 0]:
-            events.append(vt.next_event())
+            events.append(vt.next_event().raw())
         assert events[0][0] == EV.HAND_START
         assert [e[:4] for e in events if e[0] == EV.REJECT] == [[EV.REJECT, 0, 0, EV.UNKNOWN_CARD]]
     finally:
         vt.close()
     # enroll mode fits the firmware's heap budget (the simulated chips' share taken out)
-    assert 0 < vt.firmware_peak < 160 * 1024, vt.firmware_peak
+    assert 0 < vt.firmware_peak < virtual_heap.firmware_budget(vt.decks), vt.firmware_peak
+
+
+def test_a_long_press_at_the_seat_takes_the_last_card_back(compiled: Path, tmp_path: Path) -> None:
+    """A mis-tap at the table's reader (5S asked, 6S's tag tapped) is taken back
+    with a long press of that seat's button: the set forgets that tag and asks
+    for 5S again."""
+
+    class Mistaps(Operator):
+        def say(self, text: str) -> None:
+            if text.startswith("[4/54] tap 5S") and 0 not in self.on_prompt:
+                self.log.append(text)
+                self.on_prompt[0] = "mistapped"
+                self.current = 4
+                self.put(tag_of(5))  # the wrong card
+                return
+            if text.startswith("[5/54] tap 6S") and self.on_prompt.get(0) == "undone":
+                self.log.append(text)  # the operator presses undo instead of tapping 6S
+                return
+            super().say(text)
+            if text.startswith("enrolled 5S as ") and self.on_prompt.get(0) == "mistapped":
+                self.on_prompt[0] = "undone"
+                self.vt.press(self.seat, EV.BTN_UNDO)
+
+    vt = table_in(compiled, "undo").start()
+    try:
+        assert vt.next_event()[0] == EV.HAND_START
+        port = let_go(vt)
+        op = Mistaps(vt, seat=1)
+        reader = TableTagReader(port, seat=1, say=op.say)
+        cs = CardSet("Undo", 1)
+        path = tmp_path / "undo.cards"
+        try:
+            assert Enrollment(reader, cs, path, say=op.say, tap_timeout=5.0).run() == 0
+        finally:
+            reader.close()
+        assert vt.wait(lambda: vt.lines[7] == "enroll ended", 5), vt.lines
+    finally:
+        vt.close()
+    assert op.log[1].startswith("a wrong tap? a long press of the seat's button takes the last card back")
+    at = op.log.index(f"enrolled 5S as {tag_of(5).hex()} (4/54)")
+    # the press came while enroll asked for the next card: the last one is taken back
+    assert op.log[at + 1] == "[5/54] tap 6S"
+    assert op.log[at + 2] == f"undone: 5S (tag {tag_of(5).hex()}) is no longer enrolled (3/54); tap 5S"
+    assert op.log[at + 3] == "[4/54] tap 5S"
+    assert op.log[at + 4] == f"enrolled 5S as {tag_of(4).hex()} (4/54)"
+    assert CardSet.load(path).cards == {tag_of(c): c for c in range(54)}
 
 
 def test_a_host_that_goes_away_ends_enroll_mode(compiled: Path) -> None:
     vt = table_in(compiled, "gone").start()
     try:
-        assert vt.next_event()[0] == EV.HAND_START
+        assert vt.next_event().kind == EV.HAND_START
         port = let_go(vt)
         reader = TableTagReader(port, seat=0)
         reader.active = False  # the host dies: no [APP_ENROLL, -1]
@@ -131,9 +178,9 @@ def test_a_host_that_goes_away_ends_enroll_mode(compiled: Path) -> None:
         vt.link = SerialLink(port, on_note=vt._note).start()  # another host
         assert vt.link.wait_synced(10)
         vt.tap(0, -1)  # ends enroll mode, and is the game's tap
-        events = [vt.next_event()]
+        events = [vt.next_event().raw()]
         while events[-1][0] != EV.REJECT:
-            events.append(vt.next_event())
+            events.append(vt.next_event().raw())
         assert events[-1][:4] == [EV.REJECT, 0, 0, EV.UNKNOWN_CARD]
         assert vt.wait(lambda: vt.lines[7] == "S0 unknown card", 5), vt.lines
     finally:
@@ -166,7 +213,8 @@ def test_enroll_command_with_table_writes_the_set_and_the_map(compiled: Path, tm
         vt.close()
     assert op.log[0] == f"the table on {port} is in enroll mode: tap the cards on seat 1's reader"
     assert op.log[1] == "enrolling set 'Blue': 54 cards (1 deck(s)); Ctrl-C stops, progress is kept"
-    assert op.log[2] == "[1/54] tap 2S"
+    assert op.log[2].startswith("a wrong tap? ") and "a long press of the seat's button" in op.log[2]
+    assert op.log[3] == "[1/54] tap 2S"
     assert op.log[-1] == f"wrote the firmware map {out} (54 tags)"
     m = cardmap.CardMap(out.read_bytes())
     assert all(m.lookup(tag_of(c), 7) == c for c in range(54))

@@ -120,3 +120,77 @@ def test_the_taps_commands_and_their_errors() -> None:
     assert said[3] == "bad input: deck two: give a number of cards, or nothing for all"
     assert said[4].startswith("bad input: ") and "1X" in said[4]
     assert len(said) == 5 and taps.tapped == 0  # quit stopped before the last line
+
+
+def _shifted(cs: CardSet, by: int) -> CardSet:
+    """The set as enroll records it when every tap after the first card is one
+    card late (the operator's taps one behind the prompts)."""
+    out = CardSet(cs.name, cs.decks)
+    tags = {card: uid for uid, card in cs.cards.items()}
+    for card in range(cs.total):
+        out.cards[tags[(card + by) % cs.total]] = card
+    return out
+
+
+@pytest.mark.slow
+def test_two_then_tap_a_mis_tap_undone_and_a_shifted_set_caught(
+    sim: tuple[subprocess.Popen[str], str], tmp_path: Path
+) -> None:
+    """The new user's path: ``two`` then ``tap`` at the simulator (the
+    simulator's next card is again the first of the two, as enroll still asks
+    for it), a mis-tap undone with ``u`` at enroll (the card asked again), and
+    ``deckcheck --in-order`` passing that set and catching one whose order is
+    shifted (any-order deckcheck cannot: every tag is a card of the set)."""
+    proc, port = sim
+    set_file = tmp_path / "red.cards"
+    enroll = subprocess.Popen(
+        _cli("enroll", "--reader", port, "--set", str(set_file), "--name", "red", "--decks", "1"),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert enroll.stdout is not None and enroll.stdin is not None
+    try:
+        _until(enroll.stdout, r"^\[1/54\] tap 2S$")
+        _type(proc, "two")
+        _until(enroll.stdout, r"^two cards on the reader")
+        said = _until(proc.stdout, r"two cards were on the reader")  # type: ignore[arg-type]
+        assert "2S and 3S" in said[-1] and "the next tap is 2S" in said[-1]
+        _type(proc, "tap")
+        _until(enroll.stdout, rf"^enrolled 2S as {card_uid(0).hex()} \(1/54\)")
+        _type(proc, "tap 5S")  # a mis-tap: enroll asked for 3S
+        _until(enroll.stdout, rf"^enrolled 3S as {card_uid(3).hex()} \(2/54\)")
+        enroll.stdin.write("u\n")
+        enroll.stdin.flush()
+        undone = _until(enroll.stdout, r"^\[2/54\] tap 3S$")
+        assert any(ln.startswith(f"undone: 3S (tag {card_uid(3).hex()}) is no longer enrolled (1/54)")
+                   for ln in undone), undone
+        _type(proc, "deck")  # from the simulator's next card, 3S
+        out, err = enroll.communicate(timeout=90)
+    finally:
+        if enroll.poll() is None:
+            enroll.kill()
+            enroll.wait()
+    assert enroll.returncode == 0, (out, err)
+    cs = CardSet.load(set_file)
+    assert {card: uid for uid, card in cs.cards.items()} == {c: card_uid(c) for c in range(54)}
+
+    shifted_file = tmp_path / "shifted.cards"
+    _shifted(cs, 1).save(shifted_file)
+    for path, good in ((set_file, True), (shifted_file, False)):
+        _until(proc.stdout, r"^tapped BJ ")  # type: ignore[arg-type]  # the last deck's last card is gone
+        check = subprocess.Popen(
+            _cli("deckcheck", str(path), "--reader", port, "--in-order", "--idle", "20"),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        assert check.stdout is not None
+        _until(check.stdout, r"^\[1/54\] tap 2S$")
+        _type(proc, "deck")
+        out, err = check.communicate(timeout=90)
+        if good:
+            assert check.returncode == 0, (out, err)
+            assert out.rstrip().endswith("set is complete and consistent")
+        else:
+            assert check.returncode == 1, (out, err)
+            assert "asked for 3S, the tag is enrolled as 2S" in out, out
+            assert "the set's order is shifted: 54 cards' tags are enrolled as the card 1 place(s) " \
+                   "before theirs" in out, out
+            assert "set has problems" in out

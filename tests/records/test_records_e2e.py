@@ -21,11 +21,11 @@ from records_notes import hand_events
 from shengji import Rules
 from shengji import record as erecord
 from tractor_table import cli
+from tractor_table.events import describe
 from tractor_table.link import ttlink
 from tractor_table.link.engine_replayer import EngineReplayer
 from tractor_table.link.verifier import Verifier
 from tractor_table.records import Recorder, Store
-from tractor_table.virtual.events import describe
 from tractor_table.virtual.game import BotGame
 from tractor_table.virtual.runner import VirtualTable
 

@@ -20,9 +20,10 @@ import pytest
 from shengji import record as erecord
 from shengji.cards import card_id_name
 from tractor_table import cli, png
+from tractor_table import events as E
 from tractor_table.commands.demo import CANDIDATES
+from tractor_table.events import EV
 from tractor_table.records import Store
-from tractor_table.virtual.events import EV, cards_of
 
 
 @pytest.fixture(scope="module")
@@ -39,18 +40,18 @@ def _events(db: Path) -> list[list[Any]]:
     with Store.open(db, create=False) as store:
         (h,) = store.hands()
         assert h["status"] == "done"
-        return [e["event"] for e in store.hand_events(h)]
+        return [e["event"].raw() for e in store.hand_events(h)]
 
 
 def _tricks(events: list[list[Any]]) -> dict[int, list[tuple[int, list[int]]]]:
     """trick number (1-based) -> the plays as the table took them (forced throws as forced)."""
     out: dict[int, list[tuple[int, list[int]]]] = {}
-    for ev in events:
-        if ev[0] == EV.PLAY:
-            out.setdefault(ev[1] + 1, []).append((ev[2], cards_of(ev)))
-        elif ev[0] == EV.FORCED:
-            plays = out[ev[1] + 1]
-            plays[0] = (ev[2], cards_of(ev))
+    for ev in map(E.decode, events):
+        if isinstance(ev, E.Play):
+            out.setdefault(ev.trick + 1, []).append((ev.seat, list(ev.ids)))
+        elif isinstance(ev, E.Forced):
+            plays = out[ev.trick + 1]
+            plays[0] = (ev.leader, list(ev.ids))
     return out
 
 

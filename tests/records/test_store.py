@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from records_notes import event_notes, hand_events, head_of, up
 from tractor_table import cli, records
+from tractor_table.events import Event, decode
 from tractor_table.link import ttlink
 from tractor_table.link.verifier import Verifier
 from tractor_table.records import (
@@ -154,7 +155,7 @@ def test_a_hand_the_table_lost_is_kept_as_rolled_back(tmp_path: Path) -> None:
             (1, 0, "done"), (2, 1, "rolled back"), (2, 3, "playing")]
         # the rolled back hand shows its own events
         lost = store.hand_events(hands[1])
-        assert [e["event"] for e in lost] == [n[3] for n in notes[cut:]]
+        assert [e["event"].raw() for e in lost] == [n[3] for n in notes[cut:]]
         assert all(not e["current"] for e in lost)
         assert store.check()[0] == []
 
@@ -180,10 +181,11 @@ class _Bent:
     def reset(self, snapshot: bytes | None) -> None:
         pass
 
-    def replay(self, index: int, event: list[Any]) -> list[Any] | None:
-        if event[0] == 10 and event[1] == 1:
-            return [10, 1, 1, 15, event[4]]
-        return list(event) if event[0] != 5 else None
+    def replay(self, index: int, event: Event) -> Event | None:
+        raw = event.raw()
+        if raw[0] == 10 and raw[1] == 1:
+            return decode([10, 1, 1, 15, raw[4]])
+        return event if raw[0] != 5 else None
 
     def host_state(self) -> bytes | None:
         return None
@@ -204,7 +206,7 @@ def test_verdicts_and_disagreements_with_both_views(tmp_path: Path) -> None:
         row = store.query("SELECT e.idx, v.what, v.host_event, v.table_hash, v.host_hash, v.fields "
                           "FROM verdicts v JOIN events e ON e.id = v.event_id "
                           "WHERE v.verdict = 'disagreed'")[0]
-        assert row == (d.index, "verdict", "[10, 1, 1, 15, 20]", d.device_hash, d.host_hash, "[3]")
+        assert row == (d.index, "verdict", "[10, 1, 1, 15, 20]", d.device_hash, d.host_hash, "[\"points\"]")
         assert store.hands()[0]["disagreements"] == 1
         # a verdict given by hand (a verifier the recorder does not follow)
         rec.on_verdict(0, "unchecked")

@@ -175,10 +175,14 @@ def test_board_on_a_stand_in_machine():
     n = len(bus.writes)
     b.show(frame, lines)
     assert len(bus.writes) == n  # nothing changed: nothing sent
-    # line 7 into inverse video (its last column lit): the whole frame again
+    # a message on line 7, in inverse video (its last column lit): that page
+    # alone goes out, not the whole frame (issue 22: 13 % of frames were whole)
     frame[1023] = 0xFF
+    lines[7] = "S1 out of turn"
     b.show(frame, lines)
-    assert len(bus.writes) == n + 7 and len(bus.writes[-1][1]) == 1025
+    window = [(H.DISPLAY_ADDR, bytes((0x80, c))) for c in (0x21, 0, 127, 0x22, 7, 7)]
+    assert bus.writes[n:] == window + [(H.DISPLAY_ADDR, b"\x40" + bytes(frame[896:1024]))], bus.writes[n:]
+    n = len(bus.writes)
     # a failed write leaves the display's RAM unknown: once the display is
     # back, the next frame is whole, though only one line changed
     def broken(addr, bufs):

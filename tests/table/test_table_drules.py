@@ -260,7 +260,7 @@ def test_self_override_at_the_table():
     t.tap(1, c(52), 0)
     t.tap(1, c(52, 1), 0)
     t.button(1, E.BTN_OK, 0)
-    assert t.message == "S1 no self-override" and t.bids == [[1, [c(0)]]]
+    assert t.message == "S1 no self-raise" and t.bids == [[1, [c(0)]]]
 
 
 def test_must_play_climbs_at_the_table():

@@ -3,7 +3,7 @@ own scanner and PN532 driver reading simulated chips on a simulated SPI bus,
 its USB serial on a pseudo-terminal opened with pyserial by the host link, bots
 of the full engine tapping cards, every event checked against the full engine;
 a power cut between tricks and the resume from flash; the firmware's live heap
-under 160K (the simulated chips' share measured and taken out)."""
+under its budget (the simulated chips' share measured and taken out)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from shengji import Rules
 from tractor_table import cli, virtual_heap
 from tractor_table.errors import CommandError
-from tractor_table.virtual.events import EV
+from tractor_table.events import EV
 from tractor_table.virtual.game import BotGame
 from tractor_table.virtual.runner import VirtualTable
 from vtable_rig import table_in
@@ -36,11 +36,12 @@ def test_bots_play_a_two_deck_hand_and_the_engine_agrees(compiled: Path) -> None
     assert display[0].startswith("H1 ")
     assert sum(1 for x in lines if x.strip().startswith("trick")) == game.tricks_played
     assert any(x.strip().startswith("hand over: attackers") for x in lines)
-    # the firmware's live heap stayed under 160K (the chip models apart)
+    # the firmware's live heap stayed under its budget (the chip models apart)
     assert 0 < vt.sim_bytes < 32 * 1024
-    assert 0 < vt.firmware_peak < 160 * 1024
-    # the scanner kept one RF field on at a time; the bus saw no collision
-    assert vt.max_fields_on == 1 and vt.collisions == 0
+    assert 0 < vt.firmware_peak < virtual_heap.firmware_budget(vt.decks)
+    # the scanner polls in pairs by default (seats 0+2, then 1+3: the USB power
+    # budget, hardware/README.md): two RF fields at most; the bus saw no collision
+    assert vt.max_fields_on == 2 and vt.collisions == 0
 
 
 def test_failed_throws_are_challenged_and_forced_as_the_engine_says(compiled: Path) -> None:
@@ -71,17 +72,17 @@ def test_hand_scan_mode_end_to_end(compiled: Path) -> None:
     assert game.disagreements == []
     assert "  every hand scanned" in lines
     assert game.forced_at_once >= 2 and game.challenges == 0
-    assert 0 < vt.firmware_peak < 160 * 1024
+    assert 0 < vt.firmware_peak < virtual_heap.firmware_budget(vt.decks)
 
 
-def test_a_hand_with_taps_given_as_card_ids_runs_in_160k(compiled: Path) -> None:
-    # readers "direct": no scanner and no chip models, the heap capped at 160K
+def test_a_hand_with_taps_given_as_card_ids_runs_in_the_firmware_budget(compiled: Path) -> None:
+    # readers "direct": no scanner and no chip models, the heap capped at the firmware's budget
     with table_in(compiled, "direct", 1, readers="direct") as vt:
-        assert vt.heapsize == "160K"
+        assert vt.heapsize == virtual_heap.FIRMWARE_HEAP_BY_DECKS[1]
         game = BotGame(vt, Rules(decks=1), seed=4, strength=1, say=lambda _: None)
         game.play(1)
     assert game.disagreements == [] and game.hands_played == 1
-    assert 0 < vt.firmware_peak < 160 * 1024
+    assert 0 < vt.firmware_peak < virtual_heap.firmware_budget(vt.decks)
 
 
 def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compiled: Path) -> None:
@@ -94,7 +95,7 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
     if not (work / "firmware").exists():
         (work / "firmware").symlink_to(compiled / "firmware")
     with VirtualTable(4, workdir=work, readers="direct", rules=rules, heap_report=True) as vt:
-        assert vt.heapsize == "224K"
+        assert vt.heapsize == virtual_heap.FIRMWARE_HEAP_BY_DECKS[4]
         game = BotGame(vt, rules, seed=5, strength=0, say=lambda _: None)
         game.play(2)
         assert vt.link is not None
@@ -102,7 +103,7 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
         assert not [x for x in vt.link.device_lines if "Error" in x]
     assert game.disagreements == [] and game.hands_played == 2
     # the live peak itself stays within the two-deck budget
-    assert 0 < vt.firmware_peak < 160 * 1024
+    assert 0 < vt.firmware_peak < virtual_heap.firmware_budget(vt.decks)
     # what held the heap at the end (mpy/heapreport.py): every part measured,
     # the last hand's tricks packed (a list of lists each took about 350 bytes)
     parts = dict(vt.heap_parts)
@@ -114,7 +115,7 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
     # code the table does not need stayed out of the heap: the host's end of
     # the link, the Pico's board, snapshot restoring and table.cfg's reader
     assert "table" in vt.modules_loaded and "ttlink" in vt.modules_loaded
-    for never in ("ttlink_host", "picoboard", "tablerestore", "tableconfig", "enrollmode", "snaplayout"):
+    for never in ("ttlink_host", "picoboard", "tablerestore", "tableconfig", "enrollmode", "snaplayout", "evlayout"):
         assert never not in vt.modules_loaded
 
 
@@ -135,7 +136,7 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
     try:
         game = BotGame(vt, Rules(decks=1), seed=5, strength=1, say=lines.append)
         start = vt.next_event()
-        assert start[0] == EV.HAND_START
+        assert start.kind == EV.HAND_START
         assert game.start_hand(start) == "play"
         for _ in range(4):
             assert not game.play_trick()
@@ -199,19 +200,19 @@ def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path
 
 def test_refusals_reach_the_host(compiled: Path) -> None:
     with table_in(compiled, "refuse", 1) as vt:
-        assert vt.next_event()[0] == EV.HAND_START
+        assert vt.next_event().kind == EV.HAND_START
         vt.tap(2, -1)  # an unknown tag
-        ev = vt.next_event()
+        ev = vt.next_event().raw()
         assert ev[:4] == [EV.REJECT, 0, 2, EV.UNKNOWN_CARD]
         vt.tap(1, 13)  # 2H: a level card
         vt.tap(1, 14)  # 3H: not the same card
         vt.press(1, EV.BTN_OK)
-        ev = vt.next_event()
+        ev = vt.next_event().raw()
         assert ev == [EV.BID, 1, 0, EV.BID_CARDS, 13, 14]
         assert vt.wait(lambda: vt.lines[7] == "S1 not a bid", 5)
         assert EV.SND_ERROR in vt.sounds
         vt.tap(3, -2)  # two tags on seat 3's reader at once: an error, not two plays
-        ev = vt.next_event()
+        ev = vt.next_event().raw()
         assert ev[:4] == [EV.REJECT, 0, 3, EV.READER_FAULT]
 
 
@@ -260,7 +261,7 @@ def test_power_cut_during_the_kitty_reveal_resumes_it(compiled: Path) -> None:
         game = BotGame(vt, rules, seed=4, strength=1, say=lambda _: None)
         assert game.play_hand(vt.next_event()) == "done"
         vt.press(0, EV.BTN_OK)
-        start = vt.next_event()
+        start = vt.next_event().raw()
         assert start[:2] == [EV.HAND_START, 2]
         dealer = start[2]
         vt.press(0, EV.BTN_OK)  # the draw is over: nobody bid
@@ -277,15 +278,15 @@ def test_power_cut_during_the_kitty_reveal_resumes_it(compiled: Path) -> None:
         assert vt2.restored
         assert vt2.wait(lambda: vt2.lines[2] == f"S{dealer} kitty up 0/6", 5)
         vt2.tap((dealer + 1) % 4, 27)  # another seat: refused
-        ev = vt2.next_event()
+        ev = vt2.next_event().raw()
         assert ev == [EV.REJECT, 0, (dealer + 1) % 4, EV.WRONG_PHASE, 27]
         level = start[4 + (dealer & 1)]
         first = 26 + (12 if level != 12 else 11)  # AD (KD at level A) first: diamonds are trump
         up = [first, 3, 53, 40, 41, 42]
         for c in up:
             vt2.tap(dealer, c)
-        assert vt2.next_event() == [EV.KITTY_UP, dealer, *up]
-        assert vt2.next_event() == [EV.TRUMP, 2, -1, dealer]
+        assert vt2.next_event().raw() == [EV.KITTY_UP, dealer, *up]
+        assert vt2.next_event().raw() == [EV.TRUMP, 2, -1, dealer]
         assert vt2.wait(lambda: vt2.lines[0].endswith(" D") and "bury" in vt2.lines[2], 5)
     finally:
         vt2.close()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from shengji import Rules
-from tractor_table.virtual.events import EV
+from tractor_table.events import EV
 from tractor_table.virtual.taps import TableWatch, describe_in, echo
 
 

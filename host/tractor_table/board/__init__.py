@@ -19,3 +19,12 @@ See ``docs/firmware.md``, "Board model" and "Flash and power cuts".
 #: unix-port time, bench/rp2040.py's GENERIC x FLASH_WAIT (125 x 1.3), the
 #: factor for generic firmware work (tests/board checks it stays equal).
 CPU_FACTOR = 125.0 * 1.3
+
+#: The charge for C code the model times apart (the firmware's gc.collect()
+#: and json.dumps/loads): the rp2 port's measured ratio for compiled code, the
+#: native emitter's 57-68 on the rules engine's adversarial follows (the top,
+#: 68), x 1.3 for flash wait states (the rp2 port audit of 2026-12-01,
+#: evening; docs/performance.md, "Board model"). The bytecode factor
+#: (CPU_FACTOR) overstates compiled code about 1.6-2x. The rp2 port's GC and
+#: C library were not timed alone: this is the nearest measured figure.
+C_FACTOR = 68.0 * 1.3

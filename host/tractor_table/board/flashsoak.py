@@ -95,6 +95,8 @@ class Save:
     ops: int
     hand: int
     tricks: int
+    erases: int = 0  # sector erases of the save
+    pages: int = 0  # page programs of the save
 
 
 @dataclass
@@ -170,7 +172,7 @@ def reference(fw: Path, decks: int, actions: Path, tmp: Path) -> Reference:
         if not f:
             continue
         if f[0] == "S":
-            saves.append(Save(*(int(x) for x in f[1:10])))
+            saves.append(Save(*(int(x) for x in f[1:12])))
         elif f[0] == "H":
             ends[int(f[2])] = (int(f[1]), int(f[3]), int(f[4]))
         elif f[0] == "F":

@@ -30,18 +30,19 @@ from shengji import Rules
 from .. import deploy, mpy, virtual_heap
 from ..errors import CommandError
 from ..virtual import runner as vr
-from . import CPU_FACTOR, flashimage
+from . import C_FACTOR, CPU_FACTOR, flashimage
 
 BOARD_DIR = Path(__file__).resolve().parent / "mpy"
 #: firmware files the Pico runs from source (firmware_build.SOURCE_ONLY)
 SOURCE_ONLY = ("main.py", "boot.py")
 #: the device models' share of the process's heap (machine, the four PN532s,
 #: the SSD1306, the board: about 105K on this 64-bit port, measured and
-#: reported apart as ``sim_bytes``), and room for what they allocate as they answer
-MODELS_HEAP = 128 * 1024
+#: reported apart as ``sim_bytes``, the tap log's six histograms, 12 KB, and
+#: its font table among them), and room for what they allocate as they answer
+MODELS_HEAP = 160 * 1024
 #: a board given an explicit heapsize (no chip cap): the firmware's heap of the
 #: virtual board plus the models'
-BOARD_HEAP_BY_DECKS = {d: f"{int(h[:-1]) + 128}K" for d, h in vr.FIRMWARE_HEAP_BY_DECKS.items()}
+BOARD_HEAP_BY_DECKS = {d: f"{int(h[:-1]) + 160}K" for d, h in vr.FIRMWARE_HEAP_BY_DECKS.items()}
 
 
 def board_heap(decks: int) -> str:
@@ -94,9 +95,24 @@ class PicoTable(vr.VirtualTable):
         hand_scan: bool = False,
         rules: Rules | None = None,
         cpu_factor: float = CPU_FACTOR,
+        c_factor: float | None = None,
+        flash_times: str = "typ",
+        pace_ms: tuple[int, int] | None = None,
+        pace_seed: int = 1,
         readers: str = "spi",
         heap_report: bool = False,
+        table_cfg: dict[str, str] | None = None,
     ) -> None:
+        """``c_factor``: the charge of the firmware's C calls timed apart
+        (gc.collect, json): by default C_FACTOR with the RP2040's CPU_FACTOR,
+        else ``cpu_factor``. ``flash_times``: the flash chip's "typ" or "max"
+        erase and program times. ``pace_ms``: (lo, hi), a person's pace, a
+        card every lo-hi ms at the table (drawn with ``pace_seed``); None:
+        the bots' pace, each card as soon as its seat is free."""
+        if flash_times not in ("typ", "max"):
+            raise CommandError(f"flash times {flash_times!r}: 'typ' or 'max'")
+        if pace_ms is not None and not 0 < pace_ms[0] <= pace_ms[1]:
+            raise CommandError(f"pace {pace_ms!r}: give 0 < lo <= hi (ms)")
         if readers != "spi":
             raise CommandError("the board model reads its PN532 models over SPI: --readers spi only")
         if heap_report:
@@ -118,6 +134,14 @@ class PicoTable(vr.VirtualTable):
             rules=rules,
         )
         self.cpu_factor = cpu_factor
+        if c_factor is None:
+            c_factor = C_FACTOR if cpu_factor == CPU_FACTOR else cpu_factor
+        self.c_factor = c_factor
+        self.flash_times = flash_times
+        self.pace_ms = pace_ms
+        self.pace_seed = pace_seed
+        #: more table.cfg keys (e.g. reader_groups), after the rules'
+        self.table_cfg = dict(table_cfg or {})
         self.image = self.workdir / "flash.img"
         #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
         self.power_cut: tuple[int, str, int] | None = None
@@ -148,8 +172,10 @@ class PicoTable(vr.VirtualTable):
             if i.name not in ("cards.bin", "table.cfg")
         ]
         items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
-        config = vr.table_config(self.rules, self.hand_scan).encode()
-        items.append(deploy.Item(deploy.CONFIG_FILE, config, "configuration"))
+        config = vr.table_config(self.rules, self.hand_scan)
+        for k, v in self.table_cfg.items():
+            config += f"{k}={v}\n"
+        items.append(deploy.Item(deploy.CONFIG_FILE, config.encode(), "configuration"))
         self.image.unlink(missing_ok=True)
         flashimage.build(self.image, items)
 
@@ -235,7 +261,7 @@ class PicoTable(vr.VirtualTable):
                     str(ctl_in),
                     str(ctl_out),
                     str(self.image.resolve()),
-                    repr(self.cpu_factor),
+                    f"{self.cpu_factor!r},{self.c_factor!r},{self.flash_times}",
                     f"{self.decks}/{self.cap}" if self.cap else str(self.decks),
                     *self._reset_args,
                 ],
@@ -243,6 +269,10 @@ class PicoTable(vr.VirtualTable):
                 stdout=self._master,
                 stderr=err,
             )
+        if self.pace_ms is not None:
+            # the person's pace, in the control FIFO before anything else
+            lo, hi = self.pace_ms
+            os.write(self._ctl, b"K %d %d %d\n" % (lo, hi, self.pace_seed + self.power_ups))
 
     def _power_back(self) -> None:
         # the cut board's process ends (its figures written); the power comes back

@@ -28,7 +28,6 @@ Every change NOTIFYs ``tt_table`` with the table's id, delivered at commit.
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 import json
 import re
@@ -164,9 +163,9 @@ def validate_batch(body: Any) -> tuple[uuid.UUID, int, list[dict[str, Any]]]:
             d = _f(it, "data", str, where, null=True, maxlen=200000)
             if d is not None:
                 try:
-                    base64.b64decode(d, validate=True)
+                    it["_data"] = bytes.fromhex(d)
                 except ValueError:
-                    raise Invalid(f"{where}: 'data' is not base64") from None
+                    raise Invalid(f"{where}: 'data' is not hex") from None
             _f(it, "pushed", bool, where)
             _f(it, "at", str, where, maxlen=64)
         elif kind == "event":
@@ -293,7 +292,7 @@ class _Batch:
                  it["detail"]))
         elif kind == "snapshot":
             tid = await self.table(it["table"])
-            data = base64.b64decode(it["data"]) if it.get("data") is not None else None
+            data = it.get("_data")
             await c.execute(
                 "INSERT INTO snapshots (host_id, local_id, table_id, session_pk, count, head, data, "
                 "pushed, received_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "

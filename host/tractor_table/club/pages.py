@@ -17,7 +17,7 @@ from psycopg_pool import AsyncConnectionPool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 
-from ..virtual.events import EV, describe
+from ..events import EV, describe
 from . import tableview
 from .live import ROOM, Message, stream
 

@@ -6,6 +6,8 @@
   folder is ``club/`` in the user's data directory);
 - ``club token add NAME`` (the token is the last line printed; only its hash
   is kept), ``club token list``, ``club token revoke NAME``;
+- ``club director add NAME``: a director's login for ``/director`` (the password from
+  ``TT_DIRECTOR_PASSWORD`` or asked for; stored with scrypt);
 - ``club upload --db FILE --club URL --token T``: push a records file (one a
   host wrote offline, or carried from a dead laptop) the same idempotent way
   the hosts upload live.
@@ -16,17 +18,18 @@ docs/club.md says how to run a club night with them.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
 
-ACTIONS = ("serve", "token")
+ACTIONS = ("serve", "token", "upload", "director")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=ACTIONS, help="serve the club; manage tokens; upload a records file")
-    parser.add_argument("rest", nargs="*", metavar="ARG", help="token: add NAME | list | revoke NAME")
+    parser.add_argument("rest", nargs="*", metavar="ARG", help="token: add NAME | list | revoke NAME; director: add NAME")
     parser.add_argument("--db", metavar="URL|FILE",
                         help="serve, token: the PostgreSQL (postgresql://...); upload: the records file")
     parser.add_argument("--data", type=Path, metavar="DIR",
@@ -65,7 +68,37 @@ def _database(args: argparse.Namespace) -> tuple[str, Any]:
 def run(args: argparse.Namespace) -> int:
     if args.action == "serve":
         return _serve(args)
-    return _token(args)
+    if args.action == "token":
+        return _token(args)
+    if args.action == "director":
+        return _director(args)
+    return _upload(args)
+
+
+def _director(args: argparse.Namespace) -> int:
+    from ..club import db
+    from ..competition import web
+
+    if len(args.rest) != 2 or args.rest[0] != "add":
+        raise CommandError("usage: club director add NAME (password from TT_DIRECTOR_PASSWORD or asked)")
+    password = os.environ.get("TT_DIRECTOR_PASSWORD")
+    if password is None:
+        import getpass
+
+        password = getpass.getpass(f"password for director {args.rest[1]!r}: ")
+    url, cluster = _database(args)
+    try:
+        with db.connect(url) as conn:
+            db.migrate(conn)
+            try:
+                web.add_director(conn, args.rest[1], password)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
+        print(f"director {args.rest[1]!r} can log in at /director")
+    finally:
+        if cluster is not None and cluster.started_here:
+            cluster.stop()
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -77,7 +110,9 @@ def _serve(args: argparse.Namespace) -> int:
     url, cluster = _database(args)
     try:
         try:
-            app = create_app(url)
+            from ..competition import web
+
+            app = create_app(url, extra_routes=web.ROUTES)
         except SchemaError as exc:
             raise CommandError(str(exc)) from None
         where = "embedded PostgreSQL in " + str(cluster.data) if cluster else url.split("@")[-1]
@@ -118,4 +153,21 @@ def _token(args: argparse.Namespace) -> int:
     finally:
         if cluster is not None and cluster.started_here:
             cluster.stop()
+    return 0
+
+
+def _upload(args: argparse.Namespace) -> int:
+    from ..club.uploader import UploadError, upload_file
+
+    if not args.db:
+        raise CommandError("upload: give the records file with --db FILE")
+    token = args.token or os.environ.get("TT_CLUB_TOKEN", "")
+    if not args.club or not token:
+        raise CommandError("upload: give the club's URL with --club and the token with --token "
+                           "(or TT_CLUB_TOKEN)")
+    try:
+        sent, acked = upload_file(Path(args.db), args.club, token)
+    except UploadError as exc:
+        raise CommandError(str(exc)) from None
+    print(f"club: {sent} item(s) sent; the server holds this file's journal through {acked}")
     return 0

@@ -64,6 +64,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: records.sqlite in the user's data directory)",
     )
     parser.add_argument("--no-record", action="store_true", help="record nothing")
+    from . import _club
+
+    _club.add_options(parser)
     parser.add_argument(
         "--lang", choices=("en", "zh"), default="en",
         help="card names in the event log and the game pane: English (AS, AS.1) or Chinese (黑桃A)",
@@ -76,7 +79,6 @@ def make_verifier(rules: Any, *, verify: bool = True, log_path: Path | None = No
     """The host's second opinion: the full engine replaying the table's events."""
     from ..link.serial_link import host_identity
     from ..link.verifier import TrustingReplayer, Verifier
-    from ..virtual.events import describe
 
     if verify:
         from ..link.engine_replayer import EngineReplayer
@@ -84,7 +86,7 @@ def make_verifier(rules: Any, *, verify: bool = True, log_path: Path | None = No
         replayer: Any = EngineReplayer(rules)
     else:
         replayer = TrustingReplayer()
-    return Verifier(replayer, host_identity()[1], describe=describe, log_path=log_path)
+    return Verifier(replayer, host_identity()[1], log_path=log_path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,7 +141,14 @@ def run(args: argparse.Namespace) -> int:
         source="console", rules=rules,
     )
     from ..console.app import ConsoleApp
+    from . import _club
 
+    try:
+        club = _club.start(args, recorder, quiet=True)
+    except CommandError:
+        if recorder is not None:
+            recorder.store.close()
+        raise
     try:
         if args.virtual:
             print("starting the firmware on a virtual table...", flush=True)
@@ -149,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             source.close()  # the link's thread ends before the records close
     finally:
+        _club.stop(club)
         if recorder is not None:
             recorder.store.close()
     if recorder is not None:

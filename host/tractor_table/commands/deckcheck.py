@@ -31,6 +31,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "enroll mode meanwhile: it plays no cards)")
     parser.add_argument("--seat", type=int, metavar="N",
                         help="with --table: the seat whose reader reads the cards (0-3; default 0)")
+    parser.add_argument("--in-order", action="store_true",
+                        help="with --reader or --table: ask for the cards one by one in enroll's order and "
+                             "report a tag enrolled as another card (a mislabel, or a whole set shifted by "
+                             "a tap behind the prompts); tap the deck sorted as enroll asked for it")
     parser.add_argument("--idle", type=float, metavar="S",
                         help=f"with --reader or --table: stop S seconds after the last new card "
                              f"(default {READER_IDLE:g} with --reader; with --table none: the check waits)")
@@ -53,6 +57,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise CommandError("--seat picks a table's seat reader: give it with --table PORT")
     if args.seat is not None and not 0 <= args.seat <= 3:
         raise CommandError(f"--seat must be 0-3, not {args.seat}")
+    if args.in_order and not scan:
+        raise CommandError("--in-order asks for each card in turn: give it with --reader PORT or --table PORT")
     for name in ("idle", "timeout"):
         value = getattr(args, name)
         if value is None:
@@ -78,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             idle = READER_IDLE if args.idle is None else args.idle
             with Progress("deckcheck", cs.total, unit="cards", plain=False) as bar:
-                report = check_scan(cs, reader, idle, say=bar.counting_say(), timeout=args.timeout)
+                report = check_scan(cs, reader, idle, say=bar.counting_say(), timeout=args.timeout,
+                                    in_order=args.in_order)
         finally:
             reader.close()
     else:
@@ -110,7 +117,7 @@ def _scan_at_table(cs: CardSet, args: argparse.Namespace) -> CheckReport:
 
         with Progress("deckcheck", cs.total, unit="cards", plain=False) as bar:
             return check_scan(cs, table, args.idle, say=bar.counting_say(), timeout=args.timeout,
-                              remind=TABLE_REMIND)
+                              remind=TABLE_REMIND, in_order=args.in_order)
     finally:
         _close_unhurried(table)
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import stat
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from ..enroll.cardset import CardSet, open_or_create
@@ -38,6 +42,47 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _say(text: str) -> None:
     print(text, flush=True)
+
+
+class Keyboard:
+    """The operator's lines at the terminal while enroll waits for taps: ``u``
+    (or ``undo``) and Enter takes the last card back. Read by a daemon thread
+    from standard input when it is a terminal or a pipe; :meth:`take` is true
+    once per ``u``."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+        self._undos = 0
+        self._lock = threading.Lock()
+        threading.Thread(target=self._read, name="enroll-keys", daemon=True).start()
+
+    @staticmethod
+    def usable() -> bool:
+        try:
+            mode = os.fstat(sys.stdin.fileno()).st_mode
+        except (AttributeError, OSError, ValueError):
+            return False  # no standard input (or one that cannot be read, as under pytest)
+        return sys.stdin.isatty() or stat.S_ISFIFO(mode)
+
+    def _read(self) -> None:
+        try:
+            for line in sys.stdin:
+                word = line.strip().lower()
+                if word in ("u", "undo"):
+                    with self._lock:
+                        self._undos += 1
+                elif word:
+                    self.say(f"typed {line.strip()!r}: u and Enter takes the last card back; "
+                             "Ctrl-C stops (progress is kept)")
+        except (OSError, ValueError):
+            return
+
+    def take(self) -> bool:
+        with self._lock:
+            if not self._undos:
+                return False
+            self._undos -= 1
+            return True
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -76,8 +121,10 @@ def run(args: argparse.Namespace) -> int:
         from ..progress import Progress
 
         with Progress("enroll", cs.total, unit="cards", plain=False, start=len(cs.cards)) as bar:
-            Enrollment(reader, cs, args.set_file, say=bar.counting_say(), write_codes=args.write_codes,
-                       tap_timeout=args.tap_timeout).run()
+            say = bar.counting_say()
+            keys = Keyboard(say).take if Keyboard.usable() else None
+            Enrollment(reader, cs, args.set_file, say=say, write_codes=args.write_codes,
+                       tap_timeout=args.tap_timeout, undo_requested=keys).run()
     except (KeyboardInterrupt, TableLostError):
         # Ctrl-C, or the table came back from a replug or a restart without enroll mode
         print(f"stopped: {len(cs.cards)} of {cs.total} cards are saved in {args.set_file}; "

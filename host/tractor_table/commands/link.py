@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
+from ..vocab import AppCode, readers_status
 from ._files import check_writable
 from ._rules import rules_help
 from ._rules import table_rules as _rules  # link._rules: the name its tests use
@@ -55,20 +56,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: records.sqlite in the user's data directory)",
     )
     parser.add_argument("--no-record", action="store_true", help="record nothing")
+    from . import _club
 
-
-def _describe(ev: list[Any]) -> str:
-    from ..virtual.events import describe
-
-    try:
-        return describe(ev)
-    except (IndexError, KeyError, TypeError, ValueError):
-        return repr(ev)
-
-
+    _club.add_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..events import Event, describe
+    from ..link.notes import (
+        App,
+        Conflict,
+        DeviceLine,
+        Down,
+        Incompatible,
+        Note,
+        Reboot,
+        Rollback,
+        SnapshotDone,
+        SnapshotIn,
+        Synced,
+        Up,
+        note_words,
+    )
     from ..link.serial_link import SerialLink, host_identity, resolve_port
     from ..link.verifier import TrustingReplayer, Verifier
 
@@ -88,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         from ..link.engine_replayer import EngineReplayer
 
         replayer = EngineReplayer(rules)
-    verifier = Verifier(replayer, rules_id, describe=_describe, log_path=args.disagreements)
+    verifier = Verifier(replayer, rules_id, log_path=args.disagreements)
     from ..records.recorder import open_recorder
 
     recorder = open_recorder(args.db, args.no_record, port=port, source="link", rules=rules)
@@ -100,28 +109,41 @@ def run(args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.store.close()
         raise
+    from . import _club
+
+    try:
+        club = _club.start(args, recorder)
+    except CommandError:
+        if recorder is not None:
+            recorder.store.close()
+        raise
     feed = recorder.follow(verifier) if recorder is not None else verifier.on_note
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
 
     told: list[str] = []  # a failure to record, said once as it happens
 
-    def on_note(note: list[Any]) -> None:
-        kind = note[0]
+    def on_note(note: Note) -> None:
         before = len(verifier.disagreements)
         feed(note)
-        if kind == "up":
-            p = note[1]
-            print(f"link up: firmware {p[1]}, rules {p[2]}, boot {p[3]:08x}, {p[5]} events on the table")
-            if verifier.refused:
-                print(f"  {verifier.refused}")
-        elif kind == "event" and not args.quiet:
-            print(f"{note[1]:5d}  {_describe(note[3])}")
-        elif kind in ("down", "reboot", "rollback", "snapshot", "conflict", "incompatible", "synced"):
-            print(f"link {kind}: {' '.join(str(x) for x in note[1:])}")
-        elif kind == "snapshot_done":
-            print(f"push: snapshot {note[1]} " + ("taken by the table" if note[2] else f"refused: {note[3]}"))
-        elif kind == "device":
-            print(f"table says: {bytes(note[1]).decode('utf-8', 'replace').rstrip()}")
+        match note:
+            case Up() as up:
+                print(f"link up: firmware {up.fw_version}, rules {up.rules_id}, boot {up.boot_id:08x}, "
+                      f"{up.count} events on the table")
+                if verifier.refused:
+                    print(f"  {verifier.refused}")
+            case Event() as ev:
+                if not args.quiet:
+                    print(f"{ev.index:5d}  {describe(ev)}")
+            case Down() | Reboot() | Rollback() | SnapshotIn() | Conflict() | Incompatible() | Synced():
+                print(f"link {note_words(note)}")
+            case SnapshotDone() as done:
+                print(f"push: snapshot {done.id} " + ("taken by the table" if done.ok else f"refused: {done.reason}"))
+            case DeviceLine(text=text):
+                print(f"table says: {text}")
+            case App(payload=payload) if len(payload) >= 2 and payload[0] == AppCode.READERS:
+                print(readers_status(payload[1]))
+            case _:
+                pass
         for d in verifier.disagreements[before:]:
             print(d.show())
         if recorder is not None and recorder.failed and not told:
@@ -133,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         interrupted = _follow(args, link, verifier, push, port)
     finally:
+        _club.stop(club)
         if recorder is not None:
             print(recorder.summary())
             recorder.store.close()

@@ -213,7 +213,7 @@ def _show_events(store: Any, hand_id: int) -> int:
     """Every event of the hand in words, with its index, hash and verdicts (after
     the report, which has said the dealer, the trump and the levels: per side,
     or per seat in find-a-friend)."""
-    from ..records.hands import describe_event
+    from ..events import describe as describe_event
 
     h = store.hand(hand_id)
     no = "?" if h["hand_no"] is None else h["hand_no"]
@@ -236,7 +236,7 @@ def _show_events(store: Any, hand_id: int) -> int:
                 continue
             host = json.loads(v["host_event"]) if v["host_event"] else None
             print(f"         the table and the host disagree ({v['what']}, session {v['session']}):")
-            print(f"           table: {v['table_text'] or e['event']}  {json.dumps(e['event'])}  hash {v['table_hash']:08x}")
+            print(f"           table: {v['table_text'] or e['event']}  {json.dumps(e['event'].raw())}  hash {v['table_hash']:08x}")
             print(f"           host:  {v['host_text'] or host}  {json.dumps(host)}  hash {v['host_hash']:08x}")
             if v["fields"] and json.loads(v["fields"]):
                 print(f"           fields that differ: {', '.join(map(str, json.loads(v['fields'])))}")

@@ -104,6 +104,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: records.sqlite in the user's data directory)",
     )
     parser.add_argument("--no-record", action="store_true", help="record nothing")
+    from . import _club
+
+    _club.add_options(parser)
 
 
 def _heap_help() -> str:
@@ -125,7 +128,6 @@ def run(args: argparse.Namespace) -> int:
     from ..link.serial_link import host_identity
     from ..link.verifier import Verifier
     from ..mpy import micropython_binary
-    from ..virtual.events import describe
 
     if args.serve and args.bots:
         raise CommandError(
@@ -158,10 +160,18 @@ def run(args: argparse.Namespace) -> int:
 
         check_writable(args.png, "--png")
     recorder = open_recorder(args.db, args.no_record, port="virtual", source="virtual", rules=rules)
+    from . import _club
+
+    try:
+        club = _club.start(args, recorder)
+    except CommandError:
+        if recorder is not None:
+            recorder.store.close()
+        raise
     t0 = time.monotonic()
     vt = make_table(args.board, rules, heapsize=args.heapsize, readers=args.readers, hand_scan=args.hand_scan)
     # the host's side of the architecture: every event re-judged by the full engine
-    verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
+    verifier = Verifier(EngineReplayer(rules), host_identity()[1])
     vt.note_hooks.append(recorder.follow(verifier) if recorder is not None else verifier.on_note)
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
     try:
@@ -169,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if recorder is not None:
             vt.close()  # the link's thread stops before the records close
+            _club.stop(club)
             print(recorder.summary())
             recorder.store.close()
 

@@ -22,8 +22,27 @@ from textual.css.query import NoMatches
 from textual.widgets import Footer, Input, Static
 
 from ..errors import CommandError
+from ..events import Bid, Challenge, Event, Reject
+from ..link.notes import App as AppNote
+from ..link.notes import (
+    Conflict,
+    DeviceLine,
+    Down,
+    Incompatible,
+    Note,
+    Reboot,
+    Rollback,
+    SnapshotDone,
+    SnapshotIn,
+    Synced,
+    Up,
+    detail_of,
+    kind_of,
+    note_words,
+    typed,
+)
 from ..link.verifier import Verifier
-from ..vocab import EventKind
+from ..vocab import AppCode, readers_status
 from .colour import coloured
 from .model import GameView, LinkView, describe_event
 from .source import APP_LINES, APP_REPLY, APP_STATE, TableSource
@@ -42,7 +61,6 @@ WIDE = 120
 #: how often a real table is asked for its display lines (seconds)
 DISPLAY_POLL = 1.0
 #: the event kinds whose refusals are told on the message line as they come
-_REJECT, _BID, _CHALLENGE = EventKind.REJECT, EventKind.BID, EventKind.CHALLENGE
 
 
 class TapInput(Input):
@@ -192,16 +210,16 @@ class ConsoleApp(App[int]):
         # port that does not open says so only in the link's last error
         self.refresh_panes()
 
-    def _note(self, note: list[Any]) -> None:
+    def _note(self, raw: Note | list[Any]) -> None:
+        note = typed(raw)
         v = self.verifier
-        kind = note[0]
         before = (v.checked, v.agreed, v.unchecked, len(v.disagreements))
         if not self.verifier_lost:
             try:
                 self._feed(note)  # the verifier judges, the recorder keeps both
             except Exception as exc:  # noqa: BLE001 - the console must outlive a replayer's bug
                 self.verifier_lost = f"{type(exc).__name__}: {exc}"
-                self.say(f"the verifier stopped at {kind} {note[1:2]}: {self.verifier_lost}")
+                self.say(f"the verifier stopped at {kind_of(note)} {detail_of(note)[:1]}: {self.verifier_lost}")
         elif self.recorder is not None:
             self.recorder.on_note(note)
         rec = self.recorder
@@ -211,40 +229,41 @@ class ConsoleApp(App[int]):
         self.link_view.on_note(note)
         self.game.on_note(note)
         log = self.query_one("#events", Log)
-        if kind == "event":
-            ev = note[3]
-            verdict = self._verdict(before)
-            text = self._describe(ev)
-            if ev and ev[0] == _REJECT:
-                self.game.last_refusal = text  # with the phase, as in the log
-            log.write_line(f"{note[1]:5d}  {text}  [{verdict}]")
-            if ev and ev[0] in (_REJECT, _BID, _CHALLENGE) and self._refused(ev):
-                self.say(f"the table refused: {text}")
-        elif kind == "up":
-            p = note[1]
-            log.write_line(
-                f"----- link up: firmware {p[1]}, rules {p[2]}, boot {p[3]:08x}, {p[5]} events on the table"
-            )
-            if v.refused:
-                self.say(v.refused)
-        elif kind == "snapshot_done":
-            verdict = "taken by the table" if note[2] else f"refused by the table: {note[3]}"
-            self.say(f"push: snapshot {note[1]} {verdict}")
-            log.write_line(f"----- push: snapshot {note[1]} {verdict}")
-        elif kind == "app":
-            self._app_message(note[1])
-        elif kind == "device":
-            text = bytes(note[1]).decode("utf-8", "replace").rstrip()
-            log.write_line(f"----- table says: {text}")
-        elif kind in ("down", "reboot", "rollback", "snapshot", "conflict", "incompatible", "synced"):
-            if kind in ("rollback", "snapshot"):
+        match note:
+            case Event() as ev:
+                verdict = self._verdict(before)
+                text = self._describe(ev)
+                if isinstance(ev, Reject):
+                    self.game.last_refusal = text  # with the phase, as in the log
+                log.write_line(f"{ev.index:5d}  {text}  [{verdict}]")
+                if self._refused(ev):
+                    self.say(f"the table refused: {text}")
+            case Up() as up:
+                log.write_line(
+                    f"----- link up: firmware {up.fw_version}, rules {up.rules_id}, boot {up.boot_id:08x}, "
+                    f"{up.count} events on the table"
+                )
+                if v.refused:
+                    self.say(v.refused)
+            case SnapshotDone() as done:
+                verdict = "taken by the table" if done.ok else f"refused by the table: {done.reason}"
+                self.say(f"push: snapshot {done.id} {verdict}")
+                log.write_line(f"----- push: snapshot {done.id} {verdict}")
+            case AppNote(payload=payload):
+                self._app_message(payload)
+            case DeviceLine(text=text):
+                log.write_line(f"----- table says: {text}")
+            case Rollback() | SnapshotIn():
                 self.table_watch.phase = ""  # not known again until the next hand starts
-            rest = " ".join(str(x) for x in note[1:] if not isinstance(x, bytes | bytearray))
-            log.write_line(f"----- link {kind}: {rest}".rstrip())
+                log.write_line(f"----- link {note_words(note)}")
+            case Down() | Reboot() | Conflict() | Incompatible() | Synced():
+                log.write_line(f"----- link {note_words(note)}")
+            case _:
+                pass
         for d in v.disagreements[before[3] :]:
             self._disagreement(d.show())
 
-    def _describe(self, ev: Sequence[Any]) -> str:
+    def _describe(self, ev: Event) -> str:
         from ..virtual.taps import describe_in
 
         try:
@@ -267,15 +286,8 @@ class ConsoleApp(App[int]):
         return "not judged"
 
     @staticmethod
-    def _refused(ev: Sequence[Any]) -> bool:
-        k = ev[0]
-        if k == _REJECT:
-            return True
-        if k == _BID:
-            return len(ev) > 2 and not ev[2]
-        if k == _CHALLENGE:
-            return len(ev) > 3 and not ev[3]
-        return False
+    def _refused(ev: Event) -> bool:
+        return isinstance(ev, Reject) or (isinstance(ev, (Bid, Challenge)) and not ev.accepted)
 
     def _app_message(self, msg: Sequence[Any]) -> None:
         if not msg:
@@ -283,6 +295,11 @@ class ConsoleApp(App[int]):
         if msg[0] == APP_LINES:
             self.remote_lines = [str(x) for x in msg[1:]]
             self._asked_display = -1.0
+        elif msg[0] == AppCode.READERS and len(msg) >= 2:
+            text = readers_status(msg[1])
+            self.query_one("#events", Log).write_line(f"----- {text}")
+            if msg[1]:
+                self.say(text)
         elif msg[0] == APP_REPLY and len(msg) >= 4 and msg[1] != APP_STATE:
             answer = "done" if msg[2] == 0 else f"refused: {msg[3]}"
             self.query_one("#events", Log).write_line(f"----- table command {msg[1]}: {answer}")
@@ -515,7 +532,7 @@ class ConsoleApp(App[int]):
         something was sent to the table."""
         from shengji.cards import card_id_name
 
-        from ..virtual.events import EV
+        from ..events import EV
         from ..virtual.grammar import parse_console
 
         try:
@@ -566,3 +583,4 @@ class ConsoleApp(App[int]):
     def _after_close(self) -> None:
         self._drain_timer.stop()
         self.exit(0)
+

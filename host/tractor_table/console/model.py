@@ -17,29 +17,59 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..virtual.events import EV, RANKS, TRUMPS, cards_text, describe, event_levels, face_name
-
-Note = list[Any]
-Event = list[Any]
-
+from ..events import (
+    RANKS,
+    TRUMPS,
+    Bid,
+    Call,
+    Event,
+    Forced,
+    HandEnd,
+    HandStart,
+    Partner,
+    Play,
+    Reject,
+    Trick,
+    Trump,
+    Undo,
+    Unknown,
+    cards_text,
+    decode,
+    describe,
+    face_name,
+    levels_text,
+)
+from ..link.notes import (
+    Conflict,
+    Down,
+    Incompatible,
+    Note,
+    Reboot,
+    Rollback,
+    SnapshotDone,
+    SnapshotIn,
+    Synced,
+    Up,
+    typed,
+)
 
 #: the card names the console writes: "en" (AS, AS.1) or "zh" (黑桃A); console --lang
 LANG = {"cards": "en"}
 
 
-def describe_event(ev: Sequence[Any]) -> str:
+def describe_event(ev: Event | Sequence[Any]) -> str:
     """An event in words; a malformed one as its list (never an exception)."""
     try:
         if LANG["cards"] != "en":
             from ..report.cards import describe_in
 
-            return describe_in(list(ev), LANG["cards"])
+            return describe_in(ev, LANG["cards"])
         return describe(ev)
     except (IndexError, KeyError, TypeError, ValueError):
-        return f"event {list(ev)!r}"
+        return f"event {list(ev) if not isinstance(ev, Event) else ev.raw()!r}"
 
 
-def _cards(cards: Sequence[int]) -> str:
+def _cards(cards: Sequence[int]) -> str:  # card ids
     if LANG["cards"] != "en":
         from ..report.cards import names
 
@@ -61,35 +91,36 @@ class LinkView:
     table_uid: str = "?"
 
     def on_note(self, note: Note) -> None:
-        kind = note[0]
-        if kind == "up":
-            p = note[1]
-            self.state = "up (syncing)"
-            self.firmware, self.rules_id, self.boot_id = str(p[1]), str(p[2]), int(p[3])
-            self.table_uid = str(p[8]) if len(p) > 8 and p[8] else "?"  # the table's identity
-            self.sessions += 1
-        elif kind == "synced":
-            self.state = "synced"
-        elif kind == "down":
-            self.state = "down"
-            self.last_error = f"link down: {note[1]}"
-        elif kind == "reboot":
-            self.reboots += 1
-            self.last_error = f"the table rebooted (boot {note[1]:08x} -> {note[2]:08x})"
-        elif kind == "incompatible":
-            self.state = "incompatible"
-            self.last_error = str(note[1])
-        elif kind == "conflict":
-            self.last_error = f"conflict at event {note[1]}: {note[2]}"
-        elif kind == "rollback":
-            self.last_error = f"the table lost events {note[1]}..{note[2] - 1} (a restart): replayed"
-            self.events = int(note[1])
-        elif kind == "snapshot":
-            self.events = int(note[1])
-        elif kind == "snapshot_done" and not note[2]:
-            self.last_error = f"push: snapshot {note[1]} refused: {note[3]}"
-        elif kind == "event":
-            self.events = int(note[1]) + 1
+        match typed(note):
+            case Up() as up:
+                self.state = "up (syncing)"
+                self.firmware, self.rules_id, self.boot_id = up.fw_version, up.rules_id, up.boot_id
+                self.table_uid = up.table_uid or "?"  # the table's identity
+                self.sessions += 1
+            case Synced():
+                self.state = "synced"
+            case Down(why=why):
+                self.state = "down"
+                self.last_error = f"link down: {why}"
+            case Reboot(old_boot=old, new_boot=new):
+                self.reboots += 1
+                self.last_error = f"the table rebooted (boot {old:08x} -> {new:08x})"
+            case Incompatible(text=text):
+                self.state = "incompatible"
+                self.last_error = text
+            case Conflict(index=i, text=text):
+                self.last_error = f"conflict at event {i}: {text}"
+            case Rollback(device_count=n, host_count=had):
+                self.last_error = f"the table lost events {n}..{had - 1} (a restart): replayed"
+                self.events = n
+            case SnapshotIn(count=n):
+                self.events = n
+            case SnapshotDone(ok=False) as done:
+                self.last_error = f"push: snapshot {done.id} refused: {done.reason}"
+            case Event() as ev:
+                self.events = ev.index + 1
+            case _:
+                pass
 
     def text(self, compact: bool = False) -> str:
         boot = f"{self.boot_id:08x}" if self.boot_id is not None else "?"
@@ -128,75 +159,81 @@ class GameView:
     trick_done: str = ""  # "S1 wins 10" once the trick is complete
     leader: int = -1
     result: str = ""
-    result_ev: list[Any] = field(default_factory=list)  # the HAND_END event
+    result_ev: HandEnd | None = None  # the HAND_END event
     last_refusal: str = ""
     call: str = ""  # find-a-friend: the card called, and the partner as known
     partner: str = ""
 
     def on_note(self, note: Note) -> None:
-        kind = note[0]
-        if kind == "event":
-            self.add(note[3])
-        elif kind == "snapshot":
-            self.reset(int(note[1]), from_snapshot=True)
-        elif kind == "rollback":
-            keep = self.events[: int(note[1]) - self.base]
-            base, snap = self.base, self.from_snapshot
-            self.reset(base, from_snapshot=snap)
-            for ev in keep:
+        match typed(note):
+            case Event() as ev:
                 self.add(ev)
+            case SnapshotIn(count=n):
+                self.reset(n, from_snapshot=True)
+            case Rollback(device_count=n):
+                keep = self.events[: n - self.base]
+                base, snap = self.base, self.from_snapshot
+                self.reset(base, from_snapshot=snap)
+                for ev in keep:
+                    self.add(ev)
+            case _:
+                pass
 
     def reset(self, base: int, *, from_snapshot: bool) -> None:
         fresh = GameView(base=base, from_snapshot=from_snapshot)
         self.__dict__.update(fresh.__dict__)
 
-    def add(self, ev: Event) -> None:
-        self.events.append(list(ev))
-        try:
-            self._apply(ev)
-        except (IndexError, TypeError, ValueError):
-            self.last_refusal = f"(an event the console cannot read: {list(ev)!r})"
+    def add(self, event: Event | Sequence[Any]) -> None:
+        ev = decode(event, lenient=True)
+        self.events.append(ev)
+        if isinstance(ev, Unknown):
+            self.last_refusal = f"(an event the console cannot read: {ev.raw()!r})"
+            return
+        self._apply(ev)
 
     def _apply(self, ev: Event) -> None:
-        k = ev[0]
-        if k == EV.HAND_START:
-            events = self.events
-            self.reset(self.base, from_snapshot=self.from_snapshot)
-            self.events = events
-            self.hand, self.dealer = int(ev[1]), int(ev[2])
-            self.levels = tuple(int(x) for x in event_levels(ev))
-            self.trump = "?"
-        elif k == EV.BID and ev[2]:
-            self.standing_bid = f"S{ev[1]} {_cards(ev[4:])}"
-        elif k == EV.TRUMP:
-            self.trump, self.declarer, self.dealer = TRUMPS[ev[1]], int(ev[2]), int(ev[3])
-        elif k == EV.PLAY:
-            if self.trick_done or int(ev[1]) != self.trick_no:
-                self.trick, self.trick_done = {}, ""
-            if not self.trick:
-                self.leader = int(ev[2])
-            self.trick_no = int(ev[1])
-            self.trick[int(ev[2])] = _cards(ev[3:])
-        elif k == EV.UNDO:  # the seat's last play taken back
-            self.trick.pop(int(ev[2]), None)
-        elif k == EV.FORCED:
-            self.trick[int(ev[2])] = _cards(ev[4:]) + " (forced)"
-        elif k == EV.TRICK:
-            self.trick_no = int(ev[1])
-            self.trick_done = f"S{ev[2]} wins {ev[3]} points"
-            self.attackers = int(ev[4])
-        elif k == EV.CALL:
-            self.call, self.partner = face_name(int(ev[2])), "unknown"
-        elif k == EV.PARTNER:
-            self.partner = f"S{ev[2]}" if ev[2] >= 0 else "none: the dealer plays alone"
-            self.attackers = int(ev[3])
-        elif k == EV.REJECT:
-            self.last_refusal = describe_event(ev)
-        elif k == EV.HAND_END:
-            self.attackers = int(ev[1])
-            self.levels = tuple(int(x) for x in event_levels(ev))
-            self.result = describe_event(ev)
-            self.result_ev = list(ev)
+        match ev:
+            case HandStart():
+                events = self.events
+                self.reset(self.base, from_snapshot=self.from_snapshot)
+                self.events = events
+                self.hand, self.dealer = ev.hand_no, ev.dealer
+                self.levels = ev.levels
+                self.trump = "?"
+            case Bid(accepted=True):
+                self.standing_bid = f"S{ev.seat} {_cards(ev.ids)}"
+            case Trump():
+                self.trump = TRUMPS[ev.trump] if 0 <= ev.trump < len(TRUMPS) else "?"
+                self.declarer, self.dealer = ev.declarer, ev.dealer
+            case Play():
+                if self.trick_done or ev.trick != self.trick_no:
+                    self.trick, self.trick_done = {}, ""
+                if not self.trick:
+                    self.leader = ev.seat
+                self.trick_no = ev.trick
+                self.trick[ev.seat] = _cards(ev.ids)
+            case Undo():  # the seat's last play taken back
+                self.trick.pop(ev.seat, None)
+            case Forced():
+                self.trick[ev.leader] = _cards(ev.ids) + " (forced)"
+            case Trick():
+                self.trick_no = ev.trick
+                self.trick_done = f"S{ev.winner} wins {ev.points} points"
+                self.attackers = ev.attackers_score
+            case Call():
+                self.call, self.partner = face_name(ev.face), "unknown"
+            case Partner():
+                self.partner = f"S{ev.partner}" if ev.partner >= 0 else "none: the dealer plays alone"
+                self.attackers = ev.attackers_score
+            case Reject():
+                self.last_refusal = describe_event(ev)
+            case HandEnd():
+                self.attackers = ev.attackers_score
+                self.levels = ev.levels
+                self.result = describe_event(ev)
+                self.result_ev = ev
+            case _:
+                pass
 
     def text(self, compact: bool = False) -> str:
         if compact and self.hand is not None:
@@ -255,11 +292,11 @@ class GameView:
                 if seat in self.trick:
                     lead = " (lead)" if seat == self.leader else ""
                     lines.append(f"  S{seat}  {self.trick[seat]}{lead}")
-        if self.result_ev:
+        if self.result_ev is not None:
             e = self.result_ev
-            won = f"; side {e[8]} wins" if len(e) > 8 and e[8] >= 0 else ""
-            lines.append(f"over: attackers {e[1]}, kitty {e[2]}x{e[3]}={e[4]}; "
-                         f"levels {RANKS[e[6]]}/{RANKS[e[7]]}, next S{e[5]}{won}")
+            won = f"; side {e.match_winner} wins" if len(e.levels) == 2 and e.match_winner >= 0 else ""
+            lines.append(f"over: attackers {e.attackers_score}, kitty {e.kitty_points}x{e.multiplier}={e.bonus}; "
+                         f"levels {levels_text(e.levels)}, next S{e.next_dealer}{won}")
         elif self.last_refusal and len(lines) < 8:
             lines.append(f"refused {self.last_refusal}")
         return "\n".join(lines)

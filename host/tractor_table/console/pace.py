@@ -18,6 +18,9 @@ import threading
 import time
 from typing import Any
 
+from ..events import Event
+from ..link.notes import typed
+
 
 class Pacer:
     def __init__(self, pace: float = 0.0) -> None:
@@ -29,8 +32,8 @@ class Pacer:
         self._closed = False
         self.waits = 0  # how often a bot's action waited at the gate (for tests)
 
-    def on_note(self, note: list[Any]) -> None:
-        if note and note[0] == "event":
+    def on_note(self, note: Any) -> None:
+        if isinstance(typed(note), Event):
             with self._cond:
                 self._last_event = time.monotonic()
                 self._stepping = False

@@ -19,6 +19,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError
+from ..link.notes import Note
 from ..vocab import AppCode
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class TableSource:
     def link(self) -> SerialLink | None:
         raise NotImplementedError
 
-    def _put_note(self, note: list[Any]) -> None:
+    def _put_note(self, note: Note) -> None:
         self.inbox.put(("note", note))
 
     def start(self) -> None:

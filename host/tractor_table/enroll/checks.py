@@ -22,10 +22,29 @@ class CheckReport:
     stopped: str = ""
     #: the scan was stopped with Ctrl-C: cards not tapped yet count as missing
     interrupted: bool = False
+    #: an in-order scan (``--in-order``): (the card asked for, the card its tag is enrolled as)
+    mislabelled: list[tuple[int, int]] = field(default_factory=list)
+    total: int = 0
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.duplicates or self.unknown)
+        return not (self.missing or self.duplicates or self.unknown or self.mislabelled)
+
+    def shift(self) -> tuple[int, int]:
+        """The commonest offset of the mislabelled cards in enroll's order
+        (negative: each tag is enrolled as a card before its own) and how many
+        share it; (0, 0) when fewer than two do (a single mix-up, not a shift)."""
+        counts: dict[int, int] = {}
+        n = self.total or 1
+        for asked, enrolled in self.mislabelled:
+            d = (enrolled - asked) % n
+            if d > n // 2:
+                d -= n
+            counts[d] = counts.get(d, 0) + 1
+        if not counts:
+            return (0, 0)
+        d, k = max(counts.items(), key=lambda item: item[1])
+        return (d, k) if k >= 2 else (0, 0)
 
     def lines(self, cs: CardSet, scanned: bool) -> list[str]:
         out = [f"set {cs.name!r}: {cs.decks} deck(s), {len(cs.cards)} tags enrolled of {cs.total} cards"]
@@ -38,6 +57,20 @@ class CheckReport:
             out.append(f"duplicate: {card_label(card)} is enrolled on {len(uids)} tags: " + ", ".join(u.hex() for u in uids))
         if self.unknown:
             out.append(f"unknown tags (not in this set): {len(self.unknown)}: " + ", ".join(u.hex() for u in self.unknown))
+        if self.mislabelled:
+            shown = "; ".join(f"{card_label(a)} is enrolled as {card_label(b)}"
+                              for a, b in self.mislabelled[:6])
+            more = f"; and {len(self.mislabelled) - 6} more" if len(self.mislabelled) > 6 else ""
+            out.append(f"mislabelled (a card's tag enrolled as another card): {len(self.mislabelled)}: "
+                       f"{shown}{more}")
+            d, k = self.shift()
+            if k:
+                out.append(
+                    f"the set's order is shifted: {k} cards' tags are enrolled as the card {abs(d)} "
+                    f"place(s) {'before' if d < 0 else 'after'} theirs (taps {'behind' if d < 0 else 'ahead of'} "
+                    "enroll's prompts); enroll the set again into a new file (while enrolling, "
+                    "u and Enter, or a long press at a table's reader, takes a wrong tap back)"
+                )
         if self.tapped_twice:
             out.append("tapped more than once (fine): " + " ".join(_short(c) for c in self.tapped_twice))
         if self.ok:
@@ -65,6 +98,7 @@ def check_scan(
     clock: Callable[[], float] = time.monotonic,
     timeout: float | None = None,
     remind: float | None = None,
+    in_order: bool = False,
 ) -> CheckReport:
     """The operator taps every card of the set in any order; the check ends when
     all were seen, nothing new came for ``idle`` seconds (None: no such limit),
@@ -73,6 +107,11 @@ def check_scan(
     told: a card of the set with the count so far, a card or tag tapped again,
     a tag not in the set, two cards at once; with ``remind``, a reminder after
     that many seconds without a tap.
+
+    With ``in_order`` the check asks for the cards one by one in enroll's order
+    ("[k/N] tap 2S") and a tag enrolled as another card than the one asked for
+    is *mislabelled* (an any-order scan cannot see that: the tag is a card of
+    the set); many with one offset are a set whose order is shifted.
 
     A reader whose ``poll`` reports the tags in its field (a USB PN532) counts a
     tag again only after a poll without it; a ``taps_once`` reader (a table's
@@ -89,11 +128,19 @@ def check_scan(
         ends.append(f"{idle:g} s after the last new card")
     if timeout is not None:
         ends.append(f"after {timeout:g} s in all")
+    mislabelled: list[tuple[int, int]] = []
+    asked = 0  # with in_order: the card asked for (enroll's order: the card ids in turn)
     say(
-        f"tap every card of set {cs.name!r} ({cs.total} cards, any order); the check ends "
-        + ", ".join(ends)
-        + " or on Ctrl-C"
+        f"tap every card of set {cs.name!r} ({cs.total} cards, "
+        + ("in enroll's order, as asked" if in_order else "any order")
+        + "); the check ends " + ", ".join(ends) + " or on Ctrl-C"
     )
+
+    def ask() -> None:
+        if in_order and asked < cs.total:
+            say(f"[{asked + 1}/{cs.total}] tap {card_label(asked)}")
+
+    ask()
     stopped = "all cards seen"
     interrupted = False
 
@@ -137,7 +184,15 @@ def check_scan(
                     continue
                 seen_uids.add(uid)
                 last_new = clock()
-                if card is None:
+                wanted = asked
+                if in_order and asked < cs.total:
+                    asked += 1
+                if in_order and card is not None and card != wanted and wanted < cs.total:
+                    mislabelled.append((wanted, card))
+                    seen_cards.add(card)
+                    say(f"asked for {card_label(wanted)}, the tag is enrolled as {card_label(card)}: "
+                        f"that card's label in the set is wrong {count()}")
+                elif card is None:
                     unknown.append(uid)
                     say(
                         f"unknown tag {uid.hex()}: not in set {cs.name!r} (a card of another set, or a tag "
@@ -151,6 +206,8 @@ def check_scan(
                 else:
                     seen_cards.add(card)
                     say(f"ok {card_label(card)} {count()}")
+                if in_order and wanted != asked:
+                    ask()
             present = set() if once else set(uids)
     except KeyboardInterrupt:
         stopped = "stopped by Ctrl-C: a partial check"
@@ -162,6 +219,6 @@ def check_scan(
     missing = [c for c in range(cs.total) if c not in seen_cards]
     return CheckReport(
         missing=missing, duplicates=cs.duplicates(), unknown=unknown, tapped_twice=twice, seen=len(seen_uids),
-        stopped=stopped, interrupted=interrupted,
+        stopped=stopped, interrupted=interrupted, mislabelled=mislabelled, total=cs.total,
     )
 

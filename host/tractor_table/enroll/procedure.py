@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cardset import CardSet, CardSetError, card_label, decode_tag_code, set_tag
@@ -26,6 +26,10 @@ class Enrollment:
     poll_pause: float = 0.0
     clock: Callable[[], float] = time.monotonic
     enrolled_now: int = 0
+    #: the operator's undo at the keyboard: true once per request (None: no keyboard)
+    undo_requested: Callable[[], bool] | None = None
+    #: the cards enrolled in this run, in order (what undo takes back first)
+    history: list[int] = field(default_factory=list)
 
     def order(self) -> list[int]:
         """Guided order: deck by deck, suits S H D C, 2 to A, then the jokers."""
@@ -33,26 +37,86 @@ class Enrollment:
 
     def run(self) -> int:
         cs = self.cardset
-        todo = [c for c in self.order() if c not in cs.by_card()]
-        done = cs.total - len(todo)
+        done = len(cs.by_card())
         if done:
             self.say(f"resuming set {cs.name!r}: {done} of {cs.total} cards already enrolled")
         else:
             self.say(f"enrolling set {cs.name!r}: {cs.total} cards ({cs.decks} deck(s)); Ctrl-C stops, progress is kept")
+        if self.undo_requested is not None or self._reader_undo() is not None:
+            self.say(f"a wrong tap? {self._undo_how()} takes the last card back and asks for it again")
         self._wait_clear()
-        for card in todo:
-            self._enroll_one(card, cs.total - len(todo) + todo.index(card) + 1)
+        while True:
+            have = cs.by_card()
+            todo = [c for c in self.order() if c not in have]
+            if not todo:
+                break
+            if not self._enroll_one(todo[0], cs.total - len(todo) + 1):
+                self._undo()
         self.say(f"all {cs.total} cards enrolled; set saved to {self.path}")
         return 0
+
+    def _undo_how(self) -> str:
+        ways = []
+        if self.undo_requested is not None:
+            ways.append("u and Enter here")
+        if self._reader_undo() is not None:
+            ways.append("a long press of the seat's button")
+        return " or ".join(ways)
+
+    def _reader_undo(self) -> Callable[[], bool] | None:
+        take: Callable[[], bool] | None = getattr(self.reader, "take_undo", None)
+        return take
+
+    def _undo_wanted(self) -> bool:
+        """An undo asked for since the last look: at the keyboard, or at the reader
+        (a table's seat button)."""
+        take = self._reader_undo()
+        wanted = take is not None and take()
+        if self.undo_requested is not None and self.undo_requested():
+            wanted = True
+        return wanted
+
+    def _undo(self) -> None:
+        """The last card enrolled taken back (its tag free again, the set saved
+        without it): it is the next card asked for."""
+        cs = self.cardset
+        have = cs.by_card()
+        while self.history and self.history[-1] not in have:
+            self.history.pop()
+        if self.history:
+            card = self.history.pop()
+        else:  # enrolled in an earlier run: the last of the guided order
+            before = [c for c in self.order() if c in have]
+            if not before:
+                self.say("nothing to undo: no card of the set is enrolled yet")
+                return
+            card = before[-1]
+        uid = have[card][-1]
+        del cs.cards[uid]
+        try:
+            cs.save(self.path)
+        except OSError as exc:
+            cs.cards[uid] = card  # what is in memory stays what is saved
+            raise CardSetError(
+                f"card set {self.path}: cannot save it without {card_label(card)} "
+                f"({exc.strerror or exc}); it still holds {len(cs.cards)} of {cs.total} cards: "
+                "free some disk space or fix the folder, then run the same command again"
+            ) from None
+        self.enrolled_now = max(self.enrolled_now - 1, 0)
+        self.say(f"undone: {card_label(card)} (tag {uid.hex()}) is no longer enrolled "
+                 f"({len(cs.cards)}/{cs.total}); tap {card_label(card)}")
 
     def _prompt(self, card: int, k: int) -> None:
         self.say(f"[{k}/{self.cardset.total}] tap {card_label(card)}")
 
-    def _enroll_one(self, card: int, k: int) -> None:
+    def _enroll_one(self, card: int, k: int) -> bool:
+        """Enroll ``card`` (True), or False when an undo was asked for meanwhile."""
         cs = self.cardset
         self._prompt(card, k)
         while True:
             uids = self._wait_tag(card)
+            if uids is None:
+                return False
             if len(uids) > 1:
                 self.say("two cards on the reader: take them away and tap one card at a time")
                 while not self._taps_once() and len(self.reader.poll()) > 1:
@@ -91,8 +155,9 @@ class Enrollment:
                 ) from None
             self.enrolled_now += 1
             self.say(f"enrolled {card_label(card)} as {uid.hex()} ({len(cs.cards)}/{cs.total})")
+            self.history.append(card)
             self._wait_clear([uid])
-            return
+            return True
 
     def _taps_once(self) -> bool:
         return bool(getattr(self.reader, "taps_once", False))
@@ -117,10 +182,13 @@ class Enrollment:
             return False
         return self.reader.read_code() == code
 
-    def _wait_tag(self, card: int) -> list[bytes]:
+    def _wait_tag(self, card: int) -> list[bytes] | None:
+        """The tags of the next tap, or None when an undo was asked for."""
         start = self.clock()
         warned = 0
         while True:
+            if self._undo_wanted():
+                return None
             uids = self.reader.poll()
             if uids:
                 return uids

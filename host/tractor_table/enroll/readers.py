@@ -110,7 +110,8 @@ class TableTagReader:
     The host asks the table for enroll mode at one seat (``[APP_ENROLL, seat]``);
     the table then plays no cards and reports every tag its scanner sees at that
     seat as ``[APP_TAG, seat, "uidhex"]``, or a reader error as
-    ``[APP_TAG, seat, "", "two" | "crosstalk" | "fault"]``. ``close()`` leaves
+    ``[APP_TAG, seat, "", "two" | "crosstalk" | "fault"]``; a long press of the
+    seat's button is ``[APP_TAG, seat, "", "undo"]`` (:meth:`take_undo`). ``close()`` leaves
     enroll mode (``[APP_ENROLL, -1]``). The scanner reports a tag once per tap,
     so this reader is ``taps_once``; it cannot read or write tag memory.
 
@@ -147,6 +148,7 @@ class TableTagReader:
         self._down_told = False
         self._unsure = False  # asked again, no answer: the table may be in enroll mode
         self.active = False
+        self._undo = False  # a long press of the seat's button not yet taken
         #: times enroll mode was turned back on after the link came back
         self.resumed = 0
         self.link = EnrollLink(port, seat, on_down=self._tell_down)
@@ -252,6 +254,9 @@ class TableTagReader:
                 self.say(f"the table sent a tag UID that is not hex ({p[2]!r}); tap the card again")
                 return []
         reason = p[3] if len(p) > 3 else ""
+        if reason == "undo":  # a long press of the seat's button: enroll's undo
+            self._undo = True
+            return []
         if reason == "two":
             return [b"", b""]  # two tags, UIDs not told: enrollment asks for one at a time
         if reason == "crosstalk":
@@ -264,6 +269,11 @@ class TableTagReader:
         else:
             self.say(f"the table reported a reader error at seat {self.seat} ({reason!r}); tap the card again")
         return []
+
+    def take_undo(self) -> bool:
+        """Whether the seat's button asked for an undo (a long press) since the last call."""
+        wanted, self._undo = self._undo, False
+        return wanted
 
     def read_code(self) -> bytes | None:
         return None  # the table does not read tag memory for the host

@@ -43,24 +43,25 @@ class EnrollLink:
         self.mode_session = 0
         self.link = SerialLink(port, on_note=self.on_note, reconnect_s=0.1).start()
 
-    def on_note(self, note: list[Any]) -> None:
+    def on_note(self, note: Any) -> None:
         """The link's notes (called from its thread, under the link's lock)."""
-        if not note:
-            return
-        kind = note[0]
-        if kind == "up":
-            self._sessions += 1
-            info = note[1] if len(note) > 1 else None
-            self._boot[self._sessions] = info[3] if isinstance(info, list) and len(info) > 3 else None
-            self._inbox.put(("up", self._sessions, None))
-        elif kind == "down":
-            self._inbox.put(("down", self._sessions, str(note[1]) if len(note) > 1 else ""))
-        elif kind == "app" and len(note) > 1 and note[1]:
-            p = list(note[1])
-            if p[0] == APP_TAG and len(p) >= 3 and p[1] == self.seat:
-                self._inbox.put(("tag", self._sessions, p))
-            elif p[0] == APP_REPLY and len(p) >= 3 and p[1] == APP_ENROLL:
-                self._inbox.put(("reply", self._sessions, p))
+        from ..link.notes import App, Down, Up, typed
+
+        match typed(note):
+            case Up(boot_id=boot):
+                self._sessions += 1
+                self._boot[self._sessions] = boot
+                self._inbox.put(("up", self._sessions, None))
+            case Down(why=why):
+                self._inbox.put(("down", self._sessions, why))
+            case App(payload=payload) if payload:
+                p = list(payload)
+                if p[0] == APP_TAG and len(p) >= 3 and p[1] == self.seat:
+                    self._inbox.put(("tag", self._sessions, p))
+                elif p[0] == APP_REPLY and len(p) >= 3 and p[1] == APP_ENROLL:
+                    self._inbox.put(("reply", self._sessions, p))
+            case _:
+                pass
 
     # --- asking the table
 

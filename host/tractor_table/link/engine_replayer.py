@@ -84,10 +84,11 @@ from shengji.play import Reason
 from shengji.rules import Partners, Revoke
 from shengji.units import decompose_faces
 
+from .. import events as E
+from ..events import Event
 from ..vocab import (
     NT,
     PARTNER_UNKNOWN,
-    EventKind,
     SnapFriend,
     SnapScans,
     Snapshot,
@@ -98,16 +99,6 @@ from ..vocab import (
     table_reason,
 )
 
-Event = list[Any]
-
-# the firmware's event kinds and reasons (firmware/events.py, through
-# tractor_table.vocab), as plain ints: the events built here are the table's own
-# (their JSON and their repr in a disagreement are the table's)
-HAND_START, BID, TRUMP, REDEAL = (int(k) for k in (EventKind.HAND_START, EventKind.BID, EventKind.TRUMP, EventKind.REDEAL))
-KITTY, PLAY, REJECT, CHALLENGE = (int(k) for k in (EventKind.KITTY, EventKind.PLAY, EventKind.REJECT, EventKind.CHALLENGE))
-FORCED, TRICK, AUDIT, HAND_END = (int(k) for k in (EventKind.FORCED, EventKind.TRICK, EventKind.AUDIT, EventKind.HAND_END))
-REVOKE, SCAN, FORFEIT, KITTY_UP = (int(k) for k in (EventKind.REVOKE, EventKind.SCAN, EventKind.FORFEIT, EventKind.KITTY_UP))
-CALL, PARTNER, UNDO = int(EventKind.CALL), int(EventKind.PARTNER), int(EventKind.UNDO)
 #: AUDIT reasons, BID reasons (firmware/events.py)
 REVOKE_FOLLOW, THROW_FAILED = int(TableReason.REVOKE_FOLLOW), int(TableReason.THROW_FAILED)
 BID_WEAK, BID_SELF = int(TableReason.BID_WEAK), int(TableReason.BID_SELF)
@@ -132,7 +123,7 @@ class EngineReplayer:
         self.unfollowed = 0
         self.shadow: _Shadow | None = None  # the table's state with the engine's verdicts
         self.revoked: set[tuple[int, int]] = set()  # (trick, seat) revokes the table reported
-        self.expect: list[Event] = []  # REVOKE/AUDIT events due next, in the table's order
+        self.expect: list[Event] = []  # REVOKE/AUDIT/PARTNER events due next, in the table's order
         self.audited = False  # the end-of-hand AUDIT events are in `expect`
         self.scans: dict[int, tuple[int, ...]] = {}  # hand_scan mode: SCAN events by seat
         self.forfeit_seen = False  # the table sent FORFEIT this hand
@@ -176,7 +167,7 @@ class EngineReplayer:
             self.lost = "the table's snapshot is past the play: judging resumes at the next hand"
             return
         hand = m.new_hand(strict=False)
-        start = [HAND_START, snap.hand_no, dealer, decks, *snap.levels[:2], first, *snap.levels[2:]]
+        start = E.HandStart(snap.hand_no, dealer, decks, tuple(snap.levels), bool(first))
         sh = _Shadow(start)
         for seat, cards in snap.bids:
             hand.apply(Bid(seat, tuple(cards)))
@@ -268,28 +259,30 @@ class EngineReplayer:
             snap.friend = SnapFriend(sh.call, sh.partner, sh.levels[2:4])
         return json.dumps(snap.to_list(), separators=(",", ":")).encode()
 
-    def replay(self, index: int, event: Event) -> Event | None:
-        kind = event[0]
-        if kind == HAND_START:
+    def replay(self, index: int, event: Event | Sequence[Any]) -> Event | None:
+        """The engine's version of the table's event (typed, or the table's
+        list: decoded here); None for what it does not judge."""
+        event = E.decode(event, lenient=True)
+        if isinstance(event, E.HandStart):
             return self._hand_start(event)
         hand = self.hand
         if self.lost or hand is None:
             return None
         try:
             missing = None
-            if self.expect and kind != self.expect[0][0]:
+            if self.expect and type(event) is not type(self.expect[0]):
                 # the table went on without an event the engine expected here:
                 # that is the disagreement (shown on this event), which is
                 # still followed
                 missing = self.expect[0]
-                self.expect = [e for e in self.expect if e[0] != missing[0]]
-            if kind in (HAND_END, FORFEIT) and self._audit_due(hand):
+                self.expect = [e for e in self.expect if type(e) is not type(missing)]
+            if isinstance(event, (E.HandEnd, E.Forfeit)) and self._audit_due(hand):
                 missing = self.expect[0]
                 self.expect = []
-            if kind == HAND_END and hand.forfeit is not None and not self.forfeit_seen:
+            if isinstance(event, E.HandEnd) and hand.forfeit is not None and not self.forfeit_seen:
                 # revoke = "forfeit": the table settled without saying the hand was lost
                 missing = missing or self._forfeit_event(hand)
-            mine = self._judge(hand, kind, event)
+            mine = self._judge(hand, event)
         except (HandError, AssertionError, IndexError, ValueError) as exc:
             self._lose(f"event {index}: {exc}")
             return None
@@ -299,19 +292,17 @@ class EngineReplayer:
 
     # --- kinds
 
-    def _hand_start(self, ev: Event) -> Event:
+    def _hand_start(self, ev: E.HandStart) -> Event:
         m = self.match
-        mine = [
-            HAND_START,
-            ev[1],
+        mine = E.HandStart(
+            ev.hand_no,
             -1 if m.dealer is None else m.dealer,
             self.rules.decks,
-            *m.levels[:2],
-            1 if m.first_hand else 0,
-            *m.levels[2:],  # partners = "called": seats 2 and 3
-        ]
+            tuple(m.levels),  # partners = "called": per seat
+            m.first_hand,
+        )
         # follow the table: its position of the match is what is played
-        dealer, first, levels = ev[2], ev[6], [*ev[4:6], *ev[7:9]]
+        dealer, first, levels = ev.dealer, ev.first_hand, list(ev.levels)
         m.dealer = None if dealer < 0 else dealer
         if len(levels) == len(m.levels):
             m.levels = levels
@@ -336,151 +327,160 @@ class EngineReplayer:
         self.lost = why
         self.unfollowed += 1
 
-    def _judge(self, hand: Hand, kind: int, ev: Event) -> Event | None:
-        if kind == BID:
-            seat, accepted, reason, cards = ev[1], ev[2], ev[3], tuple(ev[4:])
-            refusal = hand.bid_refusal(seat, cards)
-            ok = refusal is None
-            if accepted:
-                self._follow(hand, Bid(seat, cards))
-            if ok:
-                reason = 0
-            elif accepted:
-                reason = -1
-            elif isinstance(refusal, SelfOverrideError):
-                reason = BID_SELF  # docs/rules.md §8.1: a refused self-override says so
-            elif reason == BID_SELF:
-                reason = BID_WEAK  # refused, but not as a self-override
-            return [BID, seat, int(ok), reason, *cards]
-        if kind == KITTY_UP:
-            # no_bid = "kitty": judged is that the engine wants the kitty
-            # turned up here (no bid standing, not the match's first hand), and
-            # by whom; the cards, in order, name trump at the TRUMP that follows
-            self.kitty_up = tuple(ev[2:])
-            wanted = (hand.standing is None and not hand.first_hand
-                      and self.rules.no_bid.value == "kitty")
-            return [KITTY_UP, hand.dealer if wanted and hand.dealer is not None else -1, *ev[2:]]
-        if kind == TRUMP or kind == REDEAL:
-            if (not self.kitty_up and hand.standing is None and not hand.first_hand
-                    and self.rules.no_bid.value == "kitty"):
-                # the rules want the kitty turned up first: the table left it out
-                self._lose("the table ended the draw without turning the kitty up")
-                return [KITTY_UP, -1 if hand.dealer is None else hand.dealer]
-            hand.apply(EndDraw(kitty=self.kitty_up))
-            if hand.redeal:
-                mine: Event = [REDEAL, ev[1] if kind == REDEAL else -1]
-                self.match.finish(hand)
-                self.hand = None
-            else:
-                mine = [
-                    TRUMP,
-                    NT if hand.trump is None else int(hand.trump),
-                    -1 if hand.declarer is None else hand.declarer,
-                    hand.dealer,
-                ]
-            if kind == REDEAL and mine[0] == REDEAL:
-                mine[1] = ev[1]
-            if (mine[0] == REDEAL) != (kind == REDEAL):
-                self._lose("the engine and the table end the draw differently")
-            return mine
-        if kind == KITTY:
-            cards = tuple(ev[3:])
-            self._follow(hand, Bury(cards))
-            if len(self.scans) == 4 and hand.buried == cards:
-                # hand_scan mode: every hand is known from here on (docs/rules.md §10.2)
-                hands = [self.scans[s] for s in range(4)]
-                hands[hand.dealer or 0] = tuple(c for c in hands[hand.dealer or 0] if c not in cards)
-                self._follow(hand, Scan.of(hands, cards))
-            return [KITTY, hand.dealer, kitty_points(c % 54 for c in cards), *cards]
-        if kind == CALL:
-            # find-a-friend: the dealer calls after the burial; the face is the table's
-            face = ev[2]
-            if hand.phase != Phase.CALL:
-                self._lose("the table called a card where the rules have no call")
-                return [CALL, -1, face]
-            self._follow(hand, Call(face))
-            self.expect = self._partner_due(hand, None)
-            return [CALL, hand.dealer, face]
-        if kind == PARTNER:
-            if self.expect and self.expect[0][0] == PARTNER:
-                return self.expect.pop(0)
-            return [PARTNER, ev[1], partner_field(hand), ev[3]]  # the engine does not know it here
-        if kind == SCAN:
-            self.scans[ev[1]] = tuple(ev[2:])
-            return None
-        if kind == PLAY:
-            trick_no, seat, cards = ev[1], ev[2], tuple(ev[3:])
-            found = len(hand.findings)
-            held = hand.hands[seat] if hand.hands is not None else ()
-            before = hand.defenders
-            try:
-                hand.apply(Play(seat, cards))
-            except IllegalEvent as exc:
-                self._lose(f"the engine refuses a play the table accepted: {exc}")
-                return [REJECT, trick_no, seat, self._reason(exc), *cards]
-            t_index = len(hand.tricks) - 1
-            if hand.known and any(f.rule == Reason.REVOKE for f in hand.findings[found:]):
-                # hand_scan mode: the engine knows the hand, and this follow
-                # breaks docs/rules.md §6 (recorded, and followed as the table took it)
-                if self.rules.revoke != Revoke.FORFEIT:
-                    return [REJECT, trick_no, seat, REVOKE_FOLLOW, *cards]
-                # revoke = "forfeit": the play stands, the revoke is reported
-                # at once and loses the hand
-                lead = hand.tricks[t_index].lead
-                why = self._reason_of(hand, lead, held, cards)
-                self.expect = [[REVOKE, t_index, seat, t_index, why]]
-                return [PLAY, t_index, seat, *cards]
-            # every play (a lead too) proves what the seat held earlier; a
-            # called partner it locates is said first (PARTNER, then REVOKE)
-            self.expect = self._partner_due(hand, before) + self._revokes_proven(hand, seat, cards)
-            return [PLAY, t_index, seat, *cards]
-        if kind == UNDO:
-            return self._undo(hand, ev)
-        if kind == FORCED:
-            return self._forced(hand, ev)
-        if kind == REVOKE:
-            return self._revoke(ev)
-        if kind == FORFEIT:
-            self.forfeit_seen = True
-            if hand.forfeit is None:
-                return [FORFEIT, ev[1], -1]  # the engine finds no revoke that loses the hand
-            return self._forfeit_event(hand)
-        if kind == AUDIT:
-            return self._audit(hand, ev)
-        if kind == REJECT:
-            return self._reject(hand, ev)
-        if kind == CHALLENGE:
-            trick_no, seat, accepted, cards = ev[1], ev[2], ev[3], tuple(ev[4:])
-            try:
-                hand.apply(Challenge(seat, cards))
-                ok = True
-                if not accepted:
-                    hand.undo()
-            except IllegalEvent:
-                ok = False
-            if accepted and not ok:
-                self._lose("the engine refuses a challenge the table accepted")
-            return [CHALLENGE, trick_no, seat, int(ok), *cards]
-        if kind == TRICK:
-            last = hand.tricks[-1]
-            if not last.complete:
-                raise ValueError("a TRICK event before the trick is complete")
-            return [TRICK, len(hand.tricks) - 1, last.winner, last.points, attackers_score(hand)]
-        if kind == HAND_END:
-            return self._hand_end(hand)
+    def _judge(self, hand: Hand, ev: Event) -> Event | None:  # noqa: C901, PLR0911, PLR0912
+        match ev:
+            case E.Bid():
+                seat, cards = ev.seat, ev.ids
+                refusal = hand.bid_refusal(seat, cards)
+                ok = refusal is None
+                if ev.accepted:
+                    self._follow(hand, Bid(seat, cards))
+                if ok:
+                    reason = 0
+                elif ev.accepted:
+                    reason = -1
+                elif isinstance(refusal, SelfOverrideError):
+                    reason = BID_SELF  # docs/rules.md §8.1: a refused self-override says so
+                elif ev.reason == BID_SELF:
+                    reason = BID_WEAK  # refused, but not as a self-override
+                else:
+                    reason = ev.reason
+                return E.Bid(seat, ok, reason, ev.cards)
+            case E.KittyUp():
+                # no_bid = "kitty": judged is that the engine wants the kitty
+                # turned up here (no bid standing, not the match's first hand), and
+                # by whom; the cards, in order, name trump at the TRUMP that follows
+                self.kitty_up = ev.ids
+                wanted = (hand.standing is None and not hand.first_hand
+                          and self.rules.no_bid.value == "kitty")
+                return E.KittyUp(hand.dealer if wanted and hand.dealer is not None else -1, ev.cards)
+            case E.Trump() | E.Redeal():
+                return self._end_draw(hand, ev)
+            case E.Kitty():
+                cards = ev.ids
+                self._follow(hand, Bury(cards))
+                if len(self.scans) == 4 and hand.buried == cards:
+                    # hand_scan mode: every hand is known from here on (docs/rules.md §10.2)
+                    hands = [self.scans[s] for s in range(4)]
+                    hands[hand.dealer or 0] = tuple(c for c in hands[hand.dealer or 0] if c not in cards)
+                    self._follow(hand, Scan.of(hands, cards))
+                return E.Kitty(-1 if hand.dealer is None else hand.dealer, kitty_points(c % 54 for c in cards),
+                               ev.cards)
+            case E.Call():
+                # find-a-friend: the dealer calls after the burial; the face is the table's
+                if hand.phase != Phase.CALL:
+                    self._lose("the table called a card where the rules have no call")
+                    return E.Call(-1, ev.face)
+                self._follow(hand, Call(ev.face))
+                self.expect = self._partner_due(hand, None)
+                return E.Call(-1 if hand.dealer is None else hand.dealer, ev.face)
+            case E.Partner():
+                if self.expect and isinstance(self.expect[0], E.Partner):
+                    return self.expect.pop(0)
+                # the engine does not know it here
+                return E.Partner(ev.trick, partner_field(hand), ev.attackers_score)
+            case E.Scan():
+                self.scans[ev.seat] = ev.ids
+                return None
+            case E.Play():
+                return self._play(hand, ev)
+            case E.Undo():
+                return self._undo(hand, ev)
+            case E.Forced():
+                return self._forced(hand, ev)
+            case E.Revoke():
+                return self._revoke(ev)
+            case E.Forfeit():
+                self.forfeit_seen = True
+                if hand.forfeit is None:
+                    return E.Forfeit(ev.trick, -1)  # the engine finds no revoke that loses the hand
+                return self._forfeit_event(hand)
+            case E.Audit():
+                return self._audit(hand, ev)
+            case E.Reject():
+                return self._reject(hand, ev)
+            case E.Challenge():
+                seat, cards = ev.seat, ev.ids
+                try:
+                    hand.apply(Challenge(seat, cards))
+                    ok = True
+                    if not ev.accepted:
+                        hand.undo()
+                except IllegalEvent:
+                    ok = False
+                if ev.accepted and not ok:
+                    self._lose("the engine refuses a challenge the table accepted")
+                return E.Challenge(ev.trick, seat, ok, ev.cards)
+            case E.Trick():
+                last = hand.tricks[-1]
+                if not last.complete or last.winner is None:
+                    raise ValueError("a TRICK event before the trick is complete")
+                return E.Trick(len(hand.tricks) - 1, last.winner, last.points, attackers_score(hand))
+            case E.HandEnd():
+                return self._hand_end(hand)
         return None
 
-    def _undo(self, hand: Hand, ev: Event) -> Event:
+    def _end_draw(self, hand: Hand, ev: E.Trump | E.Redeal) -> Event:
+        redeal = isinstance(ev, E.Redeal)
+        if (not self.kitty_up and hand.standing is None and not hand.first_hand
+                and self.rules.no_bid.value == "kitty"):
+            # the rules want the kitty turned up first: the table left it out
+            self._lose("the table ended the draw without turning the kitty up")
+            return E.KittyUp(-1 if hand.dealer is None else hand.dealer)
+        hand.apply(EndDraw(kitty=self.kitty_up))
+        mine: Event
+        if hand.redeal:
+            mine = E.Redeal(ev.hand_no if isinstance(ev, E.Redeal) else -1)
+            self.match.finish(hand)
+            self.hand = None
+        else:
+            mine = E.Trump(
+                NT if hand.trump is None else int(hand.trump),
+                -1 if hand.declarer is None else hand.declarer,
+                -1 if hand.dealer is None else hand.dealer,
+            )
+        if isinstance(mine, E.Redeal) != redeal:
+            self._lose("the engine and the table end the draw differently")
+        return mine
+
+    def _play(self, hand: Hand, ev: E.Play) -> Event:
+        seat, cards = ev.seat, ev.ids
+        found = len(hand.findings)
+        held = hand.hands[seat] if hand.hands is not None else ()
+        before = hand.defenders
+        try:
+            hand.apply(Play(seat, cards))
+        except IllegalEvent as exc:
+            self._lose(f"the engine refuses a play the table accepted: {exc}")
+            return E.Reject(ev.trick, seat, self._reason(exc), ev.cards)
+        t_index = len(hand.tricks) - 1
+        if hand.known and any(f.rule == Reason.REVOKE for f in hand.findings[found:]):
+            # hand_scan mode: the engine knows the hand, and this follow
+            # breaks docs/rules.md §6 (recorded, and followed as the table took it)
+            if self.rules.revoke != Revoke.FORFEIT:
+                return E.Reject(ev.trick, seat, REVOKE_FOLLOW, ev.cards)
+            # revoke = "forfeit": the play stands, the revoke is reported
+            # at once and loses the hand
+            lead = hand.tricks[t_index].lead
+            why = self._reason_of(hand, lead, held, cards)
+            self.expect = [E.Revoke(t_index, seat, t_index, why)]
+            return E.Play(t_index, seat, ev.cards)
+        # every play (a lead too) proves what the seat held earlier; a
+        # called partner it locates is said first (PARTNER, then REVOKE)
+        self.expect = [*self._partner_due(hand, before), *self._revokes_proven(hand, seat, cards)]
+        return E.Play(t_index, seat, ev.cards)
+
+    def _undo(self, hand: Hand, ev: E.Undo) -> Event:
         """A long press took back the seat's last play (firmware/tableundo.py)."""
-        trick_no, seat, cards = ev[1], ev[2], tuple(ev[3:])
+        trick_no, seat, cards = ev.trick, ev.seat, ev.ids
         last = hand.events[-1] if hand.events else None
         open_trick = bool(hand.tricks) and not hand.tricks[-1].complete
         if (isinstance(last, Play) and last.seat == seat and tuple(last.cards) == cards
                 and open_trick and len(hand.tricks) - 1 == trick_no):
             hand.undo()
-            return [UNDO, trick_no, seat, *cards]
+            return E.Undo(trick_no, seat, ev.cards)
         self._lose(f"the table took back a play of S{seat} that is not the last one played")
-        return [UNDO, trick_no, seat]
+        return E.Undo(trick_no, seat)
 
     def _follow(self, hand: Hand, event: Any) -> None:
         try:
@@ -496,16 +496,16 @@ class EngineReplayer:
                 return why
         return -1
 
-    def _forced(self, hand: Hand, ev: Event) -> Event:
+    def _forced(self, hand: Hand, ev: E.Forced) -> Event:
         """A failed throw: the engine forced it at the CHALLENGE it accepted;
         which cards stand and the penalty are compared, then the table's
         choice is followed."""
-        trick_no, leader, pen, cards = ev[1], ev[2], ev[3], tuple(ev[4:])
+        pen, cards = ev.penalty, ev.ids
         trick = hand.current_trick()
         if trick is None or len(trick.plays) != 1 or not trick.attempt:
             self._lose("the table forced a throw the engine did not")
             lead = trick.lead if trick is not None else ()
-            return [FORCED, trick_no, leader, 0, *lead]
+            return E.Forced(ev.trick, ev.leader, 0, E.cards_of(lead))
         t_index = len(hand.tricks) - 1
         mine_pen = sum(p for t, _, p in hand.penalties if t == t_index)
         forced = trick.lead
@@ -518,7 +518,7 @@ class EngineReplayer:
             # pairs of two suits): docs/rules.md §5.2 forces "the weakest unit of that
             # category", and both are
             forced = cards
-        mine: Event = [FORCED, t_index, trick.leader, mine_pen, *forced]
+        mine: Event = E.Forced(t_index, trick.leader, mine_pen, E.cards_of(forced))
         # follow the table: its cards stand as the lead, its penalty counts
         if set(cards) <= set(trick.attempt) and cards:
             adopt_forced(hand, cards)
@@ -548,7 +548,7 @@ class EngineReplayer:
                 continue
             why = self._follow_reason(hand, t, seat)
             if why:
-                out.append([REVOKE, now, seat, t, why])
+                out.append(E.Revoke(now, seat, t, why))
         return out
 
     @staticmethod
@@ -575,14 +575,14 @@ class EngineReplayer:
         """[FORFEIT, trick, seat]: the revoke that lost the hand (revoke =
         "forfeit"): the engine's first revoke finding."""
         t = next(f.trick for f in hand.findings if f.rule == Reason.REVOKE and f.seat == hand.forfeit)
-        return [FORFEIT, -1 if t is None else t, hand.forfeit]
+        assert hand.forfeit is not None
+        return E.Forfeit(-1 if t is None else t, hand.forfeit)
 
-    def _revoke(self, ev: Event) -> Event:
-        trick_no, seat, earlier = ev[1], ev[2], ev[3]
-        self.revoked.add((earlier, seat))
-        if self.expect and self.expect[0][0] == REVOKE:
+    def _revoke(self, ev: E.Revoke) -> Event:
+        self.revoked.add((ev.earlier_trick, ev.seat))
+        if self.expect and isinstance(self.expect[0], E.Revoke):
             return self.expect.pop(0)
-        return [REVOKE, trick_no, seat, earlier, 0]  # the engine proves no revoke there
+        return E.Revoke(ev.trick, ev.seat, ev.earlier_trick, 0)  # the engine proves no revoke there
 
     def _audit_due(self, hand: Hand) -> bool:
         """Build the end-of-hand AUDIT events once the play is over; true while
@@ -593,7 +593,7 @@ class EngineReplayer:
             # trick is not audited: the table does not know every hand
             complete = len(hand.played) == 4 * self.rules.hand_size
             self.expect = self._audit_events(hand) if complete else []
-        return bool(self.expect) and self.expect[0][0] == AUDIT
+        return bool(self.expect) and isinstance(self.expect[0], E.Audit)
 
     def _audit_events(self, hand: Hand) -> list[Event]:
         """The engine's end-of-hand audit (``Hand`` findings: every revoke,
@@ -611,19 +611,19 @@ class EngineReplayer:
         out: list[Event] = []
         for t, k, seat in sorted(keys):
             if k == 0:
-                out.append([AUDIT, t, seat, THROW_FAILED, 0])
+                out.append(E.Audit(t, seat, THROW_FAILED, 0))
             else:
-                out.append([AUDIT, t, seat, REVOKE_FOLLOW, self._follow_reason(hand, t, seat)])
+                out.append(E.Audit(t, seat, REVOKE_FOLLOW, self._follow_reason(hand, t, seat)))
         return out
 
-    def _audit(self, hand: Hand, ev: Event) -> Event:
+    def _audit(self, hand: Hand, ev: E.Audit) -> Event:
         self._audit_due(hand)
-        if self.expect and self.expect[0][0] == AUDIT:
+        if self.expect and isinstance(self.expect[0], E.Audit):
             return self.expect.pop(0)
-        return [AUDIT, ev[1], ev[2], 0, 0]  # the engine finds nothing more
+        return E.Audit(ev.trick, ev.seat, 0, 0)  # the engine finds nothing more
 
-    def _reject(self, hand: Hand, ev: Event) -> Event | None:
-        trick_no, seat, reason, cards = ev[1], ev[2], ev[3], tuple(ev[4:])
+    def _reject(self, hand: Hand, ev: E.Reject) -> Event | None:
+        seat, reason, cards = ev.seat, ev.reason, ev.ids
         if hand.phase != Phase.PLAY or reason not in JUDGED_REASONS:
             return None
         if reason == REVOKE_FOLLOW:
@@ -632,15 +632,15 @@ class EngineReplayer:
             ok, _ = hand.is_legal(seat, cards)
             if ok or self.rules.revoke == Revoke.FORFEIT:
                 # legal; or with revoke = "forfeit" the play stands (and loses the hand)
-                return [PLAY, trick_no, seat, *cards]
-            return [REJECT, trick_no, seat, REVOKE_FOLLOW, *cards]
+                return E.Play(ev.trick, seat, ev.cards)
+            return E.Reject(ev.trick, seat, REVOKE_FOLLOW, ev.cards)
         try:
             hand.apply(Play(seat, cards))
         except IllegalEvent as exc:
             why = self._reason(exc)
-            return [REJECT, trick_no, seat, why if why >= 0 else reason, *cards]
+            return E.Reject(ev.trick, seat, why if why >= 0 else reason, ev.cards)
         hand.undo()  # the engine would accept it; the table did not: follow the table
-        return [PLAY, trick_no, seat, *cards]
+        return E.Play(ev.trick, seat, ev.cards)
 
     def _hand_end(self, hand: Hand) -> Event:
         if hand.phase == Phase.REVEAL and hand.buried is not None:
@@ -659,7 +659,7 @@ class EngineReplayer:
         if not self.called or before is not None or hand.defenders is None:
             return []
         now = max(len(hand.tricks) - 1, 0)  # the trick of the play (0 at the call)
-        return [[PARTNER, now, partner_field(hand), attackers_score(hand, now)]]
+        return [E.Partner(now, partner_field(hand), attackers_score(hand, now))]
 
 
 def attackers_score(hand: Hand, before: int | None = None) -> int:
@@ -687,24 +687,23 @@ def partner_field(hand: Hand) -> int:
     return next((s for s in hand.defenders if s != hand.dealer), -1)
 
 
-def hand_end_event(score: int, kpts: int, mult: int, bonus: int, st: Any) -> Event:
-    """HAND_END as the table lays it out: with levels per seat (find-a-friend)
-    seats 2 and 3 come last and the match's winners are a bit mask of seats."""
+def hand_end_event(score: int, kpts: int, mult: int, bonus: int, st: Any) -> E.HandEnd:
+    """HAND_END as the table says it: with levels per seat (find-a-friend)
+    the match's winners are a bit mask of seats."""
     if len(st.levels) == 4:
         won = sum(1 << s for s in st.winner) if isinstance(st.winner, tuple) and st.winner else -1
-        return [HAND_END, score, kpts, mult, bonus, st.next_dealer, st.levels[0], st.levels[1], won,
-                st.levels[2], st.levels[3]]
-    winner = st.winner if isinstance(st.winner, int) else -1
-    return [HAND_END, score, kpts, mult, bonus, st.next_dealer, *st.levels, winner]
+    else:
+        won = st.winner if isinstance(st.winner, int) else -1
+    return E.HandEnd(score, kpts, mult, bonus, st.next_dealer, tuple(st.levels), won)
 
 
 class _Shadow:
     """The table's state as firmware/tablesnap.py lays it out, kept from the
     events (what was played) and the engine's versions (the verdicts)."""
 
-    def __init__(self, start: Event) -> None:
-        _, self.hand_no, self.dealer, _, l0, l1, first = start[:7]
-        self.levels = [l0, l1, *start[7:9]]
+    def __init__(self, start: E.HandStart) -> None:
+        self.hand_no, self.dealer, first = start.hand_no, start.dealer, int(start.first_hand)
+        self.levels = list(start.levels)
         self.call = -1
         self.partner = PARTNER_UNKNOWN
         self.first = first
@@ -725,46 +724,49 @@ class _Shadow:
     def at_trick_boundary(self) -> bool:
         return self.phase == TablePhase.PLAY and all(p is None for p in self.plays)
 
-    def follow(self, ev: Event, mine: Event | None) -> None:
-        kind = ev[0]
-        if kind == BID and ev[2]:
-            self.bids.append([ev[1], list(ev[4:])])
-        elif kind == KITTY_UP:
-            self.kitty_up = list(ev[2:])
-        elif kind == TRUMP:
-            self.trump, self.declarer, self.dealer = ev[1], ev[2], ev[3]
-            self.phase = TablePhase.KITTY
-        elif kind == KITTY:
-            self.kitty = list(ev[3:])
-            self.kitty_points = mine[2] if mine is not None else ev[2]
-            self.phase = TablePhase.CALL if len(self.levels) == 4 else TablePhase.PLAY
-            self.leader = self.dealer
-        elif kind == CALL:
-            self.call = ev[2]
-            self.phase = TablePhase.PLAY
-        elif kind == PARTNER:
-            self.partner = (mine or ev)[2]
-            self.score = (mine or ev)[3]
-        elif kind == PLAY:
-            if all(p is None for p in self.plays):
-                self.leader = ev[2]
-            self.plays[ev[2]] = list(ev[3:])
-        elif kind == UNDO:
-            self.plays[ev[2]] = None
-        elif kind == FORCED:
-            self.plays[ev[2]] = list(ev[4:])
-            self.forced = 1
-        elif kind == REVOKE:
-            self.revoked.append([ev[3], ev[2]])
-        elif kind == TRICK:
-            winner, points, score = (mine or ev)[2:5]
-            self.tricks.append(SnapTrick(self.leader, winner, points, self.forced, [p or [] for p in self.plays]))
-            self.score = score
-            self.plays = [None] * 4
-            self.forced = 0
-            self.leader = winner
-        elif kind == HAND_END:
-            self.phase = TablePhase.HAND_END
+    def follow(self, ev: Event, mine: Event | None) -> None:  # noqa: C901
+        match ev:
+            case E.Bid(accepted=True):
+                self.bids.append([ev.seat, list(ev.ids)])
+            case E.KittyUp():
+                self.kitty_up = list(ev.ids)
+            case E.Trump():
+                self.trump, self.declarer, self.dealer = ev.trump, ev.declarer, ev.dealer
+                self.phase = TablePhase.KITTY
+            case E.Kitty():
+                self.kitty = list(ev.ids)
+                self.kitty_points = mine.points if isinstance(mine, E.Kitty) else ev.points
+                self.phase = TablePhase.CALL if len(self.levels) == 4 else TablePhase.PLAY
+                self.leader = self.dealer
+            case E.Call():
+                self.call = ev.face
+                self.phase = TablePhase.PLAY
+            case E.Partner():
+                known = mine if isinstance(mine, E.Partner) else ev
+                self.partner, self.score = known.partner, known.attackers_score
+            case E.Play():
+                if all(p is None for p in self.plays):
+                    self.leader = ev.seat
+                self.plays[ev.seat] = list(ev.ids)
+            case E.Undo():
+                self.plays[ev.seat] = None
+            case E.Forced():
+                self.plays[ev.leader] = list(ev.ids)
+                self.forced = 1
+            case E.Revoke():
+                self.revoked.append([ev.earlier_trick, ev.seat])
+            case E.Trick():
+                won = mine if isinstance(mine, E.Trick) else ev
+                winner, points, score = won.winner, won.points, won.attackers_score
+                self.tricks.append(SnapTrick(self.leader, winner, points, self.forced, [p or [] for p in self.plays]))
+                self.score = score
+                self.plays = [None] * 4
+                self.forced = 0
+                self.leader = winner
+            case E.HandEnd():
+                self.phase = TablePhase.HAND_END
+            case _:
+                pass
 
     def snapshot(self, decks: int) -> Snapshot:
         # the event index and state hash are the link's to set: the table
@@ -813,6 +815,6 @@ def _forced_lead(hand: Hand, t_index: int, leader: int) -> None:
         hand.penalties = (*hand.penalties, (t_index, leader, pen))
 
 
-def judged_kinds() -> Sequence[int]:
-    return (HAND_START, BID, TRUMP, REDEAL, KITTY, PLAY, REJECT, CHALLENGE, FORCED, TRICK,
-            AUDIT, HAND_END, REVOKE, FORFEIT, KITTY_UP, CALL, PARTNER, UNDO)
+def judged_kinds() -> Sequence[type[Event]]:
+    return (E.HandStart, E.Bid, E.Trump, E.Redeal, E.Kitty, E.Play, E.Reject, E.Challenge, E.Forced,
+            E.Trick, E.Audit, E.HandEnd, E.Revoke, E.Forfeit, E.KittyUp, E.Call, E.Partner, E.Undo)

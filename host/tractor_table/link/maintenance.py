@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import CommandError
 from ..vocab import AppCode
+from .notes import App, Note
 from .serial_link import SerialLink
 
 #: the application messages (``firmware/events.py``; ``firmware/main.py`` answers them)
@@ -27,11 +28,11 @@ def stop_table(port: str, timeout: float = 6.0) -> None:
     answered = threading.Event()
     reply: list[Any] = []
 
-    def on_note(note: list[Any]) -> None:
-        if note and note[0] == "app":
-            payload = note[1]
+    def on_note(note: Note) -> None:
+        if isinstance(note, App):
+            payload = note.payload
             if payload and payload[0] == APP_REPLY and len(payload) >= 3 and payload[1] == APP_MAINTENANCE:
-                reply[:] = payload
+                reply[:] = list(payload)
                 answered.set()
 
     link = SerialLink(port, on_note=on_note, reconnect_s=0.1).start()

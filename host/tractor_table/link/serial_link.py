@@ -24,6 +24,18 @@ from serial.tools import list_ports
 
 from ..errors import CommandError
 from . import ttlink, ttlink_host
+from .notes import (
+    Conflict,
+    DeviceLine,
+    Down,
+    Incompatible,
+    Note,
+    Reboot,
+    Rollback,
+    Synced,
+    Up,
+    typed,
+)
 
 log = logging.getLogger("tractor_table.link")
 device_log = logging.getLogger("tractor_table.link.device")
@@ -33,8 +45,6 @@ PICO_VID = 0x2E8A
 #: Raspberry Pi debug probes share the vendor id and show a serial port too: not a table.
 PROBE_PIDS = frozenset({0x0004, 0x000C})
 BAUDRATE = 115200  # ignored by USB CDC, needed by pyserial
-
-Note = list[Any]
 
 
 def host_identity() -> tuple[str, str]:
@@ -90,7 +100,8 @@ class SerialLink:
 
     ``port`` is a device path, a pyserial URL, or None to find the Pico by
     its USB id (again at every reconnect). ``on_note`` is called from the
-    link thread for every note (see HostLink); keep it short.
+    link thread for every note, typed (:mod:`.notes`; a game event's note is
+    the :class:`tractor_table.events.Event`); keep it short.
     """
 
     def __init__(
@@ -266,16 +277,15 @@ class SerialLink:
                 # the link retransmits them
                 self.short_writes += 1
 
-    def _dispatch(self, notes: list[Note]) -> None:
-        for note in notes:
-            kind = note[0]
-            if kind == "device":
-                text = bytes(note[1]).decode("utf-8", "replace").rstrip()
-                self.device_lines.append(text)
+    def _dispatch(self, notes: list[list[Any]]) -> None:
+        for raw in notes:
+            note = typed(raw)
+            if isinstance(note, DeviceLine):
+                self.device_lines.append(note.text)
                 del self.device_lines[:-200]
-                device_log.info("%s", text)
-            elif kind in ("up", "down", "reboot", "rollback", "conflict", "incompatible", "synced"):
-                log.info("link %s: %s", kind, note[1:])
+                device_log.info("%s", note.text)
+            elif isinstance(note, (Up, Down, Reboot, Rollback, Conflict, Incompatible, Synced)):
+                log.info("link %s", note)
             if self._on_note is not None:
                 self._on_note(note)
 

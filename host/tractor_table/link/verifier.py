@@ -20,15 +20,16 @@ Connect it to a link with ``SerialLink(on_note=verifier.on_note)``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import CommandError
+from ..events import Event, decode
+from ..events import describe as describe_event
 from . import ttlink
-
-Event = list[Any]
+from .notes import Note, Rollback, SnapshotDone, SnapshotIn, Up, typed
 
 
 class Replayer(Protocol):
@@ -76,7 +77,7 @@ class Disagreement:
     host_event: Event | None
     device_hash: int
     host_hash: int
-    fields: tuple[int, ...] = ()  # positions where the events differ
+    fields: tuple[str, ...] = ()  # the names of the fields where the events differ
     device_text: str = ""
     host_text: str = ""
 
@@ -84,28 +85,26 @@ class Disagreement:
         """Both views, for a person."""
         lines = [f"event {self.index}: the table and the host disagree ({self.what})"]
         lines.append(f"  table: {self.device_text or self.device_event}")
-        lines.append(f"         {json.dumps(self.device_event)}  hash {self.device_hash:08x}")
+        lines.append(f"         {json.dumps(self.device_event.raw())}  hash {self.device_hash:08x}")
         host = self.host_event
         lines.append(f"  host:  {self.host_text or host}")
-        lines.append(f"         {json.dumps(host)}  hash {self.host_hash:08x}")
+        lines.append(f"         {json.dumps(host.raw() if host is not None else None)}  hash {self.host_hash:08x}")
         if self.fields:
-            lines.append(f"  fields that differ: {', '.join(str(f) for f in self.fields)}")
+            lines.append(f"  fields that differ: {', '.join(self.fields)}")
         return "\n".join(lines)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
-
-
-def differing_fields(a: Event, b: Event) -> tuple[int, ...]:
-    n = max(len(a), len(b))
-    return tuple(k for k in range(n) if k >= len(a) or k >= len(b) or a[k] != b[k])
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["device_event"] = self.device_event.raw()
+        d["host_event"] = self.host_event.raw() if self.host_event is not None else None
+        return json.dumps(d, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass
 class Verifier:
     replayer: Replayer
     rules_id: str
-    describe: Callable[[Event], str] = repr
+    describe: Callable[[Event], str] = describe_event
     log_path: Path | None = None
     disagreements: list[Disagreement] = field(default_factory=list)
     checked: int = 0  # events the replayer judged
@@ -123,30 +122,33 @@ class Verifier:
 
     # --- feeding
 
-    def on_note(self, note: list[Any]) -> None:
-        """Take a note from the host link (HostLink/SerialLink notes)."""
-        kind = note[0]
-        if kind == "up":
-            rules = note[1][2]
-            if rules != self.rules_id:
-                self.refused = (
-                    f"the table runs rules {rules!r}, the host {self.rules_id!r}: verdicts are "
-                    "not comparable; deploy matching firmware (make deploy)"
-                )
-            else:
-                self.refused = ""
-        elif kind == "event":
-            self.check(note[1], note[2], note[3])
-        elif kind == "snapshot":
-            self._rebase(note[1], note[2], note[3] if len(note) > 3 else None)
-        elif kind == "rollback":
-            self._rollback(note[1])
-        elif kind == "snapshot_done":
-            p = self.pushed
-            if p is not None and p[0] == note[1]:
-                self.pushed = None
-                if note[2]:
-                    self._rebase(p[2], p[3], p[1])
+    def on_note(self, note: Note | list[Any]) -> None:
+        """Take a note from the host link (:mod:`tractor_table.link.notes`; a
+        HostLink list is typed first)."""
+        note = typed(note)
+        match note:
+            case Up(rules_id=rules):
+                if rules != self.rules_id:
+                    self.refused = (
+                        f"the table runs rules {rules!r}, the host {self.rules_id!r}: verdicts are "
+                        "not comparable; deploy matching firmware (make deploy)"
+                    )
+                else:
+                    self.refused = ""
+            case Event():
+                self.check(note.index, note.hash, note)
+            case SnapshotIn():
+                self._rebase(note.count, note.head, note.data)
+            case Rollback():
+                self._rollback(note.device_count)
+            case SnapshotDone():
+                p = self.pushed
+                if p is not None and p[0] == note.id:
+                    self.pushed = None
+                    if note.ok:
+                        self._rebase(p[2], p[3], p[1])
+            case _:
+                pass
 
     def rebase(self, count: int, head: int, data: bytes | None) -> None:
         """The log now starts at a snapshot (the link reset its record)."""
@@ -168,14 +170,16 @@ class Verifier:
         self.host_hash = self.base_hash
         h = self.base_hash
         for k, ev in enumerate(keep):
-            h = ttlink.chain_hash(h, ev)
+            h = ttlink.chain_hash(h, ev.raw())
             self.replayer.replay(self.base + k, ev)
             self.events.append(ev)
         self.next_index = n
         self.host_hash = self.own_hash = h
 
-    def check(self, index: int, device_hash: int, event: Event) -> Disagreement | None:
-        """Judge one event of the table; returns the disagreement, if any."""
+    def check(self, index: int, device_hash: int, event: Event | Sequence[Any]) -> Disagreement | None:
+        """Judge one event of the table (typed, or the table's list: decoded
+        here); returns the disagreement, if any."""
+        event = decode(event, index=index, hash=device_hash, lenient=True)
         if index != self.next_index:
             raise ValueError(f"event {index} given to the verifier where {self.next_index} was due")
         prev = self.host_hash
@@ -184,14 +188,14 @@ class Verifier:
         host_ev = self.replayer.replay(index, event) if not self.refused else None
         if host_ev is None:
             self.unchecked += 1
-            self.own_hash = ttlink.chain_hash(self.own_hash, event)
-            self.host_hash = ttlink.chain_hash(prev, event)
+            self.own_hash = ttlink.chain_hash(self.own_hash, event.raw())
+            self.host_hash = ttlink.chain_hash(prev, event.raw())
             if self.host_hash != device_hash:
                 return self._record(index, "hash", event, None, device_hash)
             return None
         self.checked += 1
-        self.own_hash = ttlink.chain_hash(self.own_hash, host_ev)
-        self.host_hash = ttlink.chain_hash(prev, host_ev)
+        self.own_hash = ttlink.chain_hash(self.own_hash, host_ev.raw())
+        self.host_hash = ttlink.chain_hash(prev, host_ev.raw())
         if host_ev == event and self.host_hash == device_hash:
             self.agreed += 1
             return None
@@ -208,7 +212,7 @@ class Verifier:
             host_event=host_ev,
             device_hash=device_hash,
             host_hash=self.host_hash,
-            fields=differing_fields(event, host_ev) if host_ev is not None else (),
+            fields=event.differing(host_ev) if host_ev is not None else (),
             device_text=self._text(event),
             host_text=self._text(host_ev) if host_ev is not None else "",
         )

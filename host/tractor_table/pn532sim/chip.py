@@ -263,9 +263,13 @@ class Chip:
     # Modelled timings, microseconds (see docs/readers.md).
     ACK_US = 500  # frame received -> ACK readable
     CMD_US = 800  # simple command (version, SAM, RF configuration) after the ACK
-    RF_SETTLE_US = 5000  # field switched on -> first REQA (tags power up)
-    TRY_US = 1000  # one passive-activation attempt that finds nothing
-    SELECT_US = 1500  # anticollision + select of one 7-byte-UID tag
+    # InListPassiveTarget, ISO/IEC 14443-3 type A at 106 kbit/s (one bit =
+    # 128/fc = 9.44 us; docs/readers.md, "Timings", has the sums). Its answer
+    # is timed from the command frame (the chip acknowledges and starts the
+    # RF work at once), not from the ACK.
+    RF_SETTLE_US = 5000  # field switched on -> first REQA (a tag must answer within 5 ms)
+    TRY_US = 400  # REQA sent, no ATQA within the PN532's wait: "no (more) card"
+    LEVEL_US = 2100  # one cascade level: ANTICOLLISION + UID CLn + SELECT + SAK, with their FDTs
     TAG_READ_US = 1000  # InDataExchange READ (16 bytes)
     TAG_WRITE_US = 5000  # InDataExchange WRITE (NTAG EEPROM write ~4 ms)
     BOOT_US = 2000  # RSTPD_N released -> chip answers
@@ -510,9 +514,12 @@ class Chip:
         if not found and self.max_retries == 0xFF:
             return None  # searches until a tag comes, or the host aborts
         tries = self.max_retries + 1 if self.max_retries != 0xFF else 1
-        delay += len(found) * self.SELECT_US
+        for tag in found:
+            delay += self.select_us(tag)  # an NTAG213: 2 levels, 4.2 ms
         if len(found) < max_tg:
             delay += tries * self.TRY_US
+        # timed from the frame: the ACK's time is part of it
+        delay = delay - self.ACK_US if delay > self.ACK_US else 0
         out = bytearray((len(found),))
         for i, tag in enumerate(found):
             out.append(i + 1)
@@ -522,6 +529,12 @@ class Chip:
             out.extend(tag.uid)
         self.listed = found
         return (delay, bytes(out))
+
+    def select_us(self, tag: Tag) -> int:
+        """Finding and selecting ``tag``: REQA/ATQA, then each cascade level's
+        anticollision and select (4-, 7-, 10-byte UIDs: 1, 2, 3 levels)."""
+        levels = 1 if len(tag.uid) == 4 else 2 if len(tag.uid) == 7 else 3
+        return levels * self.LEVEL_US
 
     def _in_data_exchange(self, p: bytes) -> "tuple[int, bytes | None]":
         if len(p) < 2:

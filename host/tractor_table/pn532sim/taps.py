@@ -7,7 +7,8 @@ typed on the keyboard or read from a script, one command a line:
 - ``deck [N]`` — the next N cards (default: all that are left) tapped in turn
   (once every card was tapped, the deck again from its first card);
 - ``place CARD[.copy]`` / ``remove`` — a tag put down and left there / every tag taken away;
-- ``two`` — the next two cards put down together (enroll asks for one at a time);
+- ``two`` — the next two cards put down together (enroll asks for one at a time), then
+  taken away: the next ``tap`` is the first of the two again;
 - ``foreign`` — a tag that is no card sticker (a 4-byte UID, like a bank card);
 - ``wait SECONDS``; ``quit``.
 
@@ -132,14 +133,22 @@ class Taps:
             self.sim.clear()
             self.say("the reader is clear")
         elif verb == "two" and not rest:
-            a, b = self.tag(self._next_card()), self.tag(self._next_card())
+            from ..enroll.cardset import card_label
+
+            first = self._next_card()
+            second = self._next_card() if self.next < self.total else 0
+            a, b = self.tag(first), self.tag(second)
             self.sim.place(a)
             self.sim.place(b)
             self._until_read(a)
             self.sleep(self.hold)
             self.sim.remove(a)
             self.sim.remove(b)
-            self.say("two cards were on the reader together")
+            # neither was read as a tap (enroll asks for one card at a time):
+            # the next tap is the first of the two again, as enroll still asks for it
+            self.next = first
+            self.say(f"two cards were on the reader together ({card_label(first)} and "
+                     f"{card_label(second)}); the next tap is {card_label(first)} again")
             self.sleep(self.gap)
         elif verb == "foreign" and not rest:
             tag = Tag(b"\xde\xad\xbe\xef", ntag=False)

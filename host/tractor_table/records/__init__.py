@@ -63,35 +63,16 @@ from __future__ import annotations
 
 from .common import DEFAULT_NAME, RecordsError, default_path, now_utc
 from .export import NotFaithful, branch, engine_record, events_record
-from .hands import (
-    CALL,
-    FORFEIT,
-    HAND_END,
-    HAND_START,
-    PARTNER,
-    REDEAL,
-    TRICK,
-    TRUMP,
-    HandFacts,
-    derive_hands,
-)
+from .hands import HandFacts, derive_hands
 from .recorder import Recorder, open_recorder
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 from .store import Store
 
 __all__ = [
     "APPLICATION_ID",
-    "CALL",
     "DEFAULT_NAME",
-    "FORFEIT",
-    "HAND_END",
-    "HAND_START",
     "MIGRATIONS",
-    "PARTNER",
-    "REDEAL",
     "SCHEMA_VERSION",
-    "TRICK",
-    "TRUMP",
     "HandFacts",
     "NotFaithful",
     "Recorder",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .hands import HAND_START, describe_event
+from ..events import HandStart, describe
 from .store import Store
 
 
@@ -46,14 +46,14 @@ def engine_record(store: Store, hand: dict[str, Any]) -> str:
         prev = e["index"]
         ev = e["event"]
         mine = replayer.replay(e["index"], ev)
-        if ev[0] == HAND_START:
+        if isinstance(ev, HandStart):
             mine = None  # the match's position is the table's (the replayer takes it)
         if replayer.lost:
             raise NotFaithful(f"the full engine cannot follow the table: {replayer.lost}")
         if mine is not None and mine != ev:
             raise NotFaithful(
                 f"the full engine disagrees with the table at event {e['index']} "
-                f"({describe_event(ev)} / engine: {describe_event(mine)})"
+                f"({describe(ev)} / engine: {describe(mine)})"
             )
         if replayer.hand is not None:
             built = replayer.hand
@@ -89,7 +89,7 @@ def events_record(store: Store, hand: dict[str, Any]) -> str:
     lines = [json.dumps(head, separators=(", ", ": "))]
     for e in events:
         lines.append(
-            json.dumps({"index": e["index"], "hash": e["hash"], "event": e["event"]},
+            json.dumps({"index": e["index"], "hash": e["hash"], "event": e["event"].raw()},
                        separators=(", ", ": "))
         )
     return "\n".join(lines) + "\n"

@@ -9,14 +9,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..vocab import HAND_PHASES, PARTNER_UNKNOWN, EventKind, Snapshot, SnapshotError, TablePhase
-from .common import Event, load_event
+from ..events import (
+    Call,
+    Event,
+    Forfeit,
+    HandEnd,
+    HandStart,
+    Partner,
+    Redeal,
+    Trick,
+    Trump,
+    decode,
+    describe,
+)
+from ..vocab import HAND_PHASES, PARTNER_UNKNOWN, Snapshot, SnapshotError, TablePhase
+from .common import load_event
 
-# the firmware's event kinds the records read (firmware/events.py, through tractor_table.vocab)
-HAND_START, TRUMP, REDEAL, TRICK = (int(k) for k in (EventKind.HAND_START, EventKind.TRUMP, EventKind.REDEAL,
-                                                     EventKind.TRICK))
-HAND_END, FORFEIT, CALL, PARTNER = (int(k) for k in (EventKind.HAND_END, EventKind.FORFEIT, EventKind.CALL,
-                                                     EventKind.PARTNER))
 #: the phases in which trump is known (after the draw, before the hand's end)
 _TRUMP_KNOWN = frozenset((TablePhase.KITTY, TablePhase.PLAY, TablePhase.SCAN, TablePhase.CALL))
 
@@ -44,33 +52,36 @@ class HandFacts:
 
     def feed(self, idx: int, ev: Event, at: str) -> None:
         self.end_idx = idx
-        k = ev[0]
         f = self.facts
-        if k == HAND_START and len(ev) >= 7:
-            f.update(hand_no=ev[1], dealer=ev[2], decks=ev[3], level0=ev[4], level1=ev[5],
-                     first_hand=ev[6])
-            if len(ev) >= 9:  # partners = "called": levels per seat
-                f.update(level2=ev[7], level3=ev[8])
-        elif k == CALL and len(ev) >= 3:
-            f["called"] = ev[2]
-        elif k == PARTNER and len(ev) >= 3:
-            f["partner"] = ev[2]
-        elif k == TRUMP and len(ev) >= 4:
-            f.update(trump=ev[1], declarer=ev[2], dealer=ev[3])
-        elif k == TRICK and len(ev) >= 5 and self.status == "playing":
-            f["attackers_score"] = ev[4]
-        elif k == FORFEIT and len(ev) >= 3:
-            f["forfeit_seat"] = ev[2]
-        elif k == REDEAL and self.status == "playing":
-            self.status, self.ended_at = "redeal", at
-            f["result"] = "redeal: nobody bid"
-        elif k == HAND_END and len(ev) >= 9 and self.status == "playing":
-            f.update(attackers_score=ev[1], kitty_points=ev[2], multiplier=ev[3], bonus=ev[4],
-                     next_dealer=ev[5], next_level0=ev[6], next_level1=ev[7], match_winner=ev[8])
-            if len(ev) >= 11:
-                f.update(next_level2=ev[9], next_level3=ev[10])
-            self.status, self.ended_at = "done", at
-            f["result"] = describe_event(ev)
+        match ev:
+            case HandStart():
+                f.update(hand_no=ev.hand_no, dealer=ev.dealer, decks=ev.decks, level0=ev.levels[0],
+                         level1=ev.levels[1], first_hand=int(ev.first_hand))
+                if len(ev.levels) == 4:  # partners = "called": levels per seat
+                    f.update(level2=ev.levels[2], level3=ev.levels[3])
+            case Call():
+                f["called"] = ev.face
+            case Partner():
+                f["partner"] = ev.partner
+            case Trump():
+                f.update(trump=ev.trump, declarer=ev.declarer, dealer=ev.dealer)
+            case Trick() if self.status == "playing":
+                f["attackers_score"] = ev.attackers_score
+            case Forfeit():
+                f["forfeit_seat"] = ev.seat
+            case Redeal() if self.status == "playing":
+                self.status, self.ended_at = "redeal", at
+                f["result"] = "redeal: nobody bid"
+            case HandEnd() if self.status == "playing":
+                f.update(attackers_score=ev.attackers_score, kitty_points=ev.kitty_points,
+                         multiplier=ev.multiplier, bonus=ev.bonus, next_dealer=ev.next_dealer,
+                         next_level0=ev.levels[0], next_level1=ev.levels[1], match_winner=ev.match_winner)
+                if len(ev.levels) == 4:
+                    f.update(next_level2=ev.levels[2], next_level3=ev.levels[3])
+                self.status, self.ended_at = "done", at
+                f["result"] = describe(ev)
+            case _:
+                pass
 
     def row(self) -> tuple[Any, ...]:
         return (self.start_idx, self.end_idx, self.partial, self.status, self.started_at,
@@ -78,7 +89,7 @@ class HandFacts:
 
 
 def derive_hands(
-    rows: Sequence[tuple[int, int, Event, str]], snapshots: Mapping[int, Any] | None = None
+    rows: Sequence[tuple[int, int, Event | Sequence[Any], str]], snapshots: Mapping[int, Any] | None = None
 ) -> list[HandFacts]:
     """The hands of a run of current events ``(event id, index, event, received_at)``
     in index order: a HAND_START opens one (an open hand before it was
@@ -92,12 +103,13 @@ def derive_hands(
     hands: list[HandFacts] = []
     cur: HandFacts | None = None
     prev = -2
-    for eid, idx, ev, at in rows:
+    for eid, idx, raw, at in rows:
+        ev = decode(raw, index=idx, lenient=True)
         if cur is not None and idx != prev + 1:
             if cur.status == "playing":
                 cur.status = "incomplete"
             cur = None
-        if ev and ev[0] == HAND_START:
+        if isinstance(ev, HandStart):
             if cur is not None and cur.status == "playing":
                 cur.status = "abandoned"
             cur = HandFacts(eid, idx, idx, 0, "playing", at)
@@ -138,7 +150,7 @@ def _from_snapshot(h: HandFacts, data: Any) -> None:
     if phase not in HAND_PHASES:  # the hand was over before the records start
         h.status = "done"
         end = snap.result
-        h.facts["result"] = describe_event(end) if isinstance(end, list) and end else "over"
+        h.facts["result"] = describe(end) if isinstance(end, list) and end else "over"
 
 
 def stored_snapshots(db: sqlite3.Connection, table_id: int, frm: int) -> dict[int, Any]:
@@ -154,17 +166,6 @@ def stored_snapshots(db: sqlite3.Connection, table_id: int, frm: int) -> dict[in
         except (ValueError, UnicodeDecodeError):
             continue
     return out
-
-
-def describe_event(ev: Sequence[Any]) -> str:
-    from ..virtual.events import describe
-
-    try:
-        return describe(ev)
-    except (IndexError, KeyError, TypeError, ValueError):
-        return f"event {list(ev)!r}"
-
-
 
 
 def rederive(db: sqlite3.Connection, table_id: int, idx: int) -> None:

@@ -8,8 +8,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..events import Event
 from ..link import ttlink
-from .common import Event, Note, RecordsError, default_path, rowid
+from ..link.notes import (
+    App,
+    Down,
+    Note,
+    Rollback,
+    SnapshotDone,
+    SnapshotIn,
+    Synced,
+    Up,
+    detail_of,
+    kind_of,
+    typed,
+)
+from .common import RecordsError, default_path, rowid
 from .hands import rederive
 from .store import Store
 
@@ -50,18 +64,22 @@ class Recorder:
         self.verdicts = 0
         self.hands_seen: set[int] = set()
         self._pushes: dict[int, tuple[bytes, int, int]] = {}
+        #: called after each note is written (the club's uploader wakes on it)
+        self.on_written: list[Callable[[], None]] = []
 
     # --- the link's notes
 
-    def on_note(self, note: Note) -> None:
-        """Record one note of the host link (``SerialLink(on_note=...)``)."""
-        self._guard(self._note, note, None)
+    def on_note(self, note: Note | list[Any]) -> None:
+        """Record one note of the host link (``SerialLink(on_note=...)``;
+        a HostLink list is taken too: :func:`tractor_table.link.notes.typed`)."""
+        self._guard(self._note, typed(note), None)
 
-    def follow(self, verifier: Any) -> Callable[[Note], None]:
+    def follow(self, verifier: Any) -> Callable[[Note | list[Any]], None]:
         """A note callback that feeds ``verifier`` (a :class:`~tractor_table.link.verifier.Verifier`)
         and records each note with the verifier's verdict on it, in one transaction."""
 
-        def on_note(note: Note) -> None:
+        def on_note(raw: Note | list[Any]) -> None:
+            note = typed(raw)
             before = (verifier.agreed, verifier.unchecked, len(verifier.disagreements))
             try:
                 verifier.on_note(note)
@@ -69,7 +87,7 @@ class Recorder:
                 self.on_note(note)
                 raise
             verdict: tuple[str, Any] | None = None
-            if note[0] == "event":
+            if isinstance(note, Event):
                 if len(verifier.disagreements) > before[2]:
                     verdict = ("disagreed", verifier.disagreements[-1])
                 elif verifier.refused:
@@ -112,44 +130,47 @@ class Recorder:
             fn(*args)
         except (RecordsError, sqlite3.Error, OSError, ValueError, TypeError) as exc:
             self.failed = f"recording stopped: {exc}"
+            return
+        for hook in self.on_written:
+            hook()
 
     def _note(self, note: Note, verdict: tuple[str, Any] | None) -> None:
-        kind = note[0]
-        if kind == "app":
+        if isinstance(note, App):
             return  # the table's replies and display lines: not game records
+        kind = kind_of(note)
         with self.store.transaction() as db:
             at = self.store.clock()
-            if kind == "up":
-                self._up(db, note[1], at)
-            elif kind == "event":
+            if isinstance(note, Up):
+                self._up(db, note, at)
+            elif isinstance(note, Event):
                 if self.session_id is None or self.table_id is None:
                     return
-                eid = self._event(db, note[1], note[2], note[3], at)
+                eid = self._event(db, note, at)
                 if verdict is not None:
-                    self._put_verdict(db, eid, note[2], *verdict)
-            elif kind == "snapshot":
-                self._snapshot(db, note[1], note[2], note[3] if len(note) > 3 else None, 0, at)
-                self._note_row(db, kind, [note[1], note[2]], at)
-            elif kind == "snapshot_done":
-                p = self._pushes.pop(note[1], None)
-                if p is not None and note[2]:
+                    self._put_verdict(db, eid, note.hash, *verdict)
+            elif isinstance(note, SnapshotIn):
+                self._snapshot(db, note.count, note.head, note.data, 0, at)
+                self._note_row(db, kind, [note.count, note.head], at)
+            elif isinstance(note, SnapshotDone):
+                p = self._pushes.pop(note.id, None)
+                if p is not None and note.ok:
                     self._snapshot(db, p[1], p[2], p[0], 1, at)
-                self._note_row(db, kind, note[1:], at)
+                self._note_row(db, kind, [note.id, int(note.ok), note.reason], at)
             else:
-                if kind == "down" and self.session_id is not None:
+                if isinstance(note, Down) and self.session_id is not None:
                     db.execute(
                         "UPDATE sessions SET down_at = ?, down_reason = ? WHERE id = ? AND down_at IS NULL",
-                        (at, str(note[1]) if len(note) > 1 else "", self.session_id),
+                        (at, note.why, self.session_id),
                     )
-                elif kind == "synced" and self.session_id is not None:
+                elif isinstance(note, Synced) and self.session_id is not None:
                     db.execute(
                         "UPDATE sessions SET synced_at = ? WHERE id = ? AND synced_at IS NULL",
                         (at, self.session_id),
                     )
-                elif kind == "rollback":
-                    self.rolled_back_to = int(note[1])
+                elif isinstance(note, Rollback):
+                    self.rolled_back_to = note.device_count
                 detail = [bytes(x).decode("utf-8", "replace") if isinstance(x, bytes | bytearray)
-                          else x for x in note[1:]]
+                          else x for x in detail_of(note)]
                 self._note_row(db, kind, detail, at)
 
     def _note_row(self, db: sqlite3.Connection, kind: str, detail: Any, at: str) -> None:
@@ -158,10 +179,10 @@ class Recorder:
             (self.session_id, at, kind, json.dumps(detail, default=repr)),
         )
 
-    def _up(self, db: sqlite3.Connection, p: list[Any], at: str) -> None:
-        fw, rules_id, boot_id = str(p[1]), str(p[2]), int(p[3])
-        count, head, agree = int(p[5]), int(p[6]), int(p[7])
-        uid = str(p[8]) if len(p) > 8 and isinstance(p[8], str) and p[8] else None
+    def _up(self, db: sqlite3.Connection, up: Up, at: str) -> None:
+        fw, rules_id, boot_id = up.fw_version, up.rules_id, up.boot_id
+        count, head, agree = up.count, up.head, up.agree
+        uid = up.table_uid or None
         if self.session_id is not None:
             db.execute(
                 "UPDATE sessions SET down_at = ?, down_reason = 'a new session' "
@@ -238,10 +259,11 @@ class Recorder:
             ).fetchone()[0]
         )
 
-    def _event(self, db: sqlite3.Connection, idx: int, h: int, ev: Event, at: str) -> int:
+    def _event(self, db: sqlite3.Connection, ev: Event, at: str) -> int:
         table = self.table_id
         assert table is not None
-        text = ttlink.canonical(ev).decode()
+        idx, h = ev.index, ev.hash
+        text = ttlink.canonical(ev.raw()).decode()
         same = db.execute(
             "SELECT id, current FROM events WHERE table_id = ? AND idx = ? AND hash = ?",
             (table, idx, h),
@@ -275,7 +297,7 @@ class Recorder:
             eid = rowid(db.execute(
                 "INSERT INTO events (table_id, idx, hash, event, kind, session_id, received_at, "
                 "replaces) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (table, idx, h, text, int(ev[0]) if ev and isinstance(ev[0], int) else -1,
+                (table, idx, h, text, int(ev.kind),
                  self.session_id, at, replaces),
             ))
             self.new_events += 1
@@ -325,7 +347,7 @@ class Recorder:
                 "table_hash, host_hash, fields, table_text, host_text) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (eid, self.session_id, verdict, d.what,
-                 json.dumps(d.host_event) if d.host_event is not None else None,
+                 json.dumps(d.host_event.raw()) if d.host_event is not None else None,
                  d.device_hash, d.host_hash, json.dumps(list(d.fields)), d.device_text, d.host_text),
             )
         self.verdicts += 1

@@ -11,7 +11,7 @@ from ..link import ttlink
 from .common import RecordsError, damaged, load_event, rowid
 from .hands import rederive
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: "TTrc" in the SQLite header: this file is tractor-table's records.
 APPLICATION_ID = 0x54547263
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -312,12 +312,108 @@ def _migrate_4(db: sqlite3.Connection) -> None:
         rederive(db, table_id, 0)
 
 
-#: user_version N -> the step that brings a file from N-1 to N
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    1: _migrate_1, 2: _migrate_2, 3: _migrate_3, 4: _migrate_4,
+# --- schema 5: the club's outbox (docs/club.md, "The upload")
+
+#: a local table's identity on the club server: the table's own (the Pico's
+#: unique id), or for a table recorded before tables had one, this file's
+_UID_OF = ("COALESCE((SELECT uid FROM tables WHERE id = {t}), "
+           "'h:' || (SELECT host_uuid FROM club_host WHERE id = 1) || ':' || {t})")
+_BOOL = "json(CASE WHEN {x} THEN 'true' ELSE 'false' END)"
+
+#: journal kind -> (the table it follows, the payload's JSON from a row ``{r}``)
+JOURNAL: dict[str, tuple[str, str]] = {
+    "session": ("sessions", (
+        "json_object('id', {r}.id, 'table', " + _UID_OF.format(t="{r}.table_id") + ", "
+        "'boot_id', (SELECT boot_id FROM boots WHERE id = {r}.boot), "
+        "'fw_version', (SELECT fw_version FROM boots WHERE id = {r}.boot), "
+        "'rules_id', (SELECT rules_id FROM boots WHERE id = {r}.boot), "
+        "'source', {r}.source, 'port', {r}.port, 'host_version', {r}.host_version, "
+        "'rules', {r}.rules, 'up_at', {r}.up_at, 'synced_at', {r}.synced_at, "
+        "'down_at', {r}.down_at, 'down_reason', {r}.down_reason, "
+        "'table_count', {r}.table_count, 'table_head', {r}.table_head, 'agree', {r}.agree)")),
+    "note": ("link_notes", (
+        "json_object('id', {r}.id, 'session', {r}.session_id, 'at', {r}.at, 'note', {r}.kind, "
+        "'detail', {r}.detail)")),
+    "snapshot": ("snapshots", (
+        "json_object('id', {r}.id, 'table', " + _UID_OF.format(t="{r}.table_id") + ", "
+        "'session', {r}.session_id, 'count', {r}.count, 'head', {r}.head, "
+        "'data', CASE WHEN {r}.data IS NULL THEN NULL ELSE lower(hex({r}.data)) END, "
+        "'pushed', " + _BOOL.format(x="{r}.pushed") + ", 'at', {r}.received_at)")),
+    "event": ("events", (
+        "json_object('table', " + _UID_OF.format(t="{r}.table_id") + ", 'idx', {r}.idx, "
+        "'hash', {r}.hash, 'event', {r}.event, 'session', {r}.session_id, "
+        "'at', {r}.received_at, 'current', " + _BOOL.format(x="{r}.current") + ", "
+        "'why', {r}.superseded_why, 'superseded_at', {r}.superseded_at)")),
+    "supersede": ("events", (
+        "json_object('table', " + _UID_OF.format(t="{r}.table_id") + ", 'idx', {r}.idx, "
+        "'hash', {r}.hash, 'why', {r}.superseded_why, 'at', {r}.superseded_at)")),
+    "restore": ("events", (
+        "json_object('table', " + _UID_OF.format(t="{r}.table_id") + ", 'idx', {r}.idx, "
+        "'hash', {r}.hash)")),
+    "verdict": ("verdicts", (
+        "(SELECT json_object('table', " + _UID_OF.format(t="e.table_id") + ", 'idx', e.idx, "
+        "'hash', e.hash, 'session', {r}.session_id, 'verdict', {r}.verdict, 'what', {r}.what, "
+        "'host_event', {r}.host_event, 'table_hash', {r}.table_hash, 'host_hash', {r}.host_hash, "
+        "'fields', {r}.fields, 'table_text', {r}.table_text, 'host_text', {r}.host_text) "
+        "FROM events e WHERE e.id = {r}.event_id)")),
 }
 
-TABLES = ("tables", "boots", "sessions", "events", "snapshots", "link_notes", "hands", "verdicts")
+_TRIGGERS = {
+    "session": ["AFTER INSERT ON sessions", "AFTER UPDATE ON sessions"],
+    "note": ["AFTER INSERT ON link_notes"],
+    "snapshot": ["AFTER INSERT ON snapshots"],
+    "event": ["AFTER INSERT ON events"],
+    "supersede": ["AFTER UPDATE OF current ON events WHEN OLD.current = 1 AND NEW.current = 0"],
+    "restore": ["AFTER UPDATE OF current ON events WHEN OLD.current = 0 AND NEW.current = 1"],
+    "verdict": ["AFTER INSERT ON verdicts"],
+}
+
+
+def _migrate_5(db: sqlite3.Connection) -> None:
+    """The club's outbox: ``journal`` (one row per thing recorded, written by
+    triggers in the very transaction that records it), ``club_host`` (this
+    file's uuid: the file is the host the server knows), ``upload_cursor``
+    (how far each club server acknowledged). What the file held before is
+    journalled first, in its order, so a carried file uploads whole."""
+    import uuid
+
+    # IF NOT EXISTS: a file whose user_version was set back (by hand) keeps its journal
+    db.execute("CREATE TABLE IF NOT EXISTS club_host(id INTEGER PRIMARY KEY CHECK (id = 1), "
+               "host_uuid TEXT NOT NULL)")
+    db.execute("INSERT OR IGNORE INTO club_host VALUES (1, ?)", (str(uuid.uuid4()),))
+    db.execute("CREATE TABLE IF NOT EXISTS journal(seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+               "kind TEXT NOT NULL, payload TEXT NOT NULL)")
+    db.execute("CREATE TABLE IF NOT EXISTS upload_cursor(server_url TEXT PRIMARY KEY, "
+               "acked_seq INTEGER NOT NULL, updated_at TEXT NOT NULL)")
+    fresh = db.execute("SELECT 1 FROM journal LIMIT 1").fetchone() is None
+    for kind in ("session", "snapshot", "note", "event", "verdict") if fresh else ():
+        table, expr = JOURNAL[kind]
+        order = "event_id, session_id" if table == "verdicts" else "id"
+        db.execute(f"INSERT INTO journal (kind, payload) SELECT '{kind}', "
+                   f"{expr.format(r='x')} FROM {table} x ORDER BY {order}")
+    for kind, whens in _TRIGGERS.items():
+        expr = JOURNAL[kind][1].format(r="NEW")
+        for n, when in enumerate(whens):
+            db.execute(f"CREATE TRIGGER IF NOT EXISTS journal_{kind}_{n} {when} BEGIN "
+                       f"INSERT INTO journal (kind, payload) VALUES ('{kind}', {expr}); END")
+
+
+def undo_5(db: sqlite3.Connection) -> None:
+    """Schema 5 taken out again (tests make files as older versions wrote them)."""
+    for kind, whens in _TRIGGERS.items():
+        for n in range(len(whens)):
+            db.execute(f"DROP TRIGGER IF EXISTS journal_{kind}_{n}")
+    for t in ("journal", "club_host", "upload_cursor"):
+        db.execute(f"DROP TABLE IF EXISTS {t}")
+
+
+#: user_version N -> the step that brings a file from N-1 to N
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _migrate_1, 2: _migrate_2, 3: _migrate_3, 4: _migrate_4, 5: _migrate_5,
+}
+
+TABLES = ("tables", "boots", "sessions", "events", "snapshots", "link_notes", "hands", "verdicts",
+          "journal")
 
 
 def check_file(path: Path) -> None:

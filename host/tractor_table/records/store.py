@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..events import decode
 from ..link import ttlink
 from .common import RecordsError, damaged, load_event, now_utc
 from .hands import HandFacts, derive_hands, stored_snapshots
@@ -157,7 +158,8 @@ class Store:
                     (eid,),
                 )
             ]
-            out.append({"id": eid, "index": idx, "hash": h, "event": load_event(text),
+            out.append({"id": eid, "index": idx, "hash": h,
+                        "event": decode(load_event(text), index=idx, hash=h, lenient=True),
                         "received_at": at, "current": bool(current), "superseded": why,
                         "session": sid, "verdicts": verdicts})
         return out

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from shengji.cards import FACES, card_id_name
+
+if TYPE_CHECKING:
+    from ..events import Event
 
 SUIT_SYMBOLS = "♠♥♦♣"
 RANKS = "23456789TJQKA"
@@ -52,12 +56,15 @@ def levels_name(levels: Sequence[int | None]) -> str:
     return ("/" if len(levels) == 2 else " ").join(level_name(x) for x in levels)
 
 
-def describe_in(ev: list[int] | tuple[int, ...], lang: str = "en") -> str:
-    """An event in words (``virtual.events.describe``), its cards named in ``lang``."""
-    from ..virtual.events import cards_of, cards_text, describe
+def describe_in(ev: Event | Sequence[int], lang: str = "en") -> str:
+    """An event in words (:func:`tractor_table.events.describe`), its cards named in ``lang``."""
+    from ..events import as_event, cards_text, describe
 
     text = describe(ev)
-    carried = cards_of(ev)
+    try:
+        carried = as_event(ev).ids
+    except ValueError:
+        return text
     if lang != "zh" or not carried:
         return text
     return text.replace(cards_text(carried), names(carried, lang), 1)

@@ -10,7 +10,30 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..virtual.events import EV, cards_of, describe, event_levels, reason
+from ..events import (
+    Audit,
+    Bid,
+    Call,
+    Challenge,
+    Event,
+    Forced,
+    Forfeit,
+    HandEnd,
+    HandStart,
+    Kitty,
+    KittyUp,
+    Partner,
+    Play,
+    Reject,
+    Revoke,
+    Scan,
+    Trick,
+    Trump,
+    Undo,
+    decode,
+    describe,
+    reason,
+)
 
 SEATS = 4
 
@@ -156,71 +179,75 @@ def _trick(rep: HandReport, no: int) -> TrickReport:
     return rep.tricks[no]
 
 
-def feed(rep: HandReport, ev: list[Any]) -> None:
+def feed(rep: HandReport, event: Event | list[Any]) -> None:
     """One table event into the report."""
-    k = ev[0]
-    cards = cards_of(ev)
-    if k == EV.HAND_START:
-        rep.hand_no, rep.dealer, rep.decks = ev[1], ev[2], ev[3]
-        rep.levels = tuple(event_levels(ev))
-    elif k == EV.CALL:
-        rep.called = ev[2]
-    elif k == EV.PARTNER:
-        rep.partner = ev[2]
-    elif k == EV.BID:
-        rep.bids.append(ReportBid(ev[1], cards, bool(ev[2]), "" if ev[2] else reason(ev[3])))
-    elif k == EV.TRUMP:
-        rep.trump, rep.declarer, rep.dealer = ev[1], ev[2], ev[3]
-    elif k == EV.KITTY:
-        rep.kitty, rep.kitty_points = cards, ev[2]
-    elif k == EV.KITTY_UP:
-        rep.kitty_up = cards
-    elif k == EV.SCAN:
-        rep.hands[ev[1]] = sorted(cards, key=card_order)
-        rep.hands_from = "scanned"
-    elif k == EV.PLAY:
-        t = _trick(rep, ev[1])
-        if not t.plays:
-            t.leader = ev[2]
-        t.plays.append((ev[2], cards))
-    elif k == EV.UNDO:  # a long press took the seat's last play back: it is not in the trick
-        t = _trick(rep, ev[1])
-        for i in range(len(t.plays) - 1, -1, -1):
-            if t.plays[i][0] == ev[2]:
-                del t.plays[i]
-                break
-        if not t.plays:
-            t.leader = None
-        t.notes.append(f"S{ev[2]} took back {_names(cards)}")
-    elif k == EV.FORCED:
-        t = _trick(rep, ev[1])
-        t.notes.append(f"S{ev[2]}'s throw fails: {_names(cards)} stands as the lead (penalty {ev[3]})")
-        if t.plays and t.plays[0][0] == ev[2]:
-            t.attempt = t.plays[0][1]
-            t.plays[0] = (ev[2], cards)
-        rep.findings.append(ReportFinding("table", describe(ev)))
-    elif k == EV.CHALLENGE:
-        t = _trick(rep, ev[1])
-        t.notes.append(describe(ev))
-        if not ev[3]:
+    ev = decode(event, lenient=True)
+    cards = list(ev.ids)
+    match ev:
+        case HandStart():
+            rep.hand_no, rep.dealer, rep.decks = ev.hand_no, ev.dealer, ev.decks
+            rep.levels = ev.levels
+        case Call():
+            rep.called = ev.face
+        case Partner():
+            rep.partner = ev.partner
+        case Bid():
+            rep.bids.append(ReportBid(ev.seat, cards, ev.accepted, "" if ev.accepted else reason(ev.reason)))
+        case Trump():
+            rep.trump, rep.declarer, rep.dealer = ev.trump, ev.declarer, ev.dealer
+        case Kitty():
+            rep.kitty, rep.kitty_points = cards, ev.points
+        case KittyUp():
+            rep.kitty_up = cards
+        case Scan():
+            rep.hands[ev.seat] = sorted(cards, key=card_order)
+            rep.hands_from = "scanned"
+        case Play():
+            t = _trick(rep, ev.trick)
+            if not t.plays:
+                t.leader = ev.seat
+            t.plays.append((ev.seat, cards))
+        case Undo():  # a long press took the seat's last play back: it is not in the trick
+            t = _trick(rep, ev.trick)
+            for i in range(len(t.plays) - 1, -1, -1):
+                if t.plays[i][0] == ev.seat:
+                    del t.plays[i]
+                    break
+            if not t.plays:
+                t.leader = None
+            t.notes.append(f"S{ev.seat} took back {_names(cards)}")
+        case Forced():
+            t = _trick(rep, ev.trick)
+            t.notes.append(f"S{ev.leader}'s throw fails: {_names(cards)} stands as the lead (penalty {ev.penalty})")
+            if t.plays and t.plays[0][0] == ev.leader:
+                t.attempt = t.plays[0][1]
+                t.plays[0] = (ev.leader, cards)
             rep.findings.append(ReportFinding("table", describe(ev)))
-    elif k == EV.TRICK:
-        t = _trick(rep, ev[1])
-        t.winner, t.points, t.score = ev[2], ev[3], ev[4]
-        before = rep.tricks[ev[1] - 1].by_seat if ev[1] > 0 else [0] * SEATS
-        t.by_seat = list(before)
-        if 0 <= t.winner < SEATS:
-            t.by_seat[t.winner] += t.points
-    elif k == EV.HAND_END:
-        per_seat = len(ev) > 9  # find-a-friend: the winners are a bit mask of seats
-        rep.end = {
-            "score": ev[1], "kitty_points": ev[2], "multiplier": ev[3], "bonus": ev[4],
-            "next_dealer": ev[5], "levels": tuple(event_levels(ev)),
-            "match_winner": -1 if per_seat else ev[8],
-            "winners": [s for s in range(SEATS) if ev[8] >= 0 and ev[8] >> s & 1] if per_seat else [],
-        }
-    elif k in (EV.REJECT, EV.AUDIT, EV.REVOKE, EV.FORFEIT):
-        rep.findings.append(ReportFinding("table", describe(ev)))
+        case Challenge():
+            t = _trick(rep, ev.trick)
+            t.notes.append(describe(ev))
+            if not ev.accepted:
+                rep.findings.append(ReportFinding("table", describe(ev)))
+        case Trick():
+            t = _trick(rep, ev.trick)
+            t.winner, t.points, t.score = ev.winner, ev.points, ev.attackers_score
+            before = rep.tricks[ev.trick - 1].by_seat if ev.trick > 0 else [0] * SEATS
+            t.by_seat = list(before)
+            if 0 <= t.winner < SEATS:
+                t.by_seat[t.winner] += t.points
+        case HandEnd():
+            per_seat = len(ev.levels) == 4  # find-a-friend: the winners are a bit mask of seats
+            won = ev.match_winner
+            rep.end = {
+                "score": ev.attackers_score, "kitty_points": ev.kitty_points, "multiplier": ev.multiplier,
+                "bonus": ev.bonus, "next_dealer": ev.next_dealer, "levels": ev.levels,
+                "match_winner": -1 if per_seat else won,
+                "winners": [s for s in range(SEATS) if won >= 0 and won >> s & 1] if per_seat else [],
+            }
+        case Reject() | Audit() | Revoke() | Forfeit():
+            rep.findings.append(ReportFinding("table", describe(ev)))
+        case _:
+            pass
 
 
 def settlement(rep: HandReport) -> str:

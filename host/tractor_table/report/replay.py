@@ -52,8 +52,8 @@ def _table_state(rep: HandReport, lang: str) -> list[str]:
 
 def recorded_steps(store: Any, hand: dict[str, Any], lang: str = "en") -> list[ReplayStep]:
     """The steps of a recorded hand (its own branch of events)."""
+    from ..events import describe
     from ..records.export import branch
-    from ..virtual.events import describe
 
     # the facts as the events tell them, one by one (a hand the records start
     # inside of: from its snapshot's)

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from shengji import Rules
 from shengji.hand import Bid, Bury, Call, Challenge, Deal, EndDraw, Hand, Phase, Play
@@ -57,7 +57,9 @@ from shengji.match import Match, deal_cards, make_bots
 from shengji.play import Reason, check_throw
 from shengji.rules import NoBid, Partners, Revoke
 
+from .. import events as E
 from ..errors import CommandError
+from ..events import EV, TRUMPS, cards_text, describe, face_name, levels_text
 from ..link.engine_replayer import (
     adopt_forced,
     attackers_score,
@@ -66,8 +68,9 @@ from ..link.engine_replayer import (
     partner_field,
 )
 from ..vocab import NT
-from .events import EV, TRUMPS, cards_text, describe, event_levels, face_name, levels_text
 from .runner import VirtualTable
+
+_E = TypeVar("_E", bound=E.Event)
 
 # The call gesture's actions at the dealer's seat (firmware/tablefriend.py)
 TAP, BEFORE, AFTER = "tap", "double", "long"
@@ -145,7 +148,7 @@ class BotGame:
         self.events_seen = 0
         self.hands_played = 0
         self.tricks_played = 0
-        self.findings: list[list[Any]] = []  # REVOKE and AUDIT events of the hand
+        self.findings: list[E.Revoke | E.Audit] = []  # REVOKE and AUDIT events of the hand
         self.hand: Hand | None = None
         self.challenges = 0
         self.forced_at_once = 0
@@ -156,7 +159,7 @@ class BotGame:
         self.revoked = False  # this hand's revoke was made
         self.revokes = 0
         self.revokes_refused = 0  # hand_scan mode with revoke = "flag": refused at the play
-        self.forfeits: list[list[Any]] = []  # the FORFEIT events seen
+        self.forfeits: list[E.Forfeit] = []  # the FORFEIT events seen
         self.kitty_reveals = 0
         # revoke = "forfeit" or partners = "called" without hand scans: the
         # hand as the table knows it
@@ -174,31 +177,36 @@ class BotGame:
 
     # --- events ------------------------------------------------------------------
 
-    def _next(self) -> list[Any]:
+    def _next(self) -> E.Event:
         ev = self.table.next_event(self.timeout)
         self.events_seen += 1
         if self.verbose:
             self.say("    " + describe(ev))
         return ev
 
-    def _expect(self, *kinds: int) -> list[Any]:
+    def _expect(self, kind: type[_E]) -> _E:
+        """The next event of `kind`; verdict events met on the way are reported."""
+        ev = self._expect_any(kind)
+        assert isinstance(ev, kind)
+        return ev
+
+    def _expect_any(self, *kinds: type[E.Event]) -> E.Event:
         """The next event of one of `kinds`; verdict events met on the way are reported."""
         while True:
             ev = self._next()
-            k = ev[0]
-            if k in kinds:
+            if isinstance(ev, kinds):
                 return ev
-            if k in (EV.REVOKE, EV.AUDIT):
+            if isinstance(ev, (E.Revoke, E.Audit)):
                 self.findings.append(ev)
                 self.say("  ! " + describe(ev))
-            elif k == EV.FORFEIT:
+            elif isinstance(ev, E.Forfeit):
                 self.forfeits.append(ev)
                 self.say("  ! " + describe(ev))
-            elif k == EV.REJECT:
+            elif isinstance(ev, E.Reject):
                 self._disagree(f"the table refused a play the full engine allows: {describe(ev)}")
                 raise CommandError("the table refused a legal play: " + describe(ev))
             else:
-                want = ", ".join(EV.NAMES[x] for x in kinds)
+                want = ", ".join(k.KIND.name for k in kinds)
                 raise CommandError(f"expected {want} from the table, got: {describe(ev)}")
 
     def _check(self, what: str, table_says: object, host_says: object) -> None:
@@ -220,19 +228,19 @@ class BotGame:
 
     def play(self, hands: int) -> None:
         """Play `hands` hands (redeals not counted), or until the match is won."""
-        start = self._expect(EV.HAND_START)
+        start = self._expect(E.HandStart)
         while True:
             outcome = self.play_hand(start)
             if outcome == "redeal":
-                start = self._expect(EV.HAND_START)
+                start = self._expect(E.HandStart)
                 continue
             self.hands_played += 1
             if self.hands_played >= hands or self.match.is_over:
                 return
             self.table.press(0, EV.BTN_OK)
-            start = self._expect(EV.HAND_START)
+            start = self._expect(E.HandStart)
 
-    def play_hand(self, start: list[Any]) -> str:
+    def play_hand(self, start: E.HandStart) -> str:
         """One hand from its HAND_START event: "done", or "redeal"."""
         if self.start_hand(start) == "redeal":
             return "redeal"
@@ -241,12 +249,14 @@ class BotGame:
         self.finish_hand()
         return "done"
 
-    def start_hand(self, start: list[Any]) -> str:
+    def start_hand(self, start: E.Event) -> str:
         """Deal, bid, end the draw, bury: "play", or "redeal"."""
+        if not isinstance(start, E.HandStart):
+            raise CommandError(f"expected HAND_START from the table, got: {describe(start)}")
         m = self.match
-        hand_no, dealer, decks, first = start[1], start[2], start[3], start[6]
+        hand_no, dealer, decks, first = start.hand_no, start.dealer, start.decks, start.first_hand
         self._check("hand start: dealer", dealer, -1 if m.dealer is None else m.dealer)
-        self._check("hand start: levels", event_levels(start), list(m.levels))
+        self._check("hand start: levels", list(start.levels), list(m.levels))
         self._check("hand start: decks", decks, self.rules.decks)
         self._check("hand start: first hand", bool(first), m.first_hand)
         self.hand_no = hand_no
@@ -295,8 +305,8 @@ class BotGame:
                 self.table.press(dealer, EV.BTN_CHALLENGE if action == BEFORE else EV.BTN_UNDO)
         self.table.press(dealer, EV.BTN_OK)
         self.call_actions.append(len(actions) + 1)
-        ev = self._expect(EV.CALL)
-        self._check("the call", ev[1:3], [dealer, face])
+        ev = self._expect(E.Call)
+        self._check("the call", [ev.dealer, ev.face], [dealer, face])
         self.say(f"  {describe(ev)} in {len(actions) + 1} action(s)")
         before = self.view.defenders
         hand.apply(Call(face))
@@ -308,8 +318,8 @@ class BotGame:
         view = self.view
         if before is not None or view.defenders is None:
             return
-        ev = self._expect(EV.PARTNER)
-        self._check("the partner named", ev[1:4],
+        ev = self._expect(E.Partner)
+        self._check("the partner named", [ev.trick, ev.partner, ev.attackers_score],
                     [trick, partner_field(view), attackers_score(view, trick)])
         self.say("  " + describe(ev))
         self.partners_named += 1
@@ -378,8 +388,8 @@ class BotGame:
             host_ok = hand.would_accept_bid(seat, show)
             self._tap_all(seat, show)
             self.table.press(seat, EV.BTN_OK)
-            ev = self._expect(EV.BID)
-            self._check(f"bid {cards_text(show)} by S{seat}", bool(ev[2]), host_ok)
+            ev = self._expect(E.Bid)
+            self._check(f"bid {cards_text(show)} by S{seat}", ev.accepted, host_ok)
             self.say("  " + describe(ev))
             if host_ok:
                 hand.apply(Bid(seat, tuple(show)))
@@ -389,16 +399,16 @@ class BotGame:
             # nobody bid: the dealer turns the kitty up, card by card, in order
             assert hand.dealer is not None
             self._tap_all(hand.dealer, deal.kitty)
-            ev = self._expect(EV.KITTY_UP)
-            self._check("kitty turned up", ev[1:], [hand.dealer, *deal.kitty])
-            self.say("  " + describe(ev))
+            up = self._expect(E.KittyUp)
+            self._check("kitty turned up", [up.dealer, *up.ids], [hand.dealer, *deal.kitty])
+            self.say("  " + describe(up))
             self.kitty_reveals += 1
-        ev = self._expect(EV.TRUMP, EV.REDEAL)
+        end = self._expect_any(E.Trump, E.Redeal)
         hand.apply(EndDraw())
         self._both(EndDraw(kitty=tuple(deal.kitty)))
-        if ev[0] == EV.REDEAL:
+        if isinstance(end, E.Redeal):
             self._check("redeal", True, hand.redeal)
-            self.say("  " + describe(ev))
+            self.say("  " + describe(end))
             self.redeals += 1
             # a quiet hand redealt (the match's first hand) is quiet once:
             # bidding again, not redealing forever
@@ -406,8 +416,9 @@ class BotGame:
             return "redeal"
         trump = NT if hand.trump is None else int(hand.trump)
         declarer = -1 if hand.declarer is None else hand.declarer
-        self._check("trump, declarer, dealer", ev[1:4], [trump, declarer, hand.dealer])
-        self.say("  " + describe(ev))
+        assert isinstance(end, E.Trump)
+        self._check("trump, declarer, dealer", [end.trump, end.declarer, end.dealer], [trump, declarer, hand.dealer])
+        self.say("  " + describe(end))
         return "play"
 
     def _scan(self, hand: Hand) -> None:
@@ -415,8 +426,8 @@ class BotGame:
         for seat in range(4):
             held = hand.held(seat)
             self._tap_all(seat, held)
-            ev = self._expect(EV.SCAN)
-            self._check(f"hand scanned at S{seat}", [ev[1], sorted(ev[2:])], [seat, sorted(held)])
+            scan = self._expect(E.Scan)
+            self._check(f"hand scanned at S{seat}", [scan.seat, sorted(scan.ids)], [seat, sorted(held)])
         self.say("  every hand scanned")
 
     def _bury(self, hand: Hand) -> None:
@@ -426,11 +437,11 @@ class BotGame:
             self._scan(hand)
         cards = self.bots[dealer].bury(hand)
         self._tap_all(dealer, cards)
-        ev = self._expect(EV.KITTY)
+        kitty = self._expect(E.Kitty)
         hand.apply(Bury(tuple(cards)))
         self._both(Bury(tuple(cards)))
-        self._check("buried cards", sorted(ev[3:]), sorted(cards))
-        self.say("  " + describe(ev))
+        self._check("buried cards", sorted(kitty.ids), sorted(cards))
+        self.say("  " + describe(kitty))
 
     def _play_one(self, hand: Hand) -> None:
         seat = hand.next_seat()
@@ -448,15 +459,15 @@ class BotGame:
         if cards is not honest and self.table.hand_scan and self.rules.revoke != Revoke.FORFEIT:
             # hand_scan mode, revoke = "flag": the table knows every hand and
             # refuses the revoke at once (docs/rules.md §10.2); the seat plays honestly
-            ev = self._expect(EV.REJECT)
-            self._check("revoke refused at once", [ev[2], ev[3], sorted(ev[4:])],
+            rej = self._expect(E.Reject)
+            self._check("revoke refused at once", [rej.seat, rej.reason, sorted(rej.ids)],
                         [seat, EV.REVOKE_FOLLOW, sorted(cards)])
-            self.say("  " + describe(ev))
+            self.say("  " + describe(rej))
             self.revokes_refused += 1
             cards = honest
             self._tap_all(seat, cards)
-        ev = self._expect(EV.PLAY)
-        self._check("play", [ev[2], sorted(ev[3:])], [seat, sorted(cards)])
+        play = self._expect(E.Play)
+        self._check("play", [play.seat, sorted(play.ids)], [seat, sorted(cards)])
         before = self.view.defenders
         hand.apply(Play(seat, tuple(cards)))
         self._both(Play(seat, tuple(cards)))
@@ -468,22 +479,22 @@ class BotGame:
         if leading and last.attempt:
             if self.table.hand_scan:
                 # the table knows every hand: it forces the throw by itself
-                ev = self._expect(EV.FORCED)
-                self._table_forced(hand, ev)
-                self.say("  " + describe(ev))
+                forced = self._expect(E.Forced)
+                self._table_forced(hand, forced)
+                self.say("  " + describe(forced))
                 self.forced_at_once += 1
             else:
                 self._challenge(hand, seat, cards)
         if not last.complete:
             return
-        ev = self._expect(EV.TRICK)
+        tr = self._expect(E.Trick)
         self.tricks_played += 1
-        self._check(f"trick {ev[1] + 1} winner, points", ev[2:4], [last.winner, last.points])
+        self._check(f"trick {tr.trick + 1} winner, points", [tr.winner, tr.points], [last.winner, last.points])
         if self.rules.partners == Partners.CALLED:
-            self._check(f"trick {ev[1] + 1} attackers' score", ev[4], attackers_score(self.view))
+            self._check(f"trick {tr.trick + 1} attackers' score", tr.attackers_score, attackers_score(self.view))
         plays = "  ".join(f"S{s} {cards_text(cs)}" for s, cs in last.plays)
-        score = "partner unknown" if ev[4] == -1 else f"attackers {ev[4]}"
-        self.say(f"  trick {ev[1] + 1:2d}: {plays}  -> S{ev[2]} wins {ev[3]}, {score}")
+        score = "partner unknown" if tr.attackers_score == -1 else f"attackers {tr.attackers_score}"
+        self.say(f"  trick {tr.trick + 1:2d}: {plays}  -> S{tr.winner} wins {tr.points}, {score}")
 
     def _stray(self, hand: Hand, seat: int, cards: Sequence[int]) -> None:
         """A stray read (see ``stray_every``): another card of the same effective
@@ -500,11 +511,11 @@ class BotGame:
         if self.follows % self.stray_every:
             return
         self.table.tap(seat, other[0])
-        ev = self._expect(EV.PLAY)
-        self._check("stray play", ev[2:], [seat, other[0]])
+        stray = self._expect(E.Play)
+        self._check("stray play", [stray.seat, *stray.ids], [seat, other[0]])
         self.table.press(seat, EV.BTN_UNDO)
-        ev = self._expect(EV.UNDO)
-        self._check("undo", ev[2:], [seat, other[0]])
+        ev = self._expect(E.Undo)
+        self._check("undo", [ev.seat, *ev.ids], [seat, other[0]])
         self.undos += 1
         self.say("  " + describe(ev))
 
@@ -517,11 +528,11 @@ class BotGame:
         es = hand.ruling.order.effective_suit
         led = es(trick.lead[0] % 54)
         off = [c for c in hand.held(seat) if es(c % 54) != led and c not in cards]
-        mine = [i for i, c in enumerate(cards) if es(c % 54) == led]
-        if not off or not mine:
+        in_suit = [i for i, c in enumerate(cards) if es(c % 54) == led]
+        if not off or not in_suit:
             return cards
         bad = list(cards)
-        bad[mine[0]] = off[0]
+        bad[in_suit[0]] = off[0]
         if hand.is_legal(seat, bad)[0]:
             return cards
         self.revoked = True
@@ -547,21 +558,21 @@ class BotGame:
         self.table.press(s, EV.BTN_CHALLENGE)
         self._tap_all(s, shown)
         self.table.press(s, EV.BTN_OK)
-        ev = self._expect(EV.CHALLENGE)
-        self._check("challenge accepted", [ev[2], ev[3]], [s, 1])
+        ch = self._expect(E.Challenge)
+        self._check("challenge accepted", [ch.seat, int(ch.accepted)], [s, 1])
         self._both(Challenge(s, tuple(shown)))
-        self.say("  " + describe(ev))
-        ev = self._expect(EV.FORCED)
-        self._table_forced(hand, ev)
-        self.say("  " + describe(ev))
+        self.say("  " + describe(ch))
+        table_forced = self._expect(E.Forced)
+        self._table_forced(hand, table_forced)
+        self.say("  " + describe(table_forced))
         self.challenges += 1
 
-    def _table_forced(self, hand: Hand, ev: list[Any]) -> None:
+    def _table_forced(self, hand: Hand, ev: E.Forced) -> None:
         """The table's FORCED cards against the full engine's. Of two units of
         the beaten category at the same position (off-suit level pairs of two
         suits) either is "the weakest unit" (docs/rules.md §5.2): the table's choice
         is followed, in the host's copy and in the blind hand."""
-        cards = tuple(ev[4:])
+        cards = ev.ids
         trick = hand.tricks[-1]
         if sorted(cards) != sorted(trick.lead) and set(cards) <= set(trick.attempt) and equally_weak(
             hand, cards, trick.lead
@@ -573,32 +584,33 @@ class BotGame:
         self._check("forced cards", sorted(cards), sorted(hand.tricks[-1].lead))
 
     def _end(self, hand: Hand) -> None:
-        ev = self._expect(EV.HAND_END)
+        ev = self._expect(E.HandEnd)
         judge = self.judge
         res = judge.result()
         summary = self.match.finish(judge)
         first = next((f for f in judge.findings if f.rule == Reason.REVOKE), None)
         want = [first.trick, judge.forfeit] if judge.forfeit is not None and first else None
-        self._check("revoke that lost the hand", [f[1:3] for f in self.forfeits], [want] if want else [])
+        self._check("revoke that lost the hand", [[f.trick, f.seat] for f in self.forfeits], [want] if want else [])
         st = summary.settlement
         assert st is not None
-        self._check("hand score", ev[1], res.score)
+        self._check("hand score", ev.attackers_score, res.score)
         self._check(
             "kitty points, multiplier, bonus",
-            ev[2:5],
+            [ev.kitty_points, ev.multiplier, ev.bonus],
             [res.kitty_points, res.multiplier, res.kitty_bonus],
         )
-        want = hand_end_event(0, 0, 0, 0, st)
-        self._check("next dealer, levels, match winner", ev[5:], want[5:])
-        # each revoke the table reported (REVOKE: trick ev[3]; AUDIT: trick ev[1]) is one the
-        # engine found, and none is missing
-        told = {(e[3], e[2]) if e[0] == EV.REVOKE else (e[1], e[2]) for e in self.findings
-                if e[0] == EV.REVOKE or e[3] == EV.REVOKE_FOLLOW}
+        settled = hand_end_event(0, 0, 0, 0, st)
+        self._check("next dealer, levels, match winner", [ev.next_dealer, ev.levels, ev.match_winner],
+                    [settled.next_dealer, settled.levels, settled.match_winner])
+        # each revoke the table reported (REVOKE: its earlier trick; AUDIT: its trick) is one
+        # the engine found, and none is missing
+        told = {(e.earlier_trick, e.seat) if isinstance(e, E.Revoke) else (e.trick, e.seat)
+                for e in self.findings if isinstance(e, E.Revoke) or e.reason == EV.REVOKE_FOLLOW}
         found = {(f.trick, f.seat) for f in judge.findings if f.rule == Reason.REVOKE}
         self._check("revokes found", sorted(told), sorted(found))
         self.say("  " + describe(ev))
-        lv = levels_text(ev)
+        lv = levels_text(ev.levels)
         self.say(
             f"  score sheet: hand {summary.number}, trump {TRUMPS[NT if hand.trump is None else int(hand.trump)]}, "
-            f"attackers {ev[1]}, levels now {lv}"
+            f"attackers {ev.attackers_score}, levels now {lv}"
         )

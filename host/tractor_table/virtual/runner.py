@@ -8,13 +8,14 @@
 2. opens a pseudo-terminal: the firmware's stdin/stdout (its "USB serial") is
    the master side, and the host opens the slave side by its path with pyserial,
    exactly as it opens ``/dev/ttyACM0``;
-3. starts ``micropython`` (heap capped: 160K for the firmware with one or two
+3. starts ``micropython`` (heap capped: 192K for the firmware with one or two
    decks, more with three or four, plus 48K for simulated readers; see
    :func:`default_heap`) on ``mpy/vboard.py``,
    which builds the board and runs ``main.App``; seat taps and button presses go
    to it through a FIFO, display frames and sounds come back through another;
 4. runs the host link (:class:`~tractor_table.link.serial_link.SerialLink`) on
-   the terminal: game events arrive as ``("event", index, hash, event)`` notes.
+   the terminal: its notes arrive typed (:mod:`tractor_table.link.notes`), a
+   game event as its :class:`tractor_table.events.Event`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from shengji import Rules
 
 from .. import firmware_build, mpy
 from ..errors import CommandError
+from ..events import Event
+from ..link.notes import Note
 from ..link.serial_link import SerialLink
 from ..pn532sim.chip import deck_uid
 
@@ -166,11 +169,11 @@ class VirtualTable:
         self.keep_state = keep_state
         self.fw_dir = self.workdir / "firmware"
         self.store = self.workdir / "flash" / "table.json"
-        self.events: queue.Queue[list[Any]] = queue.Queue()
-        self.notes: list[list[Any]] = []
+        self.events: queue.Queue[Event] = queue.Queue()
+        self.notes: list[Note] = []
         #: called (from the link's thread) with every note of the host link,
         #: events included, e.g. a verifier's on_note
-        self.note_hooks: list[Callable[[list[Any]], None]] = []
+        self.note_hooks: list[Callable[[Note], None]] = []
         self.lines: list[str] = [""] * 8
         self.sounds: list[int] = []
         self.frames = 0
@@ -387,13 +390,13 @@ class VirtualTable:
 
     # --- what comes back --------------------------------------------------------
 
-    def _note(self, note: list[Any]) -> None:
+    def _note(self, note: Note) -> None:
         for hook in self.note_hooks:
             hook(note)
-        if note[0] == "event":
-            self.events.put(list(note[3]))
+        if isinstance(note, Event):
+            self.events.put(note)
         else:
-            self.notes.append(list(note))
+            self.notes.append(note)
 
     def _read_out(self, fd: int) -> None:
         buf = b""
@@ -455,8 +458,9 @@ class VirtualTable:
                 self._changed.wait(min(left, 0.05))
             return True
 
-    def next_event(self, timeout: float = 10.0) -> list[Any]:
-        """The next game event from the link (raises CommandError on a timeout)."""
+    def next_event(self, timeout: float = 10.0) -> Event:
+        """The next game event from the link, typed (:mod:`tractor_table.events`;
+        raises CommandError on a timeout)."""
         try:
             return self.events.get(timeout=timeout)
         except queue.Empty:

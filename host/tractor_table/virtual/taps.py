@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .events import EV, card_name, cards_of, cards_text, describe, reason
+from .. import events as E
+from ..events import EV, card_name, cards_text, describe, reason
 
 if TYPE_CHECKING:
     from shengji import Rules
@@ -51,55 +52,57 @@ class TableWatch:
         #: the cards each seat tapped that the table holds (not yet a play or bid)
         self.waiting: list[list[int]] = [[], [], [], []]
 
-    def on_event(self, ev: Sequence[Any]) -> None:
-        k = ev[0]
-        if k == EV.HAND_START:
-            self.phase, self.dealer, self.first_hand = DRAW, int(ev[2]), bool(ev[6])
-            self.bids = self.trick = self.lead = 0
-            self.turn = self.leader = -1
-            self.played, self.scanned = set(), set()
-            self.waiting = [[], [], [], []]
-        elif k == EV.BID:
-            self.waiting[ev[1]] = []
-            self.bids += 1 if ev[2] else 0
-        elif k == EV.TRUMP:
-            self.dealer = int(ev[3])
-            self.phase = SCAN if self.hand_scan else BURIAL
-            self.turn = self.dealer
-            self.waiting = [[], [], [], []]
-        elif k == EV.KITTY_UP:
-            self.waiting = [[], [], [], []]
-        elif k == EV.SCAN:
-            self.scanned.add(int(ev[1]))
-            self.waiting[ev[1]] = []
-            if len(self.scanned) == 4:
-                self.phase = BURIAL
-        elif k == EV.KITTY:
-            self.phase, self.turn, self.leader = PLAY, int(ev[1]), int(ev[1])
-            self.waiting = [[], [], [], []]
-        elif k in (EV.PLAY, EV.FORCED):
-            seat = int(ev[2])
-            self.waiting[seat] = []
-            if k == EV.FORCED or not self.played:
-                self.leader, self.lead = seat, len(cards_of(ev))
-            self.trick = int(ev[1])
-            self.played.add(seat)
-            self.turn = (seat + 1) & 3
-        elif k == EV.REJECT:
-            self.waiting[ev[2]] = []
-        elif k == EV.UNDO:  # the seat's last play taken back: its turn again
-            seat = int(ev[2])
-            self.played.discard(seat)
-            if not self.played:
-                self.lead = 0
-            self.turn = seat
-        elif k == EV.TRICK:
-            self.trick = int(ev[1]) + 1
-            self.turn = self.leader = int(ev[2])
-            self.played, self.lead = set(), 0
-        elif k == EV.HAND_END:
-            self.phase = MATCH_OVER if len(ev) > 8 and ev[8] >= 0 else HAND_OVER
-            self.turn = -1
+    def on_event(self, event: E.Event | Sequence[Any]) -> None:
+        ev = E.decode(event, lenient=True)
+        match ev:
+            case E.HandStart():
+                self.phase, self.dealer, self.first_hand = DRAW, ev.dealer, ev.first_hand
+                self.bids = self.trick = self.lead = 0
+                self.turn = self.leader = -1
+                self.played, self.scanned = set(), set()
+                self.waiting = [[], [], [], []]
+            case E.Bid():
+                self.waiting[ev.seat] = []
+                self.bids += 1 if ev.accepted else 0
+            case E.Trump():
+                self.dealer = ev.dealer
+                self.phase = SCAN if self.hand_scan else BURIAL
+                self.turn = self.dealer
+                self.waiting = [[], [], [], []]
+            case E.KittyUp():
+                self.waiting = [[], [], [], []]
+            case E.Scan():
+                self.scanned.add(ev.seat)
+                self.waiting[ev.seat] = []
+                if len(self.scanned) == 4:
+                    self.phase = BURIAL
+            case E.Kitty():
+                self.phase, self.turn, self.leader = PLAY, ev.dealer, ev.dealer
+                self.waiting = [[], [], [], []]
+            case E.Play() | E.Forced():
+                seat = ev.seat if isinstance(ev, E.Play) else ev.leader
+                self.waiting[seat] = []
+                if isinstance(ev, E.Forced) or not self.played:
+                    self.leader, self.lead = seat, len(ev.cards)
+                self.trick = ev.trick
+                self.played.add(seat)
+                self.turn = (seat + 1) & 3
+            case E.Reject():
+                self.waiting[ev.seat] = []
+            case E.Undo():  # the seat's last play taken back: its turn again
+                self.played.discard(ev.seat)
+                if not self.played:
+                    self.lead = 0
+                self.turn = ev.seat
+            case E.Trick():
+                self.trick = ev.trick + 1
+                self.turn = self.leader = ev.winner
+                self.played, self.lead = set(), 0
+            case E.HandEnd():
+                self.phase = MATCH_OVER if ev.match_winner >= 0 else HAND_OVER
+                self.turn = -1
+            case _:
+                pass
 
     def pressed_ok(self, seat: int) -> None:
         """OK typed: with nothing waiting and no bid, the end of the draw may
@@ -141,16 +144,17 @@ class TableWatch:
         return "the hand is over: ok SEAT starts the next hand"
 
 
-def describe_in(ev: Sequence[Any], watch: TableWatch) -> str:
+def describe_in(event: E.Event | Sequence[Any], watch: TableWatch) -> str:
     """An event in words; a refusal labelled with the phase it came in
     (the table's trick number means something only while the tricks are played)."""
-    if ev[0] == EV.REJECT and watch.phase:  # "": not known (after a resync), the table's words
-        cards = cards_text(cards_of(ev)) if cards_of(ev) else ""
-        return f"{watch.label()}: S{ev[2]} refused: {reason(ev[3])} {cards}".rstrip()
+    ev = E.decode(event, lenient=True)
+    if isinstance(ev, E.Reject) and watch.phase:  # "": not known (after a resync), the table's words
+        cards = cards_text(ev.ids) if ev.cards else ""
+        return f"{watch.label()}: S{ev.seat} refused: {reason(ev.reason)} {cards}".rstrip()
     return describe(ev)
 
 
-def echo(verb: str, seat: int, card: int, events: list[list[Any]], sounds: list[int],
+def echo(verb: str, seat: int, card: int, events: Sequence[E.Event | Sequence[Any]], sounds: list[int],
          watch: TableWatch) -> str:
     """One line: what the table did with one command. ``events`` came after it
     (the watch has not seen them yet), ``sounds`` the buzzer's since it."""
@@ -260,11 +264,11 @@ def _sound_words(sounds: list[int]) -> str:
     return "nothing happened"
 
 
-def _collect(vt: VirtualTable, sounds_before: int, settle: float = 0.15, most: float = 1.5) -> list[list[Any]]:
+def _collect(vt: VirtualTable, sounds_before: int, settle: float = 0.15, most: float = 1.5) -> list[E.Event]:
     """The events that follow a command: until the table has beeped (or ``most``
     seconds), then until ``settle`` seconds pass without another event."""
     vt.wait(lambda: len(vt.sounds) > sounds_before or not vt.events.empty(), most)
-    got: list[list[Any]] = []
+    got: list[E.Event] = []
     quiet_until = time.monotonic() + settle
     while time.monotonic() < quiet_until:
         try:

@@ -20,7 +20,7 @@
 # ACTIONS: the inputs, 3 bytes each: kind (0 new match, 1 tap, 2 OK button,
 # 3 tap at the dealer's seat), seat, card.
 # Output lines (the host parses them; anything else is ignored):
-#   S k action ev crc flash_us serialise_us ops hand tricks    a save (ref)
+#   S k action ev crc flash_us serialise_us ops hand tricks erases pages    a save (ref)
 #   H hand action crc ev_hash                       a hand's end (its snapshot)
 #   B k resume ev                                    booted: restored save k
 #                                                    (-1: none on flash)
@@ -143,10 +143,12 @@ def ref(decks, acts, image):
             sink = w = None
             v0 = clock.now_us
             o0 = nf.ops
+            e0 = nf.erases
+            p0 = nf.prog_pages
             store.save(t.snapshot(True), T.trick_unpack)
             gc.collect()
             print("S", k, i, t.ev_index, crc, clock.now_us - v0, ser, nf.ops - o0,
-                  t.hand_no, len(t.tricks))
+                  t.hand_no, len(t.tricks), nf.erases - e0, nf.prog_pages - p0)
             k += 1
         if a[0] != NEW:
             hand_end(t, i)

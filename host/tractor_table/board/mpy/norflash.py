@@ -16,7 +16,10 @@
 #                   cut, boots again from it, in this process or another).
 #       clock       None, or an object with advance_us(us) (pn532sim.chip's
 #                   SimClock interface: now_us, advance_us, sleep_us): each
-#                   operation charges the chip's typical time to it.
+#                   operation charges the chip's time to it.
+#       times       "typ": the datasheet's typical erase and program times;
+#                   "max": its maximum ones (a worn or hot chip: what the
+#                   table must absorb at worst). TIMES has both.
 #   The block protocol of MicroPython's extended block devices (what littlefs
 #   calls; docs.micropython.org, "Block devices"):
 #       readblocks(block, buf, offset=0)
@@ -54,9 +57,10 @@
 #       unaligned (programs not on a 256-byte page boundary), ops (erases +
 #       programs), busy_us (time charged); stats() -> a list of them.
 #
-# The chip (the Pico's Winbond W25Q16JV, 2 MB; datasheet, "AC electrical
-# characteristics", typical at 25 C): page program tPP 0.4 ms (max 3 ms),
-# 4 KB sector erase tSE 45 ms (max 400 ms). A page program command takes up to
+# The chip (the Pico's Winbond W25Q16JV, 2 MB, hardware/bom.csv's Raspberry
+# Pi Pico; W25Q16JV datasheet, "AC electrical characteristics"): page program
+# tPP 0.4 ms typical (at 25 C), 3 ms maximum; 4 KB sector erase tSE 45 ms
+# typical, 400 ms maximum. A page program command takes up to
 # 256 bytes; one that runs past the end of its page wraps to the start of the
 # same page (the datasheet's "Page Program"), and the driver (the RP2040 ROM's
 # flash_range_program, called by rp2.Flash) sends one such command per 256
@@ -73,6 +77,10 @@
 
 _T_PP_US = 400  # page program, typical
 _T_SE_US = 45000  # 4 KB sector erase, typical
+_T_PP_MAX_US = 3000  # page program, the datasheet's maximum
+_T_SE_MAX_US = 400000  # 4 KB sector erase, the datasheet's maximum
+#: the chip's times by name: (page program us, sector erase us)
+TIMES = {"typ": (_T_PP_US, _T_SE_US), "max": (_T_PP_MAX_US, _T_SE_MAX_US)}
 _FLASH_HZ = 31250000
 _OVERHEAD_US = 10  # XIP exit, cache flush and re-entry around an erase or program
 
@@ -93,9 +101,13 @@ class PowerCut(BaseException):
 
 
 class NorFlash:
-    def __init__(self, image_path, clock=None, blocks=352, block_size=4096, prog_size=256):
+    def __init__(self, image_path, clock=None, blocks=352, block_size=4096, prog_size=256, times="typ"):
         if block_size % prog_size or prog_size <= 0 or blocks <= 0:
             raise ValueError("block_size must be a multiple of prog_size")
+        if times not in TIMES:
+            raise ValueError("flash times %r: 'typ' or 'max'" % (times,))
+        self.times = times
+        self.t_pp_us, self.t_se_us = TIMES[times]
         self.path = image_path
         self.clock = clock
         self.blocks = blocks
@@ -248,11 +260,11 @@ class NorFlash:
             self.f.seek(base)
             for _ in range(self.block_size // ps):
                 self.f.write(self._ff)
-            self._charge(_T_SE_US + _OVERHEAD_US)
+            self._charge(self.t_se_us + _OVERHEAD_US)
             return
         part = self._part()
         how = self._cut_how or ("partial", "preprogram")[self._below(2)]
-        self._charge(int(_T_SE_US * part) + _OVERHEAD_US)
+        self._charge(int(self.t_se_us * part) + _OVERHEAD_US)
         if part >= 1.0:
             self.f.seek(base)
             for _ in range(self.block_size // ps):
@@ -370,7 +382,7 @@ class NorFlash:
         self.f.seek(base)
         self.f.write(pg)
         self.prog_pages += 1
-        self._charge(int(_T_PP_US * part) + _OVERHEAD_US + ((4 + n) * 8 * 1000000) // _FLASH_HZ)
+        self._charge(int(self.t_pp_us * part) + _OVERHEAD_US + ((4 + n) * 8 * 1000000) // _FLASH_HZ)
 
     def _power_off(self, kind, block, how, part):
         self.f.flush()

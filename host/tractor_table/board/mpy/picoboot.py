@@ -58,9 +58,9 @@ _ALTERNATE_MS = 300 + 50
 _AWAY_MS = 500 + 50
 _CROSSTALK_MS = 300 + 50
 # a tap: the card lies on the reader at least this long (ms), and until read
-# by two polls at least the scanner's confirm_ms (80) apart
+# by two polls at least the scanner's confirm_ms (40) apart
 _HOLD_MS = 250
-_CONFIRM_MS = 80
+_CONFIRM_MS = 40
 # a person's button presses (ms): each phase lasts at least this long and
 # until the firmware sampled the pin at least twice in it
 _CLICK_MS = 150
@@ -91,6 +91,16 @@ class _Sink:
     def write(self, b):
         self.lines.append(bytes(b))
         del self.lines[:-8]
+
+
+def _card_name(card):
+    # display.card_name, as bytes: "AS", "TH", "SJ", "BJ"
+    f = card % 54
+    if f == 52:
+        return b"SJ"
+    if f == 53:
+        return b"BJ"
+    return b"23456789TJQKA"[f % 13 : f % 13 + 1] + b"SHDC"[f // 13 : f // 13 + 1]
 
 
 def _rev_table():
@@ -194,14 +204,30 @@ class Person:
         self.press = None
         self.pressed = [False, False, False, False]
         self.busy_until = 0
-        self.latencies = Hist()  # from a tag put down to the next display frame
-        self.pending_lat = []  # tags put down, waiting for a frame
+        # "K lo hi seed": a person's pace, a card every lo-hi ms at the table
+        # (0: bots' pace, each card as soon as the seat is free)
+        self.pace_lo = 0
+        self.pace_hi = 0
+        self.next_at = 0
+        self._rng = 0x2545F491
+        self.taps = TapLog(board)  # each tag put down, until a frame shows it
 
     def now_ms(self):
         return self.board.clock.now_us // 1000
 
+    def _below(self, n):
+        # xorshift32: the person's own draws (the same run after run)
+        x = self._rng
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        self._rng = x
+        return x % n if n > 0 else 0
+
     def _due(self, s):
         due = self.free_at[s]
+        if self.next_at > due:
+            due = self.next_at
         gap = _ALTERNATE_MS
         w = self.waiting[s]
         if w and (w[0] == self.last[s] or isinstance(w[0], tuple)):
@@ -279,7 +305,11 @@ class Person:
         self.placed[s] = (card, tags)
         now = self.board.clock.now_us
         self.placed_at[s] = now
-        self.pending_lat.append(now)
+        self.taps.placed(s, card if isinstance(card, int) else -1, now)
+        if self.pace_hi > 0:
+            # a person's pace: the next card at the table this long after this one
+            lo = self.pace_lo
+            self.next_at = now // 1000 + lo + self._below(self.pace_hi - lo + 1)
 
     def found(self, s):
         """The Pico read the seat's poll answer listing the tags on it: the
@@ -290,6 +320,7 @@ class Person:
         ``now`` of its turn (Board.poll_ms), which can be long before the
         answer is read (a turn that saved or drew first); judged by the board's
         clock, a card was taken away before its confirming poll."""
+        self.taps.read(s, self.board.clock.now_us)
         at = self.board.poll_ms[s] * 1000
         if self.read_at[s] < 0:
             self.read_at[s] = at
@@ -371,11 +402,13 @@ class Person:
 class Board:
     """The Pico's pins and buses, and the parts wired to them."""
 
-    def __init__(self, ctl_in, ctl_out, image, cpu_factor):
+    def __init__(self, ctl_in, ctl_out, image, cpu_factor, c_factor=None, flash_times="typ"):
         import hwconfig as H  # the pin map (generated from hardware/pinmap.toml)
 
         self.H = H
         self.clock = vclock.VClock(cpu_factor)
+        if c_factor is not None:
+            self.clock.c_factor = c_factor
         try:
             # the firmware's CPU time: wall time less the waits for a CPU
             self.clock.run_delay = vclock.RunDelay()
@@ -414,6 +447,7 @@ class Board:
         self.clock.waiting = self._in_flight
         self.oled = ssd1306sim.SSD1306Chip(H.DISPLAY_ADDR)
         self.oled.on_frame = self._frame
+        self.oled.on_window = self._window
         self.i2c_bus = H.I2C_ID
         self.buttons = list(H.BUTTONS)
         self.button_seat = {}
@@ -424,7 +458,7 @@ class Board:
         self.led_changes = 0
         self.person = Person(self, 2)
         # opened before littlefs is mounted at / (norflash.py: the image is a host file)
-        self.flash = norflash.NorFlash(image) if image else None
+        self.flash = norflash.NorFlash(image, times=flash_times) if image else None
         self.cut = None  # the norflash.PowerCut that ended the board
         self.hang = False  # "H": the next model call never returns
         self._svc = 0  # model calls (_service)
@@ -542,16 +576,20 @@ class Board:
 
     def pwm(self, pin, freq, duty):
         if pin == self.buzzer_pin and duty:
+            # a sound: the table took what it was given this turn
+            self.person.taps.sound(self.clock.now_us)
             self._out.write(b"S %d\n" % _TONES.get(freq, 0))
 
     # --- the display
+    def _window(self, oled):
+        # a frame (whole or some pages) begins: the RAM window is set
+        self.person.taps.window(self.clock.now_us)
+
     def _frame(self, oled):
         self.frames += 1
         p = self.person
         now = self.clock.now_us
-        for t in p.pending_lat:
-            p.latencies.add(now - t)
-        del p.pending_lat[:]
+        p.taps.frame(oled, now)
         # the RAM as it is: the host reads the text back from it (board/png.py)
         import binascii
 
@@ -569,6 +607,7 @@ class Board:
 
     def wdt_feed(self):
         self.feeds += 1  # the main loop feeds it once a turn
+        self.person.taps.turn_end()
         if self.wdt_due >= 0:
             self.wdt_due = self.clock.now_us + self.wdt_ms * 1000
 
@@ -701,6 +740,12 @@ class Board:
             elif op == b"Q":
                 self.run = False
                 return
+            elif op == b"K":
+                # a person's pace: a card every lo-hi ms at the table (seeded)
+                p = self.person
+                p.pace_lo = int(parts[1])
+                p.pace_hi = int(parts[2])
+                p._rng = (int(parts[3]) * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF or 1
             elif op == b"H":
                 # the firmware hangs in its next call into a model (a stuck
                 # bus transaction): only the watchdog gets it out
@@ -766,7 +811,8 @@ class Board:
         gc.collect()
         a = gc.mem_alloc()
         self._out.write(b"M %d %d %d %d\n" % (max(self.peak, a), a, self.max_fields_on, self.spibus.collisions))
-        lat = self.person.latencies
+        tl = self.person.taps
+        lat = tl.counted
         cyc = self.poll_cycle
         c = self.clock
         aborts = 0
@@ -777,7 +823,7 @@ class Board:
         self._out.write(
             b"V virtual_us %d cpu_us %d taps %d frames %d boots %d lat_n %d lat_p50 %d lat_p99 %d lat_max %d "
             b"cycle_n %d cycle_p50 %d cycle_p99 %d cycle_max %d flash_erases %d flash_programs %d aborts %d bad_frames %d "
-            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d preempted_us %d rd_reads %d wait_capped %d link_waits %d turns %d\n"
+            b"overhead_ns %d segments %d long_segments %d capped %d preempted %d preempted_us %d rd_reads %d wait_capped %d link_waits %d turns %d"
             % (
                 c.now_us, c.cpu_us, self.person.taps_done, self.frames, self.boots,
                 lat.n, lat.pct(50), lat.pct(99), lat.max,
@@ -785,6 +831,185 @@ class Board:
                 aborts, bad, int(c.overhead_us * 1000), c.segments, c.long_segments, c.capped, c.preempted, c.preempted_us, c.rd_reads, c.wait_capped, self.link_waits, self.feeds,
             )
         )
+        out = self._out
+        for name, h in (("shown", tl.shown), ("st1", tl.st1), ("st2", tl.st2), ("st3", tl.st3), ("saving", tl.saving)):
+            out.write(b" %s_n %d %s_p50 %d %s_p99 %d %s_max %d" % (
+                name.encode(), h.n, name.encode(), h.pct(50), name.encode(), h.pct(99), name.encode(), h.max))
+        out.write(b" flash_on_path %d" % tl.flash_on_path)
+        out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d\n" % (
+            tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
+            self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
+
+
+_TAP_SLOTS = 8  # taps followed at once
+
+
+class TapLog:
+    """Each tag put down, from the moment it lies on the reader until a frame
+    on the display shows it (fixed memory: preallocated lists of small ints).
+
+    - placed: the tag is put on the seat's reader;
+    - read: the Pico read a poll answer listing it (the first such read is
+      the first sighting);
+    - sound: the buzzer starts: the firmware took what its readers gave it
+      this turn (every tap the table takes makes a sound: a tap, an error,
+      a trick); a tap read at least twice by then is counted, its last read
+      the confirming poll;
+    - window/frame: a frame begins (the RAM window is set) and ends. A tap is
+      *shown* at the end of the first frame begun after its first sighting
+      whose seat line holds the card's name (a provisional display), or at
+      its counted frame; *counted and shown* at the end of the first frame
+      begun after it was counted (a frame rendered before cannot show it).
+    Stages: st1 placed -> first sighting, st2 first sighting -> confirming
+    poll, st3 confirming poll -> counted and shown; saving: counted and
+    shown, for the taps during which the flash was erased or programmed."""
+
+    def __init__(self, board):
+        n = _TAP_SLOTS
+        self.board = board
+        self.seat = [-1] * n  # -1: a free slot
+        self.card = [-1] * n
+        self.placed_at = [0] * n
+        self.first = [-1] * n
+        self.last = [-1] * n
+        self.reads = [0] * n
+        self.counted_at = [-1] * n  # the sound
+        self.confirm = [-1] * n
+        self.shown_at = [-1] * n
+        self.flash_ops = [0] * n  # the flash's ops when put down
+        self.ops_counted = [0] * n  # ... and when counted
+        # taps with a flash erase or program between their count and the end
+        # of the main loop's turn that counted them (the turn that draws their
+        # frame; the watchdog is fed once a turn): flash work on the tap's path
+        self.flash_on_path = 0
+        self.in_turn = [False] * n  # counted, its turn not over yet
+        self.frame_start = -1
+        self.unclosed = 0  # taps never counted (dropped for a newer one)
+        self.shown = Hist()
+        self.counted = Hist()
+        self.st1 = Hist()
+        self.st2 = Hist()
+        self.st3 = Hist()
+        self.saving = Hist()
+        # framebuf's font cells -> character codes: the seat lines read back
+        # (built here, with the models, not in the firmware's heap later)
+        self._cells = {}
+        font = font_table()
+        for i in range(95):
+            self._cells[bytes(font[i * 8 : i * 8 + 8])] = 32 + i
+        self._text = bytearray(16)
+
+    def _ops(self):
+        f = self.board.flash
+        return f.ops if f is not None else 0
+
+    def open_count(self):
+        k = 0
+        for i in range(_TAP_SLOTS):
+            if self.seat[i] >= 0:
+                k += 1
+        return k
+
+    def placed(self, s, card, now):
+        free = -1
+        oldest = -1
+        for i in range(_TAP_SLOTS):
+            if self.seat[i] < 0:
+                if free < 0:
+                    free = i
+            elif oldest < 0 or self.placed_at[i] < self.placed_at[oldest]:
+                oldest = i
+        if free < 0:
+            free = oldest
+            self.unclosed += 1
+        if self.in_turn[free]:
+            # its counting turn is not over: judged now, before the slot is reused
+            self.in_turn[free] = False
+            if self._ops() != self.ops_counted[free]:
+                self.flash_on_path += 1
+        self.seat[free] = s
+        self.card[free] = card
+        self.placed_at[free] = now
+        self.first[free] = -1
+        self.last[free] = -1
+        self.reads[free] = 0
+        self.counted_at[free] = -1
+        self.confirm[free] = -1
+        self.shown_at[free] = -1
+        self.flash_ops[free] = self._ops()
+
+    def read(self, s, now):
+        # the newest tap of the seat not yet counted
+        j = -1
+        for i in range(_TAP_SLOTS):
+            if self.seat[i] == s and self.counted_at[i] < 0:
+                if j < 0 or self.placed_at[i] > self.placed_at[j]:
+                    j = i
+        if j < 0:
+            return
+        if self.first[j] < 0:
+            self.first[j] = now
+        self.last[j] = now
+        self.reads[j] += 1
+
+    def sound(self, now):
+        for i in range(_TAP_SLOTS):
+            if self.seat[i] >= 0 and self.counted_at[i] < 0 and self.reads[i] >= 2:
+                self.counted_at[i] = now
+                self.confirm[i] = self.last[i]
+                self.ops_counted[i] = self._ops()
+                self.in_turn[i] = True
+
+    def turn_end(self):
+        # the main loop fed the watchdog: the turn that counted a tap is over
+        ops = -1
+        for i in range(_TAP_SLOTS):
+            if self.in_turn[i]:
+                self.in_turn[i] = False
+                if ops < 0:
+                    ops = self._ops()
+                if ops != self.ops_counted[i]:
+                    self.flash_on_path += 1
+
+    def window(self, now):
+        if self.frame_start < 0:
+            self.frame_start = now
+
+    def _line(self, ram, page):
+        cells = self._cells
+        out = self._text
+        base = page * 128
+        for col in range(16):
+            cell = bytes(ram[base + col * 8 : base + col * 8 + 8])
+            out[col] = cells.get(cell, 63)
+        return out
+
+    def frame(self, oled, now):
+        start = self.frame_start
+        self.frame_start = -1
+        if start < 0:
+            start = now
+        for i in range(_TAP_SLOTS):
+            s = self.seat[i]
+            if s < 0:
+                continue
+            if self.shown_at[i] < 0 and self.first[i] >= 0 and start >= self.first[i] and self.card[i] >= 0:
+                name = _card_name(self.card[i])
+                if name in self._line(oled.ram, 3 + s):
+                    self.shown_at[i] = now
+            c = self.counted_at[i]
+            if c >= 0 and start >= c:
+                if self.shown_at[i] < 0:
+                    self.shown_at[i] = now
+                p = self.placed_at[i]
+                self.shown.add(self.shown_at[i] - p)
+                self.counted.add(now - p)
+                self.st1.add(self.first[i] - p)
+                self.st2.add(self.confirm[i] - self.first[i])
+                self.st3.add(now - self.confirm[i])
+                if self._ops() != self.flash_ops[i]:
+                    self.saving.add(now - p)
+                self.seat[i] = -1
 
 
 class Hist:
@@ -910,14 +1135,20 @@ def _probe(spi, buf):
 
 
 def main(argv, start_alloc):
-    ctl_in, ctl_out, image, factor = argv[1], argv[2], argv[3], float(argv[4])
+    ctl_in, ctl_out, image = argv[1], argv[2], argv[3]
+    # CPU_FACTOR is "bytecode[,c[,flash times]]": the firmware's stretches,
+    # its C calls timed apart (gc.collect, json), the flash's "typ" or "max" times
+    spec = argv[4].split(",")
+    factor = float(spec[0])
+    c_factor = float(spec[1]) if len(spec) > 1 else None
+    times = spec[2] if len(spec) > 2 else "typ"
     # DECKS or DECKS/CAP: CAP, the firmware's share of the heap in this
     # port's bytes (board/runner.py, chip_cap: the chip's 240 KiB with the
     # firmware's native code counted at the chip's size)
     d, _, cap = (argv[5] if len(argv) > 5 else "2").partition("/")
     decks = int(d)
     cap = int(cap) if cap else 0
-    board = Board(ctl_in, ctl_out, image, factor)
+    board = Board(ctl_in, ctl_out, image, factor, c_factor, times)
     board.set_decks(decks)
     import binascii
 
@@ -929,6 +1160,12 @@ def main(argv, start_alloc):
     # so that the caches are as cold as in the firmware's real calls
     machine._attach(board)
     board.clock.calibrate(_probe(machine.SPI(1), bytearray(40)))
+    if c_factor is not None:
+        # the firmware's gc.collect() and json calls: C code, timed apart
+        import json
+
+        sys.modules["gc"] = vclock.TimedGC(board.clock, gc)
+        sys.modules["json"] = vclock.TimedJson(board.clock, json)
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
     if cap:

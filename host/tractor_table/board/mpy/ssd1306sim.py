@@ -33,6 +33,8 @@ class SSD1306Chip:
         self.commands = 0
         self.data_bytes = 0
         self.on_frame = None  # called with the model after each complete frame
+        self.on_window = None  # called when a column window is set (a frame begins)
+        self.full_frames = 0  # of the frames, those of the whole RAM (1,024 bytes)
 
     def _power_on(self):
         self.display_on = False
@@ -122,6 +124,8 @@ class SSD1306Chip:
             self.col_start, self.col_end = p[0] & 0x7F, p[1] & 0x7F
             self.col = self.col_start
             self._written = 0
+            if self.on_window is not None:
+                self.on_window(self)
         elif c == 0x22:
             self.page_start, self.page_end = p[0] & 7, p[1] & 7
             self.page = self.page_start
@@ -162,6 +166,8 @@ class SSD1306Chip:
         if self._written >= window:
             self._written = 0
             self.frames += 1
+            if window >= self.WIDTH * self.PAGES:
+                self.full_frames += 1
             if self.on_frame is not None:
                 self.on_frame(self)
 

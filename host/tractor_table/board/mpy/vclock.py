@@ -40,6 +40,40 @@
 # ticks_diff, sleep_us, advance_us) plus enter()/leave() around model calls.
 import utime
 
+_NONE = object()
+
+
+class TimedGC:
+    """The firmware's ``gc`` (sys.modules["gc"]): collect() timed apart and
+    charged at the clock's c_factor; everything else the built-in's."""
+
+    def __init__(self, clock, gc):
+        self._clock = clock
+        self._gc = gc
+
+    def collect(self):
+        return self._clock.c_call(self._gc.collect, _NONE, 0)
+
+    def __getattr__(self, name):
+        return getattr(self._gc, name)
+
+
+class TimedJson:
+    """The firmware's ``json``: dumps() and loads() (C code) timed apart."""
+
+    def __init__(self, clock, json):
+        self._clock = clock
+        self._json = json
+
+    def dumps(self, x, **kw):
+        return self._clock.c_call(self._json.dumps, x, 1, kw)
+
+    def loads(self, x):
+        return self._clock.c_call(self._json.loads, x, 1)
+
+    def __getattr__(self, name):
+        return getattr(self._json, name)
+
 
 class RunDelay:
     """The process's time waiting for a CPU, in ns (Linux schedstat; one
@@ -103,6 +137,13 @@ class VClock:
         self.overhead_us = 0.0
         self.call_us = 5  # as bench_readers.py charges a C call on the RP2040
         self._cal = -1  # while calibrating: the real us summed
+        # C code the firmware calls that the model times apart (gc.collect,
+        # json): charged x c_factor, the rp2 port's ratio for compiled code,
+        # not the bytecode factor (board/__init__.py, C_FACTOR)
+        self.c_factor = cpu_factor
+        self.gc_us = 0  # virtual us charged for gc.collect()
+        self.gc_n = 0
+        self.json_us = 0  # virtual us charged for json.dumps / json.loads
         self.segments = 0  # stretches of firmware work charged
         self.long_segments = 0  # of them longer than 100 us of CPU time
         self.capped = 0  # of them longer than cpu_cap_us (charged as cpu_cap_us)
@@ -163,6 +204,30 @@ class VClock:
                 self.cpu_us += v
             self._in = utime.ticks_us()
         self._depth += 1
+
+    def c_call(self, fn, arg, kind, kw=None):
+        """fn(arg), a C function of the firmware's (gc.collect, json.dumps),
+        its time charged at c_factor instead of the stretch's factor; kind 0
+        gc, 1 json."""
+        self.enter()  # the firmware's stretch before it, and the C call
+        try:
+            t = utime.ticks_us()
+            r = fn() if arg is _NONE else fn(arg, **kw) if kw else fn(arg)
+            d = utime.ticks_diff(utime.ticks_us(), t)
+            if self.run_delay is not None and d > self.long:
+                d -= self._waited_us()
+            if self.factor and d > 0:
+                v = int(d * self.c_factor)
+                self.now_us += v
+                self.cpu_us += v
+                if kind == 0:
+                    self.gc_us += v
+                    self.gc_n += 1
+                else:
+                    self.json_us += v
+        finally:
+            self.leave()
+        return r
 
     def mark(self):
         """The process waited for real (the board's own waits): a wait for the

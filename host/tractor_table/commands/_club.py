@@ -1,0 +1,48 @@
+"""``--club URL`` and ``--token`` for the commands that record (link, virtual, console):
+an uploader thread beside the recorder (tractor_table.club.uploader, docs/club.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from ..errors import CommandError
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--club", metavar="URL",
+                        help="upload the records live to the club server at URL (docs/club.md)")
+    parser.add_argument("--token", metavar="TOKEN",
+                        help="the token the club issued this host (default: TT_CLUB_TOKEN)")
+
+
+def start(args: argparse.Namespace, recorder: Any, *, quiet: bool = False) -> Any:
+    """The uploader for ``--club`` (None without it), started; it never holds up recording."""
+    url = getattr(args, "club", None)
+    if not url:
+        return None
+    token = getattr(args, "token", None) or os.environ.get("TT_CLUB_TOKEN", "")
+    if not token:
+        raise CommandError("--club needs the host's token: --token TOKEN or TT_CLUB_TOKEN "
+                           "(the club makes one with 'tractor-table club token add NAME')")
+    if recorder is None:
+        raise CommandError("--club uploads the records: it cannot go with --no-record")
+    from ..club.uploader import Uploader
+
+    up = Uploader(recorder.store.path, url, token,
+                  on_status=None if quiet else (lambda s: print(f"club {url}: {s}", flush=True)))
+    recorder.on_written.append(up.wake)
+    if not quiet:
+        print(f"club: uploading to {url}")
+    return up.start()
+
+
+def stop(up: Any) -> None:
+    if up is None:
+        return
+    up.stop()
+    line = f"club {up.url}: {up.sent} item(s) uploaded, journal acknowledged through {up.acked}"
+    if up.refused:
+        line += f"; {up.refused}"
+    print(line)

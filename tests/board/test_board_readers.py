@@ -1,0 +1,297 @@
+"""The readers on the board model: the firmware's scanner and PN532 driver
+(picohw.readers, machine.SPI at the pin map's rate) against four PN532 chip
+models with the ISO 14443-3 frame times, polled in pairs; the table's App
+(main.App with picoboard.PicoBoard's taps) for what the display and the link
+say. Every case runs under MicroPython on board time (no CPU charged: the
+chips' and the bus's own times)."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from board_rig import on_board
+from tractor_table.virtual.runner import virtual_card_map
+
+# readers as the Pico builds them, a scanner in pairs with the virtual deck's
+# card map, and a loop that ticks it and records its events with board time
+SCANNER = """
+import picohw, scanner, cardmap, chip
+board.clock.factor = 0
+S = scanner
+cm = cardmap.load(CARDS)
+sc = scanner.Scanner(picohw.readers(machine), cm)
+events = []
+ticks = []
+
+def run(ms, until=None):
+    end = time.ticks_ms() + ms
+    while time.ticks_diff(end, time.ticks_ms()) > 0:
+        t0 = time.ticks_us()
+        sc.tick(time.ticks_ms())
+        ticks.append(time.ticks_diff(time.ticks_us(), t0))
+        while sc.pop():
+            events.append((sc.kind, sc.seat, sc.card, time.ticks_ms()))
+        if until is not None and until():
+            return
+        time.sleep_us(100)
+
+def tag(card):
+    return chip.Tag(chip.deck_uid(card))
+
+def kinds(k):
+    return [e for e in events if e[0] == k]
+
+run(100)  # set-ups
+del events[:]
+"""
+
+
+@pytest.fixture()
+def cards(tmp_path: Path) -> str:
+    p = tmp_path / "cards.bin"
+    p.write_bytes(virtual_card_map(2))
+    return str(p)
+
+
+def _run(cards: str, *parts: str, heapsize: str = "1M") -> str:
+    code = "\n".join(textwrap.dedent(p) for p in (SCANNER, *parts))
+    return on_board(f"CARDS = {cards!r}\n" + code, heapsize=heapsize)
+
+
+def _value(out: str, key: str) -> str:
+    m = re.search(rf"^{key} (.*)$", out, re.M)
+    assert m, f"no {key!r} in:\n{out}"
+    return m.group(1)
+
+
+def test_pairs_poll_two_readers_at_once_and_a_cycle_is_short(cards: str) -> None:
+    out = _run(cards, """
+    for s in range(4):
+        board.chips[s].place(tag(s))
+    run(300)
+    print("cards", sorted((e[1], e[2]) for e in kinds(S.EV_CARD)))
+    del ticks[:]
+    run(500)
+    ticks.sort()
+    # two ticks (a pair each) are one four-seat cycle
+    print("tick_p50", ticks[len(ticks) // 2])
+    print("fields", board.max_fields_on, "collisions", board.spibus.collisions)
+    sc.set_group(S.GROUP_ONE)
+    board.max_fields_on = 0
+    run(200)
+    print("fields_one", board.max_fields_on)
+    """)
+    assert _value(out, "cards") == "[(0, 0), (1, 1), (2, 2), (3, 3)]"
+    # a pair with a card on each: 9.6 ms of RF and two field-offs, in parallel
+    tick = int(_value(out, "tick_p50"))
+    assert 9_600 <= tick <= 13_000, tick
+    assert _value(out, "fields") == "2 collisions 0"  # two fields at most, pairs
+    assert _value(out, "fields_one") == "1"
+
+
+def test_a_reader_that_never_answers_does_not_hold_up_its_pair(cards: str) -> None:
+    out = _run(cards, """
+    board.chips[2].inject(chip.FAULT_SILENT, cleared_by_reset=False)
+    run(200)  # failed twice, reset, set-up failed: retried once a second from here
+    print("faults", [(e[1]) for e in kinds(S.EV_FAULT)])
+    del events[:]
+    board.chips[0].place(tag(5))
+    t0 = time.ticks_ms()
+    run(400, lambda: kinds(S.EV_CARD))
+    seen = kinds(S.EV_SEEN)
+    print("seen_after", seen[0][3] - t0, "card_after", kinds(S.EV_CARD)[0][3] - t0, "ticks", ticks[-8:])
+    print("ok", [sc.reader_ok(s) for s in range(4)])
+    """)
+    assert _value(out, "faults") == "[2]"
+    seen, card = (int(x) for x in _value(out, "seen_after").split()[0:4:2])
+    # seat 0 keeps its pace beside its dead partner: shown within a cycle and
+    # its poll (about 19 + 11 ms), counted 40 ms later rounded up to its
+    # next poll (the issue's target for counted: 100 ms)
+    assert seen <= 30, seen
+    assert card <= 100, card
+    assert _value(out, "ok") == "[True, True, False, True]"
+
+
+def test_a_reader_that_answers_late_is_served_when_ready(cards: str) -> None:
+    out = _run(cards, """
+    board.chips[1].inject(chip.FAULT_SLOW, slow_us=8000)  # 8 ms late, in time
+    board.chips[1].place(tag(7))
+    board.chips[3].place(tag(9))
+    run(300, lambda: len(kinds(S.EV_CARD)) == 2)
+    print("cards", sorted((e[1], e[2]) for e in kinds(S.EV_CARD)))
+    print("faults", kinds(S.EV_FAULT))
+    """)
+    assert _value(out, "cards") == "[(1, 7), (3, 9)]"
+    assert _value(out, "faults") == "[]"
+
+
+def test_two_cards_at_once_on_different_seats(cards: str) -> None:
+    out = _run(cards, """
+    board.chips[0].place(tag(11))
+    board.chips[2].place(tag(12))  # the same pair: polled together
+    board.chips[1].place(tag(13))
+    t0 = time.ticks_ms()
+    run(300, lambda: len(kinds(S.EV_CARD)) == 3)
+    print("cards", sorted((e[1], e[2]) for e in kinds(S.EV_CARD)))
+    print("seen", max(e[3] for e in kinds(S.EV_SEEN)) - t0)
+    """)
+    assert _value(out, "cards") == "[(0, 11), (1, 13), (2, 12)]"
+    assert int(_value(out, "seen")) <= 25  # all three shown within a cycle
+
+
+def test_a_card_lifted_before_it_is_confirmed_is_never_a_play(cards: str) -> None:
+    out = _run(cards, """
+    c = board.chips[3]
+    t = tag(20)
+    c.place(t)
+    run(100, lambda: kinds(S.EV_SEEN))
+    c.remove(t)  # lifted before the confirming poll
+    t1 = time.ticks_ms()
+    run(100, lambda: kinds(S.EV_GONE))
+    gone = kinds(S.EV_GONE)
+    print("gone_after", gone[0][3] - t1 if gone else -1)
+    run(600)
+    print("cards", kinds(S.EV_CARD), "shown", sc.shown, "unconfirmed", sc.unconfirmed)
+    """)
+    gone = int(_value(out, "gone_after"))
+    assert 0 <= gone <= 25  # off the display within one cycle
+    assert _value(out, "cards") == "[] shown [-1, -1, -1, -1] unconfirmed 1"
+
+
+def test_a_stray_one_poll_read_of_a_fanned_hand_is_never_a_play(cards: str) -> None:
+    # a fanned hand swept over seat 1's reader: each card in the field for
+    # one poll only, the next one poll later
+    out = _run(cards, """
+    c = board.chips[1]
+    for card in (30, 31, 32, 33):
+        t = tag(card)
+        n = c.commands.count(0x4A) if len(c.commands) < 16 else -1
+        del c.commands[:]
+        c.place(t)
+        while 0x4A not in c.commands:
+            run(1)  # one tick: its pair's poll, whole
+        c.remove(t)
+    run(600)
+    print("cards", kinds(S.EV_CARD), "seen", len(kinds(S.EV_SEEN)), "gone", len(kinds(S.EV_GONE)))
+    print("unconfirmed", sc.unconfirmed, "shown", sc.shown)
+    """)
+    # each card shown as it passed (the next one in its place), none counted,
+    # the last taken off by the empty poll after it
+    assert _value(out, "cards") == "[] seen 4 gone 1"
+    assert _value(out, "unconfirmed") == "4 shown [-1, -1, -1, -1]"
+
+
+APP = """
+import main, picoboard, tablerules, events as E
+
+class Port:
+    def read(self):
+        return None
+
+    def write(self, b):
+        return True
+
+class Board(picoboard.PicoBoard):
+    # the Pico's board for the App's readers only (picoboard.PicoBoard.taps):
+    # no display, buttons, flash or USB in this test
+    def __init__(self, sc):
+        self.scanner = sc
+        self._scanner_mod = scanner
+        self._time = time
+        self.tag_sink = None
+        self.shown = sc.shown
+        self.readers_down = 0
+        self.view_changed = False
+        self._tone_until = 0
+        self.port = Port()
+        self.store = None
+        self.oled = True  # (picoboard's display_due: the display is up)
+        self.frames = []
+
+    def rand(self):
+        return 12345
+
+    def presses(self, now):
+        return ()
+
+    def show(self, buf, lines):
+        self.frames.append(list(lines))
+
+    def beep(self, s):
+        pass
+
+sc2 = scanner.Scanner(picohw.readers(machine), cm)
+b = Board(sc2)
+app = main.App(b, tablerules.TableRules(2), decks=2)
+
+def step(ms):
+    end = time.ticks_ms() + ms
+    while time.ticks_diff(end, time.ticks_ms()) > 0:
+        app.step(time.ticks_ms())
+        time.sleep_us(100)
+
+def readers_msgs():
+    return [p for k, p in app.link._queue if p and p[0] == E.APP_READERS]
+"""
+
+
+def test_a_missing_reader_at_boot_is_on_the_display_and_the_link(cards: str) -> None:
+    out = _run(cards, """
+    board.chips[2].inject(chip.FAULT_SILENT, cleared_by_reset=False)  # no reader at seat 2
+    """, APP, """
+    step(6000)  # the boot messages time out
+    print("line7", b.frames[-1][7])
+    print("link", readers_msgs())
+    board.chips[2].inject(chip.FAULT_NONE)  # plugged in
+    step(2500)
+    print("line7_back", repr(b.frames[-1][7]))
+    print("link_back", readers_msgs())
+    """, heapsize="4M")
+    assert _value(out, "line7") == "S2 no reader"
+    assert _value(out, "link") == "[[106, 4]]"
+    assert _value(out, "line7_back") == "''"
+    assert _value(out, "link_back") == "[[106, 4], [106, 0]]"
+    assert "readers: no answer from seat(s) 2" in out
+
+
+def test_a_reader_that_stops_answering_mid_game_and_a_card_shown_before_it_counts(cards: str) -> None:
+    out = _run(cards, APP, """
+    step(6000)
+    print("link0", readers_msgs())
+    # a card at seat 1: on the display at once, marked, then counted
+    board.chips[1].place(tag(3))
+    t0 = time.ticks_ms()
+    n0 = len(b.frames)
+    while not any("(5S)" in f[4] for f in b.frames[n0:]):
+        step(1)
+    print("shown_after", time.ticks_ms() - t0, b.frames[-1][4])
+    step(300)
+    print("counted", b.frames[-1][4], app.table.pending[1])
+    board.chips[1].remove(tag(3))
+    # seat 0's reader goes quiet mid-game
+    board.chips[0].inject(chip.FAULT_SILENT, cleared_by_reset=False)
+    step(6000)
+    print("line7", b.frames[-1][7])
+    print("link", readers_msgs())
+    """, heapsize="4M")
+    assert _value(out, "link0") == "[]"
+    shown = _value(out, "shown_after").split(" ", 1)
+    assert int(shown[0]) <= 50, shown
+    assert shown[1].endswith("(5S)")
+    counted = _value(out, "counted")
+    assert "(5S)" not in counted and counted.endswith("[3]")
+    assert _value(out, "line7") == "S0 no reader"
+    assert _value(out, "link") == "[[106, 1]]"
+
+
+def test_the_host_says_which_reader_is_missing() -> None:
+    from tractor_table.vocab import readers_status
+
+    assert readers_status(4) == (
+        "readers: no answer from the reader at S2: check its cable and its SPI switches"
+    )
+    assert "S0, S3" in readers_status(9)
+    assert readers_status(0) == "readers: every seat's reader answers"

@@ -1,0 +1,112 @@
+"""The live pages in a real browser: Debian's chromium driven by Selenium with
+Debian's chromium-driver, the real table core uploading through the real
+uploader to the real server process."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from faultproxy import FaultProxy
+from tractor_table.club.simtable import SimTable, attach
+from tractor_table.events import card_name
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("chromium") is None or shutil.which("chromedriver") is None,
+    reason="needs Debian's chromium and chromium-driver (.ci/run installs them)")
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "club"
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = shutil.which("chromium") or ""
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+              "--window-size=1100,800"):
+        opts.add_argument(a)
+    drv = webdriver.Chrome(service=Service(shutil.which("chromedriver") or ""), options=opts)
+    try:
+        yield drv
+    finally:
+        drv.quit()
+
+
+def wait(cond: Any, what: str, timeout: float = 20.0) -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = cond()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"not within {timeout} s: {what}")
+
+
+def shown_cards(drv: Any) -> set[str]:
+    return set(drv.execute_script(
+        "return Array.from(document.querySelectorAll('[data-card]')).map(e => e.dataset.card)"))
+
+
+def shown_count(drv: Any) -> int:
+    v = drv.execute_script("var t = document.getElementById('trick'); return t ? t.dataset.count : null")
+    return int(v) if v is not None else -1
+
+
+def test_a_card_laid_appears_the_kitty_never_and_a_cut_page_catches_up(
+        club_server: Any, browser: Any, tmp_path: Path) -> None:
+    server, token = club_server
+    proxy = FaultProxy(server.port)  # the browser's way to the server, to be cut
+    sim = SimTable(tmp_path, "e6614c311b2d7a27", seed=3, hands=1)
+    up = attach(sim, server.base, token, heartbeat_s=1.0)
+    try:
+        kitty: set[str] = set()
+        while not kitty:  # to the burial: the dealer's buried cards are hidden information
+            for ev in sim.step_event():
+                if ev[0] == sim.E.KITTY:
+                    kitty = {card_name(c) for c in ev[3:]}
+        label = wait(lambda: (httpx.get(server.base + "/.json").json()["tables"] or [{}])[0].get("label"),
+                     "the table on the room page")
+        browser.get(f"{proxy.base}/t/{label}")
+        wait(lambda: browser.find_element("id", "conn").get_attribute("data-state") == "live",
+             "the page's event stream open")
+        # a card laid at the table appears on its page, pushed (no reload)
+        for _ in range(6):
+            evs = sim.step_event()
+            plays = [e for e in evs if e[0] == sim.E.PLAY]
+            if plays:
+                card = card_name(plays[-1][3])
+                wait(lambda c=card: c in shown_cards(browser), f"{card} on the page")
+            assert not kitty & shown_cards(browser), "a buried card reached the page"
+            assert not kitty & set(browser.page_source.split('"')), "a buried card in the DOM"
+        # the page's connection is cut; the game goes on; it reconnects and catches up
+        proxy.cut()
+        wait(lambda: browser.find_element("id", "conn").get_attribute("data-state") != "live",
+             "the page notices the cut")
+        for _ in range(8):
+            sim.step_event()
+        proxy.heal()
+        wait(lambda: shown_count(browser) == sim.count, f"the page at event {sim.count} again",
+             timeout=30)
+        assert not kitty & shown_cards(browser)
+        # to the hand's end: then the kitty is public and shown
+        while not sim.done:
+            sim.step()
+        wait(lambda: kitty <= shown_cards(browser), "the kitty shown once the hand is over")
+        DOCS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(DOCS / "table.png"))
+        browser.get(f"{proxy.base}/")
+        wait(lambda: browser.find_elements("css selector", ".tile.live, .tile.offline, .tile.behind"),
+             "a tile on the room page")
+        browser.save_screenshot(str(DOCS / "room.png"))
+    finally:
+        up.stop()
+        sim.close()
+        proxy.close()
