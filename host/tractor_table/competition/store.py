@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import psycopg
@@ -22,6 +22,7 @@ from .pairing import Pairing, berger, met_pairs, swiss
 from .scoring import Scoring
 from .seating import Seat, check_seating, seat_round
 from .standings import Standings, rank
+from .tableplay import Derived, call_time, command_states, mark_round, table_results
 
 STATES: Final = ("draft", "seated", "playing", "time_called", "closed", "published")
 #: which state an action moves a round from, and to
@@ -65,6 +66,12 @@ class Event:
     seats: dict[int, list[Seat]]
     matches: list[TableMatch]
     adjustments: list[Adjustment]
+    #: match id -> why its table's events give no result (off the ladder, not heard...)
+    notes: dict[str, str] = field(default_factory=dict)
+    #: match id -> where its result comes from: 'table' (its uploaded events) or 'director'
+    sources: dict[str, str] = field(default_factory=dict)
+    #: (round, label) -> the commands sent to the table and their state
+    commands: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)
 
     def round(self, no: int) -> Round:
         for r in self.rounds:
@@ -180,32 +187,53 @@ def load(conn: psycopg.Connection, comp_id: int) -> Event:
             seats.setdefault(no_of[rid], []).append(Seat(label, seat, str(eid), str(p)))
         latest: dict[tuple[int, str], tuple[Any, ...]] = {}
         for row in conn.execute(
-                "SELECT round_id, table_label, status, level0, level1, passed, deals FROM results"
-                " WHERE comp_id = %s ORDER BY result_id", (comp_id,)):
+                "SELECT round_id, table_label, status, level0, level1, passed, deals, source"
+                " FROM results WHERE comp_id = %s ORDER BY result_id", (comp_id,)):
             latest[(no_of[row[0]], row[1])] = row[2:]
+        derived = table_results(conn, comp_id, {r.no: (r.state, r.deal_limit) for r in rounds})
+        commands = command_states(conn, comp_id)
         adjs = [Adjustment(int(r[0]), r[1], None if r[2] is None else match_id(no_of[r[3]], r[2]),
                            None if r[4] is None else str(r[4]), int(r[5]),
                            None if r[6] is None else int(r[6]), r[7], r[8])
                 for r in conn.execute(
                     "SELECT adj_id, kind, table_label, round_id, entry_id, value, revokes, reason,"
                     " director FROM adjustments WHERE comp_id = %s ORDER BY adj_id", (comp_id,))]
+    scoring = Scoring.from_dict(c[4])
     matches: list[TableMatch] = []
+    notes: dict[str, str] = {}
+    sources: dict[str, str] = {}
     for no, ss in sorted(seats.items()):
         by_table: dict[str, dict[int, str]] = {}
         for s in ss:
             by_table.setdefault(s.table, {})[s.seat] = s.entry
         for label, side in sorted(by_table.items()):
+            mid = match_id(no, label)
             res = latest.get((no, label))
-            status, l0, l1, passed, deals = res if res else ("not_played", None, None, None, 0)
-            levels = (int(l0), int(l1)) if status == "finished" else None
-            matches.append(TableMatch(match_id(no, label), no, label, (side[0], side[1]),
+            if res is not None:  # entered: the director's (or a program's) word wins
+                status, l0, l1, passed, deals, src = res
+                levels = (int(l0), int(l1)) if status == "finished" else None
+                sources[mid] = str(src)
+            else:
+                d = derived.get((no, label)) or Derived("not_played", None, None, 0, False)
+                status, levels, passed, deals = d.status, d.levels, d.passed, d.deals
+                if d.why:
+                    notes[mid] = d.why
+                if levels is not None:
+                    off = [lv for lv in levels if lv not in [int(x) for x in scoring.ladder]]
+                    if off:
+                        notes[mid] = (f"the table played level {off[0]} that is not on the "
+                                      "competition's ladder: set the tables' rules to its ladder, "
+                                      "or enter the result")
+                        status, levels, passed = "not_played", None, None
+                if d.status != "not_played":
+                    sources[mid] = "table"
+            matches.append(TableMatch(mid, no, label, (side[0], side[1]),
                                       status, levels, passed, deals))
     for no, p in pairings.items():
         if p.bye is not None:
             matches.append(TableMatch(match_id(no, "bye"), no, "bye", (p.bye, None)))
-    scoring = Scoring.from_dict(c[4])
     return Event(comp_id, c[0], c[1], c[2], c[3], scoring, int(c[5]), players, entries, rounds,
-                 pairings, seats, matches, adjs)
+                 pairings, seats, matches, adjs, notes, sources, commands)
 
 
 def standings(ev: Event, through: int | None = None) -> Standings:
@@ -306,6 +334,13 @@ def move(conn: psycopg.Connection, comp_id: int, round_no: int, action: str) -> 
         stamp = {"playing": "started_at", "time_called": "time_called_at", "closed": "closed_at"}[to]
         conn.execute(f"UPDATE rounds SET state = %s, {stamp} = now() WHERE round_id = %s",
                      (to, row[0]))
+        if action == "start":
+            # each seated table's chain index now, and a new match sent to it
+            labels = [r[0] for r in conn.execute(
+                "SELECT DISTINCT table_label FROM seatings WHERE round_id = %s", (row[0],))]
+            mark_round(conn, comp_id, int(row[0]), labels)
+        elif action == "call_time":
+            call_time(conn, comp_id, int(row[0]))  # the tables finish the deal in progress
     return to
 
 

@@ -268,7 +268,16 @@ def _view(url: str, comp: int) -> dict[str, Any]:
             text = ""
             if m.levels is not None:
                 text = f"{level_name(m.levels[0])}/{level_name(m.levels[1])}"
-            cells.append({"cls": cls, "text": text, "mid": m.match_id})
+                if m.deals:
+                    text += f" ·{m.deals}"
+            cmds = ev.commands.get((r.no, label), {})
+            if cmds.get("call_time") not in (None, "done"):
+                text += " ⏱"  # time called, the table not yet told
+            title = " · ".join(x for x in (
+                ev.notes.get(m.match_id, ""),
+                f"source: {ev.sources[m.match_id]}" if m.match_id in ev.sources else "",
+                *(f"{k.replace('_', ' ')}: {w}" for k, w in cmds.items())) if x)
+            cells.append({"cls": cls, "text": text, "mid": m.match_id, "note": title})
         grid.append({"label": label, "cells": cells})
     return {"ev": ev, "std": std, "pubs": pubs, "published": published,
             "provisional": provisional, "grid": grid, "alerts": alerts}
