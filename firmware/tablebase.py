@@ -155,6 +155,7 @@ try:  # the type checker's (and CPython's); at run time on the device TableBase 
         match_winner: int  # a side, or where called the winning seats' bits; -1 none yet
         message: str  # the display's last line
         message_until: int
+        time_called: bool  # CMD_CALL_TIME: no new deal after the one in progress
         # the hand (start_hand; preallocated where the table is built)
         phase: int  # DEAL .. CALL
         trump: int

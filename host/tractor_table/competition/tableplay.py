@@ -32,7 +32,20 @@ from .. import events as E
 from ..vocab import EventKind
 
 #: the kinds a result is read from (the rest of the chain is never fetched)
-KINDS = (int(EventKind.HAND_START), int(EventKind.HAND_END))
+KINDS = (int(EventKind.HAND_START), int(EventKind.TRUMP), int(EventKind.HAND_END))
+
+
+@dataclass(frozen=True)
+class Hand:
+    """One hand of a match, as its record's fixed header gives it."""
+
+    hand_no: int
+    dealer: int  # -1: nobody bid (a redeal)
+    level: int  # the dealer side's level (rank number, 2 = 0)
+    trump: int  # 0-3 = S H D C, 4 = no trump, -1 none
+    attackers: int  # the attackers' points
+    levels_after: tuple[int, int]
+    match_winner: int  # -1: the match goes on
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,7 @@ class Derived:
     why: str = ""  # why nothing could be read (shown on the director's grid)
     first_idx: int | None = None
     last_idx: int | None = None
+    hands: tuple[Hand, ...] = ()
 
 
 def derive(events: Iterable[tuple[int, Sequence[int] | E.Event]], *, time_called: bool,
@@ -60,8 +74,14 @@ def derive(events: Iterable[tuple[int, Sequence[int] | E.Event]], *, time_called
     deals = 0
     in_deal = False
     last_idx: int | None = None
+    hands: list[Hand] = []
+    cur: list[int] = [0, -1, 0, -1]  # hand_no, dealer, level by side, trump
+    at_start: tuple[int, ...] = (0, 0)
     for idx, raw in events:
         ev = E.decode(raw, lenient=True)
+        if isinstance(ev, E.Trump) and started:
+            cur[1], cur[3] = ev.dealer, ev.trump
+            continue
         if isinstance(ev, E.HandStart):
             if ev.first_hand and ev.hand_no == 1:
                 if deals > 0:
@@ -73,10 +93,13 @@ def derive(events: Iterable[tuple[int, Sequence[int] | E.Event]], *, time_called
                 # the match starts here (again, if a new match came before any deal ended)
                 started, first_idx = True, idx
                 levels = (ev.levels[0], ev.levels[1])
+                hands = []
             elif not started:
                 continue  # the table's previous match, still going: not this round's
             in_deal = True
             last_idx = idx
+            cur = [ev.hand_no, ev.dealer, 0, -1]
+            at_start = tuple(ev.levels)
         elif isinstance(ev, E.HandEnd) and started:
             if len(ev.levels) != 2:
                 continue
@@ -84,6 +107,9 @@ def derive(events: Iterable[tuple[int, Sequence[int] | E.Event]], *, time_called
             deals += 1
             in_deal = False
             last_idx = idx
+            dealer = cur[1]
+            hands.append(Hand(cur[0], dealer, at_start[dealer & 1] if dealer >= 0 else at_start[0],
+                              cur[3], ev.attackers_score, levels, ev.match_winner))
             if ev.match_winner in (0, 1):
                 passed = ev.match_winner
                 break
@@ -92,7 +118,7 @@ def derive(events: Iterable[tuple[int, Sequence[int] | E.Event]], *, time_called
     done = passed is not None or (deal_limit is not None and deals >= deal_limit) or (
         time_called and not in_deal)
     return Derived("finished" if done else "playing", levels, passed, deals, in_deal, "",
-                   first_idx, last_idx)
+                   first_idx, last_idx, tuple(hands))
 
 
 @dataclass(frozen=True)

@@ -33,3 +33,7 @@ CREATE TABLE table_commands(
     UNIQUE(round_id, table_id, kind)
 );
 CREATE INDEX table_commands_open ON table_commands(table_id) WHERE done_at IS NULL;
+
+-- every hand's record of a published round, in the strict export form
+-- (competition.store.export_hands), beside the per-match one
+ALTER TABLE publications ADD COLUMN hands_export text NOT NULL DEFAULT '';
