@@ -49,7 +49,7 @@ class Round:
 
 
 @dataclass(frozen=True)
-class Event:
+class Competition:
     """Everything :func:`standings` and the pages need, read in one transaction."""
 
     comp_id: int
@@ -180,7 +180,7 @@ def edit_player(conn: psycopg.Connection, comp_id: int, player_id: int, *, name:
     return f"player {player_id}: {row[0]} is now {name}" if row[0] != name else f"player {player_id} saved"
 
 
-def load(conn: psycopg.Connection, comp_id: int) -> Event:
+def load(conn: psycopg.Connection, comp_id: int) -> Competition:
     with conn.transaction():
         c = conn.execute(
             "SELECT name, site, starts_on, movement, scoring, correction_minutes FROM competitions"
@@ -270,11 +270,11 @@ def load(conn: psycopg.Connection, comp_id: int) -> Event:
     for no, p in pairings.items():
         if p.bye is not None:
             matches.append(TableMatch(match_id(no, "bye"), no, "bye", (p.bye, None)))
-    return Event(comp_id, c[0], c[1], c[2], c[3], scoring, int(c[5]), players, entries, rounds,
-                 pairings, seats, matches, adjs, notes, sources, commands, hands)
+    return Competition(comp_id, c[0], c[1], c[2], c[3], scoring, int(c[5]), players, entries,
+                       rounds, pairings, seats, matches, adjs, notes, sources, commands, hands)
 
 
-def standings(ev: Event, through: int | None = None) -> Standings:
+def standings(ev: Competition, through: int | None = None) -> Standings:
     """The standings after round ``through`` (all rounds when None)."""
     ms = [m for m in ev.matches if through is None or m.round_no <= through]
     ids = {m.match_id for m in ms}
@@ -344,7 +344,7 @@ def seat_by_hand(conn: psycopg.Connection, comp_id: int, round_no: int, seats: l
     _write_seats(conn, ev, r, [*ev.seats.get(round_no, []), *seats], entered_by, only=seats)
 
 
-def _write_seats(conn: psycopg.Connection, ev: Event, r: Round, seats: list[Seat],
+def _write_seats(conn: psycopg.Connection, ev: Competition, r: Round, seats: list[Seat],
                  entered_by: str, only: list[Seat] | None = None) -> None:
     check_seating(seats, ev.entries)  # SeatingError: nothing written
     with conn.transaction():
@@ -443,7 +443,7 @@ def adjust(conn: psycopg.Connection, comp_id: int, round_no: int, *, kind: str, 
     return int(row[0])
 
 
-def export_round(ev: Event, round_no: int) -> str:
+def export_round(ev: Competition, round_no: int) -> str:
     """Every match of the round in one strict form: a fixed header per match, keys in a fixed
     order, one space, LF; byte for byte the same for the same facts, so two published
     versions diff line by line."""
@@ -477,7 +477,7 @@ def export_round(ev: Event, round_no: int) -> str:
     return "\n".join(out)
 
 
-def _seat_names(ev: Event, round_no: int, table: str) -> dict[int, str]:
+def _seat_names(ev: Competition, round_no: int, table: str) -> dict[int, str]:
     names = {0: "?", 1: "?", 2: "?", 3: "?"}
     for s in ev.seats.get(round_no, []):
         if s.table == table:
@@ -492,7 +492,7 @@ def hand_result(h: Hand) -> str:
     return out + (f" won {h.match_winner}" if h.match_winner in (0, 1) else "")
 
 
-def export_hands(ev: Event, round_no: int) -> str:
+def export_hands(ev: Competition, round_no: int) -> str:
     """Every hand of the round's matches as the tables recorded them, one record each with
     the fixed header (event, site, date, round, table, the four names, dealer, level, trump,
     result) in the strict form of :func:`export_round`: byte for byte the same for the same
@@ -524,7 +524,7 @@ def _other_points(std: Standings, entry: str | None, round_no: int) -> str:
     return "-" if res is None else str(res.points)
 
 
-def standings_json(ev: Event, std: Standings) -> list[dict[str, Any]]:
+def standings_json(ev: Competition, std: Standings) -> list[dict[str, Any]]:
     return [{"rank": r.rank, "shared": r.shared, "entry": r.name, "players": ev.names(r.entry),
              "match_points": r.match_points, "net_levels": r.net_levels,
              "total_levels": r.total_levels, "rounds_won": r.rounds_won,
