@@ -48,7 +48,7 @@ class Round:
 
 
 @dataclass(frozen=True)
-class Event:
+class Competition:
     """Everything :func:`standings` and the pages need, read in one transaction."""
 
     comp_id: int
@@ -139,7 +139,7 @@ def import_players(conn: psycopg.Connection, comp_id: int, data: bytes | str) ->
     return len(roster.players), len(roster.entries)
 
 
-def load(conn: psycopg.Connection, comp_id: int) -> Event:
+def load(conn: psycopg.Connection, comp_id: int) -> Competition:
     with conn.transaction():
         c = conn.execute(
             "SELECT name, site, starts_on, movement, scoring, correction_minutes FROM competitions"
@@ -204,11 +204,11 @@ def load(conn: psycopg.Connection, comp_id: int) -> Event:
         if p.bye is not None:
             matches.append(TableMatch(match_id(no, "bye"), no, "bye", (p.bye, None)))
     scoring = Scoring.from_dict(c[4])
-    return Event(comp_id, c[0], c[1], c[2], c[3], scoring, int(c[5]), players, entries, rounds,
+    return Competition(comp_id, c[0], c[1], c[2], c[3], scoring, int(c[5]), players, entries, rounds,
                  pairings, seats, matches, adjs)
 
 
-def standings(ev: Event, through: int | None = None) -> Standings:
+def standings(ev: Competition, through: int | None = None) -> Standings:
     """The standings after round ``through`` (all rounds when None)."""
     ms = [m for m in ev.matches if through is None or m.round_no <= through]
     ids = {m.match_id for m in ms}
@@ -278,7 +278,7 @@ def seat_by_hand(conn: psycopg.Connection, comp_id: int, round_no: int, seats: l
     _write_seats(conn, ev, r, [*ev.seats.get(round_no, []), *seats], entered_by, only=seats)
 
 
-def _write_seats(conn: psycopg.Connection, ev: Event, r: Round, seats: list[Seat],
+def _write_seats(conn: psycopg.Connection, ev: Competition, r: Round, seats: list[Seat],
                  entered_by: str, only: list[Seat] | None = None) -> None:
     check_seating(seats, ev.entries)  # SeatingError: nothing written
     with conn.transaction():
@@ -370,7 +370,7 @@ def adjust(conn: psycopg.Connection, comp_id: int, round_no: int, *, kind: str, 
     return int(row[0])
 
 
-def export_round(ev: Event, round_no: int) -> str:
+def export_round(ev: Competition, round_no: int) -> str:
     """Every match of the round in one strict form: a fixed header per match, keys in a fixed
     order, one space, LF; byte for byte the same for the same facts, so two published
     versions diff line by line."""
@@ -411,7 +411,7 @@ def _other_points(std: Standings, entry: str | None, round_no: int) -> str:
     return "-" if res is None else str(res.points)
 
 
-def standings_json(ev: Event, std: Standings) -> list[dict[str, Any]]:
+def standings_json(ev: Competition, std: Standings) -> list[dict[str, Any]]:
     return [{"rank": r.rank, "shared": r.shared, "entry": r.name, "players": ev.names(r.entry),
              "match_points": r.match_points, "net_levels": r.net_levels,
              "total_levels": r.total_levels, "rounds_won": r.rounds_won,
