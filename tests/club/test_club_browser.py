@@ -131,7 +131,7 @@ def tiles(drv: Any) -> dict[str, str]:
 
 def test_the_room_shows_tables_live_and_a_silent_one_goes_offline_by_itself(
         club_token: tuple[str, str], browser: Any, tmp_path: Path) -> None:
-    from conftest import ServerProc
+    from clubproc import ServerProc
 
     url, token = club_token
     server = ServerProc(url, offline_s=5.0).start()

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from clubcheck import assert_same
-from conftest import ServerProc
+from clubproc import ServerProc
 from faultproxy import FaultProxy
 from tractor_table.club import db
 from tractor_table.club.simtable import SimTable, attach
