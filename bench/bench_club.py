@@ -220,8 +220,14 @@ def browser_available() -> bool:
 
 
 class Room:
-    def __init__(self, tables: int, *, fsync: bool = True, folder: Path | None = None) -> None:
+    def __init__(self, tables: int, *, fsync: bool = True, folder: Path | None = None,
+                 hosts_dir: Path | None = None) -> None:
         self.folder = folder or Path(tempfile.mkdtemp(prefix="tt-bench-club-"))
+        # the hosts' records files: on this machine's disk by default (every host's
+        # fsyncs then share the server's one disk, which a room's laptops do not),
+        # or in ``hosts_dir`` (say /dev/shm: each host as if on its own disk)
+        self.hosts = Path(tempfile.mkdtemp(prefix="tt-bench-hosts-", dir=hosts_dir)) \
+            if hosts_dir else self.folder
         self.cluster = Cluster(self.folder / "pg", fsync=fsync)
         self.url = self.cluster.start()
         with db.connect(self.url) as c:
@@ -262,7 +268,7 @@ class Room:
 
         scripts = [record_actions(hands, seed * 1000 + k, 2) for k in range(min(self.n, SCRIPTS))]
         for k in range(self.n):
-            d = self.folder / f"r{seed}t{k}"
+            d = self.hosts / f"r{seed}t{k}"
             d.mkdir()
             sim = SimTable(d, f"{0xBE000000 + seed * 10000 + first + k:016x}", seed=k, hands=0)
             sim.actions, sim.at = scripts[k % len(scripts)], 0
@@ -322,6 +328,7 @@ class Room:
             self.server.kill()
         self.cluster.stop("fast")
         shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.hosts, ignore_errors=True)
 
 
 def drive(room: Room, pace_s: float, seconds: float, taps: dict[tuple[str, int], float],
@@ -392,10 +399,10 @@ def latencies(stamps: dict[str, list[tuple[float, int]]], labels: dict[str, str]
 
 def run(tables: int, *, pace_s: float, seconds: float = 60.0, hands: int = 1, browsers: int = 4,
         seed: int = 1, room: Room | None = None, fsync: bool = True,
-        inputs: int = 0) -> tuple[Result, Room]:
+        inputs: int = 0, hosts_dir: Path | None = None) -> tuple[Result, Room]:
     """One run on ``room`` (made if None; the caller closes it)."""
     if room is None:
-        room = Room(tables, fsync=fsync)
+        room = Room(tables, fsync=fsync, hosts_dir=hosts_dir)
         try:
             return _run(room, tables, pace_s, seconds, hands, browsers, seed, fsync, inputs)
         except BaseException:
@@ -504,7 +511,7 @@ def backlog(tables: int, *, hands: int = 1, seed: int = 7, fsync: bool = True) -
         room.close()
 
 
-def section(results: list[Result], cmd: str) -> str:
+def section(results: list[Result], cmd: str, hosts_dir: Path | None = None) -> str:
     rows = []
     for r in results:
         per = f"{r.pg_bytes / r.hands * 1000 / 1e6:.1f}" if r.hands else "-"
@@ -537,6 +544,7 @@ before the input; tap -> server: the server transaction's time (`ingested_at`)
 less the same stamp, for every event. CPU: user+system from /proc over the run, as a share of one
 core (server, PostgreSQL, and the simulated tables' own process). Bytes: the database's growth over the hands the flat-out run completed.
 After every run each table's count and head on the server equal its host's.
+The hosts' records files (SQLite, synchronous = FULL) are {"in " + str(hosts_dir) + " (each host as if on its own disk)" if hosts_dir else "on the server's own disk: every host's fsyncs share it with PostgreSQL's, which a room's laptops would not"}.
 
 | tables | pace | events | offered/s | ingested/s | tap->browser p50 / p99 ms | tap->server p50 / p99 ms | CPU server / PostgreSQL / tables | MB per 1,000 hands | load |
 |---|---|---|---|---|---|---|---|---|---|
@@ -561,18 +569,21 @@ def main() -> int:
     ap.add_argument("--only", choices=["human", "flat", "backlog"], help="one pace only")
     ap.add_argument("--no-fsync", action="store_true", help="PostgreSQL fsync off (not a club night)")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md")
+    ap.add_argument("--hosts-dir", type=Path, help="human and flat: the hosts' records files here "
+                    "(/dev/shm: each host as if on its own disk; default: beside the database)")
     a = ap.parse_args()
     results = []
     if a.only in (None, "human"):
         for n in a.tables:
             r, room = run(n, pace_s=a.pace, seconds=a.seconds, browsers=a.browsers,
-                          fsync=not a.no_fsync)
+                          fsync=not a.no_fsync, hosts_dir=a.hosts_dir)
             room.close()
             print(r.line(), flush=True)
             results.append(r)
     for n in a.flat_tables:
         if a.only in (None, "flat"):
-            r, room = run(n, pace_s=0.0, hands=a.hands, browsers=a.browsers, fsync=not a.no_fsync)
+            r, room = run(n, pace_s=0.0, hands=a.hands, browsers=a.browsers, fsync=not a.no_fsync,
+                          hosts_dir=a.hosts_dir)
             room.close()
             print(r.line(), flush=True)
             results.append(r)
@@ -584,7 +595,7 @@ def main() -> int:
         from tractor_table.perfdoc import write_section
 
         cmd = ".venv/bin/python bench/bench_club.py " + " ".join(sys.argv[1:])
-        write_section("club", section(results, cmd.strip()))
+        write_section("club", section(results, cmd.strip(), a.hosts_dir))
     return 0
 
 
