@@ -163,8 +163,8 @@ async def healthz(request: Request) -> Response:
 ROUTES: list[BaseRoute] = [
     Route("/", pages.room, methods=["GET"]),
     Route("/.json", pages.room_json, methods=["GET"]),
+    Route("/t/{label}.json", pages.table_json, methods=["GET"]),  # before /t/{label}, which matches it too
     Route("/t/{label}", pages.table, methods=["GET"]),
-    Route("/t/{label}.json", pages.table_json, methods=["GET"]),
     Route("/live/room", pages.room_stream, methods=["GET"]),
     Route("/live/t/{label}", pages.table_stream, methods=["GET"]),
     Route("/healthz", healthz, methods=["GET"]),
@@ -178,10 +178,12 @@ ROUTES: list[BaseRoute] = [
 
 
 def create_app(url: str, *, extra_routes: Sequence[BaseRoute] = (), pool_size: int = 8,
-               settings: dict[str, Any] | None = None) -> Starlette:
-    """The club server on the PostgreSQL at ``url`` (migrated first: :func:`.db.migrate`)."""
+               settings: dict[str, Any] | None = None, offline_s: float = pages.OFFLINE_S) -> Starlette:
+    """The club server on the PostgreSQL at ``url`` (migrated first: :func:`.db.migrate`);
+    a table is shown offline after ``offline_s`` without its host's heartbeat."""
     from . import db
 
+    pages.OFFLINE_S = offline_s
     with db.connect(url) as conn:
         db.migrate(conn)
 
