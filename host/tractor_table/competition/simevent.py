@@ -130,23 +130,21 @@ def play_until_idle(tables: Iterable[CompTable], done: Any, timeout: float = 120
 
 
 def matches_in_file(path: Path) -> list[tuple[tuple[int, int], int, int]]:
-    """A host's SQLite file read on its own: each match the table started (a HAND_START of
-    hand 1, first hand) as (the levels after its last hand's end, hands ended, the side that
-    passed the top or -1). Fields by the firmware's layout: HAND_START [kind, hand_no,
-    dealer, decks, level0, level1, first_hand], HAND_END [kind, attackers, kitty points,
-    multiplier, bonus, next dealer, level0, level1, match winner]."""
-    from ..vocab import EventKind
+    """A host's SQLite file read on its own (its events decoded by the link's one decoder,
+    nothing of the competition's code): each match the table started (a hand start of hand
+    1, first hand) as (the levels after its last hand's end, hands ended, the side that
+    passed the top or -1)."""
+    from .. import events as E
 
-    hs, he = int(EventKind.HAND_START), int(EventKind.HAND_END)
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT event FROM events WHERE current = 1 ORDER BY idx").fetchall()
     out: list[list[Any]] = []
     for (text,) in rows:
-        ev = json.loads(text)
-        if ev[0] == hs and ev[1] == 1 and ev[6] == 1:
-            out.append([(ev[4], ev[5]), 0, -1])
-        elif ev[0] == he and out:
-            out[-1][0], out[-1][2] = (ev[6], ev[7]), ev[8]
+        ev = E.decode(json.loads(text))
+        if isinstance(ev, E.HandStart) and ev.hand_no == 1 and ev.first_hand:
+            out.append([tuple(ev.levels), 0, -1])
+        elif isinstance(ev, E.HandEnd) and out:
+            out[-1][0], out[-1][2] = tuple(ev.levels), ev.match_winner
             out[-1][1] += 1
     return [(m[0], m[1], m[2]) for m in out]
 
