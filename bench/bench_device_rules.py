@@ -55,6 +55,8 @@ ADVERSARIAL_DATA = HERE.parent / "tests" / "device_rules" / "data" / "adversaria
 #: the generator's finds beyond its 2 s ceiling: empty since the device engine's speed-up
 #: (its two cases, 15 s a check with the old search, are in adversarial.jsonl now)
 ADVERSARIAL_BEYOND = ADVERSARIAL_DATA.with_name("adversarial-beyond.jsonl")
+#: the full engine's slowest finds (--cost host): checked on the device too
+ADVERSARIAL_HOST = ADVERSARIAL_DATA.with_name("adversarial-host.jsonl")
 TARGET_WORST_MS = 20.0  # issue 21, calibrated by kind
 TARGET_MEDIAN_MS = 1.0
 TARGET_HEAP = 16 * 1024
@@ -91,7 +93,9 @@ def bot_scripts(hands: int, seed: int) -> tuple[list[str], dict[str, str]]:
 def bot_timing(lines: list[str], variant: dict[str, str], repeat: int) -> list[Timed]:
     """One pass over every check of the bots' hands: the median of ``repeat`` calls each."""
     native, inner = adversarial.engine_methods()
-    proc = mpy.run(RUNNER, args=["time", str(repeat), ",".join(native), ",".join(inner)], path=PATH, heapsize="4M", input="\n".join(lines) + "\nend\n", timeout=7200)
+    # (32M: the split's wrappers, made anew for each check, leave the unix port's heap
+    # fragmented over a long run; no check allocates, so the heap's size times nothing)
+    proc = mpy.run(RUNNER, args=["time", str(repeat), ",".join(native), ",".join(inner)], path=PATH, heapsize="32M", input="\n".join(lines) + "\nend\n", timeout=7200)
     if proc.returncode != 0:
         raise SystemExit(f"device benchmark failed:\n{proc.stderr[-2000:]}")
     out: list[Timed] = []
@@ -105,7 +109,11 @@ def bot_timing(lines: list[str], variant: dict[str, str], repeat: int) -> list[T
 def adversarial_set(search: int, seed: int) -> list[dict[str, object]]:
     """The stored regression cases, then the worst of each family (and any
     beyond the search's ceiling) of a fresh seeded search."""
-    cases: list[dict[str, object]] = [*adversarial.read_cases(ADVERSARIAL_DATA), *adversarial.read_cases(ADVERSARIAL_BEYOND)]
+    cases: list[dict[str, object]] = [
+        *adversarial.read_cases(ADVERSARIAL_DATA),
+        *adversarial.read_cases(ADVERSARIAL_BEYOND),
+        *adversarial.read_cases(ADVERSARIAL_HOST),
+    ]
     if search > 0:
         report = adversarial.search(search, seed, cost="device")
         if report.disagreements:
@@ -251,7 +259,8 @@ again or differently). Two sets:
   every rule variant: {len(difffuzz.VARIANTS)} presets and option sets, 1-4
   decks, plus random throws and follows that are often illegal), {len(bots)} checks;
 - *adversarial*: {len(adv)} cases: the adversarial generator's regression data
-  (`tests/device_rules/data/adversarial.jsonl`, the issue's example among them)
+  (`tests/device_rules/data/adversarial.jsonl`, the issue-12 example and the near
+  misses adv-22..29 among them; `adversarial-host.jsonl`, the full engine's slowest)
   and the worst case of each family of a fresh search of {args.search} cases (seed
   {args.seed}, cost: the device's time; `tractor_table.adversarial`).
 
