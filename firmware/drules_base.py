@@ -116,6 +116,7 @@ class EngineBase:
     _memo_init: "Callable[[], None]"
     _sweep_init: "Callable[[], None]"
     _pack: "Callable[[int, int, int, int], int]"
+    _packs: "Callable[[int], bool]"
     _add: "Callable[[int, int, int], bool]"
     _sub: "Callable[[int, int, int], None]"
     _sets: "Callable[[], None]"

@@ -320,31 +320,8 @@ class Placer(EngineBase):
         # And all the runs of one width together, each cut down to its first
         # kmin positions (the width's shortest kind; from the lowest lo): no
         # more of them than the windows of kmin a greedy packing places.
-        for i in range(2 * nd):
-            if i < nd:
-                m = dm[i]
-                k = dk[i]
-                lo = dl[i]
-                need = dn[i]
-            else:
-                m = dm[i - nd]
-                k = 0
-                need = 0
-                lo = _NPOS
-                for j in range(nd):
-                    if dm[j] == m and dk[j] >= 2:
-                        if j < i - nd:
-                            need = -1  # this width was counted at its first kind
-                            break
-                        need += dn[j]
-                        if k == 0 or dk[j] < k:
-                            k = dk[j]
-                        if dl[j] < lo:
-                            lo = dl[j]
-                if need <= dn[i - nd]:
-                    continue  # one kind alone: done above
-            if k >= 2 and self._pack(m, k, lo, need) < need:
-                return False
+        if not self._packs(nd):
+            return False
         self._sets()
         if nd == 0:
             return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
@@ -422,6 +399,43 @@ class Placer(EngineBase):
                 d += dn[i]
         self._ns0 = self.nstates + _EAGER
         return self._sweep(0, d, 0, 0, 0)
+
+    def _packs(self, nd):
+        # type: (int) -> bool
+        """The greedy packing bounds of _feasible over the sweep's nd kinds of
+        runs: False if a kind, or a width's runs together, cannot all be
+        placed. Bytecode (with _pack): a few calls a question, and the chip's
+        heap holds native code."""
+        dm = self._dm
+        dk = self._dk
+        dn = self._dn
+        dl = self._dl
+        for i in range(2 * nd):
+            if i < nd:
+                m = dm[i]
+                k = dk[i]
+                lo = dl[i]
+                need = dn[i]
+            else:
+                m = dm[i - nd]
+                k = 0
+                need = 0
+                lo = _NPOS
+                for j in range(nd):
+                    if dm[j] == m and dk[j] >= 2:
+                        if j < i - nd:
+                            need = -1  # this width was counted at its first kind
+                            break
+                        need += dn[j]
+                        if k == 0 or dk[j] < k:
+                            k = dk[j]
+                        if dl[j] < lo:
+                            lo = dl[j]
+                if need <= dn[i - nd]:
+                    continue  # one kind alone: done above
+            if k >= 2 and self._pack(m, k, lo, need) < need:
+                return False
+        return True
 
     def _pack(self, m, k, lo, need):
         # type: (int, int, int, int) -> int
