@@ -96,6 +96,7 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         await until(pilot, lambda: not source.bots_playing and "bots      done" in pane(app, "link"), 120)
         await until(pilot, lambda: app.verifier.next_index == len(record(source)) > 30, 30)
         events = record(source)
+        assert app.messages[0] == "the bots deal seed 1 (the same deal again: --seed 1)"
         ended = events[-1]
         assert ended[0] == 12  # HAND_END
         # the event log: every event described, with the verifier's verdict

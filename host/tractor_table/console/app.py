@@ -209,6 +209,8 @@ class ConsoleApp(App[int]):
                 self._note(value)
             elif kind == "bots":
                 self._bots(str(value))
+            elif kind == "bots_seed":
+                self.say(str(value))
             elif kind in ("bots_done", "bots_error"):
                 self.bots_state = str(value)
                 self.say(str(value))
