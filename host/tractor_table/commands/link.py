@@ -62,7 +62,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..events import Event, describe
+    from ..events import Event
     from ..link.notes import (
         App,
         Conflict,
@@ -121,6 +121,13 @@ def run(args: argparse.Namespace) -> int:
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
 
     told: list[str] = []  # a failure to record, said once as it happens
+    from ..virtual.taps import TableWatch, describe_in
+
+    # the phase as the events tell it: a refusal is labelled by phase ("burial:"),
+    # not with the table's trick number; "" (not known yet, or after a resync
+    # until the next HAND_START or TRUMP): the table's own label
+    watch = TableWatch(rules)
+    watch.phase = ""
 
     def on_note(note: Note) -> None:
         before = len(verifier.disagreements)
@@ -133,8 +140,11 @@ def run(args: argparse.Namespace) -> int:
                     print(f"  {verifier.refused}")
             case Event() as ev:
                 if not args.quiet:
-                    print(f"{ev.index:5d}  {describe(ev)}")
+                    print(f"{ev.index:5d}  {describe_in(ev, watch)}")
+                watch.on_event(ev)
             case Down() | Reboot() | Rollback() | SnapshotIn() | Conflict() | Incompatible() | Synced():
+                if isinstance(note, Rollback | SnapshotIn):
+                    watch.phase = ""  # the table's state was replaced: its events may start anywhere
                 print(f"link {note_words(note)}")
             case SnapshotDone() as done:
                 print(f"push: snapshot {done.id} " + ("taken by the table" if done.ok else f"refused: {done.reason}"))
