@@ -8,6 +8,7 @@
 # create nothing), so it shadows nothing in MicroPython's depth-first lookup.
 
 try:
+    from array import array  # noqa: F401
     from typing import Any, Callable, Sequence  # noqa: F401
 except ImportError:
     pass
@@ -91,17 +92,13 @@ class EngineBase:
     _ng: int
     _placed: bool
     _cur: bytearray
-    _lp: bytearray
-    _ld: "list[int]"
-    _lq: "list[int]"
-    _lh: "list[int]"
-    _ll: bytearray
-    _lx: bytearray
-    _ly: bytearray
-    _lr: bytearray
-    _la: bytearray
-    _lmode: bytearray
-    _dn0: bytearray
+    _ut: bytearray
+    _gr: bytearray
+    _fi: bytearray
+    _nfi: int
+    _ff: bytearray
+    _lv: bytearray
+    _li: "array[int]"
     # methods of one part that another calls
     lead_suit: "Callable[[Sequence[int]], int]"
     points: "Callable[[Sequence[int]], int]"
@@ -118,6 +115,8 @@ class EngineBase:
     _newgen: "Callable[[], None]"
     _memo_init: "Callable[[], None]"
     _sweep_init: "Callable[[], None]"
+    _pack: "Callable[[int, int, int, int], int]"
+    _packs: "Callable[[int], bool]"
     _add: "Callable[[int, int, int], bool]"
     _sub: "Callable[[int, int, int], None]"
     _sets: "Callable[[], None]"
