@@ -132,7 +132,7 @@ def test_a_trick_before_the_partner_is_known_says_the_points_by_seat(
     seen_unknown = seen_known = 0
     with Store.open(friend_db, create=False) as store:
         hands = store.hands()
-        events = [[e["event"].raw() for e in store.hand_events(h)] for h in hands]
+        events = [[e["event"] for e in store.hand_events(h)] for h in hands]
     for hand, evs in zip(hands, events, strict=True):
         capsys.readouterr()
         assert cli.main(["records", "show", str(hand["id"]), "--db", str(friend_db),
