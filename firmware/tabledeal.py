@@ -81,8 +81,10 @@ def end_draw(tb: "T.TableBase", now_ms, kitty=None):
 def bury(tb: "T.TableBase", now_ms):
     pend = tb.pending[tb.dealer]
     if len(pend) != tb.kitty_size:
+        # too few (the last card buries at once, so never too many): the cards
+        # tapped stay, and the display's "S1 bury 7/8" says how many more (a
+        # long press of the dealer's button starts the burial again)
         tb.refuse(tb.dealer, E.KITTY_COUNT, pend, now_ms)
-        del pend[:]
         return
     tb.kitty = list(pend)
     del pend[:]

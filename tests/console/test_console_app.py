@@ -91,9 +91,12 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         await until(pilot, lambda: "state     synced" in pane(app, "link"))
         assert "rules     rules-2026.1" in pane(app, "link")
         assert f"table     {source.vt.uid}" in pane(app, "link")  # the virtual table's identity
-        await until(pilot, lambda: not source.bots_playing and "bots      done" in pane(app, "link"))
-        await pilot.pause(0.2)
+        # the table's state, not a transient message: the bots are done and the
+        # verifier has judged every event the table sent (however busy the machine)
+        await until(pilot, lambda: not source.bots_playing and "bots      done" in pane(app, "link"), 120)
+        await until(pilot, lambda: app.verifier.next_index == len(record(source)) > 30, 30)
         events = record(source)
+        assert app.messages[0] == "the bots deal seed 1 (the same deal again: --seed 1)"
         ended = events[-1]
         assert ended[0] == 12  # HAND_END
         # the event log: every event described, with the verifier's verdict
@@ -113,9 +116,10 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         for play in last:
             assert f"S{play[2]}        {describe(play).split(' plays ')[1]}" in game
         assert f"attackers {ended[1]} points" in game and "result    hand over" in game
-        # the display mirror is the board's
-        assert pane(app, "display").split("\n") == ["|" + x.ljust(16) + "|" for x in source.vt.lines]
-        assert f"hand over: {ended[1]}" in pane(app, "display")
+        # the display mirror is the board's (its "hand over: N" lasts 3 s: the
+        # mirror is compared with the board, whichever frame that is now)
+        await until(pilot, lambda: pane(app, "display").split("\n")
+                    == ["|" + x.ljust(16) + "|" for x in source.vt.lines])
         # no disagreement, neither the verifier's nor the bots'
         assert app.verifier.disagreements == [] and app.verifier.agreed == len(events)
         assert log_lines(app, "disagreements") == [] and app.disagreement_count == 0
@@ -125,8 +129,9 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         from tractor_table.screens import frame_of_lines, half_blocks
 
         await pilot.press("d")
+        await until(pilot, lambda: pane(app, "display").split("\n")[8:]
+                    == half_blocks(frame_of_lines(list(source.vt.lines))))
         shown = pane(app, "display").split("\n")
-        assert shown[8:] == half_blocks(frame_of_lines(list(source.vt.lines)))
         assert len(shown) == 8 + 32 and any("█" in x for x in shown[8:])
         await pilot.press("d")
         assert len(pane(app, "display").split("\n")) == 8
@@ -341,3 +346,29 @@ def test_the_console_outlives_a_verifier_that_fails() -> None:
         run(app, scenario)
     finally:
         source.close()
+
+
+def test_a_refresh_after_the_screen_went_away_does_nothing() -> None:
+    """The console's timers and its bots' thread can call for a refresh while
+    Textual takes the screen down (a run that ends without q, or a tick late
+    after the quit): that refresh shows nothing and raises nothing."""
+    rules = Rules(decks=1)
+    source = VirtualSource(rules, readers="direct")
+    source.start()
+    app = ConsoleApp(source, make_verifier(rules))
+    torn: list[bool] = []
+
+    async def scenario(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: "state     synced" in pane(app, "link"))
+        assert not app.torn_down()
+        app.refresh_panes()  # with the screen up: a refresh as always
+
+    try:
+        run(app, scenario)  # the scenario ends without q: Textual shuts the app down
+        torn.append(app.torn_down())
+        app.refresh_panes()  # no NoMatches '#link', no ScreenStackError
+        app.drain()
+        app.action_pause()
+    finally:
+        source.close()
+    assert torn == [True]

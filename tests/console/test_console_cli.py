@@ -116,7 +116,7 @@ def test_the_command_in_a_terminal_quits_cleanly_while_the_bots_play(tmp_path: P
     import time
 
     db = tmp_path / "records.sqlite"
-    argv = [sys.executable, "-m", "tractor_table.cli", "console", "--virtual", "--bots", "--hands", "3",
+    argv = [sys.executable, "-m", "tractor_table.cli", "console", "--virtual", "--bots", "--hands", "3", "--seed", "1",
             "--db", str(db)]
     pid, fd = pty.fork()
     if pid == 0:  # pragma: no cover - the child

@@ -82,9 +82,14 @@ def test_virtual_serve_with_link_then_console_on_its_port(served: tuple[subproce
     _line_with(link.stdout, r"^link synced")
     _type(proc, "tap 1 2H", "ok 1", "ok 0")
     _line_with(proc.stdout, r"^  tap 1 2H: the card is taken")  # the serving side's echo
+    _, before = _line_with(link.stdout, r"trump H \(declared by S1\)")
+    _type(proc, "tap 1 4S", "ok 1")  # one card of the kitty's eight, then OK: too few
     out, _ = link.communicate(timeout=30)
+    out = "\n".join(before) + "\n" + out
     assert link.returncode == 0, out
     assert "S1 bids 2H: accepted" in out and "trump H (declared by S1), dealer S1" in out
+    # labelled by phase, as docs/protocol.md says, not "trick 1:"
+    assert "burial: S1 refused: kitty count 4S" in out and "trick 1: S1 refused" not in out, out
     assert "0 disagreements" in out
 
     # the table kept running after the link closed: the console follows it now,

@@ -56,3 +56,20 @@ def test_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str
     assert cli.main(["simulate", *argv]) == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_a_won_match_ends_the_run_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.suppress(SystemExit):
+        cli.main(["simulate", "--help"])
+    help_text = " ".join(buf.getvalue().split())
+    assert "a won match ends the run first, so a large --hands plays one whole match" in help_text
+    capsys.readouterr()
+    assert cli.main(["simulate", "--hands", "100000", "--quiet", "--rules", "onedeck", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    played = int(out.split("match won by ")[1].split(" after ")[1].split()[0])
+    assert played < 100000
+    assert f"the won match ended the run ({played} of the --hands 100000 asked for were played)" in out

@@ -19,7 +19,7 @@ from tractor_table.records import SCHEMA_VERSION, Store
 @pytest.fixture(scope="module")
 def friend_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("friend") / "records.sqlite"
-    assert cli.main(["virtual", "--bots", "--rules", "friend", "--hands", "3", "--db", str(db)]) == 0
+    assert cli.main(["virtual", "--bots", "--rules", "friend", "--hands", "3", "--seed", "1", "--db", str(db)]) == 0
     return db
 
 

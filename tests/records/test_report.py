@@ -143,6 +143,12 @@ def test_the_text_report_and_stdout_export(demo_db: Path, capsys: pytest.Capture
     assert [json.loads(x)["event"] for x in lines[1:]] == events
     html = _run(capsys, "records", "show", "1", "--db", str(demo_db), "--format", "html")
     assert html.startswith("<!DOCTYPE html>") and html.count('class="trick"') == len(tricks)
+    # the bidding table: three headed columns, every row's verdict said
+    bids = html.split('<table id="bids">')[1].split("</table>")[0]
+    assert "<th>seat</th><th>cards</th><th>verdict</th>" in bids
+    rows = re.findall(r"<tr><td>S\d</td><td>.*?</td><td>(.*?)</td></tr>", bids)
+    assert len(rows) == sum(1 for ev in events if ev[0] == EV.BID) > 0
+    assert all(r == "accepted" or r.startswith("refused: ") for r in rows), rows
 
 
 def test_the_score_sheet_and_the_list_have_the_same_columns(

@@ -68,13 +68,17 @@ def test_kitty_burial_only_by_dealer():
     t.tap(2, 7, 30)  # not the dealer
     assert find(t.take_events(), E.REJECT) == [[E.REJECT, 0, 2, E.WRONG_PHASE, 7]]
     t.tap(1, 8, 31)
-    t.button(1, E.BTN_OK, 32)  # too few: refused, cards back
+    t.button(1, E.BTN_OK, 32)  # too few: refused, the card tapped stays
     assert find(t.take_events(), E.REJECT) == [[E.REJECT, 0, 1, E.KITTY_COUNT, 8]]
-    assert t.phase == T.KITTY
-    for c in (3, 8, 11, 21, 22, 24):
+    assert t.phase == T.KITTY and t.pending[1] == [8] and t.message == "S1 kitty count"
+    for c in (3, 11, 21, 22):
         t.tap(1, c, 40)
+    t.button(1, E.BTN_OK, 41)  # five of six: one more
+    assert find(t.take_events(), E.REJECT) == [[E.REJECT, 0, 1, E.KITTY_COUNT, 8, 3, 11, 21, 22]]
+    assert t.pending[1] == [8, 3, 11, 21, 22]  # the display: "S1 bury 5/6"
+    t.tap(1, 24, 42)
     evs = t.take_events()
-    assert [e[2] for e in evs] == [[E.KITTY, 1, 5 + 10 + 10 + 10 + 10, 3, 8, 11, 21, 22, 24]]
+    assert [e[2] for e in evs] == [[E.KITTY, 1, 5 + 10 + 10 + 10 + 10, 8, 3, 11, 21, 22, 24]]
     assert t.phase == T.PLAY and t.turn == 1 and t.leader == 1
     assert t.take_save() is True
     assert t.take_save() is False

@@ -341,3 +341,34 @@ def test_the_heap_factors_are_the_ones_the_benches_use() -> None:
     assert bench["HEAP_BY_KIND"] == virtual_heap.HEAP_BY_KIND
     assert set(virtual_heap.HEAP_BY_KIND) == {"native", "bytecode", "data"}
     assert "HEAP" not in bench and "rp2_bytes" not in bench
+
+
+def test_the_bots_deal_a_fresh_seed_and_print_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --seed every run is a new deal, and says its seed: given back
+    with --seed it is the same deal again."""
+    import re
+
+    def play(*seed: str) -> tuple[int, str]:
+        argv = ["virtual", "--bots", "--hands", "1", "--decks", "1", "--readers", "direct", "--no-record"]
+        assert cli.main([*argv, *seed]) == 0
+        out = capsys.readouterr().out
+        m = re.search(r"^the bots deal seed (\d+) \(the same deal again: --seed \1\)$", out, re.M)
+        assert m, out
+        tricks = [x for x in out.splitlines() if x.lstrip().startswith(("trick ", "trump "))]
+        assert tricks, out
+        return int(m[1]), "\n".join(tricks)
+
+    first, deal = play()
+    second, _ = play()
+    assert first != second  # 1 in 999,999 to meet by chance
+    assert play("--seed", str(first)) == (first, deal)
+
+
+def test_serve_refuses_db_and_says_who_records() -> None:
+    from tractor_table.commands import virtual
+
+    for flags in (["--db", "x.sqlite"], ["--no-record"]):
+        with pytest.raises(CommandError) as exc:
+            virtual.run(cli.build_parser().parse_args(["virtual", "--serve", *flags]))
+        assert str(exc.value).startswith(f"{flags[0]} with --serve: a serving table has no link of its own")
+        assert "'tractor-table console --port PTY --db FILE'" in str(exc.value)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from shengji import Rules
-from tractor_table.events import EV
+from tractor_table.events import EV, cards_text
 from tractor_table.virtual.taps import TableWatch, describe_in, echo
 
 
@@ -106,3 +106,17 @@ def test_a_typed_undo_echoes_the_play_taken_back_and_the_turn() -> None:
     assert w.prompt() == "trick 1: S1 leads: tap the card(s), then ok 1"
     # an undo refused (nothing to take back, nothing waiting): the table sent nothing
     assert echo("undo", 3, -1, [], [], w) == "S3 undo: nothing was waiting"
+
+
+def test_a_short_burial_keeps_the_taps_and_says_how_many_more() -> None:
+    w = TableWatch(Rules())  # two decks: a kitty of 8
+    w.on_event([EV.HAND_START, 1, -1, 2, 0, 0, 1])
+    w.on_event([EV.BID, 1, 1, 0, 13])
+    w.on_event([EV.TRUMP, 1, 1, 1])
+    for card in range(39, 46):  # seven of the eight
+        assert echo("tap", 1, card, [], [EV.SND_TAP], w).startswith("S1 tapped ")
+    line = echo("ok", 1, -1, [[EV.REJECT, 0, 1, EV.KITTY_COUNT, *range(39, 46)]], [EV.SND_ERROR], w)
+    assert line.startswith("burial: S1 refused: kitty count ")
+    assert line.endswith("(7 of 8: the cards tapped stay, tap 1 more; a long press (undo SEAT) starts again)")
+    assert w.waiting[1] == list(range(39, 46))  # as the table keeps them
+    assert echo("tap", 1, 46, [], [EV.SND_TAP], w).endswith("waiting " + cards_text(range(39, 47)))

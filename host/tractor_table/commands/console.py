@@ -39,7 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--bots", action="store_true", help="with --virtual: four bots play")
     parser.add_argument("--hands", type=int, default=None, help="with --bots: hands they play (default 1)")
-    parser.add_argument("--seed", type=int, default=None, help="with --bots: seed of their deal (default 1)")
+    parser.add_argument("--seed", type=int, default=None, help="with --bots: seed of their deal (default: a fresh one, shown on the message line)")
     parser.add_argument(
         "--pace", type=float, default=None, metavar="S",
         help="with --bots: at least S seconds between the table's events, so that people can follow "
@@ -113,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     source: TableSource
     if args.virtual:
         from ..mpy import micropython_binary
+        from ._seed import bots_seed
 
         micropython_binary()
         table = None
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
 
             table = make_table("pico", rules)
         source = VirtualSource(
-            rules, bots=args.bots, hands=args.hands or 1, seed=1 if args.seed is None else args.seed,
+            rules, bots=args.bots, hands=args.hands or 1, seed=bots_seed(args.seed),
             readers=args.readers, table=table, pace=0.5 if args.pace is None else args.pace,
         )
     else:

@@ -129,6 +129,19 @@ def run(args: argparse.Namespace) -> int:
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
 
     told: list[str] = []  # a failure to record, said once as it happens
+    from ..virtual.taps import TableWatch, describe_in
+
+    # the phase as the events tell it: a refusal is labelled by phase ("burial:"),
+    # not with the table's trick number; "" (not known yet, or after a resync
+    # until the next HAND_START or TRUMP): the table's own label
+    watches: list[TableWatch] = []  # made once the rules are known (given, or the table's WELCOME)
+
+    def the_watch() -> TableWatch | None:
+        known = rules if rules is not None else verifier.rules
+        if not watches and known is not None:
+            watches.append(TableWatch(known))
+            watches[0].phase = ""
+        return watches[0] if watches else None
 
     def on_note(note: Note) -> None:
         before = len(verifier.disagreements)
@@ -143,9 +156,14 @@ def run(args: argparse.Namespace) -> int:
                 elif verifier.rules_note:
                     print(f"  {verifier.rules_note}")
             case Event() as ev:
+                watch = the_watch()
                 if not args.quiet:
-                    print(f"{ev.index:5d}  {describe(ev)}")
+                    print(f"{ev.index:5d}  {describe_in(ev, watch) if watch is not None else describe(ev)}")
+                if watch is not None:
+                    watch.on_event(ev)
             case Down() | Reboot() | Rollback() | SnapshotIn() | Conflict() | Incompatible() | Synced():
+                if isinstance(note, Rollback | SnapshotIn) and watches:
+                    watches[0].phase = ""  # the table's state was replaced: its events may start anywhere
                 print(f"link {note_words(note)}")
             case SnapshotDone() as done:
                 print(f"push: snapshot {done.id} " + ("taken by the table" if done.ok else f"refused: {done.reason}"))

@@ -23,7 +23,9 @@ _STRENGTHS = {"random": 0, "basic": 1, "good": 2, "0": 0, "1": 1, "2": 2}
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--hands", type=int, help="hands to play (default 8; with --until-won, at most this many, default 500)"
+        "--hands", type=int,
+        help="hands to play at most (default 8): a won match ends the run first, so a large "
+        "--hands plays one whole match; with --until-won, the default is 500",
     )
     parser.add_argument("--until-won", action="store_true", help="play until the match is won")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
@@ -151,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
         w = match.winner
         who = f"seats {'&'.join(map(str, w))}" if isinstance(w, tuple) else f"side {w} (seats {w}&{w + 2})"
         print(f"match won by {who} after {n} hands")
+        if n < args.hands and not args.until_won:
+            print(f"the won match ended the run ({n} of the --hands {args.hands} asked for were played)")
     else:
         print(f"after {n} hand{'s' if n > 1 else ''}: no winner yet; levels {' '.join(level_name(x) for x in match.levels)}")
     print(f"{n} hands in {elapsed:.2f} s ({n / elapsed:.1f} hands/s); rule findings: {total_findings}")

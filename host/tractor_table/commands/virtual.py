@@ -50,7 +50,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=rules_help("the rules the table plays, written into its table.cfg"),
     )
     parser.add_argument(
-        "--seed", type=int, default=1, help="seed of the deal and the bots (default 1)"
+        "--seed", type=int, default=None,
+        help="seed of the deal and the bots (default: a fresh one, printed: give it again for the same deal)"
     )
     parser.add_argument(
         "--strength",
@@ -133,6 +134,13 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(
             "--serve leaves the table to another program's link; the bots need this one's: "
             "drop --bots (tap the cards here), or drop --serve"
+        )
+    if args.serve and (args.db is not None or args.no_record):
+        flag = "--db" if args.db is not None else "--no-record"
+        raise CommandError(
+            f"{flag} with --serve: a serving table has no link of its own, so it records nothing; "
+            "the program that follows it records: 'tractor-table link --port PTY --db FILE' or "
+            "'tractor-table console --port PTY --db FILE'"
         )
     if args.hands is not None and not args.bots:
         raise CommandError(
@@ -217,7 +225,11 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         print(f"link up on {port} (pseudo-terminal); firmware heap after boot {booted} bytes")
         if not args.bots:
             return _console(vt, rules)
-        game = BotGame(vt, rules, seed=args.seed, strength=args.strength, verbose=args.verbose,
+        from ._seed import bots_seed, seed_line
+
+        seed = bots_seed(args.seed)
+        print(seed_line(seed), flush=True)
+        game = BotGame(vt, rules, seed=seed, strength=args.strength, verbose=args.verbose,
                        event_timeout=vt.event_timeout)
         interrupted = False
         try:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
@@ -180,14 +180,21 @@ class ConsoleApp(App[int]):
 
     # --- the link's notes ----------------------------------------------------------
 
+    def torn_down(self) -> bool:
+        """True once the app is being shut down (its screens going away): a
+        timer's late tick then shows nothing."""
+        return not self.is_running or not self.screen_stack
+
     def drain(self) -> None:
         """Take what the link (and the bots) sent since the last call."""
+        if self.torn_down():
+            return
         try:
             self._drain()
-        except NoMatches:
-            if not self.closing:
+        except (NoMatches, ScreenStackError):
+            if not (self.closing or self.torn_down()):
                 raise
-            # the screen is being taken down after q: what is left is not shown
+            # the screen is being taken down: what is left is not shown
 
     def _drain(self) -> None:
         budget = time.monotonic() + DRAIN_BUDGET
@@ -202,6 +209,8 @@ class ConsoleApp(App[int]):
                 self._note(value)
             elif kind == "bots":
                 self._bots(str(value))
+            elif kind == "bots_seed":
+                self.say(str(value))
             elif kind in ("bots_done", "bots_error"):
                 self.bots_state = str(value)
                 self.say(str(value))
@@ -403,6 +412,17 @@ class ConsoleApp(App[int]):
         return self.size.width < WIDE
 
     def refresh_panes(self) -> None:
+        """Every pane from the current state; nothing once the app is torn down
+        (a refresh that comes after the screen went away must not crash the quit)."""
+        if self.torn_down():
+            return
+        try:
+            self._refresh_panes()
+        except (NoMatches, ScreenStackError):
+            if not self.torn_down():
+                raise
+
+    def _refresh_panes(self) -> None:
         compact = self.compact
         if compact:
             bar = self.query_one("#linkbar", Static)
@@ -422,7 +442,13 @@ class ConsoleApp(App[int]):
     def say(self, text: str) -> None:
         """A line on the message line (and kept in :attr:`messages`)."""
         self.messages.append(text)
-        self.query_one("#message", Static).update(coloured(text))
+        if self.torn_down():
+            return  # kept in messages; no screen to show it on
+        try:
+            self.query_one("#message", Static).update(coloured(text))
+        except (NoMatches, ScreenStackError):
+            if not self.torn_down():
+                raise
 
     # --- keys -----------------------------------------------------------------------
 

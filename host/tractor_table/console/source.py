@@ -202,6 +202,9 @@ class VirtualSource(TableSource):
             strength=self.strength,
             say=lambda text: self.inbox.put(("bots", text)),
         )
+        from ..commands._seed import seed_line
+
+        self.inbox.put(("bots_seed", seed_line(self.seed)))
         self._bots = threading.Thread(target=self._play, name="tt-console-bots", daemon=True)
         self._bots.start()
 

@@ -105,9 +105,9 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
     if not rep.bids:
         p.append(f'<p class="none">{e(w["no bids"])}</p>')
     else:
-        p.append(f'<table id="bids"><tr><th>{e(w["seat"])}</th><th>{e(w["cards"])}</th><th></th></tr>')
+        p.append(f'<table id="bids"><tr><th>{e(w["seat"])}</th><th>{e(w["cards"])}</th><th>{e(w["verdict"])}</th></tr>')
         for b in rep.bids:
-            verdict = "" if b.accepted else f"{w['refused']}: {b.why}"
+            verdict = w["accepted"] if b.accepted else f"{w['refused']}: {b.why}"
             p.append(f"<tr><td>S{b.seat}</td><td>{cards_html(b.cards, lang)}</td><td>{e(verdict)}</td></tr>")
         p.append("</table>")
     if rep.kitty_up is not None:

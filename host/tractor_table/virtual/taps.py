@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import events as E
 from ..events import EV, card_name, cards_text, describe, reason
+from ..vocab import TableReason
 
 if TYPE_CHECKING:
     from shengji import Rules
@@ -88,7 +89,8 @@ class TableWatch:
                 self.played.add(seat)
                 self.turn = (seat + 1) & 3
             case E.Reject():
-                self.waiting[ev.seat] = []
+                if ev.reason != TableReason.KITTY_COUNT:  # a short burial or reveal: the taps stay
+                    self.waiting[ev.seat] = []
             case E.Undo():  # the seat's last play taken back: its turn again
                 self.played.discard(ev.seat)
                 if not self.played:
@@ -150,7 +152,13 @@ def describe_in(event: E.Event | Sequence[Any], watch: TableWatch) -> str:
     ev = E.decode(event, lenient=True)
     if isinstance(ev, E.Reject) and watch.phase:  # "": not known (after a resync), the table's words
         cards = cards_text(ev.ids) if ev.cards else ""
-        return f"{watch.label()}: S{ev.seat} refused: {reason(ev.reason)} {cards}".rstrip()
+        line = f"{watch.label()}: S{ev.seat} refused: {reason(ev.reason)} {cards}".rstrip()
+        if ev.reason == TableReason.KITTY_COUNT and watch.phase in (BURIAL, KITTY_UP):
+            n = KITTY_SIZE[watch.rules.decks]
+            more = n - len(ev.cards)
+            line += (f" ({len(ev.cards)} of {n}: the cards tapped stay, tap {more} more"
+                     f"{'; a long press (undo SEAT) starts again' if ev.cards else ''})")
+        return line
     return describe(ev)
 
 
