@@ -26,16 +26,29 @@
 # load() takes table.json, or the .new beside it when that one is whole and
 # newer (a later event index: field 13 of the snapshot): a power cut between
 # the close of .new and the rename leaves the newer state there.
+#
+# in_place (the Pico: littlefs): the snapshot is written over table.json
+# itself, no .new and no rename. littlefs commits a file only when it is
+# closed (or flushed): until then the old file stays whole on flash, so a save
+# is atomic by itself. The rename cost more than the rest of a save: littlefs's
+# rename over an existing file took 180 ms of the Pico's CPU in one piece (the
+# board model, docs/firmware.md), which a step-by-step save cannot split; the soak
+# (make soak-flash) checks this store at 1,000 cuts. On a filesystem that
+# truncates at open (the virtual table's host folder, FAT) in_place is off.
 # Dependencies: json, os, binascii (all on the rp2 port).
 import binascii
 import json
 import os
 
 MAGIC = "ttsnap1"
+# the Store whose save in steps began last (its busy() says whether it is
+# still being written): read by the board model's tap log to know which cards
+# were laid during a save (host/tractor_table/board/mpy/picoboot.py)
+writing = None
 
 
 class Store:
-    def __init__(self, path="/table.json"):
+    def __init__(self, path="/table.json", in_place=False):
         self.path = path
         self.tmp = path + ".new"
         self.last_error = ""
@@ -43,6 +56,10 @@ class Store:
         self._job = None  # the save in steps begun (a generator), or None
         self._f = None
         self._out = None
+        self.in_place = in_place
+        # in_place: a .new left by an older firmware is removed at the first
+        # save (load() would still prefer it over an older table.json)
+        self._stale = in_place
 
     def save(self, snap, unpack=None):
         """Write `snap` (nested lists) atomically; unpack(x) turns each
@@ -53,9 +70,11 @@ class Store:
 
     def begin(self, snap, unpack=None):
         """Start a save in steps (see step()); one already started is finished first."""
+        global writing
         while self.step():
             pass
-        f = open(self.tmp, "wb")
+        writing = self
+        f = open(self.path if self.in_place else self.tmp, "wb")
         self._f = f
         self._out = _Writer(f, unpack)
         self._job = self._out.steps(snap, 0)
@@ -92,6 +111,15 @@ class Store:
             if f is not None:
                 f.close()
             raise
+        if self.in_place:
+            if self._stale:
+                self._stale = False
+                try:
+                    os.remove(self.tmp)
+                except OSError:
+                    pass
+            self.saves += 1
+            return False
         try:
             os.rename(self.tmp, self.path)
         except OSError:

@@ -155,7 +155,7 @@ class PicoBoard:
         self._tone_until = 0
         self.led = Pin(H.LED, Pin.OUT, value=0)
         self.port = ttlink_io.StdioPort()
-        self.store = persist.Store(store_path)
+        self.store = persist.Store(store_path, in_place=True)  # littlefs: atomic at close
         self.rand = ttlink_io.random32
         # the table's identity (main.App sends it in the link's WELCOME)
         uid = getattr(machine, "unique_id", None)
@@ -196,7 +196,14 @@ class PicoBoard:
         sc = self.scanner
         S = self._scanner_mod
         out = None  # the idle poll (nearly every call) allocates nothing
-        if sc.tick(now):  # events waiting (pop is not called for none)
+        n = sc.tick(now)
+        if not n and sc._groups > 1:
+            # nothing seen: the next group of readers at once, so that while
+            # nothing happens a whole four-seat cycle costs one turn of the
+            # main loop, not one per group (a card seen is judged and drawn
+            # right after the poll that saw it, as before)
+            n = sc.tick(self._time.ticks_ms())
+        if n:  # events waiting (pop is not called for none)
             out = []
             while sc.pop():
                 if self.tag_sink is not None:

@@ -8,11 +8,39 @@ flash) share one compile."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import sys
+import time
 from pathlib import Path
 
 from tractor_table.virtual.runner import VirtualTable, compile_for_host
+
+
+def board_saved_tricks(image: Path, scratch: Path) -> int:
+    """How many tricks the snapshot on a board model's flash holds (-1: none
+    whole): table.json (firmware/persist.py: the JSON, then a "ttsnap1 <crc>"
+    line; index 17 the tricks, firmware/tablesnap.py) read from a copy of the
+    image in ``scratch``, so that the board's own flash is never touched."""
+    from tractor_table.board import flashimage
+    from tractor_table.errors import CommandError
+
+    copy = scratch / "saved-tricks-copy.img"
+    shutil.copyfile(image, copy)
+    try:
+        body = flashimage.read(copy, "table.json").decode().rsplit("\nttsnap1 ", 1)[0]
+        return len(json.loads(body)[17])
+    except (CommandError, ValueError, IndexError, TypeError, UnicodeDecodeError):
+        return -1
+
+
+def wait_board_saved(image: Path, scratch: Path, tricks: int, timeout: float = 30.0) -> None:
+    """Wait (bounded) until the board's flash holds the snapshot after ``tricks`` tricks."""
+    deadline = time.monotonic() + timeout
+    while board_saved_tricks(image, scratch) != tricks:
+        assert time.monotonic() < deadline, f"the save after trick {tricks} never reached the flash"
+        time.sleep(0.1)
 
 
 def compile_firmware(out: Path) -> Path:

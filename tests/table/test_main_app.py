@@ -184,6 +184,37 @@ def test_state_is_saved_after_a_trick_and_restored_at_boot():
         store.clear()
 
 
+def test_an_in_place_store_writes_over_its_file_and_drops_a_stale_new():
+    # the Pico's store (littlefs commits a file at its close: the soak,
+    # tests/board/test_flash_soak.py, checks that this is atomic there)
+    import os
+
+    base = "/tmp/tt_inplace_" + str(id(object()) & 0xFFFFFF) + ".json"
+    old = persist.Store(base)
+    snap = [2, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, -1, 5, 0, [], [], [[0, 1, 2]], [], None, None, []]
+    try:
+        old.save(snap)
+        os.rename(base, base + ".new")  # a .new an older firmware left, index 5
+        st = persist.Store(base, in_place=True)
+        assert st.load()[13] == 5
+        snap[13] = 3  # older than the stale .new
+        st.begin(snap)
+        while st.step():
+            pass
+        assert st.saves == 1
+        assert st.load()[13] == 3 and st.last_error == ""
+        try:
+            os.stat(base + ".new")
+            raise AssertionError("the stale .new is still there")
+        except OSError:
+            pass
+        snap[13] = 4
+        st.save(snap)  # the next saves: the same file, nothing else
+        assert st.saves == 2 and st.load()[13] == 4
+    finally:
+        persist.Store(base).clear()
+
+
 def test_host_pushes_a_snapshot():
     w = Wire()
     w.run()

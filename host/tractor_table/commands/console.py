@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     source: TableSource
     if args.virtual:
         from ..mpy import micropython_binary
-        from ._seed import bots_seed
+        from ..virtual.seed import bots_seed
 
         micropython_binary()
         table = None

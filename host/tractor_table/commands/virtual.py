@@ -225,7 +225,7 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         print(f"link up on {port} (pseudo-terminal); firmware heap after boot {booted} bytes")
         if not args.bots:
             return _console(vt, rules)
-        from ._seed import bots_seed, seed_line
+        from ..virtual.seed import bots_seed, seed_line
 
         seed = bots_seed(args.seed)
         print(seed_line(seed), flush=True)

@@ -202,7 +202,7 @@ class VirtualSource(TableSource):
             strength=self.strength,
             say=lambda text: self.inbox.put(("bots", text)),
         )
-        from ..commands._seed import seed_line
+        from ..virtual.seed import seed_line
 
         self.inbox.put(("bots_seed", seed_line(self.seed)))
         self._bots = threading.Thread(target=self._play, name="tt-console-bots", daemon=True)

@@ -150,8 +150,9 @@ class BotGame:
         self.tricks_played = 0
         self.findings: list[E.Revoke | E.Audit] = []  # REVOKE and AUDIT events of the hand
         self.hand: Hand | None = None
-        #: the link's event index of each play of the trick in progress, and
-        #: the index after the last trick's end (rewind_to)
+        #: the link's event index of each play of the hand, of the trick in
+        #: progress, and the index after the last trick's end (rewind_to)
+        self.hand_plays: list[int] = []
         self.trick_plays: list[int] = []
         self.trick_start = 0
         self.challenges = 0
@@ -277,6 +278,7 @@ class BotGame:
         if own is not self.rules or (called and not self.table.hand_scan):
             self.blind = Hand(self.rules, level=level, dealer=m.dealer, first_hand=m.first_hand)
         self.hand = hand
+        self.hand_plays = []
         self.trick_plays = []
         self.trick_start = 0
         self.findings = []
@@ -364,29 +366,24 @@ class BotGame:
 
     def rewind_to(self, count: int) -> int:
         """After a power cut the table resumes from its last snapshot, whose
-        event log ends at ``count`` (the count of its WELCOME when the link is up
-        again). A save is taken after a trick ends, at the table's first quiet
-        turn, so it may already hold the next trick's first plays: take back
-        from the host's copy the plays of the trick in progress that the table
-        lost (their cards are tapped again), and none that it kept. Returns
-        the plays undone. Only the trick in progress can be lost
-        (docs/firmware.md, "Flash and power cuts"): an earlier ``count`` is a
-        CommandError."""
+        event log ends at ``count`` (the count of its WELCOME when the link is
+        up again). A save is taken after a trick ends, at the table's first
+        quiet turn, so it may already hold the next trick's first plays, and a
+        cut during it leaves the one before: take back from the host's copy
+        the plays the table lost (their cards are tapped again), and none that
+        it kept. Returns the plays undone (the caller judges how many may be
+        lost: at most the trick in progress, docs/firmware.md)."""
         hand = self.hand
         assert hand is not None
-        if count < self.trick_start:
-            raise CommandError(
-                f"the table resumed at event {count}, before the trick in progress (event "
-                f"{self.trick_start}): more than that trick was lost"
-            )
-        kept = sum(1 for i in self.trick_plays if i < count)
         n = 0
-        while hand.tricks and not hand.tricks[-1].complete and len(hand.tricks[-1].plays) > kept:
+        while self.hand_plays and self.hand_plays[-1] >= count:
+            self.hand_plays.pop()
             hand.undo()
             if self.blind is not None:
                 self.blind.undo()
             n += 1
-        del self.trick_plays[kept:]
+        last = hand.tricks[-1] if hand.tricks else None
+        self.trick_plays = self.hand_plays[len(self.hand_plays) - len(last.plays):] if last and not last.complete else []
         return n
 
     def finish_hand(self) -> None:
@@ -491,6 +488,7 @@ class BotGame:
         hand.apply(Play(seat, tuple(cards)))
         self._both(Play(seat, tuple(cards)))
         self.trick_plays.append(play.index)
+        self.hand_plays.append(play.index)
         if self.rules.partners == Partners.CALLED:
             self._partner_known(before, len(self.view.tricks) - 1)
         last = hand.tricks[-1]

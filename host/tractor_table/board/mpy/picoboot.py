@@ -835,7 +835,7 @@ class Board:
         for name, h in (("shown", tl.shown), ("st1", tl.st1), ("st2", tl.st2), ("st3", tl.st3), ("saving", tl.saving)):
             out.write(b" %s_n %d %s_p50 %d %s_p99 %d %s_max %d" % (
                 name.encode(), h.n, name.encode(), h.pct(50), name.encode(), h.pct(99), name.encode(), h.max))
-        out.write(b" flash_on_path %d" % tl.flash_on_path)
+        out.write(b" flash_on_path %d placed_saving %d" % (tl.flash_on_path, tl.placed_saving))
         out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d\n" % (
             tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
             self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
@@ -882,6 +882,9 @@ class TapLog:
         # of the main loop's turn that counted them (the turn that draws their
         # frame; the watchdog is fed once a turn): flash work on the tap's path
         self.flash_on_path = 0
+        # taps put down while the firmware had a save in steps begun and not
+        # finished (persist.writing.busy()): cards laid during a save
+        self.placed_saving = 0
         self.in_turn = [False] * n  # counted, its turn not over yet
         self.frame_start = -1
         self.unclosed = 0  # taps never counted (dropped for a newer one)
@@ -911,6 +914,10 @@ class TapLog:
         return k
 
     def placed(self, s, card, now):
+        p = sys.modules.get("persist")
+        w = getattr(p, "writing", None) if p is not None else None
+        if w is not None and w.busy():
+            self.placed_saving += 1
         free = -1
         oldest = -1
         for i in range(_TAP_SLOTS):
