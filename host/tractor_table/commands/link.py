@@ -118,8 +118,9 @@ def run(args: argparse.Namespace) -> int:
         raise
     from . import _club
 
+    cmds = _club.link_commands()
     try:
-        club = _club.start(args, recorder)
+        club = _club.start(args, recorder, commands=cmds)
     except CommandError:
         if recorder is not None:
             recorder.store.close()
@@ -132,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
     def on_note(note: Note) -> None:
         before = len(verifier.disagreements)
         feed(note)
+        cmds.on_note(note)
         match note:
             case Up() as up:
                 print(f"link up: firmware {up.fw_version}, rules {up.rules_id}, boot {up.boot_id:08x}, "
@@ -160,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"records {recorder.store.path}: {recorder.failed}")
 
     link = SerialLink(port, on_note=on_note)
+    cmds.attach(link.send_app, link.synced)  # the club's table commands, over this link
     push = recorder.pushing(link.push_snapshot) if recorder is not None else link.push_snapshot
     try:
         interrupted = _follow(args, link, verifier, push, port)
