@@ -1,7 +1,7 @@
 # The device rules engine's benchmark, MicroPython side (run by
 # bench/bench_device_rules.py under the unix port, firmware/ on the path).
 #
-#   micropython device_rules_mp.py time R   < scripts (JSON lines) > one line per hand
+#   micropython device_rules_mp.py time R [NATIVE INNER] < scripts (JSON lines) > one line per hand
 #   micropython device_rules_mp.py heap     < one 2-deck script    > one JSON line
 #   micropython device_rules_mp.py code                 > the imported modules' heap
 #
@@ -11,7 +11,10 @@
 # R times and its time the median of them: every check timed the same way
 # (the adversarial set is timed the same way by
 # host/tractor_table/device_runner/adversary_mp.py). Prints per hand:
-# [id, variant, [[kind, µs], ...]]. The bench runs this P times over (passes)
+# [id, variant, [[kind, µs, native µs], ...]] (native µs: the part of the time
+# in native code, host/tractor_table/device_runner/kindtime_mp.py, when the
+# engine's native methods and the bytecode ones they call are named; else 0).
+# The bench runs this P times over (passes)
 # and keeps each check's least median: the checks allocate nothing, so no
 # collection runs inside a timed call; the passes filter the shared machine's
 # slow spells, which outlast a check's R calls.
@@ -76,7 +79,7 @@ def median(ts):
     return ts[n // 2] if n % 2 else (ts[n // 2 - 1] + ts[n // 2]) / 2
 
 
-def replay(case, steps, timer, hands, forced, R):
+def replay(case, steps, timer, hands, forced, R, kinds=False):
     """Play the steps through a fresh engine; timer(kind, µs) gets each check."""
     import drules
     import drules_hand
@@ -90,6 +93,11 @@ def replay(case, steps, timer, hands, forced, R):
     lead = b""
     ticks = time.ticks_us
     diff = time.ticks_diff
+    split = None
+    if kinds:
+        import kindtime_mp
+
+        split = kindtime_mp.split
     for k, seat, cards, _real in steps:
         if k == "b":
             bidding.bid(seat, cards)
@@ -102,7 +110,9 @@ def replay(case, steps, timer, hands, forced, R):
                 t0 = ticks()
                 e.check_lead(cards, hands, seat, forced)
                 ts.append(diff(ticks(), t0))
-            timer("lead", median(ts))
+            med = median(ts)
+            nat = split(lambda c=cards, s=seat: e.check_lead(c, hands, s, forced), R, med)[0] if split else 0
+            timer("lead", med, nat)
         elif k == "F":
             h = hands[seat]
             ts = []
@@ -110,7 +120,9 @@ def replay(case, steps, timer, hands, forced, R):
                 t0 = ticks()
                 e.check_follow(lead, h, cards)
                 ts.append(diff(ticks(), t0))
-            timer("follow", median(ts))
+            med = median(ts)
+            nat = split(lambda ld=lead, hh=h, c=cards: e.check_follow(ld, hh, c), R, med)[0] if split else 0
+            timer("follow", med, nat)
         elif k == "P":
             if n == 0:
                 lead = cards
@@ -125,19 +137,27 @@ def replay(case, steps, timer, hands, forced, R):
                     t0 = ticks()
                     e.trick_winner(plays)
                     ts.append(diff(ticks(), t0))
-                timer("trick", median(ts))
+                med = median(ts)
+                nat = split(lambda: e.trick_winner(plays), R, med)[0] if split else 0
+                timer("trick", med, nat)
                 n = 0
     return e
 
 
 def out_timer(out):
-    def timer(kind, us):
-        out.append((kind, us))
+    def timer(kind, us, nat=0):
+        out.append((kind, us, nat))
 
     return timer
 
 
-def time_mode(R):
+def time_mode(R, native=None, inner=None):
+    kinds = bool(native)
+    if kinds:
+        import drules
+        import kindtime_mp
+
+        kindtime_mp.setup(drules.Engine, native, inner or [])
     hands = [bytearray(54) for _ in range(4)]
     forced = bytearray(256)
     while True:
@@ -151,7 +171,7 @@ def time_mode(R):
         timer = out_timer(out)
 
         gc.collect()
-        replay(case, steps, timer, hands, forced, R)
+        replay(case, steps, timer, hands, forced, R, kinds)
         sys.stdout.write(json.dumps([case["id"], case.get("variant"), out]) + "\n")
         case = steps = out = None
         gc.collect()
@@ -166,7 +186,7 @@ def heap_mode():
     base = gc.mem_alloc()
     peak = [0]
 
-    def timer(kind, us):
+    def timer(kind, us, nat=0):
         # after each check: what is still alive above the baseline
         gc.collect()
         live = gc.mem_alloc() - base
@@ -197,7 +217,11 @@ def run_hand(case, steps, timer):
 def main(argv):
     mode = argv[1]
     if mode == "time":
-        time_mode(int(argv[2]))
+        time_mode(
+            int(argv[2]),
+            argv[3].split(",") if len(argv) > 3 and argv[3] else None,
+            argv[4].split(",") if len(argv) > 4 and argv[4] else None,
+        )
     elif mode == "heap":
         heap_mode()
     elif mode == "code":

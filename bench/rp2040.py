@@ -29,6 +29,11 @@ TIME: dict[str, float] = {
     "follow": 112.0,  # follow's last tap: 3.94 ms / 0.035 ms
     "hand_end": 125.0,  # the hand's last tap: 98.6 ms / 0.786 ms
     "snapshot": 124.0,  # snapshot serialised: 14.4 ms / 0.116 ms
+    # the rules engine by kind of code (audit of 2026-12-01 evening, adversarial
+    # follows): native code (@micropython.native, armv6m on the chip) 57-68x
+    # its unix-port time, bytecode 83-170x; the pessimistic ends
+    "rules_native": 68.0,
+    "rules_bytecode": 170.0,
 }
 
 #: The factor to use for any rules check (lead, follow, throw, trick): the
@@ -51,6 +56,28 @@ def rp2_ms(unix_us: float, kind: str = "rules") -> float:
     """A unix-port time in microseconds, as milliseconds on a real RP2040."""
     factor = RULES if kind == "rules" else GENERIC if kind == "generic" else TIME[kind]
     return unix_us / 1000.0 * factor * FLASH_WAIT
+
+
+def rules_ms_by_kind(native_us: float, bytecode_us: float) -> float:
+    """A rules check's unix-port time split by kind of code (µs in native
+    code, µs in bytecode: ``device_runner/kindtime_mp.py``), as milliseconds
+    on a real RP2040: each part by its own factor, flash wait states on both."""
+    return (native_us * TIME["rules_native"] + bytecode_us * TIME["rules_bytecode"]) / 1000.0 * FLASH_WAIT
+
+
+#: The by-kind estimate against the rp2 port's own times (audit of 2026-12-01
+#: evening, the engine of a676471 on the emulated RP2040): the same engine's
+#: unix time split by kind here (adversary_mp.py with the split, 21 calls, load
+#: 12 on 2 cores, 2026-12-02): (case, rp2 ms, unix µs, of which native µs).
+#: Every estimate is at or above the chip's time (1.06-1.96x).
+BY_KIND_CHECK: list[tuple[str, float, float, float]] = [
+    ("adv-17", 29.4, 234.0, 146.8),
+    ("adv-20", 28.3, 230.0, 152.7),
+    ("adv-18", 24.3, 203.0, 143.7),
+    ("adv-05", 23.1, 209.0, 150.6),
+    ("adv-01", 20.9, 295.0, 182.5),
+    ("issue-12", 13.1, 179.0, 120.2),
+]
 
 
 def time_factor(kind: str = "rules") -> float:
@@ -95,6 +122,8 @@ def calibration_markdown() -> str:
         "follow": "a follow's last tap",
         "hand_end": "the hand's last tap (audit, settlement)",
         "snapshot": "a snapshot serialised",
+        "rules_native": "a rules check's time in native code (`rules_ms_by_kind`)",
+        "rules_bytecode": "a rules check's time in bytecode (`rules_ms_by_kind`)",
     }
     for kind, factor in TIME.items():
         out.append(f"| time: {kind} | {factor:g} | {factor * FLASH_WAIT:g} | {uses[kind]} |")
@@ -111,6 +140,21 @@ def calibration_markdown() -> str:
     ]
     for what, rp2, unix, name in MEASURED:
         out.append(f"| {what} | {rp2} | {unix} | {name} ({TIME[name]:g}) |")
+    out += [
+        "",
+        "**Rules checks by kind of code.** A check's unix-port time is split into the part in native "
+        "code and the part in bytecode (`host/tractor_table/device_runner/kindtime_mp.py`: every native "
+        "method and every bytecode method native code calls is wrapped, each stretch charged to the code "
+        "that ran it, and the plain time split in the measured proportion); each part is scaled by its "
+        f"factor (native {TIME['rules_native']:g}, bytecode {TIME['rules_bytecode']:g}, × {FLASH_WAIT}: "
+        "`rules_ms_by_kind`). Against the rp2 port's own times of the engine of a676471:",
+        "",
+        "| case | rp2 port | unix µs (native part) | estimate by kind | estimate / rp2 |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for case, rp2, unix, nat in BY_KIND_CHECK:
+        est = rules_ms_by_kind(nat, unix - nat)
+        out.append(f"| {case} | {rp2:g} ms | {unix:g} ({nat:.0f}) | {est:.1f} ms | {est / rp2:.2f} |")
     out += ["", *heap_markdown()]
     out += [
         "",

@@ -93,6 +93,7 @@ class EngineBase:
     _placed: bool
     _cur: bytearray
     _ut: bytearray
+    _gr: bytearray
     _fi: bytearray
     _nfi: int
     _ff: bytearray
@@ -114,6 +115,8 @@ class EngineBase:
     _newgen: "Callable[[], None]"
     _memo_init: "Callable[[], None]"
     _sweep_init: "Callable[[], None]"
+    _pack: "Callable[[int, int, int, int], int]"
+    _packs: "Callable[[int], bool]"
     _add: "Callable[[int, int, int], bool]"
     _sub: "Callable[[int, int, int], None]"
     _sets: "Callable[[], None]"

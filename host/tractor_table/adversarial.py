@@ -110,6 +110,13 @@ class Family:
     permanent_twos: float = 0.0
     same_shape_only: float = 0.0
     level_lead: bool = False  # lead the level cards' position (several faces at one position)
+    #: built as a near miss (:func:`near_miss_case`): a long trump throw of
+    #: interleaved pair tractors, triples and singles against a hand that holds
+    #: a near miss of every led unit; ``lead_cards`` and ``hand_cards`` its sizes
+    near_miss: bool = False
+    lead_cards: tuple[int, int] = (27, 28)
+    hand_cards: tuple[int, int] = (44, 46)
+    friend: float = 0.0  # chance of find-a-friend (partners "called")
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -122,6 +129,20 @@ FAMILIES: tuple[Family, ...] = (
     Family("follow permanent_twos", "follow", (2, 3, 4), (3, 2), (2, 5), (1, 3), (0, 2), 1.0, 0.0, permanent_twos=1.0),
     Family("follow NT", "follow", (3, 4), (3, 2), (2, 5), (1, 3), (0, 2), 0.6, 1.0),
     Family("follow same_shape_only", "follow", (3, 4), (4, 3, 2), (2, 5), (1, 3), (0, 2), same_shape_only=1.0),
+    # near misses (issue 21): what the sweep finds hardest, built first, then climbed
+    Family("follow near miss (4 decks)", "follow", (4,), (2, 3), (1, 4), (2, 4), (2, 4), 1.0, 0.0, near_miss=True),
+    Family(
+        "follow near miss, find-a-friend, permanent_twos", "follow", (4,), (2, 3), (1, 4), (2, 4), (2, 4), 1.0, 0.0,
+        permanent_twos=1.0, near_miss=True, friend=1.0,
+    ),
+    Family(
+        "follow near miss, permanent_twos", "follow", (4,), (2, 3), (1, 4), (2, 4), (2, 4), 1.0, 0.0,
+        permanent_twos=1.0, near_miss=True,
+    ),
+    Family(
+        "follow near miss, same_shape_only", "follow", (4,), (2, 3), (1, 4), (2, 4), (2, 4), 1.0, 0.0,
+        same_shape_only=1.0, near_miss=True,
+    ),
     Family("throw against the hands (3-4 decks)", "throw", (3, 4), (3, 2), (3, 6), (1, 3), (0, 3)),
     Family("throw against the hands (1-2 decks)", "throw", (1, 2), (2, 1), (3, 6), (1, 3), (0, 3)),
     Family("challenge (one unit shown)", "challenge", (2, 3, 4), (3, 2), (2, 5), (1, 3), (0, 2)),
@@ -172,7 +193,105 @@ def _rules(fam: Family, rng: random.Random) -> dict[str, Any]:
             rules["level"] = rng.choice(LEVELS[1:])
     if rng.random() < fam.same_shape_only:
         rules["same_shape_only"] = True
+    if rng.random() < fam.friend:
+        rules["partners"] = "called"
     return rules
+
+
+def _put(cnt: list[int], room: Sequence[int], cols: Sequence[Sequence[int]], p: int, m: int, rng: random.Random) -> bool:
+    """m copies of a face at position p that has room for them (room[f]: how many
+    the decks allow besides what is counted elsewhere), at random among the
+    position's faces; False if none has."""
+    fs = [f for f in cols[p] if room[f] - cnt[f] >= m]
+    if not fs:
+        return False
+    cnt[rng.choice(fs)] += m
+    return True
+
+
+def near_miss_case(fam: Family, rng: random.Random, limit: int = 0) -> dict[str, Any] | None:
+    """A follow built as a near miss (issue 21's shape, the sweep's hardest):
+    a long trump throw (``fam.lead_cards``) of pair tractors laid over each
+    other's positions, one of them running up through the level and joker
+    columns, with triples and singles; against a hand of ``fam.hand_cards``
+    holding, for every led unit, one that almost matches it: at the same or a
+    neighbouring position, as wide or one narrower, as long or one shorter, and
+    a led pair's faces now and then as a quad (which can be cut into two pairs).
+    None when the decks leave no room for the shape."""
+    rules = _rules(fam, rng)
+    decks = rules["decks"]
+    case: dict[str, Any] = {"kind": "follow", "family": fam.name, "rules": rules}
+    order = _order(case)
+    es = TRUMP if order.faces_at[TRUMP] else 0
+    cols = order.faces_at[es]
+    npos = len(cols)
+    full = [decks] * FACES
+    want = rng.randint(*fam.lead_cards)
+    if limit:
+        want = min(want, limit)
+    lead = [0] * FACES
+    # one pair tractor up through the top columns (level cards, jokers)
+    k = min(npos, rng.randint(3, 5))
+    for p in range(npos - k, npos):
+        _put(lead, full, cols, p, 2, rng)
+    # pair tractors laid over each other: each starts inside the one before
+    guard = 0
+    start = rng.randrange(max(1, npos - 6))
+    while sum(lead) < want - 8 and guard < 50:
+        guard += 1
+        k = rng.randint(*fam.length)
+        start = max(0, min(npos - k, start + rng.randint(-1, 2)))
+        for p in range(start, start + k):
+            if sum(lead) + 2 > want:
+                break
+            _put(lead, [min(decks, 2 + lead[f]) if lead[f] == 0 else 0 for f in range(FACES)], cols, p, 2, rng)
+    # triples, then singles, to the size wanted
+    for _ in range(rng.randint(1, 3)):
+        if sum(lead) + 3 <= want:
+            _put(lead, [decks if lead[f] == 0 else 0 for f in range(FACES)], cols, rng.randrange(npos), 3, rng)
+    guard = 0
+    while sum(lead) < want and guard < 200:
+        guard += 1
+        _put(lead, [decks if lead[f] == 0 else 0 for f in range(FACES)], cols, rng.randrange(npos), 1, rng)
+    n = sum(lead)
+    dec = decompose_faces(order, _multiset(lead))
+    if dec is None or n < 4:
+        return None
+    room = [decks - lead[f] for f in range(FACES)]
+    hand = [0] * FACES
+    size = rng.randint(*fam.hand_cards)
+    size = max(size, n)
+    # a near miss of every led unit (sets and runs of width >= 2)
+    for u in dec.units:
+        if u.width < 2:
+            continue
+        m = u.width if rng.random() < 0.5 else max(2, u.width - 1)
+        kk = u.length if rng.random() < 0.5 else max(1, u.length - 1)
+        top = max(kk - 1, min(npos - 1, u.top + rng.choice((-1, 0, 0, 1))))
+        for p in range(top - kk + 1, top + 1):
+            w = 4 if m == 2 and decks >= 4 and rng.random() < 0.25 else m
+            if not _put(hand, room, cols, p, w, rng) and w != m:
+                _put(hand, room, cols, p, m, rng)
+        if sum(hand) >= size:
+            break
+    # the rest: trump pairs and singles, then other suits' cards
+    guard = 0
+    while sum(hand) < size and guard < 400:
+        guard += 1
+        w = 2 if rng.random() < 0.5 else 1
+        if guard > 200:
+            f = rng.randrange(FACES)
+            if room[f] - hand[f] >= 1:
+                hand[f] += 1
+            continue
+        _put(hand, room, cols, rng.randrange(npos), w, rng)
+    while sum(hand) > size:
+        hand[rng.choice([f for f in range(FACES) if hand[f]])] -= 1
+    if sum(hand) < n or sum(hand) > _hand_size(decks):
+        return None
+    case.update(lead=_text(_multiset(lead)), hand=_text(_multiset(hand)))
+    case["play"] = _text(_follow_play(order, es, hand, n, rng))
+    return case
 
 
 def _lead(fam: Family, order: Order, decks: int, rng: random.Random) -> tuple[int, list[int]]:
@@ -274,6 +393,11 @@ def _follow_play(order: Order, es: int, hand: Sequence[int], n: int, rng: random
 def random_case(fam: Family, rng: random.Random, limit: int = 0) -> dict[str, Any]:
     """A random case of family ``fam``. ``limit`` (> 0) caps the lead's size."""
     for _ in range(100):
+        if fam.near_miss:
+            built = near_miss_case(fam, rng, limit)
+            if built is not None and _valid(built, limit):
+                return built
+            continue
         rules = _rules(fam, rng)
         decks = rules["decks"]
         case: dict[str, Any] = {"kind": "follow" if fam.kind == "follow" else fam.kind, "family": fam.name, "rules": rules}
@@ -567,13 +691,46 @@ def agree(case: dict[str, Any], full: list[Any], device: list[Any] | None) -> bo
     return False
 
 
+def engine_methods(fw_dir: Path = FIRMWARE_DIR) -> tuple[list[str], list[str]]:
+    """The device engine's methods (``firmware/drules*.py``'s classes) that
+    time by kind must watch (``device_runner/kindtime_mp.py``): the
+    ``@micropython.native`` ones (machine code on the chip), and the bytecode
+    ones that native code calls (a stretch of bytecode inside a native call;
+    bytecode called from bytecode is charged right without a watch)."""
+    import ast
+
+    native: list[str] = []
+    calls: dict[str, set[str]] = {}
+    methods: set[str] = set()
+    for p in sorted(fw_dir.glob("drules*.py")):
+        for cls in ast.parse(p.read_text(encoding="utf-8")).body:
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for node in cls.body:
+                if isinstance(node, ast.FunctionDef) and not node.name.startswith("__"):
+                    methods.add(node.name)
+                    if any(isinstance(d, ast.Attribute) and d.attr == "native" for d in node.decorator_list):
+                        native.append(node.name)
+                    calls.setdefault(node.name, set()).update(
+                        n.func.attr for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                    )
+    inner = sorted({c for n in native for c in calls[n] if c in methods and c not in native})
+    return native, inner
+
+
 class DeviceChecker:
     """The device engine in one MicroPython process: answer and time cases."""
 
-    def __init__(self, repeat: int = 5, cap_us: int = 0, heapsize: str = HEAP) -> None:
+    def __init__(self, repeat: int = 5, cap_us: int = 0, heapsize: str = HEAP, by_kind: bool = False) -> None:
+        """``by_kind``: each answer's time also split into native code and
+        bytecode ("native_us": the native part of "us"; ``kindtime_mp.py``)."""
+        args = [str(repeat), str(cap_us)]
+        if by_kind:
+            native, bytecode = engine_methods()
+            args += [",".join(native), ",".join(bytecode)]
         self.proc = mpy.popen(
             RUNNER,
-            args=[str(repeat), str(cap_us)],
+            args=args,
             path=[FIRMWARE_DIR, RUNNER.parent],
             heapsize=heapsize,
             stdin=subprocess.PIPE,

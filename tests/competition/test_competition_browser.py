@@ -145,3 +145,70 @@ def test_a_round_in_two_browsers(server: str, tmp_path: Path) -> None:
     finally:
         d.quit()
         s.quit()
+
+
+def test_a_round_played_at_four_uploading_tables(server: str, club_db: str, tmp_path: Path) -> None:
+    """The club night docs/competition.md walks through: four simulated tables upload, the
+    round's results come from their records, time is called at the tables, the score sheet
+    lists every hand (its screenshots, with TT_SCREENSHOTS=1)."""
+    from tractor_table.club import tokens
+    from tractor_table.competition import demo
+
+    with db.connect(club_db) as conn:
+        token = tokens.add(conn, "browser test hosts")
+    csv_file = tmp_path / "players.csv"
+    csv_file.write_text(demo.player_csv(8), encoding="utf-8")
+    d, s = browser(), browser()
+    try:
+        with demo.Tables(tmp_path / "tables", server, token, 4, pace_s=0.0, heartbeat_s=0.3):
+            wait_d, wait_s = WebDriverWait(d, 120), WebDriverWait(s, 120)
+            d.get(server + "/director/login")
+            d.find_element(By.ID, "name").send_keys("td")
+            d.find_element(By.ID, "password").send_keys(PASSWORD)
+            d.find_element(By.ID, "login").click()
+            wait_d.until(lambda b: b.find_elements(By.ID, "create"))
+            d.find_element(By.ID, "comp-name").send_keys("Riverside club night")
+            d.find_element(By.CSS_SELECTOR, "#comp-ladder option[value='full']").click()
+
+            def click(element_id: str) -> str:
+                wait_d.until(lambda b: b.find_elements(By.ID, element_id))
+                button = d.find_element(By.ID, element_id)
+                button.click()
+                wait_d.until(EC.staleness_of(button))
+                msg = wait_d.until(lambda b: b.find_elements(By.ID, "msg") or b.find_elements(By.ID, "err"))
+                return str(msg[0].text)
+
+            assert "created" in click("create")
+            d.find_element(By.ID, "csv-file").send_keys(str(csv_file))
+            assert "16 players in 8 entries imported" in click("import")
+            d.find_element(By.NAME, "deal_limit").clear()
+            d.find_element(By.NAME, "deal_limit").send_keys("1")
+            assert "round 1 drawn" in click("draw")
+            assert "16 seats at 4 tables" in click("seat-1")
+            s.get(server + "/standings?view=projector")
+            assert "playing" in click("start-1")
+            assert "time called" in click("call_time-1")
+
+            def grid_done(b: webdriver.Chrome) -> bool:
+                b.get(server + "/director")
+                cells = b.find_elements(By.CSS_SELECTOR, "#grid td.finished")
+                titles = [c.get_attribute("title") or "" for c in cells]
+                return len(cells) == 4 and all("call time: done" in t for t in titles)
+
+            wait_d.until(grid_done)
+            docs = Path(__file__).resolve().parents[2] / "docs" / "club"
+            shots = os.environ.get("TT_SCREENSHOTS") == "1" and docs.is_dir()
+            if shots:
+                d.save_screenshot(str(docs / "director-tables.png"))
+            assert "closed" in click("close-1")
+            assert "published as version 1" in click("publish-1")
+            wait_s.until(lambda b: "provisional" not in b.find_element(By.ID, "status").text)
+            d.get(server + "/results/round/1")
+            hands = d.find_elements(By.CSS_SELECTOR, "table.hands tr")
+            assert len(hands) == 4 * 2  # a header and the round's one deal, at each table
+            if shots:
+                d.save_screenshot(str(docs / "sheet.png"))
+                s.save_screenshot(str(docs / "projector.png"))
+    finally:
+        d.quit()
+        s.quit()

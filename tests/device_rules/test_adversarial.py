@@ -152,3 +152,42 @@ def test_cli_adversarial_refuses_bad_options(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, check=False,
     )
     assert proc.returncode == 1 and "--keep" in proc.stderr and "folder" in proc.stderr
+
+
+def test_near_miss_families_build_the_issue_21_shape() -> None:
+    rng = random.Random(21)
+    fams = [f for f in adversarial.FAMILIES if f.near_miss]
+    assert len(fams) == 4
+    for fam in fams:
+        c = adversarial.random_case(fam, rng)
+        assert adversarial._valid(c)
+        order = adversarial._order(c)
+        lead = adversarial._faces(c["lead"])
+        hand = adversarial._faces(c["hand"])
+        assert c["rules"]["decks"] == 4 and 27 <= len(lead) <= 28 and 44 <= len(hand) <= 46
+        dec = adversarial.decompose_faces(order, lead)
+        assert dec is not None and dec.esuit == adversarial.TRUMP
+        assert any(u.width == 2 and u.length >= 2 for u in dec.units)  # pair tractors
+        # a near miss of every led set or run: a set as wide or one narrower at
+        # the same or a neighbouring position in the hand
+        held = adversarial._cnt(hand)
+        near = 0
+        sets = [u for u in dec.units if u.width >= 2]
+        for u in sets:
+            ps = {u.top - 1, u.top, u.top + 1}
+            if any(held[f] >= u.width - 1 for p in ps if 0 <= p < len(order.faces_at[dec.esuit]) for f in order.faces_at[dec.esuit][p]):
+                near += 1
+        assert near >= len(sets) * 0.7, (fam.name, near, len(sets))
+
+
+def test_time_by_kind_splits_a_check_into_native_and_bytecode() -> None:
+    native, inner = adversarial.engine_methods()
+    assert "_sweep" in native and "check_follow" in native and "_structure" in inner
+    assert not set(native) & set(inner)
+    cases = [c for c in adversarial.read_cases(DATA) if c["id"] in ("adv-17", "adv-12", "adv-22")]
+    with adversarial.DeviceChecker(3, by_kind=True) as dev:
+        got = {c["id"]: dev.ask(c) for c in cases}
+    for g in got.values():
+        assert 0 <= g["native_us"] <= g["us"]
+    assert got["adv-17"]["native_us"] > 0  # a follow that sweeps: native code
+    assert got["adv-17"]["native_us"] < got["adv-17"]["us"]  # and bytecode (the ladder's rungs)

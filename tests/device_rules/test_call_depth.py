@@ -146,7 +146,7 @@ def test_every_check_of_every_corpus_is_within_the_bound() -> None:
     assert depth <= bound, f"{cid}: {depth} engine frames deep (bound {bound}): {' > '.join(chain)}"
     # the probe sees the engine: the ladders' follows reach the placement oracle
     assert depth >= 8, (depth, chain)
-    assert "check_follow" in chain[0] and "_sweep" in {n for _, _, ch in got for n in ch}
+    assert "check_follow" in chain[0] and "_feasible" in {n for _, _, ch in got for n in ch}
 
 
 def test_the_deep_variant_fails_the_bound(deep_engine: Callable[..., Any]) -> None:

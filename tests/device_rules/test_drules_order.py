@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=80K
+# runs-under: micropython heapsize=88K
 """Device rules engine: card order, points, units and decomposition (docs/rules.md §2-4).
 Each rule with a case that holds and one that does not; CPython and MicroPython (64 KB heap)."""
 

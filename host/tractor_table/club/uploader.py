@@ -128,6 +128,17 @@ class Uploader:
                         "pending": max(0, count - known)})
         return out
 
+    def _linked(self) -> set[str]:
+        """The identities of the tables whose link is up now (their last session not down)."""
+        db = self._conn()
+        out = set()
+        for tid, uid, host in db.execute(
+                "SELECT t.id, t.uid, c.host_uuid FROM tables t, club_host c WHERE (SELECT s.down_at "
+                "FROM sessions s WHERE s.table_id = t.id ORDER BY s.id DESC LIMIT 1) IS NULL "
+                "AND EXISTS (SELECT 1 FROM sessions s WHERE s.table_id = t.id)"):
+            out.add(uid or f"h:{host}:{tid}")
+        return out
+
     # --- the server
 
     def _post(self, path: str, body: dict[str, Any]) -> httpx.Response:
@@ -191,7 +202,7 @@ class Uploader:
         link is up, and its outcome reported (again, until the server stops offering it)."""
         if self.on_command is None or not cmds:
             return
-        up = {t["table"] for t in self._tables() if t["link"] == "up"}
+        up = self._linked()
         report = []
         for c in cmds:
             cid = int(c["id"])

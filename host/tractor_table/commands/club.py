@@ -47,6 +47,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tables", type=int, default=4, help="demo: how many tables play (default 4)")
     parser.add_argument("--pace", type=float, default=0.75, metavar="S",
                         help="demo: mean seconds between a table's inputs (default 0.75)")
+    parser.add_argument("--competition", action="store_true",
+                        help="demo: a competition run from the director's pages (a login is "
+                        "made and printed, a player list written); the tables play each round's "
+                        "match when the director starts it (docs/competition.md)")
     parser.add_argument("--seconds", type=float, default=0.0,
                         help="demo: stop after this long (default: run until Ctrl-C)")
 
@@ -198,7 +202,8 @@ def _demo(args: argparse.Namespace) -> int:
         raise CommandError(f"--tables {args.tables}: give 1 to 64 tables")
     if args.pace <= 0:
         raise CommandError(f"--pace {args.pace}: give the mean seconds between inputs, above 0")
-    demo = Demo(tables=args.tables, host=args.host, port=args.port, pace_s=args.pace)
+    demo = Demo(tables=args.tables, host=args.host, port=args.port, pace_s=args.pace,
+                competition=args.competition)
     try:
         demo.start_database()
     except (PgError, OSError) as exc:

@@ -22,7 +22,7 @@ from .pairing import Pairing, berger, met_pairs, swiss
 from .scoring import Scoring
 from .seating import Seat, check_seating, seat_round
 from .standings import Standings, rank
-from .tableplay import Derived, Hand, call_time, command_states, mark_round, table_results
+from .tableplay import Derived, PlayedHand, call_time, command_states, mark_round, table_results
 
 STATES: Final = ("draft", "seated", "playing", "time_called", "closed", "published")
 #: which state an action moves a round from, and to
@@ -73,7 +73,7 @@ class Competition:
     #: (round, label) -> the commands sent to the table and their state
     commands: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)
     #: match id -> its hands as the table's uploaded events give them
-    hands: dict[str, tuple[Hand, ...]] = field(default_factory=dict)
+    hands: dict[str, tuple[PlayedHand, ...]] = field(default_factory=dict)
 
     def round(self, no: int) -> Round:
         for r in self.rounds:
@@ -236,7 +236,7 @@ def load(conn: psycopg.Connection, comp_id: int) -> Competition:
     matches: list[TableMatch] = []
     notes: dict[str, str] = {}
     sources: dict[str, str] = {}
-    hands: dict[str, tuple[Hand, ...]] = {}
+    hands: dict[str, tuple[PlayedHand, ...]] = {}
     for no, ss in sorted(seats.items()):
         by_table: dict[str, dict[int, str]] = {}
         for s in ss:
@@ -485,7 +485,7 @@ def _seat_names(ev: Competition, round_no: int, table: str) -> dict[int, str]:
     return names
 
 
-def hand_result(h: Hand) -> str:
+def hand_result(h: PlayedHand) -> str:
     """A hand's result in the export: the attackers' points, the levels after, and the
     side that passed the top when the hand won the match (``85 2/5``, ``130 A/3 won 0``)."""
     out = f"{h.attackers} {level_name(h.levels_after[0])}/{level_name(h.levels_after[1])}"

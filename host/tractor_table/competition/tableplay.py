@@ -36,7 +36,7 @@ KINDS = (int(EventKind.HAND_START), int(EventKind.TRUMP), int(EventKind.HAND_END
 
 
 @dataclass(frozen=True)
-class Hand:
+class PlayedHand:
     """One hand of a match, as its record's fixed header gives it."""
 
     hand_no: int
@@ -60,7 +60,7 @@ class Derived:
     why: str = ""  # why nothing could be read (shown on the director's grid)
     first_idx: int | None = None
     last_idx: int | None = None
-    hands: tuple[Hand, ...] = ()
+    hands: tuple[PlayedHand, ...] = ()
 
 
 def derive(events: Iterable[tuple[int, Sequence[int] | E.Event]], *, time_called: bool,
@@ -74,7 +74,7 @@ def derive(events: Iterable[tuple[int, Sequence[int] | E.Event]], *, time_called
     deals = 0
     in_deal = False
     last_idx: int | None = None
-    hands: list[Hand] = []
+    hands: list[PlayedHand] = []
     cur: list[int] = [0, -1, 0, -1]  # hand_no, dealer, level by side, trump
     at_start: tuple[int, ...] = (0, 0)
     for idx, raw in events:
@@ -108,7 +108,7 @@ def derive(events: Iterable[tuple[int, Sequence[int] | E.Event]], *, time_called
             in_deal = False
             last_idx = idx
             dealer = cur[1]
-            hands.append(Hand(cur[0], dealer, at_start[dealer & 1] if dealer >= 0 else at_start[0],
+            hands.append(PlayedHand(cur[0], dealer, at_start[dealer & 1] if dealer >= 0 else at_start[0],
                               cur[3], ev.attackers_score, levels, ev.match_winner))
             if ev.match_winner in (0, 1):
                 passed = ev.match_winner

@@ -2,7 +2,7 @@
 # bench/bench_device_rules.py for the adversarial set): runs under MicroPython
 # (unix port) with firmware/ and this folder on the module path.
 #
-#   micropython adversary_mp.py R [CAP_US] < cases (JSON lines) > one answer per line
+#   micropython adversary_mp.py R [CAP_US [NATIVE BYTECODE]] < cases (JSON lines) > one answer per line
 #
 # A case is a conformance case (docs/rules.md §13) of kind "follow", "throw" or
 # "trick" (judge_mp.py parses it). Each gets the device engine's answer and its
@@ -11,7 +11,9 @@
 # median of the R times reported (every check the same way). When a call takes
 # more than CAP_US (default: no cap) the check is not repeated: its one time
 # stands (the search must not spend minutes on one input; the benches give no
-# cap). Answers:
+# cap). With NATIVE and BYTECODE (the engine's native and bytecode methods'
+# names, comma-separated) each answer also has "native_us": the part of "us" spent in native code
+# (kindtime_mp.py), the rest being bytecode. Answers:
 #   follow: {"id", "us", "n", "answer": [reason]}
 #   throw:  {"id", "us", "n", "answer": ["ok"]} or ["throw_failed", forced card names]
 #   trick:  {"id", "us", "n", "answer": [winner seat, points]}
@@ -22,6 +24,7 @@ import sys
 import time
 
 import drules  # type: ignore[import-not-found]
+import kindtime_mp  # type: ignore[import-not-found]
 from judge_mp import REASONS, CaseError, CaseRules, names, seat_of  # type: ignore[import-not-found]
 
 
@@ -59,8 +62,9 @@ def answer(case: dict, R: int, cap: int) -> tuple:  # type: ignore[type-arg]
         hand = drules.hand_from(t.cards(case["hand"]))
         play = t.cards(case["play"])
         gc.collect()
-        r, ts = timed(lambda: e.check_follow(lead, hand, play), R, cap)
-        return [REASONS[r]], ts
+        fn = lambda: e.check_follow(lead, hand, play)  # noqa: E731
+        r, ts = timed(fn, R, cap)
+        return [REASONS[r]], ts, fn
     if kind == "throw":
         leader = seat_of(case["leader"])
         lead = t.cards(case["lead"])
@@ -71,10 +75,11 @@ def answer(case: dict, R: int, cap: int) -> tuple:  # type: ignore[type-arg]
         drules.hand_from(lead, hands[leader])
         forced = bytearray(len(lead))
         gc.collect()
-        r, ts = timed(lambda: e.check_lead(lead, hands, leader, forced), R, cap)
+        fn = lambda: e.check_lead(lead, hands, leader, forced)  # noqa: E731
+        r, ts = timed(fn, R, cap)
         if r == drules.R_THROW_FAILED:
-            return ["throw_failed", names(forced[: e.nforced])], ts
-        return [REASONS[r]], ts
+            return ["throw_failed", names(forced[: e.nforced])], ts, fn
+        return [REASONS[r]], ts, fn
     if kind == "trick":
         leader = seat_of(case["leader"])
         seen = [0] * 54
@@ -84,17 +89,21 @@ def answer(case: dict, R: int, cap: int) -> tuple:  # type: ignore[type-arg]
         if e.lead_suit(plays[0]) == drules.MIXED:
             raise CaseError("plays[0]: the lead spans several effective suits")
         gc.collect()
-        w, ts = timed(lambda: e.trick_winner(plays), R, cap)
+        fn = lambda: e.trick_winner(plays)  # noqa: E731
+        w, ts = timed(fn, R, cap)
         pts = 0
         for p in plays:
             pts += e.points(p)
-        return [(leader + w) % 4, pts], ts
+        return [(leader + w) % 4, pts], ts, fn
     raise CaseError("unknown kind " + repr(kind))
 
 
 def main(argv: list) -> None:  # type: ignore[type-arg]
     R = int(argv[1]) if len(argv) > 1 else 5
     cap = int(argv[2]) if len(argv) > 2 else 0
+    native = argv[3].split(",") if len(argv) > 3 and argv[3] else []
+    if native:
+        kindtime_mp.setup(drules.Engine, native, argv[4].split(",") if len(argv) > 4 else [])
     while True:
         line = sys.stdin.readline()
         if not line:
@@ -108,8 +117,12 @@ def main(argv: list) -> None:  # type: ignore[type-arg]
         try:
             case = json.loads(line)
             cid = case.get("id")
-            ans, ts = answer(case, R, cap)
+            ans, ts, fn = answer(case, R, cap)
             out = {"answer": ans, "us": median(ts), "n": len(ts)}
+            if native:
+                nat, _ = kindtime_mp.split(fn, len(ts), out["us"])
+                out["native_us"] = nat
+            fn = None
         except CaseError as exc:
             out = {"error": str(exc)}
         except KeyError as exc:

@@ -21,8 +21,12 @@ from typing import Any
 
 class Demo:
     def __init__(self, *, tables: int = 4, host: str = "127.0.0.1", port: int = 8080,
-                 pace_s: float = 0.75, hands: int = 2) -> None:
+                 pace_s: float = 0.75, hands: int = 2, competition: bool = False) -> None:
         self.tables = tables
+        #: the tables play only the competition's rounds, started from the director's pages
+        self.competition = competition
+        self.comp_tables: Any = None
+        self.director_password = ""
         self.host, self.port = host, port
         self.pace_s = pace_s
         self.hands = hands
@@ -82,6 +86,20 @@ class Demo:
             sim.close()
 
     def start_tables(self) -> None:
+        if self.competition:
+            from ..competition import demo
+
+            self.director_password = demo.add_director(self.url)
+            csv = self.folder / "players.csv"
+            csv.write_text(demo.player_csv(2 * self.tables), encoding="utf-8")
+            self.comp_tables = demo.Tables(self.folder / "tables", self.base, self.token,
+                                           self.tables, pace_s=self.pace_s / 5).start()
+            print(f"club demo (competition): director {demo.DIRECTOR}, password "
+                  f"{self.director_password} at http://{self.host}:{self.port}/director; "
+                  f"the player list to import: {csv}. The tables play when a round starts "
+                  "(create the competition with the ladder 2 3 4 … A: the tables climb every "
+                  "level)", flush=True)
+            return
         for n in range(1, self.tables + 1):
             t = threading.Thread(target=self._play, args=(n,), name=f"demo-table-{n}", daemon=True)
             t.start()
@@ -91,6 +109,8 @@ class Demo:
         self.stop_event.set()
         for t in self.threads:
             t.join(20)
+        if self.comp_tables is not None:
+            self.comp_tables.stop()
         if self.cluster is not None:
             self.cluster.stop()
         shutil.rmtree(self.folder, ignore_errors=True)
