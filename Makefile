@@ -12,7 +12,7 @@ SEED   ?=
 JOBS   ?= 2
 ADVERSARIAL ?=
 
-.PHONY: setup test lint demo club-demo firmware hardware screens deploy bench wasm fuzz-rules soak-flash clean help
+.PHONY: setup test lint demo club-demo firmware hardware rules screens deploy bench wasm fuzz-rules soak-flash clean help
 
 help:
 	@echo "make setup       create .venv and install the project with its development tools"
@@ -23,6 +23,7 @@ help:
 	@echo "make lint        ruff, mypy --strict (engine, host), pyright on firmware against the rp2 stubs"
 	@echo "make firmware    compile firmware/*.py with mpy-cross -march=armv6m into build/firmware"
 	@echo "make hardware    regenerate firmware/hwconfig.py and hardware/wiring.svg from hardware/pinmap.toml"
+	@echo "make rules       regenerate firmware/ruleopts.py (the table's rule options) from the schema, shengji.rules.OPTIONS"
 	@echo "make screens     draw every display screen with the firmware's code: docs/display/*.png, docs/display.md"
 	@echo "make deploy PORT=/dev/ttyACM0 [CARDS=set.bin]   copy firmware, card map and configuration to a Pico"
 	@echo "make bench       run the benchmarks but the flash soak (make soak-flash); figures go to docs/performance.md"
@@ -59,6 +60,9 @@ firmware: $(STAMP)
 
 hardware: $(STAMP)
 	$(BIN)/python -m tractor_table.hardware
+
+rules: $(STAMP)
+	$(BIN)/python -m tractor_table.ruletable
 
 screens: $(STAMP)
 	$(BIN)/python -m tractor_table.screens docs/display docs/display.md

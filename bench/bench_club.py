@@ -1,6 +1,6 @@
 """The club server under a room's load (docs/club.md, "Capacity").
 
-N simulated tables (``tractor_table.club.simtable.SimTable``: the firmware's
+N simulated tables (``tractor_table.virtual.clubtable.SimTable``: the firmware's
 table core under CPython, fed the full engine's bots' hands, each table's
 events recorded by the real Recorder in its own SQLite file and sent by the
 real Uploader thread) against the real server (``tractor-table club serve``,
@@ -50,7 +50,7 @@ from typing import Any
 import httpx
 from tractor_table.club import db, tokens
 from tractor_table.club.pg import Cluster, free_port
-from tractor_table.club.simtable import SimTable, attach
+from tractor_table.virtual.clubtable import SimTable, attach
 
 HUMAN_PACE_S = 4.5
 SCRIPTS = 12  # distinct bot scripts, shared round the tables (each table its own uid and chain)

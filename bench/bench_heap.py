@@ -72,7 +72,7 @@ ON_DEMAND = [
     ("tablefriend (partners = called, at a table that plays it)", "tablefriend"),
     ("tablecall (partners = called: the call, for the phase CALL only; dropped after)", "tablecall"),
     ("enrollmode (enroll mode)", "enrollmode"),
-    ("tableconfig (table.cfg, at start; dropped after)", "tableconfig"),
+    ("tableconfig, ruleopts (table.cfg and its options, at start; dropped after)", "tableconfig"),
     ("picoboard (the Pico's board: not on the virtual table)", "picoboard"),
     ("ttlink_host (the host's end: never on the table)", "ttlink_host"),
     ("vboard (the virtual table's board: not on the Pico)", "vboard"),

@@ -47,7 +47,7 @@ def setup(case):
     import drules_hand
 
     r = case["rules"]
-    km = ("structure", "linear", "cards").index(r.get("kitty_multiplier", "structure"))
+    km = option(r, "kitty_multiplier")
     e = drules.Engine(
         r.get("decks", 2),
         r.get("permanent_twos", False),
@@ -58,9 +58,19 @@ def setup(case):
     )
     level = "23456789TJQKA".index(r["level"])
     b = drules_hand.Bidding(e.decks, level, r.get("allow_self_override", True))
-    no_bid = drules_hand.NB_KITTY if r.get("no_bid") == "kitty" else drules_hand.NB_NT
-    fd = drules_hand.FD_FINAL if r.get("first_dealer") == "final" else drules_hand.FD_FIRST
-    return e, b, level, no_bid, fd
+    return e, b, level, option(r, "no_bid"), option(r, "first_dealer")
+
+
+def option(rules, name):
+    """A case's choice option as the engine's number (firmware/ruleopts.py: its
+    index in the option's values; the default's without it)."""
+    import ruleopts
+
+    for o in ruleopts.OPTIONS:
+        if o[0] == name:
+            v = rules.get(name)
+            return o[3] if v is None else o[2].index(v)
+    raise ValueError("no rule option " + name)
 
 
 def median(ts):
@@ -170,6 +180,8 @@ def time_mode(R, native=None, inner=None):
 def heap_mode():
     case = json.loads(sys.stdin.readline())
     steps = steps_of(case)
+    import ruleopts  # noqa: F401 - the options' table (setup) is not the engine's: before the baseline
+
     gc.collect()
     base = gc.mem_alloc()
     peak = [0]

@@ -49,7 +49,15 @@ def main(argv):
         decks, bids, kitty, plays = json.loads(line)
         line = None
         if t is None:
-            t = T.Table(tablerules.TableRules(decks), decks=decks)
+            rules = tablerules.TableRules(decks)
+            # the rules digest, as main.configured_app sets it (in every snapshot)
+            import tableconfig
+
+            rules.digest = tableconfig.Options({}, decks).digest
+            del sys.modules["tableconfig"]
+            sys.modules.pop("ruleopts", None)
+            tableconfig = None
+            t = T.Table(rules, decks=decks)
         t.command([T.CMD_NEW_MATCH])  # each recorded hand is a first hand
         for seat, cards in bids:
             for c in cards:

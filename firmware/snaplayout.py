@@ -40,7 +40,7 @@ F_REVOKED = const(18)  # the revokes reported: [[trick, seat], ...]
 F_RESULT = const(19)  # the hand's HAND_END event, or None
 F_CURRENT = const(20)  # the trick in progress (C_*), or None
 F_KITTY_UP = const(21)  # no_bid = "kitty": the kitty as turned up ([] else)
-F_EXTRA = const(22)  # the optional fields from here (X_*): hand_scan, then partners = "called"
+F_EXTRA = const(22)  # the optional fields from here (X_*): hand_scan, partners = "called", the rules digest
 # a completed trick: [leader, winner, points, forced, p0, p1, p2, p3]
 T_LEADER = const(0)
 T_WINNER = const(1)
@@ -55,6 +55,8 @@ C_PLAYS = const(3)  # each seat's play, or None before it plays
 # the optional fields, each tagged by its first item
 X_SCAN = const(1)  # hand_scan mode: [1, seats scanned (bits), hand0, .., hand3]
 X_FRIEND = const(2)  # partners = "called": [2, call, partner, level seat 2, level seat 3]
+X_RULES = const(3)  # the table's rules digest (docs/protocol.md), last: [3, digest]
+RULES_DIGEST = const(1)
 SCAN_DONE = const(1)
 SCAN_HANDS = const(2)  # the cards each seat still holds
 FRIEND_CALL = const(1)  # a face 0..53, -1 before the call

@@ -11,6 +11,12 @@ def restore(tb: "T.TableBase", snap):
     """Take a snapshot(); raises T.TableError (state unchanged) if it does not fit."""
     scan = None
     friend = None
+    x = snap[-1] if isinstance(snap, list) and len(snap) > 22 else None
+    if isinstance(x, list) and len(x) == 2 and x[0] == 3:  # the rules digest, last
+        mine = getattr(tb.rules, "digest", "")
+        if mine and x[1] != mine:
+            raise T.TableError("snapshot: saved under other rules (%s), this table plays %s" % (x[1], mine))
+        snap = snap[:-1]
     if tb.friend:  # partners = "called": the last field [2, call, partner, level 2, level 3]
         friend, snap = _friend_field(snap)
     if isinstance(snap, list) and len(snap) == 23:

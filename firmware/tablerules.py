@@ -22,6 +22,10 @@ _ENGINE = ("drules", "drules_play", "drules_match", "drules_ladder",
 
 
 class TableRules:
+    # the rules digest (tableconfig.Options.digest; main.configured_app sets it):
+    # in the snapshot, so that a state saved under other rules is not resumed
+    digest = ""
+
     def __init__(
         self,
         decks=2,

@@ -14,7 +14,9 @@
 # [2, call (a face, -1 before the call), partner (-2 unknown, -1 alone),
 # level seat 2, level seat 3] (fields 6 and 7 are then seats 0 and 1; the
 # points by seat are rebuilt from the tricks, field 10 is -1 while the partner
-# is unknown). Version 2 (version 1 had no field 21).
+# is unknown); and last, when the table knows its rules digest
+# (tableconfig.Options.digest), [3, digest] (tablerestore refuses a snapshot
+# whose digest is another's). Version 2 (version 1 had no field 21).
 # Restoring one is tablerestore.py's (loaded only for that, then dropped).
 # The index of every field is named in snaplayout.py (the table never loads
 # it; the host reads it, and tests/foundation/test_one_vocabulary.py reads a
@@ -32,6 +34,7 @@ def snapshot(tb: "T.TableBase", packed=False):
     persist.Store.save(snap, T.trick_unpack), which writes the same JSON
     unpacking one trick at a time (no copy of the hand's tricks at once)."""
     ph = tb.phase
+    d = getattr(tb.rules, "digest", "")
     cur = None
     if ph == T.PLAY and tb.lead is not None:
         cur = [tb.leader, 1 if tb.forced else 0, 1 if tb.throw_open else 0]
@@ -64,4 +67,6 @@ def snapshot(tb: "T.TableBase", packed=False):
         [[1, tb.scan_done, tb.hands[0], tb.hands[1], tb.hands[2], tb.hands[3]]]
         if tb.hand_scan
         else []
-    ) + ([[2, tb.call, tb.partner, tb.levels[2], tb.levels[3]]] if tb.friend else [])
+    ) + ([[2, tb.call, tb.partner, tb.levels[2], tb.levels[3]]] if tb.friend else []) + (
+        [[3, d]] if d else []
+    )

@@ -50,7 +50,7 @@ from shengji.rules import NoBid
 from shengji.settle import settle
 from shengji.units import decompose_faces
 
-from . import mpy
+from . import mpy, rulescodec
 from .errors import CommandError
 from .paths import FIRMWARE_DIR
 
@@ -228,7 +228,7 @@ def make_script(seed: int, variant: int | None = None) -> FuzzScript:
     levels = [level, rng.choice(ladder)] if dealer % 2 == 0 else [rng.choice(ladder), level]
     scan = rng.random() < 0.5
     strengths = rng.randrange(3)
-    opts = rules.to_dict()
+    opts = rulescodec.case_rules(rules)  # the device engine's runner reads them by the schema
     for k in ("partners", "hand_scan", "revoke"):
         opts.pop(k, None)
     case: dict[str, Any] = {

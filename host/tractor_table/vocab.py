@@ -492,6 +492,8 @@ class Snapshot:
     kitty_up: list[int] = field(default_factory=list)
     scans: SnapScans | None = None
     friend: SnapFriend | None = None
+    #: the table's rules digest (docs/protocol.md; "" from a table that sends none)
+    rules_digest: str = ""
     version: int = SNAPSHOT_VERSION
 
     @classmethod
@@ -513,11 +515,14 @@ class Snapshot:
             raise SnapshotError("snapshot: a number field is not a number")
         scans: SnapScans | None = None
         friend: SnapFriend | None = None
+        digest = ""
         for x in data[F.EXTRA :]:
             if isinstance(x, list) and x and x[0] == _SNAP["X_SCAN"] and len(x) == _SNAP["SCAN_HANDS"] + 4:
                 scans = SnapScans(x[_SNAP["SCAN_DONE"]], [list(h) for h in x[_SNAP["SCAN_HANDS"] :]])
             elif isinstance(x, list) and x and x[0] == _SNAP["X_FRIEND"] and len(x) == _SNAP["FRIEND_LEVELS"] + 2:
                 friend = SnapFriend(x[_SNAP["FRIEND_CALL"]], x[_SNAP["FRIEND_PARTNER"]], list(x[_SNAP["FRIEND_LEVELS"] :]))
+            elif isinstance(x, list) and len(x) == 2 and x[0] == _SNAP["X_RULES"] and isinstance(x[1], str):
+                digest = x[_SNAP["RULES_DIGEST"]]
             else:
                 raise SnapshotError(f"snapshot: bad optional field {x!r}")
         levels = [data[F.LEVEL0], data[F.LEVEL1], *(friend.levels if friend else ())]
@@ -529,7 +534,7 @@ class Snapshot:
             bids=[[b[0], list(b[1])] for b in data[F.BIDS]], kitty=list(data[F.KITTY]),
             tricks=[SnapTrick.parse(t) for t in data[F.TRICKS]], revoked=[list(r) for r in data[F.REVOKED]],
             result=data[F.RESULT], current=SnapCurrent.parse(data[F.CURRENT]), kitty_up=list(data[F.KITTY_UP]),
-            scans=scans, friend=friend,
+            scans=scans, friend=friend, rules_digest=digest,
         )
 
     def to_list(self) -> list[Any]:
@@ -553,6 +558,8 @@ class Snapshot:
             out.append(self.scans.to_list())
         if self.friend is not None:
             out.append(self.friend.to_list())
+        if self.rules_digest:
+            out.append([_SNAP["X_RULES"], self.rules_digest])
         return out
 
 

@@ -127,7 +127,7 @@ def test_console_source_on_the_board_model(compiled: Path) -> None:
     from shengji import Rules
     from tractor_table.board.runner import PicoTable
     from tractor_table.commands.virtual import make_table
-    from tractor_table.console.source import VirtualSource
+    from tractor_table.virtual.source import VirtualSource
 
     rules = Rules(decks=1)
     assert isinstance(make_table("pico", rules), PicoTable)  # what console --virtual --board pico builds

@@ -18,7 +18,7 @@ from shengji import Rules
 from textual.pilot import Pilot
 from tractor_table.commands.console import make_verifier
 from tractor_table.console.app import ConsoleApp
-from tractor_table.console.source import PortSource, TableSource, VirtualSource
+from tractor_table.console.source import PortSource, TableSource
 from tractor_table.console.widgets import Confirm, Pane
 from tractor_table.events import describe
 from tractor_table.link.engine_replayer import EngineReplayer
@@ -26,6 +26,7 @@ from tractor_table.link.verifier import Verifier
 from tractor_table.records import Recorder, Store
 from tractor_table.virtual.game import BotGame
 from tractor_table.virtual.runner import VirtualTable
+from tractor_table.virtual.source import VirtualSource
 
 SIZE = (140, 45)
 

@@ -80,3 +80,11 @@ def test_every_preset_is_listed_with_exactly_what_it_changes() -> None:
                 assert text == _plain(value), (name, option)
             else:
                 assert value is True, (name, option)  # a bare `option` means it is turned on
+
+
+def test_the_table_of_options_follows_the_schema() -> None:
+    # the same check, from the schema (shengji.rules.OPTIONS): each option's row,
+    # its values with the default first and the section it cites
+    from tractor_table.ruletable import docs_problems
+
+    assert docs_problems() == []

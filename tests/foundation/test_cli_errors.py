@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from tractor_table import cli
+from tractor_table import tapgrammar as grammar
 from tractor_table.commands import _files, fuzz_rules, link
 from tractor_table.errors import CommandError
-from tractor_table.virtual import grammar
 
 ROOT = Path(__file__).resolve().parents[2]
 

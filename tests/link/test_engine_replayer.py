@@ -35,8 +35,10 @@ class InProcessTable:
         # the table's options as table.cfg gives them (deploy writes it from the rules)
         cfg = dict(line.split("=", 1) for line in rulescodec.cfg_lines(rules or Rules(decks=decks)))
         opts = tableconfig.Options(cfg, decks)
+        rules_t = tablerules.TableRules(decks, **opts.rules)
+        rules_t.digest = opts.digest  # as main.configured_app sets it
         self.t = T.Table(
-            tablerules.TableRules(decks, **opts.rules),
+            rules_t,
             decks=decks,
             throw_penalty=opts.throw_penalty,
             chain_hash=ttlink.chain_hash,

@@ -113,7 +113,7 @@ def test_judging_goes_on_from_a_table_snapshot() -> None:
             game.play_one()
         assert vt2.log[cut][2][0] == EV.TRICK
         snap = vt2.t.snapshot()
-        assert snap[-1][0] == 2
+        assert snap[-2][0] == 2 and snap[-1][0] == 3  # the call and partner, then the rules digest
         v = verify([], rules=FRIEND)
         v.rebase(cut + 1, vt2.log[cut][1], json.dumps(snap).encode())
         while not game.play_trick():

@@ -68,3 +68,28 @@ def test_the_tables_welcome_carries_its_digest(two_deck_table: VirtualTable) -> 
         assert link.wait_synced(20)
     assert ups and ups[0].rules_digest == rulescodec.digest(Rules.preset("tournament"))
     assert len(ups[0].welcome) == 10
+
+
+def test_the_snapshot_carries_the_digest_and_the_host_checks_it() -> None:
+    import json
+
+    from tractor_table.link.engine_replayer import EngineReplayer
+    from tractor_table.vocab import Snapshot, TablePhase, firmware
+
+    # the table's own snapshot, made by the firmware's table core under CPython
+    tablerules, table = firmware("tablerules"), firmware("table")
+    r = tablerules.TableRules(2)
+    r.digest = rulescodec.digest(Rules.preset("tournament"))
+    t = table.Table(r, decks=2)
+    raw = t.snapshot()
+    snap = Snapshot.parse(raw)
+    assert snap.rules_digest == r.digest and snap.phase == TablePhase.DEAL
+    assert snap.to_list() == raw
+    # the host judging by the same rules rebuilds from it; by other rules it says which differ
+    same = EngineReplayer(Rules.preset("tournament"))
+    same.reset(json.dumps(raw).encode())
+    assert same.lost == ""
+    other = EngineReplayer(Rules())
+    other.reset(json.dumps(raw).encode())
+    assert other.lost.startswith("cannot rebuild the hand from the table's snapshot (the table plays other rules "
+                                 "than the host's rules (throw_penalty 0 here, 10 on the table;")

@@ -64,6 +64,17 @@ def test_the_welcome_carries_the_tables_identity():
     assert host.device is not None and host.device[8] == "e6613008e3a1b22f"
 
 
+def test_the_welcome_carries_the_rules_digest():
+    # the tenth field: the table's rules digest (tableconfig.Options.digest), "" when not given
+    rng = Lcg(3)
+    digest = "2.0.0.10.0.0.3.1.4097.0.1.0.0.0.1"
+    dev = ttlink.DeviceLink(0, 4242, rng.next, "0.1.0", RULES, ring=8)
+    assert dev.rules_digest == ""
+    dev.rules_digest = digest  # main.configured_app sets it from table.cfg
+    w = handshake(dev, 10, nonce=9)
+    assert len(w[5]) == 10 and w[5][9] == digest and w[5][8] == ""
+
+
 def test_scripted_handshake_and_event_delivery():
     dev = new_device()
     for k in range(3):
@@ -71,7 +82,7 @@ def test_scripted_handshake_and_event_delivery():
     w = handshake(dev, 10, nonce=77)
     sid = w[1]
     assert sid > 0 and dev.state == ttlink.UP
-    assert w[5] == [1, "0.1.0", RULES, 4242, 77, 3, chain([game_event(k) for k in range(3)]), 1, ""]
+    assert w[5] == [1, "0.1.0", RULES, 4242, 77, 3, chain([game_event(k) for k in range(3)]), 1, "", ""]
     # nothing is sent before the host says where to start
     assert dev.take_output() is None
     dev.feed(ttlink.encode_frame(sid, 1, 0, ttlink.SYNC, [1]), 20)

@@ -311,3 +311,40 @@ def test_kitty_requires_trump_keeps_the_multiplier_at_the_table():
     plain = tablerules.TableRules(decks=2)
     plain.begin_hand(0, 0)
     assert plain.kitty(lead, offsuit, kitty) == (8, 120)
+
+
+def test_the_snapshot_carries_the_rules_digest_and_refuses_another():
+    # tableconfig.Options.digest, set on the rules by main.configured_app: the
+    # snapshot's last field [3, digest]; a table of other rules refuses it whole
+    classic = "2.0.0.0.0.0.0.0.0.1.0.0.0.0.0"
+    r = tablerules.TableRules(decks=2)
+    r.digest = classic
+    t = T.Table(r, decks=2)
+    t.take_events()
+    snap = t.snapshot()
+    assert snap[-1] == [3, classic]
+    # the same rules: taken, and its own snapshot is the same again
+    same = tablerules.TableRules(decks=2)
+    same.digest = classic
+    u = T.Table(same, decks=2)
+    u.restore(snap)
+    assert u.snapshot() == snap
+    # other rules: refused with both digests, the state unchanged
+    other = tablerules.TableRules(decks=2, throw_penalty=10)
+    other.digest = "2.0.0.10.0.0.0.0.0.1.0.0.0.0.0"
+    w = T.Table(other, decks=2)
+    before = w.snapshot()
+    try:
+        w.restore(snap)
+    except T.TableError as exc:
+        assert str(exc) == ("snapshot: saved under other rules (" + classic + "), this table plays "
+                            "2.0.0.10.0.0.0.0.0.1.0.0.0.0.0")
+    else:
+        raise AssertionError("restored a snapshot of other rules")
+    assert w.snapshot() == before
+    # a table that does not know its digest, and a snapshot without one, are taken as before
+    plain = T.Table(tablerules.TableRules(decks=2), decks=2)
+    plain.restore(snap)
+    assert plain.snapshot() == snap[:-1]
+    u.restore(snap[:-1])
+    assert u.snapshot() == snap

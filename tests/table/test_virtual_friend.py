@@ -196,7 +196,8 @@ def test_a_power_cut_before_the_partner_is_known(compiled: Path) -> None:
     game, snap, _ = _cut_and_resume(
         compiled, "cut-before", _face(far), 3, lambda g: len(g.view.tricks) >= 2
     )
-    assert snap[-1][0] == 2 and snap[-1][2] == -2 and snap[10] == -1  # on flash: partner unknown
+    assert snap[-1][0] == 3  # the rules digest, last
+    assert snap[-2][0] == 2 and snap[-2][2] == -2 and snap[10] == -1  # on flash: partner unknown
     assert game.partners_named == 1 and game.hand is not None and game.hand.defenders is not None
 
 
@@ -206,5 +207,5 @@ def test_a_power_cut_after_the_partner_is_known(compiled: Path) -> None:
         compiled, "cut-after", call, 5,
         lambda g: g.view.defenders is not None and (not g.view.tricks or g.view.tricks[-1].complete),
     )
-    assert snap[-1][0] == 2 and snap[-1][2] >= 0 and snap[10] >= 0  # on flash: the partner
+    assert snap[-2][0] == 2 and snap[-2][2] >= 0 and snap[10] >= 0  # on flash: the partner, then the digest
     assert game.partners_named == 1

@@ -195,8 +195,8 @@ def _demo(args: argparse.Namespace) -> int:
     """The embedded PostgreSQL (a fresh folder), the server, and ``--tables``
     tables of bots (the firmware's table core, the real recorder and uploader)
     playing at about a person's pace (docs/club.md, "Try it")."""
-    from ..club.demo import Demo
     from ..club.pg import PgError
+    from ..virtual.clubdemo import Demo
 
     if not 1 <= args.tables <= 64:
         raise CommandError(f"--tables {args.tables}: give 1 to 64 tables")

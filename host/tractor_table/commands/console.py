@@ -108,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
     rules = table_rules(args)
     if args.disagreements is not None:
         check_writable(args.disagreements, "--disagreements")
-    from ..console.source import PortSource, TableSource, VirtualSource, check_port
+    from ..console.source import PortSource, TableSource, check_port
+    from ..virtual.source import VirtualSource
 
     source: TableSource
     if args.virtual:

@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
 
     told: list[str] = []  # a failure to record, said once as it happens
-    from ..virtual.taps import TableWatch, describe_in
+    from ..tablewatch import TableWatch, describe_in
 
     # the phase as the events tell it: a refusal is labelled by phase ("burial:"),
     # not with the table's trick number; "" (not known yet, or after a resync

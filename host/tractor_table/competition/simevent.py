@@ -1,4 +1,4 @@
-"""Simulated tables in a competition: the club's :class:`~tractor_table.club.simtable.SimTable`
+"""Simulated tables in a competition: the club's :class:`~tractor_table.virtual.clubtable.SimTable`
 (the firmware's table core, the bots' hands, the real recorder in its own SQLite file, the
 real uploader) taking the club server's table commands as a table takes them over its link.
 
@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..club.simtable import SimTable
+from ..virtual.clubtable import SimTable
 
 
 class CompTable:

@@ -143,7 +143,7 @@ class ConsoleApp(App[int]):
         self.show_pixels = False
         from shengji import Rules
 
-        from ..virtual.taps import TableWatch
+        from ..tablewatch import TableWatch
 
         #: the table's phase from its events, to label a refusal with it (the
         #: table's trick number means nothing during the draw or the burial)
@@ -165,7 +165,7 @@ class ConsoleApp(App[int]):
             dis.border_title = "disagreements: 0"
             yield dis
         yield Static("", id="message", markup=False)
-        from ..virtual.grammar import CONSOLE_HELP
+        from ..tapgrammar import CONSOLE_HELP
 
         tap = TapInput(placeholder=CONSOLE_HELP.replace("commands: ", ""), id="tap")
         tap.display = self.source.can_tap
@@ -273,7 +273,7 @@ class ConsoleApp(App[int]):
             self._disagreement(d.show())
 
     def _describe(self, ev: Event) -> str:
-        from ..virtual.taps import describe_in
+        from ..tablewatch import describe_in
 
         try:
             text = describe_in(ev, self.table_watch)
@@ -559,7 +559,7 @@ class ConsoleApp(App[int]):
         from shengji.cards import card_id_name
 
         from ..events import EV
-        from ..virtual.grammar import parse_console
+        from ..tapgrammar import parse_console
 
         try:
             parsed = parse_console(line, self.source.decks)

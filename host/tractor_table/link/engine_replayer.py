@@ -85,6 +85,7 @@ from shengji.rules import Partners, Revoke
 from shengji.units import decompose_faces
 
 from .. import events as E
+from .. import rulescodec
 from ..events import Event
 from ..vocab import (
     NT,
@@ -157,6 +158,8 @@ class EngineReplayer:
             raise ValueError(f"snapshot version {snap.version}, {decks} decks")
         if (friend is not None) != self.called:
             raise ValueError("the snapshot's partners are not the rules' (find-a-friend or fixed)")
+        if snap.rules_digest and snap.rules_digest != rulescodec.digest(self.rules):
+            raise ValueError(rulescodec.mismatch_line(snap.rules_digest, self.rules, "the host's rules"))
         if phase == TablePhase.REVEAL:
             phase = TablePhase.DEAL  # the kitty is being turned up: the draw is over, trump not yet named
         m = self.match
@@ -257,6 +260,7 @@ class EngineReplayer:
             snap.scans = SnapScans(15, [sorted(h) for h in hand.hands])
         if self.called:
             snap.friend = SnapFriend(sh.call, sh.partner, sh.levels[2:4])
+        snap.rules_digest = rulescodec.digest(self.rules)  # the table refuses a state of other rules
         return json.dumps(snap.to_list(), separators=(",", ":")).encode()
 
     def replay(self, index: int, event: Event | Sequence[Any]) -> Event | None:

@@ -2,7 +2,7 @@
 
 An embedded PostgreSQL in a fresh folder (Debian's server when it is installed,
 else the ``pgserver`` wheel's), the club server on it, a token, and ``tables``
-simulated tables (:class:`~.simtable.SimTable`: the firmware's table core, the
+simulated tables (:class:`~.clubtable.SimTable`: the firmware's table core, the
 bots' hands, the real recorder in its own SQLite file and the real uploader)
 playing at about a person's pace, hand after hand, until stopped. Everything
 it made is removed when it stops.
@@ -45,8 +45,8 @@ class Demo:
 
     def start_database(self) -> str:
         """The embedded PostgreSQL started, migrated, a token made: its URL."""
-        from . import db, tokens
-        from .pg import Cluster
+        from ..club import db, tokens
+        from ..club.pg import Cluster
 
         self.cluster = Cluster(self.folder / "pg")
         self.url = self.cluster.start()
@@ -58,8 +58,8 @@ class Demo:
     def make_server(self) -> Any:
         import uvicorn
 
+        from ..club.app import create_app
         from ..competition import web
-        from .app import create_app
 
         app = create_app(self.url, extra_routes=web.ROUTES, offline_s=10.0)
         config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning",
@@ -68,7 +68,7 @@ class Demo:
         return self.server
 
     def _play(self, n: int) -> None:
-        from .simtable import SimTable, attach
+        from .clubtable import SimTable, attach
 
         rng = random.Random(n)
         d = self.folder / f"table{n}"

@@ -2,7 +2,8 @@
 table core (``firmware/table.py`` with the device rules, under CPython), fed the
 inputs of hands the full engine's bots played, its events (with their real
 chain hashes) handed to the real :class:`~tractor_table.records.Recorder` in
-its own SQLite file, uploaded by the real :class:`~.uploader.Uploader`.
+its own SQLite file, uploaded by the real :class:`~tractor_table.club.uploader.Uploader` (it lives with the
+simulators: the club imports none of them).
 
 Only the USB link is left out: the notes the link would deliver ("up" with the
 table's identity, then each event) are given to the recorder directly.
@@ -98,7 +99,7 @@ class SimTable:
 
 def attach(sim: SimTable, url: str, token: str, **kw: Any) -> Any:
     """The real uploader beside the sim's recorder, started."""
-    from .uploader import Uploader
+    from ..club.uploader import Uploader
 
     up = Uploader(sim.path, url, token, **kw)
     sim.recorder.on_written.append(up.wake)
