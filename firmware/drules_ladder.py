@@ -216,7 +216,8 @@ class Ladders(EngineBase):
             return ((k - 1) * k >> 1) + k  # nothing
         return ((k - 1) * k >> 1) + k - q
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): under 0.1 % of the adversarial time; native: 272 B of
+    # the chip's heap
     def _most(self, lo, top):
         # type: (int, int) -> int
         """Add the most pairs, lo .. top, that fit with the question, one at a
@@ -328,7 +329,8 @@ class Ladders(EngineBase):
             b += 2
         return False
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): 0.5 % of the adversarial time; native: 608 B of the
+    # chip's heap
     def _qadd(self, m, k, n):
         # type: (int, int, int) -> None
         """n more (or fewer, n < 0) parts (m, k) in the question."""

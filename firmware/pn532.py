@@ -280,7 +280,8 @@ class PN532:
         # bit 0 (ready) of the status byte, LSB first: only that bit is tested
         return (self._status[0] & 0x80) != 0
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): blocking commands only (set-up, a tag's page), not the
+    # polling path; native: 656 B of the chip's heap
     def _wait(self, timeout_us, slot):
         # Wait until the chip is ready, at most timeout_us. ``slot`` names the
         # kind of wait (which command, ACK or answer): it first sleeps the
@@ -324,7 +325,8 @@ class PN532:
         self.errors += 1
         return err
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): blocking commands only (set-up), not the polling path;
+    # native: 576 B of the chip's heap
     def _call(self, wire, buf, cmd, timeout_us, slot=0):
         # Send a command, check its ACK, wait for and check its answer.
         # Returns the number of answer data bytes (after D5 CMD+1) or an error.
@@ -548,13 +550,15 @@ class PN532:
             return n
         return OK
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): blocking (set-up, self-test), not the polling path;
+    # native: 176 B
     def field_off(self):
         """RFConfiguration: switch the RF field off. OK or an error."""
         n = self._call(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us, 2)
         return n if n < 0 else OK
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): blocking (self-test), not the polling path; native: 208
+    # B
     def poll(self, max_targets=2):
         """InListPassiveTarget at 106 kbps type A: the number of tags found
         (0, 1, 2) with their UIDs in ``uid``/``uid2``, or an error. The chip
