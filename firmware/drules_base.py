@@ -8,6 +8,7 @@
 # create nothing), so it shadows nothing in MicroPython's depth-first lookup.
 
 try:
+    from array import array  # noqa: F401
     from typing import Any, Callable, Sequence  # noqa: F401
 except ImportError:
     pass
@@ -91,17 +92,12 @@ class EngineBase:
     _ng: int
     _placed: bool
     _cur: bytearray
-    _lp: bytearray
-    _ld: "list[int]"
-    _lq: "list[int]"
-    _lh: "list[int]"
-    _ll: bytearray
-    _lx: bytearray
-    _ly: bytearray
-    _lr: bytearray
-    _la: bytearray
-    _lmode: bytearray
-    _dn0: bytearray
+    _ut: bytearray
+    _fi: bytearray
+    _nfi: int
+    _ff: bytearray
+    _lv: bytearray
+    _li: "array[int]"
     # methods of one part that another calls
     lead_suit: "Callable[[Sequence[int]], int]"
     points: "Callable[[Sequence[int]], int]"

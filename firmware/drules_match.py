@@ -21,6 +21,7 @@ FACES = const(54)
 KM_LINEAR = const(1)
 KM_CARDS = const(2)
 _NPOS = const(24)
+_FD = const(48)  # frames of the t-search (runs placed and bins: at most 16 + 27)
 
 
 class Matching(EngineBase):
@@ -57,105 +58,235 @@ class Matching(EngineBase):
         self._cap = cap
         self._best = 0
         self._steps = self.match_steps * 4
-        self._fill(pr, np_, 0, self._bins[0], 0, 0, avail)
+        self._fill(pr, np_, avail)
         if self._steps < 0:
             return self._tpoly(cnt, s, cap)  # too long a search: the oracle
         return self._best
 
-    @micropython.native
-    def _fill(self, pr, np_, b, room, lo, got, avail):
-        # type: (bytearray, int, int, int, int, int, int) -> None
-        """Search: put runs of pr into bin b (room pairs left, runs starting at
-        lo or above, to avoid permutations), then the next bins. At most
-        self._steps calls (then it stops, steps < 0)."""
-        self._steps -= 1
-        if self._steps < 0:
-            return
-        if got > self._best:
-            self._best = got
-        if self._best >= self._cap:
-            return
-        # Bound: the rest of this bin and every later bin, or what is left.
-        rest = room
-        for i in range(b + 1, self._nbins):
-            rest += self._bins[i]
-        if got + (rest if rest < avail else avail) <= self._best:
-            return
-        if room >= 2:
-            for a in range(lo, np_ - 1):
-                if not pr[a] or not pr[a + 1]:
+    def _fill(self, pr, np_, avail):
+        # type: (bytearray, int, int) -> None
+        """Search: put runs of pr into the bins in turn (runs of a bin starting
+        at lo or above, to avoid permutations), the most pairs in self._best.
+        A depth-first search over an explicit stack (one frame per run placed
+        or bin moved on to: at most _FD), not a recursion. At most
+        self._steps frames entered (then it stops, steps < 0)."""
+        bins = self._bins
+        nb = self._nbins
+        ff = self._ff  # the frames: 8 fields of _FD bytes
+        cap = self._cap
+        # the frame entered: (b, room, lo, got, avail)
+        i = 0
+        b = 0
+        room = bins[0]
+        lo = 0
+        got = 0
+        enter = True
+        while True:
+            if enter:
+                self._steps -= 1
+                if self._steps < 0 or i >= _FD:
+                    self._steps = -1
+                    return
+                if got > self._best:
+                    self._best = got
+                if self._best >= cap:
+                    return
+                # Bound: the rest of this bin and every later bin, or what is left.
+                rest = room
+                for j in range(b + 1, nb):
+                    rest += bins[j]
+                if got + (rest if rest < avail else avail) <= self._best:
+                    ph = 4  # nothing to gain here
+                else:
+                    ph = 0 if room >= 2 else 3
+                ff[i] = b
+                ff[1 * _FD + i] = room
+                ff[2 * _FD + i] = lo
+                ff[3 * _FD + i] = got
+                ff[4 * _FD + i] = avail
+                ff[5 * _FD + i] = lo
+                ff[7 * _FD + i] = ph
+                enter = False
+            ph = ff[7 * _FD + i]
+            b = ff[i]
+            if ph == 0:
+                # the next start a of a run in bin b
+                a = ff[5 * _FD + i]
+                room = ff[1 * _FD + i]
+                while a < np_ - 1 and not (pr[a] and pr[a + 1]):
+                    a += 1
+                if a >= np_ - 1:
+                    ff[7 * _FD + i] = 3
                     continue
                 # Runs a..e, of length 2 .. room.
                 e = a + 1
                 while e < np_ and pr[e] and e - a + 1 <= room:
                     e += 1
-                for p in range(a, e):
-                    pr[p] -= 1
-                ln = e - a
-                while ln >= 2:
-                    self._fill(pr, np_, b, room - ln, a, got + ln, avail - ln)
-                    if self._best >= self._cap:
-                        break
-                    ln -= 1
-                    pr[a + ln] += 1
-                for p in range(a, a + ln):
-                    pr[p] += 1
-                if self._best >= self._cap:
+                for q in range(a, e):
+                    pr[q] -= 1
+                ff[5 * _FD + i] = a
+                ff[6 * _FD + i] = e - a
+                ff[7 * _FD + i] = 1
+                ph = 1
+            if ph == 1 or ph == 2:
+                a = ff[5 * _FD + i]
+                ln = ff[6 * _FD + i]
+                if ph == 2:
+                    # back from the run a..a+ln-1
+                    if self._best < cap:
+                        ln -= 1
+                        pr[a + ln] += 1
+                        ff[6 * _FD + i] = ln
+                if ln >= 2 and self._best < cap:
+                    ff[7 * _FD + i] = 2
+                    room = ff[1 * _FD + i] - ln
+                    lo = a
+                    got = ff[3 * _FD + i] + ln
+                    avail = ff[4 * _FD + i] - ln
+                    i += 1
+                    enter = True
+                    continue
+                for q in range(a, a + ln):
+                    pr[q] += 1
+                if self._best >= cap:
                     return
-        if b + 1 < self._nbins:
-            self._fill(pr, np_, b + 1, self._bins[b + 1], 0, got, avail)
+                ff[5 * _FD + i] = a + 1
+                ff[7 * _FD + i] = 0
+                continue
+            if ph == 3:
+                # the next bin
+                if b + 1 < nb:
+                    ff[7 * _FD + i] = 4
+                    got = ff[3 * _FD + i]
+                    avail = ff[4 * _FD + i]
+                    b += 1
+                    room = bins[b]
+                    lo = 0
+                    i += 1
+                    enter = True
+                    continue
+            # this frame is done: back to the one that entered it
+            if i == 0:
+                return
+            i -= 1
 
     # ------------------------------------------------------- shape matching
 
     @micropython.native
-    def _fits(self, cnt, s, u, maxtop):
-        # type: (bytearray, int, int, int) -> bool
-        """Can the lead's units u.. (self._lu, sets and runs of width >= 2) be
+    def _fits(self, cnt, s):
+        # type: (bytearray, int) -> bool
+        """Can the lead's units (self._lu, sets and runs of width >= 2) be
         carved disjointly out of the suit-s cards in cnt? (Singles fit in what
         is left as long as there are enough cards, which callers ensure.)
         The first unit placed is tried from the strongest position down, so the
         first success has the strongest possible first unit: self.key. A
-        search of at most self._steps placements (then False, steps 0)."""
+        depth-first search over an explicit stack (the face taken at each
+        position of each unit placed: at most _MAXU, as the play's cards),
+        not a recursion; at most self._steps positions entered (then False,
+        steps 0). cnt is as it was after it."""
         lu = self._lu
-        if u >= self._nlu:
-            return True
-        m = lu[3 * u]
-        if m < 2:
-            return True
-        k = lu[3 * u + 1]
-        same = u > 0 and lu[3 * u - 3] == m and lu[3 * u - 2] == k
-        hi = self._pmax  # no unit can top above the play's strongest card
-        if same and maxtop < hi:
-            hi = maxtop
-        lo = k - 2
-        if u == 0 and self._floor > k - 1:
-            lo = self._floor - 1
-        for top in range(hi, lo, -1):
-            if self._place(cnt, s, u, m, top - k + 1, top):
-                if u == 0:
-                    self.key = top
-                return True
-        return False
-
-    @micropython.native
-    def _place(self, cnt, s, u, m, p, top):
-        # type: (bytearray, int, int, int, int, int) -> bool
-        if self._steps <= 0:
-            return False
-        self._steps -= 1
-        if p > top:
-            return self._fits(cnt, s, u + 1, top)
+        nlu = self._nlu
         order = self.order
-        base = s * _NPOS + p
-        for i in range(self.pidx[base], self.pidx[base + 1]):
-            f = order[i]
-            if cnt[f] >= m:
-                cnt[f] -= m
-                ok = self._place(cnt, s, u, m, p + 1, top)
-                cnt[f] += m
-                if ok:
+        pidx = self.pidx
+        ut = self._ut  # each unit's top being tried
+        fi = self._fi  # the face (its index in order) at each position placed
+        sb = s * _NPOS
+        u = 0
+        top = 0
+        m = 0
+        k = 0
+        nfi = 0  # faces placed
+        p = 0
+        i = 0
+        st = 0  # 0: a unit begins; 1: its next top; 2: enter position p; 3: a face at p from i; 4: back
+        while True:
+            if st == 0:
+                if u >= nlu or lu[3 * u] < 2:
+                    self.key = ut[0]
+                    self._nfi = nfi
+                    self._unplace(cnt)
                     return True
-        return False
+                m = lu[3 * u]
+                k = lu[3 * u + 1]
+                hi = self._pmax  # no unit can top above the play's strongest card
+                if u > 0 and lu[3 * u - 3] == m and lu[3 * u - 2] == k and ut[u - 1] < hi:
+                    hi = ut[u - 1]
+                ut[u] = hi + 1
+                st = 1
+            if st == 1:
+                lo = k - 2
+                if u == 0 and self._floor > k - 1:
+                    lo = self._floor - 1
+                top = ut[u] - 1
+                if top <= lo:
+                    # the unit does not fit: back into the unit before
+                    if u == 0:
+                        return False
+                    u -= 1
+                    m = lu[3 * u]
+                    k = lu[3 * u + 1]
+                    top = ut[u]
+                    p = top + 1
+                    st = 4
+                else:
+                    ut[u] = top
+                    p = top - k + 1
+                    st = 2
+            if st == 2:
+                if self._steps <= 0:
+                    self._nfi = nfi
+                    self._unplace(cnt)
+                    return False
+                self._steps -= 1
+                if p > top:
+                    u += 1
+                    st = 0
+                    continue
+                i = pidx[sb + p]
+                st = 3
+            if st == 3:
+                e = pidx[sb + p + 1]
+                while i < e and cnt[order[i]] < m:
+                    i += 1
+                if i < e:
+                    cnt[order[i]] -= m
+                    fi[nfi] = i
+                    nfi += 1
+                    p += 1
+                    st = 2
+                    continue
+                st = 4
+            # st 4: the face at p - 1 back, the next one there (none left at
+            # the unit's first position: the unit's next top)
+            if p == top - k + 1:
+                st = 1
+                continue
+            p -= 1
+            nfi -= 1
+            i = fi[nfi]
+            cnt[order[i]] += m
+            i += 1
+            st = 3
+
+    def _unplace(self, cnt):
+        # type: (bytearray) -> None
+        """Every face _fits placed back into cnt."""
+        lu = self._lu
+        order = self.order
+        fi = self._fi
+        n = self._nfi
+        # the faces in the order placed: unit by unit, k of each
+        u = 0
+        j = 0
+        while j < n:
+            m = lu[3 * u]
+            k = lu[3 * u + 1]
+            for _ in range(k):
+                if j < n:
+                    cnt[order[fi[j]]] += m
+                    j += 1
+            u += 1
+        self._nfi = 0
 
     def _match_key(self, cards, s, cnt, pmax, floor=0):
         # type: (Sequence[int], int, bytearray, int, int) -> int
@@ -174,7 +305,8 @@ class Matching(EngineBase):
         self._pmax = pmax
         self._floor = floor
         self._steps = self.match_steps
-        key = self.key if self._fits(cnt, s, 0, _NPOS) else -1
+        self._nfi = 0
+        key = self.key if self._fits(cnt, s) else -1
         if self._steps > 0 or key >= 0:
             self._uncount(cards, cnt)
             return key

@@ -9,6 +9,8 @@
 # A state (position, runs left, runs open, faces left over) that failed is
 # remembered (drules_memo.py), so none is expanded twice.
 
+from array import array
+
 import micropython
 from micropython import const
 
@@ -21,6 +23,16 @@ except ImportError:
 
 _NPOS = const(24)
 _QT = const(24)  # kinds of parts in one question (drules_place.py)
+# the sweep's stack in one buffer (see Sweep._sweep_init): per level
+_LP = const(0)  # position
+_LY = const(_NPOS)  # the split being tried
+_LR = const(2 * _NPOS)  # the pairs it splits
+_LM = const(3 * _NPOS)  # mode (1: skipped on)
+_DN0 = const(4 * _NPOS)  # (the demand's kinds as the sweep began: _QT)
+_LL = const(4 * _NPOS + _QT)  # left over (3 a level)
+_LA = const(7 * _NPOS + _QT)  # the faces the split takes from (3 a level)
+_LX = const(10 * _NPOS + _QT)  # runs of each kind started (_QT a level)
+_LVN = const(10 * _NPOS + _QT + _NPOS * _QT)
 
 
 class Sweep(EngineBase):
@@ -37,17 +49,9 @@ class Sweep(EngineBase):
         # them, and the split of its pairs being tried (_ly, with the faces it
         # splits: _lr, _la2/3/4); _lmode 1: the level skipped on to a later
         # position (one way only).
-        self._lp = bytearray(_NPOS)
-        self._ld = [0] * _NPOS
-        self._lq = [0] * _NPOS
-        self._lh = [0] * _NPOS
-        self._ll = bytearray(3 * _NPOS)
-        self._lx = bytearray(_NPOS * _QT)
-        self._ly = bytearray(_NPOS)
-        self._lr = bytearray(_NPOS)
-        self._la = bytearray(3 * _NPOS)
-        self._lmode = bytearray(_NPOS)
-        self._dn0 = bytearray(_QT)
+        # (one buffer for the bytes, one array for the ints: fewer objects)
+        self._lv = bytearray(_LVN)
+        self._li = array("i", bytes(4 * 3 * _NPOS))
 
     @micropython.native
     def _sweep(self, p, d, l2, l3, l4):
@@ -72,23 +76,14 @@ class Sweep(EngineBase):
         st = self._st
         nd = self._nd
         np_ = self._np
-        lp = self._lp
-        ld = self._ld
-        lq = self._lq
-        lh = self._lh
-        ll = self._ll
-        lx = self._lx
-        ly = self._ly
-        lr = self._lr
-        la = self._la
-        lmode = self._lmode
-        dn0 = self._dn0
+        lv = self._lv
+        li = self._li
         # only the lowest split of a position's pairs is tried when the
         # question has no quads among its sets: the others leave fewer faces
         # for the sets (docs/firmware.md, "The placement oracle")
         one = n[2] == 0
         for t in range(nd):
-            dn0[t] = dn[t]
+            lv[_DN0 + t] = dn[t]
         i = -1  # the level being decided
         step = 0  # 0: enter the state (p, d, l2, l3, l4); 1: the level's next split; 2: its next starts
         while True:
@@ -138,45 +133,45 @@ class Sweep(EngineBase):
                             ok = 0  # it failed before
                 if ok == 1:
                     for t in range(nd):
-                        dn[t] = dn0[t]
+                        dn[t] = lv[_DN0 + t]
                     return True
                 if ok == 0:
                     if i < 0:
                         return False
-                    step = 1 if lmode[i] == 0 else 2
+                    step = 1 if lv[_LM + i] == 0 else 2
                     continue
                 # a new level: how many runs of each kind start at p, most
                 # first (the odometer filled from kind 0)
                 i += 1
-                lp[i] = p
-                ld[i] = d
-                lh[i] = h
-                ll[3 * i] = l2
-                ll[3 * i + 1] = l3
-                ll[3 * i + 2] = l4
+                lv[_LP + i] = p
+                li[i] = d
+                li[2 * _NPOS + i] = h
+                lv[_LL + 3 * i] = l2
+                lv[_LL + 3 * i + 1] = l3
+                lv[_LL + 3 * i + 2] = l4
                 t0 = 0
             else:
-                p = lp[i]
+                p = lv[_LP + i]
                 if step == 1:
                     # the next split of the level's pairs
-                    rest = lr[i]
-                    y = ly[i]
-                    a2 = la[3 * i]
-                    a3 = la[3 * i + 1]
-                    a4 = la[3 * i + 2]
+                    rest = lv[_LR + i]
+                    y = lv[_LY + i]
+                    a2 = lv[_LA + 3 * i]
+                    a3 = lv[_LA + 3 * i + 1]
+                    a4 = lv[_LA + 3 * i + 2]
                     go = False
                     while y < 255:
                         z = rest - y
                         f = (z + 1) >> 1
                         if f <= a4:
                             go = True
-                            l2 = ll[3 * i] + a2 + (z & 1)
-                            l3 = ll[3 * i + 1] + a3 - y
-                            l4 = ll[3 * i + 2] + a4 - f
+                            l2 = lv[_LL + 3 * i] + a2 + (z & 1)
+                            l3 = lv[_LL + 3 * i + 1] + a3 - y
+                            l4 = lv[_LL + 3 * i + 2] + a4 - f
                             y = 255 if y == 0 or one else y - 1
                             break
                         y = 255 if y == 0 else y - 1
-                    ly[i] = y
+                    lv[_LY + i] = y
                     if go:
                         if l2 > c[0]:
                             l2 = c[0]
@@ -185,7 +180,7 @@ class Sweep(EngineBase):
                         if l4 > c[2]:
                             l4 = c[2]
                         p += 1
-                        d = lq[i]
+                        d = li[_NPOS + i]
                         step = 0
                         continue
                 # the next way of starting runs at p: the deepest kind that
@@ -193,19 +188,19 @@ class Sweep(EngineBase):
                 # filled again
                 b = i * _QT
                 t = nd - 1
-                while t >= 0 and lx[b + t] == 0:
+                while t >= 0 and lv[_LX + b + t] == 0:
                     t -= 1
                 if t < 0:
                     # every way failed: the level's state is remembered
-                    if lh[i] >= 0:
-                        self._remember(lh[i], p)
+                    if li[2 * _NPOS + i] >= 0:
+                        self._remember(li[2 * _NPOS + i], p)
                     i -= 1
                     if i < 0:
                         return False
-                    step = 1 if lmode[i] == 0 else 2
+                    step = 1 if lv[_LM + i] == 0 else 2
                     continue
                 self._sub(p, dm[t], dk[t])
-                lx[b + t] -= 1
+                lv[_LX + b + t] -= 1
                 dn[t] += 1
                 t0 = t + 1
             # fill the odometer of level i at p from kind t0 on: each kind as
@@ -220,14 +215,14 @@ class Sweep(EngineBase):
                     while x < nt and self._add(p, m, k):
                         x += 1
                     dn[t] = nt - x
-                lx[b + t] = x
-            d = ld[i]
+                lv[_LX + b + t] = x
+            d = li[i]
             for t in range(nd):
-                d -= lx[b + t] * dr[t]
-            lq[i] = d
-            l2 = ll[3 * i]
-            l3 = ll[3 * i + 1]
-            l4 = ll[3 * i + 2]
+                d -= lv[_LX + b + t] * dr[t]
+            li[_NPOS + i] = d
+            l2 = lv[_LL + 3 * i]
+            l3 = lv[_LL + 3 * i + 1]
+            l4 = lv[_LL + 3 * i + 2]
             if not (u[p] or u[_NPOS + p] or u[2 * _NPOS + p]):
                 # Nothing here but sets: all of it is left over; so on up to
                 # where a run can start (nothing is open there either).
@@ -249,7 +244,7 @@ class Sweep(EngineBase):
                     l3 = c[1]
                 if l4 > c[2]:
                     l4 = c[2]
-                lmode[i] = 1
+                lv[_LM + i] = 1
                 step = 0
                 continue
             # Go on past p with what its runs leave over: the ways of
@@ -276,12 +271,12 @@ class Sweep(EngineBase):
                     y = z
                 else:
                     y = 0
-            lmode[i] = 0
-            lr[i] = rest
-            ly[i] = y
-            la[3 * i] = a2
-            la[3 * i + 1] = a3
-            la[3 * i + 2] = a4
+            lv[_LM + i] = 0
+            lv[_LR + i] = rest
+            lv[_LY + i] = y
+            lv[_LA + 3 * i] = a2
+            lv[_LA + 3 * i + 1] = a3
+            lv[_LA + 3 * i + 2] = a4
             step = 1
 
     @micropython.native
@@ -295,11 +290,7 @@ class Sweep(EngineBase):
         a = self._a
         c = self._lcap
         np_ = self._np
-        lp = self._lp
-        ll = self._ll
-        ly = self._ly
-        lr = self._lr
-        la = self._la
+        lv = self._lv
         one = self._n[2] == 0
         i = -1
         rest = a2 = a3 = a4 = 0
@@ -337,38 +328,38 @@ class Sweep(EngineBase):
                 # a new choice: its splits, most pairs on 3-faces first (with
                 # no quads among the sets, the lowest that fits only)
                 i += 1
-                lp[i] = p
-                ll[3 * i] = l2
-                ll[3 * i + 1] = l3
-                ll[3 * i + 2] = l4
+                lv[_LP + i] = p
+                lv[_LL + 3 * i] = l2
+                lv[_LL + 3 * i + 1] = l3
+                lv[_LL + 3 * i + 2] = l4
                 y = rest if rest < a3 else a3
                 if one:
                     z = rest - 2 * a4
                     y = 255 if z > y else z if z > 0 else 0
-                ly[i] = y
-                lr[i] = rest
-                la[3 * i] = a2
-                la[3 * i + 1] = a3
-                la[3 * i + 2] = a4
+                lv[_LY + i] = y
+                lv[_LR + i] = rest
+                lv[_LA + 3 * i] = a2
+                lv[_LA + 3 * i + 1] = a3
+                lv[_LA + 3 * i + 2] = a4
             # the next split of the deepest choice (the earlier ones once its
             # splits are all tried)
             while i >= 0:
-                y = ly[i]
-                rest = lr[i]
-                a4 = la[3 * i + 2]
+                y = lv[_LY + i]
+                rest = lv[_LR + i]
+                a4 = lv[_LA + 3 * i + 2]
                 go = False
                 while y < 255:
                     z = rest - y
                     f = (z + 1) >> 1
                     if f <= a4:
                         go = True
-                        l2 = ll[3 * i] + la[3 * i] + (z & 1)
-                        l3 = ll[3 * i + 1] + la[3 * i + 1] - y
-                        l4 = ll[3 * i + 2] + a4 - f
+                        l2 = lv[_LL + 3 * i] + lv[_LA + 3 * i] + (z & 1)
+                        l3 = lv[_LL + 3 * i + 1] + lv[_LA + 3 * i + 1] - y
+                        l4 = lv[_LL + 3 * i + 2] + a4 - f
                         y = 255 if y == 0 or one else y - 1
                         break
                     y = 255 if y == 0 else y - 1
-                ly[i] = y
+                lv[_LY + i] = y
                 if go:
                     if l2 > c[0]:
                         l2 = c[0]
@@ -376,7 +367,7 @@ class Sweep(EngineBase):
                         l3 = c[1]
                     if l4 > c[2]:
                         l4 = c[2]
-                    p = lp[i] + 1
+                    p = lv[_LP + i] + 1
                     break
                 i -= 1
             if i < 0:

@@ -99,7 +99,7 @@ def uid_hex(uid):
 class App:
     """The table core, the link and the display, driven by a board."""
 
-    def __init__(self, board, rules, decks=2, throw_penalty=0, ring=64, hand_scan=False):
+    def __init__(self, board, rules, decks=2, throw_penalty=0, ring=64, hand_scan=False, rules_digest=""):
         self.board = board
         now = board.ticks_ms()
         self.table = T.Table(
@@ -112,7 +112,7 @@ class App:
         uid = getattr(board, "uid", None)  # the board's machine.unique_id() (bytes)
         self.link = ttlink.DeviceLink(
             now, board.rand() & 0x3FFFFFFF, board.rand, FIRMWARE_VERSION, RULES_ID, ring=ring,
-            table_uid=uid_hex(uid) if uid else "",
+            table_uid=uid_hex(uid) if uid else "", rules_digest=rules_digest,
         )
         self.link.snapshot_source = self._snapshot_source
         self.link.on_snapshot = self._snapshot_in
@@ -371,9 +371,10 @@ def configured_app(board, cfg_path):
     import tableconfig
     import tablerules
 
-    opts = tableconfig.Options(tableconfig.read(cfg_path))
-    # read once at start: its code need not stay in the heap
+    opts = tableconfig.Options(tableconfig.read(cfg_path), board.decks)
+    # read once at start: its code (and its table, ruleopts) need not stay in the heap
     del sys.modules["tableconfig"]
+    sys.modules.pop("ruleopts", None)
     tableconfig = None
     gc.collect()
     rules = tablerules.TableRules(board.decks, **opts.rules)
@@ -383,6 +384,7 @@ def configured_app(board, cfg_path):
         decks=board.decks,
         throw_penalty=opts.throw_penalty,
         hand_scan=opts.hand_scan,
+        rules_digest=opts.digest,
     )
     sc = getattr(board, "scanner", None)
     if sc is not None and opts.reader_gain >= 0:

@@ -154,6 +154,7 @@ class Table(T.TableBase):
         self.first_hand = True
         self.dealer = -1
         self.match_winner = -1
+        self.time_called = False  # CMD_CALL_TIME: no new deal after this one
         self.message = ""  # what the display shows on its last line
         self.message_until = 0
         self.start_hand()
@@ -372,7 +373,10 @@ class Table(T.TableBase):
             self._draw(seat, ph, pend, now_ms)
             return
         if ph == T.HAND_END:
-            self.start_hand()
+            if self.time_called:
+                self.say("time up: no deal", now_ms)
+            else:
+                self.start_hand()
             return
         if ph != T.PLAY:
             return
@@ -402,7 +406,11 @@ class Table(T.TableBase):
         elif c == T.CMD_NEXT_HAND:
             if self.phase != T.HAND_END:
                 raise T.TableError("the hand is not over")
+            if self.time_called:
+                raise T.TableError("time is called: no new deal")
             self.start_hand()
+        elif c == T.CMD_CALL_TIME:
+            self.time_called = True
         else:
             raise T.TableError("unknown command %r" % (c,))
 

@@ -53,6 +53,7 @@ READER_ERROR = const(-2)
 CMD_NEW_MATCH = const(1)  # [1] start a new match (levels 2, first hand)
 CMD_RESTORE = const(2)  # [2, snapshot...] replace the state by a snapshot
 CMD_NEXT_HAND = const(3)  # [3] as OK after the hand's end
+CMD_CALL_TIME = const(4)  # [4] time called: the deal in progress is the last one
 
 SNAPSHOT_VERSION = const(2)
 MESSAGE_MS = const(3000)
@@ -154,6 +155,7 @@ try:  # the type checker's (and CPython's); at run time on the device TableBase 
         match_winner: int  # a side, or where called the winning seats' bits; -1 none yet
         message: str  # the display's last line
         message_until: int
+        time_called: bool  # CMD_CALL_TIME: no new deal after the one in progress
         # the hand (start_hand; preallocated where the table is built)
         phase: int  # DEAL .. CALL
         trump: int

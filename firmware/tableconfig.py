@@ -2,16 +2,13 @@
 #
 # table.cfg is the key=value file that `tractor-table deploy` writes next to
 # the firmware (its own keys: firmware, rules, pinmap, cards, decks, ...). The
-# keys below, when present, set the rules the table plays by (docs/rules.md §0 option
-# names and values; the defaults are the classic game's):
+# rule options (docs/rules.md §0: names, values, defaults) are the rows of
+# ruleopts.py, generated from the host's schema (shengji.rules.OPTIONS) by
+# `make rules`; each, when present, sets the rules the table plays by:
 #
-#   permanent_twos=0|1         same_shape_only=0|1       kitty_requires_trump=0|1
-#   allow_self_override=0|1    hand_scan=0|1             throw_penalty=N
-#   kitty_multiplier=structure|linear|cards
-#   level_table=classic|lianzhong|qq|tournament|onedeck|xuwen
-#   level_ladder=full|tournament                        must_play=2,A (ranks)
-#   first_dealer=first|final   no_bid=nt|kitty            revoke=flag|forfeit
-#   partners=fixed|called
+#   a flag: 0|1 (also true/false, yes/no, on/off)     a number: N
+#   a choice: one of its names, e.g. level_table=tournament
+#   a set of levels: ranks separated by commas, e.g. must_play=2,A
 #
 # and two for the readers: reader_gain=normal|low (the PN532's receiver gain,
 # 38 or 33 dB: low shrinks the read zone; docs/readers.md), and
@@ -21,17 +18,15 @@
 # partners=called with revoke=forfeit is not played: reported as a problem,
 # the table then plays revoke=flag.
 # Unknown keys are ignored (they are deploy's).
+#
+# Options.digest is the rules digest the table sends in its WELCOME and its
+# snapshot (docs/protocol.md): every option's device value in ruleopts' order,
+# joined by "." -- made once here at start, so the link only passes it on.
+# Loaded at start and dropped after (main.configured_app), with ruleopts.
 import drules_hand as DH
+import ruleopts as O
 
 RANKS = "23456789TJQKA"
-
-_KM = ("structure", "linear", "cards")
-_LT = ("classic", "lianzhong", "qq", "tournament", "onedeck", "xuwen")
-_LL = ("full", "tournament")
-_FD = ("first", "final")
-_NB = ("nt", "kitty")
-_RV = ("flag", "forfeit")
-_PT = ("fixed", "called")
 
 
 def read(path):
@@ -53,14 +48,57 @@ def read(path):
     return out
 
 
+def off_ladder(mask, ladder):
+    """The first rank of `mask` (bit 0: 2) a climb on `ladder` passes without
+    stopping (no side can stop there), or -1 (docs/rules.md §8.6)."""
+    if ladder != DH.LL_TOURNAMENT:
+        return -1
+    for i in range(13):
+        if mask >> i & 1 and i not in DH._TLADDER:
+            return i
+    return -1
+
+
 class Options:
     """What a configuration asks of the table: the TableRules keyword
-    arguments, hand_scan, throw_penalty, and the problems found (strings)."""
+    arguments (every option but decks and hand_scan), hand_scan,
+    throw_penalty, the rules digest, and the problems found (strings).
+    decks: the table's (its card map's), which a table.cfg does not change."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, decks=2):
         self.problems = []
         self.rules = {}
-        self.hand_scan = self._flag(cfg, "hand_scan", False)
+        vals = []
+        for name, kind, names, default in O.OPTIONS:
+            v = cfg.get(name)
+            x = default
+            if name == "decks":
+                x = decks
+            elif v is not None:
+                x = self._value(name, kind, names, v, default)
+            if kind == O.FLAG:
+                x = bool(x)
+            vals.append(x)
+            if name != "decks" and name != "hand_scan":
+                self.rules[name] = x
+        r = self.rules
+        bad = off_ladder(r.get("must_play", 0), r.get("level_ladder", 0))
+        while bad >= 0:
+            # a climb on 2 5 T J Q K A would pass it: played without it
+            self.problems.append("must_play: %s is not on the tournament ladder (2 5 T J Q K A)" % RANKS[bad])
+            r["must_play"] &= ~(1 << bad)
+            bad = off_ladder(r["must_play"], r["level_ladder"])
+        if r.get("partners") == 1 and r.get("revoke") == 1:
+            self.problems.append("partners=called with revoke=forfeit: not played (revoke=flag)")
+            r["revoke"] = 0
+        i = _index("hand_scan")
+        self.hand_scan = i >= 0 and bool(vals[i])
+        self.throw_penalty = r.get("throw_penalty", 0)
+        for i in range(len(vals)):
+            n = O.OPTIONS[i][0]
+            if n in r:
+                vals[i] = r[n]  # as played (a problem's fallback)
+        self.digest = ".".join([str(int(x)) for x in vals])
         # the readers' RxGain code (pn532.set_rx_gain), -1: the chip's default
         self.reader_gain = -1
         g = cfg.get("reader_gain", "normal")
@@ -73,60 +111,52 @@ class Options:
         self.reader_group = 4 if g == "all" else 1 if g == "one" else 2
         if g not in ("pairs", "all", "one"):
             self.problems.append("reader_groups: %s is not pairs, all or one" % g)
-        self.throw_penalty = 0
-        tp = cfg.get("throw_penalty")
-        if tp is not None:
-            try:
-                self.throw_penalty = int(tp)
-            except ValueError:
-                self.problems.append("throw_penalty: not a number: %s" % tp)
-        self.rules["throw_penalty"] = self.throw_penalty
-        for name in ("permanent_twos", "same_shape_only", "kitty_requires_trump", "allow_self_override"):
-            if name in cfg:
-                self.rules[name] = self._flag(cfg, name, name == "allow_self_override")
-        self._choice(cfg, "kitty_multiplier", _KM, (0, 1, 2))  # drules.KM_STRUCTURE, KM_LINEAR, KM_CARDS
-        self._choice(cfg, "level_table", _LT, (DH.LT_CLASSIC, DH.LT_LIANZHONG, DH.LT_QQ, DH.LT_TOURNAMENT, DH.LT_ONEDECK, DH.LT_XUWEN))
-        self._choice(cfg, "level_ladder", _LL, (DH.LL_FULL, DH.LL_TOURNAMENT))
-        self._choice(cfg, "first_dealer", _FD, (DH.FD_FIRST, DH.FD_FINAL))
-        mp = cfg.get("must_play", "")
-        if mp:
+
+    def _value(self, name, kind, names, v, default):
+        p = self.problems
+        if kind == O.FLAG:
+            if v in ("1", "true", "yes", "on"):
+                return 1
+            if v in ("0", "false", "no", "off"):
+                return 0
+            p.append("%s: not 0 or 1: %s" % (name, v))
+        elif kind == O.CHOICE:
+            for i in range(len(names)):
+                if names[i] == v:
+                    return i
+            p.append("%s: unknown value %s" % (name, v))
+        elif kind == O.LEVELS:
             mask = 0
-            tour = self.rules.get("level_ladder") == DH.LL_TOURNAMENT
-            for r in mp.split(","):
+            for r in v.split(","):
                 r = r.strip().upper()
+                if r == "10":
+                    r = "T"
                 i = RANKS.find(r)
+                if not r:
+                    continue
                 if len(r) != 1 or i < 0:
-                    self.problems.append("must_play: not a rank: %s" % r)
-                elif tour and i not in (0, 3, 8, 9, 10, 11, 12):
-                    # a climb on 2 5 T J Q K A would pass it: no side can stop there
-                    self.problems.append("must_play: %s is not on the tournament ladder (2 5 T J Q K A)" % r)
+                    p.append("%s: not a rank: %s" % (name, r))
                 else:
                     mask |= 1 << i
-            self.rules["must_play"] = mask
-        self._choice(cfg, "no_bid", _NB, (DH.NB_NT, DH.NB_KITTY))
-        self._choice(cfg, "revoke", _RV, (0, 1))  # TableRules(revoke=): 0 flag, 1 forfeit
-        self._choice(cfg, "partners", _PT, (0, 1))  # TableRules(partners=): 0 fixed, 1 called
-        if self.rules.get("partners") == 1 and self.rules.get("revoke") == 1:
-            self.problems.append("partners=called with revoke=forfeit: not played (revoke=flag)")
-            self.rules["revoke"] = 0
-
-    def _flag(self, cfg, name, default):
-        v = cfg.get(name)
-        if v is None:
-            return default
-        if v in ("1", "true", "yes", "on"):
-            return True
-        if v in ("0", "false", "no", "off"):
-            return False
-        self.problems.append("%s: not 0 or 1: %s" % (name, v))
+            return mask
+        else:
+            try:
+                n = int(v)
+            except ValueError:
+                p.append("%s: not a number: %s" % (name, v))
+                return default
+            lo, hi, step = names
+            if n < lo or (hi >= 0 and n > hi) or (n - lo) % step:
+                p.append("%s: %d is not %d%s%s" % (
+                    name, n, lo, " to %d" % hi if hi >= 0 else " or more",
+                    ", a multiple of %d" % step if step > 1 else ""))
+                return default
+            return n
         return default
 
-    def _choice(self, cfg, name, names, values):
-        v = cfg.get(name)
-        if v is None:
-            return
-        for i in range(len(names)):
-            if names[i] == v:
-                self.rules[name] = values[i]
-                return
-        self.problems.append("%s: unknown value %s" % (name, v))
+
+def _index(name):
+    for i in range(len(O.OPTIONS)):
+        if O.OPTIONS[i][0] == name:
+            return i
+    return -1

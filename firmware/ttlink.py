@@ -574,11 +574,15 @@ class DeviceLink(_Link):
         timing=None,
         snap_limit=4096,
         table_uid="",
+        rules_digest="",
     ):
         self.boot_id = boot_id
         # the table's own identity (hex of machine.unique_id(); "" unknown):
         # the ninth WELCOME field, so a host tells two tables apart
         self.table_uid = table_uid
+        # the rules digest (tableconfig.Options.digest, "" unknown): the tenth
+        # WELCOME field, so a host sees the rules the table plays
+        self.rules_digest = rules_digest
         self._rand = rand
         self.fw_version = fw_version
         self.rules_id = rules_id
@@ -681,6 +685,7 @@ class DeviceLink(_Link):
             self.head,
             agree,
             self.table_uid,
+            self.rules_digest,
         ]
         self._emit(0, WELCOME, self._welcome)
         self._note("up", new_sid)

@@ -26,6 +26,7 @@ from typing import Any, Final
 from .cards import MAX_DECKS, Rank
 
 __all__ = [
+    "OPTIONS",
     "PRESETS",
     "FirstDealer",
     "InvalidRulesError",
@@ -33,6 +34,8 @@ __all__ = [
     "LevelLadder",
     "LevelTable",
     "NoBid",
+    "Option",
+    "OptionKind",
     "Partners",
     "Revoke",
     "Rules",
@@ -128,13 +131,69 @@ _ENUMS: Final[dict[str, type[enum.StrEnum]]] = {
     "partners": Partners,
     "revoke": Revoke,
 }
-_BOOLS: Final = (
-    "permanent_twos",
-    "same_shape_only",
-    "kitty_requires_trump",
-    "allow_self_override",
-    "hand_scan",
+
+class OptionKind(enum.StrEnum):
+    """How an option's value is written (in :meth:`Rules.to_dict`, ``table.cfg`` and a case)."""
+
+    INT = "int"  #: a whole number in ``low .. high`` (``high`` -1: no bound), a multiple of ``step``
+    FLAG = "flag"  #: true or false
+    CHOICE = "choice"  #: one of ``values``, by name
+    LEVELS = "levels"  #: a set of levels (2 ... A), written as letters
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Option:
+    """One rule option as every reader of options sees it: its name, kind, values,
+    default (a plain value, as :meth:`Rules.to_dict` gives it) and the section of
+    docs/rules.md that describes it.
+
+    :data:`OPTIONS` is the schema: the table's reader of ``table.cfg``
+    (``firmware/ruleopts.py``, generated from it), the host's codec
+    (:mod:`tractor_table.rulescodec`) and the docs check follow it. A choice's
+    device number is its index in ``values``.
+    """
+
+    name: str
+    kind: OptionKind
+    default: Any
+    section: str
+    what: str
+    values: tuple[str, ...] = ()
+    low: int = 0
+    high: int = -1
+    step: int = 1
+
+
+def _choice(name: str, kind: type[enum.StrEnum], default: enum.StrEnum, section: str, what: str) -> Option:
+    return Option(name, OptionKind.CHOICE, default.value, section, what, tuple(m.value for m in kind))
+
+
+def _flag(name: str, default: bool, section: str, what: str) -> Option:
+    return Option(name, OptionKind.FLAG, default, section, what)
+
+
+#: The schema: every option of :class:`Rules`, in its field order (the order of
+#: the table's rules digest, docs/protocol.md), with the section of
+#: docs/rules.md that describes it (docs/rules.md §0, "Options at a glance").
+OPTIONS: Final[tuple[Option, ...]] = (
+    Option("decks", OptionKind.INT, 2, "§1", "cards in play, hand and kitty sizes", low=1, high=MAX_DECKS),
+    _flag("permanent_twos", False, "§2", "every 2 is trump"),
+    _flag("same_shape_only", False, "§6.3", "following: same shape or anything"),
+    Option("throw_penalty", OptionKind.INT, 0, "§5.2", "cost of a failed throw", low=0, step=5),
+    _choice("kitty_multiplier", KittyMultiplier, KittyMultiplier.STRUCTURE, "§8.3", "kitty bonus multiplier"),
+    _flag("kitty_requires_trump", False, "§8.3", "bonus only when the last trick was won with trump"),
+    _choice("level_table", LevelTable, LevelTable.CLASSIC, "§8.4", "score → levels"),
+    _choice("level_ladder", LevelLadder, LevelLadder.FULL, "§8.6", "which levels exist"),
+    Option("must_play", OptionKind.LEVELS, [], "§8.6", "levels a side must stop at"),
+    _flag("allow_self_override", True, "§8.1", "may the declarer re-declare another suit"),
+    _choice("no_bid", NoBid, NoBid.NT, "§8.1", "what happens when nobody declares"),
+    _choice("first_dealer", FirstDealer, FirstDealer.FIRST, "§8.1", "who deals the match's first hand"),
+    _choice("partners", Partners, Partners.FIXED, "§9", "fixed partners or find-a-friend"),
+    _flag("hand_scan", False, "§10", "does the table see every hand"),
+    _choice("revoke", Revoke, Revoke.FLAG, "§10.3", "what a revoke costs"),
 )
+_BOOLS: Final = tuple(o.name for o in OPTIONS if o.kind is OptionKind.FLAG)
+
 
 #: Decks a level table is written for (``None``: any number of decks).
 _TABLE_DECKS: Final[dict[LevelTable, tuple[int, str] | None]] = {
@@ -387,3 +446,20 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
         "allow_self_override": False,
     },
 }
+
+
+def _check_schema() -> None:
+    """The schema names every field of :class:`Rules`, in order, with its default."""
+    fields = dataclasses.fields(Rules)
+    names = [f.name for f in fields]
+    if [o.name for o in OPTIONS] != names:
+        raise RuntimeError(f"shengji.rules.OPTIONS lists {[o.name for o in OPTIONS]}, Rules has {names}")
+    plain = Rules().to_dict()
+    for o in OPTIONS:
+        if plain[o.name] != o.default:
+            raise RuntimeError(f"shengji.rules.OPTIONS: {o.name} defaults to {o.default!r}, Rules to {plain[o.name]!r}")
+        if o.kind is OptionKind.CHOICE and tuple(m.value for m in _ENUMS[o.name]) != o.values:
+            raise RuntimeError(f"shengji.rules.OPTIONS: {o.name}'s values are not its enum's")
+
+
+_check_schema()

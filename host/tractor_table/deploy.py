@@ -265,14 +265,14 @@ def rule_lines(preset: str, cards: CardMapData | None) -> list[str]:
     from shengji import Rules
     from shengji.rules import InvalidRulesError
 
-    from .virtual.runner import table_config
+    from . import rulescodec
 
     try:
         rules = Rules.preset(preset, **({"decks": cards.decks} if cards is not None else {}))
     except InvalidRulesError as exc:
         what = f" with the card set's {cards.decks} deck(s)" if cards is not None else ""
         raise CommandError(f"--rules {preset}{what}: {exc}") from None
-    return [ln for ln in table_config(rules).splitlines() if ln and not ln.startswith("#")]
+    return rulescodec.cfg_lines(rules)
 
 
 def config_problems(config: bytes, src: Path = FIRMWARE_DIR) -> list[str]:

@@ -301,6 +301,7 @@ class TableCommand(enum.IntEnum):
     NEW_MATCH = _TABLES["CMD_NEW_MATCH"]
     RESTORE = _TABLES["CMD_RESTORE"]
     NEXT_HAND = _TABLES["CMD_NEXT_HAND"]
+    CALL_TIME = _TABLES["CMD_CALL_TIME"]
 
 
 _complete(TableCommand, _prefixed("tablebase", "CMD_"))

@@ -55,6 +55,10 @@ def shown_cards(drv: Any) -> set[str]:
         "return Array.from(document.querySelectorAll('[data-card]')).map(e => e.dataset.card)"))
 
 
+def server_count(base: str, label: str) -> int:
+    return int(httpx.get(f"{base}/t/{label}.json", timeout=10).json()["count"])
+
+
 def shown_count(drv: Any) -> int:
     v = drv.execute_script("var t = document.getElementById('trick'); return t ? t.dataset.count : null")
     return int(v) if v is not None else -1
@@ -78,12 +82,21 @@ def test_a_card_laid_appears_the_kitty_never_and_a_cut_page_catches_up(
         wait(lambda: browser.find_element("id", "conn").get_attribute("data-state") == "live",
              "the page's event stream open")
         # a card laid at the table appears on its page, pushed (no reload)
-        for _ in range(6):
+        laid = 0
+        while laid < 6:
             evs = sim.step_event()
             plays = [e for e in evs if e[0] == sim.E.PLAY]
-            if plays:
+            # wait on state, not on a guess of time: first the server holds the
+            # table's new state (the uploader's work), then the page shows that
+            # state (the push's); then the card must be on it
+            count = sim.count
+            wait(lambda n=count: server_count(server.base, label) >= n,
+                 f"event {count - 1} on the server", timeout=60)
+            wait(lambda n=count: shown_count(browser) >= n, f"the page at event {count}", timeout=60)
+            if plays and not any(e[0] == sim.E.TRICK for e in evs):  # a trick's last card ends it
                 card = card_name(plays[-1][3])
-                wait(lambda c=card: c in shown_cards(browser), f"{card} on the page")
+                assert card in shown_cards(browser), f"{card} laid, the page at event {count} lacks it"
+                laid += 1
             assert not kitty & shown_cards(browser), "a buried card reached the page"
             assert not kitty & set(browser.page_source.split('"')), "a buried card in the DOM"
         # the page's connection is cut; the game goes on; it reconnects and catches up
@@ -94,12 +107,13 @@ def test_a_card_laid_appears_the_kitty_never_and_a_cut_page_catches_up(
             sim.step_event()
         proxy.heal()
         wait(lambda: shown_count(browser) == sim.count, f"the page at event {sim.count} again",
-             timeout=30)
+             timeout=60)
         assert not kitty & shown_cards(browser)
         # to the hand's end: then the kitty is public and shown
         while not sim.done:
             sim.step()
-        wait(lambda: kitty <= shown_cards(browser), "the kitty shown once the hand is over")
+        wait(lambda: shown_count(browser) == sim.count, "the page at the hand's end", timeout=60)
+        assert kitty <= shown_cards(browser), "the kitty not shown once the hand is over"
         DOCS.mkdir(parents=True, exist_ok=True)
         browser.save_screenshot(str(DOCS / "table.png"))
         browser.get(f"{proxy.base}/")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 from clubcheck import assert_same
 from tractor_table.club import db
+from tractor_table.club.simtable import SimTable, attach
 
 
 def run_virtual(tmp: Path, base: str, token: str, *, hands: int = 1, seed: int = 1,
@@ -36,28 +38,38 @@ def test_a_virtual_table_uploads_every_event_exactly(club_server: Any, tmp_path:
 
 def test_club_upload_pushes_a_carried_file_once(club_server: Any, tmp_path: Path) -> None:
     server, token = club_server
-    r = run_virtual(tmp_path, server.base, token, extra=())
-    assert r.returncode == 0, r.stderr
-    # a second file recorded offline, then carried and pushed
-    off = tmp_path / "off"
-    off.mkdir()
-    r = subprocess.run([sys.executable, "-m", "tractor_table.cli", "virtual", "--bots", "--hands", "1",
-                        "--seed", "7", "--db", str(off / "records.sqlite")],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
+    # a file recorded offline (the table core, the real recorder), then carried and pushed
+    sim = SimTable(tmp_path, "00000000feed0001", seed=7, hands=1)
+    while not sim.done:
+        sim.step()
+    sim.close()
     for _ in range(2):  # twice: the second push changes nothing
         r = subprocess.run([sys.executable, "-m", "tractor_table.cli", "club", "upload", "--db",
-                            str(off / "records.sqlite"), "--club", server.base, "--token", token],
+                            str(sim.path), "--club", server.base, "--token", token],
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stderr
-    assert_same(off / "records.sqlite", server.db)
+    assert "0 item(s) sent" in r.stdout
+    assert_same(sim.path, server.db)
     with db.connect(server.db) as c:
-        assert c.execute("SELECT count(*) FROM tables").fetchone() == (2,)
+        assert c.execute("SELECT count(*) FROM tables").fetchone() == (1,)
+        assert c.execute("SELECT count(*) FROM sessions").fetchone() == (1,)
 
 
 def test_a_wrong_token_is_said_and_recording_goes_on(club_server: Any, tmp_path: Path) -> None:
     server, _token = club_server
-    r = run_virtual(tmp_path, server.base, "tt_wrong")
-    assert r.returncode == 0, r.stderr
-    assert "refused (401)" in r.stdout
-    assert "new event(s)" in r.stdout  # the records were kept all the same
+    sim = SimTable(tmp_path, "00000000feed0002", seed=8, hands=1)
+    up = attach(sim, server.base, "tt_wrong", heartbeat_s=0.5)
+    try:
+        while not sim.done:
+            sim.step()
+        deadline = time.monotonic() + 30
+        while up.status != "refused" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert up.status == "refused" and "401" in up.refused and "unknown token" in up.refused
+        assert sim.recorder.new_events > 50 and not sim.recorder.failed  # recorded all the same
+    finally:
+        up.stop(flush_s=0)
+        sim.close()
+    with db.connect(server.db) as c:
+        assert c.execute("SELECT count(*) FROM events").fetchone() == (0,)
+        assert c.execute("SELECT count(*) FROM refused").fetchone()[0] >= 1

@@ -13,3 +13,5 @@ _spec.loader.exec_module(_club)
 
 pg_cluster = _club.pg_cluster
 club_db = _club.club_db
+club_token = _club.club_token
+club_server = _club.club_server

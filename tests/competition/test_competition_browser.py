@@ -23,6 +23,7 @@ if shutil.which("chromium") is None or shutil.which("chromedriver") is None:
 import uvicorn
 from selenium import webdriver
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 from tractor_table.club import db
 from tractor_table.club.app import create_app
@@ -87,9 +88,12 @@ def test_a_round_in_two_browsers(server: str, tmp_path: Path) -> None:
 
         def click(element_id: str) -> str:
             wait_d.until(lambda b: b.find_elements(By.ID, element_id))
-            d.find_element(By.ID, element_id).click()
-            wait_d.until(lambda b: b.find_elements(By.ID, "msg") or b.find_elements(By.ID, "err"))
-            msg = d.find_elements(By.ID, "msg") or d.find_elements(By.ID, "err")
+            button = d.find_element(By.ID, element_id)
+            button.click()
+            # the form posts and the page is replaced: wait for the old page to
+            # go, then for the new page's message (the old one's would do too)
+            wait_d.until(EC.staleness_of(button))
+            msg = wait_d.until(lambda b: b.find_elements(By.ID, "msg") or b.find_elements(By.ID, "err"))
             return str(msg[0].text)
 
         wait_d.until(lambda b: b.find_elements(By.ID, "csv-file"))

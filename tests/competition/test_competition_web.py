@@ -113,3 +113,42 @@ def test_a_round_from_the_director_pages(app: tuple[TestClient, TestClient]) -> 
     # the session ends at logout: the cookie no longer opens the director's page
     d.post("/director/logout", data={"csrf": token})
     assert d.get("/director", follow_redirects=False).status_code == 303
+
+
+def test_players_are_edited_on_the_director_page(app: tuple[TestClient, TestClient], club_db: str) -> None:
+    d, spectator = app
+    d.post("/director/login", data={"name": "td", "password": PASSWORD})
+    token = csrf_of(d.get("/director").text)
+
+    def act(**form: str) -> str:
+        r = d.post("/director/action", data={"csrf": token, **form}, follow_redirects=True)
+        assert r.status_code == 200
+        return r.text
+
+    act(action="create", name="Club night", preset="club")
+    d.post("/director/action", data={"csrf": token, "action": "import"},
+           files={"file": ("p.csv", CSV.encode(), "text/csv")})
+    page = d.get("/director").text
+    ids = re.findall(r'id="player-name-(\d+)" ?value="|name="player" value="(\d+)"', page)
+    pids = sorted({int(b) for _a, b in ids if b})
+    assert len(pids) == 16
+    with db.connect(club_db) as conn:
+        before = conn.execute("SELECT player_id, name, member_no, club, key FROM players ORDER BY 1").fetchall()
+    # refused, nothing changed: an empty name; a member number another player has
+    assert "the name is empty" in act(action="player", player=str(pids[0]), name=" ", member_no="101")
+    assert "already Player 1b" in act(action="player", player=str(pids[0]), name="Li Wei", member_no="102")
+    # a spectator's post, and one without the token, are refused too
+    assert spectator.post("/director/action", data={"action": "player", "player": str(pids[0]),
+                                                    "name": "X"}).status_code == 403
+    assert d.post("/director/action", data={"action": "player", "player": str(pids[0]),
+                                            "name": "X"}).status_code == 403
+    with db.connect(club_db) as conn:
+        assert conn.execute("SELECT player_id, name, member_no, club, key FROM players ORDER BY 1"
+                            ).fetchall() == before
+    assert "Player 1a is now Li Wei" in act(action="player", player=str(pids[0]), name="Li Wei",
+                                            member_no="101", club="Riverside")
+    with db.connect(club_db) as conn:
+        row = conn.execute("SELECT name, member_no, club, key FROM players WHERE player_id = %s",
+                           (pids[0],)).fetchone()
+    assert row == ("Li Wei", "101", "Riverside", "#101")
+    assert "Li Wei" in spectator.get("/standings").text

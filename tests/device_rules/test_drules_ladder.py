@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=80K
+# runs-under: micropython heapsize=88K
 """Device rules engine: 3-4 deck ladders, same_shape_only and quads (docs/rules.md §6.3),
 each rung legal and illegal; CPython and MicroPython (64 KB heap)."""
 

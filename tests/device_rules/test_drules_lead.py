@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=80K
+# runs-under: micropython heapsize=88K
 """Device rules engine: leads, throws and following with pairs and tractors (docs/rules.md §5-6.2),
 each rule legal and illegal; CPython and MicroPython (64 KB heap)."""
 

@@ -234,10 +234,11 @@ def test_link_judges_by_the_rules_given(capsys: pytest.CaptureFixture[str]) -> N
     from shengji import Rules
 
     parser = cli.build_parser()
-    assert link._rules(parser.parse_args(["link"])) == Rules()
-    assert link._rules(parser.parse_args(["link", "--rules", "tournament"])) == Rules.preset("tournament")
-    assert link._rules(parser.parse_args(["link", "--rules", "onedeck"])).decks == 1
-    assert link._rules(parser.parse_args(["link", "--decks", "3"])) == Rules(decks=3)
+    # without --rules: none given, the table's are taken from its WELCOME
+    assert link._given_rules(parser.parse_args(["link"])) is None
+    assert link._given_rules(parser.parse_args(["link", "--rules", "tournament"])) == Rules.preset("tournament")
+    assert link._given_rules(parser.parse_args(["link", "--rules", "onedeck"])).decks == 1
+    assert link._given_rules(parser.parse_args(["link", "--decks", "3"])) == Rules(decks=3)
     rc = cli.main(["link", "--rules", "bogus", "--port", "/nonexistent/ttyACM9"])
     _one_line_error(capsys, rc, "--rules", "unknown preset 'bogus'")
     rc = cli.main(["link", "--rules", "onedeck", "--decks", "2", "--port", "/nonexistent/ttyACM9"])

@@ -120,6 +120,7 @@ def test_the_firmware_reads_the_generated_table_cfg() -> None:
 
 def test_options_the_table_does_not_play_are_warned_about(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
     shutil.copy(FIRMWARE_DIR / "tableconfig.py", firmware)
+    shutil.copy(FIRMWARE_DIR / "ruleopts.py", firmware)  # its table of options
     for module in sorted(FIRMWARE_DIR.glob("drules*.py")):  # the rules engine, all its parts
         shutil.copy(module, firmware)
     called = tmp_path / "called.cfg"

@@ -30,15 +30,11 @@ class InProcessTable:
         import table as T  # the firmware's modules
         import tableconfig
         import tablerules
-        from tractor_table.virtual.runner import table_config
+        from tractor_table import rulescodec
 
         # the table's options as table.cfg gives them (deploy writes it from the rules)
-        cfg = dict(
-            line.split("=", 1)
-            for line in table_config(rules or Rules(decks=decks)).splitlines()
-            if "=" in line and not line.startswith("#")
-        )
-        opts = tableconfig.Options(cfg)
+        cfg = dict(line.split("=", 1) for line in rulescodec.cfg_lines(rules or Rules(decks=decks)))
+        opts = tableconfig.Options(cfg, decks)
         self.t = T.Table(
             tablerules.TableRules(decks, **opts.rules),
             decks=decks,

@@ -12,8 +12,10 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from shengji.cards import parse_card_id
@@ -119,33 +121,52 @@ def test_enrollment_through_a_virtual_tables_seat_reader(compiled: Path, tmp_pat
     assert 0 < vt.firmware_peak < virtual_heap.firmware_budget(vt.decks), vt.firmware_peak
 
 
+class DeadlineReader(TableTagReader):
+    """The seat's reader with a deadline: every wait of the enrollment polls
+    it, so a run that stops making progress fails with what it said, never hangs."""
+
+    def __init__(self, *args: Any, within: float, log: list[str], **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.deadline = time.monotonic() + within
+        self.log_ = log
+
+    def poll(self) -> list[bytes]:
+        if time.monotonic() > self.deadline:
+            raise AssertionError("enrollment made no progress in time; its last words: " + repr(self.log_[-6:]))
+        return super().poll()
+
+
 def test_a_long_press_at_the_seat_takes_the_last_card_back(compiled: Path, tmp_path: Path) -> None:
     """A mis-tap at the table's reader (5S asked, 6S's tag tapped) is taken back
     with a long press of that seat's button: the set forgets that tag and asks
-    for 5S again."""
+    for 5S again; 6S's tag is then 6S's."""
 
     class Mistaps(Operator):
+        state = ""  # "" -> "mistapped" -> "pressed" -> "undone"
+
         def say(self, text: str) -> None:
-            if text.startswith("[4/54] tap 5S") and 0 not in self.on_prompt:
+            if text.startswith("[4/54] tap 5S") and not self.state:
                 self.log.append(text)
-                self.on_prompt[0] = "mistapped"
-                self.current = 4
-                self.put(tag_of(5))  # the wrong card
+                self.state = "mistapped"
+                self.current = parse_card_id("5S")
+                self.put(tag_of(parse_card_id("6S")))  # the wrong card
                 return
-            if text.startswith("[5/54] tap 6S") and self.on_prompt.get(0) == "undone":
-                self.log.append(text)  # the operator presses undo instead of tapping 6S
+            if text.startswith("[5/54] tap 6S") and self.state == "pressed":
+                self.log.append(text)  # the operator pressed undo instead of tapping 6S
                 return
+            if text.startswith("undone: ") and self.state == "pressed":
+                self.state = "undone"
             super().say(text)
-            if text.startswith("enrolled 5S as ") and self.on_prompt.get(0) == "mistapped":
-                self.on_prompt[0] = "undone"
+            if text.startswith("enrolled 5S as ") and self.state == "mistapped":
+                self.state = "pressed"
                 self.vt.press(self.seat, EV.BTN_UNDO)
 
     vt = table_in(compiled, "undo").start()
     try:
-        assert vt.next_event()[0] == EV.HAND_START
+        assert vt.next_event().kind == EV.HAND_START
         port = let_go(vt)
         op = Mistaps(vt, seat=1)
-        reader = TableTagReader(port, seat=1, say=op.say)
+        reader = DeadlineReader(port, seat=1, say=op.say, within=60.0, log=op.log)
         cs = CardSet("Undo", 1)
         path = tmp_path / "undo.cards"
         try:
@@ -156,12 +177,17 @@ def test_a_long_press_at_the_seat_takes_the_last_card_back(compiled: Path, tmp_p
     finally:
         vt.close()
     assert op.log[1].startswith("a wrong tap? a long press of the seat's button takes the last card back")
-    at = op.log.index(f"enrolled 5S as {tag_of(5).hex()} (4/54)")
+    six, five = tag_of(parse_card_id("6S")).hex(), tag_of(parse_card_id("5S")).hex()
+    at = op.log.index(f"enrolled 5S as {six} (4/54)")
     # the press came while enroll asked for the next card: the last one is taken back
-    assert op.log[at + 1] == "[5/54] tap 6S"
-    assert op.log[at + 2] == f"undone: 5S (tag {tag_of(5).hex()}) is no longer enrolled (3/54); tap 5S"
-    assert op.log[at + 3] == "[4/54] tap 5S"
-    assert op.log[at + 4] == f"enrolled 5S as {tag_of(4).hex()} (4/54)"
+    assert op.log[at + 1 : at + 6] == [
+        "[5/54] tap 6S",
+        f"undone: 5S (tag {six}) is no longer enrolled (3/54); tap 5S",
+        "[4/54] tap 5S",
+        f"enrolled 5S as {five} (4/54)",
+        "[5/54] tap 6S",
+    ], op.log[at:]
+    assert op.log[at + 6] == f"enrolled 6S as {six} (5/54)"  # the tag undo forgot is free again
     assert CardSet.load(path).cards == {tag_of(c): c for c in range(54)}
 
 

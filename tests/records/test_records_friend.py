@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from shengji import record as erecord
 from tractor_table import cli
-from tractor_table.events import EV
+from tractor_table.events import EV, Trick
 from tractor_table.records import SCHEMA_VERSION, Store
 
 
@@ -140,22 +140,22 @@ def test_a_trick_before_the_partner_is_known_says_the_points_by_seat(
         out = capsys.readouterr().out
         assert f"{attackers_word} -1" not in out
         lines = _trick_lines(out)
-        tricks = [e for e in evs if e[0] == EV.TRICK]
+        tricks = [e for e in evs if isinstance(e, Trick)]
         assert len(lines) == len(tricks)
         by_seat = [0, 0, 0, 0]
         for line, ev in zip(lines, tricks, strict=True):
-            by_seat[ev[2]] += ev[3]
-            if ev[4] < 0:
+            by_seat[ev.winner] += ev.points
+            if ev.attackers_score < 0:
                 seen_unknown += 1
                 assert unknown_word in line
                 assert " ".join(f"S{s} {by_seat[s]}" for s in range(4)) in line
             else:
                 seen_known += 1
-                assert line.endswith(f"{attackers_word} {ev[4]}") and unknown_word not in line
+                assert line.endswith(f"{attackers_word} {ev.attackers_score}") and unknown_word not in line
         capsys.readouterr()
         assert cli.main(["records", "show", str(hand["id"]), "--db", str(friend_db),
                          "--format", "html", "--lang", lang]) == 0
         page = capsys.readouterr().out
         assert ">-1<" not in page
-        assert page.count(unknown_word) == sum(1 for ev in tricks if ev[4] < 0)
+        assert page.count(unknown_word) == sum(1 for ev in tricks if ev.attackers_score < 0)
     assert seen_unknown and seen_known

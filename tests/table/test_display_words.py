@@ -62,6 +62,25 @@ def test_hand_end_with_every_score_and_deck_count() -> None:
         assert lines_of(t)[2] == "revoke S3 OK=nxt"
 
 
+def test_time_called_is_shown_in_play_and_at_the_hand_end() -> None:
+    # CMD_CALL_TIME (the club's "call time"): the last line says so while the
+    # deal goes on (a message still wins its 3 s), the hand's end says no new deal
+    t, _r = make()
+    deal_to_play(t)
+    assert lines_of(t)[7] != "TIME: last deal"
+    t.command([TB.CMD_CALL_TIME])
+    t.tick(t.message_until)  # the draw's last message timed out
+    assert lines_of(t)[7] == "TIME: last deal"
+    t.say("S1 not your turn", 0)
+    assert lines_of(t)[7] == "S1 not your turn"
+    for decks in (1, 4):
+        t, _r = make(decks=decks)
+        t.command([TB.CMD_CALL_TIME])
+        t.phase = TB.HAND_END
+        t.score = 100 * decks
+        assert lines_of(t)[2] == f"over {100 * decks} time up"
+
+
 def test_play_lines_fit_with_long_plays_and_a_challenger() -> None:
     for decks in (1, 2, 3, 4):
         t, _r = make(decks=decks)

@@ -287,15 +287,30 @@ def test_table_cfg_sets_the_rules():
     assert o.rules["revoke"] == 1  # TableRules(revoke=1), "forfeit": a revoke loses the hand
     # what the table cannot play, or cannot read, is reported, not guessed
     assert o.problems == ["first_dealer: unknown value sideways"]
+    # in the schema's order (ruleopts.py)
     assert C.Options({"revoke": "sometimes", "partners": "friends"}).problems == [
-        "revoke: unknown value sometimes",
         "partners: unknown value friends",
+        "revoke: unknown value sometimes",
     ]
+    # numbers out of their range are reported too, and played at the default
+    bad = C.Options({"throw_penalty": "7", "decks": "3"})
+    assert bad.problems == ["throw_penalty: 7 is not 0 or more, a multiple of 5"] and bad.throw_penalty == 0
+    # the rules digest: every option's device value in the schema's order; the
+    # decks are the card map's (the argument), never table.cfg's
+    assert o.digest == "2.0.0.10.1.0.3.1.4097.0.0.0.0.1.1"
+    assert bad.digest == C.Options({}).digest == "2.0.0.0.0.0.0.0.0.1.0.0.0.0.0"
+    assert C.Options({}, 4).digest.startswith("4.")
     import os
 
     os.remove(path)
     assert C.read(path) == {}
-    assert C.Options({}).rules == {"throw_penalty": 0} and C.Options({}).problems == []
+    # every option but decks and hand_scan, at its default without table.cfg
+    assert C.Options({}).rules == {
+        "permanent_twos": False, "same_shape_only": False, "throw_penalty": 0, "kitty_multiplier": 0,
+        "kitty_requires_trump": False, "level_table": 0, "level_ladder": 0, "must_play": 0,
+        "allow_self_override": True, "no_bid": 0, "first_dealer": 0, "partners": 0, "revoke": 0,
+    }
+    assert C.Options({}).problems == []
     # the readers' gain: normal (the chip's default) or low
     assert C.Options({}).reader_gain == -1 and C.Options({"reader_gain": "low"}).reader_gain == 4
     assert C.Options({"reader_gain": "loud"}).problems == ["reader_gain: loud is not normal or low"]

@@ -27,7 +27,7 @@ from typing import Any
 
 from shengji import Rules
 
-from .. import deploy, mpy, virtual_heap
+from .. import deploy, mpy, rulescodec, virtual_heap
 from ..errors import CommandError
 from ..virtual import runner as vr
 from . import C_FACTOR, CPU_FACTOR, flashimage
@@ -172,7 +172,7 @@ class PicoTable(vr.VirtualTable):
             if i.name not in ("cards.bin", "table.cfg")
         ]
         items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
-        config = vr.table_config(self.rules, self.hand_scan)
+        config = rulescodec.table_cfg(self.rules, hand_scan=self.hand_scan, writer="the board model")
         for k, v in self.table_cfg.items():
             config += f"{k}={v}\n"
         items.append(deploy.Item(deploy.CONFIG_FILE, config.encode(), "configuration"))

@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import ingest, pages, tokens
+from . import commands, ingest, pages, tokens
 from .live import Hub
 
 log = logging.getLogger("tractor_table.club")
@@ -131,12 +131,21 @@ async def hello(request: Request, token_id: int, body: Any) -> Any:
 @api
 async def batch(request: Request, token_id: int, body: Any) -> Any:
     status, out = await ingest.apply_batch(club(request).pool, token_id, body)
+    if status == 200:  # what the server has for the host's tables (club/commands.py)
+        out["commands"] = await commands.pending(club(request).pool, ingest._host(body))
     return JSONResponse(out, status_code=status)
 
 
 @api
 async def heartbeat(request: Request, token_id: int, body: Any) -> Any:
-    return await ingest.heartbeat(club(request).pool, token_id, body)
+    out = await ingest.heartbeat(club(request).pool, token_id, body)
+    out["commands"] = await commands.pending(club(request).pool, ingest._host(body))
+    return out
+
+
+@api
+async def command_done(request: Request, token_id: int, body: Any) -> Any:
+    return await commands.done(club(request).pool, token_id, body)
 
 
 @api
@@ -154,24 +163,27 @@ async def healthz(request: Request) -> Response:
 ROUTES: list[BaseRoute] = [
     Route("/", pages.room, methods=["GET"]),
     Route("/.json", pages.room_json, methods=["GET"]),
+    Route("/t/{label}.json", pages.table_json, methods=["GET"]),  # before /t/{label}, which matches it too
     Route("/t/{label}", pages.table, methods=["GET"]),
-    Route("/t/{label}.json", pages.table_json, methods=["GET"]),
     Route("/live/room", pages.room_stream, methods=["GET"]),
     Route("/live/t/{label}", pages.table_stream, methods=["GET"]),
     Route("/healthz", healthz, methods=["GET"]),
     Route("/api/v1/hello", hello, methods=["POST"]),
     Route("/api/v1/batch", batch, methods=["POST"]),
     Route("/api/v1/heartbeat", heartbeat, methods=["POST"]),
+    Route("/api/v1/commands", command_done, methods=["POST"]),
     Route("/api/v1/tables/{uid}/head", head, methods=["GET"]),
     Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),
 ]
 
 
 def create_app(url: str, *, extra_routes: Sequence[BaseRoute] = (), pool_size: int = 8,
-               settings: dict[str, Any] | None = None) -> Starlette:
-    """The club server on the PostgreSQL at ``url`` (migrated first: :func:`.db.migrate`)."""
+               settings: dict[str, Any] | None = None, offline_s: float = pages.OFFLINE_S) -> Starlette:
+    """The club server on the PostgreSQL at ``url`` (migrated first: :func:`.db.migrate`);
+    a table is shown offline after ``offline_s`` without its host's heartbeat."""
     from . import db
 
+    pages.OFFLINE_S = offline_s
     with db.connect(url) as conn:
         db.migrate(conn)
 

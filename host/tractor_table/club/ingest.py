@@ -37,6 +37,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
+from .. import events
 from ..link import ttlink
 
 MAX_ITEMS = 500
@@ -184,6 +185,9 @@ def validate_batch(body: Any) -> tuple[uuid.UUID, int, list[dict[str, Any]]]:
                 raise Invalid(f"{where}: 'event' is not in the canonical form the link carries "
                               "(compact JSON, docs/protocol.md): the chain hashes those bytes")
             it["_ev"] = ev
+            # its kind as the one decoder reads it (a kind this server does not
+            # know is kept too: the chain is the table's, not ours)
+            it["_kind"] = events.decode(ev, lenient=True).kind
             _f(it, "session", int, where, null=True, lo=0, hi=2**62)
             _f(it, "at", str, where, maxlen=64)
             _f(it, "current", bool, where)
@@ -380,7 +384,7 @@ class _Batch:
             "INSERT INTO events (table_id, idx, hash, canon, kind, host_id, session_pk, "
             "received_at, current, superseded_at, superseded_why, replaces) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (tid, idx, h, text, ev[0], self.host, await self.session(it.get("session")), it["at"],
+            (tid, idx, h, text, it["_kind"], self.host, await self.session(it.get("session")), it["at"],
              current, None if current else (it.get("superseded_at") or it["at"]),
              None if current else why, replaces))
         self.touched.add(tid)

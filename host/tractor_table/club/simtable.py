@@ -39,11 +39,19 @@ class SimTable:
         self.table.take_events()
         self.actions = record_actions(hands, seed, decks)
         self.at = 0
-        self.count = 0
+        self.count = 0  # the table's event count (its next index)
         self.head = 0
+        self.made = 0  # events recorded (the first index may be above 0)
         self.on_event = on_event
         self.rng = random.Random(seed)
         self.recorder.on_note(["up", [1, "sim", "rules-sim", self.rng.getrandbits(30), 1, 0, 0, 1, uid]])
+
+    def more(self, hands: int, seed: int) -> None:
+        """Play on: ``hands`` more hands (each a new match, as the script's own)."""
+        from ..board.flashsoak import record_actions
+
+        self.actions = self.actions[self.at:] + record_actions(hands, seed, self.table.decks)
+        self.at = 0
 
     @property
     def done(self) -> bool:
@@ -69,6 +77,7 @@ class SimTable:
             ev = list(ev)
             self.recorder.on_note(["event", idx, h, ev])
             self.count, self.head = idx + 1, h
+            self.made += 1
             out.append(ev)
             if self.on_event is not None:
                 self.on_event(idx, h, ev)

@@ -42,7 +42,8 @@ class Uploader:
     def __init__(self, db_path: Path, url: str, token: str, *, batch: int = BATCH,
                  heartbeat_s: float = HEARTBEAT_S, name: str = "",
                  client: httpx.Client | None = None, on_status: Callable[[str], None] | None = None,
-                 clock_ms: Callable[[], int] | None = None) -> None:
+                 clock_ms: Callable[[], int] | None = None,
+                 on_command: Callable[[dict[str, Any]], tuple[bool, str] | None] | None = None) -> None:
         self.db_path = Path(db_path)
         self.url = url.rstrip("/")
         self.token = token
@@ -52,6 +53,9 @@ class Uploader:
         self.client = client or httpx.Client(timeout=httpx.Timeout(10.0, connect=3.0))
         self.on_status = on_status
         self.clock_ms = clock_ms or (lambda: int(time.time() * 1000))
+        #: the server's table commands are given to it (club/tablecommands.py); None: ignored
+        self.on_command = on_command
+        self.commands_done: dict[int, dict[str, Any]] = {}
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -170,6 +174,7 @@ class Uploader:
         self._save_cursor()
         self.sent += len(items)
         self.batches += 1
+        self._commands(out.get("commands") or [])
         return len(items)
 
     def beat(self) -> None:
@@ -179,6 +184,29 @@ class Uploader:
             self._refuse_for_good(r)
         r.raise_for_status()
         self._last_beat = time.monotonic()
+        self._commands(r.json().get("commands") or [])
+
+    def _commands(self, cmds: list[dict[str, Any]]) -> None:
+        """The server's commands for this host's tables: each sent once to a table whose
+        link is up, and its outcome reported (again, until the server stops offering it)."""
+        if self.on_command is None or not cmds:
+            return
+        up = {t["table"] for t in self._tables() if t["link"] == "up"}
+        report = []
+        for c in cmds:
+            cid = int(c["id"])
+            if cid not in self.commands_done:
+                if c.get("table") not in up:
+                    continue  # that table is not at this host's link now
+                got = self.on_command(c)
+                if got is None:
+                    continue  # not now: the server offers it again
+                self.commands_done[cid] = {"id": cid, "ok": bool(got[0]), "reply": str(got[1])[:200]}
+            report.append(self.commands_done[cid])
+        if report:
+            r = self._post("/api/v1/commands", {"host": self.host, "done": report})
+            if r.status_code in (401, 403):
+                self._refuse_for_good(r)
 
     def drain(self, deadline_s: float = 600.0) -> None:
         """Send everything the journal holds now (retrying faults until ``deadline_s``)."""

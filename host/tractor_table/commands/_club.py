@@ -17,8 +17,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="the token the club issued this host (default: TT_CLUB_TOKEN)")
 
 
-def start(args: argparse.Namespace, recorder: Any, *, quiet: bool = False) -> Any:
-    """The uploader for ``--club`` (None without it), started; it never holds up recording."""
+def start(args: argparse.Namespace, recorder: Any, *, quiet: bool = False,
+          commands: Any = None) -> Any:
+    """The uploader for ``--club`` (None without it), started; it never holds up recording.
+    ``commands`` (a :class:`~tractor_table.club.tablecommands.LinkCommands`) takes the
+    server's commands for the table (a competition's new match, time called)."""
     url = getattr(args, "club", None)
     if not url:
         return None
@@ -31,11 +34,19 @@ def start(args: argparse.Namespace, recorder: Any, *, quiet: bool = False) -> An
     from ..club.uploader import Uploader
 
     up = Uploader(recorder.store.path, url, token,
-                  on_status=None if quiet else (lambda s: print(f"club {url}: {s}", flush=True)))
+                  on_status=None if quiet else (lambda s: print(f"club {url}: {s}", flush=True)),
+                  on_command=commands)
     recorder.on_written.append(up.wake)
     if not quiet:
         print(f"club: uploading to {url}")
     return up.start()
+
+
+def link_commands(quiet: bool = False) -> Any:
+    """The host's handler of the club's table commands (attached to the link later)."""
+    from ..club.tablecommands import LinkCommands
+
+    return LinkCommands(say=None if quiet else (lambda s: print(s, flush=True)))
 
 
 def stop(up: Any) -> None:

@@ -10,7 +10,9 @@
   ``TT_DIRECTOR_PASSWORD`` or asked for; stored with scrypt);
 - ``club upload --db FILE --club URL --token T``: push a records file (one a
   host wrote offline, or carried from a dead laptop) the same idempotent way
-  the hosts upload live.
+  the hosts upload live;
+- ``club demo [--tables N] [--port P]``: ``make club-demo``, a club night on this
+  machine (embedded PostgreSQL, the server, N tables of bots uploading).
 
 docs/club.md says how to run a club night with them.
 """
@@ -24,7 +26,7 @@ from typing import Any
 
 from ..errors import CommandError
 
-ACTIONS = ("serve", "token", "upload", "director")
+ACTIONS = ("serve", "token", "upload", "director", "demo")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -37,8 +39,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "user's data directory)")
     parser.add_argument("--host", default="127.0.0.1", help="serve: the address to listen on (0.0.0.0: the room's network)")
     parser.add_argument("--port", type=int, default=8080, help="serve: the port (default 8080)")
+    parser.add_argument("--offline-after", type=float, default=30.0, metavar="S",
+                        help="serve: a table whose host has not been heard for S seconds is "
+                        "shown offline (default 30)")
     parser.add_argument("--club", metavar="URL", help="upload: the club server's URL")
     parser.add_argument("--token", metavar="TOKEN", help="upload: the host's token (or TT_CLUB_TOKEN)")
+    parser.add_argument("--tables", type=int, default=4, help="demo: how many tables play (default 4)")
+    parser.add_argument("--pace", type=float, default=0.75, metavar="S",
+                        help="demo: mean seconds between a table's inputs (default 0.75)")
+    parser.add_argument("--seconds", type=float, default=0.0,
+                        help="demo: stop after this long (default: run until Ctrl-C)")
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
@@ -72,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         return _token(args)
     if args.action == "director":
         return _director(args)
+    if args.action == "demo":
+        return _demo(args)
     return _upload(args)
 
 
@@ -112,13 +124,15 @@ def _serve(args: argparse.Namespace) -> int:
         try:
             from ..competition import web
 
-            app = create_app(url, extra_routes=web.ROUTES)
+            app = create_app(url, extra_routes=web.ROUTES, offline_s=args.offline_after)
         except SchemaError as exc:
             raise CommandError(str(exc)) from None
         where = "embedded PostgreSQL in " + str(cluster.data) if cluster else url.split("@")[-1]
         print(f"club: database {where}", flush=True)
         print(f"club: serving http://{args.host}:{args.port}/", flush=True)
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+        # open pages hold event streams for ever: on Ctrl-C give them 3 s, then close them
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
+                    timeout_graceful_shutdown=3)
     finally:
         if cluster is not None and cluster.started_here:
             cluster.stop()
@@ -170,4 +184,29 @@ def _upload(args: argparse.Namespace) -> int:
     except UploadError as exc:
         raise CommandError(str(exc)) from None
     print(f"club: {sent} item(s) sent; the server holds this file's journal through {acked}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    """The embedded PostgreSQL (a fresh folder), the server, and ``--tables``
+    tables of bots (the firmware's table core, the real recorder and uploader)
+    playing at about a person's pace (docs/club.md, "Try it")."""
+    from ..club.demo import Demo
+    from ..club.pg import PgError
+
+    if not 1 <= args.tables <= 64:
+        raise CommandError(f"--tables {args.tables}: give 1 to 64 tables")
+    if args.pace <= 0:
+        raise CommandError(f"--pace {args.pace}: give the mean seconds between inputs, above 0")
+    demo = Demo(tables=args.tables, host=args.host, port=args.port, pace_s=args.pace)
+    try:
+        demo.start_database()
+    except (PgError, OSError) as exc:
+        demo.stop()
+        raise CommandError(str(exc)) from None
+    try:
+        demo.run(args.seconds)
+    except KeyboardInterrupt:  # uvicorn hands Ctrl-C on once it has shut down; all is stopped
+        pass
+    print("club demo: stopped; its database and records removed", flush=True)
     return 0

@@ -38,13 +38,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=0.0, help="stop after this long (default: run until Ctrl-C)")
     parser.add_argument(
         "--rules",
-        default="classic",
+        default=None,
         metavar="PRESET",
-        help=rules_help("the rules the table plays, as given to 'tractor-table deploy --rules'"),
+        help=rules_help(
+            "the rules the table plays, as given to 'tractor-table deploy --rules' (checked against "
+            "the rules the table says it plays; without --rules: the table's own)",
+            default=None,
+        ),
     )
     parser.add_argument(
         "--decks", type=int, default=None, choices=(1, 2, 3, 4),
-        help="decks the table plays with (default: the preset's, 2 for classic)",
+        help="decks the table plays with (default: the preset's; without --rules, the table's)",
     )
     parser.add_argument("--no-verify", action="store_true", help="only follow the link, judge nothing")
     parser.add_argument("--disagreements", type=Path, help="append disagreements to this JSON-lines file")
@@ -81,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from ..link.serial_link import SerialLink, host_identity, resolve_port
     from ..link.verifier import TrustingReplayer, Verifier
 
-    rules = _rules(args)
+    rules = _given_rules(args)
     for name in ("seconds", "connect_timeout"):
         value = getattr(args, name)
         if value < 0 or (name == "connect_timeout" and value == 0):
@@ -93,11 +97,14 @@ def run(args: argparse.Namespace) -> int:
     _, rules_id = host_identity()
     if args.no_verify:
         replayer: Any = TrustingReplayer()
+        adopt = None
     else:
         from ..link.engine_replayer import EngineReplayer
 
-        replayer = EngineReplayer(rules)
-    verifier = Verifier(replayer, rules_id, log_path=args.disagreements)
+        replayer = EngineReplayer(rules) if rules is not None else TrustingReplayer()
+        adopt = EngineReplayer
+    given = " ".join(f"--{k} {v}" for k, v in (("rules", args.rules), ("decks", args.decks)) if v) or "--rules"
+    verifier = Verifier(replayer, rules_id, log_path=args.disagreements, rules=rules, adopt=adopt, given=given)
     from ..records.recorder import open_recorder
 
     recorder = open_recorder(args.db, args.no_record, port=port, source="link", rules=rules)
@@ -111,8 +118,9 @@ def run(args: argparse.Namespace) -> int:
         raise
     from . import _club
 
+    cmds = _club.link_commands()
     try:
-        club = _club.start(args, recorder)
+        club = _club.start(args, recorder, commands=cmds)
     except CommandError:
         if recorder is not None:
             recorder.store.close()
@@ -125,12 +133,15 @@ def run(args: argparse.Namespace) -> int:
     def on_note(note: Note) -> None:
         before = len(verifier.disagreements)
         feed(note)
+        cmds.on_note(note)
         match note:
             case Up() as up:
                 print(f"link up: firmware {up.fw_version}, rules {up.rules_id}, boot {up.boot_id:08x}, "
                       f"{up.count} events on the table")
                 if verifier.refused:
                     print(f"  {verifier.refused}")
+                elif verifier.rules_note:
+                    print(f"  {verifier.rules_note}")
             case Event() as ev:
                 if not args.quiet:
                     print(f"{ev.index:5d}  {describe(ev)}")
@@ -151,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"records {recorder.store.path}: {recorder.failed}")
 
     link = SerialLink(port, on_note=on_note)
+    cmds.attach(link.send_app, link.synced)  # the club's table commands, over this link
     push = recorder.pushing(link.push_snapshot) if recorder is not None else link.push_snapshot
     try:
         interrupted = _follow(args, link, verifier, push, port)
@@ -161,6 +173,16 @@ def run(args: argparse.Namespace) -> int:
             recorder.store.close()
     print(verifier.summary() + (" (interrupted: Ctrl-C)" if interrupted else ""))
     return 130 if interrupted else 0
+
+
+def _given_rules(args: argparse.Namespace) -> Any:
+    """The rules given on the command line (``--rules``, ``--decks`` alone: classic
+    with that many), or None: the table's, from its WELCOME."""
+    if args.rules is None and args.decks is None:
+        return None
+    if args.rules is None:
+        args.rules = "classic"
+    return _rules(args)
 
 
 def _follow(args: argparse.Namespace, link: Any, verifier: Any, push: Any, port: str) -> bool:

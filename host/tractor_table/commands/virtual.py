@@ -162,14 +162,19 @@ def run(args: argparse.Namespace) -> int:
     recorder = open_recorder(args.db, args.no_record, port="virtual", source="virtual", rules=rules)
     from . import _club
 
+    cmds = _club.link_commands()
     try:
-        club = _club.start(args, recorder)
+        club = _club.start(args, recorder, commands=cmds)
     except CommandError:
         if recorder is not None:
             recorder.store.close()
         raise
     t0 = time.monotonic()
     vt = make_table(args.board, rules, heapsize=args.heapsize, readers=args.readers, hand_scan=args.hand_scan)
+    # the club's commands (new match, time called) go to the table over its link
+    vt.note_hooks.append(cmds.on_note)
+    cmds.attach(lambda p: vt.link.send_app(p) if vt.link is not None else None,
+                lambda: vt.link is not None and vt.link.synced())
     # the host's side of the architecture: every event re-judged by the full engine
     verifier = Verifier(EngineReplayer(rules), host_identity()[1])
     vt.note_hooks.append(recorder.follow(verifier) if recorder is not None else verifier.on_note)

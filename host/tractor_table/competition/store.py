@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import psycopg
@@ -22,6 +22,7 @@ from .pairing import Pairing, berger, met_pairs, swiss
 from .scoring import Scoring
 from .seating import Seat, check_seating, seat_round
 from .standings import Standings, rank
+from .tableplay import Derived, Hand, call_time, command_states, mark_round, table_results
 
 STATES: Final = ("draft", "seated", "playing", "time_called", "closed", "published")
 #: which state an action moves a round from, and to
@@ -48,7 +49,7 @@ class Round:
 
 
 @dataclass(frozen=True)
-class Event:
+class Competition:
     """Everything :func:`standings` and the pages need, read in one transaction."""
 
     comp_id: int
@@ -65,6 +66,14 @@ class Event:
     seats: dict[int, list[Seat]]
     matches: list[TableMatch]
     adjustments: list[Adjustment]
+    #: match id -> why its table's events give no result (off the ladder, not heard...)
+    notes: dict[str, str] = field(default_factory=dict)
+    #: match id -> where its result comes from: 'table' (its uploaded events) or 'director'
+    sources: dict[str, str] = field(default_factory=dict)
+    #: (round, label) -> the commands sent to the table and their state
+    commands: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)
+    #: match id -> its hands as the table's uploaded events give them
+    hands: dict[str, tuple[Hand, ...]] = field(default_factory=dict)
 
     def round(self, no: int) -> Round:
         for r in self.rounds:
@@ -139,7 +148,39 @@ def import_players(conn: psycopg.Connection, comp_id: int, data: bytes | str) ->
     return len(roster.players), len(roster.entries)
 
 
-def load(conn: psycopg.Connection, comp_id: int) -> Event:
+def edit_player(conn: psycopg.Connection, comp_id: int, player_id: int, *, name: str,
+                member_no: str = "", club: str = "") -> str:
+    """A player's name, member number and club corrected (a typo, a late change of
+    partner's name); refused with the reason, nothing changed, for an empty or too long
+    field or a member number (or, without one, a name) another player already has.
+    Published versions keep the names they were published with."""
+    name, member_no, club = name.strip(), member_no.strip(), club.strip()
+    for what, v, need in (("name", name, True), ("member number", member_no, False),
+                          ("club", club, False)):
+        if need and not v:
+            raise ActionError(f"player {player_id}: the name is empty; nothing changed")
+        if len(v) > 100 or any(ord(ch) < 32 for ch in v):
+            raise ActionError(f"player {player_id}: the {what} is longer than 100 characters or "
+                              "holds a control character; nothing changed")
+    key = f"#{member_no}" if member_no else name
+    with conn.transaction():
+        row = conn.execute("SELECT name FROM players WHERE comp_id = %s AND player_id = %s FOR UPDATE",
+                           (comp_id, player_id)).fetchone()
+        if row is None:
+            raise ActionError(f"player {player_id} is not in this competition")
+        other = conn.execute("SELECT name FROM players WHERE comp_id = %s AND key = %s AND player_id <> %s",
+                             (comp_id, key, player_id)).fetchone()
+        if other is not None:
+            raise ActionError(
+                f"player {player_id}: {'member number ' + member_no if member_no else 'the name ' + name}"
+                f" is already {other[0]}'s; give a member number to tell two players of one name "
+                "apart; nothing changed")
+        conn.execute("UPDATE players SET name = %s, member_no = %s, club = %s, key = %s"
+                     " WHERE player_id = %s", (name, member_no, club, key, player_id))
+    return f"player {player_id}: {row[0]} is now {name}" if row[0] != name else f"player {player_id} saved"
+
+
+def load(conn: psycopg.Connection, comp_id: int) -> Competition:
     with conn.transaction():
         c = conn.execute(
             "SELECT name, site, starts_on, movement, scoring, correction_minutes FROM competitions"
@@ -180,35 +221,60 @@ def load(conn: psycopg.Connection, comp_id: int) -> Event:
             seats.setdefault(no_of[rid], []).append(Seat(label, seat, str(eid), str(p)))
         latest: dict[tuple[int, str], tuple[Any, ...]] = {}
         for row in conn.execute(
-                "SELECT round_id, table_label, status, level0, level1, passed, deals FROM results"
-                " WHERE comp_id = %s ORDER BY result_id", (comp_id,)):
+                "SELECT round_id, table_label, status, level0, level1, passed, deals, source"
+                " FROM results WHERE comp_id = %s ORDER BY result_id", (comp_id,)):
             latest[(no_of[row[0]], row[1])] = row[2:]
+        derived = table_results(conn, comp_id, {r.no: (r.state, r.deal_limit) for r in rounds})
+        commands = command_states(conn, comp_id)
         adjs = [Adjustment(int(r[0]), r[1], None if r[2] is None else match_id(no_of[r[3]], r[2]),
                            None if r[4] is None else str(r[4]), int(r[5]),
                            None if r[6] is None else int(r[6]), r[7], r[8])
                 for r in conn.execute(
                     "SELECT adj_id, kind, table_label, round_id, entry_id, value, revokes, reason,"
                     " director FROM adjustments WHERE comp_id = %s ORDER BY adj_id", (comp_id,))]
+    scoring = Scoring.from_dict(c[4])
     matches: list[TableMatch] = []
+    notes: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    hands: dict[str, tuple[Hand, ...]] = {}
     for no, ss in sorted(seats.items()):
         by_table: dict[str, dict[int, str]] = {}
         for s in ss:
             by_table.setdefault(s.table, {})[s.seat] = s.entry
         for label, side in sorted(by_table.items()):
+            mid = match_id(no, label)
             res = latest.get((no, label))
-            status, l0, l1, passed, deals = res if res else ("not_played", None, None, None, 0)
-            levels = (int(l0), int(l1)) if status == "finished" else None
-            matches.append(TableMatch(match_id(no, label), no, label, (side[0], side[1]),
+            dh = derived.get((no, label))
+            if dh is not None and dh.hands:
+                hands[mid] = dh.hands
+            if res is not None:  # entered: the director's (or a program's) word wins
+                status, l0, l1, passed, deals, src = res
+                levels = (int(l0), int(l1)) if status == "finished" else None
+                sources[mid] = str(src)
+            else:
+                d = derived.get((no, label)) or Derived("not_played", None, None, 0, False)
+                status, levels, passed, deals = d.status, d.levels, d.passed, d.deals
+                if d.why:
+                    notes[mid] = d.why
+                if levels is not None:
+                    off = [lv for lv in levels if lv not in [int(x) for x in scoring.ladder]]
+                    if off:
+                        notes[mid] = (f"the table played level {off[0]} that is not on the "
+                                      "competition's ladder: set the tables' rules to its ladder, "
+                                      "or enter the result")
+                        status, levels, passed = "not_played", None, None
+                if d.status != "not_played":
+                    sources[mid] = "table"
+            matches.append(TableMatch(mid, no, label, (side[0], side[1]),
                                       status, levels, passed, deals))
     for no, p in pairings.items():
         if p.bye is not None:
             matches.append(TableMatch(match_id(no, "bye"), no, "bye", (p.bye, None)))
-    scoring = Scoring.from_dict(c[4])
-    return Event(comp_id, c[0], c[1], c[2], c[3], scoring, int(c[5]), players, entries, rounds,
-                 pairings, seats, matches, adjs)
+    return Competition(comp_id, c[0], c[1], c[2], c[3], scoring, int(c[5]), players, entries,
+                       rounds, pairings, seats, matches, adjs, notes, sources, commands, hands)
 
 
-def standings(ev: Event, through: int | None = None) -> Standings:
+def standings(ev: Competition, through: int | None = None) -> Standings:
     """The standings after round ``through`` (all rounds when None)."""
     ms = [m for m in ev.matches if through is None or m.round_no <= through]
     ids = {m.match_id for m in ms}
@@ -278,7 +344,7 @@ def seat_by_hand(conn: psycopg.Connection, comp_id: int, round_no: int, seats: l
     _write_seats(conn, ev, r, [*ev.seats.get(round_no, []), *seats], entered_by, only=seats)
 
 
-def _write_seats(conn: psycopg.Connection, ev: Event, r: Round, seats: list[Seat],
+def _write_seats(conn: psycopg.Connection, ev: Competition, r: Round, seats: list[Seat],
                  entered_by: str, only: list[Seat] | None = None) -> None:
     check_seating(seats, ev.entries)  # SeatingError: nothing written
     with conn.transaction():
@@ -306,6 +372,13 @@ def move(conn: psycopg.Connection, comp_id: int, round_no: int, action: str) -> 
         stamp = {"playing": "started_at", "time_called": "time_called_at", "closed": "closed_at"}[to]
         conn.execute(f"UPDATE rounds SET state = %s, {stamp} = now() WHERE round_id = %s",
                      (to, row[0]))
+        if action == "start":
+            # each seated table's chain index now, and a new match sent to it
+            labels = [r[0] for r in conn.execute(
+                "SELECT DISTINCT table_label FROM seatings WHERE round_id = %s", (row[0],))]
+            mark_round(conn, comp_id, int(row[0]), labels)
+        elif action == "call_time":
+            call_time(conn, comp_id, int(row[0]))  # the tables finish the deal in progress
     return to
 
 
@@ -370,7 +443,7 @@ def adjust(conn: psycopg.Connection, comp_id: int, round_no: int, *, kind: str, 
     return int(row[0])
 
 
-def export_round(ev: Event, round_no: int) -> str:
+def export_round(ev: Competition, round_no: int) -> str:
     """Every match of the round in one strict form: a fixed header per match, keys in a fixed
     order, one space, LF; byte for byte the same for the same facts, so two published
     versions diff line by line."""
@@ -404,6 +477,46 @@ def export_round(ev: Event, round_no: int) -> str:
     return "\n".join(out)
 
 
+def _seat_names(ev: Competition, round_no: int, table: str) -> dict[int, str]:
+    names = {0: "?", 1: "?", 2: "?", 3: "?"}
+    for s in ev.seats.get(round_no, []):
+        if s.table == table:
+            names[s.seat] = ev.players[s.player].name
+    return names
+
+
+def hand_result(h: Hand) -> str:
+    """A hand's result in the export: the attackers' points, the levels after, and the
+    side that passed the top when the hand won the match (``85 2/5``, ``130 A/3 won 0``)."""
+    out = f"{h.attackers} {level_name(h.levels_after[0])}/{level_name(h.levels_after[1])}"
+    return out + (f" won {h.match_winner}" if h.match_winner in (0, 1) else "")
+
+
+def export_hands(ev: Competition, round_no: int) -> str:
+    """Every hand of the round's matches as the tables recorded them, one record each with
+    the fixed header (event, site, date, round, table, the four names, dealer, level, trump,
+    result) in the strict form of :func:`export_round`: byte for byte the same for the same
+    facts. Tables whose result the director entered without the table's records have none."""
+    out: list[str] = []
+    by_id = {m.match_id: m for m in ev.matches if m.round_no == round_no}
+    for mid in sorted(by_id):
+        m = by_id[mid]
+        names = _seat_names(ev, round_no, m.table)
+        for h in ev.hands.get(mid, ()):
+            tags = [
+                ("Event", ev.name), ("Site", ev.site), ("Date", ev.starts_on.isoformat()),
+                ("Round", str(round_no)), ("Table", m.table), ("Hand", str(h.hand_no)),
+                ("Seat0", names[0]), ("Seat1", names[1]), ("Seat2", names[2]), ("Seat3", names[3]),
+                ("Dealer", "-" if h.dealer < 0 else f"S{h.dealer}"),
+                ("Level", level_name(h.level)),
+                ("Trump", "-" if h.trump < 0 else "SHDCN"[h.trump] if h.trump <= 4 else str(h.trump)),
+                ("Result", hand_result(h)),
+            ]
+            out.extend(f'[{k} "{v.replace(chr(34), chr(39))}"]' for k, v in tags)
+            out.append("")
+    return "\n".join(out)
+
+
 def _other_points(std: Standings, entry: str | None, round_no: int) -> str:
     if entry is None:
         return "-"
@@ -411,7 +524,7 @@ def _other_points(std: Standings, entry: str | None, round_no: int) -> str:
     return "-" if res is None else str(res.points)
 
 
-def standings_json(ev: Event, std: Standings) -> list[dict[str, Any]]:
+def standings_json(ev: Competition, std: Standings) -> list[dict[str, Any]]:
     return [{"rank": r.rank, "shared": r.shared, "entry": r.name, "players": ev.names(r.entry),
              "match_points": r.match_points, "net_levels": r.net_levels,
              "total_levels": r.total_levels, "rounds_won": r.rounds_won,
@@ -429,18 +542,20 @@ def publish(conn: psycopg.Connection, comp_id: int, round_no: int, director: str
         raise ActionError(f"round {round_no} has tables without a result: enter them or adjust "
                           "(walkover, forfeit) before publishing")
     text = export_round(ev, round_no)
+    hands = export_hands(ev, round_no)
     body = json.dumps(standings_json(ev, std), ensure_ascii=False, sort_keys=True)
     with conn.transaction():
-        prev = conn.execute("SELECT version, results_export FROM publications WHERE round_id = %s"
-                            " ORDER BY version DESC LIMIT 1 FOR UPDATE", (r.round_id,)).fetchone()
+        prev = conn.execute("SELECT version, results_export, hands_export FROM publications"
+                            " WHERE round_id = %s ORDER BY version DESC LIMIT 1 FOR UPDATE",
+                            (r.round_id,)).fetchone()
         version = 1 if prev is None else int(prev[0]) + 1
         diff = "" if prev is None else "\n".join(difflib.unified_diff(
-            prev[1].splitlines(), text.splitlines(), f"round {round_no} v{prev[0]}",
-            f"round {round_no} v{version}", lineterm=""))
+            (prev[1] + "\n" + prev[2]).splitlines(), (text + "\n" + hands).splitlines(),
+            f"round {round_no} v{prev[0]}", f"round {round_no} v{version}", lineterm=""))
         conn.execute(
             "INSERT INTO publications (comp_id, round_id, version, correction_until, director,"
-            " standings, results_export, diff_from_prev) VALUES (%s,%s,%s,"
-            " now() + make_interval(mins => %s), %s,%s,%s,%s)",
-            (comp_id, r.round_id, version, ev.correction_minutes, director, body, text, diff))
+            " standings, results_export, hands_export, diff_from_prev) VALUES (%s,%s,%s,"
+            " now() + make_interval(mins => %s), %s,%s,%s,%s,%s)",
+            (comp_id, r.round_id, version, ev.correction_minutes, director, body, text, hands, diff))
         conn.execute("UPDATE rounds SET state = 'published' WHERE round_id = %s", (r.round_id,))
     return version

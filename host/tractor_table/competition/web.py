@@ -69,6 +69,8 @@ TEXT: Final = {
         "time_limit": "minutes", "deal_limit": "deals", "tables": "tables (labels)",
         "matches": "Matches", "no_comp": "No competition yet.", "create": "Create a competition",
         "preset": "scoring", "movement": "movement",
+        "hand": "hand", "dealer": "dealer", "level": "level", "trump": "trump",
+        "players_edit": "Players", "member_no": "member no.", "club": "club", "save": "Save",
     },
     "zh": {
         "standings": "成绩排名", "provisional": "临时成绩", "published": "已公布",
@@ -87,6 +89,8 @@ TEXT: Final = {
         "time_limit": "分钟", "deal_limit": "副", "tables": "桌号",
         "matches": "比赛", "no_comp": "尚无比赛。", "create": "新建比赛",
         "preset": "计分", "movement": "编排方式",
+        "hand": "副", "dealer": "庄家", "level": "级", "trump": "主",
+        "players_edit": "选手", "member_no": "会员号", "club": "俱乐部", "save": "保存",
     },
 }
 STATE_NAMES: Final = {
@@ -167,11 +171,37 @@ def _login(url: str, name: str, password: str) -> str | None:
 
 
 class Changes:
-    """A counter the director's actions bump; each /live/standings stream waits on it."""
+    """A counter the director's actions bump, and the tables' uploads (a hand's end changes
+    a result read from the events): each /live/standings stream waits on it. One LISTEN
+    connection per server follows the uploads (``tt_table``), started with the first stream."""
 
     def __init__(self) -> None:
         self.version = 0
         self._cond: asyncio.Condition | None = None
+        self._listener: asyncio.Task[None] | None = None
+
+    def listen(self, url: str) -> None:
+        if self._listener is None or self._listener.done():
+            self._listener = asyncio.get_running_loop().create_task(self._listen(url))
+
+    async def _listen(self, url: str) -> None:
+        delay = 0.2
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+                    await conn.execute("LISTEN tt_table")
+                    delay = 0.2
+                    await self.bump()  # anything that happened while not listening
+                    gen = conn.notifies()
+                    async for _n in gen:
+                        # a burst of events (a batch) is one change: gather it for 0.3 s
+                        await asyncio.sleep(0.3)
+                        await self.bump()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # PostgreSQL went away: again, with a growing pause
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
 
     def cond(self) -> asyncio.Condition:
         if self._cond is None:
@@ -268,7 +298,16 @@ def _view(url: str, comp: int) -> dict[str, Any]:
             text = ""
             if m.levels is not None:
                 text = f"{level_name(m.levels[0])}/{level_name(m.levels[1])}"
-            cells.append({"cls": cls, "text": text, "mid": m.match_id})
+                if m.deals:
+                    text += f" ·{m.deals}"
+            cmds = ev.commands.get((r.no, label), {})
+            if cmds.get("call_time") not in (None, "done"):
+                text += " ⏱"  # time called, the table not yet told
+            title = " · ".join(x for x in (
+                ev.notes.get(m.match_id, ""),
+                f"source: {ev.sources[m.match_id]}" if m.match_id in ev.sources else "",
+                *(f"{k.replace('_', ' ')}: {w}" for k, w in cmds.items())) if x)
+            cells.append({"cls": cls, "text": text, "mid": m.match_id, "note": title})
         grid.append({"label": label, "cells": cells})
     return {"ev": ev, "std": std, "pubs": pubs, "published": published,
             "provisional": provisional, "grid": grid, "alerts": alerts}
@@ -304,20 +343,25 @@ async def standings_csv(request: Request) -> Response:
     if comp is None:
         return PlainTextResponse("no competition yet\n", status_code=404)
     v = await run_in_threadpool(_view, url, comp)
+    rows = store.standings_json(v["ev"], v["std"])
+    return Response(_standings_csv(rows), media_type="text/csv; charset=utf-8")
+
+
+def _standings_csv(rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    rows = store.standings_json(v["ev"], v["std"])
     cols = ["rank", "entry", "players", "match_points", "net_levels", "total_levels",
             "rounds_won", "progressive_cut1", "played"]
     w.writerow(cols)
     for r in rows:
-        w.writerow([r[c] for c in cols])
-    return Response(out.getvalue(), media_type="text/csv; charset=utf-8")
+        w.writerow([r.get(c, "") for c in cols])
+    return out.getvalue()
 
 
 async def standings_stream(request: Request) -> Response:
     changes = _changes(request)
     url = _url(request)
+    changes.listen(url)
 
     async def gen() -> AsyncIterator[bytes]:
         seen = -1
@@ -367,7 +411,7 @@ async def round_sheet(request: Request) -> Response:
     def fetch() -> tuple[Any, ...] | None:
         with db.connect(url) as conn:
             return conn.execute(
-                "SELECT p.version, p.published_at, p.results_export, p.standings"
+                "SELECT p.version, p.published_at, p.results_export, p.standings, p.hands_export"
                 " FROM publications p JOIN rounds r USING (round_id)"
                 " WHERE p.comp_id = %s AND r.no = %s ORDER BY p.version DESC LIMIT 1",
                 (comp, no)).fetchone()
@@ -376,18 +420,31 @@ async def round_sheet(request: Request) -> Response:
     if pub is None:
         return PlainTextResponse(f"round {no} is not published\n", status_code=404)
     fmt = request.path_params.get("fmt")
-    if fmt == "txt":
-        return PlainTextResponse(pub[2])
+    standings = pub[3] if isinstance(pub[3], list) else json.loads(pub[3])
+    if fmt == "txt":  # the strict export: each match, then each hand, as published
+        return PlainTextResponse(pub[2] + ("\n" + pub[4] if pub[4] else ""))
     if fmt == "pdf":
         return await _pdf(request, no)
+    if fmt == "json":  # the standings as frozen into this version
+        return JSONResponse({"round": no, "version": pub[0], "published_at": pub[1].isoformat(),
+                             "standings": standings})
+    if fmt == "csv":
+        return Response(_standings_csv(standings), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'inline; filename="round-{no}-v{pub[0]}.csv"'})
     if fmt is not None:
-        return PlainTextResponse(f"no .{fmt[:10]} form: use .txt or .pdf\n", status_code=404)
-    standings = pub[3] if isinstance(pub[3], list) else json.loads(pub[3])
+        return PlainTextResponse(f"no .{fmt[:10]} form: use .txt, .json, .csv or .pdf\n",
+                                 status_code=404)
+    hands: dict[str, list[dict[str, str]]] = {}
+    for block in pub[4].split("\n\n"):
+        if block.strip():
+            tags = dict(line.removeprefix("[").removesuffix('"]').split(' "', 1)
+                        for line in block.splitlines())
+            hands.setdefault(tags["Table"], []).append(tags)
     matches = [dict(line.removeprefix("[").removesuffix('"]').split(' "', 1)
                     for line in block.splitlines())
                for block in pub[2].split("\n\n") if block.strip()]
     return _render(request, "sheet.html", no=no, version=pub[0], published_at=pub[1],
-                   standings=standings, matches=matches)
+                   standings=standings, matches=matches, hands=hands)
 
 
 async def _pdf(request: Request, no: int) -> Response:
@@ -509,8 +566,18 @@ def _act(url: str, who: str, form: dict[str, Any]) -> str:
             preset = str(form.get("preset", "club"))
             if preset not in PRESETS:
                 raise CompetitionError(f"scoring {preset!r}: use one of {', '.join(PRESETS)}")
+            scoring = PRESETS[preset]
+            ladder = str(form.get("ladder", "tournament"))
+            if ladder not in ("tournament", "full"):
+                raise CompetitionError(f"ladder {ladder!r}: use tournament (2 5 T J Q K A) or full")
+            if ladder == "full":  # the tables' rules climb every level (level_ladder = full)
+                from dataclasses import replace
+
+                from .scoring import FULL_LADDER
+
+                scoring = replace(scoring, ladder=FULL_LADDER)
             comp = store.create(conn, str(form.get("name", "")).strip() or "Club night",
-                                scoring=PRESETS[preset], site=str(form.get("site", "")),
+                                scoring=scoring, site=str(form.get("site", "")),
                                 movement=str(form.get("movement", "swiss")),
                                 lots_seed=secrets.randbelow(1 << 30))
             return f"competition {comp} created"
@@ -522,6 +589,13 @@ def _act(url: str, who: str, form: dict[str, Any]) -> str:
             data = form.get("file") or form.get("csv", "")
             p, e = store.import_players(conn, comp_id, data if data else "")
             return f"{p} players in {e} entries imported"
+        if action == "player":
+            pid = _int(form, "player")
+            if pid is None:
+                raise CompetitionError("say which player")
+            return store.edit_player(conn, comp_id, pid, name=str(form.get("name", "")),
+                                     member_no=str(form.get("member_no", "")),
+                                     club=str(form.get("club", "")))
         if action == "draw":
             n = store.draw_round(conn, comp_id, time_limit_min=_int(form, "time_limit"),
                                  deal_limit=_int(form, "deal_limit"))

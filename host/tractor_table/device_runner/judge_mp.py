@@ -14,6 +14,8 @@ import sys
 
 import drules  # type: ignore[import-not-found]
 import drules_hand  # type: ignore[import-not-found]
+import ruleopts  # type: ignore[import-not-found]
+import tableconfig  # type: ignore[import-not-found]
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
@@ -32,35 +34,12 @@ REASONS = {
     drules.R_SAME_SHAPE: "must_play_same_shape",
     drules.R_THROW_FAILED: "throw_failed",
 }
-KM = {"structure": drules.KM_STRUCTURE, "linear": drules.KM_LINEAR, "cards": drules.KM_CARDS}
-LT = {
-    "classic": drules_hand.LT_CLASSIC,
-    "lianzhong": drules_hand.LT_LIANZHONG,
-    "qq": drules_hand.LT_QQ,
-    "tournament": drules_hand.LT_TOURNAMENT,
-    "onedeck": drules_hand.LT_ONEDECK,
-    "xuwen": drules_hand.LT_XUWEN,
-}
-LL = {"full": drules_hand.LL_FULL, "tournament": drules_hand.LL_TOURNAMENT}
-KNOWN = (
-    "decks",
-    "level",
-    "trump",
-    "permanent_twos",
-    "kitty_multiplier",
-    "kitty_requires_trump",
-    "level_table",
-    "level_ladder",
-    "must_play",
-    "throw_penalty",
-    "allow_self_override",
-    "no_bid",
-    "first_dealer",
-    "same_shape_only",
-    "partners",
-    "revoke",
-    "hand_scan",
-)
+# the rule options and their device numbers: the firmware's table, generated
+# from the host's schema (shengji.rules.OPTIONS; firmware/ruleopts.py)
+OPTIONS = {o[0]: o for o in ruleopts.OPTIONS}
+KNOWN = ("level", "trump") + tuple(OPTIONS)
+#: level tables written for one number of decks (docs/rules.md §8.4)
+TABLE_DECKS = {"onedeck": 1, "tournament": 2, "xuwen": 4}
 
 
 class CaseError(Exception):
@@ -155,6 +134,34 @@ def names(cards: bytes | bytearray | list[int]) -> str:
     return " ".join(card_name(c) for c in cards)
 
 
+def option_value(name: str, value: object) -> int:
+    """A case's value of one rule option (JSON) as the device engine's number
+    (firmware/ruleopts.py: a flag 0/1, a choice its index, levels a mask)."""
+    _, kind, values, _ = OPTIONS[name]
+    if kind == ruleopts.FLAG:
+        if not isinstance(value, bool):
+            raise CaseError(f"{name} must be true or false")
+        return 1 if value else 0
+    if kind == ruleopts.CHOICE:
+        if value not in values:
+            raise CaseError(f"bad {name} {value!r}: one of {', '.join(values)}")
+        return int(values.index(value))
+    if kind == ruleopts.LEVELS:
+        if isinstance(value, str):
+            value = value.replace(",", " ").split()
+        if not isinstance(value, list):
+            raise CaseError(f"{name} must be a list of levels")
+        mask = 0
+        for r in value:
+            mask |= 1 << rank_of(str(r))
+        return mask
+    lo, hi, step = values
+    if not isinstance(value, int) or isinstance(value, bool) or value < lo or (hi >= 0 and value > hi) or (value - lo) % step:
+        what = f"{lo}-{hi}" if hi >= 0 else f"{lo} or more"
+        raise CaseError(f"{name} must be {what}" + (f", a multiple of {step}" if step > 1 else ""))
+    return value
+
+
 class CaseRules:
     """A case's rules: the engine plus the hand-level options."""
 
@@ -166,62 +173,33 @@ class CaseRules:
         for k in rules:
             if k not in KNOWN:
                 raise CaseError(f"unknown rule option {k!r}")
-        decks = rules.get("decks", 2)
-        if not isinstance(decks, int) or decks < 1 or decks > 4:
-            raise CaseError("decks must be 1-4")
-        self.decks = decks
+        v = {name: option_value(name, rules[name]) if name in rules else o[3] for name, o in OPTIONS.items()}
+        self.values = v
+        decks = self.decks = v["decks"]
         self.level = rank_of(str(rules.get("level", "2")))
         trump = rules.get("trump", "NT")
         if trump not in TRUMPS:
             raise CaseError(f"bad trump {trump!r}")
-        km = rules.get("kitty_multiplier", "structure")
-        if km not in KM:
-            raise CaseError(f"bad kitty_multiplier {km!r}")
-        lt = rules.get("level_table", "classic")
-        if lt not in LT:
-            raise CaseError(f"bad level_table {lt!r}")
-        ll = rules.get("level_ladder", "full")
-        if ll not in LL:
-            raise CaseError(f"bad level_ladder {ll!r}")
-        need = {"onedeck": 1, "tournament": 2, "xuwen": 4}.get(lt)
+        lt = OPTIONS["level_table"][2][v["level_table"]]
+        need = TABLE_DECKS.get(lt)
         if need is not None and need != decks:
             raise CaseError(f"level_table {lt!r} needs decks={need}")
-        self.table = LT[lt]
-        self.ladder = LL[ll]
-        mask = 0
-        mp = rules.get("must_play", [])
-        if isinstance(mp, str):
-            mp = mp.replace(",", " ").split()
-        if not isinstance(mp, list):
-            raise CaseError("must_play must be a list of levels")
-        for r in mp:
-            rank = rank_of(str(r))
-            if ll == "tournament" and rank not in (0, 3, 8, 9, 10, 11, 12):
-                raise CaseError(f"must_play level {r} is not on the tournament ladder")
-            mask |= 1 << rank
-        self.must_play = mask
-        for name in ("permanent_twos", "same_shape_only", "kitty_requires_trump", "allow_self_override", "hand_scan"):
-            if name in rules and not isinstance(rules[name], bool):
-                raise CaseError(f"{name} must be true or false")
-        tp = rules.get("throw_penalty", 0)
-        if not isinstance(tp, int) or isinstance(tp, bool) or tp < 0 or tp % 5:
-            raise CaseError("throw_penalty must be a multiple of 5, 0 or more")
-        nb = rules.get("no_bid", "nt")
-        if nb not in ("nt", "kitty"):
-            raise CaseError(f"bad no_bid {nb!r}")
-        self.no_bid = drules_hand.NB_KITTY if nb == "kitty" else drules_hand.NB_NT
-        fd = rules.get("first_dealer", "first")
-        if fd not in ("first", "final"):
-            raise CaseError(f"bad first_dealer {fd!r}")
-        self.first_dealer = drules_hand.FD_FINAL if fd == "final" else drules_hand.FD_FIRST
-        self.allow_self_override = bool(rules.get("allow_self_override", True))
+        self.table = v["level_table"]
+        self.ladder = v["level_ladder"]
+        bad = tableconfig.off_ladder(v["must_play"], self.ladder)
+        if bad >= 0:
+            raise CaseError(f"must_play level {RANKS[bad]} is not on the {OPTIONS['level_ladder'][2][self.ladder]} ladder")
+        self.must_play = v["must_play"]
+        self.no_bid = v["no_bid"]
+        self.first_dealer = v["first_dealer"]
+        self.allow_self_override = bool(v["allow_self_override"])
         self.engine = drules.Engine(
             decks,
-            bool(rules.get("permanent_twos", False)),
-            bool(rules.get("same_shape_only", False)),
-            KM[km],
-            bool(rules.get("kitty_requires_trump", False)),
-            int(rules.get("throw_penalty", 0)),
+            bool(v["permanent_twos"]),
+            bool(v["same_shape_only"]),
+            v["kitty_multiplier"],
+            bool(v["kitty_requires_trump"]),
+            v["throw_penalty"],
         )
         self.engine.set_trump(self.level, TRUMPS[trump])
 

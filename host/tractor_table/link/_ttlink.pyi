@@ -76,6 +76,7 @@ class DeviceLink(_Link):
     fw_version: str
     rules_id: str
     table_uid: str
+    rules_digest: str
     count: int
     head: int
     ring_size: int
@@ -92,6 +93,7 @@ class DeviceLink(_Link):
         timing: Timing | None = ...,
         snap_limit: int = ...,
         table_uid: str = ...,
+        rules_digest: str = ...,
     ) -> None: ...
     def add_event(self, ev: list[Any]) -> int: ...
     def restore(self, base: int, base_hash: int, events: Any) -> None: ...

@@ -15,6 +15,13 @@ which sends the replayer's state to the table as a snapshot (the table swaps
 it in only once the whole snapshot checks out).
 
 Connect it to a link with ``SerialLink(on_note=verifier.on_note)``.
+
+The table's WELCOME carries its rules digest (docs/protocol.md,
+:mod:`tractor_table.rulescodec`). With ``rules`` given, the verifier
+compares them with the table's and, when they differ, refuses to judge with
+one line naming the options that differ and what to do; with ``rules`` None
+and ``adopt`` given it takes the table's rules and builds its replayer for
+them (``tractor-table link`` without ``--rules``).
 """
 
 from __future__ import annotations
@@ -23,13 +30,16 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import CommandError
 from ..events import Event, decode
 from ..events import describe as describe_event
 from . import ttlink
 from .notes import Note, Rollback, SnapshotDone, SnapshotIn, Up, typed
+
+if TYPE_CHECKING:
+    from shengji import Rules
 
 
 class Replayer(Protocol):
@@ -119,6 +129,14 @@ class Verifier:
     base_hash: int = 0
     base_data: bytes | None = None
     pushed: tuple[int, bytes, int, int] | None = None  # (id, data, count, head) in flight
+    #: the rules the host judges by (None: the table's, taken from its WELCOME with ``adopt``)
+    rules: Rules | None = None
+    #: builds the replayer for the table's rules (``rules`` None)
+    adopt: Callable[[Rules], Replayer] | None = None
+    #: how the operator gave the rules, for the mismatch line (``--rules onedeck``)
+    given: str = "--rules"
+    #: what the verifier did with the table's rules at the last WELCOME, in words ("" nothing to say)
+    rules_note: str = ""
 
     # --- feeding
 
@@ -135,6 +153,7 @@ class Verifier:
                     )
                 else:
                     self.refused = ""
+                    self._table_rules(note.rules_digest)
             case Event():
                 self.check(note.index, note.hash, note)
             case SnapshotIn():
@@ -149,6 +168,36 @@ class Verifier:
                         self._rebase(p[2], p[3], p[1])
             case _:
                 pass
+
+    def _table_rules(self, digest: str) -> None:
+        """Meet the table's rules digest (WELCOME): compare, or adopt."""
+        from .. import rulescodec
+
+        self.rules_note = ""
+        if not digest:
+            if self.rules is None and self.adopt is not None:
+                from shengji import Rules
+
+                self.rules = Rules()
+                self.replayer = self.adopt(self.rules)
+                self.rules_note = (
+                    "rules: classic (the table does not say its rules: firmware from before the rules "
+                    "digest); give --rules if it plays others, or update the firmware (make deploy)"
+                )
+            return
+        if self.rules is None:
+            if self.adopt is None:
+                return
+            try:
+                rules = rulescodec.rules_of_digest(digest)
+            except rulescodec.RulesCodecError as exc:
+                self.refused = str(exc)
+                return
+            self.rules = rules
+            self.replayer = self.adopt(rules)
+            self.rules_note = f"rules: the table's, {rulescodec.rules_words(rules)}"
+        elif rulescodec.digest(self.rules) != digest:
+            self.refused = rulescodec.mismatch_line(digest, self.rules, self.given)
 
     def rebase(self, count: int, head: int, data: bytes | None) -> None:
         """The log now starts at a snapshot (the link reset its record)."""

@@ -86,6 +86,10 @@ class Recorder:
             except Exception:
                 self.on_note(note)
                 raise
+            taken = getattr(verifier, "rules", None)
+            if isinstance(note, Up) and self.rules_json is None and taken is not None:
+                # the verifier took the table's rules (link without --rules): kept with the session
+                self.rules_json = json.dumps(taken.to_dict(), sort_keys=True)
             verdict: tuple[str, Any] | None = None
             if isinstance(note, Event):
                 if len(verifier.disagreements) > before[2]:

@@ -150,6 +150,10 @@ class BotGame:
         self.tricks_played = 0
         self.findings: list[E.Revoke | E.Audit] = []  # REVOKE and AUDIT events of the hand
         self.hand: Hand | None = None
+        #: the link's event index of each play of the trick in progress, and
+        #: the index after the last trick's end (rewind_to)
+        self.trick_plays: list[int] = []
+        self.trick_start = 0
         self.challenges = 0
         self.forced_at_once = 0
         self.forced_equal = 0  # the table forced another, equally weak unit (followed)
@@ -273,6 +277,8 @@ class BotGame:
         if own is not self.rules or (called and not self.table.hand_scan):
             self.blind = Hand(self.rules, level=level, dealer=m.dealer, first_hand=m.first_hand)
         self.hand = hand
+        self.trick_plays = []
+        self.trick_start = 0
         self.findings = []
         self.forfeits = []
         self.revoked = False
@@ -356,18 +362,31 @@ class BotGame:
         assert self.hand is not None
         self._play_one(self.hand)
 
-    def rewind_to_trick_start(self) -> int:
-        """After a power cut the table resumes from its last snapshot, taken
-        at the last trick boundary: take the trick in progress back from the
-        host's copy too (its cards are tapped again). Returns the plays undone."""
+    def rewind_to(self, count: int) -> int:
+        """After a power cut the table resumes from its last snapshot, whose
+        event log ends at ``count`` (the count of its WELCOME when the link is up
+        again). A save is taken after a trick ends, at the table's first quiet
+        turn, so it may already hold the next trick's first plays: take back
+        from the host's copy the plays of the trick in progress that the table
+        lost (their cards are tapped again), and none that it kept. Returns
+        the plays undone. Only the trick in progress can be lost
+        (docs/firmware.md, "Flash and power cuts"): an earlier ``count`` is a
+        CommandError."""
         hand = self.hand
         assert hand is not None
+        if count < self.trick_start:
+            raise CommandError(
+                f"the table resumed at event {count}, before the trick in progress (event "
+                f"{self.trick_start}): more than that trick was lost"
+            )
+        kept = sum(1 for i in self.trick_plays if i < count)
         n = 0
-        while hand.tricks and not hand.tricks[-1].complete:
+        while hand.tricks and not hand.tricks[-1].complete and len(hand.tricks[-1].plays) > kept:
             hand.undo()
             if self.blind is not None:
                 self.blind.undo()
             n += 1
+        del self.trick_plays[kept:]
         return n
 
     def finish_hand(self) -> None:
@@ -471,6 +490,7 @@ class BotGame:
         before = self.view.defenders
         hand.apply(Play(seat, tuple(cards)))
         self._both(Play(seat, tuple(cards)))
+        self.trick_plays.append(play.index)
         if self.rules.partners == Partners.CALLED:
             self._partner_known(before, len(self.view.tricks) - 1)
         last = hand.tricks[-1]
@@ -488,6 +508,8 @@ class BotGame:
         if not last.complete:
             return
         tr = self._expect(E.Trick)
+        self.trick_plays = []
+        self.trick_start = tr.index + 1
         self.tricks_played += 1
         self._check(f"trick {tr.trick + 1} winner, points", [tr.winner, tr.points], [last.winner, last.points])
         if self.rules.partners == Partners.CALLED:

