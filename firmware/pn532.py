@@ -260,7 +260,8 @@ class PN532:
         self._cs.value(1)
 
     # ---- SPI transactions -------------------------------------------------
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 160 B of the chip's heap
     def _write(self, wire):
         cs = self._cs
         cs.value(0)
@@ -311,7 +312,8 @@ class PN532:
                 return False
             clock.sleep_us(self.poll_us)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 192 B of the chip's heap
     def _read(self, buf):
         # Raw (bit-reversed) bytes; _parse un-reverses only what it uses.
         cs = self._cs
@@ -384,7 +386,8 @@ class PN532:
     # scanner's poll groups). Learned waits here only go down (a poll with a
     # card answers 4 ms later than one without: the wait learned is the
     # shorter), and a reset forgets them.
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 320 B of the chip's heap
     def _begin(self, wire, buf, cmd, timeout_us, slot):
         self.commands += 1
         self._write(wire)
@@ -449,7 +452,8 @@ class PN532:
         """A command begun and not finished (``poll_begin``/``off_begin``)."""
         return self._op != 0
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 240 B of the chip's heap
     def wait_us(self):
         """How long the command in flight can be left alone: what is left of
         its learned wait; past it, ``step_us``, doubled after each status read
@@ -467,7 +471,8 @@ class PN532:
         """Wait on this reader's clock (the scanner owns none)."""
         self._clock.sleep_us(us)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 208 B of the chip's heap
     def poll_begin(self, max_targets=2):
         """Send InListPassiveTarget (106 kbps type A) and return at once;
         ``poll_step()`` until it is not PENDING."""
@@ -476,7 +481,8 @@ class PN532:
         wire = self._w_poll2 if max_targets == 2 else self._w_poll1
         self._begin(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us, 1)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 160 B of the chip's heap
     def poll_step(self):
         """PENDING while the poll runs, then what ``poll()`` returns: the
         number of tags (UIDs in ``uid``/``uid2``) or an error. The field is
@@ -486,12 +492,14 @@ class PN532:
             return n
         return self._targets(n)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 128 B of the chip's heap
     def off_begin(self):
         """Send RFConfiguration field off and return at once; ``off_step()``."""
         self._begin(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us, 2)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 176 B of the chip's heap
     def off_step(self):
         """PENDING, then OK or an error."""
         n = self._step()
@@ -567,7 +575,8 @@ class PN532:
         n = self._call(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us, 1)
         return self._targets(n)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 1,072 B of the chip's heap
     def _targets(self, n):
         # the poll's answer (n data bytes, or an error) into uid/uid2
         self.uid_len = 0
