@@ -103,9 +103,11 @@ class Store:
                 f.flush()
             self._job = None
             self._f = None
+            self._out = None  # the writer holds the file: nothing kept between saves
             f.close()
         except BaseException:
             self._job = None
+            self._out = None
             f = self._f
             self._f = None
             if f is not None:

@@ -260,7 +260,8 @@ class PN532:
         self._cs.value(1)
 
     # ---- SPI transactions -------------------------------------------------
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 160 B of the chip's heap
     def _write(self, wire):
         cs = self._cs
         cs.value(0)
@@ -280,7 +281,8 @@ class PN532:
         # bit 0 (ready) of the status byte, LSB first: only that bit is tested
         return (self._status[0] & 0x80) != 0
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): blocking commands only (set-up, a tag's page), not the
+    # polling path; native: 656 B of the chip's heap
     def _wait(self, timeout_us, slot):
         # Wait until the chip is ready, at most timeout_us. ``slot`` names the
         # kind of wait (which command, ACK or answer): it first sleeps the
@@ -310,7 +312,8 @@ class PN532:
                 return False
             clock.sleep_us(self.poll_us)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 192 B of the chip's heap
     def _read(self, buf):
         # Raw (bit-reversed) bytes; _parse un-reverses only what it uses.
         cs = self._cs
@@ -324,7 +327,8 @@ class PN532:
         self.errors += 1
         return err
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): blocking commands only (set-up), not the polling path;
+    # native: 576 B of the chip's heap
     def _call(self, wire, buf, cmd, timeout_us, slot=0):
         # Send a command, check its ACK, wait for and check its answer.
         # Returns the number of answer data bytes (after D5 CMD+1) or an error.
@@ -382,7 +386,8 @@ class PN532:
     # scanner's poll groups). Learned waits here only go down (a poll with a
     # card answers 4 ms later than one without: the wait learned is the
     # shorter), and a reset forgets them.
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 320 B of the chip's heap
     def _begin(self, wire, buf, cmd, timeout_us, slot):
         self.commands += 1
         self._write(wire)
@@ -447,7 +452,8 @@ class PN532:
         """A command begun and not finished (``poll_begin``/``off_begin``)."""
         return self._op != 0
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 240 B of the chip's heap
     def wait_us(self):
         """How long the command in flight can be left alone: what is left of
         its learned wait; past it, ``step_us``, doubled after each status read
@@ -465,7 +471,8 @@ class PN532:
         """Wait on this reader's clock (the scanner owns none)."""
         self._clock.sleep_us(us)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 208 B of the chip's heap
     def poll_begin(self, max_targets=2):
         """Send InListPassiveTarget (106 kbps type A) and return at once;
         ``poll_step()`` until it is not PENDING."""
@@ -474,7 +481,8 @@ class PN532:
         wire = self._w_poll2 if max_targets == 2 else self._w_poll1
         self._begin(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us, 1)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 160 B of the chip's heap
     def poll_step(self):
         """PENDING while the poll runs, then what ``poll()`` returns: the
         number of tags (UIDs in ``uid``/``uid2``) or an error. The field is
@@ -484,12 +492,14 @@ class PN532:
             return n
         return self._targets(n)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 128 B of the chip's heap
     def off_begin(self):
         """Send RFConfiguration field off and return at once; ``off_step()``."""
         self._begin(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us, 2)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 176 B of the chip's heap
     def off_step(self):
         """PENDING, then OK or an error."""
         n = self._step()
@@ -548,13 +558,15 @@ class PN532:
             return n
         return OK
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): blocking (set-up, self-test), not the polling path;
+    # native: 176 B
     def field_off(self):
         """RFConfiguration: switch the RF field off. OK or an error."""
         n = self._call(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us, 2)
         return n if n < 0 else OK
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): blocking (self-test), not the polling path; native: 208
+    # B
     def poll(self, max_targets=2):
         """InListPassiveTarget at 106 kbps type A: the number of tags found
         (0, 1, 2) with their UIDs in ``uid``/``uid2``, or an error. The chip
@@ -563,7 +575,8 @@ class PN532:
         n = self._call(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us, 1)
         return self._targets(n)
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
+    # or once per answer with a tag, where native buys little; native: 1,072 B of the chip's heap
     def _targets(self, n):
         # the poll's answer (n data bytes, or an error) into uid/uid2
         self.uid_len = 0

@@ -590,7 +590,7 @@ class DeviceLink(_Link):
         self._welcome = None
         self._ring_n = ring
         self.ring_size = ring
-        self._ring_ev = [None] * ring
+        self._ring_ev = [None] * ring  # type: List[Optional[Tuple[Any, ...]]]
         self._ring_h = array("I", [0] * ring)  # unboxed: crc32 values pass 2**30
         self.count = 0
         self.head = 0
@@ -614,7 +614,9 @@ class DeviceLink(_Link):
             raise ValueError("event of %d bytes is longer than MAX_EVENT=%d" % (len(c), MAX_EVENT))
         h = _chain(self.head, c)
         slot = self.count % self._ring_n
-        self._ring_ev[slot] = ev
+        # kept as a tuple: one block, where a list is two (its object and its
+        # items), a fifth less of the ring's heap on the chip (docs/firmware.md, "Heap")
+        self._ring_ev[slot] = tuple(ev)
         self._ring_h[slot] = h
         self.count += 1
         self.head = h
