@@ -22,6 +22,7 @@ if shutil.which("chromium") is None or shutil.which("chromedriver") is None:
 
 import uvicorn
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
@@ -68,40 +69,53 @@ def browser() -> webdriver.Chrome:
                             options=opts)
 
 
+
+def log_in(d: webdriver.Chrome, wait: WebDriverWait[webdriver.Chrome], server: str) -> None:
+    """The director logs in; back at the competitions page."""
+    d.get(server + "/director/login")
+    d.find_element(By.ID, "name").send_keys("td")
+    d.find_element(By.ID, "password").send_keys(PASSWORD)
+    d.find_element(By.ID, "login").click()
+    wait.until(lambda b: b.find_elements(By.ID, "create"))
+
+
+def post(d: webdriver.Chrome, wait: WebDriverWait[webdriver.Chrome], element_id: str) -> str:
+    """Press a form's button and return the message of the page it posts to:
+    the old page must go first (its own message would do too)."""
+    wait.until(lambda b: b.find_elements(By.ID, element_id))
+    button = d.find_element(By.ID, element_id)
+    button.click()
+    wait.until(EC.staleness_of(button))
+    msg = wait.until(lambda b: b.find_elements(By.ID, "msg") or b.find_elements(By.ID, "err"))
+    return str(msg[0].text)
+
+
 def test_a_round_in_two_browsers(server: str, tmp_path: Path) -> None:
     csv_file = tmp_path / "players.csv"
     csv_file.write_text(CSV, encoding="utf-8")
     d, s = browser(), browser()
     try:
-        wait_d, wait_s = WebDriverWait(d, 90), WebDriverWait(s, 90)
+        wait_d = WebDriverWait(d, 90, ignored_exceptions=[StaleElementReferenceException])
+        wait_s = WebDriverWait(s, 90, ignored_exceptions=[StaleElementReferenceException])
         # the spectator is sent to the login page, never shown the director's
         s.get(server + "/director")
         wait_s.until(lambda b: "/director/login" in b.current_url)
         assert not s.find_elements(By.ID, "grid")
-        d.get(server + "/director/login")
-        d.find_element(By.ID, "name").send_keys("td")
-        d.find_element(By.ID, "password").send_keys(PASSWORD)
-        d.find_element(By.ID, "login").click()
-        wait_d.until(lambda b: b.find_elements(By.ID, "create"))
+        log_in(d, wait_d, server)
         d.find_element(By.ID, "comp-name").send_keys("Club night")
         d.find_element(By.ID, "create").click()
 
         def click(element_id: str) -> str:
-            wait_d.until(lambda b: b.find_elements(By.ID, element_id))
-            button = d.find_element(By.ID, element_id)
-            button.click()
-            # the form posts and the page is replaced: wait for the old page to
-            # go, then for the new page's message (the old one's would do too)
-            wait_d.until(EC.staleness_of(button))
-            msg = wait_d.until(lambda b: b.find_elements(By.ID, "msg") or b.find_elements(By.ID, "err"))
-            return str(msg[0].text)
+            return post(d, wait_d, element_id)
 
         wait_d.until(lambda b: b.find_elements(By.ID, "csv-file"))
         d.find_element(By.ID, "csv-file").send_keys(str(csv_file))
         assert "16 players in 8 entries imported" in click("import")
         s.get(server + "/standings")
         wait_s.until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#standings tr")) == 9)
-        assert "provisional" in s.find_element(By.ID, "status").text
+        # the page is live (its parts are replaced as the standings change):
+        # read it inside the wait, which retries an element replaced meanwhile
+        wait_s.until(lambda b: "provisional" in b.find_element(By.ID, "status").text)
         assert "round 1 drawn" in click("draw")
         assert "16 seats at 4 tables" in click("seat-1")
         assert "playing" in click("start-1")
@@ -115,7 +129,9 @@ def test_a_round_in_two_browsers(server: str, tmp_path: Path) -> None:
         assert "closed" in click("close-1")
         # the spectator's page moved by itself (server-sent events), no reload
         s.execute_script("document.body.dataset.marker = 'same page'")
-        first = d.find_element(By.XPATH, "//td[starts-with(text(), 'Pair ')]").text
+        # the first match's first entry, "Pair N (entry)" (the players' list
+        # above it names the pairs without their numbers)
+        first = d.find_element(By.XPATH, "//td[starts-with(text(), 'Pair ') and contains(text(), '(')]").text
         entry = first.split("(")[1].rstrip(")")
         d.find_element(By.ID, "adj-table-1").send_keys("T1")
         d.find_element(By.ID, "adj-entry-1").send_keys(entry)
@@ -161,22 +177,14 @@ def test_a_round_played_at_four_uploading_tables(server: str, club_db: str, tmp_
     d, s = browser(), browser()
     try:
         with demo.Tables(tmp_path / "tables", server, token, 4, pace_s=0.0, heartbeat_s=0.3):
-            wait_d, wait_s = WebDriverWait(d, 120), WebDriverWait(s, 120)
-            d.get(server + "/director/login")
-            d.find_element(By.ID, "name").send_keys("td")
-            d.find_element(By.ID, "password").send_keys(PASSWORD)
-            d.find_element(By.ID, "login").click()
-            wait_d.until(lambda b: b.find_elements(By.ID, "create"))
+            wait_d = WebDriverWait(d, 120, ignored_exceptions=[StaleElementReferenceException])
+            wait_s = WebDriverWait(s, 120, ignored_exceptions=[StaleElementReferenceException])
+            log_in(d, wait_d, server)
             d.find_element(By.ID, "comp-name").send_keys("Riverside club night")
             d.find_element(By.CSS_SELECTOR, "#comp-ladder option[value='full']").click()
 
             def click(element_id: str) -> str:
-                wait_d.until(lambda b: b.find_elements(By.ID, element_id))
-                button = d.find_element(By.ID, element_id)
-                button.click()
-                wait_d.until(EC.staleness_of(button))
-                msg = wait_d.until(lambda b: b.find_elements(By.ID, "msg") or b.find_elements(By.ID, "err"))
-                return str(msg[0].text)
+                return post(d, wait_d, element_id)
 
             assert "created" in click("create")
             d.find_element(By.ID, "csv-file").send_keys(str(csv_file))
