@@ -172,7 +172,9 @@ class Matching(EngineBase):
 
     # ------------------------------------------------------- shape matching
 
-    @micropython.native
+    # bytecode (issue 21, the heap): as native code it holds 1,936 B of the
+    # chip's heap for 538 B of bytecode; it answers the trick's direct match,
+    # not the follow sweep the worst cases spend their time in
     def _fits(self, cnt, s):
         # type: (bytearray, int) -> bool
         """Can the lead's units (self._lu, sets and runs of width >= 2) be
