@@ -22,9 +22,8 @@ if shutil.which("chromium") is None or shutil.which("chromedriver") is None:
 
 import uvicorn
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 from tractor_table.club import db
 from tractor_table.club.app import create_app
@@ -85,9 +84,25 @@ def post(d: webdriver.Chrome, wait: WebDriverWait[webdriver.Chrome], element_id:
     wait.until(lambda b: b.find_elements(By.ID, element_id))
     button = d.find_element(By.ID, element_id)
     button.click()
-    wait.until(EC.staleness_of(button))
-    msg = wait.until(lambda b: b.find_elements(By.ID, "msg") or b.find_elements(By.ID, "err"))
-    return str(msg[0].text)
+
+    def gone(_: webdriver.Chrome) -> bool:
+        # chromium says "stale" or, mid-navigation, "node does not belong
+        # to the document": either way the old page is going
+        try:
+            button.is_enabled()
+        except WebDriverException:
+            return True
+        return False
+
+    def message(b: webdriver.Chrome) -> str | None:
+        try:
+            found = b.find_elements(By.ID, "msg") or b.find_elements(By.ID, "err")
+            return str(found[0].text) if found else None
+        except WebDriverException:  # the page was replaced between the two reads
+            return None
+
+    wait.until(gone)
+    return str(wait.until(message))
 
 
 def test_a_round_in_two_browsers(server: str, tmp_path: Path) -> None:
