@@ -16,7 +16,9 @@ def test_the_firmware_runs_out_where_the_chip_would(tmp_path: Path) -> None:
     with PicoTable(2, rules=Rules(decks=2), workdir=tmp_path) as vt:
         kinds = vt.code_kinds
         assert kinds is not None and vt.cap > 0 and vt.held_bytes > 0
-        free, alloc, _, _ = vt.probe_heap()
+        # the least of five probes: a probe lands at the App's next turn, which
+        # may hold a reader poll's or a redraw's garbage-in-waiting under load
+        free, alloc, _, _ = min((vt.probe_heap() for _ in range(5)), key=lambda p: p[1])
         firmware = alloc - vt.sim_bytes  # what the firmware holds now (the models' and the held block out)
         assert kinds.unix < firmware < vt.cap
         # on the chip: its code at the chip's size, its state and the free
