@@ -234,7 +234,9 @@ class _Batch:
         if tid is not None:
             return tid
         c = self.conn
-        row = await (await c.execute("SELECT table_id FROM tables WHERE uid = %s", (uid,))).fetchone()
+        # seen now, and its id, in one round trip (a new table is made below)
+        row = await (await c.execute(
+            "UPDATE tables SET last_seen = now() WHERE uid = %s RETURNING table_id", (uid,))).fetchone()
         if row is None:
             row = await (await c.execute(
                 "INSERT INTO tables (table_id, uid, label) SELECT n, %s, 'T' || n "
@@ -249,7 +251,6 @@ class _Batch:
         tid = int(row[0])
         # the serialisation point: one writer per table at a time
         await c.execute("SELECT 1 FROM table_heads WHERE table_id = %s FOR UPDATE", (tid,))
-        await c.execute("UPDATE tables SET last_seen = now() WHERE table_id = %s", (tid,))
         self.tables[uid] = tid
         return tid
 
@@ -348,26 +349,26 @@ class _Batch:
         uid = it["table"]
         tid = await self.table(uid)
         idx, h, text, ev = it["idx"], it["hash"], it["event"], it["_ev"]
-        same = await (await c.execute(
-            "SELECT event_pk FROM events WHERE table_id = %s AND idx = %s AND hash = %s",
-            (tid, idx, h))).fetchone()
-        if same is not None:
+        # one round trip: the events at this index and the one before, and the
+        # snapshots that end where this event starts
+        rows = await (await c.execute(
+            "SELECT idx, hash, current, event_pk, host_id FROM events "
+            "WHERE table_id = %s AND idx IN (%s, %s) "
+            "UNION ALL SELECT -1, head, false, NULL, NULL FROM snapshots "
+            "WHERE table_id = %s AND count = %s",
+            (tid, idx, idx - 1, tid, idx))).fetchall()
+        if any(r[0] == idx and int(r[1]) == h for r in rows):
             return  # kept already (this host or another sent the same event)
         if idx == 0:
             heads = [0]
         else:
-            heads = [int(r[0]) for r in await (await c.execute(
-                "SELECT hash FROM events WHERE table_id = %s AND idx = %s "
-                "UNION SELECT head FROM snapshots WHERE table_id = %s AND count = %s",
-                (tid, idx - 1, tid, idx))).fetchall()]
+            heads = [int(r[1]) for r in rows if r[0] != idx]
         if heads and not any(ttlink.chain_hash(x, ev) == h for x in heads):
             raise ChainError(it["seq"], uid, (
                 f"table {uid} event {idx}: state hash {h:08x} is not chain_hash of the hash before "
                 f"it and the event: the chain is broken here (run 'tractor-table records check' on "
                 f"the host's file)"))
-        other = await (await c.execute(
-            "SELECT event_pk, host_id FROM events WHERE table_id = %s AND idx = %s AND current",
-            (tid, idx))).fetchone()
+        other = next(((r[3], r[4]) for r in rows if r[0] == idx and r[2]), None)
         current = bool(it["current"])
         why = it.get("why")
         replaces = None
@@ -392,14 +393,15 @@ class _Batch:
     async def finish(self) -> dict[str, list[int]]:
         heads: dict[str, list[int]] = {}
         for uid, tid in self.tables.items():
+            # the head from the newest current event (none: 0, 0), set and read back in one
             row = await (await self.conn.execute(
-                "SELECT idx, hash FROM events WHERE table_id = %s AND current "
-                "ORDER BY idx DESC LIMIT 1", (tid,))).fetchone()
-            count, hd = (int(row[0]) + 1, int(row[1])) if row else (0, 0)
-            await self.conn.execute(
-                "UPDATE table_heads SET count = %s, head = %s, updated_at = now(), host_id = %s "
-                "WHERE table_id = %s", (count, hd, self.host, tid))
-            heads[uid] = [count, hd]
+                "UPDATE table_heads h SET count = COALESCE(e.idx + 1, 0), head = COALESCE(e.hash, 0), "
+                "updated_at = now(), host_id = %s FROM (SELECT %s::bigint AS tid) t "
+                "LEFT JOIN LATERAL (SELECT idx, hash FROM events WHERE table_id = t.tid AND current "
+                "ORDER BY idx DESC LIMIT 1) e ON true WHERE h.table_id = t.tid "
+                "RETURNING h.count, h.head", (self.host, tid))).fetchone()
+            assert row is not None
+            heads[uid] = [int(row[0]), int(row[1])]
         for tid in sorted(self.touched):
             await self.conn.execute("SELECT pg_notify('tt_table', %s)", (str(tid),))
         return heads
