@@ -60,7 +60,16 @@ DRAIN_BUDGET = 0.03
 WIDE = 120
 #: how often a real table is asked for its display lines (seconds)
 DISPLAY_POLL = 1.0
-#: the event kinds whose refusals are told on the message line as they come
+#: from this many rows the top panes are higher (console.tcss: Screen.-tall)
+TALL = 40
+#: the top panes' rows, short and tall (console.tcss's #top)
+TOP_ROWS = {False: 10, True: 14}
+#: the pixel view's scales, tried in order: pixels per half block, 1 the whole
+#: frame 1:1 (128x32 characters) to 4 (32x8)
+PIXEL_SCALES = (1, 2, 3, 4)
+#: what the pixel view leaves the others: the columns beside it (the game; the
+#: link pane too when wide) and the event log's rows
+PIXEL_ROOM_NARROW, PIXEL_ROOM_WIDE, EVENTS_MIN_ROWS = 30, 50, 5
 
 
 class TapInput(Input):
@@ -91,7 +100,7 @@ class ConsoleApp(App[int]):
     TITLE = "tractor-table console"
     #: the screen's classes by size (console.tcss): -narrow below WIDE columns, -tall from 40 rows
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "push", "push"),
         Binding("s", "status", "status"),
@@ -141,6 +150,8 @@ class ConsoleApp(App[int]):
         self._display_due = 0.0
         #: the display pane shows the pixels too (Unicode half blocks), key d
         self.show_pixels = False
+        self._pixels_cache: tuple[tuple[tuple[str, ...], int] | None, str] = (None, "")
+        self._pixel_layout: tuple[int, int] | None = None  # the display pane's (width, top's height)
         from shengji import Rules
 
         from ..tablewatch import TableWatch
@@ -387,24 +398,118 @@ class ConsoleApp(App[int]):
             return " (paused)" if compact else " (paused: space goes on, n steps)"
         return f" (pace {pacer.pace:g} s)" if pacer.pace else ""
 
-    def display_text(self) -> str:
+    def display_lines(self) -> list[str] | None:
+        """The table's eight display lines, if known."""
         lines = self.source.display()
-        if lines is None:
-            lines = self.remote_lines
+        return list(lines) if lines is not None else self.remote_lines
+
+    def display_text(self) -> str:
+        lines = self.display_lines()
+        if self.show_pixels:
+            return self.pixels_text(lines)
         if lines is None:
             return "(not known yet)"
-        text = "\n".join("|" + line.ljust(16) + "|" for line in lines)
-        if self.show_pixels:
+        return "\n".join("|" + line.ljust(16) + "|" for line in lines)
+
+    # --- the pixel view (key d) -------------------------------------------------------
+
+    def pixel_room(self, width: int, height: int) -> tuple[int, int]:
+        """The characters (columns, lines) the display pane can give the pixels
+        in a terminal of this size, leaving the game pane (and the link pane when
+        wide) its columns and the event log its rows."""
+        narrow = width < WIDE
+        cols = width - (PIXEL_ROOM_NARROW if narrow else PIXEL_ROOM_WIDE) - 2
+        rows = height - self._rows_taken(narrow) - 2
+        return cols, rows
+
+    def _rows_taken(self, narrow: bool) -> int:
+        """Rows that are not the top panes': the link bar (narrow), the message
+        line (two at most), the tap input, the keys, the event log's least."""
+        return (2 if narrow else 0) + 2 + (1 if self.source.can_tap else 0) + 1 + EVENTS_MIN_ROWS
+
+    def pixel_scale(self, size: tuple[int, int] | None = None) -> int | None:
+        """Pixels per half block for a terminal of this size (the app's own by
+        default): 1 draws the whole frame 1:1 (128x32 characters), more draws it
+        smaller; None: even the smallest does not fit."""
+        from ..screens import block_size
+
+        width, height = size if size is not None else self.size
+        cols, rows = self.pixel_room(width, height)
+        for scale in PIXEL_SCALES:
+            need_cols, need_rows = block_size(scale)
+            if need_cols <= cols and need_rows <= rows:
+                return scale
+        return None
+
+    def pixels_need(self, scale: int) -> tuple[int, int]:
+        """The smallest terminal (columns, rows) that shows the pixels at this scale."""
+        from ..screens import block_size
+
+        cols, rows = block_size(scale)
+        width = cols + 2 + PIXEL_ROOM_NARROW
+        narrow = width < WIDE
+        if not narrow:
+            width = max(WIDE, cols + 2 + PIXEL_ROOM_WIDE)
+        return width, rows + 2 + self._rows_taken(narrow)
+
+    def pixels_text(self, lines: list[str] | None) -> str:
+        """The pixel view: the frame firmware/display.py draws for these lines
+        (in framebuf's own font), whole, as half blocks, scaled down to fit; or
+        why it does not fit and what size would."""
+        scale = self.pixel_scale()
+        if scale is None:
+            w, h = self.size
+            nw, nh = self.pixels_need(PIXEL_SCALES[-1])
+            return f"the pixels need a terminal of {nw}x{nh} or more (this one is {w}x{h}); d: the text"
+        if lines is None:
+            return "(not known yet)"
+        key = (tuple(lines), scale)
+        if self._pixels_cache[0] != key:
             from ..screens import frame_of_lines, half_blocks
 
-            # the frame firmware/display.py draws for these lines, in framebuf's own font
-            text += "\n" + "\n".join(half_blocks(frame_of_lines(list(lines))))
-        return text
+            self._pixels_cache = (key, "\n".join(half_blocks(frame_of_lines(lines), scale)))
+        return self._pixels_cache[1]
+
+    def _place_pixels(self) -> None:
+        """The display pane's size: 20 columns for the text; with the pixels, as
+        wide and high as the frame at its scale (console.tcss's otherwise)."""
+        from ..screens import block_size
+
+        scale = self.pixel_scale() if self.show_pixels else None
+        pane = self.query_one("#display", Pane)
+        top = self.query_one("#top")
+        if scale is None:
+            layout: tuple[int, int] | None = None
+            title = "no room: pixels" if self.show_pixels else "table display"
+        else:
+            cols, rows = block_size(scale)
+            layout = (cols + 2, max(TOP_ROWS[self.size.height >= TALL], rows + 2))
+            title = "pixels 1:1" if scale == 1 else f"pixels 1/{scale}"
+        if layout != self._pixel_layout:
+            self._pixel_layout = layout
+            pane.styles.width = layout[0] if layout else None
+            top.styles.height = layout[1] if layout else None
+        pane.border_title = title
 
     def action_pixels(self) -> None:
-        """Key d: the display pane shows the panel's pixels too, or the text only."""
+        """Key d: the display pane shows the panel's pixels, or its eight lines."""
         self.show_pixels = not self.show_pixels
-        self.query_one("#display", Pane).set_text(self.display_text())
+        if not self.show_pixels:
+            self.say("display: the eight lines (d: the pixels)")
+        else:
+            scale = self.pixel_scale()
+            w, h = self.size
+            full = "x".join(map(str, self.pixels_need(1)))
+            if scale == 1:
+                self.say("pixels: the whole frame 1:1, 128x64 in 128x32 half blocks (d: the text)")
+            elif scale is None:
+                need = "x".join(map(str, self.pixels_need(PIXEL_SCALES[-1])))
+                self.say(f"pixels: no room in {w}x{h}; the frame needs a terminal of {need} or more "
+                         f"({full} for 1:1)")
+            else:
+                self.say(f"pixels: the whole frame at 1/{scale} (a block lit if any of its pixels is); "
+                         f"1:1 needs {full}")
+        self.refresh_panes()
 
     @property
     def compact(self) -> bool:
@@ -433,6 +538,7 @@ class ConsoleApp(App[int]):
                 bar.text = text  # type: ignore[attr-defined]
                 bar.update(coloured(text))
         self.query_one("#link", Pane).set_text(self.link_text())  # hidden when compact
+        self._place_pixels()
         self.query_one("#display", Pane).set_text(self.display_text())
         self.query_one("#game", Pane).set_text(self.game.text(compact=compact))
         self.screen.set_class(self.disagreement_count > 0, "-disagreeing")
@@ -573,7 +679,8 @@ class ConsoleApp(App[int]):
             self.run_worker(self.action_quit())
             return False
         if verb == "show":
-            self.say("display: " + " / ".join(x.strip() for x in self.display_text().split("\n")))
+            shown = self.display_lines()
+            self.say("display: " + (" / ".join(x.strip() for x in shown) if shown is not None else "(not known yet)"))
             return False
         if self.source.bots_playing:
             self.say("the bots are playing: wait until they are done; nothing was sent")
