@@ -263,3 +263,86 @@ def test_keys_typed_in_a_burst_under_load_all_arrive(loaded: None) -> None:
         run(app, (80, 24), scenario)
     finally:
         source.close()
+
+
+def _expected_blocks(frame: bytes, scale: int) -> list[str]:
+    """The frame as half blocks at ``scale`` pixels a block, any lit pixel
+    lighting its block: computed here from the frame buffer (MONO_VLSB, 128x64),
+    not with the console's code."""
+
+    def lit(x: int, y: int) -> bool:
+        return 0 <= x < 128 and 0 <= y < 64 and bool(frame[(y // 8) * 128 + x] >> (y % 8) & 1)
+
+    def block(bx: int, by: int) -> bool:
+        return any(lit(x, y) for x in range(bx * scale, bx * scale + scale)
+                   for y in range(by * scale, by * scale + scale))
+
+    cols = (128 + scale - 1) // scale
+    rows = ((64 + scale - 1) // scale + 1) // 2
+    chars = {(False, False): " ", (True, False): "▀", (False, True): "▄", (True, True): "█"}
+    return ["".join(chars[block(bx, 2 * r), block(bx, 2 * r + 1)] for bx in range(cols)) for r in range(rows)]
+
+
+def _pixel_view(size: tuple[int, int]) -> tuple[ConsoleApp, list[str], list[str], list[str]]:
+    """Key d on a virtual table at this size: the app, the display pane as
+    drawn on the screen (inside its border), the lines it drew them from, the
+    whole screen."""
+    from tractor_table.console.widgets import Pane
+    from tractor_table.screens import frame_of_lines
+
+    rules = Rules(decks=1)
+    source = VirtualSource(rules, readers="direct")
+    source.start()
+    app = ConsoleApp(source, make_verifier(rules))
+    got: dict[str, Any] = {}
+
+    async def scenario(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: app.verifier.agreed >= 1 and any(source.vt.lines))
+        await pilot.press("d")
+        pane = app.query_one("#display", Pane)
+        # drawn once the pane has the frame of the lines the board shows now
+        lines = list(source.vt.lines)
+        await until(pilot, lambda: pane.text != "(not known yet)" and list(source.vt.lines) == lines
+                    and app._pixels_cache[0] is not None and app._pixels_cache[0][0] == tuple(lines)
+                    or pane.text.startswith("the pixels need"))
+        await pilot.pause(0.2)
+        region = pane.content_region
+        drawn = screen(app)
+        got["pane"] = [row[region.x: region.x + region.width] for row in drawn[region.y: region.y + region.height]]
+        got["lines"], got["screen"] = list(source.vt.lines), drawn
+        got["frame"] = frame_of_lines(list(source.vt.lines))
+        await pilot.press("q")
+
+    try:
+        run(app, size, scenario)
+    finally:
+        source.close()
+    return app, got["pane"], got["lines"], got["screen"]
+
+
+@pytest.mark.parametrize(("size", "scale"), [((200, 60), 1), ((80, 24), 3)])
+def test_pixel_view_draws_the_whole_frame(size: tuple[int, int], scale: int) -> None:
+    from tractor_table.screens import frame_of_lines
+
+    app, pane, lines, drawn = _pixel_view(size)
+    expected = _expected_blocks(frame_of_lines(lines), scale)
+    # 200x60: 128x64 pixels in 128 columns x 32 rows; 80x24: 3x3 pixels a half block, 43x11
+    assert (len(expected[0]), len(expected)) == ((128, 32) if scale == 1 else (43, 11))
+    assert app.pixel_scale() == scale
+    assert pane[: len(expected)] == expected, "\n".join(drawn)
+    assert all(not row.strip() for row in pane[len(expected):])  # nothing more under it
+    assert any("█" in row for row in expected) and any(" " in row for row in expected)
+    title = "pixels 1:1" if scale == 1 else f"pixels 1/{scale}"
+    assert any(title in row for row in drawn)
+    # the rest of the console is still there: the game and some events
+    assert any("game" in row for row in drawn) and any("events: " in row for row in drawn)
+    if scale > 1:
+        assert any("1:1 needs 180x43" in m for m in app.messages), app.messages
+
+
+def test_pixel_view_says_why_it_cannot_in_a_small_terminal() -> None:
+    app, pane, _, drawn = _pixel_view((60, 20))
+    text = " ".join(row.strip() for row in pane)
+    assert "the pixels need a terminal of 64x21 or more (this one is 60x20)" in text, "\n".join(drawn)
+    assert any(m.startswith("pixels: no room in 60x20; the frame needs a terminal of 64x21") for m in app.messages)
+    assert app.pixels_need(3) == (75, 24) and app.pixels_need(1) == (180, 43)
