@@ -26,7 +26,6 @@ from typing import Any
 from ..events import Event
 from ..link.notes import typed
 
-
 #: the paces the console's + and - keys step through (seconds between events)
 PACES = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0)
 
