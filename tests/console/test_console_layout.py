@@ -320,6 +320,11 @@ def _pixel_view(size: tuple[int, int]) -> tuple[ConsoleApp, list[str], list[str]
         got["pane"] = [row[region.x: region.x + region.width] for row in drawn[region.y: region.y + region.height]]
         got["lines"], got["screen"] = list(source.vt.lines), drawn
         got["frame"] = frame_of_lines(list(source.vt.lines))
+        # d again: the eight lines, in the pane's own 20 columns and the top's 10 or 14 rows
+        await pilot.press("d")
+        top = app.query_one("#top")
+        await until(pilot, lambda: pane.outer_size.width == 20 and top.outer_size.height in (10, 14)
+                    and pane.text.startswith("|"))
         await pilot.press("q")
 
     try:
