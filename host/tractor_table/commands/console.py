@@ -43,7 +43,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pace", type=float, default=None, metavar="S",
         help="with --bots: at least S seconds between the table's events, so that people can follow "
-        "(default 0.5; 0: as fast as they play); keys: space pauses or goes on, n plays one step",
+        "(default 0.5; 0: as fast as they play); keys: space pauses or goes on, n plays one step, "
+        "+ and - change the pace as they play",
     )
     parser.add_argument(
         "--readers", default="spi", choices=("spi", "direct"),

@@ -60,7 +60,26 @@ DRAIN_BUDGET = 0.03
 WIDE = 120
 #: how often a real table is asked for its display lines (seconds)
 DISPLAY_POLL = 1.0
-#: the event kinds whose refusals are told on the message line as they come
+#: the tap input while the bots play
+TAPS_OFF = "taps are off while the bots play"
+#: from this many rows the top panes are higher (console.tcss: Screen.-tall)
+TALL = 40
+#: the top panes' rows, short and tall (console.tcss's #top)
+TOP_ROWS = {False: 10, True: 14}
+#: the pixel view's scales, tried in order: pixels per half block, 1 the whole
+#: frame 1:1 (128x32 characters) to 4 (32x8)
+PIXEL_SCALES = (1, 2, 3, 4)
+#: what the pixel view leaves the others: the columns beside it (the game; the
+#: link pane too when wide) and the event log's rows
+PIXEL_ROOM_NARROW, PIXEL_ROOM_WIDE, EVENTS_MIN_ROWS = 30, 50, 5
+
+
+def _fit(lines: list[str], width: int) -> str:
+    """The first of these (longest first) that fits, or the last cut to fit."""
+    for line in lines:
+        if len(line) <= width:
+            return line
+    return lines[-1][: width - 1] + "…"
 
 
 class TapInput(Input):
@@ -91,7 +110,7 @@ class ConsoleApp(App[int]):
     TITLE = "tractor-table console"
     #: the screen's classes by size (console.tcss): -narrow below WIDE columns, -tall from 40 rows
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "push", "push"),
         Binding("s", "status", "status"),
@@ -103,6 +122,8 @@ class ConsoleApp(App[int]):
         Binding("d", "pixels", "pixels"),
         Binding("space", "pause", "pause/go"),
         Binding("n", "step", "step"),
+        Binding("plus,equals_sign", "faster", "faster", key_display="+"),
+        Binding("minus", "slower", "slower", key_display="-"),
         Binding("escape", "leave_input", "leave input", show=False, priority=True),
         Binding("q", "quit", "quit"),
     ]
@@ -141,6 +162,9 @@ class ConsoleApp(App[int]):
         self._display_due = 0.0
         #: the display pane shows the pixels too (Unicode half blocks), key d
         self.show_pixels = False
+        self._pixels_cache: tuple[tuple[tuple[str, ...], int] | None, str] = (None, "")
+        self._pixel_layout: tuple[int, int] | None = None  # the display pane's (width, top's height)
+        self._tap_placeholder = ""  # the tap input's own (compose)
         from shengji import Rules
 
         from ..tablewatch import TableWatch
@@ -169,8 +193,9 @@ class ConsoleApp(App[int]):
 
         tap = TapInput(placeholder=CONSOLE_HELP.replace("commands: ", ""), id="tap")
         tap.display = self.source.can_tap
+        self._tap_placeholder = tap.placeholder
         yield tap
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # every key on 80 columns
 
     def on_mount(self) -> None:
         self.query_one("#events", Log).focus()
@@ -339,7 +364,10 @@ class ConsoleApp(App[int]):
 
     # --- the panes ----------------------------------------------------------------
 
-    def link_text(self, compact: bool = False) -> str:
+    def link_text(self, compact: bool = False, width: int = 78) -> str:
+        """The link pane's text; ``compact``: the two lines of the link bar,
+        each made to fit ``width`` (shorter words first, the bots' state and
+        pace before the records' file, then the end cut)."""
         lv = self.link_view
         link = self.source.link
         if link is not None and lv.state in ("connecting", "down") and link.last_error:
@@ -353,31 +381,44 @@ class ConsoleApp(App[int]):
             judged = f"{v.checked} judged, {v.agreed} agreed, {len(v.disagreements)} disagree"
         rec = self.recorder
         if rec is None:
-            records = "off"
+            records = short_records = "off"
         elif rec.failed:
-            records = "stopped (see the message line)"
+            records = short_records = "stopped (see the message line)"
         else:
             records = f"{rec.store.path.name}: {rec.new_events} new event(s)"
+            short_records = f"{rec.store.path.name} +{rec.new_events}"
         bots = ""
+        playing = self.source.bots_playing or self.bots_state == "the bots are playing"
         if self.bots_state:
             # "done" once the bots' last word is drained: every event before it is shown
-            if self.source.bots_playing or self.bots_state == "the bots are playing":
+            if playing:
                 bots = "playing" + self._pace_text()
             elif self.bots_state.startswith("the bots stopped"):
                 bots = "stopped (see the message line)"
             else:
                 bots = "done"
-        if compact:  # two lines above the other panes (80 columns)
-            if not (self.verifier_lost or v.refused):
-                judged = f"{v.agreed}/{v.checked} agreed, {len(v.disagreements)} disagree"
-            if self.source.bots_playing or self.bots_state == "the bots are playing":
-                bots = "playing" + self._pace_text(compact=True)
-            return lv.text(compact=True) + f"\nverifier {judged} · records {records}" + (
-                f" · bots {bots}" if bots else "")
-        text = lv.text() + f"\nverifier  {judged}\nrecords   {records}"
+        if not compact:
+            text = lv.text() + f"\nverifier  {judged}\nrecords   {records}"
+            if bots:
+                text += f"\nbots      {bots}"
+            return text
+        # two lines above the other panes (80 columns)
+        if not (self.verifier_lost or v.refused):
+            judged = f"{v.agreed}/{v.checked} agreed, {len(v.disagreements)} disagree"
+        if playing:
+            bots = "playing" + self._pace_text(compact=True)
+        first = lv.text(compact=True)
+        firsts = [first]
+        if not lv.last_error:  # the boot id goes first (the wide pane and the status have it)
+            firsts.append(first.rsplit(" · boot ", 1)[0])
+        seconds = [f"verifier {judged} · records {records}" + (f" · bots {bots}" if bots else "")]
         if bots:
-            text += f"\nbots      {bots}"
-        return text
+            seconds += [f"bots {bots} · verifier {judged} · records {short_records}",
+                        f"bots {bots} · {judged} · records {short_records}",
+                        f"bots {bots} · {judged} · {short_records}"]
+        else:
+            seconds += [f"verifier {judged} · records {short_records}"]
+        return "\n".join(_fit(lines, width) for lines in (firsts, seconds))
 
     def _pace_text(self, compact: bool = False) -> str:
         pacer = getattr(self.source, "pacer", None)
@@ -385,26 +426,122 @@ class ConsoleApp(App[int]):
             return ""
         if pacer.paused:
             return " (paused)" if compact else " (paused: space goes on, n steps)"
-        return f" (pace {pacer.pace:g} s)" if pacer.pace else ""
+        if compact:
+            return f", pace {pacer.pace:g} s" if pacer.pace else ", full speed"
+        return f" (pace {pacer.pace:g} s, + faster, - slower)" if pacer.pace else " (full speed; - slower)"
+
+    def display_lines(self) -> list[str] | None:
+        """The table's eight display lines, if known."""
+        lines = self.source.display()
+        return list(lines) if lines is not None else self.remote_lines
 
     def display_text(self) -> str:
-        lines = self.source.display()
-        if lines is None:
-            lines = self.remote_lines
+        lines = self.display_lines()
+        if self.show_pixels:
+            return self.pixels_text(lines)
         if lines is None:
             return "(not known yet)"
-        text = "\n".join("|" + line.ljust(16) + "|" for line in lines)
-        if self.show_pixels:
+        return "\n".join("|" + line.ljust(16) + "|" for line in lines)
+
+    # --- the pixel view (key d) -------------------------------------------------------
+
+    def pixel_room(self, width: int, height: int) -> tuple[int, int]:
+        """The characters (columns, lines) the display pane can give the pixels
+        in a terminal of this size, leaving the game pane (and the link pane when
+        wide) its columns and the event log its rows."""
+        narrow = width < WIDE
+        cols = width - (PIXEL_ROOM_NARROW if narrow else PIXEL_ROOM_WIDE) - 2
+        rows = height - self._rows_taken(narrow) - 2
+        return cols, rows
+
+    def _rows_taken(self, narrow: bool) -> int:
+        """Rows that are not the top panes': the link bar (narrow), the message
+        line (two at most), the tap input, the keys, the event log's least."""
+        return (2 if narrow else 0) + 2 + (1 if self.source.can_tap else 0) + 1 + EVENTS_MIN_ROWS
+
+    def pixel_scale(self, size: tuple[int, int] | None = None) -> int | None:
+        """Pixels per half block for a terminal of this size (the app's own by
+        default): 1 draws the whole frame 1:1 (128x32 characters), more draws it
+        smaller; None: even the smallest does not fit."""
+        from ..screens import block_size
+
+        width, height = size if size is not None else self.size
+        cols, rows = self.pixel_room(width, height)
+        for scale in PIXEL_SCALES:
+            need_cols, need_rows = block_size(scale)
+            if need_cols <= cols and need_rows <= rows:
+                return scale
+        return None
+
+    def pixels_need(self, scale: int) -> tuple[int, int]:
+        """The smallest terminal (columns, rows) that shows the pixels at this scale."""
+        from ..screens import block_size
+
+        cols, rows = block_size(scale)
+        width = cols + 2 + PIXEL_ROOM_NARROW
+        narrow = width < WIDE
+        if not narrow:
+            width = max(WIDE, cols + 2 + PIXEL_ROOM_WIDE)
+        return width, rows + 2 + self._rows_taken(narrow)
+
+    def pixels_text(self, lines: list[str] | None) -> str:
+        """The pixel view: the frame firmware/display.py draws for these lines
+        (in framebuf's own font), whole, as half blocks, scaled down to fit; or
+        why it does not fit and what size would."""
+        scale = self.pixel_scale()
+        if scale is None:
+            w, h = self.size
+            nw, nh = self.pixels_need(PIXEL_SCALES[-1])
+            return f"the pixels need a terminal of {nw}x{nh} or more (this one is {w}x{h}); d: the text"
+        if lines is None:
+            return "(not known yet)"
+        key = (tuple(lines), scale)
+        if self._pixels_cache[0] != key:
             from ..screens import frame_of_lines, half_blocks
 
-            # the frame firmware/display.py draws for these lines, in framebuf's own font
-            text += "\n" + "\n".join(half_blocks(frame_of_lines(list(lines))))
-        return text
+            self._pixels_cache = (key, "\n".join(half_blocks(frame_of_lines(lines), scale)))
+        return self._pixels_cache[1]
+
+    def _place_pixels(self) -> None:
+        """The display pane's size: 20 columns for the text; with the pixels, as
+        wide and high as the frame at its scale (console.tcss's otherwise)."""
+        from ..screens import block_size
+
+        scale = self.pixel_scale() if self.show_pixels else None
+        pane = self.query_one("#display", Pane)
+        top = self.query_one("#top")
+        if scale is None:
+            layout: tuple[int, int] | None = None
+            title = "no room: pixels" if self.show_pixels else "table display"
+        else:
+            cols, rows = block_size(scale)
+            layout = (cols + 2, max(TOP_ROWS[self.size.height >= TALL], rows + 2))
+            title = "pixels 1:1" if scale == 1 else f"pixels 1/{scale}"
+        if layout != self._pixel_layout:
+            self._pixel_layout = layout
+            pane.styles.width = layout[0] if layout else None
+            top.styles.height = layout[1] if layout else None
+        pane.border_title = title
 
     def action_pixels(self) -> None:
-        """Key d: the display pane shows the panel's pixels too, or the text only."""
+        """Key d: the display pane shows the panel's pixels, or its eight lines."""
         self.show_pixels = not self.show_pixels
-        self.query_one("#display", Pane).set_text(self.display_text())
+        if not self.show_pixels:
+            self.say("display: the eight lines (d: the pixels)")
+        else:
+            scale = self.pixel_scale()
+            w, h = self.size
+            full = "x".join(map(str, self.pixels_need(1)))
+            if scale == 1:
+                self.say("pixels: the whole frame 1:1, 128x64 in 128x32 half blocks (d: the text)")
+            elif scale is None:
+                need = "x".join(map(str, self.pixels_need(PIXEL_SCALES[-1])))
+                self.say(f"pixels: no room in {w}x{h}; the frame needs a terminal of {need} or more "
+                         f"({full} for 1:1)")
+            else:
+                self.say(f"pixels: the whole frame at 1/{scale} (a block lit if any of its pixels is); "
+                         f"1:1 needs {full}")
+        self.refresh_panes()
 
     @property
     def compact(self) -> bool:
@@ -426,18 +563,31 @@ class ConsoleApp(App[int]):
         compact = self.compact
         if compact:
             bar = self.query_one("#linkbar", Static)
-            width = max(self.size.width - 2, 10)
-            text = "\n".join(x if len(x) <= width else x[: width - 1] + "…"
-                              for x in self.link_text(compact=True).split("\n"))
+            text = self.link_text(compact=True, width=max(self.size.width - 2, 10))
             if getattr(bar, "text", None) != text:
                 bar.text = text  # type: ignore[attr-defined]
                 bar.update(coloured(text))
         self.query_one("#link", Pane).set_text(self.link_text())  # hidden when compact
+        self._place_pixels()
+        self._tap_state()
         self.query_one("#display", Pane).set_text(self.display_text())
         self.query_one("#game", Pane).set_text(self.game.text(compact=compact))
         self.screen.set_class(self.disagreement_count > 0, "-disagreeing")
         self.query_one("#events", Log).border_title = f"events: {self.link_view.events}"
         self.query_one("#disagreements", Log).border_subtitle = self.verifier.summary()
+
+    def _tap_state(self) -> None:
+        """The tap input is off while the bots play (the table is theirs): it
+        says so, and takes no keys; it is back when they are done."""
+        if not self.source.can_tap:
+            return
+        tap = self.query_one("#tap", Input)
+        off = self.source.bots_playing
+        if tap.disabled != off:
+            if off and self.focused is tap:
+                self.set_focus(self.query_one("#events", Log))
+            tap.disabled = off
+            tap.placeholder = f"{TAPS_OFF} (space pauses, n steps, + faster, - slower)" if off else self._tap_placeholder
 
     def say(self, text: str) -> None:
         """A line on the message line (and kept in :attr:`messages`)."""
@@ -515,6 +665,9 @@ class ConsoleApp(App[int]):
                 "taps need the virtual table: on a real table, tap the card at the seat's reader"
             )
             return
+        if self.source.bots_playing:
+            self.say(f"{TAPS_OFF}: nothing to type until they are done")
+            return
         # at once, not later (Widget.focus waits its turn behind the keys already
         # typed): the keys after t go to the input even when the machine is slow
         self.set_focus(self.query_one("#tap", Input))
@@ -535,6 +688,32 @@ class ConsoleApp(App[int]):
             return
         pacer.step()
         self.say("step: the bots play until the table's next event (space goes on)")
+        self.refresh_panes()
+
+    def action_faster(self) -> None:
+        self._pace_key(faster=True)
+
+    def action_slower(self) -> None:
+        self._pace_key(faster=False)
+
+    def _pace_key(self, *, faster: bool) -> None:
+        """Keys + and -: the bots' pace one step faster or slower (console/pace.py's PACES)."""
+        from . import pace as pacing
+
+        pacer = getattr(self.source, "pacer", None)
+        if pacer is None or not self.source.bots:
+            self.say("pace: only the bots have a pace (--virtual --bots)")
+            return
+        was = pacer.pace
+        pacer.set_pace(pacing.faster(was) if faster else pacing.slower(was))
+        now = pacer.pace
+        if now == was:
+            self.say(f"pace: already the {'fastest (full speed)' if faster else 'slowest'}"
+                     f"{'' if faster else f', {now:g} s between events'}")
+        elif now:
+            self.say(f"pace: {now:g} s between the table's events (was {was:g} s); + faster, - slower")
+        else:
+            self.say(f"pace: full speed, the bots play as fast as they can (was {was:g} s); - slower")
         self.refresh_panes()
 
     def action_leave_input(self) -> None:
@@ -573,7 +752,8 @@ class ConsoleApp(App[int]):
             self.run_worker(self.action_quit())
             return False
         if verb == "show":
-            self.say("display: " + " / ".join(x.strip() for x in self.display_text().split("\n")))
+            shown = self.display_lines()
+            self.say("display: " + (" / ".join(x.strip() for x in shown) if shown is not None else "(not known yet)"))
             return False
         if self.source.bots_playing:
             self.say("the bots are playing: wait until they are done; nothing was sent")

@@ -9,6 +9,11 @@ each tap or press they make waits at :meth:`Pacer.gate` until
 - the game is not paused; paused, :meth:`Pacer.step` lets the bots go on until
   the table's next game event (one play), then they wait again.
 
+The pace can be changed as the bots play (:meth:`Pacer.set_pace`, the
+console's ``+`` and ``-`` keys, stepping through :data:`PACES`); the gate reads
+it at every turn, and :attr:`Pacer.used` is the pace the last action that
+passed the gate was held to.
+
 The pacer hears the table's events through the virtual table's note hooks.
 """
 
@@ -21,10 +26,25 @@ from typing import Any
 from ..events import Event
 from ..link.notes import typed
 
+#: the paces the console's + and - keys step through (seconds between events)
+PACES = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0)
+
+
+def faster(pace: float) -> float:
+    """The next pace of :data:`PACES` below this one (0: it stays)."""
+    return max((p for p in PACES if p < pace), default=0.0)
+
+
+def slower(pace: float) -> float:
+    """The next pace of :data:`PACES` above this one (the slowest stays)."""
+    return min((p for p in PACES if p > pace), default=max(pace, PACES[-1]))
+
 
 class Pacer:
     def __init__(self, pace: float = 0.0) -> None:
         self.pace = max(0.0, pace)
+        #: the pace the last action through the gate was held to (None: none yet)
+        self.used: float | None = None
         self.paused = False
         self._stepping = False
         self._last_event = 0.0
@@ -54,6 +74,12 @@ class Pacer:
             self._stepping = True
             self._cond.notify_all()
 
+    def set_pace(self, pace: float) -> None:
+        """A new pace, from the bots' next action on (one waiting now too)."""
+        with self._cond:
+            self.pace = max(0.0, pace)
+            self._cond.notify_all()
+
     def close(self) -> None:
         with self._cond:
             self._closed = True
@@ -63,18 +89,21 @@ class Pacer:
         """Called (on the bots' thread) before each tap or press."""
         with self._cond:
             waited = False
+            pace = self.pace
             while not self._closed:
                 if self.paused and not self._stepping:
                     waited = True
                     self._cond.wait(0.1)
                     continue
-                due = self._last_event + self.pace - time.monotonic()
+                pace = self.pace  # read at every turn: a change counts at once
+                due = self._last_event + pace - time.monotonic()
                 if due <= 0 or self._stepping:
                     break
                 waited = True
                 self._cond.wait(min(due, 0.1))
             if waited:
                 self.waits += 1
+            self.used = pace
 
 
 class PacedTable:

@@ -77,14 +77,33 @@ def png_of(frame: bytes, scale: int = 4, border: int = 2) -> bytes:
     return png.encode_rgb(w, h, rows)
 
 
-def half_blocks(frame: bytes) -> list[str]:
-    """The frame as 32 lines of 128 characters: each character two pixels
-    high (▀ the upper lit, ▄ the lower, █ both, a space neither)."""
+def half_blocks(frame: bytes, scale: int = 1) -> list[str]:
+    """The frame as lines of Unicode half blocks: each character two pixels
+    high (▀ the upper lit, ▄ the lower, █ both, a space neither), 32 lines of
+    128 characters. ``scale`` N > 1 draws it smaller: each half block stands
+    for N x N pixels and is lit when any of them is (so that a thin line stays
+    visible), ceil(128/N) characters by ceil(32/N) lines."""
+    if scale < 1:
+        raise ValueError(f"scale {scale}: give 1 or more pixels per half block")
     chars = " ▄▀█"
+
+    def lit(bx: int, by: int) -> bool:  # the block bx, by of scale x scale pixels
+        return any(pixel(frame, x, y)
+                   for y in range(by * scale, min((by + 1) * scale, HEIGHT))
+                   for x in range(bx * scale, min((bx + 1) * scale, WIDTH)))
+
+    cols = -(-WIDTH // scale)
+    blocks = -(-HEIGHT // scale)  # half-block rows
     out = []
-    for y in range(0, HEIGHT, 2):
-        out.append("".join(chars[pixel(frame, x, y) * 2 + pixel(frame, x, y + 1)] for x in range(WIDTH)))
+    for by in range(0, blocks, 2):
+        out.append("".join(chars[lit(bx, by) * 2 + (by + 1 < blocks and lit(bx, by + 1))] for bx in range(cols)))
     return out
+
+
+def block_size(scale: int) -> tuple[int, int]:
+    """The characters (columns, lines) :func:`half_blocks` draws at this scale."""
+    blocks = -(-HEIGHT // scale)
+    return -(-WIDTH // scale), -(-blocks // 2)
 
 
 def _slug(name: str) -> str:
