@@ -30,7 +30,6 @@ from ..events import (
     Redeal,
     Reject,
     Revoke,
-    RulesCode,
     Scan,
     Trick,
     Trump,
@@ -39,6 +38,7 @@ from ..events import (
     describe,
     levels_text,
 )
+from ..vocab import RulesCode
 from .cards import name, names, trump_name
 
 #: the table's reasons (firmware/events.py REASONS), in Chinese
