@@ -54,6 +54,8 @@ def card_html(card: int, lang: str) -> str:
     rank, suit = face_parts(card)
     color = "red" if is_red(card) else "black"
     joker = " joker" if rank == "JOKER" else ""
+    if joker and lang == "zh":
+        rank = "王"  # 大王 / 小王: the picture's colour tells which
     copy = card // 54
     label = name(card, lang)
     mark = f'<span class="c">.{copy}</span>' if copy else ""
