@@ -124,13 +124,15 @@ def test_a_ctrl_c_during_the_cuts_gives_the_figures_so_far(fw: Path) -> None:
 
 
 def test_soak_flash_shows_its_progress_and_a_sigint_prints_the_partial_figures() -> None:
+    import os
     import signal
     import subprocess
     import sys
 
+    # its own process group, as a terminal's: Ctrl-C reaches the soak and its MicroPython boot alike
     proc = subprocess.Popen(
         [sys.executable, "-m", "tractor_table.cli", "soak-flash", "--cuts", "100", "--hands", "2", "--seed", "5"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
     assert proc.stderr is not None
     before: list[str] = []
@@ -138,7 +140,7 @@ def test_soak_flash_shows_its_progress_and_a_sigint_prints_the_partial_figures()
         for line in proc.stderr:  # the preparation's steps, then the bar of the cuts
             before.append(line)
             if line.startswith("soak-flash: cuts: "):
-                proc.send_signal(signal.SIGINT)
+                os.killpg(proc.pid, signal.SIGINT)
                 break
         out, err = proc.communicate(timeout=120)
     finally:

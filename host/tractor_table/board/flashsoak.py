@@ -28,6 +28,7 @@ erase or program (partway through, often). Checked at every boot:
 from __future__ import annotations
 
 import random
+import signal
 import statistics
 import tempfile
 import time
@@ -170,7 +171,8 @@ def _firmware(tmp: Path, patch: Path | None = None, compiled: Path | None = None
 
 def _run(fw: Path, args: list[str], timeout: float = 300) -> list[str]:
     proc = mpy.run(MPY_DIR / "flashsoak_mp.py", path=[fw, MPY_DIR], heapsize=HEAP, args=args, timeout=timeout)
-    if proc.returncode != 0:
+    if proc.returncode == -signal.SIGINT or (proc.returncode != 0 and "KeyboardInterrupt" in proc.stderr[-200:]):
+        raise KeyboardInterrupt  # a Ctrl-C at the terminal reached MicroPython first
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-6:])
         raise CommandError(f"the soak's MicroPython side failed ({' '.join(args[:1])}):\n{tail}")
     return proc.stdout.splitlines()
