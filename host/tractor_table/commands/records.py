@@ -272,10 +272,9 @@ def _show_events(store: Any, hand_id: int, lang: str = "en") -> int:
                 print(f"         牌桌与主机不一致 ({v['what']}，会话 {v['session']})：")
             else:
                 print(f"         the table and the host disagree ({v['what']}, session {v['session']}):")
-            t_label, h_label = ("牌桌", "主机") if zh else ("table", "host: ")
-            print(f"           {t_label}: {table_text}  {json.dumps(e['event'].raw())}  hash {v['table_hash']:08x}")
-            print(f"           {h_label} {host_text}  {json.dumps(host)}  hash {v['host_hash']:08x}"
-                  if not zh else f"           {h_label}: {host_text}  {json.dumps(host)}  hash {v['host_hash']:08x}")
+            t_label, h_label = ("牌桌: ", "主机: ") if zh else ("table: ", "host:  ")
+            print(f"           {t_label}{table_text}  {json.dumps(e['event'].raw())}  hash {v['table_hash']:08x}")
+            print(f"           {h_label}{host_text}  {json.dumps(host)}  hash {v['host_hash']:08x}")
             if v["fields"] and json.loads(v["fields"]):
                 what = "不同的字段" if zh else "fields that differ"
                 print(f"           {what}: {', '.join(map(str, json.loads(v['fields'])))}")
