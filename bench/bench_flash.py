@@ -42,7 +42,8 @@ def main() -> int:
     ap.add_argument("--hands", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    fig, ref = flashsoak.soak(args.cuts, hands=args.hands, seed=args.seed, say=print)
+    fig, ref = flashsoak.soak(args.cuts, hands=args.hands, seed=args.seed, say=print,
+                              stage=lambda text: print(f"soak-flash: {text}", flush=True))
     lines = flashsoak.report(fig)
     print("\n".join(lines))
     flash = sorted(s.flash_us / 1000 for s in ref.saves)

@@ -8,6 +8,7 @@ process). A Store that is not atomic is caught by the same soak.
 
 from __future__ import annotations
 
+import re
 import statistics
 from pathlib import Path
 
@@ -102,3 +103,59 @@ def test_soak_flash_refuses_bad_options(argv: list[str], message: str, capsys: p
 
     assert cli.main(["soak-flash", *argv]) == 1
     assert message in capsys.readouterr().err
+
+
+def test_a_ctrl_c_during_the_cuts_gives_the_figures_so_far(fw: Path) -> None:
+    seen: list[str] = []
+
+    def on_boot(fig: flashsoak.Figures) -> None:
+        if fig.cuts >= 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(flashsoak.Interrupted) as stop:
+        flashsoak.soak(50, hands=2, seed=5, compiled=fw, stage=seen.append, on_boot=on_boot)
+    fig = stop.value.figures
+    assert fig.cuts == 3 and fig.asked == 50 and fig.interrupted == "during the cuts"
+    assert fig.failures == [] and fig.resumes >= 2 and sum(fig.kinds.values()) == 3
+    assert seen[0].startswith("the bots play 2 hands") and seen[-1].startswith("50 power cuts")
+    lines = flashsoak.report(fig)
+    assert lines[0].startswith("cut points: 3 over ")
+    assert lines[-1].endswith("(interrupted during the cuts: 3 of 50 cuts done)")
+
+
+def test_soak_flash_shows_its_progress_and_a_sigint_prints_the_partial_figures() -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    # its own process group, as a terminal's: Ctrl-C reaches the soak and its MicroPython boot alike
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tractor_table.cli", "soak-flash", "--cuts", "100", "--hands", "2", "--seed", "5"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    assert proc.stderr is not None
+    before: list[str] = []
+    try:
+        for line in proc.stderr:  # the preparation's steps, then the bar of the cuts
+            before.append(line)
+            if line.startswith("soak-flash: cuts: "):
+                os.killpg(proc.pid, signal.SIGINT)
+                break
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    steps = "".join(before)
+    assert "soak-flash: compiling the firmware" in steps
+    assert "soak-flash: hands: 2/2 hands" in steps
+    assert "soak-flash: the uncut reference run" in steps
+    assert "soak-flash: 100 power cuts" in steps
+    assert proc.returncode == 130, err[-2000:]
+    m = re.search(r"interrupted during the cuts after (\d+) of 100 cuts", err)
+    assert m is not None, err[-2000:]
+    cuts = int(m[1])
+    assert 1 <= cuts < 100 and "Traceback" not in err
+    assert f"cut points: {cuts} over " in out and "corrupt or half-restored states: 0" in out
+    assert f"(interrupted during the cuts: {cuts} of 100 cuts done)" in out

@@ -213,6 +213,29 @@ def test_verdicts_and_disagreements_with_both_views(tmp_path: Path) -> None:
         assert rec.failed == ""
 
 
+def test_show_prints_both_views_of_a_disagreement_in_either_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "r.sqlite"
+    with Store.open(db) as store:
+        feed = Recorder(store).follow(Verifier(_Bent(), "rules-2026.1"))
+        for n in [up(111), *event_notes(hand_events(1))]:
+            feed(n)
+    capsys.readouterr()
+    assert cli.main(["records", "show", "1", "--db", str(db)]) == 0
+    en = capsys.readouterr().out
+    assert "the table and the host disagree (verdict, session 1):" in en
+    assert "           table: trick 2: S1 wins 10 points; attackers 20  [10, 1, 1, 10, 20]" in en
+    assert "           host:  trick 2: S1 wins 15 points; attackers 20  [10, 1, 1, 15, 20]" in en
+    assert "fields that differ: points" in en
+    assert cli.main(["records", "show", "1", "--db", str(db), "--lang", "zh"]) == 0
+    zh = capsys.readouterr().out
+    assert "牌桌与主机不一致 (verdict，会话 1)：" in zh and "[不一致]" in zh
+    assert "           牌桌: 第 2 墩：S1 赢 10 分；闲家 20 分  [10, 1, 1, 10, 20]" in zh
+    assert "           主机: 第 2 墩：S1 赢 15 分；闲家 20 分  [10, 1, 1, 15, 20]" in zh
+    assert "不同的字段: points" in zh and "disagree" not in zh
+
+
 def test_a_migration_from_schema_1_derives_the_hands(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
     db = sqlite3.connect(path, isolation_level=None)

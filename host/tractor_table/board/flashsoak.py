@@ -28,6 +28,7 @@ erase or program (partway through, often). Checked at every boot:
 from __future__ import annotations
 
 import random
+import signal
 import statistics
 import tempfile
 import time
@@ -47,9 +48,10 @@ HEAP = "256K"
 NEW, TAP, OK, TAP_DEALER = 0, 1, 2, 3
 
 
-def record_actions(hands: int, seed: int, decks: int = 2) -> bytes:
+def record_actions(hands: int, seed: int, decks: int = 2, on_hand: Callable[[int], None] | None = None) -> bytes:
     """``hands`` hands played by the full engine's bots, as the table's inputs
-    (3 bytes each: kind, seat, card; see ``flashsoak_mp.py``)."""
+    (3 bytes each: kind, seat, card; see ``flashsoak_mp.py``); ``on_hand(k)``
+    after the k-th hand recorded."""
     from shengji import Rules
     from shengji.hand import Bid, Play
     from shengji.match import make_bots, play_hand
@@ -81,6 +83,8 @@ def record_actions(hands: int, seed: int, decks: int = 2) -> bytes:
             if n % 4 == 0:
                 out += bytes([OK, p.seat, 0])  # a lead is ended by its seat's OK
         done += 1
+        if on_hand is not None:
+            on_hand(done)
     return bytes(out)
 
 
@@ -131,10 +135,21 @@ class Figures:
     failures: list[str] = field(default_factory=list)
     notes: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    #: the cuts asked for; ``interrupted``: the stage a Ctrl-C stopped (the figures are those so far)
+    asked: int = 0
+    interrupted: str = ""
 
     @property
     def corrupt(self) -> int:
         return len(self.failures)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A Ctrl-C during a soak: ``figures`` holds what the cuts done so far found."""
+
+    def __init__(self, figures: Figures) -> None:
+        super().__init__(f"interrupted {figures.interrupted}")
+        self.figures = figures
 
 
 def _firmware(tmp: Path, patch: Path | None = None, compiled: Path | None = None) -> Path:
@@ -156,7 +171,8 @@ def _firmware(tmp: Path, patch: Path | None = None, compiled: Path | None = None
 
 def _run(fw: Path, args: list[str], timeout: float = 300) -> list[str]:
     proc = mpy.run(MPY_DIR / "flashsoak_mp.py", path=[fw, MPY_DIR], heapsize=HEAP, args=args, timeout=timeout)
-    if proc.returncode != 0:
+    if proc.returncode == -signal.SIGINT or (proc.returncode != 0 and "KeyboardInterrupt" in proc.stderr[-200:]):
+        raise KeyboardInterrupt  # a Ctrl-C at the terminal reached MicroPython first
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-6:])
         raise CommandError(f"the soak's MicroPython side failed ({' '.join(args[:1])}):\n{tail}")
     return proc.stdout.splitlines()
@@ -196,50 +212,91 @@ def soak(
     say: Callable[[str], None] | None = None,
     patch: Path | None = None,
     compiled: Path | None = None,
+    stage: Callable[[str], None] | None = None,
+    on_hand: Callable[[int], None] | None = None,
+    on_boot: Callable[[Figures], None] | None = None,
 ) -> tuple[Figures, Reference]:
     """Cut the power ``cuts`` times; ``hands`` (0: about one per 5 cuts) recorded hands.
     ``compiled``: the firmware already compiled for this machine; ``patch``: a
-    changed copy of one firmware module used in the boots (not the reference)."""
+    changed copy of one firmware module used in the boots (not the reference).
+
+    Progress: ``stage(text)`` as each step of the preparation begins (the
+    firmware compiled, the bots' hands, the uncut reference run, the flash
+    image) and as the cuts begin; ``on_hand(k)`` as the hands begin (0) and after each;
+    ``on_boot(figures)`` as the cuts begin and after each boot checked; ``say`` a line every 50 boots.
+    A Ctrl-C (KeyboardInterrupt) raises :class:`Interrupted` with the figures so far."""
     if cuts < 1:
         raise CommandError("--cuts must be at least 1")
     start = time.monotonic()
     hands = hands or max(2, cuts // 5)
     rng = random.Random(seed)
-    fig = Figures(hands=hands)
-    with tempfile.TemporaryDirectory(prefix="tractor-soak-") as tmpname:
-        tmp = Path(tmpname)
-        fw = _firmware(tmp, compiled=compiled)
-        acts = tmp / "actions.bin"
-        acts.write_bytes(record_actions(hands, seed, decks))
-        fig.actions = acts.stat().st_size // 3
-        ref = reference(fw, decks, acts, tmp)
-        if patch is not None:
-            (tmp / "fw").rename(tmp / "fw-ref")
-            fw = _firmware(tmp, patch, compiled=tmp / "fw-ref")
-        (tmp / "ref.txt").write_text("".join(f"{s.crc} {s.action}\n" for s in ref.saves))
-        items = flashimage.deploy_items(march="host", src=FIRMWARE_DIR, precompiled=fw)
-        manifest = tmp / "manifest.txt"
-        _manifest(items, manifest)
-        pristine = tmp / "pristine.img"
-        flashimage.build(pristine, items)
-        image = tmp / "table.img"
-        last_cut: tuple[int, int] | None = None  # (action, ev) of the last cut
-        while fig.cuts < cuts:
-            if last_cut is None:
-                image.write_bytes(pristine.read_bytes())
-                fig.rounds += 1
-            gap = 1 + rng.randrange(max_gap)
-            lines = _run(
-                fw,
-                ["boot", str(decks), str(acts), str(image), str(tmp / "ref.txt"), str(gap),
-                 str(rng.randrange(1 << 30)), str(manifest)],
-            )
-            fig.boots += 1
-            last_cut = _check_boot(lines, ref, last_cut, fig)
-            if say is not None and fig.boots % 50 == 0:
-                say(f"  {fig.cuts} cuts, {fig.boots} boots, {len(fig.failures)} failures")
+    fig = Figures(hands=hands, asked=cuts)
+    tell = stage or (lambda _text: None)
+    where = "while compiling the firmware"
+    try:
+        with tempfile.TemporaryDirectory(prefix="tractor-soak-") as tmpname:
+            tmp = Path(tmpname)
+            if compiled is None:
+                tell("compiling the firmware for this machine")
+            fw = _firmware(tmp, compiled=compiled)
+            where = "while the bots played the hands"
+            tell(f"the bots play {hands} hands (the table's inputs)")
+            if on_hand is not None:
+                on_hand(0)
+            acts = tmp / "actions.bin"
+            acts.write_bytes(record_actions(hands, seed, decks, on_hand=on_hand))
+            fig.actions = acts.stat().st_size // 3
+            where = "during the uncut reference run"
+            tell(f"the uncut reference run: {fig.actions} inputs, every save recorded")
+            ref = reference(fw, decks, acts, tmp)
+            where = "while building the flash image"
+            tell(f"the flash image as deploy leaves a Pico ({len(ref.saves)} saves in the reference)")
+            if patch is not None:
+                (tmp / "fw").rename(tmp / "fw-ref")
+                fw = _firmware(tmp, patch, compiled=tmp / "fw-ref")
+            (tmp / "ref.txt").write_text("".join(f"{s.crc} {s.action}\n" for s in ref.saves))
+            items = flashimage.deploy_items(march="host", src=FIRMWARE_DIR, precompiled=fw)
+            manifest = tmp / "manifest.txt"
+            _manifest(items, manifest)
+            pristine = tmp / "pristine.img"
+            flashimage.build(pristine, items)
+            where = "during the cuts"
+            tell(f"{cuts} power cuts, each followed by a boot from the image as left")
+            _cut(fig, cuts, rng, fw, decks, acts, tmp, ref, manifest, pristine, max_gap, say, on_boot)
+    except KeyboardInterrupt:
+        fig.interrupted = where
+        fig.seconds = time.monotonic() - start
+        raise Interrupted(fig) from None
     fig.seconds = time.monotonic() - start
     return fig, ref
+
+
+def _cut(
+    fig: Figures, cuts: int, rng: random.Random, fw: Path, decks: int, acts: Path, tmp: Path, ref: Reference,
+    manifest: Path, pristine: Path, max_gap: int, say: Callable[[str], None] | None,
+    on_boot: Callable[[Figures], None] | None,
+) -> None:
+    """The cuts: boot after boot from one image, until ``cuts`` cuts are done."""
+    image = tmp / "table.img"
+    last_cut: tuple[int, int] | None = None  # (action, ev) of the last cut
+    if on_boot is not None:
+        on_boot(fig)  # the cuts begin
+    while fig.cuts < cuts:
+        if last_cut is None:
+            image.write_bytes(pristine.read_bytes())
+            fig.rounds += 1
+        gap = 1 + rng.randrange(max_gap)
+        lines = _run(
+            fw,
+            ["boot", str(decks), str(acts), str(image), str(tmp / "ref.txt"), str(gap),
+             str(rng.randrange(1 << 30)), str(manifest)],
+        )
+        fig.boots += 1
+        last_cut = _check_boot(lines, ref, last_cut, fig)
+        if on_boot is not None:
+            on_boot(fig)
+        if say is not None and fig.boots % 50 == 0:
+            say(f"  {fig.cuts} cuts, {fig.boots} boots, {len(fig.failures)} failures")
 
 
 def _check_boot(lines: list[str], ref: Reference, last_cut: tuple[int, int] | None, fig: Figures) -> tuple[int, int] | None:
@@ -351,5 +408,6 @@ def report(fig: Figures) -> list[str]:
         f"tricks lost: max {max(tr)} ({sum(1 for t in tr if t)} resumes lost the trick just completed)",
         f"hand ends checked against the uncut run: {fig.hand_ends_checked}, last states: {fig.finals_checked}",
         f"corrupt or half-restored states: {fig.corrupt}",
-        f"{fig.seconds:.0f} s",
+        f"{fig.seconds:.0f} s" + (f" (interrupted {fig.interrupted}: {fig.cuts} of {fig.asked} cuts done)"
+                                  if fig.interrupted else ""),
     ]

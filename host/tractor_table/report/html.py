@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from html import escape
 
 from .cards import face_parts, is_red, levels_name, name, trump_name
-from .model import HandReport, TrickReport, settlement
+from .model import HandReport, TrickReport, note_text, result_text, settlement, status_text
 from .text import score_text, words
 
 CSS = """
@@ -54,6 +54,8 @@ def card_html(card: int, lang: str) -> str:
     rank, suit = face_parts(card)
     color = "red" if is_red(card) else "black"
     joker = " joker" if rank == "JOKER" else ""
+    if joker and lang == "zh":
+        rank = "王"  # 大王 / 小王: the picture's colour tells which
     copy = card // 54
     label = name(card, lang)
     mark = f'<span class="c">.{copy}</span>' if copy else ""
@@ -95,7 +97,7 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
         f'<html lang="{"zh" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
         f"<title>{e(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{e(title)}</h1>",
-        f'<p class="facts">{e(when)}; {e(rep.status)}; {rep.events} {e(w["events"])}'
+        f'<p class="facts">{e(when)}; {e(status_text(rep, lang))}; {rep.events} {e(w["events"])}'
         + (f"; {e(w['table id'])} {e(rep.table_uid)}" if rep.table_uid else "") + "</p>",
         f'<p class="facts" id="trump">{e(w["dealer"])} {dealer}; {e(w["trump"])} '
         f"<b>{e(trump_name(rep.trump, lang))}</b> ({e(decl)}); {e(w['levels'])} "
@@ -127,7 +129,7 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
         cells = {s: c for s, c in t.plays}
         row = [f'<tr class="trick" data-trick="{t.number}"><td class="num">{t.number}</td>']
         for s in range(4):
-            lead = " (lead)" if s == t.leader else ""
+            lead = ((" (首出)" if lang == "zh" else " (lead)") if s == t.leader else "")
             cls = ' class="win"' if s == t.winner else ""
             row.append(f'<td{cls} title="S{s}{lead}">{cards_html(cells.get(s), lang)}</td>')
         win = f"S{t.winner}" if t.winner is not None else ""
@@ -135,7 +137,7 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
                    f'<td class="num">{score_cell(t, w)}</td></tr>')
         p.append("".join(row))
         for n in t.notes:
-            p.append(f'<tr><td></td><td colspan="7" class="note">{e(n)}</td></tr>')
+            p.append(f'<tr><td></td><td colspan="7" class="note">{e(note_text(n, lang))}</td></tr>')
     p.append("</table>")
     if rep.end is not None:
         en = rep.end
@@ -146,8 +148,8 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
             f"{en['kitty_points']} &times; {en['multiplier']} = {en['bonus']}<br>"
             f"{e(w['levels after'])} <b>{levels_name(en['levels'])}</b>; "
             f"{e(w['next dealer'])} S{en['next_dealer']}{e(win)}"
-            + (f"<br><b>{e(settlement(rep))}</b>" if settlement(rep) else "")
-            + (f"<br>{e(rep.result)}" if rep.result else "") + "</p>"
+            + (f"<br><b>{e(settlement(rep, lang))}</b>" if settlement(rep) else "")
+            + (f"<br>{e(result_text(rep, lang))}" if rep.result else "") + "</p>"
         )
     p.append(f"<h2>{e(w['findings'])}</h2>")
     if not rep.findings:
@@ -155,10 +157,12 @@ def render(rep: HandReport, *, lang: str = "en") -> str:
     else:
         p.append('<div id="findings">')
         for f in rep.findings:
-            p.append(f'<div class="finding"><b>[{e(f.source)}]</b> {e(f.text)}')
+            p.append(f'<div class="finding"><b>[{e(w.get("source " + f.source, f.source))}]</b> '
+                     f"{e(f.text_in(lang))}")
             if f.table_view or f.host_view:
-                p.append(f'<div class="view">{e(w["table view"])}: {e(f.table_view)}</div>'
-                         f'<div class="view">{e(w["host view"])}: {e(f.host_view)}</div>')
+                tv, hv = f.views_in(lang)
+                p.append(f'<div class="view">{e(w["table view"])}: {e(tv)}</div>'
+                         f'<div class="view">{e(w["host view"])}: {e(hv)}</div>')
             p.append("</div>")
         p.append("</div>")
     p.append("</body></html>")

@@ -55,7 +55,7 @@ class TrickReport:
     points: int | None = None
     score: int | None = None  # the attackers' running score after it (-1: partner not yet known)
     by_seat: list[int] = field(default_factory=lambda: [0] * SEATS)  # the points each seat has taken so far
-    notes: list[str] = field(default_factory=list)  # forced throws, challenges
+    notes: list[Event] = field(default_factory=list)  # forced throws, challenges, take-backs (note_text)
     attempt: list[int] = field(default_factory=list)  # a failed throw as laid
 
 
@@ -65,6 +65,31 @@ class ReportFinding:
     text: str
     table_view: str = ""
     host_view: str = ""
+    event: Event | None = None  # a table's finding: its event (said again in the report's language)
+    index: int | None = None  # a verifier's: the event's index, what differs, both events
+    what: str = ""
+    table_event: Any = None
+    host_event: Any = None
+
+    def text_in(self, lang: str) -> str:
+        if lang != "zh":
+            return self.text
+        from .words import describe_in
+
+        if self.event is not None:
+            return describe_in(self.event, lang)
+        if self.index is not None:
+            return f"事件 {self.index}：牌桌与完整引擎不一致 ({self.what})"
+        return self.text
+
+    def views_in(self, lang: str) -> tuple[str, str]:
+        """The table's and the host's view of a disagreement, in ``lang``."""
+        if lang != "zh" or self.index is None:
+            return self.table_view, self.host_view
+        from .words import describe_in
+
+        return (describe_in(self.table_event, lang) if self.table_event is not None else self.table_view,
+                describe_in(self.host_event, lang) if self.host_event is not None else "-")
 
 
 @dataclass
@@ -168,6 +193,7 @@ def build(store: Any, hand: dict[str, Any]) -> HandReport:
                 f"event {e['index']}: the table and the full engine disagree ({v['what']})",
                 table_view=v["table_text"] or describe(e["event"]),
                 host_view=v["host_text"] or (describe(host) if host else "-"),
+                index=e["index"], what=v["what"], table_event=e["event"], host_event=host,
             ))
     finish(rep)
     return rep
@@ -215,19 +241,19 @@ def feed(rep: HandReport, event: Event | list[Any]) -> None:
                     break
             if not t.plays:
                 t.leader = None
-            t.notes.append(f"S{ev.seat} took back {_names(cards)}")
+            t.notes.append(ev)
         case Forced():
             t = _trick(rep, ev.trick)
-            t.notes.append(f"S{ev.leader}'s throw fails: {_names(cards)} stands as the lead (penalty {ev.penalty})")
+            t.notes.append(ev)
             if t.plays and t.plays[0][0] == ev.leader:
                 t.attempt = t.plays[0][1]
                 t.plays[0] = (ev.leader, cards)
-            rep.findings.append(ReportFinding("table", describe(ev)))
+            rep.findings.append(ReportFinding("table", describe(ev), event=ev))
         case Challenge():
             t = _trick(rep, ev.trick)
-            t.notes.append(describe(ev))
+            t.notes.append(ev)
             if not ev.accepted:
-                rep.findings.append(ReportFinding("table", describe(ev)))
+                rep.findings.append(ReportFinding("table", describe(ev), event=ev))
         case Trick():
             t = _trick(rep, ev.trick)
             t.winner, t.points, t.score = ev.winner, ev.points, ev.attackers_score
@@ -245,14 +271,56 @@ def feed(rep: HandReport, event: Event | list[Any]) -> None:
                 "winners": [s for s in range(SEATS) if won >= 0 and won >> s & 1] if per_seat else [],
             }
         case Reject() | Audit() | Revoke() | Forfeit():
-            rep.findings.append(ReportFinding("table", describe(ev)))
+            rep.findings.append(ReportFinding("table", describe(ev), event=ev))
         case _:
             pass
 
 
-def settlement(rep: HandReport) -> str:
+def note_text(ev: Event, lang: str = "en") -> str:
+    """A trick's note in words: a take-back, a failed throw, a challenge."""
+    zh = lang == "zh"
+    match ev:
+        case Undo():
+            cards = _names(list(ev.ids), lang)
+            return f"S{ev.seat} 收回 {cards}" if zh else f"S{ev.seat} took back {cards}"
+        case Forced():
+            cards = _names(list(ev.ids), lang)
+            if zh:
+                return f"S{ev.leader} 甩牌失败：{cards} 作为首出 (罚 {ev.penalty} 分)"
+            return f"S{ev.leader}'s throw fails: {cards} stands as the lead (penalty {ev.penalty})"
+    from .words import describe_in
+
+    return describe_in(ev, lang)
+
+
+def status_text(rep: HandReport, lang: str = "en") -> str:
+    from .words import status
+
+    return status(rep.status, lang)
+
+
+def result_text(rep: HandReport, lang: str = "en") -> str:
+    """The hand's result line (the HAND_END event described), in ``lang``."""
+    if lang != "zh" or not rep.result:
+        return rep.result
+    from .words import hand_end_zh
+
+    e = rep.end
+    if rep.status == "redeal":
+        return "重新发牌：无人亮主"
+    if e is None:
+        return rep.result
+    won = e["match_winner"]
+    if e["winners"]:
+        won = sum(1 << s for s in e["winners"])
+    return hand_end_zh(e["score"], e["kitty_points"], e["multiplier"], e["bonus"], e["levels"],
+                       e["next_dealer"], won)
+
+
+def settlement(rep: HandReport, lang: str = "en") -> str:
     """Who keeps or takes the deal and how many levels a side goes up (from
     the levels before and after the hand)."""
+    zh = lang == "zh"
     e = rep.end
     if e is None or rep.dealer is None or rep.dealer < 0 or None in rep.levels:
         return ""
@@ -262,23 +330,33 @@ def settlement(rep: HandReport) -> str:
         dealer = rep.dealer
         seats = " ".join(f"S{s}" for s in e["winners"])
         if seats:
-            return f"{seats} win the match"
+            return f"{seats} 赢得比赛" if zh else f"{seats} win the match"
         defenders = {dealer} | ({rep.partner} if rep.partner is not None and rep.partner >= 0 else set())
         side = "+".join(f"S{s}" for s in sorted(defenders))
         att = [s for s in range(SEATS) if s not in defenders]
         if not _taken_over(rep, att, before, after):
             up = (after[dealer] or 0) - (before[dealer] or 0)
+            if zh:
+                return f"庄家一方 ({side}) 保庄，每人升 {up} 级"
             return f"the defenders ({side}) keep the deal, +{up} level(s) each"
         up = (after[att[0]] or 0) - (before[att[0]] or 0) if att else 0
-        return f"the attackers ({'+'.join(f'S{s}' for s in att)}) take the deal over, +{up} level(s) each"
+        them = "+".join(f"S{s}" for s in att)
+        if zh:
+            return f"闲家 ({them}) 上台坐庄，每人升 {up} 级"
+        return f"the attackers ({them}) take the deal over, +{up} level(s) each"
     d = rep.dealer % 2
     a = 1 - d
-    if e["match_winner"] is not None and e["match_winner"] >= 0:
-        return f"side {e['match_winner']} ({e['match_winner']}&{e['match_winner'] + 2}) wins the match"
+    w = e["match_winner"]
+    if w is not None and w >= 0:
+        return f"{w} 方 ({w}&{w + 2}) 赢得比赛" if zh else f"side {w} ({w}&{w + 2}) wins the match"
     if e["next_dealer"] % 2 == d:
         up = after[d] - before[d]
+        if zh:
+            return f"庄家一方 ({d}&{d + 2}) 保庄，升 {up} 级"
         return f"the defenders ({d}&{d + 2}) keep the deal, +{up} level(s)"
     up = after[a] - before[a]
+    if zh:
+        return f"闲家 ({a}&{a + 2}) 上台坐庄，升 {up} 级"
     return f"the attackers ({a}&{a + 2}) take the deal over, +{up} level(s)"
 
 
@@ -297,10 +375,10 @@ def finish(rep: HandReport) -> None:
         rep.hands_from = "played" if rep.end is not None else "played so far"
 
 
-def _names(cards: list[int]) -> str:
+def _names(cards: list[int], lang: str = "en") -> str:
     from .cards import names
 
-    return names(cards)
+    return names(cards, lang)
 
 
 def card_order(card: int) -> tuple[int, int]:

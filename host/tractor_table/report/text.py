@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .cards import is_red, levels_name, name, trump_name
-from .model import HandReport, TrickReport, settlement
+from .model import HandReport, TrickReport, note_text, result_text, settlement, status_text
 
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
 
@@ -24,6 +24,7 @@ WORDS = {
         "seat": "seat", "cards": "cards", "events": "events", "table id": "table id",
         "unknown": "not known", "by seat": "points by seat",
         "no partner yet": "partner not yet known", "verdict": "verdict", "accepted": "accepted",
+        "source table": "table", "source verifier": "verifier",
     },
     "zh": {
         "dealer": "庄家",
@@ -38,6 +39,7 @@ WORDS = {
         "seat": "座位", "cards": "牌", "events": "个事件", "table id": "牌桌编号",
         "unknown": "未知", "by seat": "各家得分",
         "no partner yet": "朋友未明", "verdict": "结果", "accepted": "接受",
+        "source table": "牌桌", "source verifier": "核对",
     },
 }
 
@@ -73,11 +75,11 @@ def render(rep: HandReport, *, lang: str = "en", color: bool = False) -> str:
     no = "?" if rep.hand_no is None else rep.hand_no
     who = f" ({rep.table_uid})" if rep.table_uid else ""
     if lang == "zh":
-        out.append(b(f"牌局 {rep.hand_id}：牌桌 {rep.table_id}{who}，本场第 {no} 局；{rep.status}；"
+        out.append(b(f"牌局 {rep.hand_id}：牌桌 {rep.table_id}{who}，本场第 {no} 局；{status_text(rep, lang)}；"
                      f"{rep.events} 个事件"))
     else:
         out.append(b(f"hand {rep.hand_id}: table {rep.table_id}{who}, hand {no} of its match; "
-                     f"{rep.status}; {rep.events} events"))
+                     f"{status_text(rep, lang)}; {rep.events} events"))
     when = (rep.started_at or "")[:19].replace("T", " ")
     if rep.ended_at:
         when += " - " + rep.ended_at[:19].replace("T", " ")
@@ -116,7 +118,7 @@ def render(rep: HandReport, *, lang: str = "en", color: bool = False) -> str:
         if t.attempt:
             out.append(f"      (S{t.leader}: {cards_text(t.attempt, lang, color)})")
         for n in t.notes:
-            out.append(f"      {n}")
+            out.append(f"      {note_text(n, lang)}")
     out.append("")
     if rep.end is not None:
         e = rep.end
@@ -126,18 +128,19 @@ def render(rep: HandReport, *, lang: str = "en", color: bool = False) -> str:
         win = "" if e["match_winner"] < 0 else f"; {w['side']} {e['match_winner']} {w['wins match']}"
         out.append(f"  {w['levels after']} {levels_name(e['levels'])}; "
                    f"{w['next dealer']} S{e['next_dealer']}{win}")
-        settle = settlement(rep)
+        settle = settlement(rep, lang)
         if settle:
             out.append(f"  {settle}")
         if rep.result:
-            out.append(f"  {rep.result}")
+            out.append(f"  {result_text(rep, lang)}")
         out.append("")
     out.append(b(w["findings"]))
     if not rep.findings:
         out.append(f"  {w['none']}")
     for f in rep.findings:
-        out.append(f"  [{f.source}] {f.text}")
+        out.append(f"  [{w.get('source ' + f.source, f.source)}] {f.text_in(lang)}")
         if f.table_view or f.host_view:
-            out.append(f"      {w['table view']}: {f.table_view}")
-            out.append(f"      {w['host view']}: {f.host_view}")
+            tv, hv = f.views_in(lang)
+            out.append(f"      {w['table view']}: {tv}")
+            out.append(f"      {w['host view']}: {hv}")
     return "\n".join(out) + "\n"
