@@ -262,7 +262,9 @@ class VirtualBoard:
             if not parts:
                 continue
             op = parts[0]
-            if op == b"T" or op == b"B" or op == b"P":
+            if op == b"P":
+                self._fifo.append((op, int(parts[1]), 0))
+            elif op == b"T" or op == b"B":
                 self._fifo.append((op, int(parts[1]), int(parts[2])))
             elif op == b"U" and self.readers is not None:
                 import binascii
