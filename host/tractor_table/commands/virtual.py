@@ -96,13 +96,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--serve", action="store_true",
         help="keep the virtual table running without a link of its own and print its "
         "pseudo-terminal: follow it as a real table with 'tractor-table link --port PTY' or "
-        "'tractor-table console --port PTY' from another terminal, and type taps here "
-        "(quit or Ctrl-C ends it)",
+        "'tractor-table console --port PTY' from another terminal, and type taps here: each is "
+        "answered from the table's events and the prompt says what it waits for, as without "
+        "--serve (quit or Ctrl-C ends it); it records only with --db",
     )
     parser.add_argument(
         "--db", type=Path, metavar="FILE",
         help="record the table's events, hands and verdicts in this SQLite file "
-        "(default: records.sqlite in the user's data directory)",
+        "(default: records.sqlite in the user's data directory; with --serve: none unless given)",
     )
     parser.add_argument("--no-record", action="store_true", help="record nothing")
     from . import _club

@@ -168,6 +168,8 @@ class VirtualTable:
         self._ctl: int = -1
         self._pings = 0  # "P n" sent to the board (settle), and the last answered
         self.pinged = 0
+        #: side_events lines that did not decode (none from a sound board)
+        self.side_errors: list[str] = []
         self._out_thread: threading.Thread | None = None
         self._changed = threading.Condition()
         self._stop = threading.Event()
@@ -409,11 +411,15 @@ class VirtualTable:
         op, _, rest = line.partition(" ")
         if op in ("W", "E"):  # the events beside the link (side_events)
             note: Note
-            if op == "W":
-                note = Up.of(json.loads(rest))
-            else:
-                idx, h, raw = rest.split(" ", 2)
-                note = typed(["event", int(idx), int(h), json.loads(raw)])
+            try:
+                if op == "W":
+                    note = Up.of(json.loads(rest))
+                else:
+                    idx, h, raw = rest.split(" ", 2)
+                    note = typed(["event", int(idx), int(h), json.loads(raw)])
+            except (ValueError, IndexError, TypeError):
+                self.side_errors.append(line)  # not the board's: kept, and the next line read
+                return
             self._note(note)
             return
         with self._changed:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import events as E
+from ..errors import CommandError
 from ..events import EV, card_name, cards_text
 from ..tablewatch import KITTY_UP, TableWatch, describe_in
 
@@ -114,7 +115,12 @@ def read_commands(
                 watch.pressed_ok(seat)
             vt.press(seat, kinds[verb])
         if side_events:
-            vt.settle()
+            if not vt.settle():
+                if not vt.alive():
+                    raise CommandError(f"the virtual table stopped: {vt.firmware_errors()}")
+                say(f"  {verb} {seat}: the table has not handled it yet (busy?); "
+                    "its answer comes with the next command, 'show' shows its display")
+                continue
             got = _queued(vt)
         else:
             got = _collect(vt, sounds_before)
