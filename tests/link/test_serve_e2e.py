@@ -51,7 +51,7 @@ def served() -> Iterator[tuple[subprocess.Popen[str], str]]:
         m, _ = _line_with(proc.stdout, r"serving on (\S+) \(pseudo-terminal\)")
         port = m[1]
         assert os.path.exists(port)
-        _line_with(proc.stdout, r"^> the display")  # the prompt: it reads commands now
+        _line_with(proc.stdout, r"^> draw ")  # the prompt: it reads commands now
         yield proc, port
     finally:
         if proc.poll() is None:
@@ -81,7 +81,7 @@ def test_virtual_serve_with_link_then_console_on_its_port(served: tuple[subproce
     assert link.stdout is not None
     _line_with(link.stdout, r"^link synced")
     _type(proc, "tap 1 2H", "ok 1", "ok 0")
-    _line_with(proc.stdout, r"^  tap 1 2H: the card is taken")  # the serving side's echo
+    _line_with(proc.stdout, r"^  S1 tapped 2H: waiting 2H")  # the serving side's echo
     _, before = _line_with(link.stdout, r"trump H \(declared by S1\)")
     _type(proc, "tap 1 4S", "ok 1")  # one card of the kitty's eight, then OK: too few
     out, _ = link.communicate(timeout=30)

@@ -362,13 +362,3 @@ def test_the_bots_deal_a_fresh_seed_and_print_it(capsys: pytest.CaptureFixture[s
     second, _ = play()
     assert first != second  # 1 in 999,999 to meet by chance
     assert play("--seed", str(first)) == (first, deal)
-
-
-def test_serve_refuses_db_and_says_who_records() -> None:
-    from tractor_table.commands import virtual
-
-    for flags in (["--db", "x.sqlite"], ["--no-record"]):
-        with pytest.raises(CommandError) as exc:
-            virtual.run(cli.build_parser().parse_args(["virtual", "--serve", *flags]))
-        assert str(exc.value).startswith(f"{flags[0]} with --serve: a serving table has no link of its own")
-        assert "'tractor-table console --port PTY --db FILE'" in str(exc.value)

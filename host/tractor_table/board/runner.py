@@ -206,9 +206,14 @@ class PicoTable(vr.VirtualTable):
             raise CommandError(f"cut_power({after_ops}): give a count of 1 or more flash operations")
         self._send(b"C %d\n" % after_ops)
 
-    def start(self, timeout: float = 30.0, *, host_link: bool = True) -> PicoTable:
+    def start(self, timeout: float = 30.0, *, host_link: bool = True, side_events: bool = False) -> PicoTable:
         """Boot the board; with ``host_link`` False the terminal is left for
-        another program's link (``virtual --board pico --serve``): :attr:`port`."""
+        another program's link (``virtual --board pico --serve``): :attr:`port`.
+        The board model reports no events beside the link (``side_events``:
+        the fast virtual board's, mpy/vevents.py)."""
+        if side_events:
+            raise CommandError("the board model reports its events on its link only: "
+                               "side_events is the fast virtual board's (board='virtual')")
         sim_dir = self.workdir / "sim"
         if not (sim_dir / "chip.mpy").exists():
             vr.compile_for_host(sim_dir, vr.CHIP_SOURCE)

@@ -96,13 +96,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--serve", action="store_true",
         help="keep the virtual table running without a link of its own and print its "
         "pseudo-terminal: follow it as a real table with 'tractor-table link --port PTY' or "
-        "'tractor-table console --port PTY' from another terminal, and type taps here "
-        "(quit or Ctrl-C ends it)",
+        "'tractor-table console --port PTY' from another terminal, and type taps here: each is "
+        "answered from the table's events and the prompt says what it waits for, as without "
+        "--serve (quit or Ctrl-C ends it); it records only with --db",
     )
     parser.add_argument(
         "--db", type=Path, metavar="FILE",
         help="record the table's events, hands and verdicts in this SQLite file "
-        "(default: records.sqlite in the user's data directory)",
+        "(default: records.sqlite in the user's data directory; with --serve: none unless given)",
     )
     parser.add_argument("--no-record", action="store_true", help="record nothing")
     from . import _club
@@ -134,13 +135,6 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(
             "--serve leaves the table to another program's link; the bots need this one's: "
             "drop --bots (tap the cards here), or drop --serve"
-        )
-    if args.serve and (args.db is not None or args.no_record):
-        flag = "--db" if args.db is not None else "--no-record"
-        raise CommandError(
-            f"{flag} with --serve: a serving table has no link of its own, so it records nothing; "
-            "the program that follows it records: 'tractor-table link --port PTY --db FILE' or "
-            "'tractor-table console --port PTY --db FILE'"
         )
     if args.hands is not None and not args.bots:
         raise CommandError(
@@ -299,26 +293,48 @@ def _console(vt: VirtualTable, rules: Any) -> int:
 
 
 def _serve(args: argparse.Namespace, rules: Any) -> int:
-    """--serve: the table keeps running, its terminal for another program's link."""
+    """--serve: the table keeps running, its terminal for another program's link;
+    its events come beside the link (the board's output), so the typed commands
+    are answered from them and, with --db, recorded as plain ``virtual`` records."""
     import signal
 
+    from ..link.engine_replayer import EngineReplayer
+    from ..link.serial_link import host_identity
+    from ..link.verifier import Verifier
+    from ..records.recorder import open_recorder
     from ..virtual.runner import VirtualTable
     from ..virtual.taps import read_commands
 
     def stop(_sig: int, _frame: Any) -> None:
         raise KeyboardInterrupt
 
+    # recorded here only when asked (--db): the program that follows the
+    # table records too, into its own file (link --db, console --db)
+    recorder = None
+    if args.db is not None and not args.no_record:
+        recorder = open_recorder(args.db, False, port="virtual --serve", source="virtual", rules=rules)
     vt = VirtualTable(rules.decks, heapsize=args.heapsize, readers=args.readers,
                       hand_scan=args.hand_scan, rules=rules)
-    vt.start(host_link=False)
+    if recorder is not None:
+        verifier = Verifier(EngineReplayer(rules), host_identity()[1])
+        vt.note_hooks.append(recorder.follow(verifier))
+    try:
+        vt.start(host_link=False, side_events=True)
+    except BaseException:
+        if recorder is not None:
+            recorder.store.close()
+        raise
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         print(f"virtual table serving on {vt.port} (pseudo-terminal), {rules.decks} deck(s), rules {args.rules}")
         print(f"  follow it: tractor-table link --port {vt.port} --rules {args.rules}")
         print(f"         or: tractor-table console --port {vt.port} --rules {args.rules}")
+        print(f"records: {recorder.store.path}" if recorder is not None
+              else "records: none here (--db FILE records the hands played here)")
         print("  type taps here; quit or Ctrl-C stops the table", flush=True)
         try:
-            quit_typed = read_commands(vt, rules, sys.stdin, lambda text: print(text, flush=True), events=False)
+            quit_typed = read_commands(vt, rules, sys.stdin, lambda text: print(text, flush=True),
+                                       side_events=True)
             if not quit_typed:  # the end of a script or of a pipe: keep serving
                 while vt.alive():
                     time.sleep(0.5)
@@ -328,4 +344,7 @@ def _serve(args: argparse.Namespace, rules: Any) -> int:
         return 0
     finally:
         signal.signal(signal.SIGTERM, previous)
-        vt.close()
+        vt.close()  # the board's output is read to its end before the records close
+        if recorder is not None:
+            print(recorder.summary(), flush=True)
+            recorder.store.close()

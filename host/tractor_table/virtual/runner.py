@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import secrets
@@ -39,7 +40,7 @@ from shengji import Rules
 from .. import firmware_build, mpy, rulescodec
 from ..errors import CommandError
 from ..events import Event
-from ..link.notes import Note
+from ..link.notes import Note, Up, typed
 from ..link.serial_link import SerialLink
 from ..pn532sim.chip import deck_uid
 
@@ -56,7 +57,8 @@ CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
 READERS = ("spi", "direct")
 #: the virtual board and its heap report, compiled into the table's sim folder
 #: (``mpy/vstart.py`` imports the compiled board and runs it)
-BOARD_SOURCES = (MPY_DIR / "vboard.py", MPY_DIR / "heapreport.py", MPY_DIR / "chipstack.py")
+BOARD_SOURCES = (MPY_DIR / "vboard.py", MPY_DIR / "heapreport.py", MPY_DIR / "chipstack.py",
+                 MPY_DIR / "vevents.py")
 #: the flash folder's file with the table's identity (mpy/vboard.py reads it)
 UID_FILE = "unique_id"
 
@@ -164,6 +166,10 @@ class VirtualTable:
         self.link: SerialLink | None = None
         self.port = ""  # the terminal's path (the table's "USB serial"), once started
         self._ctl: int = -1
+        self._pings = 0  # "P n" sent to the board (settle), and the last answered
+        self.pinged = 0
+        #: side_events lines that did not decode (none from a sound board)
+        self.side_errors: list[str] = []
         self._out_thread: threading.Thread | None = None
         self._changed = threading.Condition()
         self._stop = threading.Event()
@@ -174,9 +180,13 @@ class VirtualTable:
 
     # --- life cycle -----------------------------------------------------------
 
-    def start(self, timeout: float = 20.0, *, host_link: bool = True) -> VirtualTable:
+    def start(self, timeout: float = 20.0, *, host_link: bool = True, side_events: bool = False) -> VirtualTable:
         """Boot the table; with ``host_link`` False the terminal is left for
-        another program's link (``tractor-table virtual --serve``): :attr:`port`."""
+        another program's link (``tractor-table virtual --serve``): :attr:`port`.
+        ``side_events``: the board reports the table's events beside the link
+        (mpy/vevents.py), as notes to :attr:`note_hooks` and :attr:`events`
+        (an Up first), the way a link reports them; :meth:`settle` waits for
+        what the table did with the commands sent so far."""
         if not self.fw_dir.exists():
             compile_for_host(self.fw_dir)
         sim_dir = self.workdir / "sim"
@@ -232,6 +242,7 @@ class VirtualTable:
                     str(cards),
                     str(config),
                     *(["heap"] if self.heap_report else []),
+                    *(["events"] if side_events else []),
                 ],
                 stdin=self._master,
                 stdout=self._master,
@@ -337,6 +348,16 @@ class VirtualTable:
             raise CommandError(f"the virtual table stopped: {self.firmware_errors()}")
         os.write(self._ctl, line)
 
+    def settle(self, timeout: float = 10.0) -> bool:
+        """Wait until the table has taken in and handled every command sent so
+        far (the board answers a "P n" sent after them once its inputs are
+        empty): its sounds, display and, with ``side_events``, its events are
+        here then. False if it did not answer within ``timeout``."""
+        self._pings += 1
+        n = self._pings
+        self._send(b"P %d\n" % n)
+        return self.wait(lambda: self.pinged >= n, timeout)
+
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
@@ -388,8 +409,23 @@ class VirtualTable:
 
     def _out_line(self, line: str) -> None:
         op, _, rest = line.partition(" ")
+        if op in ("W", "E"):  # the events beside the link (side_events)
+            note: Note
+            try:
+                if op == "W":
+                    note = Up.of(json.loads(rest))
+                else:
+                    idx, h, raw = rest.split(" ", 2)
+                    note = typed(["event", int(idx), int(h), json.loads(raw)])
+            except (ValueError, IndexError, TypeError):
+                self.side_errors.append(line)  # not the board's: kept, and the next line read
+                return
+            self._note(note)
+            return
         with self._changed:
-            if op == "D":
+            if op == "P":
+                self.pinged = int(rest)
+            elif op == "D":
                 self.lines = rest.split("|")
                 self.frames += 1
             elif op == "S":

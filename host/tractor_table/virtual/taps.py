@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import events as E
+from ..errors import CommandError
 from ..events import EV, card_name, cards_text
 from ..tablewatch import KITTY_UP, TableWatch, describe_in
 
@@ -60,24 +61,30 @@ def read_commands(
     lines: Iterable[str],
     say: Callable[[str], None] = print,
     *,
-    events: bool = True,
+    side_events: bool = False,
 ) -> bool:
     """The typed commands' loop: each command sent, then one line of what the
-    table did and, when it changed, what it waits for. ``events=False`` (the
-    table served to another program's link): no events here, only the sounds
-    and the display tell. True when ``quit`` ended it, False at the end of the lines."""
+    table did and, when it changed, what it waits for. ``side_events`` (the
+    table served to another program's link, ``virtual --serve``): the events
+    come beside the link, in order with the board's answer to
+    :meth:`~.runner.VirtualTable.settle`, so each command's are all there once
+    the table has handled it. True when ``quit`` ended it, False at the end of the lines."""
     from ..tapgrammar import CONSOLE_HELP, parse_console
 
     kinds = {"ok": EV.BTN_OK, "undo": EV.BTN_UNDO, "challenge": EV.BTN_CHALLENGE}
     watch = TableWatch(rules, vt.hand_scan)
     say(CONSOLE_HELP)
-    if events:
+    if side_events:
+        vt.settle()
+        for ev in _queued(vt):
+            watch.on_event(ev)
+    else:
         _take(vt, watch, 1.0)
     last_prompt = ""
 
     def prompt() -> None:
         nonlocal last_prompt
-        text = watch.prompt() if events else "the display: " + (vt.lines[-1].strip() or "-")
+        text = watch.prompt()
         if text != last_prompt:
             say("> " + text)
             last_prompt = text
@@ -107,31 +114,30 @@ def read_commands(
             if verb == "ok":
                 watch.pressed_ok(seat)
             vt.press(seat, kinds[verb])
-        got = _collect(vt, sounds_before) if events else []
-        if not events:
-            vt.wait(lambda n=sounds_before: len(vt.sounds) > n, 0.5)
-            time.sleep(0.05)
+        if side_events:
+            if not vt.settle():
+                if not vt.alive():
+                    raise CommandError(f"the virtual table stopped: {vt.firmware_errors()}")
+                say(f"  {verb} {seat}: the table has not handled it yet (busy?); "
+                    "its answer comes with the next command, 'show' shows its display")
+                continue
+            got = _queued(vt)
+        else:
+            got = _collect(vt, sounds_before)
         sounds = vt.sounds[sounds_before:]
-        line = echo(verb, seat, card, got, sounds, watch)
-        if not events:
-            line = f"{verb} {seat}" + (f" {card_name(card)}" if verb == "tap" else "") + ": " + _sound_words(sounds)
-        say("  " + line)
+        say("  " + echo(verb, seat, card, got, sounds, watch))
         prompt()
     return False
 
 
-def _sound_words(sounds: list[int]) -> str:
-    if EV.SND_ERROR in sounds:
-        return "refused (see the display)"
-    if EV.SND_HAND in sounds:
-        return "the hand is over"
-    if EV.SND_TRICK in sounds:
-        return "the trick is complete"
-    if EV.SND_OK in sounds:
-        return "accepted"
-    if EV.SND_TAP in sounds:
-        return "the card is taken"
-    return "nothing happened"
+def _queued(vt: VirtualTable) -> list[E.Event]:
+    """The events already here (after :meth:`~.runner.VirtualTable.settle`)."""
+    got: list[E.Event] = []
+    while True:
+        try:
+            got.append(vt.events.get_nowait())
+        except queue.Empty:
+            return got
 
 
 def _collect(vt: VirtualTable, sounds_before: int, settle: float = 0.15, most: float = 1.5) -> list[E.Event]:

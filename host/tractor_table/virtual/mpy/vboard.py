@@ -9,7 +9,9 @@
 #   FIFO, one command per line:  "T seat card" (a card tapped at a seat; card
 #   -1 = an unknown tag, -2 = two tags at once), "U seat uidhex [uidhex]" (tags
 #   with these UIDs put down together at a seat's reader; spi readers only),
-#   "B seat kind" (a button press, events.BTN_*), "Q" (stop);
+#   "B seat kind" (a button press, events.BTN_*), "P n" (answered "P n" on the
+#   output FIFO once every command before it has been taken in and handled:
+#   what the table did with them is reported before it), "Q" (stop);
 # - readers "spi" (the default): the firmware's own scanner.py and pn532.py
 #   drivers run against four simulated PN532 chips (the byte-accurate chip
 #   model of tractor_table/pn532sim/chip.py) on a simulated SPI bus in place of
@@ -260,7 +262,9 @@ class VirtualBoard:
             if not parts:
                 continue
             op = parts[0]
-            if op == b"T" or op == b"B":
+            if op == b"P":
+                self._fifo.append((op, int(parts[1]), 0))
+            elif op == b"T" or op == b"B":
                 self._fifo.append((op, int(parts[1]), int(parts[2])))
             elif op == b"U" and self.readers is not None:
                 import binascii
@@ -287,7 +291,13 @@ class VirtualBoard:
         fifo = self._fifo
         while fifo:
             op, seat, arg = fifo[0]
-            if op == b"T":
+            if op == b"P":
+                # the loop turn before this one handled the last input
+                if self._taps or self._presses or not self._readers_idle():
+                    return
+                self._out.write(b"P %d\n" % seat)
+                fifo.pop(0)
+            elif op == b"T":
                 if self.readers is not None:
                     self.readers.waiting[seat].append(arg)
                 else:
@@ -326,13 +336,13 @@ class VirtualBoard:
 
 
 def main(argv):
-    # micropython vboard.py CTL_IN CTL_OUT STORE DECKS READERS(spi|direct) CARDS CONFIG [heap]
+    # micropython vboard.py CTL_IN CTL_OUT STORE DECKS READERS(spi|direct) CARDS CONFIG [heap] [events]
     import gc
 
     import main as firmware_main
 
     ctl_in, ctl_out, store, decks, mode = argv[1], argv[2], argv[3], int(argv[4]), argv[5]
-    report = len(argv) > 8 and argv[8] == "heap"
+    report = "heap" in argv[8:]
     if report:
         # the heap report's names are interned now, its code dropped: at the
         # end it is imported again without growing the qstr pools, which
@@ -348,11 +358,19 @@ def main(argv):
     app = firmware_main.configured_app(board, argv[7])
     gc.collect()
     board._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if app.restored else 0, sim))
+    tap = None
+    if "events" in argv[8:]:
+        import vevents  # the events beside the link (virtual --serve)
+
+        tap = vevents.EventTap(board._out, app.link)
+        tap.pass_on()
     peak = 0
     n = 0
     while board.running():
         now = board.ticks_ms()
         app.step_safe(now)
+        if tap is not None:
+            tap.pass_on()
         if app.stopped(now):
             break  # a maintenance stop: as main.App.run
         n += 1
