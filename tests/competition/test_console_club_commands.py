@@ -61,11 +61,12 @@ def test_the_console_takes_the_club_s_new_match_and_call_time(
     recorder = open_recorder(tmp_path / "records.sqlite", False, port="virtual", source="console",
                              rules=rules)
     assert recorder is not None
-    cmds = club_commands(source)
+    verifier = make_verifier(rules)
+    cmds = club_commands(source, verifier)
     up = _club.start(argparse.Namespace(club=server.base, token=token), recorder, quiet=True,
                      commands=cmds)
     source.start()
-    app = ConsoleApp(source, make_verifier(rules), recorder=recorder)
+    app = ConsoleApp(source, verifier, recorder=recorder)
 
     async def scenario(pilot: Pilot[int]) -> None:
         label = await until(pilot, "the table heard by the server",

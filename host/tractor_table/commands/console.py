@@ -90,7 +90,7 @@ def make_verifier(rules: Any, *, verify: bool = True, log_path: Path | None = No
     return Verifier(replayer, host_identity()[1], log_path=log_path)
 
 
-def club_commands(source: Any) -> Any:
+def club_commands(source: Any, verifier: Any = None) -> Any:
     """The club's table commands (a competition's new match, time called) for the table
     of ``source`` (a :class:`~tractor_table.console.source.TableSource`), as ``link``
     takes them: sent over its link, the table's answers heard on the link's thread, what
@@ -99,6 +99,10 @@ def club_commands(source: Any) -> Any:
 
     cmds = LinkCommands(say=lambda text: source.inbox.put(("club", text)))
     source.note_hooks.append(cmds.on_note)
+    if verifier is not None:
+        from ._club import tell_verifier
+
+        tell_verifier(cmds, verifier)
 
     def send(payload: list[Any]) -> None:
         link = source.link
@@ -165,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     from ..console.app import ConsoleApp
     from . import _club
 
-    cmds = club_commands(source)
+    cmds = club_commands(source, verifier)
     try:
         club = _club.start(args, recorder, quiet=True, commands=cmds)
     except CommandError:
