@@ -106,3 +106,21 @@ def test_two_rounds_on_four_virtual_tables_results_equal_the_hosts_files(
         assert all(1 <= h <= 2 for _, h, _ in played), played
     std = store.standings(ev)
     assert not std.pending and sum(r.played for r in std.rows) == 16
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["virtual", "--club-rounds"], "--club-rounds is for the bots at a club's table: add --bots and --club URL"),
+    (["virtual", "--bots", "--club-rounds"], "--club-rounds is for the bots at a club's table"),
+    (["virtual", "--pace", "1"], "--pace is for the bots: add --bots"),
+    (["virtual", "--bots", "--pace", "-1"], "--pace must be seconds from 0 to 60, not -1"),
+    (["club", "demo", "--virtual"], "--virtual is for the competition's tables: add --competition"),
+    (["club", "demo", "--sim"], "--sim is for the competition's tables: add --competition"),
+    (["club", "demo", "--competition", "--tables", "9"], "at most 8 virtual tables"),
+])
+def test_options_that_do_not_fit(argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tractor_table import cli
+
+    assert cli.main(argv) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert says in err, err
