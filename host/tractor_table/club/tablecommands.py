@@ -33,6 +33,9 @@ class LinkCommands:
         self._cond = threading.Condition()
         self._replies: dict[int, tuple[bool, str]] = {}
         self.sent: list[str] = []
+        #: told each command's name just before it is sent (the host's verifier: a new
+        #: match restarts its match, :meth:`~tractor_table.link.verifier.Verifier.expect_new_match`)
+        self.before_send: list[Callable[[str], None]] = []
 
     def attach(self, send: Callable[[list[Any]], None], synced: Callable[[], bool] | None = None) -> None:
         self.send, self.synced = send, synced
@@ -55,8 +58,10 @@ class LinkCommands:
             return None
         with self._cond:
             self._replies.pop(code, None)
-        self.send([code])
         self.sent.append(name)
+        for hook in self.before_send:
+            hook(name)
+        self.send([code])
         with self._cond:
             self._cond.wait_for(lambda: code in self._replies, self.reply_s)
             got = self._replies.pop(code, None)

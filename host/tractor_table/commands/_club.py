@@ -49,6 +49,12 @@ def link_commands(quiet: bool = False) -> Any:
     return LinkCommands(say=None if quiet else (lambda s: print(s, flush=True)))
 
 
+def tell_verifier(cmds: Any, verifier: Any) -> None:
+    """The host's verifier told of each new match the club has the table start (its
+    replayer then starts a fresh match there, not the next hand of the one in play)."""
+    cmds.before_send.append(lambda name: verifier.expect_new_match() if name == "new_match" else None)
+
+
 def stop(up: Any) -> None:
     if up is None:
         return

@@ -11,8 +11,9 @@
 - ``club upload --db FILE --club URL --token T``: push a records file (one a
   host wrote offline, or carried from a dead laptop) the same idempotent way
   the hosts upload live;
-- ``club demo [--tables N] [--port P]``: ``make club-demo``, a club night on this
-  machine (embedded PostgreSQL, the server, N tables of bots uploading).
+- ``club demo [--tables N] [--port P] [--competition [--sim]]``: ``make club-demo``, a club
+  night on this machine (embedded PostgreSQL, the server, N tables of bots uploading; with
+  ``--competition`` real virtual tables playing the rounds the director starts).
 
 docs/club.md says how to run a club night with them.
 """
@@ -51,6 +52,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="demo: a competition run from the director's pages (a login is "
                         "made and printed, a player list written); the tables play each round's "
                         "match when the director starts it (docs/competition.md)")
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--virtual", action="store_true",
+                      help="demo --competition: the tables are real virtual tables (the firmware "
+                      "under MicroPython, each with its host recording and uploading, taking the "
+                      "round's commands over its link; the default with --competition)")
+    kind.add_argument("--sim", action="store_true",
+                      help="demo --competition: the lighter simulated tables (the firmware's table "
+                      "core in the demo's process, no link), for more than 8 tables")
     parser.add_argument("--seconds", type=float, default=0.0,
                         help="demo: stop after this long (default: run until Ctrl-C)")
 
@@ -202,8 +211,20 @@ def _demo(args: argparse.Namespace) -> int:
         raise CommandError(f"--tables {args.tables}: give 1 to 64 tables")
     if args.pace <= 0:
         raise CommandError(f"--pace {args.pace}: give the mean seconds between inputs, above 0")
+    if (args.virtual or args.sim) and not args.competition:
+        flag = "--virtual" if args.virtual else "--sim"
+        raise CommandError(f"{flag} is for the competition's tables: add --competition (without "
+                           "it the demo's tables are simulated and play hand after hand)")
+    virtual = args.competition and not args.sim
+    if virtual and args.tables > 8:
+        raise CommandError(f"--tables {args.tables}: at most 8 virtual tables (each is a "
+                           "MicroPython process and a host); add --sim for more")
+    if virtual:
+        from ..mpy import micropython_binary
+
+        micropython_binary()  # at once: no MicroPython, no virtual table
     demo = Demo(tables=args.tables, host=args.host, port=args.port, pace_s=args.pace,
-                competition=args.competition)
+                competition=args.competition, virtual=virtual)
     try:
         demo.start_database()
     except (PgError, OSError) as exc:

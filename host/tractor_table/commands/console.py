@@ -90,6 +90,29 @@ def make_verifier(rules: Any, *, verify: bool = True, log_path: Path | None = No
     return Verifier(replayer, host_identity()[1], log_path=log_path)
 
 
+def club_commands(source: Any, verifier: Any = None) -> Any:
+    """The club's table commands (a competition's new match, time called) for the table
+    of ``source`` (a :class:`~tractor_table.console.source.TableSource`), as ``link``
+    takes them: sent over its link, the table's answers heard on the link's thread, what
+    became of each said on the console's message line ("club: call time done")."""
+    from ..club.tablecommands import LinkCommands
+
+    cmds = LinkCommands(say=lambda text: source.inbox.put(("club", text)))
+    source.note_hooks.append(cmds.on_note)
+    if verifier is not None:
+        from ._club import tell_verifier
+
+        tell_verifier(cmds, verifier)
+
+    def send(payload: list[Any]) -> None:
+        link = source.link
+        if link is not None:
+            link.send_app(payload)
+
+    cmds.attach(send, lambda: source.link is not None and source.link.synced())
+    return cmds
+
+
 def run(args: argparse.Namespace) -> int:
     from ._files import check_writable
 
@@ -146,8 +169,9 @@ def run(args: argparse.Namespace) -> int:
     from ..console.app import ConsoleApp
     from . import _club
 
+    cmds = club_commands(source, verifier)
     try:
-        club = _club.start(args, recorder, quiet=True)
+        club = _club.start(args, recorder, quiet=True, commands=cmds)
     except CommandError:
         if recorder is not None:
             recorder.store.close()

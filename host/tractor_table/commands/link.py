@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from . import _club
 
     cmds = _club.link_commands()
+    _club.tell_verifier(cmds, verifier)
     try:
         club = _club.start(args, recorder, commands=cmds)
     except CommandError:

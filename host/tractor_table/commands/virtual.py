@@ -101,6 +101,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--serve (quit or Ctrl-C ends it); it records only with --db",
     )
     parser.add_argument(
+        "--club-rounds", action="store_true",
+        help="with --bots and --club: the bots play only the matches the club starts (a "
+        "competition round started from the director's pages): each up to --hands hands, "
+        "until a side passes the top or until time is called; then they wait for the next "
+        "round (Ctrl-C ends it; docs/competition.md)",
+    )
+    parser.add_argument(
+        "--pace", type=float, default=None, metavar="S",
+        help="with --bots: at least S seconds between the table's events (default 0: as fast "
+        "as they play)",
+    )
+    parser.add_argument(
         "--db", type=Path, metavar="FILE",
         help="record the table's events, hands and verdicts in this SQLite file "
         "(default: records.sqlite in the user's data directory; with --serve: none unless given)",
@@ -141,6 +153,13 @@ def run(args: argparse.Namespace) -> int:
             "--hands is for the bots: add --bots, or leave --hands out to tap the cards yourself "
             "(as many hands as you play)"
         )
+    if args.club_rounds and not (args.bots and args.club):
+        raise CommandError("--club-rounds is for the bots at a club's table: add --bots and "
+                           "--club URL (with --token)")
+    if args.pace is not None and not args.bots:
+        raise CommandError("--pace is for the bots: add --bots")
+    if args.pace is not None and not 0 <= args.pace <= 60:
+        raise CommandError(f"--pace must be seconds from 0 to 60, not {args.pace:g}")
     args.hands = 1 if args.hands is None else args.hands
     if args.hands < 1:
         raise CommandError("--hands must be at least 1")
@@ -179,9 +198,12 @@ def run(args: argparse.Namespace) -> int:
                 lambda: vt.link is not None and vt.link.synced())
     # the host's side of the architecture: every event re-judged by the full engine
     verifier = Verifier(EngineReplayer(rules), host_identity()[1])
+    _club.tell_verifier(cmds, verifier)
     vt.note_hooks.append(recorder.follow(verifier) if recorder is not None else verifier.on_note)
     print(f"records: {recorder.store.path}" if recorder is not None else "records: off (--no-record)")
     try:
+        if args.club_rounds:
+            return _club_rounds(args, vt, rules, verifier, cmds)
         return _play(args, vt, rules, verifier, t0)
     finally:
         if recorder is not None:
@@ -189,6 +211,40 @@ def run(args: argparse.Namespace) -> int:
             _club.stop(club)
             print(recorder.summary())
             recorder.store.close()
+
+
+def _club_rounds(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
+                 cmds: Any) -> int:
+    """--club-rounds: the bots play the club's matches as its rounds start, until Ctrl-C."""
+    from ..console.pace import PacedTable, Pacer
+    from ..virtual.clubrounds import ClubRounds
+    from ..virtual.seed import bots_seed, seed_line
+
+    pacer = Pacer(args.pace or 0.0)
+    vt.note_hooks.append(pacer.on_note)
+    with vt:
+        print(f"virtual table {vt.uid}: link up on {vt.link.port if vt.link else '?'}; the bots "
+              "wait for the club's new match (a round started by the director)", flush=True)
+        seed = bots_seed(args.seed)
+        print(seed_line(seed), flush=True)
+        bots = ClubRounds(vt, rules, cmds.sent, hands=args.hands, seed=seed, strength=args.strength,
+                          say=lambda text: print(text, flush=True),
+                          bots_table=PacedTable(vt, pacer), event_timeout=vt.event_timeout)
+        interrupted = False
+        try:
+            bots.run()
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            pacer.close()
+    print(f"{bots.matches} match(es) of the club, {bots.hands_played} hand(s); "
+          f"{len(bots.disagreements)} disagreement(s)")
+    print(f"verifier (full engine replaying the link's events): {verifier.summary()}")
+    for d in verifier.disagreements[:10]:
+        print("  " + d.show())
+    if bots.disagreements or verifier.disagreements or verifier.refused:
+        return 1
+    return 130 if interrupted else 0
 
 
 def make_table(board: str, rules: Any, *, heapsize: str | None = None, readers: str = "spi",

@@ -5,12 +5,22 @@ and a player list to import, so a whole event runs from the director's pages.
 ``tractor-table club demo --competition`` (``make club-demo``) uses :class:`Tables` in place
 of the free-playing tables; the test of the demo drives it through the pages
 (tests/competition/test_competition_demo.py).
+
+With ``--virtual`` it uses :class:`VirtualTables`: real virtual tables, each its own
+``tractor-table virtual --bots --club-rounds`` process (the firmware on the MicroPython unix
+port, its host recording in its own SQLite file and uploading with the demo's token), taking
+the round's new match and the time call over the link
+(tests/competition/test_competition_virtual.py).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import secrets
+import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -93,6 +103,72 @@ class Tables:
             t.join(30)
 
     def __enter__(self) -> Tables:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+class VirtualTables:
+    """``n`` real virtual tables, each a ``tractor-table virtual --bots --club-rounds``
+    process recording to ``folder/tableK/records.sqlite`` and uploading to ``base`` with
+    ``token``; its output in ``folder/tableK/host.log``. The bots play each round's match
+    (``hands`` hands at most, at ``pace_s`` seconds between the table's events) when the
+    director starts the round, and no new deal once time is called."""
+
+    def __init__(self, folder: Path, base: str, token: str, n: int = 4, *, pace_s: float = 0.25,
+                 hands: int = 1, decks: int = 1, readers: str = "direct") -> None:
+        self.folder, self.base, self.token, self.n = Path(folder), base, token, n
+        self.pace_s, self.hands, self.decks, self.readers = pace_s, hands, decks, readers
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.stopping = False
+
+    def path(self, k: int) -> Path:
+        """Table ``k``'s records (1 to n)."""
+        return self.folder / f"table{k}" / "records.sqlite"
+
+    def log(self, k: int) -> Path:
+        return self.folder / f"table{k}" / "host.log"
+
+    def start(self) -> VirtualTables:
+        for k in range(1, self.n + 1):
+            self.path(k).parent.mkdir(parents=True, exist_ok=True)
+            cmd = [sys.executable, "-m", "tractor_table.cli", "virtual", "--bots", "--club-rounds",
+                   "--club", self.base, "--db", str(self.path(k)), "--hands", str(self.hands),
+                   "--decks", str(self.decks), "--readers", self.readers,
+                   "--pace", f"{self.pace_s:g}", "--seed", str(1000 + k)]
+            with open(self.log(k), "wb") as out:
+                # a session of its own: the terminal's Ctrl-C reaches the demo, which stops
+                # each table in turn (its records closed, its uploads flushed)
+                self.procs.append(subprocess.Popen(
+                    cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    env={**os.environ, "TT_CLUB_TOKEN": self.token}, start_new_session=True))
+        return self
+
+    @property
+    def errors(self) -> list[str]:
+        """A table that stopped by itself, with the end of its output."""
+        out = []
+        for k, p in enumerate(self.procs, 1):
+            rc = p.poll()
+            if rc is not None and not (self.stopping and rc in (0, 130)):
+                tail = self.log(k).read_text(errors="replace").strip().splitlines()[-3:]
+                out.append(f"table {k} stopped (exit status {rc}): {' | '.join(tail)}")
+        return out
+
+    def stop(self) -> None:
+        self.stopping = True
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+        for p in self.procs:
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(10)
+
+    def __enter__(self) -> VirtualTables:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

@@ -234,7 +234,7 @@ class ConsoleApp(App[int]):
                 self._note(value)
             elif kind == "bots":
                 self._bots(str(value))
-            elif kind == "bots_seed":
+            elif kind in ("bots_seed", "club"):
                 self.say(str(value))
             elif kind in ("bots_done", "bots_error"):
                 self.bots_state = str(value)

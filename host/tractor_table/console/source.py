@@ -11,12 +11,18 @@ drains the queue on a timer, in order.
 
 Items in the inbox are ``(kind, value)``: ``("note", note)`` for every note
 of the link; ``("bots", text)`` for what the bots say, ``("bots_done", text)``
-and ``("bots_error", text)`` when they stop.
+and ``("bots_error", text)`` when they stop; ``("club", text)`` for the club's
+table commands (a competition's new match, time called: commands/console.py).
+
+:attr:`TableSource.note_hooks` hear every note on the link's thread, before the
+console does (the club's :class:`~tractor_table.club.tablecommands.LinkCommands`
+waits there for the table's answer: a busy screen does not hold it up).
 """
 
 from __future__ import annotations
 
 import queue
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError
@@ -46,12 +52,16 @@ class TableSource:
         self.inbox: queue.SimpleQueue[Item] = queue.SimpleQueue()
         self.closing = False
         self.closed = False  # closed, the link's thread ended
+        #: called on the link's thread with every note, before it is queued
+        self.note_hooks: list[Callable[[Note], None]] = []
 
     @property
     def link(self) -> SerialLink | None:
         raise NotImplementedError
 
     def _put_note(self, note: Note) -> None:
+        for hook in self.note_hooks:
+            hook(note)
         self.inbox.put(("note", note))
 
     def start(self) -> None:

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -129,6 +130,9 @@ class EngineReplayer:
         self.scans: dict[int, tuple[int, ...]] = {}  # hand_scan mode: SCAN events by seat
         self.forfeit_seen = False  # the table sent FORFEIT this hand
         self.kitty_up: tuple[int, ...] = ()  # no_bid = "kitty": the kitty as turned up
+        #: new matches the host asked the table for (CMD_NEW_MATCH) and not yet seen start
+        self.new_matches = 0
+        self._lock = threading.Lock()
 
     # --- Replayer protocol
 
@@ -296,7 +300,21 @@ class EngineReplayer:
 
     # --- kinds
 
+    def expect_new_match(self) -> None:
+        """The host sent the table a new match (CMD_NEW_MATCH: a club's round starts; any
+        thread): the table's next first HAND_START of hand 1 starts a fresh match, at the
+        first level, whatever the match in play had reached."""
+        with self._lock:
+            self.new_matches += 1
+
     def _hand_start(self, ev: E.HandStart) -> Event:
+        if ev.hand_no == 1 and ev.first_hand:
+            with self._lock:
+                fresh = self.new_matches > 0
+                if fresh:
+                    self.new_matches -= 1
+            if fresh:
+                self.match = Match(self.rules)
         m = self.match
         mine = E.HandStart(
             ev.hand_no,

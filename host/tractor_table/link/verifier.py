@@ -169,6 +169,13 @@ class Verifier:
             case _:
                 pass
 
+    def expect_new_match(self) -> None:
+        """The host sent the table a new match (CMD_NEW_MATCH, the club's new round): the
+        replayer starts a fresh match at the table's next first hand (any thread)."""
+        hook = getattr(self.replayer, "expect_new_match", None)
+        if hook is not None:
+            hook()
+
     def _table_rules(self, digest: str) -> None:
         """Meet the table's rules digest (WELCOME): compare, or adopt."""
         from .. import rulescodec

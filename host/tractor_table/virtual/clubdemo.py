@@ -21,10 +21,13 @@ from typing import Any
 
 class Demo:
     def __init__(self, *, tables: int = 4, host: str = "127.0.0.1", port: int = 8080,
-                 pace_s: float = 0.75, hands: int = 2, competition: bool = False) -> None:
+                 pace_s: float = 0.75, hands: int = 2, competition: bool = False,
+                 virtual: bool = False) -> None:
         self.tables = tables
         #: the tables play only the competition's rounds, started from the director's pages
         self.competition = competition
+        #: the competition's tables are real virtual tables (competition.demo.VirtualTables)
+        self.virtual = virtual
         self.comp_tables: Any = None
         self.director_password = ""
         self.host, self.port = host, port
@@ -92,13 +95,22 @@ class Demo:
             self.director_password = demo.add_director(self.url)
             csv = self.folder / "players.csv"
             csv.write_text(demo.player_csv(2 * self.tables), encoding="utf-8")
-            self.comp_tables = demo.Tables(self.folder / "tables", self.base, self.token,
-                                           self.tables, pace_s=self.pace_s / 5).start()
+            if self.virtual:
+                self.comp_tables = demo.VirtualTables(
+                    self.folder / "tables", self.base, self.token, self.tables,
+                    pace_s=self.pace_s / 3, hands=self.hands).start()
+                how = (f"The {self.tables} virtual tables' bots play when a round starts, up to "
+                       f"{self.hands} deals a round, no new deal once time is called (draw with a "
+                       f"deal limit of {self.hands}, or call time); each host's records and output "
+                       f"in {self.folder / 'tables'}")
+            else:
+                self.comp_tables = demo.Tables(self.folder / "tables", self.base, self.token,
+                                               self.tables, pace_s=self.pace_s / 5).start()
+                how = "The tables play when a round starts"
             print(f"club demo (competition): director {demo.DIRECTOR}, password "
                   f"{self.director_password} at http://{self.host}:{self.port}/director; "
-                  f"the player list to import: {csv}. The tables play when a round starts "
-                  "(create the competition with the ladder 2 3 4 … A: the tables climb every "
-                  "level)", flush=True)
+                  f"the player list to import: {csv}. {how} (create the competition with the "
+                  "ladder 2 3 4 … A: the tables climb every level)", flush=True)
             return
         for n in range(1, self.tables + 1):
             t = threading.Thread(target=self._play, args=(n,), name=f"demo-table-{n}", daemon=True)

@@ -231,16 +231,21 @@ class BotGame:
 
     # --- a match -------------------------------------------------------------------
 
-    def play(self, hands: int) -> None:
-        """Play `hands` hands (redeals not counted), or until the match is won."""
-        start = self._expect(E.HandStart)
+    def play(self, hands: int, *, start: E.HandStart | None = None,
+             go_on: Callable[[], bool] | None = None) -> None:
+        """Play `hands` hands (redeals not counted), or until the match is won; from the
+        next HAND_START, or from ``start`` (already taken from the table). ``go_on``,
+        asked after each hand: False ends the match there (time called at the table)."""
+        if start is None:
+            start = self._expect(E.HandStart)
         while True:
             outcome = self.play_hand(start)
             if outcome == "redeal":
                 start = self._expect(E.HandStart)
                 continue
             self.hands_played += 1
-            if self.hands_played >= hands or self.match.is_over:
+            if self.hands_played >= hands or self.match.is_over or (
+                    go_on is not None and not go_on()):
                 return
             self.table.press(0, EV.BTN_OK)
             start = self._expect(E.HandStart)
