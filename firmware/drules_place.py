@@ -33,6 +33,9 @@ class Placer(EngineBase):
         # the longest stretch starting at p or above (_sb).
         self._a = bytearray(3 * _NPOS)
         self._gr = bytearray(_NPOS)  # the greedy packing's room per position (_feasible)
+        # and its start per width (pairs, triples, quads), set once per count
+        # array by _psetup: _pack copies one instead of working it out per call
+        self._pg = (bytearray(_NPOS), bytearray(_NPOS), bytearray(_NPOS))
         self._u = bytearray(3 * _NPOS)
         self._z = bytes(3 * _NPOS)  # zeros, to clear _u with one slice copy
         self._st = bytearray(3 * _NPOS)
@@ -108,6 +111,10 @@ class Placer(EngineBase):
         pidx = self.pidx
         base = s * _NPOS
         tot[0] = tot[1] = tot[2] = 0
+        pg = self._pg
+        g2 = pg[0]
+        g3 = pg[1]
+        g4 = pg[2]
         for p in range(np_):
             c2 = c3 = c4 = 0
             for i in range(pidx[base + p], pidx[base + p + 1]):
@@ -121,6 +128,9 @@ class Placer(EngineBase):
             a[p] = c2
             a[_NPOS + p] = c3
             a[2 * _NPOS + p] = c4
+            g4[p] = c4
+            g3[p] = c4 + c3
+            g2[p] = c4 + c4 + c3 + c2
             tot[0] += c2
             tot[1] += c3
             tot[2] += c4
@@ -405,8 +415,8 @@ class Placer(EngineBase):
         # type: (int) -> bool
         """The greedy packing bounds of _feasible over the sweep's nd kinds of
         runs: False if a kind, or a width's runs together, cannot all be
-        placed. Bytecode (with _pack): a few calls a question, and the chip's
-        heap holds native code."""
+        placed. Bytecode: a few calls a question, and the chip's heap holds
+        native code (_pack, where the worst follows spend the time, is native)."""
         dm = self._dm
         dk = self._dk
         dn = self._dn
@@ -438,24 +448,21 @@ class Placer(EngineBase):
                 return False
         return True
 
+    @micropython.native
     def _pack(self, m, k, lo, need):
         # type: (int, int, int, int) -> int
         """How many runs of width m and length k, from position lo up, a
         greedy packing places (up to need): from the weakest position up, as
         many at each as the k positions from it have room for (sets of width
         m a position gives: a 4-face two pairs). For runs of one length the
-        greedy packing is the largest (see _feasible). Bytecode: a few calls
-        a question (the native code it would take does not pay)."""
-        a = self._a
+        greedy packing is the largest (see _feasible). Native (issue 21): the
+        worst follows (adv-24, adv-28) make a dozen calls, a fifth of their
+        bytecode time; its room per position is _psetup's (self._pg)."""
         gr = self._gr
+        g = self._pg[m - 2]  # (set up by _psetup)
         np_ = self._np
         for p in range(np_):
-            c = a[2 * _NPOS + p]
-            if m == 2:
-                c += c + a[_NPOS + p] + a[p]
-            elif m == 3:
-                c += a[_NPOS + p]
-            gr[p] = c
+            gr[p] = g[p]
         got = 0
         p = lo
         while p + k <= np_ and got < need:
