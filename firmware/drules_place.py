@@ -35,7 +35,7 @@ class Placer(EngineBase):
         self._gr = bytearray(_NPOS)  # the greedy packing's room per position (_feasible)
         # and its start per width (pairs, triples, quads), set once per count
         # array by _psetup: _pack copies one instead of working it out per call
-        self._pg = (bytearray(_NPOS), bytearray(_NPOS), bytearray(_NPOS))
+        self._pg = bytearray(3 * _NPOS)
         self._u = bytearray(3 * _NPOS)
         self._z = bytes(3 * _NPOS)  # zeros, to clear _u with one slice copy
         self._st = bytearray(3 * _NPOS)
@@ -112,9 +112,6 @@ class Placer(EngineBase):
         base = s * _NPOS
         tot[0] = tot[1] = tot[2] = 0
         pg = self._pg
-        g2 = pg[0]
-        g3 = pg[1]
-        g4 = pg[2]
         for p in range(np_):
             c2 = c3 = c4 = 0
             for i in range(pidx[base + p], pidx[base + p + 1]):
@@ -128,9 +125,9 @@ class Placer(EngineBase):
             a[p] = c2
             a[_NPOS + p] = c3
             a[2 * _NPOS + p] = c4
-            g4[p] = c4
-            g3[p] = c4 + c3
-            g2[p] = c4 + c4 + c3 + c2
+            pg[p] = c4 + c4 + c3 + c2
+            pg[_NPOS + p] = c4 + c3
+            pg[2 * _NPOS + p] = c4
             tot[0] += c2
             tot[1] += c3
             tot[2] += c4
@@ -459,10 +456,11 @@ class Placer(EngineBase):
         worst follows (adv-24, adv-28) make a dozen calls, a fifth of their
         bytecode time; its room per position is _psetup's (self._pg)."""
         gr = self._gr
-        g = self._pg[m - 2]  # (set up by _psetup)
+        pg = self._pg  # (set up by _psetup)
+        b = (m - 2) * _NPOS
         np_ = self._np
         for p in range(np_):
-            gr[p] = g[p]
+            gr[p] = pg[b + p]
         got = 0
         p = lo
         while p + k <= np_ and got < need:
