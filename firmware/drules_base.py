@@ -94,7 +94,6 @@ class EngineBase:
     _cur: bytearray
     _ut: bytearray
     _gr: bytearray
-    _pg: bytearray
     _fi: bytearray
     _nfi: int
     _ff: bytearray

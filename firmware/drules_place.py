@@ -33,9 +33,6 @@ class Placer(EngineBase):
         # the longest stretch starting at p or above (_sb).
         self._a = bytearray(3 * _NPOS)
         self._gr = bytearray(_NPOS)  # the greedy packing's room per position (_feasible)
-        # and its start per width (pairs, triples, quads), set once per count
-        # array by _psetup: _pack copies one instead of working it out per call
-        self._pg = bytearray(3 * _NPOS)
         self._u = bytearray(3 * _NPOS)
         self._z = bytes(3 * _NPOS)  # zeros, to clear _u with one slice copy
         self._st = bytearray(3 * _NPOS)
@@ -111,7 +108,6 @@ class Placer(EngineBase):
         pidx = self.pidx
         base = s * _NPOS
         tot[0] = tot[1] = tot[2] = 0
-        pg = self._pg
         for p in range(np_):
             c2 = c3 = c4 = 0
             for i in range(pidx[base + p], pidx[base + p + 1]):
@@ -125,9 +121,6 @@ class Placer(EngineBase):
             a[p] = c2
             a[_NPOS + p] = c3
             a[2 * _NPOS + p] = c4
-            pg[p] = c4 + c4 + c3 + c2
-            pg[_NPOS + p] = c4 + c3
-            pg[2 * _NPOS + p] = c4
             tot[0] += c2
             tot[1] += c3
             tot[2] += c4
@@ -454,13 +447,18 @@ class Placer(EngineBase):
         m a position gives: a 4-face two pairs). For runs of one length the
         greedy packing is the largest (see _feasible). Native (issue 21): the
         worst follows (adv-24, adv-28) make a dozen calls, a fifth of their
-        bytecode time; its room per position is _psetup's (self._pg)."""
+        bytecode time (native, its room per position from _a costs less than
+        a table set up once would in the heap)."""
         gr = self._gr
-        pg = self._pg  # (set up by _psetup)
-        b = (m - 2) * _NPOS
+        a = self._a
         np_ = self._np
         for p in range(np_):
-            gr[p] = pg[b + p]
+            c = a[2 * _NPOS + p]
+            if m == 2:
+                c += c + a[_NPOS + p] + a[p]
+            elif m == 3:
+                c += a[_NPOS + p]
+            gr[p] = c
         got = 0
         p = lo
         while p + k <= np_ and got < need:
