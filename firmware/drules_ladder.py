@@ -247,8 +247,20 @@ class Ladders(EngineBase):
             s3 += n * k
         else:
             s4 += n * k
+        # (_fits_at of the sets and the faces, written out: a call a _try)
         tot = self._tot
-        if not self._fits_at(s2, s3, s4, tot[0], tot[1], tot[2]):
+        a4 = tot[2] - s4
+        if a4 < 0:
+            return False
+        a3 = tot[1]
+        if s3 > a3:
+            a4 -= s3 - a3
+            if a4 < 0:
+                return False
+            a3 = 0
+        else:
+            a3 -= s3
+        if s2 > 2 * a4 + a3 + tot[0]:
             return False
         runs = n if k > 1 else 0
         if (runs and self._sb[(m - 2) * _NPOS] < k) or (t and self._sb[0] < 2):

@@ -3,7 +3,6 @@
 # oracle), matching a play against the lead's units (a small search, else
 # the oracle) and the trick winner (§7), the kitty bonus (§8).
 
-import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -27,7 +26,9 @@ _FD = const(48)  # frames of the t-search (runs placed and bins: at most 16 + 27
 class Matching(EngineBase):
     """The t-search, shape matching, tricks and the kitty; mixed into drules.Engine."""
 
-    @micropython.native
+    # bytecode (issue 21, a heap that fits): the slow follows do not reach it
+    # but through _tpoly's oracle (adv-22, adv-23: two calls); native, it held
+    # about 1.9 KB of the chip's heap
     def _t(self, cnt, s):
         # type: (bytearray, int) -> int
         """t of docs/rules.md §6.2: most pairs in disjoint runs of width 2 that the lead's
@@ -57,7 +58,10 @@ class Matching(EngineBase):
             cap = avail
         self._cap = cap
         self._best = 0
-        self._steps = self.match_steps * 4
+        # at most match_steps frames (32): the near-miss follows (adv-22,
+        # adv-23) used up four times that in bytecode before the oracle,
+        # which answers them in a fraction of the time
+        self._steps = self.match_steps
         self._fill(pr, np_, avail)
         if self._steps < 0:
             return self._tpoly(cnt, s, cap)  # too long a search: the oracle

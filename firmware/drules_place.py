@@ -405,8 +405,8 @@ class Placer(EngineBase):
         # type: (int) -> bool
         """The greedy packing bounds of _feasible over the sweep's nd kinds of
         runs: False if a kind, or a width's runs together, cannot all be
-        placed. Bytecode (with _pack): a few calls a question, and the chip's
-        heap holds native code."""
+        placed. Bytecode: a few calls a question, and the chip's heap holds
+        native code (_pack, where the worst follows spend the time, is native)."""
         dm = self._dm
         dk = self._dk
         dn = self._dn
@@ -438,16 +438,19 @@ class Placer(EngineBase):
                 return False
         return True
 
+    @micropython.native
     def _pack(self, m, k, lo, need):
         # type: (int, int, int, int) -> int
         """How many runs of width m and length k, from position lo up, a
         greedy packing places (up to need): from the weakest position up, as
         many at each as the k positions from it have room for (sets of width
         m a position gives: a 4-face two pairs). For runs of one length the
-        greedy packing is the largest (see _feasible). Bytecode: a few calls
-        a question (the native code it would take does not pay)."""
-        a = self._a
+        greedy packing is the largest (see _feasible). Native (issue 21): the
+        worst follows (adv-24, adv-28) make a dozen calls, a fifth of their
+        bytecode time (native, its room per position from _a costs less than
+        a table set up once would in the heap)."""
         gr = self._gr
+        a = self._a
         np_ = self._np
         for p in range(np_):
             c = a[2 * _NPOS + p]

@@ -291,7 +291,8 @@ class Sweep(EngineBase):
         c = self._lcap
         np_ = self._np
         lv = self._lv
-        one = self._n[2] == 0
+        n = self._n
+        one = n[2] == 0
         i = -1
         rest = a2 = a3 = a4 = 0
         while True:
@@ -322,8 +323,16 @@ class Sweep(EngineBase):
                 l4 += a4
                 p += 1
             if p >= np_:
-                if self._setsfit(l2, l3, l4):
-                    return True
+                # do the sets fit in what is left over (_setsfit, written out)
+                l4 -= n[2]
+                if l4 >= 0:
+                    if n[1] > l3:
+                        l4 -= n[1] - l3
+                        l3 = 0
+                    else:
+                        l3 -= n[1]
+                    if l4 >= 0 and n[0] <= 2 * l4 + l3 + l2:
+                        return True
             else:
                 # a new choice: its splits, most pairs on 3-faces first (with
                 # no quads among the sets, the lowest that fits only)
