@@ -55,6 +55,7 @@ C_PLAYS = const(3)  # each seat's play, or None before it plays
 # the optional fields, each tagged by its first item
 X_SCAN = const(1)  # hand_scan mode: [1, seats scanned (bits), hand0, .., hand3]
 X_FRIEND = const(2)  # partners = "called": [2, call, partner, level seat 2, level seat 3]
+X_TIME = const(4)  # time called (CMD_CALL_TIME): [4], after X_FRIEND, before X_RULES
 X_RULES = const(3)  # the table's rules digest (docs/protocol.md), last: [3, digest]
 RULES_DIGEST = const(1)
 SCAN_DONE = const(1)

@@ -411,6 +411,7 @@ class Table(T.TableBase):
             self.start_hand()
         elif c == T.CMD_CALL_TIME:
             self.time_called = True
+            self.save_due = True  # kept in the snapshot: a restart still starts no new deal
         else:
             raise T.TableError("unknown command %r" % (c,))
 

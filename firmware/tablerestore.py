@@ -17,6 +17,11 @@ def restore(tb: "T.TableBase", snap):
         if mine and x[1] != mine:
             raise T.TableError("snapshot: saved under other rules (%s), this table plays %s" % (x[1], mine))
         snap = snap[:-1]
+    called = False  # [4]: time was called (CMD_CALL_TIME), before the digest
+    x = snap[-1] if isinstance(snap, list) and len(snap) > 22 else None
+    if isinstance(x, list) and len(x) == 1 and x[0] == 4:
+        called = True
+        snap = snap[:-1]
     if tb.friend:  # partners = "called": the last field [2, call, partner, level 2, level 3]
         friend, snap = _friend_field(snap)
     if isinstance(snap, list) and len(snap) == 23:
@@ -114,6 +119,7 @@ def restore(tb: "T.TableBase", snap):
         raise T.TableError("snapshot: no trump in play")
     # all checks passed: swap in
     tb.phase = ph
+    tb.time_called = called
     tb.hand_no = hand_no
     tb.first_hand = bool(first)
     tb.dealer = dealer

@@ -14,7 +14,8 @@
 # [2, call (a face, -1 before the call), partner (-2 unknown, -1 alone),
 # level seat 2, level seat 3] (fields 6 and 7 are then seats 0 and 1; the
 # points by seat are rebuilt from the tricks, field 10 is -1 while the partner
-# is unknown); and last, when the table knows its rules digest
+# is unknown); then, only once time is called (CMD_CALL_TIME), [4] (a table
+# restarted after the call still starts no new deal); and last, when the table knows its rules digest
 # (tableconfig.Options.digest), [3, digest] (tablerestore refuses a snapshot
 # whose digest is another's). Version 2 (version 1 had no field 21).
 # Restoring one is tablerestore.py's (loaded only for that, then dropped).
@@ -68,5 +69,5 @@ def snapshot(tb: "T.TableBase", packed=False):
         if tb.hand_scan
         else []
     ) + ([[2, tb.call, tb.partner, tb.levels[2], tb.levels[3]]] if tb.friend else []) + (
-        [[3, d]] if d else []
-    )
+        [[4]] if tb.time_called else []
+    ) + ([[3, d]] if d else [])

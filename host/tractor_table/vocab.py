@@ -494,6 +494,7 @@ class Snapshot:
     friend: SnapFriend | None = None
     #: the table's rules digest (docs/protocol.md; "" from a table that sends none)
     rules_digest: str = ""
+    time_called: bool = False  # X_TIME: CMD_CALL_TIME was taken (no new deal)
     version: int = SNAPSHOT_VERSION
 
     @classmethod
@@ -516,6 +517,7 @@ class Snapshot:
         scans: SnapScans | None = None
         friend: SnapFriend | None = None
         digest = ""
+        called = False
         for x in data[F.EXTRA :]:
             if isinstance(x, list) and x and x[0] == _SNAP["X_SCAN"] and len(x) == _SNAP["SCAN_HANDS"] + 4:
                 scans = SnapScans(x[_SNAP["SCAN_DONE"]], [list(h) for h in x[_SNAP["SCAN_HANDS"] :]])
@@ -523,6 +525,8 @@ class Snapshot:
                 friend = SnapFriend(x[_SNAP["FRIEND_CALL"]], x[_SNAP["FRIEND_PARTNER"]], list(x[_SNAP["FRIEND_LEVELS"] :]))
             elif isinstance(x, list) and len(x) == 2 and x[0] == _SNAP["X_RULES"] and isinstance(x[1], str):
                 digest = x[_SNAP["RULES_DIGEST"]]
+            elif x == [_SNAP["X_TIME"]]:
+                called = True
             else:
                 raise SnapshotError(f"snapshot: bad optional field {x!r}")
         levels = [data[F.LEVEL0], data[F.LEVEL1], *(friend.levels if friend else ())]
@@ -534,7 +538,7 @@ class Snapshot:
             bids=[[b[0], list(b[1])] for b in data[F.BIDS]], kitty=list(data[F.KITTY]),
             tricks=[SnapTrick.parse(t) for t in data[F.TRICKS]], revoked=[list(r) for r in data[F.REVOKED]],
             result=data[F.RESULT], current=SnapCurrent.parse(data[F.CURRENT]), kitty_up=list(data[F.KITTY_UP]),
-            scans=scans, friend=friend, rules_digest=digest,
+            scans=scans, friend=friend, rules_digest=digest, time_called=called,
         )
 
     def to_list(self) -> list[Any]:
@@ -558,6 +562,8 @@ class Snapshot:
             out.append(self.scans.to_list())
         if self.friend is not None:
             out.append(self.friend.to_list())
+        if self.time_called:
+            out.append([_SNAP["X_TIME"]])
         if self.rules_digest:
             out.append([_SNAP["X_RULES"], self.rules_digest])
         return out

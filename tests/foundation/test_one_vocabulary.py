@@ -334,3 +334,9 @@ def test_the_layout_names_are_the_table_cores_own() -> None:
         assert (snap.dealer, snap.trump, snap.declarer, snap.bids) == (2, 1, 2, [[2, [13]]])
         assert (snap.ev_index, snap.ev_hash, snap.levels) == (t.ev_index, t.ev_hash, [0, 0])
         assert (snap.scans is not None) == hand_scan and snap.friend is None
+        assert not snap.time_called
+        t.command([T.CMD_CALL_TIME])  # time called: [4], kept across a restart
+        wire = t.snapshot()
+        snap = vocab.Snapshot.parse(wire)
+        assert snap.time_called and snap.to_list() == wire
+        assert [vocab.firmware("snaplayout").X_TIME] in wire

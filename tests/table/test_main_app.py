@@ -184,6 +184,32 @@ def test_state_is_saved_after_a_trick_and_restored_at_boot():
         store.clear()
 
 
+def test_time_called_over_the_link_survives_a_power_cut():
+    # CMD_CALL_TIME makes a save due: the table restored from flash after a
+    # power cut still starts no new deal (docs/protocol.md, CALL_TIME)
+    base = "/tmp/tt_call_" + str(id(object()) & 0xFFFFFF)
+    store = persist.Store(base + ".json")
+    store.clear()
+    try:
+        w = Wire(store)
+        w.board.tap_q.append((1, 13))
+        w.board.press_q.append((1, E.BTN_OK))
+        w.board.press_q.append((0, E.BTN_OK))
+        w.run()
+        w.run(400)  # the save of the draw's end written out
+        n = store.saves
+        w.host.send_app([T.CMD_CALL_TIME])
+        w.run(400)
+        assert [E.APP_REPLY, T.CMD_CALL_TIME, 0, ""] in w.apps()
+        assert store.saves == n + 1  # the call alone is saved
+        # the power goes: a new App on the same flash
+        w2 = Wire(store)
+        assert w2.app.restored and w2.app.table.time_called
+        assert w2.app.table.snapshot() == w.app.table.snapshot()
+    finally:
+        store.clear()
+
+
 def test_an_in_place_store_writes_over_its_file_and_drops_a_stale_new():
     # the Pico's store (littlefs commits a file at its close: the soak,
     # tests/board/test_flash_soak.py, checks that this is atomic there)

@@ -40,3 +40,27 @@ def test_call_time_finishes_the_deal_in_progress_and_starts_no_new_one():
     # the next round's new match clears the call
     t.command([T.CMD_NEW_MATCH])
     assert t.hand_no == 1 and t.phase == T.DEAL and not t.time_called
+
+
+def test_time_called_survives_a_restart_from_the_saved_snapshot():
+    t, r = make()
+    deal_to_play(t)
+    t.take_save()
+    t.command([T.CMD_CALL_TIME])
+    assert t.take_save()  # the call alone makes a save due: a power cut keeps it
+    snap = t.snapshot()
+    assert snap[-1] == [4] or snap[-2] == [4]  # before the rules digest, if any
+    t2, r2 = make()  # the table after a power cut: a fresh core, restored from flash
+    assert not t2.time_called
+    t2.restore(snap)
+    assert t2.time_called and t2.phase == T.PLAY
+    # without the call, the restored table has none
+    t3, _ = make()
+    deal_to_play(t3)
+    t4, _ = make()
+    t4.time_called = True
+    t4.restore(t3.snapshot())
+    assert not t4.time_called
+    # the next round's new match clears it, and the snapshot then has no [4]
+    t2.command([T.CMD_NEW_MATCH])
+    assert not t2.time_called and [4] not in t2.snapshot()

@@ -147,7 +147,7 @@ def table_results(conn: psycopg.Connection, comp_id: int,
         if m.table_id is None:
             out[(m.round_no, m.label)] = Derived(
                 "not_played", None, None, 0, False,
-                f"no table {m.label} was heard when the round started: enter its result")
+                f"no table {m.label} heard yet: it gets the round's new match when its host uploads it, or enter its result")
             continue
         later = [x.start_idx for x in ms if x.table_id == m.table_id and x.round_no > m.round_no]
         end = min(later) if later else 2**31 - 1
