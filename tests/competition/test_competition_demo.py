@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import directorform
 import httpx
 import pytest
 from tractor_table.club.pg import free_port
@@ -37,17 +38,7 @@ def test_a_two_round_event_from_the_director_pages(club_server: Any, tmp_path: P
         assert r.status_code in (200, 303)
 
         def act(**form: str) -> str:
-            page = d.get("/director").text
-            csrf = re.search(r'name="csrf" value="([^"]+)"', page)
-            assert csrf is not None
-            files = {"file": ("players.csv", form.pop("_file").encode(), "text/csv")} if "_file" in form else None
-            r = d.post("/director/action", data={"csrf": csrf.group(1), **form}, files=files,
-                       follow_redirects=True)
-            assert r.status_code == 200
-            err = re.search(r'id="err">([^<]*)<', r.text)
-            assert err is None, err.group(1)
-            m = re.search(r'id="msg">([^<]*)<', r.text)
-            return m.group(1) if m else ""
+            return directorform.act(d, **form)
 
         def wait(what: str, pred: Any, timeout: float = 90) -> Any:
             end = time.monotonic() + timeout

@@ -9,12 +9,12 @@ host's SQLite file says, read on its own; the standings count both rounds."""
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
+import directorform
 import httpx
 import pytest
 from tractor_table.club import db
@@ -34,16 +34,7 @@ def test_two_rounds_on_four_virtual_tables_results_equal_the_hosts_files(
                       ).status_code in (200, 303)
 
         def act(**form: str) -> str:
-            csrf = re.search(r'name="csrf" value="([^"]+)"', d.get("/director").text)
-            assert csrf is not None
-            files = {"file": ("players.csv", form.pop("_file").encode(), "text/csv")} if "_file" in form else None
-            r = d.post("/director/action", data={"csrf": csrf.group(1), **form}, files=files,
-                       follow_redirects=True)
-            assert r.status_code == 200
-            err = re.search(r'id="err">([^<]*)<', r.text)
-            assert err is None, err.group(1)
-            m = re.search(r'id="msg">([^<]*)<', r.text)
-            return m.group(1) if m else ""
+            return directorform.act(d, **form)
 
         def wait(what: str, pred: Any, timeout: float = 240) -> Any:
             end = time.monotonic() + timeout
