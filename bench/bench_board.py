@@ -1,5 +1,5 @@
 """Board model figures: the real firmware (boot.py, main.py, picoboard.py)
-on the modelled Pico (host/tractor_table/board), bots playing, the verifier
+on the modelled Pico (host/tractor_table/sim/board), bots playing, the verifier
 checking: heap live peak by deck count; the four-seat poll cycle; each tap
 from the card put down to the frame that shows it (provisional) and to the
 frame that shows it counted, with its stages; at the bots' pace, at a human
@@ -32,8 +32,8 @@ sys.path.insert(0, str(HERE))
 
 import rp2040  # noqa: E402
 from tractor_table import perfdoc  # noqa: E402
-from tractor_table.board import C_FACTOR  # noqa: E402
 from tractor_table.errors import CommandError  # noqa: E402
+from tractor_table.sim.board import C_FACTOR  # noqa: E402
 
 HEAP_TARGET = rp2040.CHIP_BUDGET
 HEAP_GOAL = rp2040.CHIP_GOAL
@@ -55,12 +55,12 @@ def play(
     pace_ms: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     from shengji import Rules
-    from tractor_table.board.runner import PicoTable
     from tractor_table.events import describe
     from tractor_table.link.engine_replayer import EngineReplayer
     from tractor_table.link.serial_link import host_identity
     from tractor_table.link.verifier import Verifier
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.board.runner import PicoTable
+    from tractor_table.sim.virtual.game import BotGame
 
     rules = Rules(decks=decks)
     load = os.getloadavg()[0]

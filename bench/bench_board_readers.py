@@ -36,8 +36,8 @@ SHOWN_P99_MS = 50.0
 def play(groups: str, hands: int, seed: int, cpu_factor: float) -> dict[str, Any]:
     """One bots' game on the board model with ``reader_groups=groups``."""
     from shengji import Rules
-    from tractor_table.board.runner import PicoTable
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.board.runner import PicoTable
+    from tractor_table.sim.virtual.game import BotGame
 
     rules = Rules(decks=2)
     load = os.getloadavg()[0]

@@ -1,6 +1,6 @@
 """The club server under a room's load (docs/club.md, "Capacity").
 
-N simulated tables (``tractor_table.virtual.clubtable.SimTable``: the firmware's
+N simulated tables (``tractor_table.sim.virtual.clubtable.SimTable``: the firmware's
 table core under CPython, fed the full engine's bots' hands, each table's
 events recorded by the real Recorder in its own SQLite file and sent by the
 real Uploader thread) against the real server (``tractor-table club serve``,
@@ -50,7 +50,7 @@ from typing import Any
 import httpx
 from tractor_table.club import db, tokens
 from tractor_table.club.pg import Cluster, free_port
-from tractor_table.virtual.clubtable import SimTable, attach
+from tractor_table.sim.virtual.clubtable import SimTable, attach
 
 HUMAN_PACE_S = 4.5
 SCRIPTS = 12  # distinct bot scripts, shared round the tables (each table its own uid and chain)
@@ -264,7 +264,7 @@ class Room:
 
     def seat(self, hands: int, seed: int, first: int = 0, upload: bool = True) -> None:
         """Make the tables (fresh records files), uploaders attached (``upload``)."""
-        from tractor_table.board.flashsoak import record_actions
+        from tractor_table.sim.board.flashsoak import record_actions
 
         scripts = [record_actions(hands, seed * 1000 + k, 2) for k in range(min(self.n, SCRIPTS))]
         for k in range(self.n):

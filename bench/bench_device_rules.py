@@ -46,7 +46,7 @@ from pathlib import Path
 import rp2040
 from tractor_table import adversarial, difffuzz, firmware_build, mpy, perfdoc
 from tractor_table.paths import FIRMWARE_DIR
-from tractor_table.virtual import runner
+from tractor_table.sim.virtual import runner
 
 HERE = Path(__file__).resolve().parent
 RUNNER = HERE / "device_rules_mp.py"

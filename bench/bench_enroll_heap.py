@@ -24,7 +24,7 @@ from pathlib import Path
 
 import rp2040
 from tractor_table import mpy, virtual_heap
-from tractor_table.virtual.runner import CHIP_SOURCE, MPY_DIR, VirtualTable, compile_for_host
+from tractor_table.sim.virtual.runner import CHIP_SOURCE, MPY_DIR, VirtualTable, compile_for_host
 
 HERE = Path(__file__).resolve().parent
 

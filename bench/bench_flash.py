@@ -1,7 +1,7 @@
 """The power-cut soak and the cost of a save on littlefs; writes the "flash"
 section of docs/performance.md.
 
-Runs :func:`tractor_table.board.flashsoak.soak` (``tractor-table soak-flash``):
+Runs :func:`tractor_table.sim.board.flashsoak.soak` (``tractor-table soak-flash``):
 bots' hands played by the table core, saved on littlefs on the modelled NOR
 flash as ``main.py`` does, the power cut ``--cuts`` times at random erases and
 programs. The uncut reference run gives the cost of each save: the flash
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import rp2040  # noqa: E402
 from tractor_table import perfdoc  # noqa: E402
-from tractor_table.board import flashsoak  # noqa: E402
+from tractor_table.sim.board import flashsoak  # noqa: E402
 
 # the real rp2 port (v1.28.0, board RPI_PICO, emulated RP2040 at 125 MHz, the
 # flash chip's typical erase/program times charged): a snapshot saved to
@@ -72,7 +72,7 @@ def main() -> int:
         "",
         f"The table core (device rules) plays {fig.hands} bots' hands and saves with `persist.Store` on "
         "`vfs.VfsLfs2` (the unix port's littlefs, the rp2 port's code) on the NOR flash model "
-        "(`host/tractor_table/board/mpy/norflash.py`: 352 blocks of 4 KiB, 256-byte pages, W25Q16JV typical "
+        "(`host/tractor_table/sim/board/mpy/norflash.py`: 352 blocks of 4 KiB, 256-byte pages, W25Q16JV typical "
         "times: page program 0.4 ms, sector erase 45 ms; the datasheet's maximum 3 ms and 400 ms reported "
         "beside them), after every `take_save()` as `main.py` does.",
         "",

@@ -8,7 +8,7 @@ the "heap" section of docs/firmware.md (and a summary into docs/performance.md).
    (its code objects, its globals, the qstrs it adds).
 2. Objects: a seeded three-hand game on the virtual table
    (``VirtualTable(heap_report=True)``); at its end
-   ``host/tractor_table/virtual/mpy/heapreport.py`` drops the parts of the app
+   ``host/tractor_table/sim/virtual/mpy/heapreport.py`` drops the parts of the app
    one at a time, each followed by a collection.
 3. Peaks: the firmware's live peak (``VirtualTable.firmware_peak``: sampled
    every 64 loop turns after a collection, the simulated chips' share taken
@@ -32,8 +32,8 @@ from tractor_table import mpy, perfdoc, virtual_heap
 from tractor_table.errors import CommandError
 from tractor_table.events import Event
 from tractor_table.paths import DOCS_DIR
-from tractor_table.virtual.game import BotGame
-from tractor_table.virtual.runner import MPY_DIR, VirtualTable, compile_for_host
+from tractor_table.sim.virtual.game import BotGame
+from tractor_table.sim.virtual.runner import MPY_DIR, VirtualTable, compile_for_host
 
 BUDGET = 160 * 1024
 #: the issue-11/21 bound on the calibrated RP2040 whole-match peak (half of the heap), and the goal

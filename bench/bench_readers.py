@@ -5,7 +5,7 @@ case, medians): the firmware's PN532 driver and scanner poll four simulated
 PN532s on a simulated SPI bus. It reports
 
 - the modelled cycle: SPI bytes at the configured clock plus the chip's
-  modelled processing times (host/tractor_table/pn532sim/chip.py), as seen
+  modelled processing times (host/tractor_table/sim/pn532sim/chip.py), as seen
   by the firmware's own waits;
 - the bytes exchanged per reader per poll (commands, ACKs, answers, status polls);
 - the firmware's own Python time per reader poll, measured by replaying the
@@ -32,7 +32,7 @@ from tractor_table import mpy, perfdoc
 from tractor_table.paths import FIRMWARE_DIR, ROOT
 
 HERE = Path(__file__).resolve().parent
-SIM = ROOT / "host" / "tractor_table" / "pn532sim"
+SIM = ROOT / "host" / "tractor_table" / "sim" / "pn532sim"
 TARGET_MS = 50.0
 #: unix-port time -> RP2040 time for the driver's and scanner's Python (no factor of its own)
 SCALE = rp2040.time_factor("generic")

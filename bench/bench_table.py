@@ -27,7 +27,7 @@ from shengji import Rules
 from shengji.hand import Bid, Play
 from shengji.match import make_bots, play_hand
 from tractor_table import mpy, perfdoc
-from tractor_table.virtual.runner import compile_for_host
+from tractor_table.sim.virtual.runner import compile_for_host
 
 HERE = Path(__file__).resolve().parent
 #: the calibration factor (bench/rp2040.py) of each timed input

@@ -5,10 +5,10 @@
 # ("irq": the drivers read each reader's P70_IRQ line instead of polling the
 # SPI status byte)
 #
-# (with firmware/, host/tractor_table/pn532sim/ and bench/ on MICROPYPATH)
+# (with firmware/, host/tractor_table/sim/pn532sim/ and bench/ on MICROPYPATH)
 #
 # 1. Timing model: four firmware drivers and the scanner against four simulated
-#    PN532s (host/tractor_table/pn532sim/chip.py) on a simulated SPI bus at BAUD;
+#    PN532s (host/tractor_table/sim/pn532sim/chip.py) on a simulated SPI bus at BAUD;
 #    the simulated clock advances by every byte's transfer time and by every
 #    modelled chip delay, so the cycle time it shows is bus + chip time.
 # 2. Firmware CPU time: the same run is recorded byte for byte, then replayed to

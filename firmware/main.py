@@ -39,7 +39,7 @@
 # from hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM
 # for the buzzer (picoboard.py, loaded only there: the virtual table's board
 # replaces it, and main.py, which the Pico compiles from source at every
-# start, stays small). The virtual table (host/tractor_table/virtual) runs this same
+# start, stays small). The virtual table (host/tractor_table/sim/virtual) runs this same
 # file under MicroPython's unix port with a simulated board.
 import gc
 import sys

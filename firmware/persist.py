@@ -43,7 +43,7 @@ import os
 MAGIC = "ttsnap1"
 # the Store whose save in steps began last (its busy() says whether it is
 # still being written): read by the board model's tap log to know which cards
-# were laid during a save (host/tractor_table/board/mpy/picoboot.py)
+# were laid during a save (host/tractor_table/sim/board/mpy/picoboot.py)
 writing = None
 
 

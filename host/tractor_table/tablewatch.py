@@ -3,7 +3,7 @@ phase, the dealer, the seat to play, the cards waiting at each seat) and
 :func:`describe_in` (an event in words, a refusal labelled with its phase).
 
 The operator's console uses it for any table, real or virtual; the virtual
-table's typed commands (:mod:`tractor_table.virtual.taps`) too.
+table's typed commands (:mod:`tractor_table.sim.virtual.taps`) too.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 CARD[.copy]``, ``ok SEAT``, ``undo SEAT``, ``challenge SEAT``, ``show``, ``quit``.
 
 One grammar for every place that reads them: ``tractor-table virtual``'s
-console (:func:`tractor_table.virtual.taps.read_commands`) and the operator
+console (:func:`tractor_table.sim.virtual.taps.read_commands`) and the operator
 console's tap input (:mod:`tractor_table.console.app`). Light on purpose: it
 imports only ``shengji.cards``, when a card is read.
 """

@@ -1,6 +1,6 @@
 """The MicroPython heap a virtual table's firmware gets by default.
 
-Kept apart from ``tractor_table.virtual`` (which loads the engine, the link and
+Kept apart from ``tractor_table.sim.virtual`` (which loads the engine, the link and
 the bots) so that the command line can name these figures in its help."""
 
 from __future__ import annotations

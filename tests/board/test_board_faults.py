@@ -17,14 +17,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from shengji import Rules
-from tractor_table.board.runner import PicoTable
 from tractor_table.errors import CommandError
 from tractor_table.events import describe
 from tractor_table.link.engine_replayer import EngineReplayer
 from tractor_table.link.notes import DeviceLine, Up
 from tractor_table.link.serial_link import host_identity
 from tractor_table.link.verifier import Verifier
-from tractor_table.virtual.game import BotGame
+from tractor_table.sim.board.runner import PicoTable
+from tractor_table.sim.virtual.game import BotGame
 from vtable_rig import wait_board_saved
 
 

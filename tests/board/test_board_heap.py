@@ -9,7 +9,7 @@ from pathlib import Path
 
 from shengji import Rules
 from tractor_table import virtual_heap as vh
-from tractor_table.board.runner import PicoTable
+from tractor_table.sim.board.runner import PicoTable
 
 
 def test_the_firmware_runs_out_where_the_chip_would(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from board_rig import on_board
-from tractor_table.virtual.runner import virtual_card_map
+from tractor_table.sim.virtual.runner import virtual_card_map
 
 # readers as the Pico builds them, a scanner in pairs with the virtual deck's
 # card map, and a loop that ticks it and records its events with board time

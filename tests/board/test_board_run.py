@@ -53,8 +53,8 @@ def _workdir(compiled: Path, name: str) -> Path:
 
 def test_restart_from_the_flash_it_left(compiled: Path) -> None:
     from shengji import Rules
-    from tractor_table.board.runner import PicoTable
     from tractor_table.events import EV
+    from tractor_table.sim.board.runner import PicoTable
 
     tmp_path = _workdir(compiled, "restart")
     with PicoTable(1, workdir=tmp_path, rules=Rules(decks=1)) as vt:
@@ -125,9 +125,9 @@ def test_console_board_option() -> None:
 
 def test_console_source_on_the_board_model(compiled: Path) -> None:
     from shengji import Rules
-    from tractor_table.board.runner import PicoTable
     from tractor_table.commands.virtual import make_table
-    from tractor_table.virtual.source import VirtualSource
+    from tractor_table.sim.board.runner import PicoTable
+    from tractor_table.sim.virtual.source import VirtualSource
 
     rules = Rules(decks=1)
     assert isinstance(make_table("pico", rules), PicoTable)  # what console --virtual --board pico builds

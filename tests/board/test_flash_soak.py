@@ -13,8 +13,8 @@ import statistics
 from pathlib import Path
 
 import pytest
-from tractor_table.board import flashimage, flashsoak
 from tractor_table.errors import CommandError
+from tractor_table.sim.board import flashimage, flashsoak
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,5 +1,5 @@
 """The board model's machine module: the rp2 port's API and its quirks, each
-with a legal and an illegal case (host/tractor_table/board/mpy/machine.py)."""
+with a legal and an illegal case (host/tractor_table/sim/board/mpy/machine.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def test_cpu_factor_is_the_calibration_of_bench_rp2040() -> None:
         import rp2040
     finally:
         sys.path.pop(0)
-    from tractor_table.board import CPU_FACTOR
+    from tractor_table.sim.board import CPU_FACTOR
 
     assert CPU_FACTOR == rp2040.GENERIC * rp2040.FLASH_WAIT
 
@@ -206,7 +206,7 @@ def test_cpu_time_is_wall_time_less_the_wait_for_a_cpu() -> None:
 def test_board_files_are_micropython_only_where_said() -> None:
     # the models named in the docs exist
     for name in ("machine.py", "time.py", "vclock.py", "ssd1306sim.py", "picoboot.py", "pico.py"):
-        assert (ROOT / "host" / "tractor_table" / "board" / "mpy" / name).is_file(), name
+        assert (ROOT / "host" / "tractor_table" / "sim" / "board" / "mpy" / name).is_file(), name
     assert (ROOT / "tests" / "support" / "board_rig.py").is_file()
 
 

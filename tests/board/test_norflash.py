@@ -1,4 +1,4 @@
-# The NOR flash model (host/tractor_table/board/mpy/norflash.py): erase and
+# The NOR flash model (host/tractor_table/sim/board/mpy/norflash.py): erase and
 # program semantics, page wrap, timing, the image file, power cuts partway.
 # runs-under: micropython
 # ruff: noqa: UP031
@@ -6,7 +6,7 @@ import os
 import sys
 
 _here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
-_mpy = _here + "/../../host/tractor_table/board/mpy"
+_mpy = _here + "/../../host/tractor_table/sim/board/mpy"
 if _mpy not in sys.path:
     sys.path.append(_mpy)
 

@@ -9,7 +9,7 @@ import zlib
 
 import pytest
 from board_rig import BOARD, FIRMWARE, on_board
-from tractor_table.board.png import console_art, pixel, png_bytes
+from tractor_table.sim.board.png import console_art, pixel, png_bytes
 
 
 @pytest.fixture()
@@ -106,7 +106,7 @@ def test_display_text_read_back_from_the_ram() -> None:
     print("font", binascii.hexlify(picoboot.font_table()).decode())
     print("ram", binascii.hexlify(board.oled.ram).decode())
     """)
-    from tractor_table.board.runner import text_lines
+    from tractor_table.sim.board.runner import text_lines
 
     font = bytes.fromhex(out.split("font ")[1].split()[0])
     ram = bytes.fromhex(out.split("ram ")[1].split()[0])

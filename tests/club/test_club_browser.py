@@ -15,7 +15,7 @@ import httpx
 import pytest
 from faultproxy import FaultProxy
 from tractor_table.events import card_name
-from tractor_table.virtual.clubtable import SimTable, attach
+from tractor_table.sim.virtual.clubtable import SimTable, attach
 
 pytestmark = pytest.mark.skipif(
     shutil.which("chromium") is None or shutil.which("chromedriver") is None,

@@ -22,7 +22,7 @@ from clubcheck import assert_same
 from clubproc import ServerProc
 from faultproxy import FaultProxy
 from tractor_table.club import db
-from tractor_table.virtual.clubtable import SimTable, attach
+from tractor_table.sim.virtual.clubtable import SimTable, attach
 
 
 def wait(cond: Any, what: str, timeout: float = 60.0) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from clubcheck import assert_same
 from tractor_table.club import db
-from tractor_table.virtual.clubtable import SimTable, attach
+from tractor_table.sim.virtual.clubtable import SimTable, attach
 
 
 def run_virtual(tmp: Path, base: str, token: str, *, hands: int = 1, seed: int = 1,

@@ -20,7 +20,7 @@ from tractor_table.club.uploader import Uploader
 from tractor_table.competition import store
 from tractor_table.competition.scoring import FULL_LADDER, PRESETS
 from tractor_table.records import Recorder, Store
-from tractor_table.virtual.game import BotGame
+from tractor_table.sim.virtual.game import BotGame
 from tractor_table.vocab import Button
 from vtable_rig import table_in
 

@@ -24,7 +24,7 @@ from tractor_table.competition import store
 from tractor_table.competition.scoring import FULL_LADDER, PRESETS
 from tractor_table.console.app import ConsoleApp
 from tractor_table.records.recorder import open_recorder
-from tractor_table.virtual.source import VirtualSource
+from tractor_table.sim.virtual.source import VirtualSource
 
 pytestmark = pytest.mark.club
 

@@ -24,9 +24,9 @@ from tractor_table.events import describe
 from tractor_table.link.engine_replayer import EngineReplayer
 from tractor_table.link.verifier import Verifier
 from tractor_table.records import Recorder, Store
-from tractor_table.virtual.game import BotGame
-from tractor_table.virtual.runner import VirtualTable
-from tractor_table.virtual.source import VirtualSource
+from tractor_table.sim.virtual.game import BotGame
+from tractor_table.sim.virtual.runner import VirtualTable
+from tractor_table.sim.virtual.source import VirtualSource
 
 SIZE = (140, 45)
 

@@ -25,7 +25,7 @@ from tractor_table.commands.console import make_verifier
 from tractor_table.console.app import ConsoleApp
 from tractor_table.console.colour import AGREED, BLACK, DISAGREES, RED, coloured
 from tractor_table.console.widgets import Confirm
-from tractor_table.virtual.source import VirtualSource
+from tractor_table.sim.virtual.source import VirtualSource
 
 
 def screen(app: ConsoleApp, styles: bool = False) -> list[str]:

@@ -18,7 +18,7 @@ from tractor_table.paths import FIRMWARE_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER_DIR = ROOT / "host" / "tractor_table" / "device_runner"
-CHIPSTACK_DIR = ROOT / "host" / "tractor_table" / "virtual" / "mpy"
+CHIPSTACK_DIR = ROOT / "host" / "tractor_table" / "sim" / "virtual" / "mpy"
 CORPORA = [
     *sorted((ROOT / "tests" / "device_rules" / "data").glob("*.jsonl")),
     *sorted((ROOT / "tests" / "engine" / "conformance").glob("*.jsonl")),

@@ -214,7 +214,7 @@ def test_console_refuses_bad_lines_with_a_sentence(line: str, decks: int, messag
 
 
 def test_virtual_heapsize_is_checked_and_its_help_is_true(capsys: pytest.CaptureFixture[str]) -> None:
-    from tractor_table.virtual import runner
+    from tractor_table.sim.virtual import runner
 
     rc = cli.main(["virtual", "--heapsize", "banana"])
     _one_line_error(capsys, rc, "--heapsize banana", "160K")
@@ -296,7 +296,7 @@ def test_enroll_bad_options_make_no_set_file(tmp_path: Path, capsys: pytest.Capt
 
 def test_enroll_resumed_complete_set_exports_whole(tmp_path: Path) -> None:
     from tractor_table.enroll import CardSet
-    from tractor_table.pn532sim.serve import PtyPN532
+    from tractor_table.sim.pn532sim.serve import PtyPN532
 
     sys.path.insert(0, str(ROOT / "firmware"))
     try:

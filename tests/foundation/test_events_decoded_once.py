@@ -92,10 +92,10 @@ def test_the_check_finds_a_positional_read(tmp_path: Path) -> None:
 
 
 def test_the_event_reader_is_not_in_the_simulators() -> None:
-    # product modules take events from tractor_table.events, never from virtual/
-    assert not (HOST / "virtual" / "events.py").exists()
+    # product modules take events from tractor_table.events, never from sim/
+    assert not (HOST / "sim" / "virtual" / "events.py").exists()
     for p in host_modules():
-        if "virtual" in p.relative_to(HOST).parts:
+        if "sim" in p.relative_to(HOST).parts:
             continue
         text = p.read_text(encoding="utf-8")
         assert "virtual.events" not in text and "virtual import events" not in text, p

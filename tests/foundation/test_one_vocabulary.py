@@ -49,7 +49,7 @@ INDEPENDENT_NAMES = {
 }
 #: Files whose values are another party's, modelled on their own on purpose.
 INDEPENDENT_FILES = {
-    "host/tractor_table/pn532sim/chip.py": "the PN532's own frames and commands (NXP's user manual): "
+    "host/tractor_table/sim/pn532sim/chip.py": "the PN532's own frames and commands (NXP's user manual): "
     "the chip model must not share the driver's numbers, or a wrong one would pass",
     "host/tractor_table/adversarial.py": "the conformance cases' notation (trump names; docs/rules.md §13)",
 }

@@ -1,7 +1,7 @@
 """The simulators live in their own room: no product module (the link, the
-records, the reports, the console, deploy, the club) imports the virtual table
-(``tractor_table.virtual``), the board model (``tractor_table.board``), the
-PN532 simulator (``tractor_table.pn532sim``) or the SSD1306 model
+records, the reports, the console, deploy, the club) imports anything from
+``tractor_table.sim``: the virtual table (``sim.virtual``), the board model
+(``sim.board``), the PN532 simulator (``sim.pn532sim``) or the SSD1306 model
 (``ssd1306sim``). The simulators may import the product; the command line
 (``tractor_table.commands``) wires the two together.
 
@@ -19,7 +19,7 @@ HOST = Path(__file__).resolve().parents[2] / "host" / "tractor_table"
 #: the product: packages and modules that run against a real table
 PRODUCT = ("link", "records", "report", "console", "club", "deploy.py")
 #: the simulators
-SIMULATORS = ("tractor_table.virtual", "tractor_table.board", "tractor_table.pn532sim")
+SIMULATORS = ("tractor_table.sim",)
 SIM_MODULES = ("ssd1306sim",)
 
 
@@ -97,7 +97,7 @@ def test_no_product_module_imports_a_simulator() -> None:
         if is_simulator(mod)
     ]
     assert bad == [], (
-        "product code must not import the simulators (virtual/, board/, pn532sim/, ssd1306sim); "
+        "product code must not import the simulators (sim/, ssd1306sim); "
         "move what both need beside them, or the simulator's part into the simulators:\n" + "\n".join(bad)
     )
 
@@ -106,20 +106,27 @@ def test_the_check_finds_an_import_of_a_simulator() -> None:
     # the reader of imports sees each way a module can be imported, and skips TYPE_CHECKING
     text = (
         "from typing import TYPE_CHECKING\n"
-        "from ..virtual.runner import VirtualTable\n"
-        "import tractor_table.pn532sim.chip\n"
+        "from ..sim.virtual.runner import VirtualTable\n"
+        "import tractor_table.sim.pn532sim.chip\n"
         "def f():\n"
-        "    from ..board import flashsoak\n"
+        "    from ..sim.board import flashsoak\n"
         "    import importlib\n"
-        "    importlib.import_module('tractor_table.virtual.game')\n"
+        "    importlib.import_module('tractor_table.sim.virtual.game')\n"
         "    __import__('ssd1306sim')\n"
         "if TYPE_CHECKING:\n"
-        "    from ..board.runner import PicoTable\n"
+        "    from ..sim.board.runner import PicoTable\n"
         "from ..events import Event\n"
     )
     found = [(line, mod) for line, mod in imports_of(HOST / "link" / "probe.py", text) if is_simulator(mod)]
     assert [line for line, _ in found] == [2, 2, 3, 5, 5, 7, 8]
-    assert "tractor_table.virtual.runner" in {m for _, m in found}
-    assert "tractor_table.board.flashsoak" in {m for _, m in found}
+    assert "tractor_table.sim.virtual.runner" in {m for _, m in found}
+    assert "tractor_table.sim.board.flashsoak" in {m for _, m in found}
     assert all(line != 10 for line, _ in found)  # under TYPE_CHECKING: not an import at run time
     assert not is_simulator("tractor_table.events") and not is_simulator("tractor_table.virtualize")
+
+
+def test_the_simulators_are_all_in_the_sim_room() -> None:
+    # no simulator package is left beside the product
+    for name in ("virtual", "board", "pn532sim"):
+        assert not (HOST / name).exists(), f"{name}/ belongs in sim/"
+        assert (HOST / "sim" / name / "__init__.py").is_file()

@@ -1,16 +1,16 @@
 # The self-test (firmware/selftest.py) against simulated PN532 chips on a
-# simulated SPI bus (host/tractor_table/pn532sim/chip.py, byte-level), a fake
+# simulated SPI bus (host/tractor_table/sim/pn532sim/chip.py, byte-level), a fake
 # I2C bus and fake pins: each check passes on a good table and names the fault
 # on a bad one.
 # runs-under: micropython
 
 try:
-    from tractor_table.pn532sim import chip  # CPython: the installed package
+    from tractor_table.sim.pn532sim import chip  # CPython: the installed package
 except ImportError:
     import sys
 
     _here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
-    sys.path.append(_here + "/../../host/tractor_table/pn532sim")
+    sys.path.append(_here + "/../../host/tractor_table/sim/pn532sim")
     import chip  # type: ignore[no-redef]
 
 import pn532

@@ -78,7 +78,7 @@ class InProcessTable:
 def table_log(
     hands: int, seed: int, decks: int = 2, rules: Rules | None = None, strength: int = 1
 ) -> list[tuple[int, int, list[Any]]]:
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     rules = rules or Rules(decks=decks)
     vt = InProcessTable(decks, rules)
@@ -189,7 +189,7 @@ def test_a_wrongly_refused_bid_is_caught() -> None:
 def mid_hand(
     seed: int, tricks: int, rules: Rules | None = None, strength: int = 1, hand_scan: bool = False
 ) -> tuple[InProcessTable, Any]:
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     rules = rules or Rules(decks=2)
     vt = InProcessTable(2, rules, hand_scan)
@@ -366,7 +366,7 @@ def revoke_log(
     that suit; a later follow of that suit proves it (REVOKE) and the audit
     finds it. `snaps` gets the table's snapshot after every trick (with the
     length of the log then)."""
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     vt = InProcessTable(2)
     game = BotGame(vt, Rules(decks=2), seed=seed, strength=1, say=lambda s: None)  # type: ignore[arg-type]
@@ -494,7 +494,7 @@ def unchallenged_throw_log(seed: int) -> list[tuple[int, int, list[Any]]]:
     audit finds it at the hand's end (AUDIT, THROW_FAILED)."""
     from shengji.hand import Event as HandEvent
     from shengji.hand import Play
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     vt = InProcessTable(2, TOURNAMENT)
     game = BotGame(vt, TOURNAMENT, seed=seed, strength=0, say=lambda s: None)  # type: ignore[arg-type]
@@ -556,7 +556,7 @@ def test_an_unchallenged_failed_throw_is_audited_and_judged() -> None:
 def forfeit_log(seed: int, hand_scan: bool = False, hands: int = 2) -> list[tuple[int, int, list[Any]]]:
     """Tournament rules (revoke = "forfeit"): in each hand a seat revokes on
     purpose (from trick 2 on); the table ends the hand when it knows it."""
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     vt = InProcessTable(2, TOURNAMENT, hand_scan=hand_scan)
     game = BotGame(vt, TOURNAMENT, seed=seed, strength=1, say=lambda s: None, revoke_from=2)  # type: ignore[arg-type]
@@ -611,7 +611,7 @@ def kitty_up_log(
     """QQ rules (no_bid = "kitty"): nobody bids in hands 2 and 3; the dealer
     turns the kitty up. `snaps` gets the table's snapshot after each event of
     hand 2 (with the length of the log then)."""
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     vt = InProcessTable(2, QQ, hand_scan=hand_scan)
     if snaps is not None:
@@ -711,7 +711,7 @@ def test_a_revoke_in_hand_scan_mode_under_the_flag_rule_is_refused_at_once() -> 
     refuses the revoke at the play (REJECT, reason 10); the bot then plays
     its honest cards; the full engine agrees on every event (found by the
     soak: the bots took that refusal for a disagreement)."""
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     vt = InProcessTable(2, QQ, hand_scan=True)
     game = BotGame(vt, QQ, seed=105, strength=2, say=lambda s: None, revoke_from=2)  # type: ignore[arg-type]
@@ -741,7 +741,7 @@ def test_of_two_equally_weak_units_the_table_may_force_either(hand_scan: bool) -
     the bots take the table's choice (before, a disagreement, and the bots'
     copy of the hand went astray: "card seen twice" later); a unit of another
     category is still a disagreement."""
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     vt = InProcessTable(3, TITANIC, hand_scan=hand_scan)
     game = BotGame(vt, TITANIC, seed=40, strength=0, say=lambda s: None)  # type: ignore[arg-type]
@@ -765,7 +765,7 @@ def test_a_quiet_first_hand_is_redealt_once_and_judged() -> None:
     redeal (docs/rules.md §8); the bots then bid again (before, they stayed quiet
     and the table redealt forever: a hang). The REDEAL and the hand after it
     are judged and agree."""
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     said: list[str] = []
 
@@ -795,7 +795,7 @@ def test_judging_goes_on_from_a_snapshot_taken_while_the_hands_are_scanned(phase
     a SCAN snapshot was taken as "past the play", so the next HAND_START
     disagreed; after a KITTY one the engine did not know the hands and could
     not follow a throw forced at once)."""
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     snaps: list[tuple[int, Any]] = []
     vt = InProcessTable(2, TOURNAMENT, hand_scan=True)
@@ -831,7 +831,7 @@ def test_a_new_match_the_host_sent_starts_a_fresh_match_in_the_engine() -> None:
     table starts again at the first level, first hand. The host that sent it says so to its
     verifier (the engine starts a fresh match); a table that starts a new match unasked is
     a disagreement."""
-    from tractor_table.virtual.game import BotGame
+    from tractor_table.sim.virtual.game import BotGame
 
     rules = Rules(decks=1)
     vt = InProcessTable(1, rules)

@@ -18,7 +18,7 @@ from test_engine_replayer import InProcessTable, inserted, removed, tampered, ve
 from tractor_table import events as E
 from tractor_table.events import EV
 from tractor_table.link import engine_replayer as er
-from tractor_table.virtual.game import BotGame
+from tractor_table.sim.virtual.game import BotGame
 
 FRIEND = Rules.preset("friend")
 Log = list[tuple[int, int, list[Any]]]

@@ -10,7 +10,7 @@ import pytest
 from shengji import Rules
 from tractor_table import rulescodec
 from tractor_table.cli import main
-from tractor_table.virtual.runner import VirtualTable
+from tractor_table.sim.virtual.runner import VirtualTable
 
 
 @pytest.fixture(scope="module")

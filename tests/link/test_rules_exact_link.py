@@ -13,7 +13,7 @@ from shengji import Rules
 from test_engine_replayer import InProcessTable, tampered, verify
 from tractor_table import records
 from tractor_table.events import EV
-from tractor_table.virtual.game import BotGame
+from tractor_table.sim.virtual.game import BotGame
 
 Log = list[tuple[int, int, list[Any]]]
 

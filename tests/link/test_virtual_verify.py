@@ -12,8 +12,8 @@ from tractor_table.events import describe
 from tractor_table.link import ttlink
 from tractor_table.link.engine_replayer import EngineReplayer
 from tractor_table.link.verifier import Verifier
-from tractor_table.virtual.game import BotGame
-from tractor_table.virtual.runner import VirtualTable
+from tractor_table.sim.virtual.game import BotGame
+from tractor_table.sim.virtual.runner import VirtualTable
 
 
 def test_every_event_of_a_firmware_hand_is_judged_and_agrees() -> None:

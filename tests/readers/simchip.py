@@ -1,14 +1,14 @@
-# Makes the PN532 chip model (host/tractor_table/pn532sim/chip.py, written in
+# Makes the PN532 chip model (host/tractor_table/sim/pn532sim/chip.py, written in
 # the subset both runtimes run) importable from the reader tests under CPython
-# (as tractor_table.pn532sim.chip) and under MicroPython (as a top-level module
+# (as tractor_table.sim.pn532sim.chip) and under MicroPython (as a top-level module
 # found beside the test files' folder).
 try:
-    from tractor_table.pn532sim import chip  # CPython: the installed package
+    from tractor_table.sim.pn532sim import chip  # CPython: the installed package
 except ImportError:
     import sys
 
     _here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
-    sys.path.append(_here + "/../../host/tractor_table/pn532sim")
+    sys.path.append(_here + "/../../host/tractor_table/sim/pn532sim")
     import chip  # type: ignore[no-redef]
 
 

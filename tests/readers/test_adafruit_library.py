@@ -13,10 +13,10 @@ from adafruit_pn532.adafruit_pn532 import PN532
 from adafruit_pn532.i2c import PN532_I2C
 from adafruit_pn532.spi import PN532_SPI
 from adafruit_pn532.uart import PN532_UART
-from tractor_table.pn532sim.buses import SimBusioI2C, SimBusioSPI, SimDigitalInOut
-from tractor_table.pn532sim.chip import FAULT_GARBAGE, FAULT_SILENT, Chip, Tag
-from tractor_table.pn532sim.clock import RealClock
-from tractor_table.pn532sim.serve import PtyPN532
+from tractor_table.sim.pn532sim.buses import SimBusioI2C, SimBusioSPI, SimDigitalInOut
+from tractor_table.sim.pn532sim.chip import FAULT_GARBAGE, FAULT_SILENT, Chip, Tag
+from tractor_table.sim.pn532sim.clock import RealClock
+from tractor_table.sim.pn532sim.serve import PtyPN532
 
 UID_A = bytes.fromhex("04a1b2c3d4e5f6")
 UID_B = bytes.fromhex("04112233445566")
@@ -118,7 +118,7 @@ def test_garbage_is_rejected_by_the_library() -> None:
 
 def test_spi_needs_lsb_first() -> None:
     """Without the bit reversal the chip hears nothing sensible (wire is LSB first)."""
-    from tractor_table.pn532sim.chip import SpiPort, frame
+    from tractor_table.sim.pn532sim.chip import SpiPort, frame
 
     chip = Chip(RealClock())
     port = SpiPort(chip)
@@ -129,7 +129,7 @@ def test_spi_needs_lsb_first() -> None:
     assert chip.commands == []
     port.cs(0)
     for b in b"\x01" + frame(b"\xd4\x14\x01\x14\x01"):
-        from tractor_table.pn532sim.chip import reverse_bits
+        from tractor_table.sim.pn532sim.chip import reverse_bits
 
         port.transfer(reverse_bits(b))
     port.cs(1)

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from tractor_table.enroll import CardSet
-from tractor_table.pn532sim.chip import Tag
-from tractor_table.pn532sim.serve import PtyPN532
+from tractor_table.sim.pn532sim.chip import Tag
+from tractor_table.sim.pn532sim.serve import PtyPN532
 
 
 def uid_for(card: int) -> bytes:

@@ -22,7 +22,7 @@ from tractor_table.cli import main
 from tractor_table.enroll import CardSet, TableTagReader, card_label, check_scan
 from tractor_table.events import EV
 from tractor_table.link.serial_link import SerialLink
-from tractor_table.virtual.runner import VirtualTable, uid_of
+from tractor_table.sim.virtual.runner import VirtualTable, uid_of
 from vtable_rig import cli_command, let_go, table_in
 
 STRANGER = bytes.fromhex("04eeeeeeeeeeee")  # a tag of no set

@@ -24,8 +24,8 @@ from tractor_table.enroll import (
     decode_tag_code,
 )
 from tractor_table.errors import CommandError
-from tractor_table.pn532sim.chip import Tag
-from tractor_table.pn532sim.serve import PtyPN532
+from tractor_table.sim.pn532sim.chip import Tag
+from tractor_table.sim.pn532sim.serve import PtyPN532
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "firmware"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -469,7 +469,7 @@ def test_rebuild_a_lost_set_from_tag_codes(tmp_path: Path) -> None:
 
 
 def test_reader_that_does_not_answer_is_one_clear_error() -> None:
-    from tractor_table.pn532sim.chip import FAULT_SILENT
+    from tractor_table.sim.pn532sim.chip import FAULT_SILENT
 
     with PtyPN532() as sim:
         sim.inject(FAULT_SILENT)

@@ -34,7 +34,7 @@ from tractor_table.enroll import (
 from tractor_table.events import EV
 from tractor_table.link import ttlink
 from tractor_table.link.serial_link import SerialLink
-from tractor_table.virtual.runner import VirtualTable, uid_of
+from tractor_table.sim.virtual.runner import VirtualTable, uid_of
 from vtable_rig import cli_command, let_go, table_in
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -24,7 +24,7 @@ from tractor_table.enroll import CardSet, Enrollment, TableTagReader, check_stat
 from tractor_table.errors import CommandError
 from tractor_table.events import EV
 from tractor_table.link.serial_link import SerialLink
-from tractor_table.virtual.runner import VirtualTable, uid_of
+from tractor_table.sim.virtual.runner import VirtualTable, uid_of
 from vtable_rig import cli_command, let_go, table_in
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "firmware"))

@@ -16,8 +16,8 @@ from typing import IO
 
 import pytest
 from tractor_table.enroll import CardSet
-from tractor_table.pn532sim.taps import Taps, card_uid, parse_card
-from tractor_table.virtual.runner import uid_of
+from tractor_table.sim.pn532sim.taps import Taps, card_uid, parse_card
+from tractor_table.sim.virtual.runner import uid_of
 
 
 def _cli(*args: str) -> list[str]:

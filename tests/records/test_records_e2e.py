@@ -26,8 +26,8 @@ from tractor_table.link import ttlink
 from tractor_table.link.engine_replayer import EngineReplayer
 from tractor_table.link.verifier import Verifier
 from tractor_table.records import Recorder, Store
-from tractor_table.virtual.game import BotGame
-from tractor_table.virtual.runner import VirtualTable
+from tractor_table.sim.virtual.game import BotGame
+from tractor_table.sim.virtual.runner import VirtualTable
 
 
 def _rebuilt_hand(rules: Rules, events: list[list[object]]) -> object:

@@ -8,8 +8,8 @@ from pathlib import Path
 from tractor_table import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
-BOARD = ROOT / "host" / "tractor_table" / "board" / "mpy"
-PN532SIM = ROOT / "host" / "tractor_table" / "pn532sim"
+BOARD = ROOT / "host" / "tractor_table" / "sim" / "board" / "mpy"
+PN532SIM = ROOT / "host" / "tractor_table" / "sim" / "pn532sim"
 FIRMWARE = ROOT / "firmware"
 
 # a board with no host (no FIFOs, no flash), its machine module attached

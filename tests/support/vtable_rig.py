@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from tractor_table.virtual.runner import VirtualTable, compile_for_host
+from tractor_table.sim.virtual.runner import VirtualTable, compile_for_host
 
 
 def board_saved_tricks(image: Path, scratch: Path) -> int:
@@ -23,8 +23,8 @@ def board_saved_tricks(image: Path, scratch: Path) -> int:
     whole): table.json (firmware/persist.py: the JSON, then a "ttsnap1 <crc>"
     line; index 17 the tricks, firmware/tablesnap.py) read from a copy of the
     image in ``scratch``, so that the board's own flash is never touched."""
-    from tractor_table.board import flashimage
     from tractor_table.errors import CommandError
+    from tractor_table.sim.board import flashimage
 
     copy = scratch / "saved-tricks-copy.img"
     shutil.copyfile(image, copy)

@@ -21,8 +21,8 @@ from tractor_table.events import describe
 from tractor_table.link.engine_replayer import EngineReplayer
 from tractor_table.link.serial_link import host_identity
 from tractor_table.link.verifier import Verifier
-from tractor_table.virtual.game import AFTER, BEFORE, TAP, BotGame, call_gesture, gesture_step
-from tractor_table.virtual.runner import VirtualTable
+from tractor_table.sim.virtual.game import AFTER, BEFORE, TAP, BotGame, call_gesture, gesture_step
+from tractor_table.sim.virtual.runner import VirtualTable
 
 FRIEND = Rules.preset("friend")
 

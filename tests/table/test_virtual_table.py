@@ -16,8 +16,8 @@ from tractor_table import cli, virtual_heap
 from tractor_table.errors import CommandError
 from tractor_table.events import EV
 from tractor_table.link.notes import Up
-from tractor_table.virtual.game import BotGame
-from tractor_table.virtual.runner import VirtualTable
+from tractor_table.sim.virtual.game import BotGame
+from tractor_table.sim.virtual.runner import VirtualTable
 from vtable_rig import table_in
 
 

@@ -9,8 +9,8 @@ import sys
 
 from shengji import Rules
 from tractor_table.events import EV, cards_text
+from tractor_table.sim.virtual.taps import echo
 from tractor_table.tablewatch import TableWatch, describe_in
-from tractor_table.virtual.taps import echo
 
 
 def test_the_real_command_echoes_prompts_and_labels_refusals_by_phase() -> None:

@@ -205,7 +205,7 @@ def _demo(args: argparse.Namespace) -> int:
     tables of bots (the firmware's table core, the real recorder and uploader)
     playing at about a person's pace (docs/club.md, "Try it")."""
     from ..club.pg import PgError
-    from ..virtual.clubdemo import Demo
+    from ..sim.virtual.clubdemo import Demo
 
     if not 1 <= args.tables <= 64:
         raise CommandError(f"--tables {args.tables}: give 1 to 64 tables")

@@ -133,12 +133,12 @@ def run(args: argparse.Namespace) -> int:
     if args.disagreements is not None:
         check_writable(args.disagreements, "--disagreements")
     from ..console.source import PortSource, TableSource, check_port
-    from ..virtual.source import VirtualSource
+    from ..sim.virtual.source import VirtualSource
 
     source: TableSource
     if args.virtual:
         from ..mpy import micropython_binary
-        from ..virtual.seed import bots_seed
+        from ..sim.virtual.seed import bots_seed
 
         micropython_binary()
         table = None

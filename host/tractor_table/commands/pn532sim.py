@@ -4,7 +4,7 @@ pseudo-terminal, with cards tapped from the keyboard or a script.
 It prints the pseudo-terminal's path; ``tractor-table enroll --reader PTY`` and
 ``tractor-table deckcheck SET --reader PTY`` then work against it exactly as
 against a real reader on ``/dev/ttyUSB0`` (the simulator is byte-accurate:
-docs/readers.md). The commands are those of :mod:`tractor_table.pn532sim.taps`
+docs/readers.md). The commands are those of :mod:`tractor_table.sim.pn532sim.taps`
 (``tap``, ``deck``, ``place``, ``remove``, ``two``, ``foreign``, ``wait``, ``quit``).
 """
 
@@ -34,8 +34,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import signal
 
-    from ..pn532sim.serve import PtyPN532
-    from ..pn532sim.taps import HELP, Taps
+    from ..sim.pn532sim.serve import PtyPN532
+    from ..sim.pn532sim.taps import HELP, Taps
 
     for option, value in (("--hold", args.hold), ("--gap", args.gap)):
         if not (math.isfinite(value) and 0 <= value <= 60):

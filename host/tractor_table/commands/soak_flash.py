@@ -5,7 +5,7 @@ modelled NOR flash as ``main.py`` does; the power is cut ``--cuts`` times at a
 random erase or program (often partway), and after each cut the table boots
 again from the image as left and must resume with at most the trick in
 progress lost, never a corrupt or half-restored state, and end every hand as
-the uncut run does (:mod:`tractor_table.board.flashsoak`). Exit status 1 on
+the uncut run does (:mod:`tractor_table.sim.board.flashsoak`). Exit status 1 on
 any failure. The preparation's steps and a bar of the hands and the cuts go
 to standard error (plain lines when it is not a terminal); a Ctrl-C prints
 the figures of the cuts done so far and exits with status 130. ``bench/bench_flash.py`` (``make soak-flash``) runs it and writes
@@ -35,8 +35,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--cuts must be at least 1")
     if args.hands < 0 or args.max_gap < 1:
         raise CommandError("--hands must be 0 or more and --max-gap at least 1")
-    from ..board import flashsoak
     from ..progress import Progress
+    from ..sim.board import flashsoak
 
     hands = args.hands or max(2, args.cuts // 5)
     bars: list[Progress] = []  # the bar now shown: the bots' hands, then the cuts

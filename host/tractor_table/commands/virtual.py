@@ -23,7 +23,7 @@ from ..errors import CommandError
 from ._rules import rules_help, table_rules
 
 if TYPE_CHECKING:
-    from ..virtual.runner import VirtualTable
+    from ..sim.virtual.runner import VirtualTable
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -217,8 +217,8 @@ def _club_rounds(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifie
                  cmds: Any) -> int:
     """--club-rounds: the bots play the club's matches as its rounds start, until Ctrl-C."""
     from ..console.pace import PacedTable, Pacer
-    from ..virtual.clubrounds import ClubRounds
-    from ..virtual.seed import bots_seed, seed_line
+    from ..sim.virtual.clubrounds import ClubRounds
+    from ..sim.virtual.seed import bots_seed, seed_line
 
     pacer = Pacer(args.pace or 0.0)
     vt.note_hooks.append(pacer.on_note)
@@ -251,16 +251,16 @@ def make_table(board: str, rules: Any, *, heapsize: str | None = None, readers: 
                hand_scan: bool = False) -> VirtualTable:
     """The virtual table on the fast virtual board, or on the board model (``board="pico"``)."""
     if board == "pico":
-        from ..board.runner import PicoTable
+        from ..sim.board.runner import PicoTable
 
         return PicoTable(rules.decks, heapsize=heapsize, hand_scan=hand_scan, rules=rules)
-    from ..virtual.runner import VirtualTable
+    from ..sim.virtual.runner import VirtualTable
 
     return VirtualTable(rules.decks, heapsize=heapsize, readers=readers, hand_scan=hand_scan, rules=rules)
 
 
 def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any, t0: float) -> int:
-    from ..virtual.game import BotGame
+    from ..sim.virtual.game import BotGame
 
     how = "simulated PN532 readers on SPI" if args.readers == "spi" else "taps given as card ids"
     if getattr(args, "board", "virtual") == "pico":
@@ -275,7 +275,7 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
         print(f"link up on {port} (pseudo-terminal); firmware heap after boot {booted} bytes")
         if not args.bots:
             return _console(vt, rules)
-        from ..virtual.seed import bots_seed, seed_line
+        from ..sim.virtual.seed import bots_seed, seed_line
 
         seed = bots_seed(args.seed)
         print(seed_line(seed), flush=True)
@@ -308,7 +308,7 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
     for d in verifier.disagreements[:10]:
         print("  " + d.show())
     if args.png is not None and pixels:
-        from ..board.png import png_bytes
+        from ..sim.board.png import png_bytes
         from ._files import write_atomic
 
         write_atomic(args.png, png_bytes(pixels), "--png")
@@ -342,7 +342,7 @@ def board_summary(f: dict[str, int], wall_ms: int) -> str:
 
 
 def _console(vt: VirtualTable, rules: Any) -> int:
-    from ..virtual.taps import read_commands
+    from ..sim.virtual.taps import read_commands
 
     read_commands(vt, rules, sys.stdin, lambda text: print(text, flush=True))
     return 0
@@ -358,8 +358,8 @@ def _serve(args: argparse.Namespace, rules: Any) -> int:
     from ..link.serial_link import host_identity
     from ..link.verifier import Verifier
     from ..records.recorder import open_recorder
-    from ..virtual.runner import VirtualTable
-    from ..virtual.taps import read_commands
+    from ..sim.virtual.runner import VirtualTable
+    from ..sim.virtual.taps import read_commands
 
     def stop(_sig: int, _frame: Any) -> None:
         raise KeyboardInterrupt

@@ -1,4 +1,4 @@
-"""Simulated tables in a competition: the club's :class:`~tractor_table.virtual.clubtable.SimTable`
+"""Simulated tables in a competition: the club's :class:`~tractor_table.sim.virtual.clubtable.SimTable`
 (the firmware's table core, the bots' hands, the real recorder in its own SQLite file, the
 real uploader) taking the club server's table commands as a table takes them over its link.
 
@@ -23,14 +23,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..virtual.clubtable import SimTable
+from ..sim.virtual.clubtable import SimTable
 
 
 class CompTable:
     def __init__(self, folder: Path, uid: str, url: str, token: str, *, seed: int,
                  hands: int = 1, heartbeat_s: float = 0.2, name: str = "") -> None:
-        from ..board.flashsoak import record_actions
         from ..club.uploader import Uploader
+        from ..sim.board.flashsoak import record_actions
 
         self._record_actions = record_actions
         self.sim = SimTable(folder, uid, seed=seed, hands=0)

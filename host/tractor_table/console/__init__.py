@@ -2,7 +2,7 @@
 
 - :mod:`.source` — the table: a real one on a serial port
   (:class:`~.source.PortSource`) or the real firmware on a virtual table
-  (:class:`tractor_table.virtual.source.VirtualSource`, bots optional); the link's notes reach the
+  (:class:`tractor_table.sim.virtual.source.VirtualSource`, bots optional); the link's notes reach the
   UI through a queue.
 - :mod:`.model` — what the panes show, as plain state: the link
   (:class:`~.model.LinkView`) and the game as the events tell it

@@ -1,5 +1,5 @@
 """The table the console talks to: a real one on a serial port (:class:`PortSource`),
-or a virtual one (:class:`tractor_table.virtual.source.VirtualSource`: the
+or a virtual one (:class:`tractor_table.sim.virtual.source.VirtualSource`: the
 simulators live apart, and the console imports none of them).
 
 Both run the host link (:class:`~tractor_table.link.serial_link.SerialLink`)

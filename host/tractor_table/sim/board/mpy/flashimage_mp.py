@@ -1,7 +1,7 @@
 # mypy: ignore-errors
 # (MicroPython code, run by the unix port: not part of the typed host package.)
 # ruff: noqa: UP031
-# The MicroPython side of tractor_table/board/flashimage.py: littlefs on a
+# The MicroPython side of tractor_table/sim/board/flashimage.py: littlefs on a
 # NorFlash image, formatted and filled, or read back, by the unix port's own
 # vfs.VfsLfs2 (the same littlefs as the rp2 port's).
 #

@@ -7,7 +7,7 @@ the power-cut soak.
   SSD1306 (``ssd1306sim.py``), the NOR flash (``norflash.py``) and the board
   itself (``picoboot.py``: the pin map's wiring, the boot, the host's FIFOs);
 - :mod:`.runner`: :class:`PicoTable`, the host's handle on it (a
-  :class:`~tractor_table.virtual.runner.VirtualTable` with the board model);
+  :class:`~tractor_table.sim.virtual.runner.VirtualTable` with the board model);
 - :mod:`.flashimage`: littlefs images of what deploy puts on a Pico;
 - :mod:`.flashsoak`: power cuts at random flash operations;
 - :mod:`.png`: the display's pixels as a PNG file.

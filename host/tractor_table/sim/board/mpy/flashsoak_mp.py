@@ -1,7 +1,7 @@
 # mypy: ignore-errors
 # (MicroPython code, run by the unix port: not part of the typed host package.)
 # ruff: noqa: UP031
-# The MicroPython side of the power-cut soak (tractor_table/board/flashsoak.py).
+# The MicroPython side of the power-cut soak (tractor_table/sim/board/flashsoak.py).
 #
 # One run of this script is one boot of the table: it mounts the littlefs of
 # a flash image (norflash.NorFlash), restores the table core from the snapshot

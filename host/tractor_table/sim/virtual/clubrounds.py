@@ -22,8 +22,8 @@ from typing import Any
 
 from shengji import Rules
 
-from .. import events as E
-from ..errors import CommandError
+from ... import events as E
+from ...errors import CommandError
 
 
 class _Watched:

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import deploy, firmware_build, mpy
-from ..errors import CommandError
-from ..paths import FIRMWARE_DIR
+from ... import deploy, firmware_build, mpy
+from ...errors import CommandError
+from ...paths import FIRMWARE_DIR
 
 MPY_DIR = Path(__file__).resolve().parent / "mpy"
 #: the rp2 port's filesystem on a 2 MB Pico: 1,408 KiB (boards/RPI_PICO)

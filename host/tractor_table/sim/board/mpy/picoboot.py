@@ -10,7 +10,7 @@
 #   MICROPYPATH) model the rp2 port's machine module and a virtual clock
 #   (vclock.py); this file wires the device models to the pins of the pin map
 #   (hwconfig.py, generated from hardware/pinmap.toml):
-#   - four PN532 chips (tractor_table/pn532sim/chip.py, byte-accurate) on SPI0,
+#   - four PN532 chips (tractor_table/sim/pn532sim/chip.py, byte-accurate) on SPI0,
 #     each behind its chip select and RSTPD_N line;
 #   - an SSD1306 (ssd1306sim.py) on I2C0 at the display's address;
 #   - the four seat buttons: switches to GND, open when released (only the

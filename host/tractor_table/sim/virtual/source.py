@@ -8,13 +8,13 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from ..console.source import TableSource
-from ..errors import CommandError
+from ...console.source import TableSource
+from ...errors import CommandError
 
 if TYPE_CHECKING:
     from shengji import Rules
 
-    from ..link.serial_link import SerialLink
+    from ...link.serial_link import SerialLink
     from .game import BotGame
     from .runner import VirtualTable
 
@@ -37,7 +37,7 @@ class VirtualSource(TableSource):
         table: VirtualTable | None = None,
         pace: float = 0.0,
     ) -> None:
-        from ..console.pace import Pacer
+        from ...console.pace import Pacer
         from .runner import VirtualTable
 
         super().__init__()
@@ -84,7 +84,7 @@ class VirtualSource(TableSource):
     def start_bots(self) -> None:
         if not self.bots or self._bots is not None:
             return
-        from ..console.pace import PacedTable
+        from ...console.pace import PacedTable
         from .game import BotGame
 
         self.game = BotGame(

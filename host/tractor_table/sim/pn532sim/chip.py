@@ -177,7 +177,7 @@ class Tag:
 # The virtual deck: the tags of the cards at the virtual table (virtual/mpy/vboard.py),
 # the modelled Pico (board/mpy/picoboot.py) and the simulated USB PN532
 # (pn532sim/taps.py); the host's card map for it is made from deck_uid
-# (tractor_table.virtual.runner.virtual_card_map).
+# (tractor_table.sim.virtual.runner.virtual_card_map).
 UNKNOWN_UID = b"\x04\xee\xee\x00\x00\x5a\xa5"  # a tag that is no card of the deck
 OTHER_UID = b"\x04\xee\xee\x00\x01\x5a\xa5"  # a second such tag
 

@@ -37,19 +37,19 @@ from typing import Any
 
 from shengji import Rules
 
-from .. import firmware_build, mpy, rulescodec
-from ..errors import CommandError
-from ..events import Event
-from ..link.notes import Note, Up, typed
-from ..link.serial_link import SerialLink
-from ..pn532sim.chip import deck_uid
+from ... import firmware_build, mpy, rulescodec
+from ...errors import CommandError
+from ...events import Event
+from ...link.notes import Note, Up, typed
+from ...link.serial_link import SerialLink
 
 # the heaps by deck count, in a light module so that the command line's help can
 # name them without loading the virtual table; re-exported here
-from ..virtual_heap import FIRMWARE_HEAP_BY_DECKS as FIRMWARE_HEAP_BY_DECKS
-from ..virtual_heap import SIM_HEAP as SIM_HEAP
-from ..virtual_heap import SIM_HEAP_BY_DECKS as SIM_HEAP_BY_DECKS
-from ..virtual_heap import default_heap as default_heap
+from ...virtual_heap import FIRMWARE_HEAP_BY_DECKS as FIRMWARE_HEAP_BY_DECKS
+from ...virtual_heap import SIM_HEAP as SIM_HEAP
+from ...virtual_heap import SIM_HEAP_BY_DECKS as SIM_HEAP_BY_DECKS
+from ...virtual_heap import default_heap as default_heap
+from ..pn532sim.chip import deck_uid
 
 MPY_DIR = Path(__file__).resolve().parent / "mpy"
 #: The PN532 chip model, written in the subset MicroPython runs.
@@ -91,7 +91,7 @@ uid_of = deck_uid
 
 def virtual_card_map(decks: int) -> bytes:
     """The virtual deck's card map, exported by the enrollment code as for a real set."""
-    from ..enroll.cardset import CardSet
+    from ...enroll.cardset import CardSet
 
     cs = CardSet("virtual deck", decks, {uid_of(c): c for c in range(54 * decks)})
     return cs.export_map()

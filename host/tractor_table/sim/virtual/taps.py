@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import events as E
-from ..errors import CommandError
-from ..events import EV, card_name, cards_text
-from ..tablewatch import KITTY_UP, TableWatch, describe_in
+from ... import events as E
+from ...errors import CommandError
+from ...events import EV, card_name, cards_text
+from ...tablewatch import KITTY_UP, TableWatch, describe_in
 
 if TYPE_CHECKING:
     from shengji import Rules
@@ -69,7 +69,7 @@ def read_commands(
     come beside the link, in order with the board's answer to
     :meth:`~.runner.VirtualTable.settle`, so each command's are all there once
     the table has handled it. True when ``quit`` ended it, False at the end of the lines."""
-    from ..tapgrammar import CONSOLE_HELP, parse_console
+    from ...tapgrammar import CONSOLE_HELP, parse_console
 
     kinds = {"ok": EV.BTN_OK, "undo": EV.BTN_UNDO, "challenge": EV.BTN_CHALLENGE}
     watch = TableWatch(rules, vt.hand_scan)

@@ -48,8 +48,8 @@ class Demo:
 
     def start_database(self) -> str:
         """The embedded PostgreSQL started, migrated, a token made: its URL."""
-        from ..club import db, tokens
-        from ..club.pg import Cluster
+        from ...club import db, tokens
+        from ...club.pg import Cluster
 
         self.cluster = Cluster(self.folder / "pg")
         self.url = self.cluster.start()
@@ -61,8 +61,8 @@ class Demo:
     def make_server(self) -> Any:
         import uvicorn
 
-        from ..club.app import create_app
-        from ..competition import web
+        from ...club.app import create_app
+        from ...competition import web
 
         app = create_app(self.url, extra_routes=web.ROUTES, offline_s=10.0)
         config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning",
@@ -90,7 +90,7 @@ class Demo:
 
     def start_tables(self) -> None:
         if self.competition:
-            from ..competition import demo
+            from ...competition import demo
 
             self.director_password = demo.add_director(self.url)
             csv = self.folder / "players.csv"

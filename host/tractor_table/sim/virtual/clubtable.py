@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..vocab import firmware
+from ...vocab import firmware
 
 NEW, TAP, OK, TAP_DEALER = 0, 1, 2, 3
 
@@ -24,8 +24,8 @@ NEW, TAP, OK, TAP_DEALER = 0, 1, 2, 3
 class SimTable:
     def __init__(self, folder: Path, uid: str, *, seed: int = 1, decks: int = 2,
                  hands: int = 4, on_event: Callable[[int, int, list[int]], None] | None = None) -> None:
+        from ...records import Recorder, Store
         from ..board.flashsoak import record_actions
-        from ..records import Recorder, Store
 
         self.T = firmware("table")
         self.E = firmware("events")
@@ -99,7 +99,7 @@ class SimTable:
 
 def attach(sim: SimTable, url: str, token: str, **kw: Any) -> Any:
     """The real uploader beside the sim's recorder, started."""
-    from ..club.uploader import Uploader
+    from ...club.uploader import Uploader
 
     up = Uploader(sim.path, url, token, **kw)
     sim.recorder.on_written.append(up.wake)

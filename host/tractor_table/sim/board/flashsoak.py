@@ -38,9 +38,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import deploy, mpy
-from ..errors import CommandError
-from ..paths import FIRMWARE_DIR
+from ... import deploy, mpy
+from ...errors import CommandError
+from ...paths import FIRMWARE_DIR
 from . import flashimage
 
 MPY_DIR = Path(__file__).resolve().parent / "mpy"

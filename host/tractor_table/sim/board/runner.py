@@ -1,6 +1,6 @@
 """The board model as the host sees it: :class:`PicoTable`.
 
-The same handle as :class:`~tractor_table.virtual.runner.VirtualTable` (taps,
+The same handle as :class:`~tractor_table.sim.virtual.runner.VirtualTable` (taps,
 presses, the link, the display's lines, the memory figures), but the
 MicroPython process runs ``mpy/pico.py``: a modelled Raspberry Pi Pico whose
 flash (the NOR flash model, ``mpy/norflash.py``, in a file) holds a littlefs
@@ -27,8 +27,8 @@ from typing import Any
 
 from shengji import Rules
 
-from .. import deploy, mpy, rulescodec, virtual_heap
-from ..errors import CommandError
+from ... import deploy, mpy, rulescodec, virtual_heap
+from ...errors import CommandError
 from ..virtual import runner as vr
 from . import C_FACTOR, CPU_FACTOR, flashimage
 

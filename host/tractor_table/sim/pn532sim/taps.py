@@ -64,7 +64,7 @@ class Taps:
         return self.tags[card]
 
     def tap(self, card: int) -> None:
-        from ..enroll.cardset import card_label
+        from ...enroll.cardset import card_label
 
         tag = self.tag(card)
         self.sim.place(tag)
@@ -133,7 +133,7 @@ class Taps:
             self.sim.clear()
             self.say("the reader is clear")
         elif verb == "two" and not rest:
-            from ..enroll.cardset import card_label
+            from ...enroll.cardset import card_label
 
             first = self._next_card()
             second = self._next_card() if self.next < self.total else 0

@@ -14,7 +14,7 @@
 #   what the table did with them is reported before it), "Q" (stop);
 # - readers "spi" (the default): the firmware's own scanner.py and pn532.py
 #   drivers run against four simulated PN532 chips (the byte-accurate chip
-#   model of tractor_table/pn532sim/chip.py) on a simulated SPI bus in place of
+#   model of tractor_table/sim/pn532sim/chip.py) on a simulated SPI bus in place of
 #   machine.SPI, and cards.bin (the card map the host exported) turns tag UIDs
 #   into cards. A tapped card is a tag placed on the seat's reader and taken
 #   away once the scanner reported it. Readers "direct": taps go to the table

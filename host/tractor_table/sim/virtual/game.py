@@ -57,17 +57,17 @@ from shengji.match import Match, deal_cards, make_bots
 from shengji.play import Reason, check_throw
 from shengji.rules import NoBid, Partners, Revoke
 
-from .. import events as E
-from ..errors import CommandError
-from ..events import EV, TRUMPS, cards_text, describe, face_name, levels_text
-from ..link.engine_replayer import (
+from ... import events as E
+from ...errors import CommandError
+from ...events import EV, TRUMPS, cards_text, describe, face_name, levels_text
+from ...link.engine_replayer import (
     adopt_forced,
     attackers_score,
     equally_weak,
     hand_end_event,
     partner_field,
 )
-from ..vocab import NT
+from ...vocab import NT
 from .runner import VirtualTable
 
 _E = TypeVar("_E", bound=E.Event)
