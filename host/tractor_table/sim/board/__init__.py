@@ -4,13 +4,14 @@ the power-cut soak.
 
 - ``mpy/``: MicroPython code run by the unix port: the rp2 port's ``machine``
   module (``machine.py``), a virtual clock (``vclock.py``, ``time.py``), the
-  SSD1306 (``ssd1306sim.py``), the NOR flash (``norflash.py``) and the board
+  display panels (``ssd1306sim.py``, ``ssd1309sim.py``), the NOR flash (``norflash.py``) and the board
   itself (``picoboot.py``: the pin map's wiring, the boot, the host's FIFOs);
 - :mod:`.runner`: :class:`PicoTable`, the host's handle on it (a
   :class:`~tractor_table.sim.virtual.runner.VirtualTable` with the board model);
 - :mod:`.flashimage`: littlefs images of what deploy puts on a Pico;
-- :mod:`.flashsoak`: power cuts at random flash operations;
-- :mod:`.png`: the display's pixels as a PNG file.
+- :mod:`.flashsoak`: power cuts at random flash operations.
+
+The display's frames are read on the host by :mod:`tractor_table.monoframe`.
 
 See ``docs/firmware.md``, "Board model" and "Flash and power cuts".
 """

@@ -11,7 +11,8 @@ then ``main.py``; the real
 ``picoboard.PicoBoard`` reads the PN532 models through ``machine.SPI``. A tap
 is a tag put on the seat's PN532 model, a press the seat's button pin held
 low as a person would, and the display's lines are read back from the
-SSD1306 model's RAM (its pixels in :attr:`PicoTable.pixels`).
+display model's RAM (its pixels in :attr:`PicoTable.pixels`, read through
+:class:`~tractor_table.monoframe.Frame`).
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from typing import Any
 
 from shengji import Rules
 
-from ... import deploy, mpy, rulescodec, virtual_heap
+from ... import deploy, hardware, mpy, rulescodec, virtual_heap
 from ...errors import CommandError
+from ...monoframe import Frame
 from ..virtual import runner as vr
 from . import C_FACTOR, CPU_FACTOR, flashimage
 
@@ -102,8 +104,12 @@ class PicoTable(vr.VirtualTable):
         readers: str = "spi",
         heap_report: bool = False,
         table_cfg: dict[str, str] | None = None,
+        pinmap: hardware.PinMap | None = None,
     ) -> None:
-        """``c_factor``: the charge of the firmware's C calls timed apart
+        """``pinmap``: the board's wiring when not hardware/pinmap.toml's (an
+        SSD1309 display, say): generated into the firmware's ``hwconfig.py``
+        as ``make hardware`` does, for the flash and for the board's models.
+        ``c_factor``: the charge of the firmware's C calls timed apart
         (gc.collect, json): by default C_FACTOR with the RP2040's CPU_FACTOR,
         else ``cpu_factor``. ``flash_times``: the flash chip's "typ" or "max"
         erase and program times. ``pace_ms``: (lo, hi), a person's pace, a
@@ -142,6 +148,7 @@ class PicoTable(vr.VirtualTable):
         self.pace_seed = pace_seed
         #: more table.cfg keys (e.g. reader_groups), after the rules'
         self.table_cfg = dict(table_cfg or {})
+        self.pinmap = pinmap
         self.image = self.workdir / "flash.img"
         #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
         self.power_cut: tuple[int, str, int] | None = None
@@ -167,6 +174,10 @@ class PicoTable(vr.VirtualTable):
             return
         if not self.fw_dir.exists():
             vr.compile_for_host(self.fw_dir)
+        if self.pinmap is not None:
+            hw = self.workdir / "hwconfig.py"
+            hw.write_text(hardware.render_hwconfig(self.pinmap), encoding="utf-8")
+            vr.compile_for_host(self.fw_dir, hw)
         items = [
             i for i in flashimage.deploy_items(march="host", precompiled=self.fw_dir)
             if i.name not in ("cards.bin", "table.cfg")
@@ -338,7 +349,7 @@ class PicoTable(vr.VirtualTable):
             ram = bytes.fromhex(rest)
             with self._changed:
                 self.pixels = ram
-                self.lines = text_lines(ram, self.font)
+                self.lines = Frame(ram).text_lines(self.font)
                 self.frames += 1
                 self._changed.notify_all()
             return
@@ -379,25 +390,5 @@ class PicoTable(vr.VirtualTable):
                 self._changed.notify_all()
             return
         super()._out_line(line)
-
-
-
-def text_lines(ram: bytes, font: bytes) -> list[str]:
-    """The 8 lines of 16 characters drawn in a 1,024-byte SSD1306 RAM with
-    framebuf's font (``font``: 95 characters from 32, 8 column bytes each, as
-    the board sends it), on the firmware's 8-pixel grid; a line in inverse
-    video reads too; a cell that is no character reads '?'."""
-    cells = {font[i * 8 : i * 8 + 8]: chr(32 + i) for i in range(len(font) // 8)}
-    out = []
-    for page in range(8):
-        chars = []
-        for col in range(16):
-            cell = ram[page * 128 + col * 8 : page * 128 + col * 8 + 8]
-            ch = cells.get(cell)
-            if ch is None:
-                ch = cells.get(bytes(b ^ 0xFF for b in cell), "?")
-            chars.append(ch)
-        out.append("".join(chars).rstrip())
-    return out
 
 

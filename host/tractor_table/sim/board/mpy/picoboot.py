@@ -12,7 +12,8 @@
 #   (hwconfig.py, generated from hardware/pinmap.toml):
 #   - four PN532 chips (tractor_table/sim/pn532sim/chip.py, byte-accurate) on SPI0,
 #     each behind its chip select and RSTPD_N line;
-#   - an SSD1306 (ssd1306sim.py) on I2C0 at the display's address;
+#   - the display the pin map names, an SSD1306 (ssd1306sim.py) or an SSD1309
+#     (ssd1309sim.py, its RES# on the pin map's reset pin), on I2C0 at its address;
 #   - the four seat buttons: switches to GND, open when released (only the
 #     Pico's pull-up makes them read 1), held by a "person" for a click, a
 #     double press or a long press;
@@ -445,7 +446,14 @@ class Board:
             self.rst[H.READER_RSTPD_N[s]] = c
         self.max_fields_on = 0
         self.clock.waiting = self._in_flight
-        self.oled = ssd1306sim.SSD1306Chip(H.DISPLAY_ADDR)
+        # the display the pin map names (hwconfig.DISPLAY_KIND), RES# on its pin
+        self.oled_reset = getattr(H, "DISPLAY_RESET", -1)
+        if getattr(H, "DISPLAY_KIND", "SSD1306") == "SSD1309":
+            import ssd1309sim
+
+            self.oled = ssd1309sim.SSD1309Chip(H.DISPLAY_ADDR, reset_wired=self.oled_reset >= 0)
+        else:
+            self.oled = ssd1306sim.SSD1306Chip(H.DISPLAY_ADDR)
         self.oled.on_frame = self._frame
         self.oled.on_window = self._window
         self.i2c_bus = H.I2C_ID
@@ -528,6 +536,9 @@ class Board:
         c = self.rst.get(n)
         if c is not None:
             c.set_rstpd(level)
+            return
+        if n == self.oled_reset:
+            self.oled.set_reset(level)
             return
         if n == self.led_pin:
             self.led_changes += 1
