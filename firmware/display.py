@@ -3,8 +3,8 @@
 # geometry it is given (128x64, what the layout needs; hwconfig.DISPLAY_WIDTH
 # and DISPLAY_HEIGHT from hardware/pinmap.toml). The panel that shows the
 # frame has a driver of its own, which sends the frame's pages that changed
-# (ssd1306.py or ssd1309.py, on oled.py; picoboard.py picks it from the pin
-# map): docs/display.md.
+# (ssd1306.py or ssd1309.py; picoboard.py picks it from the pin map):
+# docs/display.md.
 #
 # Dependencies: framebuf (the rp2 port ships it), micropython.const.
 #
@@ -76,12 +76,12 @@ def readers_text(down):
 
 class DisplayModel:
     """Renders a table.Table into 8 text lines and a MONO_VLSB frame of
-    ``width`` x ``height`` pixels (the lines at its top left)."""
+    ``width`` x ``height`` pixels (at least 128x64, rows a multiple of 8: the
+    8 lines of 16 characters at its top left)."""
 
     def __init__(self, width=WIDTH, height=HEIGHT):
         if width < WIDTH or height < HEIGHT or height % 8:
-            raise ValueError("display %dx%d: the table's screen needs at least 128x64 (rows a multiple of 8)" % (width, height))
-        self.width = width
+            raise ValueError("display %dx%d: the screen needs 128x64" % (width, height))
         self.buf = bytearray(width * height // 8)
         self.fb = None
         if framebuf is not None:
@@ -193,7 +193,7 @@ class DisplayModel:
             fb.text(lines[i], 0, i * 8, 1)
         if t.message:
             # the message line in inverse video: it is what needs attention
-            fb.fill_rect(0, 56, self.width, 8, 1)
+            fb.fill_rect(0, 56, WIDTH, 8, 1)  # the 16 columns of the layout
             fb.text(lines[7], 0, 56, 0)
         return self.buf
 

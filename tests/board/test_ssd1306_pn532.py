@@ -1,5 +1,4 @@
-"""The SSD1306 model fed by the firmware's own driver (ssd1306.SSD1306 on
-oled.OLED), its RAM read back as text and as a PNG through the host's frame
+"""The SSD1306 model fed by the firmware's own driver (ssd1306.SSD1306), its RAM read back as text and as a PNG through the host's frame
 decoder (monoframe); the PN532 models read by the firmware's pn532.py and
 picohw.readers over the board model's machine.SPI."""
 

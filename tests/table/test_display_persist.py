@@ -4,104 +4,15 @@
 # the restore, checks the kitty turned up itself (it was tablereveal's); 104K
 # before, 112K before the heap work: the firmware's own budget, from .mpy
 # files, is checked by test_virtual_table.)
-# The display (the panel drivers' bytes on the I2C bus, the display model's lines and
-# pixels) and flash persistence (atomic save, load, damaged files).
+# The display (the display model's lines and pixels; the panels' drivers:
+# test_display_panels.py) and flash persistence (atomic save, load, damaged files).
 import os
-import sys
 
 import display as D
 import events as E
 import persist
 import table as T
 from tablescript import deal_to_play, make, play_trick
-
-
-class FakeI2C:
-    """Records every I2C transaction as (address, bytes)."""
-
-    def __init__(self):
-        self.writes = []
-
-    def writeto(self, addr, buf):
-        self.writes.append((addr, bytes(buf)))
-
-    def writevto(self, addr, bufs):
-        data = b""
-        for b in bufs:
-            data += bytes(b)
-        self.writes.append((addr, data))
-
-
-def _drop(*names):
-    # the drivers' modules out of the heap again: the Pico loads one of them
-    # (picoboard.py), and this file's heap (runs-under) is the table's
-    for n in names:
-        sys.modules.pop(n, None)
-
-
-def test_ssd1306_init_and_frame_bytes():
-    import ssd1306
-
-    bus = FakeI2C()
-    oled = ssd1306.SSD1306(bus, 0x3C, 128, 64)
-    oled.init()
-    # the power-up as command transactions: control byte 0x00, then commands
-    cmds = b""
-    for addr, data in bus.writes:
-        assert addr == 0x3C and data[0] == 0x00
-        cmds += data[1:]
-    assert cmds[0] == 0xAE and cmds[-1] == 0xAF  # display off first, on last
-    charge = cmds.index(b"\x8d")
-    assert cmds[charge + 1] == 0x14 and charge < len(cmds) - 1  # the charge pump, before display on
-    assert b"\xa8\x3f\xda\x12" in cmds  # multiplex 64 rows, alternative COM pins (the geometry)
-    assert b"\x20\x00" in cmds  # horizontal addressing: a window wraps page to page
-    bus.writes = []
-    frame = bytearray(1024)
-    frame[0] = 0x81
-    frame[1023] = 0x7E
-    lines = ["a", "b", "c", "d", "e", "f", "g", "h"]
-    oled.update(frame, lines)
-    # the first frame is whole: the window (columns 0-127, pages 0-7), then one data transaction
-    assert bus.writes[0] == (0x3C, b"\x00\x21\x00\x7f\x22\x00\x07")
-    addr, data = bus.writes[1]
-    assert addr == 0x3C and len(data) == 1025
-    assert data[0] == 0x40 and data[1] == 0x81 and data[1024] == 0x7E
-    assert len(bus.writes) == 2
-    # a line changed: its page alone
-    bus.writes = []
-    lines[5] = "F"
-    frame[5 * 128] = 0x55
-    oled.update(frame, lines)
-    assert bus.writes[0] == (0x3C, b"\x00\x21\x00\x7f\x22\x05\x05")
-    assert bus.writes[1] == (0x3C, b"\x40" + bytes(frame[640:768]))
-    assert len(bus.writes) == 2
-    _drop("ssd1306", "oled")
-
-
-def test_ssd1309_resets_and_has_no_charge_pump():
-    import ssd1309
-
-    class Pin:
-        def __init__(self):
-            self.levels = []
-
-        def value(self, v):
-            self.levels.append(v)
-
-    bus = FakeI2C()
-    rst = Pin()
-    oled = ssd1309.SSD1309(bus, 0x3C, 128, 64, rst)
-    oled.init()
-    assert rst.levels == [0, 1]  # RES# low, then high, before any command
-    cmds = b"".join(data[1:] for _, data in bus.writes)
-    assert 0x8D not in cmds  # no charge pump on the SSD1309
-    assert cmds[:3] == b"\xae\xfd\x12" and cmds[-1] == 0xAF  # off, unlocked, ..., on
-    assert b"\xdb\x34" in cmds and b"\xd9\xf1" in cmds  # its VCOMH and pre-charge
-    # without a reset line (an RC reset on the module): no pin to drive
-    bus.writes = []
-    ssd1309.SSD1309(bus, 0x3C, 128, 64).init()
-    assert b"".join(data[1:] for _, data in bus.writes) == cmds
-    _drop("ssd1309", "oled")
 
 
 def test_card_names():
