@@ -8,11 +8,13 @@ read back from that model's RAM through the host's frame decoder."""
 from __future__ import annotations
 
 import shutil
+import textwrap
 import tomllib
 from pathlib import Path
 
+from board_rig import BOARD, FIRMWARE, PN532SIM, PRELUDE
 from shengji import Rules
-from tractor_table import hardware
+from tractor_table import hardware, mpy
 from tractor_table.events import EV
 from tractor_table.monoframe import Frame
 from tractor_table.sim.board.runner import PicoTable
@@ -64,3 +66,20 @@ def test_an_ssd1309_with_an_rc_reset_needs_no_pin(compiled: Path, tmp_path: Path
     with vt:
         assert vt.wait(lambda: vt.lines[2] == "draw: no bid", 30), vt.lines
         assert Frame(vt.pixels).lit() > 100
+
+
+def test_the_selftest_releases_an_ssd1309_from_reset(tmp_path: Path) -> None:
+    # the Pico's pins are pulled down from power-up: an SSD1309 with RES# on
+    # a pin is held in reset, and does not answer on I2C, until the pin is
+    # driven high (the self-test does it before it looks for the display)
+    (tmp_path / "hwconfig.py").write_text(hardware.render_hwconfig(ssd1309_pinmap()), encoding="utf-8")
+    code = PRELUDE + textwrap.dedent("""
+    import selftest
+    print("failures", selftest.main(interactive=False))
+    print("kind", board.oled.__class__.__name__, "resets", board.oled.resets)
+    """)
+    r = mpy.run(code=code, path=[BOARD, PN532SIM, tmp_path, FIRMWARE], heapsize="512K", timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "kind SSD1309Chip resets 1" in out and "display: answers at 0x3c" in out, out
+    assert "failures 0" in out, out

@@ -15,9 +15,10 @@
 #   reset: unlocked). Locked, every command but 0xFD is ignored.
 # - the reset: after power-up the controller's state is undefined until RES#
 #   has been held low (at least 3 us) and released. With RES# wired to a pin
-#   (`reset_wired`), the model ignores every byte written before that first
-#   reset (counted in `ignored`) and its glass stays dark; while RES# is low
-#   it does not acknowledge its address. Without (an RC power-on reset on
+#   (`reset_wired`; the pin's pull-down holds RES# low from power-up until
+#   the firmware drives it), the model ignores every byte written before
+#   the first reset (counted in `ignored`) and its glass stays dark; while
+#   RES# is low it does not acknowledge its address. Without (an RC power-on reset on
 #   the module) it starts reset. A later pulse resets it again: RAM kept,
 #   every setting back to its reset value.
 import ssd1306sim
@@ -25,7 +26,9 @@ import ssd1306sim
 
 class SSD1309Chip(ssd1306sim.SSD1306Chip):
     def __init__(self, addr=0x3C, reset_wired=False):
-        self.in_reset = False
+        # RES# on a Pico pin: the pin's pull-down (the RP2040's pads at reset)
+        # holds it low, the controller in reset, until the firmware drives it
+        self.in_reset = reset_wired
         self.ready = not reset_wired  # reset since power-up
         self.locked = False
         self.unknown = 0  # command bytes the SSD1309 does not have (0x8D among them)
