@@ -57,7 +57,7 @@ LOADED = [
     ("ttlink (link codec, device end)", ["ttlink"]),
     ("events (kinds, reasons)", ["events"]),
     ("table core (table, tablebase, tabledeal, tablesnap, tabletrick)", ["table"]),
-    ("display (model, SSD1306 driver)", ["display"]),
+    ("display (the renderer: model, frame buffer's code)", ["display"]),
     ("version", ["version"]),
     ("main (App)", ["main"]),
     ("device rules engine (drules*.py)", ["drules", "drules_hand"]),
@@ -74,6 +74,8 @@ ON_DEMAND = [
     ("enrollmode (enroll mode)", "enrollmode"),
     ("tableconfig, ruleopts (table.cfg and its options, at start; dropped after)", "tableconfig"),
     ("picoboard (the Pico's board: not on the virtual table)", "picoboard"),
+    ("ssd1306 (the SSD1306's driver: on the Pico, when the pin map names it)", "ssd1306"),
+    ("ssd1309 (the SSD1309's driver: on the Pico, when the pin map names it)", "ssd1309"),
     ("ttlink_host (the host's end: never on the table)", "ttlink_host"),
     ("vboard (the virtual table's board: not on the Pico)", "vboard"),
 ]
