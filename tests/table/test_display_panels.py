@@ -120,3 +120,18 @@ def test_both_panels_send_the_pages_that_changed_alike():
     # windows: whole; pages 2-3 and 6; nothing; 0 and 7; 1-6 in one
     windows = [w[1][5:] for w in writes[0] if w[1][:2] == b"\x00\x21"]
     assert windows == [b"\x00\x07", b"\x02\x03", b"\x06\x06", b"\x00\x00", b"\x07\x07", b"\x01\x06"]
+
+
+def test_the_renderer_draws_for_the_geometry_it_is_given():
+    import display
+
+    assert len(display.DisplayModel().buf) == 128 * 64 // 8
+    # a taller panel: the same 8 lines at its top, a frame of its size
+    assert len(display.DisplayModel(128, 128).buf) == 128 * 128 // 8
+    for width, height in ((96, 64), (128, 32), (128, 60)):
+        try:
+            display.DisplayModel(width, height)
+        except ValueError as exc:
+            assert "%dx%d" % (width, height) in str(exc) and "128x64" in str(exc)
+        else:
+            raise AssertionError("%dx%d accepted" % (width, height))
