@@ -140,6 +140,11 @@ def write_docs(folder: Path, page: Path) -> list[Path]:
         "end) are what its model's glass shows once its driver sent each frame, reset and",
         "page updates included: they must be the same frames (tests/table/test_display_pictures.py).",
         "",
+        "On the host, `tractor_table.monoframe` is the one reader of these frames (pixels,",
+        "character cells, text, PNG through `tractor_table.png`, half blocks): these pictures,",
+        "the board model's display RAM (`PicoTable.pixels`, `virtual --board pico --png`) and",
+        "the console's pixel view all go through it.",
+        "",
     ]
     for k, s in enumerate(screens, start=1):
         name = files[k - 1].name
