@@ -132,6 +132,6 @@ def test_the_renderer_draws_for_the_geometry_it_is_given():
         try:
             display.DisplayModel(width, height)
         except ValueError as exc:
-            assert "%dx%d" % (width, height) in str(exc) and "128x64" in str(exc)
+            assert f"{width}x{height}" in str(exc) and "128x64" in str(exc)
         else:
-            raise AssertionError("%dx%d accepted" % (width, height))
+            raise AssertionError(f"{width}x{height} accepted")
