@@ -601,7 +601,7 @@ class Board:
         p = self.person
         now = self.clock.now_us
         p.taps.frame(oled, now)
-        # the RAM as it is: the host reads the text back from it (board/png.py)
+        # the RAM as it is: the host reads the text back from it (tractor_table.monoframe)
         import binascii
 
         out = self._out
