@@ -71,15 +71,22 @@ def test_an_ssd1309_with_an_rc_reset_needs_no_pin(compiled: Path, tmp_path: Path
 def test_the_selftest_releases_an_ssd1309_from_reset(tmp_path: Path) -> None:
     # the Pico's pins are pulled down from power-up: an SSD1309 with RES# on
     # a pin is held in reset, and does not answer on I2C, until the pin is
-    # driven high (the self-test does it before it looks for the display)
+    # driven high (the self-test does it before it looks for the display);
+    # then picoboard.PicoBoard loads the SSD1309's driver, and only it
     (tmp_path / "hwconfig.py").write_text(hardware.render_hwconfig(ssd1309_pinmap()), encoding="utf-8")
     code = PRELUDE + textwrap.dedent("""
     import selftest
     print("failures", selftest.main(interactive=False))
     print("kind", board.oled.__class__.__name__, "resets", board.oled.resets)
+    # the Pico's board: the SSD1309's driver, set up (a reset more), and not the SSD1306's
+    import sys
+    import picoboard
+    pb = picoboard.PicoBoard(store_path="/tmp/tt_panels_%d.json" % id(board))
+    print("drivers", "ssd1306" in sys.modules, "ssd1309" in sys.modules, pb.oled is not None, board.oled.resets)
     """)
     r = mpy.run(code=code, path=[BOARD, PN532SIM, tmp_path, FIRMWARE], heapsize="512K", timeout=120)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     assert "kind SSD1309Chip resets 1" in out and "display: answers at 0x3c" in out, out
     assert "failures 0" in out, out
+    assert "drivers False True True 2" in out, out
