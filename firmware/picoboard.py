@@ -140,16 +140,16 @@ class PicoBoard:
             from ssd1309 import SSD1309
 
             rst = H.DISPLAY_RESET  # RES#, or -1: an RC power-on reset on the module
-            self._oled = SSD1309(
+            self.panel = SSD1309(
                 i2c, H.DISPLAY_ADDR, H.DISPLAY_WIDTH, H.DISPLAY_HEIGHT, Pin(rst, Pin.OUT, value=1) if rst >= 0 else None
             )
         else:
             from ssd1306 import SSD1306
 
-            self._oled = SSD1306(i2c, H.DISPLAY_ADDR, H.DISPLAY_WIDTH, H.DISPLAY_HEIGHT)
+            self.panel = SSD1306(i2c, H.DISPLAY_ADDR, H.DISPLAY_WIDTH, H.DISPLAY_HEIGHT)
         try:
-            self._oled.init()
-            self.oled = self._oled
+            self.panel.init()
+            self.oled = self.panel
         except OSError:
             self.display_errors += 1
             self._display_retry = time.ticks_add(time.ticks_ms(), DISPLAY_RETRY_MS)
@@ -252,8 +252,8 @@ class PicoBoard:
         if self.oled is None and t.ticks_diff(t.ticks_ms(), self._display_retry) >= 0:
             # down since an I2C error: set it up again, from time to time
             try:
-                self._oled.init()  # its RAM is unknown: the next frame is whole
-                self.oled = self._oled
+                self.panel.init()  # its RAM is unknown: the next frame is whole
+                self.oled = self.panel
                 self.display_inits += 1
                 print("display: back after %d I2C error(s)" % self.display_errors)
             except OSError:
