@@ -223,10 +223,8 @@ class PicoTable(vr.VirtualTable):
             # source); the launcher runs from there, so that its folder (the
             # first on the path) holds no source that would win over them
             for src in BOARD_DIR.glob("*.py"):
-                if src.name != "pico.py":
+                if src.name not in ("pico.py", "vstart.py"):
                     vr.compile_for_host(board_dir, src)
-            # the RP2040's C stack (the virtual table's own mechanism)
-            vr.compile_for_host(board_dir, vr.MPY_DIR / "chipstack.py")
             shutil.copy(BOARD_DIR / "pico.py", board_dir / "pico.py")
         self._flash_image()
         if self._auto_heap:

@@ -10,7 +10,7 @@
    exactly as it opens ``/dev/ttyACM0``;
 3. starts ``micropython`` (heap capped: 192K for the firmware with one or two
    decks, more with three or four, plus 48K for simulated readers; see
-   :func:`default_heap`) on ``mpy/vboard.py``,
+   :func:`default_heap`) on ``sim/board/mpy/vboard.py``,
    which builds the board and runs ``main.App``; seat taps and button presses go
    to it through a FIFO, display frames and sounds come back through another;
 4. runs the host link (:class:`~tractor_table.link.serial_link.SerialLink`) on
@@ -51,7 +51,8 @@ from ...virtual_heap import SIM_HEAP_BY_DECKS as SIM_HEAP_BY_DECKS
 from ...virtual_heap import default_heap as default_heap
 from ..pn532sim.chip import deck_uid
 
-MPY_DIR = Path(__file__).resolve().parent / "mpy"
+#: the board's MicroPython code (the fast board's and the board model's)
+MPY_DIR = Path(__file__).resolve().parents[1] / "board" / "mpy"
 #: The PN532 chip model, written in the subset MicroPython runs.
 CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
 READERS = ("spi", "direct")
@@ -231,7 +232,9 @@ class VirtualTable:
         with open(self.stderr_path, "wb") as err:
             self.proc = mpy.popen(
                 launcher,
-                path=[self.fw_dir, sim_dir, MPY_DIR],
+                # everything compiled: no source folder on the path (the
+                # board model's machine.py and time.py would replace the built-ins)
+                path=[self.fw_dir, sim_dir],
                 heapsize=self.heapsize,
                 args=[
                     str(ctl_in),

@@ -8,7 +8,7 @@ import sys
 
 gc.collect()
 _start = gc.mem_alloc()
-import chipstack  # noqa: E402  (virtual/mpy/chipstack.py, compiled beside)
+import chipstack  # noqa: E402  (chipstack.py, compiled beside)
 import picoboot  # noqa: E402
 
 # on the RP2040's C stack: what recurses too deep for the chip fails here too

@@ -25,7 +25,7 @@
 #   whose imports load the .mpy files from flash. machine.reset(), an expired
 #   WDT and machine.soft_reset() boot it again (BoardReset); "Q" on the control
 #   FIFO cuts the power.
-# - The host drives it as it drives the old virtual board (virtual/mpy/vboard.py):
+# - The host drives it as it drives the old virtual board (vboard.py):
 #   control FIFO lines "T seat card" (a card's tag put on the seat's reader by
 #   a person, taken away once the chip found it), "U seat uidhex..." (tags by
 #   UID), "B seat kind" (the seat's button pressed as a person would), "Q",
