@@ -77,6 +77,8 @@ ON_DEMAND = [
     ("picoboard (the Pico's board: not on the virtual table)", "picoboard"),
     ("ttlink_host (the host's end: never on the table)", "ttlink_host"),
     ("vboard (the virtual table's board: not on the Pico)", "vboard"),
+    ("hands (the board's control protocol and hands at the readers, both modes: not on the Pico; "
+     "counted with the simulation)", "hands"),
 ]
 
 _MEASURE = """
