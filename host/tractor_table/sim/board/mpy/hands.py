@@ -177,8 +177,9 @@ def control(board, fifo, limit):
             elif op == b"Q":
                 return False
             elif op == b"K":
-                if board.hands is not None:
-                    board.hands.pace(int(parts[1]), int(parts[2]), int(parts[3]))
+                if board.hands is None:
+                    raise ValueError("no readers")
+                board.hands.pace(int(parts[1]), int(parts[2]), int(parts[3]))
             elif op == b"H":
                 _call(board, "hang")
             elif op == b"I":
