@@ -5,7 +5,7 @@
 # (persist.Store) and the USB serial (ttlink_io.StdioPort).
 #
 # Loaded only on the Pico, by main.main(): the virtual table brings its own
-# board (host/tractor_table/sim/virtual/mpy/vboard.py), and main.py, which the
+# board (host/tractor_table/sim/board/mpy/vboard.py), and main.py, which the
 # Pico compiles from source at every start, stays small.
 import events as E
 import tablebase as T

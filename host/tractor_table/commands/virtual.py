@@ -317,7 +317,7 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
     if figures:
         print(board_summary(figures, getattr(vt, "wall_ms", -1)))
     if args.readers == "spi":
-        what = "the board's device models" if args.board == "pico" else "the simulated chips"
+        what = "the board's device models" if args.board == "pico" else "the simulated chips and hands"
         print(
             f"readers: at most {vt.max_fields_on} RF field on at a time, {vt.collisions} bus collisions; "
             f"{what} took {vt.sim_bytes} bytes of the heap (not counted above)"
