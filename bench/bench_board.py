@@ -126,6 +126,33 @@ def play(
     }
 
 
+def profile(path: Path, decks: int, hands: int, seed: int, factor: float, cfac: float) -> int:
+    """One bots' run with the firmware profiled (cpuprof.py); its top rows on stderr."""
+    import tractor_table.sim.board.runner as runner
+
+    base = runner.PicoTable
+
+    class Profiled(base):  # type: ignore[misc, valid-type]
+        # the wrappers' garbage and frames: a heap and a C stack of its own size
+        def __init__(self, *a: Any, **k: Any) -> None:
+            k.setdefault("heapsize", "700K")
+            super().__init__(*a, **k)
+
+    path = path.resolve()
+    os.environ["TT_CPUPROF"] = str(path)
+    runner.PicoTable = Profiled  # type: ignore[misc]
+    try:
+        r = play(decks, hands, seed, factor, cfac)
+    finally:
+        runner.PicoTable = base  # type: ignore[misc]
+        del os.environ["TT_CPUPROF"]
+    rows = path.read_text().splitlines()
+    print(f"{path}: {r['hands']} hand(s), {r['cpu_s']:.1f} s of firmware CPU charged; the first rows:", file=sys.stderr)
+    for line in rows[:25]:
+        print(line, file=sys.stderr)
+    return 0
+
+
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Each figure's median over the runs (the first run's for the rest)."""
     out = dict(runs[0])
@@ -198,9 +225,16 @@ def main(argv: list[str]) -> int:
                     "'human' and 'flash_max' under their keys) and write no file")
     ap.add_argument("--before", type=Path, default=HERE / "board_before.json",
                     help="a --json output of an earlier firmware, shown beside this run in the docs")
+    ap.add_argument("--profile", type=Path, metavar="FILE",
+                    help="instead: one bots' run of --hands hands with every firmware method wrapped, and "
+                    "FILE (tab-separated) getting the board time charged while each was innermost, its calls "
+                    "and its bytes allocated (sim/board/mpy/cpuprof.py); writes nothing else")
     args = ap.parse_args(argv)
     factor = rp2040.GENERIC * rp2040.FLASH_WAIT
     cfac = C_FACTOR
+    if args.profile is not None:
+        return profile(args.profile, args.decks[0] if len(args.decks) == 1 else 2, args.hands, args.seed,
+                       factor, cfac)
     ref = 2 if 2 in args.decks else args.decks[0]
 
     def say(*a: Any) -> None:

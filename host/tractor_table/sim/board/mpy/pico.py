@@ -11,5 +11,8 @@ _start = gc.mem_alloc()
 import chipstack  # noqa: E402  (virtual/mpy/chipstack.py, compiled beside)
 import picoboot  # noqa: E402
 
+if picoboot.os.getenv("TT_CPUPROF"):
+    chipstack.STACK *= 4  # cpuprof.py's wrappers: a frame more per call
+
 # on the RP2040's C stack: what recurses too deep for the chip fails here too
 chipstack.run(picoboot.main, sys.argv, _start)

@@ -793,6 +793,8 @@ class Board:
         if not self.run:
             raise PowerOff()
         self.update()
+        if _prof is not None:
+            _prof.install(_prof.main)
         if not self.reported:
             self.reported = True
             gc.collect()
@@ -1107,7 +1109,10 @@ def _run_file(name):
     with open(name) as f:
         code = compile(f.read(), name, "exec")
     gc.collect()
-    exec(code, {"__name__": "__main__", "__file__": name})
+    g = {"__name__": "__main__", "__file__": name}
+    if _prof is not None:
+        _prof.main = g  # (cpuprof.py: main.py's classes)
+    exec(code, g)
 
 
 def boot(board, cause):
@@ -1141,7 +1146,11 @@ def _probe(spi, buf):
     return call
 
 
+_prof = None  # cpuprof.Prof, when TT_CPUPROF names a file
+
+
 def main(argv, start_alloc):
+    global _prof
     ctl_in, ctl_out, image = argv[1], argv[2], argv[3]
     # CPU_FACTOR is "bytecode[,c[,flash times]]": the firmware's stretches,
     # its C calls timed apart (gc.collect, json), the flash's "typ" or "max" times
@@ -1167,12 +1176,24 @@ def main(argv, start_alloc):
     # so that the caches are as cold as in the firmware's real calls
     machine._attach(board)
     board.clock.calibrate(_probe(machine.SPI(1), bytearray(40)))
+    if os.getenv("TT_CPUPROF"):
+        import cpuprof
+
+        _prof = cpuprof.Prof(board.clock, os.getenv("TT_CPUPROF"))
+        _prof.main = None
     if c_factor is not None:
         # the firmware's gc.collect() and json calls: C code, timed apart
         import json
 
         sys.modules["gc"] = vclock.TimedGC(board.clock, gc)
         sys.modules["json"] = vclock.TimedJson(board.clock, json)
+        import framebuf
+
+        sys.modules["framebuf"] = vclock.TimedFramebuf(board.clock, framebuf)
+    # the USB serial: C calls on the rp2 port, not the unix port's system
+    # calls at the bytecode factor (about 1 ms a turn of the loop before)
+    sys.modules["sys"] = vclock.TimedSys(board.clock, sys)
+    sys.modules["select"] = vclock.TimedSelect(board.clock, select)
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
     if cap:
@@ -1227,6 +1248,8 @@ def main(argv, start_alloc):
     except PowerOff:
         pass
     board.report()
+    if _prof is not None:
+        _prof.write()
     board._out.write(b"W wall_ms %d\n" % utime.ticks_diff(utime.ticks_ms(), wall0))
     unmount_flash()
 

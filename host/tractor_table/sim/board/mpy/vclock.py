@@ -75,6 +75,133 @@ class TimedJson:
         return getattr(self._json, name)
 
 
+class _TimedStream:
+    """The USB serial's stream (sys.stdin.buffer / sys.stdout.buffer) as the
+    firmware sees it: each call a model call (a C call on the rp2 port, whose
+    USB stack reads from and writes to RAM buffers), not the unix port's
+    system call charged at the bytecode factor; a write also charges its
+    bytes at USB_US_PER_BYTE."""
+
+    def __init__(self, clock, stream):
+        self._clock = clock
+        self._s = stream
+
+    def readinto(self, buf, n=-1):
+        c = self._clock
+        c.enter()
+        try:
+            return self._s.readinto(buf) if n < 0 else self._s.readinto(buf, n)
+        finally:
+            c.leave()
+
+    def write(self, data):
+        c = self._clock
+        c.enter()
+        try:
+            c.advance_us(len(data) * USB_US_PER_BYTE)
+            return self._s.write(data)
+        finally:
+            c.leave()
+
+    def __getattr__(self, name):
+        return getattr(self._s, name)
+
+
+class _TimedStdio:
+    def __init__(self, clock, f):
+        self._f = f
+        self.buffer = _TimedStream(clock, f.buffer)
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+
+class TimedSys:
+    """The firmware's ``sys``: its stdin and stdout timed as model calls
+    (_TimedStream); everything else the built-in's."""
+
+    def __init__(self, clock, sys):
+        self._sys = sys
+        self.stdin = _TimedStdio(clock, sys.stdin)
+        self.stdout = _TimedStdio(clock, sys.stdout)
+
+    def __getattr__(self, name):
+        return getattr(self._sys, name)
+
+
+class _TimedPoll:
+    def __init__(self, clock, p):
+        self._clock = clock
+        self._p = p
+
+    def register(self, obj, *a):
+        return self._p.register(getattr(obj, "_f", obj), *a)
+
+    def poll(self, *a):
+        c = self._clock
+        c.enter()
+        try:
+            return self._p.poll(*a)
+        finally:
+            c.leave()
+
+    def __getattr__(self, name):
+        return getattr(self._p, name)
+
+
+class TimedSelect:
+    """The firmware's ``select``: poll() objects whose poll() is a model call
+    (on the rp2 port a look at the USB serial's receive buffer, in C)."""
+
+    def __init__(self, clock, select):
+        self._clock = clock
+        self._select = select
+
+    def poll(self):
+        return _TimedPoll(self._clock, self._select.poll())
+
+    def __getattr__(self, name):
+        return getattr(self._select, name)
+
+
+#: µs per byte the firmware writes to the USB serial: full-speed USB CDC
+#: moves about 1 MB/s (the rp2 port's write returns once TinyUSB took the bytes)
+USB_US_PER_BYTE = 1
+
+
+class _TimedFrameBuffer:
+    def __init__(self, clock, fb):
+        self._clock = clock
+        self._fb = fb
+
+    def fill(self, *a):
+        return self._clock.c_call(self._fb.fill, a, 2)
+
+    def fill_rect(self, *a):
+        return self._clock.c_call(self._fb.fill_rect, a, 2)
+
+    def text(self, *a):
+        return self._clock.c_call(self._fb.text, a, 2)
+
+    def __getattr__(self, name):
+        return getattr(self._fb, name)
+
+
+class TimedFramebuf:
+    """The firmware's ``framebuf``: a FrameBuffer's fill, fill_rect and text
+    (C code) timed apart, at c_factor."""
+
+    def __init__(self, clock, framebuf):
+        self._clock = clock
+        self._m = framebuf
+
+    def FrameBuffer(self, *a):
+        return _TimedFrameBuffer(self._clock, self._m.FrameBuffer(*a))
+
+    def __getattr__(self, name):
+        return getattr(self._m, name)
+
+
 class RunDelay:
     """The process's time waiting for a CPU, in ns (Linux schedstat; one
     thread: the unix port runs the firmware on its main thread)."""
@@ -144,6 +271,7 @@ class VClock:
         self.gc_us = 0  # virtual us charged for gc.collect()
         self.gc_n = 0
         self.json_us = 0  # virtual us charged for json.dumps / json.loads
+        self.fb_us = 0  # virtual us charged for framebuf drawing
         self.segments = 0  # stretches of firmware work charged
         self.long_segments = 0  # of them longer than 100 us of CPU time
         self.capped = 0  # of them longer than cpu_cap_us (charged as cpu_cap_us)
@@ -208,11 +336,11 @@ class VClock:
     def c_call(self, fn, arg, kind, kw=None):
         """fn(arg), a C function of the firmware's (gc.collect, json.dumps),
         its time charged at c_factor instead of the stretch's factor; kind 0
-        gc, 1 json."""
+        gc, 1 json, 2 framebuf (arg: the tuple of arguments)."""
         self.enter()  # the firmware's stretch before it, and the C call
         try:
             t = utime.ticks_us()
-            r = fn() if arg is _NONE else fn(arg, **kw) if kw else fn(arg)
+            r = fn() if arg is _NONE else fn(*arg) if kind == 2 else fn(arg, **kw) if kw else fn(arg)
             d = utime.ticks_diff(utime.ticks_us(), t)
             if self.run_delay is not None and d > self.long:
                 d -= self._waited_us()
@@ -223,8 +351,10 @@ class VClock:
                 if kind == 0:
                     self.gc_us += v
                     self.gc_n += 1
-                else:
+                elif kind == 1:
                     self.json_us += v
+                else:
+                    self.fb_us += v
         finally:
             self.leave()
         return r
