@@ -122,6 +122,9 @@ def play(
         "wait_capped": f.get("wait_capped", 0),
         "link_waits": f.get("link_waits", 0),
         "segments": f.get("segments", 0),
+        "cal_ns": f.get("cal_ns", 0),
+        "situ_ns": f.get("situ_ns", 0),
+        "fb_s": f.get("fb_us", 0) / 1e6,
         "load": load,
     }
 
@@ -208,6 +211,9 @@ def figures(r: dict[str, Any]) -> dict[str, Any]:
         "flash_programs": r["programs"],
         "hands": r["hands"],
         "tricks": r["tricks"],
+        "firmware_cpu_s": round(r["cpu_s"], 2),
+        "board_s": round(r["virtual_s"], 2),
+        "model_call_overhead_ns": {"calibrated": r["cal_ns"], "in_situ": r["situ_ns"]},
         "load": round(r["load"], 1),
     }
 

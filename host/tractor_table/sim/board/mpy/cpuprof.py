@@ -45,17 +45,17 @@ class Prof:
         orig_leave = clock.leave
         prof = self
 
-        def enter():
+        def enter(kind=0):
             if clock._depth == 0:
                 d = mem_total() - prof._a
                 top = prof.stack[-1]
                 c0 = clock.cpu_us
-                orig_enter()
+                orig_enter(kind)
                 prof.cpu[top] = prof.cpu.get(top, 0) + clock.cpu_us - c0
                 if d > 0:
                     prof.alloc[top] = prof.alloc.get(top, 0) + d
             else:
-                orig_enter()
+                orig_enter(kind)
 
         def leave():
             orig_leave()

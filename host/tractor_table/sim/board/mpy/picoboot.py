@@ -838,9 +838,10 @@ class Board:
             out.write(b" %s_n %d %s_p50 %d %s_p99 %d %s_max %d" % (
                 name.encode(), h.n, name.encode(), h.pct(50), name.encode(), h.pct(99), name.encode(), h.max))
         out.write(b" flash_on_path %d placed_saving %d" % (tl.flash_on_path, tl.placed_saving))
-        out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d\n" % (
+        out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d" % (
             tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
             self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
+        out.write(b" fb_us %d cal_ns %d situ_ns %d\n" % (c.fb_us, int(c.cal_us * 1000), int(c.situ_us * 1000)))
 
 
 _TAP_SLOTS = 8  # taps followed at once

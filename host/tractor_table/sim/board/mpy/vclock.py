@@ -9,7 +9,12 @@
 #   every sleep the firmware asks for;
 # - the firmware's own CPU time: the time the process runs outside the models
 #   (between leaving one model call and entering the next), less the measured
-#   cost of a call into a (Python) model, scaled by ``cpu_factor``, the
+#   cost of a call into a (Python) model (``overhead_us``: calibrate()'s
+#   figure, a tight loop of calls, or, once measured, the in-situ one if
+#   larger: the mean of the firmware's shortest stretches, a pin written then
+#   an SPI transfer and the other way round, a few bytecodes each, the smaller
+#   of the two; where the firmware runs the caches are colder than in a tight
+#   loop: 1.7-2.2 us against 1.2-1.4 us, on a loaded machine), scaled by ``cpu_factor``, the
 #   RP2040's time per unix-port time (bench/rp2040.py: GENERIC x FLASH_WAIT =
 #   125 x 1.3 = 162.5 by default), plus ``call_us`` per call (the rp2 port's C
 #   call). The models' own time is never charged: it is not the Pico's.
@@ -233,6 +238,10 @@ class RunDelay:
         return v
 
 
+#: stretches per in-situ measure of a model call's cost (VClock.enter)
+SITU_WINDOW = 1024
+
+
 class VClock:
     def __init__(self, cpu_factor=162.5, start_us=0, cpu_cap_us=1000, long_us=20, long_call_us=200):
         self.now_us = start_us
@@ -262,6 +271,7 @@ class VClock:
         # Python call where the rp2 port has a C one): measured by calibrate(),
         # taken off each charge; the RP2040's own cost of such a call instead
         self.overhead_us = 0.0
+        self.cal_us = 0.0  # calibrate()'s figure (overhead_us: it, or the in-situ one if larger)
         self.call_us = 5  # as bench_readers.py charges a C call on the RP2040
         self._cal = -1  # while calibrating: the real us summed
         # C code the firmware calls that the model times apart (gc.collect,
@@ -272,6 +282,16 @@ class VClock:
         self.gc_n = 0
         self.json_us = 0  # virtual us charged for json.dumps / json.loads
         self.fb_us = 0  # virtual us charged for framebuf drawing
+        # the model call that began the current stretch: 1 a pin, 2 an SPI
+        # transfer, 0 anything else (enter(kind))
+        self._kind = 0
+        # the two in-situ measures: [pin -> SPI, SPI -> pin]: stretches of
+        # the current window (SITU_WINDOW), their sum (us), the last window's
+        # mean (0: none yet)
+        self.situ_n = [0, 0]
+        self.situ_sum = [0, 0]
+        self.situ_mean = [0.0, 0.0]
+        self.situ_us = 0.0  # the smaller of the two means (0: none yet)
         self.segments = 0  # stretches of firmware work charged
         self.long_segments = 0  # of them longer than 100 us of CPU time
         self.capped = 0  # of them longer than cpu_cap_us (charged as cpu_cap_us)
@@ -290,8 +310,25 @@ class VClock:
             if best < 0 or per < best:
                 best = per
         self._cal = -1
-        self.overhead_us = best
+        self.overhead_us = self.cal_us = best
         return best
+
+    def _situ(self, i, d):
+        n = self.situ_n[i] + 1
+        sm = self.situ_sum[i] + d
+        if n == SITU_WINDOW:
+            m = self.situ_mean
+            m[i] = sm / n
+            if m[0] > 0 and m[1] > 0:
+                # the smaller: no stretch is charged less than its own
+                # boundary's measured cost would leave it
+                s = m[0] if m[0] < m[1] else m[1]
+                self.situ_us = s
+                self.overhead_us = s if s > self.cal_us else self.cal_us
+            n = 0
+            sm = 0
+        self.situ_n[i] = n
+        self.situ_sum[i] = sm
 
     def _waited_us(self):
         # real us the process waited for a CPU since the last read
@@ -301,11 +338,20 @@ class VClock:
         self._rd = rd
         return w
 
-    def enter(self):
-        """The firmware calls into a model: its CPU time since leave() is charged."""
+    def enter(self, kind=0):
+        """The firmware calls into a model: its CPU time since leave() is
+        charged. kind: what the model call is (1 a pin, 2 an SPI transfer, 0
+        anything else), for the in-situ measure of overhead_us."""
         if self._depth == 0:
             t = utime.ticks_us()
             d = utime.ticks_diff(t, self._mark)
+            if self._kind + kind == 3 and d < self.long:
+                # a pin written, then an SPI transfer, or the other way round:
+                # the firmware's shortest stretches (``cs.value(0)``, then
+                # ``spi.write(...)``; the transfer, then ``cs.value(1)``: a few
+                # bytecodes), measured where the firmware runs
+                self._situ(2 - kind, d)
+            self._kind = kind
             if self._cal >= 0:
                 self._cal += d
             elif self.factor:
