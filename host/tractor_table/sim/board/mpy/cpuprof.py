@@ -15,8 +15,8 @@
 # the wrappers change the caches' state and the garbage collector's pace, and
 # each wrapped call adds its caller a stretch (about 0.5 us of this port's
 # time, x the bytecode factor): small functions called often look dearer.
-# The bytes include each wrapped call's argument tuple and keyword dict
-# (the wrapper's, not the firmware's). The board runs with a heap of its own
+# The bytes the wrapper allocates for a call's arguments (measured at start,
+# by count) are taken off its caller's. The board runs with a heap of its own
 # size (no chip cap) and a larger C stack (pico.py).
 import sys
 
@@ -62,10 +62,53 @@ class Prof:
             if clock._depth == 0:
                 prof._a = mem_total()
 
+        # the bytes a wrapper's call allocates for its arguments, by count
+        def probe(*a, **k):
+            return mem_total()
+
+        self.wb = []
+        for n in range(8):
+            args = (0,) * n
+            m0 = mem_total()
+            if n == 0:
+                m1 = probe()
+            elif n == 1:
+                m1 = probe(args[0])
+            elif n == 2:
+                m1 = probe(args[0], args[1])
+            elif n == 3:
+                m1 = probe(args[0], args[1], args[2])
+            elif n == 4:
+                m1 = probe(args[0], args[1], args[2], args[3])
+            elif n == 5:
+                m1 = probe(args[0], args[1], args[2], args[3], args[4])
+            elif n == 6:
+                m1 = probe(args[0], args[1], args[2], args[3], args[4], args[5])
+            else:
+                m1 = probe(args[0], args[1], args[2], args[3], args[4], args[5], args[6])
+            self.wb.append(m1 - m0)
         clock.enter = enter
         clock.leave = leave
         self._enter = enter
         self._leave = leave
+        # and what its call of the wrapped function allocates (the arguments
+        # passed on as *a, **k), charged to the callee: measured on a
+        # function that allocates nothing, taken off each call's callee
+        self.cb = [0] * len(self.wb)
+
+        class Nop:
+            def f(self, *a):
+                return 0
+
+        self._wrap(Nop, "f", Nop.__dict__["f"], "(nop)")
+        nop = Nop()
+        for n in range(len(self.cb)):
+            self.alloc["(nop)"] = 0
+            nop.f(*((0,) * (n - 1))) if n else None
+            # (n counts self: a method call with n - 1 arguments)
+            self.cb[n] = self.alloc["(nop)"] if n else 0
+        for d in (self.alloc, self.calls, self.cpu):
+            d.pop("(nop)", None)
 
     def _wrap(self, owner, name, f, label):
         prof = self
@@ -73,10 +116,19 @@ class Prof:
         leave = self._leave
         clock = self.clock
 
+        wb = self.wb
+        cb = self.cb
+
         def w(*a, **k):
             call_us = clock.call_us
             clock.call_us = 0  # a wrapper is no call on the chip
             enter()
+            top = prof.stack[-1]
+            n = len(a)
+            if n < len(wb) and not k:
+                # the bytes of this call's argument tuple and keyword dict:
+                # the wrapper's, not the caller's
+                prof.alloc[top] = prof.alloc.get(top, 0) - wb[n]
             prof.stack.append(label)
             prof.calls[label] = prof.calls.get(label, 0) + 1
             leave()
@@ -86,6 +138,8 @@ class Prof:
             finally:
                 clock.call_us = 0
                 enter()
+                if n < len(cb) and not k:
+                    prof.alloc[label] = prof.alloc.get(label, 0) - cb[n]
                 prof.stack.pop()
                 leave()
                 clock.call_us = call_us
