@@ -233,8 +233,8 @@ def main(argv: list[str]) -> int:
                     help="a --json output of an earlier firmware, shown beside this run in the docs")
     ap.add_argument("--profile", type=Path, metavar="FILE",
                     help="instead: one bots' run of --hands hands with every firmware method wrapped, and "
-                    "FILE (tab-separated) getting the board time charged while each was innermost, its calls "
-                    "and its bytes allocated (sim/board/mpy/cpuprof.py); writes nothing else")
+                    "FILE (tab-separated) getting the board time charged while each was innermost and its calls "
+                    "(sim/board/mpy/cpuprof.py); writes nothing else")
     args = ap.parse_args(argv)
     factor = rp2040.GENERIC * rp2040.FLASH_WAIT
     cfac = C_FACTOR

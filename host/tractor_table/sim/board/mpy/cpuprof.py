@@ -7,20 +7,18 @@
 # Every method of the firmware's classes (the modules in MODULES, and main.py's
 # App) is wrapped once the module is loaded: the wrapper names the function
 # that runs, and each stretch of firmware work the virtual clock charges
-# (vclock.VClock.enter) is added to the innermost function running, with the
-# bytes the firmware allocated in it (micropython.mem_total() read around
-# every model call: what the models allocate is not counted). A wrapper's own Python time
-# is the model's (the clock is left and entered around it), so the figures add
-# up to the clock's charge; each wrapped call is counted. Not for timing runs:
-# the wrappers change the caches' state and the garbage collector's pace, and
-# each wrapped call adds its caller a stretch (about 0.5 us of this port's
-# time, x the bytecode factor): small functions called often look dearer.
-# The bytes the wrapper allocates for a call's arguments (measured at start,
-# by count) are taken off its caller's. The board runs with a heap of its own
+# (vclock.VClock.enter) is added to the innermost function running. A
+# wrapper's own Python time is the model's (the clock is left and entered
+# around it), so the figures add up to the clock's charge; each wrapped call
+# is counted. Not for timing runs: the wrappers change the caches' state and
+# the garbage collector's pace, and each wrapped call adds its caller a
+# stretch (about 0.5 us of this port's time, x the bytecode factor): small
+# functions called often look dearer. No bytes: the models allocate about
+# 200 B a call of their own, and what leaked of it into the stretches hid the
+# firmware's (the polling path allocates nothing: tests/readers,
+# test_polling_path_allocates_nothing). The board runs with a heap of its own
 # size (no chip cap) and a larger C stack (pico.py).
 import sys
-
-from micropython import mem_total  # bytes allocated so far (O(1); gc.mem_alloc() walks the heap)
 
 MODULES = (
     "scanner", "pn532", "picoboard", "display", "ttlink", "ttlink_io", "persist", "table",
@@ -37,78 +35,28 @@ class Prof:
         self.stack = ["(top)"]
         self.cpu = {}  # label -> virtual us charged while it was innermost
         self.calls = {}
-        self.alloc = {}
         self.done = set()
         self.classes = set()
-        self._a = mem_total()
         orig_enter = clock.enter
         orig_leave = clock.leave
         prof = self
 
         def enter(kind=0):
             if clock._depth == 0:
-                d = mem_total() - prof._a
                 top = prof.stack[-1]
                 c0 = clock.cpu_us
                 orig_enter(kind)
                 prof.cpu[top] = prof.cpu.get(top, 0) + clock.cpu_us - c0
-                if d > 0:
-                    prof.alloc[top] = prof.alloc.get(top, 0) + d
             else:
                 orig_enter(kind)
 
         def leave():
             orig_leave()
-            if clock._depth == 0:
-                prof._a = mem_total()
 
-        # the bytes a wrapper's call allocates for its arguments, by count
-        def probe(*a, **k):
-            return mem_total()
-
-        self.wb = []
-        for n in range(8):
-            args = (0,) * n
-            m0 = mem_total()
-            if n == 0:
-                m1 = probe()
-            elif n == 1:
-                m1 = probe(args[0])
-            elif n == 2:
-                m1 = probe(args[0], args[1])
-            elif n == 3:
-                m1 = probe(args[0], args[1], args[2])
-            elif n == 4:
-                m1 = probe(args[0], args[1], args[2], args[3])
-            elif n == 5:
-                m1 = probe(args[0], args[1], args[2], args[3], args[4])
-            elif n == 6:
-                m1 = probe(args[0], args[1], args[2], args[3], args[4], args[5])
-            else:
-                m1 = probe(args[0], args[1], args[2], args[3], args[4], args[5], args[6])
-            self.wb.append(m1 - m0)
         clock.enter = enter
         clock.leave = leave
         self._enter = enter
         self._leave = leave
-        # and what its call of the wrapped function allocates (the arguments
-        # passed on as *a, **k), charged to the callee: measured on a
-        # function that allocates nothing, taken off each call's callee
-        self.cb = [0] * len(self.wb)
-
-        class Nop:
-            def f(self, *a):
-                return 0
-
-        self._wrap(Nop, "f", Nop.__dict__["f"], "(nop)")
-        nop = Nop()
-        for n in range(len(self.cb)):
-            self.alloc["(nop)"] = 0
-            nop.f(*((0,) * (n - 1))) if n else None
-            # (n counts self: a method call with n - 1 arguments)
-            self.cb[n] = self.alloc["(nop)"] if n else 0
-        for d in (self.alloc, self.calls, self.cpu):
-            d.pop("(nop)", None)
 
     def _wrap(self, owner, name, f, label):
         prof = self
@@ -116,19 +64,10 @@ class Prof:
         leave = self._leave
         clock = self.clock
 
-        wb = self.wb
-        cb = self.cb
-
         def w(*a, **k):
             call_us = clock.call_us
             clock.call_us = 0  # a wrapper is no call on the chip
             enter()
-            top = prof.stack[-1]
-            n = len(a)
-            if n < len(wb) and not k:
-                # the bytes of this call's argument tuple and keyword dict:
-                # the wrapper's, not the caller's
-                prof.alloc[top] = prof.alloc.get(top, 0) - wb[n]
             prof.stack.append(label)
             prof.calls[label] = prof.calls.get(label, 0) + 1
             leave()
@@ -138,8 +77,6 @@ class Prof:
             finally:
                 clock.call_us = 0
                 enter()
-                if n < len(cb) and not k:
-                    prof.alloc[label] = prof.alloc.get(label, 0) - cb[n]
                 prof.stack.pop()
                 leave()
                 clock.call_us = call_us
@@ -187,7 +124,7 @@ class Prof:
         rows = sorted(self.cpu.items(), key=lambda kv: -kv[1])
         total = self.clock.cpu_us
         f = self.f
-        f.write("# label\tcpu_us\tcalls\talloc_bytes\t(total cpu_us %d)\n" % total)
+        f.write("# label\tcpu_us\tcalls\t(total cpu_us %d)\n" % total)
         for k, v in rows:
-            f.write("%s\t%d\t%d\t%d\n" % (k, v, self.calls.get(k, 0), self.alloc.get(k, 0)))
+            f.write("%s\t%d\t%d\n" % (k, v, self.calls.get(k, 0)))
         f.close()
