@@ -198,7 +198,7 @@ class PicoTable(vr.VirtualTable):
         self.image.unlink(missing_ok=True)
         flashimage.build(self.image, items)
 
-    def probe_heap(self, block: int = 0, timeout: float = 10.0) -> tuple[int, int, int, str]:
+    def probe_heap(self, block: int = 0, timeout: float = 30.0) -> tuple[int, int, int, str]:
         """The board's heap as the firmware finds it at its next turn: (free
         bytes, live bytes, ``block``, whether ``block`` bytes could be
         allocated (in pieces of 480 bytes, as the state of a table is: fragments count): "ok", "MemoryError", or "-" for none tried)."""
