@@ -27,7 +27,8 @@ from typing import Any
 
 from shengji import Rules
 
-from ... import deploy, mpy, rulescodec, virtual_heap
+from ... import mpy, paths, rulescodec, virtual_heap
+from ...deploy import manifest as deploy_manifest
 from ...errors import CommandError
 from ..virtual import runner as vr
 from . import C_FACTOR, CPU_FACTOR, flashimage
@@ -171,11 +172,11 @@ class PicoTable(vr.VirtualTable):
             i for i in flashimage.deploy_items(march="host", precompiled=self.fw_dir)
             if i.name not in ("cards.bin", "table.cfg")
         ]
-        items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
+        items.append(deploy_manifest.Item(paths.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
         config = rulescodec.table_cfg(self.rules, hand_scan=self.hand_scan, writer="the board model")
         for k, v in self.table_cfg.items():
             config += f"{k}={v}\n"
-        items.append(deploy.Item(deploy.CONFIG_FILE, config.encode(), "configuration"))
+        items.append(deploy_manifest.Item(paths.CONFIG_FILE, config.encode(), "configuration"))
         self.image.unlink(missing_ok=True)
         flashimage.build(self.image, items)
 

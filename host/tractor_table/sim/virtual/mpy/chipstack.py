@@ -27,7 +27,7 @@
 #
 # Used by the virtual table (vstart.py) and the board model (board/mpy/pico.py)
 # for the whole firmware, and by the tests for the device engine's checks
-# (device_runner/chipjudge_mp.py).
+# (sim/engine/mpy/chipjudge_mp.py).
 import _thread
 import builtins
 
