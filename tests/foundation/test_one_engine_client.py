@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from astread import docstring_ids
+
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "host" / "tractor_table" / "sim" / "engine"
 MPY = ENGINE / "mpy"
@@ -26,12 +28,7 @@ def python_files() -> list[Path]:
 
 def code_strings(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, text) of every string constant but docstrings."""
-    docs = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                docs.add(id(first.value))
+    docs = docstring_ids(tree)
     return [
         (n.lineno, n.value)
         for n in ast.walk(tree)

@@ -122,7 +122,8 @@ class EngineProcess:
         except OSError:  # BrokenPipeError: it ended before reading the case
             line = b""
         if not line:
-            raise EngineStopped("stopped", f"the MicroPython device engine stopped: {self.close()}")
+            err = self.close()
+            raise EngineStopped("stopped", "the MicroPython device engine stopped" + (f": {err}" if err else ""))
         try:
             out = json.loads(line)
         except ValueError:
