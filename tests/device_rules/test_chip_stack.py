@@ -68,8 +68,12 @@ def test_the_chips_stack_fails_a_deep_recursion() -> None:
         "    return -1\n"
         "print(chipstack.run(probe))\n"
     )
+    # On a busy machine about half the runs end in SIGSEGV (measured: 1 in 40
+    # at load 12 with one probe, 82 in 160 with four side by side), so the test
+    # tries until two runs have answered, within a bound that a run which never
+    # answers cannot pass.
     depths = []
-    for _ in range(8):
+    for _ in range(60):
         proc = mpy.run(code=code, path=[CHIPSTACK_DIR])
         if proc.returncode == 0:
             depths.append(int(proc.stdout.strip()))

@@ -49,6 +49,7 @@ from ...virtual_heap import FIRMWARE_HEAP_BY_DECKS as FIRMWARE_HEAP_BY_DECKS
 from ...virtual_heap import SIM_HEAP as SIM_HEAP
 from ...virtual_heap import SIM_HEAP_BY_DECKS as SIM_HEAP_BY_DECKS
 from ...virtual_heap import default_heap as default_heap
+from ..patience import Patience
 from ..pn532sim.chip import deck_uid
 
 MPY_DIR = Path(__file__).resolve().parent / "mpy"
@@ -455,11 +456,16 @@ class VirtualTable:
             return -1
         return max(self.mem_peak, self.mem_end) - self.sim_bytes
 
+    def _patience(self, timeout: float) -> Patience:
+        # a time-out counted as an idle machine would (sim/patience.py): a
+        # table that only waits for a CPU on a busy machine is not a hung one
+        return Patience(timeout, [self.proc.pid] if self.proc is not None else [])
+
     def wait(self, predicate: Any, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
+        patience = self._patience(timeout)
         with self._changed:
             while not predicate():
-                left = deadline - time.monotonic()
+                left = patience.left()
                 if left <= 0 or (self.proc is not None and self.proc.poll() is not None):
                     return bool(predicate())
                 self._changed.wait(min(left, 0.05))
@@ -468,9 +474,13 @@ class VirtualTable:
     def next_event(self, timeout: float = 10.0) -> Event:
         """The next game event from the link, typed (:mod:`tractor_table.events`;
         raises CommandError on a timeout)."""
-        try:
-            return self.events.get(timeout=timeout)
-        except queue.Empty:
-            raise CommandError(
-                f"no game event from the virtual table for {timeout:.0f} s: {self.firmware_errors()}"
-            ) from None
+        patience = self._patience(timeout)
+        while True:
+            try:
+                return self.events.get(timeout=min(max(patience.left(), 0.01), 0.5))
+            except queue.Empty:
+                if patience.expired():
+                    break
+        raise CommandError(
+            f"no game event from the virtual table for {timeout:.0f} s: {self.firmware_errors()}"
+        )
