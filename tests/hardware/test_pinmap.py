@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from tractor_table.hardware import checks as hw_checks
+from tractor_table.hardware import hwconfig as hw_hwconfig
 from tractor_table.hardware import pico as hw_pico
 from tractor_table.hardware import pinmap as hw_pinmap
 from tractor_table.hardware import svg as hw_svg
@@ -267,3 +268,48 @@ def test_missing_build_sections_are_named() -> None:
 
 def test_ohms_labels() -> None:
     assert [hw_svg.ohms(v) for v in (47, 100, 330, 1000, 4700, 10000)] == ["47 R", "100 R", "330 R", "1 k", "4.7 k", "10 k"]
+
+
+# ---------------------------------------------------------------- the display panel
+
+
+def test_the_display_kind_picks_a_driver_the_firmware_has() -> None:
+    raw = raw_pinmap()
+    assert hw_pinmap.parse(raw).display_kind == "SSD1306" and hw_pinmap.parse(raw).display_reset == -1
+    raw["display"]["kind"] = "SH1106"
+    msg = problems_of(raw)
+    assert "display.kind: 'SH1106' has no driver" in msg and "'SSD1306', 'SSD1309'" in msg
+
+
+def test_an_ssd1309_with_its_reset_line() -> None:
+    raw = raw_pinmap()
+    raw["display"]["kind"] = "SSD1309"
+    raw["display"]["reset"] = 20
+    pm = hw_pinmap.parse(raw)
+    assert (pm.display_kind, pm.display_reset) == ("SSD1309", 20)
+    assert any(s.gpio == 20 and s.terminal == "RES" and s.part == "SSD1309" for s in pm.signals())
+    # the firmware's configuration names the panel and its reset line
+    src = hw_hwconfig.render_hwconfig(pm)
+    assert 'DISPLAY_KIND = "SSD1309"' in src and "DISPLAY_RESET = const(20)" in src
+    assert "firmware/ssd1309.py" in src
+    # the wiring diagram draws the RES line
+    assert ">RES<" in hw_svg.render_svg(pm) and "display reset" in hw_svg.render_svg(pm)
+    # an RC power-on reset on the module: no pin
+    del raw["display"]["reset"]
+    assert hw_pinmap.parse(raw).display_reset == -1
+    assert "DISPLAY_RESET = const(-1)" in hw_hwconfig.render_hwconfig(hw_pinmap.parse(raw))
+
+
+def test_the_display_reset_pin_is_checked_as_every_pin() -> None:
+    raw = raw_pinmap()
+    raw["display"]["kind"] = "SSD1309"
+    raw["display"]["reset"] = 19  # the LED's
+    assert "GP19 is used twice: display reset and status LED" in problems_of(raw)
+    raw["display"]["reset"] = 24
+    assert "display reset: GP24" in problems_of(raw)
+    raw["display"]["reset"] = "GP20"
+    assert "display.reset: must be an integer" in problems_of(raw)
+    # an SSD1306 module resets itself: a reset pin is a mistake in the map
+    raw["display"]["kind"] = "SSD1306"
+    raw["display"]["reset"] = 20
+    assert "an SSD1306 module resets itself" in problems_of(raw)

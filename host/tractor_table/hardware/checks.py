@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
 #: What a seat cable must carry, once each (plus at least one GND).
 CABLE_SIGNALS = ("3V3", "SCK", "MOSI", "MISO", "SS", "RSTPDN", "button")
+#: The display panels the firmware has a driver for (firmware/ssd1306.py, firmware/ssd1309.py).
+DISPLAY_KINDS = ("SSD1306", "SSD1309")
 #: The ranges the checks enforce (issue 15: a power and wiring review).
 READER_REGULATOR_MIN_MA = 500
 SERIES_OHMS_RANGE = (33, 100)
@@ -65,10 +67,17 @@ def check(pm: PinMap, button_seats: Sequence[int] | None = None) -> list[str]:
         problems.append("spi.polarity/phase: the PN532 (C106) speaks SPI mode 0 only (polarity 0, phase 0)")
     if pm.i2c_freq not in (100_000, 400_000):
         problems.append(f"i2c.freq: {pm.i2c_freq} Hz; use 100000 or 400000 (the SSD1306 takes up to 400 kHz)")
+    if pm.display_kind not in DISPLAY_KINDS:
+        problems.append(
+            f"display.kind: {pm.display_kind!r} has no driver in the firmware; use one of "
+            f"{', '.join(repr(k) for k in DISPLAY_KINDS)} (docs/display.md, Panels)"
+        )
     if pm.display_address not in (0x3C, 0x3D):
-        problems.append(f"display.address: {pm.display_address:#x}; an SSD1306 answers at 0x3c (or 0x3d)")
+        problems.append(f"display.address: {pm.display_address:#x}; an {pm.display_kind} answers at 0x3c (or 0x3d)")
     if (pm.display_width, pm.display_height) != (128, 64):
-        problems.append(f"display: {pm.display_width}x{pm.display_height}; the firmware draws for a 128x64 SSD1306")
+        problems.append(f"display: {pm.display_width}x{pm.display_height}; the table's screen is laid out for a 128x64 panel")
+    if pm.display_reset >= 0 and pm.display_kind == "SSD1306":
+        problems.append("display.reset: an SSD1306 module resets itself at power-up; remove the reset pin")
     return problems + check_build(pm)
 
 

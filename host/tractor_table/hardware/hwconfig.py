@@ -51,7 +51,8 @@ def render_hwconfig(pm: PinMap) -> str:
         f"READER_CS = ({', '.join(str(r.cs) for r in rs)})",
         f"READER_RSTPD_N = ({', '.join(str(r.rstpd_n) for r in rs)})",
         "",
-        "# SSD1306 display on I2C",
+        f"# the display: an {pm.display_kind} panel on I2C (its driver: firmware/{pm.display_kind.lower()}.py)",
+        f'DISPLAY_KIND = "{pm.display_kind}"',
         f"I2C_ID = const({pm.i2c_id})",
         f"I2C_SDA = const({pm.i2c_sda})",
         f"I2C_SCL = const({pm.i2c_scl})",
@@ -59,6 +60,7 @@ def render_hwconfig(pm: PinMap) -> str:
         f"DISPLAY_ADDR = const({pm.display_address:#04x})",
         f"DISPLAY_WIDTH = const({pm.display_width})",
         f"DISPLAY_HEIGHT = const({pm.display_height})",
+        f"DISPLAY_RESET = const({pm.display_reset})  # RES#, -1: none (the module resets itself)",
         "",
         "# seat buttons: switch to GND, internal pull-up, pressed reads 0",
     ]

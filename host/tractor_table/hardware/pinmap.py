@@ -84,6 +84,7 @@ class PinMap:
     display_width: int
     display_height: int
     display_address: int
+    display_reset: int  # GPIO of the panel's RES# line, -1 none (an SSD1306, or an RC reset)
     readers: tuple[Reader, ...]
     buttons: tuple[int, ...]  # GPIO of seat 0..3
     buzzer: int
@@ -109,6 +110,10 @@ class PinMap:
         out += [
             Signal(self.i2c_sda, f"I2C{i} SDA", self.display_kind, "SDA"),
             Signal(self.i2c_scl, f"I2C{i} SCL", self.display_kind, "SCL"),
+        ]
+        if self.display_reset >= 0:
+            out.append(Signal(self.display_reset, "display reset", self.display_kind, "RES"))
+        out += [
             Signal(self.buzzer, "buzzer (PWM)", "piezo buzzer", "+"),
             Signal(self.led, "status LED", "status LED", "anode (via 330 R)"),
         ]
@@ -129,6 +134,15 @@ def _get(raw: dict[str, Any], path: str, kind: type, problems: list[str]) -> Any
         problems.append(f"{path}: must be a string, not {node!r}")
         return None
     return node
+
+
+def _optional_pin(raw: dict[str, Any], table: str, key: str, problems: list[str]) -> int:
+    """``table.key`` if the pin map gives it (an integer), else -1."""
+    node = raw.get(table)
+    if not isinstance(node, dict) or key not in node:
+        return -1
+    v = _get(raw, f"{table}.{key}", int, problems)
+    return -1 if v is None else int(v)
 
 
 def parse(raw: dict[str, Any], digest: str = "") -> PinMap:
@@ -207,6 +221,7 @@ def parse(raw: dict[str, Any], digest: str = "") -> PinMap:
         display_width=gi("display.width"),
         display_height=gi("display.height"),
         display_address=gi("display.address"),
+        display_reset=_optional_pin(raw, "display", "reset", problems),
         readers=tuple(sorted(readers, key=lambda r: r.seat)),
         buttons=tuple(buttons[s] for s in sorted(buttons)),
         buzzer=gi("buzzer.pin"),

@@ -28,7 +28,7 @@ def _colour(sig_name: str) -> str:
         return _COLOURS["MISO"]
     if sig_name.startswith("CS"):
         return _COLOURS["CS"]
-    if sig_name.startswith("RSTPD_N"):
+    if sig_name.startswith(("RSTPD_N", "display reset")):
         return _COLOURS["RST"]
     if sig_name.startswith("button"):
         return _COLOURS["BTN"]
@@ -155,7 +155,8 @@ def render_svg(pm: PinMap) -> str:
     # Right: display, buzzer, LED, power.
     rx0 = px + pw + 200
     parts_right = [
-        (pm.display_kind + f" {pm.display_width}x{pm.display_height} I2C @ {pm.display_address:#04x}", ["VCC", "GND", "SCL", "SDA"]),
+        (pm.display_kind + f" {pm.display_width}x{pm.display_height} I2C @ {pm.display_address:#04x}",
+         ["VCC", "GND", "SCL", "SDA"] + (["RES"] if pm.display_reset >= 0 else [])),
         ("passive piezo buzzer (100 R in series)", ["+", "-"]),
         ("status LED (330 R in series)", ["anode (via 330 R)", "cathode"]),
     ]

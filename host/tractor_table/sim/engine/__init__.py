@@ -13,7 +13,7 @@ process's side; each answers with the loop of ``mpy/serve_mp.py``):
   and timed (args: repeats, a cap in µs, and for the split by kind of code the
   engine's native and bytecode methods);
 - ``"chipjudge"``: ``chipjudge_mp.py``, as ``"judge"`` on a thread with the
-  RP2040's C stack (``sim/virtual/mpy/chipstack.py``; args: the stack's bytes).
+  RP2040's C stack (``sim/board/mpy/chipstack.py``; args: the stack's bytes).
 
 The process is started at the first question, with ``firmware/`` and
 ``mpy/`` on its module path. Should it die (a crash, memory exhausted) or
@@ -39,7 +39,7 @@ from ...paths import FIRMWARE_DIR
 #: the runners (the process's side of the protocol), beside this module
 MPY_DIR = Path(__file__).resolve().parent / "mpy"
 #: the chip's C stack for the "chipjudge" runner
-CHIPSTACK_DIR = Path(__file__).resolve().parents[1] / "virtual" / "mpy"
+CHIPSTACK_DIR = Path(__file__).resolve().parents[1] / "board" / "mpy"
 
 #: runner name -> (script, its module path besides firmware/ and mpy/)
 RUNNERS: dict[str, tuple[Path, tuple[Path, ...]]] = {
