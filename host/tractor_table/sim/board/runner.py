@@ -309,13 +309,14 @@ class PicoTable(vr.VirtualTable):
 
     def wait(self, predicate: Any, timeout: float) -> bool:
         """As VirtualTable.wait, but a board between two processes (a reset,
-        a power cut: the host starts the next one) is not a board that stopped."""
-        deadline = time.monotonic() + timeout
+        a power cut: the host starts the next one) is not a board that stopped.
+        The time-out counts time as an idle machine would (sim/patience.py)."""
+        patience = self._patience(timeout)
         grace = -1.0
         with self._changed:
             while not predicate():
                 now = time.monotonic()
-                left = deadline - now
+                left = patience.left()
                 relaunching = self._relaunch is not None and self._relaunch.is_alive()
                 stopped = self.proc is not None and self.proc.poll() is not None and not relaunching
                 if stopped and grace < 0:
