@@ -122,8 +122,38 @@ def play(
         "wait_capped": f.get("wait_capped", 0),
         "link_waits": f.get("link_waits", 0),
         "segments": f.get("segments", 0),
+        "cal_ns": f.get("cal_ns", 0),
+        "situ_ns": f.get("situ_ns", 0),
+        "fb_s": f.get("fb_us", 0) / 1e6,
         "load": load,
     }
+
+
+def profile(path: Path, decks: int, hands: int, seed: int, factor: float, cfac: float) -> int:
+    """One bots' run with the firmware profiled (cpuprof.py); its top rows on stderr."""
+    import tractor_table.sim.board.runner as runner
+
+    base = runner.PicoTable
+
+    class Profiled(base):  # type: ignore[misc, valid-type]
+        # the wrappers' garbage and frames: a heap and a C stack of its own size
+        def __init__(self, *a: Any, **k: Any) -> None:
+            k.setdefault("heapsize", "700K")
+            super().__init__(*a, **k)
+
+    path = path.resolve()
+    os.environ["TT_CPUPROF"] = str(path)
+    runner.PicoTable = Profiled  # type: ignore[misc]
+    try:
+        r = play(decks, hands, seed, factor, cfac)
+    finally:
+        runner.PicoTable = base  # type: ignore[misc]
+        del os.environ["TT_CPUPROF"]
+    rows = path.read_text().splitlines()
+    print(f"{path}: {r['hands']} hand(s), {r['cpu_s']:.1f} s of firmware CPU charged; the first rows:", file=sys.stderr)
+    for line in rows[:25]:
+        print(line, file=sys.stderr)
+    return 0
 
 
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -181,6 +211,9 @@ def figures(r: dict[str, Any]) -> dict[str, Any]:
         "flash_programs": r["programs"],
         "hands": r["hands"],
         "tricks": r["tricks"],
+        "firmware_cpu_s": round(r["cpu_s"], 2),
+        "board_s": round(r["virtual_s"], 2),
+        "model_call_overhead_ns": {"calibrated": r["cal_ns"], "in_situ": r["situ_ns"]},
         "load": round(r["load"], 1),
     }
 
@@ -198,9 +231,16 @@ def main(argv: list[str]) -> int:
                     "'human' and 'flash_max' under their keys) and write no file")
     ap.add_argument("--before", type=Path, default=HERE / "board_before.json",
                     help="a --json output of an earlier firmware, shown beside this run in the docs")
+    ap.add_argument("--profile", type=Path, metavar="FILE",
+                    help="instead: one bots' run of --hands hands with every firmware method wrapped, and "
+                    "FILE (tab-separated) getting the board time charged while each was innermost and its calls "
+                    "(sim/board/mpy/cpuprof.py); writes nothing else")
     args = ap.parse_args(argv)
     factor = rp2040.GENERIC * rp2040.FLASH_WAIT
     cfac = C_FACTOR
+    if args.profile is not None:
+        return profile(args.profile, args.decks[0] if len(args.decks) == 1 else 2, args.hands, args.seed,
+                       factor, cfac)
     ref = 2 if 2 in args.decks else args.decks[0]
 
     def say(*a: Any) -> None:
@@ -351,8 +391,11 @@ def main(argv: list[str]) -> int:
         "(a whole display frame is about 24 ms), the flash's erase and program times (W25Q16JV: typical 45 ms per "
         "4 KiB erase and 0.4 ms per 256-byte page program; maximum 400 ms and 3 ms), the firmware's sleeps, and "
         "the firmware's own CPU time: the time the process runs outside the models, less the measured cost of a "
-        "call into a Python model (a C call on the rp2 port, charged 5 us there), times the bytecode factor; the "
-        "firmware's `gc.collect()` and `json.dumps`/`json.loads` are timed apart (the model puts timing wrappers "
+        "call into a Python model (a C call on the rp2 port, charged 5 us there; the cost is measured where the "
+        "firmware runs, on its shortest stretches, and taken off when larger than a tight loop's: vclock.py), "
+        "times the bytecode factor; the USB serial's reads, writes and polls are C calls too (a write also 1 us a "
+        "byte), not this port's system calls; the "
+        "firmware's `gc.collect()`, `json.dumps`/`json.loads` and framebuf's drawing are timed apart (the model puts timing wrappers "
         "in `sys.modules`, `board/mpy/vclock.py`) and charged at the compiled-code factor: the rp2 port's "
         "measured ratio for native code (57-68 on the rules engine's adversarial follows, the top taken) x 1.3; "
         "the rp2 port's collector and C library were not timed alone, so this is the nearest measured figure "

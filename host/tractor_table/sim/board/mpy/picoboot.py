@@ -709,6 +709,8 @@ class Board:
         if not self.run:
             raise PowerOff()
         self.update()
+        if _prof is not None:
+            _prof.install(_prof.main)
         if not self.reported:
             self.reported = True
             gc.collect()
@@ -752,9 +754,10 @@ class Board:
             out.write(b" %s_n %d %s_p50 %d %s_p99 %d %s_max %d" % (
                 name.encode(), h.n, name.encode(), h.pct(50), name.encode(), h.pct(99), name.encode(), h.max))
         out.write(b" flash_on_path %d placed_saving %d" % (tl.flash_on_path, tl.placed_saving))
-        out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d\n" % (
+        out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d" % (
             tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
             self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
+        out.write(b" fb_us %d cal_ns %d situ_ns %d\n" % (c.fb_us, int(c.cal_us * 1000), int(c.situ_us * 1000)))
 
 
 _TAP_SLOTS = 8  # taps followed at once
@@ -1023,7 +1026,10 @@ def _run_file(name):
     with open(name) as f:
         code = compile(f.read(), name, "exec")
     gc.collect()
-    exec(code, {"__name__": "__main__", "__file__": name})
+    g = {"__name__": "__main__", "__file__": name}
+    if _prof is not None:
+        _prof.main = g  # (cpuprof.py: main.py's classes)
+    exec(code, g)
 
 
 def boot(board, cause):
@@ -1057,7 +1063,11 @@ def _probe(spi, buf):
     return call
 
 
+_prof = None  # cpuprof.Prof, when TT_CPUPROF names a file
+
+
 def main(argv, start_alloc):
+    global _prof
     ctl_in, ctl_out, image = argv[1], argv[2], argv[3]
     # CPU_FACTOR is "bytecode[,c[,flash times]]": the firmware's stretches,
     # its C calls timed apart (gc.collect, json), the flash's "typ" or "max" times
@@ -1083,12 +1093,24 @@ def main(argv, start_alloc):
     # so that the caches are as cold as in the firmware's real calls
     machine._attach(board)
     board.clock.calibrate(_probe(machine.SPI(1), bytearray(40)))
+    if os.getenv("TT_CPUPROF"):
+        import cpuprof
+
+        _prof = cpuprof.Prof(board.clock, os.getenv("TT_CPUPROF"))
+        _prof.main = None
     if c_factor is not None:
         # the firmware's gc.collect() and json calls: C code, timed apart
         import json
 
         sys.modules["gc"] = vclock.TimedGC(board.clock, gc)
         sys.modules["json"] = vclock.TimedJson(board.clock, json)
+        import framebuf
+
+        sys.modules["framebuf"] = vclock.TimedFramebuf(board.clock, framebuf)
+    # the USB serial: C calls on the rp2 port, not the unix port's system
+    # calls at the bytecode factor (about 1 ms a turn of the loop before)
+    sys.modules["sys"] = vclock.TimedSys(board.clock, sys)
+    sys.modules["select"] = vclock.TimedSelect(board.clock, select)
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
     if cap:
@@ -1143,6 +1165,8 @@ def main(argv, start_alloc):
     except PowerOff:
         pass
     board.report()
+    if _prof is not None:
+        _prof.write()
     board._out.write(b"V wall_ms %d\n" % utime.ticks_diff(utime.ticks_ms(), wall0))
     unmount_flash()
 
