@@ -62,6 +62,12 @@ from drules_place import Placer
 from drules_sweep import Sweep
 from drules_play import Plays
 
+# The engine's parts (docs/firmware.md, "The firmware's parts"): the modules
+# Engine is assembled from, imported above (drules_base under each of them).
+# The table loads this module when it first needs the engine and drops it with
+# these when the engine goes (tablerules.unload: enroll mode plays no card).
+PARTS = ("drules_play", "drules_match", "drules_ladder", "drules_place", "drules_sweep", "drules_memo", "drules_base")
+
 try:
     from typing import Any, Sequence  # noqa: F401
 except ImportError:

@@ -32,7 +32,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
-RUNNER_DIR = ROOT / "host" / "tractor_table" / "device_runner"
+RUNNER_DIR = ROOT / "host" / "tractor_table" / "sim" / "engine" / "mpy"
 HERE = Path(__file__).resolve().parent
 DEEP = HERE / "deep_sweep.py"
 CORPORA = [

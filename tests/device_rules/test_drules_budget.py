@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-for _p in (ROOT / "firmware", ROOT / "host" / "tractor_table" / "device_runner"):
+for _p in (ROOT / "firmware", ROOT / "host" / "tractor_table" / "sim" / "engine" / "mpy"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 

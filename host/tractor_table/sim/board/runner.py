@@ -26,8 +26,11 @@ from typing import Any
 
 from shengji import Rules
 
-from ... import deploy, hardware, mpy, rulescodec, virtual_heap
+from ... import mpy, paths, rulescodec, virtual_heap
+from ...deploy import manifest as deploy_manifest
 from ...errors import CommandError
+from ...hardware.hwconfig import render_hwconfig
+from ...hardware.pinmap import PinMap
 from ...monoframe import Frame
 from ..virtual import runner as vr
 from . import C_FACTOR, CPU_FACTOR, flashimage
@@ -112,7 +115,7 @@ class PicoTable(vr.VirtualTable):
         readers: str = "spi",
         heap_report: bool = False,
         table_cfg: dict[str, str] | None = None,
-        pinmap: hardware.PinMap | None = None,
+        pinmap: PinMap | None = None,
     ) -> None:
         """``pinmap``: the board's wiring when not hardware/pinmap.toml's (an
         SSD1309 display, say): generated into the firmware's ``hwconfig.py``
@@ -184,17 +187,17 @@ class PicoTable(vr.VirtualTable):
             vr.compile_for_host(self.fw_dir)
         if self.pinmap is not None:
             hw = self.workdir / "hwconfig.py"
-            hw.write_text(hardware.render_hwconfig(self.pinmap), encoding="utf-8")
+            hw.write_text(render_hwconfig(self.pinmap), encoding="utf-8")
             vr.compile_for_host(self.fw_dir, hw)
         items = [
             i for i in flashimage.deploy_items(march="host", precompiled=self.fw_dir)
             if i.name not in ("cards.bin", "table.cfg")
         ]
-        items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
+        items.append(deploy_manifest.Item(paths.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
         config = rulescodec.table_cfg(self.rules, hand_scan=self.hand_scan, writer="the board model")
         for k, v in self.table_cfg.items():
             config += f"{k}={v}\n"
-        items.append(deploy.Item(deploy.CONFIG_FILE, config.encode(), "configuration"))
+        items.append(deploy_manifest.Item(paths.CONFIG_FILE, config.encode(), "configuration"))
         self.image.unlink(missing_ok=True)
         flashimage.build(self.image, items)
 
