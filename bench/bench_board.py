@@ -80,7 +80,7 @@ def play(
     t0 = time.monotonic()
     with vt:
         t_up = time.monotonic()
-        game = BotGame(vt, rules, seed=seed, strength=1, say=lambda _s: None, event_timeout=30.0)
+        game = BotGame(vt, rules, seed=seed, strength=1, say=lambda _s: None, event_timeout=vt.event_timeout)
         game.play(hands)
         t_end = time.monotonic()
     f = dict(vt.figures)
