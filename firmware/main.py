@@ -116,7 +116,10 @@ class App:
         )
         self.link.snapshot_source = self._snapshot_source
         self.link.on_snapshot = self._snapshot_in
-        self.display = DisplayModel()
+        # the renderer drawn at the panel's size (a board with a panel driver:
+        # picoboard; the virtual board draws the default 128x64)
+        oled = getattr(board, "panel", None)
+        self.display = DisplayModel(oled.width, oled.pages * 8) if oled is not None else DisplayModel()
         self.hash_mismatches = 0
         self.failures = 0
         self.fail_run = 0  # failed turns in a row

@@ -123,6 +123,9 @@ class SeatWiring:
 #: What a seat cable must carry, once each (plus at least one GND).
 CABLE_SIGNALS = ("3V3", "SCK", "MOSI", "MISO", "SS", "RSTPDN", "button")
 
+#: The display panels the firmware has a driver for (firmware/ssd1306.py, firmware/ssd1309.py).
+DISPLAY_KINDS = ("SSD1306", "SSD1309")
+
 #: The ranges the checks enforce (issue 15: a power and wiring review).
 READER_REGULATOR_MIN_MA = 500
 SERIES_OHMS_RANGE = (33, 100)
@@ -162,6 +165,7 @@ class PinMap:
     display_width: int
     display_height: int
     display_address: int
+    display_reset: int  # GPIO of the panel's RES# line, -1 none (an SSD1306, or an RC reset)
     readers: tuple[Reader, ...]
     buttons: tuple[int, ...]  # GPIO of seat 0..3
     buzzer: int
@@ -187,6 +191,10 @@ class PinMap:
         out += [
             Signal(self.i2c_sda, f"I2C{i} SDA", self.display_kind, "SDA"),
             Signal(self.i2c_scl, f"I2C{i} SCL", self.display_kind, "SCL"),
+        ]
+        if self.display_reset >= 0:
+            out.append(Signal(self.display_reset, "display reset", self.display_kind, "RES"))
+        out += [
             Signal(self.buzzer, "buzzer (PWM)", "piezo buzzer", "+"),
             Signal(self.led, "status LED", "status LED", "anode (via 330 R)"),
         ]
@@ -210,6 +218,15 @@ def _get(raw: dict[str, Any], path: str, kind: type, problems: list[str]) -> Any
         problems.append(f"{path}: must be a string, not {node!r}")
         return None
     return node
+
+
+def _optional_pin(raw: dict[str, Any], table: str, key: str, problems: list[str]) -> int:
+    """``table.key`` if the pin map gives it (an integer), else -1."""
+    node = raw.get(table)
+    if not isinstance(node, dict) or key not in node:
+        return -1
+    v = _get(raw, f"{table}.{key}", int, problems)
+    return -1 if v is None else int(v)
 
 
 def parse(raw: dict[str, Any], digest: str = "") -> PinMap:
@@ -288,6 +305,7 @@ def parse(raw: dict[str, Any], digest: str = "") -> PinMap:
         display_width=gi("display.width"),
         display_height=gi("display.height"),
         display_address=gi("display.address"),
+        display_reset=_optional_pin(raw, "display", "reset", problems),
         readers=tuple(sorted(readers, key=lambda r: r.seat)),
         buttons=tuple(buttons[s] for s in sorted(buttons)),
         buzzer=gi("buzzer.pin"),
@@ -349,10 +367,17 @@ def check(pm: PinMap, button_seats: Sequence[int] | None = None) -> list[str]:
         problems.append("spi.polarity/phase: the PN532 (C106) speaks SPI mode 0 only (polarity 0, phase 0)")
     if pm.i2c_freq not in (100_000, 400_000):
         problems.append(f"i2c.freq: {pm.i2c_freq} Hz; use 100000 or 400000 (the SSD1306 takes up to 400 kHz)")
+    if pm.display_kind not in DISPLAY_KINDS:
+        problems.append(
+            f"display.kind: {pm.display_kind!r} has no driver in the firmware; use one of "
+            f"{', '.join(repr(k) for k in DISPLAY_KINDS)} (docs/display.md, Panels)"
+        )
     if pm.display_address not in (0x3C, 0x3D):
-        problems.append(f"display.address: {pm.display_address:#x}; an SSD1306 answers at 0x3c (or 0x3d)")
+        problems.append(f"display.address: {pm.display_address:#x}; an {pm.display_kind} answers at 0x3c (or 0x3d)")
     if (pm.display_width, pm.display_height) != (128, 64):
-        problems.append(f"display: {pm.display_width}x{pm.display_height}; the firmware draws for a 128x64 SSD1306")
+        problems.append(f"display: {pm.display_width}x{pm.display_height}; the table's screen is laid out for a 128x64 panel")
+    if pm.display_reset >= 0 and pm.display_kind == "SSD1306":
+        problems.append("display.reset: an SSD1306 module resets itself at power-up; remove the reset pin")
     return problems + check_build(pm)
 
 
@@ -456,7 +481,8 @@ def render_hwconfig(pm: PinMap) -> str:
         f"READER_CS = ({', '.join(str(r.cs) for r in rs)})",
         f"READER_RSTPD_N = ({', '.join(str(r.rstpd_n) for r in rs)})",
         "",
-        "# SSD1306 display on I2C",
+        f"# the display: an {pm.display_kind} panel on I2C (its driver: firmware/{pm.display_kind.lower()}.py)",
+        f'DISPLAY_KIND = "{pm.display_kind}"',
         f"I2C_ID = const({pm.i2c_id})",
         f"I2C_SDA = const({pm.i2c_sda})",
         f"I2C_SCL = const({pm.i2c_scl})",
@@ -464,6 +490,7 @@ def render_hwconfig(pm: PinMap) -> str:
         f"DISPLAY_ADDR = const({pm.display_address:#04x})",
         f"DISPLAY_WIDTH = const({pm.display_width})",
         f"DISPLAY_HEIGHT = const({pm.display_height})",
+        f"DISPLAY_RESET = const({pm.display_reset})  # RES#, -1: none (the module resets itself)",
         "",
         "# seat buttons: switch to GND, internal pull-up, pressed reads 0",
     ]
@@ -532,7 +559,7 @@ def _colour(sig_name: str) -> str:
         return _COLOURS["MISO"]
     if sig_name.startswith("CS"):
         return _COLOURS["CS"]
-    if sig_name.startswith("RSTPD_N"):
+    if sig_name.startswith(("RSTPD_N", "display reset")):
         return _COLOURS["RST"]
     if sig_name.startswith("button"):
         return _COLOURS["BTN"]
@@ -659,7 +686,8 @@ def render_svg(pm: PinMap) -> str:
     # Right: display, buzzer, LED, power.
     rx0 = px + pw + 200
     parts_right = [
-        (pm.display_kind + f" {pm.display_width}x{pm.display_height} I2C @ {pm.display_address:#04x}", ["VCC", "GND", "SCL", "SDA"]),
+        (pm.display_kind + f" {pm.display_width}x{pm.display_height} I2C @ {pm.display_address:#04x}",
+         ["VCC", "GND", "SCL", "SDA"] + (["RES"] if pm.display_reset >= 0 else [])),
         ("passive piezo buzzer (100 R in series)", ["+", "-"]),
         ("status LED (330 R in series)", ["anode (via 330 R)", "cathode"]),
     ]

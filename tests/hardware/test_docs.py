@@ -177,7 +177,8 @@ def test_readme_has_the_build_review_points() -> None:
         assert part in budget, part
     assert "Sources:" in budget
     big = section(text, "### A larger display (option)")
-    assert "0x8D" in big and "firmware/display.py" in big and "RES" in big
+    assert "0x8D" in big and "firmware/ssd1309.py" in big and "RES" in big
+    assert 'kind = "SSD1309"' in big and "reset = 20" in big
     pm = hardware.load()
     assert f"{pm.seat_wiring.series_ohms} Ω resistor in series on SCK and on MOSI" in text
     assert "SCK has a ground on either side" in text

@@ -264,3 +264,48 @@ def test_missing_build_sections_are_named() -> None:
 
 def test_ohms_labels() -> None:
     assert [hardware.ohms(v) for v in (47, 100, 330, 1000, 4700, 10000)] == ["47 R", "100 R", "330 R", "1 k", "4.7 k", "10 k"]
+
+
+# ---------------------------------------------------------------- the display panel
+
+
+def test_the_display_kind_picks_a_driver_the_firmware_has() -> None:
+    raw = raw_pinmap()
+    assert hardware.parse(raw).display_kind == "SSD1306" and hardware.parse(raw).display_reset == -1
+    raw["display"]["kind"] = "SH1106"
+    msg = problems_of(raw)
+    assert "display.kind: 'SH1106' has no driver" in msg and "'SSD1306', 'SSD1309'" in msg
+
+
+def test_an_ssd1309_with_its_reset_line() -> None:
+    raw = raw_pinmap()
+    raw["display"]["kind"] = "SSD1309"
+    raw["display"]["reset"] = 20
+    pm = hardware.parse(raw)
+    assert (pm.display_kind, pm.display_reset) == ("SSD1309", 20)
+    assert any(s.gpio == 20 and s.terminal == "RES" and s.part == "SSD1309" for s in pm.signals())
+    # the firmware's configuration names the panel and its reset line
+    src = hardware.render_hwconfig(pm)
+    assert 'DISPLAY_KIND = "SSD1309"' in src and "DISPLAY_RESET = const(20)" in src
+    assert "firmware/ssd1309.py" in src
+    # the wiring diagram draws the RES line
+    assert ">RES<" in hardware.render_svg(pm) and "display reset" in hardware.render_svg(pm)
+    # an RC power-on reset on the module: no pin
+    del raw["display"]["reset"]
+    assert hardware.parse(raw).display_reset == -1
+    assert "DISPLAY_RESET = const(-1)" in hardware.render_hwconfig(hardware.parse(raw))
+
+
+def test_the_display_reset_pin_is_checked_as_every_pin() -> None:
+    raw = raw_pinmap()
+    raw["display"]["kind"] = "SSD1309"
+    raw["display"]["reset"] = 19  # the LED's
+    assert "GP19 is used twice: display reset and status LED" in problems_of(raw)
+    raw["display"]["reset"] = 24
+    assert "display reset: GP24" in problems_of(raw)
+    raw["display"]["reset"] = "GP20"
+    assert "display.reset: must be an integer" in problems_of(raw)
+    # an SSD1306 module resets itself: a reset pin is a mistake in the map
+    raw["display"]["kind"] = "SSD1306"
+    raw["display"]["reset"] = 20
+    assert "an SSD1306 module resets itself" in problems_of(raw)

@@ -5,7 +5,7 @@
 # On MICROPYPATH ahead of the unix port's built-in ``machine``, which it
 # replaces. It models the API of MicroPython's rp2 port (v1.2x,
 # ports/rp2/machine_*.c) with its quirks, and forwards the traffic to the
-# board's device models (board/mpy/pico.py attaches the board with _attach()):
+# board's device models (picoboot.py attaches the board with _attach()):
 #
 # - Pin: GPIO 0-29 (names "GPn", "LED"), modes IN/OUT/OPEN_DRAIN/ALT, pulls
 #   PULL_UP/PULL_DOWN, value/on/off/high/low/toggle/irq. One object state per
@@ -38,7 +38,7 @@ _freq = 125000000
 
 class BoardReset(BaseException):
     """Raised by reset(), soft_reset() and an expired WDT; the board's boot
-    loop (pico.py) catches it and boots again. Not an Exception: the
+    loop (picoboot.main) catches it and boots again. Not an Exception: the
     firmware's ``except Exception`` must not swallow a reset."""
 
     def __init__(self, cause, why=""):

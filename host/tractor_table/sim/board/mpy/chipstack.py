@@ -25,7 +25,7 @@
 # (builtins.__import__ forwards it and waits): the module's own code runs
 # there, everything else on the chip's stack.
 #
-# Used by the virtual table (vstart.py) and the board model (board/mpy/pico.py)
+# Used by the board in both modes (start.py: the fast board and the board model)
 # for the whole firmware, and by the tests for the device engine's checks
 # (device_runner/chipjudge_mp.py).
 import _thread
