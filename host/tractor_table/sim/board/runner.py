@@ -432,7 +432,7 @@ class PicoTable(vr.VirtualTable):
             return
         if op == "Q":
             with self._changed:
-                self.peak_lines = text_lines(bytes.fromhex(rest), self.font)
+                self.peak_lines = Frame(bytes.fromhex(rest)).text_lines(self.font)
                 self._changed.notify_all()
             return
         if op == "G":

@@ -429,7 +429,7 @@ class Board:
         # the heap's peak, where it was (issue 21): the display's RAM then, the
         # taps done, the firmware's modules loaded (names, space-separated);
         # preallocated with the models, filled without keeping anything new
-        self.peak_ram = bytearray(1024)
+        self.peak_ram = bytearray(len(self.oled.ram))
         self.peak_taps = 0
         self.peak_mods = bytearray(1024)
         self.peak_mods_n = 0
