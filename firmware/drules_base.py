@@ -131,6 +131,6 @@ class EngineBase:
     _feasible: "Callable[[int, int], bool]"
     _greedy: "Callable[[int, int, int], bool]"
     _ungreedy: "Callable[[int], None]"
-    _setsok: "Callable[[], bool]"
+    _tail: "Callable[[int, int, int, int], bool]"
     _pcap: "Callable[[int, int], int]"
     _fits_at: "Callable[[int, int, int, int, int, int], bool]"

@@ -293,6 +293,10 @@ class Sweep(EngineBase):
         lv = self._lv
         n = self._n
         one = n[2] == 0
+        # the most left-over faces of each kind that can matter (_sets)
+        c[0] = n[0]
+        c[1] = n[0] + n[1]
+        c[2] = n[2] + n[1] + ((n[0] + 1) >> 1)
         i = -1
         rest = a2 = a3 = a4 = 0
         while True:
@@ -323,6 +327,14 @@ class Sweep(EngineBase):
                 l4 += a4
                 p += 1
             if p >= np_:
+                if i < 0:
+                    # no choice on the way: the placement's left-over faces,
+                    # for the next sets asked on it (_try)
+                    x = self._vp
+                    x[6] = l2
+                    x[7] = l3
+                    x[8] = l4
+                    x[9] = 1
                 # do the sets fit in what is left over (_setsfit, written out)
                 l4 -= n[2]
                 if l4 >= 0:
@@ -381,12 +393,6 @@ class Sweep(EngineBase):
                 i -= 1
             if i < 0:
                 return False
-
-    def _setsok(self):
-        # type: () -> bool
-        """Do the question's sets fit in what the placement in self._u leaves?"""
-        self._sets()
-        return self._tail(0, 0, 0, 0)
 
     @micropython.native
     def _add(self, p, m, k):

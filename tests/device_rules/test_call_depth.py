@@ -159,7 +159,9 @@ def test_the_deep_variant_fails_the_bound(deep_engine: Callable[..., Any]) -> No
     got = deepest(cases, ENGINE | {str(DEEP)})
     depth, cid, chain = got[0]
     assert depth > bound, (depth, cid)
-    assert chain.count("_sweep") > 5, chain
+    # (5 nested sweeps on adv-21: since issue 21's counting bounds, the oracle
+    # is no longer asked adv-beyond-1's deepest questions, nor 6 deep on adv-21)
+    assert chain.count("_sweep") >= 5, chain
     assert cid in ("adv-21", "adv-beyond-1"), got[:2]
 
 
