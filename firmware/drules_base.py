@@ -90,7 +90,6 @@ class EngineBase:
     _u: bytearray
     _ub: bytearray
     _ng: int
-    _placed: bool
     _cur: bytearray
     _ut: bytearray
     _gr: bytearray
@@ -132,5 +131,4 @@ class EngineBase:
     _greedy: "Callable[[int, int, int], bool]"
     _ungreedy: "Callable[[int], None]"
     _tail: "Callable[[int, int, int, int], bool]"
-    _pcap: "Callable[[int, int], int]"
     _fits_at: "Callable[[int, int, int, int, int, int], bool]"

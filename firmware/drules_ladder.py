@@ -123,7 +123,6 @@ class Ladders(EngineBase):
         self._s2 = self._s3 = self._s4 = self._nrun = 0
         n = self._n
         n[0] = n[1] = n[2] = 0
-        self._placed = False
         self._uzero()
 
     def _rung(self, m, k, r):
@@ -348,21 +347,19 @@ class Ladders(EngineBase):
             self._ft += t
             self._fblo += lo
             self._fbhi += hi
-        if self._placed:
-            # On top of the earlier units' placement, each run at the
-            # weakest place where it fits, the sets in what is left: no
-            # search, and often enough.
-            self._ng = 0
-            if (k == 1 or self._greedy(m, k, n)) and self._gflex(t, lo, hi) and self._tail(0, 0, 0, 0):
-                if not keep:
-                    self._ungreedy(0)
-                    self._drop(m, k, n, pairs, t, runs, lo, hi)
-                return True
-            self._ungreedy(0)
+        # On top of the earlier units' placement (none yet: these are the
+        # first runs, self._u is clear), each run at the weakest place where
+        # it fits, the sets in what is left: no search, and often enough.
+        self._ng = 0
+        if (k == 1 or self._greedy(m, k, n)) and self._gflex(t, lo, hi) and self._tail(0, 0, 0, 0):
+            if not keep:
+                self._ungreedy(0)
+                self._drop(m, k, n, pairs, t, runs, lo, hi)
+            return True
+        self._ungreedy(0)
         self._usave()
         ok = self._qtest()
         if ok and keep:
-            self._placed = True
             return True
         self._urestore()
         self._drop(m, k, n, pairs, t, runs, lo, hi)

@@ -70,7 +70,6 @@ class Placer(EngineBase):
         self._nq = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0  # the question's sets, runs
         self._ub = bytearray(3 * _NPOS)  # the placement before a search
-        self._placed = False  # does self._u hold a placement of the question?
         # the faces of 2, 3, >= 4 copies that the placement in self._u leaves
         # over, when _tail found them with no choice to make (_lok)
         self._mon = False
@@ -223,24 +222,6 @@ class Placer(EngineBase):
         else:
             a3 -= u3
         return u2 <= 2 * a4 + a3 + a2
-
-    def _pcap(self, u3, u4):
-        # type: (int, int) -> int
-        """Pairs the suit's faces hold besides u3 triples and u4 quads placed
-        anywhere (-1: those do not fit)."""
-        tot = self._tot
-        a4 = tot[2] - u4
-        a3 = tot[1]
-        if a4 < 0:
-            return -1
-        if u3 > a3:
-            a4 -= u3 - a3
-            if a4 < 0:
-                return -1
-            a3 = 0
-        else:
-            a3 -= u3
-        return 2 * a4 + a3 + tot[0]
 
     @micropython.native
     def _feasible(self, fa, fb):
