@@ -177,6 +177,7 @@ class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
         self._lc = bytearray(FACES)
         self._pc = bytearray(FACES)
         self._wc = bytearray(FACES)
+        self._zf = bytes(FACES)  # zeros: _uncount clears a count array in one slice copy
         # Profiles over positions.
         self._pr = bytearray(_NPOS)
         self._pr2 = bytearray(_NPOS)

@@ -36,6 +36,7 @@ class EngineBase:
     _pc: bytearray
     _wc: bytearray
     _pr: bytearray
+    _zf: bytes
     _pr2: bytearray
     units: bytearray
     nunits: int

@@ -351,12 +351,13 @@ class Ladders(EngineBase):
         # first runs, self._u is clear), each run at the weakest place where
         # it fits, the sets in what is left: no search, and often enough.
         self._ng = 0
-        if (k == 1 or self._greedy(m, k, n)) and self._gflex(t, lo, hi) and self._tail(0, 0, 0, 0):
+        if (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi)) and self._tail(0, 0, 0, 0):
             if not keep:
                 self._ungreedy(0)
                 self._drop(m, k, n, pairs, t, runs, lo, hi)
             return True
-        self._ungreedy(0)
+        if self._ng:
+            self._ungreedy(0)
         self._usave()
         ok = self._qtest()
         if ok and keep:
@@ -387,8 +388,6 @@ class Ladders(EngineBase):
     def _gflex(self, t, lo, hi):
         # type: (int, int, int) -> bool
         """_greedy for t pairs in runs: b runs of 3 and the rest runs of 2."""
-        if t == 0:
-            return True
         g = self._ng
         b = lo
         while b <= hi:

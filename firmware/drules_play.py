@@ -39,8 +39,11 @@ class Plays(EngineBase):
 
     def _uncount(self, cards, cnt):
         # type: (Sequence[int], bytearray) -> None
-        for c in cards:
-            cnt[c % FACES] = 0
+        # cnt (a scratch count array, zeros but for the cards counted in
+        # it) cleared in one slice copy, not card by card (issue 21: a
+        # 35-card follow cleared two arrays a card at a time). Bytecode:
+        # its slices are not allocated.
+        cnt[:] = self._zf
 
     def decompose(self, cards):
         # type: (Sequence[int]) -> int
