@@ -288,15 +288,10 @@ class Sweep(EngineBase):
         search over them on the sweep's stack (_lp, _ll, _ly, ...)."""
         u = self._u
         a = self._a
-        c = self._lcap
         np_ = self._np
         lv = self._lv
         n = self._n
         one = n[2] == 0
-        # the most left-over faces of each kind that can matter (_sets)
-        c[0] = n[0]
-        c[1] = n[0] + n[1]
-        c[2] = n[2] + n[1] + ((n[0] + 1) >> 1)
         i = -1
         rest = a2 = a3 = a4 = 0
         while True:
@@ -382,12 +377,8 @@ class Sweep(EngineBase):
                     y = 255 if y == 0 else y - 1
                 lv[_LY + i] = y
                 if go:
-                    if l2 > c[0]:
-                        l2 = c[0]
-                    if l3 > c[1]:
-                        l3 = c[1]
-                    if l4 > c[2]:
-                        l4 = c[2]
+                    # (no cap at what the sets can use, as the sweep's: no
+                    # state of _tail is remembered, and the fit is the same)
                     p = lv[_LP + i] + 1
                     break
                 i -= 1
