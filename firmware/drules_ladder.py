@@ -50,18 +50,20 @@ class Ladders(EngineBase):
         # What the play's cards hold, counted (faces of 2, 3, >= 4 copies;
         # the longest stretch of each width): the holding's vector is
         # needed only up to the first unit whose rungs, with the earlier
-        # ones, the play cannot hold by that count (_lvector).
-        self._psetup(pc, s)
+        # ones, the play cannot hold by that count (_lvector). Three units
+        # or more: for fewer, the count costs about what it could save.
         a = self._vp
-        tot = self._tot
-        sb = self._sb
-        a[0] = tot[0]
-        a[1] = tot[1]
-        a[2] = tot[2]
-        a[3] = sb[0]
-        a[4] = sb[_NPOS]
-        a[5] = sb[2 * _NPOS]
-        a[11] = 1
+        if nv > 2:
+            self._psetup(pc, s)
+            tot = self._tot
+            sb = self._sb
+            a[0] = tot[0]
+            a[1] = tot[1]
+            a[2] = tot[2]
+            a[3] = sb[0]
+            a[4] = sb[_NPOS]
+            a[5] = sb[2 * _NPOS]
+            a[11] = 1
         nv = self._lvector(hand, s, vh, nv)
         a[11] = 0
         # The play's cards are the holding's, so with the same rungs for the
