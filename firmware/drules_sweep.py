@@ -199,7 +199,10 @@ class Sweep(EngineBase):
                         return False
                     step = 1 if lv[_LM + i] == 0 else 2
                     continue
-                self._sub(p, dm[t], dk[t])
+                # one run of kind t fewer at p (_sub, written out)
+                x = (dm[t] - 2) * _NPOS + p
+                for q in range(x, x + dk[t]):
+                    u[q] -= 1
                 lv[_LX + b + t] -= 1
                 dn[t] += 1
                 t0 = t + 1
@@ -413,7 +416,8 @@ class Sweep(EngineBase):
             q += 1
         return True
 
-    @micropython.native
+    # bytecode (issue 21, the heap): _greedy's parts taken back (_ungreedy); the sweep's own
+    # are written out in it
     def _sub(self, p, m, k):
         # type: (int, int, int) -> None
         u = self._u
