@@ -86,6 +86,8 @@ class Result:
     checked: int = 0
     load: float = 0.0
     pg: str = ""
+    procs: int = 1  # the driver processes the tables were spread over
+    workers: int = 1  # the server's processes
 
     def pct(self, q: float, xs: list[float] | None = None) -> float:
         xs = sorted(self.latencies_ms if xs is None else xs)
@@ -126,6 +128,20 @@ def _ticks(pid: int, children: bool = False) -> int:
     return n
 
 
+def _tree_ticks(pid: int) -> int:
+    """``pid``'s CPU and its live children's (the server's worker processes)."""
+    total = _ticks(pid)
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                f = (p / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(f[1]) == pid:
+                total += int(f[11]) + int(f[12])
+    return total
+
+
 def _pg_ticks(cluster: Cluster) -> int:
     try:
         post = int((cluster.pgdata / "postmaster.pid").read_text().split()[0])
@@ -158,10 +174,15 @@ class Browsers:
 
     TABS = 4
 
-    def __init__(self, base: str, labels: list[str]) -> None:
+    def __init__(self, base: str, labels: list[str], room_page: bool = False) -> None:
         self.drvs: list[Any] = []
         self.tabs: dict[str, tuple[Any, str]] = {}
         try:
+            if room_page:  # the projector's room page, open (its tiles pushed) but not timed
+                drv = self._chromium()
+                self.drvs.append(drv)
+                drv.get(f"{base}/")
+                self._until_live(drv)
             for k, label in enumerate(labels):
                 if k % self.TABS == 0:
                     drv = self._chromium()
@@ -221,7 +242,7 @@ def browser_available() -> bool:
 
 class Room:
     def __init__(self, tables: int, *, fsync: bool = True, folder: Path | None = None,
-                 hosts_dir: Path | None = None) -> None:
+                 hosts_dir: Path | None = None, workers: int = 1) -> None:
         self.folder = folder or Path(tempfile.mkdtemp(prefix="tt-bench-club-"))
         # the hosts' records files: on this machine's disk by default (every host's
         # fsyncs then share the server's one disk, which a room's laptops do not),
@@ -239,7 +260,8 @@ class Room:
         with self.log.open("wb") as log:  # a file, not a pipe nobody reads
             self.server = subprocess.Popen(
                 [sys.executable, "-m", "tractor_table.cli", "club", "serve", "--db", self.url,
-                 "--port", str(self.port)], stdout=subprocess.DEVNULL, stderr=log)
+                 "--port", str(self.port), "--workers", str(workers)],
+                stdout=subprocess.DEVNULL, stderr=log)
         try:
             self._until_up()
         except BaseException:
@@ -336,8 +358,13 @@ def drive(room: Room, pace_s: float, seconds: float, taps: dict[tuple[str, int],
     """The tables' inputs: at a person's pace (``pace_s`` > 0, for ``seconds``) or flat
     out (every table to its script's end, or ``inputs`` inputs each). Each event's tap
     time kept; events made."""
+    return drive_sims(room.sims, pace_s, seconds, taps, rng, inputs)
+
+
+def drive_sims(sims: list[SimTable], pace_s: float, seconds: float,
+               taps: dict[tuple[str, int], float], rng: random.Random, inputs: int = 0) -> int:
+    """:func:`drive` on the tables ``sims``."""
     made = 0
-    sims = room.sims
     if pace_s > 0:
         now = time.monotonic()
         end = now + seconds
@@ -378,6 +405,189 @@ def drive(room: Room, pace_s: float, seconds: float, taps: dict[tuple[str, int],
                 nxt.append(k)
         live = nxt
     return made
+
+
+# --- the tables spread over processes (a room's tables are each their own laptop)
+
+
+def _drive_part(pipe: Any, base: str, token: str, hosts: str, ks: list[int], hands: int,
+                seed: int, pace_s: float) -> None:
+    """One driver process: the tables ``ks`` of the room (seated as :meth:`Room.seat`
+    does, each moved to a random point of its hand), driven at ``pace_s`` when told.
+    Answers each request on ``pipe``: seat -> events made; ("drive", start, seconds)
+    -> (events made, seconds driven, taps); check -> [(uid, count, head)]; close."""
+    from tractor_table.sim.board.flashsoak import record_actions
+
+    rng = random.Random(seed * 7919 + ks[0])
+    scripts: dict[int, bytes] = {}
+    sims = []
+    for k in ks:
+        sk = k % SCRIPTS
+        if sk not in scripts:
+            scripts[sk] = record_actions(hands, seed * 1000 + sk, 2)
+        d = Path(hosts) / f"r{seed}t{k}"
+        d.mkdir()
+        sim = SimTable(d, f"{0xBE000000 + seed * 10000 + k:016x}", seed=k, hands=0)
+        sim.actions, sim.at = scripts[sk], 0
+        sims.append(sim)
+    ups = [attach(s, base, token, name=f"bench {k}") for k, s in zip(ks, sims, strict=True)]
+    while True:
+        cmd = pipe.recv()
+        if cmd[0] == "seat":
+            for s in sims:
+                s.step_event()
+                for _ in range(rng.randrange(130)):  # a room is at every point of a hand at once
+                    s.step()
+            pipe.send(sum(s.made for s in sims))
+        elif cmd[0] == "drive":
+            _, start, seconds = cmd
+            taps: dict[tuple[str, int], float] = {}
+            time.sleep(max(0.0, start - time.time()))
+            t0 = time.monotonic()
+            made = drive_sims(sims, pace_s, seconds, taps, rng)
+            pipe.send((made, time.monotonic() - t0, sum(s.made for s in sims), taps))
+        elif cmd[0] == "wake":
+            for up in ups:
+                up.wake()
+            pipe.send(True)
+        elif cmd[0] == "check":
+            pipe.send([(s.uid, s.count, s.head) for s in sims])
+        else:
+            stops = [threading.Thread(target=up.stop, kwargs={"flush_s": 2.0}) for up in ups]
+            for t in stops:
+                t.start()
+            for t in stops:
+                t.join()
+            for s in sims:
+                s.close()
+            pipe.send(True)
+            return
+
+
+class Spread:
+    """The room's tables driven by ``procs`` processes (tables k, k + procs, ...), so the
+    bench's own driver is not one interpreter's GIL for hundreds of tables."""
+
+    def __init__(self, room: Room, procs: int, hands: int, seed: int, pace_s: float) -> None:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        self.room = room
+        self.pipes: list[Any] = []
+        self.procs: list[Any] = []
+        for w in range(procs):
+            ks = list(range(w, room.n, procs))
+            if not ks:
+                continue
+            a, b = ctx.Pipe()
+            p = ctx.Process(target=_drive_part, args=(b, room.base, room.token, str(room.hosts), ks,
+                                                      hands, seed, pace_s), daemon=True)
+            p.start()
+            self.pipes.append(a)
+            self.procs.append(p)
+        self.made = 0
+
+    def ask(self, *cmd: Any) -> list[Any]:
+        for p in self.pipes:
+            p.send(cmd)
+        return [p.recv() for p in self.pipes]
+
+    def ticks(self) -> int:
+        return sum(_ticks(p.pid) for p in self.procs)
+
+    def drained(self, timeout: float = 600.0) -> None:
+        self.ask("wake")
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.room.server_count()[0] >= self.made:
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"not every event reached the server within {timeout} s")
+
+    def check(self) -> int:
+        with db.connect(self.room.url) as c:
+            heads = {u: (int(n), int(h)) for u, n, h in c.execute(
+                "SELECT t.uid, th.count, th.head FROM tables t JOIN table_heads th USING (table_id)")}
+        n = 0
+        for part in self.ask("check"):
+            for uid, count, head in part:
+                assert heads.get(uid) == (count, head), f"table {uid}: server {heads.get(uid)}, host {(count, head)}"
+                n += 1
+        return n
+
+    def close(self) -> None:
+        if self.pipes:
+            self.ask("close")
+        for p in self.procs:
+            p.join(30)
+        self.pipes, self.procs = [], []
+
+
+def run_spread(tables: int, *, procs: int, pace_s: float, seconds: float, browsers: int = 8,
+               seed: int = 1, fsync: bool = True, hosts_dir: Path | None = None,
+               room_page: bool = True, workers: int = 1) -> Result:
+    """A human-pace run with the tables spread over ``procs`` driver processes; a
+    room page held open beside the sampled table pages (``room_page``), as a
+    projector would."""
+    room = Room(tables, fsync=fsync, hosts_dir=hosts_dir, workers=workers)
+    fleet = Spread(room, procs, int(seconds / pace_s / 100) + 2, seed, pace_s)
+    br = None
+    try:
+        fleet.made = sum(fleet.ask("seat"))
+        fleet.drained()
+        labels = room.labels()
+        uids = sorted(labels)
+        sample = [labels[u] for u in uids[:: max(1, len(uids) // max(1, browsers))]][:browsers]
+        br = Browsers(room.base, sample, room_page=room_page) if browsers and browser_available() else None
+        res = Result(tables, "human", pg=f"PostgreSQL {room.cluster.bins.version} "
+                     f"({room.cluster.bins.origin}, fsync {'on' if fsync else 'off'})")
+        with db.connect(room.url) as c:
+            pk0 = int(_one(c, "SELECT COALESCE(max(event_pk), 0) FROM events")[0])
+        n0 = room.server_count()[0]
+        cpu0, pg0, me0, w0 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), fleet.ticks(), time.monotonic()
+        load0 = os.getloadavg()[0]
+        got = fleet.ask("drive", time.time() + 0.5, seconds)
+        drove = max(g[1] for g in got)
+        made = sum(g[0] for g in got)
+        fleet.made = sum(g[2] for g in got)
+        taps: dict[tuple[str, int], float] = {}
+        for g in got:
+            taps.update(g[3])
+        fleet.drained()
+        wall = time.monotonic() - w0
+        cpu1, pg1, me1 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), fleet.ticks()
+        res.driver_cpu = (me1 - me0) / HZ / wall
+        res.server_cpu = (cpu1 - cpu0) / HZ / wall
+        res.pg_cpu = (pg1 - pg0) / HZ / wall
+        with db.connect(room.url) as c:
+            first, last = _one(c,
+                "SELECT extract(epoch FROM min(ingested_at)), extract(epoch FROM max(ingested_at)) "
+                "FROM events WHERE event_pk > %s", (pk0,))
+            for uid, idx, at in c.execute(
+                    "SELECT t.uid, e.idx, extract(epoch FROM e.ingested_at) FROM events e "
+                    "JOIN tables t USING (table_id) WHERE e.event_pk > %s", (pk0,)):
+                tap = taps.get((uid, int(idx)))
+                if tap is not None:
+                    res.commit_ms.append((float(at) - tap) * 1000)
+        res.events = room.server_count()[0] - n0
+        res.seconds = drove
+        res.offered_per_s = made / drove if drove else 0.0
+        span = float(last - first) if first is not None else 0.0
+        res.ingest_per_s = res.events / span if span > 0 else 0.0
+        if br is not None:
+            time.sleep(1.0)  # the pages' last pushes
+            res.latencies_ms = latencies(br.stamps(), labels, taps)
+        res.checked = fleet.check()
+        res.load = (load0 + os.getloadavg()[0]) / 2
+        res.procs = procs
+        res.workers = workers
+        return res
+    finally:
+        if br is not None:
+            br.close()
+        fleet.close()
+        room.sims = []
+        room.close()
 
 
 def latencies(stamps: dict[str, list[tuple[float, int]]], labels: dict[str, str],
@@ -436,13 +646,13 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
         n0 = room.server_count()[0]
         with db.connect(room.url) as c:
             pk0 = int(_one(c, "SELECT COALESCE(max(event_pk), 0) FROM events")[0])
-        cpu0, pg0, w0 = _ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
+        cpu0, pg0, w0 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
         me0 = _ticks(os.getpid())
         made = drive(room, pace_s, seconds, taps, rng, inputs)
         drove = time.monotonic() - w0
         room.drained()
         wall = time.monotonic() - w0
-        cpu1, pg1 = _ticks(room.server.pid), _pg_ticks(room.cluster)
+        cpu1, pg1 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster)
         res.driver_cpu = (_ticks(os.getpid()) - me0) / HZ / wall
         with db.connect(room.url) as c:
             c.execute("CHECKPOINT")
@@ -489,11 +699,11 @@ def backlog(tables: int, *, hands: int = 1, seed: int = 7, fsync: bool = True) -
                      f"({room.cluster.bins.origin}, fsync {'on' if fsync else 'off'})")
         with db.connect(room.url) as c:
             size0 = int(_one(c, "SELECT pg_database_size(current_database())")[0])
-        cpu0, pg0, w0 = _ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
+        cpu0, pg0, w0 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
         room.attach_all()
         room.drained()
         wall = time.monotonic() - w0
-        cpu1, pg1 = _ticks(room.server.pid), _pg_ticks(room.cluster)
+        cpu1, pg1 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster)
         res.events, span = room.server_count()
         res.seconds = wall
         res.ingest_per_s = res.events / span if span > 0 else 0.0
@@ -569,15 +779,24 @@ def main() -> int:
     ap.add_argument("--only", choices=["human", "flat", "backlog"], help="one pace only")
     ap.add_argument("--no-fsync", action="store_true", help="PostgreSQL fsync off (not a club night)")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md")
+    ap.add_argument("--procs", type=int, default=1,
+                    help="human pace: spread the tables over this many driver processes, and hold "
+                    "the room page open too (default 1: every table in this process)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="human pace with --procs: the server's processes (club serve --workers)")
     ap.add_argument("--hosts-dir", type=Path, help="human and flat: the hosts' records files here "
                     "(/dev/shm: each host as if on its own disk; default: beside the database)")
     a = ap.parse_args()
     results = []
     if a.only in (None, "human"):
         for n in a.tables:
-            r, room = run(n, pace_s=a.pace, seconds=a.seconds, browsers=a.browsers,
-                          fsync=not a.no_fsync, hosts_dir=a.hosts_dir)
-            room.close()
+            if a.procs > 1:
+                r = run_spread(n, procs=a.procs, pace_s=a.pace, seconds=a.seconds, browsers=a.browsers,
+                               fsync=not a.no_fsync, hosts_dir=a.hosts_dir, workers=a.workers)
+            else:
+                r, room = run(n, pace_s=a.pace, seconds=a.seconds, browsers=a.browsers,
+                              fsync=not a.no_fsync, hosts_dir=a.hosts_dir)
+                room.close()
             print(r.line(), flush=True)
             results.append(r)
     for n in a.flat_tables:

@@ -192,7 +192,7 @@ def create_app(url: str, *, extra_routes: Sequence[BaseRoute] = (), pool_size: i
         pool = AsyncConnectionPool(url, min_size=2, max_size=pool_size, open=False,
                                    kwargs={"autocommit": True})
         await pool.open(wait=True, timeout=30)
-        hub = Hub(url, pool, pages.render_table, pages.room_tiles)
+        hub = Hub(url, pool, pages.render_table, pages.room_tiles, pages.render_tiles)
         await hub.start()
         app.state.club = Club(url, pool, hub, dict(settings or {}))
         try:

@@ -41,6 +41,16 @@ KINDS = ("new_match", "call_time")
 
 async def pending(pool: AsyncConnectionPool, host: Any) -> list[dict[str, Any]]:
     """The commands not yet done for the tables this host uploads."""
+    async with pool.connection() as conn:
+        # one query when there is nothing to do (no round waits for a table, no
+        # command is open for this host's): every batch and heartbeat asks
+        row = await (await conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM round_marks m JOIN rounds r USING (round_id)"
+            " WHERE m.table_id IS NULL AND r.state IN ('playing', 'time_called'))"
+            " OR EXISTS (SELECT 1 FROM table_commands c JOIN table_heads h USING (table_id)"
+            " WHERE c.done_at IS NULL AND h.host_id = %s)", (host,))).fetchone()
+        if not (row and row[0]):
+            return []
     async with pool.connection() as conn, conn.transaction():
         await _late_tables(conn, host)
         await _started_already(conn, host)
