@@ -87,7 +87,11 @@ class Result:
     load: float = 0.0
     pg: str = ""
     procs: int = 1  # the driver processes the tables were spread over
+    server_ticks: int = 0
     workers: int = 1  # the server's processes
+
+    def ms_per_event(self) -> float:
+        return self.server_ticks / HZ * 1000 / self.events if self.events else float("nan")
 
     def pct(self, q: float, xs: list[float] | None = None) -> float:
         xs = sorted(self.latencies_ms if xs is None else xs)
@@ -100,12 +104,13 @@ class Result:
                 f"ingested {self.ingest_per_s:.0f}/s (offered {self.offered_per_s:.0f}/s); "
                 f"tap->browser p50 {self.pct(0.5):.0f} ms p99 {self.pct(0.99):.0f} ms "
                 f"(n={len(self.latencies_ms)}); tap->commit p50 {self.pct(0.5, self.commit_ms):.0f} ms "
-                f"p99 {self.pct(0.99, self.commit_ms):.0f} ms; server CPU {self.server_cpu * 100:.0f} %, "
+                f"p99 {self.pct(0.99, self.commit_ms):.0f} ms; server CPU {self.server_cpu * 100:.0f} % "
+                f"({self.ms_per_event():.1f} ms per event), "
                 f"PostgreSQL CPU {self.pg_cpu * 100:.0f} %, tables' process {self.driver_cpu * 100:.0f} % "
                 "of a core; "
                 + (f"{self.pg_bytes / max(1, self.hands) * 1000 / 1e6:.1f} MB per 1,000 hands; "
                    if self.hands else "")
-                + f"load {self.load:.1f}")
+                + f"{self.procs} driver process(es), {self.workers} server process(es); load {self.load:.1f}")
 
 
 def _one(c: Any, sql: str, args: tuple[Any, ...] = ()) -> tuple[Any, ...]:
@@ -269,6 +274,7 @@ class Room:
             self.cluster.stop("fast")
             raise
         self.n = tables
+        self.workers = workers
         self.sims: list[SimTable] = []
         self.ups: list[Any] = []
 
@@ -558,6 +564,7 @@ def run_spread(tables: int, *, procs: int, pace_s: float, seconds: float, browse
         cpu1, pg1, me1 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), fleet.ticks()
         res.driver_cpu = (me1 - me0) / HZ / wall
         res.server_cpu = (cpu1 - cpu0) / HZ / wall
+        res.server_ticks = cpu1 - cpu0
         res.pg_cpu = (pg1 - pg0) / HZ / wall
         with db.connect(room.url) as c:
             first, last = _one(c,
@@ -609,10 +616,10 @@ def latencies(stamps: dict[str, list[tuple[float, int]]], labels: dict[str, str]
 
 def run(tables: int, *, pace_s: float, seconds: float = 60.0, hands: int = 1, browsers: int = 4,
         seed: int = 1, room: Room | None = None, fsync: bool = True,
-        inputs: int = 0, hosts_dir: Path | None = None) -> tuple[Result, Room]:
+        inputs: int = 0, hosts_dir: Path | None = None, workers: int = 1) -> tuple[Result, Room]:
     """One run on ``room`` (made if None; the caller closes it)."""
     if room is None:
-        room = Room(tables, fsync=fsync, hosts_dir=hosts_dir)
+        room = Room(tables, fsync=fsync, hosts_dir=hosts_dir, workers=workers)
         try:
             return _run(room, tables, pace_s, seconds, hands, browsers, seed, fsync, inputs)
         except BaseException:
@@ -637,7 +644,7 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
     labels = room.labels()
     sample = [labels[s.uid] for s in room.sims[:: max(1, len(room.sims) // max(1, browsers))]][:browsers]
     br = Browsers(room.base, sample) if browsers and browser_available() else None
-    res = Result(tables, "human" if pace_s else "flat out", pg=f"PostgreSQL {room.cluster.bins.version} "
+    res = Result(tables, "human" if pace_s else "flat out", workers=room.workers, pg=f"PostgreSQL {room.cluster.bins.version} "
                  f"({room.cluster.bins.origin}, fsync {'on' if fsync else 'off'})")
     try:
         with db.connect(room.url) as c:
@@ -648,6 +655,7 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
             pk0 = int(_one(c, "SELECT COALESCE(max(event_pk), 0) FROM events")[0])
         cpu0, pg0, w0 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
         me0 = _ticks(os.getpid())
+        load0 = os.getloadavg()[0]
         made = drive(room, pace_s, seconds, taps, rng, inputs)
         drove = time.monotonic() - w0
         room.drained()
@@ -673,6 +681,7 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
         span = float(last - first) if first is not None else 0.0
         res.ingest_per_s = res.events / span if span > 0 else 0.0
         res.server_cpu = (cpu1 - cpu0) / HZ / wall
+        res.server_ticks = cpu1 - cpu0
         res.pg_cpu = (pg1 - pg0) / HZ / wall
         res.hands = hands1 - hands0 if pace_s == 0 else 0
         res.pg_bytes = size1 - size0
@@ -680,26 +689,27 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
             time.sleep(1.0)  # the pages' last pushes
             res.latencies_ms = latencies(br.stamps(), labels, taps)
         res.checked = room.check()
-        res.load = os.getloadavg()[0]
+        res.load = (load0 + os.getloadavg()[0]) / 2
     finally:
         if br is not None:
             br.close()
     return res, room
 
 
-def backlog(tables: int, *, hands: int = 1, seed: int = 7, fsync: bool = True) -> Result:
+def backlog(tables: int, *, hands: int = 1, seed: int = 7, fsync: bool = True, workers: int = 1) -> Result:
     """The server's own ceiling: every table plays its hands offline (no uploader), then
     all the uploaders start at once and drain their backlogs (a room whose network
     came back); events/s is what the server ingested, server-side."""
-    room = Room(tables, fsync=fsync)
+    room = Room(tables, fsync=fsync, workers=workers)
     try:
         room.seat(hands, seed, upload=False)
         drive(room, 0.0, 0.0, {}, random.Random(seed))
-        res = Result(tables, "backlog drain", pg=f"PostgreSQL {room.cluster.bins.version} "
+        res = Result(tables, "backlog drain", workers=room.workers, pg=f"PostgreSQL {room.cluster.bins.version} "
                      f"({room.cluster.bins.origin}, fsync {'on' if fsync else 'off'})")
         with db.connect(room.url) as c:
             size0 = int(_one(c, "SELECT pg_database_size(current_database())")[0])
         cpu0, pg0, w0 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
+        load0 = os.getloadavg()[0]
         room.attach_all()
         room.drained()
         wall = time.monotonic() - w0
@@ -709,13 +719,14 @@ def backlog(tables: int, *, hands: int = 1, seed: int = 7, fsync: bool = True) -
         res.ingest_per_s = res.events / span if span > 0 else 0.0
         res.offered_per_s = float("nan")
         res.server_cpu = (cpu1 - cpu0) / HZ / wall
+        res.server_ticks = cpu1 - cpu0
         res.pg_cpu = (pg1 - pg0) / HZ / wall
         with db.connect(room.url) as c:
             c.execute("CHECKPOINT")
             res.pg_bytes = int(_one(c, "SELECT pg_database_size(current_database())")[0]) - size0
             res.hands = int(_one(c, "SELECT count(*) FROM events WHERE kind = 12")[0])
         res.checked = room.check()
-        res.load = os.getloadavg()[0]
+        res.load = (load0 + os.getloadavg()[0]) / 2
         return res
     finally:
         room.close()
@@ -730,34 +741,44 @@ def section(results: list[Result], cmd: str, hosts_dir: Path | None = None) -> s
                if r.latencies_ms else "-")
         com = (f"{r.pct(0.5, r.commit_ms):.0f} / {r.pct(0.99, r.commit_ms):.0f}" if r.commit_ms else "-")
         drv = f" / {r.driver_cpu * 100:.0f} %" if r.driver_cpu else ""
-        rows.append(f"| {r.tables} | {r.pace} | {r.events:,} | {off} | {r.ingest_per_s:.0f} | {lat} | {com} | "
-                    f"{r.server_cpu * 100:.0f} % / {r.pg_cpu * 100:.0f} %{drv} | {per} | {r.load:.1f} |")
+        rows.append(f"| {r.tables} | {r.pace} | {r.procs} / {r.workers} | {r.events:,} | {off} | "
+                    f"{r.ingest_per_s:.0f} | {lat} | {com} | "
+                    f"{r.server_cpu * 100:.0f} % / {r.pg_cpu * 100:.0f} %{drv} | {r.ms_per_event():.1f} | "
+                    f"{per} | {r.load:.1f} |")
     pg = results[0].pg if results else ""
     return f"""## Club server: a room's tables on one PostgreSQL
 
 `{cmd}` ({machine_line()}; {os.cpu_count()} cores shared with other work; {pg}).
 Simulated tables (the firmware's table core, the bots' hands, the real recorder
-and uploader, one thread each) in one process, the server (`tractor-table club
-serve`, one process) and PostgreSQL all on this machine: the driver's own
-recording and uploading compete with the server for the same cores, which a
-club's laptops would not. Human pace: a table's next input after an exponential
-wait of mean {HUMAN_PACE_S} s (a hand of ~130 inputs in ~10 min), each table
-first moved to a random point of its hand (a room is at every point of a hand
-at once). Flat out:
-every table's inputs back to back from one thread (its rate is the driver's,
-recording each event in SQLite with synchronous = FULL). Backlog drain: every
-table plays offline first, then all uploaders start at once (a room whose
-network came back): the server's own ceiling. Tap -> browser: a headless
-chromium holds sampled table pages open and stamps when a state reaches the
-DOM (its own MutationObserver, `Date.now()`), less the driver's stamp just
-before the input; tap -> server: the server transaction's time (`ingested_at`)
-less the same stamp, for every event. CPU: user+system from /proc over the run, as a share of one
-core (server, PostgreSQL, and the simulated tables' own process). Bytes: the database's growth over the hands the flat-out run completed.
-After every run each table's count and head on the server equal its host's.
+and uploader, one thread each), the server (`tractor-table club serve`) and
+PostgreSQL all on this machine: the tables' recording and uploading compete
+with the server for the same 2 cores, which a club's laptops would not. Human
+pace: a table's next input after an exponential wait of mean {HUMAN_PACE_S} s
+(a hand of ~130 inputs in ~10 min), each table first moved to a random point of
+its hand (a room is at every point of a hand at once); with `--procs K` the
+tables are spread over K driver processes and a room page is held open too (as
+on a projector: every table's tile pushed to it), with `--workers N` the server
+runs N processes (`club serve --workers N`); "procs" below is K / N. Flat out
+(one driver process): every table's inputs back to back from one thread (its
+rate is the driver's, recording each event in SQLite with synchronous = FULL).
+Backlog drain: every table plays offline first, then all uploaders start at
+once (a room whose network came back): the server's own ceiling. Tap ->
+browser: a headless chromium holds sampled table pages open and stamps when a
+state reaches the DOM (its own MutationObserver, `Date.now()`), less the
+driver's stamp just before the input; at a human pace a sampled page sees a
+few events a minute, so its p99 is about the largest of n. Tap -> server: the
+server transaction's time (`ingested_at`) less the same stamp, for every
+event. CPU: user+system from /proc over the run, as a share of one core
+(server, all its processes; PostgreSQL; the tables' driver processes), and the
+server's CPU time over the run per event ingested (its heartbeats, pages and
+streams included). Load:
+the 1-minute load average, mean of the run's start and end. Bytes: the
+database's growth over the hands the flat-out run completed. After every run
+each table's count and head on the server equal its host's.
 The hosts' records files (SQLite, synchronous = FULL) are {"in " + str(hosts_dir) + " (each host as if on its own disk)" if hosts_dir else "on the server's own disk: every host's fsyncs share it with PostgreSQL's, which a room's laptops would not"}.
 
-| tables | pace | events | offered/s | ingested/s | tap->browser p50 / p99 ms | tap->server p50 / p99 ms | CPU server / PostgreSQL / tables | MB per 1,000 hands | load |
-|---|---|---|---|---|---|---|---|---|---|
+| tables | pace | procs | events | offered/s | ingested/s | tap->browser p50 / p99 ms | tap->server p50 / p99 ms | CPU server / PostgreSQL / tables | server CPU ms per event | MB per 1,000 hands | load |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 """ + "\n".join(rows) + "\n"
 
 
@@ -782,8 +803,7 @@ def main() -> int:
     ap.add_argument("--procs", type=int, default=1,
                     help="human pace: spread the tables over this many driver processes, and hold "
                     "the room page open too (default 1: every table in this process)")
-    ap.add_argument("--workers", type=int, default=1,
-                    help="human pace with --procs: the server's processes (club serve --workers)")
+    ap.add_argument("--workers", type=int, default=1, help="the server's processes (club serve --workers)")
     ap.add_argument("--hosts-dir", type=Path, help="human and flat: the hosts' records files here "
                     "(/dev/shm: each host as if on its own disk; default: beside the database)")
     a = ap.parse_args()
@@ -795,19 +815,19 @@ def main() -> int:
                                fsync=not a.no_fsync, hosts_dir=a.hosts_dir, workers=a.workers)
             else:
                 r, room = run(n, pace_s=a.pace, seconds=a.seconds, browsers=a.browsers,
-                              fsync=not a.no_fsync, hosts_dir=a.hosts_dir)
+                              fsync=not a.no_fsync, hosts_dir=a.hosts_dir, workers=a.workers)
                 room.close()
             print(r.line(), flush=True)
             results.append(r)
     for n in a.flat_tables:
         if a.only in (None, "flat"):
             r, room = run(n, pace_s=0.0, hands=a.hands, browsers=a.browsers, fsync=not a.no_fsync,
-                          hosts_dir=a.hosts_dir)
+                          hosts_dir=a.hosts_dir, workers=a.workers)
             room.close()
             print(r.line(), flush=True)
             results.append(r)
         if a.only in (None, "backlog"):
-            r = backlog(n, hands=a.hands, fsync=not a.no_fsync)
+            r = backlog(n, hands=a.hands, fsync=not a.no_fsync, workers=a.workers)
             print(r.line(), flush=True)
             results.append(r)
     if not a.no_write:

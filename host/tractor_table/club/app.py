@@ -132,7 +132,8 @@ async def hello(request: Request, token_id: int, body: Any) -> Any:
 async def batch(request: Request, token_id: int, body: Any) -> Any:
     status, out = await ingest.apply_batch(club(request).pool, token_id, body)
     if status == 200:  # what the server has for the host's tables (club/commands.py)
-        out["commands"] = await commands.pending(club(request).pool, ingest._host(body))
+        out["commands"] = await commands.pending(club(request).pool, ingest._host(body),
+                                                 maybe=out.pop("_commands"))
     return JSONResponse(out, status_code=status)
 
 

@@ -43,6 +43,11 @@ from .. import events
 from ..link import ttlink
 
 MAX_ITEMS = 500
+#: club/commands.py's ANY_SQL (that module imports this one)
+ANY_COMMANDS_SQL = ("SELECT EXISTS (SELECT 1 FROM round_marks m JOIN rounds r USING (round_id)"
+                    " WHERE m.table_id IS NULL AND r.state IN ('playing', 'time_called'))"
+                    " OR EXISTS (SELECT 1 FROM table_commands c JOIN table_heads h USING (table_id)"
+                    " WHERE c.done_at IS NULL AND h.host_id = %s)")
 _UID = re.compile(r"^[0-9A-Za-z:._-]{1,80}$")
 KINDS = ("session", "note", "snapshot", "event", "supersede", "restore", "verdict")
 VERDICTS = ("agreed", "disagreed", "unchecked", "not verified")
@@ -461,6 +466,11 @@ async def apply_batch(pool: AsyncConnectionPool, token_id: int, body: Any) -> tu
                     (last, host))
                 if beat is not None:
                     await _beat(conn, host, beat)
+                # whether the reply may carry table commands (club/commands.py), asked here
+                # rather than on a connection of its own
+                ask = await conn.execute(ANY_COMMANDS_SQL, (host,))
+            row = await ask.fetchone()
+            maybe = bool(row and row[0])
         except ChainError as exc:
             async with conn.transaction():
                 row = await (await conn.execute("SELECT table_id FROM tables WHERE uid = %s",
@@ -474,7 +484,7 @@ async def apply_batch(pool: AsyncConnectionPool, token_id: int, body: Any) -> tu
                     "SELECT acked_seq FROM hosts WHERE host_id = %s", (host,))).fetchone()
             return 422, {"error": f"refused, nothing of the batch applied: {exc}",
                          "seq": exc.seq, "acked": int(acked_row[0]) if acked_row else 0}
-    return 200, {"acked": last, "applied": applied, "heads": heads}
+    return 200, {"acked": last, "applied": applied, "heads": heads, "_commands": maybe}
 
 
 async def hello(pool: AsyncConnectionPool, token_id: int, body: Any) -> dict[str, Any]:
@@ -537,6 +547,10 @@ async def heartbeat(pool: AsyncConnectionPool, token_id: int, body: Any) -> dict
     host = _host(body)
     beat = validate_beat(body)
     async with pool.connection() as conn, conn.pipeline(), conn.transaction():
+        # what a heartbeat writes is the host's word of the moment, said again within
+        # seconds: its commit need not wait for the disk (a crash loses at most the
+        # last few, which the next ones replace); every batch's commit still waits
+        await conn.execute("SET LOCAL synchronous_commit = off")
         await _host_row(conn, host, token_id)
         await _beat(conn, host, beat)
     return {"ok": True}

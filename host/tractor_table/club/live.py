@@ -178,6 +178,9 @@ class Hub:
         seen: dict[int, str] = {}
         while True:
             await asyncio.sleep(every)
+            if not self.subs:
+                seen.clear()  # no page open in this process: nothing to keep current
+                continue
             try:
                 for t in await self.tiles(self.pool):
                     tid, words = t["table_id"], t["status"] + t["words"]

@@ -9,7 +9,7 @@ with exponential backoff and full jitter (0.5 s doubling to 30 s); the server
 applies each batch once whatever is resent (docs/club.md, "The upload"). Each
 batch carries a heartbeat (what the file holds per table and how much is not
 yet uploaded, which the room page shows when the host goes quiet), and after
-5 s without a batch one is sent on its own.
+10 s without a batch one is sent on its own.
 
 :class:`Uploader` runs as a thread beside a recorder (``wake()`` after each
 record); :func:`upload_file` drains a file once (``tractor-table club upload``).
@@ -31,7 +31,7 @@ import httpx
 from .. import __version__
 
 BATCH = 200
-HEARTBEAT_S = 5.0
+HEARTBEAT_S = 10.0  # after this long without a batch (each batch carries one)
 BACKOFF_START, BACKOFF_CAP = 0.5, 30.0
 
 
