@@ -24,7 +24,8 @@ the hands the flat-out run completed). After each run every table's event
 count on the server equals its host's.
 
     .venv/bin/python bench/bench_club.py                 # 60 tables each way; writes docs
-    .venv/bin/python bench/bench_club.py --tables 60 200 500 --flat-tables 60
+    .venv/bin/python bench/bench_club.py --tables 60 200 500 --flat-tables 60 --seconds 45 \
+        --browsers 8 --procs 4 --workers 2 --hosts-dir /dev/shm   # docs/performance.md's run
     .venv/bin/python bench/bench_club.py --tables 8 --flat-tables 8 --no-write
 
 ``run()`` is what the tests call (tests/club/test_club_bench.py: 8 tables in
