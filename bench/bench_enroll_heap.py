@@ -44,7 +44,7 @@ def main(argv: list[str]) -> int:
         flash = work / "flash"
         shutil.copytree(vt.store.parent, flash)
         compile_for_host(work / "sim", CHIP_SOURCE)
-        for src in (MPY_DIR / "vboard.py", MPY_DIR / "heapreport.py"):
+        for src in (MPY_DIR / "vboard.py", MPY_DIR / "hands.py", MPY_DIR / "heapreport.py"):
             compile_for_host(work / "sim", src)
         code = virtual_heap.resident_code(work / "table" / "firmware")
         proc = mpy.run(

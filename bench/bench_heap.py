@@ -8,7 +8,7 @@ the "heap" section of docs/firmware.md (and a summary into docs/performance.md).
    (its code objects, its globals, the qstrs it adds).
 2. Objects: a seeded three-hand game on the virtual table
    (``VirtualTable(heap_report=True)``); at its end
-   ``host/tractor_table/sim/virtual/mpy/heapreport.py`` drops the parts of the app
+   ``host/tractor_table/sim/board/mpy/heapreport.py`` drops the parts of the app
    one at a time, each followed by a collection.
 3. Peaks: the firmware's live peak (``VirtualTable.firmware_peak``: sampled
    every 64 loop turns after a collection, the simulated chips' share taken
@@ -21,6 +21,7 @@ matches, nothing written)
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import time
@@ -33,7 +34,7 @@ from tractor_table.errors import CommandError
 from tractor_table.events import Event
 from tractor_table.paths import DOCS_DIR
 from tractor_table.sim.virtual.game import BotGame
-from tractor_table.sim.virtual.runner import MPY_DIR, VirtualTable, compile_for_host
+from tractor_table.sim.virtual.runner import BOARD_SOURCES, VirtualTable, compile_for_host
 
 BUDGET = 160 * 1024
 #: the issue-11/21 bound on the calibrated RP2040 whole-match peak (half of the heap), and the goal
@@ -57,7 +58,7 @@ LOADED = [
     ("ttlink (link codec, device end)", ["ttlink"]),
     ("events (kinds, reasons)", ["events"]),
     ("table core (table, tablebase, tabledeal, tablesnap, tabletrick)", ["table"]),
-    ("display (model, SSD1306 driver)", ["display"]),
+    ("display (the renderer: model, frame buffer's code)", ["display"]),
     ("version", ["version"]),
     ("main (App)", ["main"]),
     ("device rules engine (drules*.py)", ["drules", "drules_hand"]),
@@ -74,8 +75,12 @@ ON_DEMAND = [
     ("enrollmode (enroll mode)", "enrollmode"),
     ("tableconfig, ruleopts (table.cfg and its options, at start; dropped after)", "tableconfig"),
     ("picoboard (the Pico's board: not on the virtual table)", "picoboard"),
+    ("ssd1306 (the SSD1306's driver: on the Pico, when the pin map names it)", "ssd1306"),
+    ("ssd1309 (the SSD1309's driver: on the Pico, when the pin map names it)", "ssd1309"),
     ("ttlink_host (the host's end: never on the table)", "ttlink_host"),
     ("vboard (the virtual table's board: not on the Pico)", "vboard"),
+    ("hands (the board's control protocol and hands at the readers, both modes: not on the Pico; "
+     "counted with the simulation)", "hands"),
 ]
 
 _MEASURE = """
@@ -108,7 +113,12 @@ def measure_modules(
     """(label, live bytes, of which qstr pools) per module loaded, the total,
     the same for the modules loaded on demand, and the last qstr_info line."""
     code = f"LOADED = {LOADED!r}\nON_DEMAND = {ON_DEMAND!r}\n" + _MEASURE
-    proc = mpy.run(code=code, path=[fw, MPY_DIR], heapsize="1M", timeout=60)
+    with tempfile.TemporaryDirectory(prefix="bench-heap-board-") as tmp:
+        # the fast board's modules alone: their folder also holds the board
+        # model's machine.py and time.py, which would replace the built-ins
+        for src in BOARD_SOURCES:
+            shutil.copy(src, tmp)
+        proc = mpy.run(code=code, path=[fw, Path(tmp)], heapsize="1M", timeout=60)
     if proc.returncode != 0:
         raise SystemExit(f"module measurement failed: {proc.stdout}{proc.stderr}")
     loaded: list[tuple[str, int, int]] = []

@@ -37,7 +37,7 @@ import enrollmode  # noqa: E402  (as main.App imports it for [APP_ENROLL, seat])
 enrollmode.command(app, [104, 2], board.ticks_ms())
 point("enroll mode on at seat 2", sim)
 for c in range(tags):
-    readers.waiting[2].append((vboard.uid_of(c),))
+    readers.hands.waiting[2].append((readers.chip.deck_uid(c),))
     for _ in range(20):
         if not app.step_safe(board.ticks_ms()):
             print("F", c)

@@ -1,15 +1,17 @@
-# The table's display: an SSD1306 128x64 OLED driver over I2C, and the display
-# model that renders the table core's state into 8 lines of 16 characters.
+# The table's display: the renderer (DisplayModel) that draws the table
+# core's state as 8 lines of 16 characters into a MONO_VLSB frame of the
+# geometry it is given (128x64, what the layout needs; hwconfig.DISPLAY_WIDTH
+# and DISPLAY_HEIGHT from hardware/pinmap.toml). The panel that shows the
+# frame has a driver of its own, which sends the frame's pages that changed
+# (ssd1306.py or ssd1309.py; picoboard.py picks it from the pin map):
+# docs/display.md.
 #
-# Hardware: SSD1306 controller, 128x64 monochrome, I2C (address 0x3C by
-# default), wired per hardware/pinmap.toml (firmware/hwconfig.py). The bus is
-# passed in (a machine.I2C, or any object with writeto/writevto).
 # Dependencies: framebuf (the rp2 port ships it), micropython.const.
 #
-# The model (DisplayModel) needs no hardware: it draws into a framebuf and
-# keeps the text of each line, so tests and the virtual table read what a
-# player would see. Under CPython (host tools, tests) there is no framebuf:
-# the model then keeps the lines only (HAVE_FRAMEBUF is False).
+# The model needs no hardware: it draws into a framebuf and keeps the text of
+# each line, so tests and the virtual table read what a player would see.
+# Under CPython (host tools, tests) there is no framebuf: the model then keeps
+# the lines only (HAVE_FRAMEBUF is False).
 try:
     import framebuf
 
@@ -29,86 +31,11 @@ except ImportError:
 import events as E
 import tablebase as T
 
+# the layout: 8 lines of 16 characters of framebuf's 8x8 font
 WIDTH = const(128)
 HEIGHT = const(64)
 LINES = const(8)
 COLS = const(16)
-ADDR = const(0x3C)
-
-# SSD1306 commands (datasheet section 9).
-_SET_CONTRAST = const(0x81)
-_DISPLAY_ALL_ON_RESUME = const(0xA4)
-_NORM_INV = const(0xA6)
-_DISPLAY_OFF = const(0xAE)
-_DISPLAY_ON = const(0xAF)
-_MEM_ADDR_MODE = const(0x20)
-_COL_ADDR = const(0x21)
-_PAGE_ADDR = const(0x22)
-_START_LINE = const(0x40)
-_SEG_REMAP = const(0xA1)
-_MUX_RATIO = const(0xA8)
-_COM_SCAN_DEC = const(0xC8)
-_DISPLAY_OFFSET = const(0xD3)
-_COM_PINS = const(0xDA)
-_CLOCK_DIV = const(0xD5)
-_PRECHARGE = const(0xD9)
-_VCOM_DESEL = const(0xDB)
-_CHARGE_PUMP = const(0x8D)
-
-# The power-up sequence for a 128x64 panel with its internal charge pump.
-INIT = bytes(
-    (
-        _DISPLAY_OFF,
-        _MEM_ADDR_MODE, 0x00,  # horizontal addressing
-        _START_LINE | 0x00,
-        _SEG_REMAP,  # column 127 is SEG0
-        _MUX_RATIO, HEIGHT - 1,
-        _COM_SCAN_DEC,  # scan from COM[N-1] to COM0
-        _DISPLAY_OFFSET, 0x00,
-        _COM_PINS, 0x12,  # alternative COM pins, for 64 rows
-        _CLOCK_DIV, 0x80,
-        _PRECHARGE, 0xF1,
-        _VCOM_DESEL, 0x30,
-        _SET_CONTRAST, 0xFF,
-        _DISPLAY_ALL_ON_RESUME,
-        _NORM_INV,
-        _CHARGE_PUMP, 0x14,
-        _DISPLAY_ON,
-    )
-)  # fmt: skip
-
-
-class SSD1306:
-    """Sends a 1024-byte MONO_VLSB frame to the panel: 8 pages of 128 columns."""
-
-    def __init__(self, i2c, addr=ADDR):
-        self.i2c = i2c
-        self.addr = addr
-        self._cmd = bytearray(2)  # control byte 0x80 (one command follows), command
-        self._cmd[0] = 0x80
-        self._data_prefix = b"\x40"  # control byte: the rest is display RAM data
-        self._window = bytes((_COL_ADDR, 0, WIDTH - 1, _PAGE_ADDR, 0, HEIGHT // 8 - 1))
-
-    def command(self, c):
-        self._cmd[1] = c
-        self.i2c.writeto(self.addr, self._cmd)
-
-    def init(self):
-        for c in INIT:
-            self.command(c)
-
-    def power(self, on):
-        self.command(_DISPLAY_ON if on else _DISPLAY_OFF)
-
-    def contrast(self, value):
-        self.command(_SET_CONTRAST)
-        self.command(value & 0xFF)
-
-    def show(self, buf):
-        for c in self._window:
-            self.command(c)
-        # one I2C transaction: the data control byte, then the frame
-        self.i2c.writevto(self.addr, (self._data_prefix, buf))
 
 
 RANKS = "23456789TJQKA"
@@ -148,13 +75,17 @@ def readers_text(down):
 
 
 class DisplayModel:
-    """Renders a table.Table into 8 text lines and a framebuf."""
+    """Renders a table.Table into 8 text lines and a MONO_VLSB frame of
+    ``width`` x ``height`` pixels (at least 128x64, rows a multiple of 8: the
+    8 lines of 16 characters at its top left)."""
 
-    def __init__(self):
-        self.buf = bytearray(WIDTH * HEIGHT // 8)
+    def __init__(self, width=WIDTH, height=HEIGHT):
+        if width < WIDTH or height < HEIGHT or height % 8:
+            raise ValueError("display %dx%d: the screen needs 128x64" % (width, height))
+        self.buf = bytearray(width * height // 8)
         self.fb = None
         if framebuf is not None:
-            self.fb = framebuf.FrameBuffer(self.buf, WIDTH, HEIGHT, framebuf.MONO_VLSB)
+            self.fb = framebuf.FrameBuffer(self.buf, width, height, framebuf.MONO_VLSB)
         self.lines = [""] * LINES
         # lines longer than COLS met while rendering (each cut to COLS): a
         # message that does not fit is a bug (tests/table/test_display_words.py)
@@ -166,6 +97,8 @@ class DisplayModel:
         # the seats whose reader does not answer (a bit per seat)
         self.shown = None
         self.readers_down = 0
+        self._drawn = [None] * LINES  # each line's text as the buffer holds it
+        self._inv = 0  # the message line is in inverse video
 
     def text_lines(self, t):
         """The 8 lines for the table's state (each at most 16 characters; a
@@ -257,13 +190,24 @@ class DisplayModel:
         fb = self.fb
         if fb is None:
             return self.buf
-        fb.fill(0)
+        # only the lines that changed since the last frame are drawn again (a
+        # tap changes one or two); the message line in inverse video: it is
+        # what needs attention
+        drawn = self._drawn
+        inv = 1 if t.message else 0
         for i in range(LINES):
-            fb.text(lines[i], 0, i * 8, 1)
-        if t.message:
-            # the message line in inverse video: it is what needs attention
-            fb.fill_rect(0, 56, WIDTH, 8, 1)
-            fb.text(lines[7], 0, 56, 0)
+            ln = lines[i]
+            if i == 7:
+                if ln == drawn[7] and inv == self._inv:
+                    break
+                self._inv = inv
+            elif ln == drawn[i]:
+                continue
+            drawn[i] = ln
+            y = i * 8
+            c = inv if i == 7 else 0
+            fb.fill_rect(0, y, WIDTH, 8, c)
+            fb.text(ln, 0, y, 1 - c)
         return self.buf
 
 

@@ -13,7 +13,7 @@ except ImportError:  # CPython: the virtual table and the host import this file 
 
 
 BOARD = "Raspberry Pi Pico"
-PINMAP_DIGEST = "7e9398d67342"  # sha256 of hardware/pinmap.toml, first 12 hex digits
+PINMAP_DIGEST = "f107a032adf8"  # sha256 of hardware/pinmap.toml, first 12 hex digits
 
 SEATS = const(4)
 
@@ -37,7 +37,8 @@ READER3_RSTPD_N = const(11)
 READER_CS = (0, 1, 2, 3)
 READER_RSTPD_N = (8, 9, 10, 11)
 
-# SSD1306 display on I2C
+# the display: an SSD1306 panel on I2C (its driver: firmware/ssd1306.py)
+DISPLAY_KIND = "SSD1306"
 I2C_ID = const(0)
 I2C_SDA = const(16)
 I2C_SCL = const(17)
@@ -45,6 +46,7 @@ I2C_FREQ = const(400000)
 DISPLAY_ADDR = const(0x3c)
 DISPLAY_WIDTH = const(128)
 DISPLAY_HEIGHT = const(64)
+DISPLAY_RESET = const(-1)  # RES#, -1: none (the module resets itself)
 
 # seat buttons: switch to GND, internal pull-up, pressed reads 0
 BUTTON0 = const(12)

@@ -1,10 +1,11 @@
 # The real table's board for main.App (the interface is described in
 # main.py): pins from hwconfig.py, the PN532 readers (picohw.readers) through
-# the scanner, the SSD1306 display on I2C, four buttons (ButtonDecoder), a PWM
-# buzzer, flash (persist.Store) and the USB serial (ttlink_io.StdioPort).
+# the scanner, the display on I2C (the panel the pin map names: ssd1306.py or
+# ssd1309.py), four buttons (ButtonDecoder), a PWM buzzer, flash
+# (persist.Store) and the USB serial (ttlink_io.StdioPort).
 #
 # Loaded only on the Pico, by main.main(): the virtual table brings its own
-# board (host/tractor_table/sim/virtual/mpy/vboard.py), and main.py, which the
+# board (host/tractor_table/sim/board/mpy/vboard.py), and main.py, which the
 # Pico compiles from source at every start, stays small.
 import events as E
 import tablebase as T
@@ -88,7 +89,7 @@ _TONES = ((0, 0), (2000, 15), (1500, 60), (400, 400), (2500, 120), (3000, 400))
 
 class PicoBoard:
     """The real table: pins from hwconfig.py, PN532 readers on SPI through the
-    scanner, the SSD1306 on I2C, four buttons, a PWM buzzer, flash, USB serial."""
+    scanner, the display's panel on I2C, four buttons, a PWM buzzer, flash, USB serial."""
 
     def __init__(self, machine=None, store_path="/table.json"):
         # machine: the rp2 port's module, or (tests) a stand-in with the same classes
@@ -106,7 +107,6 @@ class PicoBoard:
         import picohw
         import scanner
         import ttlink_io
-        from display import SSD1306
 
         self._time = time
         self._pressed = H.BUTTON_PRESSED  # hwconfig is not kept (main.configured_app drops it)
@@ -134,16 +134,22 @@ class PicoBoard:
         self.display_errors = 0  # I2C errors of the display
         self.display_inits = 0  # times it was set up again after one
         self._display_retry = 0  # ticks_ms of the next set-up, while it is down
-        # the text of each page as last sent (None: the display RAM is unknown)
-        self._lines = [None] * 8
-        self._sent = None
-        self._oled = SSD1306(
-            I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ),
-            H.DISPLAY_ADDR,
-        )
+        # the display's driver: the panel the pin map names, and only its module
+        i2c = I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ)
+        if H.DISPLAY_KIND == "SSD1309":
+            from ssd1309 import SSD1309
+
+            rst = H.DISPLAY_RESET  # RES#, or -1: an RC power-on reset on the module
+            self.panel = SSD1309(
+                i2c, H.DISPLAY_ADDR, H.DISPLAY_WIDTH, H.DISPLAY_HEIGHT, Pin(rst, Pin.OUT, value=1) if rst >= 0 else None
+            )
+        else:
+            from ssd1306 import SSD1306
+
+            self.panel = SSD1306(i2c, H.DISPLAY_ADDR, H.DISPLAY_WIDTH, H.DISPLAY_HEIGHT)
         try:
-            self._oled.init()
-            self.oled = self._oled
+            self.panel.init()
+            self.oled = self.panel
         except OSError:
             self.display_errors += 1
             self._display_retry = time.ticks_add(time.ticks_ms(), DISPLAY_RETRY_MS)
@@ -246,16 +252,18 @@ class PicoBoard:
         if self.oled is None and t.ticks_diff(t.ticks_ms(), self._display_retry) >= 0:
             # down since an I2C error: set it up again, from time to time
             try:
-                self._oled.init()
-                self.oled = self._oled
-                self._sent = None  # its RAM is unknown: a whole frame
+                self.panel.init()  # its RAM is unknown: the next frame is whole
+                self.oled = self.panel
                 self.display_inits += 1
                 print("display: back after %d I2C error(s)" % self.display_errors)
             except OSError:
                 self._display_retry = t.ticks_add(t.ticks_ms(), DISPLAY_RETRY_MS)
         if self.oled is not None:
             try:
-                self._draw(self.oled, buf, lines)
+                # the pages whose text line changed (the driver's update):
+                # line 7 is in inverse video exactly when it holds a message
+                # (display.DisplayModel.render), so its text is its page's key
+                self.oled.update(buf, lines)
             except OSError:
                 # the display went away: play on without it, try again later
                 self.oled = None
@@ -263,37 +271,6 @@ class PicoBoard:
                 self._display_retry = t.ticks_add(t.ticks_ms(), DISPLAY_RETRY_MS)
                 print("display: I2C error %d, set up again in %d ms" % (self.display_errors, DISPLAY_RETRY_MS))
         self.led.value(0)
-
-    def _draw(self, oled, buf, lines):
-        # Only the pages whose text line changed since the last frame: a whole
-        # frame is 1 KB, about 24 ms of I2C at 400 kHz, that the readers wait
-        # behind; a tap changes a line or two. Line 7 is in inverse video
-        # exactly when it holds a message (display.DisplayModel.render), so a
-        # change of its video is a change of its text: its page alone is sent.
-        # A failed write leaves the RAM unknown (_sent None): the next frame is whole.
-        sent = self._sent
-        if sent is None:
-            oled.show(buf)  # the first frame, or the first after an I2C error
-            sent = self._sent = self._lines
-            for i in range(8):
-                sent[i] = lines[i]
-            return
-        self._sent = None
-        p = 0
-        while p < 8:
-            if lines[p] == sent[p]:
-                p += 1
-                continue
-            q = p
-            while q < 7 and lines[q + 1] != sent[q + 1]:
-                q += 1
-            for c in (0x21, 0, 127, 0x22, p, q):  # columns 0-127, pages p-q
-                oled.command(c)
-            oled.i2c.writevto(oled.addr, (b"\x40", memoryview(buf)[p * 128 : (q + 1) * 128]))
-            while p <= q:
-                sent[p] = lines[p]
-                p += 1
-        self._sent = sent
 
     def beep(self, sound):
         freq, ms = _TONES[sound]

@@ -3,7 +3,7 @@
 Hardware:
     Everything in hwconfig.py: four PN532 readers on SPI (each answers
     GetFirmwareVersion after a hard reset through its RSTPD_N line, then takes
-    its set-up), the SSD1306 on I2C (answers at its address), four seat
+    its set-up), the display on I2C (answers at its address), four seat
     buttons (read released at rest), the LED and the buzzer (switched on for
     the builder to see and hear). Interactive mode then asks for a card tap and
     a button press at each seat, which proves the whole path from sticker to
@@ -245,6 +245,10 @@ def main(interactive=True):
 
     readers = picohw.readers(machine)
     i2c = I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ)
+    if H.DISPLAY_RESET >= 0:
+        # an SSD1309's RES#: the pin's pull-down holds it in reset (no answer
+        # on I2C) until it is driven high
+        Pin(H.DISPLAY_RESET, Pin.OUT, value=1)
     buttons = [Pin(p, Pin.IN, Pin.PULL_UP) for p in H.BUTTONS]
     led = Pin(H.LED, Pin.OUT, value=0)
     pwm = PWM(Pin(H.BUZZER))

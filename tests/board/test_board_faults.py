@@ -73,7 +73,7 @@ def test_a_hung_loop_is_reset_by_the_watchdog_and_resumes_from_flash(compiled: P
         wait_board_saved(vt.image, compiled, 1)
         frames = vt.frames
         ups = len(_ups(vt))
-        vt._send(b"H\n")
+        vt.hang()
         assert vt.wait(lambda: vt.restored and vt.frames > frames and vt.lines[2].startswith("trick"), 30), (
             vt.lines, vt.firmware_errors(), vt.power_ups, vt.restored, vt.frames, frames)
         # the lead of trick 2 is lost, or was saved with trick 1
@@ -96,7 +96,7 @@ def test_a_display_that_stops_answering_comes_back(compiled: Path) -> None:
     with vt:
         game = BotGame(vt, rules, seed=2, strength=1, say=lambda _s: None, event_timeout=20)
         assert game.start_hand(vt.next_event(20)) == "play"
-        vt._send(b"I 1000\n")  # no ACK from the display for 1 s of board time
+        vt.display_off(1000)  # no ACK from the display for 1 s of board time
         game.play_one()  # redraws: the first fails, the display is dropped
         assert vt.wait(lambda: any("display: I2C error 1" in d for d in device), 20), device
         frames = vt.frames
@@ -107,6 +107,11 @@ def test_a_display_that_stops_answering_comes_back(compiled: Path) -> None:
         hand = game.hand
         assert hand is not None
         assert vt.wait(lambda: vt.lines[2].startswith(f"trick1 S{hand.next_seat()}"), 10), vt.lines
+        # the control protocol's "P n" (docs/firmware.md): answered once the
+        # table has taken every input sent before it, as on the fast board
+        game.play_one()
+        assert vt.settle(30), vt.firmware_errors()
+        assert vt.board_says == []
 
 
 def test_power_cut_at_a_save_resumes_from_the_flash_image(compiled: Path) -> None:

@@ -205,7 +205,7 @@ def test_cpu_time_is_wall_time_less_the_wait_for_a_cpu() -> None:
 
 def test_board_files_are_micropython_only_where_said() -> None:
     # the models named in the docs exist
-    for name in ("machine.py", "time.py", "vclock.py", "ssd1306sim.py", "picoboot.py", "pico.py"):
+    for name in ("machine.py", "time.py", "vclock.py", "ssd1306sim.py", "picoboot.py", "start.py"):
         assert (ROOT / "host" / "tractor_table" / "sim" / "board" / "mpy" / name).is_file(), name
     assert (ROOT / "tests" / "support" / "board_rig.py").is_file()
 

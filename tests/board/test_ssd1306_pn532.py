@@ -1,15 +1,15 @@
-"""The SSD1306 model fed by the firmware's own driver (display.SSD1306), its
-RAM as text and PNG; the PN532 models read by the firmware's pn532.py and
+"""The SSD1306 model fed by the firmware's own driver (ssd1306.SSD1306), its RAM read back as text and as a PNG through the host's frame
+decoder (monoframe); the PN532 models read by the firmware's pn532.py and
 picohw.readers over the board model's machine.SPI."""
 
 from __future__ import annotations
 
 import sys
-import zlib
 
 import pytest
 from board_rig import BOARD, FIRMWARE, on_board
-from tractor_table.sim.board.png import console_art, pixel, png_bytes
+from tractor_table import png
+from tractor_table.monoframe import OFF, ON, Frame
 
 
 @pytest.fixture()
@@ -17,10 +17,10 @@ def models() -> object:
     for p in (str(BOARD), str(FIRMWARE)):
         if p not in sys.path:
             sys.path.insert(0, p)
-    import display
+    import ssd1306
     import ssd1306sim
 
-    return display, ssd1306sim
+    return ssd1306, ssd1306sim
 
 
 class _Bus:
@@ -39,21 +39,38 @@ class _Bus:
 
 
 def test_ssd1306_keeps_what_the_driver_sends(models: tuple[object, object]) -> None:
-    display, sim = models
+    driver, sim = models
     oled = sim.SSD1306Chip()  # type: ignore[attr-defined]
-    drv = display.SSD1306(_Bus(oled))  # type: ignore[attr-defined]
+    drv = driver.SSD1306(_Bus(oled), 0x3C, 128, 64)  # type: ignore[attr-defined]
     drv.init()
     assert oled.display_on and oled.seg_remap and oled.com_reverse and oled.charge_pump
     assert oled.mode == 0 and oled.contrast == 0xFF and oled.mux == 63
     frame = bytes((i * 7) & 0xFF for i in range(1024))
-    drv.show(frame)
+    keys = [str(p) for p in range(8)]
+    drv.update(frame, keys)  # the first frame after init: whole
     assert bytes(oled.ram) == frame
-    assert oled.frames == 1
-    # a second frame after a partial one: the window restarts at (0, 0)
+    assert oled.frames == 1 and oled.full_frames == 1
+    assert bytes(oled.glass()) == frame  # A1/C8 and the charge pump: the RAM as drawn
+    # a stray write between frames: the next window restarts at (0, 0)
     oled.write(b"\x40" + bytes(100))
-    assert oled.frames == 1  # not a whole frame
-    drv.show(bytes(1024))
-    assert bytes(oled.ram) == bytes(1024) and oled.frames == 2
+    assert oled.frames == 1  # not a whole window
+    # pages 2-3 and 6 changed keys: those pages alone, as two windows
+    frame2 = bytearray(frame)
+    for p in (2, 3, 6):
+        frame2[p * 128 : (p + 1) * 128] = bytes(128)
+        keys[p] = "changed"
+    sent = oled.data_bytes
+    drv.update(bytes(frame2), keys)
+    assert oled.data_bytes - sent == 3 * 128 and oled.frames == 3 and oled.full_frames == 1
+    assert bytes(oled.ram[128:]) == bytes(frame2[128:])  # page 0 holds the stray bytes
+    # nothing changed: nothing sent
+    sent = oled.data_bytes
+    drv.update(bytes(frame2), keys)
+    assert oled.data_bytes == sent
+    # a set-up again (after an I2C error): the next frame is whole
+    drv.init()
+    drv.update(bytes(1024), keys)
+    assert bytes(oled.ram) == bytes(1024) and oled.full_frames == 2
 
 
 def test_ssd1306_page_mode_and_display_off(models: tuple[object, object]) -> None:
@@ -69,24 +86,22 @@ def test_ssd1306_page_mode_and_display_off(models: tuple[object, object]) -> Non
     assert oled.display_on
 
 
-def test_png_and_console_art() -> None:
+def test_the_frame_decoder_and_its_png() -> None:
     ram = bytearray(1024)
     ram[0] = 0x01  # pixel (0, 0)
     ram[128 + 5] = 0x80  # pixel (5, 15)
-    assert pixel(ram, 0, 0) == 1 and pixel(ram, 5, 15) == 1 and pixel(ram, 1, 0) == 0
-    data = png_bytes(ram, scale=2)
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    assert (width, height) == (256, 128)
-    idat = data.index(b"IDAT")
-    n = int.from_bytes(data[idat - 4 : idat], "big")
-    raw = zlib.decompress(data[idat + 4 : idat + 4 + n])
-    assert len(raw) == 128 * (1 + 256)
-    assert raw[1] == 0xFF and raw[3] == 0x10  # (0, 0) lit, (1, 0) dark
-    art = console_art(ram)
+    f = Frame(ram)
+    assert f.pixel(0, 0) and f.pixel(5, 15) and not f.pixel(1, 0) and f.lit() == 2
+    im = png.decode(f.png(scale=2, border=0))
+    assert (im.width, im.height) == (256, 128)
+    assert im.pixel(0, 0) == im.pixel(1, 1) == ON and im.pixel(2, 0) == OFF
+    assert im.pixel(10, 30) == ON and im.pixel(10, 28) == OFF  # (5, 15) at 2x
+    art = f.half_blocks()
     assert len(art) == 32 and art[0][0] == "▀"
-    with pytest.raises(ValueError, match="1024 bytes"):
-        png_bytes(bytes(10))
+    with pytest.raises(ValueError, match="1024 bytes, not 10"):
+        Frame(bytes(10))
+    with pytest.raises(IndexError, match="outside"):
+        f.pixel(128, 0)
 
 
 def test_display_text_read_back_from_the_ram() -> None:
@@ -98,23 +113,22 @@ def test_display_text_read_back_from_the_ram() -> None:
     m.fb.fill_rect(0, 56, 128, 8, 1)
     m.fb.text("err: bad", 0, 56, 0)
     from machine import I2C, Pin
-    d = display.SSD1306(I2C(0, sda=Pin(16), scl=Pin(17)), 0x3C)
+    import ssd1306
+    d = ssd1306.SSD1306(I2C(0, sda=Pin(16), scl=Pin(17)), 0x3C, 128, 64)
     d.init()
     t = time.ticks_us()
-    d.show(m.buf)
+    d.update(m.buf, m.lines)
     print("us", time.ticks_diff(time.ticks_us(), t))
     print("font", binascii.hexlify(picoboot.font_table()).decode())
     print("ram", binascii.hexlify(board.oled.ram).decode())
     """)
-    from tractor_table.sim.board.runner import text_lines
-
     font = bytes.fromhex(out.split("font ")[1].split()[0])
     ram = bytes.fromhex(out.split("ram ")[1].split()[0])
-    lines = text_lines(ram, font)
+    lines = Frame(ram).text_lines(font)
     assert lines[0] == "H1 2/2 NT"
     assert lines[7] == "err: bad"  # inverse video reads too
     assert lines[1:7] == [""] * 6
-    # 1,025 bytes and 6 commands at 400 kHz: about 24 ms on the bus
+    # 1,025 bytes and the window (7 bytes, one transaction) at 400 kHz: about 24 ms on the bus
     us = int(out.split("us ")[1].split()[0])
     assert 23_000 < us < 30_000
 

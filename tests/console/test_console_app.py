@@ -127,12 +127,13 @@ def test_bots_play_a_hand_taps_and_quit(tmp_path: Path) -> None:
         assert source.game is not None and source.game.disagreements == []
 
         # the pixels too (key d): the frame firmware/display.py draws, as half blocks
-        from tractor_table.screens import frame_of_lines, half_blocks
+        from tractor_table.monoframe import Frame
+        from tractor_table.screens import frame_of_lines
 
         await pilot.press("d")
         # 140x45 has no room for 128 columns of pixels: the whole frame at half size
         await until(pilot, lambda: pane(app, "display").split("\n")
-                    == half_blocks(frame_of_lines(list(source.vt.lines)), 2))
+                    == Frame(frame_of_lines(list(source.vt.lines))).half_blocks(2))
         shown = pane(app, "display").split("\n")
         assert len(shown) == 16 and {len(x) for x in shown} == {64} and any("█" in x for x in shown)
         await pilot.press("d")

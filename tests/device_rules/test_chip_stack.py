@@ -1,6 +1,6 @@
 """The device engine on the RP2040's C stack: every case of every corpus (the
 adversarial regression data and the conformance cases) answered by the device
-engine on a thread with the chip's stack (``virtual/mpy/chipstack.py``, the
+engine on a thread with the chip's stack (``sim/board/mpy/chipstack.py``, the
 mechanism the virtual table and the board model run the firmware under), so
 that a check that recurses deeper than the chip allows fails here as on the
 chip. Before the sweep was made iterative, ``adv-21`` and ``adv-beyond-1``
@@ -14,11 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from tractor_table import mpy
-from tractor_table.paths import FIRMWARE_DIR
+from tractor_table.sim.engine import CHIPSTACK_DIR, EngineProcess
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNNER_DIR = ROOT / "host" / "tractor_table" / "device_runner"
-CHIPSTACK_DIR = ROOT / "host" / "tractor_table" / "sim" / "virtual" / "mpy"
 CORPORA = [
     *sorted((ROOT / "tests" / "device_rules" / "data").glob("*.jsonl")),
     *sorted((ROOT / "tests" / "engine" / "conformance").glob("*.jsonl")),
@@ -27,16 +25,11 @@ CORPORA = [
 
 
 def chip_answers(lines: list[str], stack: int | None = None) -> list[dict[str, Any]]:
-    """Each case answered by the device engine on the chip's stack."""
-    proc = mpy.run(
-        RUNNER_DIR / "chipjudge_mp.py",
-        path=[FIRMWARE_DIR, RUNNER_DIR, CHIPSTACK_DIR],
-        heapsize="4M",
-        args=[] if stack is None else [str(stack)],
-        input="\n".join(lines) + "\n",
-    )
-    assert proc.returncode == 0, proc.stderr
-    return [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
+    """Each case answered by the device engine on the chip's stack (the
+    "chipjudge" runner; a process that stops fails the test with its error)."""
+    args = [] if stack is None else [str(stack)]
+    with EngineProcess("chipjudge", args=args, heapsize="4M") as dev:
+        return [dev.ask(json.loads(x)) for x in lines]
 
 
 def corpus_lines() -> list[str]:
@@ -75,8 +68,12 @@ def test_the_chips_stack_fails_a_deep_recursion() -> None:
         "    return -1\n"
         "print(chipstack.run(probe))\n"
     )
+    # On a busy machine about half the runs end in SIGSEGV (measured: 1 in 40
+    # at load 12 with one probe, 82 in 160 with four side by side), so the test
+    # tries until two runs have answered, within a bound that a run which never
+    # answers cannot pass.
     depths = []
-    for _ in range(8):
+    for _ in range(60):
         proc = mpy.run(code=code, path=[CHIPSTACK_DIR])
         if proc.returncode == 0:
             depths.append(int(proc.stdout.strip()))

@@ -54,7 +54,7 @@ def test_every_package_is_listed() -> None:
     listed = tool["packages"]
     assert isinstance(listed, list)
     assert sorted(listed) == sorted(_found_packages(tool) | _data_folders(tool))
-    assert "tractor_table.sim.virtual.mpy" in listed
+    assert "tractor_table.sim.board.mpy" in listed
 
 
 def test_every_loaded_non_package_file_is_package_data() -> None:

@@ -1,8 +1,8 @@
 """The simulators live in their own room: no product module (the link, the
 records, the reports, the console, deploy, the club) imports anything from
 ``tractor_table.sim``: the virtual table (``sim.virtual``), the board model
-(``sim.board``), the PN532 simulator (``sim.pn532sim``) or the SSD1306 model
-(``ssd1306sim``). The simulators may import the product; the command line
+(``sim.board``), the PN532 simulator (``sim.pn532sim``) or the display panels'
+models (``ssd1306sim``, ``ssd1309sim``). The simulators may import the product; the command line
 (``tractor_table.commands``) wires the two together.
 
 Imports are read from the source (module level and inside functions, relative
@@ -17,10 +17,10 @@ from pathlib import Path
 
 HOST = Path(__file__).resolve().parents[2] / "host" / "tractor_table"
 #: the product: packages and modules that run against a real table
-PRODUCT = ("link", "records", "report", "console", "club", "deploy.py")
+PRODUCT = ("link", "records", "report", "console", "club", "deploy")
 #: the simulators
 SIMULATORS = ("tractor_table.sim",)
-SIM_MODULES = ("ssd1306sim",)
+SIM_MODULES = ("ssd1306sim", "ssd1309sim")
 
 
 def product_files() -> list[Path]:
@@ -89,7 +89,7 @@ def is_simulator(module: str) -> bool:
 
 def test_no_product_module_imports_a_simulator() -> None:
     files = product_files()
-    assert len(files) > 30 and HOST / "deploy.py" in files
+    assert len(files) > 30 and HOST / "deploy" / "install.py" in files
     bad = [
         f"{path.relative_to(HOST.parents[1])}:{line}: imports {mod}"
         for path in files
@@ -97,7 +97,7 @@ def test_no_product_module_imports_a_simulator() -> None:
         if is_simulator(mod)
     ]
     assert bad == [], (
-        "product code must not import the simulators (sim/, ssd1306sim); "
+        "product code must not import the simulators (sim/, ssd1306sim, ssd1309sim); "
         "move what both need beside them, or the simulator's part into the simulators:\n" + "\n".join(bad)
     )
 

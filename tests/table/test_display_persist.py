@@ -4,8 +4,8 @@
 # the restore, checks the kitty turned up itself (it was tablereveal's); 104K
 # before, 112K before the heap work: the firmware's own budget, from .mpy
 # files, is checked by test_virtual_table.)
-# The display (SSD1306 bytes on the I2C bus, the display model's lines and
-# pixels) and flash persistence (atomic save, load, damaged files).
+# The display (the display model's lines and pixels; the panels' drivers:
+# test_display_panels.py) and flash persistence (atomic save, load, damaged files).
 import os
 
 import display as D
@@ -13,48 +13,6 @@ import events as E
 import persist
 import table as T
 from tablescript import deal_to_play, make, play_trick
-
-
-class FakeI2C:
-    """Records every I2C transaction as (address, bytes)."""
-
-    def __init__(self):
-        self.writes = []
-
-    def writeto(self, addr, buf):
-        self.writes.append((addr, bytes(buf)))
-
-    def writevto(self, addr, bufs):
-        data = b""
-        for b in bufs:
-            data += bytes(b)
-        self.writes.append((addr, data))
-
-
-def test_ssd1306_init_and_frame_bytes():
-    bus = FakeI2C()
-    oled = D.SSD1306(bus)
-    oled.init()
-    # every init command goes as its own transaction: control byte 0x80, command
-    assert len(bus.writes) == len(D.INIT)
-    for i in range(len(D.INIT)):
-        assert bus.writes[i] == (0x3C, bytes((0x80, D.INIT[i])))
-    assert bus.writes[0][1][1] == 0xAE  # display off first
-    assert bus.writes[-1][1][1] == 0xAF  # display on last
-    charge = list(D.INIT).index(0x8D)
-    assert D.INIT[charge + 1] == 0x14  # the charge pump enabled
-    bus.writes = []
-    frame = bytearray(1024)
-    frame[0] = 0x81
-    frame[1023] = 0x7E
-    oled.show(frame)
-    # the window: columns 0-127, pages 0-7; then one data transaction
-    window = [w[1][1] for w in bus.writes[:6]]
-    assert window == [0x21, 0, 127, 0x22, 0, 7]
-    addr, data = bus.writes[6]
-    assert addr == 0x3C and len(data) == 1025
-    assert data[0] == 0x40 and data[1] == 0x81 and data[1024] == 0x7E
-    assert len(bus.writes) == 7
 
 
 def test_card_names():

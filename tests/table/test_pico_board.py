@@ -5,6 +5,7 @@
 # SPI bus with no chip on it) reported as reader faults, not a crash.
 # Needs MicroPython's time (ticks_ms...): under CPython it only checks that the
 # board is not built without it.
+import sys
 import time
 
 import events as E
@@ -121,10 +122,14 @@ def test_board_on_a_stand_in_machine():
     assert WDT.made is not None and WDT.made.timeout == 8000
     b.feed()
     assert WDT.made.feeds == 1
-    # the display was set up over I2C at its address: one command per write
+    # the display (the pin map's panel: ssd1306.py, and not the other
+    # driver) was set up over I2C at its address: command transactions,
+    # display off first and on last
     bus = I2C.last
-    assert bus.writes[0] == (H.DISPLAY_ADDR, bytes((0x80, 0xAE)))
-    assert bus.writes[-1] == (H.DISPLAY_ADDR, bytes((0x80, 0xAF)))
+    assert H.DISPLAY_KIND == "SSD1306"
+    assert "ssd1306" in sys.modules and "ssd1309" not in sys.modules
+    assert bus.writes[0][0] == H.DISPLAY_ADDR and bus.writes[0][1][:2] == bytes((0x00, 0xAE))
+    assert bus.writes[-1][0] == H.DISPLAY_ADDR and bus.writes[-1][1][0] == 0x00 and bus.writes[-1][1][-1] == 0xAF
     # chip selects idle high, buttons pulled up
     for p in H.READER_CS:
         assert Pin.made[p].level == 1
@@ -157,10 +162,11 @@ def test_board_on_a_stand_in_machine():
     time.sleep_ms(450)
     b.taps(time.ticks_ms())
     assert PWM.last.duty == 0  # the 400 ms tone ended, checked by the loop
-    # the frame goes out in one I2C transaction after the window commands
+    # the frame goes out in one I2C transaction after the window's
     n = len(bus.writes)
     b.show(bytearray(1024), [""] * 8)
-    assert len(bus.writes) == n + 7 and len(bus.writes[-1][1]) == 1025
+    assert bus.writes[n] == (H.DISPLAY_ADDR, bytes((0x00, 0x21, 0, 127, 0x22, 0, 7)))
+    assert len(bus.writes) == n + 2 and len(bus.writes[-1][1]) == 1025
     # the next frames: only the pages whose text line changed (a whole frame
     # is about 24 ms of I2C that the readers wait behind), in one transaction
     # after a window of those pages
@@ -170,7 +176,7 @@ def test_board_on_a_stand_in_machine():
     lines[2] = "trick1 S0"
     n = len(bus.writes)
     b.show(frame, lines)
-    window = [(H.DISPLAY_ADDR, bytes((0x80, c))) for c in (0x21, 0, 127, 0x22, 2, 2)]
+    window = [(H.DISPLAY_ADDR, bytes((0x00, 0x21, 0, 127, 0x22, 2, 2)))]
     assert bus.writes[n:] == window + [(H.DISPLAY_ADDR, b"\x40" + bytes(frame[256:384]))], bus.writes[n:]
     n = len(bus.writes)
     b.show(frame, lines)
@@ -180,7 +186,7 @@ def test_board_on_a_stand_in_machine():
     frame[1023] = 0xFF
     lines[7] = "S1 out of turn"
     b.show(frame, lines)
-    window = [(H.DISPLAY_ADDR, bytes((0x80, c))) for c in (0x21, 0, 127, 0x22, 7, 7)]
+    window = [(H.DISPLAY_ADDR, bytes((0x00, 0x21, 0, 127, 0x22, 7, 7)))]
     assert bus.writes[n:] == window + [(H.DISPLAY_ADDR, b"\x40" + bytes(frame[896:1024]))], bus.writes[n:]
     n = len(bus.writes)
     # a failed write leaves the display's RAM unknown: once the display is

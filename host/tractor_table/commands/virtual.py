@@ -82,7 +82,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--png", type=Path, metavar="FILE",
-        help="with --board pico: write the display as the SSD1306 model shows it at the end, as a PNG",
+        help="with --board pico: write the display as the board's display model holds it at the end, as a PNG",
     )
     parser.add_argument(
         "--heapsize",
@@ -308,16 +308,16 @@ def _play(args: argparse.Namespace, vt: VirtualTable, rules: Any, verifier: Any,
     for d in verifier.disagreements[:10]:
         print("  " + d.show())
     if args.png is not None and pixels:
-        from ..sim.board.png import png_bytes
+        from ..monoframe import Frame
         from ._files import write_atomic
 
-        write_atomic(args.png, png_bytes(pixels), "--png")
-        print(f"display written to {args.png} (the SSD1306 model's RAM, 4x)")
+        write_atomic(args.png, Frame(pixels).png(), "--png")
+        print(f"display written to {args.png} (the display model's RAM, 4x)")
     figures = getattr(vt, "figures", None)
     if figures:
         print(board_summary(figures, getattr(vt, "wall_ms", -1)))
     if args.readers == "spi":
-        what = "the board's device models" if args.board == "pico" else "the simulated chips"
+        what = "the board's device models" if args.board == "pico" else "the simulated chips and hands"
         print(
             f"readers: at most {vt.max_fields_on} RF field on at a time, {vt.collisions} bus collisions; "
             f"{what} took {vt.sim_bytes} bytes of the heap (not counted above)"

@@ -42,7 +42,7 @@ from ..link.notes import (
     typed,
 )
 from ..link.verifier import Verifier
-from ..vocab import AppCode, readers_status
+from ..vocab.enums import AppCode, readers_status
 from .colour import coloured
 from .model import GameView, LinkView, describe_event
 from .source import APP_LINES, APP_REPLY, APP_STATE, TableSource
@@ -463,7 +463,7 @@ class ConsoleApp(App[int]):
         """Pixels per half block for a terminal of this size (the app's own by
         default): 1 draws the whole frame 1:1 (128x32 characters), more draws it
         smaller; None: even the smallest does not fit."""
-        from ..screens import block_size
+        from ..monoframe import block_size
 
         width, height = size if size is not None else self.size
         cols, rows = self.pixel_room(width, height)
@@ -475,7 +475,7 @@ class ConsoleApp(App[int]):
 
     def pixels_need(self, scale: int) -> tuple[int, int]:
         """The smallest terminal (columns, rows) that shows the pixels at this scale."""
-        from ..screens import block_size
+        from ..monoframe import block_size
 
         cols, rows = block_size(scale)
         width = cols + 2 + PIXEL_ROOM_NARROW
@@ -497,15 +497,16 @@ class ConsoleApp(App[int]):
             return "(not known yet)"
         key = (tuple(lines), scale)
         if self._pixels_cache[0] != key:
-            from ..screens import frame_of_lines, half_blocks
+            from ..monoframe import Frame
+            from ..screens import frame_of_lines
 
-            self._pixels_cache = (key, "\n".join(half_blocks(frame_of_lines(lines), scale)))
+            self._pixels_cache = (key, "\n".join(Frame(frame_of_lines(lines)).half_blocks(scale)))
         return self._pixels_cache[1]
 
     def _place_pixels(self) -> None:
         """The display pane's size: 20 columns for the text; with the pixels, as
         wide and high as the frame at its scale (console.tcss's otherwise)."""
-        from ..screens import block_size
+        from ..monoframe import block_size
 
         scale = self.pixel_scale() if self.show_pixels else None
         pane = self.query_one("#display", Pane)

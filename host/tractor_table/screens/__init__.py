@@ -3,11 +3,14 @@
 :func:`render_all` runs ``mpy_screens.py`` under MicroPython's unix port: the
 real table core (``firmware/table.py``, ``main.App``, the device rules
 engine) plays a scripted hand and ``firmware/display.py`` draws every screen
-into its framebuf (MONO_VLSB, 128x64, as sent to the SSD1306); the frames
-come back here and become PNG pictures (:func:`png_of`, standard library
-only) or Unicode half blocks for a terminal (:func:`half_blocks`, the
-console's display pane). ``python -m tractor_table.screens docs/display``
-(``make screens``) writes every screen and the page ``docs/display.md``."""
+into its framebuf (MONO_VLSB, 128x64); the frames come back here and become
+PNG pictures or Unicode half blocks for a terminal (the console's display
+pane) through :mod:`tractor_table.monoframe`, the host's one frame decoder.
+With a panel (:data:`PANELS`), each frame also goes through that panel's
+firmware driver into the board model's model of the panel, and the picture
+is what its glass shows. ``python -m tractor_table.screens docs/display``
+(``make screens``) writes every screen, the second panel's in a folder of its
+own, and the page ``docs/display.md``."""
 
 from __future__ import annotations
 
@@ -16,12 +19,16 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import png
+from ..monoframe import HEIGHT, WIDTH, Frame, frame_size
 
-WIDTH, HEIGHT = 128, 64
 SCRIPT = Path(__file__).resolve().parent / "mpy_screens.py"
-#: the panel's look: lit pixels light blue-white on a near-black glass
-ON, OFF = (200, 230, 255), (12, 16, 24)
+#: the panel models ``mpy_screens.py`` drives a panel's firmware driver into
+#: (the board model's ``ssd1306sim.py``, ``ssd1309sim.py``): a folder of
+#: MicroPython files put on its path, not imported here
+PANEL_MODELS = Path(__file__).resolve().parents[1] / "sim" / "board" / "mpy"
+#: the second panel (docs/display.md, Panels): its pictures in docs/display/<kind lower>/,
+#: drawn white, as the common white 2.42" module shows them
+PANELS = {"SSD1309": ((235, 235, 235), (12, 12, 12))}
 
 
 @dataclass
@@ -31,13 +38,16 @@ class Screen:
     frame: bytes  # 1024 bytes, MONO_VLSB
 
 
-def render_all() -> list[Screen]:
-    """Every screen of the script, as the firmware drew it."""
+def render_all(panel: str = "") -> list[Screen]:
+    """Every screen of the script, as the firmware drew it; with ``panel``
+    (a key of :data:`PANELS`, or "SSD1306"), as that panel's model shows it
+    once its firmware driver sent it."""
     from .. import mpy
     from ..errors import CommandError
     from ..paths import FIRMWARE_DIR
 
-    r = mpy.run(SCRIPT, path=[FIRMWARE_DIR], heapsize="400K", timeout=120)
+    path = [FIRMWARE_DIR, PANEL_MODELS] if panel else [FIRMWARE_DIR]
+    r = mpy.run(SCRIPT, path=path, heapsize="400K", timeout=120, args=[panel] if panel else [])
     if r.returncode != 0:
         raise CommandError(f"the display script failed under MicroPython: {r.stderr.strip()[-800:]}")
     out = []
@@ -46,84 +56,42 @@ def render_all() -> list[Screen]:
             continue
         parts = line[len("SCREEN "):].split("|")
         frame = bytes.fromhex(parts[-1])
-        if len(frame) != WIDTH * HEIGHT // 8:
-            raise CommandError(f"screen {parts[0]!r}: a frame of {len(frame)} bytes, not 1024")
+        if len(frame) != frame_size():
+            raise CommandError(f"screen {parts[0]!r}: a frame of {len(frame)} bytes, not {frame_size()}")
         out.append(Screen(parts[0], parts[1:-1], frame))
     return out
-
-
-def pixel(frame: bytes, x: int, y: int) -> bool:
-    """Whether pixel (x, y) is lit in a MONO_VLSB frame (byte: page * 128 + x; bit: y % 8)."""
-    return bool(frame[(y >> 3) * WIDTH + x] >> (y & 7) & 1)
-
-
-def png_of(frame: bytes, scale: int = 4, border: int = 2) -> bytes:
-    """A PNG of the frame, each pixel ``scale`` x ``scale``, with a dark border."""
-    w = (WIDTH + 2 * border) * scale
-    h = (HEIGHT + 2 * border) * scale
-    off = bytes(OFF)
-    rows = []
-    blank = off * w
-    for _ in range(border * scale):
-        rows.append(blank)
-    for y in range(HEIGHT):
-        row = bytearray(off * (border * scale))
-        for x in range(WIDTH):
-            row += bytes(ON if pixel(frame, x, y) else OFF) * scale
-        row += off * (border * scale)
-        rows += [bytes(row)] * scale
-    for _ in range(border * scale):
-        rows.append(blank)
-    return png.encode_rgb(w, h, rows)
-
-
-def half_blocks(frame: bytes, scale: int = 1) -> list[str]:
-    """The frame as lines of Unicode half blocks: each character two pixels
-    high (▀ the upper lit, ▄ the lower, █ both, a space neither), 32 lines of
-    128 characters. ``scale`` N > 1 draws it smaller: each half block stands
-    for N x N pixels and is lit when any of them is (so that a thin line stays
-    visible), ceil(128/N) characters by ceil(32/N) lines."""
-    if scale < 1:
-        raise ValueError(f"scale {scale}: give 1 or more pixels per half block")
-    chars = " ▄▀█"
-
-    def lit(bx: int, by: int) -> bool:  # the block bx, by of scale x scale pixels
-        return any(pixel(frame, x, y)
-                   for y in range(by * scale, min((by + 1) * scale, HEIGHT))
-                   for x in range(bx * scale, min((bx + 1) * scale, WIDTH)))
-
-    cols = -(-WIDTH // scale)
-    blocks = -(-HEIGHT // scale)  # half-block rows
-    out = []
-    for by in range(0, blocks, 2):
-        out.append("".join(chars[lit(bx, by) * 2 + (by + 1 < blocks and lit(bx, by + 1))] for bx in range(cols)))
-    return out
-
-
-def block_size(scale: int) -> tuple[int, int]:
-    """The characters (columns, lines) :func:`half_blocks` draws at this scale."""
-    blocks = -(-HEIGHT // scale)
-    return -(-WIDTH // scale), -(-blocks // 2)
 
 
 def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60]
 
 
-def write_docs(folder: Path, page: Path) -> list[Path]:
-    """Every screen as ``folder/NN-name.png`` and the page showing them."""
-    screens = render_all()
+def _pictures(folder: Path, screens: list[Screen], look: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.png"):
         old.unlink()
     files = []
-    rel = folder.relative_to(page.parent)
+    for k, s in enumerate(screens, start=1):
+        path = folder / f"{k:02d}-{_slug(s.name)}.png"
+        frame = Frame(s.frame)
+        path.write_bytes(frame.png() if look is None else frame.png(on=look[0], off=look[1]))
+        files.append(path)
+    return files
+
+
+def write_docs(folder: Path, page: Path) -> list[Path]:
+    """Every screen as ``folder/NN-name.png``, each second panel's
+    (:data:`PANELS`) as ``folder/<kind>/NN-name.png``, and the page showing them."""
+    screens = render_all()
+    files = _pictures(folder, screens)
+    panels = {kind: render_all(kind) for kind in PANELS}
+    rel = folder.relative_to(page.parent).as_posix()
     body = [
         "# The table's display, screen by screen",
         "",
         "Every picture is drawn by the firmware's own code (`firmware/display.py`,",
-        "`DisplayModel.render` into MicroPython's `framebuf`, the frame the SSD1306",
-        "receives) while the real table core plays a scripted hand of one deck under",
+        "`DisplayModel.render` into MicroPython's `framebuf`, the frame the panel's",
+        "driver receives) while the real table core plays a scripted hand of one deck under",
         "MicroPython's unix port (`host/tractor_table/screens/mpy_screens.py`).",
         "Generated by `make screens` (`python -m tractor_table.screens`); do not edit",
         "by hand. The text under each picture is the display's eight lines as the",
@@ -137,14 +105,66 @@ def write_docs(folder: Path, page: Path) -> list[Path]:
         "The self-test (`selftest.py`) reports on the USB serial; what the display",
         "shows of a power-up check is the problem it found, on the message line.",
         "",
+        "## Panels",
+        "",
+        "The renderer and the panel are apart. `display.DisplayModel(width, height)` draws",
+        "the table's state as 8 lines of 16 characters of framebuf's 8x8 font into a",
+        "MONO_VLSB frame of the geometry it is given (at least 128x64: the layout needs",
+        "it); byte `page * width + x` holds column `x` of the 8 rows of that page, bit `k`",
+        "row `8 * page + k`. A panel's driver sends that frame: one module per panel",
+        "(`firmware/ssd1306.py`, `firmware/ssd1309.py`), which owns the panel's reset and",
+        "power-up and every transfer to it: the I2C control bytes, the column and page",
+        "window (horizontal addressing on both) and `update(frame, keys)`, which sends only",
+        "the pages whose key (the page's text line) changed since the last frame, the",
+        "whole frame after a set-up or a failed write. The two controllers address their",
+        "RAM alike, so their `update` is the same code, twice (a test holds them to the same",
+        "bytes): a module each, so that the chip loads only its panel's.",
+        "A tap changes a line or two: two pages are 256 bytes, about 6 ms of I2C at",
+        "400 kHz, where a whole frame is 1 KB, about 24 ms, that the readers wait behind.",
+        "",
+        "`picoboard.PicoBoard` picks the driver the pin map names",
+        "(`hardware/pinmap.toml` `[display] kind`, generated into `firmware/hwconfig.py` as",
+        "`DISPLAY_KIND`, with `DISPLAY_WIDTH`, `DISPLAY_HEIGHT`, `DISPLAY_ADDR` and",
+        "`DISPLAY_RESET`) and imports only that module: the other panel's driver is never",
+        "loaded on the chip.",
+        "",
+        "| `kind` | panel | power-up | reset |",
+        "|---|---|---|---|",
+        "| `SSD1306` | 0.96\" 128x64 (the BOM's) | charge pump on (`0x8D 0x14`) before display on; pre-charge `0xF1`, VCOMH `0x30` | the module resets itself: no pin |",
+        "| `SSD1309` | 2.42\" 128x64 (the BOM's option) | no charge pump (the module's boost converter gives VCC; `0x8D` is no SSD1309 command); commands unlocked (`0xFD 0x12`); clock `0xA0`, pre-charge `0xF1`, VCOMH `0x34` | RES# low then high before the first command: `[display] reset = GPIO`, or none with an RC reset on the module |",
+        "",
+        "The board model (`host/tractor_table/sim/board/mpy/ssd1306sim.py`, `ssd1309sim.py`)",
+        "models each controller at the byte level as its datasheet gives it, and the",
+        "firmware runs on it with either panel selected (tests/board/test_panels.py). The",
+        "pictures below of the SSD1306 are the frames as drawn; the SSD1309's (at the",
+        "end) are what its model's glass shows once its driver sent each frame, reset and",
+        "page updates included: they must be the same frames (tests/table/test_display_pictures.py).",
+        "",
+        "On the host, `tractor_table.monoframe` is the one reader of these frames (pixels,",
+        "character cells, text, PNG through `tractor_table.png`, half blocks): these pictures,",
+        "the board model's display RAM (`PicoTable.pixels`, `virtual --board pico --png`) and",
+        "the console's pixel view all go through it.",
+        "",
     ]
     for k, s in enumerate(screens, start=1):
-        path = folder / f"{k:02d}-{_slug(s.name)}.png"
-        path.write_bytes(png_of(s.frame))
-        files.append(path)
-        body += [f"## {k}. {s.name}", "", f"![{s.name}]({rel.as_posix()}/{path.name})", "", "```text"]
+        name = files[k - 1].name
+        body += [f"## {k}. {s.name}", "", f"![{s.name}]({rel}/{name})", "", "```text"]
         body += ["|" + line.ljust(16) + "|" for line in s.lines]
         body += ["```", ""]
+    for kind, shots in panels.items():
+        sub = folder / kind.lower()
+        pics = _pictures(sub, shots, PANELS[kind])
+        files += pics
+        body += [
+            f"## The same screens on the {kind}",
+            "",
+            f"Each frame sent by `firmware/{kind.lower()}.py` to the board model's {kind} "
+            "and read back from its glass (drawn white).",
+            "",
+        ]
+        for k, (s, pic) in enumerate(zip(shots, pics, strict=True), start=1):
+            body += [f"{k}. {s.name}: ![{s.name}]({rel}/{kind.lower()}/{pic.name})"]
+        body += [""]
     page.write_text("\n".join(body), encoding="utf-8")
     return files
 
@@ -154,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args[0]) if args else Path("docs/display")
     page = Path(args[1]) if len(args) > 1 else folder.parent / "display.md"
     files = write_docs(folder, page)
-    print(f"{len(files)} screens drawn by the firmware: {folder}/, page {page}")
+    print(f"{len(files)} screens drawn by the firmware (and through {', '.join(PANELS)}): {folder}/, page {page}")
     return 0
 
 

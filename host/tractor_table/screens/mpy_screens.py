@@ -6,6 +6,11 @@
 # one deck. For each screen one line goes to stdout:
 #     SCREEN <name>|<the 8 text lines joined by "|">|<the 1024-byte frame, hex>
 # (the host's tractor_table.screens turns the frames into PNG pictures).
+# With a panel's name as argument (SSD1306, SSD1309) each frame also goes
+# through that panel's firmware driver (ssd1306.py, ssd1309.py: its power-up,
+# reset, window and page transfers) into the board model's panel model
+# (ssd1306sim.py, ssd1309sim.py, on the path), and the frame printed is what
+# the model's glass shows.
 import binascii
 import sys
 
@@ -13,6 +18,44 @@ import events as E
 import main as M
 import table as T
 import tablerules
+
+PANEL = sys.argv[1] if len(sys.argv) > 1 else ""
+
+
+class PanelBus:
+    # machine.I2C's writes, straight into the panel model
+    def __init__(self, chip):
+        self.chip = chip
+
+    def writeto(self, addr, buf):
+        self.chip.write(bytes(buf))
+
+    def writevto(self, addr, bufs):
+        self.chip.write_parts(bufs)
+
+
+class ResetPin:
+    # the pin wired to the panel's RES#
+    def __init__(self, chip):
+        self.chip = chip
+
+    def value(self, v):
+        self.chip.set_reset(v)
+
+
+def panel_pair(kind):
+    """The panel's firmware driver on its model: (driver, model)."""
+    if kind == "SSD1309":
+        import ssd1309
+        import ssd1309sim
+
+        chip = ssd1309sim.SSD1309Chip(0x3C, reset_wired=True)
+        return ssd1309.SSD1309(PanelBus(chip), 0x3C, 128, 64, ResetPin(chip)), chip
+    import ssd1306
+    import ssd1306sim
+
+    chip = ssd1306sim.SSD1306Chip(0x3C)
+    return ssd1306.SSD1306(PanelBus(chip), 0x3C, 128, 64), chip
 
 
 class Port:
@@ -36,6 +79,8 @@ class ScreenBoard:
         self.press_q = []
         self.frame = None
         self.lines = None
+        self.panel = None  # with PANEL: its driver and model (panel_pair)
+        self.chip = None
         self.seed = 7
 
     def ticks_ms(self):
@@ -56,8 +101,15 @@ class ScreenBoard:
         return q
 
     def show(self, buf, lines):
-        self.frame = bytes(buf)
         self.lines = list(lines)
+        if PANEL:
+            if self.panel is None:
+                self.panel, self.chip = panel_pair(PANEL)
+                self.panel.init()
+            self.panel.update(buf, lines)
+            self.frame = bytes(self.chip.glass())
+        else:
+            self.frame = bytes(buf)
 
     def beep(self, s):
         pass

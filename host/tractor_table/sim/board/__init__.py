@@ -2,15 +2,22 @@
 ``main.py``, ``picoboard.py``) on a modelled Raspberry Pi Pico, its flash and
 the power-cut soak.
 
-- ``mpy/``: MicroPython code run by the unix port: the rp2 port's ``machine``
-  module (``machine.py``), a virtual clock (``vclock.py``, ``time.py``), the
-  SSD1306 (``ssd1306sim.py``), the NOR flash (``norflash.py``) and the board
-  itself (``picoboot.py``: the pin map's wiring, the boot, the host's FIFOs);
-- :mod:`.runner`: :class:`PicoTable`, the host's handle on it (a
-  :class:`~tractor_table.sim.virtual.runner.VirtualTable` with the board model);
+- ``mpy/``: MicroPython code run by the unix port, started by ``start.py``
+  in one of the board's two modes: "pico", the board model (the rp2 port's
+  ``machine`` module, ``machine.py``; a virtual clock, ``vclock.py``,
+  ``time.py``; the display panels, ``ssd1306sim.py`` and ``ssd1309sim.py``; the NOR flash, ``norflash.py``;
+  the board itself, ``picoboot.py``: the pin map's wiring, the boot), or
+  "fast", the virtual table's board (``vboard.py``: no machine model, the
+  readers' clock jumps ahead). Both share ``hands.py``, the host's control
+  protocol and the hands that put the tags down (docs/firmware.md, "The
+  control protocol");
+- :mod:`.runner`: :class:`PicoTable`, the host's handle on the board model (a
+  :class:`~tractor_table.sim.virtual.runner.VirtualTable`, the fast mode's
+  handle, in the pico mode);
 - :mod:`.flashimage`: littlefs images of what deploy puts on a Pico;
-- :mod:`.flashsoak`: power cuts at random flash operations;
-- :mod:`.png`: the display's pixels as a PNG file.
+- :mod:`.flashsoak`: power cuts at random flash operations.
+
+The display's frames are read on the host by :mod:`tractor_table.monoframe`.
 
 See ``docs/firmware.md``, "Board model" and "Flash and power cuts".
 """

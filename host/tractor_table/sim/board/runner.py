@@ -2,7 +2,7 @@
 
 The same handle as :class:`~tractor_table.sim.virtual.runner.VirtualTable` (taps,
 presses, the link, the display's lines, the memory figures), but the
-MicroPython process runs ``mpy/pico.py``: a modelled Raspberry Pi Pico whose
+MicroPython process runs ``mpy/start.py pico`` (the board's other mode): a modelled Raspberry Pi Pico whose
 flash (the NOR flash model, ``mpy/norflash.py``, in a file) holds a littlefs
 image built as ``deploy`` would write it (:func:`.flashimage.build` of
 :func:`.flashimage.deploy_items`: ``.mpy`` modules, ``boot.py`` and ``main.py``
@@ -11,28 +11,38 @@ then ``main.py``; the real
 ``picoboard.PicoBoard`` reads the PN532 models through ``machine.SPI``. A tap
 is a tag put on the seat's PN532 model, a press the seat's button pin held
 low as a person would, and the display's lines are read back from the
-SSD1306 model's RAM (its pixels in :attr:`PicoTable.pixels`).
+display model's RAM (its pixels in :attr:`PicoTable.pixels`, read through
+:class:`~tractor_table.monoframe.Frame`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import threading
 import time
-import tty
 from pathlib import Path
 from typing import Any
 
 from shengji import Rules
 
-from ... import deploy, mpy, rulescodec, virtual_heap
+from ... import mpy, paths, rulescodec, virtual_heap
+from ...deploy import manifest as deploy_manifest
 from ...errors import CommandError
+from ...hardware.hwconfig import render_hwconfig
+from ...hardware.pinmap import PinMap
+from ...monoframe import Frame
 from ..virtual import runner as vr
 from . import C_FACTOR, CPU_FACTOR, flashimage
 
 BOARD_DIR = Path(__file__).resolve().parent / "mpy"
+#: the board model's modules (its machine and time, the device models, the
+#: board, the control protocol, the chip's stack), compiled into the table's
+#: board folder; not the fast mode's own (vboard, its heap report and events)
+PICO_SOURCES = tuple(
+    p for p in sorted(BOARD_DIR.glob("*.py"))
+    if p.name not in ("start.py", "vboard.py", "heapreport.py", "vevents.py", "flashimage_mp.py", "flashsoak_mp.py")
+)
 #: firmware files the Pico runs from source (firmware_build.SOURCE_ONLY)
 SOURCE_ONLY = ("main.py", "boot.py")
 #: the device models' share of the process's heap (machine, the four PN532s,
@@ -70,6 +80,9 @@ def chip_cap(fw_dir: Path) -> tuple[int, virtual_heap.CodeKinds]:
 class PicoTable(vr.VirtualTable):
     """The firmware on the board model (a modelled Pico). Use as a context manager."""
 
+    mode = "pico"
+    what = "the board model"
+
     #: the board's link timers run on board time, which runs faster or slower
     #: than real time (the person's pace; a loaded machine): the board keeps
     #: itself at most a second ahead of real time since the host's link last
@@ -102,8 +115,12 @@ class PicoTable(vr.VirtualTable):
         readers: str = "spi",
         heap_report: bool = False,
         table_cfg: dict[str, str] | None = None,
+        pinmap: PinMap | None = None,
     ) -> None:
-        """``c_factor``: the charge of the firmware's C calls timed apart
+        """``pinmap``: the board's wiring when not hardware/pinmap.toml's (an
+        SSD1309 display, say): generated into the firmware's ``hwconfig.py``
+        as ``make hardware`` does, for the flash and for the board's models.
+        ``c_factor``: the charge of the firmware's C calls timed apart
         (gc.collect, json): by default C_FACTOR with the RP2040's CPU_FACTOR,
         else ``cpu_factor``. ``flash_times``: the flash chip's "typ" or "max"
         erase and program times. ``pace_ms``: (lo, hi), a person's pace, a
@@ -142,6 +159,7 @@ class PicoTable(vr.VirtualTable):
         self.pace_seed = pace_seed
         #: more table.cfg keys (e.g. reader_groups), after the rules'
         self.table_cfg = dict(table_cfg or {})
+        self.pinmap = pinmap
         self.image = self.workdir / "flash.img"
         #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
         self.power_cut: tuple[int, str, int] | None = None
@@ -158,6 +176,12 @@ class PicoTable(vr.VirtualTable):
         self.wall_ms = -1
         #: framebuf's 8x8 font (characters 32-126, 8 bytes each), from the board
         self.font = b""
+        #: where the heap's live peak was (issue 21): the taps done then, the
+        #: firmware's modules loaded (main.py, run as __main__, not among
+        #: them) and the display's text lines; known after close()
+        self.peak_taps = -1
+        self.peak_modules: list[str] = []
+        self.peak_lines: list[str] = []
 
     def _flash_image(self) -> None:
         """The Pico's flash as ``deploy`` leaves it: a littlefs image of the
@@ -167,19 +191,23 @@ class PicoTable(vr.VirtualTable):
             return
         if not self.fw_dir.exists():
             vr.compile_for_host(self.fw_dir)
+        if self.pinmap is not None:
+            hw = self.workdir / "hwconfig.py"
+            hw.write_text(render_hwconfig(self.pinmap), encoding="utf-8")
+            vr.compile_for_host(self.fw_dir, hw)
         items = [
             i for i in flashimage.deploy_items(march="host", precompiled=self.fw_dir)
             if i.name not in ("cards.bin", "table.cfg")
         ]
-        items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
+        items.append(deploy_manifest.Item(paths.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
         config = rulescodec.table_cfg(self.rules, hand_scan=self.hand_scan, writer="the board model")
         for k, v in self.table_cfg.items():
             config += f"{k}={v}\n"
-        items.append(deploy.Item(deploy.CONFIG_FILE, config.encode(), "configuration"))
+        items.append(deploy_manifest.Item(paths.CONFIG_FILE, config.encode(), "configuration"))
         self.image.unlink(missing_ok=True)
         flashimage.build(self.image, items)
 
-    def probe_heap(self, block: int = 0, timeout: float = 10.0) -> tuple[int, int, int, str]:
+    def probe_heap(self, block: int = 0, timeout: float = 30.0) -> tuple[int, int, int, str]:
         """The board's heap as the firmware finds it at its next turn: (free
         bytes, live bytes, ``block``, whether ``block`` bytes could be
         allocated (in pieces of 480 bytes, as the state of a table is: fragments count): "ok", "MemoryError", or "-" for none tried)."""
@@ -199,12 +227,56 @@ class PicoTable(vr.VirtualTable):
             return -1
         return self.code_kinds.chip_peak(peak)
 
+    def peak_code(self) -> virtual_heap.CodeKinds | None:
+        """The code of the modules loaded at the live peak (``peak_modules``
+        and main), by kind: each module's own heap here and its armv6m native
+        code, measured in a fresh process in the order the firmware loads
+        them (``virtual_heap.RESIDENT``'s first, then the rest); None before
+        the peak is known."""
+        if not self.peak_modules:
+            return None
+        if not self.fw_dir.is_dir():
+            raise CommandError(
+                f"the firmware compiled for the board ({self.fw_dir}) is gone: give the PicoTable a workdir "
+                "that outlives it to count the peak's code"
+            )
+        mods = set(self.peak_modules) | {"main"}
+        names = tuple(n for n in virtual_heap.RESIDENT if n in mods)
+        names += tuple(sorted(n for n in mods if n not in names))
+        code = virtual_heap.resident_code(self.fw_dir, names)
+        missing = [n for n in names if n not in code.by_module]
+        if missing:
+            raise CommandError(f"the peak's modules {missing} did not import from {self.fw_dir}")
+        return code
+
+    def chip_peak_at_peak(self) -> tuple[int, virtual_heap.CodeKinds] | None:
+        """The live peak on the chip by kind with the code of the modules
+        loaded at that moment (``peak_code``), not the fixed resident list:
+        a module loaded then (picoboard, a phase's part) counts as code, one
+        dropped (tabledeal in the play) not at all; None before it is known."""
+        code = self.peak_code()
+        peak = self.firmware_peak
+        if code is None or peak < 0:
+            return None
+        return code.chip_peak(peak), code
+
     def cut_power(self, after_ops: int) -> None:
         """Cut the power during the ``after_ops``-th flash erase or program from
         now (``norflash.cut_at``): the board ends there, its image as the cut left it."""
         if after_ops < 1:
             raise CommandError(f"cut_power({after_ops}): give a count of 1 or more flash operations")
         self._send(b"C %d\n" % after_ops)
+
+    def hang(self) -> None:
+        """The firmware's next call into a model never returns (a stuck bus
+        transaction): only the watchdog gets it out."""
+        self._send(b"H\n")
+
+    def display_off(self, ms: int) -> None:
+        """The display does not answer on I2C for ``ms`` ms of board time (a loose cable)."""
+        if ms < 1:
+            raise CommandError(f"display_off({ms}): give a time of 1 ms or more")
+        self._send(b"I %d\n" % ms)
 
     def start(self, timeout: float = 30.0, *, host_link: bool = True, side_events: bool = False) -> PicoTable:
         """Boot the board; with ``host_link`` False the terminal is left for
@@ -214,57 +286,40 @@ class PicoTable(vr.VirtualTable):
         if side_events:
             raise CommandError("the board model reports its events on its link only: "
                                "side_events is the fast virtual board's (board='virtual')")
+        super().start(timeout, host_link=host_link)
+        return self
+
+    def _prepare(self) -> None:
+        """The board compiled, the flash image built, the chip's cap measured."""
         sim_dir = self.workdir / "sim"
         if not (sim_dir / "chip.mpy").exists():
             vr.compile_for_host(sim_dir, vr.CHIP_SOURCE)
-        board_dir = self.workdir / "board"
-        if not (board_dir / "picoboot.mpy").exists():
-            # the models compiled as the firmware is (less of the heap than
-            # source); the launcher runs from there, so that its folder (the
-            # first on the path) holds no source that would win over them
-            for src in BOARD_DIR.glob("*.py"):
-                if src.name != "pico.py":
-                    vr.compile_for_host(board_dir, src)
-            # the RP2040's C stack (the virtual table's own mechanism)
-            vr.compile_for_host(board_dir, vr.MPY_DIR / "chipstack.py")
-            shutil.copy(BOARD_DIR / "pico.py", board_dir / "pico.py")
+        # the models compiled as the firmware is (less of the heap than
+        # source); the launcher runs from there, so that its folder (the
+        # first on the path) holds no source that would win over them
+        self._launcher = vr.compile_board(self.workdir / "board", PICO_SOURCES)
         self._flash_image()
         if self._auto_heap:
             self.cap, self.code_kinds = chip_cap(self.fw_dir)
             self.heapsize = f"{(self.cap + MODELS_HEAP) // 1024 + 1}K"
-        ctl_in = self.workdir / "ctl_in"
-        ctl_out = self.workdir / "ctl_out"
-        for p in (ctl_in, ctl_out):
-            p.unlink(missing_ok=True)
-            os.mkfifo(p)
-        self._ctl = os.open(ctl_in, os.O_RDWR)
-        out_fd = self._out_fd = os.open(ctl_out, os.O_RDWR)
-        self._stop.clear()
-        self._master, self._slave = os.openpty()
-        tty.setraw(self._slave)
-        slave_path = os.ttyname(self._slave)
-        self._launch_args = (board_dir, sim_dir, ctl_in, ctl_out)
-        self._launch()
-        self._come_up(out_fd, slave_path, timeout, host_link, "the board model")
-        return self
 
     def _launch(self) -> None:
         """Power up: a MicroPython process running the board from the image
         (after a power cut, a new one on the same USB pty and FIFOs: a
         fresh heap, as a Pico's after power-up)."""
-        board_dir, sim_dir, ctl_in, ctl_out = self._launch_args
         self.power_ups += 1
         with open(self.stderr_path, "ab" if self.power_ups > 1 else "wb") as err:
             self.proc = mpy.popen(
-                board_dir / "pico.py",
+                self._launcher,
                 # the board's machine and time first: they replace the built-ins;
                 # the firmware folder only for hwconfig (the wiring): the firmware
                 # itself runs from the flash
-                path=[board_dir, sim_dir, self.fw_dir],
+                path=[self._launcher.parent, self.workdir / "sim", self.fw_dir],
                 heapsize=self.heapsize,
                 args=[
-                    str(ctl_in),
-                    str(ctl_out),
+                    self.mode,
+                    str(self._ctl_path),
+                    str(self._out_path),
                     str(self.image.resolve()),
                     f"{self.cpu_factor!r},{self.c_factor!r},{self.flash_times}",
                     f"{self.decks}/{self.cap}" if self.cap else str(self.decks),
@@ -293,13 +348,14 @@ class PicoTable(vr.VirtualTable):
 
     def wait(self, predicate: Any, timeout: float) -> bool:
         """As VirtualTable.wait, but a board between two processes (a reset,
-        a power cut: the host starts the next one) is not a board that stopped."""
-        deadline = time.monotonic() + timeout
+        a power cut: the host starts the next one) is not a board that stopped.
+        The time-out counts time as an idle machine would (sim/patience.py)."""
+        patience = self._patience(timeout)
         grace = -1.0
         with self._changed:
             while not predicate():
                 now = time.monotonic()
-                left = deadline - now
+                left = patience.left()
                 relaunching = self._relaunch is not None and self._relaunch.is_alive()
                 stopped = self.proc is not None and self.proc.poll() is not None and not relaunching
                 if stopped and grace < 0:
@@ -338,14 +394,17 @@ class PicoTable(vr.VirtualTable):
             ram = bytes.fromhex(rest)
             with self._changed:
                 self.pixels = ram
-                self.lines = text_lines(ram, self.font)
+                self.lines = Frame(ram).text_lines(self.font)
                 self.frames += 1
                 self._changed.notify_all()
             return
         if op == "V":
             words = rest.split()
             with self._changed:
-                self.figures = {k: int(v) for k, v in zip(words[::2], words[1::2], strict=True)}
+                figures = {k: int(v) for k, v in zip(words[::2], words[1::2], strict=True)}
+                if "wall_ms" in figures:  # the process's last line: its real time
+                    self.wall_ms = figures.pop("wall_ms")
+                self.figures.update(figures)
                 self._changed.notify_all()
             return
         if op == "C":
@@ -367,37 +426,24 @@ class PicoTable(vr.VirtualTable):
                 self._relaunch.start()
                 self._changed.notify_all()
             return
+        if op == "Y":
+            taps, *mods = rest.split()
+            with self._changed:
+                self.peak_taps = int(taps)
+                self.peak_modules = mods
+                self._changed.notify_all()
+            return
+        if op == "Q":
+            with self._changed:
+                self.peak_lines = Frame(bytes.fromhex(rest)).text_lines(self.font)
+                self._changed.notify_all()
+            return
         if op == "G":
             free, alloc, n, got = rest.split()
             with self._changed:
                 self.heap_probe = (int(free), int(alloc), int(n), got)
                 self._changed.notify_all()
             return
-        if op == "W":
-            with self._changed:
-                self.wall_ms = int(rest.split()[1])
-                self._changed.notify_all()
-            return
         super()._out_line(line)
-
-
-
-def text_lines(ram: bytes, font: bytes) -> list[str]:
-    """The 8 lines of 16 characters drawn in a 1,024-byte SSD1306 RAM with
-    framebuf's font (``font``: 95 characters from 32, 8 column bytes each, as
-    the board sends it), on the firmware's 8-pixel grid; a line in inverse
-    video reads too; a cell that is no character reads '?'."""
-    cells = {font[i * 8 : i * 8 + 8]: chr(32 + i) for i in range(len(font) // 8)}
-    out = []
-    for page in range(8):
-        chars = []
-        for col in range(16):
-            cell = ram[page * 128 + col * 8 : page * 128 + col * 8 + 8]
-            ch = cells.get(cell)
-            if ch is None:
-                ch = cells.get(bytes(b ^ 0xFF for b in cell), "?")
-            chars.append(ch)
-        out.append("".join(chars).rstrip())
-    return out
 
 

@@ -174,7 +174,7 @@ class Tag:
         return bytes(self.memory[page * 4 : page * 4 + 4])
 
 
-# The virtual deck: the tags of the cards at the virtual table (virtual/mpy/vboard.py),
+# The virtual deck: the tags of the cards at the virtual table (sim/board/mpy/vboard.py),
 # the modelled Pico (board/mpy/picoboot.py) and the simulated USB PN532
 # (pn532sim/taps.py); the host's card map for it is made from deck_uid
 # (tractor_table.sim.virtual.runner.virtual_card_map).

@@ -2,7 +2,7 @@
 
 - :mod:`.runner` — :class:`~.runner.VirtualTable` compiles ``firmware/`` with
   ``mpy-cross`` (the very ``.mpy`` files a Pico gets), starts it under
-  MicroPython's unix port on a simulated board (``mpy/vboard.py``: seat readers
+  MicroPython's unix port on a simulated board (the board's fast mode, ``sim/board/mpy/vboard.py``: seat readers
   and buttons driven through a FIFO, display and buzzer reported back, flash in
   a folder) with its USB serial on a pseudo-terminal, and opens that terminal
   with pyserial through the host link (:class:`tractor_table.link.serial_link.SerialLink`).

@@ -10,7 +10,7 @@
    exactly as it opens ``/dev/ttyACM0``;
 3. starts ``micropython`` (heap capped: 192K for the firmware with one or two
    decks, more with three or four, plus 48K for simulated readers; see
-   :func:`default_heap`) on ``mpy/vboard.py``,
+   :func:`default_heap`) on ``sim/board/mpy/vboard.py``,
    which builds the board and runs ``main.App``; seat taps and button presses go
    to it through a FIFO, display frames and sounds come back through another;
 4. runs the host link (:class:`~tractor_table.link.serial_link.SerialLink`) on
@@ -31,7 +31,7 @@ import tempfile
 import threading
 import time
 import tty
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -49,16 +49,21 @@ from ...virtual_heap import FIRMWARE_HEAP_BY_DECKS as FIRMWARE_HEAP_BY_DECKS
 from ...virtual_heap import SIM_HEAP as SIM_HEAP
 from ...virtual_heap import SIM_HEAP_BY_DECKS as SIM_HEAP_BY_DECKS
 from ...virtual_heap import default_heap as default_heap
+from ..patience import Patience
 from ..pn532sim.chip import deck_uid
 
-MPY_DIR = Path(__file__).resolve().parent / "mpy"
+#: the board's MicroPython code (the fast board's and the board model's)
+MPY_DIR = Path(__file__).resolve().parents[1] / "board" / "mpy"
 #: The PN532 chip model, written in the subset MicroPython runs.
 CHIP_SOURCE = Path(__file__).resolve().parents[1] / "pn532sim" / "chip.py"
 READERS = ("spi", "direct")
-#: the virtual board and its heap report, compiled into the table's sim folder
-#: (``mpy/vstart.py`` imports the compiled board and runs it)
-BOARD_SOURCES = (MPY_DIR / "vboard.py", MPY_DIR / "heapreport.py", MPY_DIR / "chipstack.py",
-                 MPY_DIR / "vevents.py")
+#: the board's fast mode, its control protocol and heap report, compiled into
+#: the table's sim folder (``mpy/start.py``, the launcher of both modes,
+#: imports the compiled board and runs it)
+BOARD_SOURCES = (MPY_DIR / "vboard.py", MPY_DIR / "hands.py", MPY_DIR / "heapreport.py",
+                 MPY_DIR / "chipstack.py", MPY_DIR / "vevents.py")
+#: the board's process, in either mode: ``micropython start.py fast|pico ...``
+LAUNCHER = MPY_DIR / "start.py"
 #: the flash folder's file with the table's identity (mpy/vboard.py reads it)
 UID_FILE = "unique_id"
 
@@ -84,6 +89,20 @@ def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
     return done
 
 
+def compile_board(folder: Path, sources: Iterable[Path]) -> Path:
+    """The board's modules compiled into ``folder`` (again when a source is
+    newer), as the firmware is: from source their local names too would be
+    interned (qstrs) in the firmware's heap; the launcher copied beside them
+    (MicroPython looks in the script's own folder first). The launcher's path."""
+    for src in sources:
+        target = folder / (src.stem + ".mpy")
+        if not target.exists() or target.stat().st_mtime < src.stat().st_mtime:
+            compile_for_host(folder, src)
+    launcher = folder / LAUNCHER.name
+    launcher.write_bytes(LAUNCHER.read_bytes())
+    return launcher
+
+
 #: The 7-byte NTAG UID of a card of the virtual deck (the tags the simulated
 #: readers carry: pn532sim/chip.py ``deck_uid``).
 uid_of = deck_uid
@@ -105,6 +124,10 @@ class VirtualTable:
     link_timing: tuple[int, int, int, int] | None = None
     #: how long (real seconds) the bots wait for the table's next event
     event_timeout = 10.0
+    #: the board's mode (mpy/start.py's first argument: docs/firmware.md, "The
+    #: control protocol"), and its name in messages
+    mode = "fast"
+    what = "the virtual table"
 
     def __init__(
         self,
@@ -177,6 +200,13 @@ class VirtualTable:
         self._master = -1
         self._slave = -1
         self.stderr_path = self.workdir / "firmware.stderr"
+        self._ctl_path = self.workdir / "ctl_in"
+        self._out_path = self.workdir / "ctl_out"
+        self._launcher = LAUNCHER
+        self._side_events = False
+        #: the board's "X" lines: what it said of the control lines it refused
+        #: (and the board model's state, "?")
+        self.board_says: list[str] = []
 
     # --- life cycle -----------------------------------------------------------
 
@@ -187,20 +217,20 @@ class VirtualTable:
         (mpy/vevents.py), as notes to :attr:`note_hooks` and :attr:`events`
         (an Up first), the way a link reports them; :meth:`settle` waits for
         what the table did with the commands sent so far."""
+        self._side_events = side_events
+        self._prepare()
+        out_fd, slave_path = self._open_io()
+        self._launch()
+        return self._come_up(out_fd, slave_path, timeout, host_link, self.what)
+
+    def _prepare(self) -> None:
+        """The firmware and the board compiled, the table's flash folder made."""
         if not self.fw_dir.exists():
             compile_for_host(self.fw_dir)
         sim_dir = self.workdir / "sim"
         if self.readers == "spi" and not (sim_dir / "chip.mpy").exists():
             compile_for_host(sim_dir, CHIP_SOURCE)
-        for board_src in BOARD_SOURCES:
-            # the board compiled too, as the firmware is: from source its
-            # local names too would be interned (qstrs) in the firmware's heap
-            target = sim_dir / (board_src.stem + ".mpy")
-            if not target.exists() or target.stat().st_mtime < board_src.stat().st_mtime:
-                compile_for_host(sim_dir, board_src)
-        # the launcher beside them: MicroPython looks in the script's own folder first
-        launcher = sim_dir / "vstart.py"
-        launcher.write_bytes((MPY_DIR / "vstart.py").read_bytes())
+        self._launcher = compile_board(sim_dir, BOARD_SOURCES)
         self.store.parent.mkdir(parents=True, exist_ok=True)
         cards = self.store.parent / "cards.bin"
         cards.write_bytes(virtual_card_map(self.decks))
@@ -215,40 +245,47 @@ class VirtualTable:
             # a resumed one keeps its own
             uid_file.write_bytes(secrets.token_bytes(8))
         self.uid = uid_file.read_bytes().hex()
-        ctl_in = self.workdir / "ctl_in"
-        ctl_out = self.workdir / "ctl_out"
-        for p in (ctl_in, ctl_out):
+
+    def _open_io(self) -> tuple[int, str]:
+        """The control and output FIFOs, and the USB serial's pseudo-terminal:
+        (the output FIFO's descriptor, the terminal's path)."""
+        for p in (self._ctl_path, self._out_path):
             # fresh FIFOs: nothing left over from an earlier run of this folder
             p.unlink(missing_ok=True)
             os.mkfifo(p)
         # O_RDWR opens of a FIFO never block (Linux): each side can open first
-        self._ctl = os.open(ctl_in, os.O_RDWR)
-        out_fd = self._out_fd = os.open(ctl_out, os.O_RDWR)
+        self._ctl = os.open(self._ctl_path, os.O_RDWR)
+        out_fd = self._out_fd = os.open(self._out_path, os.O_RDWR)
         self._stop.clear()
         self._master, self._slave = os.openpty()
         tty.setraw(self._slave)  # no echo, no newline translation: a raw serial line
-        slave_path = os.ttyname(self._slave)
+        return out_fd, os.ttyname(self._slave)
+
+    def _launch(self) -> None:
+        """The board's process: start.py in the fast mode."""
         with open(self.stderr_path, "wb") as err:
             self.proc = mpy.popen(
-                launcher,
-                path=[self.fw_dir, sim_dir, MPY_DIR],
+                self._launcher,
+                # everything compiled: no source folder on the path (the
+                # board model's machine.py and time.py would replace the built-ins)
+                path=[self.fw_dir, self._launcher.parent],
                 heapsize=self.heapsize,
                 args=[
-                    str(ctl_in),
-                    str(ctl_out),
+                    self.mode,
+                    str(self._ctl_path),
+                    str(self._out_path),
                     str(self.store),
                     str(self.decks),
                     self.readers,
-                    str(cards),
-                    str(config),
+                    str(self.store.parent / "cards.bin"),
+                    str(self.store.parent / "table.cfg"),
                     *(["heap"] if self.heap_report else []),
-                    *(["events"] if side_events else []),
+                    *(["events"] if self._side_events else []),
                 ],
                 stdin=self._master,
                 stdout=self._master,
                 stderr=err,
             )
-        return self._come_up(out_fd, slave_path, timeout, host_link, "the virtual table")
 
     def _come_up(self, out_fd: int, slave_path: str, timeout: float, host_link: bool, what: str) -> VirtualTable:
         """After the firmware process started: read its outputs, wait until it
@@ -352,7 +389,8 @@ class VirtualTable:
         """Wait until the table has taken in and handled every command sent so
         far (the board answers a "P n" sent after them once its inputs are
         empty): its sounds, display and, with ``side_events``, its events are
-        here then. False if it did not answer within ``timeout``."""
+        here then (docs/firmware.md, "The control protocol", "P"). False if it
+        did not answer within ``timeout``."""
         self._pings += 1
         n = self._pings
         self._send(b"P %d\n" % n)
@@ -376,6 +414,9 @@ class VirtualTable:
         if self.link is not None and self.link.device_lines:
             # the firmware's prints and tracebacks come on its USB serial
             text = (text + "\n" + "\n".join(self.link.device_lines[-20:])).strip()
+        if self.board_says:
+            # what the board refused of the control lines (docs/firmware.md, "The control protocol")
+            text = (text + "\nthe board: " + "\nthe board: ".join(self.board_says[-5:])).strip()
         if self.proc is not None and self.proc.poll() is not None:
             text = f"(exit status {self.proc.returncode}) {text}"
         return text[-2000:] or "no message from the firmware"
@@ -423,8 +464,10 @@ class VirtualTable:
             self._note(note)
             return
         with self._changed:
-            if op == "P":
+            if op == "A":
                 self.pinged = int(rest)
+            elif op == "X":
+                self.board_says.append(rest)
             elif op == "D":
                 self.lines = rest.split("|")
                 self.frames += 1
@@ -455,11 +498,16 @@ class VirtualTable:
             return -1
         return max(self.mem_peak, self.mem_end) - self.sim_bytes
 
+    def _patience(self, timeout: float) -> Patience:
+        # a time-out counted as an idle machine would (sim/patience.py): a
+        # table that only waits for a CPU on a busy machine is not a hung one
+        return Patience(timeout, [self.proc.pid] if self.proc is not None else [])
+
     def wait(self, predicate: Any, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
+        patience = self._patience(timeout)
         with self._changed:
             while not predicate():
-                left = deadline - time.monotonic()
+                left = patience.left()
                 if left <= 0 or (self.proc is not None and self.proc.poll() is not None):
                     return bool(predicate())
                 self._changed.wait(min(left, 0.05))
@@ -468,9 +516,13 @@ class VirtualTable:
     def next_event(self, timeout: float = 10.0) -> Event:
         """The next game event from the link, typed (:mod:`tractor_table.events`;
         raises CommandError on a timeout)."""
-        try:
-            return self.events.get(timeout=timeout)
-        except queue.Empty:
-            raise CommandError(
-                f"no game event from the virtual table for {timeout:.0f} s: {self.firmware_errors()}"
-            ) from None
+        patience = self._patience(timeout)
+        while True:
+            try:
+                return self.events.get(timeout=min(max(patience.left(), 0.01), 0.5))
+            except queue.Empty:
+                if patience.expired():
+                    break
+        raise CommandError(
+            f"no game event from the virtual table for {timeout:.0f} s: {self.firmware_errors()}"
+        )

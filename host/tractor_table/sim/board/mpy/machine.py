@@ -5,7 +5,7 @@
 # On MICROPYPATH ahead of the unix port's built-in ``machine``, which it
 # replaces. It models the API of MicroPython's rp2 port (v1.2x,
 # ports/rp2/machine_*.c) with its quirks, and forwards the traffic to the
-# board's device models (board/mpy/pico.py attaches the board with _attach()):
+# board's device models (picoboot.py attaches the board with _attach()):
 #
 # - Pin: GPIO 0-29 (names "GPn", "LED"), modes IN/OUT/OPEN_DRAIN/ALT, pulls
 #   PULL_UP/PULL_DOWN, value/on/off/high/low/toggle/irq. One object state per
@@ -38,7 +38,7 @@ _freq = 125000000
 
 class BoardReset(BaseException):
     """Raised by reset(), soft_reset() and an expired WDT; the board's boot
-    loop (pico.py) catches it and boots again. Not an Exception: the
+    loop (picoboot.main) catches it and boots again. Not an Exception: the
     firmware's ``except Exception`` must not swallow a reset."""
 
     def __init__(self, cause, why=""):
@@ -54,10 +54,10 @@ def _attach(board, cause=PWRON_RESET):
     _gpio_reset()
 
 
-def _enter():
+def _enter(kind=0):
     b = _board
     if b is not None:
-        b.clock.enter()
+        b.clock.enter(kind)
         try:
             b.update()
         except BaseException:
@@ -196,7 +196,7 @@ class Pin:
     def value(self, x=None):
         n = self._id
         g = _gpio[n]
-        _enter()
+        _enter(1)
         try:
             if x is None:
                 if _board is not None and g[0] != Pin.OUT:
@@ -323,7 +323,7 @@ class SPI:
 
     def _xfer(self, src, dst, fill):
         # one byte at a time to the bus; the time of the whole transfer charged
-        _enter()
+        _enter(2)
         try:
             b = _board
             n = len(src) if src is not None else len(dst)

@@ -3,8 +3,9 @@
 # The board model: a Raspberry Pi Pico with the table's parts, on which the
 # real firmware (boot.py, main.py, picoboard.py, picohw.py, ...) runs unchanged.
 #
-#   micropython pico.py CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS]
-# (pico.py, a launcher, measures the heap the models take and calls main())
+#   micropython start.py pico CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS]
+# (start.py, the launcher of both modes, measures the heap the models take
+# and calls main())
 #
 # - machine.py and time.py (this folder, ahead of the unix port's built-ins on
 #   MICROPYPATH) model the rp2 port's machine module and a virtual clock
@@ -12,7 +13,8 @@
 #   (hwconfig.py, generated from hardware/pinmap.toml):
 #   - four PN532 chips (tractor_table/sim/pn532sim/chip.py, byte-accurate) on SPI0,
 #     each behind its chip select and RSTPD_N line;
-#   - an SSD1306 (ssd1306sim.py) on I2C0 at the display's address;
+#   - the display the pin map names, an SSD1306 (ssd1306sim.py) or an SSD1309
+#     (ssd1309sim.py, its RES# on the pin map's reset pin), on I2C0 at its address;
 #   - the four seat buttons: switches to GND, open when released (only the
 #     Pico's pull-up makes them read 1), held by a "person" for a click, a
 #     double press or a long press;
@@ -25,18 +27,17 @@
 #   whose imports load the .mpy files from flash. machine.reset(), an expired
 #   WDT and machine.soft_reset() boot it again (BoardReset); "Q" on the control
 #   FIFO cuts the power.
-# - The host drives it as it drives the old virtual board (virtual/mpy/vboard.py):
-#   control FIFO lines "T seat card" (a card's tag put on the seat's reader by
-#   a person, taken away once the chip found it), "U seat uidhex..." (tags by
-#   UID), "B seat kind" (the seat's button pressed as a person would), "Q",
-#   "C n" (the power is cut during the n-th flash erase or program from now:
-#   norflash.cut_at; the board stops there and the process ends, "C op kind
-#   pct" on the output FIFO; the host (board/runner.py) starts a new process
-#   on the image as the cut left it, the same USB pty staying plugged in).
-#   Output FIFO lines: "D line0|...|line7" (the text read back from the
-#   SSD1306's display RAM after each frame), "P hex" (the RAM itself, 1,024
-#   bytes), "S sound", "R alloc restored sim", "M peak end fields collisions",
-#   "V key value ..." (the board's figures: virtual time, latencies, loop).
+# - The host drives it through the control FIFO and reads the output FIFO as
+#   it does the fast board (vboard.py): one protocol, parsed in hands.py, the
+#   tags put down by hands.Hands; the grammar, and what only this mode
+#   answers ("H", "I", "C", "G", "?"; the display's RAM "P hex", the board's
+#   figures "V ..."), in docs/firmware.md, "The control protocol". A power cut
+#   ("C n") ends the process at the cut ("C op kind pct" on the output FIFO):
+#   the host (board/runner.py) starts a new one on the image as the cut left
+#   it, the same USB pty staying plugged in. At the end this mode also
+#   writes "Y taps module ..." and "Q hex" (at the heap's live peak: the taps
+#   done, the firmware's modules loaded, the display's RAM) and in "V" the
+#   platform's share ("platform_bytes": the littlefs mount, apart).
 import gc
 import os  # noqa: E402
 import select
@@ -45,6 +46,7 @@ import time  # noqa: E402  (board/mpy/time.py)
 from array import array
 
 import chip as C  # noqa: E402  (pn532sim/chip.py)
+import hands  # noqa: E402  (the control protocol, the tags put down: shared with vboard.py)
 import machine  # noqa: E402  (board/mpy/machine.py)
 import norflash  # noqa: E402
 import ssd1306sim  # noqa: E402
@@ -183,88 +185,30 @@ class SpiBus:
                 dst[i] = r
 
 
-class Person:
-    """The players' hands: tags put on readers, buttons pressed, in the order
-    the host sent them, at a person's pace (see the module's comment)."""
+class Person(hands.Hands):
+    """The players' hands: tags put on readers (hands.Hands: which tags, when),
+    buttons pressed, in the order the host sent them, at a person's pace (see
+    the module's comment)."""
 
     def __init__(self, board, decks):
+        hands.Hands.__init__(self, board.chips, decks, _ALTERNATE_MS, _AWAY_MS, _CROSSTALK_MS)
         self.board = board
-        self.waiting = [[], [], [], []]
-        self.placed = [None, None, None, None]
         self.placed_at = [0, 0, 0, 0]
         self.read_at = [-1, -1, -1, -1]  # when the Pico first read the tags placed
         self.read_again = [False] * 4  # ... and read them again confirm_ms later
-        self.free_at = [0, 0, 0, 0]
-        self.last = [-9, -9, -9, -9]
-        self.lifted = [0, 0, 0, 0]
-        self.card_at = [-(1 << 40)] * (54 * decks)
         self.fifo = []
-        self.taps_done = 0
         # the button being pressed: [seat, kind, phases [(low, ms)], phase, since_us, samples]
         self.press = None
         self.pressed = [False, False, False, False]
         self.busy_until = 0
-        # "K lo hi seed": a person's pace, a card every lo-hi ms at the table
-        # (0: bots' pace, each card as soon as the seat is free)
-        self.pace_lo = 0
-        self.pace_hi = 0
-        self.next_at = 0
-        self._rng = 0x2545F491
+        self.ping_turn = -1  # a "P n" at the head: answered at this turn of the main loop
         self.taps = TapLog(board)  # each tag put down, until a frame shows it
 
     def now_ms(self):
         return self.board.clock.now_us // 1000
 
-    def _below(self, n):
-        # xorshift32: the person's own draws (the same run after run)
-        x = self._rng
-        x ^= (x << 13) & 0xFFFFFFFF
-        x ^= x >> 17
-        x ^= (x << 5) & 0xFFFFFFFF
-        self._rng = x
-        return x % n if n > 0 else 0
-
-    def _due(self, s):
-        due = self.free_at[s]
-        if self.next_at > due:
-            due = self.next_at
-        gap = _ALTERNATE_MS
-        w = self.waiting[s]
-        if w and (w[0] == self.last[s] or isinstance(w[0], tuple)):
-            gap = _AWAY_MS
-        if self.lifted[s] + gap > due:
-            due = self.lifted[s] + gap
-        if w:
-            c = w[0]
-            if isinstance(c, int) and 0 <= c < len(self.card_at):
-                moved = self.card_at[c] + _CROSSTALK_MS
-                if moved > due:
-                    due = moved
-        return due
-
     def idle(self):
-        if self.fifo or self.press is not None:
-            return False
-        for s in range(4):
-            if self.waiting[s] or self.placed[s] is not None:
-                return False
-        return True
-
-    def readers_idle(self):
-        for s in range(4):
-            if self.waiting[s] or self.placed[s] is not None:
-                return False
-        return True
-
-    def next_due_ms(self):
-        """When something is due (ms), or -1: the board may wait for real until then."""
-        soon = -1
-        for s in range(4):
-            if self.waiting[s] and self.placed[s] is None:
-                d = self._due(s)
-                if soon < 0 or d < soon:
-                    soon = d
-        return soon
+        return not self.fifo and self.press is None and self.readers_idle()
 
     def update(self, now_ms):
         fifo = self.fifo
@@ -276,6 +220,18 @@ class Person:
                 continue
             if not self.readers_idle():
                 break
+            if op == b"P":
+                # every input before it taken: answered two turns of the
+                # main loop later (the turn that took the last, and one more)
+                turns = self.board.feeds
+                if self.ping_turn < 0:
+                    self.ping_turn = turns + 2
+                if turns < self.ping_turn:
+                    break
+                self.ping_turn = -1
+                self.board._out.write(b"A %d\n" % seat)
+                fifo.pop(0)
+                continue
             fifo.pop(0)
             self._start_press(seat, arg)
             break
@@ -283,33 +239,16 @@ class Person:
             if self.placed[s] is not None:
                 if self.read_again[s] and now_ms * 1000 - self.placed_at[s] >= _HOLD_MS * 1000:
                     self._lift(s)
-            elif self.waiting[s] and now_ms >= self._due(s):
+            elif self.waiting[s] and now_ms >= self.due(s):
                 self._place(s)
         if self.press is not None:
             self._press_step()
 
     def _place(self, s):
-        card = self.waiting[s].pop(0)
-        # the virtual deck's tags (chip.deck_uid, UNKNOWN_UID, OTHER_UID)
-        if isinstance(card, tuple):
-            tags = [C.Tag(u) for u in card]
-        elif card == -2:
-            tags = [C.Tag(C.UNKNOWN_UID), C.Tag(C.OTHER_UID)]
-        elif card < 0:
-            tags = [C.Tag(C.UNKNOWN_UID)]
-        else:
-            tags = [C.Tag(C.deck_uid(card))]
-        chip = self.board.chips[s]
-        for t in tags:
-            chip.place(t)
-        self.placed[s] = (card, tags)
         now = self.board.clock.now_us
+        card = self.place(s, now // 1000)
         self.placed_at[s] = now
         self.taps.placed(s, card if isinstance(card, int) else -1, now)
-        if self.pace_hi > 0:
-            # a person's pace: the next card at the table this long after this one
-            lo = self.pace_lo
-            self.next_at = now // 1000 + lo + self._below(self.pace_hi - lo + 1)
 
     def found(self, s):
         """The Pico read the seat's poll answer listing the tags on it: the
@@ -330,20 +269,10 @@ class Person:
     def _lift(self, s):
         self.read_at[s] = -1
         self.read_again[s] = False
-        card, tags = self.placed[s]
-        chip = self.board.chips[s]
-        for t in tags:
-            chip.remove(t)
-        now = self.now_ms()
-        self.placed[s] = None
-        self.lifted[s] = now
-        self.taps_done += 1
+        card = self.placed[s][0]
         known = isinstance(card, int) and card >= 0
-        self.last[s] = card if known else -9
-        if known and card < len(self.card_at):
-            self.card_at[card] = now
         wait = 0 if known or (isinstance(card, tuple) and len(card) == 1) else _AWAY_MS
-        self.free_at[s] = now + wait
+        self.lift(s, self.now_ms(), card if known else -9, wait)
 
     # --- buttons
     def _start_press(self, seat, kind):
@@ -445,7 +374,14 @@ class Board:
             self.rst[H.READER_RSTPD_N[s]] = c
         self.max_fields_on = 0
         self.clock.waiting = self._in_flight
-        self.oled = ssd1306sim.SSD1306Chip(H.DISPLAY_ADDR)
+        # the display the pin map names (hwconfig.DISPLAY_KIND), RES# on its pin
+        self.oled_reset = getattr(H, "DISPLAY_RESET", -1)
+        if getattr(H, "DISPLAY_KIND", "SSD1306") == "SSD1309":
+            import ssd1309sim
+
+            self.oled = ssd1309sim.SSD1309Chip(H.DISPLAY_ADDR, reset_wired=self.oled_reset >= 0)
+        else:
+            self.oled = ssd1306sim.SSD1306Chip(H.DISPLAY_ADDR)
         self.oled.on_frame = self._frame
         self.oled.on_window = self._window
         self.i2c_bus = H.I2C_ID
@@ -457,10 +393,11 @@ class Board:
         self.buzzer_pin = H.BUZZER
         self.led_changes = 0
         self.person = Person(self, 2)
+        self.hands = self.person  # the tags' hands, for the control protocol (hands.control)
         # opened before littlefs is mounted at / (norflash.py: the image is a host file)
         self.flash = norflash.NorFlash(image, times=flash_times) if image else None
         self.cut = None  # the norflash.PowerCut that ended the board
-        self.hang = False  # "H": the next model call never returns
+        self.hang_next = False  # "H": the next model call never returns
         self._svc = 0  # model calls (_service)
         self.mounted = False  # littlefs mounted at / (the firmware is booting)
         self._pace_n = 0  # board time kept to real time (_pace)
@@ -483,6 +420,20 @@ class Board:
         # firmware's cap, so that the firmware runs out where the chip would
         self.ballast = None
         self.held = 0
+        # what the process holds at the first boot before boot.py that is not
+        # the firmware's: the littlefs mount (on the rp2 port _boot.py mounts
+        # it before the 240,720 B free a script finds: it is not in the
+        # firmware's budget) and the board's own bookkeeping; -1 until measured
+        self.platform = -1
+        self.start_alloc = 0
+        # the heap's peak, where it was (issue 21): the display's RAM then, the
+        # taps done, the firmware's modules loaded (names, space-separated);
+        # preallocated with the models, filled without keeping anything new
+        self.peak_ram = bytearray(len(self.oled.ram))
+        self.peak_taps = 0
+        self.peak_mods = bytearray(1024)
+        self.peak_mods_n = 0
+        self.keep = ()  # the models' modules (main() sets it): not the firmware's
         self.reported = False
         self.restored = False
         self.boots = 0
@@ -528,6 +479,9 @@ class Board:
         c = self.rst.get(n)
         if c is not None:
             c.set_rstpd(level)
+            return
+        if n == self.oled_reset:
+            self.oled.set_reset(level)
             return
         if n == self.led_pin:
             self.led_changes += 1
@@ -590,7 +544,7 @@ class Board:
         p = self.person
         now = self.clock.now_us
         p.taps.frame(oled, now)
-        # the RAM as it is: the host reads the text back from it (board/png.py)
+        # the RAM as it is: the host reads the text back from it (tractor_table.monoframe)
         import binascii
 
         out = self._out
@@ -629,9 +583,9 @@ class Board:
             if self.oled_back_at >= 0 and now >= self.oled_back_at:
                 self.oled.present = True
                 self.oled_back_at = -1
-            if self.hang:
+            if self.hang_next:
                 # stuck: the clock runs on, the firmware gets nowhere
-                self.hang = False
+                self.hang_next = False
                 print("board: the firmware hangs")
                 start = now
                 while self.wdt_due < 0 or now < self.wdt_due:
@@ -653,6 +607,22 @@ class Board:
         finally:
             self._updating = False
 
+    def platform_share(self):
+        """At the first boot, after the mount and before boot.py: what the
+        process holds beyond the models' and the held block is reported
+        apart with the models' (sim_bytes), and the held block gives it back,
+        so that the firmware's cap (chip_cap) is what it was."""
+        gc.collect()
+        self.platform = max(0, gc.mem_alloc() - self.start_alloc - self.sim_bytes - self.held)
+        self.sim_bytes += self.platform
+        if self.ballast is not None and self.platform > 0:
+            n = len(self.ballast) - self.platform
+            self.ballast = None
+            gc.collect()
+            self.ballast = bytearray(n if n > 0 else 0)
+            gc.collect()
+            self.held = gc.mem_alloc() - self.start_alloc - self.sim_bytes
+
     def _service(self):
         """What idle() does at each sleep, done also from the model calls
         now and then: the firmware polls its readers without sleeping (as on
@@ -673,6 +643,7 @@ class Board:
             a = gc.mem_alloc()
             if a > self.peak:
                 self.peak = a
+                self._peak_at()
 
     def _pace(self, now):
         """With a host on the link, board time must not run far ahead of real
@@ -716,72 +687,51 @@ class Board:
             self._pace_v = now
             self._pace_w = utime.ticks_us()
 
-    # --- the host's control FIFO
+    # --- the host's control FIFO (hands.control parses it)
     def control(self):
-        if self._in is None:
-            return
-        fifo = self.person.fifo
-        while len(fifo) < 8 and self._ctl.poll(0):
-            line = self._in.readline()
-            if not line:
-                self.run = False
-                return
-            parts = line.split()
-            if not parts:
-                continue
-            op = parts[0]
-            if op == b"T" or op == b"B":
-                fifo.append((op, int(parts[1]), int(parts[2])))
-            elif op == b"U":
-                import binascii
+        if self._in is not None and not hands.control(self, self.person.fifo, 8):
+            self.run = False
 
-                uids = tuple(binascii.unhexlify(h) for h in parts[2:])
-                fifo.append((b"T", int(parts[1]), uids))
-            elif op == b"Q":
-                self.run = False
-                return
-            elif op == b"K":
-                # a person's pace: a card every lo-hi ms at the table (seeded)
-                p = self.person
-                p.pace_lo = int(parts[1])
-                p.pace_hi = int(parts[2])
-                p._rng = (int(parts[3]) * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF or 1
-            elif op == b"H":
-                # the firmware hangs in its next call into a model (a stuck
-                # bus transaction): only the watchdog gets it out
-                self.hang = True
-            elif op == b"I":
-                # the display stops answering on I2C for n ms (a loose cable)
-                self.oled.present = False
-                self.oled_back_at = self.clock.now_us + int(parts[1]) * 1000
-            elif op == b"C" and self.flash is not None:
-                # a power cut at the n-th erase or program from now
-                self.flash.cut_at(self.flash.ops + int(parts[1]))
-            elif op == b"G":
-                # the heap as the firmware finds it (issue 21's chip cap):
-                # free bytes, live bytes, and n bytes of the heap taken in small
-                # pieces (what fragments leave is used too)
-                gc.collect()
-                n = int(parts[1]) if len(parts) > 1 else 0
-                got = b"-"
-                if n:
-                    held = []
-                    try:
-                        a0 = gc.mem_alloc()
-                        while gc.mem_alloc() - a0 < n:
-                            held.append(bytearray(480))
-                        got = b"ok"
-                    except MemoryError:
-                        got = b"MemoryError"
-                    held = None
-                    gc.collect()
-                self._out.write(b"G %d %d %d %s\n" % (gc.mem_free(), gc.mem_alloc(), n, got))
-            elif op == b"?":
-                # the person's state, for a host that waits in vain
-                p = self.person
-                self._out.write(("X now=%d fifo=%r waiting=%r placed=%r press=%r busy=%d pressed=%r\n" % (
-                    self.clock.now_us // 1000, p.fifo, p.waiting, [x[0] if x else None for x in p.placed],
-                    p.press, p.busy_until, p.pressed)).encode())
+    def hang(self):
+        # "H": the firmware hangs in its next call into a model (a stuck bus
+        # transaction): only the watchdog gets it out
+        self.hang_next = True
+
+    def display_off(self, ms):
+        # "I n": the display stops answering on I2C for n ms (a loose cable)
+        self.oled.present = False
+        self.oled_back_at = self.clock.now_us + ms * 1000
+
+    def cut_power(self, n):
+        # "C n": a power cut at the n-th erase or program from now
+        if self.flash is not None:
+            self.flash.cut_at(self.flash.ops + n)
+
+    def heap_probe(self, n):
+        # "G n": the heap as the firmware finds it (issue 21's chip cap):
+        # free bytes, live bytes, and n bytes of the heap taken in small
+        # pieces (what fragments leave is used too)
+        gc.collect()
+        got = b"-"
+        if n:
+            held = []
+            try:
+                a0 = gc.mem_alloc()
+                while gc.mem_alloc() - a0 < n:
+                    held.append(bytearray(480))
+                got = b"ok"
+            except MemoryError:
+                got = b"MemoryError"
+            held = None
+            gc.collect()
+        self._out.write(b"G %d %d %d %s\n" % (gc.mem_free(), gc.mem_alloc(), n, got))
+
+    def state(self):
+        # "?": the person's state, for a host that waits in vain
+        p = self.person
+        self._out.write(("X now=%d fifo=%r waiting=%r placed=%r press=%r busy=%d pressed=%r\n" % (
+            self.clock.now_us // 1000, p.fifo, p.waiting, [x[0] if x else None for x in p.placed],
+            p.press, p.busy_until, p.pressed)).encode())
 
     def idle(self, us):
         """time.sleep_us(us): the virtual clock moves on; the models are served;
@@ -793,6 +743,8 @@ class Board:
         if not self.run:
             raise PowerOff()
         self.update()
+        if _prof is not None:
+            _prof.install(_prof.main)
         if not self.reported:
             self.reported = True
             gc.collect()
@@ -802,15 +754,42 @@ class Board:
             a = gc.mem_alloc()
             if a > self.peak:
                 self.peak = a
+                self._peak_at()
         if us >= 1000 and self._in is not None and self.person.idle():
             # nothing to do for the person: wait for real (the host's input
             # ends the wait), so that an idle table does not spin
             self._poll.poll(us // 1000)
 
+    def _peak_at(self):
+        # a new live peak: what the table showed, the taps done and the
+        # firmware's modules loaded then (main.py runs as __main__, outside
+        # sys.modules), into the preallocated buffers
+        self.peak_ram[:] = self.oled.ram
+        self.peak_taps = self.person.taps_done
+        buf = self.peak_mods
+        n = 0
+        keep = self.keep
+        for name in sys.modules:
+            if name in keep or n + len(name) + 1 > len(buf):
+                continue
+            b = name.encode()
+            buf[n : n + len(b)] = b
+            buf[n + len(b)] = 32
+            n += len(b) + 1
+        self.peak_mods_n = n
+
     def report(self):
         gc.collect()
         a = gc.mem_alloc()
         self._out.write(b"M %d %d %d %d\n" % (max(self.peak, a), a, self.max_fields_on, self.spibus.collisions))
+        if self.peak_mods_n:
+            import binascii
+
+            self._out.write(b"Y %d " % self.peak_taps)
+            self._out.write(memoryview(self.peak_mods)[: self.peak_mods_n])
+            self._out.write(b"\nQ ")
+            self._out.write(binascii.hexlify(self.peak_ram))
+            self._out.write(b"\n")
         tl = self.person.taps
         lat = tl.counted
         cyc = self.poll_cycle
@@ -835,10 +814,11 @@ class Board:
         for name, h in (("shown", tl.shown), ("st1", tl.st1), ("st2", tl.st2), ("st3", tl.st3), ("saving", tl.saving)):
             out.write(b" %s_n %d %s_p50 %d %s_p99 %d %s_max %d" % (
                 name.encode(), h.n, name.encode(), h.pct(50), name.encode(), h.pct(99), name.encode(), h.max))
-        out.write(b" flash_on_path %d placed_saving %d" % (tl.flash_on_path, tl.placed_saving))
-        out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d\n" % (
+        out.write(b" flash_on_path %d placed_saving %d platform_bytes %d" % (tl.flash_on_path, tl.placed_saving, self.platform))
+        out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d" % (
             tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
             self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
+        out.write(b" fb_us %d cal_ns %d situ_ns %d\n" % (c.fb_us, int(c.cal_us * 1000), int(c.situ_us * 1000)))
 
 
 _TAP_SLOTS = 8  # taps followed at once
@@ -1090,6 +1070,8 @@ def mount_flash(board):
     vfs.mount(fs, "/")
     board.restored = "table.json" in os.listdir("/")
     os.chdir("/")
+    if board.platform < 0:
+        board.platform_share()
     bd.clock = board.clock
     board.mounted = True
 
@@ -1107,7 +1089,10 @@ def _run_file(name):
     with open(name) as f:
         code = compile(f.read(), name, "exec")
     gc.collect()
-    exec(code, {"__name__": "__main__", "__file__": name})
+    g = {"__name__": "__main__", "__file__": name}
+    if _prof is not None:
+        _prof.main = g  # (cpuprof.py: main.py's classes)
+    exec(code, g)
 
 
 def boot(board, cause):
@@ -1141,7 +1126,11 @@ def _probe(spi, buf):
     return call
 
 
+_prof = None  # cpuprof.Prof, when TT_CPUPROF names a file
+
+
 def main(argv, start_alloc):
+    global _prof
     ctl_in, ctl_out, image = argv[1], argv[2], argv[3]
     # CPU_FACTOR is "bytecode[,c[,flash times]]": the firmware's stretches,
     # its C calls timed apart (gc.collect, json), the flash's "typ" or "max" times
@@ -1167,14 +1156,27 @@ def main(argv, start_alloc):
     # so that the caches are as cold as in the firmware's real calls
     machine._attach(board)
     board.clock.calibrate(_probe(machine.SPI(1), bytearray(40)))
+    if os.getenv("TT_CPUPROF"):
+        import cpuprof
+
+        _prof = cpuprof.Prof(board.clock, os.getenv("TT_CPUPROF"))
+        _prof.main = None
     if c_factor is not None:
         # the firmware's gc.collect() and json calls: C code, timed apart
         import json
 
         sys.modules["gc"] = vclock.TimedGC(board.clock, gc)
         sys.modules["json"] = vclock.TimedJson(board.clock, json)
+        import framebuf
+
+        sys.modules["framebuf"] = vclock.TimedFramebuf(board.clock, framebuf)
+    # the USB serial: C calls on the rp2 port, not the unix port's system
+    # calls at the bytecode factor (about 1 ms a turn of the loop before)
+    sys.modules["sys"] = vclock.TimedSys(board.clock, sys)
+    sys.modules["select"] = vclock.TimedSelect(board.clock, select)
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
+    board.start_alloc = start_alloc
     if cap:
         # what is free beyond the firmware's cap is held, from here on, by one
         # block the firmware cannot use: it gets the chip's heap, no more
@@ -1184,6 +1186,7 @@ def main(argv, start_alloc):
             gc.collect()
             board.held = gc.mem_alloc() - start_alloc - board.sim_bytes
     keep = set(sys.modules)
+    board.keep = keep
     # a process started after a reset (the host's relaunch): its cause and
     # the boots so far
     cause = int(argv[6]) if len(argv) > 6 else machine.PWRON_RESET
@@ -1227,6 +1230,8 @@ def main(argv, start_alloc):
     except PowerOff:
         pass
     board.report()
-    board._out.write(b"W wall_ms %d\n" % utime.ticks_diff(utime.ticks_ms(), wall0))
+    if _prof is not None:
+        _prof.write()
+    board._out.write(b"V wall_ms %d\n" % utime.ticks_diff(utime.ticks_ms(), wall0))
     unmount_flash()
 

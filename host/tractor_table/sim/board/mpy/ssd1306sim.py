@@ -172,11 +172,30 @@ class SSD1306Chip:
                 self.on_frame(self)
 
     # --- what a person sees
+    def powered(self):
+        # the panel's VCC: the SSD1306 module has no other source than the charge pump
+        return self.charge_pump
+
+    def glass(self):
+        """What the panel shows, as a MONO_VLSB frame (pixel by pixel): what
+        a person sees, whatever the RAM holds."""
+        if (self.display_on and self.powered() and self.seg_remap and self.com_reverse
+                and not self.start_line and not self.inverse and not self.all_on):
+            return bytearray(self.ram)  # shown as it is (the firmware's setting)
+        out = bytearray(self.WIDTH * self.PAGES)
+        for y in range(self.PAGES * 8):
+            for x in range(self.WIDTH):
+                if self.pixel(x, y):
+                    out[(y >> 3) * self.WIDTH + x] |= 1 << (y & 7)
+        return out
+
     def pixel(self, x, y):
         """The pixel at (x, y) of the panel as seen (1 lit), after segment
         remap and COM scan direction: with the firmware's A1/C8 setting (the
-        usual module mounting) the panel shows the RAM as the framebuf drew it."""
-        if not self.display_on:
+        usual module mounting) the panel shows the RAM as the framebuf drew it.
+        Dark while the display is off, or without the panel's high voltage
+        (the SSD1306 module makes it with the charge pump, 0x8D 0x14)."""
+        if not self.display_on or not self.powered():
             return 0
         if self.all_on:
             return 1

@@ -1,0 +1,29 @@
+# mypy: ignore-errors
+# (MicroPython code, run by the unix port: not part of the typed host package.)
+# The board's process, in either mode (docs/firmware.md, "Board model"):
+#   micropython start.py fast CTL_IN CTL_OUT STORE DECKS READERS CARDS CONFIG [heap] [events]
+#   micropython start.py pico CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS]
+# fast: vboard.py gives the firmware's App its board directly; pico: the board
+# model (picoboot.py) boots boot.py and main.py on a modelled Pico. The runner
+# copies this file beside the compiled board (MicroPython looks in the
+# script's folder first). What the heap holds before the board loads is the
+# firmware's baseline (the board model measures its models from here). Kept
+# this small: this file alone is compiled from source in the firmware's heap.
+import gc
+import sys
+
+gc.collect()
+_start = gc.mem_alloc()
+import chipstack  # noqa: E402
+
+if sys.argv[1] == "pico":
+    import picoboot as board
+
+    if board.os.getenv("TT_CPUPROF"):
+        chipstack.STACK *= 4  # cpuprof.py's wrappers: a frame more per call
+else:
+    import vboard as board
+
+# on the RP2040's C stack (chipstack.py): what recurses too deep for the chip
+# fails here as it fails there
+chipstack.run(board.main, sys.argv[1:], _start)
