@@ -184,7 +184,10 @@ def _serve_workers(app: Any, args: argparse.Namespace) -> int:
         if pid == 0:  # a worker: serve until told to stop
             code = 0
             try:
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                # uvicorn shuts down on SIGTERM or SIGINT, then raises the signal again
+                # for the handler it found: a no-op here, so a stopped worker exits 0
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    signal.signal(sig, lambda _s, _f: None)
                 config = uvicorn.Config(app, log_level="warning", access_log=False,
                                         timeout_graceful_shutdown=3)
                 uvicorn.Server(config).run(sockets=[sock])
