@@ -24,7 +24,8 @@ the hands the flat-out run completed). After each run every table's event
 count on the server equals its host's.
 
     .venv/bin/python bench/bench_club.py                 # 60 tables each way; writes docs
-    .venv/bin/python bench/bench_club.py --tables 60 200 500 --flat-tables 60
+    .venv/bin/python bench/bench_club.py --tables 60 200 500 --flat-tables 60 --seconds 45 \
+        --browsers 8 --procs 4 --workers 2 --hosts-dir /dev/shm   # docs/performance.md's run
     .venv/bin/python bench/bench_club.py --tables 8 --flat-tables 8 --no-write
 
 ``run()`` is what the tests call (tests/club/test_club_bench.py: 8 tables in
@@ -86,6 +87,12 @@ class Result:
     checked: int = 0
     load: float = 0.0
     pg: str = ""
+    procs: int = 1  # the driver processes the tables were spread over
+    server_ticks: int = 0
+    workers: int = 1  # the server's processes
+
+    def ms_per_event(self) -> float:
+        return self.server_ticks / HZ * 1000 / self.events if self.events else float("nan")
 
     def pct(self, q: float, xs: list[float] | None = None) -> float:
         xs = sorted(self.latencies_ms if xs is None else xs)
@@ -98,12 +105,13 @@ class Result:
                 f"ingested {self.ingest_per_s:.0f}/s (offered {self.offered_per_s:.0f}/s); "
                 f"tap->browser p50 {self.pct(0.5):.0f} ms p99 {self.pct(0.99):.0f} ms "
                 f"(n={len(self.latencies_ms)}); tap->commit p50 {self.pct(0.5, self.commit_ms):.0f} ms "
-                f"p99 {self.pct(0.99, self.commit_ms):.0f} ms; server CPU {self.server_cpu * 100:.0f} %, "
+                f"p99 {self.pct(0.99, self.commit_ms):.0f} ms; server CPU {self.server_cpu * 100:.0f} % "
+                f"({self.ms_per_event():.1f} ms per event), "
                 f"PostgreSQL CPU {self.pg_cpu * 100:.0f} %, tables' process {self.driver_cpu * 100:.0f} % "
                 "of a core; "
                 + (f"{self.pg_bytes / max(1, self.hands) * 1000 / 1e6:.1f} MB per 1,000 hands; "
                    if self.hands else "")
-                + f"load {self.load:.1f}")
+                + f"{self.procs} driver process(es), {self.workers} server process(es); load {self.load:.1f}")
 
 
 def _one(c: Any, sql: str, args: tuple[Any, ...] = ()) -> tuple[Any, ...]:
@@ -124,6 +132,20 @@ def _ticks(pid: int, children: bool = False) -> int:
     if children:
         n += int(f[13]) + int(f[14])  # reaped children's
     return n
+
+
+def _tree_ticks(pid: int) -> int:
+    """``pid``'s CPU and its live children's (the server's worker processes)."""
+    total = _ticks(pid)
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                f = (p / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(f[1]) == pid:
+                total += int(f[11]) + int(f[12])
+    return total
 
 
 def _pg_ticks(cluster: Cluster) -> int:
@@ -158,10 +180,15 @@ class Browsers:
 
     TABS = 4
 
-    def __init__(self, base: str, labels: list[str]) -> None:
+    def __init__(self, base: str, labels: list[str], room_page: bool = False) -> None:
         self.drvs: list[Any] = []
         self.tabs: dict[str, tuple[Any, str]] = {}
         try:
+            if room_page:  # the projector's room page, open (its tiles pushed) but not timed
+                drv = self._chromium()
+                self.drvs.append(drv)
+                drv.get(f"{base}/")
+                self._until_live(drv)
             for k, label in enumerate(labels):
                 if k % self.TABS == 0:
                     drv = self._chromium()
@@ -221,7 +248,7 @@ def browser_available() -> bool:
 
 class Room:
     def __init__(self, tables: int, *, fsync: bool = True, folder: Path | None = None,
-                 hosts_dir: Path | None = None) -> None:
+                 hosts_dir: Path | None = None, workers: int = 1) -> None:
         self.folder = folder or Path(tempfile.mkdtemp(prefix="tt-bench-club-"))
         # the hosts' records files: on this machine's disk by default (every host's
         # fsyncs then share the server's one disk, which a room's laptops do not),
@@ -239,7 +266,8 @@ class Room:
         with self.log.open("wb") as log:  # a file, not a pipe nobody reads
             self.server = subprocess.Popen(
                 [sys.executable, "-m", "tractor_table.cli", "club", "serve", "--db", self.url,
-                 "--port", str(self.port)], stdout=subprocess.DEVNULL, stderr=log)
+                 "--port", str(self.port), "--workers", str(workers)],
+                stdout=subprocess.DEVNULL, stderr=log)
         try:
             self._until_up()
         except BaseException:
@@ -247,6 +275,7 @@ class Room:
             self.cluster.stop("fast")
             raise
         self.n = tables
+        self.workers = workers
         self.sims: list[SimTable] = []
         self.ups: list[Any] = []
 
@@ -336,8 +365,13 @@ def drive(room: Room, pace_s: float, seconds: float, taps: dict[tuple[str, int],
     """The tables' inputs: at a person's pace (``pace_s`` > 0, for ``seconds``) or flat
     out (every table to its script's end, or ``inputs`` inputs each). Each event's tap
     time kept; events made."""
+    return drive_sims(room.sims, pace_s, seconds, taps, rng, inputs)
+
+
+def drive_sims(sims: list[SimTable], pace_s: float, seconds: float,
+               taps: dict[tuple[str, int], float], rng: random.Random, inputs: int = 0) -> int:
+    """:func:`drive` on the tables ``sims``."""
     made = 0
-    sims = room.sims
     if pace_s > 0:
         now = time.monotonic()
         end = now + seconds
@@ -380,6 +414,190 @@ def drive(room: Room, pace_s: float, seconds: float, taps: dict[tuple[str, int],
     return made
 
 
+# --- the tables spread over processes (a room's tables are each their own laptop)
+
+
+def _drive_part(pipe: Any, base: str, token: str, hosts: str, ks: list[int], hands: int,
+                seed: int, pace_s: float) -> None:
+    """One driver process: the tables ``ks`` of the room (seated as :meth:`Room.seat`
+    does, each moved to a random point of its hand), driven at ``pace_s`` when told.
+    Answers each request on ``pipe``: seat -> events made; ("drive", start, seconds)
+    -> (events made, seconds driven, taps); check -> [(uid, count, head)]; close."""
+    from tractor_table.sim.board.flashsoak import record_actions
+
+    rng = random.Random(seed * 7919 + ks[0])
+    scripts: dict[int, bytes] = {}
+    sims = []
+    for k in ks:
+        sk = k % SCRIPTS
+        if sk not in scripts:
+            scripts[sk] = record_actions(hands, seed * 1000 + sk, 2)
+        d = Path(hosts) / f"r{seed}t{k}"
+        d.mkdir()
+        sim = SimTable(d, f"{0xBE000000 + seed * 10000 + k:016x}", seed=k, hands=0)
+        sim.actions, sim.at = scripts[sk], 0
+        sims.append(sim)
+    ups = [attach(s, base, token, name=f"bench {k}") for k, s in zip(ks, sims, strict=True)]
+    while True:
+        cmd = pipe.recv()
+        if cmd[0] == "seat":
+            for s in sims:
+                s.step_event()
+                for _ in range(rng.randrange(130)):  # a room is at every point of a hand at once
+                    s.step()
+            pipe.send(sum(s.made for s in sims))
+        elif cmd[0] == "drive":
+            _, start, seconds = cmd
+            taps: dict[tuple[str, int], float] = {}
+            time.sleep(max(0.0, start - time.time()))
+            t0 = time.monotonic()
+            made = drive_sims(sims, pace_s, seconds, taps, rng)
+            pipe.send((made, time.monotonic() - t0, sum(s.made for s in sims), taps))
+        elif cmd[0] == "wake":
+            for up in ups:
+                up.wake()
+            pipe.send(True)
+        elif cmd[0] == "check":
+            pipe.send([(s.uid, s.count, s.head) for s in sims])
+        else:
+            stops = [threading.Thread(target=up.stop, kwargs={"flush_s": 2.0}) for up in ups]
+            for t in stops:
+                t.start()
+            for t in stops:
+                t.join()
+            for s in sims:
+                s.close()
+            pipe.send(True)
+            return
+
+
+class Spread:
+    """The room's tables driven by ``procs`` processes (tables k, k + procs, ...), so the
+    bench's own driver is not one interpreter's GIL for hundreds of tables."""
+
+    def __init__(self, room: Room, procs: int, hands: int, seed: int, pace_s: float) -> None:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        self.room = room
+        self.pipes: list[Any] = []
+        self.procs: list[Any] = []
+        for w in range(procs):
+            ks = list(range(w, room.n, procs))
+            if not ks:
+                continue
+            a, b = ctx.Pipe()
+            p = ctx.Process(target=_drive_part, args=(b, room.base, room.token, str(room.hosts), ks,
+                                                      hands, seed, pace_s), daemon=True)
+            p.start()
+            self.pipes.append(a)
+            self.procs.append(p)
+        self.made = 0
+
+    def ask(self, *cmd: Any) -> list[Any]:
+        for p in self.pipes:
+            p.send(cmd)
+        return [p.recv() for p in self.pipes]
+
+    def ticks(self) -> int:
+        return sum(_ticks(p.pid) for p in self.procs)
+
+    def drained(self, timeout: float = 600.0) -> None:
+        self.ask("wake")
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.room.server_count()[0] >= self.made:
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"not every event reached the server within {timeout} s")
+
+    def check(self) -> int:
+        with db.connect(self.room.url) as c:
+            heads = {u: (int(n), int(h)) for u, n, h in c.execute(
+                "SELECT t.uid, th.count, th.head FROM tables t JOIN table_heads th USING (table_id)")}
+        n = 0
+        for part in self.ask("check"):
+            for uid, count, head in part:
+                assert heads.get(uid) == (count, head), f"table {uid}: server {heads.get(uid)}, host {(count, head)}"
+                n += 1
+        return n
+
+    def close(self) -> None:
+        if self.pipes:
+            self.ask("close")
+        for p in self.procs:
+            p.join(30)
+        self.pipes, self.procs = [], []
+
+
+def run_spread(tables: int, *, procs: int, pace_s: float, seconds: float, browsers: int = 8,
+               seed: int = 1, fsync: bool = True, hosts_dir: Path | None = None,
+               room_page: bool = True, workers: int = 1) -> Result:
+    """A human-pace run with the tables spread over ``procs`` driver processes; a
+    room page held open beside the sampled table pages (``room_page``), as a
+    projector would."""
+    room = Room(tables, fsync=fsync, hosts_dir=hosts_dir, workers=workers)
+    fleet = Spread(room, procs, int(seconds / pace_s / 100) + 2, seed, pace_s)
+    br = None
+    try:
+        fleet.made = sum(fleet.ask("seat"))
+        fleet.drained()
+        labels = room.labels()
+        uids = sorted(labels)
+        sample = [labels[u] for u in uids[:: max(1, len(uids) // max(1, browsers))]][:browsers]
+        br = Browsers(room.base, sample, room_page=room_page) if browsers and browser_available() else None
+        res = Result(tables, "human", pg=f"PostgreSQL {room.cluster.bins.version} "
+                     f"({room.cluster.bins.origin}, fsync {'on' if fsync else 'off'})")
+        with db.connect(room.url) as c:
+            pk0 = int(_one(c, "SELECT COALESCE(max(event_pk), 0) FROM events")[0])
+        n0 = room.server_count()[0]
+        cpu0, pg0, me0, w0 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), fleet.ticks(), time.monotonic()
+        load0 = os.getloadavg()[0]
+        got = fleet.ask("drive", time.time() + 0.5, seconds)
+        drove = max(g[1] for g in got)
+        made = sum(g[0] for g in got)
+        fleet.made = sum(g[2] for g in got)
+        taps: dict[tuple[str, int], float] = {}
+        for g in got:
+            taps.update(g[3])
+        fleet.drained()
+        wall = time.monotonic() - w0
+        cpu1, pg1, me1 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), fleet.ticks()
+        res.driver_cpu = (me1 - me0) / HZ / wall
+        res.server_cpu = (cpu1 - cpu0) / HZ / wall
+        res.server_ticks = cpu1 - cpu0
+        res.pg_cpu = (pg1 - pg0) / HZ / wall
+        with db.connect(room.url) as c:
+            first, last = _one(c,
+                "SELECT extract(epoch FROM min(ingested_at)), extract(epoch FROM max(ingested_at)) "
+                "FROM events WHERE event_pk > %s", (pk0,))
+            for uid, idx, at in c.execute(
+                    "SELECT t.uid, e.idx, extract(epoch FROM e.ingested_at) FROM events e "
+                    "JOIN tables t USING (table_id) WHERE e.event_pk > %s", (pk0,)):
+                tap = taps.get((uid, int(idx)))
+                if tap is not None:
+                    res.commit_ms.append((float(at) - tap) * 1000)
+        res.events = room.server_count()[0] - n0
+        res.seconds = drove
+        res.offered_per_s = made / drove if drove else 0.0
+        span = float(last - first) if first is not None else 0.0
+        res.ingest_per_s = res.events / span if span > 0 else 0.0
+        if br is not None:
+            time.sleep(1.0)  # the pages' last pushes
+            res.latencies_ms = latencies(br.stamps(), labels, taps)
+        res.checked = fleet.check()
+        res.load = (load0 + os.getloadavg()[0]) / 2
+        res.procs = procs
+        res.workers = workers
+        return res
+    finally:
+        if br is not None:
+            br.close()
+        fleet.close()
+        room.sims = []
+        room.close()
+
+
 def latencies(stamps: dict[str, list[tuple[float, int]]], labels: dict[str, str],
               taps: dict[tuple[str, int], float]) -> list[float]:
     """Per event of a sampled table: when its page first showed a state holding it, less its tap."""
@@ -399,10 +617,10 @@ def latencies(stamps: dict[str, list[tuple[float, int]]], labels: dict[str, str]
 
 def run(tables: int, *, pace_s: float, seconds: float = 60.0, hands: int = 1, browsers: int = 4,
         seed: int = 1, room: Room | None = None, fsync: bool = True,
-        inputs: int = 0, hosts_dir: Path | None = None) -> tuple[Result, Room]:
+        inputs: int = 0, hosts_dir: Path | None = None, workers: int = 1) -> tuple[Result, Room]:
     """One run on ``room`` (made if None; the caller closes it)."""
     if room is None:
-        room = Room(tables, fsync=fsync, hosts_dir=hosts_dir)
+        room = Room(tables, fsync=fsync, hosts_dir=hosts_dir, workers=workers)
         try:
             return _run(room, tables, pace_s, seconds, hands, browsers, seed, fsync, inputs)
         except BaseException:
@@ -427,7 +645,7 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
     labels = room.labels()
     sample = [labels[s.uid] for s in room.sims[:: max(1, len(room.sims) // max(1, browsers))]][:browsers]
     br = Browsers(room.base, sample) if browsers and browser_available() else None
-    res = Result(tables, "human" if pace_s else "flat out", pg=f"PostgreSQL {room.cluster.bins.version} "
+    res = Result(tables, "human" if pace_s else "flat out", workers=room.workers, pg=f"PostgreSQL {room.cluster.bins.version} "
                  f"({room.cluster.bins.origin}, fsync {'on' if fsync else 'off'})")
     try:
         with db.connect(room.url) as c:
@@ -436,13 +654,14 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
         n0 = room.server_count()[0]
         with db.connect(room.url) as c:
             pk0 = int(_one(c, "SELECT COALESCE(max(event_pk), 0) FROM events")[0])
-        cpu0, pg0, w0 = _ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
+        cpu0, pg0, w0 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
         me0 = _ticks(os.getpid())
+        load0 = os.getloadavg()[0]
         made = drive(room, pace_s, seconds, taps, rng, inputs)
         drove = time.monotonic() - w0
         room.drained()
         wall = time.monotonic() - w0
-        cpu1, pg1 = _ticks(room.server.pid), _pg_ticks(room.cluster)
+        cpu1, pg1 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster)
         res.driver_cpu = (_ticks(os.getpid()) - me0) / HZ / wall
         with db.connect(room.url) as c:
             c.execute("CHECKPOINT")
@@ -463,6 +682,7 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
         span = float(last - first) if first is not None else 0.0
         res.ingest_per_s = res.events / span if span > 0 else 0.0
         res.server_cpu = (cpu1 - cpu0) / HZ / wall
+        res.server_ticks = cpu1 - cpu0
         res.pg_cpu = (pg1 - pg0) / HZ / wall
         res.hands = hands1 - hands0 if pace_s == 0 else 0
         res.pg_bytes = size1 - size0
@@ -470,42 +690,44 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
             time.sleep(1.0)  # the pages' last pushes
             res.latencies_ms = latencies(br.stamps(), labels, taps)
         res.checked = room.check()
-        res.load = os.getloadavg()[0]
+        res.load = (load0 + os.getloadavg()[0]) / 2
     finally:
         if br is not None:
             br.close()
     return res, room
 
 
-def backlog(tables: int, *, hands: int = 1, seed: int = 7, fsync: bool = True) -> Result:
+def backlog(tables: int, *, hands: int = 1, seed: int = 7, fsync: bool = True, workers: int = 1) -> Result:
     """The server's own ceiling: every table plays its hands offline (no uploader), then
     all the uploaders start at once and drain their backlogs (a room whose network
     came back); events/s is what the server ingested, server-side."""
-    room = Room(tables, fsync=fsync)
+    room = Room(tables, fsync=fsync, workers=workers)
     try:
         room.seat(hands, seed, upload=False)
         drive(room, 0.0, 0.0, {}, random.Random(seed))
-        res = Result(tables, "backlog drain", pg=f"PostgreSQL {room.cluster.bins.version} "
+        res = Result(tables, "backlog drain", workers=room.workers, pg=f"PostgreSQL {room.cluster.bins.version} "
                      f"({room.cluster.bins.origin}, fsync {'on' if fsync else 'off'})")
         with db.connect(room.url) as c:
             size0 = int(_one(c, "SELECT pg_database_size(current_database())")[0])
-        cpu0, pg0, w0 = _ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
+        cpu0, pg0, w0 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster), time.monotonic()
+        load0 = os.getloadavg()[0]
         room.attach_all()
         room.drained()
         wall = time.monotonic() - w0
-        cpu1, pg1 = _ticks(room.server.pid), _pg_ticks(room.cluster)
+        cpu1, pg1 = _tree_ticks(room.server.pid), _pg_ticks(room.cluster)
         res.events, span = room.server_count()
         res.seconds = wall
         res.ingest_per_s = res.events / span if span > 0 else 0.0
         res.offered_per_s = float("nan")
         res.server_cpu = (cpu1 - cpu0) / HZ / wall
+        res.server_ticks = cpu1 - cpu0
         res.pg_cpu = (pg1 - pg0) / HZ / wall
         with db.connect(room.url) as c:
             c.execute("CHECKPOINT")
             res.pg_bytes = int(_one(c, "SELECT pg_database_size(current_database())")[0]) - size0
             res.hands = int(_one(c, "SELECT count(*) FROM events WHERE kind = 12")[0])
         res.checked = room.check()
-        res.load = os.getloadavg()[0]
+        res.load = (load0 + os.getloadavg()[0]) / 2
         return res
     finally:
         room.close()
@@ -520,34 +742,44 @@ def section(results: list[Result], cmd: str, hosts_dir: Path | None = None) -> s
                if r.latencies_ms else "-")
         com = (f"{r.pct(0.5, r.commit_ms):.0f} / {r.pct(0.99, r.commit_ms):.0f}" if r.commit_ms else "-")
         drv = f" / {r.driver_cpu * 100:.0f} %" if r.driver_cpu else ""
-        rows.append(f"| {r.tables} | {r.pace} | {r.events:,} | {off} | {r.ingest_per_s:.0f} | {lat} | {com} | "
-                    f"{r.server_cpu * 100:.0f} % / {r.pg_cpu * 100:.0f} %{drv} | {per} | {r.load:.1f} |")
+        rows.append(f"| {r.tables} | {r.pace} | {r.procs} / {r.workers} | {r.events:,} | {off} | "
+                    f"{r.ingest_per_s:.0f} | {lat} | {com} | "
+                    f"{r.server_cpu * 100:.0f} % / {r.pg_cpu * 100:.0f} %{drv} | {r.ms_per_event():.1f} | "
+                    f"{per} | {r.load:.1f} |")
     pg = results[0].pg if results else ""
     return f"""## Club server: a room's tables on one PostgreSQL
 
 `{cmd}` ({machine_line()}; {os.cpu_count()} cores shared with other work; {pg}).
 Simulated tables (the firmware's table core, the bots' hands, the real recorder
-and uploader, one thread each) in one process, the server (`tractor-table club
-serve`, one process) and PostgreSQL all on this machine: the driver's own
-recording and uploading compete with the server for the same cores, which a
-club's laptops would not. Human pace: a table's next input after an exponential
-wait of mean {HUMAN_PACE_S} s (a hand of ~130 inputs in ~10 min), each table
-first moved to a random point of its hand (a room is at every point of a hand
-at once). Flat out:
-every table's inputs back to back from one thread (its rate is the driver's,
-recording each event in SQLite with synchronous = FULL). Backlog drain: every
-table plays offline first, then all uploaders start at once (a room whose
-network came back): the server's own ceiling. Tap -> browser: a headless
-chromium holds sampled table pages open and stamps when a state reaches the
-DOM (its own MutationObserver, `Date.now()`), less the driver's stamp just
-before the input; tap -> server: the server transaction's time (`ingested_at`)
-less the same stamp, for every event. CPU: user+system from /proc over the run, as a share of one
-core (server, PostgreSQL, and the simulated tables' own process). Bytes: the database's growth over the hands the flat-out run completed.
-After every run each table's count and head on the server equal its host's.
+and uploader, one thread each), the server (`tractor-table club serve`) and
+PostgreSQL all on this machine: the tables' recording and uploading compete
+with the server for the same 2 cores, which a club's laptops would not. Human
+pace: a table's next input after an exponential wait of mean {HUMAN_PACE_S} s
+(a hand of ~130 inputs in ~10 min), each table first moved to a random point of
+its hand (a room is at every point of a hand at once); with `--procs K` the
+tables are spread over K driver processes and a room page is held open too (as
+on a projector: every table's tile pushed to it), with `--workers N` the server
+runs N processes (`club serve --workers N`); "procs" below is K / N. Flat out
+(one driver process): every table's inputs back to back from one thread (its
+rate is the driver's, recording each event in SQLite with synchronous = FULL).
+Backlog drain: every table plays offline first, then all uploaders start at
+once (a room whose network came back): the server's own ceiling. Tap ->
+browser: a headless chromium holds sampled table pages open and stamps when a
+state reaches the DOM (its own MutationObserver, `Date.now()`), less the
+driver's stamp just before the input; at a human pace a sampled page sees a
+few events a minute, so its p99 is about the largest of n. Tap -> server: the
+server transaction's time (`ingested_at`) less the same stamp, for every
+event. CPU: user+system from /proc over the run, as a share of one core
+(server, all its processes; PostgreSQL; the tables' driver processes), and the
+server's CPU time over the run per event ingested (its heartbeats, pages and
+streams included). Load:
+the 1-minute load average, mean of the run's start and end. Bytes: the
+database's growth over the hands the flat-out run completed. After every run
+each table's count and head on the server equal its host's.
 The hosts' records files (SQLite, synchronous = FULL) are {"in " + str(hosts_dir) + " (each host as if on its own disk)" if hosts_dir else "on the server's own disk: every host's fsyncs share it with PostgreSQL's, which a room's laptops would not"}.
 
-| tables | pace | events | offered/s | ingested/s | tap->browser p50 / p99 ms | tap->server p50 / p99 ms | CPU server / PostgreSQL / tables | MB per 1,000 hands | load |
-|---|---|---|---|---|---|---|---|---|---|
+| tables | pace | procs | events | offered/s | ingested/s | tap->browser p50 / p99 ms | tap->server p50 / p99 ms | CPU server / PostgreSQL / tables | server CPU ms per event | MB per 1,000 hands | load |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 """ + "\n".join(rows) + "\n"
 
 
@@ -569,26 +801,34 @@ def main() -> int:
     ap.add_argument("--only", choices=["human", "flat", "backlog"], help="one pace only")
     ap.add_argument("--no-fsync", action="store_true", help="PostgreSQL fsync off (not a club night)")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md")
+    ap.add_argument("--procs", type=int, default=1,
+                    help="human pace: spread the tables over this many driver processes, and hold "
+                    "the room page open too (default 1: every table in this process)")
+    ap.add_argument("--workers", type=int, default=1, help="the server's processes (club serve --workers)")
     ap.add_argument("--hosts-dir", type=Path, help="human and flat: the hosts' records files here "
                     "(/dev/shm: each host as if on its own disk; default: beside the database)")
     a = ap.parse_args()
     results = []
     if a.only in (None, "human"):
         for n in a.tables:
-            r, room = run(n, pace_s=a.pace, seconds=a.seconds, browsers=a.browsers,
-                          fsync=not a.no_fsync, hosts_dir=a.hosts_dir)
-            room.close()
+            if a.procs > 1:
+                r = run_spread(n, procs=a.procs, pace_s=a.pace, seconds=a.seconds, browsers=a.browsers,
+                               fsync=not a.no_fsync, hosts_dir=a.hosts_dir, workers=a.workers)
+            else:
+                r, room = run(n, pace_s=a.pace, seconds=a.seconds, browsers=a.browsers,
+                              fsync=not a.no_fsync, hosts_dir=a.hosts_dir, workers=a.workers)
+                room.close()
             print(r.line(), flush=True)
             results.append(r)
     for n in a.flat_tables:
         if a.only in (None, "flat"):
             r, room = run(n, pace_s=0.0, hands=a.hands, browsers=a.browsers, fsync=not a.no_fsync,
-                          hosts_dir=a.hosts_dir)
+                          hosts_dir=a.hosts_dir, workers=a.workers)
             room.close()
             print(r.line(), flush=True)
             results.append(r)
         if a.only in (None, "backlog"):
-            r = backlog(n, hands=a.hands, fsync=not a.no_fsync)
+            r = backlog(n, hands=a.hands, fsync=not a.no_fsync, workers=a.workers)
             print(r.line(), flush=True)
             results.append(r)
     if not a.no_write:

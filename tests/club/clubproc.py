@@ -12,7 +12,8 @@ import time
 class ServerProc:
     """``tractor-table club serve --db URL`` as its own process (kill -9 is real)."""
 
-    def __init__(self, url: str, port: int | None = None, offline_s: float = 30.0) -> None:
+    def __init__(self, url: str, port: int | None = None, offline_s: float = 30.0,
+                 extra: tuple[str, ...] = ()) -> None:
         from tractor_table.club.pg import free_port
 
         self.db = url
@@ -20,13 +21,14 @@ class ServerProc:
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
         self.offline_s = offline_s
+        self.extra = extra
 
     def start(self) -> ServerProc:
         import httpx
 
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tractor_table.cli", "club", "serve", "--db", self.db,
-             "--port", str(self.port), "--offline-after", str(self.offline_s)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             "--port", str(self.port), "--offline-after", str(self.offline_s), *self.extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

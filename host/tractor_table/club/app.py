@@ -132,7 +132,8 @@ async def hello(request: Request, token_id: int, body: Any) -> Any:
 async def batch(request: Request, token_id: int, body: Any) -> Any:
     status, out = await ingest.apply_batch(club(request).pool, token_id, body)
     if status == 200:  # what the server has for the host's tables (club/commands.py)
-        out["commands"] = await commands.pending(club(request).pool, ingest._host(body))
+        out["commands"] = await commands.pending(club(request).pool, ingest._host(body),
+                                                 maybe=out.pop("_commands"))
     return JSONResponse(out, status_code=status)
 
 
@@ -192,7 +193,7 @@ def create_app(url: str, *, extra_routes: Sequence[BaseRoute] = (), pool_size: i
         pool = AsyncConnectionPool(url, min_size=2, max_size=pool_size, open=False,
                                    kwargs={"autocommit": True})
         await pool.open(wait=True, timeout=30)
-        hub = Hub(url, pool, pages.render_table, pages.room_tiles)
+        hub = Hub(url, pool, pages.render_table, pages.room_tiles, pages.render_tiles)
         await hub.start()
         app.state.club = Club(url, pool, hub, dict(settings or {}))
         try:

@@ -33,14 +33,26 @@ from psycopg_pool import AsyncConnectionPool
 
 from .. import events as E
 from ..vocab.enums import EventKind
-from .ingest import Invalid, _f, _host, _host_row
+from .ingest import ANY_COMMANDS_SQL, Invalid, _f, _host, _host_row
 
 #: a command's name on the wire, for each kind
 KINDS = ("new_match", "call_time")
 
 
-async def pending(pool: AsyncConnectionPool, host: Any) -> list[dict[str, Any]]:
-    """The commands not yet done for the tables this host uploads."""
+#: whether there may be anything to do for a host (no round waits for a table, no command
+#: is open for the host's tables: nothing); one query, which every batch (in its own
+#: transaction: :func:`.ingest.apply_batch`) and heartbeat asks
+ANY_SQL = ANY_COMMANDS_SQL
+
+async def pending(pool: AsyncConnectionPool, host: Any, *, maybe: bool | None = None) -> list[dict[str, Any]]:
+    """The commands not yet done for the tables this host uploads (``maybe``: what
+    :data:`ANY_SQL` answered already, if it was asked)."""
+    if maybe is None:
+        async with pool.connection() as conn:
+            row = await (await conn.execute(ANY_SQL, (host,))).fetchone()
+        maybe = bool(row and row[0])
+    if not maybe:
+        return []
     async with pool.connection() as conn, conn.transaction():
         await _late_tables(conn, host)
         await _started_already(conn, host)

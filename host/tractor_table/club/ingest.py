@@ -24,6 +24,8 @@ alert. A rollback or fork the host recorded comes as its ``supersede`` items
 before the new event: the old rows are marked, never deleted. Two hosts whose
 streams of one table disagree keep the first's as current and raise an alert.
 Every change NOTIFYs ``tt_table`` with the table's id, delivered at commit.
+A batch may carry the host's heartbeat (``beat``, as ``POST /api/v1/heartbeat``
+takes it), applied in the same transaction.
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ from .. import events
 from ..link import ttlink
 
 MAX_ITEMS = 500
+#: club/commands.py's ANY_SQL (that module imports this one)
+ANY_COMMANDS_SQL = ("SELECT EXISTS (SELECT 1 FROM round_marks m JOIN rounds r USING (round_id)"
+                    " WHERE m.table_id IS NULL AND r.state IN ('playing', 'time_called'))"
+                    " OR EXISTS (SELECT 1 FROM table_commands c JOIN table_heads h USING (table_id)"
+                    " WHERE c.done_at IS NULL AND h.host_id = %s)")
 _UID = re.compile(r"^[0-9A-Za-z:._-]{1,80}$")
 KINDS = ("session", "note", "snapshot", "event", "supersede", "restore", "verdict")
 VERDICTS = ("agreed", "disagreed", "unchecked", "not verified")
@@ -234,9 +241,12 @@ class _Batch:
         if tid is not None:
             return tid
         c = self.conn
-        # seen now, and its id, in one round trip (a new table is made below)
+        # seen now, its id, and its head locked (the serialisation point: one writer
+        # per table at a time), in one round trip (a new table is made below)
         row = await (await c.execute(
-            "UPDATE tables SET last_seen = now() WHERE uid = %s RETURNING table_id", (uid,))).fetchone()
+            "WITH t AS (UPDATE tables SET last_seen = now() WHERE uid = %s RETURNING table_id) "
+            "SELECT h.table_id FROM table_heads h JOIN t USING (table_id) FOR UPDATE OF h",
+            (uid,))).fetchone()
         if row is None:
             row = await (await c.execute(
                 "INSERT INTO tables (table_id, uid, label) SELECT n, %s, 'T' || n "
@@ -248,11 +258,11 @@ class _Batch:
             assert row is not None
             await c.execute("INSERT INTO table_heads (table_id) VALUES (%s) ON CONFLICT DO NOTHING",
                             (row[0],))
-        tid = int(row[0])
-        # the serialisation point: one writer per table at a time
-        await c.execute("SELECT 1 FROM table_heads WHERE table_id = %s FOR UPDATE", (tid,))
-        self.tables[uid] = tid
-        return tid
+            tid = int(row[0])
+            # the serialisation point: one writer per table at a time
+            await c.execute("SELECT 1 FROM table_heads WHERE table_id = %s FOR UPDATE", (tid,))
+        self.tables[uid] = int(row[0])
+        return int(row[0])
 
     async def session(self, local: int | None) -> int | None:
         if local is None:
@@ -381,11 +391,16 @@ class _Batch:
                 (tid, self.host, "disagreement",
                  f"table {uid} event {idx}: host {self.host} sent {h:08x}, the server holds "
                  f"another event there (from host {other[1]}); both kept, the first current"))
+        # its session looked up in the insert itself (no answer awaited: pipelined)
+        local = it.get("session")
         await c.execute(
             "INSERT INTO events (table_id, idx, hash, canon, kind, host_id, session_pk, "
             "received_at, current, superseded_at, superseded_why, replaces) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (tid, idx, h, text, it["_kind"], self.host, await self.session(it.get("session")), it["at"],
+            "VALUES (%s, %s, %s, %s, %s, %s, "
+            "COALESCE(%s, (SELECT session_pk FROM sessions WHERE host_id = %s AND local_id = %s)), "
+            "%s, %s, %s, %s, %s)",
+            (tid, idx, h, text, it["_kind"], self.host, self.sessions.get(local) if local is not None
+             else None, self.host, local, it["at"],
              current, None if current else (it.get("superseded_at") or it["at"]),
              None if current else why, replaces))
         self.touched.add(tid)
@@ -402,6 +417,7 @@ class _Batch:
                 "RETURNING h.count, h.head", (self.host, tid))).fetchone()
             assert row is not None
             heads[uid] = [int(row[0]), int(row[1])]
+        # delivered at commit, one per table changed (not per event)
         for tid in sorted(self.touched):
             await self.conn.execute("SELECT pg_notify('tt_table', %s)", (str(tid),))
         return heads
@@ -424,7 +440,10 @@ async def _host_row(conn: psycopg.AsyncConnection[Any], host: uuid.UUID, token_i
 
 async def apply_batch(pool: AsyncConnectionPool, token_id: int, body: Any) -> tuple[int, dict[str, Any]]:
     host, after, items = validate_batch(body)
-    async with pool.connection() as conn:
+    beat = validate_beat(body["beat"], "batch: beat") if body.get("beat") is not None else None
+    # pipeline mode: the statements whose answers are not awaited (BEGIN, the
+    # inserts, the NOTIFYs, the host's update) go out without a round trip each
+    async with pool.connection() as conn, conn.pipeline():
         try:
             async with conn.transaction():
                 acked = await _host_row(conn, host, token_id)
@@ -445,6 +464,13 @@ async def apply_batch(pool: AsyncConnectionPool, token_id: int, body: Any) -> tu
                 await conn.execute(
                     "UPDATE hosts SET acked_seq = %s, last_seen = now() WHERE host_id = %s",
                     (last, host))
+                if beat is not None:
+                    await _beat(conn, host, beat)
+                # whether the reply may carry table commands (club/commands.py), asked here
+                # rather than on a connection of its own
+                ask = await conn.execute(ANY_COMMANDS_SQL, (host,))
+            row = await ask.fetchone()
+            maybe = bool(row and row[0])
         except ChainError as exc:
             async with conn.transaction():
                 row = await (await conn.execute("SELECT table_id FROM tables WHERE uid = %s",
@@ -458,7 +484,7 @@ async def apply_batch(pool: AsyncConnectionPool, token_id: int, body: Any) -> tu
                     "SELECT acked_seq FROM hosts WHERE host_id = %s", (host,))).fetchone()
             return 422, {"error": f"refused, nothing of the batch applied: {exc}",
                          "seq": exc.seq, "acked": int(acked_row[0]) if acked_row else 0}
-    return 200, {"acked": last, "applied": applied, "heads": heads}
+    return 200, {"acked": last, "applied": applied, "heads": heads, "_commands": maybe}
 
 
 async def hello(pool: AsyncConnectionPool, token_id: int, body: Any) -> dict[str, Any]:
@@ -476,37 +502,57 @@ async def hello(pool: AsyncConnectionPool, token_id: int, body: Any) -> dict[str
     return {"acked": acked, "server_time": server.isoformat(), "max_items": MAX_ITEMS}
 
 
-async def heartbeat(pool: AsyncConnectionPool, token_id: int, body: Any) -> dict[str, Any]:
-    """``{host, pending, tables: [{table, count, head, link}]}``: what the host
-    holds (its record's count per table) and how much it has not yet uploaded."""
-    host = _host(body)
-    pending = _f(body, "pending", int, "heartbeat", lo=0, hi=2**40)
+Beat = tuple[int, list[tuple[str, int, int, str, int]]]
+
+
+def validate_beat(body: Any, where: str = "heartbeat") -> Beat:
+    """``{pending, tables: [{table, count, head, link, pending}]}``, checked."""
+    if not isinstance(body, dict):
+        raise Invalid(f"{where}: must be an object")
+    pending = _f(body, "pending", int, where, lo=0, hi=2**40)
     tables = body.get("tables")
     if not isinstance(tables, list) or len(tables) > 64:
-        raise Invalid("heartbeat: 'tables' must be a list of at most 64")
+        raise Invalid(f"{where}: 'tables' must be a list of at most 64")
     rows = []
     for n, t in enumerate(tables):
-        where = f"heartbeat table {n}"
+        w = f"{where} table {n}"
         if not isinstance(t, dict):
-            raise Invalid(f"{where}: must be an object")
-        rows.append((_uid(t, where), _f(t, "count", int, where, lo=0, hi=I32),
-                     _f(t, "head", int, where, lo=0, hi=U32),
-                     _f(t, "link", str, where, maxlen=20), _f(t, "pending", int, where, lo=0, hi=I32)))
-    async with pool.connection() as conn, conn.transaction():
-        await _host_row(conn, host, token_id)
+            raise Invalid(f"{w}: must be an object")
+        rows.append((_uid(t, w), _f(t, "count", int, w, lo=0, hi=I32), _f(t, "head", int, w, lo=0, hi=U32),
+                     _f(t, "link", str, w, maxlen=20), _f(t, "pending", int, w, lo=0, hi=I32)))
+    return pending, rows
+
+
+async def _beat(conn: psycopg.AsyncConnection[Any], host: uuid.UUID, beat: Beat) -> None:
+    """A heartbeat's updates (no answer awaited: pipelined), each table's tile told."""
+    pending, rows = beat
+    await conn.execute(
+        "UPDATE hosts SET heartbeat_at = now(), pending = %s, last_seen = now() WHERE host_id = %s",
+        (pending, host))
+    for uid, count, hd, link, tpending in rows:
+        # a table not uploaded yet updates nothing: the room shows it once its first batch lands
         await conn.execute(
-            "UPDATE hosts SET heartbeat_at = now(), pending = %s, last_seen = now() WHERE host_id = %s",
-            (pending, host))
-        for uid, count, hd, link, tpending in rows:
-            r = await (await conn.execute("SELECT table_id FROM tables WHERE uid = %s",
-                                          (uid,))).fetchone()
-            if r is None:
-                continue  # not uploaded yet: the room shows it once its first batch lands
-            await conn.execute(
-                "UPDATE table_heads SET host_count = %s, host_head = %s, link_state = %s, "
-                "host_seen_at = now(), host_pending = %s WHERE table_id = %s",
-                (count, hd, link, tpending, r[0]))
-            await conn.execute("SELECT pg_notify('tt_room', %s)", (str(r[0]),))
+            "UPDATE table_heads h SET host_count = %s, host_head = %s, link_state = %s, "
+            "host_seen_at = now(), host_pending = %s FROM tables t "
+            "WHERE t.uid = %s AND h.table_id = t.table_id "
+            "RETURNING pg_notify('tt_room', h.table_id::text)",
+            (count, hd, link, tpending, uid))
+
+
+async def heartbeat(pool: AsyncConnectionPool, token_id: int, body: Any) -> dict[str, Any]:
+    """``{host, pending, tables: [{table, count, head, link, pending}]}``: what the host
+    holds (its record's count per table) and how much it has not yet uploaded. A
+    batch may carry the same as its ``beat`` (:func:`apply_batch`): a host whose
+    batches flow sends no separate heartbeat."""
+    host = _host(body)
+    beat = validate_beat(body)
+    async with pool.connection() as conn, conn.pipeline(), conn.transaction():
+        # what a heartbeat writes is the host's word of the moment, said again within
+        # seconds: its commit need not wait for the disk (a crash loses at most the
+        # last few, which the next ones replace); every batch's commit still waits
+        await conn.execute("SET LOCAL synchronous_commit = off")
+        await _host_row(conn, host, token_id)
+        await _beat(conn, host, beat)
     return {"ok": True}
 
 

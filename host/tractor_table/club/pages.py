@@ -115,6 +115,19 @@ async def render_table(pool: AsyncConnectionPool, tid: int) -> tuple[str, str, s
     return version, frag, tile
 
 
+def _tile_html(tile: dict[str, Any]) -> tuple[str, str]:
+    html = ENV.get_template("tile.html").render(t=tile)
+    return f"{tile['count']}.{zlib.crc32(html.encode()) & 0xFFFFFF:06x}", html
+
+
+async def render_tiles(pool: AsyncConnectionPool, tids: list[int]) -> dict[int, tuple[str, str]]:
+    """{table id: (version, its room tile)}, in one query, for the tables a round marked."""
+    async with pool.connection() as conn:
+        rows = await (await conn.execute(_STATUS_SQL + " WHERE t.table_id = ANY(%s)",
+                                         (tids,))).fetchall()
+    return {int(r[0]): _tile_html(tile_of(r)) for r in rows}
+
+
 async def room_tiles(pool: AsyncConnectionPool) -> list[dict[str, Any]]:
     async with pool.connection() as conn:
         rows = await (await conn.execute(_STATUS_SQL + " ORDER BY t.table_id")).fetchall()
@@ -186,8 +199,8 @@ async def room_stream(request: Request) -> Response:
     hub = request.app.state.club.hub
     sub = hub.subscribe(ROOM)
     first = []
-    for t in await room_tiles(request.app.state.club.pool):
-        got = await hub.current(t["table_id"])
-        if got:
-            first.append(Message(f"{t['table_id']}:{got[0]}", "tile", got[2]))
+    for t in await room_tiles(request.app.state.club.pool):  # one query, not a render per table
+        version, html = _tile_html(t)
+        hub.tile_sent.setdefault(t["table_id"], html)  # a newer one pushed meanwhile stays
+        first.append(Message(f"{t['table_id']}:{version}", "tile", html))
     return _sse(stream(hub, sub, None, first))

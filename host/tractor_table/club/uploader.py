@@ -6,9 +6,10 @@ holds. The uploader reads it through its own connection (WAL: recording never
 waits for it), sends it in batches (``after`` = the seq the server holds), and
 keeps the server's answer in ``upload_cursor``. On any network fault it retries
 with exponential backoff and full jitter (0.5 s doubling to 30 s); the server
-applies each batch once whatever is resent (docs/club.md, "The upload"). Every
-5 s it sends a heartbeat: what the file holds per table and how much is not
-yet uploaded, which the room page shows when the host goes quiet.
+applies each batch once whatever is resent (docs/club.md, "The upload"). Each
+batch carries a heartbeat (what the file holds per table and how much is not
+yet uploaded, which the room page shows when the host goes quiet), and after
+10 s without a batch one is sent on its own.
 
 :class:`Uploader` runs as a thread beside a recorder (``wake()`` after each
 record); :func:`upload_file` drains a file once (``tractor-table club upload``).
@@ -30,7 +31,7 @@ import httpx
 from .. import __version__
 
 BATCH = 200
-HEARTBEAT_S = 5.0
+HEARTBEAT_S = 10.0  # after this long without a batch (each batch carries one)
 BACKOFF_START, BACKOFF_CAP = 0.5, 30.0
 
 
@@ -171,7 +172,18 @@ class Uploader:
         items = self._items()
         if not items:
             return 0
-        r = self._post("/api/v1/batch", {"host": self.host, "after": self.acked, "items": items})
+        # the heartbeat rides with the batch: a host whose batches flow sends none apart
+        # (as the host will stand once it is applied)
+        tables = self._tables()
+        sent: dict[str, int] = {}
+        for it in items:
+            if it["kind"] == "event":
+                sent[it["table"]] = max(sent.get(it["table"], 0), int(it["idx"]) + 1)
+        for t in tables:
+            t["pending"] = max(0, min(t["pending"], t["count"] - sent.get(t["table"], 0)))
+        beat = {"pending": max(0, self.pending() - len(items)), "tables": tables}
+        r = self._post("/api/v1/batch", {"host": self.host, "after": self.acked, "items": items,
+                                         "beat": beat})
         if r.status_code == 409:  # the server holds less than we thought: resend from there
             self.acked = int(r.json()["acked"])
             self._save_cursor()
@@ -185,6 +197,7 @@ class Uploader:
         self._save_cursor()
         self.sent += len(items)
         self.batches += 1
+        self._last_beat = time.monotonic()
         self._commands(out.get("commands") or [])
         return len(items)
 

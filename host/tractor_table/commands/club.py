@@ -40,6 +40,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "user's data directory)")
     parser.add_argument("--host", default="127.0.0.1", help="serve: the address to listen on (0.0.0.0: the room's network)")
     parser.add_argument("--port", type=int, default=8080, help="serve: the port (default 8080)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="serve: N server processes on the one port (default 1; a club's "
+                        "server with more cores: one per core; each follows the database's "
+                        "notifications, so every page is live whichever process serves it)")
     parser.add_argument("--offline-after", type=float, default=30.0, metavar="S",
                         help="serve: a table whose host has not been heard for S seconds is "
                         "shown offline (default 30)")
@@ -142,7 +146,10 @@ def _serve(args: argparse.Namespace) -> int:
             raise CommandError(str(exc)) from None
         where = "embedded PostgreSQL in " + str(cluster.data) if cluster else url.split("@")[-1]
         print(f"club: database {where}", flush=True)
-        print(f"club: serving http://{args.host}:{args.port}/", flush=True)
+        print(f"club: serving http://{args.host}:{args.port}/"
+              + (f" ({args.workers} processes)" if args.workers > 1 else ""), flush=True)
+        if args.workers > 1:
+            return _serve_workers(app, args)
         # open pages hold event streams for ever: on Ctrl-C give them 3 s, then close them
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
                     timeout_graceful_shutdown=3)
@@ -150,6 +157,69 @@ def _serve(args: argparse.Namespace) -> int:
         if cluster is not None and cluster.started_here:
             cluster.stop()
     return 0
+
+
+def _serve_workers(app: Any, args: argparse.Namespace) -> int:
+    """``args.workers`` processes serving ``app`` on one listening socket (forked after it
+    is bound; each opens its own pool and LISTEN connection in its lifespan). SIGTERM or
+    Ctrl-C to this process stops them all; one that dies is reported and the rest stopped."""
+    import signal
+    import socket
+
+    import uvicorn
+
+    if not 1 < args.workers <= 64:
+        raise CommandError(f"--workers {args.workers}: give 1 to 64 (one per core is enough)")
+    sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as exc:
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    children: list[int] = []
+    for _ in range(args.workers):
+        pid = os.fork()
+        if pid == 0:  # a worker: serve until told to stop
+            code = 0
+            try:
+                # uvicorn shuts down on SIGTERM or SIGINT, then raises the signal again
+                # for the handler it found: a no-op here, so a stopped worker exits 0
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    signal.signal(sig, lambda _s, _f: None)
+                config = uvicorn.Config(app, log_level="warning", access_log=False,
+                                        timeout_graceful_shutdown=3)
+                uvicorn.Server(config).run(sockets=[sock])
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        children.append(pid)
+    sock.close()
+
+    def stop(_sig: int = 0, _frame: Any = None) -> None:
+        for c in children:
+            try:
+                os.kill(c, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    failed = 0
+    live = set(children)
+    while live:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        if pid in live:
+            live.discard(pid)
+            if status != 0:
+                failed += 1
+                stop()  # one worker gone: stop the rest rather than serve part-way
+    return 1 if failed else 0
 
 
 def _token(args: argparse.Namespace) -> int:

@@ -173,7 +173,8 @@ def _login(url: str, name: str, password: str) -> str | None:
 class Changes:
     """A counter the director's actions bump, and the tables' uploads (a hand's end changes
     a result read from the events): each /live/standings stream waits on it. One LISTEN
-    connection per server follows the uploads (``tt_table``), started with the first stream."""
+    connection per server process follows the uploads (``tt_table``) and the directors'
+    actions in every process (``tt_comp``), started with the first stream."""
 
     def __init__(self) -> None:
         self.version = 0
@@ -190,6 +191,7 @@ class Changes:
             try:
                 async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
                     await conn.execute("LISTEN tt_table")
+                    await conn.execute("LISTEN tt_comp")  # a director's action, in any server process
                     delay = 0.2
                     await self.bump()  # anything that happened while not listening
                     gen = conn.notifies()
@@ -654,6 +656,8 @@ async def action(request: Request, who: str, csrf: str) -> Response:
     except (CompetitionError, CsvError, ValueError) as e:
         return RedirectResponse(f"/director?err={quote(str(e)[:900])}{q}", 303)
     await _changes(request).bump()
+    async with request.app.state.club.pool.connection() as conn:  # the other server processes'
+        await conn.execute("NOTIFY tt_comp")
     return RedirectResponse(f"/director?msg={quote(msg)}{q}", 303)
 
 
