@@ -98,7 +98,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "pseudo-terminal: follow it as a real table with 'tractor-table link --port PTY' or "
         "'tractor-table console --port PTY' from another terminal, and type taps here: each is "
         "answered from the table's events and the prompt says what it waits for, as without "
-        "--serve (quit or Ctrl-C ends it); it records only with --db",
+        "--serve (quit or Ctrl-C ends it); it records only with --db; with --board pico it serves the board model",
     )
     parser.add_argument(
         "--club-rounds", action="store_true",
