@@ -23,6 +23,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,8 @@ def play(
     c_factor: float | None = None,
     flash_times: str = "typ",
     pace_ms: tuple[int, int] | None = None,
+    preset: str | None = None,
+    hand_scan: bool = False,
 ) -> dict[str, Any]:
     from shengji import Rules
     from tractor_table.events import describe
@@ -62,26 +65,41 @@ def play(
     from tractor_table.sim.board.runner import PicoTable
     from tractor_table.sim.virtual.game import BotGame
 
-    rules = Rules(decks=decks)
+    rules = Rules.preset(preset) if preset else Rules(decks=decks)
+    decks = rules.decks
     load = os.getloadavg()[0]
+    # a workdir of our own: the firmware compiled there is read again after
+    # the run, for the code of the modules loaded at the peak
+    work = tempfile.TemporaryDirectory(prefix="tt-board-")
     vt = PicoTable(
         decks, rules=rules, cpu_factor=cpu_factor, c_factor=c_factor, flash_times=flash_times,
-        pace_ms=pace_ms, pace_seed=seed,
+        pace_ms=pace_ms, pace_seed=seed, hand_scan=hand_scan, workdir=Path(work.name),
     )
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     t0 = time.monotonic()
     with vt:
         t_up = time.monotonic()
-        game = BotGame(vt, rules, seed=seed, strength=1, say=lambda _s: None, event_timeout=30.0)
+        game = BotGame(vt, rules, seed=seed, strength=1, say=lambda _s: None, event_timeout=vt.event_timeout)
         game.play(hands)
         t_end = time.monotonic()
     f = dict(vt.figures)
     bad = len(game.disagreements) + len(verifier.disagreements)
     if bad:
         raise SystemExit(f"{decks} deck(s): {bad} disagreement(s): {game.disagreements[:3]} {verifier.disagreements[:3]}")
+    at_peak = vt.chip_peak_at_peak()
+    code_peak = at_peak[1] if at_peak else None
+    work.cleanup()
     return {
         "decks": decks,
+        "preset": (preset or "") + (" + hand scans" if hand_scan else ""),
+        "peak_taps": vt.peak_taps,
+        "peak_lines": list(vt.peak_lines),
+        "chip_at_peak": at_peak[0] if at_peak else -1,
+        "code_peak": {n: list(v) for n, v in code_peak.by_module.items()} if code_peak else {},
+        "code_peak_unix": code_peak.unix if code_peak else -1,
+        "code_peak_native": code_peak.native if code_peak else -1,
+        "code_peak_chip": code_peak.chip if code_peak else -1,
         "hands": game.hands_played,
         "tricks": game.tricks_played,
         "peak": vt.firmware_peak,
@@ -122,8 +140,38 @@ def play(
         "wait_capped": f.get("wait_capped", 0),
         "link_waits": f.get("link_waits", 0),
         "segments": f.get("segments", 0),
+        "cal_ns": f.get("cal_ns", 0),
+        "situ_ns": f.get("situ_ns", 0),
+        "fb_s": f.get("fb_us", 0) / 1e6,
         "load": load,
     }
+
+
+def profile(path: Path, decks: int, hands: int, seed: int, factor: float, cfac: float) -> int:
+    """One bots' run with the firmware profiled (cpuprof.py); its top rows on stderr."""
+    import tractor_table.sim.board.runner as runner
+
+    base = runner.PicoTable
+
+    class Profiled(base):  # type: ignore[misc, valid-type]
+        # the wrappers' garbage and frames: a heap and a C stack of its own size
+        def __init__(self, *a: Any, **k: Any) -> None:
+            k.setdefault("heapsize", "700K")
+            super().__init__(*a, **k)
+
+    path = path.resolve()
+    os.environ["TT_CPUPROF"] = str(path)
+    runner.PicoTable = Profiled  # type: ignore[misc]
+    try:
+        r = play(decks, hands, seed, factor, cfac)
+    finally:
+        runner.PicoTable = base  # type: ignore[misc]
+        del os.environ["TT_CPUPROF"]
+    rows = path.read_text().splitlines()
+    print(f"{path}: {r['hands']} hand(s), {r['cpu_s']:.1f} s of firmware CPU charged; the first rows:", file=sys.stderr)
+    for line in rows[:25]:
+        print(line, file=sys.stderr)
+    return 0
 
 
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -181,8 +229,86 @@ def figures(r: dict[str, Any]) -> dict[str, Any]:
         "flash_programs": r["programs"],
         "hands": r["hands"],
         "tricks": r["tricks"],
+        "firmware_cpu_s": round(r["cpu_s"], 2),
+        "board_s": round(r["virtual_s"], 2),
+        "model_call_overhead_ns": {"calibrated": r["cal_ns"], "in_situ": r["situ_ns"]},
         "load": round(r["load"], 1),
     }
+
+
+#: the rules of every preset (shengji.Rules.preset), each at its own deck
+#: count, and the tournament's with hand scans (the largest firmware)
+PRESET_RUNS: list[tuple[str, bool]] = [
+    ("classic", False), ("qq", False), ("lianzhong", False), ("tournament", False), ("tournament", True),
+    ("onedeck", False), ("titanic", False), ("friend", False), ("xuwen", False),
+]
+
+
+def heap_lines(rows: list[dict[str, Any]], cmd: str) -> list[str]:
+    """The section "board-heap" of docs/performance.md: the live peak by kind
+    with the modules loaded at that moment, where in the match it was, and
+    the code at the peak per module (the largest run's)."""
+    loads = [r["load"] for r in rows]
+    lines = [
+        "## Board model: the heap at its live peak (issue 21)",
+        "",
+        f"Command: `{cmd}`. Machine: {perfdoc.machine_line()}; load average at the runs' start "
+        f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores (heap figures do not depend on it; the "
+        "sampled peak moves by a few hundred bytes from run to run).",
+        "Each run: the real firmware on the board model (`tractor-table virtual --board pico --bots`: boot.py, "
+        "main.py, picoboard.py from littlefs, the four PN532 models on SPI), bots of strength 1, seed 1, the "
+        "verifier checking every event. *Peak*: `gc.mem_alloc()` after a collection, sampled every 64 sleeps "
+        "(and every 1,024 model calls), less what the models and the platform hold (the littlefs mount, which "
+        "the rp2 port makes before the 240,720 B a script finds free: measured at the first boot, reported "
+        "apart). *At*: the taps done at the peak and the display then (the board model keeps the display's RAM "
+        "of each new peak). *Code at the peak*: the modules loaded at that moment (`PicoTable.peak_code`: "
+        "each one's own heap on the unix port, measured in a fresh process, and its armv6m native code), by "
+        "kind (`bench/rp2040.py`, \"Heap, by kind\"): bytecode × "
+        f"{rp2040.HEAP_BYTECODE:g}, native code one for one; the rest of the peak is data × {rp2040.HEAP_DATA:g}. "
+        f"Bound: {HEAP_TARGET:,} B (128 KiB); goal {HEAP_GOAL:,} B (100 KiB).",
+        "",
+        "| rules | decks | hands | at (taps: display) | unix peak | code at the peak: unix / native / on the chip "
+        "| data on the chip | **RP2040 peak (by kind)** | vs 128 KiB | vs 100 KiB |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        chip = r["chip_at_peak"]
+        at = " · ".join(x.strip() for x in r["peak_lines"][:3] if x.strip())
+        lines.append(
+            f"| {r['preset'] or 'default'} | {r['decks']} | {r['hands']} | {r['peak_taps']}: {at} | {r['peak']:,} | "
+            f"{r['code_peak_unix']:,} / {r['code_peak_native']:,} / {r['code_peak_chip']:,} | "
+            f"{chip - r['code_peak_chip']:,} | **{chip:,} B ({chip / 1024:.0f} KiB)** | "
+            f"{chip / HEAP_TARGET:.2f} | {chip / HEAP_GOAL:.2f} |"
+        )
+    top = max(rows, key=lambda r: r["chip_at_peak"])
+    lines += [
+        "",
+        f"The code at the peak of the largest run ({top['preset'] or 'default'}, {top['decks']} decks), per module "
+        "(a module's imports count where they first load; main.py runs as `__main__`, counted as `main`):",
+        "",
+        "| module | unix port | armv6m native code | on the chip |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, (u, n) in top["code_peak"].items():
+        lines.append(f"| {name} | {u:,} | {n:,} | {round(rp2040.chip_code(u, n)):,} |")
+    lines.append(
+        f"| **all** | **{top['code_peak_unix']:,}** | **{top['code_peak_native']:,}** | **{top['code_peak_chip']:,}** |"
+    )
+    over = top["chip_at_peak"] - HEAP_TARGET
+    lines += [
+        "",
+        f"**Over the bound by {over:,} B** (the largest run) if positive. What each remedy would take off the "
+        "peak on the chip, by kind (measured on the modules: `virtual_heap.resident_code` of the firmware "
+        "compiled with and without `@micropython.native`, 2026-12-06): the rules engine as bytecode only "
+        "(drules 35,377 → 21,383 B: 14.0 KB; its native methods are the worst check's time, issue 21's 20 ms), "
+        "`scanner` as bytecode (9,641 → 4,973 B: 4.7 KB) and `pn532` (10,623 → 8,122 B: 2.5 KB) (the poll "
+        "cycle's time, issue 22); every firmware module's bytecode executed in place from flash (a ROMFS "
+        "partition or frozen modules in a MicroPython build of our own): at most the code at the peak less its "
+        "native code (about 88 KB); the modules' globals, classes, function objects and qstr entries stay in "
+        "RAM, not measured here. Loading parts by phase takes little "
+        "off: the heap is nearly flat over a match (docs/firmware.md, \"Where the peak is on the board model\").",
+    ]
+    return lines
 
 
 def main(argv: list[str]) -> int:
@@ -196,16 +322,44 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--json", action="store_true",
                     help="print one JSON object (RP2040-calibrated; the bots' pace at the top level, "
                     "'human' and 'flash_max' under their keys) and write no file")
+    ap.add_argument("--heap-only", action="store_true",
+                    help="only the heap: the deck counts given and every preset (and the tournament's rules with "
+                    "hand scans); writes the section 'board-heap' of docs/performance.md (with --json: prints it)")
     ap.add_argument("--before", type=Path, default=HERE / "board_before.json",
                     help="a --json output of an earlier firmware, shown beside this run in the docs")
+    ap.add_argument("--profile", type=Path, metavar="FILE",
+                    help="instead: one bots' run of --hands hands with every firmware method wrapped, and "
+                    "FILE (tab-separated) getting the board time charged while each was innermost and its calls "
+                    "(sim/board/mpy/cpuprof.py); writes nothing else")
     args = ap.parse_args(argv)
     factor = rp2040.GENERIC * rp2040.FLASH_WAIT
     cfac = C_FACTOR
+    if args.profile is not None:
+        return profile(args.profile, args.decks[0] if len(args.decks) == 1 else 2, args.hands, args.seed,
+                       factor, cfac)
     ref = 2 if 2 in args.decks else args.decks[0]
 
     def say(*a: Any) -> None:
         print(*a, file=sys.stderr)
 
+    if args.heap_only:
+        rows = []
+        for d in args.decks:
+            rows.append(play(d, args.hands, args.seed, factor, cfac))
+            say("heap", {k: rows[-1][k] for k in ("decks", "preset", "peak", "chip_at_peak", "peak_taps")})
+        for preset, scan in PRESET_RUNS:
+            rows.append(play(0, args.hands, args.seed, factor, cfac, preset=preset, hand_scan=scan))
+            say("heap", {k: rows[-1][k] for k in ("decks", "preset", "peak", "chip_at_peak", "peak_taps")})
+        cmd = "python bench/bench_board.py --heap-only" + (
+            "" if (args.decks, args.hands, args.seed) == ([1, 2, 3, 4], 2, 1)
+            else f" --decks {' '.join(map(str, args.decks))} --hands {args.hands} --seed {args.seed}")
+        if args.json:
+            print(json.dumps({"rows": rows, "command": cmd, "firmware": firmware_id()}, indent=1))
+            return 0
+        body = "\n".join(heap_lines(rows, cmd))
+        print(body)
+        perfdoc.write_section("board-heap", body)
+        return 0
     rows = []
     bots: list[dict[str, Any]] = []
     for d in args.decks:
@@ -266,8 +420,9 @@ def main(argv: list[str]) -> int:
         "### Heap: live peak of the firmware with the readers, by deck count",
         "",
         f"Peak of `gc.mem_alloc()` after a collection, sampled every 64 sleeps of the firmware, over {args.hands} hands, "
-        "minus what the device models hold (measured at power-up, reported apart). RP2040: calibrated by kind "
-        "(`bench/rp2040.py`, \"Heap, by kind\"): the resident modules' code as the unix port holds it × "
+        "minus what the device models and the platform (the littlefs mount) hold (measured at power-up, reported "
+        "apart). RP2040: calibrated by kind "
+        "(`bench/rp2040.py`, \"Heap, by kind\"): the code of the modules loaded at the peak as the unix port holds it × "
         f"{rp2040.HEAP_BYTECODE:g}, plus their armv6m native code counted one for one, plus the rest × {rp2040.HEAP_DATA:g}. "
         f"Target: the whole-match peak under {HEAP_TARGET // 1024} KiB; goal {HEAP_GOAL // 1024} KiB. "
         "The board model gives the firmware the chip's heap (`board/runner.py`, `chip_cap`): its resident code as "
@@ -275,15 +430,15 @@ def main(argv: list[str]) -> int:
         "in this port's data bytes; the rest of the process's heap is the models' or held back, so the firmware "
         "runs out (MemoryError) where the chip would.",
         "",
-        "| decks | hands | unix port (64-bit) | of which resident code (unix / armv6m native) | code on the chip | "
+        "| decks | hands | unix port (64-bit) | of which code at the peak (unix / armv6m native) | code on the chip | "
         "**RP2040 peak (by kind)** | vs 128 KiB target | vs 100 KiB goal | the firmware's cap (unix bytes) | models (not counted) | heap given |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        rp2 = r["chip"]
+        rp2 = r["chip_at_peak"]
         lines.append(
-            f"| {r['decks']} | {r['hands']} | {r['peak']:,} B | {r['code_unix']:,} / {r['code_native']:,} B | "
-            f"{r['code_chip']:,} B | **{rp2:,.0f} B ({rp2 / 1024:.0f} KiB)** | "
+            f"| {r['decks']} | {r['hands']} | {r['peak']:,} B | {r['code_peak_unix']:,} / {r['code_peak_native']:,} B | "
+            f"{r['code_peak_chip']:,} B | **{rp2:,.0f} B ({rp2 / 1024:.0f} KiB)** | "
             f"{rp2 / HEAP_TARGET:.2f} | {rp2 / HEAP_GOAL:.2f} | {r['cap']:,} | {r['sim']:,} B | {r['heap']} |"
         )
 
@@ -351,8 +506,11 @@ def main(argv: list[str]) -> int:
         "(a whole display frame is about 24 ms), the flash's erase and program times (W25Q16JV: typical 45 ms per "
         "4 KiB erase and 0.4 ms per 256-byte page program; maximum 400 ms and 3 ms), the firmware's sleeps, and "
         "the firmware's own CPU time: the time the process runs outside the models, less the measured cost of a "
-        "call into a Python model (a C call on the rp2 port, charged 5 us there), times the bytecode factor; the "
-        "firmware's `gc.collect()` and `json.dumps`/`json.loads` are timed apart (the model puts timing wrappers "
+        "call into a Python model (a C call on the rp2 port, charged 5 us there; the cost is measured where the "
+        "firmware runs, on its shortest stretches, and taken off when larger than a tight loop's: vclock.py), "
+        "times the bytecode factor; the USB serial's reads, writes and polls are C calls too (a write also 1 us a "
+        "byte), not this port's system calls; the "
+        "firmware's `gc.collect()`, `json.dumps`/`json.loads` and framebuf's drawing are timed apart (the model puts timing wrappers "
         "in `sys.modules`, `board/mpy/vclock.py`) and charged at the compiled-code factor: the rp2 port's "
         "measured ratio for native code (57-68 on the rules engine's adversarial follows, the top taken) x 1.3; "
         "the rp2 port's collector and C library were not timed alone, so this is the nearest measured figure "

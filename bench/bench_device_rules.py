@@ -13,7 +13,7 @@ heap, flash. Writes the "device-rules" section of docs/performance.md.
   (``tests/device_rules/data/adversarial.jsonl``, the issue's example among
   them) and the worst cases of a fresh seeded search (``--search`` cases,
   ``tractor_table.adversarial``, cost: the device's time), each timed the same
-  way (R calls, the median) by ``device_runner/adversary_mp.py``.
+  way (R calls, the median) by ``sim/engine/mpy/adversary_mp.py``.
 - Passes: both sets are timed P times over (P passes, the bots' pass of
   seconds between two of the adversarial set, the same checks in the same
   order); a check's time is the least of its P medians. The checks allocate nothing, so no garbage collection runs inside
@@ -22,7 +22,7 @@ heap, flash. Writes the "device-rules" section of docs/performance.md.
   pass (seconds). Every check is timed the same way; the first pass alone
   (the figure of one pass) is reported beside it.
 - RP2040 estimates by kind of code: each check's unix time is split into its
-  native-code and bytecode parts (``device_runner/kindtime_mp.py``), each
+  native-code and bytecode parts (``sim/engine/mpy/kindtime_mp.py``), each
   scaled by its own factor measured on the real rp2 port, x 1.3 for flash wait
   states (``bench/rp2040.py``, ``rules_ms_by_kind``); no pystone ratio.
 - Heap: one full 2-deck hand replayed with ``gc.collect()`` and
@@ -46,11 +46,13 @@ from pathlib import Path
 import rp2040
 from tractor_table import adversarial, difffuzz, firmware_build, mpy, perfdoc
 from tractor_table.paths import FIRMWARE_DIR
+from tractor_table.sim import engine
+from tractor_table.sim.engine import EngineProcess
 from tractor_table.sim.virtual import runner
 
 HERE = Path(__file__).resolve().parent
 RUNNER = HERE / "device_rules_mp.py"
-PATH = [FIRMWARE_DIR, HERE, Path(adversarial.RUNNER).parent]
+PATH = [FIRMWARE_DIR, HERE, engine.MPY_DIR]
 ADVERSARIAL_DATA = HERE.parent / "tests" / "device_rules" / "data" / "adversarial.jsonl"
 #: the generator's finds beyond its 2 s ceiling: empty since the device engine's speed-up
 #: (its two cases, 15 s a check with the old search, are in adversarial.jsonl now)
@@ -123,7 +125,7 @@ def adversarial_set(search: int, seed: int) -> list[dict[str, object]]:
     return cases
 
 
-def adversarial_timing(dev: adversarial.DeviceChecker, cases: list[dict[str, object]]) -> list[Timed]:
+def adversarial_timing(dev: EngineProcess, cases: list[dict[str, object]]) -> list[Timed]:
     """One pass over the set: each case's check timed the same way as the bots'
     (the median of the checker's ``repeat`` calls)."""
     out: list[Timed] = []
@@ -191,7 +193,7 @@ def main(argv: list[str]) -> int:
     cases = adversarial_set(args.search, args.seed)  # fixed before the first pass
     bot_runs: list[list[Timed]] = []
     adv_runs: list[list[Timed]] = []
-    with adversarial.DeviceChecker(args.repeat, by_kind=True) as dev:
+    with adversarial.device_checker(args.repeat, by_kind=True) as dev:
         # a pass over the bots (seconds) between two over the adversarial set
         # (a fraction of a second): a slow spell of the machine meets a check in one pass
         for _ in range(args.passes):
@@ -260,12 +262,12 @@ again or differently). Two sets:
   decks, plus random throws and follows that are often illegal), {len(bots)} checks;
 - *adversarial*: {len(adv)} cases: the adversarial generator's regression data
   (`tests/device_rules/data/adversarial.jsonl`, the issue-12 example and the near
-  misses adv-22..29 among them; `adversarial-host.jsonl`, the full engine's slowest)
+  misses adv-22..38 among them; `adversarial-host.jsonl`, the full engine's slowest)
   and the worst case of each family of a fresh search of {args.search} cases (seed
   {args.seed}, cost: the device's time; `tractor_table.adversarial`).
 
 RP2040 times are estimates **by kind of code**: each check's unix time is split into
-the part spent in native code and the part in bytecode (`device_runner/kindtime_mp.py`:
+the part spent in native code and the part in bytecode (`sim/engine/mpy/kindtime_mp.py`:
 the engine's native methods and the bytecode methods they call are wrapped, each
 stretch charged to the code that ran it, and the plain time split in that proportion);
 native µs × {nf:g} + bytecode µs × {bf:g} (the factors measured on the real rp2 port),

@@ -10,9 +10,9 @@
 # hands known (throws checked), check_follow, trick_winner; each call made
 # R times and its time the median of them: every check timed the same way
 # (the adversarial set is timed the same way by
-# host/tractor_table/device_runner/adversary_mp.py). Prints per hand:
+# host/tractor_table/sim/engine/mpy/adversary_mp.py). Prints per hand:
 # [id, variant, [[kind, µs, native µs], ...]] (native µs: the part of the time
-# in native code, host/tractor_table/device_runner/kindtime_mp.py, when the
+# in native code, host/tractor_table/sim/engine/mpy/kindtime_mp.py, when the
 # engine's native methods and the bytecode ones they call are named; else 0).
 # The bench runs this P times over (passes)
 # and keeps each check's least median: the checks allocate nothing, so no

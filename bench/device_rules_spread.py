@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tractor_table import adversarial, mpy
 from tractor_table.paths import FIRMWARE_DIR
+from tractor_table.sim import engine
 
 HERE = Path(__file__).resolve().parent
 RUNNER = HERE / "device_rules_spread_mp.py"
@@ -37,7 +38,7 @@ def main(argv: list[str]) -> int:
         proc = mpy.run(
             RUNNER,
             args=[mode, str(args.repeat)],
-            path=[FIRMWARE_DIR, adversarial.RUNNER.parent],
+            path=[FIRMWARE_DIR, engine.MPY_DIR],
             heapsize="4M",
             input="\n".join(lines) + "\n",
             timeout=3600,

@@ -1,9 +1,9 @@
 # Diagnosis of the device rules bench's spread, MicroPython side (run by
-# bench/device_rules_spread.py, firmware/ and device_runner/ on the path).
+# bench/device_rules_spread.py, firmware/ and host/tractor_table/sim/engine/mpy/ on the path).
 #
 #   micropython device_rules_spread_mp.py MODE N < cases (JSON lines) > one line per case
 #
-# Each case's check (device_runner/adversary_mp.py's answer()) is called N
+# Each case's check (sim/engine/mpy/adversary_mp.py's answer()) is called N
 # times in a row. MODE "plain": as the bench calls it; "gc": gc.collect()
 # (untimed) before each call; "nogc": gc.disable() around the N calls.
 # First line: {"collect_us": [min, median, max] of 50 gc.collect(), "mem_alloc"};

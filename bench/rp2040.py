@@ -60,7 +60,7 @@ def rp2_ms(unix_us: float, kind: str = "rules") -> float:
 
 def rules_ms_by_kind(native_us: float, bytecode_us: float) -> float:
     """A rules check's unix-port time split by kind of code (µs in native
-    code, µs in bytecode: ``device_runner/kindtime_mp.py``), as milliseconds
+    code, µs in bytecode: ``sim/engine/mpy/kindtime_mp.py``), as milliseconds
     on a real RP2040: each part by its own factor, flash wait states on both."""
     return (native_us * TIME["rules_native"] + bytecode_us * TIME["rules_bytecode"]) / 1000.0 * FLASH_WAIT
 
@@ -143,7 +143,7 @@ def calibration_markdown() -> str:
     out += [
         "",
         "**Rules checks by kind of code.** A check's unix-port time is split into the part in native "
-        "code and the part in bytecode (`host/tractor_table/device_runner/kindtime_mp.py`: every native "
+        "code and the part in bytecode (`host/tractor_table/sim/engine/mpy/kindtime_mp.py`: every native "
         "method and every bytecode method native code calls is wrapped, each stretch charged to the code "
         "that ran it, and the plain time split in the measured proportion); each part is scaled by its "
         f"factor (native {TIME['rules_native']:g}, bytecode {TIME['rules_bytecode']:g}, × {FLASH_WAIT}: "

@@ -97,6 +97,8 @@ class DisplayModel:
         # the seats whose reader does not answer (a bit per seat)
         self.shown = None
         self.readers_down = 0
+        self._drawn = [None] * LINES  # each line's text as the buffer holds it
+        self._inv = 0  # the message line is in inverse video
 
     def text_lines(self, t):
         """The 8 lines for the table's state (each at most 16 characters; a
@@ -188,13 +190,24 @@ class DisplayModel:
         fb = self.fb
         if fb is None:
             return self.buf
-        fb.fill(0)
+        # only the lines that changed since the last frame are drawn again (a
+        # tap changes one or two); the message line in inverse video: it is
+        # what needs attention
+        drawn = self._drawn
+        inv = 1 if t.message else 0
         for i in range(LINES):
-            fb.text(lines[i], 0, i * 8, 1)
-        if t.message:
-            # the message line in inverse video: it is what needs attention
-            fb.fill_rect(0, 56, WIDTH, 8, 1)  # the 16 columns of the layout
-            fb.text(lines[7], 0, 56, 0)
+            ln = lines[i]
+            if i == 7:
+                if ln == drawn[7] and inv == self._inv:
+                    break
+                self._inv = inv
+            elif ln == drawn[i]:
+                continue
+            drawn[i] = ln
+            y = i * 8
+            c = inv if i == 7 else 0
+            fb.fill_rect(0, y, WIDTH, 8, c)
+            fb.text(ln, 0, y, 1 - c)
         return self.buf
 
 

@@ -62,6 +62,12 @@ from drules_place import Placer
 from drules_sweep import Sweep
 from drules_play import Plays
 
+# The engine's parts (docs/firmware.md, "The firmware's parts"): the modules
+# Engine is assembled from, imported above (drules_base under each of them).
+# The table loads this module when it first needs the engine and drops it with
+# these when the engine goes (tablerules.unload: enroll mode plays no card).
+PARTS = ("drules_play", "drules_match", "drules_ladder", "drules_place", "drules_sweep", "drules_memo", "drules_base")
+
 try:
     from typing import Any, Sequence  # noqa: F401
 except ImportError:
@@ -177,6 +183,7 @@ class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
         self._lc = bytearray(FACES)
         self._pc = bytearray(FACES)
         self._wc = bytearray(FACES)
+        self._zf = bytes(FACES)  # zeros: _uncount clears a count array in one slice copy
         # Profiles over positions.
         self._pr = bytearray(_NPOS)
         self._pr2 = bytearray(_NPOS)
@@ -204,7 +211,13 @@ class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
         # Ladders (docs/rules.md §6.3): the vectors of rungs of the holding and of
         # the play, the question's runs of pairs; the placement oracle's own.
         self._vh = bytearray(_VW)
-        self._vp = bytearray(_VW)
+        # The play's figures (_ladder): its faces of 2, 3, >= 4 copies (0-2),
+        # its longest stretches of each width (3-5); the faces left over by
+        # the placement in self._u when _tail found them with no choice (6-8,
+        # 9: 1 if so); the pairs of runs that 2- and 4-faces can hold (10,
+        # _psetup); 11: 1 while _ladder asks _lvector to stop early. One
+        # buffer: no more names (qstrs) in the heap.
+        self._vp = bytearray(12)
         self._ft = self._fblo = self._fbhi = 0
         self._place_init()
         self._cur = bytearray(5 * _NPOS)  # set_trump's cursors

@@ -36,6 +36,7 @@ class EngineBase:
     _pc: bytearray
     _wc: bytearray
     _pr: bytearray
+    _zf: bytes
     _pr2: bytearray
     units: bytearray
     nunits: int
@@ -90,7 +91,6 @@ class EngineBase:
     _u: bytearray
     _ub: bytearray
     _ng: int
-    _placed: bool
     _cur: bytearray
     _ut: bytearray
     _gr: bytearray
@@ -131,6 +131,5 @@ class EngineBase:
     _feasible: "Callable[[int, int], bool]"
     _greedy: "Callable[[int, int, int], bool]"
     _ungreedy: "Callable[[int], None]"
-    _setsok: "Callable[[], bool]"
-    _pcap: "Callable[[int, int], int]"
+    _tail: "Callable[[int, int, int, int], bool]"
     _fits_at: "Callable[[int, int, int, int, int, int], bool]"

@@ -47,7 +47,25 @@ class Ladders(EngineBase):
         if nv == 0:
             return OK
         vh = self._vh
-        self._lvector(hand, s, vh, nv)
+        # What the play's cards hold, counted (faces of 2, 3, >= 4 copies;
+        # the longest stretch of each width): the holding's vector is
+        # needed only up to the first unit whose rungs, with the earlier
+        # ones, the play cannot hold by that count (_lvector). Three units
+        # or more: for fewer, the count costs about what it could save.
+        a = self._vp
+        if nv > 2:
+            self._psetup(pc, s)
+            tot = self._tot
+            sb = self._sb
+            a[0] = tot[0]
+            a[1] = tot[1]
+            a[2] = tot[2]
+            a[3] = sb[0]
+            a[4] = sb[_NPOS]
+            a[5] = sb[2 * _NPOS]
+            a[11] = 1
+        nv = self._lvector(hand, s, vh, nv)
+        a[11] = 0
         # The play's cards are the holding's, so with the same rungs for the
         # earlier units its rung is never better: the same iff the holding's
         # rung fits with them (a question or two to the oracle per unit, not
@@ -63,22 +81,40 @@ class Ladders(EngineBase):
         return OK
 
     def _lvector(self, cnt, s, out, nv):
-        # type: (bytearray, int, bytearray, int) -> None
-        """out[:nv]: the vector of rungs that the suit-s cards in cnt reach."""
+        # type: (bytearray, int, bytearray, int) -> int
+        """out[:nv]: the vector of rungs that the suit-s cards in cnt reach,
+        up to the first unit whose rungs, with the earlier units', the play
+        cannot hold, counted (self._vp, when _ladder asks): the play falls
+        short at that unit or before, and the rest is not needed. The units
+        done."""
         self._lstart(cnt, s)
         lu = self._lu
+        a = self._vp
         for i in range(nv):
             m = lu[3 * i]
             k = lu[3 * i + 1]
-            if i and lu[3 * i - 3] == m and lu[3 * i - 2] == k and out[i - 1]:
+            if i and lu[3 * i - 3] == m and lu[3 * i - 2] == k and out[i - 1] and self._rung(m, k, out[i - 1]):
                 # The same shape as the unit before: a question that failed
                 # for it fails now with more in the question, so no rung
                 # better than its own fits; often its own still does.
                 r = out[i - 1]
-                if self._rung(m, k, r):
-                    out[i] = r
-                    continue
-            out[i] = self._unit(m, k)
+            else:
+                r = self._unit(m, k)
+            out[i] = r
+            if not a[11]:
+                continue
+            # The question's sets of each width (_try's first test) in the
+            # play's faces; the unit itself (rung 0) needs a stretch.
+            a4 = a[2] - self._s4
+            a3 = a[1] - self._s3
+            if a3 < 0:
+                a4 += a3
+                a3 = 0
+            if a4 < 0 or self._s2 > 2 * a4 + a3 + a[0]:
+                return i + 1
+            if r == 0 and k > 1 and a[1 + m] < (k if m > 2 or self.same_shape_only else 2):
+                return i + 1
+        return nv
 
     def _lstart(self, cnt, s):
         # type: (bytearray, int) -> None
@@ -87,7 +123,8 @@ class Ladders(EngineBase):
         self._nq = 0
         self._ft = self._fblo = self._fbhi = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0
-        self._placed = False
+        n = self._n
+        n[0] = n[1] = n[2] = 0
         self._uzero()
 
     def _rung(self, m, k, r):
@@ -271,15 +308,35 @@ class Ladders(EngineBase):
         self._s3 = s3
         self._s4 = s4
         self._nrun += runs
+        # the question's sets (self._n, kept as _sets would count them)
+        ns = self._n
         if n:
             self._qadd(m, k, n)
+            if k == 1:
+                ns[m - 2] += n
         if pairs:
             self._qadd(2, 1, pairs)
+            ns[0] += pairs
         if self._nrun == 0:
             # sets only: placed wherever they fit
             if not keep:
                 self._drop(m, k, n, pairs, 0, 0, 0, 0)
             return True
+        v = self._vp
+        if v[9] and runs == 0:
+            # Sets only, on a placement whose left-over faces are known
+            # (_tail, no choice in them): they fit there or a search decides.
+            a4 = v[8] - ns[2]
+            a3 = v[7]
+            if ns[1] > a3:
+                a4 -= ns[1] - a3
+                a3 = 0
+            else:
+                a3 -= ns[1]
+            if a4 >= 0 and ns[0] <= 2 * a4 + a3 + v[6]:
+                if not keep:
+                    self._drop(m, k, n, pairs, 0, 0, 0, 0)
+                return True
         lo = hi = 0
         if t:
             # Runs of t pairs: any split into runs of 2 and 3 pairs (a longer
@@ -292,21 +349,20 @@ class Ladders(EngineBase):
             self._ft += t
             self._fblo += lo
             self._fbhi += hi
-        if self._placed:
-            # On top of the earlier units' placement, each run at the
-            # weakest place where it fits, the sets in what is left: no
-            # search, and often enough.
-            self._ng = 0
-            if (k == 1 or self._greedy(m, k, n)) and self._gflex(t, lo, hi) and self._setsok():
-                if not keep:
-                    self._ungreedy(0)
-                    self._drop(m, k, n, pairs, t, runs, lo, hi)
-                return True
+        # On top of the earlier units' placement (none yet: these are the
+        # first runs, self._u is clear), each run at the weakest place where
+        # it fits, the sets in what is left: no search, and often enough.
+        self._ng = 0
+        if (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi)) and self._tail(0, 0, 0, 0):
+            if not keep:
+                self._ungreedy(0)
+                self._drop(m, k, n, pairs, t, runs, lo, hi)
+            return True
+        if self._ng:
             self._ungreedy(0)
         self._usave()
         ok = self._qtest()
         if ok and keep:
-            self._placed = True
             return True
         self._urestore()
         self._drop(m, k, n, pairs, t, runs, lo, hi)
@@ -319,10 +375,14 @@ class Ladders(EngineBase):
         self._s3 -= n * k if m == 3 else 0
         self._s4 -= n * k if m == 4 else 0
         self._nrun -= runs
+        ns = self._n
         if n:
             self._qadd(m, k, -n)
+            if k == 1:
+                ns[m - 2] -= n
         if pairs:
             self._qadd(2, 1, -pairs)
+            ns[0] -= pairs
         self._ft -= t
         self._fblo -= lo
         self._fbhi -= hi
@@ -330,8 +390,6 @@ class Ladders(EngineBase):
     def _gflex(self, t, lo, hi):
         # type: (int, int, int) -> bool
         """_greedy for t pairs in runs: b runs of 3 and the rest runs of 2."""
-        if t == 0:
-            return True
         g = self._ng
         b = lo
         while b <= hi:

@@ -139,6 +139,8 @@ class Memo(EngineBase):
         # type: (int) -> None
         """Take back the parts _greedy placed after the first `mark`."""
         gst = self._gst
+        if self._ng > mark:
+            self._vp[9] = 0  # the placement changes
         while self._ng > mark:
             self._ng -= 1
             g = 3 * self._ng
@@ -158,7 +160,8 @@ class Memo(EngineBase):
         for t in range(1, self._nq):
             if qk[t] > 1 and not self._greedy(qm[t], qk[t], qn[t]):
                 return False
-        return self._setsok()
+        self._sets()
+        return self._tail(0, 0, 0, 0)
 
     def _pfit(self):
         # type: () -> bool

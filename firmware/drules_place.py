@@ -19,7 +19,12 @@ except ImportError:
 
 _NPOS = const(24)
 _QT = const(24)  # kinds of parts in one question
-_EAGER = const(16)  # states of a question before failures are remembered
+# states of a question before failures are remembered: the memo's look-up
+# and record are bytecode (x170 on the chip) and a state of the native sweep
+# costs less than them, so the memo pays only on long searches (issue 21:
+# adv-30: 71 states at 64 against 63 at 16, yet 0.83x the time; no other corpus case
+# reaches 16 states since the greedy first try)
+_EAGER = const(64)
 
 
 class Placer(EngineBase):
@@ -70,7 +75,8 @@ class Placer(EngineBase):
         self._nq = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0  # the question's sets, runs
         self._ub = bytearray(3 * _NPOS)  # the placement before a search
-        self._placed = False  # does self._u hold a placement of the question?
+        # the faces of 2, 3, >= 4 copies that the placement in self._u leaves
+        # over, when _tail found them with no choice to make (_lok)
         self._mon = False
         self._memo_init()
         self._sweep_init()
@@ -84,15 +90,18 @@ class Placer(EngineBase):
     def _uzero(self):
         # type: () -> None
         self._u[:] = self._z
+        self._vp[9] = 0  # (the left-over faces of self._vp are not known)
 
     def _usave(self):
         # type: () -> None
         self._ub[:] = self._u
         self._u[:] = self._z
+        self._vp[9] = 0
 
     def _urestore(self):
         # type: () -> None
         self._u[:] = self._ub
+        self._vp[9] = 0
 
     @micropython.native
     def _psetup(self, cnt, s):
@@ -132,7 +141,7 @@ class Placer(EngineBase):
             sf[2 * _NPOS + p] = sf[2 * _NPOS + p + 1] + a[2 * _NPOS + p]
         off = self._off
         off[0] = off[1] = off[2] = 0
-        edg = rc = er = 0
+        edg = rc = er = v = h = 0
         sl = self._sl
         sc = self._sc
         se = self._se
@@ -154,7 +163,11 @@ class Placer(EngineBase):
                     e = c if c < last else last
                     edg += e
                     y = er + e
-                    rc += last if last < y else y
+                    y = last if last < y else y
+                    rc += y
+                    # of which 2- and 4-faces can hold (not a 3-face's pair)
+                    v += h if h < y else y
+                    h = a[p] + 2 * a[2 * _NPOS + p]
                     er = e
                 elif w == 1:
                     c += a[_NPOS + p]
@@ -189,9 +202,12 @@ class Placer(EngineBase):
                     off[2] += a[2 * _NPOS]
             self._nst[w] = ns - b
             if w == 0:
-                rc += last if last < er else er  # position 0
+                y = last if last < er else er  # position 0
+                rc += y
+                v += h if h < y else y
         self._edg = edg
         self._rc = rc
+        self._vp[10] = v
 
     # bytecode (issue 21, a heap that fits): 0.3 % of the adversarial time; native: 320 B of the
     # chip's heap
@@ -211,24 +227,6 @@ class Placer(EngineBase):
         else:
             a3 -= u3
         return u2 <= 2 * a4 + a3 + a2
-
-    def _pcap(self, u3, u4):
-        # type: (int, int) -> int
-        """Pairs the suit's faces hold besides u3 triples and u4 quads placed
-        anywhere (-1: those do not fit)."""
-        tot = self._tot
-        a4 = tot[2] - u4
-        a3 = tot[1]
-        if a4 < 0:
-            return -1
-        if u3 > a3:
-            a4 -= u3 - a3
-            if a4 < 0:
-                return -1
-            a3 = 0
-        else:
-            a3 -= u3
-        return 2 * a4 + a3 + tot[0]
 
     @micropython.native
     def _feasible(self, fa, fb):
@@ -371,6 +369,11 @@ class Placer(EngineBase):
             return False
         h3 += n[1]
         h4 += n[2]
+        # The runs' pairs that 2- and 4-faces cannot hold (_r24) are on
+        # 3-faces, which then hold no triple: the triples in what is left.
+        y = r2 - self._vp[10]
+        if y > 0 and r3 + h3 + y - tot[1] > tot[2] - r4 - h4:
+            return False
         if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[0], tot[1], tot[2]):
             return False
         o2 = off[0]

@@ -39,8 +39,11 @@ class Plays(EngineBase):
 
     def _uncount(self, cards, cnt):
         # type: (Sequence[int], bytearray) -> None
-        for c in cards:
-            cnt[c % FACES] = 0
+        # cnt (a scratch count array, zeros but for the cards counted in
+        # it) cleared in one slice copy, not card by card (issue 21: a
+        # 35-card follow cleared two arrays a card at a time). Bytecode:
+        # its slices are not allocated.
+        cnt[:] = self._zf
 
     def decompose(self, cards):
         # type: (Sequence[int]) -> int
@@ -73,16 +76,21 @@ class Plays(EngineBase):
             c = cnt[order[i]]
             if c > mx:
                 mx = c
+        for p in range(np_):
+            pr[p] = 0
         for m in range(mx, 0, -1):
             # Profile: faces at each position with exactly m copies (all wider
             # sets were taken at an earlier width, docs/rules.md §4 widest first).
+            # Each width leaves pr all zeros again.
             tot = 0
-            for p in range(np_):
-                pr[p] = 0
+            best = 0
             for i in range(a, b):
                 f = order[i]
                 if cnt[f] == m:
-                    pr[pos[f]] += 1
+                    p = pos[f]
+                    if pr[p]:
+                        best = 1  # two faces at one position
+                    pr[p] += 1
                     tot += 1
             if m == 1:
                 # Singles never form runs; strongest first.
@@ -92,6 +100,31 @@ class Plays(EngineBase):
                         out[3 * nu + 1] = 1
                         out[3 * nu + 2] = p
                         nu += 1
+                    pr[p] = 0
+                continue
+            if tot and not best:
+                # One face at most per position: the runs are the stretches
+                # of positions, taken longest first, then strongest (the
+                # loop below would take them so): one pass from the top,
+                # each put in its place among this width's units.
+                c = nu
+                run = 0
+                for p in range(np_ - 1, -2, -1):
+                    if p >= 0 and pr[p]:
+                        pr[p] = 0
+                        run += 1
+                    elif run:
+                        i = 3 * nu
+                        while i > 3 * c and out[i - 2] < run:
+                            out[i] = m
+                            out[i + 1] = out[i - 2]
+                            out[i + 2] = out[i - 1]
+                            i -= 3
+                        out[i] = m
+                        out[i + 1] = run
+                        out[i + 2] = p + run
+                        nu += 1
+                        run = 0
                 continue
             while tot:
                 # Longest segment of positions holding such a set; among equal
@@ -237,8 +270,6 @@ class Plays(EngineBase):
             pc[f] += 1
             if eff[f] == s:
                 ps += 1
-        for c in play:
-            f = c % FACES
             if pc[f] > hand[f]:
                 r = R_NOT_IN_HAND
         if r == OK:

@@ -199,7 +199,10 @@ class Sweep(EngineBase):
                         return False
                     step = 1 if lv[_LM + i] == 0 else 2
                     continue
-                self._sub(p, dm[t], dk[t])
+                # one run of kind t fewer at p (_sub, written out)
+                x = (dm[t] - 2) * _NPOS + p
+                for q in range(x, x + dk[t]):
+                    u[q] -= 1
                 lv[_LX + b + t] -= 1
                 dn[t] += 1
                 t0 = t + 1
@@ -288,7 +291,6 @@ class Sweep(EngineBase):
         search over them on the sweep's stack (_lp, _ll, _ly, ...)."""
         u = self._u
         a = self._a
-        c = self._lcap
         np_ = self._np
         lv = self._lv
         n = self._n
@@ -323,6 +325,14 @@ class Sweep(EngineBase):
                 l4 += a4
                 p += 1
             if p >= np_:
+                if i < 0:
+                    # no choice on the way: the placement's left-over faces,
+                    # for the next sets asked on it (_try)
+                    x = self._vp
+                    x[6] = l2
+                    x[7] = l3
+                    x[8] = l4
+                    x[9] = 1
                 # do the sets fit in what is left over (_setsfit, written out)
                 l4 -= n[2]
                 if l4 >= 0:
@@ -370,23 +380,13 @@ class Sweep(EngineBase):
                     y = 255 if y == 0 else y - 1
                 lv[_LY + i] = y
                 if go:
-                    if l2 > c[0]:
-                        l2 = c[0]
-                    if l3 > c[1]:
-                        l3 = c[1]
-                    if l4 > c[2]:
-                        l4 = c[2]
+                    # (no cap at what the sets can use, as the sweep's: no
+                    # state of _tail is remembered, and the fit is the same)
                     p = lv[_LP + i] + 1
                     break
                 i -= 1
             if i < 0:
                 return False
-
-    def _setsok(self):
-        # type: () -> bool
-        """Do the question's sets fit in what the placement in self._u leaves?"""
-        self._sets()
-        return self._tail(0, 0, 0, 0)
 
     @micropython.native
     def _add(self, p, m, k):
@@ -416,7 +416,8 @@ class Sweep(EngineBase):
             q += 1
         return True
 
-    @micropython.native
+    # bytecode (issue 21, the heap): _greedy's parts taken back (_ungreedy); the sweep's own
+    # are written out in it
     def _sub(self, p, m, k):
         # type: (int, int, int) -> None
         u = self._u

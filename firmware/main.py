@@ -177,12 +177,15 @@ class App:
         self.dirty = True
         return ""
 
-    def _pass_events(self):
+    def _pass_events(self, redraw=True):
+        # redraw: the events change the display (False: a frame drawn after
+        # they were made shows them already)
         link = self.link
         for _idx, h, ev in self.table.take_events():
             if link.add_event(ev) != h:
                 self.hash_mismatches += 1
-            self.dirty = True
+            if redraw:
+                self.dirty = True
 
     def _app(self, payload):
         t = self.table
@@ -237,6 +240,23 @@ class App:
         t.tick(now)
         if had_msg and not t.message:
             self.dirty = True
+        # what a player did is heard and on the display first: the link's work
+        # (the events into its log, frames to the host) comes after the tap's
+        # frame, and any save step after both (issue 22); a sound or a change
+        # a host's command makes is played or drawn at the next turn
+        s = t.take_sound()
+        if s:
+            b.beep(s)
+        due = getattr(b, "display_due", None)
+        if due is not None and due(now):
+            self.dirty = True
+        drawn = False
+        if self.dirty and (took or ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS):
+            self.dirty = False
+            self.shown_at = now
+            buf = self.display.render(t)
+            b.show(buf, self.display.lines)
+            drawn = True
         link = self.link
         data = b.port.read()
         if data:
@@ -245,23 +265,11 @@ class App:
         for note in link.take_notes():
             if note[0] == "app":
                 self._app(note[1])
-        self._pass_events()
+        # the events of this turn's inputs are on the frame just drawn
+        self._pass_events(not drawn)
         out = link.take_output()
         if out:
             b.port.write(out)
-        s = t.take_sound()
-        if s:
-            b.beep(s)
-        due = getattr(b, "display_due", None)
-        if due is not None and due(now):
-            self.dirty = True
-        # the frame before any save step: what a player did is on the display
-        # before the flash is touched
-        if self.dirty and (took or ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS):
-            self.dirty = False
-            self.shown_at = now
-            buf = self.display.render(t)
-            b.show(buf, self.display.lines)
         st = self.store
         if st is None or took:
             return

@@ -37,7 +37,7 @@ ERR_TIMEOUT = const(-3)  # ACK came, the response did not in time (slow, stuck)
 ERR_FRAME = const(-4)  # response frame broken: preamble, length or data checksum
 ERR_RESPONSE = const(-5)  # frame fine but not the expected answer (error frame, wrong code)
 ERR_TAG = const(-6)  # the tag did not do what was asked (InDataExchange status != 0)
-#: what ``poll_step()``/``off_step()`` return while the command is still running
+#: what ``step()`` returns while the command is still running
 PENDING = const(-100)
 
 _STATUS_READ = const(0x02)
@@ -84,18 +84,6 @@ _REV = (
 )
 
 
-class _TimeClock:
-    # The real clock, from the time module (MicroPython's ticks functions).
-    def ticks_us(self):
-        return time.ticks_us()  # type: ignore[attr-defined]
-
-    def ticks_diff(self, a, b):
-        return time.ticks_diff(a, b)  # type: ignore[attr-defined]
-
-    def sleep_us(self, us):
-        time.sleep_us(us)  # type: ignore[attr-defined]
-
-
 def _wire_frame(data):
     # SPI bytes for a data write of the frame around ``data`` (TFI + command
     # + parameters): the data-write byte, the frame, every byte bit-reversed.
@@ -133,7 +121,8 @@ class PN532:
     :param spi: the bus (``machine.SPI`` in mode 0, MSB first)
     :param cs: this reader's chip-select pin, an output (idle high)
     :param rst: its RSTPD_N pin, an output (high = running), or None
-    :param clock: ``ticks_us``/``ticks_diff``/``sleep_us`` provider (default: ``time``)
+    :param clock: ``ticks_us``/``ticks_diff``/``sleep_us`` provider (default: the
+        ``time`` module itself: each a C call on the Pico, no Python in between)
     :param irq: its P70_IRQ pin, an input, or None: when given, readiness is
         read from the pin (low = ready) instead of an SPI status transaction
     :param poll_us: pause between two status polls while waiting
@@ -164,7 +153,10 @@ class PN532:
         self._cs = cs
         self._rst = rst
         self._irq = irq
-        self._clock = clock if clock is not None else _TimeClock()
+        self._clock = clock if clock is not None else time
+        #: wait on the reader's clock (the scanner owns none): the clock's own
+        #: function, not a method around it (a Python call less per wait)
+        self.sleep_us = self._clock.sleep_us
         self.poll_us = poll_us
         self.ack_timeout_us = ack_timeout_us
         self.timeout_us = timeout_us
@@ -178,7 +170,7 @@ class PN532:
         # shared by the four readers (less heap: docs/firmware.md, "Heap").
         cls = PN532
         if cls._w_poll1 is None:
-            cls._op_status = bytes((_REV[_STATUS_READ],))
+            cls._op_status = bytes((_REV[_STATUS_READ], 0))  # the op, then the status byte's clocks
             cls._op_read = bytes((_REV[_DATA_READ],))
             cls._w_version = _wire_frame(b"\xd4\x02")
             cls._w_field_off = _wire_frame(b"\xd4\x32\x01\x00")
@@ -190,7 +182,7 @@ class PN532:
             cls._w_abort = w
             cls._ack_wire = bytes(_REV[b] for b in _ACK)
             cls._w_poll1 = _wire_frame(b"\xd4\x4a\x01\x00")  # 1 target, 106 kbps type A
-        self._status = bytearray(1)
+        self._status = bytearray(2)
         self._ack = bytearray(6)
         self._short = bytearray(_SHORT_READ)
         self._long = bytearray(_POLL_READ)
@@ -226,11 +218,17 @@ class PN532:
         self._op_timeout = 0
         self._op_t0 = 0  # ticks_us when the phase began
         self._op_last = 0  # us into the phase at the last status read (-1: none yet)
-        self._op_el = 0  # us into the phase at the last step
         self._op_miss = 0  # status reads that found the chip busy, this phase
         #: status reads between two steps of a command in flight: every
         #: ``step_us`` once the learned wait is over
         self.step_us = 200
+        #: after ``step()`` returned PENDING: how long the command can be left
+        #: alone (us): what is left of its learned wait; past it, ``step_us``,
+        #: doubled after each status read that found the chip busy, up to 4 x
+        #: (a poll that finds a card answers 4.2 ms after one that finds none,
+        #: whose time the wait learned: eight status reads then, not twenty;
+        #: each costs the Pico an SPI transaction and some Python)
+        self.wait = 0
 
     # ---- pins --------------------------------------------------------------
     def reset_begin(self):
@@ -275,11 +273,10 @@ class PN532:
             return irq.value() == 0  # P70_IRQ low: a frame is ready
         cs = self._cs
         cs.value(0)
-        self._spi.write(self._op_status)
-        self._spi.readinto(self._status, 0)
+        self._spi.write_readinto(self._op_status, self._status)  # one transfer: op and status
         cs.value(1)
         # bit 0 (ready) of the status byte, LSB first: only that bit is tested
-        return (self._status[0] & 0x80) != 0
+        return (self._status[1] & 0x80) != 0
 
     # bytecode (issue 21, a heap that fits): blocking commands only (set-up, a tag's page), not the
     # polling path; native: 656 B of the chip's heap
@@ -379,9 +376,10 @@ class PN532:
         return n - 2
 
     # ---- split phase: several readers at work at once --------------------------
-    # ``begin`` sends a command and returns at once; ``step`` reads the status
-    # byte (not before the learned wait of the phase is over: no SPI at all
-    # then) and moves on when the chip is ready: ACK, then answer. The caller
+    # ``poll_begin``/``off_begin`` send a command and return at once; ``step``
+    # reads the status byte (not before the learned wait of the phase is over:
+    # no SPI at all then, and ``wait`` says how long is left) and moves on when
+    # the chip is ready: ACK, then answer. The caller
     # serves several readers in turn this way while each chip works (the
     # scanner's poll groups). Learned waits here only go down (a poll with a
     # card answers 4 ms later than one without: the wait learned is the
@@ -398,22 +396,24 @@ class PN532:
         self._op_timeout = timeout_us
         self._op_t0 = self._clock.ticks_us()
         self._op_last = -1
-        self._op_el = 0
         self._op_miss = 0
 
     @micropython.native
-    def _step(self):
-        # PENDING, or what _call would have returned
+    def step(self):
+        """PENDING (``wait``: how long the command can be left alone), or the
+        end of the command begun: for ``poll_begin``, what ``poll()`` returns
+        (the number of tags, UIDs in ``uid``/``uid2``, or an error; the field
+        is left on: ``off_begin()`` after); for ``off_begin``, OK or an error."""
         op = self._op
         if op == 0:
             return self._fail(ERR_RESPONSE)  # nothing in flight
         clock = self._clock
         el = clock.ticks_diff(clock.ticks_us(), self._op_t0)
-        self._op_el = el
         slot = self._op_slot
         hints = self._hints
         hint = hints[slot]
         if el < hint:
+            self.wait = hint - el
             return PENDING  # the chip needed longer than this last time
         if not self._ready():
             if el >= (self.ack_timeout_us if op == 1 else self._op_timeout):
@@ -424,7 +424,9 @@ class PN532:
                 self._write(self._w_abort)  # tell the chip to drop the command
                 return self._fail(ERR_TIMEOUT)
             self._op_last = el
-            self._op_miss += 1
+            m = self._op_miss + 1
+            self._op_miss = m
+            self.wait = self.step_us << (m if m < 2 else 2)
             return PENDING
         last = self._op_last
         if last < 0:
@@ -438,74 +440,41 @@ class PN532:
                 self._op = 0
                 return self._fail(ERR_BAD_ACK)
             self._op = 2
-            self._op_slot = slot + 1
+            slot += 1
+            self._op_slot = slot
             self._op_t0 = clock.ticks_us()
             self._op_last = -1
-            self._op_el = 0
             self._op_miss = 0
+            w = hints[slot]
+            self.wait = w if w > 0 else self.step_us
             return PENDING
         self._op = 0
-        self._read(self._op_buf)
-        return self._parse(self._op_buf, self._op_cmd)
+        buf = self._op_buf
+        self._read(buf)
+        n = self._parse(buf, self._op_cmd)
+        if self._op_cmd == _IN_LIST_PASSIVE_TARGET:
+            return self._targets(n)
+        return n if n < 0 else OK
 
     def busy(self):
         """A command begun and not finished (``poll_begin``/``off_begin``)."""
         return self._op != 0
 
     # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
-    # or once per answer with a tag, where native buys little; native: 240 B of the chip's heap
-    def wait_us(self):
-        """How long the command in flight can be left alone: what is left of
-        its learned wait; past it, ``step_us``, doubled after each status read
-        that found the chip busy, up to 4 x (a poll that finds a card answers
-        4.2 ms after one that finds none, whose time the wait learned: eight
-        status reads then, not twenty; each costs the Pico an SPI transaction
-        and some Python)."""
-        left = self._hints[self._op_slot] - self._op_el
-        if left > 0:
-            return left
-        m = self._op_miss
-        return self.step_us << (m if m < 2 else 2)
-
-    def sleep_us(self, us):
-        """Wait on this reader's clock (the scanner owns none)."""
-        self._clock.sleep_us(us)
-
-    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
     # or once per answer with a tag, where native buys little; native: 208 B of the chip's heap
     def poll_begin(self, max_targets=2):
         """Send InListPassiveTarget (106 kbps type A) and return at once;
-        ``poll_step()`` until it is not PENDING."""
+        ``step()`` until it is not PENDING."""
         self.uid_len = 0
         self.uid2_len = 0
         wire = self._w_poll2 if max_targets == 2 else self._w_poll1
         self._begin(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us, 1)
 
     # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
-    # or once per answer with a tag, where native buys little; native: 160 B of the chip's heap
-    def poll_step(self):
-        """PENDING while the poll runs, then what ``poll()`` returns: the
-        number of tags (UIDs in ``uid``/``uid2``) or an error. The field is
-        left on: ``off_begin()`` after."""
-        n = self._step()
-        if n == PENDING:
-            return n
-        return self._targets(n)
-
-    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
     # or once per answer with a tag, where native buys little; native: 128 B of the chip's heap
     def off_begin(self):
-        """Send RFConfiguration field off and return at once; ``off_step()``."""
+        """Send RFConfiguration field off and return at once; ``step()``."""
         self._begin(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us, 2)
-
-    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
-    # or once per answer with a tag, where native buys little; native: 176 B of the chip's heap
-    def off_step(self):
-        """PENDING, then OK or an error."""
-        n = self._step()
-        if n == PENDING:
-            return n
-        return n if n < 0 else OK
 
     # ---- commands ------------------------------------------------------------
     def firmware_version(self):

@@ -31,7 +31,7 @@ Events (``kind``; the fields that matter):
 
 Timings (all parameters of the constructor; defaults in brackets):
 
-- ``confirm_ms`` [80]: a new tag is reported only when a second poll of the
+- ``confirm_ms`` [40]: a new tag is reported only when a second poll of the
   seat, at least this long after the first that saw it, sees it again (a card
   of a fanned hand swept over the reader is seen by one poll, and is not a
   play); 0 reports at the first sight.
@@ -404,28 +404,21 @@ class Scanner:
                     seat += step
                     continue
                 rd = readers[seat]
-                if p == _P_POLL:
-                    r = rd.poll_step()
-                    if r == _PENDING:
-                        w = rd.wait_us()
-                        if w < wait:
-                            wait = w
-                    else:
-                        moved = True
-                        self._found[seat] = r
-                        rd.off_begin()
-                        phase[seat] = _P_OFF
+                r = rd.step()
+                if r == _PENDING:
+                    w = rd.wait
+                    if w < wait:
+                        wait = w
+                elif p == _P_POLL:
+                    moved = True
+                    self._found[seat] = r
+                    rd.off_begin()
+                    phase[seat] = _P_OFF
                 else:
-                    r = rd.off_step()
-                    if r == _PENDING:
-                        w = rd.wait_us()
-                        if w < wait:
-                            wait = w
-                    else:
-                        moved = True
-                        phase[seat] = _P_IDLE
-                        active -= 1
-                        self._polled(seat, rd, self._found[seat], r, now)
+                    moved = True
+                    phase[seat] = _P_IDLE
+                    active -= 1
+                    self._polled(seat, rd, self._found[seat], r, now)
                 seat += step
             if active and not moved:
                 readers[g].sleep_us(wait)

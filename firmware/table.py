@@ -74,7 +74,30 @@ import tablebase as T
 import tabletrick  # noqa: I001 - before tablesnap: from source (the tests) it compiles where the heap has room
 import tablesnap
 
-_PHASE_MOD = ("tablescan", "tablereveal", "tablecall")  # phases SCAN, REVEAL, CALL
+from micropython import const
+
+# The table core's parts that come and go (docs/firmware.md, "The firmware's
+# parts"): the one list of what this module loads by name, each when its phase
+# or option needs it (_opt), and drops when that is over (_done). tabletrick
+# and tablesnap (imported above) stay; tablebase is the state they share.
+PARTS = (
+    "tablescan",  # _SCAN: hand_scan mode, the phase SCAN; dropped when every hand is scanned
+    "tablereveal",  # _REVEAL: no_bid = "kitty", a hand nobody bid on (the phase REVEAL)
+    "tablecall",  # _CALL: partners = "called", the phase CALL; drops itself at the confirmation
+    "tabledeal",  # _DEAL: the draw and the burial; loaded with this module, dropped when the play starts
+    "tablefriend",  # _FRIEND: partners = "called"; loaded with the Table and kept (Table.friend)
+    "tableforfeit",  # _FORFEIT: revoke = "forfeit", a revoke known or a hand's end; dropped after it
+    "tableundo",  # _UNDO: a long press's take-back; dropped after it
+    "tablerestore",  # _RESTORE: a start from flash, a host's push; dropped after it
+)
+_SCAN = const(0)  # the first three in the order of the phases SCAN, REVEAL, CALL
+_REVEAL = const(1)
+_CALL = const(2)
+_DEAL = const(3)
+_FRIEND = const(4)
+_FORFEIT = const(5)
+_UNDO = const(6)
+_RESTORE = const(7)
 
 
 def __getattr__(name):
@@ -83,30 +106,23 @@ def __getattr__(name):
     return getattr(T, name)
 
 
-def _opt(name):
-    # The parts that come and go, each loaded when its phase or option needs
-    # it: "tabledeal" (the draw and the burial), "tablescan" (hand_scan mode,
-    # the phase SCAN), "tablereveal" (no_bid = "kitty", a hand without a bid),
-    # "tablecall" (partners = "called", the phase CALL; dropped at the
-    # confirmation), "tableforfeit" (revoke = "forfeit", a revoke known or a
-    # hand's end: dropped after it); "tablefriend" (partners = "called") is
-    # loaded with the Table and kept as its friend. "tabledeal" is loaded with
-    # this module (as tablesnap and tabletrick, which stay) and dropped when
-    # the play starts (_done).
-    return __import__(name)
+def _opt(part):
+    # The part PARTS[part], loaded if it is not.
+    return __import__(PARTS[part])
 
 
-def _done(name):
+def _done(part):
     # A part whose phase is over leaves the heap if it was loaded from a .mpy
     # file (the Pico, the virtual table): loading it again costs its code only.
     # One compiled from source (the table tests under MicroPython) is kept:
     # compiling it again would take more heap than it frees.
+    name = PARTS[part]
     m = sys.modules.get(name)
     if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
         del sys.modules[name]
 
 
-__import__("tabledeal")  # loaded with the table (its names interned at the start), not kept by it
+_opt(_DEAL)  # loaded with the table (its names interned at the start), not kept by it
 
 # Which sound wins when several happen in one turn of the loop: an error
 # always (it asks the players to look), then the end of a hand or trick.
@@ -143,7 +159,7 @@ class Table(T.TableBase):
         # partners = "called": levels per seat, the call and the partner (tablefriend.py)
         self.friend = None  # partners = "called": find-a-friend's functions (tablefriend.py)
         if getattr(rules, "partners", 0) == 1:
-            self.friend = _opt("tablefriend")
+            self.friend = _opt(_FRIEND)
             self.friend.init(self)
         self.new_match()
 
@@ -287,10 +303,10 @@ class Table(T.TableBase):
             return  # the same card lifted and put back: nothing new
         ph = self.phase
         if ph >= T.SCAN:  # SCAN, REVEAL, CALL: their own modules take the taps
-            if _opt(_PHASE_MOD[ph - T.SCAN]).tap(self, seat, card, now_ms):
+            if _opt(ph - T.SCAN).tap(self, seat, card, now_ms):
                 self.button(seat, E.BTN_OK, now_ms)  # the kitty's last card: as the dealer's OK
             elif ph == T.SCAN and self.phase != T.SCAN:
-                _done("tablescan")  # every hand scanned
+                _done(_SCAN)  # every hand scanned
             return
         if self.hand_scan and ph != T.DEAL and card not in self.hands[seat]:
             self.refuse(
@@ -341,16 +357,16 @@ class Table(T.TableBase):
             return
         pend = self.pending[seat]
         if self.phase == T.CALL:
-            _opt("tablecall").button(self, seat, kind, now_ms)
+            _opt(_CALL).button(self, seat, kind, now_ms)
             return
         if kind == E.BTN_UNDO:
             if not pend and self.phase == T.PLAY and seat != self.challenger:
-                _opt("tableundo").undo(self, seat, now_ms)
-                sys.modules.pop("tableundo", None)
+                _opt(_UNDO).undo(self, seat, now_ms)
+                sys.modules.pop(PARTS[_UNDO], None)
                 return
             del pend[:]
             if self.phase == T.SCAN:
-                _opt("tablescan").undo(self, seat)
+                _opt(_SCAN).undo(self, seat)
             if seat == self.challenger:
                 self.challenger = -1
             return
@@ -421,24 +437,24 @@ class Table(T.TableBase):
         # kitty is up: no_bid = "kitty", tablereveal.py) and KITTY (the burial)
         if ph == T.KITTY:
             if seat == self.dealer:
-                _opt("tabledeal").bury(self, now_ms)
+                _opt(_DEAL).bury(self, now_ms)
                 if self.phase == T.PLAY:
-                    _done("tabledeal")  # the draw and the burial are over
+                    _done(_DEAL)  # the draw and the burial are over
                     if self.friend:
-                        _opt("tablecall").start(self)  # the dealer names a card first
+                        _opt(_CALL).start(self)  # the dealer names a card first
             return
         kitty = None
         if ph == T.DEAL:
             if pend:
-                _opt("tabledeal").bid(self, seat, now_ms)
+                _opt(_DEAL).bid(self, seat, now_ms)
                 return
-        elif seat != self.dealer or not _opt("tablereveal").ok(self, now_ms):
+        elif seat != self.dealer or not _opt(_REVEAL).ok(self, now_ms):
             return
         else:
             kitty = self.kitty_up
-        ph = _opt("tabledeal").end_draw(self, now_ms, kitty)
+        ph = _opt(_DEAL).end_draw(self, now_ms, kitty)
         if ph == T.REVEAL:
-            _opt("tablereveal").start(self, now_ms)  # nobody bid: the kitty names trump
+            _opt(_REVEAL).start(self, now_ms)  # nobody bid: the kitty names trump
         elif ph == T.DEAL:
             self.start_hand()  # nobody bid on the match's first hand: dealt again
 
@@ -448,10 +464,10 @@ class Table(T.TableBase):
         if self.phase == T.PLAY and (self.forfeit or self.played >= self.hand_size):
             f = None
             if self.forfeit or self.rules.revoke == 1:
-                f = _opt("tableforfeit")
+                f = _opt(_FORFEIT)
             tabletrick.end_hand(self, now_ms, f)
             if f is not None:
-                _done("tableforfeit")
+                _done(_FORFEIT)
 
     # --- snapshots (persistence, and the host's snapshot push) ---------------
     def snapshot(self, packed=False):
@@ -464,11 +480,11 @@ class Table(T.TableBase):
         """Take a snapshot(); raises TableError (state unchanged) if it does not fit.
         tablerestore.py is loaded for this call only (a start from flash, a
         host's push), and dropped after it (unless it was imported before)."""
-        had = "tablerestore" in sys.modules  # imported by someone else: kept
+        had = PARTS[_RESTORE] in sys.modules  # imported by someone else: kept
         if not had:
             gc.collect()  # room for its code (rare: worth a collection)
         try:
-            __import__("tablerestore").restore(self, snap)
+            _opt(_RESTORE).restore(self, snap)
         finally:
             if not had:
-                sys.modules.pop("tablerestore", None)
+                sys.modules.pop(PARTS[_RESTORE], None)

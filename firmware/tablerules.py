@@ -16,10 +16,6 @@ import sys
 
 import drules_hand as DH
 
-# the engine's modules (drules.Engine is assembled from them)
-_ENGINE = ("drules", "drules_play", "drules_match", "drules_ladder",
-           "drules_place", "drules_sweep", "drules_memo", "drules_base")
-
 
 class TableRules:
     # the rules digest (tableconfig.Options.digest; main.configured_app sets it):
@@ -83,8 +79,10 @@ class TableRules:
         """Drop the engine and its modules from the heap (enroll mode: no card
         is played); the next question loads them again (e())."""
         self.engine = None
-        for name in _ENGINE:
-            sys.modules.pop(name, None)
+        D = sys.modules.pop("drules", None)
+        if D is not None:
+            for name in D.PARTS:  # the modules the engine is assembled from
+                sys.modules.pop(name, None)
 
     def begin_hand(self, level, trump):
         self._trump = (level, trump)

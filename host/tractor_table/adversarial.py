@@ -21,7 +21,7 @@ decks) and hill-climbs: each round the worst cases of each family are mutated
 position, the play re-drawn) and the worst survive. The cost of a case is one of
 
 - ``device``: the device engine's time under MicroPython's unix port
-  (``device_runner/adversary_mp.py``, one process for the whole search; each
+  (``sim/engine/mpy/adversary_mp.py``, one process for the whole search; each
   check called R times, the median kept; a check slower than the cap is timed
   once);
 - ``host``: the full engine's time (median of R calls, its caches cleared
@@ -47,7 +47,6 @@ import gc
 import json
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -63,11 +62,9 @@ from shengji.order import TRUMP, Order
 from shengji.play import Lead, check_follow_counts, check_throw, counts, trick_winner_faces
 from shengji.units import decompose_faces
 
-from . import mpy
 from .errors import CommandError
 from .paths import FIRMWARE_DIR
-
-RUNNER = Path(__file__).resolve().parent / "device_runner" / "adversary_mp.py"
+from .sim.engine import EngineProcess
 
 #: The full engine's code: what the work counter counts.
 _ENGINE_DIR = str(Path(_play.__file__).resolve().parent)
@@ -693,7 +690,7 @@ def agree(case: dict[str, Any], full: list[Any], device: list[Any] | None) -> bo
 
 def engine_methods(fw_dir: Path = FIRMWARE_DIR) -> tuple[list[str], list[str]]:
     """The device engine's methods (``firmware/drules*.py``'s classes) that
-    time by kind must watch (``device_runner/kindtime_mp.py``): the
+    time by kind must watch (``sim/engine/mpy/kindtime_mp.py``): the
     ``@micropython.native`` ones (machine code on the chip), and the bytecode
     ones that native code calls (a stretch of bytecode inside a native call;
     bytecode called from bytecode is charged right without a watch)."""
@@ -718,57 +715,17 @@ def engine_methods(fw_dir: Path = FIRMWARE_DIR) -> tuple[list[str], list[str]]:
     return native, inner
 
 
-class DeviceChecker:
-    """The device engine in one MicroPython process: answer and time cases."""
-
-    def __init__(self, repeat: int = 5, cap_us: int = 0, heapsize: str = HEAP, by_kind: bool = False) -> None:
-        """``by_kind``: each answer's time also split into native code and
-        bytecode ("native_us": the native part of "us"; ``kindtime_mp.py``)."""
-        args = [str(repeat), str(cap_us)]
-        if by_kind:
-            native, bytecode = engine_methods()
-            args += [",".join(native), ",".join(bytecode)]
-        self.proc = mpy.popen(
-            RUNNER,
-            args=args,
-            path=[FIRMWARE_DIR, RUNNER.parent],
-            heapsize=heapsize,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-
-    def ask(self, case: dict[str, Any]) -> dict[str, Any]:
-        """{"answer": [...], "us": median µs, "n": calls} or {"error": ...}."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        wire = {k: v for k, v in case.items() if k not in _NOT_FOR_DEVICE}
-        self.proc.stdin.write(json.dumps(wire, separators=(",", ":")).encode() + b"\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
-            raise CommandError(f"the MicroPython device engine stopped: {err.strip()[-500:]}")
-        out = json.loads(line)
-        if not isinstance(out, dict):
-            raise CommandError(f"the device engine answered {line[:300]!r}")
-        return out
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            assert self.proc.stdin is not None
-            try:
-                self.proc.stdin.write(b"quit\n")
-                self.proc.stdin.close()
-                self.proc.wait(timeout=30)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait()
-
-    def __enter__(self) -> DeviceChecker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+def device_checker(repeat: int = 5, cap_us: int = 0, heapsize: str = HEAP, by_kind: bool = False) -> EngineProcess:
+    """The device engine in one MicroPython process (the "adversary" runner):
+    ``ask(case)`` gives {"answer": [...], "us": median µs, "n": calls} or
+    {"error": ...}; its death stops the search with a CommandError. ``by_kind``:
+    each answer's time also split into native code and bytecode ("native_us":
+    the native part of "us"; ``kindtime_mp.py``)."""
+    args = [str(repeat), str(cap_us)]
+    if by_kind:
+        native, bytecode = engine_methods()
+        args += [",".join(native), ",".join(bytecode)]
+    return EngineProcess("adversary", args=args, heapsize=heapsize, drop=_NOT_FOR_DEVICE)
 
 
 #: Fields of a stored case that are ours, not the runner's.
@@ -818,7 +775,7 @@ class SearchReport:
 
 
 def evaluate(
-    case: dict[str, Any], dev: DeviceChecker | None, cost: str, repeat: int = 5
+    case: dict[str, Any], dev: EngineProcess | None, cost: str, repeat: int = 5
 ) -> Scored:
     """Both engines' answers on ``case`` and its cost."""
     full = full_answer(case)
@@ -864,7 +821,7 @@ def search(
     report.best = pop  # live: a progress callback sees the worst so far
     seen: set[str] = set()
     dev_repeat = repeat if cost == "device" else 1
-    with DeviceChecker(dev_repeat, cap_us if cost == "device" else 0) as dev:
+    with device_checker(dev_repeat, cap_us if cost == "device" else 0) as dev:
         rnd = 0
         while report.evaluated < evaluations:
             for fam in families:
@@ -942,7 +899,7 @@ def replay(path: Path, repeat: int = 1) -> list[tuple[str, list[Any], list[Any] 
     """Judge every case of ``path`` with both engines: (id, full answer,
     device answer, device µs) each; the caller checks ``agree``."""
     out: list[tuple[str, list[Any], list[Any] | None, float | None]] = []
-    with DeviceChecker(repeat) as dev:
+    with device_checker(repeat) as dev:
         for case in read_cases(path):
             got = dev.ask(case)
             out.append((str(case.get("id")), full_answer(case), got.get("answer"), got.get("us")))

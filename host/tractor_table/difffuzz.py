@@ -7,7 +7,7 @@ plus extra attempts (random throws, mixed leads, random follows that are
 often illegal). The full engine judges each step here; the device engine
 (``firmware/drules*.py``) judges the same script under MicroPython's unix
 port, in ONE long-running process fed one script per line
-(``device_runner/judge_mp.py``, kind ``hand``). Both give one list of
+(``sim/engine/mpy/judge_mp.py``, kind ``hand``; ``tractor_table.sim.engine``). Both give one list of
 answers: bid accepted, trump and declarer, every verdict with its reason, the
 forced unit of each failed throw, each trick's winner and points, the
 attackers' score, kitty multiplier and bonus, and the settlement. The lists
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -50,15 +49,13 @@ from shengji.rules import NoBid
 from shengji.settle import settle
 from shengji.units import decompose_faces
 
-from . import mpy, rulescodec
-from .errors import CommandError
-from .paths import FIRMWARE_DIR
+from . import rulescodec
+from .sim.engine import EngineProcess
 
 #: Heap of the fuzzing process: the scripts are large JSON lines (the engine's
 #: own heap budget is measured by bench/bench_device_rules.py).
 FUZZ_HEAP = "4M"
 
-RUNNER = Path(__file__).resolve().parent / "device_runner" / "judge_mp.py"
 
 #: Rule sets the fuzzer plays: every preset, the classic game with 1-4 decks,
 #: and a few options on their own.
@@ -310,54 +307,10 @@ def make_script(seed: int, variant: int | None = None) -> FuzzScript:
     return script
 
 
-class DeviceEngine:
-    """The device engine in one long-running MicroPython process."""
-
-    def __init__(self, heapsize: str = FUZZ_HEAP) -> None:
-        self.proc = mpy.popen(
-            RUNNER,
-            path=[FIRMWARE_DIR, RUNNER.parent],
-            heapsize=heapsize,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-
-    def ask(self, case: dict[str, Any]) -> dict[str, Any]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps(case, separators=(",", ":")).encode() + b"\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
-            raise CommandError(f"the MicroPython device engine stopped: {err.strip()[-500:]}")
-        try:
-            answer = json.loads(line)
-        except ValueError:
-            raise CommandError(f"the device engine answered {line[:300]!r}") from None
-        if not isinstance(answer, dict):
-            raise CommandError(f"the device engine answered {line!r}")
-        return answer
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            assert self.proc.stdin is not None
-            try:
-                self.proc.stdin.write(b"quit\n")
-                self.proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-    def __enter__(self) -> DeviceEngine:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+def device_engine(heapsize: str = FUZZ_HEAP) -> EngineProcess:
+    """The device engine in one long-running MicroPython process (the "judge"
+    runner: kind "hand"); its death stops the run with a CommandError."""
+    return EngineProcess("judge", heapsize=heapsize, close_timeout=10.0)
 
 
 @dataclass
@@ -442,7 +395,7 @@ def run(
     ``progress`` gets the report every ``progress_every`` hands."""
     report = Report()
     t0 = time.perf_counter()
-    with DeviceEngine(heapsize) as dev:
+    with device_engine(heapsize) as dev:
         for s, script in scripts_for(hands, seed, jobs):
             answer = dev.ask(script.case)
             _account(report, script)
@@ -474,7 +427,7 @@ def _account(report: Report, script: FuzzScript) -> None:
 def replay(path: Path, heapsize: str = FUZZ_HEAP) -> list[tuple[str, tuple[int, Any] | None]]:
     """Run the scripts of a case file again: (id, first difference or None) each."""
     out: list[tuple[str, tuple[int, Any] | None]] = []
-    with DeviceEngine(heapsize) as dev:
+    with device_engine(heapsize) as dev:
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip():
                 continue

@@ -34,7 +34,8 @@ from typing import Any, ClassVar, TypeVar
 
 from shengji.cards import Card, card_id_name
 
-from .vocab import TRUMP_NAMES, EventKind, RulesCode, firmware
+from .vocab.enums import TRUMP_NAMES, EventKind, RulesCode
+from .vocab.loader import firmware
 
 __all__ = [
     "EV",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as E
 from .events import cards_text, describe, reason
-from .vocab import TableReason
+from .vocab.enums import TableReason
 
 if TYPE_CHECKING:
     from shengji import Rules

@@ -288,7 +288,7 @@ def test_a_reader_that_stops_answering_mid_game_and_a_card_shown_before_it_count
 
 
 def test_the_host_says_which_reader_is_missing() -> None:
-    from tractor_table.vocab import readers_status
+    from tractor_table.vocab.enums import readers_status
 
     assert readers_status(4) == (
         "readers: no answer from the reader at S2: check its cable and its SPI switches"

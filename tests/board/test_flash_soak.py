@@ -13,6 +13,7 @@ import statistics
 from pathlib import Path
 
 import pytest
+from tractor_table.deploy.manifest import Item
 from tractor_table.errors import CommandError
 from tractor_table.sim.board import flashimage, flashsoak
 
@@ -42,7 +43,6 @@ def test_the_deploy_image_holds_what_deploy_puts_on_a_pico(fw: Path, tmp_path: P
 
 
 def test_an_image_is_extracted_file_by_file(tmp_path: Path) -> None:
-    Item = flashimage.deploy.Item
     items = [Item("cards.bin", bytes(range(256)) * 40, "card set"), Item("table.cfg", b"decks=2\n", "configuration")]
     image = tmp_path / "small.img"
     flashimage.build(image, items)
@@ -57,7 +57,7 @@ def test_an_image_that_is_not_littlefs_is_refused(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="not a littlefs image"):
         flashimage.listing(image)
     with pytest.raises(CommandError, match="not a plain file name"):
-        flashimage.build(tmp_path / "x.img", [flashimage.deploy.Item("a/b", b"", "source")])
+        flashimage.build(tmp_path / "x.img", [Item("a/b", b"", "source")])
 
 
 def test_power_cuts_lose_at_most_the_trick_in_progress(fw: Path) -> None:

@@ -14,18 +14,20 @@ from pathlib import Path
 
 from board_rig import BOARD, FIRMWARE, PN532SIM, PRELUDE
 from shengji import Rules
-from tractor_table import hardware, mpy
+from tractor_table import mpy
 from tractor_table.events import EV
+from tractor_table.hardware import hwconfig as hw_hwconfig
+from tractor_table.hardware import pinmap as hw_pinmap
 from tractor_table.monoframe import Frame
 from tractor_table.sim.board.runner import PicoTable
 
 
-def ssd1309_pinmap(reset: int | None = 20) -> hardware.PinMap:
-    raw = tomllib.loads(hardware.PINMAP_PATH.read_text(encoding="utf-8"))
+def ssd1309_pinmap(reset: int | None = 20) -> hw_pinmap.PinMap:
+    raw = tomllib.loads(hw_pinmap.PINMAP_PATH.read_text(encoding="utf-8"))
     raw["display"]["kind"] = "SSD1309"
     if reset is not None:
         raw["display"]["reset"] = reset
-    return hardware.parse(raw)
+    return hw_pinmap.parse(raw)
 
 
 def _workdir(compiled: Path, tmp_path: Path) -> Path:
@@ -73,7 +75,7 @@ def test_the_selftest_releases_an_ssd1309_from_reset(tmp_path: Path) -> None:
     # a pin is held in reset, and does not answer on I2C, until the pin is
     # driven high (the self-test does it before it looks for the display);
     # then picoboard.PicoBoard loads the SSD1309's driver, and only it
-    (tmp_path / "hwconfig.py").write_text(hardware.render_hwconfig(ssd1309_pinmap()), encoding="utf-8")
+    (tmp_path / "hwconfig.py").write_text(hw_hwconfig.render_hwconfig(ssd1309_pinmap()), encoding="utf-8")
     code = PRELUDE + textwrap.dedent("""
     import selftest
     print("failures", selftest.main(interactive=False))

@@ -40,20 +40,17 @@ class Reader:
 
     # the split phase the scanner polls with (pn532.PN532.poll_begin, ...):
     # each answers at its first step
-    def poll_begin(self, max_targets: int = 2) -> None:
-        pass
+    wait = 200
+    _off = False
 
-    def poll_step(self) -> int:
-        return self.poll()
+    def poll_begin(self, max_targets: int = 2) -> None:
+        self._off = False
 
     def off_begin(self) -> None:
-        pass
+        self._off = True
 
-    def off_step(self) -> int:
-        return self.field_off()
-
-    def wait_us(self) -> int:
-        return 200
+    def step(self) -> int:
+        return self.field_off() if self._off else self.poll()
 
     def sleep_us(self, us: int) -> None:
         pass

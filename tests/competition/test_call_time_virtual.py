@@ -21,7 +21,7 @@ from tractor_table.competition import store
 from tractor_table.competition.scoring import FULL_LADDER, PRESETS
 from tractor_table.records import Recorder, Store
 from tractor_table.sim.virtual.game import BotGame
-from tractor_table.vocab import Button
+from tractor_table.vocab.enums import Button
 from vtable_rig import table_in
 
 pytestmark = pytest.mark.club

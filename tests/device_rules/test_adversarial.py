@@ -57,7 +57,7 @@ def test_every_family_makes_valid_cases_both_engines_answer() -> None:
             m = adversarial.mutate(c, rng)
             if adversarial._valid(m, limit=10):
                 cases.append(m)
-    with adversarial.DeviceChecker(1) as dev:
+    with adversarial.device_checker(1) as dev:
         for i, c in enumerate(cases):
             c["id"] = f"t{i}"
             got = dev.ask(c)
@@ -187,7 +187,7 @@ def test_time_by_kind_splits_a_check_into_native_and_bytecode() -> None:
     assert "_fits_at" in inner  # bytecode (issue 21, heap) called from the native sweep
     assert not set(native) & set(inner)
     cases = [c for c in adversarial.read_cases(DATA) if c["id"] in ("adv-17", "adv-12", "adv-22")]
-    with adversarial.DeviceChecker(3, by_kind=True) as dev:
+    with adversarial.device_checker(3, by_kind=True) as dev:
         got = {c["id"]: dev.ask(c) for c in cases}
     for g in got.values():
         assert 0 <= g["native_us"] <= g["us"]

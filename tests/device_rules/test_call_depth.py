@@ -14,7 +14,7 @@ Two ways, each against the bound docs/firmware.md states:
 
 Both are shown to fail on a deliberately deep variant: ``deep_sweep.py``, the
 sweep as it was before it was made iterative (one frame per position and per
-kind of run), which gives the same answers 36 frames deep."""
+kind of run), which gives the same answers 50 frames deep (adv-22)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
-RUNNER_DIR = ROOT / "host" / "tractor_table" / "device_runner"
+RUNNER_DIR = ROOT / "host" / "tractor_table" / "sim" / "engine" / "mpy"
 HERE = Path(__file__).resolve().parent
 DEEP = HERE / "deep_sweep.py"
 CORPORA = [
@@ -151,7 +151,10 @@ def test_every_check_of_every_corpus_is_within_the_bound() -> None:
 
 def test_the_deep_variant_fails_the_bound(deep_engine: Callable[..., Any]) -> None:
     bound = stated_bound()
-    cases = [c for c in corpus_cases() if c.get("id") in ("adv-21", "adv-beyond-1", "adv-17", "adv-05")]
+    # adv-21 and adv-beyond-1 crashed the chip with this sweep; since issue 21's
+    # greedy first try (a unit's first runs are placed without a sweep) they ask
+    # no deep question, and the near misses adv-22 and adv-24 ask the deepest
+    cases = [c for c in corpus_cases() if c.get("id") in ("adv-21", "adv-beyond-1", "adv-22", "adv-24")]
     assert len(cases) == 4
     # the same answers as the iterative sweep's (the cases' recorded answers)
     for c in cases:
@@ -160,7 +163,7 @@ def test_the_deep_variant_fails_the_bound(deep_engine: Callable[..., Any]) -> No
     depth, cid, chain = got[0]
     assert depth > bound, (depth, cid)
     assert chain.count("_sweep") > 5, chain
-    assert cid in ("adv-21", "adv-beyond-1"), got[:2]
+    assert cid in ("adv-22", "adv-24"), got[:2]
 
 
 # --- by construction: the static call graph -------------------------------------

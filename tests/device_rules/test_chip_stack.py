@@ -14,11 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from tractor_table import mpy
-from tractor_table.paths import FIRMWARE_DIR
+from tractor_table.sim.engine import CHIPSTACK_DIR, EngineProcess
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNNER_DIR = ROOT / "host" / "tractor_table" / "device_runner"
-CHIPSTACK_DIR = ROOT / "host" / "tractor_table" / "sim" / "board" / "mpy"
 CORPORA = [
     *sorted((ROOT / "tests" / "device_rules" / "data").glob("*.jsonl")),
     *sorted((ROOT / "tests" / "engine" / "conformance").glob("*.jsonl")),
@@ -27,16 +25,11 @@ CORPORA = [
 
 
 def chip_answers(lines: list[str], stack: int | None = None) -> list[dict[str, Any]]:
-    """Each case answered by the device engine on the chip's stack."""
-    proc = mpy.run(
-        RUNNER_DIR / "chipjudge_mp.py",
-        path=[FIRMWARE_DIR, RUNNER_DIR, CHIPSTACK_DIR],
-        heapsize="4M",
-        args=[] if stack is None else [str(stack)],
-        input="\n".join(lines) + "\n",
-    )
-    assert proc.returncode == 0, proc.stderr
-    return [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
+    """Each case answered by the device engine on the chip's stack (the
+    "chipjudge" runner; a process that stops fails the test with its error)."""
+    args = [] if stack is None else [str(stack)]
+    with EngineProcess("chipjudge", args=args, heapsize="4M") as dev:
+        return [dev.ask(json.loads(x)) for x in lines]
 
 
 def corpus_lines() -> list[str]:

@@ -27,7 +27,7 @@ PUBLIC = [
 
 
 def device_answers(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    runner = device_judge.DeviceRunner()
+    runner = device_judge.judge_process()
     try:
         return [json.loads(x) for x in device_judge.answer_lines([json.dumps(c) for c in cases], runner)]
     finally:
@@ -119,7 +119,7 @@ def test_malformed_lines_get_error_answers_and_the_runner_goes_on() -> None:
 
 def test_a_dead_micropython_process_gives_error_answers_not_a_crash() -> None:
     # a heap too small for the engine to load: every case fails, each is answered
-    runner = device_judge.DeviceRunner(heapsize="8K")
+    runner = device_judge.judge_process(heapsize="8K")
     try:
         lines = [json.dumps({"id": i, "kind": "compare", "a": "2S", "b": "3S"}) for i in range(3)]
         answers = [json.loads(x) for x in device_judge.answer_lines(lines, runner)]

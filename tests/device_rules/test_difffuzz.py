@@ -51,7 +51,7 @@ def test_quiet_draws_turn_the_kitty_up_and_a_two_first_gives_nt() -> None:
         if extra.get("no_bid") == "kitty" and extra.get("permanent_twos")
     )
     seen: dict[str, list[int]] = {}
-    with difffuzz.DeviceEngine() as dev:
+    with difffuzz.device_engine() as dev:
         for seed in range(v, v + 30 * n, n):
             s = difffuzz.make_script(seed, variant=v)
             steps = s.case["steps"]
@@ -77,7 +77,7 @@ def tampered(tmp_path: Path) -> tuple[difffuzz.FuzzScript, Path]:
     script = difffuzz.make_script(11, variant=0)
     i = next(n for n, lab in enumerate(script.labels) if "follow by" in lab)
     script.expect[i] = "must_play_tractor" if script.expect[i] == "ok" else "ok"
-    with difffuzz.DeviceEngine() as dev:
+    with difffuzz.device_engine() as dev:
         answer = dev.ask(script.case)
     diff = difffuzz.compare(script, answer)
     assert diff is not None and diff[0] == i

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-for _p in (ROOT / "firmware", ROOT / "host" / "tractor_table" / "device_runner"):
+for _p in (ROOT / "firmware", ROOT / "host" / "tractor_table" / "sim" / "engine" / "mpy"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
@@ -76,7 +76,7 @@ def greedy_pack(a: bytes, np_: int, m: int, k: int, lo: int, need: int) -> int:
     return got
 
 
-@pytest.mark.parametrize("cid", ["adv-24", "adv-28", "host-11-3972", "adv-17"])
+@pytest.mark.parametrize("cid", ["adv-24", "adv-28", "adv-22", "adv-20"])
 def test_the_native_packing_bound_is_the_greedy_packing(cid: str, monkeypatch: pytest.MonkeyPatch) -> None:
     placer = _engine_class("Placer")
     seen: list[int] = []
@@ -91,4 +91,4 @@ def test_the_native_packing_bound_is_the_greedy_packing(cid: str, monkeypatch: p
     monkeypatch.setattr(placer, "_pack", checked)
     c = case(cid)
     assert judge_mp.answer(c)["legal"] == (c["expect"] == ["ok"])
-    assert len(seen) >= 6  # the slow follows' dozen calls (a bound each)
+    assert len(seen) >= 6  # the slow follows' calls (a bound each; fewer since the greedy first try of issue 21)

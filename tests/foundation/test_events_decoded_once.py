@@ -138,10 +138,10 @@ def test_every_event_the_table_core_makes_reads_back_as_itself() -> None:
     # the firmware's own table core (under CPython) plays a hand's start; each
     # event it emits decodes to a typed value whose raw() is the very list
     from tractor_table import events as E
-    from tractor_table import vocab
+    from tractor_table.vocab import loader
 
-    T, EV = vocab.firmware("table"), vocab.firmware("events")
-    rules, link = vocab.firmware("tablerules"), vocab.firmware("ttlink")
+    T, EV = loader.firmware("table"), loader.firmware("events")
+    rules, link = loader.firmware("tablerules"), loader.firmware("ttlink")
     t = T.Table(rules.TableRules(1), decks=1, chain_hash=link.chain_hash)
     t.tap(2, 13, 10)
     t.button(2, EV.BTN_OK, 20)

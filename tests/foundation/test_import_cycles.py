@@ -2,8 +2,9 @@
 
 The imports are read from the source (``ast``), not run: every ``import`` and
 ``from ... import`` at module level and inside functions and classes, relative
-and absolute, and the firmware's ``__import__("name")`` (directly or through a
-helper that returns ``__import__(its argument)``), but not the ones under
+and absolute, and the firmware's ``__import__("name")`` and its parts tables (a module-level
+``PARTS = ("name", ...)``: firmware/table.py's and drules.py's, the modules
+loaded by name; tests/support/firmware_parts.py), but not the ones under
 ``if TYPE_CHECKING:``, which never run. ``from pkg import name`` counts as an
 import of ``pkg.name`` when that is a module, else of ``pkg``. A package's
 ``__init__`` is not counted as imported by its submodules (Python gives them the
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from firmware_parts import parts_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,23 +88,10 @@ def _import_nodes(tree: ast.AST) -> Iterator[ast.AST]:
             stack.append(child)
 
 
-def _import_helpers(tree: ast.AST) -> set[str]:
-    """Functions of the module that only hand their argument to ``__import__`` (firmware/table.py's ``_opt``)."""
-    helpers = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and len(node.args.args) == 1:
-            param = node.args.args[0].arg
-            for sub in ast.walk(node):
-                if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "__import__"
-                        and sub.args and isinstance(sub.args[0], ast.Name) and sub.args[0].id == param):
-                    helpers.add(node.name)
-    return helpers
-
-
-def _imported_by_name(node: ast.Call, helpers: set[str]) -> str | None:
+def _imported_by_name(node: ast.Call) -> str | None:
     """The module a call imports by a literal name: ``__import__("x")``, ``importlib.import_module("x")``."""
     func = node.func
-    named = (isinstance(func, ast.Name) and func.id in ({"__import__"} | helpers)) or (
+    named = (isinstance(func, ast.Name) and func.id == "__import__") or (
         isinstance(func, ast.Attribute) and func.attr == "import_module"
     )
     if named and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
@@ -131,8 +120,9 @@ def build(trees: Iterable[tuple[Path, str | None]], root: Path = ROOT) -> Graph:
     for module, path in graph.modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         is_package = path.name == "__init__.py"
-        helpers = _import_helpers(tree)
         rel = path.relative_to(root)
+        for name, line in parts_table(tree):  # the modules it loads by name (firmware: table, drules)
+            graph.add(module, name, f"{rel}:{line}")
         for node in sorted(_import_nodes(tree), key=lambda n: getattr(n, "lineno", 0)):
             where = f"{rel}:{getattr(node, 'lineno', 0)}"
             if isinstance(node, ast.Import):
@@ -144,7 +134,7 @@ def build(trees: Iterable[tuple[Path, str | None]], root: Path = ROOT) -> Graph:
                     sub = f"{target}.{alias.name}" if target else alias.name
                     graph.add(module, sub if sub in graph.modules else target, where)
             elif isinstance(node, ast.Call):
-                name = _imported_by_name(node, helpers)
+                name = _imported_by_name(node)
                 if name:
                     graph.add(module, name, where)
     return graph
@@ -322,16 +312,16 @@ def test_the_walker_finds_a_cycle(tmp_path: Path, files: dict[str, str]) -> None
     assert " -> " in describe(graph, comps[0])
 
 
-def test_the_walker_finds_a_firmware_cycle_through_a_helper(tmp_path: Path) -> None:
+def test_the_walker_finds_a_firmware_cycle_through_a_parts_table(tmp_path: Path) -> None:
     _write(tmp_path, {
-        "fw/table.py": "def _opt(name):\n    return __import__(name)\n\ndef f():\n    _opt('tabledeal').deal()\n",
+        "fw/table.py": "PARTS = (\n    'tablescan',\n    'tabledeal',\n)\ndef f():\n    __import__(PARTS[1]).deal()\n",
         "fw/tabledeal.py": "import table\n",
         "fw/main.py": "import table\n",
     })
     graph = build([(tmp_path / "fw", None)], root=tmp_path)
     assert strongly_connected(graph) == [["table", "tabledeal"]]
     assert describe(graph, ["table", "tabledeal"]).endswith(
-        "table -> tabledeal (fw/table.py:5) -> table (fw/tabledeal.py:1)"
+        "table -> tabledeal (fw/table.py:3) -> table (fw/tabledeal.py:1)"
     )
 
 

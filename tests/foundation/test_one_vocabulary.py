@@ -254,61 +254,61 @@ def test_the_scan_lets_unrelated_values_through() -> None:
 
 
 def test_the_host_types_are_the_firmwares() -> None:
-    from tractor_table import vocab
     from tractor_table.events import EV
+    from tractor_table.vocab import enums, loader
 
-    table = vocab.firmware("table")
-    assert [(k.name.lower(), int(k)) for k in vocab.EventKind] == [(n, i) for i, n in enumerate(EV.NAMES) if i]
-    assert len(vocab.TableReason) == len(EV.REASONS) and vocab.TableReason.BID_SELF == EV.BID_SELF
-    assert vocab.AppCode.REPLY == EV.APP_REPLY and vocab.AppCode.TAG == EV.APP_TAG
-    assert len(vocab.TablePhase) == len(table.PHASE_NAMES) and vocab.TablePhase.CALL == table.CALL
-    assert vocab.RulesCode.SAME_SHAPE == vocab.firmware("drules").R_SAME_SHAPE
+    table = loader.firmware("table")
+    assert [(k.name.lower(), int(k)) for k in enums.EventKind] == [(n, i) for i, n in enumerate(EV.NAMES) if i]
+    assert len(enums.TableReason) == len(EV.REASONS) and enums.TableReason.BID_SELF == EV.BID_SELF
+    assert enums.AppCode.REPLY == EV.APP_REPLY and enums.AppCode.TAG == EV.APP_TAG
+    assert len(enums.TablePhase) == len(table.PHASE_NAMES) and enums.TablePhase.CALL == table.CALL
+    assert enums.RulesCode.SAME_SHAPE == loader.firmware("drules").R_SAME_SHAPE
     # one loader: each firmware module once, its imports of the others the same modules
-    base = vocab.firmware("tablebase")  # the table core's constants, under table.py's surface
-    assert vocab.firmware("tablesnap").T is base and table.T is base and table.E is EV
-    host_end = vocab.firmware("ttlink_host")
+    base = loader.firmware("tablebase")  # the table core's constants, under table.py's surface
+    assert loader.firmware("tablesnap").T is base and table.T is base and table.E is EV
+    host_end = loader.firmware("ttlink_host")
     assert host_end.HostLink.__module__ == "tractor_table.firmware.ttlink_host"
-    assert host_end._Link is vocab.firmware("ttlink")._Link
+    assert host_end._Link is loader.firmware("ttlink")._Link
 
 
 def test_one_map_between_shengji_and_the_table() -> None:
     from shengji.play import Reason, check_follow
-    from tractor_table import vocab
+    from tractor_table.vocab import enums, reasons
 
     # the refusals of a play the table has a code for, and one it has not
-    assert vocab.table_reason(Reason.WRONG_COUNT) in (vocab.TableReason.COUNT, -1)
-    assert vocab.table_reason(Reason.MUST_PLAY_PAIRS) == -1
+    assert reasons.table_reason(Reason.WRONG_COUNT) in (enums.TableReason.COUNT, -1)
+    assert reasons.table_reason(Reason.MUST_PLAY_PAIRS) == -1
     # a follow's reason: the device engine's code for the same rule
-    assert vocab.rules_code(Reason.MUST_FOLLOW_SUIT) == vocab.RulesCode.FOLLOW_SUIT
-    assert vocab.rules_code(Reason.THROW_FAILED) == -1
+    assert reasons.rules_code(Reason.MUST_FOLLOW_SUIT) == enums.RulesCode.FOLLOW_SUIT
+    assert reasons.rules_code(Reason.THROW_FAILED) == -1
     # and a real verdict goes through it
     from shengji import Rank, Rules, Suit, parse_faces
     from shengji.order import Order
 
     order = Order(Rules(), Rank.TEN, Suit.HEARTS)
     verdict = check_follow(order, parse_faces("5S"), parse_faces("6S 7D"), parse_faces("7D"))
-    assert not verdict.legal and vocab.rules_code(verdict.reason) == vocab.RulesCode.FOLLOW_SUIT
+    assert not verdict.legal and reasons.rules_code(verdict.reason) == enums.RulesCode.FOLLOW_SUIT
 
 
 def test_a_snapshot_reads_and_writes_the_firmware_layout() -> None:
-    from tractor_table import vocab
+    from tractor_table.vocab import enums, snapshot
 
-    F = vocab.SnapshotField
-    wire: list[object] = [vocab.SNAPSHOT_VERSION, 2, int(vocab.TablePhase.PLAY), 3, 0, 1, 4, 5, 2, 1, 40, 0, -1, 99, 7,
+    F = enums.SnapshotField
+    wire: list[object] = [enums.SNAPSHOT_VERSION, 2, int(enums.TablePhase.PLAY), 3, 0, 1, 4, 5, 2, 1, 40, 0, -1, 99, 7,
                           [[1, [13, 13]]], list(range(8)), [[1, 2, 10, 0, [5], [6], [7], [8]]], [], None,
                           [2, 0, 0, [9], None, None, None], [],
-                          [2, 30, vocab.PARTNER_UNKNOWN, 6, 7]]  # the last: partners = "called"
-    snap = vocab.Snapshot.parse(wire)
-    assert (snap.phase, snap.dealer, snap.levels, snap.ev_index) == (vocab.TablePhase.PLAY, 1, [4, 5, 6, 7], 99)
+                          [2, 30, enums.PARTNER_UNKNOWN, 6, 7]]  # the last: partners = "called"
+    snap = snapshot.Snapshot.parse(wire)
+    assert (snap.phase, snap.dealer, snap.levels, snap.ev_index) == (enums.TablePhase.PLAY, 1, [4, 5, 6, 7], 99)
     assert snap.tricks[0].winner == 2 and snap.tricks[0].plays[3] == [8]
     assert snap.current is not None and snap.current.plays[0] == [9] and snap.current.plays[1] is None
-    assert snap.friend is not None and snap.friend.partner == vocab.PARTNER_UNKNOWN and snap.scans is None
+    assert snap.friend is not None and snap.friend.partner == enums.PARTNER_UNKNOWN and snap.scans is None
     assert snap.to_list() == wire and wire[F.EV_HASH] == 7
     # not a snapshot: a clear error, naming what is wrong
     for bad, says in (([1, 2], "wrong shape"), ([9] + wire[1:], "version 9"), (b"{", "not JSON")):
         try:
-            vocab.Snapshot.parse(bad)
-        except vocab.SnapshotError as exc:
+            snapshot.Snapshot.parse(bad)
+        except snapshot.SnapshotError as exc:
             assert says in str(exc)
         else:
             raise AssertionError(f"{bad!r} parsed")
@@ -317,26 +317,26 @@ def test_a_snapshot_reads_and_writes_the_firmware_layout() -> None:
 def test_the_layout_names_are_the_table_cores_own() -> None:
     # firmware/snaplayout.py names the fields that tablesnap.py writes by
     # position: a real snapshot of the firmware's table core, read by name
-    from tractor_table import vocab
+    from tractor_table.vocab import enums, loader, snapshot
 
-    T, E = vocab.firmware("table"), vocab.firmware("events")
-    rules, link = vocab.firmware("tablerules"), vocab.firmware("ttlink")
+    T, E = loader.firmware("table"), loader.firmware("events")
+    rules, link = loader.firmware("tablerules"), loader.firmware("ttlink")
     for hand_scan in (False, True):
         t = T.Table(rules.TableRules(1), decks=1, chain_hash=link.chain_hash, hand_scan=hand_scan)
         t.tap(2, 13, 10)  # the level's 2 of hearts at seat 2: a bid
         t.button(2, E.BTN_OK, 20)  # the bid stands
         t.button(2, E.BTN_OK, 30)  # the draw ends: trump hearts, seat 2 declares and deals
         wire = t.snapshot()
-        snap = vocab.Snapshot.parse(wire)
+        snap = snapshot.Snapshot.parse(wire)
         assert snap.to_list() == wire
         assert (snap.decks, snap.phase, snap.hand_no, snap.first_hand) == (1, t.phase, t.hand_no, 1)
-        assert snap.phase == (vocab.TablePhase.SCAN if hand_scan else vocab.TablePhase.KITTY)
+        assert snap.phase == (enums.TablePhase.SCAN if hand_scan else enums.TablePhase.KITTY)
         assert (snap.dealer, snap.trump, snap.declarer, snap.bids) == (2, 1, 2, [[2, [13]]])
         assert (snap.ev_index, snap.ev_hash, snap.levels) == (t.ev_index, t.ev_hash, [0, 0])
         assert (snap.scans is not None) == hand_scan and snap.friend is None
         assert not snap.time_called
         t.command([T.CMD_CALL_TIME])  # time called: [4], kept across a restart
         wire = t.snapshot()
-        snap = vocab.Snapshot.parse(wire)
+        snap = snapshot.Snapshot.parse(wire)
         assert snap.time_called and snap.to_list() == wire
-        assert [vocab.firmware("snaplayout").X_TIME] in wire
+        assert [loader.firmware("snaplayout").X_TIME] in wire

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from shengji.rules import OPTIONS, PRESETS, Option, OptionKind, Rules
-from tractor_table import mpy, rulescodec, ruletable, vocab
+from tractor_table import mpy, rulescodec, ruletable
 from tractor_table.paths import FIRMWARE_DIR
+from tractor_table.vocab import loader
 
 #: the made-up option: a flag of §2, off by default
 MADE_UP = Option("jokers_low", OptionKind.FLAG, False, "§2", "the jokers rank below the level cards")
@@ -65,7 +66,7 @@ def test_the_check_mode_reports_a_stale_table(tmp_path: Path, monkeypatch: pytes
 
 def test_choice_numbers_are_the_device_engines_constants() -> None:
     # a choice's device number is its index in the schema: the firmware's constants agree
-    dh, dr = vocab.firmware("drules_hand"), vocab.firmware("drules")
+    dh, dr = loader.firmware("drules_hand"), loader.firmware("drules")
     prefixes = {"kitty_multiplier": (dr, "KM_"), "level_table": (dh, "LT_"), "level_ladder": (dh, "LL_"),
                 "no_bid": (dh, "NB_"), "first_dealer": (dh, "FD_")}
     for o in OPTIONS:

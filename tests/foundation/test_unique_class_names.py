@@ -42,7 +42,7 @@ SEPARATE: dict[str, tuple[frozenset[str], str]] = {
         "verdict for verdict: the device engine mirrors the full engine's sweep by name",
     ),
     "CaseError": (
-        frozenset({"engine/shengji/caseerror.py", "host/tractor_table/device_runner/judge_mp.py"}),
+        frozenset({"engine/shengji/caseerror.py", "host/tractor_table/sim/engine/mpy/serve_mp.py"}),
         "the two engines' conformance runners (the full engine's, and the device engine's under "
         "MicroPython) answer the same cases and name the same error in their answers "
         "('CaseError: ...'); separate code on purpose, as the engines are",

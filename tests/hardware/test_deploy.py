@@ -17,8 +17,18 @@ from pathlib import Path
 import pytest
 import serial
 from fakepico import FakePico
-from tractor_table import cli, deploy, firmware_build, hardware, mpy
+from tractor_table import cli, firmware_build, mpy, paths
+from tractor_table.deploy import abi as deploy_abi
+from tractor_table.deploy import cards as deploy_cards
+from tractor_table.deploy import config as deploy_config
+from tractor_table.deploy import install as deploy_install
+from tractor_table.deploy import manifest as deploy_manifest
+from tractor_table.deploy import run as deploy_run
+from tractor_table.deploy import transport as deploy_transport
+from tractor_table.enroll import cardset
 from tractor_table.errors import CommandError
+from tractor_table.hardware import hwconfig as hw_hwconfig
+from tractor_table.hardware import pinmap as hw_pinmap
 from tractor_table.paths import FIRMWARE_DIR
 
 
@@ -61,13 +71,13 @@ def firmware(tmp_path: Path) -> Path:
     return src
 
 
-def run_deploy(pico: FakePico, firmware: Path, tmp_path: Path, **kw: object) -> tuple[deploy.Result, str]:
+def run_deploy(pico: FakePico, firmware: Path, tmp_path: Path, **kw: object) -> tuple[deploy_manifest.Result, str]:
     out = io.StringIO()
     cards = tmp_path / "family-deck.bin"
     cards.write_bytes(CARDS)
     args: dict[str, object] = {"cards": cards, "reset": False, "timeout": 5.0, "src": firmware, "build": tmp_path / "build", "out": out}
     args.update(kw)
-    result = deploy.deploy(pico.port, **args)  # type: ignore[arg-type]
+    result = deploy_run.deploy(pico.port, **args)  # type: ignore[arg-type]
     return result, out.getvalue()
 
 
@@ -85,7 +95,7 @@ def test_deploy_copies_compiles_and_verifies(pico: FakePico, firmware: Path, tmp
     assert files["main.py"] == (firmware / "main.py").read_bytes()  # source, run by name
     assert files["cards.bin"] == CARDS
     cfg = dict(line.split("=", 1) for line in files["table.cfg"].decode().splitlines() if "=" in line)
-    assert cfg["pinmap"] == hardware.load().digest
+    assert cfg["pinmap"] == hw_pinmap.load().digest
     assert cfg["cards"] == "family deck" and cfg["decks"] == "2"
     assert cfg["cards_sha256"] == hashlib.sha256(CARDS).hexdigest()[:12]
     assert cfg["firmware"] != "unknown"
@@ -107,12 +117,12 @@ def test_rules_preset_goes_into_table_cfg(pico: FakePico, firmware: Path, tmp_pa
 
 def test_the_firmware_reads_the_generated_table_cfg() -> None:
     # firmware/tableconfig.py, under MicroPython, reads every option of the classic preset...
-    cs = deploy.CardMapData(CARDS, "family deck", 2, 108)
-    assert deploy.config_problems(deploy.config_text(cs, rules="classic")) == []
-    assert deploy.config_problems(deploy.config_text(cs)) == []
+    cs = cardset.CardMapData(CARDS, "family deck", 2, 108)
+    assert deploy_config.config_problems(deploy_config.config_text(cs, rules="classic")) == []
+    assert deploy_config.config_problems(deploy_config.config_text(cs)) == []
     # ...and names what the table does not play
-    assert deploy.config_problems(deploy.config_text(cs, rules="friend")) == []  # find-a-friend
-    assert deploy.config_problems(b"level_table=classic\npartners=called\nrevoke=forfeit\nthrow_penalty=x\n") == [
+    assert deploy_config.config_problems(deploy_config.config_text(cs, rules="friend")) == []  # find-a-friend
+    assert deploy_config.config_problems(b"level_table=classic\npartners=called\nrevoke=forfeit\nthrow_penalty=x\n") == [
         "throw_penalty: not a number: x",
         "partners=called with revoke=forfeit: not played (revoke=flag)",
     ]
@@ -169,7 +179,7 @@ def test_a_module_dropped_from_the_firmware_leaves_the_board(pico: FakePico, fir
     (firmware / "greet.py").unlink()
     (firmware / "main.py").write_text("print('no greet')\n")
     out = io.StringIO()
-    result = deploy.deploy(pico.port, reset=False, timeout=5.0, src=firmware, build=tmp_path / "build2", out=out)
+    result = deploy_run.deploy(pico.port, reset=False, timeout=5.0, src=firmware, build=tmp_path / "build2", out=out)
     files = pico.files()
     assert "greet.mpy" not in files and "greet.mpy" in result.removed
     assert files["notes.txt"] == b"the owner's file"
@@ -179,10 +189,10 @@ def test_a_module_dropped_from_the_firmware_leaves_the_board(pico: FakePico, fir
 
 
 def test_orphan_rules() -> None:
-    items = [deploy.Item("table.mpy", b"", "module")]
+    items = [deploy_manifest.Item("table.mpy", b"", "module")]
     last = ["table.mpy", "old.mpy", "gone.mpy", "main.py", "cards.bin", "notes.txt"]
     on_board = ["table.mpy", "old.mpy", "main.py", "cards.bin", "notes.txt"]
-    assert deploy.orphans(items, on_board, last) == ["main.py", "old.mpy"]
+    assert deploy_manifest.orphans(items, on_board, last) == ["main.py", "old.mpy"]
 
 
 def test_redeploy_replaces_files(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
@@ -217,10 +227,10 @@ def test_self_test_errors_are_reported(pico: FakePico, firmware: Path, tmp_path:
         run_deploy(pico, firmware, tmp_path, self_test="quick")
 
 
-class CorruptingBoard(deploy.MpremoteBoard):
+class CorruptingBoard(deploy_transport.MpremoteBoard):
     """The real board connection, but one file arrives damaged (a bad cable, say)."""
 
-    def write_file(self, name: str, data: bytes, progress: deploy.Progress | None) -> None:
+    def write_file(self, name: str, data: bytes, progress: deploy_transport.Progress | None) -> None:
         if name.startswith("greet.mpy"):
             data = data[:-1] + bytes([data[-1] ^ 0xFF])
         super().write_file(name, data, progress)
@@ -232,11 +242,11 @@ def test_a_damaged_copy_changes_nothing(pico: FakePico, firmware: Path, tmp_path
     (firmware / "greet.py").write_text("def hello():\n    return 'new'\n")
     (firmware / "main.py").write_text("print('new main')\n")
     compiled = firmware_build.compile_all(src=firmware, out=tmp_path / "build2")
-    items = deploy.manifest(compiled, cards=deploy.CardMapData(CARDS, "x", 2, 108), config=b"a=1\n")
-    board = CorruptingBoard(deploy.open_board(pico.port, timeout=5).t)
+    items = deploy_manifest.manifest(compiled, cards=cardset.CardMapData(CARDS, "x", 2, 108), config=b"a=1\n")
+    board = CorruptingBoard(deploy_transport.open_board(pico.port, timeout=5).t)
     try:
         with pytest.raises(CommandError, match=r"nothing was changed: greet\.mpy\.new differs from what was sent \(SHA-256\)"):
-            deploy.deploy_to(board, items, out=io.StringIO(), reset=False)
+            deploy_install.deploy_to(board, items, out=io.StringIO(), reset=False)
     finally:
         board.close()
     assert pico.files() == before  # old firmware intact, no .new files left
@@ -244,13 +254,13 @@ def test_a_damaged_copy_changes_nothing(pico: FakePico, firmware: Path, tmp_path
 
 def test_no_such_port() -> None:
     with pytest.raises(CommandError, match=r"no such port /dev/ttyNOPE0: .*"):
-        deploy.deploy("/dev/ttyNOPE0", out=io.StringIO())
+        deploy_run.deploy("/dev/ttyNOPE0", out=io.StringIO())
 
 
 def test_no_such_port_by_name() -> None:
     # a name that is not a path (as on Windows): the open itself finds it missing
     with pytest.raises(CommandError, match=r"no such port COM97: "):
-        deploy.deploy("COM97", out=io.StringIO())
+        deploy_run.deploy("COM97", out=io.StringIO())
 
 
 def test_busy_port(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
@@ -268,7 +278,7 @@ def test_a_port_without_micropython(firmware: Path, tmp_path: Path) -> None:
     try:
         out = io.StringIO()
         with pytest.raises(CommandError, match=r"did not answer like a MicroPython board \(no raw REPL within 1 s\)"):
-            deploy.deploy(os.ttyname(slave), timeout=1.0, src=firmware, build=tmp_path / "b", out=out)
+            deploy_run.deploy(os.ttyname(slave), timeout=1.0, src=firmware, build=tmp_path / "b", out=out)
     finally:
         os.close(master)
         os.close(slave)
@@ -287,7 +297,7 @@ def test_a_running_table_is_recognised(firmware: Path, tmp_path: Path) -> None:
     )
     try:
         with pytest.raises(CommandError, match="did not complete the link handshake.*maintenance start"):
-            deploy.deploy(os.ttyname(slave), timeout=2.0, src=firmware, build=tmp_path / "b", out=io.StringIO())
+            deploy_run.deploy(os.ttyname(slave), timeout=2.0, src=firmware, build=tmp_path / "b", out=io.StringIO())
     finally:
         talker.kill()
         talker.wait()
@@ -297,24 +307,24 @@ def test_a_running_table_is_recognised(firmware: Path, tmp_path: Path) -> None:
 
 def test_bad_card_set_files(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="no such file"):
-        deploy.read_cards(tmp_path / "missing.bin")
+        deploy_cards.read_cards(tmp_path / "missing.bin")
     (tmp_path / "empty.bin").write_bytes(b"")
     with pytest.raises(CommandError, match="the file is empty"):
-        deploy.read_cards(tmp_path / "empty.bin")
-    (tmp_path / "huge.bin").write_bytes(bytes(deploy.MAX_CARDS_BYTES + 1))
+        deploy_cards.read_cards(tmp_path / "empty.bin")
+    (tmp_path / "huge.bin").write_bytes(bytes(deploy_cards.MAX_CARDS_BYTES + 1))
     with pytest.raises(CommandError, match="far too large"):
-        deploy.read_cards(tmp_path / "huge.bin")
+        deploy_cards.read_cards(tmp_path / "huge.bin")
     (tmp_path / "set.json").write_text('{"name": "family deck"}')
     with pytest.raises(CommandError, match="neither a card-set file from 'tractor-table enroll' nor a card map"):
-        deploy.read_cards(tmp_path / "set.json")
+        deploy_cards.read_cards(tmp_path / "set.json")
     damaged = bytearray(card_map())
     damaged[60] ^= 0x01
     (tmp_path / "damaged.bin").write_bytes(damaged)
     with pytest.raises(CommandError, match="damaged.bin: card map damaged: CRC mismatch"):
-        deploy.read_cards(tmp_path / "damaged.bin")
+        deploy_cards.read_cards(tmp_path / "damaged.bin")
     (tmp_path / "short.bin").write_bytes(card_map()[:-13])
     with pytest.raises(CommandError, match="card map truncated"):
-        deploy.read_cards(tmp_path / "short.bin")
+        deploy_cards.read_cards(tmp_path / "short.bin")
 
 
 FACES = [r + s for s in "SHDC" for r in "23456789TJQKA"] + ["SJ", "BJ"]
@@ -332,7 +342,7 @@ def card_set_text(cards: int, decks: int = 1, name: str = "Red backs") -> str:
 def test_an_enrolled_card_set_file_is_exported_on_the_way(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
     set_file = tmp_path / "red.txt"
     set_file.write_text(card_set_text(54))
-    cs = deploy.read_cards(set_file)
+    cs = deploy_cards.read_cards(set_file)
     assert (cs.name, cs.decks, cs.count) == ("Red backs", 1, 54)
     run_deploy(pico, firmware, tmp_path, cards=set_file)
     assert pico.files()["cards.bin"] == cs.data and cs.data[:4] == b"TTCM"
@@ -342,7 +352,7 @@ def test_an_unfinished_card_set_is_refused(tmp_path: Path) -> None:
     set_file = tmp_path / "half.txt"
     set_file.write_text(card_set_text(30))
     with pytest.raises(CommandError, match="24 of 54 cards are not enrolled; finish with 'tractor-table enroll'"):
-        deploy.read_cards(set_file)
+        deploy_cards.read_cards(set_file)
 
 
 def test_a_card_set_with_a_chinese_name(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
@@ -355,7 +365,7 @@ def test_a_card_set_with_a_chinese_name(pico: FakePico, firmware: Path, tmp_path
 
 def test_a_good_card_map_is_read_by_the_firmware_parser(tmp_path: Path) -> None:
     (tmp_path / "one.bin").write_bytes(card_map(54, 1, "single"))
-    cs = deploy.read_cards(tmp_path / "one.bin")
+    cs = deploy_cards.read_cards(tmp_path / "one.bin")
     assert (cs.name, cs.decks, cs.count) == ("single", 1, 54)
 
 
@@ -371,32 +381,32 @@ def test_without_micropython_the_same_parser_runs_under_cpython(
 
     monkeypatch.setattr(mpy, "run", no_micropython)
     (tmp_path / "one.bin").write_bytes(card_map(108, 2, "红背"))
-    cs = deploy.read_cards(tmp_path / "one.bin")
+    cs = deploy_cards.read_cards(tmp_path / "one.bin")
     assert (cs.name, cs.decks, cs.count) == ("红背", 2, 108)
     damaged = bytearray(card_map())
     damaged[60] ^= 0x01
     (tmp_path / "damaged.bin").write_bytes(damaged)
     with pytest.raises(CommandError, match="damaged.bin: card map damaged: CRC mismatch"):
-        deploy.read_cards(tmp_path / "damaged.bin")
+        deploy_cards.read_cards(tmp_path / "damaged.bin")
 
 
 def test_space_is_checked_before_writing() -> None:
-    items = [deploy.Item("a.mpy", bytes(5000), "module"), deploy.Item("table.cfg", b"x", "configuration")]
-    deploy.check_space(items, free_bytes=4096 * 5, block=4096)  # 2 + 1 blocks + 2 spare
+    items = [deploy_manifest.Item("a.mpy", bytes(5000), "module"), deploy_manifest.Item("table.cfg", b"x", "configuration")]
+    deploy_manifest.check_space(items, free_bytes=4096 * 5, block=4096)  # 2 + 1 blocks + 2 spare
     with pytest.raises(CommandError, match="not enough room on the board: the new files need 20 KB .* 16 KB is free"):
-        deploy.check_space(items, free_bytes=4096 * 4, block=4096)
+        deploy_manifest.check_space(items, free_bytes=4096 * 4, block=4096)
 
 
 def test_stale_file_rules() -> None:
-    items = [deploy.Item("table.mpy", b"", "module"), deploy.Item("main.py", b"", "source")]
+    items = [deploy_manifest.Item("table.mpy", b"", "module"), deploy_manifest.Item("main.py", b"", "source")]
     on_board = ["table.py", "main.py", "scanner.py", "x.new", "cards.bin"]
-    assert deploy.stale_files(items, on_board) == ["table.py", "x.new"]
+    assert deploy_manifest.stale_files(items, on_board) == ["table.py", "x.new"]
 
 
 def test_hwconfig_names_the_files_deploy_writes() -> None:
-    text = hardware.HWCONFIG_PATH.read_text(encoding="utf-8")
-    assert f'CARDS_FILE = "{deploy.CARDS_FILE}"' in text
-    assert f'CONFIG_FILE = "{deploy.CONFIG_FILE}"' in text
+    text = hw_hwconfig.HWCONFIG_PATH.read_text(encoding="utf-8")
+    assert f'CARDS_FILE = "{paths.CARDS_FILE}"' in text
+    assert f'CONFIG_FILE = "{paths.CONFIG_FILE}"' in text
 
 
 def test_cli_deploys_the_real_firmware(pico: FakePico, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -419,7 +429,7 @@ def test_cli_reports_a_missing_port_in_one_line(capsys: pytest.CaptureFixture[st
 
 
 def test_make_deploy_without_port_says_how() -> None:
-    proc = subprocess.run(["make", "-s", "-o", ".venv/.installed", "deploy"], cwd=hardware.PINMAP_PATH.parents[1], capture_output=True, text=True, timeout=30, check=False)
+    proc = subprocess.run(["make", "-s", "-o", ".venv/.installed", "deploy"], cwd=hw_pinmap.PINMAP_PATH.parents[1], capture_output=True, text=True, timeout=30, check=False)
     assert proc.returncode == 2
     assert "usage: make deploy PORT=/dev/ttyACM0" in proc.stdout
 
@@ -431,7 +441,7 @@ def test_deploy_to_a_real_pico(tmp_path: Path) -> None:
     cards = tmp_path / "deck.bin"
     cards.write_bytes(CARDS)
     out = io.StringIO()
-    result = deploy.deploy(os.environ["PICO_PORT"], cards=cards, self_test="quick", reset=True, out=out)
+    result = deploy_run.deploy(os.environ["PICO_PORT"], cards=cards, self_test="quick", reset=True, out=out)
     text = out.getvalue()
     assert "all verified" in text and "self-test:" in text, text
     assert {i.name for i in result.items} >= {"main.py", "hwconfig.mpy", "cards.bin", "table.cfg"}
@@ -442,13 +452,13 @@ def test_deploy_to_a_real_pico(tmp_path: Path) -> None:
 
 def mpy_of(version: int, sub: int, arch: str | None) -> int:
     """sys.implementation._mpy as a board reports it."""
-    return version | (sub << 8) | (deploy.ARCHS.index(arch) << 10)
+    return version | (sub << 8) | (deploy_abi.ARCHS.index(arch) << 10)
 
 
 def test_the_abi_model_agrees_with_micropythons_loader(tmp_path: Path) -> None:
     # the real unix port: its own _mpy, and what its loader does with native code for it and for the Pico
     proc = mpy.run(code="import sys\nprint(sys.implementation._mpy)", heapsize="64K", timeout=20)
-    unix = deploy.MpyAbi.of_board(int(proc.stdout))
+    unix = deploy_abi.MpyAbi.of_board(int(proc.stdout))
     assert (unix.version, unix.sub, unix.arch_name) == (6, 3, "x64")
     src = tmp_path / "nat.py"
     src.write_text("@micropython.native\ndef f(x):\n    return x + 1\n")
@@ -456,7 +466,7 @@ def test_the_abi_model_agrees_with_micropythons_loader(tmp_path: Path) -> None:
         out = tmp_path / march / "nat.mpy"
         out.parent.mkdir()
         subprocess.run([firmware_build.mpy_cross_binary(), f"-march={march}", "-o", str(out), str(src)], check=True)
-        abi = deploy.MpyAbi.of_file(out.read_bytes())
+        abi = deploy_abi.MpyAbi.of_file(out.read_bytes())
         assert abi is not None and abi.arch_name == march and (abi.version, abi.sub) == (6, 3)
         loaded = mpy.run(code="import nat\nprint(nat.f(1))", path=[out.parent], heapsize="64K", timeout=20)
         assert (loaded.returncode == 0) == unix.runs_native(abi.arch), loaded.stderr
@@ -465,18 +475,18 @@ def test_the_abi_model_agrees_with_micropythons_loader(tmp_path: Path) -> None:
     # bytecode only: no architecture, and the sub-version is not checked
     plain = tmp_path / "plain.mpy"
     subprocess.run([firmware_build.mpy_cross_binary(), "-o", str(plain), str(FIRMWARE_DIR / "version.py")], check=True)
-    assert deploy.MpyAbi.of_file(plain.read_bytes()) == deploy.MpyAbi(6, 0, 0)
-    assert deploy.MpyAbi.of_file(b"#!python") is None
+    assert deploy_abi.MpyAbi.of_file(plain.read_bytes()) == deploy_abi.MpyAbi(6, 0, 0)
+    assert deploy_abi.MpyAbi.of_file(b"#!python") is None
 
 
 def test_thumb_boards_run_older_thumb_code() -> None:
-    rp2350 = deploy.MpyAbi.of_board(mpy_of(6, 3, "armv7emsp"))
-    assert rp2350.runs_native(deploy.ARCHS.index("armv6m"))
-    pico = deploy.MpyAbi.of_board(mpy_of(6, 3, "armv6m"))
-    assert pico.runs_native(deploy.ARCHS.index("armv6m"))
-    assert not pico.runs_native(deploy.ARCHS.index("armv7m"))  # newer Thumb code: no
-    assert not deploy.MpyAbi.of_board(mpy_of(6, 3, "xtensawin")).runs_native(deploy.ARCHS.index("armv6m"))
-    assert not deploy.MpyAbi.of_board(mpy_of(6, 3, None)).runs_native(deploy.ARCHS.index("armv6m"))
+    rp2350 = deploy_abi.MpyAbi.of_board(mpy_of(6, 3, "armv7emsp"))
+    assert rp2350.runs_native(deploy_abi.ARCHS.index("armv6m"))
+    pico = deploy_abi.MpyAbi.of_board(mpy_of(6, 3, "armv6m"))
+    assert pico.runs_native(deploy_abi.ARCHS.index("armv6m"))
+    assert not pico.runs_native(deploy_abi.ARCHS.index("armv7m"))  # newer Thumb code: no
+    assert not deploy_abi.MpyAbi.of_board(mpy_of(6, 3, "xtensawin")).runs_native(deploy_abi.ARCHS.index("armv6m"))
+    assert not deploy_abi.MpyAbi.of_board(mpy_of(6, 3, None)).runs_native(deploy_abi.ARCHS.index("armv6m"))
 
 
 def test_deploy_names_the_board(pico: FakePico, firmware: Path, tmp_path: Path) -> None:

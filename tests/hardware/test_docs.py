@@ -8,9 +8,11 @@ import csv
 import re
 from typing import cast
 
-from tractor_table import cli, hardware
+from tractor_table import cli
+from tractor_table.hardware import pinmap as hw_pinmap
+from tractor_table.hardware import svg as hw_svg
 
-ROOT = hardware.PINMAP_PATH.parents[1]
+ROOT = hw_pinmap.PINMAP_PATH.parents[1]
 
 
 def bom() -> list[dict[str, str]]:
@@ -33,7 +35,7 @@ def test_bom_rows_are_complete() -> None:
 
 
 def test_bom_matches_the_pin_map_and_the_game() -> None:
-    pm = hardware.load()
+    pm = hw_pinmap.load()
     assert quantity("PN532 NFC reader board") == len(pm.readers) == 4
     assert quantity("push button") == len(pm.buttons)
     assert quantity("Seat cable") == len(pm.readers)
@@ -130,7 +132,7 @@ def test_bom_total_in_the_readme_adds_up() -> None:
 
 
 def test_bom_has_the_build_review_parts() -> None:
-    pm = hardware.load()
+    pm = hw_pinmap.load()
     pw, sw = pm.power, pm.seat_wiring
     reg = row("Voltage regulator")
     assert pw.reader_regulator in reg["specification"] and reg["optional"] == "no"
@@ -141,7 +143,7 @@ def test_bom_has_the_build_review_parts() -> None:
     series = row(f"Resistor {sw.series_ohms} ohm")
     assert int(series["quantity"]) == 2 * len(pm.readers)  # SCK and MOSI of each seat
     assert "SCK" in series["notes"] and "MOSI" in series["notes"]
-    assert quantity(f"Resistor {hardware.ohms(sw.button_series_ohms).replace(' k', ' kohm')}") == len(pm.buttons)
+    assert quantity(f"Resistor {hw_svg.ohms(sw.button_series_ohms).replace(' k', ' kohm')}") == len(pm.buttons)
     assert quantity(f"Capacitor {sw.button_capacitor_nf} nF") == len(pm.buttons)
     cable = row("Seat cable")
     assert f"{len(sw.order)}-conductor" in cable["specification"]
@@ -179,6 +181,6 @@ def test_readme_has_the_build_review_points() -> None:
     big = section(text, "### A larger display (option)")
     assert "0x8D" in big and "firmware/ssd1309.py" in big and "RES" in big
     assert 'kind = "SSD1309"' in big and "reset = 20" in big
-    pm = hardware.load()
+    pm = hw_pinmap.load()
     assert f"{pm.seat_wiring.series_ohms} Ω resistor in series on SCK and on MOSI" in text
     assert "SCK has a ground on either side" in text

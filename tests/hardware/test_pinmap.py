@@ -8,11 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tractor_table import hardware
-from tractor_table.hardware import PinMapError
+from tractor_table.hardware import checks as hw_checks
+from tractor_table.hardware import hwconfig as hw_hwconfig
+from tractor_table.hardware import pico as hw_pico
+from tractor_table.hardware import pinmap as hw_pinmap
+from tractor_table.hardware import svg as hw_svg
+from tractor_table.hardware.pinmap import PinMapError
 
 # The Raspberry Pi Pico pinout (Pico-R3-A4-Pinout.pdf, Raspberry Pi), written out
-# by hand and independently of hardware.py's formulas: header pin -> GPIO, and
+# by hand and independently of tractor_table.hardware's formulas: header pin -> GPIO, and
 # the SPI/I2C function of every GPIO on the header.
 PICO_PINOUT = {
     1: 0, 2: 1, 4: 2, 5: 3, 6: 4, 7: 5, 9: 6, 10: 7, 11: 8, 12: 9, 14: 10, 15: 11,
@@ -31,12 +35,12 @@ I2C_FUNCTIONS = {
 
 
 def raw_pinmap() -> dict[str, Any]:
-    return tomllib.loads(hardware.PINMAP_PATH.read_text(encoding="utf-8"))
+    return tomllib.loads(hw_pinmap.PINMAP_PATH.read_text(encoding="utf-8"))
 
 
 def problems_of(raw: dict[str, Any]) -> str:
     with pytest.raises(PinMapError) as exc:
-        hardware.parse(raw)
+        hw_pinmap.parse(raw)
     return str(exc.value)
 
 
@@ -44,31 +48,31 @@ def problems_of(raw: dict[str, Any]) -> str:
 
 
 def test_header_table_matches_the_pico_pinout() -> None:
-    assert hardware.GPIO_HEADER_PIN == {g: p for p, g in PICO_PINOUT.items()}
-    assert sorted(hardware.HEADER) == list(range(1, 41))
-    assert [p for p, n in hardware.HEADER.items() if n == "GND"] == [3, 8, 13, 18, 23, 28, 38]
-    assert hardware.HEADER[36] == "3V3(OUT)" and hardware.HEADER[40] == "VBUS"
-    assert set(hardware.RESERVED_GPIO) == {23, 24, 25, 29}
-    assert not set(hardware.RESERVED_GPIO) & set(hardware.GPIO_HEADER_PIN)
+    assert hw_pico.GPIO_HEADER_PIN == {g: p for p, g in PICO_PINOUT.items()}
+    assert sorted(hw_pico.HEADER) == list(range(1, 41))
+    assert [p for p, n in hw_pico.HEADER.items() if n == "GND"] == [3, 8, 13, 18, 23, 28, 38]
+    assert hw_pico.HEADER[36] == "3V3(OUT)" and hw_pico.HEADER[40] == "VBUS"
+    assert set(hw_pico.RESERVED_GPIO) == {23, 24, 25, 29}
+    assert not set(hw_pico.RESERVED_GPIO) & set(hw_pico.GPIO_HEADER_PIN)
 
 
 def test_function_formulas_match_the_pinout_for_every_header_gpio() -> None:
     for gpio in PICO_PINOUT.values():
         spi = [k for k, pins in SPI_FUNCTIONS.items() if gpio in pins]
         i2c = [k for k, pins in I2C_FUNCTIONS.items() if gpio in pins]
-        assert [hardware.spi_function(gpio)] == spi, gpio
-        assert [hardware.i2c_function(gpio)] == i2c, gpio
+        assert [hw_pico.spi_function(gpio)] == spi, gpio
+        assert [hw_pico.i2c_function(gpio)] == i2c, gpio
 
 
 # ---------------------------------------------------------------- the real pin map
 
 
 def test_the_pin_map_is_valid() -> None:
-    pm = hardware.load()
+    pm = hw_pinmap.load()
     signals = pm.signals()
     gpios = [s.gpio for s in signals]
     assert len(gpios) == len(set(gpios)) == 3 + 4 * 2 + 4 + 2 + 2
-    assert all(g in hardware.GPIO_HEADER_PIN for g in gpios)
+    assert all(g in hw_pico.GPIO_HEADER_PIN for g in gpios)
     assert not set(gpios) & {23, 24, 25, 29}
     assert pm.spi_sck in SPI_FUNCTIONS[(pm.spi_id, "sck")]
     assert pm.spi_mosi in SPI_FUNCTIONS[(pm.spi_id, "mosi")]
@@ -83,7 +87,7 @@ def test_the_pin_map_is_valid() -> None:
 
 def test_every_seat_wire_is_on_the_left_header() -> None:
     # the README promises one 8-wire cable per seat from header pins 1-20
-    pm = hardware.load()
+    pm = hw_pinmap.load()
     for sig in pm.signals():
         if "seat" in sig.name or sig.name.startswith("SPI"):
             assert sig.header_pin <= 20, sig
@@ -173,27 +177,27 @@ def test_bad_toml_is_an_error_naming_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "pinmap.toml"
     bad.write_text("[spi\nid = 0\n")
     with pytest.raises(PinMapError, match="pinmap.toml: not valid TOML"):
-        hardware.load(bad)
+        hw_pinmap.load(bad)
 
 
 def test_the_good_map_has_no_problems_after_a_round_trip() -> None:
     raw = raw_pinmap()
-    pm = hardware.parse(copy.deepcopy(raw))
-    assert hardware.check(pm) == []
+    pm = hw_pinmap.parse(copy.deepcopy(raw))
+    assert hw_checks.check(pm) == []
 
 
 # ---------------------------------------------------------------- power and seat wiring
 
 
 def test_the_build_parts_of_the_pin_map() -> None:
-    pm = hardware.load()
-    assert hardware.HEADER[pm.power.reader_supply_pin] == "VBUS"
+    pm = hw_pinmap.load()
+    assert hw_pico.HEADER[pm.power.reader_supply_pin] == "VBUS"
     assert pm.power.reader_regulator_ma >= 500
     assert 33 <= pm.seat_wiring.series_ohms <= 100
     order = pm.seat_wiring.order
     k = order.index("SCK")
     assert order[k - 1] == order[k + 1] == "GND"
-    assert sorted(c for c in order if c != "GND") == sorted(hardware.CABLE_SIGNALS)
+    assert sorted(c for c in order if c != "GND") == sorted(hw_checks.CABLE_SIGNALS)
 
 
 def test_a_weak_reader_regulator_is_refused() -> None:
@@ -263,7 +267,7 @@ def test_missing_build_sections_are_named() -> None:
 
 
 def test_ohms_labels() -> None:
-    assert [hardware.ohms(v) for v in (47, 100, 330, 1000, 4700, 10000)] == ["47 R", "100 R", "330 R", "1 k", "4.7 k", "10 k"]
+    assert [hw_svg.ohms(v) for v in (47, 100, 330, 1000, 4700, 10000)] == ["47 R", "100 R", "330 R", "1 k", "4.7 k", "10 k"]
 
 
 # ---------------------------------------------------------------- the display panel
@@ -271,7 +275,7 @@ def test_ohms_labels() -> None:
 
 def test_the_display_kind_picks_a_driver_the_firmware_has() -> None:
     raw = raw_pinmap()
-    assert hardware.parse(raw).display_kind == "SSD1306" and hardware.parse(raw).display_reset == -1
+    assert hw_pinmap.parse(raw).display_kind == "SSD1306" and hw_pinmap.parse(raw).display_reset == -1
     raw["display"]["kind"] = "SH1106"
     msg = problems_of(raw)
     assert "display.kind: 'SH1106' has no driver" in msg and "'SSD1306', 'SSD1309'" in msg
@@ -281,19 +285,19 @@ def test_an_ssd1309_with_its_reset_line() -> None:
     raw = raw_pinmap()
     raw["display"]["kind"] = "SSD1309"
     raw["display"]["reset"] = 20
-    pm = hardware.parse(raw)
+    pm = hw_pinmap.parse(raw)
     assert (pm.display_kind, pm.display_reset) == ("SSD1309", 20)
     assert any(s.gpio == 20 and s.terminal == "RES" and s.part == "SSD1309" for s in pm.signals())
     # the firmware's configuration names the panel and its reset line
-    src = hardware.render_hwconfig(pm)
+    src = hw_hwconfig.render_hwconfig(pm)
     assert 'DISPLAY_KIND = "SSD1309"' in src and "DISPLAY_RESET = const(20)" in src
     assert "firmware/ssd1309.py" in src
     # the wiring diagram draws the RES line
-    assert ">RES<" in hardware.render_svg(pm) and "display reset" in hardware.render_svg(pm)
+    assert ">RES<" in hw_svg.render_svg(pm) and "display reset" in hw_svg.render_svg(pm)
     # an RC power-on reset on the module: no pin
     del raw["display"]["reset"]
-    assert hardware.parse(raw).display_reset == -1
-    assert "DISPLAY_RESET = const(-1)" in hardware.render_hwconfig(hardware.parse(raw))
+    assert hw_pinmap.parse(raw).display_reset == -1
+    assert "DISPLAY_RESET = const(-1)" in hw_hwconfig.render_hwconfig(hw_pinmap.parse(raw))
 
 
 def test_the_display_reset_pin_is_checked_as_every_pin() -> None:

@@ -74,7 +74,9 @@ def test_the_snapshot_carries_the_digest_and_the_host_checks_it() -> None:
     import json
 
     from tractor_table.link.engine_replayer import EngineReplayer
-    from tractor_table.vocab import Snapshot, TablePhase, firmware
+    from tractor_table.vocab.enums import TablePhase
+    from tractor_table.vocab.loader import firmware
+    from tractor_table.vocab.snapshot import Snapshot
 
     # the table's own snapshot, made by the firmware's table core under CPython
     tablerules, table = firmware("tablerules"), firmware("table")

@@ -120,6 +120,11 @@ class RecordingBus(chip.SimSpiBus):
             buf[i] = self._byte(write)
             self.miso.append(buf[i])
 
+    def write_readinto(self, wbuf, rbuf):
+        for i in range(len(wbuf)):
+            rbuf[i] = self._byte(wbuf[i])
+            self.miso.append(rbuf[i])
+
 
 class ReplayBus:
     """Hands back recorded bytes, one by one (allocates nothing), advancing the
@@ -142,6 +147,9 @@ class ReplayBus:
             pos += 1
         self.pos = pos
         self.clock.now_us += len(buf) * self.byte_us
+
+    def write_readinto(self, wbuf, rbuf):
+        self.readinto(rbuf)
 
 
 class PlainPin:

@@ -13,6 +13,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from astread import docstring_ids
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 
@@ -35,23 +36,13 @@ ENGINE = ("events", "drules_hand", "drules")
 BUILTIN = ("sys", "gc", "micropython", "typing")
 
 
-def _docstrings(tree: ast.AST) -> set[int]:
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                out.add(id(first.value))
-    return out
-
-
 def module_refs(source: str, names: set[str]) -> set[str]:
     """The modules among ``names`` that ``source`` imports anywhere (at the top,
     inside a function, under a try) or names in a string (``__import__("x")``,
     a loader's ``_opt("x")``, a table of module names, ``sys.modules.pop("x")``):
     a module loaded by name is a dependency as much as one imported."""
     tree = ast.parse(source)
-    skip = _docstrings(tree)
+    skip = docstring_ids(tree)
     refs: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

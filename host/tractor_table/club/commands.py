@@ -32,7 +32,7 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from .. import events as E
-from ..vocab import EventKind
+from ..vocab.enums import EventKind
 from .ingest import Invalid, _f, _host, _host_row
 
 #: a command's name on the wire, for each kind

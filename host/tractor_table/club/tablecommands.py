@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..link.notes import App
-from ..vocab import AppCode, TableCommand
+from ..vocab.enums import AppCode, TableCommand
 
 #: the server's command names, as the table's commands
 CODES = {"new_match": int(TableCommand.NEW_MATCH), "call_time": int(TableCommand.CALL_TIME)}

@@ -57,10 +57,10 @@ def check_inputs(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import deploy  # mpremote and the build load only when this command runs
+    from ..deploy.run import deploy  # mpremote and the build load only when this command runs
 
     check_inputs(args)
-    deploy.deploy(
+    deploy(
         args.port,
         cards=args.cards,
         config=args.config,

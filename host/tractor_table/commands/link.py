@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
-from ..vocab import AppCode, readers_status
+from ..vocab.enums import AppCode, readers_status
 from ._files import check_writable
 from ._rules import rules_help
 from ._rules import table_rules as _rules  # link._rules: the name its tests use

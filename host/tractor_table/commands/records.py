@@ -26,7 +26,7 @@ FORMATS = ("engine", "events", "html", "text", "csv")
 
 def _trumps() -> tuple[str, ...]:
     """The trump field in letters (the firmware's, through tractor_table.vocab)."""
-    from ..vocab import TRUMP_NAMES
+    from ..vocab.enums import TRUMP_NAMES
 
     return TRUMP_NAMES
 

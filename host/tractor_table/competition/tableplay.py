@@ -29,7 +29,7 @@ from typing import Any
 import psycopg
 
 from .. import events as E
-from ..vocab import EventKind
+from ..vocab.enums import EventKind
 
 #: the kinds a result is read from (the rest of the chain is never fetched)
 KINDS = (int(EventKind.HAND_START), int(EventKind.TRUMP), int(EventKind.HAND_END))

@@ -42,7 +42,7 @@ from ..link.notes import (
     typed,
 )
 from ..link.verifier import Verifier
-from ..vocab import AppCode, readers_status
+from ..vocab.enums import AppCode, readers_status
 from .colour import coloured
 from .model import GameView, LinkView, describe_event
 from .source import APP_LINES, APP_REPLY, APP_STATE, TableSource

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError
 from ..link.notes import Note
-from ..vocab import AppCode
+from ..vocab.enums import AppCode
 
 if TYPE_CHECKING:
 

@@ -46,7 +46,7 @@ from pathlib import Path
 from shengji.cards import face_name, parse_face
 
 from ..errors import CommandError
-from ..vocab import firmware
+from ..vocab.loader import firmware
 
 HEADER = "tractor-table card set 1"
 FACES = 54

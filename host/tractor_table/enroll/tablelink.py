@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from ..vocab import AppCode
+from ..vocab.enums import AppCode
 
 #: the link's application messages (firmware/events.py; firmware/enrollmode.py answers them)
 APP_REPLY, APP_ENROLL, APP_TAG = int(AppCode.REPLY), int(AppCode.ENROLL), int(AppCode.TAG)

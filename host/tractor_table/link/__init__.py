@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..paths import FIRMWARE_DIR
-from ..vocab import firmware
+from ..vocab.loader import firmware
 
 SHARED_SOURCE = FIRMWARE_DIR / "ttlink.py"
 

@@ -88,18 +88,9 @@ from shengji.units import decompose_faces
 from .. import events as E
 from .. import rulescodec
 from ..events import Event
-from ..vocab import (
-    NT,
-    PARTNER_UNKNOWN,
-    SnapFriend,
-    SnapScans,
-    Snapshot,
-    SnapTrick,
-    TablePhase,
-    TableReason,
-    rules_code,
-    table_reason,
-)
+from ..vocab.enums import NT, PARTNER_UNKNOWN, TablePhase, TableReason
+from ..vocab.reasons import rules_code, table_reason
+from ..vocab.snapshot import SnapFriend, SnapScans, Snapshot, SnapTrick
 
 #: AUDIT reasons, BID reasons (firmware/events.py)
 REVOKE_FOLLOW, THROW_FAILED = int(TableReason.REVOKE_FOLLOW), int(TableReason.THROW_FAILED)

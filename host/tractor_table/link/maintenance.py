@@ -15,7 +15,7 @@ import threading
 from typing import Any
 
 from ..errors import CommandError
-from ..vocab import AppCode
+from ..vocab.enums import AppCode
 from .notes import App, Note
 from .serial_link import SerialLink
 

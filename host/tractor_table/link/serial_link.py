@@ -50,7 +50,7 @@ BAUDRATE = 115200  # ignored by USB CDC, needed by pyserial
 def host_identity() -> tuple[str, str]:
     """(host tool version, rules id) that the host sends in its HELLO."""
     from .. import __version__
-    from ..vocab import firmware
+    from ..vocab.loader import firmware
 
     return __version__, str(firmware("version").RULES_ID)
 

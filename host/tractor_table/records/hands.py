@@ -22,7 +22,8 @@ from ..events import (
     decode,
     describe,
 )
-from ..vocab import HAND_PHASES, PARTNER_UNKNOWN, Snapshot, SnapshotError, TablePhase
+from ..vocab.enums import HAND_PHASES, PARTNER_UNKNOWN, TablePhase
+from ..vocab.snapshot import Snapshot, SnapshotError
 from .common import load_event
 
 #: the phases in which trump is known (after the draw, before the hand's end)

@@ -38,7 +38,7 @@ from ..events import (
     describe,
     levels_text,
 )
-from ..vocab import RulesCode
+from ..vocab.enums import RulesCode
 from .cards import name, names, trump_name
 
 #: the table's reasons (firmware/events.py REASONS), in Chinese

@@ -24,7 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ... import deploy, firmware_build, mpy
+from ... import firmware_build, mpy
+from ...deploy import cards as deploy_cards
+from ...deploy import manifest as deploy_manifest
 from ...errors import CommandError
 from ...paths import FIRMWARE_DIR
 
@@ -40,7 +42,7 @@ class BuildResult:
     """What :func:`build` did: the files written and the flash work it took."""
 
     image: Path
-    files: tuple[deploy.Item, ...]
+    files: tuple[deploy_manifest.Item, ...]
     reads: int
     erases: int
     programs: int
@@ -61,8 +63,8 @@ def deploy_items(
     src: Path = FIRMWARE_DIR,
     build_dir: Path | None = None,
     precompiled: Path | None = None,
-) -> list[deploy.Item]:
-    """The files ``deploy`` would copy (:func:`tractor_table.deploy.manifest`);
+) -> list[deploy_manifest.Item]:
+    """The files ``deploy`` would copy (:func:`tractor_table.deploy.manifest.manifest`);
     ``precompiled``: a folder where the modules are already compiled for ``march``."""
     with tempfile.TemporaryDirectory(prefix="tractor-image-") as tmp:
         out = build_dir or Path(tmp) / "mpy"
@@ -83,9 +85,9 @@ def deploy_items(
             ]
         else:
             raise CommandError(f"march {march!r}: give 'armv6m' (a Pico) or 'host' (this machine)")
-        card_set = deploy.read_cards(cards) if cards is not None else None
+        card_set = deploy_cards.read_cards(cards) if cards is not None else None
         # the manifest reads the compiled files now, while they still exist
-        return deploy.manifest(compiled, cards=card_set, config=None, rules=rules)
+        return deploy_manifest.manifest(compiled, cards=card_set, config=None, rules=rules)
 
 
 def _run(args: Sequence[str]) -> list[str]:
@@ -100,7 +102,7 @@ def _run(args: Sequence[str]) -> list[str]:
     return lines
 
 
-def build(image: Path, items: Sequence[deploy.Item]) -> BuildResult:
+def build(image: Path, items: Sequence[deploy_manifest.Item]) -> BuildResult:
     """Format ``image`` (created, or overwritten) and copy ``items`` into its root."""
     names = [i.name for i in items]
     if len(set(names)) != len(names):

@@ -38,7 +38,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ... import deploy, mpy
+from ... import mpy
+from ...deploy import manifest as deploy_manifest
 from ...errors import CommandError
 from ...paths import FIRMWARE_DIR
 from . import flashimage
@@ -198,7 +199,7 @@ def reference(fw: Path, decks: int, actions: Path, tmp: Path) -> Reference:
     return Reference(saves, ends, final)
 
 
-def _manifest(items: Sequence[deploy.Item], path: Path) -> None:
+def _manifest(items: Sequence[deploy_manifest.Item], path: Path) -> None:
     path.write_text("".join(f"{i.name} {len(i.data)} {zlib.crc32(i.data)}\n" for i in items))
 
 

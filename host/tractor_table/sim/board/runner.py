@@ -26,8 +26,11 @@ from typing import Any
 
 from shengji import Rules
 
-from ... import deploy, hardware, mpy, rulescodec, virtual_heap
+from ... import mpy, paths, rulescodec, virtual_heap
+from ...deploy import manifest as deploy_manifest
 from ...errors import CommandError
+from ...hardware.hwconfig import render_hwconfig
+from ...hardware.pinmap import PinMap
 from ...monoframe import Frame
 from ..virtual import runner as vr
 from . import C_FACTOR, CPU_FACTOR, flashimage
@@ -113,7 +116,7 @@ class PicoTable(vr.VirtualTable):
         readers: str = "spi",
         heap_report: bool = False,
         table_cfg: dict[str, str] | None = None,
-        pinmap: hardware.PinMap | None = None,
+        pinmap: PinMap | None = None,
     ) -> None:
         """``pinmap``: the board's wiring when not hardware/pinmap.toml's (an
         SSD1309 display, say): generated into the firmware's ``hwconfig.py``
@@ -174,6 +177,12 @@ class PicoTable(vr.VirtualTable):
         self.wall_ms = -1
         #: framebuf's 8x8 font (characters 32-126, 8 bytes each), from the board
         self.font = b""
+        #: where the heap's live peak was (issue 21): the taps done then, the
+        #: firmware's modules loaded (main.py, run as __main__, not among
+        #: them) and the display's text lines; known after close()
+        self.peak_taps = -1
+        self.peak_modules: list[str] = []
+        self.peak_lines: list[str] = []
 
     def _flash_image(self) -> None:
         """The Pico's flash as ``deploy`` leaves it: a littlefs image of the
@@ -185,21 +194,21 @@ class PicoTable(vr.VirtualTable):
             vr.compile_for_host(self.fw_dir)
         if self.pinmap is not None:
             hw = self.workdir / "hwconfig.py"
-            hw.write_text(hardware.render_hwconfig(self.pinmap), encoding="utf-8")
+            hw.write_text(render_hwconfig(self.pinmap), encoding="utf-8")
             vr.compile_for_host(self.fw_dir, hw)
         items = [
             i for i in flashimage.deploy_items(march="host", precompiled=self.fw_dir)
             if i.name not in ("cards.bin", "table.cfg")
         ]
-        items.append(deploy.Item(deploy.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
+        items.append(deploy_manifest.Item(paths.CARDS_FILE, vr.virtual_card_map(self.decks), "card set"))
         config = rulescodec.table_cfg(self.rules, hand_scan=self.hand_scan, writer="the board model")
         for k, v in self.table_cfg.items():
             config += f"{k}={v}\n"
-        items.append(deploy.Item(deploy.CONFIG_FILE, config.encode(), "configuration"))
+        items.append(deploy_manifest.Item(paths.CONFIG_FILE, config.encode(), "configuration"))
         self.image.unlink(missing_ok=True)
         flashimage.build(self.image, items)
 
-    def probe_heap(self, block: int = 0, timeout: float = 10.0) -> tuple[int, int, int, str]:
+    def probe_heap(self, block: int = 0, timeout: float = 30.0) -> tuple[int, int, int, str]:
         """The board's heap as the firmware finds it at its next turn: (free
         bytes, live bytes, ``block``, whether ``block`` bytes could be
         allocated (in pieces of 480 bytes, as the state of a table is: fragments count): "ok", "MemoryError", or "-" for none tried)."""
@@ -218,6 +227,39 @@ class PicoTable(vr.VirtualTable):
         if peak < 0 or self.code_kinds is None:
             return -1
         return self.code_kinds.chip_peak(peak)
+
+    def peak_code(self) -> virtual_heap.CodeKinds | None:
+        """The code of the modules loaded at the live peak (``peak_modules``
+        and main), by kind: each module's own heap here and its armv6m native
+        code, measured in a fresh process in the order the firmware loads
+        them (``virtual_heap.RESIDENT``'s first, then the rest); None before
+        the peak is known."""
+        if not self.peak_modules:
+            return None
+        if not self.fw_dir.is_dir():
+            raise CommandError(
+                f"the firmware compiled for the board ({self.fw_dir}) is gone: give the PicoTable a workdir "
+                "that outlives it to count the peak's code"
+            )
+        mods = set(self.peak_modules) | {"main"}
+        names = tuple(n for n in virtual_heap.RESIDENT if n in mods)
+        names += tuple(sorted(n for n in mods if n not in names))
+        code = virtual_heap.resident_code(self.fw_dir, names)
+        missing = [n for n in names if n not in code.by_module]
+        if missing:
+            raise CommandError(f"the peak's modules {missing} did not import from {self.fw_dir}")
+        return code
+
+    def chip_peak_at_peak(self) -> tuple[int, virtual_heap.CodeKinds] | None:
+        """The live peak on the chip by kind with the code of the modules
+        loaded at that moment (``peak_code``), not the fixed resident list:
+        a module loaded then (picoboard, a phase's part) counts as code, one
+        dropped (tabledeal in the play) not at all; None before it is known."""
+        code = self.peak_code()
+        peak = self.firmware_peak
+        if code is None or peak < 0:
+            return None
+        return code.chip_peak(peak), code
 
     def cut_power(self, after_ops: int) -> None:
         """Cut the power during the ``after_ops``-th flash erase or program from
@@ -383,6 +425,18 @@ class PicoTable(vr.VirtualTable):
                 self.resets += 1
                 self._relaunch = threading.Thread(target=self._power_back, daemon=True)
                 self._relaunch.start()
+                self._changed.notify_all()
+            return
+        if op == "Y":
+            taps, *mods = rest.split()
+            with self._changed:
+                self.peak_taps = int(taps)
+                self.peak_modules = mods
+                self._changed.notify_all()
+            return
+        if op == "Q":
+            with self._changed:
+                self.peak_lines = Frame(bytes.fromhex(rest)).text_lines(self.font)
                 self._changed.notify_all()
             return
         if op == "G":

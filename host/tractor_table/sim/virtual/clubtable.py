@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...vocab import firmware
+from ...vocab.loader import firmware
 
 NEW, TAP, OK, TAP_DEALER = 0, 1, 2, 3
 

@@ -67,7 +67,7 @@ from ...link.engine_replayer import (
     hand_end_event,
     partner_field,
 )
-from ...vocab import NT
+from ...vocab.enums import NT
 from .runner import VirtualTable
 
 _E = TypeVar("_E", bound=E.Event)

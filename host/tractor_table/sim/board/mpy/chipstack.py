@@ -27,7 +27,7 @@
 #
 # Used by the board in both modes (start.py: the fast board and the board model)
 # for the whole firmware, and by the tests for the device engine's checks
-# (device_runner/chipjudge_mp.py).
+# (sim/engine/mpy/chipjudge_mp.py).
 import _thread
 import builtins
 

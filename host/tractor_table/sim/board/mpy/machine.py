@@ -54,10 +54,10 @@ def _attach(board, cause=PWRON_RESET):
     _gpio_reset()
 
 
-def _enter():
+def _enter(kind=0):
     b = _board
     if b is not None:
-        b.clock.enter()
+        b.clock.enter(kind)
         try:
             b.update()
         except BaseException:
@@ -196,7 +196,7 @@ class Pin:
     def value(self, x=None):
         n = self._id
         g = _gpio[n]
-        _enter()
+        _enter(1)
         try:
             if x is None:
                 if _board is not None and g[0] != Pin.OUT:
@@ -323,7 +323,7 @@ class SPI:
 
     def _xfer(self, src, dst, fill):
         # one byte at a time to the bus; the time of the whole transfer charged
-        _enter()
+        _enter(2)
         try:
             b = _board
             n = len(src) if src is not None else len(dst)

@@ -34,7 +34,10 @@
 #   figures "V ..."), in docs/firmware.md, "The control protocol". A power cut
 #   ("C n") ends the process at the cut ("C op kind pct" on the output FIFO):
 #   the host (board/runner.py) starts a new one on the image as the cut left
-#   it, the same USB pty staying plugged in.
+#   it, the same USB pty staying plugged in. At the end this mode also
+#   writes "Y taps module ..." and "Q hex" (at the heap's live peak: the taps
+#   done, the firmware's modules loaded, the display's RAM) and in "V" the
+#   platform's share ("platform_bytes": the littlefs mount, apart).
 import gc
 import os  # noqa: E402
 import select
@@ -418,6 +421,20 @@ class Board:
         # firmware's cap, so that the firmware runs out where the chip would
         self.ballast = None
         self.held = 0
+        # what the process holds at the first boot before boot.py that is not
+        # the firmware's: the littlefs mount (on the rp2 port _boot.py mounts
+        # it before the 240,720 B free a script finds: it is not in the
+        # firmware's budget) and the board's own bookkeeping; -1 until measured
+        self.platform = -1
+        self.start_alloc = 0
+        # the heap's peak, where it was (issue 21): the display's RAM then, the
+        # taps done, the firmware's modules loaded (names, space-separated);
+        # preallocated with the models, filled without keeping anything new
+        self.peak_ram = bytearray(len(self.oled.ram))
+        self.peak_taps = 0
+        self.peak_mods = bytearray(1024)
+        self.peak_mods_n = 0
+        self.keep = ()  # the models' modules (main() sets it): not the firmware's
         self.reported = False
         self.restored = False
         self.boots = 0
@@ -596,6 +613,22 @@ class Board:
         finally:
             self._updating = False
 
+    def platform_share(self):
+        """At the first boot, after the mount and before boot.py: what the
+        process holds beyond the models' and the held block is reported
+        apart with the models' (sim_bytes), and the held block gives it back,
+        so that the firmware's cap (chip_cap) is what it was."""
+        gc.collect()
+        self.platform = max(0, gc.mem_alloc() - self.start_alloc - self.sim_bytes - self.held)
+        self.sim_bytes += self.platform
+        if self.ballast is not None and self.platform > 0:
+            n = len(self.ballast) - self.platform
+            self.ballast = None
+            gc.collect()
+            self.ballast = bytearray(n if n > 0 else 0)
+            gc.collect()
+            self.held = gc.mem_alloc() - self.start_alloc - self.sim_bytes
+
     def _service(self):
         """What idle() does at each sleep, done also from the model calls
         now and then: the firmware polls its readers without sleeping (as on
@@ -616,6 +649,7 @@ class Board:
             a = gc.mem_alloc()
             if a > self.peak:
                 self.peak = a
+                self._peak_at()
 
     def _pace(self, now):
         """With a host on the link, board time must not run far ahead of real
@@ -715,6 +749,8 @@ class Board:
         if not self.run:
             raise PowerOff()
         self.update()
+        if _prof is not None:
+            _prof.install(_prof.main)
         if not self.reported:
             self.reported = True
             gc.collect()
@@ -724,15 +760,42 @@ class Board:
             a = gc.mem_alloc()
             if a > self.peak:
                 self.peak = a
+                self._peak_at()
         if us >= 1000 and self._in is not None and self.person.idle():
             # nothing to do for the person: wait for real (the host's input
             # ends the wait), so that an idle table does not spin
             self._poll.poll(us // 1000)
 
+    def _peak_at(self):
+        # a new live peak: what the table showed, the taps done and the
+        # firmware's modules loaded then (main.py runs as __main__, outside
+        # sys.modules), into the preallocated buffers
+        self.peak_ram[:] = self.oled.ram
+        self.peak_taps = self.person.taps_done
+        buf = self.peak_mods
+        n = 0
+        keep = self.keep
+        for name in sys.modules:
+            if name in keep or n + len(name) + 1 > len(buf):
+                continue
+            b = name.encode()
+            buf[n : n + len(b)] = b
+            buf[n + len(b)] = 32
+            n += len(b) + 1
+        self.peak_mods_n = n
+
     def report(self):
         gc.collect()
         a = gc.mem_alloc()
         self._out.write(b"M %d %d %d %d\n" % (max(self.peak, a), a, self.max_fields_on, self.spibus.collisions))
+        if self.peak_mods_n:
+            import binascii
+
+            self._out.write(b"Y %d " % self.peak_taps)
+            self._out.write(memoryview(self.peak_mods)[: self.peak_mods_n])
+            self._out.write(b"\nQ ")
+            self._out.write(binascii.hexlify(self.peak_ram))
+            self._out.write(b"\n")
         tl = self.person.taps
         lat = tl.counted
         cyc = self.poll_cycle
@@ -757,10 +820,11 @@ class Board:
         for name, h in (("shown", tl.shown), ("st1", tl.st1), ("st2", tl.st2), ("st3", tl.st3), ("saving", tl.saving)):
             out.write(b" %s_n %d %s_p50 %d %s_p99 %d %s_max %d" % (
                 name.encode(), h.n, name.encode(), h.pct(50), name.encode(), h.pct(99), name.encode(), h.max))
-        out.write(b" flash_on_path %d placed_saving %d" % (tl.flash_on_path, tl.placed_saving))
-        out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d\n" % (
+        out.write(b" flash_on_path %d placed_saving %d platform_bytes %d" % (tl.flash_on_path, tl.placed_saving, self.platform))
+        out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d" % (
             tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
             self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
+        out.write(b" fb_us %d cal_ns %d situ_ns %d\n" % (c.fb_us, int(c.cal_us * 1000), int(c.situ_us * 1000)))
 
 
 _TAP_SLOTS = 8  # taps followed at once
@@ -1012,6 +1076,8 @@ def mount_flash(board):
     vfs.mount(fs, "/")
     board.restored = "table.json" in os.listdir("/")
     os.chdir("/")
+    if board.platform < 0:
+        board.platform_share()
     bd.clock = board.clock
     board.mounted = True
 
@@ -1029,7 +1095,10 @@ def _run_file(name):
     with open(name) as f:
         code = compile(f.read(), name, "exec")
     gc.collect()
-    exec(code, {"__name__": "__main__", "__file__": name})
+    g = {"__name__": "__main__", "__file__": name}
+    if _prof is not None:
+        _prof.main = g  # (cpuprof.py: main.py's classes)
+    exec(code, g)
 
 
 def boot(board, cause):
@@ -1063,7 +1132,11 @@ def _probe(spi, buf):
     return call
 
 
+_prof = None  # cpuprof.Prof, when TT_CPUPROF names a file
+
+
 def main(argv, start_alloc):
+    global _prof
     ctl_in, ctl_out, image = argv[1], argv[2], argv[3]
     # CPU_FACTOR is "bytecode[,c[,flash times]]": the firmware's stretches,
     # its C calls timed apart (gc.collect, json), the flash's "typ" or "max" times
@@ -1089,20 +1162,34 @@ def main(argv, start_alloc):
     # so that the caches are as cold as in the firmware's real calls
     machine._attach(board)
     board.clock.calibrate(_probe(machine.SPI(1), bytearray(40)))
+    if os.getenv("TT_CPUPROF"):
+        import cpuprof
+
+        _prof = cpuprof.Prof(board.clock, os.getenv("TT_CPUPROF"))
+        _prof.main = None
     if c_factor is not None:
         # the firmware's gc.collect() and json calls: C code, timed apart
         import json
 
         sys.modules["gc"] = vclock.TimedGC(board.clock, gc)
         sys.modules["json"] = vclock.TimedJson(board.clock, json)
-    # "events" (virtual --serve): the events beside the link, the simulation's heap
+        import framebuf
+
+        sys.modules["framebuf"] = vclock.TimedFramebuf(board.clock, framebuf)
+    # "events" (virtual --serve): the events beside the link, the simulation's
+    # heap (loaded before the timed sys below: the tap's own calls are not the firmware's)
     rest = [a for a in argv[6:] if a != "events"]
     if len(rest) < len(argv) - 6:
         import vevents
 
         board.tap = vevents.BoardTap(board._out, board.clock)
+    # the USB serial: C calls on the rp2 port, not the unix port's system
+    # calls at the bytecode factor (about 1 ms a turn of the loop before)
+    sys.modules["sys"] = vclock.TimedSys(board.clock, sys)
+    sys.modules["select"] = vclock.TimedSelect(board.clock, select)
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
+    board.start_alloc = start_alloc
     if cap:
         # what is free beyond the firmware's cap is held, from here on, by one
         # block the firmware cannot use: it gets the chip's heap, no more
@@ -1112,6 +1199,7 @@ def main(argv, start_alloc):
             gc.collect()
             board.held = gc.mem_alloc() - start_alloc - board.sim_bytes
     keep = set(sys.modules)
+    board.keep = keep
     # a process started after a reset (the host's relaunch): its cause and
     # the boots so far
     cause = int(rest[0]) if rest else machine.PWRON_RESET
@@ -1155,6 +1243,8 @@ def main(argv, start_alloc):
     except PowerOff:
         pass
     board.report()
+    if _prof is not None:
+        _prof.write()
     board._out.write(b"V wall_ms %d\n" % utime.ticks_diff(utime.ticks_ms(), wall0))
     unmount_flash()
 

@@ -18,6 +18,9 @@ import chipstack  # noqa: E402
 
 if sys.argv[1] == "pico":
     import picoboot as board
+
+    if board.os.getenv("TT_CPUPROF"):
+        chipstack.STACK *= 4  # cpuprof.py's wrappers: a frame more per call
 else:
     import vboard as board
 

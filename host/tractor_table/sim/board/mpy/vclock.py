@@ -9,7 +9,12 @@
 #   every sleep the firmware asks for;
 # - the firmware's own CPU time: the time the process runs outside the models
 #   (between leaving one model call and entering the next), less the measured
-#   cost of a call into a (Python) model, scaled by ``cpu_factor``, the
+#   cost of a call into a (Python) model (``overhead_us``: calibrate()'s
+#   figure, a tight loop of calls, or, once measured, the in-situ one if
+#   larger: the mean of the firmware's shortest stretches, a pin written then
+#   an SPI transfer and the other way round, a few bytecodes each, the smaller
+#   of the two; where the firmware runs the caches are colder than in a tight
+#   loop: 1.7-2.2 us against 1.2-1.4 us, on a loaded machine), scaled by ``cpu_factor``, the
 #   RP2040's time per unix-port time (bench/rp2040.py: GENERIC x FLASH_WAIT =
 #   125 x 1.3 = 162.5 by default), plus ``call_us`` per call (the rp2 port's C
 #   call). The models' own time is never charged: it is not the Pico's.
@@ -75,6 +80,133 @@ class TimedJson:
         return getattr(self._json, name)
 
 
+class _TimedStream:
+    """The USB serial's stream (sys.stdin.buffer / sys.stdout.buffer) as the
+    firmware sees it: each call a model call (a C call on the rp2 port, whose
+    USB stack reads from and writes to RAM buffers), not the unix port's
+    system call charged at the bytecode factor; a write also charges its
+    bytes at USB_US_PER_BYTE."""
+
+    def __init__(self, clock, stream):
+        self._clock = clock
+        self._s = stream
+
+    def readinto(self, buf, n=-1):
+        c = self._clock
+        c.enter()
+        try:
+            return self._s.readinto(buf) if n < 0 else self._s.readinto(buf, n)
+        finally:
+            c.leave()
+
+    def write(self, data):
+        c = self._clock
+        c.enter()
+        try:
+            c.advance_us(len(data) * USB_US_PER_BYTE)
+            return self._s.write(data)
+        finally:
+            c.leave()
+
+    def __getattr__(self, name):
+        return getattr(self._s, name)
+
+
+class _TimedStdio:
+    def __init__(self, clock, f):
+        self._f = f
+        self.buffer = _TimedStream(clock, f.buffer)
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+
+class TimedSys:
+    """The firmware's ``sys``: its stdin and stdout timed as model calls
+    (_TimedStream); everything else the built-in's."""
+
+    def __init__(self, clock, sys):
+        self._sys = sys
+        self.stdin = _TimedStdio(clock, sys.stdin)
+        self.stdout = _TimedStdio(clock, sys.stdout)
+
+    def __getattr__(self, name):
+        return getattr(self._sys, name)
+
+
+class _TimedPoll:
+    def __init__(self, clock, p):
+        self._clock = clock
+        self._p = p
+
+    def register(self, obj, *a):
+        return self._p.register(getattr(obj, "_f", obj), *a)
+
+    def poll(self, *a):
+        c = self._clock
+        c.enter()
+        try:
+            return self._p.poll(*a)
+        finally:
+            c.leave()
+
+    def __getattr__(self, name):
+        return getattr(self._p, name)
+
+
+class TimedSelect:
+    """The firmware's ``select``: poll() objects whose poll() is a model call
+    (on the rp2 port a look at the USB serial's receive buffer, in C)."""
+
+    def __init__(self, clock, select):
+        self._clock = clock
+        self._select = select
+
+    def poll(self):
+        return _TimedPoll(self._clock, self._select.poll())
+
+    def __getattr__(self, name):
+        return getattr(self._select, name)
+
+
+#: µs per byte the firmware writes to the USB serial: full-speed USB CDC
+#: moves about 1 MB/s (the rp2 port's write returns once TinyUSB took the bytes)
+USB_US_PER_BYTE = 1
+
+
+class _TimedFrameBuffer:
+    def __init__(self, clock, fb):
+        self._clock = clock
+        self._fb = fb
+
+    def fill(self, *a):
+        return self._clock.c_call(self._fb.fill, a, 2)
+
+    def fill_rect(self, *a):
+        return self._clock.c_call(self._fb.fill_rect, a, 2)
+
+    def text(self, *a):
+        return self._clock.c_call(self._fb.text, a, 2)
+
+    def __getattr__(self, name):
+        return getattr(self._fb, name)
+
+
+class TimedFramebuf:
+    """The firmware's ``framebuf``: a FrameBuffer's fill, fill_rect and text
+    (C code) timed apart, at c_factor."""
+
+    def __init__(self, clock, framebuf):
+        self._clock = clock
+        self._m = framebuf
+
+    def FrameBuffer(self, *a):
+        return _TimedFrameBuffer(self._clock, self._m.FrameBuffer(*a))
+
+    def __getattr__(self, name):
+        return getattr(self._m, name)
+
+
 class RunDelay:
     """The process's time waiting for a CPU, in ns (Linux schedstat; one
     thread: the unix port runs the firmware on its main thread)."""
@@ -106,6 +238,10 @@ class RunDelay:
         return v
 
 
+#: stretches per in-situ measure of a model call's cost (VClock.enter)
+SITU_WINDOW = 1024
+
+
 class VClock:
     def __init__(self, cpu_factor=162.5, start_us=0, cpu_cap_us=1000, long_us=20, long_call_us=200):
         self.now_us = start_us
@@ -135,6 +271,7 @@ class VClock:
         # Python call where the rp2 port has a C one): measured by calibrate(),
         # taken off each charge; the RP2040's own cost of such a call instead
         self.overhead_us = 0.0
+        self.cal_us = 0.0  # calibrate()'s figure (overhead_us: it, or the in-situ one if larger)
         self.call_us = 5  # as bench_readers.py charges a C call on the RP2040
         self._cal = -1  # while calibrating: the real us summed
         # C code the firmware calls that the model times apart (gc.collect,
@@ -144,6 +281,17 @@ class VClock:
         self.gc_us = 0  # virtual us charged for gc.collect()
         self.gc_n = 0
         self.json_us = 0  # virtual us charged for json.dumps / json.loads
+        self.fb_us = 0  # virtual us charged for framebuf drawing
+        # the model call that began the current stretch: 1 a pin, 2 an SPI
+        # transfer, 0 anything else (enter(kind))
+        self._kind = 0
+        # the two in-situ measures: [pin -> SPI, SPI -> pin]: stretches of
+        # the current window (SITU_WINDOW), their sum (us), the last window's
+        # mean (0: none yet)
+        self.situ_n = [0, 0]
+        self.situ_sum = [0, 0]
+        self.situ_mean = [0.0, 0.0]
+        self.situ_us = 0.0  # the smaller of the two means (0: none yet)
         self.segments = 0  # stretches of firmware work charged
         self.long_segments = 0  # of them longer than 100 us of CPU time
         self.capped = 0  # of them longer than cpu_cap_us (charged as cpu_cap_us)
@@ -162,8 +310,25 @@ class VClock:
             if best < 0 or per < best:
                 best = per
         self._cal = -1
-        self.overhead_us = best
+        self.overhead_us = self.cal_us = best
         return best
+
+    def _situ(self, i, d):
+        n = self.situ_n[i] + 1
+        sm = self.situ_sum[i] + d
+        if n == SITU_WINDOW:
+            m = self.situ_mean
+            m[i] = sm / n
+            if m[0] > 0 and m[1] > 0:
+                # the smaller: no stretch is charged less than its own
+                # boundary's measured cost would leave it
+                s = m[0] if m[0] < m[1] else m[1]
+                self.situ_us = s
+                self.overhead_us = s if s > self.cal_us else self.cal_us
+            n = 0
+            sm = 0
+        self.situ_n[i] = n
+        self.situ_sum[i] = sm
 
     def _waited_us(self):
         # real us the process waited for a CPU since the last read
@@ -173,11 +338,20 @@ class VClock:
         self._rd = rd
         return w
 
-    def enter(self):
-        """The firmware calls into a model: its CPU time since leave() is charged."""
+    def enter(self, kind=0):
+        """The firmware calls into a model: its CPU time since leave() is
+        charged. kind: what the model call is (1 a pin, 2 an SPI transfer, 0
+        anything else), for the in-situ measure of overhead_us."""
         if self._depth == 0:
             t = utime.ticks_us()
             d = utime.ticks_diff(t, self._mark)
+            if self._kind + kind == 3 and d < self.long:
+                # a pin written, then an SPI transfer, or the other way round:
+                # the firmware's shortest stretches (``cs.value(0)``, then
+                # ``spi.write(...)``; the transfer, then ``cs.value(1)``: a few
+                # bytecodes), measured where the firmware runs
+                self._situ(2 - kind, d)
+            self._kind = kind
             if self._cal >= 0:
                 self._cal += d
             elif self.factor:
@@ -208,11 +382,11 @@ class VClock:
     def c_call(self, fn, arg, kind, kw=None):
         """fn(arg), a C function of the firmware's (gc.collect, json.dumps),
         its time charged at c_factor instead of the stretch's factor; kind 0
-        gc, 1 json."""
+        gc, 1 json, 2 framebuf (arg: the tuple of arguments)."""
         self.enter()  # the firmware's stretch before it, and the C call
         try:
             t = utime.ticks_us()
-            r = fn() if arg is _NONE else fn(arg, **kw) if kw else fn(arg)
+            r = fn() if arg is _NONE else fn(*arg) if kind == 2 else fn(arg, **kw) if kw else fn(arg)
             d = utime.ticks_diff(utime.ticks_us(), t)
             if self.run_delay is not None and d > self.long:
                 d -= self._waited_us()
@@ -223,8 +397,10 @@ class VClock:
                 if kind == 0:
                     self.gc_us += v
                     self.gc_n += 1
-                else:
+                elif kind == 1:
                     self.json_us += v
+                else:
+                    self.fb_us += v
         finally:
             self.leave()
         return r

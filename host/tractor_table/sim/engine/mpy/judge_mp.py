@@ -7,15 +7,13 @@
 #
 # Besides the public kinds, the differential fuzzer (tractor_table/difffuzz.py)
 # sends "hand" cases: one whole hand's plays, answered with every verdict.
-# A line "quit" ends the runner.
-import gc
-import json
-import sys
-
+# The process loop is serve_mp.py's (a line "quit" ends it); the host's client
+# is tractor_table.sim.engine.EngineProcess.
 import drules  # type: ignore[import-not-found]
 import drules_hand  # type: ignore[import-not-found]
 import ruleopts  # type: ignore[import-not-found]
 import tableconfig  # type: ignore[import-not-found]
+from serve_mp import CaseError, serve  # type: ignore[import-not-found]
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
@@ -40,10 +38,6 @@ OPTIONS = {o[0]: o for o in ruleopts.OPTIONS}
 KNOWN = ("level", "trump") + tuple(OPTIONS)
 #: level tables written for one number of decks (docs/rules.md §8.4)
 TABLE_DECKS = {"onedeck": 1, "tournament": 2, "xuwen": 4}
-
-
-class CaseError(Exception):
-    pass
 
 
 def rank_of(text: str) -> int:
@@ -382,40 +376,15 @@ def shape_list(units: bytearray, n: int) -> list[str]:
     return out
 
 
+def one(case: dict) -> dict:  # type: ignore[type-arg]
+    """A public case, or the fuzzer's whole hand."""
+    if case.get("kind") == "hand":
+        return hand_answer(case)
+    return answer(case)
+
+
 def main() -> None:
-    while True:
-        line = sys.stdin.readline()
-        if not line:
-            break
-        line = line.strip()
-        if not line:
-            continue
-        if line == "quit":
-            break
-        cid = None
-        try:
-            case = json.loads(line)
-            if not isinstance(case, dict):
-                raise CaseError("a case must be a JSON object")
-            cid = case.get("id")
-            if case.get("kind") == "hand":
-                out = hand_answer(case)
-            else:
-                out = answer(case)
-        except CaseError as exc:
-            out = {"error": str(exc)}
-        except KeyError as exc:
-            out = {"error": f"missing field {exc}"}
-        except (ValueError, TypeError, IndexError) as exc:
-            out = {"error": f"{type(exc).__name__}: {exc}"}
-        except MemoryError:
-            out = {"error": "out of memory"}
-        out["id"] = cid
-        sys.stdout.write(json.dumps(out))
-        sys.stdout.write("\n")
-        sys.stdout.flush()
-        del out
-        gc.collect()
+    serve(one)
 
 
 def hand_answer(case: dict) -> dict:  # type: ignore[type-arg]

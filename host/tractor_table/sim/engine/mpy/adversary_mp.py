@@ -17,15 +17,16 @@
 #   follow: {"id", "us", "n", "answer": [reason]}
 #   throw:  {"id", "us", "n", "answer": ["ok"]} or ["throw_failed", forced card names]
 #   trick:  {"id", "us", "n", "answer": [winner seat, points]}
-# A line "quit" (or the end of input) ends the runner.
+# The process loop is serve_mp.py's (a line "quit", or the end of input, ends
+# it); the host's client is tractor_table.sim.engine.EngineProcess.
 import gc
-import json
 import sys
 import time
 
 import drules  # type: ignore[import-not-found]
 import kindtime_mp  # type: ignore[import-not-found]
-from judge_mp import REASONS, CaseError, CaseRules, names, seat_of  # type: ignore[import-not-found]
+from judge_mp import REASONS, CaseRules, names, seat_of  # type: ignore[import-not-found]
+from serve_mp import CaseError, serve  # type: ignore[import-not-found]
 
 
 def median(ts: list) -> float:  # type: ignore[type-arg]
@@ -104,39 +105,16 @@ def main(argv: list) -> None:  # type: ignore[type-arg]
     native = argv[3].split(",") if len(argv) > 3 and argv[3] else []
     if native:
         kindtime_mp.setup(drules.Engine, native, argv[4].split(",") if len(argv) > 4 else [])
-    while True:
-        line = sys.stdin.readline()
-        if not line:
-            break
-        line = line.strip()
-        if not line:
-            continue
-        if line == "quit":
-            break
-        cid = None
-        try:
-            case = json.loads(line)
-            cid = case.get("id")
-            ans, ts, fn = answer(case, R, cap)
-            out = {"answer": ans, "us": median(ts), "n": len(ts)}
-            if native:
-                nat, _ = kindtime_mp.split(fn, len(ts), out["us"])
-                out["native_us"] = nat
-            fn = None
-        except CaseError as exc:
-            out = {"error": str(exc)}
-        except KeyError as exc:
-            out = {"error": "missing field " + str(exc)}
-        except (ValueError, TypeError, IndexError) as exc:
-            out = {"error": type(exc).__name__ + ": " + str(exc)}
-        except MemoryError:
-            out = {"error": "out of memory"}
-        out["id"] = cid
-        sys.stdout.write(json.dumps(out))
-        sys.stdout.write("\n")
-        sys.stdout.flush()
-        del out
-        gc.collect()
+
+    def one(case: dict) -> dict:  # type: ignore[type-arg]
+        ans, ts, fn = answer(case, R, cap)
+        out = {"answer": ans, "us": median(ts), "n": len(ts)}
+        if native:
+            nat, _ = kindtime_mp.split(fn, len(ts), out["us"])
+            out["native_us"] = nat
+        return out
+
+    serve(one)
 
 
 if __name__ == "__main__":
