@@ -98,7 +98,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "pseudo-terminal: follow it as a real table with 'tractor-table link --port PTY' or "
         "'tractor-table console --port PTY' from another terminal, and type taps here: each is "
         "answered from the table's events and the prompt says what it waits for, as without "
-        "--serve (quit or Ctrl-C ends it); it records only with --db",
+        "--serve (quit or Ctrl-C ends it); it records only with --db; with --board pico it serves the board model",
     )
     parser.add_argument(
         "--club-rounds", action="store_true",
@@ -167,13 +167,13 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--heapsize {args.heapsize}: give a size such as 160K, 1M or 200000 (bytes)")
     micropython_binary()
     rules = table_rules(args)
+    if args.board == "pico" and args.readers != "spi":
+        raise CommandError("--board pico reads its PN532 models over SPI: leave out --readers direct")
     if args.serve:
         return _serve(args, rules)
     from ..records.recorder import open_recorder
 
     # before the virtual table exists: a records file that cannot be used stops here
-    if args.board == "pico" and args.readers != "spi":
-        raise CommandError("--board pico reads its PN532 models over SPI: leave out --readers direct")
     if args.png is not None:
         if args.board != "pico":
             raise CommandError("--png needs --board pico (the fast virtual board draws no pixels)")
@@ -358,7 +358,6 @@ def _serve(args: argparse.Namespace, rules: Any) -> int:
     from ..link.serial_link import host_identity
     from ..link.verifier import Verifier
     from ..records.recorder import open_recorder
-    from ..sim.virtual.runner import VirtualTable
     from ..sim.virtual.taps import read_commands
 
     def stop(_sig: int, _frame: Any) -> None:
@@ -369,8 +368,8 @@ def _serve(args: argparse.Namespace, rules: Any) -> int:
     recorder = None
     if args.db is not None and not args.no_record:
         recorder = open_recorder(args.db, False, port="virtual --serve", source="virtual", rules=rules)
-    vt = VirtualTable(rules.decks, heapsize=args.heapsize, readers=args.readers,
-                      hand_scan=args.hand_scan, rules=rules)
+    # either board reports the table's events beside the link (mpy/vevents.py)
+    vt = make_table(args.board, rules, heapsize=args.heapsize, readers=args.readers, hand_scan=args.hand_scan)
     if recorder is not None:
         verifier = Verifier(EngineReplayer(rules), host_identity()[1])
         vt.note_hooks.append(recorder.follow(verifier))
@@ -382,7 +381,9 @@ def _serve(args: argparse.Namespace, rules: Any) -> int:
         raise
     previous = signal.signal(signal.SIGTERM, stop)
     try:
-        print(f"virtual table serving on {vt.port} (pseudo-terminal), {rules.decks} deck(s), rules {args.rules}")
+        board = " on the board model (a modelled Pico)" if args.board == "pico" else ""
+        print(f"virtual table serving on {vt.port} (pseudo-terminal){board}, {rules.decks} deck(s), "
+              f"rules {args.rules}")
         print(f"  follow it: tractor-table link --port {vt.port} --rules {args.rules}")
         print(f"         or: tractor-table console --port {vt.port} --rules {args.rules}")
         print(f"records: {recorder.store.path}" if recorder is not None

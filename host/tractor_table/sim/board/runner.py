@@ -38,10 +38,11 @@ from . import C_FACTOR, CPU_FACTOR, flashimage
 BOARD_DIR = Path(__file__).resolve().parent / "mpy"
 #: the board model's modules (its machine and time, the device models, the
 #: board, the control protocol, the chip's stack), compiled into the table's
-#: board folder; not the fast mode's own (vboard, its heap report and events)
+#: board folder, and the events beside the link (vevents, loaded with
+#: ``side_events`` only); not the fast mode's own (vboard, its heap report)
 PICO_SOURCES = tuple(
     p for p in sorted(BOARD_DIR.glob("*.py"))
-    if p.name not in ("start.py", "vboard.py", "heapreport.py", "vevents.py", "flashimage_mp.py", "flashsoak_mp.py")
+    if p.name not in ("start.py", "vboard.py", "heapreport.py", "flashimage_mp.py", "flashsoak_mp.py")
 )
 #: firmware files the Pico runs from source (firmware_build.SOURCE_ONLY)
 SOURCE_ONLY = ("main.py", "boot.py")
@@ -281,12 +282,11 @@ class PicoTable(vr.VirtualTable):
     def start(self, timeout: float = 30.0, *, host_link: bool = True, side_events: bool = False) -> PicoTable:
         """Boot the board; with ``host_link`` False the terminal is left for
         another program's link (``virtual --board pico --serve``): :attr:`port`.
-        The board model reports no events beside the link (``side_events``:
-        the fast virtual board's, mpy/vevents.py)."""
-        if side_events:
-            raise CommandError("the board model reports its events on its link only: "
-                               "side_events is the fast virtual board's (board='virtual')")
-        super().start(timeout, host_link=host_link)
+        ``side_events``: the board reports the table's events beside the link
+        as the fast board does (mpy/vevents.py: the firmware's link caught as
+        main.App makes it, its log written at each turn of the main loop, in
+        the models' time and heap, not the firmware's)."""
+        super().start(timeout, host_link=host_link, side_events=side_events)
         return self
 
     def _prepare(self) -> None:
@@ -324,6 +324,7 @@ class PicoTable(vr.VirtualTable):
                     f"{self.cpu_factor!r},{self.c_factor!r},{self.flash_times}",
                     f"{self.decks}/{self.cap}" if self.cap else str(self.decks),
                     *self._reset_args,
+                    *(["events"] if self._side_events else []),
                 ],
                 stdin=self._master,
                 stdout=self._master,

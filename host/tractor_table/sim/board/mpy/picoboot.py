@@ -3,7 +3,7 @@
 # The board model: a Raspberry Pi Pico with the table's parts, on which the
 # real firmware (boot.py, main.py, picoboard.py, picohw.py, ...) runs unchanged.
 #
-#   micropython start.py pico CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS]
+#   micropython start.py pico CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS] [events]
 # (start.py, the launcher of both modes, measures the heap the models take
 # and calls main())
 #
@@ -416,6 +416,7 @@ class Board:
         self.frames = 0
         self.peak = 0
         self.sim_bytes = 0
+        self.tap = None  # vevents.BoardTap: the events beside the link (virtual --serve)
         # the chip's heap (issue 21): what the process holds beyond the
         # firmware's cap, so that the firmware runs out where the chip would
         self.ballast = None
@@ -562,6 +563,8 @@ class Board:
     def wdt_feed(self):
         self.feeds += 1  # the main loop feeds it once a turn
         self.person.taps.turn_end()
+        if self.tap is not None:
+            self.tap.turn()  # before any "A n" of this turn (Person.update)
         if self.wdt_due >= 0:
             self.wdt_due = self.clock.now_us + self.wdt_ms * 1000
 
@@ -600,6 +603,9 @@ class Board:
                 # every period that passed (a sleep is one step of the clock)
                 while t._due >= 0 and now >= t._due:
                     t._fire(now)
+            tap = self.tap
+            if tap is not None and tap.caught is None:
+                tap.watch()  # the firmware's link, caught as it is made
             self.person.update(now // 1000)
             if self._in is not None:
                 self._service()
@@ -1170,6 +1176,13 @@ def main(argv, start_alloc):
         import framebuf
 
         sys.modules["framebuf"] = vclock.TimedFramebuf(board.clock, framebuf)
+    # "events" (virtual --serve): the events beside the link, the simulation's
+    # heap (loaded before the timed sys below: the tap's own calls are not the firmware's)
+    rest = [a for a in argv[6:] if a != "events"]
+    if len(rest) < len(argv) - 6:
+        import vevents
+
+        board.tap = vevents.BoardTap(board._out, board.clock)
     # the USB serial: C calls on the rp2 port, not the unix port's system
     # calls at the bytecode factor (about 1 ms a turn of the loop before)
     sys.modules["sys"] = vclock.TimedSys(board.clock, sys)
@@ -1189,8 +1202,8 @@ def main(argv, start_alloc):
     board.keep = keep
     # a process started after a reset (the host's relaunch): its cause and
     # the boots so far
-    cause = int(argv[6]) if len(argv) > 6 else machine.PWRON_RESET
-    board.boots = int(argv[7]) if len(argv) > 7 else 0
+    cause = int(rest[0]) if rest else machine.PWRON_RESET
+    board.boots = int(rest[1]) if len(rest) > 1 else 0
     wall0 = utime.ticks_ms()
 
     def clean():

@@ -2,15 +2,42 @@
 # (MicroPython code, run by the unix port: not part of the typed host package.)
 # The table's game events beside its link, for ``tractor-table virtual --serve``:
 # the serving command has no link of its own (another program holds the
-# table's USB serial), so the virtual board writes each event the table's log
-# takes on its output FIFO as well, one line each:
+# table's USB serial), so the board writes each event the table's log takes
+# on its output FIFO as well, one line each:
 #   "W welcome-json"  the log's start as a WELCOME would say it (its count is
 #                     the oldest event kept, its head the hash before it): at
 #                     boot, and again whenever the log restarts (a snapshot);
 #   "E index hash event-json"  each event, in order.
-# Loaded only when the runner asks for it (the "events" argument of vboard.main),
+# Loaded only when the runner asks for it (the "events" argument of start.py),
 # so that a table followed by its own link carries none of this in its heap.
-import ttlink
+#
+# Both modes of the board (docs/firmware.md, "The control protocol"):
+# - fast (vboard.py): the board builds main.App itself and hands its link to
+#   EventTap after each turn of the loop;
+# - pico (picoboot.py): main.py builds its App out of the board's reach, so
+#   BoardTap catches the link as the firmware makes it (LinkCatch, below) and
+#   writes at each feed of the watchdog (once a turn of the main loop, inside
+#   a call into the models: the board's clock charges none of it to the
+#   firmware). The board makes its tap before it measures its own heap, so
+#   that the tap's objects count as the simulation's (the "R" line's sim).
+#
+# Neither writes with the firmware's own code: ttlink.canonical calls the
+# module json that the board model times as the firmware's C code
+# (vclock.TimedJson), so the tap has the built-in json write each value
+# straight into the FIFO (the canonical form: compact, as ttlink.dumps on
+# MicroPython), which also leaves no garbage in the heap the firmware shares
+# (garbage would bring the firmware's next collection forward).
+import sys
+
+_SEP = (",", ":")  # ttlink._SEP: the canonical form's separators
+
+
+def _json():
+    j = sys.modules.get("json")
+    if j is None:
+        import json as j
+    # the board model's vclock.TimedJson wraps the built-in: its _json
+    return getattr(j, "_json", j)
 
 
 class EventTap:
@@ -19,19 +46,94 @@ class EventTap:
         self.link = link
         self.sent = -1  # the next index to write; -1: the start not written yet
         self.last = 0  # the hash of the event before it
+        self.json = _json()
 
     def pass_on(self):
         L = self.link
+        out = self.out
+        dump = self.json.dump
         if self.sent < 0 or self.sent > L.count or L.hash_at(self.sent - 1) != self.last:
             base = L._base
+            # (made before anything is written: a MemoryError leaves no half line)
+            welcome = [sys.modules["ttlink"].PROTO, L.fw_version, L.rules_id, L.boot_id, 0, base,
+                       L._base_hash, -1, L.table_uid, L.rules_digest]
             self.sent = base
             self.last = L._base_hash
-            self.out.write(b"W " + ttlink.canonical([
-                ttlink.PROTO, L.fw_version, L.rules_id, L.boot_id, 0, base, self.last, -1,
-                L.table_uid, L.rules_digest]) + b"\n")
+            out.write(b"W ")
+            dump(welcome, out, separators=_SEP)
+            out.write(b"\n")
         while self.sent < L.count:
             slot = self.sent % L._ring_n
             h = L._ring_h[slot]
-            self.out.write(b"E %d %d " % (self.sent, h) + ttlink.canonical(L._ring_ev[slot]) + b"\n")
+            out.write(b"E ")
+            dump(self.sent, out)
+            out.write(b" ")
+            dump(h, out)
+            out.write(b" ")
+            dump(L._ring_ev[slot], out, separators=_SEP)
+            out.write(b"\n")
             self.sent += 1
             self.last = h
+
+
+_catching = None  # the BoardTap waiting for the firmware's link
+
+
+def _caught_init(link, *args, **kw):
+    # ttlink.DeviceLink.__init__ for one call: the firmware's own put back
+    # first, the link noted, then the firmware's own runs
+    t = _catching
+    clock = t.clock
+    clock.enter()  # the firmware's work up to here is charged as usual; ours is not
+    try:
+        cls = t.cls
+        init = t.init
+        cls.__init__ = init
+        t.cls = t.init = None
+        t.caught = link
+    finally:
+        clock.leave()
+    init(link, *args, **kw)
+
+
+class BoardTap(EventTap):
+    """The pico mode's tap: made before the firmware boots, its link caught
+    as main.App makes it (watch(), at every call into the models until then)."""
+
+    def __init__(self, out, clock):
+        EventTap.__init__(self, out, None)
+        self.clock = clock
+        self.module = None  # the firmware's ttlink, once it is loaded
+        self.cls = None
+        self.init = None
+        self.caught = None  # the link, made; followed from the next turn on
+
+    def watch(self):
+        """From Board.update, until a link is caught: once the firmware has
+        loaded ttlink, its DeviceLink's __init__ is replaced for one call
+        (the class's own entry: its dictionary does not grow)."""
+        global _catching
+        m = sys.modules.get("ttlink")
+        if m is None or m is self.module:
+            return
+        self.module = m
+        cls = m.DeviceLink
+        self.cls = cls
+        self.init = cls.__init__
+        _catching = self
+        cls.__init__ = _caught_init
+
+    def turn(self):
+        """From Board.wdt_feed (the main loop's turn begins): what the log
+        took since the last turn. main.App is whole by its first feed (its
+        rules digest set, its snapshot restored), so the start is written then."""
+        if self.link is None:
+            if self.caught is None:
+                return
+            self.link = self.caught
+        try:
+            self.pass_on()
+        except MemoryError:
+            # the firmware's heap is full at this moment: the lines follow
+            # at a later turn (pass_on goes on from the index it wrote last)
+            pass
