@@ -52,7 +52,9 @@ def findings(path: Path) -> list[str]:
             name = _subject(node.value)
             if name in EVENTISH:
                 out.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
-        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Subscript):
+        # a note's tag is its first position (note[0] == "event"); a record
+        # read by key (an outbox row's it["kind"] == "event") is not a note
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Subscript) and _positional(node.left):
             right = node.comparators[0]
             if isinstance(right, ast.Constant) and right.value in ("event", "up", "app", "snapshot"):
                 out.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)} (a note by its tag)")
@@ -80,7 +82,7 @@ def test_the_check_finds_a_positional_read(tmp_path: Path) -> None:
         mod.write_text(
             "def f(ev, note, rep):\n"
             "    a = ev[4]\n    b = ev[3:]\n    c = note[0] == 'event'\n"
-            "    d = ev.seat\n    e = rep['score']\n    return a, b, c, d, e\n",
+            "    d = ev.seat\n    e = rep['score']\n    g = rep['kind'] == 'event'\n    return a, b, c, d, e, g\n",
             encoding="utf-8",
         )
         found = findings(mod)
