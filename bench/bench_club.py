@@ -120,6 +120,29 @@ def _one(c: Any, sql: str, args: tuple[Any, ...] = ()) -> tuple[Any, ...]:
     return tuple(row)
 
 
+def _ingested(c: Any, pk0: int, taps: dict[tuple[str, int], float], res: Any) -> float:
+    """Each event's tap -> commit time into ``res.commit_ms`` (the events after
+    ``pk0`` whose tap was stamped); the seconds from the first commit to the last."""
+    first, last = _one(c,
+        "SELECT extract(epoch FROM min(ingested_at)), extract(epoch FROM max(ingested_at)) "
+        "FROM events WHERE event_pk > %s", (pk0,))
+    for uid, idx, at in c.execute(
+            "SELECT t.uid, e.idx, extract(epoch FROM e.ingested_at) FROM events e "
+            "JOIN tables t USING (table_id) WHERE e.event_pk > %s", (pk0,)):
+        tap = taps.get((uid, int(idx)))
+        if tap is not None:
+            res.commit_ms.append((float(at) - tap) * 1000)
+    return float(last - first) if first is not None else 0.0
+
+
+def _rates(res: Any, events: int, made: int, drove: float, span: float) -> None:
+    """The run's events, offered and ingested per second."""
+    res.events = events
+    res.seconds = drove
+    res.offered_per_s = made / drove if drove else 0.0
+    res.ingest_per_s = events / span if span > 0 else 0.0
+
+
 # --- CPU from /proc
 
 
@@ -568,20 +591,8 @@ def run_spread(tables: int, *, procs: int, pace_s: float, seconds: float, browse
         res.server_ticks = cpu1 - cpu0
         res.pg_cpu = (pg1 - pg0) / HZ / wall
         with db.connect(room.url) as c:
-            first, last = _one(c,
-                "SELECT extract(epoch FROM min(ingested_at)), extract(epoch FROM max(ingested_at)) "
-                "FROM events WHERE event_pk > %s", (pk0,))
-            for uid, idx, at in c.execute(
-                    "SELECT t.uid, e.idx, extract(epoch FROM e.ingested_at) FROM events e "
-                    "JOIN tables t USING (table_id) WHERE e.event_pk > %s", (pk0,)):
-                tap = taps.get((uid, int(idx)))
-                if tap is not None:
-                    res.commit_ms.append((float(at) - tap) * 1000)
-        res.events = room.server_count()[0] - n0
-        res.seconds = drove
-        res.offered_per_s = made / drove if drove else 0.0
-        span = float(last - first) if first is not None else 0.0
-        res.ingest_per_s = res.events / span if span > 0 else 0.0
+            span = _ingested(c, pk0, taps, res)
+        _rates(res, room.server_count()[0] - n0, made, drove, span)
         if br is not None:
             time.sleep(1.0)  # the pages' last pushes
             res.latencies_ms = latencies(br.stamps(), labels, taps)
@@ -667,20 +678,8 @@ def _run(room: Room, tables: int, pace_s: float, seconds: float, hands: int, bro
             c.execute("CHECKPOINT")
             size1 = int(_one(c, "SELECT pg_database_size(current_database())")[0])
             hands1 = int(_one(c, "SELECT count(*) FROM events WHERE kind = 12")[0])
-            first, last = _one(c,
-                "SELECT extract(epoch FROM min(ingested_at)), extract(epoch FROM max(ingested_at)) "
-                "FROM events WHERE event_pk > %s", (pk0,))
-            for uid, idx, at in c.execute(
-                    "SELECT t.uid, e.idx, extract(epoch FROM e.ingested_at) FROM events e "
-                    "JOIN tables t USING (table_id) WHERE e.event_pk > %s", (pk0,)):
-                tap = taps.get((uid, int(idx)))
-                if tap is not None:
-                    res.commit_ms.append((float(at) - tap) * 1000)
-        res.events = room.server_count()[0] - n0
-        res.seconds = drove
-        res.offered_per_s = made / drove if drove else 0.0
-        span = float(last - first) if first is not None else 0.0
-        res.ingest_per_s = res.events / span if span > 0 else 0.0
+            span = _ingested(c, pk0, taps, res)
+        _rates(res, room.server_count()[0] - n0, made, drove, span)
         res.server_cpu = (cpu1 - cpu0) / HZ / wall
         res.server_ticks = cpu1 - cpu0
         res.pg_cpu = (pg1 - pg0) / HZ / wall

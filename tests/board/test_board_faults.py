@@ -25,15 +25,7 @@ from tractor_table.link.serial_link import host_identity
 from tractor_table.link.verifier import Verifier
 from tractor_table.sim.board.runner import PicoTable
 from tractor_table.sim.virtual.game import BotGame
-from vtable_rig import wait_board_saved
-
-
-def _workdir(compiled: Path, name: str) -> Path:
-    work = compiled / name
-    work.mkdir(exist_ok=True)
-    if not (work / "firmware").exists():
-        (work / "firmware").symlink_to(compiled / "firmware")
-    return work
+from vtable_rig import board_workdir, wait_board_saved
 
 
 def _ups(vt: PicoTable) -> list[Up]:
@@ -58,7 +50,7 @@ def _rewind(vt: PicoTable, game: BotGame, ups: int) -> int:
 def test_a_hung_loop_is_reset_by_the_watchdog_and_resumes_from_flash(compiled: Path) -> None:
     rules = Rules(decks=1)
     said: list[str] = []
-    vt = PicoTable(1, workdir=_workdir(compiled, "hang"), rules=rules)
+    vt = PicoTable(1, workdir=board_workdir(compiled, "hang"), rules=rules)
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     device: list[str] = []
@@ -91,7 +83,7 @@ def test_a_hung_loop_is_reset_by_the_watchdog_and_resumes_from_flash(compiled: P
 def test_a_display_that_stops_answering_comes_back(compiled: Path) -> None:
     rules = Rules(decks=1)
     device: list[str] = []
-    vt = PicoTable(1, workdir=_workdir(compiled, "display"), rules=rules)
+    vt = PicoTable(1, workdir=board_workdir(compiled, "display"), rules=rules)
     vt.note_hooks.append(lambda n: device.append(n.text) if isinstance(n, DeviceLine) else None)
     with vt:
         game = BotGame(vt, rules, seed=2, strength=1, say=lambda _s: None, event_timeout=20)
@@ -117,7 +109,7 @@ def test_a_display_that_stops_answering_comes_back(compiled: Path) -> None:
 def test_power_cut_at_a_save_resumes_from_the_flash_image(compiled: Path) -> None:
     rules = Rules(decks=1)
     said: list[str] = []
-    vt = PicoTable(1, workdir=_workdir(compiled, "powercut"), rules=rules)
+    vt = PicoTable(1, workdir=board_workdir(compiled, "powercut"), rules=rules)
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     with vt:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from vtable_rig import cli_command
+from vtable_rig import board_workdir, cli_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,21 +42,13 @@ def test_png_needs_the_board_model(tmp_path: Path) -> None:
     assert not (tmp_path / "x.png").exists()
 
 
-def _workdir(compiled: Path, name: str) -> Path:
-    # the module's one compile of the firmware (tests/conftest.py), linked in
-    work = compiled / name
-    work.mkdir(exist_ok=True)
-    if not (work / "firmware").exists():
-        (work / "firmware").symlink_to(compiled / "firmware")
-    return work
-
 
 def test_restart_from_the_flash_it_left(compiled: Path) -> None:
     from shengji import Rules
     from tractor_table.events import EV
     from tractor_table.sim.board.runner import PicoTable
 
-    tmp_path = _workdir(compiled, "restart")
+    tmp_path = board_workdir(compiled, "restart")
     with PicoTable(1, workdir=tmp_path, rules=Rules(decks=1)) as vt:
         assert not vt.restored
         assert vt.wait(lambda: vt.lines[0].startswith("H1"), 20), vt.lines
@@ -131,7 +123,7 @@ def test_console_source_on_the_board_model(compiled: Path) -> None:
 
     rules = Rules(decks=1)
     assert isinstance(make_table("pico", rules), PicoTable)  # what console --virtual --board pico builds
-    table = PicoTable(1, rules=rules, workdir=_workdir(compiled, "console"))
+    table = PicoTable(1, rules=rules, workdir=board_workdir(compiled, "console"))
     source = VirtualSource(rules, table=table)
     source.start()
     try:

@@ -16,6 +16,7 @@ from tractor_table import cli, rulescodec
 from tractor_table.events import EV, Bid, Event, HandStart
 from tractor_table.link.notes import Up
 from tractor_table.records import Store
+from vtable_rig import board_workdir
 
 DRAW = ["tap 1 2H", "ok 1", "ok 0"]  # S1 bids 2H, the draw ends: S1 deals, hearts trump
 BURY = [f"tap 1 {c}D" for c in "3456789T"]  # the kitty: eight diamonds
@@ -29,14 +30,6 @@ def _queued(vt: Any) -> list[Event]:
     return got
 
 
-def _workdir(compiled: Path, name: str) -> Path:
-    # the module's one compile of the firmware (tests/conftest.py), linked in
-    work = compiled / name
-    work.mkdir(exist_ok=True)
-    if not (work / "firmware").exists():
-        (work / "firmware").symlink_to(compiled / "firmware")
-    return work
-
 
 def test_the_board_model_reports_its_events_beside_the_link_from_the_models_heap(compiled: Path) -> None:
     from tractor_table.sim.board.runner import PicoTable
@@ -44,7 +37,7 @@ def test_the_board_model_reports_its_events_beside_the_link_from_the_models_heap
     rules = Rules(decks=1)
     held = {}
     for side in (True, False):
-        vt = PicoTable(1, workdir=_workdir(compiled, f"side{side}"), rules=rules)
+        vt = PicoTable(1, workdir=board_workdir(compiled, f"side{side}"), rules=rules)
         try:
             vt.start(host_link=False, side_events=side)
             assert vt.settle(30), vt.firmware_errors()

@@ -23,15 +23,7 @@ from tractor_table.link.serial_link import host_identity
 from tractor_table.link.verifier import Verifier
 from tractor_table.sim.board.runner import PicoTable
 from tractor_table.sim.virtual.game import BotGame
-from vtable_rig import wait_board_saved
-
-
-def _workdir(compiled: Path, name: str) -> Path:
-    work = compiled / name
-    work.mkdir(exist_ok=True)
-    if not (work / "firmware").exists():
-        (work / "firmware").symlink_to(compiled / "firmware")
-    return work
+from vtable_rig import board_workdir, wait_board_saved
 
 
 def test_a_tap_during_a_save_is_drawn_before_the_flash_is_touched(compiled: Path) -> None:
@@ -39,7 +31,7 @@ def test_a_tap_during_a_save_is_drawn_before_the_flash_is_touched(compiled: Path
     said: list[str] = []
     # the flash at its maximum times (400 ms a sector erase): each save lasts
     # long enough that the next cards are surely laid while it is written
-    vt = PicoTable(1, workdir=_workdir(compiled, "tappath"), rules=rules, flash_times="max")
+    vt = PicoTable(1, workdir=board_workdir(compiled, "tappath"), rules=rules, flash_times="max")
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     with vt:
@@ -68,7 +60,7 @@ def test_a_tap_during_a_save_is_drawn_before_the_flash_is_touched(compiled: Path
 def test_a_power_cut_while_cards_are_laid_during_a_save(compiled: Path) -> None:
     rules = Rules(decks=1)
     said: list[str] = []
-    vt = PicoTable(1, workdir=_workdir(compiled, "tapcut"), rules=rules)
+    vt = PicoTable(1, workdir=board_workdir(compiled, "tapcut"), rules=rules)
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     with vt:

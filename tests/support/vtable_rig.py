@@ -75,3 +75,13 @@ def let_go(vt: VirtualTable) -> str:
 def cli_command(*args: str) -> list[str]:
     """``tractor-table ARGS`` as a subprocess command, with this interpreter."""
     return [sys.executable, "-m", "tractor_table.cli", *args]
+
+
+def board_workdir(compiled: Path, name: str) -> Path:
+    """A board-model test's work folder under the module's one compile of the
+    firmware (tests/conftest.py's ``compiled``), its firmware linked in."""
+    work = compiled / name
+    work.mkdir(exist_ok=True)
+    if not (work / "firmware").exists():
+        (work / "firmware").symlink_to(compiled / "firmware")
+    return work
