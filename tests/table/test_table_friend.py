@@ -192,19 +192,27 @@ def test_the_snapshot_keeps_the_call_the_partner_and_the_levels():
     play(t, 3, c(HK))
     snap = t.snapshot()
     assert snap[-1] == [2, HA, T.PARTNER_UNKNOWN, 3, 4] and snap[6:8] == [1, 2] and snap[10] == -1
+    # each table is let go once its snapshot is taken: under MicroPython each
+    # restore compiles tablerestore.py from source, which needs the room
+    del t
     u = table()
     u.restore(snap)
     assert (u.call, u.partner, u.levels, u.spts, u.score) == (HA, -2, [1, 2, 3, 4], [0, 0, 10, 0], -1)
     play(u, 2, c(H5))
     assert play(u, 3, c(HA, 1))[-1] == [E.PARTNER, 1, 2, 0]
+    snap = u.snapshot()
+    del u
     v = table()
-    v.restore(u.snapshot())
+    v.restore(snap)
     assert (v.partner, v.defmask) == (2, 0b101)
+    del v, snap
     # the call being built is not kept: a cut during it starts the call again
     w = buried()
     w.tap(0, c(H5), 0)
+    snap = w.snapshot()
+    del w
     x = table()
-    x.restore(w.snapshot())
+    x.restore(snap)
     assert x.phase == T.CALL and x.turn == 0 and x.building == -1
 
 
