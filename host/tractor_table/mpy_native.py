@@ -22,7 +22,7 @@ with relocations a relocation stream ending in 0xff.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: raw code kinds (kind_len & 3)
@@ -50,6 +50,25 @@ class NativeCode:
     bytecode_functions: int = 0
     bytecode_bytes: int = 0
     arch: int = 0  # the header's architecture (0: none; 4: armv6m; 2: x64)
+    #: each bytecode function's length (one heap allocation each when loaded
+    #: from a file, none from a ROMFS image: bench/bench_romfs.py)
+    bytecode_sizes: list[int] = field(default_factory=list)
+    #: str and bytes constants' lengths, each with its null (the data a ROMFS
+    #: image keeps in flash)
+    const_sizes: list[int] = field(default_factory=list)
+    #: the module's qstrs that are not the port's own (their text, which a
+    #: ROMFS image keeps in flash)
+    qstrs: list[bytes] = field(default_factory=list)
+
+    @property
+    def const_bytes(self) -> int:
+        return sum(self.const_sizes)
+
+    def bytecode_heap(self, block: int = BLOCK) -> int:
+        """The bytecode as a port loading the file holds it: each function's
+        bytes rounded up to GC blocks of ``block`` bytes (16 on a 32-bit port,
+        32 on the 64-bit unix port)."""
+        return sum(-(-n // block) * block for n in self.bytecode_sizes)
 
 
 class _Reader:
@@ -78,22 +97,24 @@ class _Reader:
                 return n
 
 
-def _qstr(r: _Reader) -> None:
+def _qstr(r: _Reader, out: NativeCode) -> None:
     n = r.uint()
     if n & 1:
         return  # a static qstr
+    out.qstrs.append(r.data[r.pos : r.pos + (n >> 1)])
     r.skip((n >> 1) + 1)  # its bytes and the null
 
 
-def _obj(r: _Reader) -> None:
+def _obj(r: _Reader, out: NativeCode) -> None:
     t = r.byte()
     if t in (_OBJ_FUN_TABLE, _OBJ_NONE, _OBJ_FALSE, _OBJ_TRUE, _OBJ_ELLIPSIS):
         return
     n = r.uint()
     if t == _OBJ_TUPLE:
         for _ in range(n):
-            _obj(r)
+            _obj(r, out)
     elif t in (_OBJ_STR, _OBJ_BYTES):
+        out.const_sizes.append(n + 1)
         r.skip(n + 1)
     elif t in (_OBJ_INT, _OBJ_FLOAT, _OBJ_COMPLEX):
         r.skip(n)
@@ -126,6 +147,7 @@ def _raw_code(r: _Reader, out: NativeCode) -> None:
     if kind == BYTECODE:
         out.bytecode_functions += 1
         out.bytecode_bytes += n
+        out.bytecode_sizes.append(n)
     else:
         out.functions += 1
         out.native_bytes += n
@@ -177,9 +199,9 @@ def read(data: bytes) -> NativeCode:
     n_qstr = r.uint()
     n_obj = r.uint()
     for _ in range(n_qstr):
-        _qstr(r)
+        _qstr(r, out)
     for _ in range(n_obj):
-        _obj(r)
+        _obj(r, out)
     _raw_code(r, out)
     if r.pos != len(data):
         raise MpyError(f"{len(data) - r.pos} bytes left after the module's code")
