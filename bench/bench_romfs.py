@@ -277,7 +277,9 @@ def markdown(variants: dict[str, object], load: str) -> str:
         f"(`bench/rp2040.py`: the unix figure × {rp2040.HEAP_BYTECODE:g}, plus the armv6m native code, which a ROMFS "
         "image does not spare: MicroPython's loader, `py/persistentcode.c` `load_raw_code`, refers to bytecode, qstr "
         "text and str/bytes constants in a memory-mapped file in place, but copies native code into executable RAM "
-        "whatever the medium, and on the rp2 port that is the GC heap). *Kept in flash, counted*: what the `.mpy` "
+        "whatever the medium, and on the rp2 port that is the GC heap; `tests/foundation/test_romfs.py` shows it on "
+        "this port: with the image overwritten after the import, a native function still runs, a bytecode one "
+        "does not). *Kept in flash, counted*: what the `.mpy` "
         "files say the image keeps out of the heap, on this port and on the chip: each bytecode function and each "
         "str/bytes constant in GC blocks (32 bytes here, 16 on the chip), and the text of each qstr new at that "
         "import; a check on the measured saving, and the ratio that converts it to the chip in bytes.",

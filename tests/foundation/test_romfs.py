@@ -70,3 +70,53 @@ def test_bytecode_and_constants_stay_in_the_image(tmp_path: Path) -> None:
     # from the image neither
     assert from_dir - from_rom >= counts.bytecode_heap(32) + 1200 - 64
     assert from_rom < from_dir // 4
+
+
+NATIVE = """import micropython
+@micropython.native
+def f(x, y):
+    for i in range(10):
+        x = x + i * y
+    return x
+def g(x):
+    return x + 1
+"""
+
+OVERWRITE = """
+import sys, vfs
+buf = bytearray(SIZE)
+with open(IMAGE, "rb") as fh:
+    fh.readinto(buf)
+vfs.mount(vfs.VfsRom(buf), "/rom")
+sys.path.insert(0, "/rom")
+import nat
+print("before", nat.f(1, 2), nat.g(1))
+for i in range(len(buf)):
+    buf[i] = 0
+print("native", nat.f(1, 2))
+try:
+    print("bytecode", nat.g(1))
+except Exception as e:
+    print("bytecode failed", type(e).__name__)
+"""
+
+
+def test_native_code_is_copied_bytecode_runs_in_place(tmp_path: Path) -> None:
+    """With the image overwritten after the import, the native function still
+    runs (its machine code was copied out, as the rp2 port copies it into its
+    heap) and the bytecode function does not (it ran from the image)."""
+    src = tmp_path / "nat.py"
+    src.write_text(NATIVE)
+    target = tmp_path / "nat.mpy"
+    subprocess.run([firmware_build.mpy_cross_binary(), "-march=host", firmware_build.OPT, "-o", str(target), str(src)],
+                   check=True, capture_output=True)
+    writer = VfsRomWriter()
+    writer.mkfile("nat.mpy", target.read_bytes())
+    image = tmp_path / "nat.romfs"
+    image.write_bytes(writer.finalise())
+    proc = mpy.run(code=f"IMAGE = {str(image)!r}\nSIZE = {image.stat().st_size}\n" + OVERWRITE, path=[],
+                   heapsize="256K", timeout=60)
+    lines = proc.stdout.splitlines()
+    assert lines[:2] == ["before 91 2", "native 91"], proc.stdout + proc.stderr
+    # the zeroed bytecode either raises or crashes the process; it never answers 2
+    assert "bytecode 2" not in lines
