@@ -85,8 +85,7 @@ class EngineBase:
     _nrun: int
     _tot: bytearray
     _off: bytearray
-    _edg: int
-    _rc: int
+    _rs: bytearray
     _sb: bytearray
     _u: bytearray
     _ub: bytearray
@@ -106,9 +105,9 @@ class EngineBase:
     _count: "Callable[[Sequence[int], bytearray], None]"
     _uncount: "Callable[[Sequence[int], bytearray], None]"
     _decompose: "Callable[[bytearray, int, bytearray], int]"
-    _t: "Callable[[bytearray, int], int]"
+    _t: "Callable[[bytearray, int, int], int]"
     _ladder: "Callable[[bytearray, bytearray, int], int]"
-    _tpoly: "Callable[[bytearray, int, int], int]"
+    _tpoly: "Callable[[bytearray, int, int, int], int]"
     _sweep: "Callable[[int, int, int, int, int], bool]"
     _look: "Callable[[int, int, int, int, int], int]"
     _remember: "Callable[[int, int], None]"

@@ -170,14 +170,14 @@ class Memo(EngineBase):
 
     # ------------------------------------------------------ t on the oracle
 
-    def _tpoly(self, cnt, s, cap):
-        # type: (bytearray, int, int) -> int
+    def _tpoly(self, cnt, s, cap, lo):
+        # type: (bytearray, int, int, int) -> int
         """t of docs/rules.md §6.2 with the placement oracle: runs of pairs split into
         runs of 2 and 3 (a longer run is cut into such, in the same tractor),
         t = 2a + 3b is reached iff the lead's tractors can share out a runs of
         2 and b of 3 (best2[b]: the most runs of 2 beside b runs of 3, a
         knapsack over the tractors) and they can all be placed. The most t,
-        from the bound cap down."""
+        from the bound cap down to lo (0 below it)."""
         bins = self._bins
         b2 = self._tb
         bmax = 0
@@ -208,7 +208,7 @@ class Memo(EngineBase):
         ql[0] = ql[1] = 0
         self._nq = 2
         t = cap
-        while t >= 2:
+        while t >= 2 and t >= lo:
             b = t & 1
             while 3 * b <= t:
                 a = (t - 3 * b) >> 1

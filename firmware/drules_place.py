@@ -53,8 +53,10 @@ class Placer(EngineBase):
         # more (no run can use them: only sets), and the edges of those
         # stretches (two neighbouring positions: the lesser's room for pairs).
         self._off = bytearray(3)
-        self._edg = 0
-        self._rc = 0  # and the sets that runs can take, over all positions
+        # From each position p up (nothing open at p): the edges' room for
+        # crossings (_rs[p]), and the sets that runs can take (_rs[_NPOS + p]:
+        # at each position no more than the crossings of its two edges).
+        self._rs = bytearray(2 * _NPOS)
         self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
         self._lcap = bytearray(3)
         self._np = 0
@@ -142,6 +144,7 @@ class Placer(EngineBase):
         off = self._off
         off[0] = off[1] = off[2] = 0
         edg = rc = er = v = h = 0
+        rs = self._rs
         sl = self._sl
         sc = self._sc
         se = self._se
@@ -169,6 +172,8 @@ class Placer(EngineBase):
                     v += h if h < y else y
                     h = a[p] + 2 * a[2 * _NPOS + p]
                     er = e
+                    rs[p] = edg
+                    rs[_NPOS + p] = rc + e
                 elif w == 1:
                     c += a[_NPOS + p]
                 if c:
@@ -205,8 +210,6 @@ class Placer(EngineBase):
                 y = last if last < er else er  # position 0
                 rc += y
                 v += h if h < y else y
-        self._edg = edg
-        self._rc = rc
         self._vp[10] = v
 
     # bytecode (issue 21, a heap that fits): 0.3 % of the adversarial time; native: 320 B of the
@@ -328,8 +331,9 @@ class Placer(EngineBase):
         # (the sweep first checks that all of it fits counted as sets)
         # Bounds first. Every run crosses k - 1 edges (at a position each of
         # its runs takes a set), no more crossings than the edges hold
-        # (_edg); its k sets are at positions that runs can reach, no more
-        # than _rc. The faces off the stretches (_off) hold sets only: the
+        # (_rs[0]); its k sets are at positions that runs can reach, no more
+        # than _rs[_NPOS] (the sweep asks the same at each stretch's start,
+        # from there up). The faces off the stretches (_off) hold sets only: the
         # runs' sets, and the sets of each kind that could not all be off,
         # must fit in the faces on the stretches; the runs' pairs, and the
         # sets' pairs that the 2-faces off cannot hold, in all but those.
@@ -365,7 +369,8 @@ class Placer(EngineBase):
                 r3 += y * k
             else:
                 r4 += y * k
-        if x > self._edg or r2 + r3 + r4 > self._rc:
+        rs = self._rs
+        if x > rs[0] or r2 + r3 + r4 > rs[_NPOS]:
             return False
         h3 += n[1]
         h4 += n[2]
@@ -455,7 +460,7 @@ class Placer(EngineBase):
         gr = self._gr
         a = self._a
         np_ = self._np
-        for p in range(np_):
+        for p in range(lo, np_):
             c = a[2 * _NPOS + p]
             if m == 2:
                 c += c + a[_NPOS + p] + a[p]

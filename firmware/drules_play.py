@@ -311,8 +311,8 @@ class Plays(EngineBase):
         # Vector (t, q), docs/rules.md §6.2.
         if nb:
             self._nbins = nb
-            th = self._t(hand, s)
-            if th and self._t(pc, s) < th:
+            th = self._t(hand, s, 0)
+            if th and self._t(pc, s, th) < th:
                 return R_TRACTOR
         qh = self._pairs(hand, s)
         if qh > pairs:
