@@ -71,13 +71,23 @@ class Ladders(EngineBase):
         # rung fits with them (a question or two to the oracle per unit, not
         # a climb down the ladder); the first unit where it does not names
         # the reason.
+        # Sets of one shape in a row with one rung (a throw's pairs) are
+        # asked together: the reason is the same whichever of them falls
+        # short, and a question that fits holds each of them.
         self._lstart(pc, s)
-        for j in range(nv):
+        j = 0
+        while j < nv:
             m = lu[3 * j]
             k = lu[3 * j + 1]
-            r = self._reach(m, k, vh[j])
+            r = vh[j]
+            c = 1
+            if k == 1:
+                while j + c < nv and lu[3 * (j + c)] == m and lu[3 * (j + c) + 1] == 1 and vh[j + c] == r:
+                    c += 1
+            r = self._reach(m, k, r, c)
             if r != OK:
                 return r
+            j += c
         return OK
 
     def _lvector(self, cnt, s, out, nv):
@@ -90,17 +100,33 @@ class Ladders(EngineBase):
         self._lstart(cnt, s)
         lu = self._lu
         a = self._vp
-        for i in range(nv):
+        i = 0
+        while i < nv:
             m = lu[3 * i]
             k = lu[3 * i + 1]
-            if i and lu[3 * i - 3] == m and lu[3 * i - 2] == k and out[i - 1] and self._rung(m, k, out[i - 1]):
+            r = -1
+            c = 1
+            if i and lu[3 * i - 3] == m and lu[3 * i - 2] == k:
                 # The same shape as the unit before: a question that failed
                 # for it fails now with more in the question, so no rung
-                # better than its own fits; often its own still does.
+                # better than its own fits; often its own still does. Sets
+                # of that shape in a row are asked it together.
                 r = out[i - 1]
-            else:
+                if k == 1:
+                    while i + c < nv and lu[3 * (i + c)] == m and lu[3 * (i + c) + 1] == 1:
+                        c += 1
+                if c > 1 and self._rung(m, k, r, c):
+                    pass
+                elif r and self._rung(m, k, r, 1):
+                    c = 1
+                else:
+                    c = 1
+                    r = -1
+            if r < 0:
                 r = self._unit(m, k)
-            out[i] = r
+            for x in range(i, i + c):
+                out[x] = r
+            i += c
             if not a[11]:
                 continue
             # The question's sets of each width (_try's first test) in the
@@ -111,9 +137,9 @@ class Ladders(EngineBase):
                 a4 += a3
                 a3 = 0
             if a4 < 0 or self._s2 > 2 * a4 + a3 + a[0]:
-                return i + 1
+                return i
             if r == 0 and k > 1 and a[1 + m] < (k if m > 2 or self.same_shape_only else 2):
-                return i + 1
+                return i
         return nv
 
     def _lstart(self, cnt, s):
@@ -127,17 +153,18 @@ class Ladders(EngineBase):
         n[0] = n[1] = n[2] = 0
         self._uzero()
 
-    def _rung(self, m, k, r):
-        # type: (int, int, int) -> bool
+    def _rung(self, m, k, r, n):
+        # type: (int, int, int, int) -> bool
         """Does rung r of the ladder of a led (m, k) fit with the question, all
-        in one question? If so its parts join it (as _unit would add them;
-        the rungs' numbering is _unit's), else all is as it was."""
+        in one question, for n such units (n > 1: sets, k = 1)? If so their
+        parts join it (as _unit would add them; the rungs' numbering is
+        _unit's), else all is as it was."""
         if self.same_shape_only or m >= 4 or k == 1:
             if r == (1 if m == 2 or m >= 4 or self.same_shape_only else 2):
                 return True  # nothing
             if m == 3 and r == 1:
-                return self._try(2, 1, 1, 0, 0, True)
-            return self._try(m, k, 1, 0, 0, True)
+                return self._try(2, 1, n, 0, 0, True)
+            return self._try(m, k, n, 0, 0, True)
         if m == 3:
             if r == 0:
                 return self._try(3, k, 1, 0, 0, True)
@@ -160,10 +187,11 @@ class Ladders(EngineBase):
         q = ((k - 1) * k >> 1) + k - r
         return q == 0 or self._try(2, 1, 0, q, 0, True)
 
-    def _reach(self, m, k, r):
-        # type: (int, int, int) -> int
+    def _reach(self, m, k, r, n):
+        # type: (int, int, int, int) -> int
         """Does the play reach rung r of the ladder of a led (m, k), the
-        holding's, with the earlier units' rungs (the question)? OK, its
+        holding's, with the earlier units' rungs (the question), for n such
+        units (n > 1: sets, k = 1, all with rung r)? OK, its
         parts then in the question as _unit would have added them (the
         rungs' numbering is _unit's); else the reason: what rung r has more
         of than the play's own rung, which is further down the ladder (no
@@ -174,13 +202,13 @@ class Ladders(EngineBase):
         there has its reason at once (a question that fails costs a search,
         one that fits is mostly placed at once)."""
         if self.same_shape_only or m >= 4:
-            return OK if r == 1 or self._try(m, k, 1, 0, 0, True) else R_SAME_SHAPE
+            return OK if r == 1 or self._try(m, k, n, 0, 0, True) else R_SAME_SHAPE
         if k == 1:
             if m == 2:
-                return OK if r == 1 or self._try(2, 1, 1, 0, 0, True) else R_PAIRS
+                return OK if r == 1 or self._try(2, 1, n, 0, 0, True) else R_PAIRS
             if r == 0:
-                return OK if self._try(3, 1, 1, 0, 0, True) else R_TRIPLES
-            return OK if r == 2 or self._try(2, 1, 1, 0, 0, True) else R_PAIRS
+                return OK if self._try(3, 1, n, 0, 0, True) else R_TRIPLES
+            return OK if r == 2 or self._try(2, 1, n, 0, 0, True) else R_PAIRS
         if m == 3:
             if r == 0:
                 return OK if self._try(3, k, 1, 0, 0, True) else R_TITANIC
