@@ -73,7 +73,9 @@ class Ladders(EngineBase):
         # the reason.
         # Sets of one shape in a row with one rung (a throw's pairs) are
         # asked together: the reason is the same whichever of them falls
-        # short, and a question that fits holds each of them.
+        # short, and a question that fits holds each of them (the holding's
+        # vector asks them one by one: a near miss often holds fewer at
+        # that rung, and a question that fails costs the most).
         self._lstart(pc, s)
         j = 0
         while j < nv:
@@ -100,33 +102,17 @@ class Ladders(EngineBase):
         self._lstart(cnt, s)
         lu = self._lu
         a = self._vp
-        i = 0
-        while i < nv:
+        for i in range(nv):
             m = lu[3 * i]
             k = lu[3 * i + 1]
-            r = -1
-            c = 1
-            if i and lu[3 * i - 3] == m and lu[3 * i - 2] == k:
+            if i and lu[3 * i - 3] == m and lu[3 * i - 2] == k and out[i - 1] and self._rung(m, k, out[i - 1]):
                 # The same shape as the unit before: a question that failed
                 # for it fails now with more in the question, so no rung
-                # better than its own fits; often its own still does. Sets
-                # of that shape in a row are asked it together.
+                # better than its own fits; often its own still does.
                 r = out[i - 1]
-                if k == 1:
-                    while i + c < nv and lu[3 * (i + c)] == m and lu[3 * (i + c) + 1] == 1:
-                        c += 1
-                if c > 1 and self._rung(m, k, r, c):
-                    pass
-                elif r and self._rung(m, k, r, 1):
-                    c = 1
-                else:
-                    c = 1
-                    r = -1
-            if r < 0:
+            else:
                 r = self._unit(m, k)
-            for x in range(i, i + c):
-                out[x] = r
-            i += c
+            out[i] = r
             if not a[11]:
                 continue
             # The question's sets of each width (_try's first test) in the
@@ -137,9 +123,9 @@ class Ladders(EngineBase):
                 a4 += a3
                 a3 = 0
             if a4 < 0 or self._s2 > 2 * a4 + a3 + a[0]:
-                return i
+                return i + 1
             if r == 0 and k > 1 and a[1 + m] < (k if m > 2 or self.same_shape_only else 2):
-                return i
+                return i + 1
         return nv
 
     def _lstart(self, cnt, s):
@@ -153,18 +139,17 @@ class Ladders(EngineBase):
         n[0] = n[1] = n[2] = 0
         self._uzero()
 
-    def _rung(self, m, k, r, n):
-        # type: (int, int, int, int) -> bool
+    def _rung(self, m, k, r):
+        # type: (int, int, int) -> bool
         """Does rung r of the ladder of a led (m, k) fit with the question, all
-        in one question, for n such units (n > 1: sets, k = 1)? If so their
-        parts join it (as _unit would add them; the rungs' numbering is
-        _unit's), else all is as it was."""
+        in one question? If so its parts join it (as _unit would add them;
+        the rungs' numbering is _unit's), else all is as it was."""
         if self.same_shape_only or m >= 4 or k == 1:
             if r == (1 if m == 2 or m >= 4 or self.same_shape_only else 2):
                 return True  # nothing
             if m == 3 and r == 1:
-                return self._try(2, 1, n, 0, 0, True)
-            return self._try(m, k, n, 0, 0, True)
+                return self._try(2, 1, 1, 0, 0, True)
+            return self._try(m, k, 1, 0, 0, True)
         if m == 3:
             if r == 0:
                 return self._try(3, k, 1, 0, 0, True)
