@@ -104,7 +104,7 @@ class EngineBase:
     decompose: "Callable[[Sequence[int]], int]"
     _count: "Callable[[Sequence[int], bytearray], None]"
     _uncount: "Callable[[Sequence[int], bytearray], None]"
-    _decompose: "Callable[[bytearray, int, bytearray], int]"
+    _decompose: "Callable[[bytearray, int, bytearray, int], int]"
     _t: "Callable[[bytearray, int, int], int]"
     _ladder: "Callable[[bytearray, bytearray, int], int]"
     _tpoly: "Callable[[bytearray, int, int, int], int]"

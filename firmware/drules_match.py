@@ -411,7 +411,7 @@ class Matching(EngineBase):
             return 0
         lc = self._lc
         self._count(lead, lc)
-        nu = self._decompose(lc, s, self._lu)
+        nu = self._decompose(lc, s, self._lu, 1)
         self._nlu = nu
         self._uncount(lead, lc)
         win = 0

@@ -110,7 +110,7 @@ def _vectors(e, lead, cnt, s, new):
     lc = bytearray(54)
     for f in lead:
         lc[f] += 1
-    nu = e._decompose(lc, s, e._lu)
+    nu = e._decompose(lc, s, e._lu, 1)
     e._nlu = nu
     nv = 0
     while nv < nu and e._lu[3 * nv] >= 2 and nv < 24:
@@ -161,7 +161,7 @@ def _tcheck(seed, n):
         for f in lead:
             lc[f] += 1
         for e in (new, ref):
-            nu = e._decompose(lc, s, e._lu)
+            nu = e._decompose(lc, s, e._lu, 1)
             e._nlu = nu
             nb = 0
             for i in range(nu):
