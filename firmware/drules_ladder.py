@@ -406,7 +406,9 @@ class Ladders(EngineBase):
         g = self._ng
         b = lo
         while b <= hi:
-            if self._greedy(2, 3, b) and self._greedy(2, 2, (t - 3 * b) >> 1):
+            # (a call a kind that has runs: a bytecode call's frame is
+            # taken from the heap and given back, issue 21)
+            if (b == 0 or self._greedy(2, 3, b)) and (3 * b == t or self._greedy(2, 2, (t - 3 * b) >> 1)):
                 return True
             self._ungreedy(g)
             b += 2
