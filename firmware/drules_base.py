@@ -123,7 +123,7 @@ class EngineBase:
     _gmatch: "Callable[[], bool]"
     _pfit: "Callable[[], bool]"
     _place_init: "Callable[[], None]"
-    _psetup: "Callable[[bytearray, int], None]"
+    _psetup: "Callable[[bytearray, int, int], None]"
     _uzero: "Callable[[], None]"
     _usave: "Callable[[], None]"
     _urestore: "Callable[[], None]"

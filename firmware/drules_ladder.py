@@ -46,15 +46,21 @@ class Ladders(EngineBase):
             nv += 1
         if nv == 0:
             return OK
+        # the stretches of triples and quads are set up only for a lead with
+        # runs of them (their questions alone ask for such runs)
+        a = self._vp
+        a[12] = 1
+        for j in range(nv):
+            if lu[3 * j] > 2 and lu[3 * j + 1] > 1:
+                a[12] = 3
         vh = self._vh
         # What the play's cards hold, counted (faces of 2, 3, >= 4 copies;
         # the longest stretch of each width): the holding's vector is
         # needed only up to the first unit whose rungs, with the earlier
         # ones, the play cannot hold by that count (_lvector). Three units
         # or more: for fewer, the count costs about what it could save.
-        a = self._vp
         if nv > 2:
-            self._psetup(pc, s)
+            self._psetup(pc, s, a[12])
             tot = self._tot
             sb = self._sb
             a[0] = tot[0]
@@ -131,7 +137,7 @@ class Ladders(EngineBase):
     def _lstart(self, cnt, s):
         # type: (bytearray, int) -> None
         """An empty question on the suit-s cards in cnt."""
-        self._psetup(cnt, s)
+        self._psetup(cnt, s, self._vp[12])
         self._nq = 0
         self._ft = self._fblo = self._fbhi = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0

@@ -322,7 +322,7 @@ class Matching(EngineBase):
         if self._steps > 0 or key >= 0:
             self._uncount(cards, cnt)
             return key
-        self._psetup(cnt, s)
+        self._psetup(cnt, s, 3)
         m = lu[0]
         k = lu[1]
         qm = self._qm

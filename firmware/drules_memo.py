@@ -197,7 +197,7 @@ class Memo(EngineBase):
                 b2[j] = best
                 j -= 1
             bmax += k3
-        self._psetup(cnt, s)
+        self._psetup(cnt, s, 1)  # runs of pairs only
         qm = self._qm
         qk = self._qk
         qn = self._qn

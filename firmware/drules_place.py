@@ -106,9 +106,12 @@ class Placer(EngineBase):
         self._vp[9] = 0
 
     @micropython.native
-    def _psetup(self, cnt, s):
-        # type: (bytearray, int) -> None
-        """The resources of the suit-s cards in cnt, once per count array."""
+    def _psetup(self, cnt, s, nw):
+        # type: (bytearray, int, int) -> None
+        """The resources of the suit-s cards in cnt, once per count array;
+        the stretches of the first nw widths (1: pairs only, for questions
+        with no run of triples or quads; 3: all; issue 21: a third of its
+        time, and it is the costliest native call of a ladder check)."""
         np_ = self.npos[s]
         self._np = np_
         a = self._a
@@ -148,7 +151,7 @@ class Placer(EngineBase):
         sl = self._sl
         sc = self._sc
         se = self._se
-        for w in range(3):
+        for w in range(nw):
             b = w * _NPOS
             run = 0
             best = 0

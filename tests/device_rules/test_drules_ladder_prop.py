@@ -119,6 +119,7 @@ def _vectors(e, lead, cnt, s, new):
         return []
     if new:
         out = bytearray(24)
+        e._vp[12] = 3  # every width's stretches set up (_ladder asks only for those the lead runs)
         e._lvector(cnt, s, out, nv)
         return list(out[:nv])
     e._nlv = nv
