@@ -422,6 +422,7 @@ class Placer(EngineBase):
         dk = self._dk
         dn = self._dn
         dl = self._dl
+        sb = self._sb
         for i in range(2 * nd):
             if i < nd:
                 m = dm[i]
@@ -445,7 +446,9 @@ class Placer(EngineBase):
                             lo = dl[j]
                 if need <= dn[i - nd]:
                     continue  # one kind alone: done above
-            if k >= 2 and self._pack(m, k, lo, need) < need:
+            # (one run: the greedy packing places it iff a stretch of k
+            # positions starts at lo or above, which _sb says)
+            if k >= 2 and (need > 1 or sb[(m - 2) * _NPOS + lo] < k) and self._pack(m, k, lo, need) < need:
                 return False
         return True
 
