@@ -262,7 +262,7 @@ again or differently). Two sets:
   decks, plus random throws and follows that are often illegal), {len(bots)} checks;
 - *adversarial*: {len(adv)} cases: the adversarial generator's regression data
   (`tests/device_rules/data/adversarial.jsonl`, the issue-12 example and the near
-  misses adv-22..38 among them; `adversarial-host.jsonl`, the full engine's slowest)
+  misses adv-22..45 among them; `adversarial-host.jsonl`, the full engine's slowest)
   and the worst case of each family of a fresh search of {args.search} cases (seed
   {args.seed}, cost: the device's time; `tractor_table.adversarial`).
 
