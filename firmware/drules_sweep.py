@@ -86,7 +86,6 @@ class Sweep(EngineBase):
         for t in range(nd):
             lv[_DN0 + t] = dn[t]
         i = -1  # the level being decided
-        pk = 0  # 1: the state entered begins a stretch (the bounds from it)
         step = 0  # 0: enter the state (p, d, l2, l3, l4); 1: the level's next split; 2: its next starts
         while True:
             if step == 0:
@@ -126,22 +125,6 @@ class Sweep(EngineBase):
                         ok = 1  # nothing open: all the rest is left over
                     elif p >= np_:
                         ok = 0
-                    elif pk:
-                        # A stretch begins at p, nothing open: _feasible's
-                        # bounds from p up. The runs left cross no more
-                        # edges, and take no more sets, than those from p
-                        # hold (_rs). (issue 21: adv-30 tried every way of
-                        # filling the first stretch, 61 states, where most
-                        # left the next too little: 12 now; native, 380 B
-                        # of armv6m code)
-                        x = w = 0
-                        for t in range(nd):
-                            k = dk[t]
-                            if k > 1:
-                                x += dn[t] * (k - 1)
-                                w += dn[t]
-                        if x > rs[p] or x + w > rs[_NPOS + p]:
-                            ok = 0
                 h = -1
                 if ok < 0:
                     self.nstates += 1
@@ -149,7 +132,6 @@ class Sweep(EngineBase):
                         h = self._look(p, d, l2, l3, l4)
                         if h == -2:
                             ok = 0  # it failed before
-                pk = 0
                 if ok == 1:
                     for t in range(nd):
                         dn[t] = lv[_DN0 + t]
@@ -266,8 +248,23 @@ class Sweep(EngineBase):
                     l3 = c[1]
                 if l4 > c[2]:
                     l4 = c[2]
+                if p < np_:
+                    # A stretch begins at p, nothing open: _feasible's
+                    # bounds from p up. The runs left cross no more edges,
+                    # and take no more sets, than those from p hold (_rs);
+                    # else the state fails on entry (past the last
+                    # position). (issue 21: adv-30 tried every way of
+                    # filling the first stretch, 61 states, where most left
+                    # the next too little: 12 now)
+                    x = w = 0
+                    for t in range(nd):
+                        k = dk[t]
+                        if k > 1:
+                            x += dn[t] * (k - 1)
+                            w += dn[t]
+                    if x > rs[p] or x + w > rs[_NPOS + p]:
+                        p = np_
                 lv[_LM + i] = 1
-                pk = 1
                 step = 0
                 continue
             # Go on past p with what its runs leave over: the ways of
