@@ -117,36 +117,15 @@ class Placer(EngineBase):
         a = self._a
         st = self._st
         sb = self._sb
-        tot = self._tot
         order = self.order
         pidx = self.pidx
         base = s * _NPOS
-        tot[0] = tot[1] = tot[2] = 0
-        for p in range(np_):
-            c2 = c3 = c4 = 0
-            for i in range(pidx[base + p], pidx[base + p + 1]):
-                c = cnt[order[i]]
-                if c >= 4:
-                    c4 += 1
-                elif c == 3:
-                    c3 += 1
-                elif c == 2:
-                    c2 += 1
-            a[p] = c2
-            a[_NPOS + p] = c3
-            a[2 * _NPOS + p] = c4
-            tot[0] += c2
-            tot[1] += c3
-            tot[2] += c4
         sf = self._sf
         sf[np_] = sf[_NPOS + np_] = sf[2 * _NPOS + np_] = 0
-        for p in range(np_ - 1, -1, -1):
-            sf[p] = sf[p + 1] + a[p]
-            sf[_NPOS + p] = sf[_NPOS + p + 1] + a[_NPOS + p]
-            sf[2 * _NPOS + p] = sf[2 * _NPOS + p + 1] + a[2 * _NPOS + p]
         off = self._off
         off[0] = off[1] = off[2] = 0
         edg = rc = er = v = h = 0
+        f2 = f3 = f4 = 0  # faces of 2, 3, >= 4 copies from p up
         rs = self._rs
         sl = self._sl
         sc = self._sc
@@ -160,10 +139,29 @@ class Placer(EngineBase):
             last = 0
             ns = b
             for p in range(np_ - 1, -1, -1):
-                # sets of width w + 2 at p: 4-faces hold two pairs
-                c = a[2 * _NPOS + p]
                 if w == 0:
-                    c += c + a[_NPOS + p] + a[p]
+                    # the faces at p counted (the first width's pass, from
+                    # the top: _a, and from p up _sf and _tot)
+                    c2 = c3 = c4 = 0
+                    for i in range(pidx[base + p], pidx[base + p + 1]):
+                        c = cnt[order[i]]
+                        if c >= 4:
+                            c4 += 1
+                        elif c == 3:
+                            c3 += 1
+                        elif c == 2:
+                            c2 += 1
+                    a[p] = c2
+                    a[_NPOS + p] = c3
+                    a[2 * _NPOS + p] = c4
+                    f2 += c2
+                    f3 += c3
+                    f4 += c4
+                    sf[p] = f2
+                    sf[_NPOS + p] = f3
+                    sf[2 * _NPOS + p] = f4
+                    # pairs at p: 4-faces hold two
+                    c = c4 + c4 + c3 + c2
                     # the edge (p, p + 1); the runs through p + 1, at most
                     # its sets and the crossings of its two edges
                     e = c if c < last else last
@@ -173,12 +171,15 @@ class Placer(EngineBase):
                     rc += y
                     # of which 2- and 4-faces can hold (not a 3-face's pair)
                     v += h if h < y else y
-                    h = a[p] + 2 * a[2 * _NPOS + p]
+                    h = c2 + 2 * c4
                     er = e
                     rs[p] = edg
                     rs[_NPOS + p] = rc + e
-                elif w == 1:
-                    c += a[_NPOS + p]
+                else:
+                    # sets of width w + 2 at p
+                    c = a[2 * _NPOS + p]
+                    if w == 1:
+                        c += a[_NPOS + p]
                 if c:
                     if run:
                         edge += c if c < last else last
@@ -213,6 +214,10 @@ class Placer(EngineBase):
                 y = last if last < er else er  # position 0
                 rc += y
                 v += h if h < y else y
+        tot = self._tot
+        tot[0] = f2
+        tot[1] = f3
+        tot[2] = f4
         self._vp[10] = v
 
     # bytecode (issue 21, a heap that fits): 0.3 % of the adversarial time; native: 320 B of the
