@@ -379,6 +379,17 @@ class Ladders(EngineBase):
             return True
         if self._ng:
             self._ungreedy(0)
+        if t == 0 and k > 1:
+            # One kind of runs: from the strongest place down too (at the
+            # weakest a run can take the faces the sets need; issue 21:
+            # adv-39's Titanic and the quad beside it, a sweep each)
+            if self._greedy(m, k, -n) and self._tail(0, 0, 0, 0):
+                if not keep:
+                    self._ungreedy(0)
+                    self._drop(m, k, n, pairs, t, runs, lo, hi)
+                return True
+            if self._ng:
+                self._ungreedy(0)
         self._usave()
         ok = self._qtest()
         if ok and keep:

@@ -116,17 +116,23 @@ class Memo(EngineBase):
     def _greedy(self, m, k, n):
         # type: (int, int, int) -> bool
         """Put n more parts (m, k) on top of the placement in self._u, each at
-        the weakest place where it fits (no search: False is no answer); they
-        are noted in self._gst (self._ng of them) for _ungreedy."""
+        the weakest place where it fits (n < 0: -n parts, each at the
+        strongest; no search: False is no answer); they are noted in
+        self._gst (self._ng of them) for _ungreedy."""
         st = self._st
         gst = self._gst
         b = (m - 2) * _NPOS
         last = self._np - k
         p = 0
+        d = 1
+        if n < 0:
+            n = -n
+            p = last
+            d = -1
         for _ in range(n):
-            while p <= last and (st[b + p] < k or not self._add(p, m, k)):
-                p += 1
-            if p > last or self._ng >= _GS:
+            while 0 <= p <= last and (st[b + p] < k or not self._add(p, m, k)):
+                p += d
+            if p < 0 or p > last or self._ng >= _GS:
                 return False
             g = 3 * self._ng
             gst[g] = p
