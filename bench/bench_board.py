@@ -298,15 +298,22 @@ def heap_lines(rows: list[dict[str, Any]], cmd: str) -> list[str]:
     lines += [
         "",
         f"**Over the bound by {over:,} B** (the largest run) if positive. What each remedy would take off the "
-        "peak on the chip, by kind (measured on the modules: `virtual_heap.resident_code` of the firmware "
-        "compiled with and without `@micropython.native`, 2026-12-06): the rules engine as bytecode only "
-        "(drules 35,377 → 21,383 B: 14.0 KB; its native methods are the worst check's time, issue 21's 20 ms), "
-        "`scanner` as bytecode (9,641 → 4,973 B: 4.7 KB) and `pn532` (10,623 → 8,122 B: 2.5 KB) (the poll "
-        "cycle's time, issue 22); every firmware module's bytecode executed in place from flash (a ROMFS "
-        "partition or frozen modules in a MicroPython build of our own): at most the code at the peak less its "
-        "native code (about 88 KB); the modules' globals, classes, function objects and qstr entries stay in "
-        "RAM, not measured here. Loading parts by phase takes little "
-        "off: the heap is nearly flat over a match (docs/firmware.md, \"Where the peak is on the board model\").",
+        "peak on the chip, by kind, measured on the whole match (tournament rules with hand scans, 2 decks, seed 1, "
+        "one run each, the firmware of 3185788 with its `@micropython.native` decorators removed, 2026-12-06): "
+        "161,286 B as it is; the rules engine as bytecode only 145,816 B (15.5 KB off; its native methods are the "
+        "worst check's time, issue 21's 20 ms); `scanner` and `pn532` as bytecode too 139,131 B (6.7 KB more; "
+        "the poll cycle's time, issue 22): **still 8 KB over the bound** with no native code at all. The rest is "
+        "the firmware's bytecode, held in RAM because the rp2 port copies a `.mpy` from littlefs into the heap: "
+        "executed in place from flash (a ROMFS partition, MicroPython's `vfs.VfsRom`, or frozen modules; ROMFS "
+        "came in MicroPython v1.25 on selected boards only, and whether the stock RPI_PICO build has a partition "
+        "for it was not checked; frozen modules need a build of our own) it would take "
+        "off at most the code at the peak less its native code (about 85 KB); the modules' globals, classes, "
+        "function objects and qstr entries stay in RAM, not measured here. What is left as data (about 49 KB on "
+        "the chip, the column above) is a long tail, in this port's bytes at the peak: the link's ring of 64 "
+        "events (5.8 KB with its hashes), the rules engine's tables and buffers (7.7 KB), the four readers' drivers, "
+        "the scanner's queues and the card map (8 KB), a save in progress (its snapshot and file, 3.7 KB: the "
+        "peak falls on one), the display (1.9 KB) (docs/firmware.md, \"Heap\", the census of 2026-12-06). Loading parts by phase takes little off: the heap is nearly flat over a "
+        "match (docs/firmware.md, \"Where the peak is on the board model\").",
     ]
     return lines
 

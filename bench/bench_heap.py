@@ -67,6 +67,7 @@ LOADED = [
 #: loaded only when needed (measured each on top of the above)
 ON_DEMAND = [
     ("tablerestore (a start from flash, a host's push; dropped after)", "tablerestore"),
+    ("persistload (the snapshot read from flash at boot; dropped after)", "persistload"),
     ("tablescan (hand_scan mode)", "tablescan"),
     ("tablereveal (no_bid = kitty, no bid)", "tablereveal"),
     ("tableforfeit (revoke = forfeit, a revoke known)", "tableforfeit"),

@@ -93,7 +93,8 @@ def main(argv):
                 sink = io.BytesIO()
                 a = time.ticks_us()
                 w = persist._Writer(sink)
-                w.value(t.snapshot())
+                for _ in w.steps(t.snapshot()):
+                    pass
                 ser_us.append(time.ticks_diff(time.ticks_us(), a))
                 sink = w = None
             for _i, _h, ev in t.take_events():

@@ -11,7 +11,8 @@
 # Format: the body, the table's snapshot as JSON (nested lists of ints and
 # nulls, see tablesnap.py), then a last line "ttsnap1 <crc32 of the body, hex>".
 # A file whose crc does not match (a torn write) or that does not parse is
-# ignored, with the reason kept in Store.last_error.
+# ignored, with the reason kept in Store.last_error (the read path is
+# persistload.py's, loaded at boot for the read and dropped after).
 #
 # The body is written piece by piece (each flat list in one json.dumps), its
 # crc taken on the way: json.dumps of a whole late-hand snapshot would need one
@@ -39,6 +40,7 @@
 import binascii
 import json
 import os
+import sys
 
 MAGIC = "ttsnap1"
 # the Store whose save in steps began last (its busy() says whether it is
@@ -134,40 +136,17 @@ class Store:
         self.saves += 1
         return False
 
-    def _read(self, path):
-        try:
-            f = open(path)
-        except OSError:
-            return None
-        try:
-            text = f.read()
-        finally:
-            f.close()
-        nl = text.rfind("\n", 0, len(text) - 1)
-        tail = text[nl + 1 :].split() if nl >= 0 else []
-        if len(tail) != 2 or tail[0] != MAGIC:
-            self.last_error = "%s: not a table snapshot file (or cut short)" % path
-            return None
-        body = text[:nl]
-        if "%08x" % (binascii.crc32(body.encode()) & 0xFFFFFFFF) != tail[1]:
-            self.last_error = "%s: checksum mismatch (a torn or damaged write)" % path
-            return None
-        try:
-            return json.loads(body)
-        except ValueError:
-            self.last_error = "%s: body does not parse" % path
-            return None
-
     def load(self):
-        """The last snapshot saved, or None (then last_error says why, if a file was bad)."""
-        self.last_error = ""
-        snap = self._read(self.path)
-        err = self.last_error
-        new = self._read(self.tmp)
-        if new is not None and (snap is None or _index(new) > _index(snap)):
-            return new
-        self.last_error = err
-        return snap
+        """The last snapshot saved, or None (then last_error says why, if a file was bad).
+        Read at boot (and by tests) only: the reading and checking code is
+        persistload's, loaded for the read and dropped after (docs/firmware.md,
+        "Heap"), as the table core drops its parts."""
+        import persistload
+
+        try:
+            return persistload.load(self, MAGIC)
+        finally:
+            _drop("persistload")
 
     def clear(self):
         for p in (self.path, self.tmp):
@@ -177,12 +156,13 @@ class Store:
                 pass
 
 
-def _index(snap):
-    # the event index a snapshot was taken at (snaplayout.F_EV_INDEX)
-    try:
-        return int(snap[13])
-    except (IndexError, TypeError, ValueError):
-        return -1
+def _drop(name):
+    # a module loaded for one action leaves the heap if it came from a .mpy
+    # file (the Pico, the virtual table); one compiled from source (tests
+    # under MicroPython) is kept: compiling it again costs more than it frees
+    m = sys.modules.get(name)
+    if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
+        del sys.modules[name]
 
 
 class _Writer:
@@ -200,10 +180,12 @@ class _Writer:
         self.f.write(b)
 
     def flush(self):
+        # nothing buffered here (the soak's test of a torn save puts a file
+        # flush in its place: tests/board/test_flash_soak.py)
         pass
 
     def steps(self, x, depth=0):
-        """value(x), as a generator: one piece written per step."""
+        """x as JSON, as a generator: one piece written per step."""
         if isinstance(x, bytearray) and self.unpack is not None:
             x = self.unpack(x)
         nested = False
@@ -223,25 +205,4 @@ class _Writer:
                 self.put(b",")
             first = False
             yield from self.steps(y, depth + 1)
-        self.put(b"]")
-
-    def value(self, x, depth=0):
-        if isinstance(x, bytearray) and self.unpack is not None:
-            x = self.unpack(x)
-        nested = False
-        if depth < 2 and isinstance(x, list):
-            for y in x:
-                if isinstance(y, (list, bytearray)):
-                    nested = True
-                    break
-        if not nested:
-            self.put(json.dumps(x).encode())
-            return
-        self.put(b"[")
-        first = True
-        for y in x:
-            if not first:
-                self.put(b",")
-            first = False
-            self.value(y, depth + 1)
         self.put(b"]")

@@ -18,6 +18,13 @@ from .paths import BUILD_FIRMWARE_DIR, FIRMWARE_DIR
 
 #: Files the Pico runs by name: deployed as source.
 SOURCE_ONLY = frozenset({"main.py", "boot.py"})
+#: mpy-cross's optimisation level for every firmware build (deploy's, the
+#: board model's, the virtual table's, the heap figures'): ``-O3`` drops the
+#: bytecode's line-number tables (MicroPython's compiler stores no source lines
+#: at level 3), which the chip would otherwise hold in its heap with the code;
+#: a traceback on the device then names the function but no line
+#: (docs/firmware.md, "Heap"). Level 1 and up already drop ``assert``.
+OPT = "-O3"
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,7 @@ def compile_all(src: Path = FIRMWARE_DIR, out: Path = BUILD_FIRMWARE_DIR) -> lis
     for source in firmware_sources(src):
         target = out / (source.stem + ".mpy")
         proc = subprocess.run(
-            [mpy_cross_binary(), "-march=armv6m", "-O2", "-s", source_name(source), "-o", str(target), str(source)],
+            [mpy_cross_binary(), "-march=armv6m", OPT, "-s", source_name(source), "-o", str(target), str(source)],
             capture_output=True,
             text=True,
             check=False,

@@ -133,7 +133,7 @@ def native_by_module(src: Path | None = None, out: Path | None = None) -> dict[s
                 continue
             target = where / (source.stem + ".mpy")
             proc = subprocess.run(
-                [firmware_build.mpy_cross_binary(), "-march=armv6m", "-O2", "-s", source.stem, "-o", str(target), str(source)],
+                [firmware_build.mpy_cross_binary(), "-march=armv6m", firmware_build.OPT, "-s", source.stem, "-o", str(target), str(source)],
                 capture_output=True, text=True, check=False,
             )
             if proc.returncode != 0:

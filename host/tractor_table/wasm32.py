@@ -12,7 +12,7 @@ The port has no native code emitter, so ``@micropython.native`` is a syntax
 error there. :func:`build_firmware` therefore compiles the firmware as bytecode
 only: each ``firmware/*.py`` with its ``@micropython.native`` decorator lines
 blanked (line numbers kept), through ``mpy-cross`` without ``-march`` (as
-``make firmware`` does otherwise: ``-O2``). The same ``.mpy`` files load on
+``make firmware`` does otherwise: ``firmware_build.OPT``, -O3). The same ``.mpy`` files load on
 the unix port, so the two ports are compared on the same inputs; what differs
 from a Pico is that the Pico runs ``pn532.py``'s and ``scanner.py``'s native
 functions as armv6m machine code.
@@ -103,7 +103,7 @@ def build_firmware(out: Path, src: Path = FIRMWARE_DIR) -> list[Path]:
             plain.write_text(strip_native(source.read_text(encoding="utf-8")), encoding="utf-8")
             target = out / (source.stem + ".mpy")
             proc = subprocess.run(
-                [firmware_build.mpy_cross_binary(), "-O2", "-s", firmware_build.source_name(source), "-o", str(target), str(plain)],
+                [firmware_build.mpy_cross_binary(), firmware_build.OPT, "-s", firmware_build.source_name(source), "-o", str(target), str(plain)],
                 capture_output=True,
                 text=True,
                 check=False,

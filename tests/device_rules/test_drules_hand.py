@@ -1,7 +1,7 @@
-# runs-under: micropython heapsize=64K
+# runs-under: micropython heapsize=80K
 """Device rules engine, the hand around the play (docs/rules.md §8-9): settling under
 every level table and ladder, declaring trump, find-a-friend. Each rule with a
-case that applies and one that does not; CPython and MicroPython (64 KB heap)."""
+case that applies and one that does not; CPython and MicroPython (80 KB heap)."""
 
 import drules_hand as H
 from dcards import ids

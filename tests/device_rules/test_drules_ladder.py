@@ -1,6 +1,6 @@
-# runs-under: micropython heapsize=88K
+# runs-under: micropython heapsize=104K
 """Device rules engine: 3-4 deck ladders, same_shape_only and quads (docs/rules.md §6.3),
-each rung legal and illegal; CPython and MicroPython (64 KB heap)."""
+each rung legal and illegal; CPython and MicroPython (104 KB heap)."""
 
 
 import drules as D

@@ -1,6 +1,6 @@
-# runs-under: micropython heapsize=88K
+# runs-under: micropython heapsize=104K
 """Device rules engine: leads, throws and following with pairs and tractors (docs/rules.md §5-6.2),
-each rule legal and illegal; CPython and MicroPython (64 KB heap)."""
+each rule legal and illegal; CPython and MicroPython (104 KB heap)."""
 
 
 import drules as D

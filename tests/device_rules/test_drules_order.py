@@ -1,6 +1,6 @@
-# runs-under: micropython heapsize=88K
+# runs-under: micropython heapsize=104K
 """Device rules engine: card order, points, units and decomposition (docs/rules.md §2-4).
-Each rule with a case that holds and one that does not; CPython and MicroPython (64 KB heap)."""
+Each rule with a case that holds and one that does not; CPython and MicroPython (104 KB heap)."""
 
 
 import drules as D

@@ -1,6 +1,6 @@
-# runs-under: micropython heapsize=96K
+# runs-under: micropython heapsize=104K
 """Device rules engine: trick winners, kitty bonus, and no allocation on the hot
-paths (docs/rules.md §7-8); CPython and MicroPython (64 KB heap)."""
+paths (docs/rules.md §7-8); CPython and MicroPython (104 KB heap)."""
 
 import sys
 

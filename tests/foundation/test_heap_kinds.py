@@ -18,7 +18,7 @@ def _compile(tmp: Path, name: str, text: str, march: str | None) -> Path:
     src = tmp / f"{name}.py"
     src.write_text(text)
     out = tmp / f"{name}-{march or 'bc'}.mpy"
-    argv = [firmware_build.mpy_cross_binary(), "-O2", "-o", str(out), str(src)]
+    argv = [firmware_build.mpy_cross_binary(), firmware_build.OPT, "-o", str(out), str(src)]
     if march:
         argv.insert(1, f"-march={march}")
     subprocess.run(argv, check=True, capture_output=True)

@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=112K
+# runs-under: micropython heapsize=120K
 # (112K with display.py counting the lines it cuts (issue 22), compiled from
 # source here; 108K with the layered table core: tablerestore.py, compiled from source at
 # the restore, checks the kitty turned up itself (it was tablereveal's); 104K

@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=288K
+# runs-under: micropython heapsize=296K
 # (288K, not the firmware's 160K budget: here main.py, table*.py, ttlink.py and
 # this test are compiled from source inside the capped heap, which the Pico
 # never does — it loads .mpy files. The 160K budget for the whole firmware is

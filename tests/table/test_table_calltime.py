@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=80K
+# runs-under: micropython heapsize=96K
 # "Call time" at the table (the club's competition rounds, docs/protocol.md
 # CMD_CALL_TIME): the deal in progress is played out, no new one starts.
 import events as E

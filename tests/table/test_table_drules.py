@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=160K
+# runs-under: micropython heapsize=176K
 # The table core with the real device rules engine (drules.py through
 # tablerules.py): bids, the trick winner, a challenge that fails a throw and
 # one that does not, a revoke proven later with the engine's own reason code,

@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=112K
+# runs-under: micropython heapsize=120K
 # (112K: the table core, tableforfeit/tablereveal, drules_hand (a forfeit's
 # levels), display and these scripts are compiled from source in the heap; the
 # firmware's own budget, from .mpy files, is checked by test_virtual_table.)

@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=80K
+# runs-under: micropython heapsize=96K
 # (80K with the layered table core, where 74K passes but 76K and 78K do not:
 # compiling the table core from source interns the names that need the qstr
 # pool's next block in one piece, which those heaps happen not to have then;

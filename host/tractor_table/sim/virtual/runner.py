@@ -77,7 +77,7 @@ def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
     for source in firmware_build.firmware_sources() if src is None else [src]:
         target = out / (source.stem + ".mpy")
         proc = subprocess.run(
-            [firmware_build.mpy_cross_binary(), "-march=host", "-O2", "-s", firmware_build.source_name(source)]
+            [firmware_build.mpy_cross_binary(), "-march=host", firmware_build.OPT, "-s", firmware_build.source_name(source)]
             + ["-o", str(target), str(source)],
             capture_output=True,
             text=True,

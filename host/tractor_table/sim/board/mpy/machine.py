@@ -165,6 +165,14 @@ class Pin:
     ALT_GPCK = 8
     ALT_USB = 9
 
+    def __new__(cls, id, *a, **k):
+        # the rp2 port's static object for the GPIO (see _statics below)
+        if isinstance(id, int) and 0 <= id < _NPINS and _PINS:
+            return _PINS[id]
+        if isinstance(id, Pin):
+            return id
+        return object.__new__(cls)
+
     def __init__(self, id, mode=-1, pull=-1, *, value=None, alt=-1):
         self._id = _pin_id(id)
         if mode != -1 or pull != -1 or value is not None:
@@ -268,6 +276,11 @@ class SPI:
     MSB = 1
     _pins = ((18, 19, 16), (10, 11, 8))  # defaults: sck, mosi, miso (RPI_PICO)
 
+    def __new__(cls, id, *a, **k):
+        if isinstance(id, int) and 0 <= id <= 1 and _SPIS:
+            return _SPIS[id]
+        return object.__new__(cls)  # __init__ says what is wrong
+
     def __init__(self, id, baudrate=1000000, *, polarity=0, phase=0, bits=8, firstbit=1, sck=None, mosi=None, miso=None):
         if not isinstance(id, int):
             raise TypeError("can't convert %s to int" % type(id).__name__)
@@ -366,6 +379,11 @@ _ENODEV = 19
 
 class I2C:
     _pins = ((5, 4), (7, 6))  # defaults: scl, sda (RPI_PICO)
+
+    def __new__(cls, id=0, *a, **k):
+        if isinstance(id, int) and 0 <= id <= 1 and _I2CS:
+            return _I2CS[id]
+        return object.__new__(cls)  # __init__ says what is wrong
 
     def __init__(self, id=0, freq=400000, *, scl=None, sda=None, timeout=50000):
         if not 0 <= id <= 1:
@@ -505,6 +523,12 @@ class I2C:
 
 
 class PWM:
+    def __new__(cls, dest, *a, **k):
+        n = dest._id if isinstance(dest, Pin) else dest
+        if isinstance(n, int) and 0 <= n < _NPINS and _PWMS:
+            return _PWMS[n]
+        return object.__new__(cls)
+
     def __init__(self, dest, *, freq=-1, duty_u16=-1, duty_ns=-1, invert=False):
         self._pin = _pin_id(dest)
         self._freq = 0
@@ -573,6 +597,11 @@ _WDT_TIMEOUT_MAX = 8388
 
 
 class WDT:
+    def __new__(cls, id=0, *a, **k):
+        if id == 0 and _WDTS:
+            return _WDTS[0]
+        return object.__new__(cls)  # __init__ says what is wrong
+
     def __init__(self, id=0, timeout=5000):
         if id != 0:
             raise ValueError("WDT(%d) doesn't exist" % id)
@@ -696,6 +725,41 @@ def enable_irq(state=0):
 
 def time_pulse_us(pin, pulse_level, timeout_us=1000000):
     return -2
+
+
+# ---- the peripherals' objects: static on the rp2 port -------------------------
+# machine.Pin(n), SPI(id), I2C(id), PWM(pin) and WDT() return objects of static
+# tables of the rp2 firmware (ports/rp2/machine_pin.c, machine_spi.c,
+# machine_i2c.c, machine_pwm.c, machine_wdt.c): the same object each time, and
+# none in the GC heap. The model makes its objects here, when the board model
+# loads this module (before it measures its own share of the heap: picoboot.py,
+# sim_bytes), and each constructor returns the one of its id (``__new__``), so
+# that the firmware's heap holds none of them either (issue 21: they were
+# counted as the firmware's data, about 2 KB of this port's heap). Each object
+# is initialised once here: the firmware's call sets the same attributes again,
+# which takes no new heap. A Pin.irq() handler, a Timer and select.poll are
+# heap objects on the rp2 port and stay so here.
+_PINS = []
+_SPIS = []
+_I2CS = []
+_PWMS = []
+_WDTS = []
+
+
+def _statics(cls, ids):
+    out = []
+    for i in ids:
+        o = object.__new__(cls)
+        o.__init__(i)
+        out.append(o)
+    return out
+
+
+_PINS.extend(_statics(Pin, range(_NPINS)))
+_SPIS.extend(_statics(SPI, range(2)))
+_I2CS.extend(_statics(I2C, range(2)))
+_PWMS.extend(_statics(PWM, range(_NPINS)))
+_WDTS.extend(_statics(WDT, range(1)))
 
 
 del utime

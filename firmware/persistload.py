@@ -1,0 +1,60 @@
+# The snapshot store's read path (persist.Store.load): read at boot, loaded
+# for the read and dropped after (persist._drop), so that the table does not
+# keep its code through the match (docs/firmware.md, "Heap").
+#
+# load() takes table.json, or the .new beside it when that one is whole and
+# newer (a later event index: field 13 of the snapshot): a power cut between
+# the close of .new and the rename leaves the newer state there. A file whose
+# crc does not match (a torn write) or that does not parse is ignored, with
+# the reason kept in Store.last_error.
+# Dependencies: json, binascii (both on the rp2 port).
+import binascii
+import json
+
+
+def load(store, magic):
+    """The last snapshot ``store`` (a persist.Store) saved, or None (then
+    store.last_error says why, if a file was bad); ``magic``: the files' last
+    line's first word (persist.MAGIC: persist imports this module, not the
+    other way round)."""
+    store.last_error = ""
+    snap = _read(store, store.path, magic)
+    err = store.last_error
+    new = _read(store, store.tmp, magic)
+    if new is not None and (snap is None or _index(new) > _index(snap)):
+        return new
+    store.last_error = err
+    return snap
+
+
+def _read(store, path, magic):
+    try:
+        f = open(path)
+    except OSError:
+        return None
+    try:
+        text = f.read()
+    finally:
+        f.close()
+    nl = text.rfind("\n", 0, len(text) - 1)
+    tail = text[nl + 1 :].split() if nl >= 0 else []
+    if len(tail) != 2 or tail[0] != magic:
+        store.last_error = "%s: not a table snapshot file (or cut short)" % path
+        return None
+    body = text[:nl]
+    if "%08x" % (binascii.crc32(body.encode()) & 0xFFFFFFFF) != tail[1]:
+        store.last_error = "%s: checksum mismatch (a torn or damaged write)" % path
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        store.last_error = "%s: body does not parse" % path
+        return None
+
+
+def _index(snap):
+    # the event index a snapshot was taken at (snaplayout.F_EV_INDEX)
+    try:
+        return int(snap[13])
+    except (IndexError, TypeError, ValueError):
+        return -1
