@@ -262,7 +262,7 @@ again or differently). Two sets:
   decks, plus random throws and follows that are often illegal), {len(bots)} checks;
 - *adversarial*: {len(adv)} cases: the adversarial generator's regression data
   (`tests/device_rules/data/adversarial.jsonl`, the issue-12 example and the near
-  misses adv-22..38 among them; `adversarial-host.jsonl`, the full engine's slowest)
+  misses adv-22..45 among them; `adversarial-host.jsonl`, the full engine's slowest)
   and the worst case of each family of a fresh search of {args.search} cases (seed
   {args.seed}, cost: the device's time; `tractor_table.adversarial`).
 
@@ -313,7 +313,7 @@ objects are larger than the RP2040's 32-bit ones (state × {rp2040.HEAP_DATA:g} 
 as the armv6m bytes: bench/rp2040.py, "Heap, by kind"). The engine's
 tests pass under `-X heapsize=64K`.
 
-**Flash.** `mpy-cross -march=armv6m -O2`: {', '.join(f'{k}.mpy {v:,}' for k, v in sorted(f.items()))};
+**Flash.** `mpy-cross -march=armv6m {firmware_build.OPT}`: {', '.join(f'{k}.mpy {v:,}' for k, v in sorted(f.items()))};
 total {total_flash:,} bytes; target < {TARGET_FLASH // 1024} KB ({ok(total_flash < TARGET_FLASH)}).
 """
     perfdoc.write_section("device-rules", body)

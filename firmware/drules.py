@@ -215,9 +215,11 @@ class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
         # its longest stretches of each width (3-5); the faces left over by
         # the placement in self._u when _tail found them with no choice (6-8,
         # 9: 1 if so); the pairs of runs that 2- and 4-faces can hold (10,
-        # _psetup); 11: 1 while _ladder asks _lvector to stop early. One
-        # buffer: no more names (qstrs) in the heap.
-        self._vp = bytearray(12)
+        # _psetup); 11: 1 while _ladder asks _lvector to stop early; 12: the
+        # widths _lstart sets up (_psetup's nw: 1 when the lead has no run of
+        # triples or quads). One buffer: no more names (qstrs) in the heap.
+        self._vp = bytearray(13)
+        self._vp[12] = 3
         self._ft = self._fblo = self._fbhi = 0
         self._place_init()
         self._cur = bytearray(5 * _NPOS)  # set_trump's cursors

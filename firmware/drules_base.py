@@ -85,8 +85,7 @@ class EngineBase:
     _nrun: int
     _tot: bytearray
     _off: bytearray
-    _edg: int
-    _rc: int
+    _rs: bytearray
     _sb: bytearray
     _u: bytearray
     _ub: bytearray
@@ -105,10 +104,10 @@ class EngineBase:
     decompose: "Callable[[Sequence[int]], int]"
     _count: "Callable[[Sequence[int], bytearray], None]"
     _uncount: "Callable[[Sequence[int], bytearray], None]"
-    _decompose: "Callable[[bytearray, int, bytearray], int]"
-    _t: "Callable[[bytearray, int], int]"
+    _decompose: "Callable[[bytearray, int, bytearray, int], int]"
+    _t: "Callable[[bytearray, int, int], int]"
     _ladder: "Callable[[bytearray, bytearray, int], int]"
-    _tpoly: "Callable[[bytearray, int, int], int]"
+    _tpoly: "Callable[[bytearray, int, int, int], int]"
     _sweep: "Callable[[int, int, int, int, int], bool]"
     _look: "Callable[[int, int, int, int, int], int]"
     _remember: "Callable[[int, int], None]"
@@ -124,7 +123,7 @@ class EngineBase:
     _gmatch: "Callable[[], bool]"
     _pfit: "Callable[[], bool]"
     _place_init: "Callable[[], None]"
-    _psetup: "Callable[[bytearray, int], None]"
+    _psetup: "Callable[[bytearray, int, int], None]"
     _uzero: "Callable[[], None]"
     _usave: "Callable[[], None]"
     _urestore: "Callable[[], None]"

@@ -46,15 +46,21 @@ class Ladders(EngineBase):
             nv += 1
         if nv == 0:
             return OK
+        # the stretches of triples and quads are set up only for a lead with
+        # runs of them (their questions alone ask for such runs)
+        a = self._vp
+        a[12] = 1
+        for j in range(nv):
+            if lu[3 * j] > 2 and lu[3 * j + 1] > 1:
+                a[12] = 3
         vh = self._vh
         # What the play's cards hold, counted (faces of 2, 3, >= 4 copies;
         # the longest stretch of each width): the holding's vector is
         # needed only up to the first unit whose rungs, with the earlier
         # ones, the play cannot hold by that count (_lvector). Three units
         # or more: for fewer, the count costs about what it could save.
-        a = self._vp
         if nv > 2:
-            self._psetup(pc, s)
+            self._psetup(pc, s, a[12])
             tot = self._tot
             sb = self._sb
             a[0] = tot[0]
@@ -71,13 +77,25 @@ class Ladders(EngineBase):
         # rung fits with them (a question or two to the oracle per unit, not
         # a climb down the ladder); the first unit where it does not names
         # the reason.
+        # Sets of one shape in a row with one rung (a throw's pairs) are
+        # asked together: the reason is the same whichever of them falls
+        # short, and a question that fits holds each of them (the holding's
+        # vector asks them one by one: a near miss often holds fewer at
+        # that rung, and a question that fails costs the most).
         self._lstart(pc, s)
-        for j in range(nv):
+        j = 0
+        while j < nv:
             m = lu[3 * j]
             k = lu[3 * j + 1]
-            r = self._reach(m, k, vh[j])
+            r = vh[j]
+            c = 1
+            if k == 1:
+                while j + c < nv and lu[3 * (j + c)] == m and lu[3 * (j + c) + 1] == 1 and vh[j + c] == r:
+                    c += 1
+            r = self._reach(m, k, r, c)
             if r != OK:
                 return r
+            j += c
         return OK
 
     def _lvector(self, cnt, s, out, nv):
@@ -119,7 +137,7 @@ class Ladders(EngineBase):
     def _lstart(self, cnt, s):
         # type: (bytearray, int) -> None
         """An empty question on the suit-s cards in cnt."""
-        self._psetup(cnt, s)
+        self._psetup(cnt, s, self._vp[12])
         self._nq = 0
         self._ft = self._fblo = self._fbhi = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0
@@ -160,10 +178,11 @@ class Ladders(EngineBase):
         q = ((k - 1) * k >> 1) + k - r
         return q == 0 or self._try(2, 1, 0, q, 0, True)
 
-    def _reach(self, m, k, r):
-        # type: (int, int, int) -> int
+    def _reach(self, m, k, r, n):
+        # type: (int, int, int, int) -> int
         """Does the play reach rung r of the ladder of a led (m, k), the
-        holding's, with the earlier units' rungs (the question)? OK, its
+        holding's, with the earlier units' rungs (the question), for n such
+        units (n > 1: sets, k = 1, all with rung r)? OK, its
         parts then in the question as _unit would have added them (the
         rungs' numbering is _unit's); else the reason: what rung r has more
         of than the play's own rung, which is further down the ladder (no
@@ -174,13 +193,13 @@ class Ladders(EngineBase):
         there has its reason at once (a question that fails costs a search,
         one that fits is mostly placed at once)."""
         if self.same_shape_only or m >= 4:
-            return OK if r == 1 or self._try(m, k, 1, 0, 0, True) else R_SAME_SHAPE
+            return OK if r == 1 or self._try(m, k, n, 0, 0, True) else R_SAME_SHAPE
         if k == 1:
             if m == 2:
-                return OK if r == 1 or self._try(2, 1, 1, 0, 0, True) else R_PAIRS
+                return OK if r == 1 or self._try(2, 1, n, 0, 0, True) else R_PAIRS
             if r == 0:
-                return OK if self._try(3, 1, 1, 0, 0, True) else R_TRIPLES
-            return OK if r == 2 or self._try(2, 1, 1, 0, 0, True) else R_PAIRS
+                return OK if self._try(3, 1, n, 0, 0, True) else R_TRIPLES
+            return OK if r == 2 or self._try(2, 1, n, 0, 0, True) else R_PAIRS
         if m == 3:
             if r == 0:
                 return OK if self._try(3, k, 1, 0, 0, True) else R_TITANIC
@@ -360,6 +379,17 @@ class Ladders(EngineBase):
             return True
         if self._ng:
             self._ungreedy(0)
+        if t == 0 and k > 1:
+            # One kind of runs: from the strongest place down too (at the
+            # weakest a run can take the faces the sets need; issue 21:
+            # adv-39's Titanic and the quad beside it, a sweep each)
+            if self._greedy(m, k, -n) and self._tail(0, 0, 0, 0):
+                if not keep:
+                    self._ungreedy(0)
+                    self._drop(m, k, n, pairs, t, runs, lo, hi)
+                return True
+            if self._ng:
+                self._ungreedy(0)
         self._usave()
         ok = self._qtest()
         if ok and keep:
@@ -393,7 +423,9 @@ class Ladders(EngineBase):
         g = self._ng
         b = lo
         while b <= hi:
-            if self._greedy(2, 3, b) and self._greedy(2, 2, (t - 3 * b) >> 1):
+            # (a call a kind that has runs: a bytecode call's frame is
+            # taken from the heap and given back, issue 21)
+            if (b == 0 or self._greedy(2, 3, b)) and (3 * b == t or self._greedy(2, 2, (t - 3 * b) >> 1)):
                 return True
             self._ungreedy(g)
             b += 2

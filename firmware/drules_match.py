@@ -29,11 +29,13 @@ class Matching(EngineBase):
     # bytecode (issue 21, a heap that fits): the slow follows do not reach it
     # but through _tpoly's oracle (adv-22, adv-23: two calls); native, it held
     # about 1.9 KB of the chip's heap
-    def _t(self, cnt, s):
-        # type: (bytearray, int) -> int
+    def _t(self, cnt, s, lo):
+        # type: (bytearray, int, int) -> int
         """t of docs/rules.md §6.2: most pairs in disjoint runs of width 2 that the lead's
         tractors (self._bins, capacities in pairs) can take. A search of a
-        few steps, then (if it did not end) the placement oracle (_tpoly)."""
+        few steps, then (if it did not end) the placement oracle (_tpoly).
+        With lo > 0 only whether t reaches lo is asked: lo if so, else 0 (the
+        play's t against the holding's: no second question below it)."""
         pr = self._pr2
         order = self.order
         pos = self.pos
@@ -56,6 +58,10 @@ class Matching(EngineBase):
             cap += self._bins[i]
         if cap > avail:
             cap = avail
+        if lo:
+            if cap < lo:
+                return 0
+            cap = lo
         self._cap = cap
         self._best = 0
         # at most match_steps frames (32): the near-miss follows (adv-22,
@@ -64,8 +70,8 @@ class Matching(EngineBase):
         self._steps = self.match_steps
         self._fill(pr, np_, avail)
         if self._steps < 0:
-            return self._tpoly(cnt, s, cap)  # too long a search: the oracle
-        return self._best
+            return self._tpoly(cnt, s, cap, lo)  # too long a search: the oracle
+        return self._best if self._best >= lo else 0
 
     def _fill(self, pr, np_, avail):
         # type: (bytearray, int, int) -> None
@@ -316,7 +322,7 @@ class Matching(EngineBase):
         if self._steps > 0 or key >= 0:
             self._uncount(cards, cnt)
             return key
-        self._psetup(cnt, s)
+        self._psetup(cnt, s, 3)
         m = lu[0]
         k = lu[1]
         qm = self._qm
@@ -405,7 +411,7 @@ class Matching(EngineBase):
             return 0
         lc = self._lc
         self._count(lead, lc)
-        nu = self._decompose(lc, s, self._lu)
+        nu = self._decompose(lc, s, self._lu, 1)
         self._nlu = nu
         self._uncount(lead, lc)
         win = 0

@@ -116,17 +116,23 @@ class Memo(EngineBase):
     def _greedy(self, m, k, n):
         # type: (int, int, int) -> bool
         """Put n more parts (m, k) on top of the placement in self._u, each at
-        the weakest place where it fits (no search: False is no answer); they
-        are noted in self._gst (self._ng of them) for _ungreedy."""
+        the weakest place where it fits (n < 0: -n parts, each at the
+        strongest; no search: False is no answer); they are noted in
+        self._gst (self._ng of them) for _ungreedy."""
         st = self._st
         gst = self._gst
         b = (m - 2) * _NPOS
         last = self._np - k
         p = 0
+        d = 1
+        if n < 0:
+            n = -n
+            p = last
+            d = -1
         for _ in range(n):
-            while p <= last and (st[b + p] < k or not self._add(p, m, k)):
-                p += 1
-            if p > last or self._ng >= _GS:
+            while 0 <= p <= last and (st[b + p] < k or not self._add(p, m, k)):
+                p += d
+            if p < 0 or p > last or self._ng >= _GS:
                 return False
             g = 3 * self._ng
             gst[g] = p
@@ -170,14 +176,14 @@ class Memo(EngineBase):
 
     # ------------------------------------------------------ t on the oracle
 
-    def _tpoly(self, cnt, s, cap):
-        # type: (bytearray, int, int) -> int
+    def _tpoly(self, cnt, s, cap, lo):
+        # type: (bytearray, int, int, int) -> int
         """t of docs/rules.md §6.2 with the placement oracle: runs of pairs split into
         runs of 2 and 3 (a longer run is cut into such, in the same tractor),
         t = 2a + 3b is reached iff the lead's tractors can share out a runs of
         2 and b of 3 (best2[b]: the most runs of 2 beside b runs of 3, a
         knapsack over the tractors) and they can all be placed. The most t,
-        from the bound cap down."""
+        from the bound cap down to lo (0 below it)."""
         bins = self._bins
         b2 = self._tb
         bmax = 0
@@ -197,7 +203,7 @@ class Memo(EngineBase):
                 b2[j] = best
                 j -= 1
             bmax += k3
-        self._psetup(cnt, s)
+        self._psetup(cnt, s, 1)  # runs of pairs only
         qm = self._qm
         qk = self._qk
         qn = self._qn
@@ -208,7 +214,7 @@ class Memo(EngineBase):
         ql[0] = ql[1] = 0
         self._nq = 2
         t = cap
-        while t >= 2:
+        while t >= 2 and t >= lo:
             b = t & 1
             while 3 * b <= t:
                 a = (t - 3 * b) >> 1

@@ -53,8 +53,10 @@ class Placer(EngineBase):
         # more (no run can use them: only sets), and the edges of those
         # stretches (two neighbouring positions: the lesser's room for pairs).
         self._off = bytearray(3)
-        self._edg = 0
-        self._rc = 0  # and the sets that runs can take, over all positions
+        # From each position p up (nothing open at p): the edges' room for
+        # crossings (_rs[p]), and the sets that runs can take (_rs[_NPOS + p]:
+        # at each position no more than the crossings of its two edges).
+        self._rs = bytearray(2 * _NPOS)
         self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
         self._lcap = bytearray(3)
         self._np = 0
@@ -104,48 +106,31 @@ class Placer(EngineBase):
         self._vp[9] = 0
 
     @micropython.native
-    def _psetup(self, cnt, s):
-        # type: (bytearray, int) -> None
-        """The resources of the suit-s cards in cnt, once per count array."""
+    def _psetup(self, cnt, s, nw):
+        # type: (bytearray, int, int) -> None
+        """The resources of the suit-s cards in cnt, once per count array;
+        the stretches of the first nw widths (1: pairs only, for questions
+        with no run of triples or quads; 3: all; issue 21: a third of its
+        time, and it is the costliest native call of a ladder check)."""
         np_ = self.npos[s]
         self._np = np_
         a = self._a
         st = self._st
         sb = self._sb
-        tot = self._tot
         order = self.order
         pidx = self.pidx
         base = s * _NPOS
-        tot[0] = tot[1] = tot[2] = 0
-        for p in range(np_):
-            c2 = c3 = c4 = 0
-            for i in range(pidx[base + p], pidx[base + p + 1]):
-                c = cnt[order[i]]
-                if c >= 4:
-                    c4 += 1
-                elif c == 3:
-                    c3 += 1
-                elif c == 2:
-                    c2 += 1
-            a[p] = c2
-            a[_NPOS + p] = c3
-            a[2 * _NPOS + p] = c4
-            tot[0] += c2
-            tot[1] += c3
-            tot[2] += c4
         sf = self._sf
         sf[np_] = sf[_NPOS + np_] = sf[2 * _NPOS + np_] = 0
-        for p in range(np_ - 1, -1, -1):
-            sf[p] = sf[p + 1] + a[p]
-            sf[_NPOS + p] = sf[_NPOS + p + 1] + a[_NPOS + p]
-            sf[2 * _NPOS + p] = sf[2 * _NPOS + p + 1] + a[2 * _NPOS + p]
         off = self._off
         off[0] = off[1] = off[2] = 0
         edg = rc = er = v = h = 0
+        f2 = f3 = f4 = 0  # faces of 2, 3, >= 4 copies from p up
+        rs = self._rs
         sl = self._sl
         sc = self._sc
         se = self._se
-        for w in range(3):
+        for w in range(nw):
             b = w * _NPOS
             run = 0
             best = 0
@@ -154,10 +139,29 @@ class Placer(EngineBase):
             last = 0
             ns = b
             for p in range(np_ - 1, -1, -1):
-                # sets of width w + 2 at p: 4-faces hold two pairs
-                c = a[2 * _NPOS + p]
                 if w == 0:
-                    c += c + a[_NPOS + p] + a[p]
+                    # the faces at p counted (the first width's pass, from
+                    # the top: _a, and from p up _sf and _tot)
+                    c2 = c3 = c4 = 0
+                    for i in range(pidx[base + p], pidx[base + p + 1]):
+                        c = cnt[order[i]]
+                        if c >= 4:
+                            c4 += 1
+                        elif c == 3:
+                            c3 += 1
+                        elif c == 2:
+                            c2 += 1
+                    a[p] = c2
+                    a[_NPOS + p] = c3
+                    a[2 * _NPOS + p] = c4
+                    f2 += c2
+                    f3 += c3
+                    f4 += c4
+                    sf[p] = f2
+                    sf[_NPOS + p] = f3
+                    sf[2 * _NPOS + p] = f4
+                    # pairs at p: 4-faces hold two
+                    c = c4 + c4 + c3 + c2
                     # the edge (p, p + 1); the runs through p + 1, at most
                     # its sets and the crossings of its two edges
                     e = c if c < last else last
@@ -167,10 +171,15 @@ class Placer(EngineBase):
                     rc += y
                     # of which 2- and 4-faces can hold (not a 3-face's pair)
                     v += h if h < y else y
-                    h = a[p] + 2 * a[2 * _NPOS + p]
+                    h = c2 + 2 * c4
                     er = e
-                elif w == 1:
-                    c += a[_NPOS + p]
+                    rs[p] = edg
+                    rs[_NPOS + p] = rc + e
+                else:
+                    # sets of width w + 2 at p
+                    c = a[2 * _NPOS + p]
+                    if w == 1:
+                        c += a[_NPOS + p]
                 if c:
                     if run:
                         edge += c if c < last else last
@@ -205,8 +214,10 @@ class Placer(EngineBase):
                 y = last if last < er else er  # position 0
                 rc += y
                 v += h if h < y else y
-        self._edg = edg
-        self._rc = rc
+        tot = self._tot
+        tot[0] = f2
+        tot[1] = f3
+        tot[2] = f4
         self._vp[10] = v
 
     # bytecode (issue 21, a heap that fits): 0.3 % of the adversarial time; native: 320 B of the
@@ -328,8 +339,9 @@ class Placer(EngineBase):
         # (the sweep first checks that all of it fits counted as sets)
         # Bounds first. Every run crosses k - 1 edges (at a position each of
         # its runs takes a set), no more crossings than the edges hold
-        # (_edg); its k sets are at positions that runs can reach, no more
-        # than _rc. The faces off the stretches (_off) hold sets only: the
+        # (_rs[0]); its k sets are at positions that runs can reach, no more
+        # than _rs[_NPOS] (the sweep asks the same at each stretch's start,
+        # from there up). The faces off the stretches (_off) hold sets only: the
         # runs' sets, and the sets of each kind that could not all be off,
         # must fit in the faces on the stretches; the runs' pairs, and the
         # sets' pairs that the 2-faces off cannot hold, in all but those.
@@ -365,7 +377,8 @@ class Placer(EngineBase):
                 r3 += y * k
             else:
                 r4 += y * k
-        if x > self._edg or r2 + r3 + r4 > self._rc:
+        rs = self._rs
+        if x > rs[0] or r2 + r3 + r4 > rs[_NPOS]:
             return False
         h3 += n[1]
         h4 += n[2]
@@ -414,6 +427,7 @@ class Placer(EngineBase):
         dk = self._dk
         dn = self._dn
         dl = self._dl
+        sb = self._sb
         for i in range(2 * nd):
             if i < nd:
                 m = dm[i]
@@ -437,7 +451,9 @@ class Placer(EngineBase):
                             lo = dl[j]
                 if need <= dn[i - nd]:
                     continue  # one kind alone: done above
-            if k >= 2 and self._pack(m, k, lo, need) < need:
+            # (one run: the greedy packing places it iff a stretch of k
+            # positions starts at lo or above, which _sb says)
+            if k >= 2 and (need > 1 or sb[(m - 2) * _NPOS + lo] < k) and self._pack(m, k, lo, need) < need:
                 return False
         return True
 
@@ -455,7 +471,7 @@ class Placer(EngineBase):
         gr = self._gr
         a = self._a
         np_ = self._np
-        for p in range(np_):
+        for p in range(lo, np_):
             c = a[2 * _NPOS + p]
             if m == 2:
                 c += c + a[_NPOS + p] + a[p]

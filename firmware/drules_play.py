@@ -56,14 +56,15 @@ class Plays(EngineBase):
             return -1
         cnt = self._wc
         self._count(cards, cnt)
-        n = self._decompose(cnt, s, self.units)
+        n = self._decompose(cnt, s, self.units, 1)
         self._uncount(cards, cnt)
         self.nunits = n
         return n
 
-    def _decompose(self, cnt, s, out):
-        # type: (bytearray, int, bytearray) -> int
-        """Units of the suit-s cards counted in cnt, written to out; their number."""
+    def _decompose(self, cnt, s, out, lo):
+        # type: (bytearray, int, bytearray, int) -> int
+        """Units of the suit-s cards counted in cnt, written to out; their
+        number. lo = 2: no singles (the follow's structure needs none)."""
         order = self.order
         pos = self.pos
         pr = self._pr
@@ -78,7 +79,7 @@ class Plays(EngineBase):
                 mx = c
         for p in range(np_):
             pr[p] = 0
-        for m in range(mx, 0, -1):
+        for m in range(mx, lo - 1, -1):
             # Profile: faces at each position with exactly m copies (all wider
             # sets were taken at an earlier width, docs/rules.md §4 widest first).
             # Each width leaves pr all zeros again.
@@ -173,7 +174,7 @@ class Plays(EngineBase):
             self._uncount(cards, cnt)
             return R_MIXED_SUIT
         lu = self._lu
-        nu = self._decompose(cnt, s, lu)
+        nu = self._decompose(cnt, s, lu, 1)
         if nu <= 1 or hands is None:
             self._uncount(cards, cnt)
             return OK
@@ -292,10 +293,10 @@ class Plays(EngineBase):
         lc = self._lc
         self._count(lead, lc)
         lu = self._lu
-        nu = self._decompose(lc, s, lu)
+        nu = self._decompose(lc, s, lu, 2)
         self._uncount(lead, lc)
         self._nlu = nu
-        if lu[0] == 1:
+        if nu == 0:
             return OK  # singles only: any cards of the suit
         if self.same_shape_only or lu[0] >= 3:
             return self._ladder(hand, pc, s)
@@ -311,8 +312,8 @@ class Plays(EngineBase):
         # Vector (t, q), docs/rules.md §6.2.
         if nb:
             self._nbins = nb
-            th = self._t(hand, s)
-            if th and self._t(pc, s) < th:
+            th = self._t(hand, s, 0)
+            if th and self._t(pc, s, th) < th:
                 return R_TRACTOR
         qh = self._pairs(hand, s)
         if qh > pairs:

@@ -78,6 +78,7 @@ class Sweep(EngineBase):
         np_ = self._np
         lv = self._lv
         li = self._li
+        rs = self._rs
         # only the lowest split of a position's pairs is tried when the
         # question has no quads among its sets: the others leave fewer faces
         # for the sets (docs/firmware.md, "The placement oracle")
@@ -247,6 +248,22 @@ class Sweep(EngineBase):
                     l3 = c[1]
                 if l4 > c[2]:
                     l4 = c[2]
+                if p < np_:
+                    # A stretch begins at p, nothing open: _feasible's
+                    # bounds from p up. The runs left cross no more edges,
+                    # and take no more sets, than those from p hold (_rs);
+                    # else the state fails on entry (past the last
+                    # position). (issue 21: adv-30 tried every way of
+                    # filling the first stretch, 61 states, where most left
+                    # the next too little: 12 now)
+                    x = w = 0
+                    for t in range(nd):
+                        k = dk[t]
+                        if k > 1:
+                            x += dn[t] * (k - 1)
+                            w += dn[t]
+                    if x > rs[p] or x + w > rs[_NPOS + p]:
+                        p = np_
                 lv[_LM + i] = 1
                 step = 0
                 continue

@@ -76,7 +76,7 @@ def greedy_pack(a: bytes, np_: int, m: int, k: int, lo: int, need: int) -> int:
     return got
 
 
-@pytest.mark.parametrize("cid", ["adv-24", "adv-28", "adv-22", "adv-20"])
+@pytest.mark.parametrize("cid", ["adv-24", "adv-28", "adv-33", "adv-30"])
 def test_the_native_packing_bound_is_the_greedy_packing(cid: str, monkeypatch: pytest.MonkeyPatch) -> None:
     placer = _engine_class("Placer")
     seen: list[int] = []
@@ -91,4 +91,4 @@ def test_the_native_packing_bound_is_the_greedy_packing(cid: str, monkeypatch: p
     monkeypatch.setattr(placer, "_pack", checked)
     c = case(cid)
     assert judge_mp.answer(c)["legal"] == (c["expect"] == ["ok"])
-    assert len(seen) >= 6  # the slow follows' calls (a bound each; fewer since the greedy first try of issue 21)
+    assert len(seen) >= 3  # the slow follows' calls (a bound each; fewer since the greedy first try of issue 21, and one run is _sb's)

@@ -110,7 +110,7 @@ def _vectors(e, lead, cnt, s, new):
     lc = bytearray(54)
     for f in lead:
         lc[f] += 1
-    nu = e._decompose(lc, s, e._lu)
+    nu = e._decompose(lc, s, e._lu, 1)
     e._nlu = nu
     nv = 0
     while nv < nu and e._lu[3 * nv] >= 2 and nv < 24:
@@ -119,6 +119,7 @@ def _vectors(e, lead, cnt, s, new):
         return []
     if new:
         out = bytearray(24)
+        e._vp[12] = 3  # every width's stretches set up (_ladder asks only for those the lead runs)
         e._lvector(cnt, s, out, nv)
         return list(out[:nv])
     e._nlv = nv
@@ -161,7 +162,7 @@ def _tcheck(seed, n):
         for f in lead:
             lc[f] += 1
         for e in (new, ref):
-            nu = e._decompose(lc, s, e._lu)
+            nu = e._decompose(lc, s, e._lu, 1)
             e._nlu = nu
             nb = 0
             for i in range(nu):
@@ -171,10 +172,17 @@ def _tcheck(seed, n):
             e._nbins = nb
         if new._nbins == 0 or new._lu[0] > 2:
             continue
-        t = new._t(h, s)
+        t = new._t(h, s, 0)
         new.match_steps = 0  # the oracle alone
-        to = new._t(h, s)
+        to = new._t(h, s, 0)
+        # asked only whether t reaches a floor: the floor if so, else 0
+        for lo in (t, t + 1):
+            if lo >= 2:
+                assert new._t(h, s, lo) == (lo if t >= lo else 0), (seed, lead, hold, t, lo)
         new.match_steps = 32
+        for lo in (t, t + 1):
+            if lo >= 2:
+                assert new._t(h, s, lo) == (lo if t >= lo else 0), (seed, lead, hold, t, lo)
         assert t == to == ref._t(h, s), (seed, lead, hold, t, to)
         play = hold[: len(lead)]
         assert new.check_follow(lead, h, play) == ref.check_follow(lead, h, play)

@@ -355,10 +355,16 @@ class RefEngine(drules.Engine):
 
     # ------------------------------------------------ the t-search (old)
 
-    def _t(self, cnt, s):
-        # type: (bytearray, int) -> int
+    def _t(self, cnt, s, lo=0):
+        # type: (bytearray, int, int) -> int
         """t of docs/rules.md §6.2: most pairs in disjoint runs of width 2 that the lead's
-        tractors (self._bins, capacities in pairs) can take."""
+        tractors (self._bins, capacities in pairs) can take (the whole search;
+        lo, the device engine's floor, only as its answer reads: lo or 0)."""
+        t = self._tfull(cnt, s)
+        return t if not lo else (lo if t >= lo else 0)
+
+    def _tfull(self, cnt, s):
+        # type: (bytearray, int) -> int
         pr = self._pr2
         order = self.order
         pos = self.pos
