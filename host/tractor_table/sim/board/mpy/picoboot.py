@@ -398,6 +398,7 @@ class Board:
         self.flash = norflash.NorFlash(image, times=flash_times) if image else None
         self.cut = None  # the norflash.PowerCut that ended the board
         self.hang_next = False  # "H": the next model call never returns
+        self.probe_n = -1  # "G n" pending: probe_due answers it
         self._svc = 0  # model calls (_service)
         self.mounted = False  # littlefs mounted at / (the firmware is booting)
         self._pace_n = 0  # board time kept to real time (_pace)
@@ -640,6 +641,7 @@ class Board:
         self.control()
         if not self.run:
             raise PowerOff()
+        self.probe_due()
         if not self.reported and self.mounted:
             self.reported = True
             gc.collect()
@@ -714,7 +716,28 @@ class Board:
             self.flash.cut_at(self.flash.ops + n)
 
     def heap_probe(self, n):
-        # "G n": the heap as the firmware finds it (issue 21's chip cap):
+        # "G n": the heap as the firmware finds it (issue 21's chip cap),
+        # answered by probe_due. Control lines are also read from inside the
+        # firmware's calls into a model (_service), as deep as a reader's SPI
+        # write, where the probe's own frames can pass the chip's stack (the
+        # firmware's thread is the chip's size): uncaught, the firmware took
+        # the model's RuntimeError for its own and the answer was lost.
+        self.probe_n = n
+
+    def probe_due(self):
+        """Answer a pending "G n" (heap_probe), where the host's input is
+        served (a sleep, a model call now and then). A RuntimeError (the
+        chip's stack, too deep there) leaves it pending for the next time."""
+        n = self.probe_n
+        if n < 0:
+            return
+        try:
+            self._probe(n)
+        except RuntimeError:
+            return
+        self.probe_n = -1
+
+    def _probe(self, n):
         # free bytes, live bytes, and n bytes of the heap taken in small
         # pieces (what fragments leave is used too)
         gc.collect()
@@ -748,6 +771,7 @@ class Board:
         self.control()
         if not self.run:
             raise PowerOff()
+        self.probe_due()
         self.update()
         if _prof is not None:
             _prof.install(_prof.main)
