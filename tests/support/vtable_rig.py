@@ -1,10 +1,11 @@
 """The virtual table as the end-to-end tests set it up (CPython only).
 
-The firmware is compiled once per test module (the `compiled` fixture in
-tests/conftest.py, as `make firmware` does but for this CPU); each table then
-runs in a work folder of its own under that compile, with the compiled
-firmware linked in, so that several tables (or one restarted on its kept
-flash) share one compile."""
+The firmware is compiled once per test process (the `firmware_build` fixture
+in tests/conftest.py, as `make firmware` does but for this CPU) and copied for
+each test module (the `compiled` fixture); each table then runs in a work
+folder of its own under the module's copy, with the compiled firmware linked
+in, so that several tables (or one restarted on its kept flash) share one
+compile."""
 
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ def cli_command(*args: str) -> list[str]:
 
 
 def board_workdir(compiled: Path, name: str) -> Path:
-    """A board-model test's work folder under the module's one compile of the
+    """A board-model test's work folder under the module's copy of the compiled
     firmware (tests/conftest.py's ``compiled``), its firmware linked in."""
     work = compiled / name
     work.mkdir(exist_ok=True)
