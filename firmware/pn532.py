@@ -381,9 +381,11 @@ class PN532:
     # no SPI at all then, and ``wait`` says how long is left) and moves on when
     # the chip is ready: ACK, then answer. The caller
     # serves several readers in turn this way while each chip works (the
-    # scanner's poll groups). Learned waits here only go down (a poll with a
-    # card answers 4 ms later than one without: the wait learned is the
-    # shorter), and a reset forgets them.
+    # scanner's poll groups). Learned waits here go down, and up only by half
+    # a look when the chip was busy at the learned time and ready at the next
+    # look (so that a phase is read once, not twice); never to a poll with a
+    # card, which answers 4 ms later than one without: the wait learned is
+    # the shorter. A reset forgets them.
     # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
     # or once per answer with a tag, where native buys little; native: 320 B of the chip's heap
     def _begin(self, wire, buf, cmd, timeout_us, slot):
@@ -430,8 +432,14 @@ class PN532:
             return PENDING
         last = self._op_last
         if last < 0:
-            h = hint - (hint >> 3) - 20  # ready at the first look: maybe too long
+            h = hint - 20  # ready at the first look: maybe too long, a little less next time
+        elif hint > 0 and last >= hint and el - hint <= self.step_us << 1:
+            # busy at the learned time, ready at the next look: the chip
+            # needs a little longer than learned; half-way next time (so
+            # that the next phase is read once, not twice)
+            h = (last + el) >> 1
         else:
+            # only down: a poll with a card answers 4.2 ms after one without
             h = last if hint == 0 or last < hint else hint
         hints[slot] = h if h > 0 else 0
         if op == 1:
