@@ -272,7 +272,7 @@ class VClock:
         # taken off each charge; the RP2040's own cost of such a call instead
         self.overhead_us = 0.0
         self.cal_us = 0.0  # calibrate()'s figure (overhead_us: it, or the in-situ one if larger)
-        self.call_us = 5  # as bench_readers.py charges a C call on the RP2040
+        self.call_us = 5  # a C call on the RP2040 (as the readers bench of 2026-12-01 charged it)
         self._cal = -1  # while calibrating: the real us summed
         # C code the firmware calls that the model times apart (gc.collect,
         # json): charged x c_factor, the rp2 port's ratio for compiled code,
