@@ -266,7 +266,8 @@ class PN532:
         self._spi.write(wire)
         cs.value(1)
 
-    @micropython.native
+    # bytecode (issue 22): blocking commands only (set-up, a tag's page); the
+    # polling path reads the status byte in step() itself
     def _ready(self):
         irq = self._irq
         if irq is not None:
@@ -417,7 +418,18 @@ class PN532:
         if el < hint:
             self.wait = hint - el
             return PENDING  # the chip needed longer than this last time
-        if not self._ready():
+        # the status byte (as _ready(), inlined: a call less per look)
+        cs = self._cs
+        spi = self._spi
+        irq = self._irq
+        if irq is not None:
+            ready = irq.value() == 0
+        else:
+            cs.value(0)
+            spi.write_readinto(self._op_status, self._status)
+            cs.value(1)
+            ready = (self._status[1] & 0x80) != 0
+        if not ready:
             if el >= (self.ack_timeout_us if op == 1 else self._op_timeout):
                 hints[slot] = 0
                 self._op = 0
@@ -442,8 +454,13 @@ class PN532:
             # only down: a poll with a card answers 4.2 ms after one without
             h = last if hint == 0 or last < hint else hint
         hints[slot] = h if h > 0 else 0
+        # the ACK or the answer (as _read(), inlined)
+        buf = self._ack if op == 1 else self._op_buf
+        cs.value(0)
+        spi.write(self._op_read)
+        spi.readinto(buf, 0)
+        cs.value(1)
         if op == 1:
-            self._read(self._ack)
             if self._ack != self._ack_wire:
                 self._op = 0
                 return self._fail(ERR_BAD_ACK)
@@ -457,8 +474,6 @@ class PN532:
             self.wait = w if w > 0 else self.step_us
             return PENDING
         self._op = 0
-        buf = self._op_buf
-        self._read(buf)
         n = self._parse(buf, self._op_cmd)
         if self._op_cmd == _IN_LIST_PASSIVE_TARGET:
             return self._targets(n)
