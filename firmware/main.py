@@ -34,9 +34,6 @@
 #   board.card_pending(now) -> bool    (optional) True while a reader saw a
 #                                        card that is not confirmed yet: no
 #                                        save step runs then
-#   board.scanner                      (optional) a scanner.Scanner: its idle
-#                                        hook runs the rest of the turn while
-#                                        the readers' chips work (App._idle)
 #
 # On the Pico, main.py runs by itself after boot.py and builds picoboard.PicoBoard
 # from hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM
@@ -155,14 +152,6 @@ class App:
         self.dirty = True
         self.stop_at = -1  # ticks_ms of a maintenance request, or -1
         self.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
-        # the rest of the turn during the readers' poll (step, _idle)
-        self._polling = False  # in board.taps(): the idle hook may run
-        self._rested = False  # it ran this turn
-        self._rest_took = False  # ... and took a press
-        self._idle_exc = None  # ... and failed: raised again after the poll
-        sc = getattr(board, "scanner", None)
-        if sc is not None and hasattr(sc, "idle"):
-            sc.idle = self._idle
 
     # --- the link's snapshot hooks
     def _snapshot_source(self):
@@ -231,37 +220,56 @@ class App:
         self.dirty = True
 
     def step(self, now):
-        """One turn of the loop: inputs in, outputs out. The turn's work
-        besides the readers (_rest: buttons, the table's clock, the display,
-        the link) runs while the readers' chips work (_idle, the scanner's
-        idle hook), not after their poll, where a board has such a hook."""
+        """One turn of the loop: inputs in, outputs out."""
         b = self.board
         t = self.table
         took = False  # a player's input this turn: its frame is drawn at once
-        self._polling = True
-        taps = b.taps(now)
-        self._polling = False
-        for seat, card in taps:
+        for seat, card in b.taps(now):
             if self.enroll is None:
                 t.tap(seat, card, now)
                 self.dirty = True
                 took = True
         if getattr(b, "view_changed", False):
             self._view(b, now)
-        exc = self._idle_exc
-        if exc is not None:
-            self._idle_exc = None
-            raise exc
-        if self._rested:
-            # the rest of the turn ran during the poll: what the readers
-            # brought is heard and drawn now (its events go to the link at
-            # the next turn)
-            self._rested = False
-            took = took or self._rest_took
-            if self._show(now, took):
-                self._pass_events(False)
-        else:
-            took = self._rest(now, took)
+        for seat, kind in b.presses(now):
+            if self.enroll is None or not self.enroll.press(seat, kind):
+                t.button(seat, kind, now)
+            self.dirty = True
+            took = True
+        had_msg = t.message
+        t.tick(now)
+        if had_msg and not t.message:
+            self.dirty = True
+        # what a player did is heard and on the display first: the link's work
+        # (the events into its log, frames to the host) comes after the tap's
+        # frame, and any save step after both (issue 22); a sound or a change
+        # a host's command makes is played or drawn at the next turn
+        s = t.take_sound()
+        if s:
+            b.beep(s)
+        due = getattr(b, "display_due", None)
+        if due is not None and due(now):
+            self.dirty = True
+        drawn = False
+        if self.dirty and (took or ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS):
+            self.dirty = False
+            self.shown_at = now
+            buf = self.display.render(t)
+            b.show(buf, self.display.lines)
+            drawn = True
+        link = self.link
+        data = b.port.read()
+        if data:
+            link.feed(data, now)
+        link.tick(now)
+        for note in link.take_notes():
+            if note[0] == "app":
+                self._app(note[1])
+        # the events of this turn's inputs are on the frame just drawn
+        self._pass_events(not drawn)
+        out = link.take_output()
+        if out:
+            b.port.write(out)
         st = self.store
         if st is None or took:
             return
@@ -287,70 +295,6 @@ class App:
         except OSError:
             t.save_due = True  # not saved: the next turn tries again
             raise
-
-    def _idle(self):
-        # the scanner's idle hook: the rest of the turn while the readers'
-        # chips work (once a turn); a failure is raised again by step(),
-        # after the readers' poll (the scanner's state stays whole)
-        if self._rested or not self._polling:
-            return
-        self._rested = True
-        try:
-            self._rest_took = self._rest(self.board.ticks_ms(), False)
-        except Exception as exc:  # noqa: BLE001 - step() raises it again
-            self._idle_exc = exc
-
-    def _show(self, now, took):
-        # the turn's sound, then its frame if one is due; True if drawn
-        b = self.board
-        t = self.table
-        s = t.take_sound()
-        if s:
-            b.beep(s)
-        due = getattr(b, "display_due", None)
-        if due is not None and due(now):
-            self.dirty = True
-        if self.dirty and (took or ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS):
-            self.dirty = False
-            self.shown_at = now
-            buf = self.display.render(t)
-            b.show(buf, self.display.lines)
-            return True
-        return False
-
-    def _rest(self, now, took):
-        # buttons, the table's clock, sound and frame, the link; returns took
-        # (or'ed with a press)
-        b = self.board
-        t = self.table
-        for seat, kind in b.presses(now):
-            if self.enroll is None or not self.enroll.press(seat, kind):
-                t.button(seat, kind, now)
-            self.dirty = True
-            took = True
-        had_msg = t.message
-        t.tick(now)
-        if had_msg and not t.message:
-            self.dirty = True
-        # what a player did is heard and on the display first: the link's work
-        # (the events into its log, frames to the host) comes after the tap's
-        # frame, and any save step after both (issue 22); a sound or a change
-        # a host's command makes is played or drawn at the next turn
-        drawn = self._show(now, took)
-        link = self.link
-        data = b.port.read()
-        if data:
-            link.feed(data, now)
-        link.tick(now)
-        for note in link.take_notes():
-            if note[0] == "app":
-                self._app(note[1])
-        # the events of this turn's inputs are on the frame just drawn
-        self._pass_events(not drawn)
-        out = link.take_output()
-        if out:
-            b.port.write(out)
-        return took
 
     def _view(self, b, now):
         # A card seen once (shown at once, marked as not counted yet) or gone,

@@ -87,10 +87,6 @@ _RESET = const(2)  # RSTPD_N held low until _due
 _BOOT = const(3)  # booting until _due, then set-up
 _WAIT = const(4)  # set-up failed; next reset at _due
 
-# a wait at least this long (us) goes to the idle hook first: a poll's RF
-# wait (about 5 ms), not an ACK's (about 0.5 ms)
-_IDLE_US = const(2000)
-
 _UID_MAX = const(10)
 # how long after confirm_ms a tag seen once still counts as pending (ms): a
 # four-seat cycle and then some; a stray read that never comes back holds
@@ -154,11 +150,6 @@ class Scanner:
         n = len(readers)
         self.seats = n
         self._next = 0
-        #: None, or called (no arguments) while the polled readers' chips
-        #: work and none has anything to read for at least _IDLE_US: the
-        #: main loop's other work (main.App._idle) instead of a sleep; at most
-        #: once a tick, and the readers are served again right after it
-        self.idle = None
         self.set_group(group)
         self._phase = bytearray(n)  # _P_*
         self._found = [0] * n  # each poll's answer, until its field-off's came
@@ -403,7 +394,6 @@ class Scanner:
             seat += step
         if active == 0:
             return False
-        idle = self.idle
         while active:
             wait = 1 << 30
             moved = False
@@ -431,10 +421,6 @@ class Scanner:
                     self._polled(seat, rd, self._found[seat], r, now)
                 seat += step
             if active and not moved:
-                if idle is not None and wait >= _IDLE_US:
-                    idle()  # the main loop's work while the chips work
-                    idle = None
-                    continue
                 readers[g].sleep_us(wait)
         return True
 
