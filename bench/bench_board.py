@@ -143,6 +143,12 @@ def play(
         "cal_ns": f.get("cal_ns", 0),
         "situ_ns": f.get("situ_ns", 0),
         "fb_s": f.get("fb_us", 0) / 1e6,
+        "native_s": f.get("native_us", 0) / 1e6,
+        "switches": f.get("switches", 0),
+        "switch_ns": f.get("switch_ns", 0),
+        "switch_situ_ns": f.get("switch_situ_ns", 0),
+        "cycle_n": f.get("cycle_n", 0),
+        "turns": f.get("turns", 0),
         "load": load,
     }
 
@@ -232,6 +238,9 @@ def figures(r: dict[str, Any]) -> dict[str, Any]:
         "firmware_cpu_s": round(r["cpu_s"], 2),
         "board_s": round(r["virtual_s"], 2),
         "model_call_overhead_ns": {"calibrated": r["cal_ns"], "in_situ": r["situ_ns"]},
+        "native_cpu_s": round(r["native_s"], 2),
+        "kind_switches": r["switches"],
+        "kind_switch_overhead_ns": {"calibrated": r["switch_ns"], "in_situ": r["switch_situ_ns"]},
         "load": round(r["load"], 1),
     }
 

@@ -266,7 +266,8 @@ class PN532:
         self._spi.write(wire)
         cs.value(1)
 
-    @micropython.native
+    # bytecode (issue 22): blocking commands only (set-up, a tag's page); the
+    # polling path reads the status byte in step() itself
     def _ready(self):
         irq = self._irq
         if irq is not None:
@@ -381,9 +382,11 @@ class PN532:
     # no SPI at all then, and ``wait`` says how long is left) and moves on when
     # the chip is ready: ACK, then answer. The caller
     # serves several readers in turn this way while each chip works (the
-    # scanner's poll groups). Learned waits here only go down (a poll with a
-    # card answers 4 ms later than one without: the wait learned is the
-    # shorter), and a reset forgets them.
+    # scanner's poll groups). Learned waits here go down, and up only by half
+    # a look when the chip was busy at the learned time and ready at the next
+    # look (so that a phase is read once, not twice); never to a poll with a
+    # card, which answers 4 ms later than one without: the wait learned is
+    # the shorter. A reset forgets them.
     # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
     # or once per answer with a tag, where native buys little; native: 320 B of the chip's heap
     def _begin(self, wire, buf, cmd, timeout_us, slot):
@@ -415,7 +418,18 @@ class PN532:
         if el < hint:
             self.wait = hint - el
             return PENDING  # the chip needed longer than this last time
-        if not self._ready():
+        # the status byte (as _ready(), inlined: a call less per look)
+        cs = self._cs
+        spi = self._spi
+        irq = self._irq
+        if irq is not None:
+            ready = irq.value() == 0
+        else:
+            cs.value(0)
+            spi.write_readinto(self._op_status, self._status)
+            cs.value(1)
+            ready = (self._status[1] & 0x80) != 0
+        if not ready:
             if el >= (self.ack_timeout_us if op == 1 else self._op_timeout):
                 hints[slot] = 0
                 self._op = 0
@@ -430,12 +444,23 @@ class PN532:
             return PENDING
         last = self._op_last
         if last < 0:
-            h = hint - (hint >> 3) - 20  # ready at the first look: maybe too long
+            h = hint - 20  # ready at the first look: maybe too long, a little less next time
+        elif hint > 0 and last >= hint and el - hint <= self.step_us << 1:
+            # busy at the learned time, ready at the next look: the chip
+            # needs a little longer than learned; half-way next time (so
+            # that the next phase is read once, not twice)
+            h = (last + el) >> 1
         else:
+            # only down: a poll with a card answers 4.2 ms after one without
             h = last if hint == 0 or last < hint else hint
         hints[slot] = h if h > 0 else 0
+        # the ACK or the answer (as _read(), inlined)
+        buf = self._ack if op == 1 else self._op_buf
+        cs.value(0)
+        spi.write(self._op_read)
+        spi.readinto(buf, 0)
+        cs.value(1)
         if op == 1:
-            self._read(self._ack)
             if self._ack != self._ack_wire:
                 self._op = 0
                 return self._fail(ERR_BAD_ACK)
@@ -449,8 +474,6 @@ class PN532:
             self.wait = w if w > 0 else self.step_us
             return PENDING
         self._op = 0
-        buf = self._op_buf
-        self._read(buf)
         n = self._parse(buf, self._op_cmd)
         if self._op_cmd == _IN_LIST_PASSIVE_TARGET:
             return self._targets(n)

@@ -773,6 +773,8 @@ class Board:
             raise PowerOff()
         self.probe_due()
         self.update()
+        if _kinds is not None and _kinds.todo:
+            _kinds.install()
         if _prof is not None:
             _prof.install(_prof.main)
         if not self.reported:
@@ -848,7 +850,8 @@ class Board:
         out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d" % (
             tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
             self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
-        out.write(b" fb_us %d cal_ns %d situ_ns %d\n" % (c.fb_us, int(c.cal_us * 1000), int(c.situ_us * 1000)))
+        out.write(b" fb_us %d cal_ns %d situ_ns %d native_us %d switches %d switch_ns %d switch_situ_ns %d\n" % (
+            c.fb_us, int(c.cal_us * 1000), int(c.situ_us * 1000), c.native_us, c.switches, int(c.switch_us * 1000), int(c.switch_situ * 1000)))
 
 
 _TAP_SLOTS = 8  # taps followed at once
@@ -1157,10 +1160,32 @@ def _probe(spi, buf):
 
 
 _prof = None  # cpuprof.Prof, when TT_CPUPROF names a file
+_kinds = None  # kinds.Kinds: the firmware's native code charged as native
+
+
+def _kinds_on(argv):
+    # the firmware's native code charged as native (kinds.py): with the
+    # RP2040's factors (a C factor apart from the bytecode's), unless
+    # TT_NOKINDS (the model as it was, for comparison)
+    spec = argv[4].split(",")
+    return len(spec) > 1 and spec[1] != "None" and float(spec[1]) != float(spec[0]) and not os.getenv("TT_NOKINDS")
+
+
+def kinds_stack(argv):
+    """C stack (bytes) the chip's thread gets beyond the chip's for kinds.py's
+    wrappers: a frame of the model's per wrapped call, at most KINDS_DEPTH
+    of them nested on any path of the firmware (Scanner.tick, then _setup,
+    then PN532._write; or tick, then _report, then _emit), about 700 B each
+    on this port (chipstack.py: 28 plain frames in 20 KiB)."""
+    return KINDS_DEPTH * 1024 if argv[0] == "pico" and _kinds_on(argv) else 0
+
+
+#: wrapped calls nested at most (kinds_stack)
+KINDS_DEPTH = 4
 
 
 def main(argv, start_alloc):
-    global _prof
+    global _prof, _kinds
     ctl_in, ctl_out, image = argv[1], argv[2], argv[3]
     # CPU_FACTOR is "bytecode[,c[,flash times]]": the firmware's stretches,
     # its C calls timed apart (gc.collect, json), the flash's "typ" or "max" times
@@ -1191,6 +1216,17 @@ def main(argv, start_alloc):
 
         _prof = cpuprof.Prof(board.clock, os.getenv("TT_CPUPROF"))
         _prof.main = None
+    if _kinds_on(argv):
+        # the firmware's native methods charged at the native factor
+        # (kinds.py; the wrappers made now: the models' heap, not the firmware's)
+        try:
+            import fwkinds
+        except ImportError:
+            fwkinds = None
+        if fwkinds is not None:
+            import kinds
+
+            _kinds = kinds.Kinds(board.clock, factor if os.getenv("TT_KINDS_SAME") else c_factor, fwkinds.KINDS)
     if c_factor is not None:
         # the firmware's gc.collect() and json calls: C code, timed apart
         import json

@@ -21,6 +21,7 @@ if sys.argv[1] == "pico":
 
     if board.os.getenv("TT_CPUPROF"):
         chipstack.STACK *= 4  # cpuprof.py's wrappers: a frame more per call
+    chipstack.STACK += board.kinds_stack(sys.argv[1:])  # kinds.py's wrappers
 else:
     import vboard as board
 

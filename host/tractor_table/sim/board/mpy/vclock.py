@@ -272,12 +272,24 @@ class VClock:
         # taken off each charge; the RP2040's own cost of such a call instead
         self.overhead_us = 0.0
         self.cal_us = 0.0  # calibrate()'s figure (overhead_us: it, or the in-situ one if larger)
-        self.call_us = 5  # as bench_readers.py charges a C call on the RP2040
+        self.call_us = 5  # a C call on the RP2040 (as the readers bench of 2026-12-01 charged it)
         self._cal = -1  # while calibrating: the real us summed
         # C code the firmware calls that the model times apart (gc.collect,
         # json): charged x c_factor, the rp2 port's ratio for compiled code,
         # not the bytecode factor (board/__init__.py, C_FACTOR)
         self.c_factor = cpu_factor
+        # the bytecode factor (self.factor while bytecode runs: switch() sets
+        # the native factor while a native method of the firmware runs)
+        self.byte_factor = cpu_factor
+        self.native_us = 0  # virtual us charged at another factor than bytecode's
+        self.switches = 0  # kind switches charged (kinds.py)
+        self.switch_us = 0.0  # real us a switch costs here (calibrate_switch)
+        # a switch's cost measured where the firmware runs (_situ_sw; 0: not
+        # yet); the larger of it and switch_us is taken off each switch
+        self.switch_situ = 0.0
+        self.sw_n = [0, 0]
+        self.sw_sum = [0, 0]
+        self.sw_mean = [0.0, 0.0]
         self.gc_us = 0  # virtual us charged for gc.collect()
         self.gc_n = 0
         self.json_us = 0  # virtual us charged for json.dumps / json.loads
@@ -313,6 +325,44 @@ class VClock:
         self.overhead_us = self.cal_us = best
         return best
 
+    def calibrate_switch(self, w, a, n=500, rounds=5):
+        """Measure switch_us: the real time, outside the models, that one
+        wrapped call ``w(a)`` of a method doing nothing adds, per switch (two
+        a call: into it and back), in a loop; the smallest of ``rounds`` tries.
+        Where the firmware runs the caches are colder: switch() takes off
+        the in-situ figure (_situ_sw) once measured, if larger."""
+        best = -1.0
+        self.switch_us = 0.0
+        for _ in range(rounds):
+            self._cal = 0
+            self._mark = utime.ticks_us()
+            for _ in range(n):
+                w(a)
+            self.switch(self.factor)  # the last stretch
+            per = self._cal / (2 * n)
+            if best < 0 or per < best:
+                best = per
+        self._cal = -1
+        self.switch_us = best
+        return best
+
+    def _situ_sw(self, i, d):
+        # the in-situ measure of a switch's cost: the stretches [switch ->
+        # pin] and [pin -> switch] (a wrapped _write or _ready: a few
+        # bytecodes each side of ``cs.value()``) hold together a switch's and
+        # a pin call's cost: their means' sum less overhead_us is the switch's
+        n = self.sw_n[i] + 1
+        sm = self.sw_sum[i] + d
+        if n == SITU_WINDOW:
+            m = self.sw_mean
+            m[i] = sm / n
+            if m[0] > 0 and m[1] > 0:
+                self.switch_situ = m[0] + m[1] - self.overhead_us
+            n = 0
+            sm = 0
+        self.sw_n[i] = n
+        self.sw_sum[i] = sm
+
     def _situ(self, i, d):
         n = self.situ_n[i] + 1
         sm = self.situ_sum[i] + d
@@ -345,7 +395,9 @@ class VClock:
         if self._depth == 0:
             t = utime.ticks_us()
             d = utime.ticks_diff(t, self._mark)
-            if self._kind + kind == 3 and d < self.long:
+            if self._kind == 4 and kind == 1 and d < self.long:
+                self._situ_sw(0, d)  # a switch, then a pin (kinds.py: into _write, _ready)
+            elif self._kind + kind == 3 and d < self.long:
                 # a pin written, then an SPI transfer, or the other way round:
                 # the firmware's shortest stretches (``cs.value(0)``, then
                 # ``spi.write(...)``; the transfer, then ``cs.value(1)``: a few
@@ -355,29 +407,61 @@ class VClock:
             if self._cal >= 0:
                 self._cal += d
             elif self.factor:
-                if d > self.long and self.run_delay is not None:
-                    w = self._waited_us()
-                    if w > 0:
-                        self.preempted += 1
-                        self.preempted_us += w if w < d else d
-                        d -= w
-                d -= self.overhead_us
-                if d > self.wait_cap_us and self.waiting is not None and self.waiting():
-                    self.wait_capped += 1
-                    d = self.wait_cap_us
-                self.segments += 1
-                if d > 100:
-                    self.long_segments += 1
-                if d > self.cap:
-                    self.capped += 1
-                    d = self.cap
-                v = self.call_us
-                if d > 0:
-                    v += int(d * self.factor)
-                self.now_us += v
-                self.cpu_us += v
+                self._charge(d, self.overhead_us, self.call_us)
             self._in = utime.ticks_us()
         self._depth += 1
+
+    def _charge(self, d, overhead, call_us):
+        # a stretch of d real us of firmware work, at the factor of the code
+        # running it (self.factor), less the cost of the call that ends it here
+        if d > self.long and self.run_delay is not None:
+            w = self._waited_us()
+            if w > 0:
+                self.preempted += 1
+                self.preempted_us += w if w < d else d
+                d -= w
+        d -= overhead
+        if d > self.wait_cap_us and self.waiting is not None and self.waiting():
+            self.wait_capped += 1
+            d = self.wait_cap_us
+        self.segments += 1
+        if d > 100:
+            self.long_segments += 1
+        if d > self.cap:
+            self.capped += 1
+            d = self.cap
+        v = call_us
+        if d > 0:
+            v += int(d * self.factor)
+            if self.factor != self.byte_factor:
+                self.native_us += int(d * self.factor)
+        self.now_us += v
+        self.cpu_us += v
+
+    def switch(self, factor):
+        """The firmware's code changes kind (native code calls bytecode, or
+        the other way round: kinds.py's wrappers): the stretch so far is
+        charged at the kind that ran it, less what a wrapped call costs here
+        (``switch_us``, calibrate_switch(), or the in-situ figure if larger:
+        _situ_sw), with no C call's charge (a call
+        between native code and bytecode is no call into C on the chip);
+        the stretch from here on is charged at ``factor``. Returns the
+        factor of the code that ran until now."""
+        prev = self.factor
+        if self._depth == 0:
+            t = utime.ticks_us()
+            d = utime.ticks_diff(t, self._mark)
+            if self._cal >= 0:
+                self._cal += d
+            elif prev:
+                if self._kind == 1 and d < self.long:
+                    self._situ_sw(1, d)  # a pin, then a switch (out of _write, _ready)
+                self._charge(d, self.switch_situ if self.switch_situ > self.switch_us else self.switch_us, 0)
+                self.switches += 1
+            self._kind = 4
+            self.factor = factor
+            self._mark = utime.ticks_us()
+        return prev
 
     def c_call(self, fn, arg, kind, kw=None):
         """fn(arg), a C function of the firmware's (gc.collect, json.dumps),
