@@ -143,9 +143,14 @@ class Operator:
         self.waiting = True
 
     def tap_unacked(self, card: int) -> None:
-        """The card is tapped as the host's frames stop reaching the table: the
-        host gets the table's report, the table never hears that it did."""
-        self.fwd.block = lambda frame: True
+        """The card is tapped and the host's frames stop reaching the table from
+        the moment the table's report of it reaches the host: the host gets the
+        report, the table never hears that it did. (Blocked from the tap on, a
+        loaded machine could keep the table from reading the card until its link
+        had timed out on the host's silence: nothing to report then.)"""
+        reported = _tag_frame(self.seat, tag_of(card))
+        fwd = self.fwd
+        fwd.block = lambda frame: any(reported(f) for f in fwd.delivered_frames)
         self.put(tag_of(card))
 
     def replug_after_resend(self) -> None:
