@@ -157,9 +157,9 @@ def _ticks(pid: int, children: bool = False) -> int:
     return n
 
 
-def _tree_ticks(pid: int) -> int:
-    """``pid``'s CPU and its live children's (the server's worker processes)."""
-    total = _ticks(pid)
+def _live_children_ticks(pid: int) -> int:
+    """The CPU of ``pid``'s live children (their own, not their children's)."""
+    total = 0
     for p in Path("/proc").iterdir():
         if p.name.isdigit():
             try:
@@ -171,21 +171,17 @@ def _tree_ticks(pid: int) -> int:
     return total
 
 
+def _tree_ticks(pid: int) -> int:
+    """``pid``'s CPU and its live children's (the server's worker processes)."""
+    return _ticks(pid) + _live_children_ticks(pid)
+
+
 def _pg_ticks(cluster: Cluster) -> int:
     try:
         post = int((cluster.pgdata / "postmaster.pid").read_text().split()[0])
     except (OSError, ValueError):
         return 0
-    total = _ticks(post, children=True)
-    for p in Path("/proc").iterdir():
-        if p.name.isdigit():
-            try:
-                f = (p / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(f[1]) == post:
-                total += int(f[11]) + int(f[12])
-    return total
+    return _ticks(post, children=True) + _live_children_ticks(post)
 
 
 HZ = os.sysconf("SC_CLK_TCK")
