@@ -216,7 +216,7 @@ class PN532:
         self._op_cmd = 0
         self._op_slot = 0  # the learned-wait slot of the phase (2 * command slot + phase)
         self._op_timeout = 0
-        self._op_t0 = 0  # ticks_us when the phase began
+        self._op_t0 = 0  # ticks_us when the command was sent (both phases are timed from it)
         self._op_last = 0  # us into the phase at the last status read (-1: none yet)
         self._op_miss = 0  # status reads that found the chip busy, this phase
         #: status reads between two steps of a command in flight: every
@@ -464,13 +464,16 @@ class PN532:
             if self._ack != self._ack_wire:
                 self._op = 0
                 return self._fail(ERR_BAD_ACK)
+            # the answer's wait is timed from the command, as the ACK's: an
+            # ACK read late (the scanner left the group's polls running
+            # through a turn of the main loop: Scanner.launch) does not
+            # push the answer's look later
             self._op = 2
             slot += 1
             self._op_slot = slot
-            self._op_t0 = clock.ticks_us()
             self._op_last = -1
             self._op_miss = 0
-            w = hints[slot]
+            w = hints[slot] - clock.ticks_diff(clock.ticks_us(), self._op_t0)
             self.wait = w if w > 0 else self.step_us
             return PENDING
         self._op = 0

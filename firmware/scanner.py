@@ -150,6 +150,8 @@ class Scanner:
         n = len(readers)
         self.seats = n
         self._next = 0
+        # the group whose polls launch() began and the next tick() reads (-1: none)
+        self._flight = -1
         self.set_group(group)
         self._phase = bytearray(n)  # _P_*
         self._found = [0] * n  # each poll's answer, until its field-off's came
@@ -204,6 +206,8 @@ class Scanner:
         n = self.seats
         if group > n:
             group = n  # fewer readers than the group: all of them at once
+        if self._flight >= 0:
+            raise ValueError("group: a group's polls are running (launch); change it after a tick")
         if group < 1 or n % group:
             raise ValueError("group: %d readers at once does not divide %d seats" % (group, n))
         self.group = group
@@ -362,20 +366,64 @@ class Scanner:
             if st == _WAIT:
                 self._start_reset(seat, 0, now)
                 continue
+        f = self._flight
+        if f >= 0:
+            # the group launch() left running: its answers and field-offs
+            # first (two groups' fields are never on together)
+            self._flight = -1
+            self._serve_group(f, now)
         groups = self._groups
         for _ in range(groups):
             g = self._group
             self._group = (g + 1) % groups
-            if self._poll_group(g, now):
+            if self._begin_group(g):
+                self._serve_group(g, now)
                 break
         return self._q_len
 
+    def launch(self):
+        """Begin the polls of the next group of readers and return at once
+        (no SPI after the commands are written): the next ``tick()`` reads
+        their answers and switches their fields off before it polls another
+        group, so that the main loop's own work runs while these chips search
+        for tags (docs/readers.md, "Scanner"). True if a group was begun."""
+        if self._flight >= 0:
+            return False
+        groups = self._groups
+        for _ in range(groups):
+            g = self._group
+            self._group = (g + 1) % groups
+            if self._begin_group(g):
+                self._flight = g
+                return True
+        return False
+
     @micropython.native
-    def _poll_group(self, g, now):
-        # Poll the readers of group g (seats g, g + groups, ...) at once: each
-        # gets InListPassiveTarget, each is served as its answer is ready and
-        # gets its field switched off at once (a field is on from its poll's
-        # start to its field-off's answer). False: no reader of the group is up.
+    def _begin_group(self, g):
+        # InListPassiveTarget to every reader of group g (seats g, g + groups,
+        # ...) that is up; False: none is
+        n = self.seats
+        step = self._groups
+        readers = self.readers
+        phase = self._phase
+        active = False
+        seat = g
+        while seat < n:
+            if self._state[seat] == _OK:
+                self.polls += 1
+                readers[seat].poll_begin(self.max_targets)
+                phase[seat] = _P_POLL
+                active = True
+            else:
+                phase[seat] = _P_IDLE
+            seat += step
+        return active
+
+    @micropython.native
+    def _serve_group(self, g, now):
+        # Serve the readers of group g, whose polls are running, at once: each
+        # is served as its answer is ready and gets its field switched off at
+        # once (a field is on from its poll's start to its field-off's answer)
         n = self.seats
         step = self._groups
         readers = self.readers
@@ -383,17 +431,9 @@ class Scanner:
         active = 0
         seat = g
         while seat < n:
-            if self._state[seat] == _OK:
-                rd = readers[seat]
-                self.polls += 1
-                rd.poll_begin(self.max_targets)
-                phase[seat] = _P_POLL
+            if phase[seat] != _P_IDLE:
                 active += 1
-            else:
-                phase[seat] = _P_IDLE
             seat += step
-        if active == 0:
-            return False
         while active:
             wait = 1 << 30
             moved = False
@@ -422,7 +462,6 @@ class Scanner:
                 seat += step
             if active and not moved:
                 readers[g].sleep_us(wait)
-        return True
 
     @micropython.native
     def _polled(self, seat, rd, found, off, now):
