@@ -209,7 +209,7 @@ class PicoBoard:
             # the buttons, the display) runs while those chips search: a
             # four-seat cycle is one turn of the main loop (a card seen is
             # judged and drawn right after the poll that read it)
-            sc.launch()
+            sc.launch(now)
         if n:  # events waiting (pop is not called for none)
             out = []
             while sc.pop():

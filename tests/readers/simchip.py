@@ -97,7 +97,7 @@ class Table:
             n = sc.tick(clock.ticks_ms())
             self.ticks += 1
             if not n and self.then == "launch":
-                sc.launch()
+                sc.launch(clock.ticks_ms())
             elif not n and self.then == "twice":
                 sc.tick(clock.ticks_ms())
             if self.turn_us:

@@ -247,18 +247,18 @@ def test_launched_polls_are_read_by_the_next_tick_before_another_group():
     tag = chip.Tag(uid7(2))
     t.chips[g].place(tag)
     before = t.bus.bytes
-    assert sc.launch()
+    assert sc.launch(t.clock.ticks_ms())
     # only the two polls' command frames (12 bytes each): no status read, no wait
     assert t.bus.bytes - before == 24
     assert [c.rf_on for c in t.chips] == [s % 2 == g for s in range(4)]
-    assert not sc.launch()  # one group in flight at most
+    assert not sc.launch(t.clock.ticks_ms())  # one group in flight at most
     t.clock.advance_us(20000)  # the main loop's turn: the chips find the tag meanwhile
     sc.tick(t.clock.ticks_ms())
     assert [c.rf_on for c in t.chips] == [False] * 4  # both groups' fields off again
     assert sc.pop() == scanner.EV_SEEN and sc.seat == g and sc.card == 2
     assert t.bus.max_fields_on == 2
     # a set_group() while a group is in flight is refused
-    assert sc.launch()
+    assert sc.launch(t.clock.ticks_ms())
     try:
         sc.set_group(scanner.GROUP_ALL)
         raise AssertionError("set_group with polls running")
@@ -298,6 +298,22 @@ def test_launch_keeps_a_stray_read_harmless():
     t.run(1000)
     assert t.take() == []
     assert [e[:3] for e in t.shown] == [(scanner.EV_SEEN, 1, 6), (scanner.EV_GONE, 1, -1)]
+    assert t.bus.max_fields_on == 2
+
+
+def test_a_launched_polls_sighting_is_judged_by_the_time_it_began():
+    # the tag was in the field when the poll ran, not a turn later: the dwell
+    # (confirm_ms) is measured between polls, however long the turn between
+    # a poll's launch and its reading (a save step: 400 ms at worst)
+    t = _started()
+    sc = t.sc
+    g = sc._group
+    t.chips[g].place(chip.Tag(uid7(3)))
+    now0 = t.clock.ticks_ms()
+    assert sc.launch(now0)
+    t.clock.advance_us(400000)
+    sc.tick(t.clock.ticks_ms())  # reads it, then polls the other group
+    assert sc.pop() == scanner.EV_SEEN and sc.seat == g and sc.t_ms == now0
     assert t.bus.max_fields_on == 2
 
 
