@@ -445,16 +445,9 @@ class PN532:
                 return PENDING
             hints[slot] = 0
             if op & 1:
-                err = self._fail(ERR_NO_ACK)
-            else:
-                self._write(self._w_abort)  # tell the chip to drop the command
-                err = self._fail(ERR_TIMEOUT)
-            if op < 3:
-                self.found = err
-                return self._off_now(clock)  # the field off all the same
-            self._op = 0
-            self.off = err
-            return self.found
+                return self._end(op, ERR_NO_ACK)
+            self._write(self._w_abort)  # tell the chip to drop the command
+            return self._end(op, ERR_TIMEOUT)
         last = self._op_last
         if last < 0:
             h = hint - 20
@@ -473,13 +466,7 @@ class PN532:
         cs.value(1)
         if op & 1:
             if self._ack != self._ack_wire:
-                err = self._fail(ERR_BAD_ACK)
-                if op == 1:
-                    self.found = err
-                    return self._off_now(clock)
-                self._op = 0
-                self.off = err
-                return self.found
+                return self._end(op, ERR_BAD_ACK)
             self._op = op + 1
             self._op_last = -1
             self._op_miss = 0
@@ -496,6 +483,18 @@ class PN532:
         self.off = n if n < 0 else OK
         return self.found
 
+    # bytecode: a failed phase (rare), out of step()'s native code
+    def _end(self, op, err):
+        # a poll's failure is its answer, and its field goes off all the same;
+        # a field-off's failure ends the command
+        self._fail(err)
+        if op < 3:
+            self.found = err
+            return self._off_now(self._clock)
+        self._op = 0
+        self.off = err
+        return self.found
+
     # bytecode (issue 21, a heap that fits): a thin step (attribute stores, a call into machine.SPI)
     def _off_now(self, clock):
         # RFConfiguration field off, its ACK and answer read by step()
@@ -508,10 +507,6 @@ class PN532:
         w = self._hints[8]
         self.wait = w if w > 0 else self.step_us
         return PENDING
-
-    def busy(self):
-        """A poll begun and not finished (``poll_begin``)."""
-        return self._op != 0
 
     # ---- commands ------------------------------------------------------------
     def firmware_version(self):

@@ -348,7 +348,36 @@ class Scanner:
         read, then one poll of the next group of readers, all of them at
         once; returns the number of events waiting. Does nothing (cheaply)
         while every reader waits."""
-        self._tend(now)
+        if not self._all_up:
+            # the readers that are not polled: a set-up, a reset's next step
+            # (at most one set-up); skipped while every reader is up
+            n = self.seats
+            down = False
+            for _ in range(n):
+                seat = self._next
+                self._next = (seat + 1) % n
+                st = self._state[seat]
+                if st == _OK:
+                    continue
+                down = True
+                if st == _INIT:
+                    self._setup(seat, now)
+                    break
+                if ticks_diff(now, self._due[seat]) < 0:
+                    continue
+                if st == _RESET:
+                    self.readers[seat].reset_end()
+                    self._state[seat] = _BOOT
+                    self._due[seat] = now + _back_off(self.boot_ms, self._backoff[seat])
+                    continue  # releasing the pin is cheap: serve another reader
+                if st == _BOOT:
+                    self._setup(seat, now)
+                    break
+                if st == _WAIT:
+                    self._start_reset(seat, 0, now)
+                    continue
+            if not down:
+                self._all_up = True
         f = self._flight
         if f >= 0:
             # the group launch() left running: its answers and field-offs
@@ -363,40 +392,6 @@ class Scanner:
                 self._serve_group(g, now)
                 break
         return self._q_len
-
-    @micropython.native
-    def _tend(self, now):
-        # the readers that are not polled: a set-up, a reset's next step (at
-        # most one set-up); nothing while every reader is up
-        if self._all_up:
-            return
-        n = self.seats
-        down = False
-        for _ in range(n):
-            seat = self._next
-            self._next = (seat + 1) % n
-            st = self._state[seat]
-            if st == _OK:
-                continue
-            down = True
-            if st == _INIT:
-                self._setup(seat, now)
-                return
-            if ticks_diff(now, self._due[seat]) < 0:
-                continue
-            if st == _RESET:
-                self.readers[seat].reset_end()
-                self._state[seat] = _BOOT
-                self._due[seat] = now + _back_off(self.boot_ms, self._backoff[seat])
-                continue  # releasing the pin is cheap: serve another reader
-            if st == _BOOT:
-                self._setup(seat, now)
-                return
-            if st == _WAIT:
-                self._start_reset(seat, 0, now)
-                continue
-        if not down:
-            self._all_up = True
 
     def launch(self, now):
         """Begin the polls of the next group of readers (at ``now``, the main
@@ -417,7 +412,7 @@ class Scanner:
                 return True
         return False
 
-    @micropython.native
+    # bytecode: twice a cycle, a few lines (native: more of the chip's heap)
     def _begin_group(self, g):
         # InListPassiveTarget to every reader of group g (seats g, g + groups,
         # ...) that is up; False: none is
