@@ -270,6 +270,8 @@ class Scanner:
         """True while a seat saw a new tag by one poll and its confirming poll
         may still come (confirm_ms and a cycle's allowance after it): the main
         loop starts no save then, so that the tap's frame is not kept waiting."""
+        if not max(self._pend):
+            return False  # nearly every turn: one C call, not a loop over the seats
         for s in range(self.seats):
             if self._pend[s] and ticks_diff(now, self._pend_at[s]) <= self.confirm_ms + _PENDING_SLACK_MS:
                 return True

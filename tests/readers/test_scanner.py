@@ -317,6 +317,21 @@ def test_a_launched_polls_sighting_is_judged_by_the_time_it_began():
     assert t.bus.max_fields_on == 2
 
 
+def test_seen_once_while_a_card_waits_for_its_confirming_poll():
+    # the main loop starts no save while it is True (picoboard.card_pending)
+    t = _started()
+    sc = t.sc
+    assert not sc.seen_once(t.clock.ticks_ms())
+    t.chips[1].place(chip.Tag(uid7(4)))
+    while not t.shown:
+        t.run(1)
+    assert t.shown[0][:3] == (scanner.EV_SEEN, 1, 4)
+    assert sc.seen_once(t.clock.ticks_ms())
+    t.run(200)  # confirmed: counted, nothing pending
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 1, 4)]
+    assert not sc.seen_once(t.clock.ticks_ms())
+
+
 def test_event_queue_overflow_counts_drops():
     t = _started()
     sc = t.sc
