@@ -1263,12 +1263,6 @@ def main(argv, start_alloc):
         import framebuf
 
         sys.modules["framebuf"] = vclock.TimedFramebuf(board.clock, framebuf)
-        # the firmware's files: littlefs's C code charged at c_factor too
-        # (the models open theirs before this, or inside their calls, where
-        # no time is charged)
-        import builtins
-
-        builtins.open = vclock.TimedOpen(board.clock, builtins.open)
     # "events" (virtual --serve): the events beside the link, the simulation's
     # heap (loaded before the timed sys below: the tap's own calls are not the firmware's)
     rest = [a for a in argv[6:] if a != "events"]

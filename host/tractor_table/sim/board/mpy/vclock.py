@@ -209,71 +209,6 @@ class TimedFramebuf:
         return getattr(self._m, name)
 
 
-class _TimedFile:
-    """A file the firmware opened: each call (littlefs, C on the rp2 port)
-    charged at c_factor; the block device's calls inside it are model calls
-    (norflash.py, .calls), the chip's erase and program times the flash's."""
-
-    def __init__(self, clock, f):
-        self._clock = clock
-        self._f = f
-
-    def _c(self, fn, *a):
-        c = self._clock
-        prev = c.switch(c.c_factor)
-        try:
-            return fn(*a)
-        finally:
-            c.switch(prev)
-
-    def write(self, b):
-        return self._c(self._f.write, b)
-
-    def read(self, *a):
-        return self._c(self._f.read, *a)
-
-    def readinto(self, *a):
-        return self._c(self._f.readinto, *a)
-
-    def flush(self):
-        return self._c(self._f.flush)
-
-    def close(self):
-        return self._c(self._f.close)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        self.close()
-
-    def __iter__(self):
-        return iter(self._f)  # (lines: tableconfig, at start)
-
-    def __getattr__(self, name):
-        return getattr(self._f, name)
-
-
-class TimedOpen:
-    """The firmware's ``open`` (builtins.open while the firmware runs): the
-    open and each call of the file returned charged at c_factor, as the
-    gc and json calls are: littlefs is C on the rp2 port (before, its CPU
-    time was charged at the bytecode factor, about 1.8 times too much)."""
-
-    def __init__(self, clock, op):
-        self._clock = clock
-        self._open = op
-
-    def __call__(self, *a, **k):
-        c = self._clock
-        prev = c.switch(c.c_factor)
-        try:
-            f = self._open(*a, **k)
-        finally:
-            c.switch(prev)
-        return _TimedFile(c, f)
-
-
 class RunDelay:
     """The process's time waiting for a CPU, in ns (Linux schedstat; one
     thread: the unix port runs the firmware on its main thread)."""
@@ -367,6 +302,7 @@ class VClock:
         # heap in use when the stretch began
         self.heap_watch = False
         self._alloc = 0
+        self.last_v = 0  # the last stretch's charge (us)
         # the model call that began the current stretch: 1 a pin, 2 an SPI
         # transfer, 0 anything else (enter(kind))
         self._kind = 0
@@ -480,17 +416,21 @@ class VClock:
             if self._cal >= 0:
                 self._cal += d
             elif self.factor:
-                v0 = self.now_us
                 self._charge(d, self.overhead_us, self.call_us)
                 if self.heap_watch:
-                    # (TT_TAPTRACE_GC, a diagnostic: gc.mem_alloc() costs about
-                    # 0.2 ms a call here) the heap shrank by more than a few
-                    # frees in the firmware's stretch: the allocator collected
-                    # there, and the stretch was charged for it
-                    if _gc.mem_alloc() < self._alloc - 8192:
-                        self.trace.add(88, v0, self.now_us - v0)  # X
+                    self._watched()
             self._in = utime.ticks_us()
         self._depth += 1
+
+    def _watched(self):
+        # (TT_TAPTRACE_GC, a diagnostic: gc.mem_alloc() costs about 0.2 ms a
+        # call here; apart from enter(), whose frame each model call sets up
+        # inside the stretch measured) the heap shrank by more than a few
+        # frees in the firmware's stretch: the allocator collected there, and
+        # the stretch was charged for it
+        if _gc.mem_alloc() < self._alloc - 8192:
+            v = self.last_v
+            self.trace.add(88, self.now_us - v, v)  # X
 
     def _charge(self, d, overhead, call_us):
         # a stretch of d real us of firmware work, at the factor of the code
@@ -518,6 +458,7 @@ class VClock:
                 self.native_us += int(d * self.factor)
         self.now_us += v
         self.cpu_us += v
+        self.last_v = v
 
     def switch(self, factor):
         """The firmware's code changes kind (native code calls bytecode, or
@@ -572,6 +513,9 @@ class VClock:
             self.leave()
         return r
 
+    def _watch_start(self):
+        self._alloc = _gc.mem_alloc()
+
     def mark(self):
         """The process waited for real (the board's own waits): a wait for the
         CPU before now is not the next stretch's."""
@@ -583,7 +527,7 @@ class VClock:
         if self._depth <= 0:
             self._depth = 0
             if self.heap_watch:
-                self._alloc = _gc.mem_alloc()
+                self._watch_start()
             t = utime.ticks_us()
             if self.run_delay is not None and utime.ticks_diff(t, self._in) > self.long_call:
                 # a long model call: a preemption in it was the model's
