@@ -146,7 +146,10 @@ def hand_from(cards, hand=None):
     return hand
 
 
-class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
+# The parts in the order a method is looked up in (each part passed costs a
+# map probe or two a call): the ladders' and the oracle's first, which the
+# slowest follows call most (docs/firmware.md, "Small modules").
+class Engine(Ladders, Sweep, Placer, Plays, Memo, Matching):
     """The rules of one table: options, then per hand the level and trump."""
 
     def __init__(

@@ -355,11 +355,12 @@ class RefEngine(drules.Engine):
 
     # ------------------------------------------------ the t-search (old)
 
-    def _t(self, cnt, s, lo=0):
-        # type: (bytearray, int, int) -> int
+    def _t(self, cnt, s, lo=0, steps=0):
+        # type: (bytearray, int, int, int) -> int
         """t of docs/rules.md §6.2: most pairs in disjoint runs of width 2 that the lead's
         tractors (self._bins, capacities in pairs) can take (the whole search;
-        lo, the device engine's floor, only as its answer reads: lo or 0)."""
+        lo, the device engine's floor, only as its answer reads: lo or 0;
+        steps, the device engine's budget, not used)."""
         t = self._tfull(cnt, s)
         return t if not lo else (lo if t >= lo else 0)
 
