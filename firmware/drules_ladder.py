@@ -28,7 +28,7 @@ R_TRIPLES = const(8)
 R_TITANIC = const(9)
 R_SAME_SHAPE = const(10)
 _VW = const(24)
-_NPOS = const(24)
+_NPOS = const(18)
 
 
 class Ladders(EngineBase):

@@ -13,7 +13,7 @@ try:
 except ImportError:
     pass
 
-_NPOS = const(24)
+_NPOS = const(18)
 _NREC = const(64)  # remembered failed states (a power of 2)
 _RW = const(16)  # bytes of one: stamp, position, demand (2), left over (3), n, n codes
 _PROBE = const(6)

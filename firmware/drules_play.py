@@ -23,7 +23,7 @@ R_FOLLOW_SUIT = const(5)
 R_PAIRS = const(6)
 R_TRACTOR = const(7)
 R_THROW_FAILED = const(11)
-_NPOS = const(24)
+_NPOS = const(18)
 _MAXB = const(16)
 # The t-search's steps before the oracle (the holding's; issue 21: a step
 # is about 0.45 ms of bytecode on the chip, the oracle's answer 5-10 ms, and

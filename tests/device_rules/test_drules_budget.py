@@ -25,7 +25,7 @@ import drules_play  # noqa: E402
 import judge_mp  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
-_NPOS = 24
+_NPOS = 18  # the engine's stride (firmware/drules_place.py)
 
 
 def _engine_class(name: str) -> Any:

@@ -10,6 +10,8 @@ CPython and MicroPython."""
 import drules as D
 from drules_refladder import RefEngine
 
+_NPOS = 18  # the stride of the engine's pidx (firmware/drules.py)
+
 
 class Rng:
     """A small LCG, the same numbers under both runtimes."""
@@ -60,7 +62,7 @@ def _units(rng, e, s, counts, nunits, decks, out):
         for p in range(top - k + 1, top + 1):
             if p < 0:
                 continue
-            base = s * 24 + p
+            base = s * _NPOS + p
             lo = e.pidx[base]
             hi = e.pidx[base + 1]
             f = e.order[lo + rng.below(hi - lo)]

@@ -15,10 +15,10 @@ R_TRACTOR = const(7)
 R_TRIPLES = const(8)
 R_TITANIC = const(9)
 R_SAME_SHAPE = const(10)
-_NPOS = const(24)
+_NPOS = const(18)  # the engine's (firmware/drules.py)
 _VW = const(24)
 _PW = const(40)
-_NPOS2 = const(24)
+_NPOS2 = const(18)
 
 
 class RefEngine(drules.Engine):
