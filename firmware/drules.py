@@ -147,9 +147,10 @@ def hand_from(cards, hand=None):
 
 
 # The parts in the order a method is looked up in (each part passed costs a
-# map probe or two a call): the ladders' and the oracle's first, which the
+# map probe or two a call): the plays' first (every check calls them; bot
+# play's checks are short), then the ladders' and the oracle's, which the
 # slowest follows call most (docs/firmware.md, "Small modules").
-class Engine(Ladders, Sweep, Placer, Plays, Memo, Matching):
+class Engine(Plays, Ladders, Sweep, Placer, Memo, Matching):
     """The rules of one table: options, then per hand the level and trump."""
 
     def __init__(
