@@ -79,10 +79,6 @@ def median(ts):
     return ts[n // 2] if n % 2 else (ts[n // 2 - 1] + ts[n // 2]) / 2
 
 
-def _nothing():
-    pass
-
-
 def replay(case, steps, timer, hands, forced, R, kinds=False):
     """Play the steps through a fresh engine; timer(kind, µs) gets each check."""
     import drules
@@ -102,13 +98,6 @@ def replay(case, steps, timer, hands, forced, R, kinds=False):
         import kindtime_mp
 
         split = kindtime_mp.split
-    # With the split, a collection before each check's plain timing: the
-    # split's wrappers allocate (their argument tuples), and a heap they
-    # left fragmented slows the engine's calls whose bytecode frames come
-    # from the heap (a frame of more than 11 words: each call a gc_alloc
-    # that must find that many free blocks in a row). hand-1032's trick 258
-    # took 104-151 us so, 20-27 us after a collection (2026-12-06).
-    fresh = gc.collect if kinds else _nothing
     for k, seat, cards, _real in steps:
         if k == "b":
             bidding.bid(seat, cards)
@@ -116,7 +105,6 @@ def replay(case, steps, timer, hands, forced, R, kinds=False):
             trump, _, _ = drules_hand.end_of_draw(bidding, False, dealer, no_bid, first_dealer, cards)
             e.set_trump(level, drules.NT if trump < 0 else trump)
         elif k == "L":
-            fresh()
             ts = []
             for _ in range(R):
                 t0 = ticks()
@@ -127,7 +115,6 @@ def replay(case, steps, timer, hands, forced, R, kinds=False):
             timer("lead", med, nat)
         elif k == "F":
             h = hands[seat]
-            fresh()
             ts = []
             for _ in range(R):
                 t0 = ticks()
@@ -145,7 +132,6 @@ def replay(case, steps, timer, hands, forced, R, kinds=False):
             for c in cards:
                 h[c % 54] -= 1
             if n == 4:
-                fresh()
                 ts = []
                 for _ in range(R):
                     t0 = ticks()
