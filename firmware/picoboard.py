@@ -24,6 +24,10 @@ except ImportError:
 LONG_MS = const(800)
 DOUBLE_MS = const(350)
 DEBOUNCE_MS = const(20)
+# the buttons' edges timestamped by their pin interrupts, kept until the main
+# loop's next turn (a power of two): a turn of the loop can last hundreds of
+# ms (a save's erase), a click must still be judged by its real edges
+_EDGES = const(16)
 # the watchdog (machine.WDT, at most 8,388 ms on the RP2040): fed every turn
 WDT_MS = const(8000)
 # after an I2C error the display is set up again this often (ms)
@@ -61,7 +65,13 @@ class ButtonDecoder:
             return
         held = now - self.down_at[seat]
         self.down_at[seat] = -1
-        if self.long_sent[seat] or held >= LONG_MS:
+        if self.long_sent[seat]:
+            return
+        if held >= LONG_MS:
+            # held long, and released before a poll saw it held (a press
+            # wholly inside one long turn of the main loop): still an undo
+            self.clicks[seat] = 0
+            self.out.append((seat, E.BTN_UNDO))
             return
         self.clicks[seat] += 1
         self.click_at[seat] = now
@@ -156,6 +166,22 @@ class PicoBoard:
             self.problem = self.problem or "no display (I2C)"
         self.buttons = [Pin(p, Pin.IN, Pin.PULL_UP) for p in H.BUTTONS]
         self.decoder = ButtonDecoder(H.SEATS)
+        # each button's edges, timestamped in its pin's interrupt (_edge) and
+        # fed to the decoder at the main loop's next turn (presses): a ring of
+        # _EDGES (ticks_ms in _edge_t, seat | pressed << 2 in _edge_v); after
+        # it, each seat's last edge kept (its ms, and 1 for a press), then (in
+        # _edge_t) the edges written so far; _edge_r: those read
+        from array import array
+
+        n = H.SEATS
+        self._edge_t = array("i", [0] * (_EDGES + n + 1))
+        self._edge_v = bytearray(_EDGES + n)
+        self._edge_r = 0
+        for s in range(n):
+            self._edge_t[_EDGES + s] = -(1 << 29)
+        handler = self._edge  # one bound method, made here: the interrupt allocates nothing
+        for b in self.buttons:
+            b.irq(handler=handler, trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
         self.pwm = PWM(Pin(H.BUZZER))
         self.pwm.duty_u16(0)
         self._tone_until = 0
@@ -237,10 +263,47 @@ class PicoBoard:
             self._tone_until = 0
         return _NO_TAPS if out is None else out
 
+    def _edge(self, pin):
+        # a button's pin interrupt (hard: runs at the edge, or as soon as the
+        # flash's atomic section around an erase or program ends; the heap is
+        # locked): note the edge's time, no allocation
+        t = self._time.ticks_ms()
+        b = self.buttons
+        s = 0
+        n = len(b)
+        while s < n and b[s] is not pin:
+            s += 1
+        if s == n:
+            return
+        et = self._edge_t
+        ev = self._edge_v
+        p = 1 if pin.value() == self._pressed else 0
+        if p == ev[_EDGES + s] or t - et[_EDGES + s] < DEBOUNCE_MS:
+            return  # no change, or contact bounce: the turn's read of the level settles it
+        ev[_EDGES + s] = p
+        et[_EDGES + s] = t
+        i = et[_EDGES + n]
+        et[i & (_EDGES - 1)] = t
+        ev[i & (_EDGES - 1)] = s | (p << 2)
+        et[_EDGES + n] = i + 1
+
     def presses(self, now):
         pressed = self._pressed
         d = self.decoder
         down = d.down_at
+        # the edges since the last turn, in order, at their own times: a click
+        # made while the loop was busy (a save's erase) is still a click, a
+        # long press still a long press
+        et = self._edge_t
+        n = et[_EDGES + len(self.buttons)]
+        r = self._edge_r
+        if n - r > _EDGES:
+            r = n - _EDGES  # more than the ring holds: the oldest are gone
+        while r != n:
+            v = self._edge_v[r & (_EDGES - 1)]
+            d.feed(v & 3, v >> 2, et[r & (_EDGES - 1)])
+            r += 1
+        self._edge_r = r
         for s in range(len(self.buttons)):
             p = self.buttons[s].value() == pressed
             if p or down[s] >= 0:  # up and still up: nothing for the decoder

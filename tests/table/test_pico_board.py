@@ -18,12 +18,23 @@ class Pin:
     OUT = 1
     IN = 0
     PULL_UP = 1
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
     made = {}
 
     def __init__(self, pid, mode=None, pull=None, value=None):
         self.id = pid
         self.level = 1 if value is None else value
+        self.handler = None
         Pin.made[pid] = self
+
+    def irq(self, handler=None, trigger=12, hard=False):
+        self.handler = handler
+
+    def edge(self, level):
+        # the level changes: the pin's interrupt runs, as on the rp2 port
+        self.level = level
+        self.handler(self)
 
     def value(self, v=None):
         if v is None:
@@ -141,6 +152,21 @@ def test_board_on_a_stand_in_machine():
     btn.level = 1 - H.BUTTON_PRESSED
     assert b.presses(now + 100) == []
     assert b.presses(now + 100 + M.DOUBLE_MS) == [(2, E.BTN_OK)]
+    # a click whose press and release both came while the main loop was busy
+    # (the interrupt timestamps each edge): still a click, taken at the next turn
+    time.sleep_ms(150 + M.DOUBLE_MS)  # past the times the polls above were given
+    btn.edge(H.BUTTON_PRESSED)
+    time.sleep_ms(100)
+    btn.edge(1 - H.BUTTON_PRESSED)
+    now = time.ticks_ms()
+    assert b.presses(now + 900) == [(2, E.BTN_OK)]
+    # a long press made the same way: an undo, by its real duration
+    time.sleep_ms(100)
+    btn.edge(H.BUTTON_PRESSED)
+    time.sleep_ms(M.LONG_MS + 50)
+    btn.edge(1 - H.BUTTON_PRESSED)
+    got = b.presses(time.ticks_ms() + 900)
+    assert got == [(2, E.BTN_UNDO)], got
     # the buzzer sounds without blocking and stops by itself
     b.beep(E.SND_ERROR)
     assert PWM.last.f == 400 and PWM.last.duty == 32768

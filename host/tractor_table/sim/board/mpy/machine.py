@@ -26,6 +26,7 @@
 #   board), Timer (virtual, id -1), unique_id, freq, reset, soft_reset,
 #   reset_cause (PWRON_RESET, then WDT_RESET after a reset: the rp2 port resets
 #   through the watchdog), idle, lightsleep, disable_irq/enable_irq.
+import micropython
 import utime
 
 PWRON_RESET = 1
@@ -74,14 +75,14 @@ def _leave():
 # ------------------------------------------------------------------ Pin
 
 _NPINS = 30
-# per GPIO: [mode, pull, out level, irq handler, irq trigger, last level]
+# per GPIO: [mode, pull, out level, irq handler, irq trigger, last level, hard]
 _gpio = []
 
 
 def _gpio_reset():
     del _gpio[:]
     for _ in range(_NPINS):
-        _gpio.append([-1, 0, 0, None, 0, 0])
+        _gpio.append([-1, 0, 0, None, 0, 0, False])
 
 
 _gpio_reset()
@@ -130,7 +131,25 @@ def _edge(n):
     if h is None or new == old:
         return
     if (new == 0 and g[4] & Pin.IRQ_FALLING) or (new == 1 and g[4] & Pin.IRQ_RISING):
-        h(Pin(n))
+        if not g[6]:
+            h(Pin(n))
+            return
+        # hard=True: the rp2 port runs the handler in the interrupt, the heap
+        # locked (an allocation there is a MemoryError); at the board time the
+        # edge is seen: the models' next entry after the person's change, as
+        # the chip takes an edge that came during a flash erase or program
+        # (interrupts off) when that operation ends
+        pin = Pin(n)
+        c = _board.clock if _board is not None else None
+        if c is not None:
+            c.hard = True  # the models the handler calls unlock it meanwhile
+        micropython.heap_lock()
+        try:
+            h(pin)
+        finally:
+            micropython.heap_unlock()
+            if c is not None:
+                c.hard = False
 
 
 class _PinIRQ:
@@ -239,6 +258,7 @@ class Pin:
         g[3] = handler
         g[4] = trigger
         g[5] = _level(self._id)
+        g[6] = bool(hard)
         return _PinIRQ(self._id)
 
 

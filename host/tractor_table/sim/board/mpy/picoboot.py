@@ -63,8 +63,8 @@ _CROSSTALK_MS = 300 + 50
 # by two polls at least the scanner's confirm_ms (40) apart
 _HOLD_MS = 250
 _CONFIRM_MS = 40
-# a person's button presses (ms): each phase lasts at least this long and
-# until the firmware sampled the pin at least twice in it
+# a person's button presses (ms): each phase lasts this long (from the
+# model call at which it began: at least this long)
 _CLICK_MS = 150
 _LONG_MS = 1200
 _DOUBLE_ON_MS = 120
@@ -304,13 +304,15 @@ class Person(hands.Hands):
 
     def _press_step(self):
         p = self.press
-        seat, kind, phases, i, since, samples = p
+        seat, kind, phases, i, since, _samples = p
         if i >= len(phases):
             return  # waiting for the firmware to take the click
         now = self.board.clock.now_us
-        # each phase lasts its time and until the firmware read the pin twice in
-        # it (a slow turn of the loop must not merge two presses or miss one)
-        if now - since < phases[i][1] * 1000 or samples < 2:
+        # each phase lasts its time, whatever the firmware is doing: a person
+        # does not wait for the main loop (a click made during a long turn, a
+        # save's erase, is a click: the firmware timestamps the edges in its
+        # pins' interrupts, picoboard.PicoBoard._edge)
+        if now - since < phases[i][1] * 1000:
             return
         i += 1
         p[3] = i

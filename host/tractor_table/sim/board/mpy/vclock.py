@@ -45,6 +45,7 @@
 # ticks_diff, sleep_us, advance_us) plus enter()/leave() around model calls.
 import gc as _gc
 
+import micropython
 import utime
 
 _NONE = object()
@@ -248,6 +249,9 @@ class VClock:
     def __init__(self, cpu_factor=162.5, start_us=0, cpu_cap_us=1000, long_us=20, long_call_us=200):
         self.now_us = start_us
         self.last_ms = start_us // 1000  # the firmware's last time.ticks_ms() (unwrapped)
+        # in a hard pin interrupt's handler (machine._edge): the heap is locked
+        # for the firmware's code, and unlocked for the models' (enter, leave)
+        self.hard = False
         self.factor = cpu_factor
         self.cap = cpu_cap_us
         self.long = long_us
@@ -401,6 +405,8 @@ class VClock:
         """The firmware calls into a model: its CPU time since leave() is
         charged. kind: what the model call is (1 a pin, 2 an SPI transfer, 0
         anything else), for the in-situ measure of overhead_us."""
+        if self.hard:
+            micropython.heap_unlock()  # the model's own work, not the handler's
         if self._depth == 0:
             t = utime.ticks_us()
             d = utime.ticks_diff(t, self._mark)
@@ -534,6 +540,8 @@ class VClock:
                 self._waited_us()
                 t = utime.ticks_us()
             self._mark = t
+        if self.hard:
+            micropython.heap_lock()  # back in the hard handler's code
 
     # --- pn532sim.SimClock's interface
     def ticks_us(self):
