@@ -49,6 +49,9 @@ MAX_LINE = const(512)
 # the frame around it ('@[1,sid,seq,ack,11,[index,hash,' ... ']]*crc\n').
 MAX_EVENT = const(416)
 SNAP_CHUNK = const(192)  # raw bytes per snapshot chunk (256 base64 chars)
+# The device's ring of events for replay (docs/protocol.md, "The ring"): the
+# last `ring` events (64) as long as their JSON fits in this many bytes.
+RING_BYTES = const(2048)
 
 # Message types. Unreliable (seq 0): HELLO..ACK. Reliable (seq > 0): SYNC..APP.
 HELLO = const(1)
@@ -134,8 +137,14 @@ def _chain(prev, data):
 
 
 def encode_frame(sid, seq, ack, mtype, payload):
-    """One frame as bytes, newline included; ValueError if longer than MAX_LINE."""
-    body = dumps([PROTO, sid, seq, ack, mtype, payload]).encode()
+    """One frame as bytes, newline included; ValueError if longer than MAX_LINE.
+
+    A `payload` of type bytes is its canonical JSON already (the device's
+    EVENT payloads, made from its ring's records) and is put in as it is."""
+    if type(payload) is bytes:
+        body = b"[%d,%d,%d,%d,%d," % (PROTO, sid, seq, ack, mtype) + payload + b"]"
+    else:
+        body = dumps([PROTO, sid, seq, ack, mtype, payload]).encode()
     crc = binascii.crc32(body) & 0xFFFFFFFF
     out = b"@" + body + b"*" + ("%08x" % crc).encode() + b"\n"
     if len(out) > MAX_LINE:
@@ -574,7 +583,10 @@ class DeviceLink(_Link):
         timing=None,
         snap_limit=4096,
         table_uid="",
+        ring_bytes=RING_BYTES,
     ):
+        if ring_bytes < MAX_EVENT or ring_bytes > 65535:
+            raise ValueError("ring_bytes=%d: give %d to 65535 (the longest event must fit)" % (ring_bytes, MAX_EVENT))
         self.boot_id = boot_id
         # the table's own identity (hex of machine.unique_id(); "" unknown):
         # the ninth WELCOME field, so a host tells two tables apart
@@ -590,8 +602,15 @@ class DeviceLink(_Link):
         self._welcome = None
         self._ring_n = ring
         self.ring_size = ring
-        self._ring_ev = [None] * ring  # type: List[Optional[Tuple[Any, ...]]]
+        # the ring (docs/protocol.md, "The ring"): each event's canonical JSON
+        # bytes, one after the other in one preallocated buffer (a record that
+        # does not fit before its end goes at its start), its place and length
+        # and its state hash per slot: four objects, however many events
+        self._ring_b = bytearray(ring_bytes)
+        self._ring_at = array("H", [0] * ring)
+        self._ring_len = array("H", [0] * ring)
         self._ring_h = array("I", [0] * ring)  # unboxed: crc32 values pass 2**30
+        self._wpos = 0  # where the next record goes
         self.count = 0
         self.head = 0
         self._base = 0  # oldest index that can be replayed
@@ -610,31 +629,47 @@ class DeviceLink(_Link):
         """Append a game event (a flat list); returns its state hash.
         ValueError (nothing changed) if its JSON is longer than MAX_EVENT."""
         c = canonical(ev)
-        if len(c) > MAX_EVENT:
-            raise ValueError("event of %d bytes is longer than MAX_EVENT=%d" % (len(c), MAX_EVENT))
+        n = len(c)
+        if n > MAX_EVENT:
+            raise ValueError("event of %d bytes is longer than MAX_EVENT=%d" % (n, MAX_EVENT))
         h = _chain(self.head, c)
-        slot = self.count % self._ring_n
-        # kept as a tuple: one block, where a list is two (its object and its
-        # items), a fifth less of the ring's heap on the chip (docs/firmware.md, "Heap")
-        self._ring_ev[slot] = tuple(ev)
+        rb = self._ring_b
+        w = self._wpos
+        wrap = w + n > len(rb)  # written at the start: the buffer's end is left
+        pos = 0 if wrap else w
+        # the live records run from the oldest's start round to w, in order:
+        # the oldest go while their slot is needed or their record starts in
+        # what this one takes ([w, w + n), or from w round to n on a wrap)
+        at = self._ring_at
+        rn = self._ring_n
+        while self.count > self._base:
+            k = self._base % rn
+            if self.count - self._base < rn:
+                a = at[k]
+                if not ((a >= w or a < n) if wrap else (w <= a < w + n)):
+                    break
+            self._base_hash = self._ring_h[k]
+            self._base += 1
+        rb[pos : pos + n] = c
+        slot = self.count % rn
+        at[slot] = pos
+        self._ring_len[slot] = n
         self._ring_h[slot] = h
+        self._wpos = pos + n
         self.count += 1
         self.head = h
-        if self.count - self._base > self._ring_n:
-            self._base_hash = self._ring_h[self._base % self._ring_n]
-            self._base += 1
         self._pump()
         return h
 
     def restore(self, base, base_hash, events):
         """Rebuild the log after a reboot: `events` follow index `base`,
-        whose preceding hash is `base_hash` (only the last `ring` are kept)."""
+        whose preceding hash is `base_hash` (only the last that the ring
+        holds are kept)."""
         self.count = base
         self.head = base_hash
         self._base = base
         self._base_hash = base_hash
-        for i in range(len(self._ring_ev)):
-            self._ring_ev[i] = None
+        self._wpos = 0
         for ev in events:
             self.add_event(ev)
 
@@ -731,12 +766,17 @@ class DeviceLink(_Link):
                 return _Link._next_message(self)
             self._ev_pend = i
             slot = i % self._ring_n
-            return EVENT, [i, self._ring_h[slot], self._ring_ev[slot]]
+            a = self._ring_at[slot]
+            # the payload [i, hash, event] as JSON bytes, the event's own
+            # straight from the ring (encode_frame puts bytes in as they are)
+            return EVENT, b"[%d,%d," % (i, self._ring_h[slot]) + self._ring_b[a : a + self._ring_len[slot]] + b"]"
         return None
 
     def _acked(self, mtype, payload):
-        if mtype == EVENT and self._ev_pend == payload[0]:
-            self._tx_ev = payload[0] + 1
+        # one reliable message is in flight at a time: an acked EVENT is the
+        # one _ev_pend names, unless _set_tx moved the pointer since (-1)
+        if mtype == EVENT and self._ev_pend >= 0:
+            self._tx_ev = self._ev_pend + 1
             self._ev_pend = -1
 
     def _snap_limit(self) -> int:
