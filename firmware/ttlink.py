@@ -142,11 +142,12 @@ def encode_frame(sid, seq, ack, mtype, payload):
     A `payload` of type bytes is its canonical JSON already (the device's
     EVENT payloads, made from its ring's records) and is put in as it is."""
     if type(payload) is bytes:
-        body = b"[%d,%d,%d,%d,%d," % (PROTO, sid, seq, ack, mtype) + payload + b"]"
+        head = b"[%d,%d,%d,%d,%d," % (PROTO, sid, seq, ack, mtype)
+        crc = binascii.crc32(b"]", binascii.crc32(payload, binascii.crc32(head)))
+        out = b"".join((b"@", head, payload, b"]*%08x\n" % (crc & 0xFFFFFFFF)))
     else:
         body = dumps([PROTO, sid, seq, ack, mtype, payload]).encode()
-    crc = binascii.crc32(body) & 0xFFFFFFFF
-    out = b"@" + body + b"*" + ("%08x" % crc).encode() + b"\n"
+        out = b"".join((b"@", body, b"*%08x\n" % (binascii.crc32(body) & 0xFFFFFFFF)))
     if len(out) > MAX_LINE:
         raise ValueError("frame of %d bytes is longer than MAX_LINE=%d" % (len(out), MAX_LINE))
     return out
@@ -641,22 +642,26 @@ class DeviceLink(_Link):
         # the oldest go while their slot is needed or their record starts in
         # what this one takes ([w, w + n), or from w round to n on a wrap)
         at = self._ring_at
+        rh = self._ring_h
         rn = self._ring_n
-        while self.count > self._base:
-            k = self._base % rn
-            if self.count - self._base < rn:
+        cnt = self.count
+        b = self._base
+        while cnt > b:
+            k = b % rn
+            if cnt - b < rn:
                 a = at[k]
-                if not ((a >= w or a < n) if wrap else (w <= a < w + n)):
+                if (n <= a < w) if wrap else (a < w or a >= w + n):
                     break
-            self._base_hash = self._ring_h[k]
-            self._base += 1
+            self._base_hash = rh[k]
+            b += 1
+        self._base = b
         rb[pos : pos + n] = c
-        slot = self.count % rn
+        slot = cnt % rn
         at[slot] = pos
         self._ring_len[slot] = n
-        self._ring_h[slot] = h
+        rh[slot] = h
         self._wpos = pos + n
-        self.count += 1
+        self.count = cnt + 1
         self.head = h
         self._pump()
         return h
@@ -769,7 +774,7 @@ class DeviceLink(_Link):
             a = self._ring_at[slot]
             # the payload [i, hash, event] as JSON bytes, the event's own
             # straight from the ring (encode_frame puts bytes in as they are)
-            return EVENT, b"[%d,%d," % (i, self._ring_h[slot]) + self._ring_b[a : a + self._ring_len[slot]] + b"]"
+            return EVENT, b"".join((b"[%d,%d," % (i, self._ring_h[slot]), self._ring_b[a : a + self._ring_len[slot]], b"]"))
         return None
 
     def _acked(self, mtype, payload):
