@@ -245,65 +245,25 @@ class LineReader:
 
 
 # ---------------------------------------------------------------- snapshots
+# Sent and received in chunks by ttlink_snap.py, loaded when one starts or its
+# BEGIN arrives and dropped once none is under way (_snap_idle): the table
+# holds its code only then (as persist loads persistload for a read).
 
 
-class _SnapOut:
-    def __init__(self, sid, data, count, head):
-        self.id = sid
-        self.data = data
-        self.count = count
-        self.head = head
-        self.n = (len(data) + SNAP_CHUNK - 1) // SNAP_CHUNK
-        self.next = -1  # -1: BEGIN not yet sent
+def _snap():
+    import ttlink_snap
 
-    def next_message(self):
-        if self.next < 0:
-            self.next = 0
-            crc = binascii.crc32(self.data) & 0xFFFFFFFF
-            return SNAP_BEGIN, [self.id, len(self.data), self.n, crc, self.count, self.head]
-        if self.next >= self.n:
-            return None
-        k = self.next
-        self.next = k + 1
-        raw = self.data[k * SNAP_CHUNK : (k + 1) * SNAP_CHUNK]
-        return SNAP_CHUNK_T, [self.id, k, binascii.b2a_base64(raw).decode().strip()]
+    return ttlink_snap
 
 
-class _SnapIn:
-    def __init__(self, p, limit):
-        self.ok = False
-        self.error = ""
-        if len(p) != 6 or p[1] < 0 or p[2] < 0 or p[1] > limit:
-            self.id = p[0] if p else 0
-            self.error = "snapshot too large or malformed"
-            return
-        self.id, self.total, self.n, self.crc, self.count, self.head = p
-        self.buf = bytearray(self.total)
-        self.got = 0
-        self.pos = 0
-
-    def chunk(self, p):
-        """Take one chunk; returns None while incomplete, else an error or ''."""
-        if self.error:
-            return self.error
-        try:
-            raw = binascii.a2b_base64(p[2])
-        except Exception:  # noqa: BLE001
-            raw = None
-        if p[1] != self.got or raw is None or self.pos + len(raw) > self.total:
-            self.error = "chunk %d out of order or malformed" % p[1]
-            return self.error
-        self.buf[self.pos : self.pos + len(raw)] = raw
-        self.pos += len(raw)
-        self.got += 1
-        if self.got < self.n:
-            return None
-        if self.pos != self.total:
-            return "snapshot length %d, announced %d" % (self.pos, self.total)
-        if binascii.crc32(self.buf) & 0xFFFFFFFF != self.crc:
-            return "snapshot checksum mismatch"
-        self.ok = True
-        return ""
+def _snap_idle(link):
+    # no snapshot under way: its module leaves the heap if it came from a
+    # .mpy file (the Pico, the virtual table); one compiled from source (the
+    # tests under MicroPython; CPython) is kept, as table._done keeps a part
+    if link._snap_out is None and link._snap_in is None:
+        m = sys.modules.get("ttlink_snap")
+        if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
+            del sys.modules["ttlink_snap"]
 
 
 # ---------------------------------------------------------------- link core
@@ -315,6 +275,10 @@ _NO_NOTES = []
 class _Link:
     """Session, reliable delivery, keepalive: what both ends share."""
 
+    # the snapshot's vocabulary for ttlink_snap, which takes it from the link
+    # it serves (it imports nothing of this module: no import cycle)
+    SNAP = (SNAP_CHUNK, SNAP_BEGIN, SNAP_CHUNK_T, SNAP_DONE)
+
     def __init__(self, now, timing=None):
         t = timing or (RTO_MIN, RTO_MAX, PING_MS, DOWN_MS)
         self.rto_min, self.rto_max, self.ping_ms, self.down_ms = t
@@ -323,9 +287,6 @@ class _Link:
         self._reader = LineReader(self._line)
         self._out = []  # encoded frames waiting for take_output()
         self._notes = []
-        self._queue = []  # reliable (type, payload) waiting to be sent
-        self._snap_out = None
-        self._snap_in = None
         self._snap_seq = 0
         self._now = now
         self._new_session(0, now)
@@ -348,6 +309,7 @@ class _Link:
         self._queue = []
         self._snap_out = None
         self._snap_in = None
+        _snap_idle(self)
         self._ack_due = False
         self._last_rx = now
         self._last_tx = now
@@ -492,48 +454,25 @@ class _Link:
             if m is not None:
                 return m
             self._snap_out = None
+            _snap_idle(self)
         return None
 
     def _acked(self, mtype, payload):
         pass
 
     def _deliver(self, mtype, payload):
-        if mtype == SNAP_BEGIN:
-            self._snap_in = _SnapIn(payload, self._snap_limit())
-            if self._snap_in.error:
-                self._snap_failed(self._snap_in.id, self._snap_in.error)
-        elif mtype == SNAP_CHUNK_T:
-            s = self._snap_in
-            if s is None or not payload or payload[0] != s.id:
-                return
-            err = s.chunk(payload)
-            if err is None:
-                return
-            self._snap_in = None
-            if err:
-                self._snap_failed(s.id, err)
-                return
-            err = self._snapshot_received(bytes(s.buf), s.count, s.head)
-            if err:
-                self._snap_failed(s.id, err)
-            else:
-                self._queue.append((SNAP_DONE, [s.id, 1, ""]))
-        elif mtype == APP:
+        if mtype == APP:
             self._note("app", payload)
+        elif mtype == SNAP_BEGIN or mtype == SNAP_CHUNK_T:
+            _snap().deliver(self, mtype, payload)
+            _snap_idle(self)
         else:
             self._deliver_more(mtype, payload)
-
-    def _snap_failed(self, sid, err):
-        self._snap_in = None
-        self._queue.append((SNAP_DONE, [sid, 0, err]))
-        self._note("snapshot_rejected", sid, err)
 
     def _start_snapshot(self, data, count, head):
         # no _pump() here: callers are inside _frame() (which pumps after
         # delivering) or public methods (which pump themselves)
-        self._snap_seq += 1
-        self._snap_out = _SnapOut(self._snap_seq, data, count, head)
-        return self._snap_seq
+        return _snap().start(self, data, count, head)
 
     # hooks
     def _snap_limit(self) -> int:
@@ -752,13 +691,7 @@ class DeviceLink(_Link):
         self._ev_pend = -1
 
     def _send_own_snapshot(self):
-        self._set_tx(-1)
-        src = self.snapshot_source
-        if src is None:
-            self._queue.append((SNAP_DONE, [0, 0, "device has no snapshot source"]))
-            return
-        data, count, head = src()
-        self._start_snapshot(data, count, head)
+        _snap().send_own(self)
 
     def _next_message(self):
         m = _Link._next_message(self)
@@ -788,16 +721,7 @@ class DeviceLink(_Link):
         return self._limit
 
     def _snapshot_received(self, data, count, head) -> str:
-        cb = self.on_snapshot
-        if cb is None:
-            return "device does not accept snapshots"
-        err = cb(data, count, head)
-        if err:
-            return err
-        self.restore(count, head, ())
-        self._set_tx(count)
-        self._note("snapshot_applied", count, head)
-        return ""
+        return _snap().applied(self, data, count, head)
 
     def _link_down(self, why):
         _Link._link_down(self, why)

@@ -15,7 +15,7 @@ from shengji import Rules
 from tractor_table import cli, virtual_heap
 from tractor_table.errors import CommandError
 from tractor_table.events import EV
-from tractor_table.link.notes import Up
+from tractor_table.link.notes import SnapshotIn, Up
 from tractor_table.sim.virtual.game import BotGame
 from tractor_table.sim.virtual.runner import VirtualTable
 from vtable_rig import table_in
@@ -163,8 +163,12 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
         vt2.close()
     assert game.disagreements == []
     assert len(game.hand.tricks) > tricks_before
-    # the snapshot's reader and restorer were loaded for the start from flash only
-    assert "table" in vt2.modules_loaded and not {"tablerestore", "persistload"} & set(vt2.modules_loaded)
+    # the snapshot's reader and restorer were loaded for the start from flash
+    # only, and the link's snapshot code for the snapshot it sent the host (the
+    # ring starts at the restored state: the host's record had to start there)
+    assert any(isinstance(n, SnapshotIn) for n in vt2.notes)
+    assert "table" in vt2.modules_loaded
+    assert not {"tablerestore", "persistload", "ttlink_snap"} & set(vt2.modules_loaded)
 
 
 def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path) -> None:
