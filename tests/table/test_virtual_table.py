@@ -115,7 +115,8 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
     # code the table does not need stayed out of the heap: the host's end of
     # the link, the Pico's board, snapshot restoring and table.cfg's reader
     assert "table" in vt.modules_loaded and "ttlink" in vt.modules_loaded
-    for never in ("ttlink_host", "picoboard", "tablerestore", "persistload", "tableconfig", "enrollmode", "snaplayout", "evlayout"):
+    for never in ("ttlink_host", "picoboard", "tablerestore", "persistload", "tableconfig", "enrollmode", "snaplayout", "evlayout",
+                  "mainstart", "ttlink_snap"):
         assert never not in vt.modules_loaded
 
 
