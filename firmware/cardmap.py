@@ -3,8 +3,7 @@
 Made by the host (``tractor-table deckcheck --export``) from an enrolled card
 set and copied to the Pico (``cards.bin``). Looking a tag up allocates
 nothing: the records are sorted fixed-width keys, searched by bisection
-directly in the file's bytes. The file is checked once, when it is loaded
-(cardcheck.py, loaded for that and dropped).
+directly in the file's bytes.
 
 Format (all integers little-endian)::
 
@@ -25,7 +24,7 @@ Card ids as in docs/protocol.md: copy * 54 + suit * 13 + rank, jokers 52/53.
 """
 
 from micropython import const
-import sys
+import binascii
 
 MAGIC = b"TTCM"
 VERSION = const(1)
@@ -43,19 +42,20 @@ class CardMap:
     """A loaded map. ``lookup(uid, n)`` -> card id, or -1 for a tag not in the set."""
 
     def __init__(self, data):
-        # the file's checks run once: cardcheck.py's, loaded for them and
-        # dropped after if it came from a .mpy file (one compiled from source,
-        # the tests, is kept)
-        import cardcheck
-
-        r = cardcheck.check(data, MAGIC, VERSION, HEADER, RECORD, NAME_MAX)
-        m = sys.modules.get("cardcheck")
-        if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
-            del sys.modules["cardcheck"]
-        if type(r) is str:
-            raise CardMapError(r)
+        if len(data) < HEADER or data[0:4] != MAGIC:
+            raise CardMapError("not a card map (no TTCM header)")
+        if data[4] != VERSION or data[5] != RECORD:
+            raise CardMapError("card map format %d/%d not supported" % (data[4], data[5]))
+        count = data[6] | (data[7] << 8)
+        if len(data) != HEADER + count * RECORD:
+            raise CardMapError("card map truncated: %d records expected" % count)
+        crc = data[12] | (data[13] << 8) | (data[14] << 16) | (data[15] << 24)
+        if binascii.crc32(memoryview(data)[HEADER:]) & 0xFFFFFFFF != crc:
+            raise CardMapError("card map damaged: CRC mismatch")
         self._d = data
-        self.count, self.decks, self.name = r
+        self.count = count
+        self.decks = data[8]
+        self.name = bytes(data[16 : 16 + min(data[9], NAME_MAX)]).decode()
 
     def _cmp(self, rec, uid, n):
         # Compare record ``rec`` with the key (n, uid[:n]): <0, 0 or >0.
