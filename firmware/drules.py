@@ -109,7 +109,7 @@ R_SAME_SHAPE = const(10)  # same_shape_only / quads: the led shape was held
 R_THROW_FAILED = const(11)  # a throw that another seat can beat
 
 # Sizes of the scratch buffers.
-_NPOS = const(24)  # positions per effective suit (at most 17 used)
+_NPOS = const(18)  # positions per effective suit (at most 17 used, and one past the last)
 _MAXU = const(64)  # units of one play
 _MAXB = const(16)  # tractors of one lead (bins of the t-search)
 _VW = const(24)  # non-single units of a lead in the ladder vector
@@ -146,7 +146,11 @@ def hand_from(cards, hand=None):
     return hand
 
 
-class Engine(Plays, Matching, Ladders, Placer, Sweep, Memo):
+# The parts in the order a method is looked up in (each part passed costs a
+# map probe or two a call): the plays' first (every check calls them; bot
+# play's checks are short), then the ladders' and the oracle's, which the
+# slowest follows call most (docs/firmware.md, "Small modules").
+class Engine(Plays, Ladders, Sweep, Placer, Memo, Matching):
     """The rules of one table: options, then per hand the level and trump."""
 
     def __init__(

@@ -63,6 +63,7 @@ class EngineBase:
     _ql: bytearray
     _tb: bytearray
     _a: bytearray
+    _z: bytes
     _st: bytearray
     _sf: bytearray
     _n: bytearray
@@ -105,7 +106,7 @@ class EngineBase:
     _count: "Callable[[Sequence[int], bytearray], None]"
     _uncount: "Callable[[Sequence[int], bytearray], None]"
     _decompose: "Callable[[bytearray, int, bytearray, int], int]"
-    _t: "Callable[[bytearray, int, int], int]"
+    _t: "Callable[[bytearray, int, int, int], int]"
     _ladder: "Callable[[bytearray, bytearray, int], int]"
     _tpoly: "Callable[[bytearray, int, int, int], int]"
     _sweep: "Callable[[int, int, int, int, int], bool]"

@@ -28,7 +28,7 @@ R_TRIPLES = const(8)
 R_TITANIC = const(9)
 R_SAME_SHAPE = const(10)
 _VW = const(24)
-_NPOS = const(24)
+_NPOS = const(18)
 
 
 class Ladders(EngineBase):
@@ -371,25 +371,32 @@ class Ladders(EngineBase):
         # On top of the earlier units' placement (none yet: these are the
         # first runs, self._u is clear), each run at the weakest place where
         # it fits, the sets in what is left: no search, and often enough.
+        # (the placement as it was, in _ub: the runs placed here are taken
+        # back by one slice copy, _urestore, not run by run)
         self._ng = 0
+        self._ub[:] = self._u
         if (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi)) and self._tail(0, 0, 0, 0):
             if not keep:
-                self._ungreedy(0)
+                self._urestore()
+                self._ng = 0
                 self._drop(m, k, n, pairs, t, runs, lo, hi)
             return True
         if self._ng:
-            self._ungreedy(0)
+            self._urestore()
+            self._ng = 0
         if t == 0 and k > 1:
             # One kind of runs: from the strongest place down too (at the
             # weakest a run can take the faces the sets need; issue 21:
             # adv-39's Titanic and the quad beside it, a sweep each)
             if self._greedy(m, k, -n) and self._tail(0, 0, 0, 0):
                 if not keep:
-                    self._ungreedy(0)
+                    self._urestore()
+                    self._ng = 0
                     self._drop(m, k, n, pairs, t, runs, lo, hi)
                 return True
             if self._ng:
-                self._ungreedy(0)
+                self._urestore()
+                self._ng = 0
         self._usave()
         ok = self._qtest()
         if ok and keep:
@@ -427,7 +434,12 @@ class Ladders(EngineBase):
             # taken from the heap and given back, issue 21)
             if (b == 0 or self._greedy(2, 3, b)) and (3 * b == t or self._greedy(2, 2, (t - 3 * b) >> 1)):
                 return True
-            self._ungreedy(g)
+            if g:
+                self._ungreedy(g)
+            elif self._ng:
+                # nothing placed before: the placement _try kept in _ub
+                self._urestore()
+                self._ng = 0
             b += 2
         return False
 

@@ -19,7 +19,7 @@ MIXED = const(5)
 FACES = const(54)
 KM_LINEAR = const(1)
 KM_CARDS = const(2)
-_NPOS = const(24)
+_NPOS = const(18)
 _FD = const(48)  # frames of the t-search (runs placed and bins: at most 16 + 27)
 
 
@@ -29,8 +29,8 @@ class Matching(EngineBase):
     # bytecode (issue 21, a heap that fits): the slow follows do not reach it
     # but through _tpoly's oracle (adv-22, adv-23: two calls); native, it held
     # about 1.9 KB of the chip's heap
-    def _t(self, cnt, s, lo):
-        # type: (bytearray, int, int) -> int
+    def _t(self, cnt, s, lo, n):
+        # type: (bytearray, int, int, int) -> int
         """t of docs/rules.md §6.2: most pairs in disjoint runs of width 2 that the lead's
         tractors (self._bins, capacities in pairs) can take. A search of a
         few steps, then (if it did not end) the placement oracle (_tpoly).
@@ -64,11 +64,15 @@ class Matching(EngineBase):
             cap = lo
         self._cap = cap
         self._best = 0
-        # at most match_steps frames (32): the near-miss follows (adv-22,
-        # adv-23) used up four times that in bytecode before the oracle,
-        # which answers them in a fraction of the time
-        self._steps = self.match_steps
-        self._fill(pr, np_, avail)
+        # at most n frames (drules_play._TSTEPS, 8): the near-miss
+        # follows (adv-22, adv-23; adv-41, adv-45 at 32) used them up in
+        # bytecode before the oracle, which answers them in a fraction of
+        # the time
+        self._steps = n
+        if n:
+            self._fill(pr, np_, avail)
+        else:
+            self._steps = -1
         if self._steps < 0:
             return self._tpoly(cnt, s, cap, lo)  # too long a search: the oracle
         return self._best if self._best >= lo else 0

@@ -4,6 +4,7 @@
 # tries (a unit's runs on top of the earlier units' placement; a trick's
 # match).
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -13,7 +14,7 @@ try:
 except ImportError:
     pass
 
-_NPOS = const(24)
+_NPOS = const(18)
 _NREC = const(64)  # remembered failed states (a power of 2)
 _RW = const(16)  # bytes of one: stamp, position, demand (2), left over (3), n, n codes
 _PROBE = const(6)
@@ -111,8 +112,13 @@ class Memo(EngineBase):
 
     # ------------------------------------------------------ greedy first try
 
-    # bytecode (issue 21, a heap that fits): 0.2 % of the adversarial time; native: 560 B of the
-    # chip's heap
+    # native (issue 21, 2026-12-06): the slow follows' questions are mostly
+    # answered here (6-8 calls a check, each trying _add at position after
+    # position); as bytecode it held about a tenth of their time by kind
+    # (x170 on the chip against x68), 4 ms of adv-39's; native it holds
+    # 704 B of the chip's heap, less 153 B of bytecode (paid for by the
+    # engine's smaller buffers, _NPOS 18)
+    @micropython.native
     def _greedy(self, m, k, n):
         # type: (int, int, int) -> bool
         """Put n more parts (m, k) on top of the placement in self._u, each at

@@ -17,7 +17,7 @@ try:
 except ImportError:
     pass
 
-_NPOS = const(24)
+_NPOS = const(18)
 _QT = const(24)  # kinds of parts in one question
 # states of a question before failures are remembered: the memo's look-up
 # and record are bytecode (x170 on the chip) and a state of the native sweep

@@ -23,8 +23,16 @@ R_FOLLOW_SUIT = const(5)
 R_PAIRS = const(6)
 R_TRACTOR = const(7)
 R_THROW_FAILED = const(11)
-_NPOS = const(24)
+_NPOS = const(18)
 _MAXB = const(16)
+# The t-search's steps before the oracle (the holding's; issue 21: a step
+# is about 0.45 ms of bytecode on the chip, the oracle's answer 5-10 ms, and
+# a search that does not end in 8 steps rarely ends in 32: adv-41, adv-45
+# spent 32 before the oracle answered); and the play's, when the holding's
+# gave up (its cards are the holding's: a search that must reach the
+# holding's t and cannot tries every way).
+_TSTEPS = const(8)
+_PSTEPS = const(0)
 
 
 class Plays(EngineBase):
@@ -67,43 +75,37 @@ class Plays(EngineBase):
         number. lo = 2: no singles (the follow's structure needs none)."""
         order = self.order
         pos = self.pos
-        pr = self._pr
         np_ = self.npos[s]
-        a = self.start[s]
-        b = self.start[s + 1]
-        nu = 0
+        # Profiles: faces at each position with exactly m copies, all widths
+        # in one pass over the suit's faces (issue 21: a pass per width cost
+        # a 3-4 deck check about 2 ms on the chip). Widths 2-4 in the
+        # placement oracle's _a (a scratch here: every question sets it up
+        # again, _psetup), at (m - 2) * _NPOS; singles in _pr.
+        pr = self._a
+        pr[:] = self._z
+        one = self._pr
+        if lo == 1:
+            for p in range(np_):
+                one[p] = 0
         mx = 0
-        for i in range(a, b):
-            c = cnt[order[i]]
-            if c > mx:
-                mx = c
-        for p in range(np_):
-            pr[p] = 0
-        for m in range(mx, lo - 1, -1):
-            # Profile: faces at each position with exactly m copies (all wider
-            # sets were taken at an earlier width, docs/rules.md §4 widest first).
-            # Each width leaves pr all zeros again.
-            tot = 0
-            best = 0
-            for i in range(a, b):
-                f = order[i]
-                if cnt[f] == m:
-                    p = pos[f]
-                    if pr[p]:
-                        best = 1  # two faces at one position
-                    pr[p] += 1
-                    tot += 1
-            if m == 1:
-                # Singles never form runs; strongest first.
-                for p in range(np_ - 1, -1, -1):
-                    for _ in range(pr[p]):
-                        out[3 * nu] = 1
-                        out[3 * nu + 1] = 1
-                        out[3 * nu + 2] = p
-                        nu += 1
-                    pr[p] = 0
-                continue
-            if tot and not best:
+        dup = 0  # bit m: two faces with m copies at one position
+        for i in range(self.start[s], self.start[s + 1]):
+            f = order[i]
+            c = cnt[f]
+            if c >= lo:
+                if c > mx:
+                    mx = c
+                if c == 1:
+                    one[pos[f]] += 1
+                else:
+                    j = (c - 2) * _NPOS + pos[f]
+                    if pr[j]:
+                        dup |= 1 << c
+                    pr[j] += 1
+        nu = 0
+        for m in range(mx, 1 if lo < 2 else lo - 1, -1):
+            b = (m - 2) * _NPOS
+            if not dup & (1 << m):
                 # One face at most per position: the runs are the stretches
                 # of positions, taken longest first, then strongest (the
                 # loop below would take them so): one pass from the top,
@@ -111,8 +113,7 @@ class Plays(EngineBase):
                 c = nu
                 run = 0
                 for p in range(np_ - 1, -2, -1):
-                    if p >= 0 and pr[p]:
-                        pr[p] = 0
+                    if p >= 0 and pr[b + p]:
                         run += 1
                     elif run:
                         i = 3 * nu
@@ -127,13 +128,13 @@ class Plays(EngineBase):
                         nu += 1
                         run = 0
                 continue
-            while tot:
+            while True:
                 # Longest segment of positions holding such a set; among equal
                 # lengths the strongest (highest top).
                 best = 0
                 top = 0
                 run = 0
-                for p in range(np_):
+                for p in range(b, b + np_):
                     if pr[p]:
                         run += 1
                         if run >= best:
@@ -141,13 +142,22 @@ class Plays(EngineBase):
                             top = p
                     else:
                         run = 0
+                if best == 0:
+                    break
                 for p in range(top - best + 1, top + 1):
                     pr[p] -= 1
-                tot -= best
                 out[3 * nu] = m
                 out[3 * nu + 1] = best
-                out[3 * nu + 2] = top
+                out[3 * nu + 2] = top - b
                 nu += 1
+        if lo == 1:
+            # Singles never form runs; strongest first.
+            for p in range(np_ - 1, -1, -1):
+                for _ in range(one[p]):
+                    out[3 * nu] = 1
+                    out[3 * nu + 1] = 1
+                    out[3 * nu + 2] = p
+                    nu += 1
         return nu
 
     # -------------------------------------------------------------- leading
@@ -312,8 +322,11 @@ class Plays(EngineBase):
         # Vector (t, q), docs/rules.md §6.2.
         if nb:
             self._nbins = nb
-            th = self._t(hand, s, 0)
-            if th and self._t(pc, s, th) < th:
+            # (match_steps 0: no direct search, the oracle alone, as for a
+            # trick; the holding's search gave up: the play's is the oracle's)
+            g = _TSTEPS if self.match_steps else 0
+            th = self._t(hand, s, 0, g)
+            if th and self._t(pc, s, th, g if self._steps >= 0 else _PSTEPS) < th:
                 return R_TRACTOR
         qh = self._pairs(hand, s)
         if qh > pairs:

@@ -21,7 +21,7 @@ try:
 except ImportError:
     pass
 
-_NPOS = const(24)
+_NPOS = const(18)
 _QT = const(24)  # kinds of parts in one question (drules_place.py)
 # the sweep's stack in one buffer (see Sweep._sweep_init): per level
 _LP = const(0)  # position

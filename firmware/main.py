@@ -77,6 +77,10 @@ FAIL_RESET = const(5)
 # a burst of events needs only its last frame. A turn that took a tap or a
 # press draws at once (only the lines that changed are sent).
 REDRAW_MS = const(100)
+# a collection (about 55-85 ms on the board model) every this many saves: one
+# save's garbage and a trick's are a small part of the free heap, and a
+# collection a save doubled the collections for no tap measured faster
+_GC_SAVES = const(2)
 
 
 def _frozen(snap):
@@ -101,7 +105,10 @@ class App:
         self.failures = 0
         self.fail_run = 0  # failed turns in a row
         self.shown_at = now - REDRAW_MS  # ticks_ms of the last frame drawn
-        self.gc_due = False  # a save ended: collect at a quiet turn, not on a tap's
+        # saves ended since the last collection: their garbage is collected at
+        # the quiet turn before the next save begins (a trick's end: the
+        # players take the trick up), never on a tap's turn
+        self.gc_due = 0
         self.store = board.store
         self.stop_at = -1  # ticks_ms of a maintenance request, or -1
         self.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
@@ -239,20 +246,25 @@ class App:
             return  # a card's confirming poll is to come: no flash work now
         # a save is written in steps, one piece per turn of the loop
         # (persist.py), so that the readers keep being polled meanwhile; it
-        # begins only at a turn that took no input, with no card pending, and
-        # the collection after it waits for such a turn too (never on a tap's)
+        # begins only at a turn that took no input, with no card pending.
+        # The last save's garbage is collected first, at such a turn: the
+        # first quiet turn after a trick's end, while the host and the players
+        # see the trick (issue 22: collected after the save's last piece, it
+        # came about 25 turns later, among the next trick's cards)
         try:
             if st.busy():
                 if not st.step():
-                    self.gc_due = True
-            elif t.take_save():
+                    self.gc_due += 1
+            elif t.save_due:
+                if self.gc_due >= _GC_SAVES:
+                    self.gc_due = 0
+                    gc.collect()
+                    return  # the save begins at the next quiet turn
+                t.save_due = False
                 # the tricks as kept, unpacked one at a time by the writer;
                 # what play may change meanwhile is copied (shallow)
                 st.begin(_frozen(t.snapshot(True)), T.trick_unpack)
                 st.step()
-            elif self.gc_due:
-                self.gc_due = False
-                gc.collect()
         except OSError:
             t.save_due = True  # not saved: the next turn tries again
             raise

@@ -43,6 +43,12 @@ import os
 import sys
 
 MAGIC = "ttsnap1"
+# no spaces after the commas: a fifth of the body. littlefs keeps a file of
+# up to about 440 bytes inline in its directory's metadata (a commit is page
+# programs, no erase); a larger one takes a block of its own, erased (45 ms
+# typical, 400 ms at most, the RP2040 stalled) at every save. Without the
+# spaces a 2-deck hand's snapshot stays inline for about 10 tricks, not 8
+_SEP = (",", ":")
 # the Store whose save in steps began last (its busy() says whether it is
 # still being written): read by the board model's tap log to know which cards
 # were laid during a save (host/tractor_table/sim/board/mpy/picoboot.py)
@@ -195,7 +201,7 @@ class _Writer:
                     nested = True
                     break
         if not nested:
-            self.put(json.dumps(x).encode())
+            self.put(json.dumps(x, separators=_SEP).encode())
             yield
             return
         self.put(b"[")

@@ -175,11 +175,12 @@ class PicoBoard:
         out = None  # the idle poll (nearly every call) allocates nothing
         n = sc.tick(now)
         if not n and sc._groups > 1:
-            # nothing seen: the next group of readers at once, so that while
-            # nothing happens a whole four-seat cycle costs one turn of the
-            # main loop, not one per group (a card seen is judged and drawn
-            # right after the poll that saw it, as before)
-            n = sc.tick(self._time.ticks_ms())
+            # nothing seen: the next group's polls begin now and are read at
+            # the next turn's tick, so that the rest of this turn (the link,
+            # the buttons, the display) runs while those chips search: a
+            # four-seat cycle is one turn of the main loop (a card seen is
+            # judged and drawn right after the poll that read it)
+            sc.launch(now)
         if n:  # events waiting (pop is not called for none)
             out = []
             while sc.pop():

@@ -190,7 +190,9 @@ class PN532:
         # SAMConfiguration: normal mode, (timeout, unused), IRQ line driven or not
         self._w_sam = _wire_frame(b"\xd4\x14\x01\x14\x01" if irq is not None else b"\xd4\x14\x01\x14\x00")
         # Learned waits (us) per slot: 2 * command slot + (0 ACK, 1 answer);
-        # slots: 0 other, 1 poll, 2 field off, 5 tag exchange.
+        # slots: 0 other, 1 poll, 2 field off, 5 tag exchange (blocking: the
+        # answer timed from the ACK's read); 3 the split-phase poll, 4 its
+        # field-off (both phases timed from the command: step()).
         self._hints = [0] * 12
         self._w_retries = _wire_frame(b"\xd4\x32\x05\xff\x01\x00")
         self._w_tag = bytearray(17)  # op + 5 header + 9 body (write) + DCS + postamble
@@ -209,16 +211,16 @@ class PN532:
         self.last_error = OK
         self.errors = 0
         self.commands = 0
-        # The command in flight (split phase: begin, then step until done):
-        # 0 none, 1 waiting for its ACK, 2 waiting for its answer
+        # The poll in flight (split phase: poll_begin, then step until done):
+        # 0 none; 1 its ACK, 2 its answer, 3 the field-off's ACK, 4 its answer
         self._op = 0
-        self._op_buf = self._short
-        self._op_cmd = 0
-        self._op_slot = 0  # the learned-wait slot of the phase (2 * command slot + phase)
-        self._op_timeout = 0
-        self._op_t0 = 0  # ticks_us when the phase began
-        self._op_last = 0  # us into the phase at the last status read (-1: none yet)
+        self._op_t0 = 0  # ticks_us when the phase's command was sent (ACK and answer timed from it)
+        self._op_last = 0  # us into the command at the last status read (-1: none yet)
         self._op_miss = 0  # status reads that found the chip busy, this phase
+        #: the poll's result while its field-off runs
+        self.found = 0
+        #: the field-off's result once ``step()`` returned: OK or an error
+        self.off = OK
         #: status reads between two steps of a command in flight: every
         #: ``step_us`` once the learned wait is over
         self.step_us = 200
@@ -377,43 +379,47 @@ class PN532:
         return n - 2
 
     # ---- split phase: several readers at work at once --------------------------
-    # ``poll_begin``/``off_begin`` send a command and return at once; ``step``
+    # ``poll_begin`` sends InListPassiveTarget and returns at once; ``step``
     # reads the status byte (not before the learned wait of the phase is over:
     # no SPI at all then, and ``wait`` says how long is left) and moves on when
-    # the chip is ready: ACK, then answer. The caller
-    # serves several readers in turn this way while each chip works (the
-    # scanner's poll groups). Learned waits here go down, and up only by half
-    # a look when the chip was busy at the learned time and ready at the next
-    # look (so that a phase is read once, not twice); never to a poll with a
-    # card, which answers 4 ms later than one without: the wait learned is
-    # the shorter. A reset forgets them.
-    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
-    # or once per answer with a tag, where native buys little; native: 320 B of the chip's heap
-    def _begin(self, wire, buf, cmd, timeout_us, slot):
+    # the chip is ready: the poll's ACK, its answer, at once the field-off
+    # (RFConfiguration: the answer is checked while the chip switches its field
+    # off), its ACK and its answer. The caller serves several readers in turn
+    # this way while each chip works (the scanner's poll groups). Every phase
+    # is timed from its command, so that a look made late (the scanner left
+    # the polls running through the main loop's turn: Scanner.launch) does not
+    # push the next one later. Learned waits go down (by 20 us when the
+    # first look, made on time, found the chip ready), and up only half-way
+    # between two looks in a row, busy then ready (so that a phase is read
+    # once, not twice); never to a poll with a card, which answers 4 ms later
+    # than one without: the wait learned is the shorter. A reset forgets them.
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, a call into machine.SPI)
+    def poll_begin(self, max_targets=2):
+        """Send InListPassiveTarget (106 kbps type A) and return at once;
+        ``step()`` until it is not PENDING: it then returns what ``poll()``
+        returns, with the field switched off after it (``off``: the
+        field-off's result, OK or an error)."""
+        self.uid_len = 0
+        self.uid2_len = 0
         self.commands += 1
-        self._write(wire)
+        self._write(self._w_poll2 if max_targets == 2 else self._w_poll1)
         self._op = 1
-        self._op_buf = buf
-        self._op_cmd = cmd
-        self._op_slot = 2 * slot
-        self._op_timeout = timeout_us
         self._op_t0 = self._clock.ticks_us()
         self._op_last = -1
         self._op_miss = 0
 
     @micropython.native
     def step(self):
-        """PENDING (``wait``: how long the command can be left alone), or the
-        end of the command begun: for ``poll_begin``, what ``poll()`` returns
-        (the number of tags, UIDs in ``uid``/``uid2``, or an error; the field
-        is left on: ``off_begin()`` after); for ``off_begin``, OK or an error."""
+        """PENDING (``wait``: how long the poll can be left alone), or the
+        end of the poll begun: the number of tags (UIDs in ``uid``/``uid2``)
+        or an error, its field switched off (``off``: OK or an error)."""
         op = self._op
         if op == 0:
             return self._fail(ERR_RESPONSE)  # nothing in flight
         clock = self._clock
         el = clock.ticks_diff(clock.ticks_us(), self._op_t0)
-        slot = self._op_slot
         hints = self._hints
+        slot = op + 5  # the learned-wait slots 6..9 (poll: 6 ACK, 7 answer; its field-off: 8, 9)
         hint = hints[slot]
         if el < hint:
             self.wait = hint - el
@@ -429,75 +435,78 @@ class PN532:
             spi.write_readinto(self._op_status, self._status)
             cs.value(1)
             ready = (self._status[1] & 0x80) != 0
+        su = self.step_us
         if not ready:
-            if el >= (self.ack_timeout_us if op == 1 else self._op_timeout):
-                hints[slot] = 0
-                self._op = 0
-                if op == 1:
-                    return self._fail(ERR_NO_ACK)
-                self._write(self._w_abort)  # tell the chip to drop the command
-                return self._fail(ERR_TIMEOUT)
-            self._op_last = el
-            m = self._op_miss + 1
-            self._op_miss = m
-            self.wait = self.step_us << (m if m < 2 else 2)
-            return PENDING
+            if el < (self.ack_timeout_us if op & 1 else self.poll_timeout_us if op == 2 else self.timeout_us):
+                self._op_last = el
+                m = self._op_miss + 1
+                self._op_miss = m
+                self.wait = su << (m if m < 2 else 2)
+                return PENDING
+            hints[slot] = 0
+            if op & 1:
+                return self._end(op, ERR_NO_ACK)
+            self._write(self._w_abort)  # tell the chip to drop the command
+            return self._end(op, ERR_TIMEOUT)
         last = self._op_last
         if last < 0:
-            h = hint - 20  # ready at the first look: maybe too long, a little less next time
-        elif hint > 0 and last >= hint and el - hint <= self.step_us << 1:
-            # busy at the learned time, ready at the next look: the chip
-            # needs a little longer than learned; half-way next time (so
-            # that the next phase is read once, not twice)
+            h = hint - 20
+        elif hint > 0 and last >= hint and el - hint <= su << 1:
+            # busy, then ready at the next look: half-way next time
             h = (last + el) >> 1
         else:
             # only down: a poll with a card answers 4.2 ms after one without
             h = last if hint == 0 or last < hint else hint
         hints[slot] = h if h > 0 else 0
         # the ACK or the answer (as _read(), inlined)
-        buf = self._ack if op == 1 else self._op_buf
+        buf = self._ack if op & 1 else self._long if op == 2 else self._short
         cs.value(0)
         spi.write(self._op_read)
         spi.readinto(buf, 0)
         cs.value(1)
-        if op == 1:
+        if op & 1:
             if self._ack != self._ack_wire:
-                self._op = 0
-                return self._fail(ERR_BAD_ACK)
-            self._op = 2
-            slot += 1
-            self._op_slot = slot
-            self._op_t0 = clock.ticks_us()
+                return self._end(op, ERR_BAD_ACK)
+            self._op = op + 1
             self._op_last = -1
             self._op_miss = 0
-            w = hints[slot]
-            self.wait = w if w > 0 else self.step_us
+            w = hints[slot + 1] - clock.ticks_diff(clock.ticks_us(), self._op_t0)
+            self.wait = w if w > 0 else su
+            return PENDING
+        if op == 2:
+            # the field off first, then the answer's check while it goes off
+            self._off_now(clock)
+            self.found = self._targets(self._parse(buf, _IN_LIST_PASSIVE_TARGET))
             return PENDING
         self._op = 0
-        n = self._parse(buf, self._op_cmd)
-        if self._op_cmd == _IN_LIST_PASSIVE_TARGET:
-            return self._targets(n)
-        return n if n < 0 else OK
+        n = self._parse(buf, _RF_CONFIGURATION)
+        self.off = n if n < 0 else OK
+        return self.found
 
-    def busy(self):
-        """A command begun and not finished (``poll_begin``/``off_begin``)."""
-        return self._op != 0
+    # bytecode: a failed phase (rare), out of step()'s native code
+    def _end(self, op, err):
+        # a poll's failure is its answer, and its field goes off all the same;
+        # a field-off's failure ends the command
+        self._fail(err)
+        if op < 3:
+            self.found = err
+            return self._off_now(self._clock)
+        self._op = 0
+        self.off = err
+        return self.found
 
-    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
-    # or once per answer with a tag, where native buys little; native: 208 B of the chip's heap
-    def poll_begin(self, max_targets=2):
-        """Send InListPassiveTarget (106 kbps type A) and return at once;
-        ``step()`` until it is not PENDING."""
-        self.uid_len = 0
-        self.uid2_len = 0
-        wire = self._w_poll2 if max_targets == 2 else self._w_poll1
-        self._begin(wire, self._long, _IN_LIST_PASSIVE_TARGET, self.poll_timeout_us, 1)
-
-    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, calls into machine.SPI)
-    # or once per answer with a tag, where native buys little; native: 128 B of the chip's heap
-    def off_begin(self):
-        """Send RFConfiguration field off and return at once; ``step()``."""
-        self._begin(self._w_field_off, self._short, _RF_CONFIGURATION, self.timeout_us, 2)
+    # bytecode (issue 21, a heap that fits): a thin step (attribute stores, a call into machine.SPI)
+    def _off_now(self, clock):
+        # RFConfiguration field off, its ACK and answer read by step()
+        self.commands += 1
+        self._write(self._w_field_off)
+        self._op = 3
+        self._op_t0 = clock.ticks_us()
+        self._op_last = -1
+        self._op_miss = 0
+        w = self._hints[8]
+        self.wait = w if w > 0 else self.step_us
+        return PENDING
 
     # ---- commands ------------------------------------------------------------
     def firmware_version(self):

@@ -78,8 +78,7 @@ GROUP_ALL = const(4)
 
 _PENDING = const(-100)  # pn532.PENDING: the command is still running
 _P_IDLE = const(0)  # a reader's part in the group poll: not polled
-_P_POLL = const(1)  # its InListPassiveTarget is running
-_P_OFF = const(2)  # its field-off is running
+_P_POLL = const(1)  # its InListPassiveTarget (and then its field-off) is running
 
 _INIT = const(0)  # needs set-up
 _OK = const(1)  # polled in turn
@@ -150,13 +149,18 @@ class Scanner:
         n = len(readers)
         self.seats = n
         self._next = 0
+        # the group whose polls launch() began and the next tick() reads (-1:
+        # none), and the main loop's ``now`` when they began: its sightings
+        # are judged by it (the tags were in the field then, not a turn later)
+        self._flight = -1
+        self._flight_at = 0
         self.set_group(group)
         self._phase = bytearray(n)  # _P_*
-        self._found = [0] * n  # each poll's answer, until its field-off's came
         # the card each seat shows as seen once, not confirmed yet (-1: none;
         # -2: a tag not in the card map)
         self.shown = [-1] * n
         self._state = bytearray(n)  # all _INIT
+        self._all_up = False  # every reader _OK (tick skips the set-up round)
         self._due = [0] * n
         self._fails = bytearray(n)
         self._backoff = bytearray(n)  # set-ups failed in a row (the reset's back-off)
@@ -204,6 +208,8 @@ class Scanner:
         n = self.seats
         if group > n:
             group = n  # fewer readers than the group: all of them at once
+        if self._flight >= 0:
+            raise ValueError("group: a group's polls are running (launch); change it after a tick")
         if group < 1 or n % group:
             raise ValueError("group: %d readers at once does not divide %d seats" % (group, n))
         self.group = group
@@ -264,6 +270,8 @@ class Scanner:
         """True while a seat saw a new tag by one poll and its confirming poll
         may still come (confirm_ms and a cycle's allowance after it): the main
         loop starts no save then, so that the tap's frame is not kept waiting."""
+        if not max(self._pend):
+            return False  # nearly every turn: one C call, not a loop over the seats
         for s in range(self.seats):
             if self._pend[s] and ticks_diff(now, self._pend_at[s]) <= self.confirm_ms + _PENDING_SLACK_MS:
                 return True
@@ -308,6 +316,7 @@ class Scanner:
             self.shown[seat] = -1  # (its EV_FAULT says the seat shows nothing)
         self.readers[seat].reset_begin()
         self._state[seat] = _RESET
+        self._all_up = False
         self._due[seat] = now + _back_off(self.reset_low_ms, self._backoff[seat])
 
     def _setup(self, seat, now):
@@ -320,6 +329,7 @@ class Scanner:
                 self.faults += 1
                 self._emit(EV_FAULT, seat, r, self._cur[seat], 0, now)
             self._state[seat] = _WAIT
+            self._all_up = False
             self._due[seat] = now + self.retry_ms
             if self._backoff[seat] < 2:
                 self._backoff[seat] += 1
@@ -336,46 +346,101 @@ class Scanner:
     @micropython.native
     def tick(self, now):
         """One step of the readers that are not polled (a set-up, a reset's
-        next step: at most one set-up), then one poll of the next group of
-        readers, all of them at once; returns the number of events waiting.
-        Does nothing (cheaply) while every reader waits."""
-        n = self.seats
-        for _ in range(n):
-            seat = self._next
-            self._next = (seat + 1) % n
-            st = self._state[seat]
-            if st == _OK:
-                continue
-            if st == _INIT:
-                self._setup(seat, now)
-                break
-            if ticks_diff(now, self._due[seat]) < 0:
-                continue
-            if st == _RESET:
-                self.readers[seat].reset_end()
-                self._state[seat] = _BOOT
-                self._due[seat] = now + _back_off(self.boot_ms, self._backoff[seat])
-                continue  # releasing the pin is cheap: serve another reader
-            if st == _BOOT:
-                self._setup(seat, now)
-                break
-            if st == _WAIT:
-                self._start_reset(seat, 0, now)
-                continue
+        next step: at most one set-up), the group ``launch()`` left running
+        read, then one poll of the next group of readers, all of them at
+        once; returns the number of events waiting. Does nothing (cheaply)
+        while every reader waits."""
+        if not self._all_up:
+            # the readers that are not polled: a set-up, a reset's next step
+            # (at most one set-up); skipped while every reader is up
+            n = self.seats
+            down = False
+            for _ in range(n):
+                seat = self._next
+                self._next = (seat + 1) % n
+                st = self._state[seat]
+                if st == _OK:
+                    continue
+                down = True
+                if st == _INIT:
+                    self._setup(seat, now)
+                    break
+                if ticks_diff(now, self._due[seat]) < 0:
+                    continue
+                if st == _RESET:
+                    self.readers[seat].reset_end()
+                    self._state[seat] = _BOOT
+                    self._due[seat] = now + _back_off(self.boot_ms, self._backoff[seat])
+                    continue  # releasing the pin is cheap: serve another reader
+                if st == _BOOT:
+                    self._setup(seat, now)
+                    break
+                if st == _WAIT:
+                    self._start_reset(seat, 0, now)
+                    continue
+            if not down:
+                self._all_up = True
+        f = self._flight
+        if f >= 0:
+            # the group launch() left running: its answers and field-offs
+            # first (two groups' fields are never on together)
+            self._flight = -1
+            self._serve_group(f, self._flight_at)
         groups = self._groups
         for _ in range(groups):
             g = self._group
             self._group = (g + 1) % groups
-            if self._poll_group(g, now):
+            if self._begin_group(g):
+                self._serve_group(g, now)
                 break
         return self._q_len
 
+    def launch(self, now):
+        """Begin the polls of the next group of readers (at ``now``, the main
+        loop's time that their sightings are judged by) and return at once
+        (no SPI after the commands are written): the next ``tick()`` reads
+        their answers and switches their fields off before it polls another
+        group, so that the main loop's own work runs while these chips search
+        for tags (docs/readers.md, "Scanner"). True if a group was begun."""
+        if self._flight >= 0:
+            return False
+        groups = self._groups
+        for _ in range(groups):
+            g = self._group
+            self._group = (g + 1) % groups
+            if self._begin_group(g):
+                self._flight = g
+                self._flight_at = now
+                return True
+        return False
+
+    # bytecode: twice a cycle, a few lines (native: more of the chip's heap)
+    def _begin_group(self, g):
+        # InListPassiveTarget to every reader of group g (seats g, g + groups,
+        # ...) that is up; False: none is
+        n = self.seats
+        step = self._groups
+        readers = self.readers
+        phase = self._phase
+        active = False
+        seat = g
+        while seat < n:
+            if self._state[seat] == _OK:
+                self.polls += 1
+                readers[seat].poll_begin(self.max_targets)
+                phase[seat] = _P_POLL
+                active = True
+            else:
+                phase[seat] = _P_IDLE
+            seat += step
+        return active
+
     @micropython.native
-    def _poll_group(self, g, now):
-        # Poll the readers of group g (seats g, g + groups, ...) at once: each
-        # gets InListPassiveTarget, each is served as its answer is ready and
-        # gets its field switched off at once (a field is on from its poll's
-        # start to its field-off's answer). False: no reader of the group is up.
+    def _serve_group(self, g, now):
+        # Serve the readers of group g, whose polls are running, at once: each
+        # is served as its answer is ready; the driver switches its field off
+        # at once (a field is on from its poll's start to its field-off's
+        # answer) and returns the poll's answer once the field is off
         n = self.seats
         step = self._groups
         readers = self.readers
@@ -383,46 +448,29 @@ class Scanner:
         active = 0
         seat = g
         while seat < n:
-            if self._state[seat] == _OK:
-                rd = readers[seat]
-                self.polls += 1
-                rd.poll_begin(self.max_targets)
-                phase[seat] = _P_POLL
+            if phase[seat] != _P_IDLE:
                 active += 1
-            else:
-                phase[seat] = _P_IDLE
             seat += step
-        if active == 0:
-            return False
         while active:
             wait = 1 << 30
             moved = False
             seat = g
             while seat < n:
-                p = phase[seat]
-                if p == _P_IDLE:
-                    seat += step
-                    continue
-                rd = readers[seat]
-                r = rd.step()
-                if r == _PENDING:
-                    w = rd.wait
-                    if w < wait:
-                        wait = w
-                elif p == _P_POLL:
-                    moved = True
-                    self._found[seat] = r
-                    rd.off_begin()
-                    phase[seat] = _P_OFF
-                else:
-                    moved = True
-                    phase[seat] = _P_IDLE
-                    active -= 1
-                    self._polled(seat, rd, self._found[seat], r, now)
+                if phase[seat] != _P_IDLE:
+                    rd = readers[seat]
+                    r = rd.step()
+                    if r == _PENDING:
+                        w = rd.wait
+                        if w < wait:
+                            wait = w
+                    else:
+                        moved = True
+                        phase[seat] = _P_IDLE
+                        active -= 1
+                        self._polled(seat, rd, r, rd.off, now)
                 seat += step
             if active and not moved:
                 readers[g].sleep_us(wait)
-        return True
 
     @micropython.native
     def _polled(self, seat, rd, found, off, now):

@@ -235,3 +235,44 @@ def test_the_draws_are_the_same_in_both_runtimes():
     nf.seed(42)
     assert [nf._rand() for _ in range(3)] == [621060581, 2519955033, 3892145797]
     nf.close()
+
+
+class Calls:
+    # the board model's clock as the block protocol sees it (vclock.VClock:
+    # enter() and leave() around a call into a model)
+    def __init__(self):
+        self.depth = 0
+        self.entered = 0
+        self.deepest = 0
+
+    def enter(self):
+        self.depth += 1
+        self.entered += 1
+        self.deepest = max(self.deepest, self.depth)
+
+    def leave(self):
+        self.depth -= 1
+
+
+def test_each_block_call_is_one_model_call_with_calls_set():
+    # rp2.Flash is C on the chip: each call littlefs makes is a call into a
+    # model, so that the model's own Python and its host file I/O are not
+    # charged as the Pico's CPU time (only the chip's times, on the clock)
+    clock = Clock()
+    nf = small(clock)
+    nf.writeblocks(0, b"\x00" * 256, 0)  # no calls set: nothing entered
+    calls = Calls()
+    nf.calls = calls
+    nf.readblocks(0, bytearray(16), 0)
+    nf.writeblocks(1, b"\x00" * 4096)  # an erase, then 16 page programs: one call
+    assert nf.ioctl(6, 2) == 0 and nf.ioctl(4, 0) == 4
+    assert calls.entered == 4 and calls.depth == 0 and calls.deepest == 1
+    # a power cut inside a call still leaves it
+    nf.cut_at(nf.ops + 1, 0.5)
+    try:
+        nf.ioctl(6, 3)
+        raise AssertionError("the cut did not come")
+    except norflash.PowerCut:
+        pass
+    assert calls.depth == 0 and calls.entered == 5
+    nf.close()

@@ -38,19 +38,19 @@ class Reader:
             return -3  # pn532.ERR_TIMEOUT
         return 0
 
-    # the split phase the scanner polls with (pn532.PN532.poll_begin, ...):
-    # each answers at its first step
+    # the split phase the scanner polls with (pn532.PN532.poll_begin, then
+    # step until done: the poll's answer, its field switched off after it,
+    # the field-off's result in ``off``): each answers at its first step
     wait = 200
-    _off = False
+    off = 0
 
     def poll_begin(self, max_targets: int = 2) -> None:
-        self._off = False
-
-    def off_begin(self) -> None:
-        self._off = True
+        pass
 
     def step(self) -> int:
-        return self.field_off() if self._off else self.poll()
+        found = self.poll()
+        self.off = self.field_off()
+        return found
 
     def sleep_us(self, us: int) -> None:
         pass

@@ -20,7 +20,7 @@ import micropython
 from drules_base import EngineBase
 from micropython import const
 
-_NPOS = const(24)
+_NPOS = const(18)  # the engine's (firmware/drules.py)
 
 
 class RecursiveSweep(EngineBase):

@@ -10,6 +10,8 @@ CPython and MicroPython."""
 import drules as D
 from drules_refladder import RefEngine
 
+_NPOS = 18  # the stride of the engine's pidx (firmware/drules.py)
+
 
 class Rng:
     """A small LCG, the same numbers under both runtimes."""
@@ -60,7 +62,7 @@ def _units(rng, e, s, counts, nunits, decks, out):
         for p in range(top - k + 1, top + 1):
             if p < 0:
                 continue
-            base = s * 24 + p
+            base = s * _NPOS + p
             lo = e.pidx[base]
             hi = e.pidx[base + 1]
             f = e.order[lo + rng.below(hi - lo)]
@@ -172,17 +174,13 @@ def _tcheck(seed, n):
             e._nbins = nb
         if new._nbins == 0 or new._lu[0] > 2:
             continue
-        t = new._t(h, s, 0)
-        new.match_steps = 0  # the oracle alone
-        to = new._t(h, s, 0)
+        t = new._t(h, s, 0, 32)
+        to = new._t(h, s, 0, 0)  # the oracle alone
         # asked only whether t reaches a floor: the floor if so, else 0
         for lo in (t, t + 1):
             if lo >= 2:
-                assert new._t(h, s, lo) == (lo if t >= lo else 0), (seed, lead, hold, t, lo)
-        new.match_steps = 32
-        for lo in (t, t + 1):
-            if lo >= 2:
-                assert new._t(h, s, lo) == (lo if t >= lo else 0), (seed, lead, hold, t, lo)
+                for steps in (0, 8, 32):  # the oracle alone, a short search first, a longer one
+                    assert new._t(h, s, lo, steps) == (lo if t >= lo else 0), (seed, lead, hold, t, lo, steps)
         assert t == to == ref._t(h, s), (seed, lead, hold, t, to)
         play = hold[: len(lead)]
         assert new.check_follow(lead, h, play) == ref.check_follow(lead, h, play)

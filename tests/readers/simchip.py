@@ -77,6 +77,12 @@ class Table:
         # simulated ms each was popped at: (kind, seat, card, ms)
         self.shown = []
         self.ticks = 0
+        # the main loop's pattern (picoboard.PicoBoard.taps): "" one tick a
+        # turn; "launch": a tick that saw nothing is followed by launch() (the
+        # next group's polls left running), "twice": by a second tick; each
+        # turn then lasts turn_us more (the main loop's own work)
+        self.then = ""
+        self.turn_us = 0
 
     def run(self, ms):
         """Drive the scanner for ``ms`` of simulated time; collect its events as
@@ -88,8 +94,14 @@ class Table:
         end = clock.ticks_ms() + ms
         while clock.ticks_ms() < end:
             t = clock.ticks_us()
-            sc.tick(clock.ticks_ms())
+            n = sc.tick(clock.ticks_ms())
             self.ticks += 1
+            if not n and self.then == "launch":
+                sc.launch(clock.ticks_ms())
+            elif not n and self.then == "twice":
+                sc.tick(clock.ticks_ms())
+            if self.turn_us:
+                clock.advance_us(self.turn_us)
             while sc.pop():
                 e = (sc.kind, sc.seat, sc.card, sc.other, sc.code, bytes(sc.uid[: sc.uid_len]))
                 if sc.kind == scanner.EV_SEEN or sc.kind == scanner.EV_GONE:

@@ -240,6 +240,98 @@ def test_four_seat_cycle_is_under_50ms():
     assert t.bus.max_fields_on == 2
 
 
+def test_launched_polls_are_read_by_the_next_tick_before_another_group():
+    t = _started()
+    sc = t.sc
+    g = sc._group  # the group launch() begins: seats g and g + 2
+    tag = chip.Tag(uid7(2))
+    t.chips[g].place(tag)
+    before = t.bus.bytes
+    assert sc.launch(t.clock.ticks_ms())
+    # only the two polls' command frames (12 bytes each): no status read, no wait
+    assert t.bus.bytes - before == 24
+    assert [c.rf_on for c in t.chips] == [s % 2 == g for s in range(4)]
+    assert not sc.launch(t.clock.ticks_ms())  # one group in flight at most
+    t.clock.advance_us(20000)  # the main loop's turn: the chips find the tag meanwhile
+    sc.tick(t.clock.ticks_ms())
+    assert [c.rf_on for c in t.chips] == [False] * 4  # both groups' fields off again
+    assert sc.pop() == scanner.EV_SEEN and sc.seat == g and sc.card == 2
+    assert t.bus.max_fields_on == 2
+    # a set_group() while a group is in flight is refused
+    assert sc.launch(t.clock.ticks_ms())
+    try:
+        sc.set_group(scanner.GROUP_ALL)
+        raise AssertionError("set_group with polls running")
+    except ValueError as exc:
+        assert "running" in str(exc)
+
+
+def _cycle_ms(then, turn_us):
+    t = _started()
+    for s in range(4):
+        t.chips[s].place(chip.Tag(uid7(s)))
+    t.then = then
+    t.turn_us = turn_us
+    t.run(200)
+    got = t.take()
+    assert sorted(e[:3] for e in got) == [(EV_CARD, s, s) for s in range(4)]
+    polls0 = t.sc.polls
+    t0 = t.clock.ticks_us()
+    t.run(1000)
+    assert t.bus.max_fields_on == 2 and t.bus.collisions == 0
+    return (t.clock.ticks_us() - t0) / 1000 / ((t.sc.polls - polls0) / 4)
+
+
+def test_launch_overlaps_the_main_loops_turn_with_a_groups_search():
+    # cards on all four readers (9.6 ms of RF a poll), a main loop's turn of 5 ms:
+    # the second group searching through the turn saves about the turn
+    blocking = _cycle_ms("twice", 5000)
+    launched = _cycle_ms("launch", 5000)
+    assert launched < blocking - 4, (launched, blocking)
+
+
+def test_launch_keeps_a_stray_read_harmless():
+    t = _started()
+    t.then = "launch"
+    t.turn_us = 4000
+    _one_poll_sight(t, 1, chip.Tag(uid7(6)))
+    t.run(1000)
+    assert t.take() == []
+    assert [e[:3] for e in t.shown] == [(scanner.EV_SEEN, 1, 6), (scanner.EV_GONE, 1, -1)]
+    assert t.bus.max_fields_on == 2
+
+
+def test_a_launched_polls_sighting_is_judged_by_the_time_it_began():
+    # the tag was in the field when the poll ran, not a turn later: the dwell
+    # (confirm_ms) is measured between polls, however long the turn between
+    # a poll's launch and its reading (a save step: 400 ms at worst)
+    t = _started()
+    sc = t.sc
+    g = sc._group
+    t.chips[g].place(chip.Tag(uid7(3)))
+    now0 = t.clock.ticks_ms()
+    assert sc.launch(now0)
+    t.clock.advance_us(400000)
+    sc.tick(t.clock.ticks_ms())  # reads it, then polls the other group
+    assert sc.pop() == scanner.EV_SEEN and sc.seat == g and sc.t_ms == now0
+    assert t.bus.max_fields_on == 2
+
+
+def test_seen_once_while_a_card_waits_for_its_confirming_poll():
+    # the main loop starts no save while it is True (picoboard.card_pending)
+    t = _started()
+    sc = t.sc
+    assert not sc.seen_once(t.clock.ticks_ms())
+    t.chips[1].place(chip.Tag(uid7(4)))
+    while not t.shown:
+        t.run(1)
+    assert t.shown[0][:3] == (scanner.EV_SEEN, 1, 4)
+    assert sc.seen_once(t.clock.ticks_ms())
+    t.run(200)  # confirmed: counted, nothing pending
+    assert [e[:3] for e in t.take()] == [(EV_CARD, 1, 4)]
+    assert not sc.seen_once(t.clock.ticks_ms())
+
+
 def test_event_queue_overflow_counts_drops():
     t = _started()
     sc = t.sc

@@ -15,10 +15,10 @@ R_TRACTOR = const(7)
 R_TRIPLES = const(8)
 R_TITANIC = const(9)
 R_SAME_SHAPE = const(10)
-_NPOS = const(24)
+_NPOS = const(18)  # the engine's (firmware/drules.py)
 _VW = const(24)
 _PW = const(40)
-_NPOS2 = const(24)
+_NPOS2 = const(18)
 
 
 class RefEngine(drules.Engine):
@@ -355,11 +355,12 @@ class RefEngine(drules.Engine):
 
     # ------------------------------------------------ the t-search (old)
 
-    def _t(self, cnt, s, lo=0):
-        # type: (bytearray, int, int) -> int
+    def _t(self, cnt, s, lo=0, steps=0):
+        # type: (bytearray, int, int, int) -> int
         """t of docs/rules.md §6.2: most pairs in disjoint runs of width 2 that the lead's
         tractors (self._bins, capacities in pairs) can take (the whole search;
-        lo, the device engine's floor, only as its answer reads: lo or 0)."""
+        lo, the device engine's floor, only as its answer reads: lo or 0;
+        steps, the device engine's budget, not used)."""
         t = self._tfull(cnt, s)
         return t if not lo else (lo if t >= lo else 0)
 

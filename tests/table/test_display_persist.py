@@ -192,6 +192,12 @@ def test_store_saves_in_steps():
             steps += 1
         assert not s.busy() and s.saves == 1 and steps > 10
         assert s.load() == snap
+        # the body has no space after its commas (littlefs keeps a small
+        # file inline, with no block erased: persist._SEP)
+        f = open(base + "/table.json")
+        body = f.read()
+        f.close()
+        assert ", " not in body and ": " not in body and body.count(",") > 20
     finally:
         _cleanup(base)
 

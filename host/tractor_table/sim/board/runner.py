@@ -306,7 +306,9 @@ class PicoTable(vr.VirtualTable):
         self._flash_image()
         if self._auto_heap:
             self.cap, self.code_kinds = chip_cap(self.fw_dir)
-            self.heapsize = f"{(self.cap + MODELS_HEAP) // 1024 + 1}K"
+            # TT_TAPTRACE (mpy/taptrace.py): its timeline's fixed arrays, the models' too
+            trace = 200 * 1024 if os.environ.get("TT_TAPTRACE") else 0
+            self.heapsize = f"{(self.cap + MODELS_HEAP + trace) // 1024 + 1}K"
 
     def _launch(self) -> None:
         """Power up: a MicroPython process running the board from the image

@@ -17,6 +17,11 @@
 #       clock       None, or an object with advance_us(us) (pn532sim.chip's
 #                   SimClock interface: now_us, advance_us, sleep_us): each
 #                   operation charges the chip's time to it.
+#   .calls          None, or an object with enter() and leave() (the board
+#                   model's vclock.VClock): each call of the block protocol is
+#                   then a call into a model, as the rp2 port's rp2.Flash is C:
+#                   the model's own Python and the host file's system calls
+#                   are not the Pico's time (only the chip's, via clock).
 #       times       "typ": the datasheet's typical erase and program times;
 #                   "max": its maximum ones (a worn or hot chip: what the
 #                   table must absorb at worst). TIMES has both.
@@ -147,6 +152,8 @@ class NorFlash:
         self._cut_part = -1.0
         self._cut_how = ""
         self._rng = 0x2545F491
+        self.trace = None  # taptrace.Trace, or None
+        self.calls = None  # see the header (.calls)
 
     # --- the generator (xorshift32: identical draws in both runtimes)
     def seed(self, s):
@@ -199,6 +206,36 @@ class NorFlash:
 
     # --- the block protocol
     def readblocks(self, block, buf, offset=0):
+        c = self.calls
+        if c is None:
+            return self._readblocks(block, buf, offset)
+        c.enter()
+        try:
+            return self._readblocks(block, buf, offset)
+        finally:
+            c.leave()
+
+    def writeblocks(self, block, buf, offset=None):
+        c = self.calls
+        if c is None:
+            return self._writeblocks(block, buf, offset)
+        c.enter()
+        try:
+            return self._writeblocks(block, buf, offset)
+        finally:
+            c.leave()
+
+    def ioctl(self, op, arg):
+        c = self.calls
+        if c is None:
+            return self._ioctl(op, arg)
+        c.enter()
+        try:
+            return self._ioctl(op, arg)
+        finally:
+            c.leave()
+
+    def _readblocks(self, block, buf, offset=0):
         if self._dead():
             return -5
         n = len(buf)
@@ -211,17 +248,17 @@ class NorFlash:
         self.read_bytes += n
         self._charge(1 + (n * 2 * 1000000) // _FLASH_HZ)
 
-    def writeblocks(self, block, buf, offset=None):
+    def _writeblocks(self, block, buf, offset=None):
         if self._dead():
             return -5
         if offset is None:
             nblocks = (len(buf) + self.block_size - 1) // self.block_size
             for i in range(nblocks):
-                self.ioctl(6, block + i)
+                self._ioctl(6, block + i)
             offset = 0
         self._program(block * self.block_size + offset, buf)
 
-    def ioctl(self, op, arg):
+    def _ioctl(self, op, arg):
         if op == 4:
             return self.blocks
         if op == 5:
@@ -260,6 +297,8 @@ class NorFlash:
             self.f.seek(base)
             for _ in range(self.block_size // ps):
                 self.f.write(self._ff)
+            if self.trace is not None:
+                self.trace.flash(True, self.t_se_us + _OVERHEAD_US)
             self._charge(self.t_se_us + _OVERHEAD_US)
             return
         part = self._part()
@@ -382,7 +421,10 @@ class NorFlash:
         self.f.seek(base)
         self.f.write(pg)
         self.prog_pages += 1
-        self._charge(int(self.t_pp_us * part) + _OVERHEAD_US + ((4 + n) * 8 * 1000000) // _FLASH_HZ)
+        us = int(self.t_pp_us * part) + _OVERHEAD_US + ((4 + n) * 8 * 1000000) // _FLASH_HZ
+        if self.trace is not None:
+            self.trace.flash(False, us)
+        self._charge(us)
 
     def _power_off(self, kind, block, how, part):
         self.f.flush()

@@ -419,6 +419,7 @@ class Board:
         self.peak = 0
         self.sim_bytes = 0
         self.tap = None  # vevents.BoardTap: the events beside the link (virtual --serve)
+        self.trace = None  # taptrace.Trace (TT_TAPTRACE): a timeline of the long things
         # the chip's heap (issue 21): what the process holds beyond the
         # firmware's cap, so that the firmware runs out where the chip would
         self.ballast = None
@@ -541,12 +542,16 @@ class Board:
     def _window(self, oled):
         # a frame (whole or some pages) begins: the RAM window is set
         self.person.taps.window(self.clock.now_us)
+        if self.trace is not None:
+            self.trace.window(self.clock.now_us)
 
     def _frame(self, oled):
         self.frames += 1
         p = self.person
         now = self.clock.now_us
         p.taps.frame(oled, now)
+        if self.trace is not None:
+            self.trace.frame(now)
         # the RAM as it is: the host reads the text back from it (tractor_table.monoframe)
         import binascii
 
@@ -564,6 +569,8 @@ class Board:
 
     def wdt_feed(self):
         self.feeds += 1  # the main loop feeds it once a turn
+        if self.trace is not None:
+            self.trace.turn()
         self.person.taps.turn_end()
         if self.tap is not None:
             self.tap.turn()  # before any "A n" of this turn (Person.update)
@@ -649,6 +656,8 @@ class Board:
             self._out.write(b"R %d %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes + self.held, self.held))
         if self._svc & 1023 == 0:
             gc.collect()
+            if self.trace is not None:
+                self.trace.add(67, self.clock.now_us, 0)  # C: the model's own collection
             a = gc.mem_alloc()
             if a > self.peak:
                 self.peak = a
@@ -784,6 +793,8 @@ class Board:
             self._out.write(b"R %d %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes + self.held, self.held))
         if self.sleeps % 64 == 0:
             gc.collect()
+            if self.trace is not None:
+                self.trace.add(67, self.clock.now_us, 0)  # C: the model's own collection
             a = gc.mem_alloc()
             if a > self.peak:
                 self.peak = a
@@ -1030,6 +1041,9 @@ class TapLog:
                 self.st3.add(now - self.confirm[i])
                 if self._ops() != self.flash_ops[i]:
                     self.saving.add(now - p)
+                tr = self.board.trace
+                if tr is not None:
+                    tr.tap(p, self.first[i], self.confirm[i], c, self.shown_at[i], now)
                 self.seat[i] = -1
 
 
@@ -1088,6 +1102,7 @@ def mount_flash(board):
     The image holds what deploy wrote (board/flashimage.py builds it)."""
     bd = board.flash
     bd.clock = None  # mounting: no virtual time (the rp2 port does it before main.py)
+    bd.calls = None
     try:
         vfs.umount("/")
     except OSError:
@@ -1107,6 +1122,9 @@ def mount_flash(board):
     if board.platform < 0:
         board.platform_share()
     bd.clock = board.clock
+    # each block call a model call: rp2.Flash is C on the chip; the model's
+    # Python and its host file I/O are not the Pico's time (norflash.py)
+    bd.calls = board.clock
     board.mounted = True
 
 
@@ -1228,6 +1246,15 @@ def main(argv, start_alloc):
             import kinds
 
             _kinds = kinds.Kinds(board.clock, factor if os.getenv("TT_KINDS_SAME") else c_factor, fwkinds.KINDS)
+    if os.getenv("TT_TAPTRACE"):
+        import taptrace
+
+        board.trace = taptrace.Trace(os.getenv("TT_TAPTRACE"), board.clock)
+        taptrace.current = board.trace
+        if board.flash is not None:
+            board.flash.trace = board.trace
+        board.clock.trace = board.trace
+        board.clock.heap_watch = bool(os.getenv("TT_TAPTRACE_GC"))
     if c_factor is not None:
         # the firmware's gc.collect() and json calls: C code, timed apart
         import json
@@ -1306,6 +1333,8 @@ def main(argv, start_alloc):
     board.report()
     if _prof is not None:
         _prof.write()
+    if board.trace is not None:
+        board.trace.write()
     board._out.write(b"V wall_ms %d\n" % utime.ticks_diff(utime.ticks_ms(), wall0))
     unmount_flash()
 

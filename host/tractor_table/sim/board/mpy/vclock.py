@@ -43,6 +43,8 @@
 #
 # The interface is pn532sim's SimClock (now_us, ticks_us, ticks_ms,
 # ticks_diff, sleep_us, advance_us) plus enter()/leave() around model calls.
+import gc as _gc
+
 import utime
 
 _NONE = object()
@@ -294,6 +296,13 @@ class VClock:
         self.gc_n = 0
         self.json_us = 0  # virtual us charged for json.dumps / json.loads
         self.fb_us = 0  # virtual us charged for framebuf drawing
+        self.trace = None  # taptrace.Trace (TT_TAPTRACE), or None
+        # TT_TAPTRACE_GC (a diagnostic, with a trace): the allocator's
+        # collections in the firmware's stretches recorded ("X"); _alloc the
+        # heap in use when the stretch began
+        self.heap_watch = False
+        self._alloc = 0
+        self.last_v = 0  # the last stretch's charge (us)
         # the model call that began the current stretch: 1 a pin, 2 an SPI
         # transfer, 0 anything else (enter(kind))
         self._kind = 0
@@ -408,8 +417,20 @@ class VClock:
                 self._cal += d
             elif self.factor:
                 self._charge(d, self.overhead_us, self.call_us)
+                if self.heap_watch:
+                    self._watched()
             self._in = utime.ticks_us()
         self._depth += 1
+
+    def _watched(self):
+        # (TT_TAPTRACE_GC, a diagnostic: gc.mem_alloc() costs about 0.2 ms a
+        # call here; apart from enter(), whose frame each model call sets up
+        # inside the stretch measured) the heap shrank by more than a few
+        # frees in the firmware's stretch: the allocator collected there, and
+        # the stretch was charged for it
+        if _gc.mem_alloc() < self._alloc - 8192:
+            v = self.last_v
+            self.trace.add(88, self.now_us - v, v)  # X
 
     def _charge(self, d, overhead, call_us):
         # a stretch of d real us of firmware work, at the factor of the code
@@ -437,6 +458,7 @@ class VClock:
                 self.native_us += int(d * self.factor)
         self.now_us += v
         self.cpu_us += v
+        self.last_v = v
 
     def switch(self, factor):
         """The firmware's code changes kind (native code calls bytecode, or
@@ -481,6 +503,8 @@ class VClock:
                 if kind == 0:
                     self.gc_us += v
                     self.gc_n += 1
+                    if self.trace is not None:
+                        self.trace.collect(self.now_us - v, v)
                 elif kind == 1:
                     self.json_us += v
                 else:
@@ -488,6 +512,9 @@ class VClock:
         finally:
             self.leave()
         return r
+
+    def _watch_start(self):
+        self._alloc = _gc.mem_alloc()
 
     def mark(self):
         """The process waited for real (the board's own waits): a wait for the
@@ -499,6 +526,8 @@ class VClock:
         self._depth -= 1
         if self._depth <= 0:
             self._depth = 0
+            if self.heap_watch:
+                self._watch_start()
             t = utime.ticks_us()
             if self.run_delay is not None and utime.ticks_diff(t, self._in) > self.long_call:
                 # a long model call: a preemption in it was the model's
