@@ -4,8 +4,8 @@
 # dict: MicroPython dicts do not keep order, and the state hash is taken over
 # the event's canonical JSON). Where an event carries cards they are the LAST
 # fields, as card ids (copy*54 + face).
-# Each kind's fields, by name, are in evlayout.py (which the table never
-# loads; the host decodes every event by it, in tractor_table.events), and
+# Each kind's name and fields, by name, are in evlayout.py (which the table
+# never loads; the host decodes every event by it, in tractor_table.events), and
 # tabled in docs/firmware.md, "Game events"; docs/protocol.md links to it.
 # Change a kind's fields only together with evlayout.py and that table.
 #
@@ -75,29 +75,6 @@ PARTNER = const(18)
 # [UNDO, trick_no, seat, cards...]          a long press took back the seat's last play
 #                                           (those cards); the turn is the seat's again
 UNDO = const(19)
-
-NAMES = (
-    "?",
-    "hand_start",
-    "bid",
-    "trump",
-    "redeal",
-    "kitty",
-    "play",
-    "reject",
-    "challenge",
-    "forced",
-    "trick",
-    "audit",
-    "hand_end",
-    "revoke",
-    "scan",
-    "forfeit",
-    "kitty_up",
-    "call",
-    "partner",
-    "undo",
-)
 
 # --- reasons (REJECT, BID, AUDIT) --------------------------------------------
 OK = const(0)

@@ -20,6 +20,33 @@
 # accepted and first_hand are 0/1 flags.
 import events as E
 
+# Each kind's name, indexed by its number (events.HAND_START ... UNDO, lower
+# case): the host's EventKind (tractor_table.vocab.enums checks the two agree).
+# Here, not in events.py, which the table loads: 1.4 KB of its heap on the
+# unix port for names only the host reads (docs/firmware.md, "Heap").
+NAMES = (
+    "?",
+    "hand_start",
+    "bid",
+    "trump",
+    "redeal",
+    "kitty",
+    "play",
+    "reject",
+    "challenge",
+    "forced",
+    "trick",
+    "audit",
+    "hand_end",
+    "revoke",
+    "scan",
+    "forfeit",
+    "kitty_up",
+    "call",
+    "partner",
+    "undo",
+)
+
 LAYOUT = (
     (E.HAND_START, "hand_no dealer decks levels:0 levels:1 first_hand [levels:2 levels:3]"),
     (E.BID, "seat accepted reason cards*"),

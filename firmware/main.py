@@ -38,9 +38,11 @@
 # On the Pico, main.py runs by itself after boot.py and builds picoboard.PicoBoard
 # from hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM
 # for the buzzer (picoboard.py, loaded only there: the virtual table's board
-# replaces it, and main.py, which the Pico compiles from source at every
-# start, stays small). The virtual table (host/tractor_table/sim/virtual) runs this same
-# file under MicroPython's unix port with a simulated board.
+# replaces it). The Pico compiles main.py from source at every start and keeps
+# its bytecode for as long as the table runs, so what runs once (the App's
+# parts made, table.cfg read, the board built) is mainstart.py's, loaded for
+# the start and dropped after it. The virtual table (host/tractor_table/sim/virtual)
+# runs this same file under MicroPython's unix port with a simulated board.
 import gc
 import sys
 
@@ -49,8 +51,6 @@ import sys
 import ttlink
 import table as T
 import events as E
-from display import DisplayModel
-from version import FIRMWARE_VERSION, RULES_ID
 
 try:
     from micropython import const
@@ -95,35 +95,12 @@ def _frozen(snap):
     return out
 
 
-def uid_hex(uid):
-    # the table's identity as the link carries it: lower-case hex
-    return "".join("%02x" % b for b in uid)
-
-
 class App:
     """The table core, the link and the display, driven by a board."""
 
     def __init__(self, board, rules, decks=2, throw_penalty=0, ring=64, hand_scan=False):
         self.board = board
         now = board.ticks_ms()
-        self.table = T.Table(
-            rules,
-            decks=decks,
-            throw_penalty=throw_penalty,
-            chain_hash=ttlink.chain_hash,
-            hand_scan=hand_scan,
-        )
-        uid = getattr(board, "uid", None)  # the board's machine.unique_id() (bytes)
-        self.link = ttlink.DeviceLink(
-            now, board.rand() & 0x3FFFFFFF, board.rand, FIRMWARE_VERSION, RULES_ID, ring=ring,
-            table_uid=uid_hex(uid) if uid else "",
-        )
-        self.link.snapshot_source = self._snapshot_source
-        self.link.on_snapshot = self._snapshot_in
-        # the renderer drawn at the panel's size (a board with a panel driver:
-        # picoboard; the virtual board draws the default 128x64)
-        oled = getattr(board, "panel", None)
-        self.display = DisplayModel(oled.width, oled.pages * 8) if oled is not None else DisplayModel()
         self.hash_mismatches = 0
         self.failures = 0
         self.fail_run = 0  # failed turns in a row
@@ -132,33 +109,17 @@ class App:
         # the quiet turn before the next save begins (a trick's end: the
         # players take the trick up), never on a tap's turn
         self.gc_due = 0
-        self.restored = False
         self.store = board.store
-        snap = self.store.load() if self.store is not None else None
-        if snap is not None:
-            try:
-                self.table.restore(snap)
-                self.restored = True
-            except T.TableError as exc:
-                print("persist: ignoring the saved state:", exc)
-        if self.restored:
-            # the events before the snapshot are not on this device any more:
-            # the link starts its log at the snapshot's index and hash
-            self.link.restore(self.table.ev_index, self.table.ev_hash, ())
-            self.table.take_events()
-            self.table.say("resumed hand %d" % self.table.hand_no, now)
-        # the rules engine (tablerules.TableRules.e) is loaded after the
-        # restore, not before it: the snapshot is parsed and checked with
-        # the engine's 36 KB (unix port) still free, and its code and names
-        # come in now, while the heap is in few pieces (docs/firmware.md, "Heap")
-        load = getattr(rules, "e", None)
-        if load is not None:
-            gc.collect()
-            load()
-        self._pass_events()
-        self.dirty = True
         self.stop_at = -1  # ticks_ms of a maintenance request, or -1
         self.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
+        # the table, the link, the display, the state from flash and the rules
+        # engine: made once, by mainstart.py (loaded for the start only)
+        self.table, self.link, self.display, self.restored = _start().build(
+            self, rules, decks, throw_penalty, ring, hand_scan, now
+        )
+        _started()
+        self._pass_events()
+        self.dirty = True
 
     # --- the link's snapshot hooks
     def _snapshot_source(self):
@@ -388,73 +349,38 @@ class App:
             port.close()  # Ctrl-C works again: the REPL is the operator's
 
 
+def _start():
+    import mainstart
+
+    return mainstart
+
+
+def _started():
+    # the start's code leaves the heap once the App is made, if it came from a
+    # .mpy file (the Pico, the virtual table); one compiled from source (the
+    # tests under MicroPython) is kept, as table._done keeps a part
+    m = sys.modules.get("mainstart")
+    if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
+        del sys.modules["mainstart"]
+
+
 def configured_app(board, cfg_path):
     """The App playing by the rules in table.cfg (tableconfig.py); each problem
     found there is printed (the USB serial) and the first one displayed."""
-    import tableconfig
-    import tablerules
-
-    opts = tableconfig.Options(tableconfig.read(cfg_path), board.decks)
-    # read once at start: its code (and its table, ruleopts) need not stay in the heap
-    del sys.modules["tableconfig"]
-    sys.modules.pop("ruleopts", None)
-    tableconfig = None
-    gc.collect()
-    rules = tablerules.TableRules(board.decks, **opts.rules)
-    rules.digest = opts.digest
-    app = App(
-        board,
-        rules,
-        decks=board.decks,
-        throw_penalty=opts.throw_penalty,
-        hand_scan=opts.hand_scan,
-    )
-    # the rules digest, for the WELCOME (made by tableconfig, once)
-    app.link.rules_digest = opts.digest
-    sc = getattr(board, "scanner", None)
-    if sc is not None and opts.reader_gain >= 0:
-        sc.rx_gain = opts.reader_gain  # set at each reader's set-up
-    if sc is not None:
-        sc.set_group(opts.reader_group)
-    for p in opts.problems:
-        print("table.cfg:", p)
-    # the display's 16 columns name the problem; the USB serial has the details
-    problem = board.problem or ("table.cfg error" if opts.problems else "")
-    if problem:
-        app.table.say(problem, board.ticks_ms())
-    # the pins and the readers' wiring: needed to build the board only
-    sys.modules.pop("hwconfig", None)
-    sys.modules.pop("picohw", None)
-    gc.collect()
+    app = _start().configured_app(App, board, cfg_path)
+    _started()
     return app
 
 
 def main():
-    import hwconfig as H
-
-    import picohw
-
-    if picohw.maintenance_start():
-        print("maintenance start: seat 0's button is held, the table is not started")
-        return
-    if picohw.maintenance_flag(take=True):
-        # the host asked for maintenance: the watchdog, which cannot be
-        # stopped, was stopped by the reset that brought us here
-        print("maintenance: the table is not started; the REPL is free")
-        return
-    import picoboard
-
-    board = picoboard.PicoBoard()
-    cfg = H.CONFIG_FILE
-    H = picohw = None  # dropped by configured_app, loaded again for the flag
-    configured_app(board, cfg).run()
-    # a maintenance stop: the watchdog cannot be stopped, so the board resets
-    # into maintenance (a flag file on flash says so to the next boot)
-    print("the table stopped for maintenance; resetting into maintenance")
-    import picohw
-
-    picohw.maintenance_flag(set_it=True)
-    board.reset()
+    # the board and the App as table.cfg says, or None: a maintenance start
+    app = _start().pico_app(App)
+    _started()
+    if app is not None:
+        app.run()
+        # a maintenance stop: the watchdog cannot be stopped, so the board
+        # resets into maintenance (a flag file on flash says so to the next boot)
+        _start().maintenance_reset(app.board)
 
 
 if __name__ == "__main__":

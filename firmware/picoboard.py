@@ -4,9 +4,11 @@
 # ssd1309.py), four buttons (ButtonDecoder), a PWM buzzer, flash
 # (persist.Store) and the USB serial (ttlink_io.StdioPort).
 #
-# Loaded only on the Pico, by main.main(): the virtual table brings its own
-# board (host/tractor_table/sim/board/mpy/vboard.py), and main.py, which the
-# Pico compiles from source at every start, stays small.
+# Loaded only on the Pico, by main.main() (mainstart.pico_app): the virtual
+# table brings its own board (host/tractor_table/sim/board/mpy/vboard.py). Its
+# set-up, which runs once, is picostart.py's, loaded for it and dropped.
+import sys
+
 import events as E
 import tablebase as T
 
@@ -16,6 +18,12 @@ except ImportError:
 
     def const(x):  # type: ignore[no-redef]
         return x
+
+
+try:
+    from typing import Any  # noqa: F401 - the annotations' (the type checker's only)
+except ImportError:
+    pass
 
 
 # Button timing (ms): a press shorter than LONG_MS is a click; two clicks
@@ -28,8 +36,7 @@ DEBOUNCE_MS = const(20)
 # loop's next turn (a power of two): a turn of the loop can last hundreds of
 # ms (a save's erase), a click must still be judged by its real edges
 _EDGES = const(16)
-# the watchdog (machine.WDT, at most 8,388 ms on the RP2040): fed every turn
-WDT_MS = const(8000)
+# the watchdog's timeout: picostart.WDT_MS
 # after an I2C error the display is set up again this often (ms)
 DISPLAY_RETRY_MS = const(5000)
 
@@ -101,100 +108,51 @@ class PicoBoard:
     """The real table: pins from hwconfig.py, PN532 readers on SPI through the
     scanner, the display's panel on I2C, four buttons, a PWM buzzer, flash, USB serial."""
 
+    # what __init__ sets (picostart.setup), for the type checker only:
+    # MicroPython discards a class body's bare annotations
+    _time: "Any"
+    _pressed: int
+    _scanner_mod: "Any"
+    cards: "Any"
+    problem: str
+    decks: int
+    scanner: "Any"
+    shown: "Any"
+    readers_down: int
+    view_changed: bool
+    tag_sink: "Any"
+    oled: "Any"
+    display_errors: int
+    display_inits: int
+    _display_retry: int
+    panel: "Any"
+    buttons: "list[Any]"
+    decoder: ButtonDecoder
+    _edge_t: "Any"
+    _edge_v: bytearray
+    _edge_r: int
+    pwm: "Any"
+    _tone_until: int
+    led: "Any"
+    port: "Any"
+    store: "Any"
+    rand: "Any"
+    uid: "bytes | None"
+    _machine: "Any"
+    wdt: "Any"
+
     def __init__(self, machine=None, store_path="/table.json"):
-        # machine: the rp2 port's module, or (tests) a stand-in with the same classes
-        import time
+        # machine: the rp2 port's module, or (tests) a stand-in with the same
+        # classes. The set-up runs once: its code is picostart.py's, loaded
+        # for it and dropped after it if it came from a .mpy file (the Pico;
+        # one compiled from source, the tests, is kept), as main.py's start is
+        # mainstart's
+        import picostart
 
-        if machine is None:
-            import machine
-        I2C = machine.I2C
-        PWM = machine.PWM
-        Pin = machine.Pin
-
-        import cardmap
-        import hwconfig as H
-        import persist
-        import picohw
-        import scanner
-        import ttlink_io
-
-        self._time = time
-        self._pressed = H.BUTTON_PRESSED  # hwconfig is not kept (main.configured_app drops it)
-        self._scanner_mod = scanner
-        readers = picohw.readers(machine)
-        self.cards = None
-        self.problem = ""
-        try:
-            self.cards = cardmap.load(H.CARDS_FILE)
-        except (OSError, cardmap.CardMapError) as exc:
-            # without a card map every tag is "unknown": the display says why
-            # the display says it in 16 columns, the USB serial says why
-            print("no card map:", exc)
-            self.problem = "no card map"
-        self.decks = self.cards.decks if self.cards is not None else 2
-        self.scanner = scanner.Scanner(readers, self.cards)  # in pairs (table.cfg: main.configured_app)
-        # what the display shows beside the table core's state (main.App):
-        # the card each seat's reader saw once, not counted yet (the
-        # scanner's, -1 none), and the seats whose reader does not answer
-        self.shown = self.scanner.shown
-        self.readers_down = 0  # a bit per seat
-        self.view_changed = False  # either changed since main.App looked
-        self.tag_sink = None  # enrollmode: sees every scanner event first
-        self.oled = None
-        self.display_errors = 0  # I2C errors of the display
-        self.display_inits = 0  # times it was set up again after one
-        self._display_retry = 0  # ticks_ms of the next set-up, while it is down
-        # the display's driver: the panel the pin map names, and only its module
-        i2c = I2C(H.I2C_ID, sda=Pin(H.I2C_SDA), scl=Pin(H.I2C_SCL), freq=H.I2C_FREQ)
-        if H.DISPLAY_KIND == "SSD1309":
-            from ssd1309 import SSD1309
-
-            rst = H.DISPLAY_RESET  # RES#, or -1: an RC power-on reset on the module
-            self.panel = SSD1309(
-                i2c, H.DISPLAY_ADDR, H.DISPLAY_WIDTH, H.DISPLAY_HEIGHT, Pin(rst, Pin.OUT, value=1) if rst >= 0 else None
-            )
-        else:
-            from ssd1306 import SSD1306
-
-            self.panel = SSD1306(i2c, H.DISPLAY_ADDR, H.DISPLAY_WIDTH, H.DISPLAY_HEIGHT)
-        try:
-            self.panel.init()
-            self.oled = self.panel
-        except OSError:
-            self.display_errors += 1
-            self._display_retry = time.ticks_add(time.ticks_ms(), DISPLAY_RETRY_MS)
-            self.problem = self.problem or "no display (I2C)"
-        self.buttons = [Pin(p, Pin.IN, Pin.PULL_UP) for p in H.BUTTONS]
-        self.decoder = ButtonDecoder(H.SEATS)
-        # each button's edges, timestamped in its pin's interrupt (_edge) and
-        # fed to the decoder at the main loop's next turn (presses): a ring of
-        # _EDGES (ticks_ms in _edge_t, seat | pressed << 2 in _edge_v); after
-        # it, each seat's last edge kept (its ms, and 1 for a press), then (in
-        # _edge_t) the edges written so far; _edge_r: those read
-        from array import array
-
-        n = H.SEATS
-        self._edge_t = array("i", [0] * (_EDGES + n + 1))
-        self._edge_v = bytearray(_EDGES + n)
-        self._edge_r = 0
-        for s in range(n):
-            self._edge_t[_EDGES + s] = -(1 << 29)
-        handler = self._edge  # one bound method, made here: the interrupt allocates nothing
-        for b in self.buttons:
-            b.irq(handler=handler, trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
-        self.pwm = PWM(Pin(H.BUZZER))
-        self.pwm.duty_u16(0)
-        self._tone_until = 0
-        self.led = Pin(H.LED, Pin.OUT, value=0)
-        self.port = ttlink_io.StdioPort()
-        self.store = persist.Store(store_path, in_place=True)  # littlefs: atomic at close
-        self.rand = ttlink_io.random32
-        # the table's identity (main.App sends it in the link's WELCOME)
-        uid = getattr(machine, "unique_id", None)
-        self.uid = bytes(uid()) if uid is not None else None
-        self._machine = machine
-        # the watchdog: it cannot be stopped (a maintenance stop is a reset)
-        self.wdt = machine.WDT(timeout=WDT_MS)
+        picostart.setup(self, machine, store_path, ButtonDecoder, DISPLAY_RETRY_MS, _EDGES)
+        m = sys.modules.get("picostart")
+        if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
+            del sys.modules["picostart"]
 
     def feed(self):
         self.wdt.feed()

@@ -49,6 +49,9 @@ MAX_LINE = const(512)
 # the frame around it ('@[1,sid,seq,ack,11,[index,hash,' ... ']]*crc\n').
 MAX_EVENT = const(416)
 SNAP_CHUNK = const(192)  # raw bytes per snapshot chunk (256 base64 chars)
+# The device's ring of events for replay (docs/protocol.md, "The ring"): the
+# last `ring` events (64) as long as their JSON fits in this many bytes.
+RING_BYTES = const(2048)
 
 # Message types. Unreliable (seq 0): HELLO..ACK. Reliable (seq > 0): SYNC..APP.
 HELLO = const(1)
@@ -134,10 +137,17 @@ def _chain(prev, data):
 
 
 def encode_frame(sid, seq, ack, mtype, payload):
-    """One frame as bytes, newline included; ValueError if longer than MAX_LINE."""
-    body = dumps([PROTO, sid, seq, ack, mtype, payload]).encode()
-    crc = binascii.crc32(body) & 0xFFFFFFFF
-    out = b"@" + body + b"*" + ("%08x" % crc).encode() + b"\n"
+    """One frame as bytes, newline included; ValueError if longer than MAX_LINE.
+
+    A `payload` of type bytes is its canonical JSON already (the device's
+    EVENT payloads, made from its ring's records) and is put in as it is."""
+    if type(payload) is bytes:
+        head = b"[%d,%d,%d,%d,%d," % (PROTO, sid, seq, ack, mtype)
+        crc = binascii.crc32(b"]", binascii.crc32(payload, binascii.crc32(head)))
+        out = b"".join((b"@", head, payload, b"]*%08x\n" % (crc & 0xFFFFFFFF)))
+    else:
+        body = dumps([PROTO, sid, seq, ack, mtype, payload]).encode()
+        out = b"".join((b"@", body, b"*%08x\n" % (binascii.crc32(body) & 0xFFFFFFFF)))
     if len(out) > MAX_LINE:
         raise ValueError("frame of %d bytes is longer than MAX_LINE=%d" % (len(out), MAX_LINE))
     return out
@@ -235,65 +245,25 @@ class LineReader:
 
 
 # ---------------------------------------------------------------- snapshots
+# Sent and received in chunks by ttlink_snap.py, loaded when one starts or its
+# BEGIN arrives and dropped once none is under way (_snap_idle): the table
+# holds its code only then (as persist loads persistload for a read).
 
 
-class _SnapOut:
-    def __init__(self, sid, data, count, head):
-        self.id = sid
-        self.data = data
-        self.count = count
-        self.head = head
-        self.n = (len(data) + SNAP_CHUNK - 1) // SNAP_CHUNK
-        self.next = -1  # -1: BEGIN not yet sent
+def _snap():
+    import ttlink_snap
 
-    def next_message(self):
-        if self.next < 0:
-            self.next = 0
-            crc = binascii.crc32(self.data) & 0xFFFFFFFF
-            return SNAP_BEGIN, [self.id, len(self.data), self.n, crc, self.count, self.head]
-        if self.next >= self.n:
-            return None
-        k = self.next
-        self.next = k + 1
-        raw = self.data[k * SNAP_CHUNK : (k + 1) * SNAP_CHUNK]
-        return SNAP_CHUNK_T, [self.id, k, binascii.b2a_base64(raw).decode().strip()]
+    return ttlink_snap
 
 
-class _SnapIn:
-    def __init__(self, p, limit):
-        self.ok = False
-        self.error = ""
-        if len(p) != 6 or p[1] < 0 or p[2] < 0 or p[1] > limit:
-            self.id = p[0] if p else 0
-            self.error = "snapshot too large or malformed"
-            return
-        self.id, self.total, self.n, self.crc, self.count, self.head = p
-        self.buf = bytearray(self.total)
-        self.got = 0
-        self.pos = 0
-
-    def chunk(self, p):
-        """Take one chunk; returns None while incomplete, else an error or ''."""
-        if self.error:
-            return self.error
-        try:
-            raw = binascii.a2b_base64(p[2])
-        except Exception:  # noqa: BLE001
-            raw = None
-        if p[1] != self.got or raw is None or self.pos + len(raw) > self.total:
-            self.error = "chunk %d out of order or malformed" % p[1]
-            return self.error
-        self.buf[self.pos : self.pos + len(raw)] = raw
-        self.pos += len(raw)
-        self.got += 1
-        if self.got < self.n:
-            return None
-        if self.pos != self.total:
-            return "snapshot length %d, announced %d" % (self.pos, self.total)
-        if binascii.crc32(self.buf) & 0xFFFFFFFF != self.crc:
-            return "snapshot checksum mismatch"
-        self.ok = True
-        return ""
+def _snap_idle(link):
+    # no snapshot under way: its module leaves the heap if it came from a
+    # .mpy file (the Pico, the virtual table); one compiled from source (the
+    # tests under MicroPython; CPython) is kept, as table._done keeps a part
+    if link._snap_out is None and link._snap_in is None:
+        m = sys.modules.get("ttlink_snap")
+        if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
+            del sys.modules["ttlink_snap"]
 
 
 # ---------------------------------------------------------------- link core
@@ -305,6 +275,10 @@ _NO_NOTES = []
 class _Link:
     """Session, reliable delivery, keepalive: what both ends share."""
 
+    # the snapshot's vocabulary for ttlink_snap, which takes it from the link
+    # it serves (it imports nothing of this module: no import cycle)
+    SNAP = (SNAP_CHUNK, SNAP_BEGIN, SNAP_CHUNK_T, SNAP_DONE)
+
     def __init__(self, now, timing=None):
         t = timing or (RTO_MIN, RTO_MAX, PING_MS, DOWN_MS)
         self.rto_min, self.rto_max, self.ping_ms, self.down_ms = t
@@ -313,9 +287,6 @@ class _Link:
         self._reader = LineReader(self._line)
         self._out = []  # encoded frames waiting for take_output()
         self._notes = []
-        self._queue = []  # reliable (type, payload) waiting to be sent
-        self._snap_out = None
-        self._snap_in = None
         self._snap_seq = 0
         self._now = now
         self._new_session(0, now)
@@ -338,6 +309,7 @@ class _Link:
         self._queue = []
         self._snap_out = None
         self._snap_in = None
+        _snap_idle(self)
         self._ack_due = False
         self._last_rx = now
         self._last_tx = now
@@ -482,48 +454,25 @@ class _Link:
             if m is not None:
                 return m
             self._snap_out = None
+            _snap_idle(self)
         return None
 
     def _acked(self, mtype, payload):
         pass
 
     def _deliver(self, mtype, payload):
-        if mtype == SNAP_BEGIN:
-            self._snap_in = _SnapIn(payload, self._snap_limit())
-            if self._snap_in.error:
-                self._snap_failed(self._snap_in.id, self._snap_in.error)
-        elif mtype == SNAP_CHUNK_T:
-            s = self._snap_in
-            if s is None or not payload or payload[0] != s.id:
-                return
-            err = s.chunk(payload)
-            if err is None:
-                return
-            self._snap_in = None
-            if err:
-                self._snap_failed(s.id, err)
-                return
-            err = self._snapshot_received(bytes(s.buf), s.count, s.head)
-            if err:
-                self._snap_failed(s.id, err)
-            else:
-                self._queue.append((SNAP_DONE, [s.id, 1, ""]))
-        elif mtype == APP:
+        if mtype == APP:
             self._note("app", payload)
+        elif mtype == SNAP_BEGIN or mtype == SNAP_CHUNK_T:
+            _snap().deliver(self, mtype, payload)
+            _snap_idle(self)
         else:
             self._deliver_more(mtype, payload)
-
-    def _snap_failed(self, sid, err):
-        self._snap_in = None
-        self._queue.append((SNAP_DONE, [sid, 0, err]))
-        self._note("snapshot_rejected", sid, err)
 
     def _start_snapshot(self, data, count, head):
         # no _pump() here: callers are inside _frame() (which pumps after
         # delivering) or public methods (which pump themselves)
-        self._snap_seq += 1
-        self._snap_out = _SnapOut(self._snap_seq, data, count, head)
-        return self._snap_seq
+        return _snap().start(self, data, count, head)
 
     # hooks
     def _snap_limit(self) -> int:
@@ -574,7 +523,10 @@ class DeviceLink(_Link):
         timing=None,
         snap_limit=4096,
         table_uid="",
+        ring_bytes=RING_BYTES,
     ):
+        if ring_bytes < MAX_EVENT or ring_bytes > 65535:
+            raise ValueError("ring_bytes=%d: give %d to 65535 (the longest event must fit)" % (ring_bytes, MAX_EVENT))
         self.boot_id = boot_id
         # the table's own identity (hex of machine.unique_id(); "" unknown):
         # the ninth WELCOME field, so a host tells two tables apart
@@ -590,8 +542,15 @@ class DeviceLink(_Link):
         self._welcome = None
         self._ring_n = ring
         self.ring_size = ring
-        self._ring_ev = [None] * ring  # type: List[Optional[Tuple[Any, ...]]]
+        # the ring (docs/protocol.md, "The ring"): each event's canonical JSON
+        # bytes, one after the other in one preallocated buffer (a record that
+        # does not fit before its end goes at its start), its place and length
+        # and its state hash per slot: four objects, however many events
+        self._ring_b = bytearray(ring_bytes)
+        self._ring_at = array("H", [0] * ring)
+        self._ring_len = array("H", [0] * ring)
         self._ring_h = array("I", [0] * ring)  # unboxed: crc32 values pass 2**30
+        self._wpos = 0  # where the next record goes
         self.count = 0
         self.head = 0
         self._base = 0  # oldest index that can be replayed
@@ -610,31 +569,51 @@ class DeviceLink(_Link):
         """Append a game event (a flat list); returns its state hash.
         ValueError (nothing changed) if its JSON is longer than MAX_EVENT."""
         c = canonical(ev)
-        if len(c) > MAX_EVENT:
-            raise ValueError("event of %d bytes is longer than MAX_EVENT=%d" % (len(c), MAX_EVENT))
+        n = len(c)
+        if n > MAX_EVENT:
+            raise ValueError("event of %d bytes is longer than MAX_EVENT=%d" % (n, MAX_EVENT))
         h = _chain(self.head, c)
-        slot = self.count % self._ring_n
-        # kept as a tuple: one block, where a list is two (its object and its
-        # items), a fifth less of the ring's heap on the chip (docs/firmware.md, "Heap")
-        self._ring_ev[slot] = tuple(ev)
-        self._ring_h[slot] = h
-        self.count += 1
+        rb = self._ring_b
+        w = self._wpos
+        wrap = w + n > len(rb)  # written at the start: the buffer's end is left
+        pos = 0 if wrap else w
+        # the live records run from the oldest's start round to w, in order:
+        # the oldest go while their slot is needed or their record starts in
+        # what this one takes ([w, w + n), or from w round to n on a wrap)
+        at = self._ring_at
+        rh = self._ring_h
+        rn = self._ring_n
+        cnt = self.count
+        b = self._base
+        while cnt > b:
+            k = b % rn
+            if cnt - b < rn:
+                a = at[k]
+                if (n <= a < w) if wrap else (a < w or a >= w + n):
+                    break
+            self._base_hash = rh[k]
+            b += 1
+        self._base = b
+        rb[pos : pos + n] = c
+        slot = cnt % rn
+        at[slot] = pos
+        self._ring_len[slot] = n
+        rh[slot] = h
+        self._wpos = pos + n
+        self.count = cnt + 1
         self.head = h
-        if self.count - self._base > self._ring_n:
-            self._base_hash = self._ring_h[self._base % self._ring_n]
-            self._base += 1
         self._pump()
         return h
 
     def restore(self, base, base_hash, events):
         """Rebuild the log after a reboot: `events` follow index `base`,
-        whose preceding hash is `base_hash` (only the last `ring` are kept)."""
+        whose preceding hash is `base_hash` (only the last that the ring
+        holds are kept)."""
         self.count = base
         self.head = base_hash
         self._base = base
         self._base_hash = base_hash
-        for i in range(len(self._ring_ev)):
-            self._ring_ev[i] = None
+        self._wpos = 0
         for ev in events:
             self.add_event(ev)
 
@@ -712,13 +691,7 @@ class DeviceLink(_Link):
         self._ev_pend = -1
 
     def _send_own_snapshot(self):
-        self._set_tx(-1)
-        src = self.snapshot_source
-        if src is None:
-            self._queue.append((SNAP_DONE, [0, 0, "device has no snapshot source"]))
-            return
-        data, count, head = src()
-        self._start_snapshot(data, count, head)
+        _snap().send_own(self)
 
     def _next_message(self):
         m = _Link._next_message(self)
@@ -731,28 +704,24 @@ class DeviceLink(_Link):
                 return _Link._next_message(self)
             self._ev_pend = i
             slot = i % self._ring_n
-            return EVENT, [i, self._ring_h[slot], self._ring_ev[slot]]
+            a = self._ring_at[slot]
+            # the payload [i, hash, event] as JSON bytes, the event's own
+            # straight from the ring (encode_frame puts bytes in as they are)
+            return EVENT, b"".join((b"[%d,%d," % (i, self._ring_h[slot]), self._ring_b[a : a + self._ring_len[slot]], b"]"))
         return None
 
     def _acked(self, mtype, payload):
-        if mtype == EVENT and self._ev_pend == payload[0]:
-            self._tx_ev = payload[0] + 1
+        # one reliable message is in flight at a time: an acked EVENT is the
+        # one _ev_pend names, unless _set_tx moved the pointer since (-1)
+        if mtype == EVENT and self._ev_pend >= 0:
+            self._tx_ev = self._ev_pend + 1
             self._ev_pend = -1
 
     def _snap_limit(self) -> int:
         return self._limit
 
     def _snapshot_received(self, data, count, head) -> str:
-        cb = self.on_snapshot
-        if cb is None:
-            return "device does not accept snapshots"
-        err = cb(data, count, head)
-        if err:
-            return err
-        self.restore(count, head, ())
-        self._set_tx(count)
-        self._note("snapshot_applied", count, head)
-        return ""
+        return _snap().applied(self, data, count, head)
 
     def _link_down(self, why):
         _Link._link_down(self, why)

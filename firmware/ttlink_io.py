@@ -30,7 +30,11 @@ def _kbd_intr(ch):
         fn(ch)
 
 
-_MAX_READ = 512  # bytes taken per poll() call, so the main loop keeps turning
+# bytes taken per read() call, so that the main loop keeps turning; the host
+# sends mostly ACKs, PINGs and short commands, and a longer line (a snapshot
+# chunk, at most ttlink.MAX_LINE) is taken over a few turns by the link's line
+# reader, which holds a line in pieces: 128, not a whole line's 512, of heap
+_MAX_READ = 128
 
 
 class StdioPort:

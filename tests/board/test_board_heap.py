@@ -78,8 +78,10 @@ def test_the_peak_is_placed_and_counted_with_the_modules_loaded_then(one_hand: P
     assert vt.peak_lines and vt.peak_lines[0].startswith("H1")
     mods = set(vt.peak_modules)
     assert {"table", "ttlink", "scanner", "pn532", "picoboard", "persist"} <= mods
-    # read at the start and dropped (main.configured_app), and the models' own
-    assert not mods & {"tableconfig", "ruleopts", "hwconfig", "picohw", "persistload", "picoboot", "machine", "norflash"}
+    # read at the start and dropped (main.configured_app, the start's own
+    # mainstart and picostart), the link's snapshots (none in play), and the models' own
+    assert not mods & {"tableconfig", "ruleopts", "hwconfig", "picohw", "persistload", "mainstart", "picostart", "ttlink_snap",
+                       "picoboot", "machine", "norflash"}
     # the littlefs mount is the platform's (before the chip's 240,720 B free), reported apart
     assert vt.figures["platform_bytes"] > 0
     at = vt.chip_peak_at_peak()

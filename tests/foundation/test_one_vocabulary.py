@@ -201,7 +201,7 @@ def test_the_firmware_has_a_vocabulary() -> None:
     # the shared vocabularies are there, as const() names and tables
     for name, value in (("HAND_START", 1), ("OUT_OF_TURN", 1), ("APP_REPLY", 100), ("R_PAIRS", 6)):
         assert value in consts[name], name
-    assert "events.REASONS" in tables and "events.NAMES" in tables
+    assert "events.REASONS" in tables and "evlayout.NAMES" in tables
 
 
 def test_no_firmware_constant_is_retyped_on_the_host() -> None:
@@ -258,7 +258,8 @@ def test_the_host_types_are_the_firmwares() -> None:
     from tractor_table.vocab import enums, loader
 
     table = loader.firmware("table")
-    assert [(k.name.lower(), int(k)) for k in enums.EventKind] == [(n, i) for i, n in enumerate(EV.NAMES) if i]
+    names = loader.firmware("evlayout").NAMES
+    assert [(k.name.lower(), int(k)) for k in enums.EventKind] == [(n, i) for i, n in enumerate(names) if i]
     assert len(enums.TableReason) == len(EV.REASONS) and enums.TableReason.BID_SELF == EV.BID_SELF
     assert enums.AppCode.REPLY == EV.APP_REPLY and enums.AppCode.TAG == EV.APP_TAG
     assert len(enums.TablePhase) == len(table.PHASE_NAMES) and enums.TablePhase.CALL == table.CALL

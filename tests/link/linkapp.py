@@ -149,8 +149,9 @@ class Pair:
     run on every block in transit: the place to inject faults.
     """
 
-    def __init__(self, seed=1, ring=64, persist_every=1, timing=None, store=None, variant=0):
+    def __init__(self, seed=1, ring=64, persist_every=1, timing=None, store=None, variant=0, ring_bytes=0):
         self.rng = Lcg(seed)
+        self.ring_bytes = ring_bytes or ttlink.RING_BYTES
         self.now = 1000
         self.timing = timing
         self.ring = ring
@@ -170,7 +171,8 @@ class Pair:
     def boot(self, variant=0):
         """(Re)start the device from its store, as after a power cycle."""
         self.dev = ttlink.DeviceLink(
-            self.now, self.rng.next(), self.rng.next, FW, RULES, ring=self.ring, timing=self.timing
+            self.now, self.rng.next(), self.rng.next, FW, RULES, ring=self.ring, timing=self.timing,
+            ring_bytes=self.ring_bytes,
         )
         self.app = DeviceApp(self.dev, self.store, self.persist_every, variant)
 

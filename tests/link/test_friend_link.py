@@ -19,6 +19,7 @@ from tractor_table import events as E
 from tractor_table.events import EV
 from tractor_table.link import engine_replayer as er
 from tractor_table.sim.virtual.game import BotGame
+from tractor_table.vocab.loader import firmware
 
 FRIEND = Rules.preset("friend")
 Log = list[tuple[int, int, list[Any]]]
@@ -38,7 +39,8 @@ def at(log: Log, kind: int, k: int = 0) -> int:
 
 def test_kind_numbers_match_the_firmware() -> None:
     assert (E.Call.KIND, E.Partner.KIND) == (EV.CALL, EV.PARTNER)
-    assert EV.NAMES[EV.CALL] == "call" and EV.NAMES[EV.PARTNER] == "partner"
+    names = firmware("evlayout").NAMES
+    assert names[EV.CALL] == "call" and names[EV.PARTNER] == "partner"
 
 
 @pytest.mark.parametrize(("seed", "hand_scan"), [(1, False), (2, False), (3, True)])

@@ -64,6 +64,9 @@ faults = st.fixed_dictionaries(
         "reboots": st.integers(0, 2),
         "persist_every": st.sampled_from([1, 4]),
         "ring": st.sampled_from([8, 64]),
+        # the ring's bytes: the default, and the least (the window then ends
+        # at its bytes, not its slots: about 25 of the stream's events)
+        "ring_bytes": st.sampled_from([0, 416]),
     }
 )
 
@@ -72,7 +75,8 @@ faults = st.fixed_dictionaries(
 @given(faults)
 def test_no_bad_event_is_accepted_and_all_arrive_after_faults(f: dict[str, float]) -> None:
     rng = random.Random(f["seed"])
-    p = Pair(seed=int(f["seed"]), ring=int(f["ring"]), persist_every=int(f["persist_every"]))
+    p = Pair(seed=int(f["seed"]), ring=int(f["ring"]), persist_every=int(f["persist_every"]),
+             ring_bytes=int(f["ring_bytes"]))
     up = Channel(rng, f["drop"], f["flip"], f["dup"], f["stale"])
     down = Channel(rng, f["drop"], f["flip"], f["dup"], f["stale"])
     p.up, p.down = up, down

@@ -240,6 +240,77 @@ def test_ring_overrun_is_resolved_with_a_device_snapshot():
     assert p.host.record.base == 23
 
 
+def event_json(dev, i):
+    """Event i's canonical JSON as the device's ring holds it; None if it has it no more."""
+    if not dev._base <= i < dev.count:
+        return None
+    k = i % dev.ring_size
+    a = dev._ring_at[k]
+    return bytes(dev._ring_b[a : a + dev._ring_len[k]])
+
+
+def test_the_ring_keeps_the_last_events_its_bytes_hold():
+    """Events of 5-250 bytes in a ring of 8 slots and the least bytes (one
+    MAX_EVENT): after each one the ring holds a suffix of the log, each event
+    as its canonical JSON with its hash; it ends at the slots or at the
+    bytes, and at the bytes it holds all but what a wrap and the last
+    dropped record leave (docs/protocol.md, "The ring")."""
+    rng = Lcg(11)
+    nbytes = ttlink.MAX_EVENT
+    dev = ttlink.DeviceLink(0, 4242, rng.next, "0.1.0", RULES, ring=8, ring_bytes=nbytes)
+    made = [b""] * 200  # (made up front: MicroPython's heap of 160K)
+    hashes = [0] * 201
+    longest = 0
+    by_slots = by_bytes = 0
+    for k in range(200):
+        # mostly a card or two, now and then a long throw or a scanned hand
+        m = rng.next() % 60 if rng.next() % 5 == 0 else rng.next() % 3
+        ev = [6, k] + [rng.next() % 216 for _ in range(m)]
+        c = ttlink.canonical(ev)
+        longest = max(longest, len(c))
+        made[k] = c
+        hashes[k + 1] = dev.add_event(ev)
+        assert dev.count == k + 1 and dev.head == hashes[k + 1] == ttlink.chain_hash(hashes[k], ev)
+        base = 0
+        while event_json(dev, base) is None:
+            base += 1
+        for i in range(base, dev.count):
+            assert event_json(dev, i) == made[i], i
+            assert dev.hash_at(i) == hashes[i + 1]
+        assert dev.hash_at(base - 1) == hashes[base]
+        assert dev.hash_at(base - 2) is None
+        kept = dev.count - base
+        assert 1 <= kept <= 8
+        if kept == 8:
+            by_slots += 1
+        elif base:
+            by_bytes += 1
+            assert sum(len(c) for c in made[base : k + 1]) > nbytes - 2 * longest, (k, base)
+    assert by_slots > 10 and by_bytes > 10, (by_slots, by_bytes)
+    # a reconnecting host is replayed the ring's events, frames as made
+    base = dev.count - 1
+    while event_json(dev, base - 1) is not None:
+        base -= 1
+    sid = handshake(dev, 0, have=base, have_hash=hashes[base])[1]
+    got = []
+    for seq in range(1, 9):
+        dev.feed(ttlink.encode_frame(sid, seq if seq == 1 else 0, seq - 1, ttlink.SYNC if seq == 1 else ttlink.ACK,
+                                     [base] if seq == 1 else []), seq)
+        fs = [f for f in frames(dev.take_output()) if f[4] == ttlink.EVENT]
+        got += fs
+        if len(got) == dev.count - base:
+            break
+    assert [f[5][0] for f in got] == list(range(base, dev.count))
+    assert [ttlink.canonical(f[5][2]) for f in got] == made[base : dev.count]
+    assert [f[5][1] for f in got] == hashes[base + 1 : dev.count + 1]
+    try:
+        ttlink.DeviceLink(0, 4242, rng.next, "0.1.0", RULES, ring_bytes=nbytes - 1)
+    except ValueError as exc:
+        assert "ring_bytes=" + str(nbytes - 1) in str(exc)
+    else:
+        raise AssertionError("a ring too small for the longest event was made")
+
+
 def test_host_pushes_its_state_and_device_swaps_it_in_whole():
     p = Pair(seed=6)
     p.add_events(12)

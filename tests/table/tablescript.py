@@ -70,7 +70,7 @@ class Log:
             self.hash = h
             for x in ev:
                 assert type(x) is int, ev
-            assert 0 < ev[0] < len(E.NAMES)
+            assert E.HAND_START <= ev[0] <= E.UNDO
             if ev[0] == E.PLAY:
                 self.plays += 1
             else:

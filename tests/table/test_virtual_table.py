@@ -15,7 +15,7 @@ from shengji import Rules
 from tractor_table import cli, virtual_heap
 from tractor_table.errors import CommandError
 from tractor_table.events import EV
-from tractor_table.link.notes import Up
+from tractor_table.link.notes import SnapshotIn, Up
 from tractor_table.sim.virtual.game import BotGame
 from tractor_table.sim.virtual.runner import VirtualTable
 from vtable_rig import table_in
@@ -115,7 +115,8 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
     # code the table does not need stayed out of the heap: the host's end of
     # the link, the Pico's board, snapshot restoring and table.cfg's reader
     assert "table" in vt.modules_loaded and "ttlink" in vt.modules_loaded
-    for never in ("ttlink_host", "picoboard", "tablerestore", "persistload", "tableconfig", "enrollmode", "snaplayout", "evlayout"):
+    for never in ("ttlink_host", "picoboard", "tablerestore", "persistload", "tableconfig", "enrollmode", "snaplayout", "evlayout",
+                  "mainstart", "ttlink_snap"):
         assert never not in vt.modules_loaded
 
 
@@ -163,8 +164,12 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
         vt2.close()
     assert game.disagreements == []
     assert len(game.hand.tricks) > tricks_before
-    # the snapshot's reader and restorer were loaded for the start from flash only
-    assert "table" in vt2.modules_loaded and not {"tablerestore", "persistload"} & set(vt2.modules_loaded)
+    # the snapshot's reader and restorer were loaded for the start from flash
+    # only, and the link's snapshot code for the snapshot it sent the host (the
+    # ring starts at the restored state: the host's record had to start there)
+    assert any(isinstance(n, SnapshotIn) for n in vt2.notes)
+    assert "table" in vt2.modules_loaded
+    assert not {"tablerestore", "persistload", "ttlink_snap"} & set(vt2.modules_loaded)
 
 
 def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path) -> None:

@@ -9,6 +9,7 @@ PROTO: int
 MAX_LINE: int
 MAX_EVENT: int
 SNAP_CHUNK: int
+RING_BYTES: int
 HELLO: int
 WELCOME: int
 ANNOUNCE: int
@@ -93,6 +94,7 @@ class DeviceLink(_Link):
         timing: Timing | None = ...,
         snap_limit: int = ...,
         table_uid: str = ...,
+        ring_bytes: int = ...,
     ) -> None: ...
     def add_event(self, ev: list[Any]) -> int: ...
     def restore(self, base: int, base_hash: int, events: Any) -> None: ...

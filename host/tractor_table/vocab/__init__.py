@@ -15,7 +15,7 @@ copy in the host's source):
 
 | vocabulary | firmware | host type |
 |---|---|---|
-| game event kinds | ``events.py`` (``HAND_START`` ..., ``NAMES``) | :class:`EventKind` |
+| game event kinds | ``events.py`` (``HAND_START`` ...), ``evlayout.py`` (``NAMES``) | :class:`EventKind` |
 | the table's reasons (REJECT, BID, AUDIT) | ``events.py`` (``OK`` ... ``BID_SELF``, ``REASONS``) | :class:`TableReason` |
 | the link's application messages | ``events.py`` (``APP_*``) | :class:`AppCode` |
 | the host's commands | ``tablebase.py`` (``CMD_*``) | :class:`TableCommand` |

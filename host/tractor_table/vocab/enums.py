@@ -53,7 +53,7 @@ class EventKind(enum.IntEnum):
     UNDO = _EVENTS["UNDO"]
 
 
-_complete(EventKind, {n.upper(): i for i, n in enumerate(_EV.NAMES) if i})
+_complete(EventKind, {n.upper(): i for i, n in enumerate(firmware("evlayout").NAMES) if i})
 
 
 class TableReason(enum.IntEnum):

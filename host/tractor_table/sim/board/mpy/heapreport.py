@@ -33,18 +33,13 @@ def report(out, app):
     n = len(t.tricks)
     t.tricks = []
     took("the hand's " + str(n) + " completed tricks (packed)")
-    ring = link._ring_ev
-    n = 0
-    for i in range(len(ring)):
-        if ring[i] is not None:
-            n += 1
-            ring[i] = None
-    took("the link's ring: its " + str(n) + " events")
-    slots = len(ring)
-    ring = None
-    link._ring_ev = None
+    n = link.count - link._base
+    slots = link._ring_n
+    link._ring_b = None
+    link._ring_at = None
+    link._ring_len = None
     link._ring_h = None
-    took("the link's ring: its " + str(slots) + " slots and hashes")
+    took("the link's ring: its " + str(n) + " events in " + str(slots) + " slots, with their hashes")
     t.bids = []
     t.kitty = []
     t.kitty_up = []

@@ -90,8 +90,9 @@ class _Sink:
     def __init__(self):
         self.lines = []
 
-    def write(self, b):
-        self.lines.append(bytes(b))
+    def write(self, b, off=0, n=-1):
+        # as a stream's write(buf, off, len) (vevents writes from the link's ring)
+        self.lines.append(bytes(b[off:] if n < 0 else b[off : off + n]))
         del self.lines[:-8]
 
 

@@ -70,7 +70,9 @@ class EventTap:
             out.write(b" ")
             dump(h, out)
             out.write(b" ")
-            dump(L._ring_ev[slot], out, separators=_SEP)
+            # the event's canonical JSON as the ring holds it (a stream's
+            # write(buf, off, len): no copy in the firmware's heap)
+            out.write(L._ring_b, L._ring_at[slot], L._ring_len[slot])
             out.write(b"\n")
             self.sent += 1
             self.last = h

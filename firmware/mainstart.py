@@ -1,0 +1,144 @@
+# The table's start: the App's parts made (the table core, the link, the
+# display, the state from flash, the rules engine), the rules read from
+# table.cfg, the Pico's board built; and the reset into maintenance after a
+# maintenance stop.
+#
+# main.py loads this module for the start only and drops it once the App is
+# made (main._started): main.py is compiled from source at every start on the
+# Pico and its bytecode stays in the heap for as long as the table runs, so
+# what runs once is here, as a .mpy that leaves the heap after it
+# (docs/firmware.md, "Heap"). It takes the App class from main (on the Pico
+# main.py runs as __main__: importing main here would compile it again).
+import gc
+import sys
+
+import table as T
+import ttlink
+from display import DisplayModel
+from version import FIRMWARE_VERSION, RULES_ID
+
+
+def uid_hex(uid):
+    # the table's identity as the link carries it: lower-case hex
+    return "".join("%02x" % b for b in uid)
+
+
+def build(app, rules, decks, throw_penalty, ring, hand_scan, now):
+    """App.__init__'s parts: (table, link, display, restored): the table, the
+    link, the display; the state on flash restored (the link's log then starts
+    at its index and hash); then the rules engine loaded."""
+    board = app.board
+    table = T.Table(
+        rules,
+        decks=decks,
+        throw_penalty=throw_penalty,
+        chain_hash=ttlink.chain_hash,
+        hand_scan=hand_scan,
+    )
+    uid = getattr(board, "uid", None)  # the board's machine.unique_id() (bytes)
+    link = ttlink.DeviceLink(
+        now, board.rand() & 0x3FFFFFFF, board.rand, FIRMWARE_VERSION, RULES_ID, ring=ring,
+        table_uid=uid_hex(uid) if uid else "",
+    )
+    link.snapshot_source = app._snapshot_source
+    link.on_snapshot = app._snapshot_in
+    # the renderer drawn at the panel's size (a board with a panel driver:
+    # picoboard; the virtual board draws the default 128x64)
+    oled = getattr(board, "panel", None)
+    display = DisplayModel(oled.width, oled.pages * 8) if oled is not None else DisplayModel()
+    restored = False
+    snap = app.store.load() if app.store is not None else None
+    if snap is not None:
+        try:
+            table.restore(snap)
+            restored = True
+        except T.TableError as exc:
+            print("persist: ignoring the saved state:", exc)
+    if restored:
+        # the events before the snapshot are not on this device any more:
+        # the link starts its log at the snapshot's index and hash
+        link.restore(table.ev_index, table.ev_hash, ())
+        table.take_events()
+        table.say("resumed hand %d" % table.hand_no, now)
+    # the rules engine (tablerules.TableRules.e) is loaded after the
+    # restore, not before it: the snapshot is parsed and checked with
+    # the engine's 36 KB (unix port) still free, and its code and names
+    # come in now, while the heap is in few pieces (docs/firmware.md, "Heap")
+    load = getattr(rules, "e", None)
+    if load is not None:
+        gc.collect()
+        load()
+    return table, link, display, restored
+
+
+def configured_app(App, board, cfg_path):
+    """main.configured_app: an App of class App playing by table.cfg."""
+    import tableconfig
+    import tablerules
+
+    opts = tableconfig.Options(tableconfig.read(cfg_path), board.decks)
+    # read once at start: its code (and its table, ruleopts) need not stay in the heap
+    del sys.modules["tableconfig"]
+    sys.modules.pop("ruleopts", None)
+    tableconfig = None
+    gc.collect()
+    rules = tablerules.TableRules(board.decks, **opts.rules)
+    rules.digest = opts.digest
+    app = App(
+        board,
+        rules,
+        decks=board.decks,
+        throw_penalty=opts.throw_penalty,
+        hand_scan=opts.hand_scan,
+    )
+    # the rules digest, for the WELCOME (made by tableconfig, once)
+    app.link.rules_digest = opts.digest
+    sc = getattr(board, "scanner", None)
+    if sc is not None and opts.reader_gain >= 0:
+        sc.rx_gain = opts.reader_gain  # set at each reader's set-up
+    if sc is not None:
+        sc.set_group(opts.reader_group)
+    for p in opts.problems:
+        print("table.cfg:", p)
+    # the display's 16 columns name the problem; the USB serial has the details
+    problem = board.problem or ("table.cfg error" if opts.problems else "")
+    if problem:
+        app.table.say(problem, board.ticks_ms())
+    # the pins and the readers' wiring: needed to build the board only
+    sys.modules.pop("hwconfig", None)
+    sys.modules.pop("picohw", None)
+    gc.collect()
+    return app
+
+
+def pico_app(App):
+    """The Pico's start (main.main): the board and the App, or None for a
+    maintenance start (seat 0's button held, or the flag a maintenance stop left)."""
+    import hwconfig as H
+
+    import picohw
+
+    if picohw.maintenance_start():
+        print("maintenance start: seat 0's button is held, the table is not started")
+        return None
+    if picohw.maintenance_flag(take=True):
+        # the host asked for maintenance: the watchdog, which cannot be
+        # stopped, was stopped by the reset that brought us here
+        print("maintenance: the table is not started; the REPL is free")
+        return None
+    import picoboard
+
+    board = picoboard.PicoBoard()
+    cfg = H.CONFIG_FILE
+    H = picohw = None  # dropped by configured_app, loaded again for the flag
+    return configured_app(App, board, cfg)
+
+
+def maintenance_reset(board):
+    """After a maintenance stop: the watchdog cannot be stopped, so the board
+    resets into maintenance (a flag file on flash says so to the next boot)."""
+    print("the table stopped for maintenance; resetting into maintenance")
+    import picohw
+
+    picohw.maintenance_flag(set_it=True)
+    board.reset()
