@@ -192,9 +192,10 @@ class PicoBoard:
             # happens a four-seat cycle is one turn of the main loop. Not
             # Scanner.launch() (the next group's polls left running through
             # the turn): with the flash at its maximum times (400 ms erases)
-            # a card it saw once was never confirmed and the table waited for
-            # it (board model, bots, 2 decks, 3 runs in 3; 2 in 2 pass with
-            # this): launch() stays in the scanner, off, until that is found
+            # a card laid at the seat to play was never counted and the table
+            # waited for it (board model, bots, 2 decks, 3 runs in 3; 2 in 2
+            # pass with this): launch() stays in the scanner, off, until the
+            # cause is found
             n = sc.tick(self._time.ticks_ms())
         if n:  # events waiting (pop is not called for none)
             out = []
