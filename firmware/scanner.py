@@ -278,9 +278,13 @@ class Scanner:
         loop starts no save then, so that the tap's frame is not kept waiting.
         A group that ``launch()`` left running is read first (``land()``): its
         answers may hold a first sighting, and no field stays on, no reader
-        waits half-read, through the flash work that a False lets begin."""
+        waits half-read, through the flash work that a False lets begin.
+        True as well while events wait for ``pop()`` (a card that group
+        confirmed: counted and drawn first, then the flash)."""
         if self._flight >= 0:
             self.land()
+        if self._q_len:
+            return True
         if not max(self._pend):
             return False  # nearly every turn: one C call, not a loop over the seats
         for s in range(self.seats):

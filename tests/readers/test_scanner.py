@@ -364,8 +364,15 @@ def test_seen_once_reads_a_launched_group_first():
     assert sc.seen_once(t.clock.ticks_ms())
     assert [c.rf_on for c in t.chips] == [False] * 4
     assert sc.pop() == scanner.EV_SEEN and sc.seat == g and sc.t_ms == now0
-    assert sc.launch(now0 + 1)  # nothing in flight any more: the next group may go
-    sc.tick(t.clock.ticks_ms())
+    # a card the launched group confirms: True until its EV_CARD is taken (the
+    # turn that counts and draws it comes before any flash work)
+    t.clock.advance_us(50000)
+    assert sc.tick(t.clock.ticks_ms()) == 0  # the other group
+    assert sc.launch(t.clock.ticks_ms())  # the group of g, 50 ms after: confirming
+    assert sc.seen_once(t.clock.ticks_ms())
+    assert sc.pending() == 1 and not max(sc._pend)
+    assert sc.pop() == EV_CARD and sc.seat == g and sc.card == 4
+    assert not sc.seen_once(t.clock.ticks_ms())
     # nothing in flight, nothing seen once: False, and not a byte on the bus
     t.run(300)
     t.take()
