@@ -276,13 +276,17 @@ class Scanner:
         """True while a seat saw a new tag by one poll and its confirming poll
         may still come (confirm_ms and a cycle's allowance after it): the main
         loop starts no save then, so that the tap's frame is not kept waiting.
-        A group that ``launch()`` left running is read first (``land()``): its
+        A group that ``launch()`` left running is read first: its
         answers may hold a first sighting, and no field stays on, no reader
         waits half-read, through the flash work that a False lets begin.
         True as well while events wait for ``pop()`` (a card that group
         confirmed: counted and drawn first, then the flash)."""
-        if self._flight >= 0:
-            self.land()
+        f = self._flight
+        if f >= 0:
+            # the launched group read now (its answers, its fields off), judged
+            # by its launch's time as at a tick; its events wait for pop()
+            self._flight = -1
+            self._serve_group(f, self._flight_at)
         if self._q_len:
             return True
         if not max(self._pend):
@@ -428,16 +432,6 @@ class Scanner:
                 self._flight_at = now
                 return True
         return False
-
-    def land(self):
-        """Read the group ``launch()`` left running now (its answers, its
-        fields off), not at the next ``tick()``: before work that stops the
-        CPU for long (a flash erase). Its sightings are judged by the time of
-        its launch, as at a tick; the events wait for ``pop()``."""
-        f = self._flight
-        if f >= 0:
-            self._flight = -1
-            self._serve_group(f, self._flight_at)
 
     # bytecode: twice a cycle, a few lines (native: more of the chip's heap)
     def _begin_group(self, g):
