@@ -44,7 +44,7 @@ DEBOUNCE_MS = const(20)
 # one stamped before it (the level read at the turn's ``now``, an edge stamped
 # later in the turn) is too, up to LONG_MS before: a last change stamped days
 # ago (ticks_ms wraps every 2**30 ms) is no bounce, whatever its difference
-_BOUNCE_MIN = const(-800)
+_BOUNCE_MIN = const(-LONG_MS)
 # the buttons' edges timestamped by their pin interrupts, kept until the main
 # loop's next turn (a power of two): a turn of the loop can last hundreds of
 # ms (a save's erase), a click must still be judged by its real edges
