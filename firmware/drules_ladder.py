@@ -375,7 +375,7 @@ class Ladders(EngineBase):
         # back by one slice copy, _urestore, not run by run)
         self._ng = 0
         self._ub[:] = self._u
-        if (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi)) and self._tail(0, 0, 0, 0):
+        if (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi, 1)) and self._tail(0, 0, 0, 0):
             if not keep:
                 self._urestore()
                 self._ng = 0
@@ -384,11 +384,12 @@ class Ladders(EngineBase):
         if self._ng:
             self._urestore()
             self._ng = 0
-        if t == 0 and k > 1:
-            # One kind of runs: from the strongest place down too (at the
-            # weakest a run can take the faces the sets need; issue 21:
-            # adv-39's Titanic and the quad beside it, a sweep each)
-            if self._greedy(m, k, -n) and self._tail(0, 0, 0, 0):
+        if (t == 0) == (k > 1):
+            # One kind of runs, or runs of pairs alone: from the strongest
+            # place down too (at the weakest a run can take the faces the
+            # sets need; issue 21: adv-39's Titanic and the quad beside it,
+            # a sweep each; adv-47's run of two pairs on a quad's 4-face)
+            if (self._greedy(m, k, -n) if t == 0 else self._gflex(t, lo, hi, -1)) and self._tail(0, 0, 0, 0):
                 if not keep:
                     self._urestore()
                     self._ng = 0
@@ -424,15 +425,16 @@ class Ladders(EngineBase):
         self._fblo -= lo
         self._fbhi -= hi
 
-    def _gflex(self, t, lo, hi):
-        # type: (int, int, int) -> bool
-        """_greedy for t pairs in runs: b runs of 3 and the rest runs of 2."""
+    def _gflex(self, t, lo, hi, d):
+        # type: (int, int, int, int) -> bool
+        """_greedy for t pairs in runs: b runs of 3 and the rest runs of 2
+        (d -1: each at the strongest place, as _greedy's n < 0)."""
         g = self._ng
         b = lo
         while b <= hi:
             # (a call a kind that has runs: a bytecode call's frame is
             # taken from the heap and given back, issue 21)
-            if (b == 0 or self._greedy(2, 3, b)) and (3 * b == t or self._greedy(2, 2, (t - 3 * b) >> 1)):
+            if (b == 0 or self._greedy(2, 3, b * d)) and (3 * b == t or self._greedy(2, 2, ((t - 3 * b) >> 1) * d)):
                 return True
             if g:
                 self._ungreedy(g)

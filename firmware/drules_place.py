@@ -55,8 +55,11 @@ class Placer(EngineBase):
         self._off = bytearray(3)
         # From each position p up (nothing open at p): the edges' room for
         # crossings (_rs[p]), and the sets that runs can take (_rs[_NPOS + p]:
-        # at each position no more than the crossings of its two edges).
-        self._rs = bytearray(2 * _NPOS)
+        # at each position no more than the crossings of its two edges); of
+        # those, the pairs 2- and 4-faces can hold (not a 3-face's pair), at
+        # positions with such a face beside them (_rs[2 * _NPOS + p]) and at
+        # the others (_rs[3 * _NPOS + p]: a run there takes a 3-face beside).
+        self._rs = bytearray(4 * _NPOS)
         self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
         self._lcap = bytearray(3)
         self._np = 0
@@ -124,7 +127,7 @@ class Placer(EngineBase):
         sf[np_] = sf[_NPOS + np_] = sf[2 * _NPOS + np_] = 0
         off = self._off
         off[0] = off[1] = off[2] = 0
-        edg = rc = er = v = h = 0
+        edg = rc = er = vg = vs = h = h2 = 0
         f2 = f3 = f4 = 0  # faces of 2, 3, >= 4 copies from p up
         rs = self._rs
         sl = self._sl
@@ -169,12 +172,28 @@ class Placer(EngineBase):
                     y = er + e
                     y = last if last < y else y
                     rc += y
-                    # of which 2- and 4-faces can hold (not a 3-face's pair)
-                    v += h if h < y else y
-                    h = c2 + 2 * c4
+                    # of which 2- and 4-faces can hold (not a 3-face's
+                    # pair): at p + 1 with no such face beside it, a run
+                    # holding one takes a 3-face's pair beside it (vs)
+                    y = h if h < y else y
+                    x = c2 + 2 * c4
+                    if x or h2:
+                        vg += y
+                    else:
+                        vs += y
+                    h2 = h
+                    h = x
                     er = e
                     rs[p] = edg
                     rs[_NPOS + p] = rc + e
+                    # from p up (a run at p goes on to p + 1)
+                    y = h if h < e else e
+                    if h2:
+                        rs[2 * _NPOS + p] = vg + y
+                        rs[3 * _NPOS + p] = vs
+                    else:
+                        rs[2 * _NPOS + p] = vg
+                        rs[3 * _NPOS + p] = vs + y
                 else:
                     # sets of width w + 2 at p
                     c = a[2 * _NPOS + p]
@@ -210,15 +229,10 @@ class Placer(EngineBase):
                     off[1] += a[_NPOS]
                     off[2] += a[2 * _NPOS]
             self._nst[w] = ns - b
-            if w == 0:
-                y = last if last < er else er  # position 0
-                rc += y
-                v += h if h < y else y
         tot = self._tot
         tot[0] = f2
         tot[1] = f3
         tot[2] = f4
-        self._vp[10] = v
 
     # bytecode (issue 21, a heap that fits): 0.3 % of the adversarial time; native: 320 B of the
     # chip's heap
@@ -382,11 +396,34 @@ class Placer(EngineBase):
             return False
         h3 += n[1]
         h4 += n[2]
-        # The runs' pairs that 2- and 4-faces cannot hold (_r24) are on
-        # 3-faces, which then hold no triple: the triples in what is left.
-        y = r2 - self._vp[10]
-        if y > 0 and r3 + h3 + y - tot[1] > tot[2] - r4 - h4:
-            return False
+        if r3:
+            # Runs of triples take 3-faces only on stretches of triples
+            # (two positions or more): the rest of their sets take 4-faces
+            # (adv-47: a Titanic on two 4-faces, the quads' and pairs'
+            # faces then too few: a sweep of 8 states to none).
+            st = self._st
+            a = self._a
+            y = 0
+            for p in range(self._np):
+                if st[_NPOS + p] > 1 or (p and st[_NPOS + p - 1] > 1):
+                    y += a[_NPOS + p]
+            if r3 > y:
+                r4 += r3 - y
+                r3 = y
+        # The runs' pairs that 2- and 4-faces cannot hold are on 3-faces,
+        # which then hold no triple: the triples in what is left. Of the
+        # pairs on 2- or 4-faces with none beside them (_rs[3 * _NPOS]), a
+        # run holds at most two for each 3-face's pair it takes beside them:
+        # so the runs' pairs y past what the others hold take max(y - those,
+        # y / 3) 3-faces at least (the sweep asks the same at each state).
+        y = r2 - rs[2 * _NPOS]
+        if y > 0:
+            b = y - rs[3 * _NPOS]
+            y = (y + 2) // 3
+            if y > b:
+                b = y
+            if b > tot[1] or r3 + h3 + b - tot[1] > tot[2] - r4 - h4:
+                return False
         if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[0], tot[1], tot[2]):
             return False
         o2 = off[0]

@@ -97,6 +97,7 @@ class Sweep(EngineBase):
                 r2 = n[0]
                 r3 = n[1]
                 r4 = n[2]
+                y = 0  # the runs' pairs
                 for t in range(nd):
                     x = dn[t]
                     if x:
@@ -107,6 +108,8 @@ class Sweep(EngineBase):
                         w = dm[t]
                         if w == 2:
                             r2 += x * k
+                            if k > 1:
+                                y += x * k
                         elif w == 3:
                             r3 += x * k
                         else:
@@ -114,6 +117,18 @@ class Sweep(EngineBase):
                 if ok < 0:
                     a4 = l4 + sf[2 * _NPOS + p] - r4
                     a3 = l3 + sf[_NPOS + p]
+                    # the 3-faces from p up that the runs' pairs take at
+                    # least (_feasible's bound from p up): they hold no set
+                    y -= rs[2 * _NPOS + p]
+                    if y > 0:
+                        x = y - rs[3 * _NPOS + p]
+                        y = (y + 2) // 3
+                        if x > y:
+                            y = x
+                        if y > sf[_NPOS + p]:
+                            a4 = -1  # (more than there are: it fails)
+                        a3 -= y
+                        r2 -= y
                     if r3 > a3:
                         a4 -= r3 - a3
                         a3 = 0

@@ -93,4 +93,4 @@ def test_the_native_packing_bound_is_the_greedy_packing(cid: str, monkeypatch: p
     monkeypatch.setattr(placer, "_pack", checked)
     c = case(cid)
     assert judge_mp.answer(c)["legal"] == (c["expect"] == ["ok"])
-    assert len(seen) >= 3  # the slow follows' calls (a bound each; fewer since the greedy first try of issue 21, and one run is _sb's)
+    assert len(seen) >= 2  # the slow follows' calls (a bound each; fewer since the greedy first try of issue 21 and its try from the strongest place for runs of pairs, and one run is _sb's)
