@@ -70,7 +70,16 @@ class Ladders(EngineBase):
             a[4] = sb[_NPOS]
             a[5] = sb[2 * _NPOS]
             a[11] = 1
-        nv = self._lvector(hand, s, vh, nv)
+            self._ub[:] = self._a
+        self._lstart(hand, s)
+        if a[11] and self._ub == self._a:
+            # The play's faces of 2, 3 and >= 4 copies are the holding's,
+            # position by position (it leaves out single cards only): every
+            # question has the same answer on both, so the play reaches the
+            # holding's vector, whatever it is (adv-49: four sweeps)
+            a[11] = 0
+            return OK
+        nv = self._lvector(vh, nv)
         a[11] = 0
         # The play's cards are the holding's, so with the same rungs for the
         # earlier units its rung is never better: the same iff the holding's
@@ -98,14 +107,14 @@ class Ladders(EngineBase):
             j += c
         return OK
 
-    def _lvector(self, cnt, s, out, nv):
-        # type: (bytearray, int, bytearray, int) -> int
-        """out[:nv]: the vector of rungs that the suit-s cards in cnt reach,
+    def _lvector(self, out, nv):
+        # type: (bytearray, int) -> int
+        """out[:nv]: the vector of rungs that the cards of the empty
+        question (_lstart) reach,
         up to the first unit whose rungs, with the earlier units', the play
         cannot hold, counted (self._vp, when _ladder asks): the play falls
         short at that unit or before, and the rest is not needed. The units
         done."""
-        self._lstart(cnt, s)
         lu = self._lu
         a = self._vp
         for i in range(nv):
