@@ -150,6 +150,7 @@ class Ladders(EngineBase):
         self._nq = 0
         self._ft = self._fblo = self._fbhi = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0
+        self._vp[10] = 0  # (no pairs known to fail)
         n = self._n
         n[0] = n[1] = n[2] = 0
         self._uzero()
@@ -300,6 +301,13 @@ class Ladders(EngineBase):
         """Add n parts (m, k), `pairs` pairs and t pairs in runs (any runs of
         >= 2 pairs) to the question: can it be placed? If so and keep, they
         stay in the question (and the placement); else all is as it was."""
+        # Pairs alone that failed on this question (the question only grows
+        # until _lstart, so its size names it): as many or more fail too
+        # (adv-47: a tractor's pairs, then a led pair, the same question)
+        v = self._vp
+        b = self._s2 + self._s3 + self._s4 + 1
+        if v[10] == b and t == 0 and (n == 0 or k == 1 and m == 2) and n + pairs >= v[13]:
+            return False
         # First what the positions do not change: enough sets of each width
         # (the sets of every part, anywhere), runs no longer than the longest
         # stretch; and a question without runs needs nothing more.
@@ -350,7 +358,6 @@ class Ladders(EngineBase):
             if not keep:
                 self._drop(m, k, n, pairs, 0, 0, 0, 0)
             return True
-        v = self._vp
         if v[9] and runs == 0:
             # Sets only, on a placement whose left-over faces are known
             # (_tail, no choice in them): they fit there or a search decides.
@@ -384,7 +391,8 @@ class Ladders(EngineBase):
         # back by one slice copy, _urestore, not run by run)
         self._ng = 0
         self._ub[:] = self._u
-        if (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi, 1)) and self._tail(0, 0, 0, 0):
+        g = (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi, 1))
+        if g and self._tail(0, 0, 0, 0):
             if not keep:
                 self._urestore()
                 self._ng = 0
@@ -393,11 +401,12 @@ class Ladders(EngineBase):
         if self._ng:
             self._urestore()
             self._ng = 0
-        if (t == 0) == (k > 1):
-            # One kind of runs, or runs of pairs alone: from the strongest
-            # place down too (at the weakest a run can take the faces the
-            # sets need; issue 21: adv-39's Titanic and the quad beside it,
-            # a sweep each; adv-47's run of two pairs on a quad's 4-face)
+        if g and (t == 0) == (k > 1):
+            # One kind of runs, or runs of pairs alone, placed but the sets
+            # not in what they leave: from the strongest place down too (at
+            # the weakest a run can take the faces the sets need; issue 21:
+            # adv-39's Titanic and the quad beside it, a sweep each; adv-47's
+            # run of two pairs on a quad's 4-face)
             if (self._greedy(m, k, -n) if t == 0 else self._gflex(t, lo, hi, -1)) and self._tail(0, 0, 0, 0):
                 if not keep:
                     self._urestore()
@@ -413,6 +422,9 @@ class Ladders(EngineBase):
             return True
         self._urestore()
         self._drop(m, k, n, pairs, t, runs, lo, hi)
+        if not ok and t == 0 and (n == 0 or k == 1 and m == 2):
+            v[10] = b
+            v[13] = n + pairs
         return ok
 
     def _drop(self, m, k, n, pairs, t, runs, lo, hi):
