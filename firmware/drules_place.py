@@ -343,9 +343,8 @@ class Placer(EngineBase):
         # be placed, whatever the rest of the question.
         # And all the runs of one width together, each cut down to its first
         # kmin positions (the width's shortest kind; from the lowest lo): no
-        # more of them than the windows of kmin a greedy packing places.
-        if not self._packs(nd):
-            return False
+        # more of them than the windows of kmin a greedy packing places
+        # (_packs: bytecode, asked last of the bounds, below).
         self._sets()
         if nd == 0:
             return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
@@ -440,6 +439,8 @@ class Placer(EngineBase):
             tot[1] - o3,
             tot[2] - o4,
         ):
+            return False
+        if not self._packs(nd):
             return False
         self._mon = r <= 65536
         if self._mon:
