@@ -58,8 +58,9 @@ class Placer(EngineBase):
         # at each position no more than the crossings of its two edges); of
         # those, the pairs 2- and 4-faces can hold (not a 3-face's pair), at
         # positions with such a face beside them (_rs[2 * _NPOS + p]) and at
-        # the others (_rs[3 * _NPOS + p]: a run there takes a 3-face beside).
-        self._rs = bytearray(4 * _NPOS)
+        # the others (_rs[3 * _NPOS + p]: a run there takes a 3-face beside);
+        # and the pairs 2-faces can hold (_rs[4 * _NPOS + p]).
+        self._rs = bytearray(5 * _NPOS)
         self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
         self._lcap = bytearray(3)
         self._np = 0
@@ -127,7 +128,7 @@ class Placer(EngineBase):
         sf[np_] = sf[_NPOS + np_] = sf[2 * _NPOS + np_] = 0
         off = self._off
         off[0] = off[1] = off[2] = 0
-        edg = rc = er = vg = vs = h = h2 = 0
+        edg = rc = er = vg = vs = h = h2 = w2 = 0
         f2 = f3 = f4 = 0  # faces of 2, 3, >= 4 copies from p up
         rs = self._rs
         sl = self._sl
@@ -172,6 +173,8 @@ class Placer(EngineBase):
                     y = er + e
                     y = last if last < y else y
                     rc += y
+                    # of which 2-faces can hold (w2)
+                    w2 += a[p + 1] if a[p + 1] < y else y
                     # of which 2- and 4-faces can hold (not a 3-face's
                     # pair): at p + 1 with no such face beside it, a run
                     # holding one takes a 3-face's pair beside it (vs)
@@ -186,6 +189,7 @@ class Placer(EngineBase):
                     er = e
                     rs[p] = edg
                     rs[_NPOS + p] = rc + e
+                    rs[4 * _NPOS + p] = w2 + (c2 if c2 < e else e)
                     # from p up (a run at p goes on to p + 1)
                     y = h if h < e else e
                     if h2:
@@ -362,7 +366,7 @@ class Placer(EngineBase):
         off = self._off
         tot = self._tot
         v = n[0] - off[0]
-        x = r2 = r3 = r4 = h3 = h4 = 0
+        x = r2 = r3 = r4 = h3 = h4 = nr = 0
         d = 0
         r = 1
         db = self._db
@@ -386,6 +390,7 @@ class Placer(EngineBase):
                     h4 += y
             elif m == 2:
                 r2 += y * k
+                nr += y
             elif m == 3:
                 r3 += y * k
             else:
@@ -422,6 +427,15 @@ class Placer(EngineBase):
             if y > b:
                 b = y
             if b > tot[1] or r3 + h3 + b - tot[1] > tot[2] - r4 - h4:
+                return False
+        # The runs' pairs that 2-faces cannot hold take 3- and 4-faces (at
+        # most two to a face, from two runs), which then hold no triple or
+        # quad (the sweep asks the same at each state).
+        y = r2 - rs[4 * _NPOS]
+        if y > 0:
+            if nr > 1:
+                y = (y + 1) >> 1
+            if r3 + h3 + r4 + h4 + y > tot[1] + tot[2]:
                 return False
         if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[0], tot[1], tot[2]):
             return False

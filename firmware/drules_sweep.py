@@ -97,7 +97,9 @@ class Sweep(EngineBase):
                 r2 = n[0]
                 r3 = n[1]
                 r4 = n[2]
-                y = 0  # the runs' pairs
+                # the runs' pairs, the runs of pairs, the runs' crossings of
+                # edges and their sets
+                y = z = e = g = 0
                 for t in range(nd):
                     x = dn[t]
                     if x:
@@ -106,17 +108,37 @@ class Sweep(EngineBase):
                             ok = 0
                             break
                         w = dm[t]
-                        if w == 2:
-                            r2 += x * k
-                            if k > 1:
+                        if k > 1:
+                            e += x * (k - 1)
+                            g += x * k
+                            if w == 2:
                                 y += x * k
+                                z += x
+                        x *= k
+                        if w == 2:
+                            r2 += x
                         elif w == 3:
-                            r3 += x * k
+                            r3 += x
                         else:
-                            r4 += x * k
+                            r4 += x
+                # (_feasible's bounds from p up: the runs left cross no more
+                # edges, and take no more sets, than those from p hold, _rs;
+                # issue 21: adv-30 tried every way of filling the first
+                # stretch, 61 states, where most left the next too little)
+                if e > rs[p] or g > rs[_NPOS + p]:
+                    ok = 0
                 if ok < 0:
                     a4 = l4 + sf[2 * _NPOS + p] - r4
                     a3 = l3 + sf[_NPOS + p]
+                    # the runs' pairs past what 2-faces hold from p up take
+                    # 3- and 4-faces (two to a face at most, from two runs):
+                    # no triple or quad on those
+                    x = y - rs[4 * _NPOS + p]
+                    if x > 0:
+                        if z > 1:
+                            x = (x + 1) >> 1
+                        if r3 + x > a3 + a4:
+                            a4 = -1
                     # the 3-faces from p up that the runs' pairs take at
                     # least (_feasible's bound from p up): they hold no set
                     y -= rs[2 * _NPOS + p]
@@ -263,22 +285,6 @@ class Sweep(EngineBase):
                     l3 = c[1]
                 if l4 > c[2]:
                     l4 = c[2]
-                if p < np_:
-                    # A stretch begins at p, nothing open: _feasible's
-                    # bounds from p up. The runs left cross no more edges,
-                    # and take no more sets, than those from p hold (_rs);
-                    # else the state fails on entry (past the last
-                    # position). (issue 21: adv-30 tried every way of
-                    # filling the first stretch, 61 states, where most left
-                    # the next too little: 12 now)
-                    x = w = 0
-                    for t in range(nd):
-                        k = dk[t]
-                        if k > 1:
-                            x += dn[t] * (k - 1)
-                            w += dn[t]
-                    if x > rs[p] or x + w > rs[_NPOS + p]:
-                        p = np_
                 lv[_LM + i] = 1
                 step = 0
                 continue
