@@ -37,7 +37,6 @@ class Placer(EngineBase):
         # positions from p up where a set of width w+2 can be cut (_st) and
         # the longest stretch starting at p or above (_sb).
         self._a = bytearray(3 * _NPOS)
-        self._gr = bytearray(_NPOS)  # the greedy packing's room per position (_feasible)
         self._u = bytearray(3 * _NPOS)
         self._z = bytes(3 * _NPOS)  # zeros, to clear _u with one slice copy
         self._st = bytearray(3 * _NPOS)
@@ -336,19 +335,10 @@ class Placer(EngineBase):
                     need -= x if x < y else y
             if need > 0:
                 return False
-        # Runs of one kind (width m, length k, from position lo up) alone: at
-        # most as many as a greedy packing places, from the weakest position
-        # up, as many at each as the k positions from it have room for (sets
-        # of width m a position can give: a 4-face two pairs). Runs of one
-        # length are windows of k positions, and for windows of one length
-        # that packing is the largest (a run starting later can always start
-        # at the first position left instead: it frees positions above, and
-        # takes none that another run needed), so a kind needing more cannot
-        # be placed, whatever the rest of the question.
-        # And all the runs of one width together, each cut down to its first
-        # kmin positions (the width's shortest kind; from the lowest lo): no
-        # more of them than the windows of kmin a greedy packing places
-        # (_packs: bytecode, asked last of the bounds, below).
+        # (The greedy packing bound of each kind of runs, _packs and _pack
+        # until 2026-12-06, is gone: since the bounds below, it cut no
+        # question of the adversarial corpora that they left, and cost 2 % of
+        # their instructions and 837 B of native code; docs/firmware.md.)
         self._sets()
         if nd == 0:
             return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
@@ -454,8 +444,6 @@ class Placer(EngineBase):
             tot[2] - o4,
         ):
             return False
-        if not self._packs(nd):
-            return False
         self._mon = r <= 65536
         if self._mon:
             self._newgen()
@@ -468,81 +456,6 @@ class Placer(EngineBase):
                 d += dn[i]
         self._ns0 = self.nstates + _EAGER
         return self._sweep(0, d, 0, 0, 0)
-
-    def _packs(self, nd):
-        # type: (int) -> bool
-        """The greedy packing bounds of _feasible over the sweep's nd kinds of
-        runs: False if a kind, or a width's runs together, cannot all be
-        placed. Bytecode: a few calls a question, and the chip's heap holds
-        native code (_pack, where the worst follows spend the time, is native)."""
-        dm = self._dm
-        dk = self._dk
-        dn = self._dn
-        dl = self._dl
-        sb = self._sb
-        for i in range(2 * nd):
-            if i < nd:
-                m = dm[i]
-                k = dk[i]
-                lo = dl[i]
-                need = dn[i]
-            else:
-                m = dm[i - nd]
-                k = 0
-                need = 0
-                lo = _NPOS
-                for j in range(nd):
-                    if dm[j] == m and dk[j] >= 2:
-                        if j < i - nd:
-                            need = -1  # this width was counted at its first kind
-                            break
-                        need += dn[j]
-                        if k == 0 or dk[j] < k:
-                            k = dk[j]
-                        if dl[j] < lo:
-                            lo = dl[j]
-                if need <= dn[i - nd]:
-                    continue  # one kind alone: done above
-            # (one run: the greedy packing places it iff a stretch of k
-            # positions starts at lo or above, which _sb says)
-            if k >= 2 and (need > 1 or sb[(m - 2) * _NPOS + lo] < k) and self._pack(m, k, lo, need) < need:
-                return False
-        return True
-
-    @micropython.native
-    def _pack(self, m, k, lo, need):
-        # type: (int, int, int, int) -> int
-        """How many runs of width m and length k, from position lo up, a
-        greedy packing places (up to need): from the weakest position up, as
-        many at each as the k positions from it have room for (sets of width
-        m a position gives: a 4-face two pairs). For runs of one length the
-        greedy packing is the largest (see _feasible). Native (issue 21): the
-        worst follows (adv-24, adv-28) make a dozen calls, a fifth of their
-        bytecode time (native, its room per position from _a costs less than
-        a table set up once would in the heap)."""
-        gr = self._gr
-        a = self._a
-        np_ = self._np
-        for p in range(lo, np_):
-            c = a[2 * _NPOS + p]
-            if m == 2:
-                c += c + a[_NPOS + p] + a[p]
-            elif m == 3:
-                c += a[_NPOS + p]
-            gr[p] = c
-        got = 0
-        p = lo
-        while p + k <= np_ and got < need:
-            x = gr[p]
-            for q in range(p + 1, p + k):
-                if gr[q] < x:
-                    x = gr[q]
-            if x:
-                for q in range(p, p + k):
-                    gr[q] -= x
-                got += x
-            p += 1
-        return got
 
     def _sets(self):
         # type: () -> None
