@@ -356,7 +356,7 @@ class Placer(EngineBase):
         off = self._off
         tot = self._tot
         v = n[0] - off[0]
-        x = r2 = r3 = r4 = h3 = h4 = nr = 0
+        x = r2 = r3 = r4 = h3 = h4 = 0
         d = 0
         r = 1
         db = self._db
@@ -380,7 +380,6 @@ class Placer(EngineBase):
                     h4 += y
             elif m == 2:
                 r2 += y * k
-                nr += y
             elif m == 3:
                 r3 += y * k
             else:
@@ -404,29 +403,9 @@ class Placer(EngineBase):
             if r3 > y:
                 r4 += r3 - y
                 r3 = y
-        # The runs' pairs that 2- and 4-faces cannot hold are on 3-faces,
-        # which then hold no triple: the triples in what is left. Of the
-        # pairs on 2- or 4-faces with none beside them (_rs[3 * _NPOS]), a
-        # run holds at most two for each 3-face's pair it takes beside them:
-        # so the runs' pairs y past what the others hold take max(y - those,
-        # y / 3) 3-faces at least (the sweep asks the same at each state).
-        y = r2 - rs[2 * _NPOS]
-        if y > 0:
-            b = y - rs[3 * _NPOS]
-            y = (y + 2) // 3
-            if y > b:
-                b = y
-            if b > tot[1] or r3 + h3 + b - tot[1] > tot[2] - r4 - h4:
-                return False
-        # The runs' pairs that 2-faces cannot hold take 3- and 4-faces (at
-        # most two to a face, from two runs), which then hold no triple or
-        # quad (the sweep asks the same at each state).
-        y = r2 - rs[4 * _NPOS]
-        if y > 0:
-            if nr > 1:
-                y = (y + 1) >> 1
-            if r3 + h3 + r4 + h4 + y > tot[1] + tot[2]:
-                return False
+        # (The 3-faces and the 3- and 4-faces that the runs' pairs take,
+        # past what the 2- and 4-faces, or the 2-faces, hold: the sweep's
+        # first state asks them, docs/firmware.md "Bounds by position".)
         if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[0], tot[1], tot[2]):
             return False
         o2 = off[0]
