@@ -79,7 +79,7 @@ class Ladders(EngineBase):
             # holding's vector, whatever it is (adv-49: four sweeps)
             a[11] = 0
             return OK
-        nv = self._lvector(vh, nv)
+        done = self._lvector(vh, nv)
         a[11] = 0
         # The play's cards are the holding's, so with the same rungs for the
         # earlier units its rung is never better: the same iff the holding's
@@ -91,7 +91,14 @@ class Ladders(EngineBase):
         # short, and a question that fits holds each of them (the holding's
         # vector asks them one by one: a near miss often holds fewer at
         # that rung, and a question that fails costs the most).
-        self._lstart(pc, s)
+        self._psetup(pc, s, a[12])
+        if done == nv and self._tail(0, 0, 0, 0):
+            # The holding's whole vector placed (its runs in _u, its sets in
+            # _n) fits the play's faces: the play reaches every rung of it
+            # (adv-55: six questions on the play)
+            return OK
+        nv = done
+        self._lstart(None, s)
         j = 0
         while j < nv:
             m = lu[3 * j]
@@ -144,9 +151,11 @@ class Ladders(EngineBase):
         return nv
 
     def _lstart(self, cnt, s):
-        # type: (bytearray, int) -> None
-        """An empty question on the suit-s cards in cnt."""
-        self._psetup(cnt, s, self._vp[12])
+        # type: (bytearray | None, int) -> None
+        """An empty question on the suit-s cards in cnt (None: those set up
+        last)."""
+        if cnt is not None:
+            self._psetup(cnt, s, self._vp[12])
         self._nq = 0
         self._ft = self._fblo = self._fbhi = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0

@@ -358,11 +358,16 @@ class Sweep(EngineBase):
                         else:
                             a4 -= (rest + 1) >> 1
                             a2 += rest & 1
+                    if a3 < 0 or a4 < 0:
+                        # the placement does not fit these faces (_ladder
+                        # asks it of the play's): the next split
+                        p = 255
+                        break
                 l2 += a2
                 l3 += a3
                 l4 += a4
                 p += 1
-            if p >= np_:
+            if p == np_:
                 if i < 0:
                     # no choice on the way: the placement's left-over faces,
                     # for the next sets asked on it (_try)
@@ -381,7 +386,7 @@ class Sweep(EngineBase):
                         l3 -= n[1]
                     if l4 >= 0 and n[0] <= 2 * l4 + l3 + l2:
                         return True
-            else:
+            elif p < np_:
                 # a new choice: its splits, most pairs on 3-faces first (with
                 # no quads among the sets, the lowest that fits only)
                 i += 1
