@@ -229,6 +229,9 @@ class Person(hands.Hands):
                     self.ping_turn = turns + 2
                 if turns < self.ping_turn:
                     break
+                tap = self.board.tap
+                if tap is not None and tap.working():
+                    break  # and the table's work from a play done (virtual --serve)
                 self.ping_turn = -1
                 self.board._out.write(b"A %d\n" % seat)
                 fifo.pop(0)
@@ -615,8 +618,8 @@ class Board:
                 while t._due >= 0 and now >= t._due:
                     t._fire(now)
             tap = self.tap
-            if tap is not None and tap.caught is None:
-                tap.watch()  # the firmware's link, caught as it is made
+            if tap is not None and (tap.caught is None or tap.table is None):
+                tap.watch()  # the firmware's link and table, caught as they are made
             self.person.update(now // 1000)
             if self._in is not None:
                 self._service()
