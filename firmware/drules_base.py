@@ -93,7 +93,6 @@ class EngineBase:
     _ng: int
     _cur: bytearray
     _ut: bytearray
-    _gr: bytearray
     _fi: bytearray
     _nfi: int
     _ff: bytearray
@@ -115,8 +114,6 @@ class EngineBase:
     _newgen: "Callable[[], None]"
     _memo_init: "Callable[[], None]"
     _sweep_init: "Callable[[], None]"
-    _pack: "Callable[[int, int, int, int], int]"
-    _packs: "Callable[[int], bool]"
     _add: "Callable[[int, int, int], bool]"
     _sub: "Callable[[int, int, int], None]"
     _sets: "Callable[[], None]"

@@ -70,7 +70,16 @@ class Ladders(EngineBase):
             a[4] = sb[_NPOS]
             a[5] = sb[2 * _NPOS]
             a[11] = 1
-        nv = self._lvector(hand, s, vh, nv)
+            self._ub[:] = self._a
+        self._lstart(hand, s)
+        if a[11] and self._ub == self._a:
+            # The play's faces of 2, 3 and >= 4 copies are the holding's,
+            # position by position (it leaves out single cards only): every
+            # question has the same answer on both, so the play reaches the
+            # holding's vector, whatever it is (adv-49: four sweeps)
+            a[11] = 0
+            return OK
+        done = self._lvector(vh, nv)
         a[11] = 0
         # The play's cards are the holding's, so with the same rungs for the
         # earlier units its rung is never better: the same iff the holding's
@@ -82,7 +91,14 @@ class Ladders(EngineBase):
         # short, and a question that fits holds each of them (the holding's
         # vector asks them one by one: a near miss often holds fewer at
         # that rung, and a question that fails costs the most).
-        self._lstart(pc, s)
+        self._psetup(pc, s, a[12])
+        if done == nv and self._tail(0, 0, 0, 0):
+            # The holding's whole vector placed (its runs in _u, its sets in
+            # _n) fits the play's faces: the play reaches every rung of it
+            # (adv-55: six questions on the play)
+            return OK
+        nv = done
+        self._lstart(None, s)
         j = 0
         while j < nv:
             m = lu[3 * j]
@@ -98,14 +114,14 @@ class Ladders(EngineBase):
             j += c
         return OK
 
-    def _lvector(self, cnt, s, out, nv):
-        # type: (bytearray, int, bytearray, int) -> int
-        """out[:nv]: the vector of rungs that the suit-s cards in cnt reach,
+    def _lvector(self, out, nv):
+        # type: (bytearray, int) -> int
+        """out[:nv]: the vector of rungs that the cards of the empty
+        question (_lstart) reach,
         up to the first unit whose rungs, with the earlier units', the play
         cannot hold, counted (self._vp, when _ladder asks): the play falls
         short at that unit or before, and the rest is not needed. The units
         done."""
-        self._lstart(cnt, s)
         lu = self._lu
         a = self._vp
         for i in range(nv):
@@ -135,12 +151,15 @@ class Ladders(EngineBase):
         return nv
 
     def _lstart(self, cnt, s):
-        # type: (bytearray, int) -> None
-        """An empty question on the suit-s cards in cnt."""
-        self._psetup(cnt, s, self._vp[12])
+        # type: (bytearray | None, int) -> None
+        """An empty question on the suit-s cards in cnt (None: those set up
+        last)."""
+        if cnt is not None:
+            self._psetup(cnt, s, self._vp[12])
         self._nq = 0
         self._ft = self._fblo = self._fbhi = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0
+        self._vp[10] = 0  # (no pairs known to fail)
         n = self._n
         n[0] = n[1] = n[2] = 0
         self._uzero()
@@ -291,6 +310,13 @@ class Ladders(EngineBase):
         """Add n parts (m, k), `pairs` pairs and t pairs in runs (any runs of
         >= 2 pairs) to the question: can it be placed? If so and keep, they
         stay in the question (and the placement); else all is as it was."""
+        # Pairs alone that failed on this question (the question only grows
+        # until _lstart, so its size names it): as many or more fail too
+        # (adv-47: a tractor's pairs, then a led pair, the same question)
+        v = self._vp
+        b = self._s2 + self._s3 + self._s4 + 1
+        if v[10] == b and t == 0 and (n == 0 or k == 1 and m == 2) and n + pairs >= v[13]:
+            return False
         # First what the positions do not change: enough sets of each width
         # (the sets of every part, anywhere), runs no longer than the longest
         # stretch; and a question without runs needs nothing more.
@@ -341,7 +367,6 @@ class Ladders(EngineBase):
             if not keep:
                 self._drop(m, k, n, pairs, 0, 0, 0, 0)
             return True
-        v = self._vp
         if v[9] and runs == 0:
             # Sets only, on a placement whose left-over faces are known
             # (_tail, no choice in them): they fit there or a search decides.
@@ -375,7 +400,8 @@ class Ladders(EngineBase):
         # back by one slice copy, _urestore, not run by run)
         self._ng = 0
         self._ub[:] = self._u
-        if (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi)) and self._tail(0, 0, 0, 0):
+        g = (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi, 1))
+        if g and self._tail(0, 0, 0, 0):
             if not keep:
                 self._urestore()
                 self._ng = 0
@@ -384,11 +410,13 @@ class Ladders(EngineBase):
         if self._ng:
             self._urestore()
             self._ng = 0
-        if t == 0 and k > 1:
-            # One kind of runs: from the strongest place down too (at the
-            # weakest a run can take the faces the sets need; issue 21:
-            # adv-39's Titanic and the quad beside it, a sweep each)
-            if self._greedy(m, k, -n) and self._tail(0, 0, 0, 0):
+        if g and (t == 0) == (k > 1):
+            # One kind of runs, or runs of pairs alone, placed but the sets
+            # not in what they leave: from the strongest place down too (at
+            # the weakest a run can take the faces the sets need; issue 21:
+            # adv-39's Titanic and the quad beside it, a sweep each; adv-47's
+            # run of two pairs on a quad's 4-face)
+            if (self._greedy(m, k, -n) if t == 0 else self._gflex(t, lo, hi, -1)) and self._tail(0, 0, 0, 0):
                 if not keep:
                     self._urestore()
                     self._ng = 0
@@ -403,6 +431,9 @@ class Ladders(EngineBase):
             return True
         self._urestore()
         self._drop(m, k, n, pairs, t, runs, lo, hi)
+        if not ok and t == 0 and (n == 0 or k == 1 and m == 2):
+            v[10] = b
+            v[13] = n + pairs
         return ok
 
     def _drop(self, m, k, n, pairs, t, runs, lo, hi):
@@ -424,15 +455,16 @@ class Ladders(EngineBase):
         self._fblo -= lo
         self._fbhi -= hi
 
-    def _gflex(self, t, lo, hi):
-        # type: (int, int, int) -> bool
-        """_greedy for t pairs in runs: b runs of 3 and the rest runs of 2."""
+    def _gflex(self, t, lo, hi, d):
+        # type: (int, int, int, int) -> bool
+        """_greedy for t pairs in runs: b runs of 3 and the rest runs of 2
+        (d -1: each at the strongest place, as _greedy's n < 0)."""
         g = self._ng
         b = lo
         while b <= hi:
             # (a call a kind that has runs: a bytecode call's frame is
             # taken from the heap and given back, issue 21)
-            if (b == 0 or self._greedy(2, 3, b)) and (3 * b == t or self._greedy(2, 2, (t - 3 * b) >> 1)):
+            if (b == 0 or self._greedy(2, 3, b * d)) and (3 * b == t or self._greedy(2, 2, ((t - 3 * b) >> 1) * d)):
                 return True
             if g:
                 self._ungreedy(g)

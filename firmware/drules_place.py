@@ -37,7 +37,6 @@ class Placer(EngineBase):
         # positions from p up where a set of width w+2 can be cut (_st) and
         # the longest stretch starting at p or above (_sb).
         self._a = bytearray(3 * _NPOS)
-        self._gr = bytearray(_NPOS)  # the greedy packing's room per position (_feasible)
         self._u = bytearray(3 * _NPOS)
         self._z = bytes(3 * _NPOS)  # zeros, to clear _u with one slice copy
         self._st = bytearray(3 * _NPOS)
@@ -55,8 +54,12 @@ class Placer(EngineBase):
         self._off = bytearray(3)
         # From each position p up (nothing open at p): the edges' room for
         # crossings (_rs[p]), and the sets that runs can take (_rs[_NPOS + p]:
-        # at each position no more than the crossings of its two edges).
-        self._rs = bytearray(2 * _NPOS)
+        # at each position no more than the crossings of its two edges); of
+        # those, the pairs 2- and 4-faces can hold (not a 3-face's pair), at
+        # positions with such a face beside them (_rs[2 * _NPOS + p]) and at
+        # the others (_rs[3 * _NPOS + p]: a run there takes a 3-face beside);
+        # and the pairs 2-faces can hold (_rs[4 * _NPOS + p]).
+        self._rs = bytearray(5 * _NPOS)
         self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
         self._lcap = bytearray(3)
         self._np = 0
@@ -124,7 +127,7 @@ class Placer(EngineBase):
         sf[np_] = sf[_NPOS + np_] = sf[2 * _NPOS + np_] = 0
         off = self._off
         off[0] = off[1] = off[2] = 0
-        edg = rc = er = v = h = 0
+        edg = rc = er = vg = vs = h = h2 = w2 = 0
         f2 = f3 = f4 = 0  # faces of 2, 3, >= 4 copies from p up
         rs = self._rs
         sl = self._sl
@@ -169,12 +172,31 @@ class Placer(EngineBase):
                     y = er + e
                     y = last if last < y else y
                     rc += y
-                    # of which 2- and 4-faces can hold (not a 3-face's pair)
-                    v += h if h < y else y
-                    h = c2 + 2 * c4
+                    # of which 2-faces can hold (w2)
+                    w2 += a[p + 1] if a[p + 1] < y else y
+                    # of which 2- and 4-faces can hold (not a 3-face's
+                    # pair): at p + 1 with no such face beside it, a run
+                    # holding one takes a 3-face's pair beside it (vs)
+                    y = h if h < y else y
+                    x = c2 + 2 * c4
+                    if x or h2:
+                        vg += y
+                    else:
+                        vs += y
+                    h2 = h
+                    h = x
                     er = e
                     rs[p] = edg
                     rs[_NPOS + p] = rc + e
+                    rs[4 * _NPOS + p] = w2 + (c2 if c2 < e else e)
+                    # from p up (a run at p goes on to p + 1)
+                    y = h if h < e else e
+                    if h2:
+                        rs[2 * _NPOS + p] = vg + y
+                        rs[3 * _NPOS + p] = vs
+                    else:
+                        rs[2 * _NPOS + p] = vg
+                        rs[3 * _NPOS + p] = vs + y
                 else:
                     # sets of width w + 2 at p
                     c = a[2 * _NPOS + p]
@@ -210,15 +232,10 @@ class Placer(EngineBase):
                     off[1] += a[_NPOS]
                     off[2] += a[2 * _NPOS]
             self._nst[w] = ns - b
-            if w == 0:
-                y = last if last < er else er  # position 0
-                rc += y
-                v += h if h < y else y
         tot = self._tot
         tot[0] = f2
         tot[1] = f3
         tot[2] = f4
-        self._vp[10] = v
 
     # bytecode (issue 21, a heap that fits): 0.3 % of the adversarial time; native: 320 B of the
     # chip's heap
@@ -318,20 +335,10 @@ class Placer(EngineBase):
                     need -= x if x < y else y
             if need > 0:
                 return False
-        # Runs of one kind (width m, length k, from position lo up) alone: at
-        # most as many as a greedy packing places, from the weakest position
-        # up, as many at each as the k positions from it have room for (sets
-        # of width m a position can give: a 4-face two pairs). Runs of one
-        # length are windows of k positions, and for windows of one length
-        # that packing is the largest (a run starting later can always start
-        # at the first position left instead: it frees positions above, and
-        # takes none that another run needed), so a kind needing more cannot
-        # be placed, whatever the rest of the question.
-        # And all the runs of one width together, each cut down to its first
-        # kmin positions (the width's shortest kind; from the lowest lo): no
-        # more of them than the windows of kmin a greedy packing places.
-        if not self._packs(nd):
-            return False
+        # (The greedy packing bound of each kind of runs, _packs and _pack
+        # until 2026-12-06, is gone: since the bounds below, it cut no
+        # question of the adversarial corpora that they left, and cost 2 % of
+        # their instructions and 837 B of native code; docs/firmware.md.)
         self._sets()
         if nd == 0:
             return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
@@ -382,11 +389,23 @@ class Placer(EngineBase):
             return False
         h3 += n[1]
         h4 += n[2]
-        # The runs' pairs that 2- and 4-faces cannot hold (_r24) are on
-        # 3-faces, which then hold no triple: the triples in what is left.
-        y = r2 - self._vp[10]
-        if y > 0 and r3 + h3 + y - tot[1] > tot[2] - r4 - h4:
-            return False
+        if r3:
+            # Runs of triples take 3-faces only on stretches of triples
+            # (two positions or more): the rest of their sets take 4-faces
+            # (adv-47: a Titanic on two 4-faces, the quads' and pairs'
+            # faces then too few: a sweep of 8 states to none).
+            st = self._st
+            a = self._a
+            y = 0
+            for p in range(self._np):
+                if st[_NPOS + p] > 1 or (p and st[_NPOS + p - 1] > 1):
+                    y += a[_NPOS + p]
+            if r3 > y:
+                r4 += r3 - y
+                r3 = y
+        # (The 3-faces and the 3- and 4-faces that the runs' pairs take,
+        # past what the 2- and 4-faces, or the 2-faces, hold: the sweep's
+        # first state asks them, docs/firmware.md "Bounds by position".)
         if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[0], tot[1], tot[2]):
             return False
         o2 = off[0]
@@ -416,81 +435,6 @@ class Placer(EngineBase):
                 d += dn[i]
         self._ns0 = self.nstates + _EAGER
         return self._sweep(0, d, 0, 0, 0)
-
-    def _packs(self, nd):
-        # type: (int) -> bool
-        """The greedy packing bounds of _feasible over the sweep's nd kinds of
-        runs: False if a kind, or a width's runs together, cannot all be
-        placed. Bytecode: a few calls a question, and the chip's heap holds
-        native code (_pack, where the worst follows spend the time, is native)."""
-        dm = self._dm
-        dk = self._dk
-        dn = self._dn
-        dl = self._dl
-        sb = self._sb
-        for i in range(2 * nd):
-            if i < nd:
-                m = dm[i]
-                k = dk[i]
-                lo = dl[i]
-                need = dn[i]
-            else:
-                m = dm[i - nd]
-                k = 0
-                need = 0
-                lo = _NPOS
-                for j in range(nd):
-                    if dm[j] == m and dk[j] >= 2:
-                        if j < i - nd:
-                            need = -1  # this width was counted at its first kind
-                            break
-                        need += dn[j]
-                        if k == 0 or dk[j] < k:
-                            k = dk[j]
-                        if dl[j] < lo:
-                            lo = dl[j]
-                if need <= dn[i - nd]:
-                    continue  # one kind alone: done above
-            # (one run: the greedy packing places it iff a stretch of k
-            # positions starts at lo or above, which _sb says)
-            if k >= 2 and (need > 1 or sb[(m - 2) * _NPOS + lo] < k) and self._pack(m, k, lo, need) < need:
-                return False
-        return True
-
-    @micropython.native
-    def _pack(self, m, k, lo, need):
-        # type: (int, int, int, int) -> int
-        """How many runs of width m and length k, from position lo up, a
-        greedy packing places (up to need): from the weakest position up, as
-        many at each as the k positions from it have room for (sets of width
-        m a position gives: a 4-face two pairs). For runs of one length the
-        greedy packing is the largest (see _feasible). Native (issue 21): the
-        worst follows (adv-24, adv-28) make a dozen calls, a fifth of their
-        bytecode time (native, its room per position from _a costs less than
-        a table set up once would in the heap)."""
-        gr = self._gr
-        a = self._a
-        np_ = self._np
-        for p in range(lo, np_):
-            c = a[2 * _NPOS + p]
-            if m == 2:
-                c += c + a[_NPOS + p] + a[p]
-            elif m == 3:
-                c += a[_NPOS + p]
-            gr[p] = c
-        got = 0
-        p = lo
-        while p + k <= np_ and got < need:
-            x = gr[p]
-            for q in range(p + 1, p + k):
-                if gr[q] < x:
-                    x = gr[q]
-            if x:
-                for q in range(p, p + k):
-                    gr[q] -= x
-                got += x
-            p += 1
-        return got
 
     def _sets(self):
         # type: () -> None

@@ -97,6 +97,9 @@ class Sweep(EngineBase):
                 r2 = n[0]
                 r3 = n[1]
                 r4 = n[2]
+                # the runs' pairs, the runs of pairs, the runs' crossings of
+                # edges and their sets
+                y = z = e = g = 0
                 for t in range(nd):
                     x = dn[t]
                     if x:
@@ -105,15 +108,49 @@ class Sweep(EngineBase):
                             ok = 0
                             break
                         w = dm[t]
+                        if k > 1:
+                            e += x * (k - 1)
+                            g += x * k
+                            if w == 2:
+                                y += x * k
+                                z += x
+                        x *= k
                         if w == 2:
-                            r2 += x * k
+                            r2 += x
                         elif w == 3:
-                            r3 += x * k
+                            r3 += x
                         else:
-                            r4 += x * k
+                            r4 += x
+                # (_feasible's bounds from p up: the runs left cross no more
+                # edges, and take no more sets, than those from p hold, _rs;
+                # issue 21: adv-30 tried every way of filling the first
+                # stretch, 61 states, where most left the next too little)
+                if e > rs[p] or g > rs[_NPOS + p]:
+                    ok = 0
                 if ok < 0:
                     a4 = l4 + sf[2 * _NPOS + p] - r4
                     a3 = l3 + sf[_NPOS + p]
+                    # the runs' pairs past what 2-faces hold from p up take
+                    # 3- and 4-faces (two to a face at most, from two runs):
+                    # no triple or quad on those
+                    x = y - rs[4 * _NPOS + p]
+                    if x > 0:
+                        if z > 1:
+                            x = (x + 1) >> 1
+                        if r3 + x > a3 + a4:
+                            a4 = -1
+                    # the 3-faces from p up that the runs' pairs take at
+                    # least (_feasible's bound from p up): they hold no set
+                    y -= rs[2 * _NPOS + p]
+                    if y > 0:
+                        x = y - rs[3 * _NPOS + p]
+                        y = (y + 2) // 3
+                        if x > y:
+                            y = x
+                        if y > sf[_NPOS + p]:
+                            a4 = -1  # (more than there are: it fails)
+                        a3 -= y
+                        r2 -= y
                     if r3 > a3:
                         a4 -= r3 - a3
                         a3 = 0
@@ -248,22 +285,6 @@ class Sweep(EngineBase):
                     l3 = c[1]
                 if l4 > c[2]:
                     l4 = c[2]
-                if p < np_:
-                    # A stretch begins at p, nothing open: _feasible's
-                    # bounds from p up. The runs left cross no more edges,
-                    # and take no more sets, than those from p hold (_rs);
-                    # else the state fails on entry (past the last
-                    # position). (issue 21: adv-30 tried every way of
-                    # filling the first stretch, 61 states, where most left
-                    # the next too little: 12 now)
-                    x = w = 0
-                    for t in range(nd):
-                        k = dk[t]
-                        if k > 1:
-                            x += dn[t] * (k - 1)
-                            w += dn[t]
-                    if x > rs[p] or x + w > rs[_NPOS + p]:
-                        p = np_
                 lv[_LM + i] = 1
                 step = 0
                 continue
@@ -337,11 +358,16 @@ class Sweep(EngineBase):
                         else:
                             a4 -= (rest + 1) >> 1
                             a2 += rest & 1
+                    if a3 < 0 or a4 < 0:
+                        # the placement does not fit these faces (_ladder
+                        # asks it of the play's): the next split
+                        p = 255
+                        break
                 l2 += a2
                 l3 += a3
                 l4 += a4
                 p += 1
-            if p >= np_:
+            if p == np_:
                 if i < 0:
                     # no choice on the way: the placement's left-over faces,
                     # for the next sets asked on it (_try)
@@ -360,7 +386,7 @@ class Sweep(EngineBase):
                         l3 -= n[1]
                     if l4 >= 0 and n[0] <= 2 * l4 + l3 + l2:
                         return True
-            else:
+            elif p < np_:
                 # a new choice: its splits, most pairs on 3-faces first (with
                 # no quads among the sets, the lowest that fits only)
                 i += 1

@@ -1,8 +1,9 @@
 """The device engine's time budget on the slow follows (issue 21, "Time
 accounted by kind"): the t-search gives up after _TSTEPS frames (the
 oracle answers the rest, the same verdicts; the play's t is then the
-oracle's at once), and the greedy packing bound,
-native now, is the greedy packing of the room _a gives.
+oracle's at once). (The greedy packing bound, _pack, whose native code
+this file checked against a plain greedy packing, is gone since
+2026-12-06: docs/firmware.md.)
 
 Run under CPython (the same source the chip runs); the verdicts of every
 corpus are the conformance and adversarial tests' (test_adversarial.py)."""
@@ -25,7 +26,6 @@ import drules_play  # noqa: E402
 import judge_mp  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
-_NPOS = 18  # the engine's stride (firmware/drules_place.py)
 
 
 def _engine_class(name: str) -> Any:
@@ -64,33 +64,3 @@ def test_the_t_search_stops_after_tsteps_frames(cid: str, monkeypatch: pytest.Mo
     assert budgets == [drules_play._TSTEPS] == [8], budgets
 
 
-def greedy_pack(a: bytes, np_: int, m: int, k: int, lo: int, need: int) -> int:
-    """_pack's greedy packing, written plainly: the room per position from _a."""
-    room = [a[2 * _NPOS + p] * (2 if m == 2 else 1) + (a[_NPOS + p] if m <= 3 else 0) + (a[p] if m == 2 else 0) for p in range(np_)]
-    got = 0
-    for p in range(lo, np_ - k + 1):
-        if got >= need:
-            break
-        x = min(room[p : p + k])
-        for q in range(p, p + k):
-            room[q] -= x
-        got += x
-    return got
-
-
-@pytest.mark.parametrize("cid", ["adv-24", "adv-28", "adv-33", "adv-30"])
-def test_the_native_packing_bound_is_the_greedy_packing(cid: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    placer = _engine_class("Placer")
-    seen: list[int] = []
-    pack = placer._pack
-
-    def checked(self: Any, m: int, k: int, lo: int, need: int) -> int:
-        got: int = pack(self, m, k, lo, need)
-        assert got == greedy_pack(bytes(self._a), self._np, m, k, lo, need), (m, k, lo, need)
-        seen.append(got)
-        return got
-
-    monkeypatch.setattr(placer, "_pack", checked)
-    c = case(cid)
-    assert judge_mp.answer(c)["legal"] == (c["expect"] == ["ok"])
-    assert len(seen) >= 3  # the slow follows' calls (a bound each; fewer since the greedy first try of issue 21, and one run is _sb's)

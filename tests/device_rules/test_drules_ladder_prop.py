@@ -122,7 +122,8 @@ def _vectors(e, lead, cnt, s, new):
     if new:
         out = bytearray(24)
         e._vp[12] = 3  # every width's stretches set up (_ladder asks only for those the lead runs)
-        e._lvector(cnt, s, out, nv)
+        e._lstart(cnt, s)
+        e._lvector(out, nv)
         return list(out[:nv])
     e._nlv = nv
     e._vector(cnt, s)
