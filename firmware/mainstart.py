@@ -111,6 +111,12 @@ def configured_app(App, board, cfg_path):
     sys.modules.pop("hwconfig", None)
     sys.modules.pop("picohw", None)
     gc.collect()
+    # boot.py's threshold kept the heap collected while the long-lived
+    # buffers were made; from here the allocator collects only when the heap
+    # is full, and main.App collects at quiet turns (docs/firmware.md, "The
+    # firmware's collections"): the threshold counted every frame a function
+    # takes from the heap and frees at once, about 130 collections a hand
+    gc.threshold(-1)
     return app
 
 
