@@ -371,7 +371,7 @@ def render(
         "",
         "**Peaks** (`VirtualTable.firmware_peak`; the heap each run gets: "
         "`runner.default_heap`, 160K for the firmware with 1-2 decks, 192K and "
-        "224K with 3 and 4, plus 48K for the simulated chips):",
+        "224K with 3 and 4, plus 80K for the simulated chips):",
         "",
         "| run | command | hands, events | heap | after boot | live peak | under 160 KiB by "
         "| RP2040 after boot (by kind) | RP2040 peak (by kind) |",

@@ -55,7 +55,6 @@
 
 from micropython import const
 
-from drules_ladder import Ladders
 from drules_match import Matching
 from drules_memo import Memo
 from drules_place import Placer
@@ -65,7 +64,9 @@ from drules_play import Plays
 # The engine's parts (docs/firmware.md, "The firmware's parts"): the modules
 # Engine is assembled from, imported above (drules_base under each of them).
 # The table loads this module when it first needs the engine and drops it with
-# these when the engine goes (tablerules.unload: enroll mode plays no card).
+# these when the engine goes (tablerules.unload: the hand's end, enroll mode).
+# drules_ladder only with 3-4 decks or same_shape_only (Engine.__init__,
+# _ladders): nothing else asks the ladders, and 1-2 decks lead no triple.
 PARTS = ("drules_play", "drules_match", "drules_ladder", "drules_place", "drules_sweep", "drules_memo", "drules_base")
 
 try:
@@ -146,11 +147,25 @@ def hand_from(cards, hand=None):
     return hand
 
 
+def _ladders():
+    # drules_ladder's methods put on Engine itself (looked up first, before
+    # any part): a table of 3-4 decks or same_shape_only, the only rules that
+    # reach _structure's ladder (a led triple or a same shape). With 1-2
+    # decks and neither, the module is never loaded (about 3.2 KB of the
+    # chip's heap; docs/firmware.md, "Heap").
+    from drules_ladder import METHODS, Ladders
+
+    for name in METHODS:
+        if not hasattr(Engine, name):
+            setattr(Engine, name, getattr(Ladders, name))
+
+
 # The parts in the order a method is looked up in (each part passed costs a
 # map probe or two a call): the plays' first (every check calls them; bot
-# play's checks are short), then the ladders' and the oracle's, which the
-# slowest follows call most (docs/firmware.md, "Small modules").
-class Engine(Plays, Ladders, Sweep, Placer, Memo, Matching):
+# play's checks are short), then the oracle's, which the slowest follows call
+# most (docs/firmware.md, "Small modules"); the ladders', when the rules have
+# them, on the class itself (_ladders).
+class Engine(Plays, Sweep, Placer, Memo, Matching):
     """The rules of one table: options, then per hand the level and trump."""
 
     def __init__(
@@ -168,6 +183,8 @@ class Engine(Plays, Ladders, Sweep, Placer, Memo, Matching):
         self.decks = decks
         self.permanent_twos = bool(permanent_twos)
         self.same_shape_only = bool(same_shape_only)
+        if decks > 2 or same_shape_only:
+            _ladders()
         self.kitty_policy = kitty_multiplier
         self.kitty_requires_trump = bool(kitty_requires_trump)
         self.throw_penalty = throw_penalty

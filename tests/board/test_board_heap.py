@@ -82,6 +82,11 @@ def test_the_peak_is_placed_and_counted_with_the_modules_loaded_then(one_hand: P
     # mainstart and picostart), the link's snapshots (none in play), and the models' own
     assert not mods & {"tableconfig", "ruleopts", "hwconfig", "picohw", "persistload", "mainstart", "picostart", "ttlink_snap",
                        "picoboot", "machine", "norflash"}
+    # the rules engine and the hand's rules by turns (tablerules.py): never
+    # both in the heap (the play holds the engine, the draw and the hand's
+    # end drules_hand); with one deck the ladders are never loaded (drules._ladders)
+    assert not {"drules", "drules_hand"} <= mods
+    assert "drules_ladder" not in mods
     # the littlefs mount is the platform's (before the chip's 240,720 B free), reported apart
     assert vt.figures["platform_bytes"] > 0
     at = vt.chip_peak_at_peak()

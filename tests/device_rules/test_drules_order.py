@@ -101,3 +101,22 @@ def test_parts_use_the_same_constants():
                 assert getattr(part, name) == getattr(D, name), (part, name)
                 checked += 1
     assert checked >= 15
+
+
+def test_the_ladders_are_put_on_the_engine_by_the_rules_that_have_them():
+    # drules_ladder.METHODS names every method of Ladders (drules._ladders puts
+    # them on the Engine: 3-4 decks, same_shape_only); with 1-2 decks and
+    # neither, nothing asks them (drules_ladder is never loaded on the table)
+    import drules_ladder
+
+    own = [n for n in dir(drules_ladder.Ladders) if n[:2] != "__" and callable(getattr(drules_ladder.Ladders, n))]
+    assert sorted(own) == sorted(drules_ladder.METHODS)
+    e = D.Engine(decks=3)
+    for n in drules_ladder.METHODS:
+        assert getattr(D.Engine, n) is getattr(drules_ladder.Ladders, n)
+    e.set_trump(8, 0)  # level ten, spades
+    # a led triple against a holding of a triple: the ladder's verdict (§6.3)
+    lead = ids("AH AH AH")
+    hand = D.hand_from(ids("KH KH KH 3H 4H"))
+    assert e.check_follow(lead, hand, ids("KH KH 3H")) == D.R_TRIPLES
+    assert e.check_follow(lead, hand, ids("KH KH KH")) == D.OK

@@ -5,6 +5,7 @@ paths (docs/rules.md §7-8); CPython and MicroPython (104 KB heap)."""
 import sys
 
 import drules as D
+import drules_ladder  # noqa: F401  (compiled from source while the heap is empty: the 3-4 deck engines below load it)
 from dcards import engine, hand, ids
 
 T = "T"  # level ten, as in most of docs/rules.md's examples
