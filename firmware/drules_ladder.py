@@ -30,11 +30,6 @@ R_SAME_SHAPE = const(10)
 _VW = const(24)
 _NPOS = const(18)
 
-# Ladders' methods, which drules._ladders puts on drules.Engine when the
-# rules have ladders (3-4 decks, same_shape_only); a test checks that this
-# names every method of the class
-METHODS = ("_ladder", "_lvector", "_lstart", "_rung", "_reach", "_unit", "_most", "_try", "_drop", "_gflex", "_qadd", "_qtest")
-
 
 class Ladders(EngineBase):
     """Ladder vectors of rungs (docs/rules.md §6.3); mixed into drules.Engine."""

@@ -6,6 +6,10 @@ Each rule with a case that holds and one that does not; CPython and MicroPython 
 import drules as D
 from dcards import engine, ids, shape
 
+# the ladders' and the oracle's code compiled from source while the heap is
+# empty (an engine loads them when its rules or a check first asks them)
+D.load_all()
+
 T = "T"  # level ten, as in most of docs/rules.md's examples
 
 
@@ -103,20 +107,33 @@ def test_parts_use_the_same_constants():
     assert checked >= 15
 
 
-def test_the_ladders_are_put_on_the_engine_by_the_rules_that_have_them():
-    # drules_ladder.METHODS names every method of Ladders (drules._ladders puts
-    # them on the Engine: 3-4 decks, same_shape_only); with 1-2 decks and
-    # neither, nothing asks them (drules_ladder is never loaded on the table)
+def test_the_ladders_and_the_oracle_come_with_the_rules_or_the_check_that_asks_them():
+    # drules._parts puts the parts' methods on the Engine: the ladders and the
+    # placement oracle at once with 3-4 decks (or same_shape_only), the
+    # oracle alone at its first question otherwise (docs/firmware.md, "Heap")
     import drules_ladder
+    import drules_memo
+    import drules_place
+    import drules_sweep
 
-    own = [n for n in dir(drules_ladder.Ladders) if n[:2] != "__" and callable(getattr(drules_ladder.Ladders, n))]
-    assert sorted(own) == sorted(drules_ladder.METHODS)
-    e = D.Engine(decks=3)
-    for n in drules_ladder.METHODS:
-        assert getattr(D.Engine, n) is getattr(drules_ladder.Ladders, n)
-    e.set_trump(8, 0)  # level ten, spades
+    e = engine("2", "NT", decks=2)
+    assert not e._qm  # no oracle buffers: nothing asked it yet
+    lead = ids("3H 3H 4H 4H")
+    plays = [lead, ids("5H 5H 6H 6H"), ids("7H 8H 9H TH"), ids("2C 3C 4C 5C")]
+    assert e.trick_winner(plays) == 1  # the direct search settles it
+    assert not e._qm
+    e.match_steps = 0  # every trick to the oracle
+    assert e.trick_winner(plays) == 1
+    assert e._qm  # it came, with the same verdict
+    e3 = engine("2", "NT", decks=3)
+    assert e3._qm  # with ladders: at once
+    for part in (drules_ladder.Ladders, drules_place.Placer, drules_sweep.Sweep, drules_memo.Memo):
+        for n in dir(part):
+            if n[:2] != "__":
+                assert getattr(D.Engine, n) is getattr(part, n), n
+    e3.set_trump(8, 0)  # level ten, spades
     # a led triple against a holding of a triple: the ladder's verdict (§6.3)
     lead = ids("AH AH AH")
     hand = D.hand_from(ids("KH KH KH 3H 4H"))
-    assert e.check_follow(lead, hand, ids("KH KH 3H")) == D.R_TRIPLES
-    assert e.check_follow(lead, hand, ids("KH KH KH")) == D.OK
+    assert e3.check_follow(lead, hand, ids("KH KH 3H")) == D.R_TRIPLES
+    assert e3.check_follow(lead, hand, ids("KH KH KH")) == D.OK

@@ -5,8 +5,11 @@ paths (docs/rules.md §7-8); CPython and MicroPython (104 KB heap)."""
 import sys
 
 import drules as D
-import drules_ladder  # noqa: F401  (compiled from source while the heap is empty: the 3-4 deck engines below load it)
 from dcards import engine, hand, ids
+
+# the ladders' and the oracle's code compiled from source while the heap is
+# empty (an engine loads them when its rules or a check first asks them)
+D.load_all()
 
 T = "T"  # level ten, as in most of docs/rules.md's examples
 
