@@ -152,7 +152,9 @@ def _put(part):
     # the parts' methods are the ones the slowest checks call most); kept if
     # there (a benchmark's wrapper). The module stays loaded for as long as
     # Engine holds its functions (dropped with drules: tablerules.unload).
-    for name in dir(part):
+    # The class's own names (its __dict__: MicroPython's dir() tries every
+    # interned name, about 120 us a class on the unix port, 20-40 ms on the chip)
+    for name in part.__dict__:
         if name[:2] != "__" and not hasattr(Engine, name):
             setattr(Engine, name, getattr(part, name))
 
