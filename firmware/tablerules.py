@@ -16,7 +16,6 @@
 # rules engine and the hand's rules by turns"): drules_hand at the end of the
 # draw (begin_hand), the engine at the hand's settlement (hand_rules), each
 # loaded again by the next question that needs it.
-import gc
 import sys
 
 # drules_hand's constants (const() does not cross modules): the options' defaults
@@ -115,7 +114,6 @@ class TableRules:
         self._trump = (level, trump)
         if load:
             _drop("drules_hand", True)
-            gc.collect()  # the engine's code comes in: its blocks from a heap in few pieces
             self.e()
         elif self.engine is not None:
             self.engine.set_trump(level, trump)
