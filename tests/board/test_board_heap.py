@@ -29,9 +29,18 @@ def test_the_firmware_runs_out_where_the_chip_would(tmp_path: Path) -> None:
         chip_total = kinds.chip + vh.chip_data(firmware - kinds.unix) + vh.chip_data(free)
         assert abs(chip_total - vh.CHIP_HEAP) < 2048
         # the idle App on the chip, by kind, against the rp2 port's own
-        # figure (137,312 B: audit of 2026-12-01 evening, readers absent)
-        idle = kinds.chip_peak(firmware)
-        assert 0.9 < idle / 137_312 < 1.25
+        # figure (137,312 B: audit of 2026-12-01 evening, readers absent).
+        # That App held the rules engine and drules_hand, today's idle App
+        # neither (the first bid and the end of the draw load them:
+        # tablerules.py): the audit's figure less their code at the chip's
+        # size and the engine's buffers (7.7 KB on the chip, docs/firmware.md,
+        # the census of 2026-12-06)
+        absent = [kinds.by_module[m] for m in ("drules", "drules_hand")]
+        code_u = kinds.unix - sum(u for u, _ in absent)
+        code_n = kinds.native - sum(n for _, n in absent)
+        idle = vh.chip_code(code_u, code_n) + vh.chip_data(firmware - code_u)
+        ref = 137_312 - vh.chip_code(sum(u for u, _ in absent), sum(n for _, n in absent)) - 7_700
+        assert 0.9 < idle / ref < 1.25, (idle, ref)
         # most of what the chip would have free (in this port's bytes) can be
         # taken in small pieces (not all: the free heap is in fragments, as
         # on the chip); 4 KiB of the chip's heap more than it has cannot
@@ -99,11 +108,9 @@ def test_the_peak_is_placed_and_counted_with_the_modules_loaded_then(one_hand: P
     assert chip < PEAK_NOW
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 21: the peak on the chip is 148-153 KiB (bench_board.py --heap-only, 2026-12-06, evening), the bound "
-    "128 KiB (docs/performance.md, board-heap)",
-)
 def test_the_peak_is_under_the_issue_21_bound(one_hand: PicoTable) -> None:
+    # one deck, bots: since the rules engine by turns and its oracle at its
+    # first question (docs/firmware.md, "Heap"); 3 and 4 decks are not under
+    # it yet (docs/performance.md, board-heap)
     at = one_hand.chip_peak_at_peak()
     assert at is not None and at[0] < vh.CHIP_BUDGET
