@@ -13,17 +13,19 @@
 # and enroll mode, which plays no card, drops it (unload()). Bids and
 # settlement are drules_hand.py's. The two are never needed together, so
 # each leaves the heap when the other comes (docs/firmware.md, "Heap", "The
-# rules engine and the hand's rules by turns"): drules_hand at the end of the
+# rules engine by turns, and its parts as they are asked"): drules_hand at the end of the
 # draw (begin_hand), the engine at the hand's settlement (hand_rules), each
 # loaded again by the next question that needs it.
 import sys
 
+from micropython import const
+
 # drules_hand's constants (const() does not cross modules): the options' defaults
-_LT_CLASSIC = 0
-_LL_FULL = 0
-_NB_NT = 0
-_FD_FIRST = 0
-_BR_SELF = 3
+_LT_CLASSIC = const(0)
+_LL_FULL = const(0)
+_NB_NT = const(0)
+_FD_FIRST = const(0)
+_BR_SELF = const(3)
 
 
 class TableRules:
