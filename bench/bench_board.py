@@ -125,6 +125,14 @@ def play(
         "unclosed": f.get("unclosed", 0),
         "gc_s": f.get("gc_us", 0) / 1e6,
         "gc_n": f.get("gc_n", 0),
+        # the chip's own collections (the allocator model: its threshold or a
+        # full heap), charged; the process's for the models' garbage, not
+        "gc_auto_s": f.get("gc_auto_us", 0) / 1e6,
+        "gc_auto_n": f.get("gc_auto_n", 0),
+        "gc_auto_thr": f.get("gc_auto_thr", 0),
+        "gc_real_n": f.get("gc_real_n", 0),
+        "gc_backstop": f.get("gc_backstop", 0),
+        "fw_alloc_mb": f.get("fw_req", 0) / 1e6,
         "json_s": f.get("json_us", 0) / 1e6,
         "frames": f.get("frames", 0),
         "frames_full": f.get("frames_full", 0),
@@ -231,6 +239,13 @@ def figures(r: dict[str, Any]) -> dict[str, Any]:
         "frames_full_pct": round(100 * full, 1),
         "gc_collects": r["gc_n"],
         "gc_ms_per_collect": round(1000 * r["gc_s"] / r["gc_n"], 2) if r["gc_n"] else 0.0,
+        # the chip's own collections (docs/firmware.md, "The firmware's collections")
+        "gc_auto_collects": r.get("gc_auto_n", 0),
+        "gc_auto_at_threshold": r.get("gc_auto_thr", 0),
+        "gc_auto_ms_per_collect": round(1000 * r["gc_auto_s"] / r["gc_auto_n"], 2) if r.get("gc_auto_n") else 0.0,
+        "gc_model_collects": r.get("gc_real_n", 0),
+        "gc_backstop": r.get("gc_backstop", 0),
+        "firmware_alloc_mb": round(r.get("fw_alloc_mb", 0.0), 2),
         "flash_erases": r["erases"],
         "flash_programs": r["programs"],
         "hands": r["hands"],
@@ -536,7 +551,9 @@ def main(argv: list[str]) -> int:
         "in `sys.modules`, `board/mpy/vclock.py`) and charged at the compiled-code factor: the rp2 port's "
         "measured ratio for native code (57-68 on the rules engine's adversarial follows, the top taken) x 1.3; "
         "the rp2 port's collector and C library were not timed alone, so this is the nearest measured figure "
-        "(a collection the allocator starts by itself stays in its stretch, at the bytecode factor). CPU time, "
+        "(a collection is charged for the firmware's own heap, by a fit of this port's collection time made at "
+        "power-up; the chip's own collections come where its allocator would make them, from the firmware's "
+        "allocations counted apart from the models': docs/firmware.md, \"The firmware's collections\"). CPU time, "
         "not wall time: the time the process waited for a CPU is taken off each stretch (the kernel's run delay, "
         f"/proc/thread-self/schedstat; {bot['preempted_s']:.1f} s of real time off {bot['preempted']:.0f} of "
         f"{bot['segments']:,.0f} stretches, median bots' run); a stretch while a PN532 model holds a frame the "

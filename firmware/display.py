@@ -28,7 +28,6 @@ except ImportError:
         return x
 
 
-import events as E
 import tablebase as T
 
 # the layout: 8 lines of 16 characters of framebuf's 8x8 font
@@ -124,7 +123,9 @@ class DisplayModel:
                 t.kitty_size,
             )
         elif ph == T.PLAY:
-            lines[2] = "trick%d S%d plays" % (len(t.tricks) + 1, t.turn)
+            # turn -1: the trick's (the hand's) last card is in, its end not
+            # worked out yet (table.Table.work)
+            lines[2] = "trick%d S%d plays" % (len(t.tricks) + 1, t.turn) if t.turn >= 0 else "trick done"
 
         elif ph == T.SCAN:
             done = 0
@@ -209,7 +210,3 @@ class DisplayModel:
             fb.fill_rect(0, y, WIDTH, 8, c)
             fb.text(ln, 0, y, 1 - c)
         return self.buf
-
-
-def sound_name(s):
-    return ("", "tap", "ok", "error", "trick", "hand")[s] if 0 <= s <= E.SND_HAND else "?"

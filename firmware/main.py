@@ -33,7 +33,8 @@
 #                                        up again: a frame is drawn
 #   board.card_pending(now) -> bool    (optional) True while a reader saw a
 #                                        card that is not confirmed yet: no
-#                                        save step runs then
+#                                        save step runs then (asked only when
+#                                        one is due: it may read the readers)
 #
 # On the Pico, main.py runs by itself after boot.py and builds picoboard.PicoBoard
 # from hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM
@@ -208,6 +209,12 @@ class App:
         t.tick(now)
         if had_msg and not t.message:
             self.dirty = True
+        # what a play left to do (the revokes it proves, the trick's end, the
+        # hand's end: table.Table.work) runs at the turns after its frame, a
+        # piece a turn that took no input, before any save step or collection
+        # (issue 22); an input meanwhile finishes it first (the table's events
+        # stay those of the play done at once)
+        worked = not took and t.work()
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes after the tap's
         # frame, and any save step after both (issue 22); a sound or a change
@@ -239,11 +246,13 @@ class App:
         if out:
             b.port.write(out)
         st = self.store
-        if st is None or took:
-            return
+        if st is None or took or worked or not (t.save_due or st.busy()):
+            return  # no flash work this turn (a turn that took input, or ran the table's work)
         pending = getattr(b, "card_pending", None)
         if pending is not None and pending(now):
-            return  # a card's confirming poll is to come: no flash work now
+            # a card's confirming poll is to come (the readers' answers still
+            # in flight are read first: Scanner.seen_once): no flash work now
+            return
         # a save is written in steps, one piece per turn of the loop
         # (persist.py), so that the readers keep being polled meanwhile; it
         # begins only at a turn that took no input, with no card pending.

@@ -35,6 +35,9 @@ def build(app, rules, decks, throw_penalty, ring, hand_scan, now):
         chain_hash=ttlink.chain_hash,
         hand_scan=hand_scan,
     )
+    # a play's frame first, what it leaves to do (a trick's end, a hand's)
+    # after it, a piece per turn of the loop (main.App.step, issue 22)
+    table.split = True
     uid = getattr(board, "uid", None)  # the board's machine.unique_id() (bytes)
     link = ttlink.DeviceLink(
         now, board.rand() & 0x3FFFFFFF, board.rand, FIRMWARE_VERSION, RULES_ID, ring=ring,

@@ -25,6 +25,14 @@ try:
 except ImportError:
     pass
 
+try:
+    from time import ticks_diff  # type: ignore[attr-defined]
+except ImportError:
+
+    def ticks_diff(a, b):  # type: ignore[no-redef]
+        # a - b for ticks that wrap as the rp2 port's ticks_ms (period 2**30)
+        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
 
 # Button timing (ms): a press shorter than LONG_MS is a click; two clicks
 # within DOUBLE_MS are a double press (challenge); a press held LONG_MS or more
@@ -32,6 +40,11 @@ except ImportError:
 LONG_MS = const(800)
 DOUBLE_MS = const(350)
 DEBOUNCE_MS = const(20)
+# a change this soon after the last one (ms, ticks_diff) is contact bounce;
+# one stamped before it (the level read at the turn's ``now``, an edge stamped
+# later in the turn) is too, up to LONG_MS before: a last change stamped days
+# ago (ticks_ms wraps every 2**30 ms) is no bounce, whatever its difference
+_BOUNCE_MIN = const(-LONG_MS)
 # the buttons' edges timestamped by their pin interrupts, kept until the main
 # loop's next turn (a power of two): a turn of the loop can last hundreds of
 # ms (a save's erase), a click must still be judged by its real edges
@@ -46,7 +59,9 @@ class ButtonDecoder:
 
     feed(seat, pressed, now) with the level of each button at each poll;
     take(now) returns the [(seat, kind)] decided by now. Sans-IO, no allocation
-    per poll but for the result list."""
+    per poll but for the result list. Times are ticks_ms values, compared with
+    ticks_diff: a press across the wrap of ticks_ms (every 2**30 ms, 12.4
+    days) is judged as any other."""
 
     def __init__(self, seats=4):
         self.down_at = [-1] * seats  # when the current press began, -1 up
@@ -58,19 +73,19 @@ class ButtonDecoder:
 
     def feed(self, seat, pressed, now):
         if (self.down_at[seat] >= 0) == bool(pressed):
-            if pressed and not self.long_sent[seat] and now - self.down_at[seat] >= LONG_MS:
+            if pressed and not self.long_sent[seat] and ticks_diff(now, self.down_at[seat]) >= LONG_MS:
                 self.long_sent[seat] = True
                 self.clicks[seat] = 0
                 self.out.append((seat, E.BTN_UNDO))
             return
-        if now - self.last_change[seat] < DEBOUNCE_MS:
+        if _BOUNCE_MIN < ticks_diff(now, self.last_change[seat]) < DEBOUNCE_MS:
             return  # contact bounce
         self.last_change[seat] = now
         if pressed:
             self.down_at[seat] = now
             self.long_sent[seat] = False
             return
-        held = now - self.down_at[seat]
+        held = ticks_diff(now, self.down_at[seat])
         self.down_at[seat] = -1
         if self.long_sent[seat]:
             return
@@ -88,7 +103,7 @@ class ButtonDecoder:
 
     def take(self, now):
         for s in range(len(self.clicks)):
-            if self.clicks[s] and self.down_at[s] < 0 and now - self.click_at[s] >= DOUBLE_MS:
+            if self.clicks[s] and self.down_at[s] < 0 and ticks_diff(now, self.click_at[s]) >= DOUBLE_MS:
                 self.clicks[s] = 0
                 self.out.append((s, E.BTN_OK))
         out = self.out
@@ -165,7 +180,8 @@ class PicoBoard:
 
     def card_pending(self, now):
         # a reader saw a tag once and its confirming poll is to come: no save
-        # may start now (main.App.step)
+        # may start now (main.App.step); the group launched this turn is read
+        # first (no field on, no answer unread, through a flash erase)
         p = getattr(self.scanner, "seen_once", None)
         return p is not None and p(now)
 
@@ -188,15 +204,13 @@ class PicoBoard:
         out = None  # the idle poll (nearly every call) allocates nothing
         n = sc.tick(now)
         if not n and sc._groups > 1:
-            # nothing seen: the next group at once, so that while nothing
-            # happens a four-seat cycle is one turn of the main loop. Not
-            # Scanner.launch() (the next group's polls left running through
-            # the turn): with the flash at its maximum times (400 ms erases)
-            # a card laid at the seat to play was never counted and the table
-            # waited for it (board model, bots, 2 decks, 3 runs in 3; 2 in 2
-            # pass with this): launch() stays in the scanner, off, until the
-            # cause is found
-            n = sc.tick(self._time.ticks_ms())
+            # nothing seen: the next group's polls begin now and are read at
+            # the next turn's tick, so that the rest of this turn (the link,
+            # the buttons, the display) runs while those chips search: a
+            # four-seat cycle is one turn of the main loop. Before a save
+            # step they are read at once (card_pending: Scanner.seen_once),
+            # and a sighting read late is judged by its launch's time
+            sc.launch(now)
         if n:  # events waiting (pop is not called for none)
             out = []
             while sc.pop():
@@ -239,7 +253,7 @@ class PicoBoard:
         et = self._edge_t
         ev = self._edge_v
         p = 1 if pin.value() == self._pressed else 0
-        if p == ev[_EDGES + s] or t - et[_EDGES + s] < DEBOUNCE_MS:
+        if p == ev[_EDGES + s] or _BOUNCE_MIN < ticks_diff(t, et[_EDGES + s]) < DEBOUNCE_MS:
             return  # no change, or contact bounce: the turn's read of the level settles it
         ev[_EDGES + s] = p
         et[_EDGES + s] = t

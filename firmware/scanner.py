@@ -37,7 +37,10 @@ Timings (all parameters of the constructor; defaults in brackets):
   play); 0 reports at the first sight.
 - ``away_ms`` [500]: a tag must be unseen at a seat this long before the same
   tag there counts as a new tap (a card resting on the reader, or bouncing at
-  the edge of the field, is reported once).
+  the edge of the field, is reported once). Unseen means a poll of the seat
+  found it gone: a tag seen by two polls with no poll between them is still
+  there, however long apart they came (a long turn of the main loop: a save's
+  erase, with a launched group's answers read after it).
 - ``alternate_ms`` [300]: tag A, then B, then A again at one seat within this
   time is two tags on the reader (``EV_TWO``).
 - ``crosstalk_ms`` [300]: the same tag at two seats within this time is crosstalk.
@@ -169,6 +172,9 @@ class Scanner:
         self._cur = [bytearray(_UID_MAX) for _ in range(n)]
         self._cur_len = bytearray(n)
         self._cur_seen = [0] * n
+        # a poll of the seat found no tag since its tag was last seen: only
+        # then can the same tag, seen again, be a new tap (away_ms)
+        self._missed = bytearray(n)
         # a new tag seen by one poll, not reported yet: since when (-1: none)
         self._pend = bytearray(n)
         self._pend_at = [0] * n
@@ -269,7 +275,20 @@ class Scanner:
     def seen_once(self, now):
         """True while a seat saw a new tag by one poll and its confirming poll
         may still come (confirm_ms and a cycle's allowance after it): the main
-        loop starts no save then, so that the tap's frame is not kept waiting."""
+        loop starts no save then, so that the tap's frame is not kept waiting.
+        A group that ``launch()`` left running is read first: its
+        answers may hold a first sighting, and no field stays on, no reader
+        waits half-read, through the flash work that a False lets begin.
+        True as well while events wait for ``pop()`` (a card that group
+        confirmed: counted and drawn first, then the flash)."""
+        f = self._flight
+        if f >= 0:
+            # the launched group read now (its answers, its fields off), judged
+            # by its launch's time as at a tick; its events wait for pop()
+            self._flight = -1
+            self._serve_group(f, self._flight_at)
+        if self._q_len:
+            return True
         if not max(self._pend):
             return False  # nearly every turn: one C call, not a loop over the seats
         for s in range(self.seats):
@@ -498,6 +517,7 @@ class Scanner:
                 self._drop(seat, now)  # seen once, gone before it was confirmed
             if self._two[seat] and ticks_diff(now, self._cur_seen[seat]) > self.away_ms:
                 self._two[seat] = 0  # clear again: the next tap counts
+            self._missed[seat] = 1  # its tag is not seen: its away time runs
             return
         if found >= 2:
             self._cur_seen[seat] = now
@@ -517,8 +537,12 @@ class Scanner:
             self._cur_seen[seat] = now
             return
         recent = ticks_diff(now, self._cur_seen[seat])
-        if _same(uid, n, cur, self._cur_len[seat]) and recent <= self.away_ms:
-            self._cur_seen[seat] = now  # still there (or back within the hold-off)
+        missed = self._missed[seat]
+        self._missed[seat] = 0
+        if _same(uid, n, cur, self._cur_len[seat]) and (recent <= self.away_ms or not missed):
+            # still there (or back within the hold-off; or seen by the seat's
+            # very next poll, however late it came: never found gone)
+            self._cur_seen[seat] = now
             if self._pend[seat] and ticks_diff(now, self._pend_at[seat]) >= self.confirm_ms:
                 self._pend[seat] = 0  # seen again, long enough after: a tap
                 self._report(seat, uid, n, now, self._pend_at[seat])

@@ -12,6 +12,11 @@
 #   take_save()    -> True after a state worth keeping (a hand's start, an
 #                     accepted bid, the end of the draw, the burial, each
 #                     trick, the hand's end): persist snapshot()
+#   work()         -> with split set (main.App): the next piece of what the
+#                     last play left to do (the revokes it proves, the
+#                     trick's end, the hand's end), True if one ran. Any
+#                     other input, snapshot() and restore() finish it first:
+#                     the events and the state are those of the play done at once
 #   say(text, now_ms)  a message of the caller's own on the display's last line
 #   the public attributes (tablebase.TableBase's), which display.py renders.
 #
@@ -150,6 +155,12 @@ class Table(T.TableBase):
         self._out = []
         self._sound = E.SND_NONE
         self.save_due = False  # take_save()'s answer: a state worth keeping is due
+        # what the last play left to do (issue 22): 0 nothing, 1-4 the revokes
+        # of seat due-1's play, 5 the trick's end, 6 the hand's end; at once
+        # unless split (main.App): then a piece per work(), after its frame
+        self.due = 0
+        self.due_ms = 0
+        self.split = False
         # per hand (preallocated, reused every hand)
         self.seen = bytearray(self.ncards)
         self.pending = [[], [], [], []]  # cards tapped, not yet committed, per seat
@@ -288,8 +299,48 @@ class Table(T.TableBase):
         if self.message and ((now_ms - self.message_until + 0x20000000) & 0x3FFFFFFF) >= 0x20000000:
             self.message = ""
 
+    # --- what a play leaves to do (issue 22) ----------------------------------
+    def work(self):
+        d = self.due
+        if not d:
+            return False
+        now = self.due_ms
+        if d < 5:
+            self.due = 5
+            s = d - 1
+            tabletrick.check_revokes(self, s, self.plays[s], now)
+        elif d == 5:
+            self.due = 0
+            if self.turn < 0:
+                tabletrick.end_trick(self, now)  # the trick's last card
+            # the hand's last card, or a revoke that loses it
+            if self.phase == T.PLAY and (self.forfeit or self.played >= self.hand_size):
+                self.turn = -1  # nobody plays now (the display)
+                self.due = 6
+        else:
+            self.due = 0
+            f = None
+            if self.forfeit or self.rules.revoke == 1:
+                f = _opt(_FORFEIT)  # given to end_hand (revoke = "forfeit")
+            tabletrick.end_hand(self, now, f)
+            if f is not None:
+                _done(_FORFEIT)
+        return True
+
+    def finish(self):
+        while self.work():
+            pass
+
+    def _played(self, seat, check, now_ms):
+        # after a play counted (tabletrick.commit_*): check its revokes
+        self.due = seat + 1 if check else 5
+        self.due_ms = now_ms
+        if not self.split:
+            self.finish()
+
     # --- inputs --------------------------------------------------------------
     def tap(self, seat, card, now_ms):
+        self.finish()
         if seat < 0 or seat > 3:
             return
         if card == T.UNKNOWN_TAG or card >= self.ncards:
@@ -349,10 +400,10 @@ class Table(T.TableBase):
         pend.append(card)
         self.beep(E.SND_TAP)
         if self.lead is not None and len(pend) == len(self.lead):
-            tabletrick.commit_follow(self, seat, now_ms)
-            self._hand_over(now_ms)
+            self._played(seat, tabletrick.commit_follow(self, seat, now_ms), now_ms)
 
     def button(self, seat, kind, now_ms):
+        self.finish()
         if seat < 0 or seat > 3:
             return
         pend = self.pending[seat]
@@ -404,8 +455,7 @@ class Table(T.TableBase):
         if not pend:
             self.refuse(seat, E.EMPTY, (), now_ms)
         elif self.lead is None:
-            tabletrick.commit_lead(self, seat, now_ms)
-            self._hand_over(now_ms)
+            self._played(seat, tabletrick.commit_lead(self, seat, now_ms), now_ms)
         else:
             self.refuse(seat, E.COUNT, pend, now_ms)
             del pend[:]
@@ -414,6 +464,7 @@ class Table(T.TableBase):
         """A link-level command: a list [CMD_*, ...]; raises TableError if refused."""
         if not cmd:
             raise T.TableError("empty command")
+        self.finish()
         c = cmd[0]
         if c == T.CMD_NEW_MATCH:
             self.new_match()
@@ -458,28 +509,19 @@ class Table(T.TableBase):
         elif ph == T.DEAL:
             self.start_hand()  # nobody bid on the match's first hand: dealt again
 
-    def _hand_over(self, now_ms):
-        # after a play: the hand ends with its last card, or at once when a
-        # revoke loses it (revoke = "forfeit": tableforfeit.py, given to end_hand)
-        if self.phase == T.PLAY and (self.forfeit or self.played >= self.hand_size):
-            f = None
-            if self.forfeit or self.rules.revoke == 1:
-                f = _opt(_FORFEIT)
-            tabletrick.end_hand(self, now_ms, f)
-            if f is not None:
-                _done(_FORFEIT)
-
     # --- snapshots (persistence, and the host's snapshot push) ---------------
     def snapshot(self, packed=False):
         """The state at a trick boundary as nested lists of ints (JSON-able);
         packed: the tricks as kept (bytearrays, trick_unpack each), for
         persist.Store.save, which unpacks them one at a time."""
+        self.finish()
         return tablesnap.snapshot(self, packed)
 
     def restore(self, snap):
         """Take a snapshot(); raises TableError (state unchanged) if it does not fit.
         tablerestore.py is loaded for this call only (a start from flash, a
         host's push), and dropped after it (unless it was imported before)."""
+        self.finish()
         had = PARTS[_RESTORE] in sys.modules  # imported by someone else: kept
         if not had:
             gc.collect()  # room for its code (rare: worth a collection)

@@ -2,9 +2,13 @@
 # committed, a challenge of a throw (docs/rules.md §5 and §10), the trick's
 # winner and points, revokes proven by later plays, the end of the hand (kitty
 # bonus, audit of every hand, settlement). A part of the table core
-# (tablebase.py): functions of the table's state. table.Table calls end_hand
-# after a play that ends the hand (its last card, or a revoke that loses it),
-# with tableforfeit's functions when they are needed; find-a-friend's are
+# (tablebase.py): functions of the table's state. commit_lead and
+# commit_follow count a play (its PLAY event, its sound) and say whether its
+# revokes are to be checked; table.Table runs the rest after them
+# (check_revokes, end_trick, end_hand after a play that ends the hand: its
+# last card, or a revoke that loses it), at once or a piece per turn of the
+# main loop after the play's frame (Table.work, issue 22), with
+# tableforfeit's functions when they are needed; find-a-friend's are
 # tb.friend's.
 #
 # check_revokes: every card played now was held at every earlier trick (no
@@ -22,7 +26,7 @@ def commit_lead(tb: "T.TableBase", seat, now_ms):
         if tb.rules.suit_of(c) != suit:
             tb.refuse(seat, E.MIXED_LEAD, pend, now_ms)
             del pend[:]
-            return
+            return False
     cards = list(pend)
     del pend[:]
     tb.lead = cards
@@ -45,10 +49,10 @@ def commit_lead(tb: "T.TableBase", seat, now_ms):
         for c in tb.lead:
             if c in h:
                 h.remove(c)
-    else:
-        # a lead is a later play too: it may prove an earlier follow illegal
-        # (revoke = "forfeit": then the Table ends the hand)
-        check_revokes(tb, seat, cards, now_ms)
+        return False
+    # a lead is a later play too: it may prove an earlier follow illegal
+    # (revoke = "forfeit": then the Table ends the hand): check_revokes is due
+    return True
 
 
 def play_event(tb: "T.TableBase", seat, cards, now_ms):
@@ -62,6 +66,8 @@ def play_event(tb: "T.TableBase", seat, cards, now_ms):
 
 
 def commit_follow(tb: "T.TableBase", seat, now_ms):
+    # True: check_revokes is due for the play. The trick's last card leaves
+    # turn at -1: end_trick is due, which gives the turn to the winner
     pend = tb.pending[seat]
     cards = list(pend)
     del pend[:]
@@ -70,7 +76,7 @@ def commit_follow(tb: "T.TableBase", seat, now_ms):
         why = tb.rules.check_follow(tb.lead, tb.hands[seat], cards)
         if why and tb.rules.revoke != 1:
             tb.refuse(seat, E.REVOKE_FOLLOW, cards, now_ms)
-            return
+            return False
         h = tb.hands[seat]
         for c in cards:
             if c in h:
@@ -91,13 +97,11 @@ def commit_follow(tb: "T.TableBase", seat, now_ms):
         tb.emit([E.REVOKE, n, seat, n, why])
         tb.beep(E.SND_ERROR)
         tb.forfeit = [n, seat]
-    else:
-        check_revokes(tb, seat, cards, now_ms)
     tb.turn = (seat + 1) & 3
-    tb.beep(E.SND_OK)
     if tb.turn == tb.leader:
-        end_trick(tb, now_ms)
-    # the hand's last card, or a revoke that loses it: the Table ends the hand
+        tb.turn = -1
+    tb.beep(E.SND_OK)
+    return not why
 
 
 def challenge(tb: "T.TableBase", seat, now_ms):

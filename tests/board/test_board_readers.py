@@ -7,6 +7,7 @@ chips' and the bus's own times)."""
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from pathlib import Path
@@ -295,3 +296,61 @@ def test_the_host_says_which_reader_is_missing() -> None:
     )
     assert "S0, S3" in readers_status(9)
     assert readers_status(0) == "readers: every seat's reader answers"
+
+
+def test_a_card_laid_as_a_launched_group_spans_a_maximum_time_erase_is_counted(cards: str, tmp_path: Path) -> None:
+    # (issue 22) the main loop's pattern of picoboard.PicoBoard.taps (a tick,
+    # then launch() when it brought no event) with a turn of 30 ms of the
+    # loop's own work; the board model's person lays a card at seat s just
+    # before the group of s is launched, and that turn writes a flash sector
+    # at the datasheet's maximum times (400 ms erase + 16 x 3 ms programs,
+    # the CPU stopped). The launched answers are read a turn later (judged by
+    # the launch's time), and the seat's next poll, a turn after that, comes
+    # more than away_ms after that first sighting, with no poll between them.
+    # The person lifts the card once two polls read it 40 ms apart: that poll
+    # must count it (it was taken for the same tag's new appearance, shown
+    # again and never counted: the table waited for the card forever)
+    flash = str(tmp_path / "flash.img")
+    out = _run(cards, f"""
+    import norflash
+    nf = norflash.NorFlash({flash!r}, board.clock, blocks=4, block_size=4096, prog_size=256, times="max")
+    p = board.person
+
+    def turn(work_ms, save=False):
+        now = time.ticks_ms()
+        if not sc.tick(now):
+            sc.launch(now)
+        if save:
+            nf.writeblocks(0, bytearray(4096))  # a save step: erase, then program
+        time.sleep_ms(work_ms)  # the link, the display: the person's hands move meanwhile
+        while sc.pop():
+            events.append((sc.kind, sc.seat, sc.card, sc.t_ms))
+
+    for _ in range(20):
+        turn(30)
+    del events[:]
+    # each turn's tick polls group sc._group and its launch the other one:
+    # seat s is in the group the next turn launches
+    assert sc._flight >= 0 and sc._groups == 2
+    s = 1 - sc._group
+    card = 23
+    p.waiting[s].append(card)
+    p._place(s)  # laid now: the launch of this turn finds it
+    t0 = time.ticks_ms()
+    turn(30, save=True)
+    for _ in range(30):
+        turn(30)
+    seen = [e for e in kinds(S.EV_SEEN) if e[1] == s]
+    got = [e for e in kinds(S.EV_CARD) if e[1] == s]
+    print("erase_us", nf.t_se_us)
+    print("seen", [e[3] - t0 for e in seen])
+    print("card", [(e[2], e[3] - t0) for e in got])
+    print("lifted", p.placed[s] is None, "unconfirmed", sc.unconfirmed)
+    """)
+    assert _value(out, "erase_us") == "400000"
+    # one first sighting, judged by the launch's time (the card was on the reader then)
+    assert ast.literal_eval(_value(out, "seen")) == [0], out
+    # counted once, by the seat's next poll, more than away_ms (500) after that sighting
+    got = ast.literal_eval(_value(out, "card"))
+    assert len(got) == 1 and got[0][0] == 23 and got[0][1] > 500, out
+    assert _value(out, "lifted") == "True unconfirmed 0"

@@ -13,6 +13,7 @@ verifier finding no disagreement)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from shengji import Rules
 from tractor_table.errors import CommandError
@@ -106,3 +107,68 @@ def test_a_power_cut_while_cards_are_laid_during_a_save(compiled: Path) -> None:
     assert game.disagreements == [], said
     assert verifier.disagreements == [], [d.show() for d in verifier.disagreements]
     assert game.hand is not None and len(game.hand.tricks) == 12
+
+
+class _Frames(PicoTable):
+    """The board model, keeping the text of every frame the firmware drew, in
+    the order it drew them (the display's RAM after each frame)."""
+
+    def __init__(self, *a: Any, **k: Any) -> None:
+        super().__init__(*a, **k)
+        self.shots: list[list[str]] = []
+
+    def _out_line(self, line: str) -> None:
+        super()._out_line(line)
+        if line.startswith("P "):
+            self.shots.append(list(self.lines))
+
+
+def _has_play(line: str) -> bool:
+    # a seat's line (" S0 AS", ">S1 ..." a provisional " (KH)" aside) with a card on it
+    return len(line[1:].split("(")[0].strip()) > len("S0")
+
+
+def test_the_trick_ending_card_is_shown_counted_before_the_tricks_end_is_worked_out(compiled: Path) -> None:
+    # The card that ends a trick is counted (its sound) and drawn in the turn
+    # that took it; the trick's end (its revokes, winner and points, the
+    # TRICK event) and the hand's (the audit, the score) come in the next
+    # turns of the loop (table.Table.work). So for every trick the display
+    # shows its four plays with nobody to play ("trick done") before it
+    # shows the trick's result; and the events are those of the table done
+    # at once (the verifier). (A frame's pages go in runs of changed lines:
+    # the board's text after each run is kept, so only what a frame shows
+    # once whole is judged here.)
+    rules = Rules(decks=1)
+    said: list[str] = []
+    vt = _Frames(1, workdir=board_workdir(compiled, "trickend"), rules=rules)
+    verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
+    vt.note_hooks.append(verifier.on_note)
+    with vt:
+        game = BotGame(vt, rules, seed=3, strength=1, say=said.append, event_timeout=60)
+        assert game.start_hand(vt.next_event(20)) == "play"
+        while not game.play_trick():
+            pass
+        game.finish_hand()
+        assert vt.wait(lambda: bool(vt.shots) and vt.shots[-1][2].startswith("over "), 20), vt.lines
+    assert game.disagreements == [] and verifier.disagreements == [], said
+    hand = game.hand
+    assert hand is not None and len(hand.tricks) == 12
+    shots = vt.shots
+    state = [s[2] for s in shots]
+    done = [i for i, s in enumerate(shots) if s[2] == "trick done" and all(_has_play(x) for x in s[3:7])]
+    firsts = [i for i in done if i - 1 not in done]
+    # one run of such frames per trick: its last card counted and drawn
+    assert len(firsts) == 12, [shots[i] for i in done]
+    for k, i in enumerate(firsts):
+        # the trick being played before it...
+        was = next(state[j] for j in range(i - 1, -1, -1) if state[j] != "trick done")
+        assert was.startswith(f"trick{k + 1} S") and was.endswith(" plays"), was
+        # ...and its result after it, never before: the winner to lead the
+        # next trick, or the hand's end
+        nxt = next(state[j] for j in range(i + 1, len(shots)) if state[j] != "trick done")
+        if k < 11:
+            assert nxt == f"trick{k + 2} S{hand.tricks[k].winner} plays", nxt
+        else:
+            assert nxt.startswith("over "), nxt
+    f = vt.figures
+    assert f["lat_n"] >= 48 and f["unclosed"] == 0, f

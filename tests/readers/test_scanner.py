@@ -317,6 +317,70 @@ def test_a_launched_polls_sighting_is_judged_by_the_time_it_began():
     assert t.bus.max_fields_on == 2
 
 
+def test_a_tag_seen_again_by_the_next_poll_is_one_tap_however_late_it_came():
+    # (issue 22: launch() switched on, the board stalled with the flash at its
+    # maximum times) a card laid as a group is launched; the turn then erases
+    # a sector (400 ms, the CPU stopped); the next turn reads the launched
+    # answers (a first sighting, judged by the launch's time) and so launches
+    # nothing; the seat's next poll comes a turn later, 510 ms after the first
+    # sighting, with no poll between them: the tag never went unseen, and that
+    # poll confirms it (it was taken for a new appearance of the same tag,
+    # away longer than away_ms: shown again, never counted, and the player,
+    # whose card had been read twice, took it away)
+    t = _started(away_ms=500)
+    sc = t.sc
+    g = sc._group
+    t.chips[g].place(chip.Tag(uid7(5)))
+    now0 = t.clock.ticks_ms()
+    assert sc.launch(now0)
+    t.clock.advance_us(470000)  # the save's erase
+    assert sc.tick(t.clock.ticks_ms())  # the launched answers: seen once
+    assert sc.pop() == scanner.EV_SEEN and sc.seat == g and sc.t_ms == now0
+    t.clock.advance_us(40000)  # the turn that drew it: no launch after a tick that brought events
+    sc.tick(t.clock.ticks_ms())  # the seat's next poll
+    assert sc.pop() == EV_CARD and sc.seat == g and sc.card == 5
+    assert sc.pop() == scanner.EV_NONE and sc.unconfirmed == 0
+    # a card found gone by a poll, and back after away_ms, is a new tap still
+    t.then = "launch"
+    t.chips[g].clear()
+    t.run(600)
+    t.chips[g].place(chip.Tag(uid7(5)))
+    t.run(200)
+    assert [e[:3] for e in t.take()] == [(EV_CARD, g, 5)]
+
+
+def test_seen_once_reads_a_launched_group_first():
+    # the main loop asks before a save step (picoboard.card_pending): a card
+    # the launched polls found is pending, and no field stays on through the
+    # flash work a False would let begin
+    t = _started()
+    sc = t.sc
+    g = sc._group
+    t.chips[g].place(chip.Tag(uid7(4)))
+    now0 = t.clock.ticks_ms()
+    assert sc.launch(now0)
+    t.clock.advance_us(3000)  # the rest of the turn: shorter than the polls
+    assert [c.rf_on for c in t.chips] == [s % 2 == g for s in range(4)]
+    assert sc.seen_once(t.clock.ticks_ms())
+    assert [c.rf_on for c in t.chips] == [False] * 4
+    assert sc.pop() == scanner.EV_SEEN and sc.seat == g and sc.t_ms == now0
+    # a card the launched group confirms: True until its EV_CARD is taken (the
+    # turn that counts and draws it comes before any flash work)
+    t.clock.advance_us(50000)
+    assert sc.tick(t.clock.ticks_ms()) == 0  # the other group
+    assert sc.launch(t.clock.ticks_ms())  # the group of g, 50 ms after: confirming
+    assert sc.seen_once(t.clock.ticks_ms())
+    assert sc.pending() == 1 and not max(sc._pend)
+    assert sc.pop() == EV_CARD and sc.seat == g and sc.card == 4
+    assert not sc.seen_once(t.clock.ticks_ms())
+    # nothing in flight, nothing seen once: False, and not a byte on the bus
+    t.run(300)
+    t.take()
+    before = t.bus.bytes
+    assert not sc.seen_once(t.clock.ticks_ms())
+    assert t.bus.bytes == before
+
+
 def test_seen_once_while_a_card_waits_for_its_confirming_poll():
     # the main loop starts no save while it is True (picoboard.card_pending)
     t = _started()

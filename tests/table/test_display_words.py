@@ -99,6 +99,13 @@ def test_play_lines_fit_with_long_plays_and_a_challenger() -> None:
             assert lines[2] == f"trick27 S{t.turn} plays"
             for s in range(4):
                 assert lines[3 + s].endswith("+")  # the cards shown, the rest as "+"
+        # the trick's last card counted, its end not worked out yet (Table.work):
+        # nobody to play, the four plays still shown
+        t.challenger = -1
+        t.turn = -1
+        lines = lines_of(t)
+        assert lines[2] == "trick done" and all(x[0] == " " and x.endswith("+") for x in lines[3:7])
+        t.turn = 2
         # cards tapped and not committed yet: a dot each, or their count
         t.plays = [None] * 4
         t.pending[2] = list(range(20))

@@ -241,6 +241,53 @@ def test_an_in_place_store_writes_over_its_file_and_drops_a_stale_new():
         persist.Store(base).clear()
 
 
+def test_a_tricks_end_comes_after_its_last_cards_frame_and_a_card_laid_meanwhile_is_taken():
+    # issue 22: the trick's last card is counted (its sound) and drawn in the
+    # turn that took it; what it leaves (its revokes, the trick's end) runs a
+    # piece per quiet turn after; a card laid meanwhile finishes only what is
+    # left, and the events are those of a table that does it all at once
+    import ttlink
+
+    w = Wire()
+    b = w.board
+    inputs = [("t", 1, 13), ("b", 1, E.BTN_OK), ("b", 0, E.BTN_OK)]
+    inputs += [("t", 1, c) for c in (48, 49, 50, 51, 47, 46)]
+    inputs += [("t", 1, 1), ("b", 1, E.BTN_OK), ("t", 2, 2), ("t", 3, 3)]
+    for kind, seat, x in inputs:
+        (b.tap_q if kind == "t" else b.press_q).append((seat, x))
+        w.run(20)
+    w.run(400)
+    t = w.app.table
+    assert t.due == 0 and t.turn == 0
+    n = t.ev_index
+    b.tap_q.append((0, 4))  # the trick's last card
+    w.run(5)  # one turn of the loop
+    assert b.sounds[-1] == E.SND_OK  # counted...
+    assert b.shown[-1][2] == "trick done" and b.shown[-1][3] == " S0 6S"  # ...and drawn
+    assert t.ev_index == n + 1 and t.due != 0  # its PLAY only: the trick's end to come
+    assert w.events()[-1][0] == E.PLAY
+    w.run(5)  # a quiet turn: a piece of the work (the revokes its card proves)
+    assert t.ev_index == n + 1 and t.due == 5  # the trick's end still to come
+    b.tap_q.append((1, 5))  # the next lead, laid meanwhile: taken at once
+    w.run(5)
+    assert t.due == 0 and t.pending[1] == [5]
+    assert b.sounds[-1] == E.SND_TRICK  # the trick's sound and the tap's, in one
+    assert b.shown[-1][2] == "trick2 S1 plays" and b.shown[-1][4] == ">S1 ."
+    b.press_q.append((1, E.BTN_OK))
+    w.run(200)
+    # the same inputs to a table that does everything at once
+    ref = T.Table(FakeRules(), decks=1, chain_hash=ttlink.chain_hash)
+    for kind, seat, x in inputs + [("t", 0, 4), ("t", 1, 5), ("b", 1, E.BTN_OK)]:
+        if kind == "t":
+            ref.tap(seat, x, 0)
+        else:
+            ref.button(seat, x, 0)
+    assert w.events() == [ev for _i, _h, ev in ref.take_events()]
+    assert (t.ev_index, t.ev_hash) == (ref.ev_index, ref.ev_hash)
+    assert t.snapshot() == ref.snapshot()
+    assert w.app.hash_mismatches == 0 and w.host.record.head == t.ev_hash
+
+
 def test_host_pushes_a_snapshot():
     w = Wire()
     w.run()

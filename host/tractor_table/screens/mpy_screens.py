@@ -144,6 +144,14 @@ class ScreenScript:
         # REDRAW_MS, so the script's steps are as far apart as the screens' frames
         self.app.shown_at = b.now - M.REDRAW_MS
         self.app.step(b.now)
+        if self.t.due:
+            # the work a play left (a trick's end, a hand's: table.Table.work,
+            # a piece a turn after the play's frame), done before the script
+            # goes on, and the frame of its end drawn
+            while self.t.due:
+                b.now += 1
+                self.app.step(b.now)
+            self.step(1)
 
     def tap(self, seat, *names):
         for n in names:

@@ -33,6 +33,8 @@
 # spread).
 import sys
 
+import micropython
+
 
 def _make(n, c, h, i, F, dflt=()):
     # a wrapper of a method (or function) of n positional arguments, the last
@@ -42,10 +44,11 @@ def _make(n, c, h, i, F, dflt=()):
     k = n - len(dflt)
     params = ["a%d" % j for j in range(k)] + ["a%d=_d%d" % (k + j, j) for j in range(len(dflt))]
     args = ", ".join("a%d" % j for j in range(n))
-    env = {"_c": c, "_h": h, "_i": i, "_F": F}
+    env = {"_c": c, "_h": h, "_i": i, "_F": F, "micropython": micropython}
     for j in range(len(dflt)):
         env["_d%d" % j] = dflt[j]
     src = (
+        "@micropython.native\n"
         "def w(%s_c=_c, _h=_h, _i=_i, _F=_F):\n"
         " p = _c.switch(_F)\n"
         " try:\n"

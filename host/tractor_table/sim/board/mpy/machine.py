@@ -197,6 +197,7 @@ class Pin:
         if mode != -1 or pull != -1 or value is not None:
             self.init(mode, pull, value=value, alt=alt)
 
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def init(self, mode=-1, pull=-1, *, value=None, alt=-1):
         g = _gpio[self._id]
         if mode not in (-1, Pin.IN, Pin.OUT, Pin.OPEN_DRAIN, Pin.ALT):
@@ -220,6 +221,7 @@ class Pin:
     def __repr__(self):
         return "Pin(GPIO%d)" % self._id
 
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def value(self, x=None):
         n = self._id
         g = _gpio[n]
@@ -354,6 +356,7 @@ class SPI:
     def deinit(self):
         pass
 
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def _xfer(self, src, dst, fill):
         # one byte at a time to the bus; the time of the whole transfer charged
         _enter(2)
@@ -463,6 +466,7 @@ class I2C:
         dev.write(data)
         return len(data)
 
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def writeto(self, addr, buf, stop=True):
         _enter()
         try:
@@ -470,6 +474,7 @@ class I2C:
         finally:
             _leave()
 
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def writevto(self, addr, vector, stop=True):
         _enter()
         try:
@@ -490,6 +495,7 @@ class I2C:
         finally:
             _leave()
 
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def readfrom_into(self, addr, buf, stop=True):
         _enter()
         try:
@@ -602,6 +608,7 @@ class PWM:
         self._duty = 0
         self._out()
 
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def _out(self):
         if _board is not None:
             _enter()
@@ -631,6 +638,7 @@ class WDT:
         if _board is not None:
             _board.wdt_start(timeout)
 
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def feed(self):
         if _board is not None:
             _enter()

@@ -80,6 +80,16 @@
 # Memory: the image is never held in RAM; two page buffers (2 x prog_size
 # bytes) are the model's only buffers.
 
+try:
+    import micropython
+except ImportError:  # CPython: the decorator below does nothing
+
+    class micropython:  # noqa: N801
+        @staticmethod
+        def native(f):
+            return f
+
+
 _T_PP_US = 400  # page program, typical
 _T_SE_US = 45000  # 4 KB sector erase, typical
 _T_PP_MAX_US = 3000  # page program, the datasheet's maximum
@@ -205,6 +215,7 @@ class NorFlash:
             self.clock.advance_us(us)
 
     # --- the block protocol
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def readblocks(self, block, buf, offset=0):
         c = self.calls
         if c is None:
@@ -215,6 +226,7 @@ class NorFlash:
         finally:
             c.leave()
 
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def writeblocks(self, block, buf, offset=None):
         c = self.calls
         if c is None:
@@ -225,6 +237,7 @@ class NorFlash:
         finally:
             c.leave()
 
+    @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
     def ioctl(self, op, arg):
         c = self.calls
         if c is None:

@@ -229,6 +229,9 @@ class Person(hands.Hands):
                     self.ping_turn = turns + 2
                 if turns < self.ping_turn:
                     break
+                tap = self.board.tap
+                if tap is not None and tap.working():
+                    break  # and the table's work from a play done (virtual --serve)
                 self.ping_turn = -1
                 self.board._out.write(b"A %d\n" % seat)
                 fifo.pop(0)
@@ -426,6 +429,10 @@ class Board:
         # firmware's cap, so that the firmware runs out where the chip would
         self.ballast = None
         self.held = 0
+        # bytes of the heap beyond the firmware's (the chip's) kept free for
+        # the garbage between two of the process's collections (the
+        # allocator model, vclock.VClock.gc_model); 0 without a cap
+        self.slack = 0
         # what the process holds at the first boot before boot.py that is not
         # the firmware's: the littlefs mount (on the rp2 port _boot.py mounts
         # it before the 240,720 B free a script finds: it is not in the
@@ -615,8 +622,8 @@ class Board:
                 while t._due >= 0 and now >= t._due:
                     t._fire(now)
             tap = self.tap
-            if tap is not None and tap.caught is None:
-                tap.watch()  # the firmware's link, caught as it is made
+            if tap is not None and (tap.caught is None or tap.table is None):
+                tap.watch()  # the firmware's link and table, caught as they are made
             self.person.update(now // 1000)
             if self._in is not None:
                 self._service()
@@ -639,6 +646,14 @@ class Board:
             self.ballast = bytearray(n if n > 0 else 0)
             gc.collect()
             self.held = gc.mem_alloc() - self.start_alloc - self.sim_bytes
+        c = self.clock
+        if c.gcm:
+            # the mount is the platform's, not the firmware's (its heap as it was)
+            c.models_bytes = self.sim_bytes + self.held
+            a = gc.mem_alloc()
+            c.fw_live = a - c.models_bytes
+            c.collected(a)
+            c._set_due()
 
     def _service(self):
         """What idle() does at each sleep, done also from the model calls
@@ -657,13 +672,23 @@ class Board:
             gc.collect()
             self._out.write(b"R %d %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes + self.held, self.held))
         if self._svc & 1023 == 0:
-            gc.collect()
-            if self.trace is not None:
-                self.trace.add(67, self.clock.now_us, 0)  # C: the model's own collection
-            a = gc.mem_alloc()
+            a = self._collect()
             if a > self.peak:
                 self.peak = a
                 self._peak_at()
+
+    def _collect(self):
+        # the model's own collection (uncharged; the live peak's measure):
+        # the heap in use after it
+        c = self.clock
+        if c.gcm:
+            a = c._real()[0]
+        else:
+            gc.collect()
+            a = gc.mem_alloc()
+        if self.trace is not None:
+            self.trace.add(67, c.now_us, 0)  # C: the model's own collection
+        return a
 
     def _pace(self, now):
         """With a host on the link, board time must not run far ahead of real
@@ -751,8 +776,13 @@ class Board:
 
     def _probe(self, n):
         # free bytes, live bytes, and n bytes of the heap taken in small
-        # pieces (what fragments leave is used too)
+        # pieces (what fragments leave is used too). With the allocator
+        # model the heap has room beyond the chip's for the garbage
+        # (Board.slack): the free heap reported is the chip's, and n bytes
+        # the firmware's live heap cannot hold on the chip are a
+        # MemoryError, as the model's collections judge it (vclock.fw_collect)
         gc.collect()
+        c = self.clock
         got = b"-"
         if n:
             held = []
@@ -761,11 +791,17 @@ class Board:
                 while gc.mem_alloc() - a0 < n:
                     held.append(bytearray(480))
                 got = b"ok"
+                if c.gcm and gc.mem_alloc() - c.models_bytes > c.fw_heap:
+                    got = b"MemoryError"
             except MemoryError:
                 got = b"MemoryError"
             held = None
             gc.collect()
-        self._out.write(b"G %d %d %d %s\n" % (gc.mem_free(), gc.mem_alloc(), n, got))
+        free = gc.mem_free() - self.slack
+        alloc = gc.mem_alloc()
+        if c.gcm:
+            c._real()
+        self._out.write(b"G %d %d %d %s\n" % (free, alloc, n, got))
 
     def state(self):
         # "?": the person's state, for a host that waits in vain
@@ -794,10 +830,7 @@ class Board:
             gc.collect()
             self._out.write(b"R %d %d %d %d\n" % (gc.mem_alloc(), 1 if self.restored else 0, self.sim_bytes + self.held, self.held))
         if self.sleeps % 64 == 0:
-            gc.collect()
-            if self.trace is not None:
-                self.trace.add(67, self.clock.now_us, 0)  # C: the model's own collection
-            a = gc.mem_alloc()
+            a = self._collect()
             if a > self.peak:
                 self.peak = a
                 self._peak_at()
@@ -864,8 +897,19 @@ class Board:
         out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d" % (
             tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
             self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
-        out.write(b" fb_us %d cal_ns %d situ_ns %d native_us %d switches %d switch_ns %d switch_situ_ns %d\n" % (
+        out.write(b" fb_us %d cal_ns %d situ_ns %d native_us %d switches %d switch_ns %d switch_situ_ns %d" % (
             c.fb_us, int(c.cal_us * 1000), int(c.situ_us * 1000), c.native_us, c.switches, int(c.switch_us * 1000), int(c.switch_situ * 1000)))
+        # the allocator model: the chip's own collections (charged), the
+        # process's for the models' garbage (uncharged), the allocator's own
+        # (none expected), the block rounding (x1000), what the firmware
+        # requested, the most in one stretch, the fit of a collection's time
+        # (ns, ps per byte live and garbage), and the real time of the
+        # collections charged against the fit's for the process's whole heap
+        out.write(b" gc_auto_n %d gc_auto_thr %d gc_auto_us %d gc_real_n %d gc_backstop %d gc_ratio_m %d gc_threshold %d"
+                  b" fw_req %d fw_kept %d fw_stretch_max %d gc_a_ns %d gc_b_ps %d gc_c_ps %d gc_situ_us %d gc_fit_us %d\n" % (
+            c.auto_n, c.auto_thr, c.auto_us, c.real_n, c.backstop, int(c.ratio * 1000), c.fw_thresh,
+            c.fw_req_all + c.fw_req, c.fw_net_all + c.fw_net, c.fw_stretch_max,
+            int(c.gc_a * 1000), int(c.gc_b * 1e6), int(c.gc_c * 1e6), c.situ_gc_us, int(c.fit_gc_us)))
 
 
 _TAP_SLOTS = 8  # taps followed at once
@@ -1204,9 +1248,54 @@ def kinds_stack(argv):
 #: wrapped calls nested at most (kinds_stack)
 KINDS_DEPTH = 4
 
+#: bytes left free when the process collects the models' garbage (the
+#: allocator model: vclock.VClock.gc_model): more than a stretch of the
+#: firmware's between two model calls allocates (``fw_stretch_max`` in the
+#: board's figures)
+GC_MARGIN = 32 * 1024
+
+
+def _gc_point():
+    # (live bytes, us): the best of a few collections of the heap as it is
+    gc.collect()
+    live = gc.mem_alloc()
+    return live, vclock.gc_time()
+
+
+def _like_state(n):
+    # about n bytes of objects as the firmware's state holds them: lists of
+    # small ints, tuples, short strings, small buffers
+    out = []
+    for i in range(n // 160):
+        out.append([i, (i, i + 1), "c%d" % i, bytearray(24), [i, i]])
+    return out
+
+
+def calibrate_gc(clock, p0):
+    """The fit of a collection's time on this port (VClock.calibrate_gc), at
+    start-up: the heap before the models were made (p0), with them, and with
+    64 KB more of state-like objects; then garbage of such objects."""
+    p1 = _gc_point()
+    keep = _like_state(64 * 1024)
+    p2 = _gc_point()
+    best = -1
+    g = 0
+    for _ in range(5):
+        _like_state(32 * 1024)
+        a = gc.mem_alloc()
+        t = utime.ticks_us()
+        gc.collect()
+        d = utime.ticks_diff(utime.ticks_us(), t)
+        g = a - gc.mem_alloc()
+        if best < 0 or d < best:
+            best = d
+    del keep
+    clock.calibrate_gc([p0, p1, p2], (g, best - p2[1]))
+
 
 def main(argv, start_alloc):
     global _prof, _kinds
+    p0 = _gc_point()  # the fit of a collection's time: without the models
     ctl_in, ctl_out, image = argv[1], argv[2], argv[3]
     # CPU_FACTOR is "bytecode[,c[,flash times]]": the firmware's stretches,
     # its C calls timed apart (gc.collect, json), the flash's "typ" or "max" times
@@ -1217,9 +1306,13 @@ def main(argv, start_alloc):
     # DECKS or DECKS/CAP: CAP, the firmware's share of the heap in this
     # port's bytes (board/runner.py, chip_cap: the chip's 240 KiB with the
     # firmware's native code counted at the chip's size)
+    # DECKS/CAP/SLACK: SLACK, room beyond the cap for the garbage between two
+    # of the process's collections (runner.GC_SLACK)
     d, _, cap = (argv[5] if len(argv) > 5 else "2").partition("/")
     decks = int(d)
+    cap, _, slack = cap.partition("/")
     cap = int(cap) if cap else 0
+    slack = int(slack) if slack else 0
     board = Board(ctl_in, ctl_out, image, factor, c_factor, times)
     board.set_decks(decks)
     import binascii
@@ -1256,7 +1349,6 @@ def main(argv, start_alloc):
         if board.flash is not None:
             board.flash.trace = board.trace
         board.clock.trace = board.trace
-        board.clock.heap_watch = bool(os.getenv("TT_TAPTRACE_GC"))
     if c_factor is not None:
         # the firmware's gc.collect() and json calls: C code, timed apart
         import json
@@ -1277,17 +1369,30 @@ def main(argv, start_alloc):
     # calls at the bytecode factor (about 1 ms a turn of the loop before)
     sys.modules["sys"] = vclock.TimedSys(board.clock, sys)
     sys.modules["select"] = vclock.TimedSelect(board.clock, select)
+    gcm = c_factor is not None
+    if gcm:
+        # the fit of a collection's time, with the models' data
+        calibrate_gc(board.clock, p0)
+    else:
+        slack = 0
     gc.collect()
     board.sim_bytes = gc.mem_alloc() - start_alloc
     board.start_alloc = start_alloc
+    board.slack = slack if cap else 0
     if cap:
-        # what is free beyond the firmware's cap is held, from here on, by one
-        # block the firmware cannot use: it gets the chip's heap, no more
-        extra = gc.mem_free() - cap
+        # what is free beyond the firmware's cap (and the room kept for the
+        # garbage) is held, from here on, by one block the firmware cannot
+        # use: it gets the chip's heap, no more
+        extra = gc.mem_free() - cap - board.slack
         if extra > 64:
             board.ballast = bytearray(extra - 64)
             gc.collect()
             board.held = gc.mem_alloc() - start_alloc - board.sim_bytes
+    if gcm:
+        # the firmware's collections as the chip makes them (vclock.gc_model)
+        gc.collect()
+        models = board.sim_bytes + board.held
+        board.clock.gc_model(gc.mem_free() - board.slack + gc.mem_alloc() - models, models, GC_MARGIN)
     keep = set(sys.modules)
     board.keep = keep
     # a process started after a reset (the host's relaunch): its cause and

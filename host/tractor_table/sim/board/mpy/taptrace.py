@@ -2,14 +2,16 @@
 # (MicroPython code, run by the unix port: not part of the typed host package.)
 # A timeline of the board model's long things, for finding what a slow tap
 # waited on (issue 22): each turn of the main loop (watchdog feed to feed),
-# each flash erase and program, each gc.collect() of the firmware's, each
+# each flash erase and program, each collection of the firmware's heap, each
 # display frame, and each tap closed (placed, first sighting, confirming poll,
 # counted, shown, counted and shown). On with TT_TAPTRACE=FILE (picoboot.main):
 # fixed memory, made with the models before the firmware starts; written to
 # FILE (the host's folder) when the board stops, one event a line:
 #   kind start_us dur_us [a b c d e]
-# kinds: T turn, C the model's own collection, X (TT_TAPTRACE_GC) a collection the
-# allocator began in a firmware's stretch (dur: that stretch's charge), E erase, P program, G collect, F frame, K tap (start = placed;
+# kinds: T turn, C the model's own collection (uncharged), X a collection the chip's
+# allocator makes (the allocator model, vclock.VClock.gc_model: the firmware's
+# threshold or a full heap; dur: its charge), E erase, P program, G the firmware's
+# gc.collect(), F frame, K tap (start = placed;
 # a..e = first sighting, confirming poll, counted, shown, counted and shown).
 from array import array
 

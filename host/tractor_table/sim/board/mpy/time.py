@@ -5,6 +5,7 @@
 # functions is the built-in's; those read and advance the board's virtual
 # clock (vclock.VClock) once the board installed it (install()), with the rp2
 # port's wrap-around: ticks_ms/ticks_us are 30-bit (period 2**30).
+import micropython
 import utime as _u
 from utime import *  # noqa: F401,F403  localtime, time, gmtime, mktime, ...
 
@@ -67,6 +68,7 @@ def ticks_add(a, d):
     return v
 
 
+@micropython.native  # no heap frame: allocates nothing in the firmware's stretch
 def sleep_us(us):
     c = _clock
     if c is None:

@@ -175,6 +175,7 @@ class VirtualBoard:
         self.fifo = []  # control commands in the order the host sent them
         self.run = True
         self.frames = 0
+        self.table = None  # main.App's table core, once the App is made
         if readers is not None:
             self.tag_sink = None  # main.App's enroll mode (firmware/enrollmode.py)
 
@@ -187,8 +188,8 @@ class VirtualBoard:
         # most IDLE_MS, instead of waking every turn's few ms (an idle virtual
         # table took about 40 % of a core); the main loop's own deadlines (the
         # link's heartbeat, a message's time-out) are seconds away.
-        if self.store.busy():
-            return  # a save in steps: its next piece at once (main.App.run)
+        if self.store.busy() or self.working():
+            return  # a save in steps, a play's work: its next piece at once (main.App.run)
         if ms > 0 and not self.fifo and not self._taps and not self._presses and self._readers_idle():
             self._wake.poll(IDLE_MS if ms < IDLE_MS else ms)
             return
@@ -196,6 +197,11 @@ class VirtualBoard:
 
     def rand(self):
         return ttlink_io.random32()
+
+    def working(self):
+        # the table has work left from a play (table.Table.work: a piece a turn)
+        t = self.table
+        return t is not None and t.due != 0
 
     def running(self):
         return self.run
@@ -213,8 +219,9 @@ class VirtualBoard:
         while fifo:
             op, seat, arg = fifo[0]
             if op == b"P":
-                # the loop turn before this one handled the last input
-                if self._taps or self._presses or not self._readers_idle():
+                # the loop turn before this one handled the last input, and
+                # the table has no work left from a play (table.Table.work)
+                if self._taps or self._presses or not self._readers_idle() or self.working():
                     return
                 self._out.write(b"A %d\n" % seat)
                 fifo.pop(0)
@@ -289,6 +296,7 @@ def main(argv, start=0):
     board = VirtualBoard(ctl_in, ctl_out, store, decks, readers)
     # the rules come from table.cfg, as on the Pico
     app = firmware_main.configured_app(board, argv[7])
+    board.table = app.table
     gc.collect()
     board._out.write(b"R %d %d %d\n" % (gc.mem_alloc(), 1 if app.restored else 0, sim))
     tap = None

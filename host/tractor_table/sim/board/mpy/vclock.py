@@ -49,35 +49,87 @@ import micropython
 import utime
 
 _NONE = object()
+# bytes ever requested from the allocator (MICROPY_MEM_STATS: about 0.1 us a
+# call, allocates nothing; gc.mem_alloc() walks the allocation table)
+_mem_total = micropython.mem_total
+# ... less what was freed explicitly (a frame on the heap, freed at its
+# function's return); a collection does not lower it
+_mem_current = micropython.mem_current
 
 
 class TimedGC:
     """The firmware's ``gc`` (sys.modules["gc"]): collect() timed apart and
-    charged at the clock's c_factor; everything else the built-in's."""
+    charged at the clock's c_factor; with the allocator model on
+    (VClock.gc_model) collect(), threshold(), mem_alloc() and mem_free() are
+    the chip's heap's (the firmware's share, in this port's bytes);
+    everything else the built-in's."""
 
     def __init__(self, clock, gc):
         self._clock = clock
         self._gc = gc
 
     def collect(self):
-        return self._clock.c_call(self._gc.collect, _NONE, 0)
+        c = self._clock
+        if c.gcm:
+            c.enter()
+            try:
+                c.fw_collect(False)
+            finally:
+                c.leave()
+            return None
+        return c.c_call(self._gc.collect, _NONE, 0)
+
+    def threshold(self, *a):
+        c = self._clock
+        if not c.gcm:
+            return self._gc.threshold(*a)
+        if a:
+            n = a[0]
+            c.fw_thresh = -1 if n < 0 else n
+            c._set_due()
+            return None
+        return c.fw_thresh
+
+    def mem_alloc(self):
+        c = self._clock
+        if not c.gcm:
+            return self._gc.mem_alloc()
+        return c.fw_live + int(c.fw_net * c.ratio)
+
+    def mem_free(self):
+        c = self._clock
+        if not c.gcm:
+            return self._gc.mem_free()
+        f = c.fw_heap - c.fw_live - int(c.fw_net * c.ratio)
+        return f if f > 0 else 0
 
     def __getattr__(self, name):
         return getattr(self._gc, name)
 
 
 class TimedJson:
-    """The firmware's ``json``: dumps() and loads() (C code) timed apart."""
+    """The firmware's ``json``: dumps() and loads() (C code) timed apart; what
+    they allocate is the firmware's (VClock.c_begin)."""
 
     def __init__(self, clock, json):
         self._clock = clock
         self._json = json
 
-    def dumps(self, x, **kw):
-        return self._clock.c_call(self._json.dumps, x, 1, kw)
+    def dumps(self, x, separators=None):
+        c = self._clock
+        c.c_begin()
+        try:
+            return self._json.dumps(x) if separators is None else self._json.dumps(x, separators=separators)
+        finally:
+            c.c_end(1)
 
     def loads(self, x):
-        return self._clock.c_call(self._json.loads, x, 1)
+        c = self._clock
+        c.c_begin()
+        try:
+            return self._json.loads(x)
+        finally:
+            c.c_end(1)
 
     def __getattr__(self, name):
         return getattr(self._json, name)
@@ -145,11 +197,11 @@ class _TimedPoll:
     def register(self, obj, *a):
         return self._p.register(getattr(obj, "_f", obj), *a)
 
-    def poll(self, *a):
+    def poll(self, timeout=-1):
         c = self._clock
         c.enter()
         try:
-            return self._p.poll(*a)
+            return self._p.poll(timeout)
         finally:
             c.leave()
 
@@ -178,18 +230,31 @@ USB_US_PER_BYTE = 1
 
 
 class _TimedFrameBuffer:
+    # each method's arguments named (no tuple of them made before the call:
+    # what the firmware allocates is counted, VClock.gc_model); native code
+    # (no frame on the heap) with no try (a native try allocates): framebuf's
+    # drawing does not raise
     def __init__(self, clock, fb):
         self._clock = clock
         self._fb = fb
 
-    def fill(self, *a):
-        return self._clock.c_call(self._fb.fill, a, 2)
+    def fill(self, col):
+        c = self._clock
+        c.c_begin()
+        self._fb.fill(col)
+        c.c_end(2)
 
-    def fill_rect(self, *a):
-        return self._clock.c_call(self._fb.fill_rect, a, 2)
+    def fill_rect(self, x, y, w, h, col):
+        c = self._clock
+        c.c_begin()
+        self._fb.fill_rect(x, y, w, h, col)
+        c.c_end(2)
 
-    def text(self, *a):
-        return self._clock.c_call(self._fb.text, a, 2)
+    def text(self, s, x, y, col=1):
+        c = self._clock
+        c.c_begin()
+        self._fb.text(s, x, y, col)
+        c.c_end(2)
 
     def __getattr__(self, name):
         return getattr(self._fb, name)
@@ -208,6 +273,18 @@ class TimedFramebuf:
 
     def __getattr__(self, name):
         return getattr(self._m, name)
+
+
+def gc_time(n=7):
+    """The best of ``n`` collections' real time (us) of the heap as it is."""
+    best = -1
+    for _ in range(n):
+        t = utime.ticks_us()
+        _gc.collect()
+        d = utime.ticks_diff(utime.ticks_us(), t)
+        if best < 0 or d < best:
+            best = d
+    return best
 
 
 class RunDelay:
@@ -301,11 +378,51 @@ class VClock:
         self.json_us = 0  # virtual us charged for json.dumps / json.loads
         self.fb_us = 0  # virtual us charged for framebuf drawing
         self.trace = None  # taptrace.Trace (TT_TAPTRACE), or None
-        # TT_TAPTRACE_GC (a diagnostic, with a trace): the allocator's
-        # collections in the firmware's stretches recorded ("X"); _alloc the
-        # heap in use when the stretch began
-        self.heap_watch = False
-        self._alloc = 0
+        # --- the allocator model (gc_model(); docs/firmware.md, "The
+        # firmware's collections"): the process's allocator never collects in
+        # the firmware's stretches; the chip's collections are counted from
+        # the firmware's own allocations and charged at c_factor
+        self.gcm = False
+        self.mt_leave = 0  # mem_total() when the firmware's stretch began (leave)
+        self.mc_leave = 0  # mem_current() then
+        # bytes the firmware requested since the chip's last collection (the
+        # chip's gc.threshold() counts them all: a frame on the heap too)
+        self.fw_req = 0
+        # ... less what it freed explicitly (its frames): its garbage and new
+        # state, what fills the chip's free heap
+        self.fw_net = 0
+        self.fw_req_all = 0  # ... since gc_model(), at the chip's collections (report)
+        self.fw_net_all = 0  # fw_net likewise: what filled the chip's heap in all
+        self.fw_stretch_max = 0  # the most one stretch of the firmware's requested
+        self.fw_live = 0  # the firmware's live heap after the chip's last collection
+        self.fw_heap = 0  # the firmware's whole heap (the chip's, in this port's bytes)
+        self.fw_thresh = -1  # the firmware's gc.threshold() in bytes, -1 none
+        self.models_bytes = 0  # what the process holds that is not the firmware's
+        # allocator bytes (GC blocks) per byte requested, calibrated at each
+        # real collection (_real): mem_total() counts the bytes asked for
+        self.ratio = 1.25
+        self._due = 1 << 60  # fw_req past which the chip collects (its threshold)
+        self._due_net = 1 << 60  # fw_net past which it does (its heap full)
+        self.heap_total = 0  # the process's heap (bytes)
+        self.margin = 0  # left free when the models' garbage is collected
+        self._real_alloc = 0  # gc.mem_alloc() after it
+        self._real_cur = 0  # mem_current() then
+        self._real_due = 1 << 60  # mem_current() past which the process collects
+        # a collection's time on this port (us) = gc_a + gc_b x live bytes +
+        # gc_c x garbage bytes (calibrate_gc)
+        self.gc_a = 0.0
+        self.gc_b = 0.0
+        self.gc_c = 0.0
+        self.auto_n = 0  # the chip's own collections (threshold, full heap) charged
+        self.auto_thr = 0  # of them, at the firmware's gc.threshold()
+        self.auto_us = 0
+        self.real_n = 0  # the process's collections of the models' garbage (uncharged)
+        self.situ_gc_us = 0  # real us of the collections the firmware was charged for
+        self.fit_gc_us = 0.0  # the fit's us for the whole process's heap at them
+        self.backstop = 0  # collections the process's allocator made on its own
+        self._c_m = 0  # a C call's mem_total(), mem_current() and time at c_begin()
+        self._c_c = 0
+        self._c_t = 0
         self.last_v = 0  # the last stretch's charge (us)
         # the model call that began the current stretch: 1 a pin, 2 an SPI
         # transfer, 0 anything else (enter(kind))
@@ -404,7 +521,14 @@ class VClock:
     def enter(self, kind=0):
         """The firmware calls into a model: its CPU time since leave() is
         charged. kind: what the model call is (1 a pin, 2 an SPI transfer, 0
-        anything else), for the in-situ measure of overhead_us."""
+        anything else), for the in-situ measure of overhead_us. With the
+        allocator model, what the firmware requested since leave() is
+        counted, and a collection that is due is made (_collect_due)."""
+        # (a small front: its frame on the C stack, not the heap, so that
+        # what the firmware allocated is read before anything of the model's)
+        self._enter(kind, _mem_total(), _mem_current())
+
+    def _enter(self, kind, mt, mc):
         if self.hard:
             micropython.heap_unlock()  # the model's own work, not the handler's
         if self._depth == 0:
@@ -423,20 +547,171 @@ class VClock:
                 self._cal += d
             elif self.factor:
                 self._charge(d, self.overhead_us, self.call_us)
-                if self.heap_watch:
-                    self._watched()
+            # (before a collection made here: a long model call has its
+            # preemptions taken as the model's, leave())
             self._in = utime.ticks_us()
+            if self.gcm:
+                n = mt - self.mt_leave
+                self.fw_req += n
+                self.fw_net += mc - self.mc_leave
+                if n > self.fw_stretch_max:
+                    self.fw_stretch_max = n
+                if (self.fw_req > self._due or self.fw_net > self._due_net or mc > self._real_due) and not self.hard:
+                    self._collect_due()
         self._depth += 1
 
-    def _watched(self):
-        # (TT_TAPTRACE_GC, a diagnostic: gc.mem_alloc() costs about 0.2 ms a
-        # call here; apart from enter(), whose frame each model call sets up
-        # inside the stretch measured) the heap shrank by more than a few
-        # frees in the firmware's stretch: the allocator collected there, and
-        # the stretch was charged for it
-        if _gc.mem_alloc() < self._alloc - 8192:
-            v = self.last_v
-            self.trace.add(88, self.now_us - v, v)  # X
+    # --- the allocator model
+    def gc_model(self, fw_heap, models_bytes, margin):
+        """The firmware's collections modelled from here on: the process's
+        allocator stops collecting by itself (gc.threshold(-1); the heap has
+        room for the garbage between two real collections, made at the model
+        calls: _collect_due). ``fw_heap``: the firmware's whole heap (the
+        chip's, in this port's bytes); ``models_bytes``: what the process
+        holds that is not the firmware's (the models, the held block);
+        ``margin``: bytes left free when the models' garbage is collected
+        (the most a stretch may allocate)."""
+        _gc.threshold(-1)
+        _gc.collect()
+        a = _gc.mem_alloc()
+        self.heap_total = a + _gc.mem_free()
+        self.fw_heap = fw_heap
+        self.models_bytes = models_bytes
+        self.margin = margin
+        self.fw_live = a - models_bytes
+        self.fw_req = 0
+        self.fw_net = 0
+        self.gcm = True
+        self.collected(a)
+        self._set_due()
+        self.mt_leave = _mem_total()
+        self.mc_leave = _mem_current()
+
+    def calibrate_gc(self, points, garbage):
+        """The fit of a collection's time on this port: ``points``, (live
+        bytes, us) of collections of the process's heap at start-up with and
+        without the models' data (least squares: gc_a + gc_b x live);
+        ``garbage``: (bytes, us) that many bytes of garbage added to a
+        collection's time (gc_c)."""
+        n = len(points)
+        sx = sy = sxx = sxy = 0.0
+        for x, y in points:
+            sx += x
+            sy += y
+            sxx += x * x
+            sxy += x * y
+        den = n * sxx - sx * sx
+        b = (n * sxy - sx * sy) / den if den > 0 else 0.0
+        if b < 0:
+            b = 0.0
+        a = (sy - b * sx) / n
+        self.gc_a = a if a > 0 else 0.0
+        self.gc_b = b
+        g, us = garbage
+        c = us / g if g > 0 and us > 0 else 0.0
+        # (freeing a block of garbage costs no more than marking and
+        # sweeping a live one: a larger slope is the machine's noise)
+        self.gc_c = c if c < b else b
+
+    def gc_fit(self, live, garbage):
+        """A collection's time on this port (us) by the fit."""
+        return self.gc_a + self.gc_b * live + self.gc_c * garbage
+
+    def _set_due(self):
+        # the chip collects when an allocation finds no room, or (the
+        # firmware's gc.threshold()) once it allocated that much since
+        room = self.fw_heap - self.fw_live
+        r = self.ratio
+        self._due_net = int(room / r) if room > 0 else 0
+        self._due = int(self.fw_thresh / r) if self.fw_thresh >= 0 else 1 << 60
+
+    def collected(self, alloc):
+        """The process collected (the models' own: the peak's measure, a
+        probe), ``alloc`` its gc.mem_alloc() after: the next real collection
+        is due when what is requested from here on nears the free heap."""
+        mc = _mem_current()
+        self._real_cur = mc
+        self._real_alloc = alloc
+        room = self.heap_total - alloc - self.margin
+        self._real_due = mc + int(room / self.ratio) if room > 0 else mc
+
+    def _real(self):
+        # a real collection (model time); the block rounding calibrated from
+        # what the heap held before it against what was requested since the
+        # last (frees between them make it a little low: bounded); the live
+        # bytes after it
+        mc = _mem_current()
+        before = _gc.mem_alloc()
+        req = mc - self._real_cur
+        if req > self.heap_total - self._real_alloc:
+            # more was kept than the heap had free: the allocator collected
+            # by itself somewhere (a stretch past the margin)
+            self.backstop += 1
+        else:
+            if req > 16384:
+                r = (before - self._real_alloc) / req
+                if r < 1.0:
+                    r = 1.0
+                elif r > 2.0:
+                    r = 2.0
+                self.ratio = r
+        t = utime.ticks_us()
+        _gc.collect()
+        d = utime.ticks_diff(utime.ticks_us(), t)
+        a = _gc.mem_alloc()
+        self.collected(a)
+        self._set_due()
+        return a, d, before - a
+
+    def _collect_due(self):
+        if self.fw_req > self._due or self.fw_net > self._due_net:
+            if self.fw_net <= self._due_net:
+                self.auto_thr += 1
+            self.fw_collect(True)
+        else:
+            # the models' garbage (and the firmware's: the chip's heap is
+            # not this one) collected, uncharged
+            self._real()
+            self.real_n += 1
+            if self.trace is not None:
+                self.trace.add(67, self.now_us, 0)  # C: the model's own collection
+
+    def fw_collect(self, auto):
+        """The chip collects: ``auto`` its allocator (the firmware's
+        threshold passed, or no room for an allocation), else the firmware's
+        gc.collect(). It runs here (a real collection, in model time) and
+        the firmware is charged the chip's: the fitted time of a collection
+        of its own live heap and of the garbage it made since its last
+        (calibrate_gc), at c_factor. A firmware whose live heap is past the
+        chip's gets MemoryError, as the chip's allocation would have."""
+        garbage = int(self.fw_net * self.ratio) if self.fw_net > 0 else 0
+        self.fw_req_all += self.fw_req
+        self.fw_net_all += self.fw_net
+        a, d, freed = self._real()
+        live = a - self.models_bytes
+        v = 0
+        if self.factor:
+            v = int(self.gc_fit(live, garbage) * self.c_factor)
+            self.now_us += v
+            self.cpu_us += v
+            self.situ_gc_us += d
+            self.fit_gc_us += self.gc_fit(a, freed)
+        if auto:
+            self.auto_n += 1
+            self.auto_us += v
+            if self.trace is not None:
+                self.trace.add(88, self.now_us - v, v)  # X: the chip's own collection
+        else:
+            self.gc_n += 1
+            self.gc_us += v
+            if self.trace is not None:
+                self.trace.collect(self.now_us - v, v)
+        self.fw_live = live
+        self.fw_req = 0
+        self.fw_net = 0
+        self._set_due()
+        if auto and live > self.fw_heap:
+            self._mark = utime.ticks_us()
+            raise MemoryError("memory allocation failed: the chip's heap holds %d of the firmware's %d bytes" % (self.fw_heap, live))
 
     def _charge(self, d, overhead, call_us):
         # a stretch of d real us of firmware work, at the factor of the code
@@ -475,6 +750,17 @@ class VClock:
         between native code and bytecode is no call into C on the chip);
         the stretch from here on is charged at ``factor``. Returns the
         factor of the code that ran until now."""
+        # (a small front: the work's frame on the heap is made and freed
+        # between the two readings, neither counted as the firmware's)
+        m = _mem_total()
+        c = _mem_current()
+        prev = self._switch(factor)
+        if self.gcm and self._depth == 0:
+            self.mt_leave += _mem_total() - m
+            self.mc_leave += _mem_current() - c
+        return prev
+
+    def _switch(self, factor):
         prev = self.factor
         if self._depth == 0:
             t = utime.ticks_us()
@@ -495,32 +781,47 @@ class VClock:
         """fn(arg), a C function of the firmware's (gc.collect, json.dumps),
         its time charged at c_factor instead of the stretch's factor; kind 0
         gc, 1 json, 2 framebuf (arg: the tuple of arguments)."""
-        self.enter()  # the firmware's stretch before it, and the C call
+        self.c_begin()
         try:
-            t = utime.ticks_us()
-            r = fn() if arg is _NONE else fn(*arg) if kind == 2 else fn(arg, **kw) if kw else fn(arg)
-            d = utime.ticks_diff(utime.ticks_us(), t)
-            if self.run_delay is not None and d > self.long:
-                d -= self._waited_us()
-            if self.factor and d > 0:
-                v = int(d * self.c_factor)
-                self.now_us += v
-                self.cpu_us += v
-                if kind == 0:
-                    self.gc_us += v
-                    self.gc_n += 1
-                    if self.trace is not None:
-                        self.trace.collect(self.now_us - v, v)
-                elif kind == 1:
-                    self.json_us += v
-                else:
-                    self.fb_us += v
+            return fn() if arg is _NONE else fn(*arg) if kind == 2 else fn(arg, **kw) if kw else fn(arg)
         finally:
-            self.leave()
-        return r
+            self.c_end(kind)
 
-    def _watch_start(self):
-        self._alloc = _gc.mem_alloc()
+    def c_begin(self):
+        """A C call of the firmware's begins (then the call, then c_end): the
+        firmware's stretch before it is charged."""
+        self.enter()
+        self._c_m = _mem_total()
+        self._c_c = _mem_current()
+        self._c_t = utime.ticks_us()
+
+    def c_end(self, kind):
+        """The C call begun by c_begin() returned: its time charged at
+        c_factor; what it allocated (json's strings) is the firmware's. kind
+        0 gc, 1 json, 2 framebuf."""
+        self._c_end(kind, _mem_total(), _mem_current())
+        self.leave()
+
+    def _c_end(self, kind, mt, mc):
+        d = utime.ticks_diff(utime.ticks_us(), self._c_t)
+        if self.gcm:
+            self.fw_req += mt - self._c_m
+            self.fw_net += mc - self._c_c
+        if self.run_delay is not None and d > self.long:
+            d -= self._waited_us()
+        if self.factor and d > 0:
+            v = int(d * self.c_factor)
+            self.now_us += v
+            self.cpu_us += v
+            if kind == 0:
+                self.gc_us += v
+                self.gc_n += 1
+                if self.trace is not None:
+                    self.trace.collect(self.now_us - v, v)
+            elif kind == 1:
+                self.json_us += v
+            else:
+                self.fb_us += v
 
     def mark(self):
         """The process waited for real (the board's own waits): a wait for the
@@ -529,11 +830,17 @@ class VClock:
             self._waited_us()
 
     def leave(self):
+        # (a small front, as enter's: the frame of _leave is freed before
+        # the firmware's allocations are counted from here)
+        self._leave()
+        if self.gcm and self._depth == 0:
+            self.mt_leave = _mem_total()  # the firmware's allocations from here
+            self.mc_leave = _mem_current()
+
+    def _leave(self):
         self._depth -= 1
         if self._depth <= 0:
             self._depth = 0
-            if self.heap_watch:
-                self._watch_start()
             t = utime.ticks_us()
             if self.run_delay is not None and utime.ticks_diff(t, self._in) > self.long_call:
                 # a long model call: a preemption in it was the model's

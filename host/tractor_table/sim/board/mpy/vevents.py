@@ -18,8 +18,12 @@
 #   BoardTap catches the link as the firmware makes it (LinkCatch, below) and
 #   writes at each feed of the watchdog (once a turn of the main loop, inside
 #   a call into the models: the board's clock charges none of it to the
-#   firmware). The board makes its tap before it measures its own heap, so
-#   that the tap's objects count as the simulation's (the "R" line's sim).
+#   firmware). It catches the table core (table.Table) the same way: a "P n"
+#   is answered only once the table has no work left from a play (the end of
+#   a trick or a hand runs a piece a turn after the play's frame:
+#   table.Table.work), so each command's answer has all of its events. The
+#   board makes its tap before it measures its own heap, so that the tap's
+#   objects count as the simulation's (the "R" line's sim).
 #
 # Neither writes with the firmware's own code: ttlink.canonical calls the
 # module json that the board model times as the firmware's C code
@@ -98,6 +102,22 @@ def _caught_init(link, *args, **kw):
     init(link, *args, **kw)
 
 
+def _caught_table(table, *args, **kw):
+    # table.Table.__init__ for one call, as _caught_init
+    t = _catching
+    clock = t.clock
+    clock.enter()
+    try:
+        cls = t.tcls
+        init = t.tinit
+        cls.__init__ = init
+        t.tcls = t.tinit = None
+        t.table = table
+    finally:
+        clock.leave()
+    init(table, *args, **kw)
+
+
 class BoardTap(EventTap):
     """The pico mode's tap: made before the firmware boots, its link caught
     as main.App makes it (watch(), at every call into the models until then)."""
@@ -109,21 +129,37 @@ class BoardTap(EventTap):
         self.cls = None
         self.init = None
         self.caught = None  # the link, made; followed from the next turn on
+        self.tmodule = None  # the firmware's table module, once it is loaded
+        self.tcls = None
+        self.tinit = None
+        self.table = None  # the table core (table.Table), made
 
     def watch(self):
-        """From Board.update, until a link is caught: once the firmware has
-        loaded ttlink, its DeviceLink's __init__ is replaced for one call
-        (the class's own entry: its dictionary does not grow)."""
+        """From Board.update, until a link and a table are caught: once the
+        firmware has loaded ttlink (table), its DeviceLink's (Table's)
+        __init__ is replaced for one call (the class's own entry: its
+        dictionary does not grow)."""
         global _catching
-        m = sys.modules.get("ttlink")
-        if m is None or m is self.module:
-            return
-        self.module = m
-        cls = m.DeviceLink
-        self.cls = cls
-        self.init = cls.__init__
         _catching = self
-        cls.__init__ = _caught_init
+        m = sys.modules.get("ttlink")
+        if m is not None and m is not self.module:
+            self.module = m
+            cls = m.DeviceLink
+            self.cls = cls
+            self.init = cls.__init__
+            cls.__init__ = _caught_init
+        m = sys.modules.get("table")
+        if m is not None and m is not self.tmodule:
+            self.tmodule = m
+            cls = m.Table
+            self.tcls = cls
+            self.tinit = cls.__init__
+            cls.__init__ = _caught_table
+
+    def working(self):
+        """True while the table core has work left from a play (Table.due)."""
+        t = self.table
+        return t is not None and getattr(t, "due", 0) != 0
 
     def turn(self):
         """From Board.wdt_feed (the main loop's turn begins): what the log
