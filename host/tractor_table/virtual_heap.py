@@ -97,6 +97,19 @@ RESIDENT = (
 )
 
 
+#: the rules engine's ladders and placement oracle: with 3-4 decks or
+#: same_shape_only the engine holds them from its load (firmware/drules.py,
+#: _parts); with 1-2 decks only from a check that asks them to the hand's end
+#: (bot play: never; docs/firmware.md, "Heap")
+LADDER_PARTS = ("drules_ladder", "drules_place", "drules_sweep", "drules_memo")
+
+
+def resident_names(decks: int, same_shape_only: bool = False) -> tuple[str, ...]:
+    """The modules a table of these rules holds in its play (RESIDENT, and the
+    engine's ladders and oracle where the rules have ladders)."""
+    return RESIDENT + LADDER_PARTS if decks > 2 or same_shape_only else RESIDENT
+
+
 def chip_code(unix_bytes: float, native_bytes: float = 0) -> float:
     """A module's (or modules') heap on the chip: its unix-port heap x
     HEAP_BYTECODE, plus its armv6m native code (bytes in GC blocks)."""
