@@ -337,8 +337,13 @@ def heap_lines(rows: list[dict[str, Any]], cmd: str) -> list[str]:
         "the chip, the column above) is a long tail, in this port's bytes at the peak: the link's ring of 64 "
         "events (5.8 KB with its hashes), the rules engine's tables and buffers (7.7 KB), the four readers' drivers, "
         "the scanner's queues and the card map (8 KB), a save in progress (its snapshot and file, 3.7 KB: the "
-        "peak falls on one), the display (1.9 KB) (docs/firmware.md, \"Heap\", the census of 2026-12-06). Loading parts by phase takes little off: the heap is nearly flat over a "
-        "match (docs/firmware.md, \"Where the peak is on the board model\").",
+        "peak falls on one), the display (1.9 KB) (docs/firmware.md, \"Heap\", the census of 2026-12-06). The rules "
+        "engine is not in the draw's heap (drules_hand is, by turns), and with 1-2 decks and no same_shape_only its "
+        "placement oracle (drules_place, drules_sweep, drules_memo: about 23.6 KB on the chip, 19.2 KB of it native) "
+        "comes only at a check that asks it, which bot play never makes: a 2-deck hand with a near-miss follow "
+        "(the adversarial corpora) holds about 26 KB more from then to its end. With 3-4 decks the ladders and the "
+        "oracle are asked in most hands and come with the engine (docs/firmware.md, \"Heap\", \"The rules engine "
+        "by turns, and its parts as they are asked\").",
     ]
     return lines
 

@@ -157,6 +157,7 @@ def time_mode(R, native=None, inner=None):
         import drules
         import kindtime_mp
 
+        drules.load_all()  # the oracle's and the ladders' methods on Engine, to be wrapped
         kindtime_mp.setup(drules.Engine, native, inner or [])
     hands = [bytearray(54) for _ in range(4)]
     forced = bytearray(256)

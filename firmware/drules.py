@@ -55,17 +55,18 @@
 
 from micropython import const
 
-from drules_ladder import Ladders
 from drules_match import Matching
-from drules_memo import Memo
-from drules_place import Placer
-from drules_sweep import Sweep
 from drules_play import Plays
 
 # The engine's parts (docs/firmware.md, "The firmware's parts"): the modules
 # Engine is assembled from, imported above (drules_base under each of them).
 # The table loads this module when it first needs the engine and drops it with
-# these when the engine goes (tablerules.unload: enroll mode plays no card).
+# these when the engine goes (tablerules.unload: the hand's end, enroll mode).
+# The ladders (drules_ladder) and the placement oracle (drules_place,
+# drules_sweep, drules_memo) come only with the rules or the check that asks
+# them (_parts, Engine._oracle): with 1-2 decks and no same_shape_only
+# nothing asks the ladders, and the oracle only a follow or a trick that the
+# short direct searches do not settle (none in 15,031 checks of bot play).
 PARTS = ("drules_play", "drules_match", "drules_ladder", "drules_place", "drules_sweep", "drules_memo", "drules_base")
 
 try:
@@ -146,11 +147,47 @@ def hand_from(cards, hand=None):
     return hand
 
 
+def _put(part):
+    # A part's methods put on Engine itself (looked up first, before any base:
+    # the parts' methods are the ones the slowest checks call most); kept if
+    # there (a benchmark's wrapper). The module stays loaded for as long as
+    # Engine holds its functions (dropped with drules: tablerules.unload).
+    # The class's own names (its __dict__: MicroPython's dir() tries every
+    # interned name, about 120 us a class on the unix port, 20-40 ms on the chip)
+    for name in part.__dict__:
+        if name[:2] != "__" and not hasattr(Engine, name):
+            setattr(Engine, name, getattr(part, name))
+
+
+def _parts(ladders):
+    """The placement oracle's methods on Engine, and with ladders (3-4 decks,
+    same_shape_only: the only rules that reach _structure's ladder, a led
+    triple or a same shape) the ladders' (docs/firmware.md, "Heap")."""
+    from drules_memo import Memo
+    from drules_place import Placer
+    from drules_sweep import Sweep
+
+    if ladders:
+        from drules_ladder import Ladders
+
+        _put(Ladders)
+    _put(Sweep)
+    _put(Placer)
+    _put(Memo)
+
+
+def load_all():
+    """Every part's methods on Engine, as with 3-4 decks: for the host's
+    benchmarks, which wrap the methods by name before any check
+    (host/tractor_table/sim/engine/mpy/kindtime_mp.py)."""
+    _parts(True)
+
+
 # The parts in the order a method is looked up in (each part passed costs a
 # map probe or two a call): the plays' first (every check calls them; bot
-# play's checks are short), then the ladders' and the oracle's, which the
-# slowest follows call most (docs/firmware.md, "Small modules").
-class Engine(Plays, Ladders, Sweep, Placer, Memo, Matching):
+# play's checks are short), then the t-search's and the tricks'; the
+# oracle's and the ladders' on the class itself when they come (_parts).
+class Engine(Plays, Matching):
     """The rules of one table: options, then per hand the level and trump."""
 
     def __init__(
@@ -226,9 +263,29 @@ class Engine(Plays, Ladders, Sweep, Placer, Memo, Matching):
         self._vp = bytearray(14)
         self._vp[12] = 3
         self._ft = self._fblo = self._fbhi = 0
-        self._place_init()
+        # The decomposition's scratch (_decompose), shared with the oracle:
+        # faces of 2, 3, >= 4 copies per position, and its zeros. The
+        # oracle's own buffers and code come with it: at once with ladders
+        # (3-4 decks, same_shape_only: every led triple asks it), else at the
+        # first question to it (_oracle); _qm empty until then.
+        self._a = bytearray(3 * _NPOS)
+        self._z = bytes(3 * _NPOS)
+        self._qm = bytearray()
+        if decks > 2 or same_shape_only:
+            _parts(True)
+            self._place_init()
         self._cur = bytearray(5 * _NPOS)  # set_trump's cursors
         self.set_trump(0, NT)
+
+    def _oracle(self):
+        # type: () -> None
+        """The placement oracle's code (drules_place, drules_sweep,
+        drules_memo) and buffers, at the first question to it of an engine
+        without ladders: a follow or a trick that the direct searches do not
+        settle (drules_match: _t, _match_key). Loaded once; dropped with the
+        engine at the hand's end (tablerules)."""
+        _parts(False)
+        self._place_init()
 
     # ----------------------------------------------------------------- order
 

@@ -121,6 +121,7 @@ class EngineBase:
     _gmatch: "Callable[[], bool]"
     _pfit: "Callable[[], bool]"
     _place_init: "Callable[[], None]"
+    _oracle: "Callable[[], None]"
     _psetup: "Callable[[bytearray, int, int], None]"
     _uzero: "Callable[[], None]"
     _usave: "Callable[[], None]"

@@ -1,5 +1,5 @@
 # Device rules engine, the hand around the play: settlement and levels,
-# declaring trump, find-a-friend (docs/rules.md §8-9). Not hot paths: called once a
+# declaring trump, find-a-friend's settlement (docs/rules.md §8-9). Not hot paths: called once a
 # hand (settle), or once per bid.
 #
 # API:
@@ -21,8 +21,8 @@
 #               trump -1 = redeal; with no_bid=NB_KITTY the kitty's first card
 #               names trump: its suit, or NT for a joker, a level card, or
 #               with permanent_twos a 2 (docs/rules.md, "Declaring trump")
-#   friend_partner(dealer, holders) -> partner seat, FRIEND_ALONE or FRIEND_UNKNOWN
-#       holders: copies of the called card held per seat (4 ints, -1 = unknown)
+#   The called partner (find-a-friend) is drules_friend.py's: the table asks
+#   it during the play, when this module is not loaded (tablerules.py).
 
 from micropython import const
 
@@ -58,9 +58,6 @@ BR_NONE = const(0)
 BR_CARDS = const(1)
 BR_WEAK = const(2)
 BR_SELF = const(3)
-
-FRIEND_ALONE = const(-1)
-FRIEND_UNKNOWN = const(-2)
 
 # The tournament ladder: 2, 5, T, J, Q, K, A.
 _TLADDER = b"\x00\x03\x08\x09\x0a\x0b\x0c"
@@ -304,33 +301,3 @@ def end_of_draw(bidding, first_hand, dealer, no_bid=NB_NT, first_dealer=FD_FIRST
             return NT, -1, dealer
         return f // 13, -1, dealer
     return NT, -1, dealer
-
-
-# -------------------------------------------------------------- the friend
-
-
-def friend_partner(dealer, holders):
-    # type: (int, Sequence[int]) -> int
-    """The dealer's partner when partners are called (docs/rules.md §9).
-
-    holders[seat] = copies of the called card that seat holds (-1: not known
-    yet). If the dealer holds every copy it plays alone; otherwise the partner
-    is the nearest holder after the dealer in play order (with two decks: the
-    holder of the other copy when the dealer holds one)."""
-    total = 0
-    known = True
-    for c in holders:
-        if c < 0:
-            known = False
-        else:
-            total += c
-    if holders[dealer] > 0 and known and total == holders[dealer]:
-        return FRIEND_ALONE
-    for i in range(1, 4):
-        seat = (dealer + i) & 3
-        c = holders[seat]
-        if c > 0:
-            return seat
-        if c < 0:
-            return FRIEND_UNKNOWN
-    return FRIEND_ALONE if known else FRIEND_UNKNOWN

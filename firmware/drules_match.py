@@ -74,6 +74,8 @@ class Matching(EngineBase):
         else:
             self._steps = -1
         if self._steps < 0:
+            if not self._qm:
+                self._oracle()  # its first question (drules.Engine._oracle)
             return self._tpoly(cnt, s, cap, lo)  # too long a search: the oracle
         return self._best if self._best >= lo else 0
 
@@ -326,6 +328,8 @@ class Matching(EngineBase):
         if self._steps > 0 or key >= 0:
             self._uncount(cards, cnt)
             return key
+        if not self._qm:
+            self._oracle()  # its first question (drules.Engine._oracle)
         self._psetup(cnt, s, 3)
         m = lu[0]
         k = lu[1]

@@ -66,9 +66,12 @@ def build(app, rules, decks, throw_penalty, ring, hand_scan, now):
     # the rules engine (tablerules.TableRules.e) is loaded after the
     # restore, not before it: the snapshot is parsed and checked with
     # the engine's 36 KB (unix port) still free, and its code and names
-    # come in now, while the heap is in few pieces (docs/firmware.md, "Heap")
+    # come in now, while the heap is in few pieces (docs/firmware.md, "Heap");
+    # only in a phase that asks it (the burial, the scans, the call, the
+    # play): the draw and a hand's end have drules_hand instead, and the
+    # end of the draw loads the engine (tablerules.begin_hand)
     load = getattr(rules, "e", None)
-    if load is not None:
+    if load is not None and table.phase in (T.KITTY, T.PLAY, T.SCAN, T.CALL):
         gc.collect()
         load()
     return table, link, display, restored

@@ -43,7 +43,7 @@ SCAN = const(5)  # hand_scan mode: the seats scan their hands (after DEAL, befor
 REVEAL = const(6)  # no_bid = "kitty": nobody bid, the dealer turns the kitty up (tablereveal.py)
 CALL = const(7)  # partners = "called": the dealer names a card (tablecall.py)
 PHASE_NAMES = ("deal", "kitty", "play", "hand end", "match end", "scan", "kitty up", "call")
-PARTNER_UNKNOWN = const(-2)  # drules_hand.FRIEND_UNKNOWN
+PARTNER_UNKNOWN = const(-2)  # drules_friend.FRIEND_UNKNOWN
 
 NT = const(4)
 UNKNOWN_TAG = const(-1)

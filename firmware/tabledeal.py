@@ -66,7 +66,7 @@ def end_draw(tb: "T.TableBase", now_ms, kitty=None):
     tb.trump = trump
     tb.declarer = declarer
     tb.dealer = dealer
-    tb.rules.begin_hand(tb.level(), trump)
+    tb.rules.begin_hand(tb.level(), trump, True)  # the engine for the burial and the play
     tb.emit([E.TRUMP, trump, declarer, dealer])
     tb.save_due = True
     if tb.hand_scan:

@@ -57,8 +57,9 @@ def settle(tb, won_by, now_ms):
 def levels(rules, dealer, lv, seat, kitty_j=False):
     """(next_dealer, [level side 0, level side 1], match winner side or -1)
     for a hand that `seat`'s revoke lost; kitty_j: the attackers took the
-    last trick's kitty with a J. rules: level_table, level_ladder, must_play."""
-    import drules_hand as DH
+    last trick's kitty with a J. rules: level_table, level_ladder, must_play;
+    hand_rules() gives drules_hand (the engine leaves the heap first)."""
+    DH = rules.hand_rules()
 
     dside = dealer & 1
     out = [lv[0], lv[1]]

@@ -8,7 +8,7 @@
 # tablecall.py's, loaded for the phase CALL only; restoring the state from a
 # snapshot is tablerestore.py's (field, restored).
 #
-# The partner (drules_hand.friend_partner's reading, the full engine's
+# The partner (drules_friend.friend_partner's reading, the full engine's
 # shengji.hand._resolve_friend): the nearest seat after the dealer in play
 # order that holds a copy of the called face (the holder of the other copy
 # when the dealer holds one); nobody: the dealer plays alone. In hand_scan
@@ -18,7 +18,7 @@
 # one, or nobody. PARTNER [trick_no, partner or -1, attackers' score] says it;
 # until then the tricks are kept by seat (tb.spts, tb.spen) and the
 # attackers' score is -1 ("partner unknown") in TRICK events and snapshots.
-import drules_hand as DH
+import drules_friend as DF
 import events as E
 import tablebase as T
 
@@ -37,7 +37,7 @@ def init(tb: "T.TableBase"):
 def new_hand(tb: "T.TableBase"):
     tb.call = -1
     tb.building = -1
-    tb.partner = DH.FRIEND_UNKNOWN
+    tb.partner = DF.FRIEND_UNKNOWN
     tb.defmask = 0
     for i in range(4):
         tb.spts[i] = 0
@@ -70,13 +70,13 @@ def display(t, lines, trump, dealer):
         lines[1] = "next %s pts%d" % (dealer, t.score)  # the dealer is the next hand's
     elif t.call < 0:
         lines[1] = "dealer %s" % dealer
-    elif t.partner == DH.FRIEND_UNKNOWN:
+    elif t.partner == DF.FRIEND_UNKNOWN:
         lines[1] = "%s %s partner ?" % (dealer, call)
     elif t.partner < 0:
         lines[1] = "%s alone pts%d" % (dealer, t.score)
     else:
         lines[1] = "%s+S%d %s pts%d" % (dealer, t.partner, call, t.score)
-    if ph == T.PLAY and t.partner == DH.FRIEND_UNKNOWN:
+    if ph == T.PLAY and t.partner == DF.FRIEND_UNKNOWN:
         for i in range(4):  # the tricks kept by seat: each seat's points so far
             if len(lines[3 + i]) == 4 and t.spts[i]:
                 lines[3 + i] += "%dp" % t.spts[i]
@@ -93,7 +93,7 @@ def display(t, lines, trump, dealer):
 
 def played(tb: "T.TableBase", seat, cards, now_ms):
     """A play accepted (PLAY sent): it may locate a copy of the called face."""
-    if tb.partner != DH.FRIEND_UNKNOWN:
+    if tb.partner != DF.FRIEND_UNKNOWN:
         return
     f = tb.call
     hit = False
@@ -107,7 +107,7 @@ def played(tb: "T.TableBase", seat, cards, now_ms):
 
 def holders(tb: "T.TableBase", final=False):
     """Copies of the called face per seat as the table knows them (-1: not
-    known), for drules_hand.friend_partner."""
+    known), for drules_friend.friend_partner."""
     f = tb.call
     h = [0, 0, 0, 0]
     if tb.hand_scan:
@@ -130,14 +130,14 @@ def holders(tb: "T.TableBase", final=False):
 
 
 def resolve(tb: "T.TableBase", now_ms, final=False):
-    if tb.partner != DH.FRIEND_UNKNOWN:
+    if tb.partner != DF.FRIEND_UNKNOWN:
         return
     h = holders(tb, final)
-    p = DH.friend_partner(tb.dealer, h)
-    if p == DH.FRIEND_UNKNOWN:
+    p = DF.friend_partner(tb.dealer, h)
+    if p == DF.FRIEND_UNKNOWN:
         if not final:
             return
-        p = DH.FRIEND_ALONE
+        p = DF.FRIEND_ALONE
     set_partner(tb, p)
     tb.emit([E.PARTNER, len(tb.tricks), p, tb.score])
     tb.say(("S%d partner S%d" % (tb.dealer, p)) if p >= 0 else ("S%d alone" % tb.dealer), now_ms)
@@ -151,7 +151,7 @@ def set_partner(tb: "T.TableBase", p):
 
 def rescore(tb: "T.TableBase"):
     """The attackers' score from the points kept by seat (-1 while unknown)."""
-    if tb.partner == DH.FRIEND_UNKNOWN:
+    if tb.partner == DF.FRIEND_UNKNOWN:
         tb.score = -1
         return
     s = 0
@@ -181,7 +181,7 @@ def settle(tb: "T.TableBase", won_by):
         if f < 52 and f % 13 == 9:
             kitty_j = True
     r = tb.rules
-    out = DH.settle_seats(
+    out = r.hand_rules().settle_seats(  # drules_hand: the engine leaves the heap first
         tb.score if tb.score > 0 else 0,
         tb.dealer,
         tb.levels,

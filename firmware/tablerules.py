@@ -8,13 +8,24 @@
 #
 # The engine (drules.py and its parts, about 28 KB of code and 8 KB of
 # buffers on the unix port) is loaded at the first question that needs it
-# (the burial's points, the first play), not at start: a start from flash
-# restores the snapshot before any of it is in the heap, and enroll mode,
-# which plays no card, drops it (unload(); docs/firmware.md, "Heap").
-# Bids and settlement are drules_hand.py's, kept loaded (small).
+# (the end of the draw, the burial's points, the first play), not at start:
+# a start from flash restores the snapshot before any of it is in the heap,
+# and enroll mode, which plays no card, drops it (unload()). Bids and
+# settlement are drules_hand.py's. The two are never needed together, so
+# each leaves the heap when the other comes (docs/firmware.md, "Heap", "The
+# rules engine by turns, and its parts as they are asked"): drules_hand at the end of the
+# draw (begin_hand), the engine at the hand's settlement (hand_rules), each
+# loaded again by the next question that needs it.
 import sys
 
-import drules_hand as DH
+from micropython import const
+
+# drules_hand's constants (const() does not cross modules): the options' defaults
+_LT_CLASSIC = const(0)
+_LL_FULL = const(0)
+_NB_NT = const(0)
+_FD_FIRST = const(0)
+_BR_SELF = const(3)
 
 
 class TableRules:
@@ -30,12 +41,12 @@ class TableRules:
         kitty_multiplier=0,  # drules.KM_STRUCTURE
         kitty_requires_trump=False,
         throw_penalty=0,
-        level_table=DH.LT_CLASSIC,
-        level_ladder=DH.LL_FULL,
+        level_table=_LT_CLASSIC,
+        level_ladder=_LL_FULL,
         must_play=0,
         allow_self_override=True,
-        no_bid=DH.NB_NT,
-        first_dealer=DH.FD_FIRST,
+        no_bid=_NB_NT,
+        first_dealer=_FD_FIRST,
         revoke=0,
         partners=0,
     ):
@@ -75,18 +86,38 @@ class TableRules:
             e.set_trump(self._trump[0], self._trump[1])
         return e
 
-    def unload(self):
+    def unload(self, mpy_only=False):
         """Drop the engine and its modules from the heap (enroll mode: no card
-        is played); the next question loads them again (e())."""
+        is played; the hand's end: mpy_only); the next question loads them
+        again (e()). mpy_only: modules compiled from source stay (the table
+        tests under MicroPython: compiling them again would take more heap
+        than it frees), as table._done keeps the table's parts."""
         self.engine = None
-        D = sys.modules.pop("drules", None)
+        D = _drop("drules", mpy_only)
         if D is not None:
             for name in D.PARTS:  # the modules the engine is assembled from
-                sys.modules.pop(name, None)
+                _drop(name, mpy_only)
 
-    def begin_hand(self, level, trump):
+    def hand_rules(self):
+        """drules_hand for the hand's settlement and the next draw's bids: the
+        engine's work for the hand is done (the last trick, the kitty, the
+        audit), so it leaves the heap first."""
+        self.unload(True)
+        import drules_hand
+
+        return drules_hand
+
+    def begin_hand(self, level, trump, load=False):
+        # The hand's trump. At the end of the draw (load: tabledeal.end_draw,
+        # the seat's OK that ends it) the bids are over: drules_hand leaves
+        # the heap and the engine is loaded for the burial and the play, so
+        # that no card's tap loads it. A restore (tablerestore) loads nothing:
+        # the engine comes after it (mainstart.build).
         self._trump = (level, trump)
-        if self.engine is not None:
+        if load:
+            _drop("drules_hand", True)
+            self.e()
+        elif self.engine is not None:
             self.engine.set_trump(level, trump)
 
     def suit_of(self, card):
@@ -141,7 +172,7 @@ class TableRules:
                 f = c % 54
                 if f < 52 and f % 13 == 9:
                     kitty_j = True
-        out = DH.settle(
+        out = self.hand_rules().settle(
             score,
             dealer,
             levels,
@@ -158,15 +189,25 @@ class TableRules:
         # The bids are replayed in order (a handful per hand): the engine's
         # Bidding decides each, and the end of the draw from the standing one
         # (kitty: the kitty turned up, in order, with no_bid = "kitty").
+        DH = self.hand_rules()  # the engine is not needed in the draw
         b = DH.Bidding(self.decks, level, self.allow_self_override)
         acc = []
         for bid in bids:
             acc.append(b.bid(bid[0], bid[1]))
-        self.refused_self = b.refused == DH.BR_SELF
+        self.refused_self = b.refused == _BR_SELF
         trump, declarer, dealer = DH.end_of_draw(
             b, first_hand, dealer, self.no_bid, self.first_dealer, kitty, bool(self._opts[1])
         )
         return acc, trump, declarer, dealer
+
+
+def _drop(name, mpy_only):
+    # the module `name` out of sys.modules (its code leaves the heap when
+    # nothing else holds it); mpy_only: only if it was loaded from a .mpy file
+    m = sys.modules.get(name)
+    if m is not None and not (mpy_only and getattr(m, "__file__", ".py").endswith(".py")):
+        del sys.modules[name]
+    return m
 
 
 def _count(cards, hand):

@@ -25,11 +25,15 @@ from .mpy import DEFAULT_HEAP
 #: the board model's cap (board/runner.py, chip_cap), by kind.
 FIRMWARE_HEAP_BY_DECKS = {1: "192K", 2: "192K", 3: "224K", 4: "256K"}
 #: With simulated PN532s the chip models live in the firmware's heap too: the
-#: firmware's heap above plus 48K for them (they hold about 22K, and allocate
+#: firmware's heap above plus 80K for them (they hold about 22K, and allocate
 #: while they answer; measured and reported apart as ``sim_bytes``, and
-#: ``firmware_peak`` excludes them).
-SIM_HEAP = "240K"
-SIM_HEAP_BY_DECKS = {d: f"{int(h[:-1]) + 48}K" for d, h in FIRMWARE_HEAP_BY_DECKS.items()}
+#: ``firmware_peak`` excludes them). 2026-12-06: 48K -> 80K. The rules engine
+#: is loaded again at each draw's end (tablerules.begin_hand), into a heap the
+#: chips' answers have cut up: with 48K its import found no 1,280-byte block
+#: (largest free block 8.7 KB of 85 KB free) in about half the find-a-friend
+#: runs of tests/table/test_virtual_friend.py; the chip has no such tenants.
+SIM_HEAP = "272K"
+SIM_HEAP_BY_DECKS = {d: f"{int(h[:-1]) + 80}K" for d, h in FIRMWARE_HEAP_BY_DECKS.items()}
 
 
 def firmware_budget(decks: int) -> int:
@@ -91,6 +95,19 @@ RESIDENT = (
     "table", "tablebase", "tabledeal", "tablesnap", "tabletrick",
     "display", "version", "main", "drules", "drules_hand", "tablerules",
 )
+
+
+#: the rules engine's ladders and placement oracle: with 3-4 decks or
+#: same_shape_only the engine holds them from its load (firmware/drules.py,
+#: _parts); with 1-2 decks only from a check that asks them to the hand's end
+#: (bot play: never; docs/firmware.md, "Heap")
+LADDER_PARTS = ("drules_ladder", "drules_place", "drules_sweep", "drules_memo")
+
+
+def resident_names(decks: int, same_shape_only: bool = False) -> tuple[str, ...]:
+    """The modules a table of these rules holds in its play (RESIDENT, and the
+    engine's ladders and oracle where the rules have ladders)."""
+    return RESIDENT + LADDER_PARTS if decks > 2 or same_shape_only else RESIDENT
 
 
 def chip_code(unix_bytes: float, native_bytes: float = 0) -> float:

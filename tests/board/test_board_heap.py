@@ -29,9 +29,18 @@ def test_the_firmware_runs_out_where_the_chip_would(tmp_path: Path) -> None:
         chip_total = kinds.chip + vh.chip_data(firmware - kinds.unix) + vh.chip_data(free)
         assert abs(chip_total - vh.CHIP_HEAP) < 2048
         # the idle App on the chip, by kind, against the rp2 port's own
-        # figure (137,312 B: audit of 2026-12-01 evening, readers absent)
-        idle = kinds.chip_peak(firmware)
-        assert 0.9 < idle / 137_312 < 1.25
+        # figure (137,312 B: audit of 2026-12-01 evening, readers absent).
+        # That App held the rules engine and drules_hand, today's idle App
+        # neither (the first bid and the end of the draw load them:
+        # tablerules.py): the audit's figure less their code at the chip's
+        # size and the engine's buffers (7.7 KB on the chip, docs/firmware.md,
+        # the census of 2026-12-06)
+        absent = [kinds.by_module[m] for m in ("drules", "drules_hand")]
+        code_u = kinds.unix - sum(u for u, _ in absent)
+        code_n = kinds.native - sum(n for _, n in absent)
+        idle = vh.chip_code(code_u, code_n) + vh.chip_data(firmware - code_u)
+        ref = 137_312 - vh.chip_code(sum(u for u, _ in absent), sum(n for _, n in absent)) - 7_700
+        assert 0.9 < idle / ref < 1.25, (idle, ref)
         # most of what the chip would have free (in this port's bytes) can be
         # taken in small pieces (not all: the free heap is in fragments, as
         # on the chip); 4 KiB of the chip's heap more than it has cannot
@@ -64,11 +73,11 @@ def one_hand(tmp_path_factory: pytest.TempPathFactory) -> PicoTable:
 
 #: what the board model's whole-hand peak on the chip (by kind, one deck) must
 #: stay under today: docs/performance.md, "Board model: the heap at its live
-#: peak", measured 2026-12-06: 156,265-156,464 B with one deck (153 KiB; it was
-#: 160,845-161,026 B before the -O3 build, persistload and the static machine
-#: objects); the issue-21 bound (128 KiB, CHIP_BUDGET) is not met (the test
-#: below says so until it is)
-PEAK_NOW = 160 * 1024
+#: peak", measured 2026-12-06: 118,462 B with one deck, two hands (116 KiB;
+#: 151,583 B before the rules engine went by turns and its oracle came at its
+#: first question, docs/firmware.md "Heap"); under the issue-21 bound (128 KiB,
+#: CHIP_BUDGET, the test below), not the goal (100 KiB)
+PEAK_NOW = 124 * 1024
 
 
 def test_the_peak_is_placed_and_counted_with_the_modules_loaded_then(one_hand: PicoTable) -> None:
@@ -82,6 +91,11 @@ def test_the_peak_is_placed_and_counted_with_the_modules_loaded_then(one_hand: P
     # mainstart and picostart), the link's snapshots (none in play), and the models' own
     assert not mods & {"tableconfig", "ruleopts", "hwconfig", "picohw", "persistload", "mainstart", "picostart", "ttlink_snap",
                        "picoboot", "machine", "norflash"}
+    # the rules engine and the hand's rules by turns (tablerules.py): never
+    # both in the heap (the play holds the engine, the draw and the hand's
+    # end drules_hand); with one deck the ladders are never loaded (drules._ladders)
+    assert not {"drules", "drules_hand"} <= mods
+    assert "drules_ladder" not in mods
     # the littlefs mount is the platform's (before the chip's 240,720 B free), reported apart
     assert vt.figures["platform_bytes"] > 0
     at = vt.chip_peak_at_peak()
@@ -94,11 +108,9 @@ def test_the_peak_is_placed_and_counted_with_the_modules_loaded_then(one_hand: P
     assert chip < PEAK_NOW
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 21: the peak on the chip is 148-153 KiB (bench_board.py --heap-only, 2026-12-06, evening), the bound "
-    "128 KiB (docs/performance.md, board-heap)",
-)
 def test_the_peak_is_under_the_issue_21_bound(one_hand: PicoTable) -> None:
+    # one deck, bots: since the rules engine by turns and its oracle at its
+    # first question (docs/firmware.md, "Heap"); 3 and 4 decks are not under
+    # it yet (docs/performance.md, board-heap)
     at = one_hand.chip_peak_at_peak()
     assert at is not None and at[0] < vh.CHIP_BUDGET

@@ -36,6 +36,14 @@ def _engine_class(name: str) -> Any:
     return next(c for c in judge_mp.drules.Engine.__mro__ if c.__name__ == name)
 
 
+def _engine_with_parts() -> Any:
+    """The judge's engine class with every part's methods on it (the oracle's
+    and the ladders' come as the rules or a check ask them, drules._parts, and
+    are looked up on the class itself): where a patch of one of them is seen."""
+    judge_mp.drules.load_all()
+    return judge_mp.drules.Engine
+
+
 def case(cid: str) -> dict[str, Any]:
     for f in ("adversarial.jsonl", "adversarial-host.jsonl"):
         for line in (DATA / f).read_text(encoding="utf-8").splitlines():
@@ -62,5 +70,3 @@ def test_the_t_search_stops_after_tsteps_frames(cid: str, monkeypatch: pytest.Mo
     assert budgets, "the follow no longer reaches the t-search"
     # the holding's search only: once it gives up, the play's t is the oracle's at once
     assert budgets == [drules_play._TSTEPS] == [8], budgets
-
-

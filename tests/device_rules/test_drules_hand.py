@@ -3,6 +3,7 @@
 every level table and ladder, declaring trump, find-a-friend. Each rule with a
 case that applies and one that does not; CPython and MicroPython (80 KB heap)."""
 
+import drules_friend as F
 import drules_hand as H
 from dcards import ids
 
@@ -265,10 +266,10 @@ def test_must_play_every_path_of_a_climb():
 
 def test_friend_partner():
     # the dealer holds one copy: the other copy's holder
-    assert H.friend_partner(0, [1, 0, 1, 0]) == 2
+    assert F.friend_partner(0, [1, 0, 1, 0]) == 2
     # the dealer holds none: the nearest holder after the dealer
-    assert H.friend_partner(1, [1, 0, 0, 1]) == 3
+    assert F.friend_partner(1, [1, 0, 0, 1]) == 3
     # the dealer holds both: alone
-    assert H.friend_partner(0, [2, 0, 0, 0]) == H.FRIEND_ALONE
+    assert F.friend_partner(0, [2, 0, 0, 0]) == F.FRIEND_ALONE
     # not known yet
-    assert H.friend_partner(0, [1, -1, 0, 1]) == H.FRIEND_UNKNOWN
+    assert F.friend_partner(0, [1, -1, 0, 1]) == F.FRIEND_UNKNOWN

@@ -10,6 +10,10 @@ CPython and MicroPython."""
 import drules as D
 from drules_refladder import RefEngine
 
+# the ladders' and the oracle's code compiled from source while the heap is
+# empty (an engine loads them when its rules or a check first asks them)
+D.load_all()
+
 _NPOS = 18  # the stride of the engine's pidx (firmware/drules.py)
 
 

@@ -6,6 +6,10 @@ Each rule with a case that holds and one that does not; CPython and MicroPython 
 import drules as D
 from dcards import engine, ids, shape
 
+# the ladders' and the oracle's code compiled from source while the heap is
+# empty (an engine loads them when its rules or a check first asks them)
+D.load_all()
+
 T = "T"  # level ten, as in most of docs/rules.md's examples
 
 
@@ -101,3 +105,39 @@ def test_parts_use_the_same_constants():
                 assert getattr(part, name) == getattr(D, name), (part, name)
                 checked += 1
     assert checked >= 15
+
+
+def test_the_ladders_and_the_oracle_come_with_the_rules_or_the_check_that_asks_them():
+    # drules._parts puts the parts' methods on the Engine: the ladders and the
+    # placement oracle at once with 3-4 decks (or same_shape_only), the
+    # oracle alone at its first question otherwise (docs/firmware.md, "Heap")
+    import drules_ladder
+    import drules_memo
+    import drules_place
+    import drules_sweep
+
+    e = engine("2", "NT", decks=2)
+    assert not e._qm  # no oracle buffers: nothing asked it yet
+    lead = ids("3H 3H 4H 4H")
+    plays = [lead, ids("5H 5H 6H 6H"), ids("7H 8H 9H TH"), ids("2C 3C 4C 5C")]
+    assert e.trick_winner(plays) == 1  # the direct search settles it
+    assert not e._qm
+    e.match_steps = 0  # every trick to the oracle
+    assert e.trick_winner(plays) == 1
+    assert e._qm  # it came, with the same verdict
+    e3 = engine("2", "NT", decks=3)
+    assert e3._qm  # with ladders: at once
+    # each part's every method on the class itself (by name: the table core's
+    # tests drop the engine's modules and load them again, so the part
+    # imported here may be another copy of the module the Engine took it from)
+    own = D.Engine.__dict__
+    for part in (drules_ladder.Ladders, drules_place.Placer, drules_sweep.Sweep, drules_memo.Memo):
+        for n in dir(part):
+            if n[:2] != "__":
+                assert n in own and own[n].__name__ == n, n
+    e3.set_trump(8, 0)  # level ten, spades
+    # a led triple against a holding of a triple: the ladder's verdict (§6.3)
+    lead = ids("AH AH AH")
+    hand = D.hand_from(ids("KH KH KH 3H 4H"))
+    assert e3.check_follow(lead, hand, ids("KH KH 3H")) == D.R_TRIPLES
+    assert e3.check_follow(lead, hand, ids("KH KH KH")) == D.OK

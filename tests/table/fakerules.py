@@ -37,9 +37,15 @@ class FakeRules:
         self.level_ladder = 0
         self.must_play = 0
 
-    def begin_hand(self, level, trump):
+    def begin_hand(self, level, trump, load=False):
         self.level = level
         self.trump = trump
+
+    def hand_rules(self):
+        # tablerules.TableRules.hand_rules: drules_hand (no engine to drop here)
+        import drules_hand
+
+        return drules_hand
 
     def suit_of(self, card):
         f = card % 54

@@ -138,7 +138,7 @@ def test_find_a_friend_lines_fit() -> None:
                 t.levels = [12, 12, 12, 12]
                 t.call = 53
                 t.building = 53
-                t.partner = partner if partner != -2 else tablefriend.DH.FRIEND_UNKNOWN
+                t.partner = partner if partner != -2 else tablefriend.DF.FRIEND_UNKNOWN
                 t.spts = [400, 400, 400, 400]
                 t.score = score
                 t.dealer = 3

@@ -502,13 +502,15 @@ def test_enroll_mode_drops_the_rules_engine_and_the_next_play_loads_it_again():
     b = Board()
     b.tag_sink = None  # a board with tag UIDs
     app = M.App(b, rules, decks=1)
-    assert rules.engine is not None  # loaded by the App, after a restore would be
-    assert "drules" in sys.modules and "drules_place" in sys.modules
+    assert rules.engine is None  # the draw asks drules_hand only: the draw's end loads the engine
+    rules.begin_hand(0, 4, True)
+    assert rules.engine is not None
+    assert "drules" in sys.modules and "drules_play" in sys.modules  # (the oracle only when a check asks it)
     engine = ("drules",) + sys.modules["drules"].PARTS  # the engine's parts table
     assert "drules_place" in engine and "drules_hand" not in engine
     EM.command(app, [E.APP_ENROLL, 2], b.now)
     assert app.enroll is not None and rules.engine is None
-    assert [n for n in engine if n in sys.modules] == []  # drules_hand stays
+    assert [n for n in engine if n in sys.modules] == []
     EM.command(app, [E.APP_ENROLL, -1], b.now)
     assert app.enroll is None and "enrollmode" not in sys.modules
     # the next question loads the engine again, with the hand's trump

@@ -348,3 +348,18 @@ def test_the_snapshot_carries_the_rules_digest_and_refuses_another():
     assert plain.snapshot() == snap[:-1]
     u.restore(snap[:-1])
     assert u.snapshot() == snap
+
+
+def test_the_adapters_copies_of_drules_hands_constants_are_its_values():
+    # tablerules names drules_hand's constants without importing it (it is
+    # not in the play's heap); const() names are inlined under MicroPython,
+    # so the copies are read under CPython only
+    import sys
+
+    if sys.implementation.name == "micropython":
+        return
+    import drules_hand as DH
+    import tablerules as TR
+
+    for name in ("LT_CLASSIC", "LL_FULL", "NB_NT", "FD_FIRST", "BR_SELF"):
+        assert getattr(TR, "_" + name) == getattr(DH, name), name

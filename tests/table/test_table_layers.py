@@ -32,7 +32,7 @@ PARTS = (
 )
 # what a part may import besides the base: the events, the rules engine, and
 # the modules MicroPython itself has
-ENGINE = ("events", "drules_hand", "drules")
+ENGINE = ("events", "drules_hand", "drules_friend", "drules")
 BUILTIN = ("sys", "gc", "micropython", "typing")
 
 

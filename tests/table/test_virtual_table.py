@@ -118,6 +118,12 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
     for never in ("ttlink_host", "picoboard", "tablerestore", "persistload", "tableconfig", "enrollmode", "snaplayout", "evlayout",
                   "mainstart", "ttlink_snap"):
         assert never not in vt.modules_loaded
+    # the rules engine and the hand's rules by turns (tablerules.py): at the
+    # hand's end the engine has left the heap and drules_hand settled the
+    # hand; the second hand's burial and play, which loaded the engine again
+    # at the end of its draw, were checked (no disagreement above)
+    assert "drules_hand" in vt.modules_loaded
+    assert not {"drules", "drules_base", "drules_play", "drules_sweep", "drules_place"} & set(vt.modules_loaded)
 
 
 def _saved_tricks(store: Path) -> int:

@@ -70,19 +70,21 @@ def board_heap(decks: int) -> str:
     return BOARD_HEAP_BY_DECKS.get(decks, "224K")
 
 
-def chip_cap(fw_dir: Path) -> tuple[int, virtual_heap.CodeKinds]:
+def chip_cap(fw_dir: Path, names: tuple[str, ...] = virtual_heap.RESIDENT) -> tuple[int, virtual_heap.CodeKinds]:
     """The firmware's share of the board model's heap, in this port's bytes,
     such that it runs out where the chip's 240 KiB would (issue 21): the
     resident modules' code as it is here, plus what the chip has left once
     that code is counted at the chip's size (bytecode x HEAP_BYTECODE, native
     code as its armv6m bytes), in data bytes of this port (/ HEAP_DATA).
-    Measured once per compiled firmware (``fw_dir/heapkinds.json``)."""
-    cache = fw_dir / "heapkinds.json"
+    Measured once per compiled firmware and set of modules
+    (``fw_dir/heapkinds.json``; with the engine's ladders and oracle, which
+    3-4 decks hold, ``heapkinds-ladders.json``: virtual_heap.resident_names)."""
+    cache = fw_dir / ("heapkinds.json" if names == virtual_heap.RESIDENT else "heapkinds-ladders.json")
     try:
         raw = json.loads(cache.read_text())
         kinds = virtual_heap.CodeKinds(raw["unix"], raw["native"], {k: (v[0], v[1]) for k, v in raw["by"].items()})
     except (OSError, ValueError, KeyError):
-        kinds = virtual_heap.resident_code(fw_dir)
+        kinds = virtual_heap.resident_code(fw_dir, names)
         cache.write_text(json.dumps({"unix": kinds.unix, "native": kinds.native, "by": kinds.by_module}))
     free = (virtual_heap.CHIP_HEAP - kinds.chip) / virtual_heap.HEAP_DATA
     return kinds.unix + int(free), kinds
@@ -312,7 +314,8 @@ class PicoTable(vr.VirtualTable):
         kinds.write_fwkinds(self._launcher.parent / "fwkinds.py", kinds.fw_kinds(paths.FIRMWARE_DIR))
         self._flash_image()
         if self._auto_heap:
-            self.cap, self.code_kinds = chip_cap(self.fw_dir)
+            ladders = bool(self.rules is not None and self.rules.same_shape_only)
+            self.cap, self.code_kinds = chip_cap(self.fw_dir, virtual_heap.resident_names(self.decks, ladders))
             # TT_TAPTRACE (mpy/taptrace.py): its timeline's fixed arrays, the models' too
             trace = 200 * 1024 if os.environ.get("TT_TAPTRACE") else 0
             self.heapsize = f"{(self.cap + MODELS_HEAP + GC_SLACK + trace) // 1024 + 1}K"

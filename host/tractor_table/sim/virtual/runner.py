@@ -9,7 +9,7 @@
    the master side, and the host opens the slave side by its path with pyserial,
    exactly as it opens ``/dev/ttyACM0``;
 3. starts ``micropython`` (heap capped: 192K for the firmware with one or two
-   decks, more with three or four, plus 48K for simulated readers; see
+   decks, more with three or four, plus 80K for simulated readers; see
    :func:`default_heap`) on ``sim/board/mpy/vboard.py``,
    which builds the board and runs ``main.App``; seat taps and button presses go
    to it through a FIFO, display frames and sounds come back through another;
