@@ -114,3 +114,17 @@ def test_the_peak_is_under_the_issue_21_bound(one_hand: PicoTable) -> None:
     # it yet (docs/performance.md, board-heap)
     at = one_hand.chip_peak_at_peak()
     assert at is not None and at[0] < vh.CHIP_BUDGET
+
+
+def test_the_app_leaves_no_collection_threshold_after_its_start(one_hand: PicoTable) -> None:
+    # boot.py sets gc.threshold() so that the start's long-lived buffers are
+    # made in a collected heap; mainstart.configured_app ends it (-1): the
+    # threshold counted every frame a function takes from the heap and frees
+    # at once (about 130 collections a bots' hand, docs/firmware.md, "The
+    # firmware's collections"). From then on the allocator collects only when
+    # the chip's heap is full.
+    f = one_hand.figures
+    assert f["gc_threshold"] == -1
+    # collections at the threshold: those of the start only (6 on the board
+    # model; with the threshold kept, about 130 a hand)
+    assert f["gc_auto_thr"] <= 10, f
