@@ -402,6 +402,7 @@ class Board:
         self.hands = self.person  # the tags' hands, for the control protocol (hands.control)
         # opened before littlefs is mounted at / (norflash.py: the image is a host file)
         self.flash = norflash.NorFlash(image, times=flash_times) if image else None
+        self.flash_calls = FlashCalls(self)  # (made with the models: not the firmware's heap)
         self.cut = None  # the norflash.PowerCut that ended the board
         self.hang_next = False  # "H": the next model call never returns
         self.probe_n = -1  # "G n" pending: probe_due answers it
@@ -593,6 +594,19 @@ class Board:
     def timer_remove(self, t):
         if t in self.timers:
             self.timers.remove(t)
+
+    def hands_move(self):
+        """The person's part of update() alone (the flash's block calls,
+        FlashCalls): a card put down or taken away, a button pressed or let
+        go when due; the rest (the host's lines, the ready report, the
+        timers, the watchdog) waits for the next call into machine's models."""
+        if self._updating:
+            return
+        self._updating = True
+        try:
+            self.person.update(self.clock.now_us // 1000)
+        finally:
+            self._updating = False
 
     def update(self):
         """Called at every entry into a model: what is due happens."""
@@ -1169,9 +1183,41 @@ def mount_flash(board):
         board.platform_share()
     bd.clock = board.clock
     # each block call a model call: rp2.Flash is C on the chip; the model's
-    # Python and its host file I/O are not the Pico's time (norflash.py)
-    bd.calls = board.clock
+    # Python and its host file I/O are not the Pico's time (norflash.py);
+    # the board is served at each, as at any model call (FlashCalls)
+    bd.calls = board.flash_calls
     board.mounted = True
+
+
+class FlashCalls:
+    """The flash's block calls (norflash.NorFlash.calls) as calls into a
+    model: the clock's enter() and leave(), and the person's hands moved on
+    at both ends (Board.hands_move). A save step of the firmware is
+    littlefs's block calls, no pin or bus touched: with the clock alone the
+    person stood still through it (issue 22: a click begun just before a
+    step of two 400 ms erases was let go after it, held 1.1 s: an undo, the
+    bid never made, the table waiting for it). On the chip the hand lets go
+    whatever the CPU does, and the pin's edge is taken as the erase's or
+    program's atomic section ends: here at the end of that block call."""
+
+    def __init__(self, board):
+        self.board = board
+        self.clock = board.clock
+
+    def enter(self):
+        c = self.clock
+        c.enter()
+        try:
+            self.board.hands_move()
+        except BaseException:
+            c.leave()
+            raise
+
+    def leave(self):
+        try:
+            self.board.hands_move()
+        finally:
+            self.clock.leave()
 
 
 def unmount_flash():
