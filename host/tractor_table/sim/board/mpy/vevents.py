@@ -85,37 +85,32 @@ class EventTap:
 _catching = None  # the BoardTap waiting for the firmware's link
 
 
-def _caught_init(link, *args, **kw):
-    # ttlink.DeviceLink.__init__ for one call: the firmware's own put back
-    # first, the link noted, then the firmware's own runs
+def _catch(obj, p, name):
+    # a caught class's __init__ for one call: the firmware's own put back on
+    # its class (the BoardTap's p + "cls", p + "init"), obj noted as the
+    # tap's ``name``; returns the firmware's own, for the caller to run
     t = _catching
     clock = t.clock
     clock.enter()  # the firmware's work up to here is charged as usual; ours is not
     try:
-        cls = t.cls
-        init = t.init
-        cls.__init__ = init
-        t.cls = t.init = None
-        t.caught = link
+        init = getattr(t, p + "init")
+        getattr(t, p + "cls").__init__ = init
+        setattr(t, p + "cls", None)
+        setattr(t, p + "init", None)
+        setattr(t, name, obj)
     finally:
         clock.leave()
-    init(link, *args, **kw)
+    return init
+
+
+def _caught_init(link, *args, **kw):
+    # ttlink.DeviceLink.__init__ for one call: the link noted, then the firmware's own runs
+    _catch(link, "", "caught")(link, *args, **kw)
 
 
 def _caught_table(table, *args, **kw):
     # table.Table.__init__ for one call, as _caught_init
-    t = _catching
-    clock = t.clock
-    clock.enter()
-    try:
-        cls = t.tcls
-        init = t.tinit
-        cls.__init__ = init
-        t.tcls = t.tinit = None
-        t.table = table
-    finally:
-        clock.leave()
-    init(table, *args, **kw)
+    _catch(table, "t", "table")(table, *args, **kw)
 
 
 class BoardTap(EventTap):
