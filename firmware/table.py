@@ -156,8 +156,9 @@ class Table(T.TableBase):
         self._sound = E.SND_NONE
         self.save_due = False  # take_save()'s answer: a state worth keeping is due
         # what the last play left to do (issue 22): 0 nothing, 1-4 the revokes
-        # of seat due-1's play, 5 the trick's end, 6 the hand's end; at once
-        # unless split (main.App): then a piece per work(), after its frame
+        # of seat due-1's play, 5 the trick's end, 6-8 the hand's end
+        # (tabletrick.end_hand); at once unless split (main.App): then a
+        # piece per work(), after its frame
         self.due = 0
         self.due_ms = 0
         self.split = False
@@ -318,11 +319,12 @@ class Table(T.TableBase):
                 self.turn = -1  # nobody plays now (the display)
                 self.due = 6
         else:
-            self.due = 0
+            # the hand's end, a piece a call (tabletrick.end_hand: 6 begins,
+            # 7 audits a trick, 8 settles)
             f = None
-            if self.forfeit or self.rules.revoke == 1:
+            if d == 8 and (self.forfeit or self.rules.revoke == 1):
                 f = _opt(_FORFEIT)  # given to end_hand (revoke = "forfeit")
-            tabletrick.end_hand(self, now, f)
+            self.due = tabletrick.end_hand(self, now, d, f)
             if f is not None:
                 _done(_FORFEIT)
         return True

@@ -177,6 +177,7 @@ try:  # the type checker's (and CPython's); at run time on the device TableBase 
         last_winner: int
         revoked: "list[list[int]]"  # [trick_no, seat] reported
         result: "Any"  # the HAND_END event's fields once settled, else None
+        aud: "Any"  # the hand's end: the audit's walk (tabletrick.end_hand), else None
         forfeit: "Any"  # revoke = "forfeit": [trick, seat] of the revoke that lost the hand
         seen: bytearray  # by card: 0, SEEN_PLAYED, 2 scanned (tablescan.py)
         pending: "list[list[int]]"  # cards tapped, not yet committed, by seat

@@ -13,8 +13,9 @@
 #
 # check_revokes: every card played now was held at every earlier trick (no
 # cards are drawn during play), so an earlier follow that is illegal even
-# against the cards known now is a proven revoke. audit: at the hand's end
-# every hand is known, so every follow and every unchallenged throw is checked.
+# against the cards known now is a proven revoke. The audit (end_hand): at
+# the hand's end every hand is known, so every follow and every unchallenged
+# throw is checked.
 import events as E
 import tablebase as T
 
@@ -181,34 +182,79 @@ def end_trick(tb: "T.TableBase", now_ms):
 
 
 # --- the end of the hand -------------------------------------------------
-def end_hand(tb: "T.TableBase", now_ms, forfeits):
-    # Every card played: the kitty bonus, the audit, the settlement. A hand
-    # lost by a revoke (revoke = "forfeit") before its last trick ends here
-    # too, with neither kitty bonus nor audit (docs/rules.md §10).
-    # forfeits: tableforfeit's functions where revoke = "forfeit" (a revoke
-    # known, or one the audit may find), else None: given by table.Table.
+def end_hand(tb: "T.TableBase", now_ms, step, forfeits):
+    # Every card played: the audit, the kitty bonus, the settlement, a piece
+    # per call (issue 22: at once it was about 150 ms of the chip's time in
+    # one turn of the main loop); returns the next piece's step (the Table's
+    # due), 0 once the hand is settled. Step 6 begins, 7 audits one trick
+    # (the last first), 8 settles. A hand lost by a revoke (revoke =
+    # "forfeit") before its last trick ends here too, with neither kitty
+    # bonus nor audit (docs/rules.md §10). forfeits: tableforfeit's functions
+    # where revoke = "forfeit" (a revoke known, or one the audit may find),
+    # else None: given by table.Table to step 8.
+    if step == 6:
+        if tb.friend:
+            tb.friend.resolve(tb, now_ms, True)  # every copy is located by now
+        if tb.played < tb.hand_size:
+            return 8
+        # the audit's walk: the trick after the next one, the hands, its
+        # findings (a block per trick with any, the latest first)
+        tb.aud = [len(tb.tricks), [[], [], [], []], []]
+        return 7
     rules = tb.rules
+    if step == 7:
+        # Every hand is known now: seat s held at trick t what it played
+        # from t on, so the hands grow as the walk goes back.
+        a = tb.aud
+        t = a[0] - 1
+        a[0] = t
+        hands = a[1]
+        tr = tb.tricks[t]
+        at = 9
+        for s in range(4):
+            h = hands[s]
+            for i in range(at, at + tr[5 + s]):
+                h.append(tr[i])
+            at += tr[5 + s]
+        leader = tr[0]
+        lead = T.trick_play(tr, leader)
+        block = None
+        if not tr[2] and rules.is_throw(lead):
+            if rules.throw(leader, lead, hands) is not None:
+                block = [[E.AUDIT, t, leader, E.THROW_FAILED, 0]]
+        for s in range(4):
+            if s == leader:
+                continue
+            why = rules.check_follow(lead, hands[s], T.trick_play(tr, s))
+            if why:
+                if block is None:
+                    block = []
+                block.append([E.AUDIT, t, s, E.REVOKE_FOLLOW, why])
+        if block is not None:
+            a[2].append(block)
+        return 7 if t else 8
     mult = bonus = 0
     won_by = None  # the attackers' play that took the last trick (and the kitty)
-    if tb.friend:
-        tb.friend.resolve(tb, now_ms, True)  # every copy is located by now
     if tb.played >= tb.hand_size:
+        found = tb.aud[2]
+        tb.aud = None
+        for k in range(len(found) - 1, -1, -1):  # in trick order
+            for ev in found[k]:
+                tb.emit(ev)
         last = tb.tricks[-1]
         if not _defends(tb, last[1]):
             won_by = T.trick_play(last, last[1])
             mult, bonus = rules.kitty(T.trick_play(last, last[0]), won_by, tb.kitty)
             tb.score += bonus
-        found = audit(tb)
-        if tb.rules.revoke == 1 and not tb.forfeit:
+        if rules.revoke == 1 and not tb.forfeit:
             forfeits.from_audit(tb, found)
     if tb.forfeit:
         nd, levels, winner = forfeits.settle(tb, won_by, now_ms)
-    elif tb.friend:
-        nd, levels, winner = tb.friend.settle(tb, won_by)
-        tb.say("hand over: %d" % tb.score, now_ms)
     else:
-        score = tb.score if tb.score > 0 else 0
-        nd, levels, winner = rules.settle(score, tb.dealer, tb.levels, won_by)
+        if tb.friend:
+            nd, levels, winner = tb.friend.settle(tb, won_by)
+        else:
+            nd, levels, winner = rules.settle(tb.score if tb.score > 0 else 0, tb.dealer, tb.levels, won_by)
         tb.say("hand over: %d" % tb.score, now_ms)
     tb.dealer = nd
     tb.levels = list(levels)
@@ -230,6 +276,7 @@ def end_hand(tb: "T.TableBase", now_ms, forfeits):
     tb.turn = -1
     tb.beep(E.SND_HAND)
     tb.save_due = True
+    return 0
 
 
 def _defends(tb: "T.TableBase", seat):
@@ -287,42 +334,3 @@ def _revoked(tb: "T.TableBase", t, seat):
         if r[0] == t and r[1] == seat:
             return True
     return False
-
-
-def audit(tb: "T.TableBase"):
-    # Every hand is known now: seat s held at trick t what it played from t on.
-    # The hands are built once, walking back from the last trick; the
-    # findings are then reported in trick order.
-    rules = tb.rules
-    tricks = tb.tricks
-    n = len(tricks)
-    hands = [[], [], [], []]
-    found = []
-    for t in range(n - 1, -1, -1):
-        tr = tricks[t]
-        at = 9
-        for s in range(4):
-            h = hands[s]
-            for i in range(at, at + tr[5 + s]):
-                h.append(tr[i])
-            at += tr[5 + s]
-        leader = tr[0]
-        lead = T.trick_play(tr, leader)
-        block = None
-        if not tr[2] and rules.is_throw(lead):
-            if rules.throw(leader, lead, hands) is not None:
-                block = [[E.AUDIT, t, leader, E.THROW_FAILED, 0]]
-        for s in range(4):
-            if s == leader:
-                continue
-            why = rules.check_follow(lead, hands[s], T.trick_play(tr, s))
-            if why:
-                if block is None:
-                    block = []
-                block.append([E.AUDIT, t, s, E.REVOKE_FOLLOW, why])
-        if block is not None:
-            found.append(block)
-    for k in range(len(found) - 1, -1, -1):
-        for ev in found[k]:
-            tb.emit(ev)
-    return found

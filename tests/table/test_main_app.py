@@ -243,9 +243,10 @@ def test_an_in_place_store_writes_over_its_file_and_drops_a_stale_new():
 
 def test_a_tricks_end_comes_after_its_last_cards_frame_and_a_card_laid_meanwhile_is_taken():
     # issue 22: the trick's last card is counted (its sound) and drawn in the
-    # turn that took it; what it leaves (its revokes, the trick's end) runs a
-    # piece per quiet turn after; a card laid meanwhile finishes only what is
-    # left, and the events are those of a table that does it all at once
+    # turn that took it; what it leaves (its revokes, the trick's end, at the
+    # hand's last card the hand's end) runs a piece per quiet turn after; a
+    # card laid meanwhile finishes only what is left, and the events are
+    # those of a table that does it all at once
     import ttlink
 
     w = Wire()
@@ -275,14 +276,50 @@ def test_a_tricks_end_comes_after_its_last_cards_frame_and_a_card_laid_meanwhile
     assert b.shown[-1][2] == "trick2 S1 plays" and b.shown[-1][4] == ">S1 ."
     b.press_q.append((1, E.BTN_OK))
     w.run(200)
+    # the rest of the hand (seat 1 leads every trick: the scripted rules'
+    # winner is the leader); its last card's turn, then the hand's end a
+    # piece per quiet turn: one to begin, one a trick of the audit, one to
+    # settle (tabletrick.end_hand)
+    rest = [c for c in range(54) if c not in (1, 2, 3, 4, 5, 46, 47, 48, 49, 50, 51)]
+    more = [("t", 2, rest.pop()), ("t", 3, rest.pop()), ("t", 0, rest.pop())]
+    while len(rest) > 1:
+        more += [("t", 1, rest.pop()), ("b", 1, E.BTN_OK), ("t", 2, rest.pop()), ("t", 3, rest.pop())]
+        if len(rest) > 1:
+            more.append(("t", 0, rest.pop()))
+    for kind, seat, x in more:
+        (b.tap_q if kind == "t" else b.press_q).append((seat, x))
+        w.run(40)
+    w.run(400)
+    assert t.due == 0 and t.turn == 0 and len(t.tricks) == 11
+    b.tap_q.append((0, rest[0]))  # the hand's last card
+    w.run(5)
+    assert b.sounds[-1] == E.SND_OK and b.shown[-1][2] == "trick done" and t.due != 0
+    turns = 0
+    while t.phase == T.PLAY:
+        assert t.due != 0 and t.result is None
+        w.run(5)  # a quiet turn, a piece
+        turns += 1
+    assert t.phase == T.HAND_END and t.due == 0
+    # the revokes the card proves, the trick's end, then the hand's end in 14
+    assert turns == 2 + 1 + 12 + 1, turns
+    assert b.sounds[-1] == E.SND_HAND
+    w.run(400)
+    got = [n[3] for n in w.notes if n[0] == "event"]  # what the host got
+    w.notes = None
+    assert got[-1][0] == E.HAND_END and b.shown[-1][7] == "hand over: " + str(t.score)
+    more.append(("t", 0, rest[0]))
     # the same inputs to a table that does everything at once
     ref = T.Table(FakeRules(), decks=1, chain_hash=ttlink.chain_hash)
-    for kind, seat, x in inputs + [("t", 0, 4), ("t", 1, 5), ("b", 1, E.BTN_OK)]:
+    k = 0
+    for kind, seat, x in inputs + [("t", 0, 4), ("t", 1, 5), ("b", 1, E.BTN_OK)] + more:
         if kind == "t":
             ref.tap(seat, x, 0)
         else:
             ref.button(seat, x, 0)
-    assert w.events() == [ev for _i, _h, ev in ref.take_events()]
+        for _i, _h, ev in ref.take_events():  # (drained as they come: the heap above)
+            assert ev == got[k], (k, ev, got[k])
+            k += 1
+    assert k == len(got)
     assert (t.ev_index, t.ev_hash) == (ref.ev_index, ref.ev_hash)
     assert t.snapshot() == ref.snapshot()
     assert w.app.hash_mismatches == 0 and w.host.record.head == t.ev_hash

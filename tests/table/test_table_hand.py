@@ -8,6 +8,8 @@
 # The table core over whole hands, with the scripted rules (fakerules.py):
 # revokes proven by later plays, the end of the hand (kitty bonus, audit,
 # settlement), the event stream, snapshots and link-level commands.
+import gc
+
 import events as E
 import table as T
 import tablerestore  # noqa: F401 - compiled once here: Table.restore then keeps it
@@ -250,3 +252,84 @@ def test_a_power_cut_during_the_draw_keeps_the_bids():
     t2.button(0, E.BTN_OK, 0)  # the draw ends after the restart
     evs = [e[2] for e in t2.take_events()]
     assert evs == [[E.TRUMP, 1, 2, 2]]
+
+
+def _trick(t, cards_by_seat):
+    t.finish()  # a split table: the last trick's end (the turns of the loop between)
+    play_trick(t, cards_by_seat)
+
+
+def _plain_hand(t, r):
+    r.winners = [1] * 11 + [0]  # the attackers (seat 0) win the last trick: a kitty bonus
+    deal_to_play(t)
+    hands = hands_1deck()
+    for i in range(12):
+        _trick(t, [hands[s][i : i + 1] for s in range(4)])
+
+
+def _audited_hand(t, r, tricks=12):
+    # trick 0: seat 1 throws two spades that the rules say fail, nobody
+    # challenges; seat 2's follow is illegal (proven at trick 1, and found
+    # again by the audit)
+    deal_to_play(t)
+    hands = hands_1deck()
+    r.throw_answer = [hands[1][0]]
+    r.illegal = [(hands[1][0:2], hands[2][0:2])]
+    _trick(t, [hands[s][0:2] for s in range(4)])
+    for i in range(2, tricks):
+        _trick(t, [hands[s][i : i + 1] for s in range(4)])
+
+
+def _forfeited_hand(t, r):
+    # revoke = "forfeit": seat 2's play at trick 1 proves its revoke, which
+    # ends the hand there
+    r.revoke = 1
+    _audited_hand(t, r, tricks=2)
+    t.finish()
+    hands = hands_1deck()
+    t.tap(1, hands[1][2], 0)
+    t.button(1, E.BTN_OK, 0)
+    t.tap(2, hands[2][2], 0)
+
+
+def test_the_hands_end_runs_a_trick_of_its_audit_a_piece_and_gives_what_it_gives_at_once():
+    # issue 22: the hand's end (the audit of every trick, the kitty, the
+    # settlement) was one piece of about 150 ms on the chip; a table that is
+    # split (main.App's) runs it a piece per work(), each piece at most one
+    # trick's checks, and its events, hashes and snapshot are those of the
+    # table that does it at once
+    for script, audits in ((_plain_hand, 0), (_audited_hand, 2), (_forfeited_hand, 0)):
+        t, r = make()
+        t.split = True
+        script(t, r)
+        assert t.phase == T.PLAY and t.due != 0  # the last card in, the rest to do
+        n0 = t.ev_index
+        t.take_events()  # (one table's events at a time: the test runs in the 96K above)
+        pieces = 0
+        while t.due:
+            d = t.due
+            n, k, ev = r.follow_calls, len(r.throw_calls), t.ev_index
+            assert t.result is None  # not settled before the last piece
+            assert t.work()
+            if d >= 6:  # a piece of the hand's end: at most one trick of the audit
+                pieces += 1
+                assert r.follow_calls - n <= 3 and len(r.throw_calls) - k <= 1, (script, d)
+                if t.due and d != 6:
+                    assert t.ev_index == ev  # the audit's findings come with the settlement
+        assert not t.work()
+        # a piece to begin, one a trick, one to settle; no audit in a hand a revoke ended
+        assert pieces == (2 if script is _forfeited_hand else len(t.tricks) + 2), (script, pieces)
+        assert t.phase == T.HAND_END
+        got = (t.take_events(), t.snapshot(), t.ev_index, t.ev_hash, t.result, t.dealer, t.levels, t.score)
+        assert len(find(got[0], E.AUDIT)) == audits and len(find(got[0], E.HAND_END)) == 1
+        t = r = None
+        gc.collect()
+        # the same inputs to a table that does it all at once
+        ref, rr = make()
+        script(ref, rr)
+        assert ref.due == 0 and ref.phase == T.HAND_END
+        assert ref.take_events()[n0:] == got[0]  # the events before: the same hash chain
+        assert ref.snapshot() == got[1]
+        assert (ref.ev_index, ref.ev_hash, ref.result, ref.dealer, ref.levels, ref.score) == got[2:]
+        ref = rr = got = None
+        gc.collect()
