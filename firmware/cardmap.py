@@ -88,11 +88,6 @@ class CardMap:
                 hi = mid - 1
         return -1
 
-    def card_at(self, i):
-        """The card id of record i (records are in UID order)."""
-        base = HEADER + i * RECORD + 1 + UID_MAX
-        return self._d[base] | (self._d[base + 1] << 8)
-
 
 def load(path):
     """Read and check the card map file at ``path`` (e.g. "cards.bin")."""

@@ -106,6 +106,9 @@ class App:
         self.failures = 0
         self.fail_run = 0  # failed turns in a row
         self.shown_at = now - REDRAW_MS  # ticks_ms of the last frame drawn
+        self.drawn_ev = 0  # the table's events before this index are on that frame
+        # the link's work was left to this turn by one that took input
+        self.link_late = False
         # saves ended since the last collection: their garbage is collected at
         # the quiet turn before the next save begins (a trick's end: the
         # players take the trick up), never on a tap's turn
@@ -146,14 +149,14 @@ class App:
         self.dirty = True
         return ""
 
-    def _pass_events(self, redraw=True):
-        # redraw: the events change the display (False: a frame drawn after
-        # they were made shows them already)
+    def _pass_events(self):
+        # the events into the link's log; one made after the last frame drawn
+        # changes the display
         link = self.link
-        for _idx, h, ev in self.table.take_events():
+        for idx, h, ev in self.table.take_events():
             if link.add_event(ev) != h:
                 self.hash_mismatches += 1
-            if redraw:
+            if idx >= self.drawn_ev:
                 self.dirty = True
 
     def _app(self, payload):
@@ -216,22 +219,29 @@ class App:
         # stay those of the play done at once)
         worked = not took and t.work()
         # what a player did is heard and on the display first: the link's work
-        # (the events into its log, frames to the host) comes after the tap's
-        # frame, and any save step after both (issue 22); a sound or a change
-        # a host's command makes is played or drawn at the next turn
+        # (the events into its log, frames to the host) comes at the next turn,
+        # and any save step at a turn that took no input (issue 22); a sound
+        # or a change a host's command makes is played or drawn at the next turn
         s = t.take_sound()
         if s:
             b.beep(s)
         due = getattr(b, "display_due", None)
         if due is not None and due(now):
             self.dirty = True
-        drawn = False
         if self.dirty and (took or ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS):
             self.dirty = False
             self.shown_at = now
+            self.drawn_ev = t.ev_index
             buf = self.display.render(t)
             b.show(buf, self.display.lines)
-            drawn = True
+        if took and not self.link_late:
+            # the link's work (the host's frames read, the events into its
+            # log, frames to the host: json and CRCs, 5-30 ms on the chip)
+            # waits for the next turn: a turn that took a tap or a press
+            # ends with its frame (issue 22); never two turns in a row
+            self.link_late = True
+            return
+        self.link_late = False
         link = self.link
         data = b.port.read()
         if data:
@@ -240,8 +250,7 @@ class App:
         for note in link.take_notes():
             if note[0] == "app":
                 self._app(note[1])
-        # the events of this turn's inputs are on the frame just drawn
-        self._pass_events(not drawn)
+        self._pass_events()
         out = link.take_output()
         if out:
             b.port.write(out)

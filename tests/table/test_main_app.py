@@ -261,14 +261,18 @@ def test_a_tricks_end_comes_after_its_last_cards_frame_and_a_card_laid_meanwhile
     t = w.app.table
     assert t.due == 0 and t.turn == 0
     n = t.ev_index
+    link = w.app.link
+    assert link.count == n and not link.busy()
     b.tap_q.append((0, 4))  # the trick's last card
     w.run(5)  # one turn of the loop
     assert b.sounds[-1] == E.SND_OK  # counted...
     assert b.shown[-1][2] == "trick done" and b.shown[-1][3] == " S0 6S"  # ...and drawn
     assert t.ev_index == n + 1 and t.due != 0  # its PLAY only: the trick's end to come
-    assert w.events()[-1][0] == E.PLAY
-    w.run(5)  # a quiet turn: a piece of the work (the revokes its card proves)
+    # the turn ended with the frame: the link's work is the next turn's
+    assert link.count == n and w.host.record.count == n
+    w.run(5)  # a quiet turn: a piece of the work (the revokes its card proves), the link's
     assert t.ev_index == n + 1 and t.due == 5  # the trick's end still to come
+    assert link.count == n + 1 and w.events()[-1] == [E.PLAY, 0, 0, 4]
     b.tap_q.append((1, 5))  # the next lead, laid meanwhile: taken at once
     w.run(5)
     assert t.due == 0 and t.pending[1] == [5]

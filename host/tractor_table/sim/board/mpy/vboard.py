@@ -199,9 +199,11 @@ class VirtualBoard:
         return ttlink_io.random32()
 
     def working(self):
-        # the table has work left from a play (table.Table.work: a piece a turn)
+        # the table has work left from a play (table.Table.work: a piece a
+        # turn), or events main.App has not given the link yet (a turn that
+        # took input leaves the link's work to the next turn: its _out)
         t = self.table
-        return t is not None and t.due != 0
+        return t is not None and (t.due != 0 or len(t._out) != 0)
 
     def running(self):
         return self.run

@@ -152,9 +152,11 @@ class BoardTap(EventTap):
             cls.__init__ = _caught_table
 
     def working(self):
-        """True while the table core has work left from a play (Table.due)."""
+        """True while the table core has work left from a play (Table.due),
+        or events main.App has not given the link yet (Table._out: a turn
+        that took input leaves the link's work to the next turn)."""
         t = self.table
-        return t is not None and getattr(t, "due", 0) != 0
+        return t is not None and (getattr(t, "due", 0) != 0 or len(t._out) != 0)
 
     def turn(self):
         """From Board.wdt_feed (the main loop's turn begins): what the log
