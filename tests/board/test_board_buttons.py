@@ -3,7 +3,13 @@ a long press made while the main loop is busy in one long turn (a save's
 flash erases: hundreds of ms on the chip) is judged by its real edges, which
 the firmware timestamps in its pins' interrupts (picoboard.PicoBoard._edge,
 a hard handler: the model runs it with the heap locked, at the board time the
-edge is seen). The person presses at a person's pace, not the firmware's."""
+edge is seen; during a flash erase or program, interrupts off, the edges are
+latched and the handler runs once at its end with all of them in
+``pin.irq().flags()``, as on the rp2 port). The person presses at a person's
+pace, not the firmware's. The long turns are littlefs writes on the flash
+model, the block calls a save step of the firmware makes (driven here
+between two reads of the buttons rather than by main.App, whose save steps
+are persist.py's: the flash's erases and programs are what make a turn long)."""
 
 from __future__ import annotations
 
