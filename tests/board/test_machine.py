@@ -257,16 +257,22 @@ def test_cpu_time_is_wall_time_less_the_wait_for_a_cpu() -> None:
     print("preempted", stretch(600, 500000))
     print("busy", stretch(600, 0))
     print("counted", c.preempted, c.preempted_us)
-    # while a chip holds a frame the firmware has not read (the driver's wait
-    # loop) a stretch is charged at most wait_cap_us: the rest was the machine's
+    # while a chip holds a frame the firmware has not read and the firmware
+    # runs native code (the driver's wait loop) a stretch is charged at most
+    # wait_cap_us: the rest was the machine's; bytecode meanwhile (the table
+    # core, the display, between two polls of a group left running) is the
+    # firmware's own work, charged whole
     c.waiting = lambda: True
+    print("bytecode", stretch(600, 0), c.wait_capped)
+    c.factor = 50  # the native kind (kinds.py switches it)
     print("waiting", stretch(600, 0), c.wait_capped)
     """)
     charged = {w.split()[0]: [int(x) for x in w.split()[1:]] for w in out.splitlines() if w.split()}
     assert 9000 <= charged["preempted"][0] <= 12000, out  # (600 - 500 + a few us) x 100
     assert 59000 <= charged["busy"][0] <= 70000, out  # 600 us x 100
     assert charged["counted"][0] == 1 and 499 <= charged["counted"][1] <= 500, out
-    assert charged["waiting"] == [1600, 1], out  # 16 us x 100
+    assert 59000 <= charged["bytecode"][0] <= 70000 and charged["bytecode"][1] == 0, out
+    assert charged["waiting"] == [800, 1], out  # 16 us x 50
 
 
 def test_board_files_are_micropython_only_where_said() -> None:

@@ -34,11 +34,15 @@
 # that is not waiting for a CPU (interrupts, the hypervisor taking the virtual
 # CPU away: tens of microseconds now and then, x162.5 on the board):
 # - while a device model holds a frame the firmware has not read yet
-#   (``waiting()``: the firmware is in the PN532 driver's wait loop, a few
-#   lines of native code between two status reads) a stretch is charged at
+#   (``waiting()``) and the firmware runs native code (the PN532 driver's
+#   wait loop, a few lines between two status reads) a stretch is charged at
 #   most ``wait_cap_us``: without it one such stall between a status read and
 #   the driver's deadline check timed out a 5 ms ACK wait (a reader fault at
-#   the table) on a loaded machine;
+#   the table) on a loaded machine. Bytecode is charged whole: since the
+#   scanner leaves a group's poll running through the main loop's turn, a
+#   frame waits during most of the table core's and the display's work, and
+#   the cap charged each of their long stretches as 16 us (2.6 ms of board
+#   time: the hand's end's audit, text_lines) until 2026-12-06;
 # - any stretch is charged at most ``cpu_cap_us``.
 #
 # The interface is pn532sim's SimClock (now_us, ticks_us, ticks_ms,
@@ -723,7 +727,11 @@ class VClock:
                 self.preempted_us += w if w < d else d
                 d -= w
         d -= overhead
-        if d > self.wait_cap_us and self.waiting is not None and self.waiting():
+        # (the wait loop is the reader driver's native code: a stretch of
+        # bytecode while a frame waits, the table core's or the display's
+        # between two polls of a group Scanner.launch left running, is the
+        # firmware's own work, charged whole)
+        if d > self.wait_cap_us and self.factor != self.byte_factor and self.waiting is not None and self.waiting():
             self.wait_capped += 1
             d = self.wait_cap_us
         self.segments += 1
