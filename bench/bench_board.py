@@ -568,8 +568,9 @@ def main(argv: list[str]) -> int:
         "allocations counted apart from the models': docs/firmware.md, \"The firmware's collections\"). CPU time, "
         "not wall time: the time the process waited for a CPU is taken off each stretch (the kernel's run delay, "
         f"/proc/thread-self/schedstat; {bot['preempted_s']:.1f} s of real time off {bot['preempted']:.0f} of "
-        f"{bot['segments']:,.0f} stretches, median bots' run); a stretch while a PN532 model holds a frame the "
-        f"firmware has not read is charged at most 16 us ({bot['wait_capped']:.0f}), any stretch at most 1 ms "
+        f"{bot['segments']:,.0f} stretches, median bots' run); a stretch of native code (the reader driver's "
+        f"wait loop) while a PN532 model holds a frame the firmware has not read is charged at most 16 us "
+        f"({bot['wait_capped']:.0f}; bytecode meanwhile is charged whole), any stretch at most 1 ms "
         f"({bot['capped']:.0f}). What remains load-dependent is the CPU's own speed: the figures are from a "
         "machine at the load given above; on a quiet one they are lower.",
         "- *Four-seat poll cycle*: board time between two polls (InListPassiveTarget) of seat 0's reader in its turn.",
