@@ -68,7 +68,7 @@ from drules_play import Plays
 # ladders, and the oracle only a follow or a trick that the short direct
 # searches do not settle (none in 15,031 checks of bot play). The oracle's
 # search (drules_sweep) comes only at a question that the placement's greedy
-# tries do not settle (_search, Engine._feasible): none in bot play, with
+# tries do not settle (the stub Engine._feasible): none in bot play, with
 # any number of decks.
 PARTS = ("drules_play", "drules_match", "drules_ladder", "drules_place", "drules_sweep", "drules_memo", "drules_base")
 
@@ -157,8 +157,9 @@ def _put(part):
     # Engine holds its functions (dropped with drules: tablerules.unload).
     # The class's own names (its __dict__: MicroPython's dir() tries every
     # interned name, about 120 us a class on the unix port, 20-40 ms on the chip)
+    # (and the stub Engine._feasible, which the search's own replaces)
     for name in part.__dict__:
-        if name[:2] != "__" and not hasattr(Engine, name):
+        if name[:2] != "__" and (name == "_feasible" or not hasattr(Engine, name)):
             setattr(Engine, name, getattr(part, name))
 
 
@@ -177,28 +178,6 @@ def _parts(ladders):
         _put(Ladders)
     _put(Placer)
     _put(Memo)
-
-
-def _search():
-    """The oracle's search (drules_sweep: _feasible's bounds and the sweep,
-    11.8 KB of armv6m native code) on Engine, in place of the stub
-    Engine._feasible. Bot play never asks it: none of the 37,724 checks of
-    the difffuzz corpus (150 hands, seed 1000, 1-4 decks, every variant)
-    reaches _feasible; near-miss follows do (the adversarial corpora)."""
-    from drules_sweep import Sweep
-
-    for name in Sweep.__dict__:
-        if name[:2] != "__":
-            setattr(Engine, name, getattr(Sweep, name))
-
-
-def load_all():
-    """Every part's methods on Engine, as with 3-4 decks and the search: for
-    the host's benchmarks, which wrap the methods by name before any check
-    (host/tractor_table/sim/engine/mpy/kindtime_mp.py)."""
-    _parts(True)
-    if not hasattr(Engine, "_sweep"):
-        _search()
 
 
 # The parts in the order a method is looked up in (each part passed costs a
@@ -298,12 +277,17 @@ class Engine(Plays, Matching):
     def _feasible(self, fa, fb):
         # type: (int, int) -> bool
         """The oracle's search, at its first question: its code
-        (drules_sweep, which puts its own _feasible on the class in place of
-        this one) and its buffers; dropped with the engine at the hand's end
+        (drules_sweep: _feasible's bounds and the sweep, 11.8 KB of armv6m
+        native code; its own _feasible goes on the class in place of this
+        one) and its buffers; dropped with the engine at the hand's end
         (tablerules), as the rest of the oracle. The ladders and the
         oracle's placement ask it only for a placement that their greedy
-        tries and _tail do not settle."""
-        _search()
+        tries and _tail do not settle: none of the 37,724 checks of the
+        difffuzz corpus (150 hands, seed 1000, 1-4 decks, every variant);
+        near-miss follows do (the adversarial corpora)."""
+        from drules_sweep import Sweep
+
+        _put(Sweep)
         self._sweep_init()
         return self._feasible(fa, fb)
 

@@ -4,11 +4,12 @@ Each rule with a case that holds and one that does not; CPython and MicroPython 
 
 
 import drules as D
+import drules_sweep
 from dcards import engine, ids, shape
 
 # the ladders' and the oracle's code compiled from source while the heap is
 # empty (an engine loads them when its rules or a check first asks them)
-D.load_all()
+drules_sweep.load_all()
 
 T = "T"  # level ten, as in most of docs/rules.md's examples
 
@@ -141,8 +142,10 @@ def test_the_ladders_and_the_oracle_come_with_the_rules_or_the_check_that_asks_t
     hand = D.hand_from(ids("KH KH KH 3H 4H"))
     assert e3.check_follow(lead, hand, ids("KH KH 3H")) == D.R_TRIPLES
     assert e3.check_follow(lead, hand, ids("KH KH KH")) == D.OK
-    # the oracle's search (drules_sweep) at a question that reaches it (a
-    # near-miss follow, adv-21): its methods on the class from then on
+    # the oracle's search (drules_sweep): its methods on the class (put by
+    # load_all above; a table's engine gets them at the first question that
+    # reaches _feasible: test_engine_parts.py), and a near-miss follow (adv-21)
+    # that asks it answered
     e3.set_trump(3, 3)  # level 5, clubs
     lead = ids("5S 5S 5H 5H 5H 5D 5C 5C 5C 7C 7C 8C 8C 9C 9C 9C TC TC TC SJ SJ SJ")
     hand = D.hand_from(ids("2S 5S QS QS KS 4H 4H 7H 9H JH KH 3D 5D 5D 8D 8D AD 2C 2C 3C 3C 3C 4C 4C 4C "
