@@ -519,13 +519,12 @@ class Sweep(EngineBase):
         return self._sweep(0, d, 0, 0, 0)
 
 
-def load_all(D=None):
-    """Every part's methods on the Engine of D (the drules module loaded, by
-    default), as with 3-4 decks and the search: for the host's benchmarks and
-    the engine's tests, which wrap the methods by name before any check
+def load_all(D):
+    """Every part's methods on the Engine of D (the drules module), as with
+    3-4 decks and the search: for the host's benchmarks and the engine's
+    tests, which wrap the methods by name before any check
     (host/tractor_table/sim/engine/mpy/kindtime_mp.py). Here, not in drules:
-    the table never calls it, and drules stays in the heap all the play."""
-    if D is None:
-        import drules as D
+    the table never calls it, and drules stays in the heap all the play (D
+    is passed in: no part imports drules)."""
     D._parts(True)
     D._put(Sweep)

@@ -9,7 +9,7 @@ from dcards import engine, hand, ids
 
 # the ladders' and the oracle's code compiled from source while the heap is
 # empty (an engine loads them when its rules or a check first asks them)
-drules_sweep.load_all()
+drules_sweep.load_all(D)
 
 T = "T"  # level ten, as in most of docs/rules.md's examples
 

@@ -13,7 +13,7 @@ from drules_refladder import RefEngine
 
 # the ladders' and the oracle's code compiled from source while the heap is
 # empty (an engine loads them when its rules or a check first asks them)
-drules_sweep.load_all()
+drules_sweep.load_all(D)
 
 _NPOS = 18  # the stride of the engine's pidx (firmware/drules.py)
 

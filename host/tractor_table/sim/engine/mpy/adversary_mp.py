@@ -106,7 +106,7 @@ def main(argv: list) -> None:  # type: ignore[type-arg]
     if native:
         import drules_sweep  # type: ignore[import-not-found]
 
-        drules_sweep.load_all()  # the oracle's and the ladders' methods on Engine, to be wrapped
+        drules_sweep.load_all(drules)  # the oracle's and the ladders' methods on Engine, to be wrapped
         kindtime_mp.setup(drules.Engine, native, argv[4].split(",") if len(argv) > 4 else [])
 
     def one(case: dict) -> dict:  # type: ignore[type-arg]
