@@ -434,10 +434,14 @@ class Matching(EngineBase):
     def _top(self, cards):
         # type: (Sequence[int]) -> int
         """Position of the strongest of some cards (of one effective suit)."""
+        # (an index loop: a frame of 11 words or less is not taken from the
+        # GC heap; see drules.Engine.lead_suit)
         pos = self.pos
         t = 0
-        for c in cards:
-            p = pos[c % FACES]
+        i = len(cards)
+        while i:
+            i -= 1
+            p = pos[cards[i] % FACES]
             if p > t:
                 t = p
         return t
@@ -484,9 +488,12 @@ class Matching(EngineBase):
             if ptrump == wtrump and pmax <= wkey:
                 continue  # its key cannot be above its strongest card
             # (the same kind of suit: only a key above the winner's counts)
-            key = self._match_key(p, ps, self._pc, pmax, wkey + 1 if ptrump == wtrump else 0)
-            if key < 0:
-                continue
+            if self._lu[0] < 2:
+                key = pmax  # singles led: the strongest card (no call: its frame is heap)
+            else:
+                key = self._match_key(p, ps, self._pc, pmax, wkey + 1 if ptrump == wtrump else 0)
+                if key < 0:
+                    continue
             if ptrump and not wtrump:
                 win = i
                 wkey = key
