@@ -189,11 +189,18 @@ def profile(path: Path, decks: int, hands: int, seed: int, factor: float, cfac: 
 
 
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Each figure's median over the runs (the first run's for the rest)."""
+    """Each figure's median over the runs (the first run's for the rest).
+
+    A percentile of an empty set (no tap during a save in a run: the model
+    prints -1) is no sample: the median is taken over the runs that have one,
+    and stays negative (no figure) only when none has."""
     out = dict(runs[0])
     for k, v in runs[0].items():
         if isinstance(v, (int, float)) and not isinstance(v, bool):
-            m = statistics.median(r[k] for r in runs)
+            vals = [r[k] for r in runs]
+            if k.endswith(("_p50", "_p99", "_max")) and any(x >= 0 for x in vals):
+                vals = [x for x in vals if x >= 0]
+            m = statistics.median(vals)
             out[k] = int(m) if isinstance(v, int) and m == int(m) else m
     return out
 
@@ -216,7 +223,7 @@ def firmware_id() -> str:
 def figures(r: dict[str, Any]) -> dict[str, Any]:
     """One scenario's figures in milliseconds, as --json prints them."""
     full = r["frames_full"] / r["frames"] if r["frames"] else 0.0
-    return {
+    return _no_sample_none({
         "cycle_p50_ms": r["cycle_p50"],
         "cycle_p99_ms": r["cycle_p99"],
         "shown_p50_ms": r["shown_p50"],
@@ -257,7 +264,12 @@ def figures(r: dict[str, Any]) -> dict[str, Any]:
         "kind_switches": r["switches"],
         "kind_switch_overhead_ns": {"calibrated": r["switch_ns"], "in_situ": r["switch_situ_ns"]},
         "load": round(r["load"], 1),
-    }
+    })
+
+
+def _no_sample_none(fig: dict[str, Any]) -> dict[str, Any]:
+    """A percentile in ms of an empty set (the model's -1 us) is null in the JSON, not -0.001."""
+    return {k: (None if k.endswith("_ms") and isinstance(v, float) and v < 0 else v) for k, v in fig.items()}
 
 
 #: the rules of every preset (shengji.Rules.preset), each at its own deck
@@ -479,8 +491,8 @@ def main(argv: list[str]) -> int:
             f"{rp2 / HEAP_TARGET:.2f} | {rp2 / HEAP_GOAL:.2f} | {r['cap']:,} | {r['sim']:,} B | {r['heap']} |"
         )
 
-    def ms(v: float) -> str:
-        return "-" if v < 0 else f"{v:.0f}"
+    def ms(v: float | None) -> str:
+        return "-" if v is None or v < 0 else f"{v:.0f}"
 
     def cell(fig: dict[str, Any] | None, key: str, key2: str | None = None) -> str:
         if fig is None or key not in fig:

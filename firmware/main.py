@@ -8,7 +8,7 @@
 #   board.sleep_ms(ms)                 wait (the loop's pace)
 #   board.taps(now) -> list            [(seat, card id or table.UNKNOWN_TAG /
 #                                        table.READER_ERROR), ...] since last call
-#   board.presses(now) -> list         [(seat, events.BTN_*), ...] since last call
+#   board.presses(now) -> list or ()   [(seat, events.BTN_*), ...] since last call
 #   board.port                         the USB serial: read() -> bytes or None,
 #                                        write(bytes) -> bool   (ttlink_io.StdioPort)
 #   board.show(buf, lines)             a rendered 128x64 frame (and its text lines)

@@ -49,6 +49,9 @@ _BOUNCE_MIN = const(-LONG_MS)
 # loop's next turn (a power of two): a turn of the loop can last hundreds of
 # ms (a save's erase), a click must still be judged by its real edges
 _EDGES = const(16)
+# Pin.IRQ_FALLING | Pin.IRQ_RISING on the rp2 port (GPIO_IRQ_EDGE_FALL 4,
+# GPIO_IRQ_EDGE_RISE 8): an interrupt's flags when both edges came
+_IRQ_BOTH = const(12)
 # the watchdog's timeout: picostart.WDT_MS
 # after an I2C error the display is set up again this often (ms)
 DISPLAY_RETRY_MS = const(5000)
@@ -58,8 +61,9 @@ class ButtonDecoder:
     """Turns raw button levels into clicks, double presses and long presses.
 
     feed(seat, pressed, now) with the level of each button at each poll;
-    take(now) returns the [(seat, kind)] decided by now. Sans-IO, no allocation
-    per poll but for the result list. Times are ticks_ms values, compared with
+    take(now) returns the [(seat, kind)] decided by now, the caller's to keep,
+    or () when none (shared: never the decoder's own list, which a caller
+    could change). Sans-IO, no allocation per poll but for a result. Times are ticks_ms values, compared with
     ticks_diff: a press across the wrap of ticks_ms (every 2**30 ms, 12.4
     days) is judged as any other."""
 
@@ -107,8 +111,9 @@ class ButtonDecoder:
                 self.clicks[s] = 0
                 self.out.append((s, E.BTN_OK))
         out = self.out
-        if out:
-            self.out = []
+        if not out:
+            return ()  # the empty tuple: a constant, no allocation
+        self.out = []
         return out
 
 
@@ -253,11 +258,21 @@ class PicoBoard:
         et = self._edge_t
         ev = self._edge_v
         p = 1 if pin.value() == self._pressed else 0
-        if p == ev[_EDGES + s] or _BOUNCE_MIN < ticks_diff(t, et[_EDGES + s]) < DEBOUNCE_MS:
-            return  # no change, or contact bounce: the turn's read of the level settles it
+        if _BOUNCE_MIN < ticks_diff(t, et[_EDGES + s]) < DEBOUNCE_MS:
+            return  # contact bounce: the turn's read of the level settles it
+        i = et[_EDGES + n]
+        if p == ev[_EDGES + s]:
+            # no change of level: nothing, unless both edges came while the
+            # interrupts were off (a flash erase or program, up to 400 ms:
+            # the IO bank latched both, one interrupt): a whole press (or
+            # let-go) inside it, its first edge noted DEBOUNCE_MS before
+            if pin.irq().flags() != _IRQ_BOTH:
+                return
+            et[i & (_EDGES - 1)] = t - DEBOUNCE_MS
+            ev[i & (_EDGES - 1)] = s | ((1 - p) << 2)
+            i += 1
         ev[_EDGES + s] = p
         et[_EDGES + s] = t
-        i = et[_EDGES + n]
         et[i & (_EDGES - 1)] = t
         ev[i & (_EDGES - 1)] = s | (p << 2)
         et[_EDGES + n] = i + 1

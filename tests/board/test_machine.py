@@ -118,6 +118,44 @@ def test_pins_pull_ups_and_buttons() -> None:
     assert "irq [0]" in out
 
 
+def test_pin_interrupts_held_off_are_latched_and_taken_once() -> None:
+    # ports/rp2/machine_pin.c: gpio_irq() takes the IO bank's latched edges,
+    # sets the irq object's flags from them and runs the handler once; while
+    # interrupts are off (rp2_flash.c's critical section around an erase or a
+    # program) a press and a release both latch: one call, both flags
+    out = on_board("""
+    from machine import Pin
+    import hwconfig as H
+    seen = []
+    b = Pin(H.BUTTONS[1], Pin.IN, Pin.PULL_UP)
+    irq = b.irq(lambda p: seen.append((p.value(), p.irq().flags())), Pin.IRQ_FALLING | Pin.IRQ_RISING)
+    print("same", b.irq() is irq, irq.flags())  # no argument: the object as it is
+    board.person.pressed[1] = True
+    machine._edge(H.BUTTONS[1])
+    print("one", seen)
+    machine._irq_hold()
+    board.person.pressed[1] = False
+    machine._edge(H.BUTTONS[1])
+    board.person.pressed[1] = True
+    machine._edge(H.BUTTONS[1])
+    board.person.pressed[1] = False
+    machine._edge(H.BUTTONS[1])
+    print("held", seen)
+    machine._irq_release()
+    print("taken", seen)
+    machine._irq_hold()
+    board.person.pressed[1] = True
+    machine._edge(H.BUTTONS[1])
+    machine._irq_release(False)  # the power went meanwhile: dropped
+    print("dropped", seen)
+    """)
+    assert "same True 0" in out, out
+    assert "one [(0, 4)]" in out, out  # pressed: low, a falling edge
+    assert "held [(0, 4)]" in out, out  # nothing runs while interrupts are off
+    assert "taken [(0, 4), (1, 12)]" in out, out  # once, up again, both edges
+    assert "dropped [(0, 4), (1, 12)]" in out, out
+
+
 def test_peripheral_objects_are_static_as_on_the_rp2_port() -> None:
     # the rp2 port returns the objects of static tables: the same one for an
     # id, none in the GC heap (issue 21: the firmware's heap holds none)

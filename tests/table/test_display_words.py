@@ -174,3 +174,48 @@ def test_every_message_the_firmware_says_fits() -> None:
     src = (FIRMWARE / "main.py").read_text(encoding="utf-8")
     assert 'say("err: " + type(exc).__name__[:11]' in src
     assert len("err: " + "NotImplementedError"[:11]) <= COLS
+
+
+def test_provisional_cards_and_missing_readers_fit() -> None:
+    # what main.App shows beside the table's state: the card each reader saw
+    # once and has not confirmed, at the end of its seat's line (a tag not in
+    # the card map "(??)"), and on the message line the seats whose reader
+    # does not answer, for every set of them
+    for decks in (1, 4):
+        t, _r = make(decks=decks)
+        t.phase = TB.PLAY
+        t.turn = 2
+        t.challenger = 1
+        for s in range(4):
+            t.plays[s] = list(range(12 * s, 12 * s + 12))  # full lines
+        m = D.DisplayModel()
+        m.shown = [53, -2, 10, -1]
+        for down in range(16):
+            m.readers_down = down
+            lines = m.text_lines(t)
+            assert m.cut == 0, m.cut_text
+            assert lines[3].endswith(f"({D.card_name(53)})") and lines[4].endswith("(??)"), lines
+            assert lines[5].endswith(f"({D.card_name(10)})") and "(" not in lines[6], lines
+            if not down:
+                assert lines[7] == "", lines
+            elif down == 15:
+                assert lines[7] == "no reader S0-S3"
+            else:
+                named = {int(c) for c in lines[7] if c.isdigit()}
+                assert named == {s for s in range(4) if down >> s & 1}, lines[7]
+
+
+def test_every_boot_problem_the_display_names_fits() -> None:
+    # the board's problems at boot (picostart.py: no card map, no display)
+    # and table.cfg's (mainstart.py) are said on the message line
+    found: list[str] = []
+    for name in ("picostart.py", "mainstart.py"):
+        for line in (FIRMWARE / name).read_text(encoding="utf-8").splitlines():
+            if re.search(r"\bproblem\s*=", line):
+                found += re.findall(r"\"([^\"]+)\"", line)
+    assert len(found) >= 3, found
+    for text in found:
+        assert len(text) <= COLS, text
+        t, _r = make()
+        t.say(text, 0)
+        assert lines_of(t)[7] == text

@@ -317,7 +317,7 @@ def test_button_decoder_click_double_long_and_bounce():
     # a click: OK once the double-press window has passed
     d.feed(0, 1, 0)
     d.feed(0, 0, 100)
-    assert d.take(200) == []
+    assert d.take(200) == ()
     assert d.take(100 + PB.DOUBLE_MS) == [(0, E.BTN_OK)]
     # a double press: a challenge, and no OK
     d.feed(1, 1, 1000)
@@ -325,11 +325,11 @@ def test_button_decoder_click_double_long_and_bounce():
     d.feed(1, 1, 1200)
     d.feed(1, 0, 1280)
     assert d.take(1290) == [(1, E.BTN_CHALLENGE)]
-    assert d.take(3000) == []
+    assert d.take(3000) == ()
     # a long press: undo, once, while still held
     d.feed(2, 1, 5000)
     d.feed(2, 1, 5000 + PB.LONG_MS - 1)
-    assert d.take(5000 + PB.LONG_MS - 1) == []
+    assert d.take(5000 + PB.LONG_MS - 1) == ()
     d.feed(2, 1, 5000 + PB.LONG_MS)
     d.feed(2, 1, 5000 + PB.LONG_MS + 500)
     d.feed(2, 0, 7000)

@@ -10,7 +10,14 @@
 # - Pin: GPIO 0-29 (names "GPn", "LED"), modes IN/OUT/OPEN_DRAIN/ALT, pulls
 #   PULL_UP/PULL_DOWN, value/on/off/high/low/toggle/irq. One object state per
 #   GPIO, as on the rp2 (Pin(n) again keeps the mode). An input nobody drives
-#   reads 0 unless a pull-up holds it high.
+#   reads 0 unless a pull-up holds it high. irq() with no argument returns the
+#   pin's irq object unchanged (one per GPIO, made at its first irq() call, a
+#   heap object as on the rp2 port); its flags() are those of the last
+#   interrupt (ports/rp2/machine_pin.c: gpio_irq sets irq->flags from the IO
+#   bank's latched edges). While interrupts are off (_irq_hold/_irq_release:
+#   the flash model's erases and programs, rp2_flash.c's critical sections)
+#   the edges are latched, and at the end the handler runs once per pin with
+#   every edge that came: rising and falling at once after a whole press.
 # - SPI(0|1): the baud rate the RP2040's divider really gives, polarity,
 #   phase, bits; firstbit=SPI.LSB refused (NotImplementedError "LSB") as the
 #   rp2 port refuses it; sck/mosi/miso checked against the pins each bus can
@@ -49,9 +56,10 @@ class BoardReset(BaseException):
 
 
 def _attach(board, cause=PWRON_RESET):
-    global _board, _cause
+    global _board, _cause, _held
     _board = board
     _cause = cause
+    _held = 0
     _gpio_reset()
 
 
@@ -75,14 +83,43 @@ def _leave():
 # ------------------------------------------------------------------ Pin
 
 _NPINS = 30
-# per GPIO: [mode, pull, out level, irq handler, irq trigger, last level, hard]
+# per GPIO: [mode, pull, out level, irq handler, irq trigger, last level, hard,
+# edges latched while interrupts are off, flags of the last interrupt, irq object]
 _gpio = []
+# interrupts off (depth): the RP2040 runs nothing, the IO bank latches the edges
+_held = 0
 
 
 def _gpio_reset():
     del _gpio[:]
     for _ in range(_NPINS):
-        _gpio.append([-1, 0, 0, None, 0, 0, False])
+        _gpio.append([-1, 0, 0, None, 0, 0, False, 0, 0, None])
+
+
+def _irq_hold():
+    """Interrupts off: rp2_flash.c's begin_critical_flash_section() around
+    each erase and each program (XIP is off, the CPU waits for the flash)."""
+    global _held
+    _held += 1
+
+
+def _irq_release(run=True):
+    """Interrupts on again (end_critical_flash_section): each pin whose edges
+    came meanwhile interrupts once, in GPIO order as gpio_irq() serves them,
+    with all of them in its flags. run=False (the power went meanwhile): the
+    latched edges are dropped."""
+    global _held
+    _held -= 1
+    if _held > 0:
+        return
+    _held = 0
+    for n in range(_NPINS):
+        g = _gpio[n]
+        f = g[7]
+        if f:
+            g[7] = 0
+            if run and g[3] is not None:
+                _irq_run(n, f)
 
 
 _gpio_reset()
@@ -127,42 +164,64 @@ def _edge(n):
     new = _level(n)
     old = g[5]
     g[5] = new
-    h = g[3]
-    if h is None or new == old:
+    if g[3] is None or new == old:
         return
-    if (new == 0 and g[4] & Pin.IRQ_FALLING) or (new == 1 and g[4] & Pin.IRQ_RISING):
-        if not g[6]:
-            h(Pin(n))
-            return
-        # hard=True: the rp2 port runs the handler in the interrupt, the heap
-        # locked (an allocation there is a MemoryError); at the board time the
-        # edge is seen: the models' next entry after the person's change, as
-        # the chip takes an edge that came during a flash erase or program
-        # (interrupts off) when that operation ends
-        pin = Pin(n)
-        c = _board.clock if _board is not None else None
+    f = g[4] & (Pin.IRQ_FALLING if new == 0 else Pin.IRQ_RISING)
+    if not f:
+        return
+    if _held:
+        # interrupts off (a flash erase or program): the edge is latched and
+        # taken when they are on again (_irq_release), with any other edge of
+        # the pin that comes meanwhile: one interrupt for all of them
+        g[7] |= f
+        return
+    _irq_run(n, f)
+
+
+def _irq_run(n, f):
+    """The pin's interrupt, with flags f (IRQ_FALLING, IRQ_RISING or both)."""
+    g = _gpio[n]
+    g[8] = f  # irq->flags: what pin.irq().flags() returns from now on
+    h = g[3]
+    if not g[6]:
+        h(Pin(n))
+        return
+    # hard=True: the rp2 port runs the handler in the interrupt, the heap
+    # locked (an allocation there is a MemoryError); at the board time the
+    # edge is seen: the models' next entry after the person's change, or the
+    # end of the flash erase or program during which it came (interrupts off)
+    pin = Pin(n)
+    c = _board.clock if _board is not None else None
+    if c is not None:
+        c.hard = True  # the models the handler calls unlock it meanwhile
+    micropython.heap_lock()
+    try:
+        h(pin)
+    finally:
+        micropython.heap_unlock()
         if c is not None:
-            c.hard = True  # the models the handler calls unlock it meanwhile
-        micropython.heap_lock()
-        try:
-            h(pin)
-        finally:
-            micropython.heap_unlock()
-            if c is not None:
-                c.hard = False
+            c.hard = False
 
 
 class _PinIRQ:
     def __init__(self, n):
         self._n = n
 
+    @micropython.native  # no heap frame: called in a hard handler, the heap locked
     def flags(self):
-        return _gpio[self._n][4]
+        # the edges of the pin's last interrupt (machine_pin_irq_info)
+        return _gpio[self._n][8]
 
     def trigger(self, t=None):
+        g = _gpio[self._n]
         if t is not None:
-            _gpio[self._n][4] = t
-        return _gpio[self._n][4]
+            g[4] = t
+            g[7] = 0
+            g[8] = 0
+        return g[4]
+
+
+_UNSET = object()  # Pin.irq(): an argument not given
 
 
 class Pin:
@@ -255,13 +314,22 @@ class Pin:
     def toggle(self):
         self.value(1 - _gpio[self._id][2])
 
-    def irq(self, handler=None, trigger=12, hard=False):
+    @micropython.native  # no heap frame: irq() is called in a hard handler, the heap locked
+    def irq(self, handler=_UNSET, trigger=_UNSET, hard=_UNSET):
+        # with any argument: set up (the others at their defaults, pending
+        # edges cleared, as mp_hal_pin_interrupt); with none: the irq object
+        # as it is (what a handler calls for its flags)
         g = _gpio[self._id]
-        g[3] = handler
-        g[4] = trigger
-        g[5] = _level(self._id)
-        g[6] = bool(hard)
-        return _PinIRQ(self._id)
+        if handler is not _UNSET or trigger is not _UNSET or hard is not _UNSET:
+            g[3] = None if handler is _UNSET else handler
+            g[4] = 12 if trigger is _UNSET else trigger
+            g[5] = _level(self._id)
+            g[6] = False if hard is _UNSET else bool(hard)
+            g[7] = 0
+            g[8] = 0
+        if g[9] is None:
+            g[9] = _PinIRQ(self._id)  # a heap object, made once (machine_pin_get_irq)
+        return g[9]
 
 
 # ------------------------------------------------------------------ SPI

@@ -22,6 +22,16 @@
 #                   then a call into a model, as the rp2 port's rp2.Flash is C:
 #                   the model's own Python and the host file's system calls
 #                   are not the Pico's time (only the chip's, via clock).
+#                   Optionally also section(on, ok=True) and advance_us(us):
+#                   each erase and each program is then a critical section as
+#                   on the rp2 port (rp2_flash.c: interrupts off from
+#                   begin_critical_flash_section() to its end; writeblocks()
+#                   erases all its blocks in one, then programs in another),
+#                   opened by section(True) and closed by section(False), or
+#                   section(False, False) when the power went in it; the time
+#                   it takes is charged through advance_us instead of clock
+#                   (the board model: the person's hands move meanwhile, the
+#                   pins' edges wait for its end).
 #       times       "typ": the datasheet's typical erase and program times;
 #                   "max": its maximum ones (a worn or hot chip: what the
 #                   table must absorb at worst). TIMES has both.
@@ -164,6 +174,7 @@ class NorFlash:
         self._rng = 0x2545F491
         self.trace = None  # taptrace.Trace, or None
         self.calls = None  # see the header (.calls)
+        self._section = None  # the calls whose critical section is open, or None
 
     # --- the generator (xorshift32: identical draws in both runtimes)
     def seed(self, s):
@@ -211,8 +222,26 @@ class NorFlash:
 
     def _charge(self, us):
         self.busy_us += us
-        if self.clock is not None:
+        if self._section is not None:
+            self._section.advance_us(us)
+        elif self.clock is not None:
             self.clock.advance_us(us)
+
+    def _critical(self, fn, a, b):
+        """fn(a, b) as one critical section (see the header's .calls)."""
+        c = self.calls
+        if c is None or not hasattr(c, "section"):
+            return fn(a, b)
+        c.section(True)
+        self._section = c
+        ok = False
+        try:
+            r = fn(a, b)
+            ok = True
+            return r
+        finally:
+            self._section = None
+            c.section(False, ok)
 
     # --- the block protocol
     @micropython.native  # no heap frame: allocates nothing in the firmware's stretch
@@ -266,10 +295,9 @@ class NorFlash:
             return -5
         if offset is None:
             nblocks = (len(buf) + self.block_size - 1) // self.block_size
-            for i in range(nblocks):
-                self._ioctl(6, block + i)
+            self._critical(self._erase_n, block, nblocks)  # one section, as rp2.Flash's flash_range_erase
             offset = 0
-        self._program(block * self.block_size + offset, buf)
+        self._critical(self._program, block * self.block_size + offset, buf)
 
     def _ioctl(self, op, arg):
         if op == 4:
@@ -279,7 +307,7 @@ class NorFlash:
         if op == 6:
             if self._dead():
                 return -5
-            self._erase(arg)
+            self._critical(self._erase_n, arg, 1)
             return 0
         if op in (1, 2, 3):
             return 0
@@ -298,6 +326,10 @@ class NorFlash:
             r = self._below(6)
             p = 0.0 if r == 0 else 1.0 if r == 1 else (1 + self._below(999)) / 1000.0
         return p
+
+    def _erase_n(self, block, n):
+        for i in range(n):
+            self._erase(block + i)
 
     def _erase(self, block):
         if block < 0 or block >= self.blocks:

@@ -74,6 +74,9 @@ _DOUBLE_GAP_MS = 150
 # the next read of the button after that
 _DECIDED_MS = 400
 _AFTER_OTHER_MS = 100
+# through a flash erase or program (interrupts off) the person's hands move
+# at this step of the chip's time (FlashCalls.advance_us)
+_HANDS_US = 1000
 # buzzer frequency -> events.SND_* (picoboard._TONES): the host hears which sound
 _TONES = {2000: 1, 1500: 2, 400: 3, 2500: 4, 3000: 5}
 
@@ -1198,7 +1201,14 @@ class FlashCalls:
     step of two 400 ms erases was let go after it, held 1.1 s: an undo, the
     bid never made, the table waiting for it). On the chip the hand lets go
     whatever the CPU does, and the pin's edge is taken as the erase's or
-    program's atomic section ends: here at the end of that block call."""
+    program's atomic section ends.
+
+    Each erase and each program is such a section (norflash's section():
+    rp2_flash.c keeps interrupts off through it, the CPU waits for the
+    flash): the person's hands move through it, every _HANDS_US of its time
+    (advance_us), and a pin's edges meanwhile are latched by machine's model
+    and taken once at its end, as the IO bank latches them: a click wholly
+    inside a 400 ms erase is one interrupt with both edges in its flags."""
 
     def __init__(self, board):
         self.board = board
@@ -1218,6 +1228,21 @@ class FlashCalls:
             self.board.hands_move()
         finally:
             self.clock.leave()
+
+    def section(self, on, ok=True):
+        if on:
+            machine._irq_hold()
+        else:
+            machine._irq_release(ok)
+
+    def advance_us(self, us):
+        c = self.clock
+        b = self.board
+        while us > 0:
+            d = us if us < _HANDS_US else _HANDS_US
+            c.advance_us(d)
+            us -= d
+            b.hands_move()
 
 
 def unmount_flash():

@@ -253,8 +253,9 @@ class VirtualBoard:
 
     def presses(self, now):
         p = self._presses
-        if p:
-            self._presses = []
+        if not p:
+            return ()  # not the board's own list (a caller could change it)
+        self._presses = []
         return p
 
     def show(self, buf, lines):
