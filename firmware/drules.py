@@ -416,14 +416,20 @@ class Engine(Plays, Matching):
 
     def lead_suit(self, cards):
         # type: (Sequence[int]) -> int
+        # (an index loop: a for loop's iterator takes 4 slots of the frame,
+        # and a bytecode frame over 11 words is taken from the GC heap on
+        # every call, a gc_alloc whose scan grows with the heap's holes;
+        # issue 21, docs/firmware.md "2026-12-06 (night)")
         eff = self.eff
-        s = MIXED
-        for c in cards:
-            e = eff[c % FACES]
-            if s == MIXED:
-                s = e
-            elif e != s:
+        n = len(cards)
+        if n == 0:
+            return MIXED
+        s = eff[cards[0] % FACES]
+        i = 1
+        while i < n:
+            if eff[cards[i] % FACES] != s:
                 return MIXED
+            i += 1
         return s
 
     def points(self, cards):
