@@ -155,9 +155,10 @@ def time_mode(R, native=None, inner=None):
     kinds = bool(native)
     if kinds:
         import drules
+        import drules_sweep
         import kindtime_mp
 
-        drules.load_all()  # the oracle's and the ladders' methods on Engine, to be wrapped
+        drules_sweep.load_all(drules)  # the oracle's and the ladders' methods on Engine, to be wrapped
         kindtime_mp.setup(drules.Engine, native, inner or [])
     hands = [bytearray(54) for _ in range(4)]
     forced = bytearray(256)

@@ -63,10 +63,13 @@ from drules_play import Plays
 # The table loads this module when it first needs the engine and drops it with
 # these when the engine goes (tablerules.unload: the hand's end, enroll mode).
 # The ladders (drules_ladder) and the placement oracle (drules_place,
-# drules_sweep, drules_memo) come only with the rules or the check that asks
-# them (_parts, Engine._oracle): with 1-2 decks and no same_shape_only
-# nothing asks the ladders, and the oracle only a follow or a trick that the
-# short direct searches do not settle (none in 15,031 checks of bot play).
+# drules_memo) come only with the rules or the check that asks them (_parts,
+# Engine._oracle): with 1-2 decks and no same_shape_only nothing asks the
+# ladders, and the oracle only a follow or a trick that the short direct
+# searches do not settle (none in 15,031 checks of bot play). The oracle's
+# search (drules_sweep) comes only at a question that the placement's greedy
+# tries do not settle (the stub Engine._feasible): none in bot play, with
+# any number of decks.
 PARTS = ("drules_play", "drules_match", "drules_ladder", "drules_place", "drules_sweep", "drules_memo", "drules_base")
 
 try:
@@ -154,33 +157,27 @@ def _put(part):
     # Engine holds its functions (dropped with drules: tablerules.unload).
     # The class's own names (its __dict__: MicroPython's dir() tries every
     # interned name, about 120 us a class on the unix port, 20-40 ms on the chip)
+    # (and the stub Engine._feasible, which the search's own replaces)
     for name in part.__dict__:
-        if name[:2] != "__" and not hasattr(Engine, name):
+        if name[:2] != "__" and (name == "_feasible" or not hasattr(Engine, name)):
             setattr(Engine, name, getattr(part, name))
 
 
 def _parts(ladders):
-    """The placement oracle's methods on Engine, and with ladders (3-4 decks,
-    same_shape_only: the only rules that reach _structure's ladder, a led
-    triple or a same shape) the ladders' (docs/firmware.md, "Heap")."""
+    """The placement oracle's methods on Engine (its placement and its greedy
+    tries; the search comes at its first question: Engine._feasible), and with
+    ladders (3-4 decks, same_shape_only: the only rules that reach
+    _structure's ladder, a led triple or a same shape) the ladders'
+    (docs/firmware.md, "Heap")."""
     from drules_memo import Memo
     from drules_place import Placer
-    from drules_sweep import Sweep
 
     if ladders:
         from drules_ladder import Ladders
 
         _put(Ladders)
-    _put(Sweep)
     _put(Placer)
     _put(Memo)
-
-
-def load_all():
-    """Every part's methods on Engine, as with 3-4 decks: for the host's
-    benchmarks, which wrap the methods by name before any check
-    (host/tractor_table/sim/engine/mpy/kindtime_mp.py)."""
-    _parts(True)
 
 
 # The parts in the order a method is looked up in (each part passed costs a
@@ -277,10 +274,28 @@ class Engine(Plays, Matching):
         self._cur = bytearray(5 * _NPOS)  # set_trump's cursors
         self.set_trump(0, NT)
 
+    def _feasible(self, fa, fb):
+        # type: (int, int) -> bool
+        """The oracle's search, at its first question: its code
+        (drules_sweep: _feasible's bounds and the sweep, 11.8 KB of armv6m
+        native code; its own _feasible goes on the class in place of this
+        one) and its buffers; dropped with the engine at the hand's end
+        (tablerules), as the rest of the oracle. The ladders and the
+        oracle's placement ask it only for a placement that their greedy
+        tries and _tail do not settle: none of the 37,724 checks of the
+        difffuzz corpus (150 hands, seed 1000, 1-4 decks, every variant);
+        near-miss follows do (the adversarial corpora)."""
+        from drules_sweep import Sweep
+
+        _put(Sweep)
+        self._sweep_init()
+        return self._feasible(fa, fb)
+
     def _oracle(self):
         # type: () -> None
-        """The placement oracle's code (drules_place, drules_sweep,
-        drules_memo) and buffers, at the first question to it of an engine
+        """The placement oracle's code (drules_place, drules_memo; its
+        search, drules_sweep, at the first question that reaches it:
+        _feasible) and buffers, at the first question to it of an engine
         without ladders: a follow or a trick that the direct searches do not
         settle (drules_match: _t, _match_key). Loaded once; dropped with the
         engine at the hand's end (tablerules)."""
@@ -401,14 +416,20 @@ class Engine(Plays, Matching):
 
     def lead_suit(self, cards):
         # type: (Sequence[int]) -> int
+        # (an index loop: a for loop's iterator takes 4 slots of the frame,
+        # and a bytecode frame over 11 words is taken from the GC heap on
+        # every call, a gc_alloc whose scan grows with the heap's holes;
+        # issue 21, docs/firmware.md "2026-12-06 (night)")
         eff = self.eff
-        s = MIXED
-        for c in cards:
-            e = eff[c % FACES]
-            if s == MIXED:
-                s = e
-            elif e != s:
+        n = len(cards)
+        if n == 0:
+            return MIXED
+        s = eff[cards[0] % FACES]
+        i = 1
+        while i < n:
+            if eff[cards[i] % FACES] != s:
                 return MIXED
+            i += 1
         return s
 
     def points(self, cards):

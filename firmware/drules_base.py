@@ -88,6 +88,13 @@ class EngineBase:
     _off: bytearray
     _rs: bytearray
     _sb: bytearray
+    _sl: bytearray
+    _sc: bytearray
+    _se: bytearray
+    _nst: bytearray
+    _memo: bytearray
+    _key: bytearray
+    _gen: int
     _u: bytearray
     _ub: bytearray
     _ng: int

@@ -320,6 +320,40 @@ class Matching(EngineBase):
         if lu[0] < 2:
             return pmax if pmax >= floor else -1  # only singles: the strongest card
         self._count(cards, cnt)
+        if self._nlu == 1 and self.match_steps:
+            # One set or one run led (the lead is that unit; the play has as
+            # many cards, m * k): the play matches iff it is k faces of m
+            # copies at k consecutive positions, and its key is their top. No
+            # search (issue 21: a pair of trump singles against a led pair
+            # took _fits's steps down every position, 50 us in bot play).
+            # (match_steps 0, the tests' forced oracle: the search below.)
+            m = lu[0]
+            pos = self.pos
+            lo = 255
+            hi = -1
+            seen = 0  # the positions taken, a bit each
+            for c in cards:
+                f = c % FACES
+                x = cnt[f]
+                if x == 255:
+                    continue  # a face seen already (marked; _uncount clears)
+                if x != m:
+                    hi = -1
+                    break
+                cnt[f] = 255
+                p = pos[f]
+                if seen & (1 << p):
+                    hi = -1  # two faces at one position: not a run
+                    break
+                seen |= 1 << p
+                if p > hi:
+                    hi = p
+                if p < lo:
+                    lo = p
+            if hi - lo != lu[1] - 1 or hi < floor:
+                hi = -1
+            self._uncount(cards, cnt)
+            return hi
         self._pmax = pmax
         self._floor = floor
         self._steps = self.match_steps
@@ -400,10 +434,14 @@ class Matching(EngineBase):
     def _top(self, cards):
         # type: (Sequence[int]) -> int
         """Position of the strongest of some cards (of one effective suit)."""
+        # (an index loop: a frame of 11 words or less is not taken from the
+        # GC heap; see drules.Engine.lead_suit)
         pos = self.pos
         t = 0
-        for c in cards:
-            p = pos[c % FACES]
+        i = len(cards)
+        while i:
+            i -= 1
+            p = pos[cards[i] % FACES]
             if p > t:
                 t = p
         return t
@@ -417,11 +455,19 @@ class Matching(EngineBase):
         s = self.lead_suit(lead)
         if s == MIXED:
             return 0
-        lc = self._lc
-        self._count(lead, lc)
-        nu = self._decompose(lc, s, self._lu, 1)
-        self._nlu = nu
-        self._uncount(lead, lc)
+        if len(lead) == 1:
+            # one card (most tricks of bot play): its unit is itself, no
+            # count and no pass over the suit's faces
+            lu = self._lu
+            lu[0] = 1
+            lu[1] = 1
+            lu[2] = self.pos[lead[0] % FACES]
+            self._nlu = 1
+        else:
+            lc = self._lc
+            self._count(lead, lc)
+            self._nlu = self._decompose(lc, s, self._lu, 1)
+            self._uncount(lead, lc)
         win = 0
         # The lead's key is the top of its first unit: the top category's
         # runs are the suit's longest of the widest sets, its first the
@@ -442,9 +488,12 @@ class Matching(EngineBase):
             if ptrump == wtrump and pmax <= wkey:
                 continue  # its key cannot be above its strongest card
             # (the same kind of suit: only a key above the winner's counts)
-            key = self._match_key(p, ps, self._pc, pmax, wkey + 1 if ptrump == wtrump else 0)
-            if key < 0:
-                continue
+            if self._lu[0] < 2:
+                key = pmax  # singles led: the strongest card (no call: its frame is heap)
+            else:
+                key = self._match_key(p, ps, self._pc, pmax, wkey + 1 if ptrump == wtrump else 0)
+                if key < 0:
+                    continue
             if ptrump and not wtrump:
                 win = i
                 wkey = key

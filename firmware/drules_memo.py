@@ -26,9 +26,8 @@ class Memo(EngineBase):
 
     def _memo_init(self):
         # type: () -> None
-        self._memo = bytearray(_NREC * _RW)
-        self._key = bytearray(_NPOS * _RW)  # a row per position of the sweep
-        self._gen = 0
+        # (the table of failed states, _memo and _key, comes with the sweep:
+        # drules_sweep._sweep_init)
         self._gst = bytearray(3 * _GS)
         self._ng = 0
 

@@ -1,11 +1,13 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API): the
-# placement oracle of the ladders (docs/rules.md §6.3). "Can these parts, sets and
-# runs of width 2-4 (self._qm/_qk/_qn: width, length, how many), all be cut
-# disjointly out of the suit-s cards of a count array?" A sweep over the
-# suit's positions, weakest first, deciding at each position how many parts
-# of each kind start there; the state between two positions is the demand
-# left and the runs still open, and a state that failed once is remembered,
-# so each state is expanded at most once (docs/firmware.md gives the bound).
+# placement of the ladders' placement oracle (docs/rules.md §6.3). "Can these
+# parts, sets and runs of width 2-4 (self._qm/_qk/_qn: width, length, how
+# many), all be cut disjointly out of the suit-s cards of a count array?" This
+# part holds what every question uses: the suit's resources (_psetup), parts
+# put on positions and taken off (_add, _sub), and a placement checked
+# against the faces with the sets in what it leaves over (_tail). The search
+# for a placement (_feasible's bounds and the sweep over the suit's positions)
+# is drules_sweep.py's, loaded at the first question that needs it, which bot
+# play never asks (docs/firmware.md, "Heap").
 
 import micropython
 from micropython import const
@@ -19,12 +21,14 @@ except ImportError:
 
 _NPOS = const(18)
 _QT = const(24)  # kinds of parts in one question
-# states of a question before failures are remembered: the memo's look-up
-# and record are bytecode (x170 on the chip) and a state of the native sweep
-# costs less than them, so the memo pays only on long searches (issue 21:
-# adv-30: 71 states at 64 against 63 at 16, yet 0.83x the time; no other corpus case
-# reaches 16 states since the greedy first try)
-_EAGER = const(64)
+# the sweep's stack (drules_sweep.py, the same layout: const() does not cross
+# modules), which _tail uses for its choices
+_LP = const(0)  # position
+_LY = const(_NPOS)  # the split being tried
+_LR = const(2 * _NPOS)  # the pairs it splits
+_LL = const(4 * _NPOS + _QT)  # left over (3 a level)
+_LA = const(7 * _NPOS + _QT)  # the faces the split takes from (3 a level)
+_LVN = const(10 * _NPOS + _QT + _NPOS * _QT)
 
 
 class Placer(EngineBase):
@@ -84,7 +88,12 @@ class Placer(EngineBase):
         # over, when _tail found them with no choice to make (_lok)
         self._mon = False
         self._memo_init()
-        self._sweep_init()
+        # the sweep's explicit stack (drules_sweep.py, _sweep_init), which
+        # _tail uses too; the sweep's own buffers come with its code (the
+        # search: drules.Engine._feasible), here at once if it is loaded
+        self._lv = bytearray(_LVN)
+        if hasattr(self, "_sweep"):
+            self._sweep_init()
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
         self._ns0 = 0
 
@@ -256,186 +265,6 @@ class Placer(EngineBase):
             a3 -= u3
         return u2 <= 2 * a4 + a3 + a2
 
-    @micropython.native
-    def _feasible(self, fa, fb):
-        # type: (int, int) -> bool
-        """Can the parts of the question, and fa runs of 2 pairs and fb runs
-        of 3 pairs more, all be placed at once (see the top)? self._u must be
-        clear; on success it holds the runs' placement."""
-        qm = self._qm
-        qk = self._qk
-        qn = self._qn
-        sb = self._sb
-        dm = self._dm
-        dk = self._dk
-        dn = self._dn
-        nq = self._nq
-        nd = 0
-        ql = self._ql
-        dl = self._dl
-        for t in range(nq + 2):
-            lo = 0
-            if t < nq:
-                n = qn[t]
-                k = qk[t]
-                m = qm[t]
-                lo = ql[t] - 1 if ql[t] else 0
-            else:
-                m = 2
-                k = t - nq + 2
-                n = fa if k == 2 else fb
-            if n == 0 or (k == 1 and (t >= nq or ql[t] == 0)):
-                continue  # sets are placed in what the sweep leaves over
-            if sb[(m - 2) * _NPOS] < k:
-                return False
-            # The sweep's kinds of runs, longest first (an insertion sort).
-            i = nd
-            while i and (dk[i - 1] < k or (dk[i - 1] == k and dm[i - 1] < m)):
-                dm[i] = dm[i - 1]
-                dk[i] = dk[i - 1]
-                dn[i] = dn[i - 1]
-                dl[i] = dl[i - 1]
-                i -= 1
-            if i and dk[i - 1] == k and dm[i - 1] == m and t >= nq:
-                # the same kind (runs of pairs): merged
-                dn[i - 1] += n
-                while i < nd:
-                    dm[i] = dm[i + 1]
-                    dk[i] = dk[i + 1]
-                    dn[i] = dn[i + 1]
-                    dl[i] = dl[i + 1]
-                    i += 1
-                continue
-            dm[i] = m
-            dk[i] = k
-            dn[i] = n
-            dl[i] = lo
-            nd += 1
-        # Runs of one width and length >= k each take k sets or more of one
-        # stretch, and cross k - 1 of its edges (two neighbouring positions,
-        # crossed by no more runs than the lesser holds): no more of them
-        # than the stretches' sets // k, nor their edges // (k - 1).
-        sl = self._sl
-        sc = self._sc
-        se = self._se
-        for i in range(nd):
-            m = dm[i]
-            k = dk[i]
-            if k == 1:
-                break  # (a set placed high: the longest kinds come first)
-            need = 0
-            for j in range(i + 1):
-                if dm[j] == m:
-                    need += dn[j]
-            b = (m - 2) * _NPOS
-            for j in range(b, b + self._nst[m - 2]):
-                if sl[j] >= k:
-                    x = sc[j] // k
-                    y = se[j] // (k - 1)
-                    need -= x if x < y else y
-            if need > 0:
-                return False
-        # (The greedy packing bound of each kind of runs, _packs and _pack
-        # until 2026-12-06, is gone: since the bounds below, it cut no
-        # question of the adversarial corpora that they left, and cost 2 % of
-        # their instructions and 837 B of native code; docs/firmware.md.)
-        self._sets()
-        if nd == 0:
-            return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
-        self._nd = nd
-        # (the sweep first checks that all of it fits counted as sets)
-        # Bounds first. Every run crosses k - 1 edges (at a position each of
-        # its runs takes a set), no more crossings than the edges hold
-        # (_rs[0]); its k sets are at positions that runs can reach, no more
-        # than _rs[_NPOS] (the sweep asks the same at each stretch's start,
-        # from there up). The faces off the stretches (_off) hold sets only: the
-        # runs' sets, and the sets of each kind that could not all be off,
-        # must fit in the faces on the stretches; the runs' pairs, and the
-        # sets' pairs that the 2-faces off cannot hold, in all but those.
-        n = self._n
-        off = self._off
-        tot = self._tot
-        v = n[0] - off[0]
-        x = r2 = r3 = r4 = h3 = h4 = 0
-        d = 0
-        r = 1
-        db = self._db
-        dr = self._dr
-        for i in range(nd):
-            m = dm[i]
-            k = dk[i]
-            y = dn[i]
-            db[i] = (m - 2) * _NPOS
-            dr[i] = r
-            d += y * r
-            if r <= 65536:
-                r *= y + 1  # (small ints only: no more once too many)
-            x += y * (k - 1)
-            if k == 1:  # sets placed high: off the stretches too
-                if m == 2:
-                    v += y
-                elif m == 3:
-                    h3 += y
-                else:
-                    h4 += y
-            elif m == 2:
-                r2 += y * k
-            elif m == 3:
-                r3 += y * k
-            else:
-                r4 += y * k
-        rs = self._rs
-        if x > rs[0] or r2 + r3 + r4 > rs[_NPOS]:
-            return False
-        h3 += n[1]
-        h4 += n[2]
-        if r3:
-            # Runs of triples take 3-faces only on stretches of triples
-            # (two positions or more): the rest of their sets take 4-faces
-            # (adv-47: a Titanic on two 4-faces, the quads' and pairs'
-            # faces then too few: a sweep of 8 states to none).
-            st = self._st
-            a = self._a
-            y = 0
-            for p in range(self._np):
-                if st[_NPOS + p] > 1 or (p and st[_NPOS + p - 1] > 1):
-                    y += a[_NPOS + p]
-            if r3 > y:
-                r4 += r3 - y
-                r3 = y
-        # (The 3-faces and the 3- and 4-faces that the runs' pairs take,
-        # past what the 2- and 4-faces, or the 2-faces, hold: the sweep's
-        # first state asks them, docs/firmware.md "Bounds by position".)
-        if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[0], tot[1], tot[2]):
-            return False
-        o2 = off[0]
-        o3 = off[1]
-        o4 = off[2]
-        v -= o3 + 2 * o4
-        y = h3 - o3 - o4
-        x = h4 - o4
-        if not self._fits_at(
-            r2 + (v if v > 0 else 0),
-            r3 + (y if y > 0 else 0),
-            r4 + (x if x > 0 else 0),
-            tot[0] - o2,
-            tot[1] - o3,
-            tot[2] - o4,
-        ):
-            return False
-        self._mon = r <= 65536
-        if self._mon:
-            self._newgen()
-        else:
-            # too many states to name in 16 bits: none is remembered, and d
-            # is just the runs left (d = 0 is all that matters then)
-            d = 0
-            for i in range(nd):
-                dr[i] = 1
-                d += dn[i]
-        self._ns0 = self.nstates + _EAGER
-        return self._sweep(0, d, 0, 0, 0)
-
     def _sets(self):
         # type: () -> None
         """The question's sets (self._n: pairs, triples, quads) and the most
@@ -458,3 +287,151 @@ class Placer(EngineBase):
         # type: (int, int, int) -> bool
         n = self._n
         return self._fits_at(n[0], n[1], n[2], l2, l3, l4)
+
+    @micropython.native
+    def _tail(self, p, l2, l3, l4):
+        # type: (int, int, int, int) -> bool
+        """Do the sets fit in what the placement in self._u leaves over at
+        positions p.. (l2, l3, l4 left over below p)? A position whose pairs
+        can be split between 3-faces and 4-faces is a choice: a depth-first
+        search over them on the sweep's stack (_lp, _ll, _ly, ...)."""
+        u = self._u
+        a = self._a
+        np_ = self._np
+        lv = self._lv
+        n = self._n
+        one = n[2] == 0
+        i = -1
+        rest = a2 = a3 = a4 = 0
+        while True:
+            while p < np_:
+                a2 = a[p]
+                a3 = a[_NPOS + p]
+                a4 = a[2 * _NPOS + p]
+                u2 = u[p]
+                u3 = u[_NPOS + p]
+                if u2 or u3 or u[2 * _NPOS + p]:
+                    a4 -= u[2 * _NPOS + p]
+                    x = u3 if u3 < a3 else a3
+                    a3 -= x
+                    a4 -= u3 - x
+                    x = u2 if u2 < a2 else a2
+                    a2 -= x
+                    rest = u2 - x
+                    if rest:
+                        if a3 and a4:
+                            break  # a choice
+                        if a3:
+                            a3 -= rest
+                        else:
+                            a4 -= (rest + 1) >> 1
+                            a2 += rest & 1
+                    if a3 < 0 or a4 < 0:
+                        # the placement does not fit these faces (_ladder
+                        # asks it of the play's): the next split
+                        p = 255
+                        break
+                l2 += a2
+                l3 += a3
+                l4 += a4
+                p += 1
+            if p == np_:
+                if i < 0:
+                    # no choice on the way: the placement's left-over faces,
+                    # for the next sets asked on it (_try)
+                    x = self._vp
+                    x[6] = l2
+                    x[7] = l3
+                    x[8] = l4
+                    x[9] = 1
+                # do the sets fit in what is left over (_setsfit, written out)
+                l4 -= n[2]
+                if l4 >= 0:
+                    if n[1] > l3:
+                        l4 -= n[1] - l3
+                        l3 = 0
+                    else:
+                        l3 -= n[1]
+                    if l4 >= 0 and n[0] <= 2 * l4 + l3 + l2:
+                        return True
+            elif p < np_:
+                # a new choice: its splits, most pairs on 3-faces first (with
+                # no quads among the sets, the lowest that fits only)
+                i += 1
+                lv[_LP + i] = p
+                lv[_LL + 3 * i] = l2
+                lv[_LL + 3 * i + 1] = l3
+                lv[_LL + 3 * i + 2] = l4
+                y = rest if rest < a3 else a3
+                if one:
+                    z = rest - 2 * a4
+                    y = 255 if z > y else z if z > 0 else 0
+                lv[_LY + i] = y
+                lv[_LR + i] = rest
+                lv[_LA + 3 * i] = a2
+                lv[_LA + 3 * i + 1] = a3
+                lv[_LA + 3 * i + 2] = a4
+            # the next split of the deepest choice (the earlier ones once its
+            # splits are all tried)
+            while i >= 0:
+                y = lv[_LY + i]
+                rest = lv[_LR + i]
+                a4 = lv[_LA + 3 * i + 2]
+                go = False
+                while y < 255:
+                    z = rest - y
+                    f = (z + 1) >> 1
+                    if f <= a4:
+                        go = True
+                        l2 = lv[_LL + 3 * i] + lv[_LA + 3 * i] + (z & 1)
+                        l3 = lv[_LL + 3 * i + 1] + lv[_LA + 3 * i + 1] - y
+                        l4 = lv[_LL + 3 * i + 2] + a4 - f
+                        y = 255 if y == 0 or one else y - 1
+                        break
+                    y = 255 if y == 0 else y - 1
+                lv[_LY + i] = y
+                if go:
+                    # (no cap at what the sets can use, as the sweep's: no
+                    # state of _tail is remembered, and the fit is the same)
+                    p = lv[_LP + i] + 1
+                    break
+                i -= 1
+            if i < 0:
+                return False
+
+    @micropython.native
+    def _add(self, p, m, k):
+        # type: (int, int, int) -> bool
+        """Put a part (m, k) at positions p..p+k-1 if every one still fits
+        (_fits_at, written out: this is the sweep's inner loop)."""
+        u = self._u
+        a = self._a
+        b = (m - 2) * _NPOS
+        q = p
+        e = p + k
+        while q < e:
+            u[b + q] += 1
+            a4 = a[2 * _NPOS + q] - u[2 * _NPOS + q]
+            u3 = u[_NPOS + q]
+            a3 = a[_NPOS + q]
+            if u3 > a3:
+                a4 -= u3 - a3
+                a3 = 0
+            else:
+                a3 -= u3
+            if a4 < 0 or u[q] > 2 * a4 + a3 + a[q]:
+                while q >= p:
+                    u[b + q] -= 1
+                    q -= 1
+                return False
+            q += 1
+        return True
+
+    # bytecode (issue 21, the heap): _greedy's parts taken back (_ungreedy); the sweep's own
+    # are written out in it
+    def _sub(self, p, m, k):
+        # type: (int, int, int) -> None
+        u = self._u
+        b = (m - 2) * _NPOS
+        for q in range(p, p + k):
+            u[b + q] -= 1

@@ -1,13 +1,17 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API): the
-# sweep of the ladders' placement oracle (drules_place.py sets it up). From
-# the weakest position up, it decides how many runs of each kind start at
-# each position (most first); a position's sets of runs take faces the way
-# that leaves the most over (quads 4-faces, triples 3-faces first, pairs
-# 2-faces first, then 3-faces or two to a 4-face: every split tried), and the
-# sets of the question are placed at the end in what was left over, counted
-# as faces of 2, 3, >= 4 copies (enough faces of each kind: docs/firmware.md).
-# A state (position, runs left, runs open, faces left over) that failed is
-# remembered (drules_memo.py), so none is expanded twice.
+# search of the ladders' placement oracle (drules_place.py holds the
+# placement it works on). _feasible asks the question's bounds first; then
+# the sweep: from the weakest position up, it decides how many runs of each
+# kind start at each position (most first); a position's sets of runs take
+# faces the way that leaves the most over (quads 4-faces, triples 3-faces
+# first, pairs 2-faces first, then 3-faces or two to a 4-face: every split
+# tried), and the sets of the question are placed at the end in what was left
+# over, counted as faces of 2, 3, >= 4 copies (enough faces of each kind:
+# docs/firmware.md). A state (position, runs left, runs open, faces left
+# over) that failed is remembered (drules_memo.py), so none is expanded twice.
+# This module is loaded at the first question that reaches _feasible (the
+# stub drules.Engine._feasible), with its buffers and the memo's table: bot
+# play never asks it (docs/firmware.md, "Heap").
 
 from array import array
 
@@ -33,10 +37,19 @@ _LL = const(4 * _NPOS + _QT)  # left over (3 a level)
 _LA = const(7 * _NPOS + _QT)  # the faces the split takes from (3 a level)
 _LX = const(10 * _NPOS + _QT)  # runs of each kind started (_QT a level)
 _LVN = const(10 * _NPOS + _QT + _NPOS * _QT)
+# states of a question before failures are remembered: the memo's look-up
+# and record are bytecode (x170 on the chip) and a state of the native sweep
+# costs less than them, so the memo pays only on long searches (issue 21:
+# adv-30: 71 states at 64 against 63 at 16, yet 0.83x the time; no other corpus case
+# reaches 16 states since the greedy first try)
+_EAGER = const(64)
+_NREC = const(64)  # the memo's remembered failed states (drules_memo.py)
+_RW = const(16)  # bytes of one (drules_memo.py)
 
 
 class Sweep(EngineBase):
-    """The placement oracle's sweep; mixed into drules.Engine."""
+    """The placement oracle's search (its bounds, the sweep); mixed into
+    drules.Engine at its first question (drules.Engine._feasible)."""
 
     def _sweep_init(self):
         # type: () -> None
@@ -49,9 +62,14 @@ class Sweep(EngineBase):
         # them, and the split of its pairs being tried (_ly, with the faces it
         # splits: _lr, _la2/3/4); _lmode 1: the level skipped on to a later
         # position (one way only).
-        # (one buffer for the bytes, one array for the ints: fewer objects)
-        self._lv = bytearray(_LVN)
+        # (one buffer for the bytes, one array for the ints: fewer objects;
+        # the bytes, _lv, are drules_place's: _tail uses them too)
         self._li = array("i", bytes(4 * 3 * _NPOS))
+        # the memo's table of failed states (drules_memo.py), which only the
+        # sweep reads and writes
+        self._memo = bytearray(_NREC * _RW)
+        self._key = bytearray(_NPOS * _RW)  # a row per position of the sweep
+        self._gen = 0
 
     @micropython.native
     def _sweep(self, p, d, l2, l3, l4):
@@ -321,149 +339,192 @@ class Sweep(EngineBase):
             step = 1
 
     @micropython.native
-    def _tail(self, p, l2, l3, l4):
-        # type: (int, int, int, int) -> bool
-        """Do the sets fit in what the placement in self._u leaves over at
-        positions p.. (l2, l3, l4 left over below p)? A position whose pairs
-        can be split between 3-faces and 4-faces is a choice: a depth-first
-        search over them on the sweep's stack (_lp, _ll, _ly, ...)."""
-        u = self._u
-        a = self._a
-        np_ = self._np
-        lv = self._lv
-        n = self._n
-        one = n[2] == 0
-        i = -1
-        rest = a2 = a3 = a4 = 0
-        while True:
-            while p < np_:
-                a2 = a[p]
-                a3 = a[_NPOS + p]
-                a4 = a[2 * _NPOS + p]
-                u2 = u[p]
-                u3 = u[_NPOS + p]
-                if u2 or u3 or u[2 * _NPOS + p]:
-                    a4 -= u[2 * _NPOS + p]
-                    x = u3 if u3 < a3 else a3
-                    a3 -= x
-                    a4 -= u3 - x
-                    x = u2 if u2 < a2 else a2
-                    a2 -= x
-                    rest = u2 - x
-                    if rest:
-                        if a3 and a4:
-                            break  # a choice
-                        if a3:
-                            a3 -= rest
-                        else:
-                            a4 -= (rest + 1) >> 1
-                            a2 += rest & 1
-                    if a3 < 0 or a4 < 0:
-                        # the placement does not fit these faces (_ladder
-                        # asks it of the play's): the next split
-                        p = 255
-                        break
-                l2 += a2
-                l3 += a3
-                l4 += a4
-                p += 1
-            if p == np_:
-                if i < 0:
-                    # no choice on the way: the placement's left-over faces,
-                    # for the next sets asked on it (_try)
-                    x = self._vp
-                    x[6] = l2
-                    x[7] = l3
-                    x[8] = l4
-                    x[9] = 1
-                # do the sets fit in what is left over (_setsfit, written out)
-                l4 -= n[2]
-                if l4 >= 0:
-                    if n[1] > l3:
-                        l4 -= n[1] - l3
-                        l3 = 0
-                    else:
-                        l3 -= n[1]
-                    if l4 >= 0 and n[0] <= 2 * l4 + l3 + l2:
-                        return True
-            elif p < np_:
-                # a new choice: its splits, most pairs on 3-faces first (with
-                # no quads among the sets, the lowest that fits only)
-                i += 1
-                lv[_LP + i] = p
-                lv[_LL + 3 * i] = l2
-                lv[_LL + 3 * i + 1] = l3
-                lv[_LL + 3 * i + 2] = l4
-                y = rest if rest < a3 else a3
-                if one:
-                    z = rest - 2 * a4
-                    y = 255 if z > y else z if z > 0 else 0
-                lv[_LY + i] = y
-                lv[_LR + i] = rest
-                lv[_LA + 3 * i] = a2
-                lv[_LA + 3 * i + 1] = a3
-                lv[_LA + 3 * i + 2] = a4
-            # the next split of the deepest choice (the earlier ones once its
-            # splits are all tried)
-            while i >= 0:
-                y = lv[_LY + i]
-                rest = lv[_LR + i]
-                a4 = lv[_LA + 3 * i + 2]
-                go = False
-                while y < 255:
-                    z = rest - y
-                    f = (z + 1) >> 1
-                    if f <= a4:
-                        go = True
-                        l2 = lv[_LL + 3 * i] + lv[_LA + 3 * i] + (z & 1)
-                        l3 = lv[_LL + 3 * i + 1] + lv[_LA + 3 * i + 1] - y
-                        l4 = lv[_LL + 3 * i + 2] + a4 - f
-                        y = 255 if y == 0 or one else y - 1
-                        break
-                    y = 255 if y == 0 else y - 1
-                lv[_LY + i] = y
-                if go:
-                    # (no cap at what the sets can use, as the sweep's: no
-                    # state of _tail is remembered, and the fit is the same)
-                    p = lv[_LP + i] + 1
-                    break
-                i -= 1
-            if i < 0:
-                return False
-
-    @micropython.native
-    def _add(self, p, m, k):
-        # type: (int, int, int) -> bool
-        """Put a part (m, k) at positions p..p+k-1 if every one still fits
-        (_fits_at, written out: this is the sweep's inner loop)."""
-        u = self._u
-        a = self._a
-        b = (m - 2) * _NPOS
-        q = p
-        e = p + k
-        while q < e:
-            u[b + q] += 1
-            a4 = a[2 * _NPOS + q] - u[2 * _NPOS + q]
-            u3 = u[_NPOS + q]
-            a3 = a[_NPOS + q]
-            if u3 > a3:
-                a4 -= u3 - a3
-                a3 = 0
+    def _feasible(self, fa, fb):
+        # type: (int, int) -> bool
+        """Can the parts of the question, and fa runs of 2 pairs and fb runs
+        of 3 pairs more, all be placed at once (drules_place.py's top)? self._u must be
+        clear; on success it holds the runs' placement."""
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        sb = self._sb
+        dm = self._dm
+        dk = self._dk
+        dn = self._dn
+        nq = self._nq
+        nd = 0
+        ql = self._ql
+        dl = self._dl
+        for t in range(nq + 2):
+            lo = 0
+            if t < nq:
+                n = qn[t]
+                k = qk[t]
+                m = qm[t]
+                lo = ql[t] - 1 if ql[t] else 0
             else:
-                a3 -= u3
-            if a4 < 0 or u[q] > 2 * a4 + a3 + a[q]:
-                while q >= p:
-                    u[b + q] -= 1
-                    q -= 1
+                m = 2
+                k = t - nq + 2
+                n = fa if k == 2 else fb
+            if n == 0 or (k == 1 and (t >= nq or ql[t] == 0)):
+                continue  # sets are placed in what the sweep leaves over
+            if sb[(m - 2) * _NPOS] < k:
                 return False
-            q += 1
-        return True
+            # The sweep's kinds of runs, longest first (an insertion sort).
+            i = nd
+            while i and (dk[i - 1] < k or (dk[i - 1] == k and dm[i - 1] < m)):
+                dm[i] = dm[i - 1]
+                dk[i] = dk[i - 1]
+                dn[i] = dn[i - 1]
+                dl[i] = dl[i - 1]
+                i -= 1
+            if i and dk[i - 1] == k and dm[i - 1] == m and t >= nq:
+                # the same kind (runs of pairs): merged
+                dn[i - 1] += n
+                while i < nd:
+                    dm[i] = dm[i + 1]
+                    dk[i] = dk[i + 1]
+                    dn[i] = dn[i + 1]
+                    dl[i] = dl[i + 1]
+                    i += 1
+                continue
+            dm[i] = m
+            dk[i] = k
+            dn[i] = n
+            dl[i] = lo
+            nd += 1
+        # Runs of one width and length >= k each take k sets or more of one
+        # stretch, and cross k - 1 of its edges (two neighbouring positions,
+        # crossed by no more runs than the lesser holds): no more of them
+        # than the stretches' sets // k, nor their edges // (k - 1).
+        sl = self._sl
+        sc = self._sc
+        se = self._se
+        for i in range(nd):
+            m = dm[i]
+            k = dk[i]
+            if k == 1:
+                break  # (a set placed high: the longest kinds come first)
+            need = 0
+            for j in range(i + 1):
+                if dm[j] == m:
+                    need += dn[j]
+            b = (m - 2) * _NPOS
+            for j in range(b, b + self._nst[m - 2]):
+                if sl[j] >= k:
+                    x = sc[j] // k
+                    y = se[j] // (k - 1)
+                    need -= x if x < y else y
+            if need > 0:
+                return False
+        # (The greedy packing bound of each kind of runs, _packs and _pack
+        # until 2026-12-06, is gone: since the bounds below, it cut no
+        # question of the adversarial corpora that they left, and cost 2 % of
+        # their instructions and 837 B of native code; docs/firmware.md.)
+        self._sets()
+        if nd == 0:
+            return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
+        self._nd = nd
+        # (the sweep first checks that all of it fits counted as sets)
+        # Bounds first. Every run crosses k - 1 edges (at a position each of
+        # its runs takes a set), no more crossings than the edges hold
+        # (_rs[0]); its k sets are at positions that runs can reach, no more
+        # than _rs[_NPOS] (the sweep asks the same at each stretch's start,
+        # from there up). The faces off the stretches (_off) hold sets only: the
+        # runs' sets, and the sets of each kind that could not all be off,
+        # must fit in the faces on the stretches; the runs' pairs, and the
+        # sets' pairs that the 2-faces off cannot hold, in all but those.
+        n = self._n
+        off = self._off
+        tot = self._tot
+        v = n[0] - off[0]
+        x = r2 = r3 = r4 = h3 = h4 = 0
+        d = 0
+        r = 1
+        db = self._db
+        dr = self._dr
+        for i in range(nd):
+            m = dm[i]
+            k = dk[i]
+            y = dn[i]
+            db[i] = (m - 2) * _NPOS
+            dr[i] = r
+            d += y * r
+            if r <= 65536:
+                r *= y + 1  # (small ints only: no more once too many)
+            x += y * (k - 1)
+            if k == 1:  # sets placed high: off the stretches too
+                if m == 2:
+                    v += y
+                elif m == 3:
+                    h3 += y
+                else:
+                    h4 += y
+            elif m == 2:
+                r2 += y * k
+            elif m == 3:
+                r3 += y * k
+            else:
+                r4 += y * k
+        rs = self._rs
+        if x > rs[0] or r2 + r3 + r4 > rs[_NPOS]:
+            return False
+        h3 += n[1]
+        h4 += n[2]
+        if r3:
+            # Runs of triples take 3-faces only on stretches of triples
+            # (two positions or more): the rest of their sets take 4-faces
+            # (adv-47: a Titanic on two 4-faces, the quads' and pairs'
+            # faces then too few: a sweep of 8 states to none).
+            st = self._st
+            a = self._a
+            y = 0
+            for p in range(self._np):
+                if st[_NPOS + p] > 1 or (p and st[_NPOS + p - 1] > 1):
+                    y += a[_NPOS + p]
+            if r3 > y:
+                r4 += r3 - y
+                r3 = y
+        # (The 3-faces and the 3- and 4-faces that the runs' pairs take,
+        # past what the 2- and 4-faces, or the 2-faces, hold: the sweep's
+        # first state asks them, docs/firmware.md "Bounds by position".)
+        if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[0], tot[1], tot[2]):
+            return False
+        o2 = off[0]
+        o3 = off[1]
+        o4 = off[2]
+        v -= o3 + 2 * o4
+        y = h3 - o3 - o4
+        x = h4 - o4
+        if not self._fits_at(
+            r2 + (v if v > 0 else 0),
+            r3 + (y if y > 0 else 0),
+            r4 + (x if x > 0 else 0),
+            tot[0] - o2,
+            tot[1] - o3,
+            tot[2] - o4,
+        ):
+            return False
+        self._mon = r <= 65536
+        if self._mon:
+            self._newgen()
+        else:
+            # too many states to name in 16 bits: none is remembered, and d
+            # is just the runs left (d = 0 is all that matters then)
+            d = 0
+            for i in range(nd):
+                dr[i] = 1
+                d += dn[i]
+        self._ns0 = self.nstates + _EAGER
+        return self._sweep(0, d, 0, 0, 0)
 
-    # bytecode (issue 21, the heap): _greedy's parts taken back (_ungreedy); the sweep's own
-    # are written out in it
-    def _sub(self, p, m, k):
-        # type: (int, int, int) -> None
-        u = self._u
-        b = (m - 2) * _NPOS
-        for q in range(p, p + k):
-            u[b + q] -= 1
+
+def load_all(D):
+    """Every part's methods on the Engine of D (the drules module), as with
+    3-4 decks and the search: for the host's benchmarks and the engine's
+    tests, which wrap the methods by name before any check
+    (host/tractor_table/sim/engine/mpy/kindtime_mp.py). Here, not in drules:
+    the table never calls it, and drules stays in the heap all the play (D
+    is passed in: no part imports drules)."""
+    D._parts(True)
+    D._put(Sweep)

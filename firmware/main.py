@@ -201,7 +201,8 @@ class App:
                 t.tap(seat, card, now)
                 self.dirty = True
                 took = True
-        if getattr(b, "view_changed", False):
+        viewed = getattr(b, "view_changed", False)
+        if viewed:
             self._view(b, now)
         for seat, kind in b.presses(now):
             if self.enroll is None or not self.enroll.press(seat, kind):
@@ -216,8 +217,9 @@ class App:
         # hand's end: table.Table.work) runs at the turns after its frame, a
         # piece a turn that took no input, before any save step or collection
         # (issue 22); an input meanwhile finishes it first (the table's events
-        # stay those of the play done at once)
-        worked = not took and t.work()
+        # stay those of the play done at once); a turn whose readers saw a
+        # card once draws it first: the work waits a turn
+        worked = not took and not viewed and t.work()
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes at the next turn,
         # and any save step at a turn that took no input (issue 22); a sound

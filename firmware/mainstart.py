@@ -104,6 +104,8 @@ def configured_app(App, board, cfg_path):
         sc.rx_gain = opts.reader_gain  # set at each reader's set-up
     if sc is not None:
         sc.set_group(opts.reader_group)
+        if opts.reader_dwell > 0:
+            sc.confirm_ms = opts.reader_dwell
     for p in opts.problems:
         print("table.cfg:", p)
     # the display's 16 columns name the problem; the USB serial has the details

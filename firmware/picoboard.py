@@ -208,13 +208,15 @@ class PicoBoard:
         S = self._scanner_mod
         out = None  # the idle poll (nearly every call) allocates nothing
         n = sc.tick(now)
-        if not n and sc._groups > 1:
-            # nothing seen: the next group's polls begin now and are read at
-            # the next turn's tick, so that the rest of this turn (the link,
-            # the buttons, the display) runs while those chips search: a
-            # four-seat cycle is one turn of the main loop. Before a save
-            # step they are read at once (card_pending: Scanner.seen_once),
-            # and a sighting read late is judged by its launch's time
+        if sc._groups > 1:
+            # the next group's polls begin now and are read at the next
+            # turn's tick, so that the rest of this turn (the link, the
+            # buttons, the display, a tap's frame) runs while those chips
+            # search: a four-seat cycle is one turn of the main loop, and a
+            # card seen once is looked at again by the next turn (its
+            # confirming poll a cycle later, not two). Before a save step
+            # they are read at once (card_pending: Scanner.seen_once), and a
+            # sighting read late is judged by its launch's time
             sc.launch(now)
         if n:  # events waiting (pop is not called for none)
             out = []

@@ -31,10 +31,12 @@ Events (``kind``; the fields that matter):
 
 Timings (all parameters of the constructor; defaults in brackets):
 
-- ``confirm_ms`` [40]: a new tag is reported only when a second poll of the
+- ``confirm_ms`` [20]: a new tag is reported only when a second poll of the
   seat, at least this long after the first that saw it, sees it again (a card
   of a fanned hand swept over the reader is seen by one poll, and is not a
-  play); 0 reports at the first sight.
+  play); 0 reports at the first sight. At most a four-seat cycle (about 25 ms
+  on the board model), so that the seat's next poll confirms; at most 50 ms
+  (issue 22).
 - ``away_ms`` [500]: a tag must be unseen at a seat this long before the same
   tag there counts as a new tap (a card resting on the reader, or bouncing at
   the edge of the field, is reported once). Unseen means a poll of the seat
@@ -121,7 +123,7 @@ class Scanner:
         self,
         readers,
         cardmap=None,
-        confirm_ms=40,
+        confirm_ms=20,
         away_ms=500,
         alternate_ms=300,
         crosstalk_ms=300,
@@ -366,7 +368,8 @@ class Scanner:
     def tick(self, now):
         """One step of the readers that are not polled (a set-up, a reset's
         next step: at most one set-up), the group ``launch()`` left running
-        read, then one poll of the next group of readers, all of them at
+        read, then (unless that group brought events: they go to the main
+        loop first) one poll of the next group of readers, all of them at
         once; returns the number of events waiting. Does nothing (cheaply)
         while every reader waits."""
         if not self._all_up:
@@ -405,6 +408,11 @@ class Scanner:
             # first (two groups' fields are never on together)
             self._flight = -1
             self._serve_group(f, self._flight_at)
+            if self._q_len:
+                # it saw something: no blocking poll before the main loop
+                # takes it (a card seen once is drawn now, not a group's
+                # search later); the next group is launch()'s
+                return self._q_len
         groups = self._groups
         for _ in range(groups):
             g = self._group

@@ -13,7 +13,10 @@
 # and two for the readers: reader_gain=normal|low (the PN532's receiver gain,
 # 38 or 33 dB: low shrinks the read zone; docs/readers.md), and
 # reader_groups=pairs|all|one (how many readers poll at once: pairs, the
-# default, stays within USB's 500 mA; all four draw more: hardware/README.md).
+# default, stays within USB's 500 mA; all four draw more: hardware/README.md),
+# and reader_dwell_ms=1..50 (a card counts when a second poll of its seat at
+# least this long after the first sees it again; default the scanner's 20 ms:
+# docs/readers.md).
 #
 # partners=called with revoke=forfeit is not played: reported as a problem,
 # the table then plays revoke=flag.
@@ -111,6 +114,15 @@ class Options:
         self.reader_group = 4 if g == "all" else 1 if g == "one" else 2
         if g not in ("pairs", "all", "one"):
             self.problems.append("reader_groups: %s is not pairs, all or one" % g)
+        # the dwell before a card seen once counts (scanner confirm_ms), -1: the
+        # scanner's default. Never 0: one poll alone is never a play
+        self.reader_dwell = -1
+        d = cfg.get("reader_dwell_ms")
+        if d is not None:
+            if d.isdigit() and 1 <= int(d) <= 50:
+                self.reader_dwell = int(d)
+            else:
+                self.problems.append("reader_dwell_ms: %s is not a number of ms from 1 to 50" % d)
 
     def _value(self, name, kind, names, v, default):
         p = self.problems

@@ -100,8 +100,11 @@ RESIDENT = (
 #: the rules engine's ladders and placement oracle: with 3-4 decks or
 #: same_shape_only the engine holds them from its load (firmware/drules.py,
 #: _parts); with 1-2 decks only from a check that asks them to the hand's end
-#: (bot play: never; docs/firmware.md, "Heap")
-LADDER_PARTS = ("drules_ladder", "drules_place", "drules_sweep", "drules_memo")
+#: (bot play: never; docs/firmware.md, "Heap"). The oracle's search
+#: (drules_sweep) is not among them: it comes only at a question that the
+#: placement's greedy tries do not settle (drules.Engine._feasible), which bot
+#: play never asks with any number of decks
+LADDER_PARTS = ("drules_ladder", "drules_place", "drules_memo")
 
 
 def resident_names(decks: int, same_shape_only: bool = False) -> tuple[str, ...]:

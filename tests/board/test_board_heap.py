@@ -116,6 +116,41 @@ def test_the_peak_is_under_the_issue_21_bound(one_hand: PicoTable) -> None:
     assert at is not None and at[0] < vh.CHIP_BUDGET
 
 
+@pytest.fixture(scope="module")
+def three_decks(tmp_path_factory: pytest.TempPathFactory) -> PicoTable:
+    rules = Rules(decks=3)
+    vt = PicoTable(3, rules=rules, workdir=tmp_path_factory.mktemp("peak3"))
+    with vt:
+        game = BotGame(vt, rules, seed=1, strength=1, say=lambda _s: None)
+        game.play(1)
+    assert game.disagreements == []
+    return vt
+
+
+#: what the whole-hand peak on the chip (by kind) with three decks must stay
+#: under today: docs/performance.md, "Board model: the heap at its live peak",
+#: measured 2026-12-06 with two hands: 139.3-140.7 KB with 3-4 decks since the
+#: oracle's search comes at its first question (153.0-154.1 KB before,
+#: docs/firmware.md "Heap"); still over the issue-21 bound (128 KiB)
+PEAK34_NOW = 140 * 1024
+
+
+@pytest.mark.slow
+def test_three_decks_hold_the_ladders_and_the_oracles_placement_not_its_search(three_decks: PicoTable) -> None:
+    vt = three_decks
+    mods = set(vt.peak_modules)
+    # the play's peak: the engine, its ladders and the oracle's placement
+    # (asked at every led triple), not its search (drules_sweep: bot play never
+    # reaches drules.Engine._feasible), and not drules_hand
+    assert {"drules", "drules_ladder", "drules_place", "drules_memo"} <= mods
+    assert "drules_sweep" not in mods and "drules_hand" not in mods
+    at = vt.chip_peak_at_peak()
+    assert at is not None
+    chip, code = at
+    assert "drules_sweep" not in code.by_module
+    assert chip < PEAK34_NOW, chip
+
+
 def test_the_app_leaves_no_collection_threshold_after_its_start(one_hand: PicoTable) -> None:
     # boot.py sets gc.threshold() so that the start's long-lived buffers are
     # made in a collected heap; mainstart.configured_app ends it (-1): the

@@ -28,7 +28,11 @@ class RecursiveSweep(EngineBase):
 
     def _sweep_init(self):
         # type: () -> None
-        pass  # the recursion keeps its state in its frames
+        # the recursion keeps its state in its frames; the memo's table of
+        # failed states, as the iterative sweep's _sweep_init makes it
+        self._memo = bytearray(64 * 16)
+        self._key = bytearray(_NPOS * 16)
+        self._gen = 0
 
     @micropython.native
     def _sweep(self, p, d, l2, l3, l4):

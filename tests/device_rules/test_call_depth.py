@@ -176,12 +176,18 @@ def test_the_deep_variant_fails_the_bound(deep_engine: Callable[..., Any]) -> No
 def call_graph(files: list[Path]) -> dict[str, set[str]]:
     """Function name -> the names it calls (``self.f(...)``, ``f(...)``,
     ``x.f(...)``), kept to the functions these files define (names are
-    unique enough in the engine: a call of a name reaches every definition of it)."""
+    unique enough in the engine: a call of a name reaches every definition of it).
+    A function that calls its own name is a stub that loads a part and calls
+    the part's function of that name (``drules.Engine._feasible``, the
+    oracle's search at its first question): not recursion, but one frame more
+    on the way, so it is a node of its own (``name'``) that every call of the
+    name reaches first and that calls the name's other definitions."""
     calls: dict[str, set[str]] = {}
+    stubs: set[str] = set()
     for p in files:
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef):
-                out = calls.setdefault(node.name, set())
+                out: set[str] = set()
                 for n in ast.walk(node):
                     if isinstance(n, ast.Call):
                         f = n.func
@@ -189,7 +195,18 @@ def call_graph(files: list[Path]) -> dict[str, set[str]]:
                             out.add(f.attr)
                         elif isinstance(f, ast.Name):
                             out.add(f.id)
-    return {k: v & calls.keys() for k, v in calls.items()}
+                if node.name in out:
+                    stubs.add(node.name)
+                    calls.setdefault(node.name + "'", set()).update(out)
+                else:
+                    calls.setdefault(node.name, set()).update(out)
+    graph = {k: v & calls.keys() for k, v in calls.items()}
+    for s in stubs:
+        for k, v in graph.items():
+            if s in v and k != s + "'":
+                v.discard(s)
+                v.add(s + "'")
+    return graph
 
 
 def longest_chain(graph: dict[str, set[str]]) -> list[str]:
@@ -218,6 +235,8 @@ def test_the_engine_cannot_recurse_and_its_longest_chain_is_within_the_bound() -
 
 
 def test_the_static_check_finds_the_deep_variants_recursion() -> None:
+    # the deep variant in place of the sweep (its _tail, _add and _sub, which
+    # drules_place holds now, beside them: a name reaches every definition)
     files = [p for p in ENGINE_FILES if p.name != "drules_sweep.py"] + [DEEP]
-    with pytest.raises(ValueError, match=r"a cycle: .*_sweep"):
+    with pytest.raises(ValueError, match=r"a cycle: .*(_sweep|_over)"):
         longest_chain(call_graph(files))

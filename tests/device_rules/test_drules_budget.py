@@ -40,7 +40,9 @@ def _engine_with_parts() -> Any:
     """The judge's engine class with every part's methods on it (the oracle's
     and the ladders' come as the rules or a check ask them, drules._parts, and
     are looked up on the class itself): where a patch of one of them is seen."""
-    judge_mp.drules.load_all()
+    import drules_sweep
+
+    drules_sweep.load_all(judge_mp.drules)
     return judge_mp.drules.Engine
 
 

@@ -4,11 +4,12 @@ each rung legal and illegal; CPython and MicroPython (104 KB heap)."""
 
 
 import drules as D
+import drules_sweep
 from dcards import engine, hand, ids
 
 # the ladders' and the oracle's code compiled from source while the heap is
 # empty (an engine loads them when its rules or a check first asks them)
-D.load_all()
+drules_sweep.load_all(D)
 
 T = "T"  # level ten, as in most of docs/rules.md's examples
 

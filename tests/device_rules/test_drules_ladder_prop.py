@@ -8,11 +8,12 @@ permanent_twos, NT. The vectors of rungs and the reasons must be the same.
 CPython and MicroPython."""
 
 import drules as D
+import drules_sweep
 from drules_refladder import RefEngine
 
 # the ladders' and the oracle's code compiled from source while the heap is
 # empty (an engine loads them when its rules or a check first asks them)
-D.load_all()
+drules_sweep.load_all(D)
 
 _NPOS = 18  # the stride of the engine's pidx (firmware/drules.py)
 

@@ -5,11 +5,12 @@ paths (docs/rules.md §7-8); CPython and MicroPython (104 KB heap)."""
 import sys
 
 import drules as D
+import drules_sweep
 from dcards import engine, hand, ids
 
 # the ladders' and the oracle's code compiled from source while the heap is
 # empty (an engine loads them when its rules or a check first asks them)
-D.load_all()
+drules_sweep.load_all(D)
 
 T = "T"  # level ten, as in most of docs/rules.md's examples
 
@@ -64,6 +65,32 @@ def test_trick_carves_units_out_of_longer_runs():
 
 
 # --- §8 kitty ------------------------------------------------------------------
+
+
+def test_trick_one_unit_lead_matched_directly():
+    # A lead of one set or one run is matched without a search (drules_match:
+    # k faces of m copies at k consecutive positions): the same winners as
+    # the oracle's (match_steps 0), where faces share a position or a run
+    # crosses the removed level rank
+    tricks = [
+        ("3D 3D", "5S 5S", "5C 5D", "4D 4D", 1),  # off-suit level pair kills; two level faces are no pair
+        ("3D 3D 4D 4D", "5S 5S 5C 5C", "4H 4H 6H 6H", "5S 5S 5H 5H", 3),  # same position: no tractor
+        ("3D 3D 4D 4D", "5S 5S 5C 5C", "4H 4H 6H 6H", "6H 6H 8H 8H", 2),  # 6-8 skips 7: no tractor
+        ("3D 3D 4D 4D", "5S 5S 5C 5C", "AH AH 5C 5C", "QH QH KH KH", 2),  # A then the off-suit level
+        ("3D 3D 4D 4D", "6D 6D 7D 7D", "3H 3H 7H 7H", "8D 8D 9D 9D", 3),
+        ("3D 3D 4D 4D", "9D 9D 6D 6D", "SJ SJ BJ BJ", "5H 5H SJ SJ", 2),
+        ("3D 3D 4D 4D 6D 6D", "5S 5S 5C 5C SJ SJ", "4H 4H 6H 6H 7H 7H", "5S 5S 5H 5H SJ SJ", 3),
+    ]
+    for decks in (2, 4):
+        e = engine("5", "H", decks=decks)
+        o = engine("5", "H", decks=decks)
+        o.match_steps = 0  # the placement oracle answers
+        for lead, a, b, c, want in tricks:
+            assert winner(e, lead, a, b, c) == want, (decks, lead, a, b, c)
+            assert winner(o, lead, a, b, c) == want, (decks, lead, a, b, c)
+    e = engine("5", "H", decks=3)
+    assert winner(e, "7D 7D 7D", "9D 9D 8D", "8D 8D 8D", "2H 2H 2H") == 3
+    assert winner(e, "7D 7D 7D 8D 8D 8D", "9D 9D 9D TD TD TD", "2H 2H 2H 4H 4H 4H", "3H 3H 3H 4H 4H 4H") == 3
 
 
 def test_kitty_multipliers():

@@ -1,9 +1,11 @@
 """The rules engine's parts come as the rules or a check ask them (docs/firmware.md,
 "Heap"): on the unix port from ``.mpy`` files, as the table loads them. With 1-2
 decks and no same_shape_only the ladders never load and the placement oracle
-(drules_place, drules_sweep, drules_memo) only at its first question; with 3-4
-decks both at once; the engine's verdicts are the same either way; and the
-table's adapter drops them all at the hand's end (tablerules.hand_rules)."""
+(drules_place, drules_memo, and its search drules_sweep) only at its first
+question; with 3-4 decks the ladders and the oracle's placement at once, its
+search only at a question that reaches it (a near-miss follow: adv-21); the
+engine's verdicts are the same either way; and the table's adapter drops them
+all at the hand's end (tablerules.hand_rules)."""
 
 from __future__ import annotations
 
@@ -38,8 +40,20 @@ plays = [lead, ids("5H 5H 6H 6H"), ids("7H 8H 9H TH"), ids("2C 3C 4C 5C")]
 print("direct", e.trick_winner(plays), loaded(ORACLE))
 e.match_steps = 0
 print("oracle", e.trick_winner(plays), loaded(ORACLE), loaded(("drules_ladder",)))
+e = None
+tablerules.TableRules(3).unload()  # the engine's modules out, as at a hand's end
+drules = __import__("drules")
+print("fresh", loaded(ORACLE))
 e3 = drules.Engine(3)
-print("ladders", loaded(("drules_ladder",)))
+print("ladders", loaded(("drules_ladder",) + ORACLE))
+e3.set_trump(3, 3)  # level 5, clubs: adv-21 (tests/device_rules/data/adversarial.jsonl)
+lead = ids("5S 5S 5H 5H 5H 5D 5C 5C 5C 7C 7C 8C 8C 9C 9C 9C TC TC TC SJ SJ SJ")
+hand = drules.hand_from(ids("2S 5S QS QS KS 4H 4H 7H 9H JH KH 3D 5D 5D 8D 8D AD 2C 2C 3C 3C 3C 4C 4C 4C "
+                            "6C 6C 6C 7C 8C JC JC JC QC QC AC AC BJ BJ BJ"))
+play = ids("5S 5D 5D 2C 3C 3C 3C 4C 4C 4C 6C 6C 6C 7C 8C JC JC QC QC AC BJ BJ")
+# a led triple against a held triple not played: the ladder's verdict, no search
+print("ladder", e3.check_follow(ids("AH AH AH"), drules.hand_from(ids("KH KH KH 3H 4H")), ids("KH KH 3H")), loaded(ORACLE))
+print("search", e3.check_follow(lead, hand, play), loaded(ORACLE))
 e = e3 = None
 r = tablerules.TableRules(2)
 r.begin_hand(0, 4, True)
@@ -60,7 +74,13 @@ def test_the_parts_load_when_asked_and_leave_with_the_engine(tmp_path: Path) -> 
     assert out["direct"] == "1 []"  # a trick the direct search settles: still none
     # a trick put to the oracle (no direct search): it loads, the same winner
     assert out["oracle"] == "1 ['drules_place', 'drules_sweep', 'drules_memo'] []"
-    assert out["ladders"] == "['drules_ladder']"  # 3 decks: the ladders at once
+    assert out["fresh"] == "[]"
+    # 3 decks: the ladders and the oracle's placement at once, not its search
+    assert out["ladders"] == "['drules_ladder', 'drules_place', 'drules_memo']"
+    assert out["ladder"] == "8 ['drules_place', 'drules_memo']"  # R_TRIPLES, by the ladder alone
+    # a near-miss follow (adv-21: triples held and not played) asks the search:
+    # it loads, with the verdict the case expects (R_TRIPLES)
+    assert out["search"] == "8 ['drules_place', 'drules_sweep', 'drules_memo']"
     # the end of the draw: the engine for the play, drules_hand gone
     assert out["play"] == "True ['drules']"
     # the settlement: drules_hand for it, every module of the engine gone

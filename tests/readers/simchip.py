@@ -78,9 +78,10 @@ class Table:
         self.shown = []
         self.ticks = 0
         # the main loop's pattern (picoboard.PicoBoard.taps): "" one tick a
-        # turn; "launch": a tick that saw nothing is followed by launch() (the
-        # next group's polls left running), "twice": by a second tick; each
-        # turn then lasts turn_us more (the main loop's own work)
+        # turn; "launch": every tick is followed by launch() (the next
+        # group's polls left running), "twice": a tick that saw nothing by a
+        # second tick; each turn then lasts turn_us more (the main loop's
+        # own work)
         self.then = ""
         self.turn_us = 0
 
@@ -96,7 +97,7 @@ class Table:
             t = clock.ticks_us()
             n = sc.tick(clock.ticks_ms())
             self.ticks += 1
-            if not n and self.then == "launch":
+            if self.then == "launch":
                 sc.launch(clock.ticks_ms())
             elif not n and self.then == "twice":
                 sc.tick(clock.ticks_ms())

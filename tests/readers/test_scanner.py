@@ -312,7 +312,7 @@ def test_a_launched_polls_sighting_is_judged_by_the_time_it_began():
     now0 = t.clock.ticks_ms()
     assert sc.launch(now0)
     t.clock.advance_us(400000)
-    sc.tick(t.clock.ticks_ms())  # reads it, then polls the other group
+    sc.tick(t.clock.ticks_ms())  # reads it (and, having seen it, polls no other group)
     assert sc.pop() == scanner.EV_SEEN and sc.seat == g and sc.t_ms == now0
     assert t.bus.max_fields_on == 2
 
@@ -321,9 +321,9 @@ def test_a_tag_seen_again_by_the_next_poll_is_one_tap_however_late_it_came():
     # (issue 22: launch() switched on, the board stalled with the flash at its
     # maximum times) a card laid as a group is launched; the turn then erases
     # a sector (400 ms, the CPU stopped); the next turn reads the launched
-    # answers (a first sighting, judged by the launch's time) and so launches
-    # nothing; the seat's next poll comes a turn later, 510 ms after the first
-    # sighting, with no poll between them: the tag never went unseen, and that
+    # answers (a first sighting, judged by the launch's time) and launches
+    # the other group; the seat's next poll comes a turn later, 510 ms after
+    # the first sighting, with no poll between them: the tag never went unseen, and that
     # poll confirms it (it was taken for a new appearance of the same tag,
     # away longer than away_ms: shown again, never counted, and the player,
     # whose card had been read twice, took it away)
@@ -336,8 +336,9 @@ def test_a_tag_seen_again_by_the_next_poll_is_one_tap_however_late_it_came():
     t.clock.advance_us(470000)  # the save's erase
     assert sc.tick(t.clock.ticks_ms())  # the launched answers: seen once
     assert sc.pop() == scanner.EV_SEEN and sc.seat == g and sc.t_ms == now0
-    t.clock.advance_us(40000)  # the turn that drew it: no launch after a tick that brought events
-    sc.tick(t.clock.ticks_ms())  # the seat's next poll
+    assert sc.launch(t.clock.ticks_ms())  # the other group (PicoBoard.taps)
+    t.clock.advance_us(40000)  # the turn that drew it
+    sc.tick(t.clock.ticks_ms())  # the other group read, then the seat's next poll
     assert sc.pop() == EV_CARD and sc.seat == g and sc.card == 5
     assert sc.pop() == scanner.EV_NONE and sc.unconfirmed == 0
     # a card found gone by a poll, and back after away_ms, is a new tap still

@@ -459,6 +459,17 @@ def test_table_cfg_sets_the_rules():
     # the readers' gain: normal (the chip's default) or low
     assert C.Options({}).reader_gain == -1 and C.Options({"reader_gain": "low"}).reader_gain == 4
     assert C.Options({"reader_gain": "loud"}).problems == ["reader_gain: loud is not normal or low"]
+    # the readers' grouping: pairs by default (USB's 500 mA), all four or one at a time on request
+    assert C.Options({}).reader_group == 2 and C.Options({"reader_groups": "all"}).reader_group == 4
+    assert C.Options({"reader_groups": "one"}).reader_group == 1
+    bad = C.Options({"reader_groups": "three"})
+    assert bad.reader_group == 2 and bad.problems == ["reader_groups: three is not pairs, all or one"]
+    # the dwell before a card counts: 1..50 ms, never 0 (one poll alone is never a play)
+    assert C.Options({}).reader_dwell == -1 and C.Options({"reader_dwell_ms": "35"}).reader_dwell == 35
+    for v in ("0", "51", "-5", "fast", ""):
+        o = C.Options({"reader_dwell_ms": v})
+        assert o.reader_dwell == -1, v
+        assert o.problems == ["reader_dwell_ms: " + v + " is not a number of ms from 1 to 50"], v
 
 
 def test_configured_app_plays_by_table_cfg():
@@ -473,6 +484,30 @@ def test_configured_app_plays_by_table_cfg():
     assert app.table.hand_scan is True and app.table.throw_penalty == 5
     assert app.table.rules.throw_penalty == 5 and app.table.rules.level_table == 2
     assert app.table.rules.e().throw_penalty == 5  # the engine, loaded when first asked
+    import os
+
+    os.remove(path)
+
+
+def test_configured_app_sets_the_readers_by_table_cfg():
+    import scanner as S
+
+    path = "/tmp/tt_cfg3_" + str(id(Port)) + ".cfg"
+    for text, group, dwell, problem in (
+        ("", 2, 20, ""),  # the scanner's defaults: pairs, 20 ms
+        ("reader_groups=all\nreader_dwell_ms=45\n", 4, 45, ""),
+        ("reader_groups=one\nreader_dwell_ms=0\n", 1, 20, "table.cfg error"),  # 0 refused: kept
+    ):
+        f = open(path, "w")
+        f.write(text)
+        f.close()
+        b = Board()
+        b.decks = 2
+        b.problem = ""
+        b.scanner = S.Scanner([None, None, None, None])
+        app = M.configured_app(b, path)
+        assert b.scanner.group == group and b.scanner.confirm_ms == dwell, text
+        assert (app.table.message == "table.cfg error") == bool(problem), text
     import os
 
     os.remove(path)

@@ -104,7 +104,9 @@ def main(argv: list) -> None:  # type: ignore[type-arg]
     cap = int(argv[2]) if len(argv) > 2 else 0
     native = argv[3].split(",") if len(argv) > 3 and argv[3] else []
     if native:
-        drules.load_all()  # the oracle's and the ladders' methods on Engine, to be wrapped
+        import drules_sweep  # type: ignore[import-not-found]
+
+        drules_sweep.load_all(drules)  # the oracle's and the ladders' methods on Engine, to be wrapped
         kindtime_mp.setup(drules.Engine, native, argv[4].split(",") if len(argv) > 4 else [])
 
     def one(case: dict) -> dict:  # type: ignore[type-arg]

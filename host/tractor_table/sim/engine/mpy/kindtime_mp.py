@@ -17,12 +17,20 @@
 #   native = T * N' / T', bytecode = T - native.
 # Checked against the rp2 port's own times (bench/rp2040.py, TIME_BY_KIND).
 # The wrappers allocate (their argument tuples); the plain timing does not.
+# The wrappers are made once, by setup, not for each check: closures made per
+# check were garbage the runner's heap piled up between its collections, and
+# each bytecode method whose frame is over 11 words takes its frame from that
+# heap on every call (a gc_alloc that scans from the lowest free block): over
+# the bench's 150 bot hands they made the plain timing of later checks 2-7x
+# slow (hand-1032's trick of pairs: 20-30 us alone, 100-190 us in the bench;
+# issue 21, branch worst3).
 import time
 
 _st: list = [0, 0, 0, 0]  # type: ignore[type-arg]  # [native µs, bytecode µs, the kind running (1 native), the last switch]
 _names: list = []  # type: ignore[type-arg]
 _saved: list = []  # type: ignore[type-arg]
 _kinds: list = []  # type: ignore[type-arg]
+_wrapped: list = []  # type: ignore[type-arg]  # the wrappers, made once (setup): none is made per check
 
 
 def _wrap(f, kind: int):  # type: ignore[no-untyped-def]
@@ -54,6 +62,7 @@ def setup(cls: type, native: list, bytecode: list) -> None:  # type: ignore[type
     _names[:] = []
     _saved[:] = []
     _kinds[:] = []
+    _wrapped[:] = []
     for kind, names in ((1, native), (0, bytecode)):
         for n in names:
             f = getattr(cls, n, None)
@@ -62,13 +71,14 @@ def setup(cls: type, native: list, bytecode: list) -> None:  # type: ignore[type
                 _names.append(n)
                 _saved.append(f)
                 _kinds.append(kind)
+                _wrapped.append(_wrap(f, kind))
     _names.append(cls)
 
 
 def _on() -> None:
     cls = _names[-1]
     for i in range(len(_saved)):
-        setattr(cls, _names[i], _wrap(_saved[i], _kinds[i]))
+        setattr(cls, _names[i], _wrapped[i])
 
 
 def _off() -> None:
