@@ -131,8 +131,14 @@ def three_decks(tmp_path_factory: pytest.TempPathFactory) -> PicoTable:
 #: under today: docs/performance.md, "Board model: the heap at its live peak",
 #: measured 2026-12-06 with two hands: 139.3-140.7 KB with 3-4 decks since the
 #: oracle's search comes at its first question (153.0-154.1 KB before,
-#: docs/firmware.md "Heap"); still over the issue-21 bound (128 KiB)
-PEAK34_NOW = 140 * 1024
+#: docs/firmware.md "Heap"); still over the issue-21 bound (128 KiB). Since the
+#: hand's end runs a piece per quiet turn (its audit's four hands live while
+#: frames and the link's work allocate in between) the one-hand peak is
+#: 140.3-141.1 KB, and what lands in those turns moves with the board time the
+#: firmware's CPU is charged (the machine's speed): one run of the board tests
+#: on a loaded machine passed 140 KiB. 142 KiB keeps a margin for that and
+#: still fails on the oracle's search at the peak (13.8 KB on the chip)
+PEAK34_NOW = 142 * 1024
 
 
 @pytest.mark.slow
