@@ -17,13 +17,14 @@ from pathlib import Path
 
 from board_rig import on_board
 
-CODE = """
+# the board as the virtual table runs it, its flash at the datasheet's
+# typical or maximum times (TIMES), littlefs mounted on it (picoboot.mount_flash);
+# the host's files are at /host once littlefs is at / (as in the board's run)
+FLASH_BOARD = """
 import sys
 import events as E
 import picoboard as M
 
-# the board as the virtual table runs it, its flash at the datasheet's
-# typical or maximum times (TIMES), littlefs mounted on it
 board = picoboot.Board(None, None, IMAGE, 0, flash_times=TIMES)
 machine._attach(board)
 time.install(board.clock, board.idle)
@@ -31,6 +32,9 @@ sys.path[:] = sys.path + ["/host" + p for p in sys.path if p.startswith("/")]
 picoboot.mount_flash(board)
 b = M.PicoBoard(machine, store_path="/table.json")
 fl = board.flash
+"""
+
+CODE = FLASH_BOARD + """
 SECTOR = bytearray(4096)
 
 
@@ -211,21 +215,7 @@ def test_take_never_hands_out_the_decoders_own_list() -> None:
         assert f"{what} True" in out, out
 
 
-SAVE = """
-import sys
-import events as E
-import picoboard as M
-
-# the board as the virtual table runs it: its flash at the datasheet's
-# maximum times, littlefs mounted on it (picoboot.mount_flash)
-board = picoboot.Board(None, None, IMAGE, 0, flash_times="max")
-machine._attach(board)
-time.install(board.clock, board.idle)
-# the host's files are at /host once littlefs is at / (as in the board's run)
-sys.path[:] = sys.path + ["/host" + p for p in sys.path if p.startswith("/")]
-picoboot.mount_flash(board)
-b = M.PicoBoard(machine, store_path="/table.json")
-fl = board.flash
+SAVE = FLASH_BOARD + """
 
 
 def save():
@@ -259,7 +249,7 @@ def test_a_click_begun_as_a_save_step_of_maximum_time_erases_begins_is_a_click(t
     # bus touched) it held the click the whole step, the firmware decoded an
     # undo (held LONG_MS), the bid was never made and the table waited for it
     # (bench_board.py's flash-max run, 2 of about 20 runs)
-    out = on_board(f"IMAGE = {str(tmp_path / 'flash.img')!r}\n" + SAVE)
+    out = on_board(f"IMAGE = {str(tmp_path / 'flash.img')!r}\nTIMES = 'max'\n" + SAVE)
     line = out.split("erases ", 1)[1].split()
     erases, step_ms, long_ms = int(line[0]), int(line[2]), int(line[4])
     # the step is what made it: two erases or more, longer than a long press
@@ -267,18 +257,7 @@ def test_a_click_begun_as_a_save_step_of_maximum_time_erases_begins_is_a_click(t
     assert "True" in out.split("got ", 1)[1], out
 
 
-INSIDE = """
-import sys
-import events as E
-import picoboard as M
-
-board = picoboot.Board(None, None, IMAGE, 0, flash_times="max")
-machine._attach(board)
-time.install(board.clock, board.idle)
-sys.path[:] = sys.path + ["/host" + p for p in sys.path if p.startswith("/")]
-picoboot.mount_flash(board)
-b = M.PicoBoard(machine, store_path="/table.json")
-fl = board.flash
+INSIDE = FLASH_BOARD + """
 pin = b.buttons[0]
 person = board.person
 
@@ -318,7 +297,7 @@ def test_a_click_wholly_inside_a_maximum_time_erase_is_a_click(tmp_path: Path) -
     # never made (PicoBoard._edge dropped it as "no change"); by its flags it
     # is a click. The board model latches the edges the person makes during
     # an erase and delivers them so (machine._irq_hold/_irq_release)
-    out = on_board(f"IMAGE = {str(tmp_path / 'flash.img')!r}\n" + INSIDE)
+    out = on_board(f"IMAGE = {str(tmp_path / 'flash.img')!r}\nTIMES = 'max'\n" + INSIDE)
     erases = int(out.split("erases ", 1)[1].split()[0])
     assert erases >= 1, out
     # the click was wholly inside one section: one interrupt, both edges, the
