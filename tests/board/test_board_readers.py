@@ -185,19 +185,12 @@ def test_a_stray_one_poll_read_of_a_fanned_hand_is_never_a_play(cards: str) -> N
     assert _value(out, "unconfirmed") == "4 shown [-1, -1, -1, -1]"
 
 
-APP = """
-import main, picoboard, tablerules, events as E
+# the Pico's board for its readers only (picoboard.PicoBoard.taps): no
+# display, buttons, flash or USB in these tests
+READERS_BOARD = """
+import picoboard
 
-class Port:
-    def read(self):
-        return None
-
-    def write(self, b):
-        return True
-
-class Board(picoboard.PicoBoard):
-    # the Pico's board for the App's readers only (picoboard.PicoBoard.taps):
-    # no display, buttons, flash or USB in this test
+class ReadersBoard(picoboard.PicoBoard):
     def __init__(self, sc):
         self.scanner = sc
         self._scanner_mod = scanner
@@ -207,6 +200,21 @@ class Board(picoboard.PicoBoard):
         self.readers_down = 0
         self.view_changed = False
         self._tone_until = 0
+"""
+
+APP = READERS_BOARD + """
+import main, tablerules, events as E
+
+class Port:
+    def read(self):
+        return None
+
+    def write(self, b):
+        return True
+
+class Board(ReadersBoard):
+    def __init__(self, sc):
+        ReadersBoard.__init__(self, sc)
         self.port = Port()
         self.store = None
         self.oled = True  # (picoboard's display_due: the display is up)
@@ -360,20 +368,8 @@ def test_a_card_laid_as_a_launched_group_spans_a_maximum_time_erase_is_counted(c
 # (a tick, then the next group launched), and a turn of ``work_ms`` of the
 # loop's own work after it (the buttons, the link, the display): sleeps, so
 # that the launched group searches meanwhile, as on the Pico
-TAPS = """
-import picoboard
-
-class Board(picoboard.PicoBoard):
-    # the Pico's board for its readers only (no display, buttons, flash or USB)
-    def __init__(self, sc):
-        self.scanner = sc
-        self._scanner_mod = scanner
-        self._time = time
-        self.tag_sink = None
-        self.shown = sc.shown
-        self.readers_down = 0
-        self.view_changed = False
-        self._tone_until = 0
+TAPS = READERS_BOARD + """
+Board = ReadersBoard
 
 def polls(s):
     # the commands the seat's driver wrote: a poll is two (InListPassiveTarget, its field-off)

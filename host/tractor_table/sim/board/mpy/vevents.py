@@ -103,6 +103,19 @@ def _catch(obj, p, name):
     return init
 
 
+def _swap(name, cls_name, seen, catch):
+    """(module, class, its own __init__) with __init__ replaced by catch for
+    one call, when module `name` is loaded and is not `seen` (a module loaded
+    again after a drop is caught again); else None."""
+    m = sys.modules.get(name)
+    if m is None or m is seen:
+        return None
+    cls = getattr(m, cls_name)
+    init = cls.__init__
+    cls.__init__ = catch
+    return m, cls, init
+
+
 def _caught_init(link, *args, **kw):
     # ttlink.DeviceLink.__init__ for one call: the link noted, then the firmware's own runs
     _catch(link, "", "caught")(link, *args, **kw)
@@ -136,20 +149,12 @@ class BoardTap(EventTap):
         dictionary does not grow)."""
         global _catching
         _catching = self
-        m = sys.modules.get("ttlink")
-        if m is not None and m is not self.module:
-            self.module = m
-            cls = m.DeviceLink
-            self.cls = cls
-            self.init = cls.__init__
-            cls.__init__ = _caught_init
-        m = sys.modules.get("table")
-        if m is not None and m is not self.tmodule:
-            self.tmodule = m
-            cls = m.Table
-            self.tcls = cls
-            self.tinit = cls.__init__
-            cls.__init__ = _caught_table
+        got = _swap("ttlink", "DeviceLink", self.module, _caught_init)
+        if got is not None:
+            self.module, self.cls, self.init = got
+        got = _swap("table", "Table", self.tmodule, _caught_table)
+        if got is not None:
+            self.tmodule, self.tcls, self.tinit = got
 
     def working(self):
         """True while the table core has work left from a play (Table.due),
