@@ -209,6 +209,46 @@ def test_reset_restarts_the_board(pico: FakePico, firmware: Path, tmp_path: Path
     assert pico.wait_exit(5) == 0
 
 
+class _Vanishing:
+    """A transport on a real pseudo-terminal whose board goes away as soon as the
+    Ctrl-D is written: the master end closes with the byte still undrained, as when
+    a Pico restarts its USB (or the unix port ends) before the host's tcdrain returns."""
+
+    in_raw_repl = False
+
+    def __init__(self) -> None:
+        self.master, slave = pty.openpty()
+        tty.setraw(self.master)
+        self.serial = serial.Serial(os.ttyname(slave), 115200, timeout=0)
+        os.close(slave)
+        write = self.serial.write
+
+        def write_then_vanish(data: bytes) -> int | None:
+            n = write(data)
+            os.close(self.master)
+            return n
+
+        self.serial.write = write_then_vanish  # type: ignore[method-assign]
+
+    def exit_raw_repl(self) -> None:
+        pass
+
+
+def test_a_board_that_resets_before_the_write_drains_is_reset_not_an_error() -> None:
+    # without the board the port's own flush fails ...
+    gone = _Vanishing()
+    gone.serial.write(b"\x04")
+    with pytest.raises(Exception, match="Input/output error"):
+        gone.serial.flush()
+    gone.serial.close()
+    # ... and reset() takes that as the reset it asked for
+    transport = _Vanishing()
+    try:
+        deploy_transport.MpremoteBoard(transport).reset()
+    finally:
+        transport.serial.close()
+
+
 def test_self_test_runs_on_the_board_after_copying(pico: FakePico, firmware: Path, tmp_path: Path) -> None:
     # pn532.py has @micropython.native functions: compiled for the Pico's armv6m they
     # cannot load on this x64 unix port, so this copy is plain bytecode
