@@ -57,6 +57,9 @@ SOURCE_ONLY = ("main.py", "boot.py")
 #: bytecode: at 176K the held block was 32 bytes, too small to give back the
 #: littlefs mount's share, and the firmware got 2.5 KB less than the chip's)
 MODELS_HEAP = 184 * 1024
+#: the stages of a card in flight at which cut_in_flight cuts the power
+#: (mpy/picoboot.py's CUT_STAGES, in its order)
+CUT_STAGES = ("tap-placed", "tap-seen", "tap-shown", "tap-confirming", "tap-counted")
 #: room beyond the firmware's cap for the garbage made between two of the
 #: process's collections (the allocator model: the process never collects in
 #: the firmware's stretches; docs/firmware.md, "The firmware's collections")
@@ -177,6 +180,9 @@ class PicoTable(vr.VirtualTable):
         #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
         self.power_cut: tuple[int, str, int] | None = None
         self.frames_at_cut = -1  # the display frames drawn before it
+        #: a cut with a card in flight (cut_in_flight): (seat, card) of that
+        #: card, its stage in power_cut's kind; None for a cut at a flash operation
+        self.cut_tap: tuple[int, int] | None = None
         self.power_ups = 0  # MicroPython processes started: 1 + the power cuts and resets
         self._reset_args: list[str] = []  # a relaunch after a reset: its cause, the boots so far
         self._relaunch: threading.Thread | None = None
@@ -279,6 +285,16 @@ class PicoTable(vr.VirtualTable):
         if after_ops < 1:
             raise CommandError(f"cut_power({after_ops}): give a count of 1 or more flash operations")
         self._send(b"C %d\n" % after_ops)
+
+    def cut_in_flight(self, stage: str) -> None:
+        """Cut the power when the next card put down reaches ``stage``
+        ("tap-placed", "tap-seen", "tap-shown", "tap-confirming",
+        "tap-counted": mpy/picoboot.py, CUT_STAGES), at the model call where
+        it does (wherever the firmware is then): :attr:`power_cut` has the
+        stage as its kind and :attr:`cut_tap` the card's seat and id."""
+        if stage not in CUT_STAGES:
+            raise CommandError(f"cut_in_flight({stage!r}): give one of {', '.join(CUT_STAGES)}")
+        self._send(b"J %d\n" % (CUT_STAGES.index(stage) + 1))
 
     def hang(self) -> None:
         """The firmware's next call into a model never returns (a stuck bus
@@ -429,6 +445,7 @@ class PicoTable(vr.VirtualTable):
             kind = rest.split()
             with self._changed:
                 self.power_cut = (int(kind[0]), kind[1], int(kind[2]))
+                self.cut_tap = (int(kind[3]), int(kind[4])) if kind[1] in CUT_STAGES else None
                 self.frames_at_cut = self.frames
                 self._reset_args = []
                 self._relaunch = threading.Thread(target=self._power_back, daemon=True)

@@ -769,6 +769,15 @@ class Board:
         if self.flash is not None:
             self.flash.cut_at(self.flash.ops + n)
 
+    def cut_in_flight(self, stage):
+        # "J stage": a power cut when the next card put down reaches the
+        # stage (1-5, CUT_STAGES), wherever the firmware is then
+        if not 1 <= stage <= len(CUT_STAGES):
+            raise ValueError("stage")
+        t = self.person.taps
+        t.cut_stage = stage
+        t.cut_slot = -1
+
     def heap_probe(self, n):
         # "G n": the heap as the firmware finds it (issue 21's chip cap),
         # answered by probe_due. Control lines are also read from inside the
@@ -930,6 +939,12 @@ class Board:
 
 
 _TAP_SLOTS = 8  # taps followed at once
+#: a power cut with a card in flight ("J stage", TapLog): the card put down
+#: (not read yet), seen once (the Pico read the first poll answer listing
+#: it), shown (a frame shows it, not counted yet: the provisional display),
+#: read again (the confirming poll's answer read, the table not told yet),
+#: counted (its sound: the table took it; its frame not drawn yet)
+CUT_STAGES = ("tap-placed", "tap-seen", "tap-shown", "tap-confirming", "tap-counted")
 
 
 class TapLog:
@@ -974,6 +989,11 @@ class TapLog:
         # finished (persist.writing.busy()): cards laid during a save
         self.placed_saving = 0
         self.in_turn = [False] * n  # counted, its turn not over yet
+        # "J stage" (Board.cut_in_flight): the power goes when the next card
+        # put down reaches this stage (CUT_STAGES), in the model call where
+        # it does; the slot of that card once put down
+        self.cut_stage = 0
+        self.cut_slot = -1
         self.frame_start = -1
         self.unclosed = 0  # taps never counted (dropped for a newer one)
         self.shown = Hist()
@@ -1032,6 +1052,26 @@ class TapLog:
         self.confirm[free] = -1
         self.shown_at[free] = -1
         self.flash_ops[free] = self._ops()
+        if self.cut_stage:
+            self.cut_slot = free
+            if self.cut_stage == 1:
+                self._cut(free)
+
+    def _cut(self, i):
+        # the power goes now, with the card of slot i in flight: the flash
+        # dead from here on (norflash: every later call raises the cut
+        # again), the board ends at boot()'s handler, which reports the
+        # stage, the seat and the card ("C op kind 0 seat card")
+        stage = self.cut_stage
+        self.cut_stage = 0
+        self.cut_slot = -1
+        f = self.board.flash
+        cut = norflash.PowerCut(f.ops if f is not None else 0, CUT_STAGES[stage - 1], -1, "", 0.0)
+        cut.seat = self.seat[i]
+        cut.card = self.card[i]
+        if f is not None:
+            f.cut = cut
+        raise cut
 
     def read(self, s, now):
         # the newest tap of the seat not yet counted
@@ -1046,6 +1086,8 @@ class TapLog:
             self.first[j] = now
         self.last[j] = now
         self.reads[j] += 1
+        if j == self.cut_slot and self.reads[j] == (1 if self.cut_stage == 2 else 2 if self.cut_stage == 4 else -1):
+            self._cut(j)
 
     def sound(self, now):
         for i in range(_TAP_SLOTS):
@@ -1054,6 +1096,8 @@ class TapLog:
                 self.confirm[i] = self.last[i]
                 self.ops_counted[i] = self._ops()
                 self.in_turn[i] = True
+                if i == self.cut_slot and self.cut_stage == 5:
+                    self._cut(i)
 
     def turn_end(self):
         # the main loop fed the watchdog: the turn that counted a tap is over
@@ -1092,6 +1136,8 @@ class TapLog:
                 name = _card_name(self.card[i])
                 if name in self._line(oled.ram, 3 + s):
                     self.shown_at[i] = now
+                    if i == self.cut_slot and self.cut_stage == 3 and self.counted_at[i] < 0:
+                        self._cut(i)
             c = self.counted_at[i]
             if c >= 0 and start >= c:
                 if self.shown_at[i] < 0:
@@ -1504,7 +1550,8 @@ def main(argv, start_alloc):
                 print("board: %s" % cut)
                 board.cut = (cut.op, cut.kind, cut.part)
                 board.flash.off()
-                board._out.write(b"C %d %s %d\n" % (cut.op, cut.kind.encode(), int(cut.part * 100)))
+                board._out.write(b"C %d %s %d %d %d\n" % (
+                    cut.op, cut.kind.encode(), int(cut.part * 100), getattr(cut, "seat", -1), getattr(cut, "card", -1)))
                 break
     except PowerOff:
         pass
