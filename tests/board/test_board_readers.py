@@ -117,16 +117,41 @@ def test_a_reader_that_never_answers_does_not_hold_up_its_pair(cards: str) -> No
 
 
 def test_a_reader_that_answers_late_is_served_when_ready(cards: str) -> None:
+    # seat 1's reader answers 8 ms late; seat 3, polled with it, is read and
+    # its field switched off as soon as its own answer is there (a card's
+    # select: about 9.6 ms of RF), not when its late partner's is; the late
+    # one is read when ready, no fault; each field's time on, from the chips
     out = _run(cards, """
+    on_at = [-1] * 4
+    spans = [[], [], [], []]
+
+    def rf(ch, on):
+        s = board.chips.index(ch)
+        if on:
+            on_at[s] = board.clock.now_us
+        elif on_at[s] >= 0:
+            spans[s].append(board.clock.now_us - on_at[s])
+            on_at[s] = -1
+
+    for c in board.chips:
+        c.on_rf = rf
     board.chips[1].inject(chip.FAULT_SLOW, slow_us=8000)  # 8 ms late, in time
     board.chips[1].place(tag(7))
     board.chips[3].place(tag(9))
     run(300, lambda: len(kinds(S.EV_CARD)) == 2)
     print("cards", sorted((e[1], e[2]) for e in kinds(S.EV_CARD)))
     print("faults", kinds(S.EV_FAULT))
+    print("spans", spans[1], spans[3])
+    print("fields", board.max_fields_on)
     """)
     assert _value(out, "cards") == "[(1, 7), (3, 9)]"
     assert _value(out, "faults") == "[]"
+    late, partner = (ast.literal_eval(x) for x in re.findall(r"\[[^]]*\]", _value(out, "spans")))
+    assert len(late) >= 2 and len(late) == len(partner), out  # the pair polled together, twice or more
+    for a, b in zip(late, partner, strict=True):
+        assert 9_600 <= b <= 11_500, out  # the partner: its own select, then off
+        assert a >= b + 7_000, out  # the late one: its 8 ms more
+    assert _value(out, "fields") == "2"
 
 
 def test_two_cards_at_once_on_different_seats(cards: str) -> None:
