@@ -132,6 +132,7 @@ class PicoTable(vr.VirtualTable):
         heap_report: bool = False,
         table_cfg: dict[str, str] | None = None,
         pinmap: PinMap | None = None,
+        missing_readers: tuple[int, ...] = (),
     ) -> None:
         """``pinmap``: the board's wiring when not hardware/pinmap.toml's (an
         SSD1309 display, say): generated into the firmware's ``hwconfig.py``
@@ -141,7 +142,9 @@ class PicoTable(vr.VirtualTable):
         else ``cpu_factor``. ``flash_times``: the flash chip's "typ" or "max"
         erase and program times. ``pace_ms``: (lo, hi), a person's pace, a
         card every lo-hi ms at the table (drawn with ``pace_seed``); None:
-        the bots' pace, each card as soon as its seat is free."""
+        the bots' pace, each card as soon as its seat is free.
+        ``missing_readers``: seats whose reader is unplugged from power-up on
+        (it never answers; :meth:`reader_missing` plugs it in again)."""
         if flash_times not in ("typ", "max"):
             raise CommandError(f"flash times {flash_times!r}: 'typ' or 'max'")
         if pace_ms is not None and not 0 < pace_ms[0] <= pace_ms[1]:
@@ -176,6 +179,9 @@ class PicoTable(vr.VirtualTable):
         #: more table.cfg keys (e.g. reader_groups), after the rules'
         self.table_cfg = dict(table_cfg or {})
         self.pinmap = pinmap
+        if any(not 0 <= m < 4 for m in missing_readers):
+            raise CommandError(f"missing readers {missing_readers!r}: seats 0-3")
+        self.missing_readers = tuple(missing_readers)
         self.image = self.workdir / "flash.img"
         #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
         self.power_cut: tuple[int, str, int] | None = None
@@ -286,6 +292,13 @@ class PicoTable(vr.VirtualTable):
             raise CommandError(f"cut_power({after_ops}): give a count of 1 or more flash operations")
         self._send(b"C %d\n" % after_ops)
 
+    def reader_missing(self, seat: int, missing: bool) -> None:
+        """The seat's reader unplugged (``missing``: it never answers, a reset
+        does not bring it back) or plugged in again."""
+        if not 0 <= seat < 4:
+            raise CommandError(f"reader_missing({seat}): give a seat 0-3")
+        self._send(b"N %d %d\n" % (seat, 1 if missing else 0))
+
     def cut_in_flight(self, stage: str) -> None:
         """Cut the power when the next card put down reaches ``stage``
         ("tap-placed", "tap-seen", "tap-shown", "tap-confirming",
@@ -358,6 +371,7 @@ class PicoTable(vr.VirtualTable):
                     f"{self.decks}/{self.cap}/{GC_SLACK}" if self.cap else str(self.decks),
                     *self._reset_args,
                     *(["events"] if self._side_events else []),
+                    *([f"missing={','.join(map(str, self.missing_readers))}"] if self.missing_readers else []),
                 ],
                 stdin=self._master,
                 stdout=self._master,

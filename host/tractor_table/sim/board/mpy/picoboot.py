@@ -3,7 +3,7 @@
 # The board model: a Raspberry Pi Pico with the table's parts, on which the
 # real firmware (boot.py, main.py, picoboard.py, picohw.py, ...) runs unchanged.
 #
-#   micropython start.py pico CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS] [events]
+#   micropython start.py pico CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS] [events] [missing=S,S]
 # (start.py, the launcher of both modes, measures the heap the models take
 # and calls main())
 #
@@ -769,6 +769,13 @@ class Board:
         if self.flash is not None:
             self.flash.cut_at(self.flash.ops + n)
 
+    def reader_missing(self, seat, missing):
+        # "N seat 1|0": the seat's reader unplugged (it never answers, a reset
+        # does not bring it back) or plugged in again
+        if not 0 <= seat < len(self.chips):
+            raise ValueError("seat")
+        self.chips[seat].inject(C.FAULT_SILENT if missing else C.FAULT_NONE, cleared_by_reset=False)
+
     def cut_in_flight(self, stage):
         # "J stage": a power cut when the next card put down reaches the
         # stage (1-5, CUT_STAGES), wherever the firmware is then
@@ -1481,8 +1488,13 @@ def main(argv, start_alloc):
         sys.modules["framebuf"] = vclock.TimedFramebuf(board.clock, framebuf)
     # "events" (virtual --serve): the events beside the link, the simulation's
     # heap (loaded before the timed sys below: the tap's own calls are not the firmware's)
-    rest = [a for a in argv[6:] if a != "events"]
-    if len(rest) < len(argv) - 6:
+    # "missing=S,S": these seats' readers unplugged from power-up on (Board.reader_missing)
+    for a in argv[6:]:
+        if a.startswith("missing="):
+            for s in a[8:].split(","):
+                board.reader_missing(int(s), 1)
+    rest = [a for a in argv[6:] if a != "events" and not a.startswith("missing=")]
+    if "events" in argv[6:]:
         import vevents
 
         board.tap = vevents.BoardTap(board._out, board.clock)
