@@ -105,7 +105,29 @@ def test_a_reader_that_never_answers_does_not_hold_up_its_pair(cards: str) -> No
     seen = kinds(S.EV_SEEN)
     print("seen_after", seen[0][3] - t0, "card_after", kinds(S.EV_CARD)[0][3] - t0, "ticks", ticks[-8:])
     print("ok", [sc.reader_ok(s) for s in range(4)])
+    # 2.5 s more with the card on seat 0 (its dead partner's set-up retried
+    # once a second meanwhile): seat 0's field each poll is its own select,
+    # never held on for the dead reader, and no turn waits for it
+    on_at = [-1] * 4
+    spans = [[], [], [], []]
+
+    def rf(ch, on):
+        s = board.chips.index(ch)
+        if on:
+            on_at[s] = board.clock.now_us
+        elif on_at[s] >= 0:
+            spans[s].append(board.clock.now_us - on_at[s])
+            on_at[s] = -1
+
+    for c in board.chips:
+        c.on_rf = rf
+    del ticks[:]
+    run(2500)
+    print("spans0", len(spans[0]), min(spans[0]), max(spans[0]), "ticks", max(ticks))
     """)
+    n, lo, hi, _, tick = _value(out, "spans0").split()
+    assert int(n) >= 100 and 9_600 <= int(lo) and int(hi) <= 11_500, out
+    assert int(tick) <= 16_000, out  # a pair's poll (about 12 ms), not a time-out
     assert _value(out, "faults") == "[2]"
     seen, card = (int(x) for x in _value(out, "seen_after").split()[0:4:2])
     # seat 0 keeps its pace beside its dead partner: shown within a cycle and
