@@ -55,8 +55,10 @@ def test_a_tap_during_a_save_is_drawn_before_the_flash_is_touched(compiled: Path
     # its steps wait while a card is pending, so few taps meet a flash
     # operation itself, saving_n)...
     assert f["placed_saving"] > 0, f
-    # ...and no flash work came between any tap's count and its frame
+    # ...and no flash work came between any tap's count and its frame, nor a
+    # gc.collect() of the firmware's between its first sighting and its frame
     assert f["flash_on_path"] == 0, f
+    assert f["gc_on_path"] == 0 and f["gc_n"] > 0, f  # (the firmware does collect: at quiet turns)
     # the message line's inverse video no longer costs a whole frame: only
     # the first frame after boot is whole
     assert f["frames_full"] <= 2, f

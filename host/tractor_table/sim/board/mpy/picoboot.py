@@ -926,7 +926,8 @@ class Board:
         for name, h in (("shown", tl.shown), ("st1", tl.st1), ("st2", tl.st2), ("st3", tl.st3), ("saving", tl.saving)):
             out.write(b" %s_n %d %s_p50 %d %s_p99 %d %s_max %d" % (
                 name.encode(), h.n, name.encode(), h.pct(50), name.encode(), h.pct(99), name.encode(), h.max))
-        out.write(b" flash_on_path %d placed_saving %d platform_bytes %d" % (tl.flash_on_path, tl.placed_saving, self.platform))
+        out.write(b" flash_on_path %d gc_on_path %d placed_saving %d platform_bytes %d" % (
+            tl.flash_on_path, tl.gc_on_path, tl.placed_saving, self.platform))
         out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d" % (
             tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
             self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
@@ -988,6 +989,11 @@ class TapLog:
         self.shown_at = [-1] * n
         self.flash_ops = [0] * n  # the flash's ops when put down
         self.ops_counted = [0] * n  # ... and when counted
+        # the firmware's gc.collect() calls (VClock.gc_n) at a tap's first
+        # sighting: one between it and the end of the turn that counted the
+        # tap is a collection on the tap's path (gc_on_path)
+        self.gc_seen = [0] * n
+        self.gc_on_path = 0
         # taps with a flash erase or program between their count and the end
         # of the main loop's turn that counted them (the turn that draws their
         # frame; the watchdog is fed once a turn): flash work on the tap's path
@@ -1049,6 +1055,8 @@ class TapLog:
             self.in_turn[free] = False
             if self._ops() != self.ops_counted[free]:
                 self.flash_on_path += 1
+            if self.board.clock.gc_n != self.gc_seen[free]:
+                self.gc_on_path += 1
         self.seat[free] = s
         self.card[free] = card
         self.placed_at[free] = now
@@ -1091,6 +1099,7 @@ class TapLog:
             return
         if self.first[j] < 0:
             self.first[j] = now
+            self.gc_seen[j] = self.board.clock.gc_n
         self.last[j] = now
         self.reads[j] += 1
         if j == self.cut_slot and self.reads[j] == (1 if self.cut_stage == 2 else 2 if self.cut_stage == 4 else -1):
@@ -1116,6 +1125,8 @@ class TapLog:
                     ops = self._ops()
                 if ops != self.ops_counted[i]:
                     self.flash_on_path += 1
+                if self.board.clock.gc_n != self.gc_seen[i]:
+                    self.gc_on_path += 1
 
     def window(self, now):
         if self.frame_start < 0:
