@@ -77,12 +77,12 @@ def test_a_power_cut_while_cards_are_laid_during_a_save(compiled: Path) -> None:
             assert not game.play_trick()
         game.play_one()  # trick 3's lead
         wait_board_saved(vt.image, compiled, 2)  # trick 2's save is on flash
-        # the first flash operation of trick 3's save (a save written over
-        # table.json in place takes 1 to 5: the first is surely in it), which
-        # is written while trick 4's first cards are being laid (a save runs
-        # between taps)
+        # the power goes as the first card is put down while a save is being
+        # written (begun, not finished): trick 3's save, begun at the first
+        # quiet turn after its last card, and a card of trick 4 laid then
+        # (the board model cuts on that state: PicoTable.cut_in_flight)
         ups = sum(isinstance(n, Up) for n in vt.notes)  # the link's WELCOMEs so far
-        vt.cut_power(1)
+        vt.cut_in_flight("tap-saving")
         game.timeout = 5
         try:
             assert not game.play_trick()  # trick 3 ends: its save begins
@@ -92,6 +92,9 @@ def test_a_power_cut_while_cards_are_laid_during_a_save(compiled: Path) -> None:
             pass  # the board went down before it answered
         game.timeout = 60
         assert vt.wait(lambda: vt.power_cut is not None, 30), vt.firmware_errors()
+        # cut with a save half written and a card in flight
+        assert vt.power_cut is not None and vt.power_cut[1] == "tap-saving", vt.power_cut
+        assert vt.cut_tap is not None and vt.cut_tap[1] >= 0, vt.power_cut
         assert vt.wait(lambda: vt.restored and vt.frames > vt.frames_at_cut, 30), vt.firmware_errors()
         # resumed at a trick's start: the trick in progress at most is lost
         words = vt.lines[2].split()
@@ -115,7 +118,7 @@ def test_a_power_cut_while_cards_are_laid_during_a_save(compiled: Path) -> None:
     assert game.hand is not None and len(game.hand.tricks) == 12
 
 
-@pytest.mark.parametrize("stage", CUT_STAGES)
+@pytest.mark.parametrize("stage", [s for s in CUT_STAGES if s != "tap-saving"])
 def test_a_power_cut_with_a_card_in_flight(compiled: Path, stage: str) -> None:
     # (issue 22) the power goes while a follow's first card is in flight:
     # put down, seen once, shown as not yet counted, read by its confirming

@@ -59,7 +59,7 @@ SOURCE_ONLY = ("main.py", "boot.py")
 MODELS_HEAP = 184 * 1024
 #: the stages of a card in flight at which cut_in_flight cuts the power
 #: (mpy/picoboot.py's CUT_STAGES, in its order)
-CUT_STAGES = ("tap-placed", "tap-seen", "tap-shown", "tap-confirming", "tap-counted")
+CUT_STAGES = ("tap-placed", "tap-seen", "tap-shown", "tap-confirming", "tap-counted", "tap-saving")
 #: room beyond the firmware's cap for the garbage made between two of the
 #: process's collections (the allocator model: the process never collects in
 #: the firmware's stretches; docs/firmware.md, "The firmware's collections")
@@ -304,7 +304,9 @@ class PicoTable(vr.VirtualTable):
         ("tap-placed", "tap-seen", "tap-shown", "tap-confirming",
         "tap-counted": mpy/picoboot.py, CUT_STAGES), at the model call where
         it does (wherever the firmware is then): :attr:`power_cut` has the
-        stage as its kind and :attr:`cut_tap` the card's seat and id."""
+        stage as its kind and :attr:`cut_tap` the card's seat and id.
+        "tap-saving": the first card put down while a save is being written
+        (begun, not finished), as it is put down."""
         if stage not in CUT_STAGES:
             raise CommandError(f"cut_in_flight({stage!r}): give one of {', '.join(CUT_STAGES)}")
         self._send(b"J %d\n" % (CUT_STAGES.index(stage) + 1))
@@ -459,7 +461,7 @@ class PicoTable(vr.VirtualTable):
             kind = rest.split()
             with self._changed:
                 self.power_cut = (int(kind[0]), kind[1], int(kind[2]))
-                self.cut_tap = (int(kind[3]), int(kind[4])) if kind[1] in CUT_STAGES else None
+                self.cut_tap = (int(kind[3]), int(kind[4])) if len(kind) > 4 and int(kind[3]) >= 0 else None
                 self.frames_at_cut = self.frames
                 self._reset_args = []
                 self._relaunch = threading.Thread(target=self._power_back, daemon=True)

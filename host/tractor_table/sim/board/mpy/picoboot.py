@@ -951,8 +951,13 @@ _TAP_SLOTS = 8  # taps followed at once
 #: (not read yet), seen once (the Pico read the first poll answer listing
 #: it), shown (a frame shows it, not counted yet: the provisional display),
 #: read again (the confirming poll's answer read, the table not told yet),
-#: counted (its sound: the table took it; its frame not drawn yet)
-CUT_STAGES = ("tap-placed", "tap-seen", "tap-shown", "tap-confirming", "tap-counted")
+#: counted (its sound: the table took it; its frame not drawn yet); and
+#: "tap-saving": the first card put down while a save is being written (its
+#: steps begun, not finished: persist.writing.busy()), cut as it is put down
+#: (no flash operation begins while a card is in flight: a whole bots' hand
+#: at the flash's typical and maximum times gave none, so a cut in one with a
+#: card in flight cannot be waited for)
+CUT_STAGES = ("tap-placed", "tap-seen", "tap-shown", "tap-confirming", "tap-counted", "tap-saving")
 
 
 class TapLog:
@@ -1037,7 +1042,8 @@ class TapLog:
     def placed(self, s, card, now):
         p = sys.modules.get("persist")
         w = getattr(p, "writing", None) if p is not None else None
-        if w is not None and w.busy():
+        saving = w is not None and w.busy()
+        if saving:
             self.placed_saving += 1
         free = -1
         oldest = -1
@@ -1069,7 +1075,7 @@ class TapLog:
         self.flash_ops[free] = self._ops()
         if self.cut_stage:
             self.cut_slot = free
-            if self.cut_stage == 1:
+            if self.cut_stage == 1 or (self.cut_stage == 6 and saving):
                 self._cut(free)
 
     def _cut(self, i):
