@@ -29,6 +29,12 @@ _LR = const(2 * _NPOS)  # the pairs it splits
 _LL = const(4 * _NPOS + _QT)  # left over (3 a level)
 _LA = const(7 * _NPOS + _QT)  # the faces the split takes from (3 a level)
 _LVN = const(10 * _NPOS + _QT + _NPOS * _QT)
+# The instance's map with the oracle's attributes: _MAPLO or more in a map of
+# 97 slots (82 % full or more) are padded to _MAPHI, which regrows it to 127
+# slots; _PAD's names are builtins' (qstrs in the firmware's ROM, no heap)
+_MAPLO = const(80)
+_MAPHI = const(98)
+_PAD = ("abs", "all", "any", "bin", "chr", "divmod", "hash", "hex", "iter", "len", "map", "max", "min", "next", "ord", "pow", "repr")
 
 
 class Placer(EngineBase):
@@ -96,6 +102,17 @@ class Placer(EngineBase):
             self._sweep_init()
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
         self._ns0 = 0
+        # The instance's map of attributes, kept sparse (docs/firmware.md,
+        # "Method calls and the instance's map"): MicroPython grows a map
+        # only when it is full, and every method call on self looks in it
+        # first and misses, probing on to a free slot. With the oracle the
+        # Engine holds 84-88 attributes in a map of 97 slots (a miss probes
+        # dozens); a few more regrow it to 127 (240 B on the chip): the
+        # names are the firmware's own (ROM) qstrs, no heap of their own.
+        n = len(self.__dict__)
+        if _MAPLO <= n < _MAPHI:
+            for name in _PAD[: _MAPHI - n]:
+                setattr(self, name, 0)
 
     # The placement's buffer cleared, saved, restored: slice copies (one C
     # call each; a loop over the 72 bytes cost more than a greedy try). Not
