@@ -5,9 +5,9 @@ MicroPython grows a map only when it is full, and every method call on self
 looks in the instance's map first and misses (methods live on the class),
 probing on to a free slot: at 88 attributes in 97 slots (the engine with the
 oracle before 2026-12-06) a ladder check spent about a tenth of its time in
-those misses. The sizes a map grows through (47, 97, 127, 167 slots) are the
-unix port's, measured by the heap each attribute adds; the rp2 port has the
-same map code."""
+those misses, and at 73 in 73 a miss probes every slot. The sizes a map grows
+through (py/map.c: ... 47, 59, 73, 97, 127, 167 slots, each when the last is
+full) are the same on every port; the unix port's heap shows each step."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tractor_table import firmware_build, mpy
 from tractor_table.sim.virtual.runner import compile_for_host
 
 #: the map sizes around the engine's attribute counts (py/map.c's table)
-SIZES = (47, 97, 127, 167, 223)
+SIZES = (17, 23, 29, 37, 47, 59, 73, 97, 127, 167, 223)
 #: the most of a map's slots in use that the engine may leave (a miss probes
 #: about (1 + 1/(1-a)^2)/2 slots at load a: 14 at 0.82, 58 at 0.91)
 MAX_LOAD = 0.82
