@@ -39,6 +39,8 @@ _NRUN = const(3)
 _FT = const(4)
 _FBLO = const(5)
 _FBHI = const(6)
+_OFF = const(3)  # self._tot's triple of the faces off the stretches (drules_place.py)
+_T3 = const(12)  # self._tot's 3-faces on stretches of triples
 
 
 class Ladders(EngineBase):
@@ -449,6 +451,25 @@ class Ladders(EngineBase):
             q[_FT] += t
             q[_FBLO] += lo
             q[_FBHI] += hi
+        # The runs' sets (all but the question's sets) take faces on the
+        # stretches only, their triples 3-faces only on stretches of
+        # triples (the rest 4-faces): with the sets' pairs that the 2-faces
+        # off them cannot hold, they must fit the faces on them (_feasible's
+        # first count, before the greedy tries and the search's set-up;
+        # adv-47: 5 questions of 15 end here)
+        o = self._tot
+        a2 = ns[0] - o[_OFF]
+        x = s3 - ns[1] - o[_T3]
+        if x < 0:
+            x = 0
+        a4 = o[2] - s4 - x
+        a3 = o[1] - s3 + x
+        if a3 < 0:
+            a4 += a3
+            a3 = 0
+        if a4 < 0 or s2 - ns[0] + (a2 if a2 > 0 else 0) > 2 * a4 + a3 + o[0] - o[_OFF]:
+            self._drop(m, k, n, pairs, t, runs, lo, hi)
+            return False
         # On top of the earlier units' placement (none yet: these are the
         # first runs, self._u is clear), each run at the weakest place where
         # it fits, the sets in what is left: no search, and often enough.

@@ -32,10 +32,11 @@ _LVN = const(10 * _NPOS + _QT + _NPOS * _QT)
 # self._tot holds four triples (one buffer, one name: docs/firmware.md,
 # "Method calls and the instance's map"): the faces of 2, 3, >= 4 copies
 # (from 0), those off the stretches (_OFF), the stretches of each width
-# (_NST), the most faces left over that can matter (_LCAP)
+# (_NST), the most faces left over that can matter (_LCAP); then one count
 _OFF = const(3)
 _NST = const(6)
 _LCAP = const(9)
+_T3 = const(12)  # and the 3-faces on stretches of triples (two positions or more)
 # self._qs: the question's sets of width 2, 3, 4 counted (_S2 ..), its runs
 # (_NRUN), its pairs in runs of any length (_FT) and the bounds of their
 # runs of 3 (_FBLO, _FBHI); drules_ladder.py's _try keeps them
@@ -55,7 +56,7 @@ class Placer(EngineBase):
         self._z = bytes(3 * _NPOS)  # zeros, to clear _u with one slice copy
         self._st = bytearray(3 * _NPOS)
         self._sb = bytearray(3 * _NPOS)
-        self._tot = bytearray(12)  # (_OFF, _NST, _LCAP: see above)
+        self._tot = bytearray(13)  # (_OFF, _NST, _LCAP, _T3: see above)
         self._sf = bytearray(3 * _NPOS)  # faces of 2, 3, >= 4 copies at p..
         # The stretches of each width (from w*_NPOS): length, sets in them.
         self._sl = bytearray(3 * _NPOS)
@@ -251,6 +252,14 @@ class Placer(EngineBase):
         tot[0] = f2
         tot[1] = f3
         tot[2] = f4
+        # the 3-faces that runs of triples can take: on stretches of triples
+        # (_feasible's bound, and _try's before its greedy tries)
+        y = 0
+        if nw > 1:
+            for p in range(np_):
+                if st[_NPOS + p] > 1 or (p and st[_NPOS + p - 1] > 1):
+                    y += a[_NPOS + p]
+        tot[_T3] = y
 
     # bytecode (issue 21, a heap that fits): 0.3 % of the adversarial time; native: 320 B of the
     # chip's heap

@@ -49,6 +49,7 @@ _RW = const(16)  # bytes of one (drules_memo.py)
 _OFF = const(3)
 _NST = const(6)
 _LCAP = const(9)
+_T3 = const(12)
 
 
 class Sweep(EngineBase):
@@ -479,13 +480,9 @@ class Sweep(EngineBase):
             # Runs of triples take 3-faces only on stretches of triples
             # (two positions or more): the rest of their sets take 4-faces
             # (adv-47: a Titanic on two 4-faces, the quads' and pairs'
-            # faces then too few: a sweep of 8 states to none).
-            st = self._st
-            a = self._a
-            y = 0
-            for p in range(self._np):
-                if st[_NPOS + p] > 1 or (p and st[_NPOS + p - 1] > 1):
-                    y += a[_NPOS + p]
+            # faces then too few: a sweep of 8 states to none): _psetup
+            # counts those 3-faces (_tot[_T3]).
+            y = tot[_T3]
             if r3 > y:
                 r4 += r3 - y
                 r3 = y
