@@ -31,7 +31,7 @@ _VW = const(24)
 _NPOS = const(18)
 # self._qs (drules_place.py, the same values): the question's sets of width
 # 2, 3, 4 counted (its runs' too), its runs, its pairs in runs of any length
-# and the bounds of their runs of 3
+# and the bounds of their runs of 3, its other runs' crossings of edges
 _S2 = const(0)
 _S3 = const(1)
 _S4 = const(2)
@@ -39,6 +39,7 @@ _NRUN = const(3)
 _FT = const(4)
 _FBLO = const(5)
 _FBHI = const(6)
+_NX = const(7)  # the crossings of edges of its runs but those of pairs in runs of any length
 _OFF = const(3)  # self._tot's triple of the faces off the stretches (drules_place.py)
 _T3 = const(12)  # self._tot's 3-faces on stretches of triples
 
@@ -187,7 +188,7 @@ class Ladders(EngineBase):
             self._psetup(cnt, s, self._vp[12])
         self._nq = 0
         q = self._qs
-        q[_S2] = q[_S3] = q[_S4] = q[_NRUN] = q[_FT] = q[_FBLO] = q[_FBHI] = 0
+        q[_S2] = q[_S3] = q[_S4] = q[_NRUN] = q[_FT] = q[_FBLO] = q[_FBHI] = q[_NX] = 0
         self._vp[10] = 0  # (no pairs known to fail)
         n = self._n
         n[0] = n[1] = n[2] = 0
@@ -411,6 +412,8 @@ class Ladders(EngineBase):
         q[_S3] = s3
         q[_S4] = s4
         q[_NRUN] += runs
+        if k > 1:
+            q[_NX] += n * (k - 1)
         # the question's sets (self._n, kept as _sets would count them)
         ns = self._n
         if n:
@@ -470,6 +473,14 @@ class Ladders(EngineBase):
         if a4 < 0 or s2 - ns[0] + (a2 if a2 > 0 else 0) > 2 * a4 + a3 + o[0] - o[_OFF]:
             self._drop(m, k, n, pairs, t, runs, lo, hi)
             return False
+        # and _feasible's next: the runs cross no more edges, and take no
+        # more sets, than the stretches hold (_rs from position 0; the runs
+        # of pairs of any length split with the fewest runs of 3, the fewest
+        # crossings)
+        o = self._rs
+        if q[_NX] + ((q[_FT] + q[_FBLO]) >> 1) > o[0] or s2 + s3 + s4 - ns[0] - ns[1] - ns[2] > o[_NPOS]:
+            self._drop(m, k, n, pairs, t, runs, lo, hi)
+            return False
         # On top of the earlier units' placement (none yet: these are the
         # first runs, self._u is clear), each run at the weakest place where
         # it fits, the sets in what is left: no search, and often enough.
@@ -521,6 +532,8 @@ class Ladders(EngineBase):
         q[_S3] -= n * k if m == 3 else 0
         q[_S4] -= n * k if m == 4 else 0
         q[_NRUN] -= runs
+        if k > 1:
+            q[_NX] -= n * (k - 1)
         ns = self._n
         if n:
             self._qadd(m, k, -n)

@@ -39,7 +39,8 @@ _LCAP = const(9)
 _T3 = const(12)  # and the 3-faces on stretches of triples (two positions or more)
 # self._qs: the question's sets of width 2, 3, 4 counted (_S2 ..), its runs
 # (_NRUN), its pairs in runs of any length (_FT) and the bounds of their
-# runs of 3 (_FBLO, _FBHI); drules_ladder.py's _try keeps them
+# runs of 3 (_FBLO, _FBHI), its other runs' crossings of edges (_NX);
+# drules_ladder.py's _try keeps them
 
 
 class Placer(EngineBase):
@@ -89,7 +90,7 @@ class Placer(EngineBase):
         self._dr = [0] * _QT
         self._nd = 0
         self._nq = 0
-        self._qs = bytearray(7)  # the question's sets, runs (_S2 .. _FBHI: see above)
+        self._qs = bytearray(8)  # the question's sets, runs (_S2 .. _NX: drules_ladder.py)
         self._ub = bytearray(3 * _NPOS)  # the placement before a search
         # the faces of 2, 3, >= 4 copies that the placement in self._u leaves
         # over, when _tail found them with no choice to make (_lok)
