@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deep_check import ERR_LINE, deep_table_dir, full_engine_redeals, too_deep_lines
+from deep_check import ERR_LINE, ErrSeen, deep_table_dir, full_engine_redeals, too_deep_lines
 from shengji import Rules
 from tractor_table import events as E
 from tractor_table.events import EV
@@ -21,34 +21,61 @@ from tractor_table.sim.board import flashimage
 from tractor_table.sim.board.runner import PicoTable
 
 
+class DeepPicoTable(ErrSeen, PicoTable):
+    pass
+
+
+def _five_failures(vt: DeepPicoTable) -> bool:
+    """Five presses that end the draw, each failing in the engine's end of the
+    draw as the chip would: True; False if the board's process ended with
+    SIGSEGV at the stack's limit instead (the model's artefact, below)."""
+    start = vt.next_event(30)
+    assert isinstance(start, E.HandStart) and start.first_hand
+    draw = vt.lines[2]
+    assert draw.startswith("draw")
+    for k in range(1, 6):
+        vt.err_seen = False
+        vt.press(0, EV.BTN_OK)  # the draw is over, nobody bid: the engine's end of the draw
+        # the traceback on the USB serial (the host link's device lines), the display's error
+        if not vt.wait(lambda k=k: too_deep_lines(vt.notes) == k and (vt.err_seen or vt.lines[-1] == ERR_LINE), 30):
+            assert vt.proc is not None and vt.proc.poll() == -11, (vt.lines, vt.firmware_errors())
+            return False
+        # the App goes on, the table as it was: still the draw, no event
+        assert vt.settle(30)
+        assert vt.alive() and vt.lines[2] == draw
+        assert vt.events.empty()
+    return True
+
+
 def test_a_check_too_deep_for_the_chip_fails_in_the_board_models_main_loop(compiled: Path) -> None:
+    # The board model's process sometimes ends with SIGSEGV when the check hits
+    # the stack's limit, instead of raising "maximum recursion depth exceeded"
+    # (measured 2026-12-06: 3 runs in 14, always at the first failure of a
+    # run, never in the virtual table's fast mode; test_chip_stack.py's plain
+    # recursion shows the same unix-port artefact): not what the chip does, a
+    # failure all the same. So the test runs the board again until one run has
+    # gone through the whole error path, within a bound that a board which
+    # always crashes cannot pass, and no run may end any other way.
     rules = Rules(decks=1)
-    work = deep_table_dir(compiled, "deep-chip", "board", large_stack=False)
-    with PicoTable(1, workdir=work, rules=rules) as vt:
-        start = vt.next_event(30)
-        assert isinstance(start, E.HandStart) and start.first_hand
-        draw = vt.lines[2]
-        assert draw.startswith("draw")
-        for k in range(1, 6):
-            vt.press(0, EV.BTN_OK)  # the draw is over, nobody bid: the engine's end of the draw
-            # the traceback on the USB serial (the host link's device lines), the display's error
-            assert vt.wait(lambda k=k: too_deep_lines(vt.notes) == k and vt.lines[-1] == ERR_LINE, 30), (
-                vt.lines,
-                vt.firmware_errors(),
-            )
-            # the App goes on, the table as it was: still the draw, no event
-            assert vt.settle(30)
-            assert vt.alive() and vt.lines[2] == draw
-            assert vt.events.empty()
-        # five failures, each a turn of its own between turns that went well:
-        # not five in a row, so no reset (machine.reset() on the chip)
-        assert vt.resets == 0 and vt.power_ups == 1
-        assert not any("failed turns in a row" in getattr(n, "text", "") for n in vt.notes)
-        text = [getattr(n, "text", "") for n in vt.notes]
-        assert sum(1 for t in text if "in _deep" in t) >= 5
-        assert any("in end_draw" in t for t in text)
-    # the variant is what the board ran: the deep drules_hand on its flash
-    assert flashimage.read(vt.image, "drules_hand.mpy") == (work / "firmware" / "drules_hand.mpy").read_bytes()
+    crashed = 0
+    for attempt in range(6):
+        work = deep_table_dir(compiled, f"deep-chip-{attempt}", "board", large_stack=False)
+        with DeepPicoTable(1, workdir=work, rules=rules) as vt:
+            if not _five_failures(vt):
+                crashed += 1
+                continue
+            # five failures, each a turn of its own between turns that went
+            # well: not five in a row, so no reset (machine.reset() on the chip)
+            assert vt.resets == 0 and vt.power_ups == 1
+            assert not any("failed turns in a row" in getattr(n, "text", "") for n in vt.notes)
+            text = [getattr(n, "text", "") for n in vt.notes]
+            assert sum(1 for t in text if "in _deep" in t) >= 5
+            assert any("in end_draw" in t for t in text)
+        # the variant is what the board ran: the deep drules_hand on its flash
+        assert flashimage.read(vt.image, "drules_hand.mpy") == (work / "firmware" / "drules_hand.mpy").read_bytes()
+        break
+    else:
+        raise AssertionError(f"every run of the board ended with SIGSEGV ({crashed})")
 
 
 def test_the_same_check_answers_on_a_large_stack(compiled: Path) -> None:
@@ -57,13 +84,13 @@ def test_the_same_check_answers_on_a_large_stack(compiled: Path) -> None:
     # hand, no bid: a redeal)
     rules = Rules(decks=1)
     work = deep_table_dir(compiled, "deep-large", "board", large_stack=True)
-    with PicoTable(1, workdir=work, rules=rules) as vt:
+    with DeepPicoTable(1, workdir=work, rules=rules) as vt:
         start = vt.next_event(30)
         assert isinstance(start, E.HandStart) and start.first_hand
         vt.press(0, EV.BTN_OK)
         end = vt.next_event(30)
         assert isinstance(end, E.Redeal) == full_engine_redeals(rules) is True, end
         assert too_deep_lines(vt.notes) == 0
-        assert ERR_LINE not in vt.lines
+        assert ERR_LINE not in vt.lines and not vt.err_seen
         assert vt.resets == 0
     assert flashimage.read(vt.image, "drules_hand.mpy") == (work / "firmware" / "drules_hand.mpy").read_bytes()

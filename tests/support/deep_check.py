@@ -97,3 +97,20 @@ def full_engine_redeals(rules: Rules) -> bool:
     hand.apply(deal_cards(rules, random.Random(1)))
     hand.apply(EndDraw())
     return bool(hand.redeal)
+
+
+class ErrSeen:
+    """Mixed into a table class before it (``class T(ErrSeen, VirtualTable)``):
+    ``err_seen`` turns True when any frame shows ERR_LINE, so that a test
+    that cleared it before a press sees the error whether or not the message
+    (3 s of board time, tablebase.MESSAGE_MS) is still up when it looks. (A
+    failure while the same message is up may draw no frame: the display is
+    unchanged; the line shown then is the error's.)"""
+
+    err_seen = False
+    lines: list[str]
+
+    def _out_line(self, line: str) -> None:
+        super()._out_line(line)  # type: ignore[misc]
+        if self.lines and self.lines[-1] == ERR_LINE:
+            self.err_seen = True
