@@ -285,7 +285,7 @@ the engine's native methods and the bytecode methods they call are wrapped, each
 stretch charged to the code that ran it, and the plain time split in that proportion);
 native µs × {nf:g} + bytecode µs × {bf:g} (the factors measured on the real rp2 port),
 × {rp2040.FLASH_WAIT} for flash wait states (`bench/rp2040.py`, `rules_ms_by_kind`; checked
-against the rp2 port's own times in the "Calibration" section: 1.06–1.96× the chip's, never below).
+against the rp2 port's own times: `bench/calib_engine.py`, section "Device rules: the estimate against the chip's measured times": about 1.18× the chip's at the median, 0.84–1.35× case by case on the fastest runs; without the ×1.3 about 0.91×, so the factors are the measured ranges' pessimistic ends and the ×1.3 the only margin).
 Over all the checks here {native_share:.0%} of the unix time is in native code.
 
 | set: check | count | median µs (unix) | p99 µs | worst µs (unix) | median ms (RP2040, by kind) | worst ms (RP2040, by kind) | the worst's µs: native + bytecode |

@@ -69,7 +69,9 @@ def rules_ms_by_kind(native_us: float, bytecode_us: float) -> float:
 #: evening, the engine of a676471 on the emulated RP2040): the same engine's
 #: unix time split by kind here (adversary_mp.py with the split, 21 calls, load
 #: 12 on 2 cores, 2026-12-02): (case, rp2 ms, unix µs, of which native µs).
-#: Every estimate is at or above the chip's time (1.06-1.96x).
+#: Those single medians (x1.3 included) were 1.06-1.96x the chip's time; on the
+#: least of many runs (bench/calib_engine.py) the estimate is about 1.18x at the
+#: median and 0.84-1.35x case by case: not always above the chip's.
 BY_KIND_CHECK: list[tuple[str, float, float, float]] = [
     ("adv-17", 29.4, 234.0, 146.8),
     ("adv-20", 28.3, 230.0, 152.7),
