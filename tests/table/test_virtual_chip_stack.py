@@ -21,31 +21,53 @@ class DeepVirtualTable(ErrSeen, VirtualTable):
     pass
 
 
+def _two_failures(vt: DeepVirtualTable) -> bool:
+    """Two presses that end the draw, each failing in the engine's end of the
+    draw as the chip would: True; False if the table's process ended with
+    SIGSEGV at the stack's limit instead (the unix port's artefact, below)."""
+    start = vt.next_event(20)
+    assert isinstance(start, E.HandStart) and start.first_hand
+    draw = vt.lines[2]
+    assert draw.startswith("draw")
+    for k in (1, 2):
+        vt.err_seen = False
+        vt.press(0, EV.BTN_OK)  # the draw is over, nobody bid: the engine's end of the draw
+        # the traceback on the USB serial (the host link's device lines), the display's error
+        if not vt.wait(lambda k=k: too_deep_lines(vt.notes) == k and (vt.err_seen or vt.lines[-1] == ERR_LINE), 20):
+            assert vt.proc is not None and vt.proc.poll() == -11, (vt.lines, vt.firmware_errors())
+            return False
+        # the App goes on, the table as it was: still the draw, no event; the
+        # same press fails the same way again
+        assert vt.settle(20)
+        assert vt.alive() and vt.lines[2] == draw
+        assert vt.events.empty()
+    return True
+
+
 def test_a_check_too_deep_for_the_chip_fails_in_the_virtual_tables_main_loop(compiled: Path) -> None:
+    # As on the board model (tests/board/test_board_chip_stack.py): the unix
+    # port's process now and then ends with SIGSEGV when the check hits the
+    # stack's limit, instead of raising "maximum recursion depth exceeded"
+    # (seen 2026-12-06 in fast mode too, 1 run in 4 with another test file
+    # beside it under -n 2, at the first failure): not what the chip does, a
+    # failure all the same. So the table runs again until one run has gone
+    # through the whole error path, within a bound that a table which always
+    # crashes cannot pass, and no run may end any other way.
     rules = Rules(decks=1)
-    work = deep_table_dir(compiled, "deep-chip", "sim", large_stack=False)
-    with DeepVirtualTable(1, workdir=work, rules=rules) as vt:
-        start = vt.next_event(20)
-        assert isinstance(start, E.HandStart) and start.first_hand
-        draw = vt.lines[2]
-        assert draw.startswith("draw")
-        for k in (1, 2):
-            vt.err_seen = False
-            vt.press(0, EV.BTN_OK)  # the draw is over, nobody bid: the engine's end of the draw
-            # the traceback on the USB serial (the host link's device lines), the display's error
-            assert vt.wait(lambda k=k: too_deep_lines(vt.notes) == k and (vt.err_seen or vt.lines[-1] == ERR_LINE), 20), (
-                vt.lines,
-                vt.firmware_errors(),
-            )
-            # the App goes on, the table as it was: still the draw, no event; the
-            # same press fails the same way again
-            assert vt.settle(20)
-            assert vt.alive() and vt.lines[2] == draw
-            assert vt.events.empty()
-        # the traceback goes through the variant's frames, down from the main loop
-        text = [getattr(n, "text", "") for n in vt.notes]
-        assert sum(1 for t in text if "in _deep" in t) >= 2
-        assert any("in end_draw" in t for t in text)
+    crashed = 0
+    for attempt in range(6):
+        work = deep_table_dir(compiled, f"deep-chip-{attempt}", "sim", large_stack=False)
+        with DeepVirtualTable(1, workdir=work, rules=rules) as vt:
+            if not _two_failures(vt):
+                crashed += 1
+                continue
+            # the traceback goes through the variant's frames, down from the main loop
+            text = [getattr(n, "text", "") for n in vt.notes]
+            assert sum(1 for t in text if "in _deep" in t) >= 2
+            assert any("in end_draw" in t for t in text)
+        break
+    else:
+        raise AssertionError(f"every run of the table ended with SIGSEGV ({crashed})")
 
 
 def test_the_same_check_answers_on_a_large_stack(compiled: Path) -> None:
