@@ -72,15 +72,8 @@ class Placer(EngineBase):
         self._qn = bytearray(_QT)
         self._tb = bytearray(_QT)  # _tpoly's knapsack
         self._ql = bytearray(_QT)  # lowest start + 1 (0: any; a trick's key)
-        # The sweep's kinds: width, length, parts left, offset of the width
-        # in _u, weight in the demand d (mixed radix).
-        self._dm = bytearray(_QT)
-        self._dk = bytearray(_QT)
-        self._dn = bytearray(_QT)
-        self._dl = bytearray(_QT)
-        self._db = bytearray(_QT)
-        self._dr = [0] * _QT
-        self._nd = 0
+        # (the sweep's kinds, _dm, _dk, _dn, _dl, _db, _dr, come with the
+        # search: drules_sweep._sweep_init)
         self._nq = 0
         self._s2 = self._s3 = self._s4 = self._nrun = 0  # the question's sets, runs
         self._ub = bytearray(3 * _NPOS)  # the placement before a search
@@ -246,25 +239,6 @@ class Placer(EngineBase):
         tot[1] = f3
         tot[2] = f4
 
-    # bytecode (issue 21, a heap that fits): 0.3 % of the adversarial time; native: 320 B of the
-    # chip's heap
-    def _fits_at(self, u2, u3, u4, a2, a3, a4):
-        # type: (int, int, int, int, int, int) -> bool
-        """Do u2 pairs, u3 triples and u4 quads fit in faces holding 2, 3 and
-        >= 4 copies (a2, a3, a4 of them)? Quads take 4-faces; triples 3-faces
-        first; pairs what is left (two in an unused 4-face)."""
-        a4 -= u4
-        if a4 < 0:
-            return False
-        if u3 > a3:
-            a4 -= u3 - a3
-            if a4 < 0:
-                return False
-            a3 = 0
-        else:
-            a3 -= u3
-        return u2 <= 2 * a4 + a3 + a2
-
     def _sets(self):
         # type: () -> None
         """The question's sets (self._n: pairs, triples, quads) and the most
@@ -282,11 +256,6 @@ class Placer(EngineBase):
         c[0] = n[0]
         c[1] = n[0] + n[1]
         c[2] = n[2] + n[1] + ((n[0] + 1) >> 1)
-
-    def _setsfit(self, l2, l3, l4):
-        # type: (int, int, int) -> bool
-        n = self._n
-        return self._fits_at(n[0], n[1], n[2], l2, l3, l4)
 
     @micropython.native
     def _tail(self, p, l2, l3, l4):
