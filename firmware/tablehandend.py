@@ -26,7 +26,10 @@ def end_hand(tb: "T.TableBase", now_ms, step, forfeits):
             return 8
         # the audit's walk: the trick after the next one, the hands, its
         # findings (a block per trick with any, the latest first)
-        tb.aud = [len(tb.tricks), [[], [], [], []], []]
+        # (each hand a bytearray of card ids, not a list: a byte a card where
+        # a list takes a word, and the audit's hands are the heap's largest
+        # new data at a hand's end, 4 x 54 cards with 4 decks: issue 21)
+        tb.aud = [len(tb.tricks), [bytearray(), bytearray(), bytearray(), bytearray()], []]
         return 7
     rules = tb.rules
     if step == 7:
