@@ -94,7 +94,7 @@ PARTS = (
     "tableforfeit",  # _FORFEIT: revoke = "forfeit", a revoke known or a hand's end; dropped after it
     "tableundo",  # _UNDO: a long press's take-back; dropped after it
     "tablerestore",  # _RESTORE: a start from flash, a host's push; dropped after it
-    "tablehandend",  # _END: a hand's end (the audit, the settlement); dropped when it is settled
+    "tablehandend",  # _HANDEND: a hand's end (the audit, the settlement); dropped when it is settled
 )
 _SCAN = const(0)  # the first three in the order of the phases SCAN, REVEAL, CALL
 _REVEAL = const(1)
@@ -104,7 +104,7 @@ _FRIEND = const(4)
 _FORFEIT = const(5)
 _UNDO = const(6)
 _RESTORE = const(7)
-_END = const(8)
+_HANDEND = const(8)
 
 
 def __getattr__(name):
@@ -132,8 +132,8 @@ def _done(part):
 _opt(_DEAL)  # loaded with the table (its names interned at the start), not kept by it
 # the hand's end: its names interned at the start too (at a hand's end its
 # load then takes only its code, no new qstr pool in a heap a hand has used)
-_opt(_END)
-_done(_END)
+_opt(_HANDEND)
+_done(_HANDEND)
 
 # Which sound wins when several happen in one turn of the loop: an error
 # always (it asks the players to look), then the end of a hand or trick.
@@ -330,11 +330,11 @@ class Table(T.TableBase):
             f = None
             if d == 8 and (self.forfeit or self.rules.revoke == 1):
                 f = _opt(_FORFEIT)  # given to end_hand (revoke = "forfeit")
-            self.due = _opt(_END).end_hand(self, now, d, f)
+            self.due = _opt(_HANDEND).end_hand(self, now, d, f)
             if f is not None:
                 _done(_FORFEIT)
             if not self.due:
-                _done(_END)
+                _done(_HANDEND)
         return True
 
     def finish(self):
