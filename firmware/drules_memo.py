@@ -1,8 +1,9 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API): for
-# the placement oracle (drules_place.py), the table of states of the sweep
-# that failed once (so that none is expanded twice), and the greedy first
-# tries (a unit's runs on top of the earlier units' placement; a trick's
-# match).
+# the placement oracle (drules_place.py), the greedy first tries (a unit's
+# runs on top of the earlier units' placement; a trick's match) and the
+# polynomial questions (_tpoly, _pfit). The table of the sweep's states that
+# failed once (_newgen, _look, _remember) is drules_sweep.py's: only the
+# search reads it, so it comes with the search (issue 21).
 
 import micropython
 from micropython import const
@@ -15,19 +16,11 @@ except ImportError:
     pass
 
 _NPOS = const(18)
-_NREC = const(64)  # remembered failed states (a power of 2)
-_RW = const(16)  # bytes of one: stamp, position, demand (2), left over (3), n, n codes
-_PROBE = const(6)
 _GS = const(32)  # runs one greedy step may add
-# self._memo (drules_sweep._sweep_init): the table, then a row per position
-# of the sweep (its state's key, _KEY), then the generation (_GEN): one
-# buffer, one name (docs/firmware.md, "Method calls and the instance's map")
-_KEY = const(_NREC * _RW)
-_GEN = const(_KEY + _NPOS * _RW)
 
 
 class Memo(EngineBase):
-    """Failed states and the greedy first try; mixed into drules.Engine."""
+    """The greedy first try; mixed into drules.Engine."""
 
     def _memo_init(self):
         # type: () -> None
@@ -35,84 +28,6 @@ class Memo(EngineBase):
         # drules_sweep._sweep_init)
         self._gst = bytearray(3 * _GS)
         self._ng = 0
-
-    def _newgen(self):
-        # type: () -> None
-        """A new question: every state remembered so far is forgotten."""
-        memo = self._memo
-        g = memo[_GEN] + 1
-        if g > 255:
-            for i in range(0, _NREC * _RW, _RW):
-                memo[i] = 0
-            g = 1
-        memo[_GEN] = g
-
-    # bytecode (issue 21, a heap that fits): no measurable share of the adversarial corpora's time
-    # (CPython profile); native: 1,328 B of the chip's heap
-    def _look(self, p, d, l2, l3, l4):
-        # type: (int, int, int, int, int) -> int
-        """The state at position p (the runs to place, the faces left over,
-        the open runs as (width, positions left) codes in a canonical order),
-        written to row p of the keys (self._memo from _KEY): -2 if it failed before, else its hash
-        for _remember (-1: too many open runs to remember)."""
-        key = self._memo
-        u = self._u
-        np_ = self._np
-        k0 = _KEY + p * _RW
-        key[k0] = key[_GEN]
-        key[k0 + 1] = p
-        key[k0 + 2] = d & 255
-        key[k0 + 3] = d >> 8
-        key[k0 + 4] = l2
-        key[k0 + 5] = l3
-        key[k0 + 6] = l4
-        n = k0 + 8
-        h = ((d * 131 + p) * 7 + l2) * 5 + l3 * 3 + l4
-        for w in range(3):
-            b = w * _NPOS
-            j = u[b + p]
-            q = p
-            while j:
-                while q < np_ and u[b + q] >= j:
-                    q += 1
-                if n >= k0 + _RW:
-                    return -1
-                c = (w << 5) | (q - p)
-                key[n] = c
-                n += 1
-                h = (h & 0xFFFFF) * 33 + c
-                j -= 1
-        key[k0 + 7] = n - k0
-        memo = key
-        g = key[_GEN]
-        h &= _NREC - 1
-        for i in range(_PROBE):
-            b = ((h + i) & (_NREC - 1)) * _RW
-            if memo[b] != g:
-                return h
-            j = 1
-            while j < n - k0 and memo[b + j] == key[k0 + j]:
-                j += 1
-            if j == n - k0:
-                return -2
-        return h
-
-    # bytecode (issue 21, a heap that fits): no measurable share of the adversarial time; native:
-    # 400 B of the chip's heap
-    def _remember(self, h, p):
-        # type: (int, int) -> None
-        """Remember that the state in row p of the keys failed."""
-        memo = self._memo
-        key = memo
-        g = memo[_GEN]
-        b = 0
-        for i in range(_PROBE):
-            b = ((h + i) & (_NREC - 1)) * _RW
-            if memo[b] != g:
-                break
-        k0 = _KEY + p * _RW
-        for j in range(key[k0 + 7]):
-            memo[b + j] = key[k0 + j]
 
     # ------------------------------------------------------ greedy first try
 

@@ -81,7 +81,10 @@ class Placer(EngineBase):
         self._tb = bytearray(_QT)  # _tpoly's knapsack
         self._ql = bytearray(_QT)  # lowest start + 1 (0: any; a trick's key)
         # The sweep's kinds: width, length, parts left, offset of the width
-        # in _u, weight in the demand d (mixed radix).
+        # in _u, weight in the demand d (mixed radix). Made here, not with the
+        # search, so that the engine's map of attributes stays sparse before
+        # the search comes (97 slots, not 73 nearly full: docs/firmware.md,
+        # "Method calls and the instance's map").
         self._dm = bytearray(_QT)
         self._dk = bytearray(_QT)
         self._dn = bytearray(_QT)
@@ -100,6 +103,10 @@ class Placer(EngineBase):
         # _tail uses too; the sweep's own buffers come with its code (the
         # search: drules.Engine._feasible), here at once if it is loaded
         self._lv = bytearray(_LVN)
+        # (empty until the search's buffers are made: an engine made before
+        # another one's first question loaded the search makes them at its
+        # own, drules_sweep.Sweep._feasible)
+        self._memo = bytearray(0)
         if hasattr(self, "_sweep"):
             self._sweep_init()
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
@@ -262,25 +269,6 @@ class Placer(EngineBase):
                     y += a[_NPOS + p]
         tot[_T3] = y
 
-    # bytecode (issue 21, a heap that fits): 0.3 % of the adversarial time; native: 320 B of the
-    # chip's heap
-    def _fits_at(self, u2, u3, u4, a2, a3, a4):
-        # type: (int, int, int, int, int, int) -> bool
-        """Do u2 pairs, u3 triples and u4 quads fit in faces holding 2, 3 and
-        >= 4 copies (a2, a3, a4 of them)? Quads take 4-faces; triples 3-faces
-        first; pairs what is left (two in an unused 4-face)."""
-        a4 -= u4
-        if a4 < 0:
-            return False
-        if u3 > a3:
-            a4 -= u3 - a3
-            if a4 < 0:
-                return False
-            a3 = 0
-        else:
-            a3 -= u3
-        return u2 <= 2 * a4 + a3 + a2
-
     def _sets(self):
         # type: () -> None
         """The question's sets (self._n: pairs, triples, quads) and the most
@@ -298,11 +286,6 @@ class Placer(EngineBase):
         c[_LCAP] = n[0]
         c[_LCAP + 1] = n[0] + n[1]
         c[_LCAP + 2] = n[2] + n[1] + ((n[0] + 1) >> 1)
-
-    def _setsfit(self, l2, l3, l4):
-        # type: (int, int, int) -> bool
-        n = self._n
-        return self._fits_at(n[0], n[1], n[2], l2, l3, l4)
 
     @micropython.native
     def _tail(self, p, l2, l3, l4):

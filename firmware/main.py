@@ -219,7 +219,13 @@ class App:
         # (issue 22); an input meanwhile finishes it first (the table's events
         # stay those of the play done at once); a turn whose readers saw a
         # card once draws it first: the work waits a turn
-        worked = not took and not viewed and t.work()
+        # The hand's end (table due 6: the audit, with the rules engine and
+        # its ladders, then the settlement) begins only once a save under
+        # way is written: the two together were the heap's peak with 3-4
+        # decks (issue 21, docs/firmware.md "Heap")
+        st = self.store
+        held = t.due == 6 and st is not None and st.busy()
+        worked = not took and not viewed and not held and t.work()
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes at the next turn,
         # and any save step at a turn that took no input (issue 22); a sound
@@ -256,7 +262,6 @@ class App:
         out = link.take_output()
         if out:
             b.port.write(out)
-        st = self.store
         if st is None or took or worked or not (t.save_due or st.busy()):
             return  # no flash work this turn (a turn that took input, or ran the table's work)
         pending = getattr(b, "card_pending", None)

@@ -49,10 +49,7 @@ _TFI_CHIP = const(0xD5)
 _GET_FIRMWARE_VERSION = const(0x02)
 _SAM_CONFIGURATION = const(0x14)
 _RF_CONFIGURATION = const(0x32)
-_IN_DATA_EXCHANGE = const(0x40)
 _IN_LIST_PASSIVE_TARGET = const(0x4A)
-_NTAG_READ = const(0x30)
-_NTAG_WRITE = const(0xA2)
 
 _ACK = b"\x00\x00\xff\x00\xff\x00"
 
@@ -61,7 +58,6 @@ _ACK = b"\x00\x00\xff\x00\xff\x00"
 # 2 (TFI, code) + 1 (NbTg) + 2 * (1 + 2 + 1 + 1 + 10) = 33 data bytes + 7 framing.
 _POLL_READ = const(40)
 _SHORT_READ = const(14)  # version (6 data bytes) and the configuration answers
-_PAGE_READ = const(26)  # InDataExchange READ: 2 + 1 + 16 data bytes + 7 framing
 
 # The byte with its bits in reverse order: _REV[b] (LSB-first <-> MSB-first).
 _REV = (
@@ -130,6 +126,8 @@ class PN532:
     :param timeout_us: how long to wait for a configuration command's answer
     :param poll_timeout_us: how long to wait for InListPassiveTarget's answer
     :param tag_timeout_us: how long to wait for a tag READ/WRITE answer
+        (``pn532tag.read_page``/``write_page``: NTAG pages, which the table's
+        play never reads, are that module's, not held by every driver)
     """
 
     # the constant frames, shared by every reader (built by the first __init__)
@@ -186,7 +184,6 @@ class PN532:
         self._ack = bytearray(6)
         self._short = bytearray(_SHORT_READ)
         self._long = bytearray(_POLL_READ)
-        self._page = bytearray(_PAGE_READ)
         # SAMConfiguration: normal mode, (timeout, unused), IRQ line driven or not
         self._w_sam = _wire_frame(b"\xd4\x14\x01\x14\x01" if irq is not None else b"\xd4\x14\x01\x14\x00")
         # Learned waits (us) per slot: 2 * command slot + (0 ACK, 1 answer);
@@ -195,7 +192,6 @@ class PN532:
         # field-off (both phases timed from the command: step()).
         self._hints = [0] * 12
         self._w_retries = _wire_frame(b"\xd4\x32\x05\xff\x01\x00")
-        self._w_tag = bytearray(17)  # op + 5 header + 9 body (write) + DCS + postamble
         #: Answer data of the last command: ``data[data_at : data_at + n]``.
         self.data = self._short
         self.data_at = 0
@@ -612,68 +608,3 @@ class PN532:
                 self.uid2_len = m
             i += m
         return count
-
-    def _exchange(self, op, page, data4):
-        # InDataExchange with target 1: a READ (op 0x30) or WRITE (0xA2) of a page.
-        w = self._w_tag
-        body = 5 if data4 is None else 9
-        n = body
-        w[0] = _REV[_DATA_WRITE]
-        w[1] = 0x00
-        w[2] = 0x00
-        w[3] = 0xFF
-        w[4] = _REV[n]
-        w[5] = _REV[(-n) & 0xFF]
-        s = _TFI_HOST + _IN_DATA_EXCHANGE + 0x01 + op + page
-        w[6] = _REV[_TFI_HOST]
-        w[7] = _REV[_IN_DATA_EXCHANGE]
-        w[8] = _REV[0x01]
-        w[9] = _REV[op]
-        w[10] = _REV[page]
-        k = 11
-        if data4 is not None:
-            for j in range(4):
-                s += data4[j]
-                w[k] = _REV[data4[j]]
-                k += 1
-        w[k] = _REV[(-s) & 0xFF]
-        w[k + 1] = 0x00
-        cs = self._cs
-        self.commands += 1
-        cs.value(0)
-        self._spi.write(memoryview(w)[: k + 2])
-        cs.value(1)
-        # The rest as in _call, without re-sending.
-        if not self._wait(self.ack_timeout_us, 10):
-            return self._fail(ERR_NO_ACK)
-        self._read(self._ack)
-        if self._ack != self._ack_wire:
-            return self._fail(ERR_BAD_ACK)
-        if not self._wait(self.tag_timeout_us, 11):
-            self._write(self._w_abort)
-            return self._fail(ERR_TIMEOUT)
-        self._read(self._page)
-        n = self._parse(self._page, _IN_DATA_EXCHANGE)
-        if n < 0:
-            return n
-        if n < 1 or self.data[self.data_at] != 0x00:
-            return self._fail(ERR_TAG)
-        return n - 1
-
-    def read_page(self, page, out):
-        """NTAG READ of 4 pages from ``page`` (16 bytes) into ``out``; OK or an error.
-        Needs a tag listed by the last ``poll()`` (target 1)."""
-        n = self._exchange(_NTAG_READ, page, None)
-        if n < 0:
-            return n
-        if n != 16:
-            return self._fail(ERR_RESPONSE)
-        base = self.data_at + 1
-        for k in range(min(16, len(out))):
-            out[k] = self.data[base + k]
-        return OK
-
-    def write_page(self, page, data4):
-        """NTAG WRITE of 4 bytes to ``page``; OK or an error."""
-        n = self._exchange(_NTAG_WRITE, page, data4)
-        return n if n < 0 else OK

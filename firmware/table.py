@@ -94,6 +94,7 @@ PARTS = (
     "tableforfeit",  # _FORFEIT: revoke = "forfeit", a revoke known or a hand's end; dropped after it
     "tableundo",  # _UNDO: a long press's take-back; dropped after it
     "tablerestore",  # _RESTORE: a start from flash, a host's push; dropped after it
+    "tablehandend",  # _HANDEND: a hand's end (the audit, the settlement); dropped when it is settled
 )
 _SCAN = const(0)  # the first three in the order of the phases SCAN, REVEAL, CALL
 _REVEAL = const(1)
@@ -103,6 +104,7 @@ _FRIEND = const(4)
 _FORFEIT = const(5)
 _UNDO = const(6)
 _RESTORE = const(7)
+_HANDEND = const(8)
 
 
 def __getattr__(name):
@@ -128,6 +130,10 @@ def _done(part):
 
 
 _opt(_DEAL)  # loaded with the table (its names interned at the start), not kept by it
+# the hand's end: its names interned at the start too (at a hand's end its
+# load then takes only its code, no new qstr pool in a heap a hand has used)
+_opt(_HANDEND)
+_done(_HANDEND)
 
 # Which sound wins when several happen in one turn of the loop: an error
 # always (it asks the players to look), then the end of a hand or trick.
@@ -157,7 +163,7 @@ class Table(T.TableBase):
         self.save_due = False  # take_save()'s answer: a state worth keeping is due
         # what the last play left to do (issue 22): 0 nothing, 1-4 the revokes
         # of seat due-1's play, 5 the trick's end, 6-8 the hand's end
-        # (tabletrick.end_hand); at once unless split (main.App): then a
+        # (tablehandend.end_hand); at once unless split (main.App): then a
         # piece per work(), after its frame
         self.due = 0
         self.due_ms = 0
@@ -319,14 +325,16 @@ class Table(T.TableBase):
                 self.turn = -1  # nobody plays now (the display)
                 self.due = 6
         else:
-            # the hand's end, a piece a call (tabletrick.end_hand: 6 begins,
-            # 7 audits a trick, 8 settles)
+            # the hand's end, a piece a call (tablehandend.end_hand: 6 begins,
+            # 7 audits a trick, 8 settles); its code only until it is settled
             f = None
             if d == 8 and (self.forfeit or self.rules.revoke == 1):
                 f = _opt(_FORFEIT)  # given to end_hand (revoke = "forfeit")
-            self.due = tabletrick.end_hand(self, now, d, f)
+            self.due = _opt(_HANDEND).end_hand(self, now, d, f)
             if f is not None:
                 _done(_FORFEIT)
+            if not self.due:
+                _done(_HANDEND)
         return True
 
     def finish(self):

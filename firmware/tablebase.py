@@ -24,7 +24,7 @@
 #                  names only.
 # A part that needs find-a-friend's functions finds them in tb.friend (the
 # module tablefriend, set by table.Table when the table plays that option,
-# else None); the forfeit's are passed to tabletrick.end_hand by the Table.
+# else None); the forfeit's are passed to tablehandend.end_hand by the Table.
 try:
     from micropython import const
 except ImportError:
@@ -177,7 +177,7 @@ try:  # the type checker's (and CPython's); at run time on the device TableBase 
         last_winner: int
         revoked: "list[list[int]]"  # [trick_no, seat] reported
         result: "Any"  # the HAND_END event's fields once settled, else None
-        aud: "Any"  # the hand's end: the audit's walk (tabletrick.end_hand), else None
+        aud: "Any"  # the hand's end: the audit's walk (tablehandend.end_hand), else None
         forfeit: "Any"  # revoke = "forfeit": [trick, seat] of the revoke that lost the hand
         seen: bytearray  # by card: 0, SEEN_PLAYED, 2 scanned (tablescan.py)
         pending: "list[list[int]]"  # cards tapped, not yet committed, by seat

@@ -2,7 +2,7 @@
 # revoke loses the hand for the offending side. A part of the table core
 # (tablebase.py): functions of the table's state, loaded by table.Table only
 # at a table that plays this option, when a revoke is known or a hand ends,
-# and given to tabletrick.end_hand. The level result is computed here from
+# and given to tablehandend.end_hand. The level result is computed here from
 # the rules' options (level_table, level_ladder, must_play: tablerules.TableRules').
 #
 # When the table knows the revoke, the hand ends (tabletrick.py; table.Table

@@ -1,21 +1,19 @@
-# Plays, tricks and the end of hands in the table core: a lead or a follow
+# Plays and tricks in the table core: a lead or a follow
 # committed, a challenge of a throw (docs/rules.md §5 and §10), the trick's
-# winner and points, revokes proven by later plays, the end of the hand (kitty
-# bonus, audit of every hand, settlement). A part of the table core
+# winner and points, revokes proven by later plays (the end of the hand is
+# tablehandend.py's). A part of the table core
 # (tablebase.py): functions of the table's state. commit_lead and
 # commit_follow count a play (its PLAY event, its sound) and say whether its
 # revokes are to be checked; table.Table runs the rest after them
-# (check_revokes, end_trick, end_hand after a play that ends the hand: its
-# last card, or a revoke that loses it), at once or a piece per turn of the
-# main loop after the play's frame (Table.work, issue 22), with
-# tableforfeit's functions when they are needed; find-a-friend's are
-# tb.friend's.
+# (check_revokes, end_trick; the hand's end, tablehandend.end_hand, after a
+# play that ends the hand: its last card, or a revoke that loses it), at once
+# or a piece per turn of the main loop after the play's frame (Table.work,
+# issue 22), with tableforfeit's functions when they are needed;
+# find-a-friend's are tb.friend's.
 #
 # check_revokes: every card played now was held at every earlier trick (no
 # cards are drawn during play), so an earlier follow that is illegal even
-# against the cards known now is a proven revoke. The audit (end_hand): at
-# the hand's end every hand is known, so every follow and every unchallenged
-# throw is checked.
+# against the cards known now is a proven revoke.
 import events as E
 import tablebase as T
 
@@ -179,111 +177,6 @@ def end_trick(tb: "T.TableBase", now_ms):
     tb.beep(E.SND_TRICK)
     tb.save_due = True
     tb.say("S%d wins %d" % (winner, points), now_ms)
-
-
-# --- the end of the hand -------------------------------------------------
-def end_hand(tb: "T.TableBase", now_ms, step, forfeits):
-    # Every card played: the audit, the kitty bonus, the settlement, a piece
-    # per call (issue 22: at once it was about 150 ms of the chip's time in
-    # one turn of the main loop); returns the next piece's step (the Table's
-    # due), 0 once the hand is settled. Step 6 begins, 7 audits one trick
-    # (the last first), 8 settles. A hand lost by a revoke (revoke =
-    # "forfeit") before its last trick ends here too, with neither kitty
-    # bonus nor audit (docs/rules.md §10). forfeits: tableforfeit's functions
-    # where revoke = "forfeit" (a revoke known, or one the audit may find),
-    # else None: given by table.Table to step 8.
-    if step == 6:
-        if tb.friend:
-            tb.friend.resolve(tb, now_ms, True)  # every copy is located by now
-        if tb.played < tb.hand_size:
-            return 8
-        # the audit's walk: the trick after the next one, the hands, its
-        # findings (a block per trick with any, the latest first)
-        tb.aud = [len(tb.tricks), [[], [], [], []], []]
-        return 7
-    rules = tb.rules
-    if step == 7:
-        # Every hand is known now: seat s held at trick t what it played
-        # from t on, so the hands grow as the walk goes back.
-        a = tb.aud
-        t = a[0] - 1
-        a[0] = t
-        hands = a[1]
-        tr = tb.tricks[t]
-        at = 9
-        for s in range(4):
-            h = hands[s]
-            for i in range(at, at + tr[5 + s]):
-                h.append(tr[i])
-            at += tr[5 + s]
-        leader = tr[0]
-        lead = T.trick_play(tr, leader)
-        block = None
-        if not tr[2] and rules.is_throw(lead):
-            if rules.throw(leader, lead, hands) is not None:
-                block = [[E.AUDIT, t, leader, E.THROW_FAILED, 0]]
-        for s in range(4):
-            if s == leader:
-                continue
-            why = rules.check_follow(lead, hands[s], T.trick_play(tr, s))
-            if why:
-                if block is None:
-                    block = []
-                block.append([E.AUDIT, t, s, E.REVOKE_FOLLOW, why])
-        if block is not None:
-            a[2].append(block)
-        return 7 if t else 8
-    mult = bonus = 0
-    won_by = None  # the attackers' play that took the last trick (and the kitty)
-    if tb.played >= tb.hand_size:
-        found = tb.aud[2]
-        tb.aud = None
-        for k in range(len(found) - 1, -1, -1):  # in trick order
-            for ev in found[k]:
-                tb.emit(ev)
-        last = tb.tricks[-1]
-        if not _defends(tb, last[1]):
-            won_by = T.trick_play(last, last[1])
-            mult, bonus = rules.kitty(T.trick_play(last, last[0]), won_by, tb.kitty)
-            tb.score += bonus
-        if rules.revoke == 1 and not tb.forfeit:
-            forfeits.from_audit(tb, found)
-    if tb.forfeit:
-        nd, levels, winner = forfeits.settle(tb, won_by, now_ms)
-    else:
-        if tb.friend:
-            nd, levels, winner = tb.friend.settle(tb, won_by)
-        else:
-            nd, levels, winner = rules.settle(tb.score if tb.score > 0 else 0, tb.dealer, tb.levels, won_by)
-        tb.say("hand over: %d" % tb.score, now_ms)
-    tb.dealer = nd
-    tb.levels = list(levels)
-    tb.match_winner = winner
-    tb.result = [
-        E.HAND_END,
-        tb.score,
-        tb.kitty_points,
-        mult,
-        bonus,
-        nd,
-        levels[0],
-        levels[1],
-        winner,
-    ] + tb.levels[2:]  # partners = "called": levels per seat, seats 2 and 3 last
-    tb.emit(list(tb.result))
-    tb.first_hand = False
-    tb.phase = T.MATCH_END if winner >= 0 else T.HAND_END
-    tb.turn = -1
-    tb.beep(E.SND_HAND)
-    tb.save_due = True
-    return 0
-
-
-def _defends(tb: "T.TableBase", seat):
-    """Is `seat` on the dealer's side (partners = "called": as the partner is known)?"""
-    if tb.friend:
-        return (tb.defmask >> seat) & 1 == 1
-    return (seat & 1) == tb.defenders()
 
 
 def check_revokes(tb: "T.TableBase", seat, cards, now_ms):

@@ -31,6 +31,14 @@ class RecursiveSweep(EngineBase):
         # the recursion keeps its state in its frames; the memo's table of
         # failed states, as the iterative sweep's _sweep_init makes it
         self._memo = bytearray((64 + _NPOS) * 16 + 1)  # (then the keys, the generation)
+        # the sweep's kinds, as the iterative sweep's _sweep_init makes them
+        self._dm = bytearray(24)
+        self._dk = bytearray(24)
+        self._dn = bytearray(24)
+        self._dl = bytearray(24)
+        self._db = bytearray(24)
+        self._dr = [0] * 24
+        self._nd = 0
 
     @micropython.native
     def _sweep(self, p, d, l2, l3, l4):
@@ -270,8 +278,11 @@ class RecursiveSweep(EngineBase):
 def deep_engine_class():
     """drules.Engine with the recursive sweep in place of the iterative one."""
     import drules
+    from drules_sweep import Sweep
 
-    class DeepEngine(RecursiveSweep, drules.Engine):
+    # the search's other methods (the sets' fit, the memo's table: in
+    # drules_sweep since issue 21's heap work) from the iterative one's module
+    class DeepEngine(RecursiveSweep, Sweep, drules.Engine):
         pass
 
     return DeepEngine

@@ -17,8 +17,9 @@ from firmware_parts import FIRMWARE, parts_of, parts_table
 #: modules nothing on the table imports: the entry points (boot.py, main.py),
 #: the self-test deploy runs on the board (selftest), the host's end of the
 #: link (ttlink_host: never on the table) and the layouts only the host reads
-#: (evlayout, snaplayout: the table writes events and snapshots by position)
-ENTRIES = ("boot", "main", "selftest", "ttlink_host", "evlayout", "snaplayout")
+#: (evlayout, snaplayout: the table writes events and snapshots by position);
+#: the NTAG pages of a PN532's tag (pn532tag: a tool's, the table reads UIDs)
+ENTRIES = ("boot", "main", "selftest", "ttlink_host", "evlayout", "snaplayout", "pn532tag")
 
 
 def _tree(name: str) -> ast.Module:

@@ -1,6 +1,7 @@
 # The firmware's PN532 driver against the chip model on a simulated SPI bus.
 # runs-under: micropython heapsize=256K
 import pn532
+import pn532tag
 from simchip import chip, rig, uid7
 
 
@@ -61,14 +62,14 @@ def test_ntag_page_read_write():
     c.place(t)
     assert drv.poll() == 1
     buf = bytearray(16)
-    assert drv.read_page(0, buf) == pn532.OK
+    assert pn532tag.read_page(drv, 0, buf) == pn532.OK
     assert bytes(buf[:3]) == t.uid[:3] and bytes(buf[4:8]) == t.uid[3:7]
-    assert drv.write_page(4, b"TTC\x01") == pn532.OK
+    assert pn532tag.write_page(drv, 4, b"TTC\x01") == pn532.OK
     assert t.page(4) == b"TTC\x01"
-    assert drv.read_page(4, buf) == pn532.OK and bytes(buf[:4]) == b"TTC\x01"
-    assert drv.write_page(2, b"\x00\x00\x00\x00") == pn532.ERR_TAG  # not a user page
+    assert pn532tag.read_page(drv, 4, buf) == pn532.OK and bytes(buf[:4]) == b"TTC\x01"
+    assert pn532tag.write_page(drv, 2, b"\x00\x00\x00\x00") == pn532.ERR_TAG  # not a user page
     c.remove(t)
-    assert drv.read_page(4, buf) == pn532.ERR_TAG  # tag gone: time-out status
+    assert pn532tag.read_page(drv, 4, buf) == pn532.ERR_TAG  # tag gone: time-out status
 
 
 def test_faults_give_errors_and_hard_reset_recovers():

@@ -243,6 +243,56 @@ def test_an_in_place_store_writes_over_its_file_and_drops_a_stale_new():
         persist.Store(base).clear()
 
 
+def test_a_hands_end_begins_once_a_save_under_way_is_written():
+    # issue 21 (a heap that fits): the hand's end (its audit, with the rules
+    # engine, then the settlement) does not run over a save of the trick
+    # before: with 3-4 decks the two together were the heap's peak
+    base = "/tmp/tt_end_" + str(id(object()) & 0xFFFFFF)
+    store = persist.Store(base + ".json")
+    store.clear()
+    try:
+        w = Wire(store)
+        b = w.board
+        inputs = [("t", 1, 13), ("b", 1, E.BTN_OK), ("b", 0, E.BTN_OK)]
+        inputs += [("t", 1, c) for c in (48, 49, 50, 51, 47, 46)]
+        inputs += [("t", 1, 1), ("b", 1, E.BTN_OK), ("t", 2, 2), ("t", 3, 3), ("t", 0, 4)]
+        rest = [c for c in range(54) if c not in (1, 2, 3, 4, 46, 47, 48, 49, 50, 51)]
+        while len(rest) > 8:
+            inputs += [("t", 1, rest.pop()), ("b", 1, E.BTN_OK), ("t", 2, rest.pop()), ("t", 3, rest.pop()), ("t", 0, rest.pop())]
+        inputs += [("t", 1, rest.pop()), ("b", 1, E.BTN_OK), ("t", 2, rest.pop()), ("t", 3, rest.pop())]
+        for kind, seat, x in inputs:
+            (b.tap_q if kind == "t" else b.press_q).append((seat, x))
+            w.run(40)
+        w.run(400)
+        t = w.app.table
+        assert t.phase == T.PLAY and t.due == 0 and not store.busy() and len(rest) == 5
+        # the trick before the last ends; its save begins...
+        b.tap_q.append((0, rest.pop()))
+        while not store.busy():
+            w.run(5)
+        # ...and the last trick is played at once: its save is still under way
+        last = [("t", 1, rest.pop()), ("b", 1, E.BTN_OK), ("t", 2, rest.pop()), ("t", 3, rest.pop())]
+        for kind, seat, x in last:
+            (b.tap_q if kind == "t" else b.press_q).append((seat, x))
+            w.run(5)
+        n = store.saves
+        b.tap_q.append((0, rest.pop()))  # the hand's last card
+        held = 0
+        while t.phase == T.PLAY:
+            w.run(5)
+            if t.due == 6 and store.busy():
+                held += 1  # the hand's end waits...
+                assert getattr(t, "aud", None) is None and t.result is None
+            if getattr(t, "aud", None) is not None:
+                assert not store.busy()  # ...and its audit runs with no save under way
+        assert held > 0 and store.saves > n
+        assert t.phase == T.HAND_END and t.due == 0
+        w.run(400)
+        assert store.load()[2] == T.HAND_END  # the hand's end saved after it
+    finally:
+        store.clear()
+
+
 def test_a_tricks_end_comes_after_its_last_cards_frame_and_a_card_laid_meanwhile_is_taken():
     # issue 22: the trick's last card is counted (its sound) and drawn in the
     # turn that took it; what it leaves (its revokes, the trick's end, at the

@@ -21,6 +21,7 @@ BASE = "tablebase"
 PARTS = (
     "tabledeal",
     "tabletrick",
+    "tablehandend",
     "tablesnap",
     "tablerestore",
     "tablescan",

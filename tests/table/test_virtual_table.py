@@ -124,6 +124,9 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
     # at the end of its draw, were checked (no disagreement above)
     assert "drules_hand" in vt.modules_loaded
     assert not {"drules", "drules_base", "drules_play", "drules_sweep", "drules_place"} & set(vt.modules_loaded)
+    # the hand's end (its audit and settlement, tablehandend.py) left the heap
+    # once the hand was settled; the tags' pages (pn532tag.py) never came
+    assert not {"tablehandend", "pn532tag"} & set(vt.modules_loaded)
 
 
 def _saved_tricks(store: Path) -> int:
