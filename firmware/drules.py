@@ -259,7 +259,6 @@ class Engine(Plays, Matching):
         # buffer: no more names (qstrs) in the heap.
         self._vp = bytearray(14)
         self._vp[12] = 3
-        self._ft = self._fblo = self._fbhi = 0
         # The decomposition's scratch (_decompose), shared with the oracle:
         # faces of 2, 3, >= 4 copies per position, and its zeros. The
         # oracle's own buffers and code come with it: at once with ladders

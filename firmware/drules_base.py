@@ -54,9 +54,6 @@ class EngineBase:
     match_steps: int
     _vh: bytearray
     _vp: bytearray
-    _ft: int
-    _fblo: int
-    _fbhi: int
     _qm: bytearray
     _qk: bytearray
     _qn: bytearray
@@ -67,7 +64,6 @@ class EngineBase:
     _st: bytearray
     _sf: bytearray
     _n: bytearray
-    _lcap: bytearray
     _np: int
     _nd: int
     _dm: bytearray
@@ -80,21 +76,14 @@ class EngineBase:
     _ns0: int
     nstates: int
     _nq: int
-    _s2: int
-    _s3: int
-    _s4: int
-    _nrun: int
+    _qs: bytearray
     _tot: bytearray
-    _off: bytearray
     _rs: bytearray
     _sb: bytearray
     _sl: bytearray
     _sc: bytearray
     _se: bytearray
-    _nst: bytearray
     _memo: bytearray
-    _key: bytearray
-    _gen: int
     _u: bytearray
     _ub: bytearray
     _ng: int

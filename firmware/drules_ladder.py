@@ -29,6 +29,19 @@ R_TITANIC = const(9)
 R_SAME_SHAPE = const(10)
 _VW = const(24)
 _NPOS = const(18)
+# self._qs (drules_place.py, the same values): the question's sets of width
+# 2, 3, 4 counted (its runs' too), its runs, its pairs in runs of any length
+# and the bounds of their runs of 3, its other runs' crossings of edges
+_S2 = const(0)
+_S3 = const(1)
+_S4 = const(2)
+_NRUN = const(3)
+_FT = const(4)
+_FBLO = const(5)
+_FBHI = const(6)
+_NX = const(7)  # the crossings of edges of its runs but those of pairs in runs of any length
+_OFF = const(3)  # self._tot's triple of the faces off the stretches (drules_place.py)
+_T3 = const(12)  # self._tot's 3-faces on stretches of triples
 
 
 class Ladders(EngineBase):
@@ -124,10 +137,25 @@ class Ladders(EngineBase):
         done."""
         lu = self._lu
         a = self._vp
-        for i in range(nv):
+        i = 0
+        while i < nv:
             m = lu[3 * i]
             k = lu[3 * i + 1]
-            if i and lu[3 * i - 3] == m and lu[3 * i - 2] == k and out[i - 1] and self._rung(m, k, out[i - 1]):
+            c = 1
+            if k == 1:
+                while i + c < nv and lu[3 * (i + c)] == m and lu[3 * (i + c) + 1] == 1:
+                    c += 1
+            if c > 1 and self._lfits(m, c) and self._try(m, 1, c, 0, 0, True):
+                # Sets of one width in a row (a throw's pairs) that all fit
+                # at once, with no search: each takes its first rung, itself
+                # (each fits with the earlier ones if all do), in one
+                # question in place of one a unit.
+                r = 0
+                while c > 1:
+                    out[i] = 0
+                    i += 1
+                    c -= 1
+            elif i and lu[3 * i - 3] == m and lu[3 * i - 2] == k and out[i - 1] and self._rung(m, k, out[i - 1]):
                 # The same shape as the unit before: a question that failed
                 # for it fails now with more in the question, so no rung
                 # better than its own fits; often its own still does.
@@ -135,19 +163,21 @@ class Ladders(EngineBase):
             else:
                 r = self._unit(m, k)
             out[i] = r
+            i += 1
             if not a[11]:
                 continue
             # The question's sets of each width (_try's first test) in the
             # play's faces; the unit itself (rung 0) needs a stretch.
-            a4 = a[2] - self._s4
-            a3 = a[1] - self._s3
+            q = self._qs
+            a4 = a[2] - q[_S4]
+            a3 = a[1] - q[_S3]
             if a3 < 0:
                 a4 += a3
                 a3 = 0
-            if a4 < 0 or self._s2 > 2 * a4 + a3 + a[0]:
-                return i + 1
+            if a4 < 0 or q[_S2] > 2 * a4 + a3 + a[0]:
+                return i
             if r == 0 and k > 1 and a[1 + m] < (k if m > 2 or self.same_shape_only else 2):
-                return i + 1
+                return i
         return nv
 
     def _lstart(self, cnt, s):
@@ -157,8 +187,8 @@ class Ladders(EngineBase):
         if cnt is not None:
             self._psetup(cnt, s, self._vp[12])
         self._nq = 0
-        self._ft = self._fblo = self._fbhi = 0
-        self._s2 = self._s3 = self._s4 = self._nrun = 0
+        q = self._qs
+        q[_S2] = q[_S3] = q[_S4] = q[_NRUN] = q[_FT] = q[_FBLO] = q[_FBHI] = q[_NX] = 0
         self._vp[10] = 0  # (no pairs known to fail)
         n = self._n
         n[0] = n[1] = n[2] = 0
@@ -296,12 +326,40 @@ class Ladders(EngineBase):
         # type: (int, int) -> int
         """Add the most pairs, lo .. top, that fit with the question, one at a
         time (fewer fit if more do): how many, or -1 if not even lo do."""
+        # all of them in one question where no search is needed (_lfits;
+        # adv-52: three pairs, one question in place of three)
+        if top > lo + 1 and self._lfits(2, top) and self._try(2, 1, 0, top, 0, True):
+            return top
         if lo and not self._try(2, 1, 0, 1, 0, True):
             return -1
         i = lo
         while i < top and self._try(2, 1, 0, 1, 0, True):
             i += 1
         return i
+
+    def _lfits(self, m, c):
+        # type: (int, int) -> bool
+        """Do c more sets of width m fit, with the question's sets, in what
+        the placement leaves over, as _tail found it with no choice to make
+        (self._vp[6:10])? Then _try places them with no search: a question
+        asked for several units at once costs no more than one."""
+        v = self._vp
+        if not v[9]:
+            return False
+        ns = self._n
+        a4 = v[8] - ns[2]
+        a3 = v[7] - ns[1]
+        a2 = ns[0]
+        if m == 2:
+            a2 += c
+        elif m == 3:
+            a3 -= c
+        else:
+            a4 -= c
+        if a3 < 0:
+            a4 += a3
+            a3 = 0
+        return a4 >= 0 and a2 <= 2 * a4 + a3 + v[6]
 
     # bytecode (issue 21, a heap that fits): 3.7 % of the adversarial corpora's time (CPython
     # profile), so about 2.5 % slower at worst on the chip; native: 1,744 B of the chip's heap
@@ -314,15 +372,16 @@ class Ladders(EngineBase):
         # until _lstart, so its size names it): as many or more fail too
         # (adv-47: a tractor's pairs, then a led pair, the same question)
         v = self._vp
-        b = self._s2 + self._s3 + self._s4 + 1
+        q = self._qs
+        b = q[_S2] + q[_S3] + q[_S4] + 1
         if v[10] == b and t == 0 and (n == 0 or k == 1 and m == 2) and n + pairs >= v[13]:
             return False
         # First what the positions do not change: enough sets of each width
         # (the sets of every part, anywhere), runs no longer than the longest
         # stretch; and a question without runs needs nothing more.
-        s2 = self._s2 + pairs + t
-        s3 = self._s3
-        s4 = self._s4
+        s2 = q[_S2] + pairs + t
+        s3 = q[_S3]
+        s4 = q[_S4]
         if m == 2:
             s2 += n * k
         elif m == 3:
@@ -349,10 +408,12 @@ class Ladders(EngineBase):
             return False
         if t:
             runs += 1
-        self._s2 = s2
-        self._s3 = s3
-        self._s4 = s4
-        self._nrun += runs
+        q[_S2] = s2
+        q[_S3] = s3
+        q[_S4] = s4
+        q[_NRUN] += runs
+        if k > 1:
+            q[_NX] += n * (k - 1)
         # the question's sets (self._n, kept as _sets would count them)
         ns = self._n
         if n:
@@ -362,7 +423,7 @@ class Ladders(EngineBase):
         if pairs:
             self._qadd(2, 1, pairs)
             ns[0] += pairs
-        if self._nrun == 0:
+        if q[_NRUN] == 0:
             # sets only: placed wherever they fit
             if not keep:
                 self._drop(m, k, n, pairs, 0, 0, 0, 0)
@@ -390,9 +451,36 @@ class Ladders(EngineBase):
             hi = t // 3
             if (hi ^ t) & 1:
                 hi -= 1
-            self._ft += t
-            self._fblo += lo
-            self._fbhi += hi
+            q[_FT] += t
+            q[_FBLO] += lo
+            q[_FBHI] += hi
+        # The runs' sets (all but the question's sets) take faces on the
+        # stretches only, their triples 3-faces only on stretches of
+        # triples (the rest 4-faces): with the sets' pairs that the 2-faces
+        # off them cannot hold, they must fit the faces on them (_feasible's
+        # first count, before the greedy tries and the search's set-up;
+        # adv-47: 5 questions of 15 end here)
+        o = self._tot
+        a2 = ns[0] - o[_OFF]
+        x = s3 - ns[1] - o[_T3]
+        if x < 0:
+            x = 0
+        a4 = o[2] - s4 - x
+        a3 = o[1] - s3 + x
+        if a3 < 0:
+            a4 += a3
+            a3 = 0
+        if a4 < 0 or s2 - ns[0] + (a2 if a2 > 0 else 0) > 2 * a4 + a3 + o[0] - o[_OFF]:
+            self._drop(m, k, n, pairs, t, runs, lo, hi)
+            return False
+        # and _feasible's next: the runs cross no more edges, and take no
+        # more sets, than the stretches hold (_rs from position 0; the runs
+        # of pairs of any length split with the fewest runs of 3, the fewest
+        # crossings)
+        o = self._rs
+        if q[_NX] + ((q[_FT] + q[_FBLO]) >> 1) > o[0] or s2 + s3 + s4 - ns[0] - ns[1] - ns[2] > o[_NPOS]:
+            self._drop(m, k, n, pairs, t, runs, lo, hi)
+            return False
         # On top of the earlier units' placement (none yet: these are the
         # first runs, self._u is clear), each run at the weakest place where
         # it fits, the sets in what is left: no search, and often enough.
@@ -439,10 +527,13 @@ class Ladders(EngineBase):
     def _drop(self, m, k, n, pairs, t, runs, lo, hi):
         # type: (int, int, int, int, int, int, int, int) -> None
         """Take what _try added out of the question again."""
-        self._s2 -= pairs + t + (n * k if m == 2 else 0)
-        self._s3 -= n * k if m == 3 else 0
-        self._s4 -= n * k if m == 4 else 0
-        self._nrun -= runs
+        q = self._qs
+        q[_S2] -= pairs + t + (n * k if m == 2 else 0)
+        q[_S3] -= n * k if m == 3 else 0
+        q[_S4] -= n * k if m == 4 else 0
+        q[_NRUN] -= runs
+        if k > 1:
+            q[_NX] -= n * (k - 1)
         ns = self._n
         if n:
             self._qadd(m, k, -n)
@@ -451,9 +542,9 @@ class Ladders(EngineBase):
         if pairs:
             self._qadd(2, 1, -pairs)
             ns[0] -= pairs
-        self._ft -= t
-        self._fblo -= lo
-        self._fbhi -= hi
+        q[_FT] -= t
+        q[_FBLO] -= lo
+        q[_FBHI] -= hi
 
     def _gflex(self, t, lo, hi, d):
         # type: (int, int, int, int) -> bool
@@ -504,11 +595,12 @@ class Ladders(EngineBase):
         # type: () -> bool
         """Can the question be placed: for the runs of pairs, with some split
         into b runs of 3 and (t - 3b) / 2 runs of 2?"""
-        ft = self._ft
+        q = self._qs
+        ft = q[_FT]
         if ft == 0:
             return self._feasible(0, 0)
-        b = self._fblo
-        while b <= self._fbhi:
+        b = q[_FBLO]
+        while b <= q[_FBHI]:
             if self._feasible((ft - 3 * b) >> 1, b):
                 return True
             b += 2

@@ -19,6 +19,11 @@ _NREC = const(64)  # remembered failed states (a power of 2)
 _RW = const(16)  # bytes of one: stamp, position, demand (2), left over (3), n, n codes
 _PROBE = const(6)
 _GS = const(32)  # runs one greedy step may add
+# self._memo (drules_sweep._sweep_init): the table, then a row per position
+# of the sweep (its state's key, _KEY), then the generation (_GEN): one
+# buffer, one name (docs/firmware.md, "Method calls and the instance's map")
+_KEY = const(_NREC * _RW)
+_GEN = const(_KEY + _NPOS * _RW)
 
 
 class Memo(EngineBase):
@@ -26,7 +31,7 @@ class Memo(EngineBase):
 
     def _memo_init(self):
         # type: () -> None
-        # (the table of failed states, _memo and _key, comes with the sweep:
+        # (the table of failed states, _memo, comes with the sweep:
         # drules_sweep._sweep_init)
         self._gst = bytearray(3 * _GS)
         self._ng = 0
@@ -34,13 +39,13 @@ class Memo(EngineBase):
     def _newgen(self):
         # type: () -> None
         """A new question: every state remembered so far is forgotten."""
-        g = self._gen + 1
+        memo = self._memo
+        g = memo[_GEN] + 1
         if g > 255:
-            memo = self._memo
             for i in range(0, _NREC * _RW, _RW):
                 memo[i] = 0
             g = 1
-        self._gen = g
+        memo[_GEN] = g
 
     # bytecode (issue 21, a heap that fits): no measurable share of the adversarial corpora's time
     # (CPython profile); native: 1,328 B of the chip's heap
@@ -48,13 +53,13 @@ class Memo(EngineBase):
         # type: (int, int, int, int, int) -> int
         """The state at position p (the runs to place, the faces left over,
         the open runs as (width, positions left) codes in a canonical order),
-        written to row p of self._key: -2 if it failed before, else its hash
+        written to row p of the keys (self._memo from _KEY): -2 if it failed before, else its hash
         for _remember (-1: too many open runs to remember)."""
-        key = self._key
+        key = self._memo
         u = self._u
         np_ = self._np
-        k0 = p * _RW
-        key[k0] = self._gen
+        k0 = _KEY + p * _RW
+        key[k0] = key[_GEN]
         key[k0 + 1] = p
         key[k0 + 2] = d & 255
         key[k0 + 3] = d >> 8
@@ -78,8 +83,8 @@ class Memo(EngineBase):
                 h = (h & 0xFFFFF) * 33 + c
                 j -= 1
         key[k0 + 7] = n - k0
-        memo = self._memo
-        g = self._gen
+        memo = key
+        g = key[_GEN]
         h &= _NREC - 1
         for i in range(_PROBE):
             b = ((h + i) & (_NREC - 1)) * _RW
@@ -96,16 +101,16 @@ class Memo(EngineBase):
     # 400 B of the chip's heap
     def _remember(self, h, p):
         # type: (int, int) -> None
-        """Remember that the state in row p of self._key failed."""
+        """Remember that the state in row p of the keys failed."""
         memo = self._memo
-        key = self._key
-        g = self._gen
+        key = memo
+        g = memo[_GEN]
         b = 0
         for i in range(_PROBE):
             b = ((h + i) & (_NREC - 1)) * _RW
             if memo[b] != g:
                 break
-        k0 = p * _RW
+        k0 = _KEY + p * _RW
         for j in range(key[k0 + 7]):
             memo[b + j] = key[k0 + j]
 

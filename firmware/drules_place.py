@@ -29,6 +29,18 @@ _LR = const(2 * _NPOS)  # the pairs it splits
 _LL = const(4 * _NPOS + _QT)  # left over (3 a level)
 _LA = const(7 * _NPOS + _QT)  # the faces the split takes from (3 a level)
 _LVN = const(10 * _NPOS + _QT + _NPOS * _QT)
+# self._tot holds four triples (one buffer, one name: docs/firmware.md,
+# "Method calls and the instance's map"): the faces of 2, 3, >= 4 copies
+# (from 0), those off the stretches (_OFF), the stretches of each width
+# (_NST), the most faces left over that can matter (_LCAP); then one count
+_OFF = const(3)
+_NST = const(6)
+_LCAP = const(9)
+_T3 = const(12)  # and the 3-faces on stretches of triples (two positions or more)
+# self._qs: the question's sets of width 2, 3, 4 counted (_S2 ..), its runs
+# (_NRUN), its pairs in runs of any length (_FT) and the bounds of their
+# runs of 3 (_FBLO, _FBHI), its other runs' crossings of edges (_NX);
+# drules_ladder.py's _try keeps them
 
 
 class Placer(EngineBase):
@@ -45,17 +57,14 @@ class Placer(EngineBase):
         self._z = bytes(3 * _NPOS)  # zeros, to clear _u with one slice copy
         self._st = bytearray(3 * _NPOS)
         self._sb = bytearray(3 * _NPOS)
-        self._tot = bytearray(3)
+        self._tot = bytearray(13)  # (_OFF, _NST, _LCAP, _T3: see above)
         self._sf = bytearray(3 * _NPOS)  # faces of 2, 3, >= 4 copies at p..
         # The stretches of each width (from w*_NPOS): length, sets in them.
         self._sl = bytearray(3 * _NPOS)
         self._sc = bytearray(3 * _NPOS)
         self._se = bytearray(3 * _NPOS)  # and the sets across their edges
-        self._nst = bytearray(3)
-        # Faces of 2, 3, >= 4 copies off every stretch of two positions or
-        # more (no run can use them: only sets), and the edges of those
-        # stretches (two neighbouring positions: the lesser's room for pairs).
-        self._off = bytearray(3)
+        # (_tot[_OFF:]: faces of 2, 3, >= 4 copies off every stretch of two
+        # positions or more: no run can use them, only sets)
         # From each position p up (nothing open at p): the edges' room for
         # crossings (_rs[p]), and the sets that runs can take (_rs[_NPOS + p]:
         # at each position no more than the crossings of its two edges); of
@@ -65,7 +74,6 @@ class Placer(EngineBase):
         # and the pairs 2-faces can hold (_rs[4 * _NPOS + p]).
         self._rs = bytearray(5 * _NPOS)
         self._n = bytearray(3)  # the question's pairs, triples, quads (sets)
-        self._lcap = bytearray(3)
         self._np = 0
         self._qm = bytearray(_QT)
         self._qk = bytearray(_QT)
@@ -82,7 +90,7 @@ class Placer(EngineBase):
         self._dr = [0] * _QT
         self._nd = 0
         self._nq = 0
-        self._s2 = self._s3 = self._s4 = self._nrun = 0  # the question's sets, runs
+        self._qs = bytearray(8)  # the question's sets, runs (_S2 .. _NX: drules_ladder.py)
         self._ub = bytearray(3 * _NPOS)  # the placement before a search
         # the faces of 2, 3, >= 4 copies that the placement in self._u leaves
         # over, when _tail found them with no choice to make (_lok)
@@ -134,8 +142,8 @@ class Placer(EngineBase):
         base = s * _NPOS
         sf = self._sf
         sf[np_] = sf[_NPOS + np_] = sf[2 * _NPOS + np_] = 0
-        off = self._off
-        off[0] = off[1] = off[2] = 0
+        off = self._tot  # (its _OFF triple)
+        off[_OFF] = off[_OFF + 1] = off[_OFF + 2] = 0
         edg = rc = er = vg = vs = h = h2 = w2 = 0
         f2 = f3 = f4 = 0  # faces of 2, 3, >= 4 copies from p up
         rs = self._rs
@@ -222,9 +230,9 @@ class Placer(EngineBase):
                     se[ns] = edge
                     ns += 1
                     if w == 0 and run == 1:  # a stretch of one position: p + 1
-                        off[0] += a[p + 1]
-                        off[1] += a[_NPOS + p + 1]
-                        off[2] += a[2 * _NPOS + p + 1]
+                        off[_OFF] += a[p + 1]
+                        off[_OFF + 1] += a[_NPOS + p + 1]
+                        off[_OFF + 2] += a[2 * _NPOS + p + 1]
                     run = cap = edge = 0
                 last = c
                 st[b + p] = run
@@ -237,14 +245,22 @@ class Placer(EngineBase):
                 se[ns] = edge
                 ns += 1
                 if w == 0 and run == 1:
-                    off[0] += a[0]
-                    off[1] += a[_NPOS]
-                    off[2] += a[2 * _NPOS]
-            self._nst[w] = ns - b
+                    off[_OFF] += a[0]
+                    off[_OFF + 1] += a[_NPOS]
+                    off[_OFF + 2] += a[2 * _NPOS]
+            off[_NST + w] = ns - b
         tot = self._tot
         tot[0] = f2
         tot[1] = f3
         tot[2] = f4
+        # the 3-faces that runs of triples can take: on stretches of triples
+        # (_feasible's bound, and _try's before its greedy tries)
+        y = 0
+        if nw > 1:
+            for p in range(np_):
+                if st[_NPOS + p] > 1 or (p and st[_NPOS + p - 1] > 1):
+                    y += a[_NPOS + p]
+        tot[_T3] = y
 
     # bytecode (issue 21, a heap that fits): 0.3 % of the adversarial time; native: 320 B of the
     # chip's heap
@@ -278,10 +294,10 @@ class Placer(EngineBase):
         for t in range(self._nq):
             if qk[t] == 1 and ql[t] == 0:
                 n[qm[t] - 2] += qn[t]
-        c = self._lcap
-        c[0] = n[0]
-        c[1] = n[0] + n[1]
-        c[2] = n[2] + n[1] + ((n[0] + 1) >> 1)
+        c = self._tot  # (its _LCAP triple)
+        c[_LCAP] = n[0]
+        c[_LCAP + 1] = n[0] + n[1]
+        c[_LCAP + 2] = n[2] + n[1] + ((n[0] + 1) >> 1)
 
     def _setsfit(self, l2, l3, l4):
         # type: (int, int, int) -> bool

@@ -45,6 +45,11 @@ _LVN = const(10 * _NPOS + _QT + _NPOS * _QT)
 _EAGER = const(64)
 _NREC = const(64)  # the memo's remembered failed states (drules_memo.py)
 _RW = const(16)  # bytes of one (drules_memo.py)
+# the triples in self._tot (drules_place.py, the same values)
+_OFF = const(3)
+_NST = const(6)
+_LCAP = const(9)
+_T3 = const(12)
 
 
 class Sweep(EngineBase):
@@ -67,23 +72,23 @@ class Sweep(EngineBase):
         self._li = array("i", bytes(4 * 3 * _NPOS))
         # the memo's table of failed states (drules_memo.py), which only the
         # sweep reads and writes
-        self._memo = bytearray(_NREC * _RW)
-        self._key = bytearray(_NPOS * _RW)  # a row per position of the sweep
-        self._gen = 0
+        # (then a row per position of the sweep, its key, and the
+        # generation: one buffer, drules_memo.py)
+        self._memo = bytearray((_NREC + _NPOS) * _RW + 1)
 
     @micropython.native
     def _sweep(self, p, d, l2, l3, l4):
         # type: (int, int, int, int, int) -> bool
         """Place the runs d (what _dn holds) at positions p.. given the runs
         already open (self._u at p..), the sets in what is left over: l2, l3,
-        l4 faces of 2, 3, >= 4 copies below p (at most self._lcap). On success
+        l4 faces of 2, 3, >= 4 copies below p (at most self._tot[_LCAP:]). On success
         self._u holds the placement. A depth-first search over the levels of
         an explicit stack (see _sweep_init), not a recursion."""
         u = self._u
         a = self._a
         sf = self._sf
         n = self._n
-        c = self._lcap
+        c = self._tot  # (its _LCAP triple)
         dk = self._dk
         dn = self._dn
         db = self._db
@@ -229,12 +234,12 @@ class Sweep(EngineBase):
                         y = 255 if y == 0 else y - 1
                     lv[_LY + i] = y
                     if go:
-                        if l2 > c[0]:
-                            l2 = c[0]
-                        if l3 > c[1]:
-                            l3 = c[1]
-                        if l4 > c[2]:
-                            l4 = c[2]
+                        if l2 > c[_LCAP]:
+                            l2 = c[_LCAP]
+                        if l3 > c[_LCAP + 1]:
+                            l3 = c[_LCAP + 1]
+                        if l4 > c[_LCAP + 2]:
+                            l4 = c[_LCAP + 2]
                         p += 1
                         d = li[_NPOS + i]
                         step = 0
@@ -297,12 +302,12 @@ class Sweep(EngineBase):
                         t += 1
                     if t < nd:
                         break
-                if l2 > c[0]:
-                    l2 = c[0]
-                if l3 > c[1]:
-                    l3 = c[1]
-                if l4 > c[2]:
-                    l4 = c[2]
+                if l2 > c[_LCAP]:
+                    l2 = c[_LCAP]
+                if l3 > c[_LCAP + 1]:
+                    l3 = c[_LCAP + 1]
+                if l4 > c[_LCAP + 2]:
+                    l4 = c[_LCAP + 2]
                 lv[_LM + i] = 1
                 step = 0
                 continue
@@ -410,7 +415,7 @@ class Sweep(EngineBase):
                 if dm[j] == m:
                     need += dn[j]
             b = (m - 2) * _NPOS
-            for j in range(b, b + self._nst[m - 2]):
+            for j in range(b, b + self._tot[_NST - 2 + m]):
                 if sl[j] >= k:
                     x = sc[j] // k
                     y = se[j] // (k - 1)
@@ -430,14 +435,14 @@ class Sweep(EngineBase):
         # its runs takes a set), no more crossings than the edges hold
         # (_rs[0]); its k sets are at positions that runs can reach, no more
         # than _rs[_NPOS] (the sweep asks the same at each stretch's start,
-        # from there up). The faces off the stretches (_off) hold sets only: the
+        # from there up). The faces off the stretches (_tot[_OFF:]) hold sets only: the
         # runs' sets, and the sets of each kind that could not all be off,
         # must fit in the faces on the stretches; the runs' pairs, and the
         # sets' pairs that the 2-faces off cannot hold, in all but those.
         n = self._n
-        off = self._off
+        off = self._tot  # (its _OFF triple)
         tot = self._tot
-        v = n[0] - off[0]
+        v = n[0] - off[_OFF]
         x = r2 = r3 = r4 = h3 = h4 = 0
         d = 0
         r = 1
@@ -475,24 +480,20 @@ class Sweep(EngineBase):
             # Runs of triples take 3-faces only on stretches of triples
             # (two positions or more): the rest of their sets take 4-faces
             # (adv-47: a Titanic on two 4-faces, the quads' and pairs'
-            # faces then too few: a sweep of 8 states to none).
-            st = self._st
-            a = self._a
-            y = 0
-            for p in range(self._np):
-                if st[_NPOS + p] > 1 or (p and st[_NPOS + p - 1] > 1):
-                    y += a[_NPOS + p]
+            # faces then too few: a sweep of 8 states to none): _psetup
+            # counts those 3-faces (_tot[_T3]).
+            y = tot[_T3]
             if r3 > y:
                 r4 += r3 - y
                 r3 = y
         # (The 3-faces and the 3- and 4-faces that the runs' pairs take,
         # past what the 2- and 4-faces, or the 2-faces, hold: the sweep's
         # first state asks them, docs/firmware.md "Bounds by position".)
-        if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[0], tot[1], tot[2]):
+        if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[_OFF], tot[1], tot[2]):
             return False
-        o2 = off[0]
-        o3 = off[1]
-        o4 = off[2]
+        o2 = off[_OFF]
+        o3 = off[_OFF + 1]
+        o4 = off[_OFF + 2]
         v -= o3 + 2 * o4
         y = h3 - o3 - o4
         x = h4 - o4

@@ -210,7 +210,8 @@ def near_miss_case(fam: Family, rng: random.Random, limit: int = 0) -> dict[str,
     """A follow built as a near miss (issue 21's shape, the sweep's hardest):
     a long trump throw (``fam.lead_cards``) of pair tractors laid over each
     other's positions, one of them running up through the level and joker
-    columns, with triples and singles; against a hand of ``fam.hand_cards``
+    columns, with triples (at least one whenever 3 or more decks leave a face
+    free) and singles; against a hand of ``fam.hand_cards``
     holding, for every led unit, one that almost matches it: at the same or a
     neighbouring position, as wide or one narrower, as long or one shorter, and
     a led pair's faces now and then as a quad (which can be cut into two pairs).
@@ -231,7 +232,10 @@ def near_miss_case(fam: Family, rng: random.Random, limit: int = 0) -> dict[str,
     k = min(npos, rng.randint(3, 5))
     for p in range(npos - k, npos):
         _put(lead, full, cols, p, 2, rng)
-    # pair tractors laid over each other: each starts inside the one before
+    # pair tractors laid over each other: each starts inside the one before;
+    # they leave room for a triple when the decks have one (issue 21's shape
+    # always has triples)
+    keep = 3 if decks >= 3 else 0
     guard = 0
     start = rng.randrange(max(1, npos - 6))
     while sum(lead) < want - 8 and guard < 50:
@@ -239,13 +243,20 @@ def near_miss_case(fam: Family, rng: random.Random, limit: int = 0) -> dict[str,
         k = rng.randint(*fam.length)
         start = max(0, min(npos - k, start + rng.randint(-1, 2)))
         for p in range(start, start + k):
-            if sum(lead) + 2 > want:
+            if sum(lead) + 2 > want - keep:
                 break
             _put(lead, [min(decks, 2 + lead[f]) if lead[f] == 0 else 0 for f in range(FACES)], cols, p, 2, rng)
     # triples, then singles, to the size wanted
+    free = [decks if lead[f] == 0 else 0 for f in range(FACES)]
     for _ in range(rng.randint(1, 3)):
         if sum(lead) + 3 <= want:
-            _put(lead, [decks if lead[f] == 0 else 0 for f in range(FACES)], cols, rng.randrange(npos), 3, rng)
+            _put(lead, free, cols, rng.randrange(npos), 3, rng)
+            free = [decks if lead[f] == 0 else 0 for f in range(FACES)]
+    if keep and not any(c >= 3 for c in lead):
+        # none of the random positions had a face free: one at a position that has
+        ps = [p for p in range(npos) if any(free[f] >= 3 for f in cols[p])]
+        if ps and sum(lead) + 3 <= want:
+            _put(lead, free, cols, rng.choice(ps), 3, rng)
     guard = 0
     while sum(lead) < want and guard < 200:
         guard += 1

@@ -20,11 +20,12 @@ from shengji import Rules
 from tractor_table.errors import CommandError
 from tractor_table.events import describe
 from tractor_table.link.engine_replayer import EngineReplayer
-from tractor_table.link.notes import DeviceLine, Up
+from tractor_table.link.notes import App, DeviceLine, Up
 from tractor_table.link.serial_link import host_identity
 from tractor_table.link.verifier import Verifier
 from tractor_table.sim.board.runner import PicoTable
 from tractor_table.sim.virtual.game import BotGame
+from tractor_table.vocab.enums import AppCode
 from vtable_rig import board_workdir, wait_board_saved
 
 
@@ -104,6 +105,30 @@ def test_a_display_that_stops_answering_comes_back(compiled: Path) -> None:
         game.play_one()
         assert vt.settle(30), vt.firmware_errors()
         assert vt.board_says == []
+
+
+def _readers_said(vt: PicoTable) -> list[int]:
+    # the table's [APP_READERS, down] messages on the link, in order
+    return [n.payload[1] for n in vt.notes if isinstance(n, App) and n.payload and n.payload[0] == AppCode.READERS]
+
+
+def test_a_missing_reader_is_on_the_display_and_the_link(compiled: Path) -> None:
+    # (issue 21) the board model powers up with seat 2's reader unplugged
+    # (never answering, a reset does not bring it back): the real firmware
+    # says so on the display's last line (the SSD1306 model's RAM, read back)
+    # and to the host over the USB link; plugged in, both clear; seat 0's
+    # unplugged mid-game, both say so again
+    vt = PicoTable(1, workdir=board_workdir(compiled, "noreader"), rules=Rules(decks=1), missing_readers=(2,))
+    with vt:
+        assert vt.wait(lambda: vt.lines[7] == "S2 no reader", 60), (vt.lines, vt.firmware_errors())
+        assert vt.wait(lambda: _readers_said(vt) == [0b0100], 30), (_readers_said(vt), vt.firmware_errors())
+        vt.reader_missing(2, False)
+        assert vt.wait(lambda: _readers_said(vt) == [0b0100, 0], 30), (_readers_said(vt), vt.firmware_errors())
+        assert vt.wait(lambda: vt.lines[7] == "", 30), vt.lines
+        vt.reader_missing(0, True)
+        assert vt.wait(lambda: _readers_said(vt) == [0b0100, 0, 0b0001], 30), (_readers_said(vt), vt.firmware_errors())
+        assert vt.wait(lambda: vt.lines[7] == "S0 no reader", 30), vt.lines
+    assert vt.board_says == []
 
 
 def test_power_cut_at_a_save_resumes_from_the_flash_image(compiled: Path) -> None:

@@ -319,3 +319,19 @@ def test_timer_fires_on_virtual_time() -> None:
     assert "fired 3" in out
     assert "once 1" in out
     assert "bad Timer doesn't exist" in out
+
+
+def test_the_tap_logs_percentiles_past_its_last_bucket_are_the_longest_not_one_second() -> None:
+    # picoboot.Hist: 1 ms buckets up to 1 s; a percentile among the taps of
+    # 1 s or more (the flash's maximum times) is the longest one, an upper
+    # bound, never the 1,000 ms at which the buckets end
+    out = on_board("""
+    h = picoboot.Hist()
+    for us in (20_400, 30_000, 1_100_000, 1_285_483):
+        h.add(us)
+    print("pcts", h.pct(25), h.pct(50), h.pct(75), h.pct(99), h.max)
+    e = picoboot.Hist()
+    print("empty", e.pct(99))
+    """)
+    assert "pcts 21000 31000 1285483 1285483 1285483" in out, out
+    assert "empty -1" in out, out

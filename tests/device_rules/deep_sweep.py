@@ -30,16 +30,14 @@ class RecursiveSweep(EngineBase):
         # type: () -> None
         # the recursion keeps its state in its frames; the memo's table of
         # failed states, as the iterative sweep's _sweep_init makes it
-        self._memo = bytearray(64 * 16)
-        self._key = bytearray(_NPOS * 16)
-        self._gen = 0
+        self._memo = bytearray((64 + _NPOS) * 16 + 1)  # (then the keys, the generation)
 
     @micropython.native
     def _sweep(self, p, d, l2, l3, l4):
         # type: (int, int, int, int, int) -> bool
         """Place the runs d (what _dn holds) at positions p.. given the runs
         already open (self._u at p..), the sets in what is left over: l2, l3,
-        l4 faces of 2, 3, >= 4 copies below p (at most self._lcap)."""
+        l4 faces of 2, 3, >= 4 copies below p (at most self._tot[9:12])."""
         u = self._u
         sf = self._sf
         n = self._n
@@ -111,7 +109,7 @@ class RecursiveSweep(EngineBase):
                 # Nothing here but sets: all of it is left over; so on up
                 # to where a run can start (nothing is open there either).
                 a = self._a
-                c = self._lcap
+                c = self._tot  # (its triple from 9: the most faces left over that matter)
                 np_ = self._np
                 while True:
                     l2 += a[p]
@@ -125,12 +123,12 @@ class RecursiveSweep(EngineBase):
                         t += 1
                     if t < nd:
                         break
-                if l2 > c[0]:
-                    l2 = c[0]
-                if l3 > c[1]:
-                    l3 = c[1]
-                if l4 > c[2]:
-                    l4 = c[2]
+                if l2 > c[9]:
+                    l2 = c[9]
+                if l3 > c[10]:
+                    l3 = c[10]
+                if l4 > c[11]:
+                    l4 = c[11]
                 return self._sweep(p, d, l2, l3, l4)
             return self._over(p, d, l2, l3, l4, True)
         m = self._dm[t]
@@ -159,7 +157,7 @@ class RecursiveSweep(EngineBase):
         _sweep, else with _tail."""
         u = self._u
         a = self._a
-        c = self._lcap
+        c = self._tot  # (its triple from 9: the most faces left over that matter)
         u2 = u[p]
         u3 = u[_NPOS + p]
         a2 = a[p]
@@ -179,12 +177,12 @@ class RecursiveSweep(EngineBase):
                 n2 = l2 + a2 + (z & 1)
                 n3 = l3 + a3 - y
                 n4 = l4 + a4 - f
-                if n2 > c[0]:
-                    n2 = c[0]
-                if n3 > c[1]:
-                    n3 = c[1]
-                if n4 > c[2]:
-                    n4 = c[2]
+                if n2 > c[9]:
+                    n2 = c[9]
+                if n3 > c[10]:
+                    n3 = c[10]
+                if n4 > c[11]:
+                    n4 = c[11]
                 if self._sweep(p + 1, d, n2, n3, n4) if sweep else self._tail(p + 1, n2, n3, n4):
                     return True
             y -= 1

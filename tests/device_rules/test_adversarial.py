@@ -199,6 +199,43 @@ def test_near_miss_families_build_the_issue_21_shape() -> None:
         assert near >= len(sets) * 0.7, (fam.name, near, len(sets))
 
 
+def test_near_miss_leads_run_up_through_the_top_columns_with_triples_and_singles() -> None:
+    # issue 21's shape: one of the throw's pair tractors runs across the level
+    # and joker columns (the top three positions of trumps), and the throw has
+    # triples (every case: 4 decks) and singles besides (most cases: the
+    # decks' room decides)
+    rng = random.Random(2121)
+    fams = [f for f in adversarial.FAMILIES if f.near_miss]
+    cases = [adversarial.random_case(fam, rng) for _ in range(5) for fam in fams]
+    triples = singles = 0
+    for c in cases:
+        order = adversarial._order(c)
+        lead = adversarial._cnt(adversarial._faces(c["lead"]))
+        cols = order.faces_at[adversarial.TRUMP]
+        assert all(any(lead[f] >= 2 for f in cols[p]) for p in range(len(cols) - 3, len(cols))), c["lead"]
+        triples += any(n >= 3 for n in lead)
+        singles += any(n == 1 for n in lead)
+    assert triples == len(cases) and singles >= len(cases) // 2, (triples, singles, len(cases))
+
+
+def test_every_near_miss_lead_has_a_triple_when_the_decks_allow_one() -> None:
+    # issue 21's shape: "interleaved pair tractors ..., triples and singles":
+    # the pair tractors leave room for a triple, and when none of the random
+    # positions had a free face one goes where there is one (before: about
+    # 2 cases in 3). The near-miss families deal 4 decks: room for a triple
+    rng = random.Random(2122)
+    fams = [f for f in adversarial.FAMILIES if f.near_miss]
+    cases = [adversarial.random_case(fam, rng) for _ in range(30) for fam in fams]
+    for c in cases:
+        assert c["rules"]["decks"] >= 3
+        lead = adversarial._faces(c["lead"])
+        assert 27 <= len(lead) <= 28
+        dec = adversarial.decompose_faces(adversarial._order(c), lead)
+        assert dec is not None
+        assert any(u.width == 3 for u in dec.units), c["lead"]  # a triple, led as one
+        assert any(u.width == 2 and u.length >= 2 for u in dec.units), c["lead"]  # and pair tractors
+
+
 def test_time_by_kind_splits_a_check_into_native_and_bytecode() -> None:
     native, inner = adversarial.engine_methods()
     # the native methods as the sources mark them (heap: check_follow is bytecode since issue 21)

@@ -54,6 +54,27 @@ def test_every_case_of_every_corpus_runs_on_the_chips_stack() -> None:
         assert answers == [dev.ask(json.loads(x)) for x in lines]
 
 
+def test_every_case_runs_on_the_chips_stack_as_the_board_model_runs_the_engine(firmware_build: Path) -> None:
+    # The board model runs the engine compiled (.mpy for this machine, its
+    # native methods as this machine's code), whose frames are not those of
+    # the source above: at the start of issue 21's work the engine of main
+    # a676471 failed adv-21 on the chip's stack only so (from source it
+    # answered; adv-beyond-1 failed both ways: docs/firmware.md, "The C
+    # stack", the recorded run). The same corpora, the same answers.
+    lines = corpus_lines()
+    board = EngineProcess("chipjudge", heapsize="4M")
+    board.path = [firmware_build, MPY_DIR, CHIPSTACK_DIR]  # (before it starts)
+    with board as dev:
+        answers = [dev.ask(json.loads(x)) for x in lines]
+    # and it ran the compiled engine: the runner finds the .mpy first on that path
+    proc = mpy.run(code="import drules\nprint(drules.__file__)\n", path=board.path)
+    assert proc.stdout.strip() == str(firmware_build / "drules.mpy"), proc.stdout
+    assert [a.get("id") for a in answers] == [json.loads(x).get("id") for x in lines]
+    assert [(a["id"], a["error"]) for a in answers if a.get("error")] == []
+    with EngineProcess("judge", heapsize="4M") as dev:
+        assert answers == [dev.ask(json.loads(x)) for x in lines]
+
+
 def test_the_chips_stack_fails_a_deep_recursion() -> None:
     # the mechanism itself: a plain recursion deeper than the chip's stack fails
     # (RuntimeError; on a unix-port thread hitting the limit sometimes ends the

@@ -3,7 +3,7 @@
 decks and no same_shape_only the ladders never load and the placement oracle
 (drules_place, drules_memo, and its search drules_sweep) only at its first
 question; with 3-4 decks the ladders and the oracle's placement at once, its
-search only at a question that reaches it (a near-miss follow: adv-21); the
+search only at a question that reaches it (a near-miss follow: adv-20); the
 engine's verdicts are the same either way; and the table's adapter drops them
 all at the hand's end (tablerules.hand_rules)."""
 
@@ -46,11 +46,11 @@ drules = __import__("drules")
 print("fresh", loaded(ORACLE))
 e3 = drules.Engine(3)
 print("ladders", loaded(("drules_ladder",) + ORACLE))
-e3.set_trump(3, 3)  # level 5, clubs: adv-21 (tests/device_rules/data/adversarial.jsonl)
-lead = ids("5S 5S 5H 5H 5H 5D 5C 5C 5C 7C 7C 8C 8C 9C 9C 9C TC TC TC SJ SJ SJ")
-hand = drules.hand_from(ids("2S 5S QS QS KS 4H 4H 7H 9H JH KH 3D 5D 5D 8D 8D AD 2C 2C 3C 3C 3C 4C 4C 4C "
-                            "6C 6C 6C 7C 8C JC JC JC QC QC AC AC BJ BJ BJ"))
-play = ids("5S 5D 5D 2C 3C 3C 3C 4C 4C 4C 6C 6C 6C 7C 8C JC JC QC QC AC BJ BJ")
+e3.set_trump(2, 0)  # level 4, spades: adv-20 (tests/device_rules/data/adversarial.jsonl)
+lead = ids("2S 2S 3S 5S 5S 6S 6S 7S 7S 7S 8S 8S 8S 9S 9S TS TS JS JS KS")
+hand = drules.hand_from(ids("2S 3S 3S 4S 4S 4S 5S 6S TS JS QS KS AS AS AS 2H 4H 4H 4H 4D 4D 4D 2C 4C 4C 4C "
+                            "SJ SJ SJ BJ BJ BJ"))
+play = ids("3S 4S 4S 4S TS AS AS 4H 4H 4D 4D 4D 4C 4C 4C SJ SJ SJ BJ BJ")
 # a led triple against a held triple not played: the ladder's verdict, no search
 print("ladder", e3.check_follow(ids("AH AH AH"), drules.hand_from(ids("KH KH KH 3H 4H")), ids("KH KH 3H")), loaded(ORACLE))
 print("search", e3.check_follow(lead, hand, play), loaded(ORACLE))
@@ -78,9 +78,11 @@ def test_the_parts_load_when_asked_and_leave_with_the_engine(tmp_path: Path) -> 
     # 3 decks: the ladders and the oracle's placement at once, not its search
     assert out["ladders"] == "['drules_ladder', 'drules_place', 'drules_memo']"
     assert out["ladder"] == "8 ['drules_place', 'drules_memo']"  # R_TRIPLES, by the ladder alone
-    # a near-miss follow (adv-21: triples held and not played) asks the search:
-    # it loads, with the verdict the case expects (R_TRIPLES)
-    assert out["search"] == "8 ['drules_place', 'drules_sweep', 'drules_memo']"
+    # a near-miss follow (adv-20: a tractor held and not played, a question
+    # only the search settles) asks the search: it loads,
+    # with the verdict the case expects (R_TRACTOR; adv-21's question is
+    # settled by _try's count since 2026-12-06)
+    assert out["search"] == "7 ['drules_place', 'drules_sweep', 'drules_memo']"
     # the end of the draw: the engine for the play, drules_hand gone
     assert out["play"] == "True ['drules']"
     # the settlement: drules_hand for it, every module of the engine gone

@@ -184,3 +184,35 @@ def test_readme_has_the_build_review_points() -> None:
     pm = hw_pinmap.load()
     assert f"{pm.seat_wiring.series_ohms} Ω resistor in series on SCK and on MOSI" in text
     assert "SCK has a ground on either side" in text
+
+
+def test_the_power_budget_of_each_reader_grouping_adds_up() -> None:
+    # issue 22: hardware/README.md gives the current draw of each grouping
+    # table.cfg accepts (firmware/tableconfig.py: reader_groups), from the
+    # per-reader figures of its budget table, and says which one USB's
+    # 500 mA cannot carry at worst
+    text = readme()
+    part = text[text.index("### How many fields at once") :]
+    part = part[: part.index("\n#")]
+    fw = (ROOT / "firmware" / "tableconfig.py").read_text(encoding="utf-8")
+    accepted = re.search(r'if g not in \(([^)]*)\)', fw)
+    assert accepted is not None
+    groupings = re.findall(r'"(\w+)"', accepted.group(1))
+    assert sorted(groupings) == ["all", "one", "pairs"]
+    # the budget's figures: a reader with its field on (typical, worst), a
+    # waiting one; 3V3(OUT) and the Pico at 5 V (typical / worst)
+    m = re.search(r"\((\d+) mA worst, (\d+) mA\s+typical with the field on; (\d+) mA waiting\)", part)
+    assert m is not None, part[:600]
+    worst_on, typ_on, waiting = (int(x) for x in m.groups())
+    rows = {r[0]: r for r in re.findall(r"^\| `(\w+)`[^|]*\| (\d) \| ([^|]*)\| ([^|]*)\| ([^|]*)\| ([^|]*)\|$", part, re.M)}
+    assert sorted(rows) == sorted(groupings), rows
+    for g, (_, fields, rail, usb_worst, usb_typ, verdict) in rows.items():
+        n = int(fields)
+        assert n == {"one": 1, "pairs": 2, "all": 4}[g]
+        rail_worst = n * worst_on + (4 - n) * waiting
+        assert rail.strip().endswith(f"= {rail_worst} mA"), (g, rail)
+        worst = rail_worst + 21 + 38  # 3V3(OUT)'s 29 mA at 5 V, the Pico
+        assert f"**{worst} mA**" in usb_worst, (g, usb_worst, worst)
+        typical = n * typ_on + (4 - n) * waiting + 7 + 25
+        assert usb_typ.strip().endswith(f"= {typical} mA"), (g, usb_typ, typical)
+        assert ("over" in verdict) == (worst > 500), (g, verdict)

@@ -57,6 +57,9 @@ SOURCE_ONLY = ("main.py", "boot.py")
 #: bytecode: at 176K the held block was 32 bytes, too small to give back the
 #: littlefs mount's share, and the firmware got 2.5 KB less than the chip's)
 MODELS_HEAP = 184 * 1024
+#: the stages of a card in flight at which cut_in_flight cuts the power
+#: (mpy/picoboot.py's CUT_STAGES, in its order)
+CUT_STAGES = ("tap-placed", "tap-seen", "tap-shown", "tap-confirming", "tap-counted", "tap-saving")
 #: room beyond the firmware's cap for the garbage made between two of the
 #: process's collections (the allocator model: the process never collects in
 #: the firmware's stretches; docs/firmware.md, "The firmware's collections")
@@ -129,6 +132,7 @@ class PicoTable(vr.VirtualTable):
         heap_report: bool = False,
         table_cfg: dict[str, str] | None = None,
         pinmap: PinMap | None = None,
+        missing_readers: tuple[int, ...] = (),
     ) -> None:
         """``pinmap``: the board's wiring when not hardware/pinmap.toml's (an
         SSD1309 display, say): generated into the firmware's ``hwconfig.py``
@@ -138,7 +142,9 @@ class PicoTable(vr.VirtualTable):
         else ``cpu_factor``. ``flash_times``: the flash chip's "typ" or "max"
         erase and program times. ``pace_ms``: (lo, hi), a person's pace, a
         card every lo-hi ms at the table (drawn with ``pace_seed``); None:
-        the bots' pace, each card as soon as its seat is free."""
+        the bots' pace, each card as soon as its seat is free.
+        ``missing_readers``: seats whose reader is unplugged from power-up on
+        (it never answers; :meth:`reader_missing` plugs it in again)."""
         if flash_times not in ("typ", "max"):
             raise CommandError(f"flash times {flash_times!r}: 'typ' or 'max'")
         if pace_ms is not None and not 0 < pace_ms[0] <= pace_ms[1]:
@@ -173,10 +179,16 @@ class PicoTable(vr.VirtualTable):
         #: more table.cfg keys (e.g. reader_groups), after the rules'
         self.table_cfg = dict(table_cfg or {})
         self.pinmap = pinmap
+        if any(not 0 <= m < 4 for m in missing_readers):
+            raise CommandError(f"missing readers {missing_readers!r}: seats 0-3")
+        self.missing_readers = tuple(missing_readers)
         self.image = self.workdir / "flash.img"
         #: the power cut that ended the board ("C" line): (flash op, kind, % done), or None
         self.power_cut: tuple[int, str, int] | None = None
         self.frames_at_cut = -1  # the display frames drawn before it
+        #: a cut with a card in flight (cut_in_flight): (seat, card) of that
+        #: card, its stage in power_cut's kind; None for a cut at a flash operation
+        self.cut_tap: tuple[int, int] | None = None
         self.power_ups = 0  # MicroPython processes started: 1 + the power cuts and resets
         self._reset_args: list[str] = []  # a relaunch after a reset: its cause, the boots so far
         self._relaunch: threading.Thread | None = None
@@ -280,6 +292,25 @@ class PicoTable(vr.VirtualTable):
             raise CommandError(f"cut_power({after_ops}): give a count of 1 or more flash operations")
         self._send(b"C %d\n" % after_ops)
 
+    def reader_missing(self, seat: int, missing: bool) -> None:
+        """The seat's reader unplugged (``missing``: it never answers, a reset
+        does not bring it back) or plugged in again."""
+        if not 0 <= seat < 4:
+            raise CommandError(f"reader_missing({seat}): give a seat 0-3")
+        self._send(b"N %d %d\n" % (seat, 1 if missing else 0))
+
+    def cut_in_flight(self, stage: str) -> None:
+        """Cut the power when the next card put down reaches ``stage``
+        ("tap-placed", "tap-seen", "tap-shown", "tap-confirming",
+        "tap-counted": mpy/picoboot.py, CUT_STAGES), at the model call where
+        it does (wherever the firmware is then): :attr:`power_cut` has the
+        stage as its kind and :attr:`cut_tap` the card's seat and id.
+        "tap-saving": the first card put down while a save is being written
+        (begun, not finished), as it is put down."""
+        if stage not in CUT_STAGES:
+            raise CommandError(f"cut_in_flight({stage!r}): give one of {', '.join(CUT_STAGES)}")
+        self._send(b"J %d\n" % (CUT_STAGES.index(stage) + 1))
+
     def hang(self) -> None:
         """The firmware's next call into a model never returns (a stuck bus
         transaction): only the watchdog gets it out."""
@@ -342,6 +373,7 @@ class PicoTable(vr.VirtualTable):
                     f"{self.decks}/{self.cap}/{GC_SLACK}" if self.cap else str(self.decks),
                     *self._reset_args,
                     *(["events"] if self._side_events else []),
+                    *([f"missing={','.join(map(str, self.missing_readers))}"] if self.missing_readers else []),
                 ],
                 stdin=self._master,
                 stdout=self._master,
@@ -429,6 +461,7 @@ class PicoTable(vr.VirtualTable):
             kind = rest.split()
             with self._changed:
                 self.power_cut = (int(kind[0]), kind[1], int(kind[2]))
+                self.cut_tap = (int(kind[3]), int(kind[4])) if len(kind) > 4 and int(kind[3]) >= 0 else None
                 self.frames_at_cut = self.frames
                 self._reset_args = []
                 self._relaunch = threading.Thread(target=self._power_back, daemon=True)

@@ -186,6 +186,10 @@ def control(board, fifo, limit):
                 _call(board, "display_off", int(parts[1]))
             elif op == b"C":
                 _call(board, "cut_power", int(parts[1]))
+            elif op == b"N":
+                _call(board, "reader_missing", int(parts[1]), int(parts[2]))
+            elif op == b"J":
+                _call(board, "cut_in_flight", int(parts[1]))
             elif op == b"G":
                 _call(board, "heap_probe", int(parts[1]) if len(parts) > 1 else 0)
             elif op == b"?":

@@ -2,7 +2,7 @@
 # (MicroPython code, run by the unix port: not part of the typed host package.)
 # The board's process, in either mode (docs/firmware.md, "Board model"):
 #   micropython start.py fast CTL_IN CTL_OUT STORE DECKS READERS CARDS CONFIG [heap] [events]
-#   micropython start.py pico CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS] [events]
+#   micropython start.py pico CTL_IN CTL_OUT IMAGE CPU_FACTOR DECKS [CAUSE BOOTS] [events] [missing=S,S]
 # fast: vboard.py gives the firmware's App its board directly; pico: the board
 # model (picoboot.py) boots boot.py and main.py on a modelled Pico. The runner
 # copies this file beside the compiled board (MicroPython looks in the

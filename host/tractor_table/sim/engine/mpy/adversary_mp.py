@@ -106,7 +106,9 @@ def main(argv: list) -> None:  # type: ignore[type-arg]
     if native:
         import drules_sweep  # type: ignore[import-not-found]
 
-        drules_sweep.load_all(drules)  # the oracle's and the ladders' methods on Engine, to be wrapped
+        load = getattr(drules_sweep, "load_all", None)  # (an older engine, bench/calib_engine.py: its methods are on Engine already)
+        if load is not None:
+            load(drules)  # the oracle's and the ladders' methods on Engine, to be wrapped
         kindtime_mp.setup(drules.Engine, native, argv[4].split(",") if len(argv) > 4 else [])
 
     def one(case: dict) -> dict:  # type: ignore[type-arg]
