@@ -366,7 +366,12 @@ def test_a_card_lifted_before_it_is_confirmed_leaves_the_display_within_a_cycle(
     print("unconfirmed", sc2.unconfirmed, "shown", sc2.shown)
     """, heapsize="4M")
     off = _value(out, "off_after").split(" ", 1)
-    assert int(off[0]) <= 30, off  # a cycle (about 20-25 ms) and the frame
+    # the seat's poll in flight when the card is lifted (launched at the
+    # turn's middle, just after the frame that showed it: PicoBoard.mid_readers)
+    # may still see it; the next one finds it gone: on this model (no CPU
+    # charged) two polls of the seat are about 30 ms, then the frame
+    # (30 ms when no poll was in flight at the lift: main before cycle3)
+    assert int(off[0]) <= 40, off
     assert "(" not in off[1], off
     assert _value(out, "then") == "[] [] None", out
     assert _value(out, "unconfirmed") == "1 shown [-1, -1, -1, -1]", out
