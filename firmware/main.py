@@ -35,6 +35,11 @@
 #                                        card that is not confirmed yet: no
 #                                        save step runs then (asked only when
 #                                        one is due: it may read the readers)
+#   board.mid_readers() -> bool        (optional) the turn's middle: the
+#                                        readers taps() set to work read, the
+#                                        next ones set to work (read by the
+#                                        next taps()); True when they saw
+#                                        something
 #
 # On the Pico, main.py runs by itself after boot.py and builds picoboard.PicoBoard
 # from hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM
@@ -114,6 +119,8 @@ class App:
         # players take the trick up), never on a tap's turn
         self.gc_due = 0
         self.store = board.store
+        # the readers' second pair of the turn (picoboard.PicoBoard.mid_readers)
+        self.mid = getattr(board, "mid_readers", None)
         self.stop_at = -1  # ticks_ms of a maintenance request, or -1
         self.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
         # the table, the link, the display, the state from flash and the rules
@@ -242,11 +249,17 @@ class App:
             self.drawn_ev = t.ev_index
             buf = self.display.render(t)
             b.show(buf, self.display.lines)
-        if took and not self.link_late:
+        # the readers' second pair: the one taps() set to work searched
+        # while this turn's buttons, work and frame ran; read now, and the
+        # other set to work beside the link (issue 22: the loop's work runs
+        # while each pair's chips search, not after them)
+        mid = self.mid
+        if (mid is not None and mid() or took) and not self.link_late:
             # the link's work (the host's frames read, the events into its
             # log, frames to the host: json and CRCs, 5-30 ms on the chip)
             # waits for the next turn: a turn that took a tap or a press
-            # ends with its frame (issue 22); never two turns in a row
+            # ends with its frame (issue 22), one whose second pair saw a
+            # card goes on to it; never two turns in a row
             self.link_late = True
             return
         self.link_late = False

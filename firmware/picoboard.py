@@ -207,16 +207,22 @@ class PicoBoard:
         sc = self.scanner
         S = self._scanner_mod
         out = None  # the idle poll (nearly every call) allocates nothing
-        n = sc.tick(now)
+        n = sc._q_len  # what the turn's second group saw (mid_readers()): taken first
+        if not n:
+            # the group launched in the last turn (mid_readers()) read; with
+            # none launched (the first turn, a group read before a save step,
+            # all four at once) a poll of the next group
+            n = sc.tick(now, sc._flight < 0)
         if sc._groups > 1:
-            # the next group's polls begin now and are read at the next
-            # turn's tick, so that the rest of this turn (the link, the
-            # buttons, the display, a tap's frame) runs while those chips
-            # search: a four-seat cycle is one turn of the main loop, and a
-            # card seen once is looked at again by the next turn (its
-            # confirming poll a cycle later, not two). Before a save step
-            # they are read at once (card_pending: Scanner.seen_once), and a
-            # sighting read late is judged by its launch's time
+            # the next group's polls begin now and are read in the middle of
+            # the turn (mid_readers()), so that the buttons, the table's work
+            # and a tap's frame run while those chips search, and the link
+            # while the other group's do: a four-seat cycle is one turn of
+            # the main loop, and a card seen once is looked at again by the
+            # next turn (its confirming poll a cycle later, not two). Before
+            # a save step they are read at once (card_pending:
+            # Scanner.seen_once), and a sighting read late is judged by its
+            # launch's time
             sc.launch(now)
         if n:  # events waiting (pop is not called for none)
             out = []
@@ -244,6 +250,21 @@ class PicoBoard:
             self.pwm.duty_u16(0)
             self._tone_until = 0
         return _NO_TAPS if out is None else out
+
+    def mid_readers(self):
+        # the turn's middle (main.App.step): the group taps() launched read
+        # (its fields off), the next one launched, read by the next turn's
+        # taps() (or, before a save step, by card_pending: no field is on
+        # through the flash's work); True when it saw something (the next
+        # turn takes it first, before its work, and nothing is launched)
+        sc = self.scanner
+        if sc._flight < 0:
+            return False  # all four at once: polled by taps()
+        now = self._time.ticks_ms()
+        if sc.tick(now, False):
+            return True
+        sc.launch(now)
+        return False
 
     def _edge(self, pin):
         # a button's pin interrupt (hard: runs at the edge, or as soon as the

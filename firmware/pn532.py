@@ -413,71 +413,79 @@ class PN532:
         if op == 0:
             return self._fail(ERR_RESPONSE)  # nothing in flight
         clock = self._clock
-        el = clock.ticks_diff(clock.ticks_us(), self._op_t0)
         hints = self._hints
-        slot = op + 5  # the learned-wait slots 6..9 (poll: 6 ACK, 7 answer; its field-off: 8, 9)
-        hint = hints[slot]
-        if el < hint:
-            self.wait = hint - el
-            return PENDING  # the chip needed longer than this last time
-        # the status byte (as _ready(), inlined: a call less per look)
         cs = self._cs
         spi = self._spi
         irq = self._irq
-        if irq is not None:
-            ready = irq.value() == 0
-        else:
+        el = clock.ticks_diff(clock.ticks_us(), self._op_t0)
+        while True:
+            slot = op + 5  # the learned-wait slots 6..9 (poll: 6 ACK, 7 answer; its field-off: 8, 9)
+            hint = hints[slot]
+            if el < hint:
+                self.wait = hint - el
+                return PENDING  # the chip needed longer than this last time
+            # the status byte (as _ready(), inlined: a call less per look)
+            if irq is not None:
+                ready = irq.value() == 0
+            else:
+                cs.value(0)
+                spi.write_readinto(self._op_status, self._status)
+                cs.value(1)
+                ready = (self._status[1] & 0x80) != 0
+            su = self.step_us
+            if not ready:
+                if el < (self.ack_timeout_us if op & 1 else self.poll_timeout_us if op == 2 else self.timeout_us):
+                    self._op_last = el
+                    m = self._op_miss + 1
+                    self._op_miss = m
+                    self.wait = su << (m if m < 2 else 2)
+                    return PENDING
+                hints[slot] = 0
+                if op & 1:
+                    return self._end(op, ERR_NO_ACK)
+                self._write(self._w_abort)  # tell the chip to drop the command
+                return self._end(op, ERR_TIMEOUT)
+            last = self._op_last
+            if last < 0:
+                h = hint - 20
+            elif hint > 0 and last >= hint and el - hint <= su << 1:
+                # busy, then ready at the next look: half-way next time
+                h = (last + el) >> 1
+            else:
+                # only down: a poll with a card answers 4.2 ms after one without
+                h = last if hint == 0 or last < hint else hint
+            hints[slot] = h if h > 0 else 0
+            # the ACK or the answer (as _read(), inlined)
+            buf = self._ack if op & 1 else self._long if op == 2 else self._short
             cs.value(0)
-            spi.write_readinto(self._op_status, self._status)
+            spi.write(self._op_read)
+            spi.readinto(buf, 0)
             cs.value(1)
-            ready = (self._status[1] & 0x80) != 0
-        su = self.step_us
-        if not ready:
-            if el < (self.ack_timeout_us if op & 1 else self.poll_timeout_us if op == 2 else self.timeout_us):
-                self._op_last = el
-                m = self._op_miss + 1
-                self._op_miss = m
-                self.wait = su << (m if m < 2 else 2)
-                return PENDING
-            hints[slot] = 0
             if op & 1:
-                return self._end(op, ERR_NO_ACK)
-            self._write(self._w_abort)  # tell the chip to drop the command
-            return self._end(op, ERR_TIMEOUT)
-        last = self._op_last
-        if last < 0:
-            h = hint - 20
-        elif hint > 0 and last >= hint and el - hint <= su << 1:
-            # busy, then ready at the next look: half-way next time
-            h = (last + el) >> 1
-        else:
-            # only down: a poll with a card answers 4.2 ms after one without
-            h = last if hint == 0 or last < hint else hint
-        hints[slot] = h if h > 0 else 0
-        # the ACK or the answer (as _read(), inlined)
-        buf = self._ack if op & 1 else self._long if op == 2 else self._short
-        cs.value(0)
-        spi.write(self._op_read)
-        spi.readinto(buf, 0)
-        cs.value(1)
-        if op & 1:
-            if self._ack != self._ack_wire:
-                return self._end(op, ERR_BAD_ACK)
-            self._op = op + 1
-            self._op_last = -1
-            self._op_miss = 0
-            w = hints[slot + 1] - clock.ticks_diff(clock.ticks_us(), self._op_t0)
-            self.wait = w if w > 0 else su
-            return PENDING
-        if op == 2:
-            # the field off first, then the answer's check while it goes off
-            self._off_now(clock)
-            self.found = self._targets(self._parse(buf, _IN_LIST_PASSIVE_TARGET))
-            return PENDING
-        self._op = 0
-        n = self._parse(buf, _RF_CONFIGURATION)
-        self.off = n if n < 0 else OK
-        return self.found
+                if self._ack != self._ack_wire:
+                    return self._end(op, ERR_BAD_ACK)
+                self._op = op + 1
+                self._op_last = -1
+                self._op_miss = 0
+                el = clock.ticks_diff(clock.ticks_us(), self._op_t0)
+                w = hints[slot + 1] - el
+                if w > 0:
+                    self.wait = w
+                    return PENDING
+                # the answer's learned wait is over already (a group read
+                # late: Scanner.launch): its answer now, not after a return
+                # to the scanner and a sleep of step_us
+                op += 1
+                continue
+            if op == 2:
+                # the field off first, then the answer's check while it goes off
+                self._off_now(clock)
+                self.found = self._targets(self._parse(buf, _IN_LIST_PASSIVE_TARGET))
+                return PENDING
+            self._op = 0
+            n = self._parse(buf, _RF_CONFIGURATION)
+            self.off = n if n < 0 else OK
+            return self.found
 
     # bytecode: a failed phase (rare), out of step()'s native code
     def _end(self, op, err):

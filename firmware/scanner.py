@@ -365,13 +365,14 @@ class Scanner:
 
     # ---- the loop ---------------------------------------------------------------
     @micropython.native
-    def tick(self, now):
+    def tick(self, now, poll=True):
         """One step of the readers that are not polled (a set-up, a reset's
         next step: at most one set-up), the group ``launch()`` left running
         read, then (unless that group brought events: they go to the main
-        loop first) one poll of the next group of readers, all of them at
-        once; returns the number of events waiting. Does nothing (cheaply)
-        while every reader waits."""
+        loop first; or ``poll`` is False: the caller launches the next group,
+        main.App's turn in two halves) one poll of the next group of readers,
+        all of them at once; returns the number of events waiting. Does
+        nothing (cheaply) while every reader waits."""
         if not self._all_up:
             # the readers that are not polled: a set-up, a reset's next step
             # (at most one set-up); skipped while every reader is up
@@ -408,7 +409,7 @@ class Scanner:
             # first (two groups' fields are never on together)
             self._flight = -1
             self._serve_group(f, self._flight_at)
-            if self._q_len:
+            if self._q_len or not poll:
                 # it saw something: no blocking poll before the main loop
                 # takes it (a card seen once is drawn now, not a group's
                 # search later); the next group is launch()'s

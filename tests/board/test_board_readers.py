@@ -366,7 +366,12 @@ def test_a_card_lifted_before_it_is_confirmed_leaves_the_display_within_a_cycle(
     print("unconfirmed", sc2.unconfirmed, "shown", sc2.shown)
     """, heapsize="4M")
     off = _value(out, "off_after").split(" ", 1)
-    assert int(off[0]) <= 30, off  # a cycle (about 20-25 ms) and the frame
+    # the seat's poll in flight when the card is lifted (launched at the
+    # turn's middle, just after the frame that showed it: PicoBoard.mid_readers)
+    # may still see it; the next one finds it gone: on this model (no CPU
+    # charged) two polls of the seat are about 30 ms, then the frame
+    # (30 ms when no poll was in flight at the lift: main before cycle3)
+    assert int(off[0]) <= 40, off
     assert "(" not in off[1], off
     assert _value(out, "then") == "[] [] None", out
     assert _value(out, "unconfirmed") == "1 shown [-1, -1, -1, -1]", out
@@ -474,9 +479,10 @@ def test_a_card_the_launched_group_saw_is_handed_over_before_the_other_group_sea
     # on the board model with its CPU)
     out = _run(cards, TAPS, """
     turns(10, 15)
-    # the group taps() left searching (seats g, g + 2) is launched again by
-    # the next turn: its search then finds the card laid now
-    g = sc._flight
+    # taps() reads the group in flight and launches the other (the turn's
+    # middle, mid_readers(), is not called here): the group the next taps()
+    # launches (seats g, g + 2) then finds the card laid now
+    g = 1 - sc._flight
     other = 1 - g
     board.chips[g].place(tag(40))
     turns(1, 15)
@@ -524,3 +530,53 @@ def test_a_card_seen_once_is_confirmed_by_its_seats_next_poll(cards: str) -> Non
         # confirmed it; counted at most two turns after the turn that showed it
         assert polls_between == 2, res
         assert turns_between <= 2, res
+
+
+def test_the_turn_in_two_halves_polls_both_pairs_beside_the_loops_work(cards: str) -> None:
+    # (issue 22) taps() reads the pair the last turn's middle launched and
+    # launches the other; mid_readers() (main.App.step, after the turn's
+    # frame) reads that one and launches the first again: with the loop's
+    # work in each half longer than a pair's search (5.4 ms), neither waits
+    # on the chips' RF (before: the second pair was polled to its end in
+    # taps(), 9 ms or more), and every seat is polled once a turn
+    out = _run(cards, TAPS, """
+    res = []
+    for i in range(12):
+        c0 = [polls(s) for s in range(4)]
+        t0 = time.ticks_us()
+        got = b.taps(time.ticks_ms())
+        t1 = time.ticks_us()
+        time.sleep_ms(7)  # the buttons, the table's work, a frame
+        seen = b.mid_readers()
+        t2 = time.ticks_us()
+        time.sleep_ms(7)  # the link
+        res.append((time.ticks_diff(t1, t0), time.ticks_diff(t2, t1) - 7000, seen, [polls(s) - c0[s] for s in range(4)]))
+    print("halves", res[4:])
+    # a card laid where the middle's pair searches: that pair's read says so,
+    # and the next taps() hands it over at once, before any reader is read
+    g = 1 - sc._flight  # the pair the next taps() launches
+    board.chips[g].place(tag(40))
+    time.sleep_ms(7)
+    b.taps(time.ticks_ms())  # (the other pair's read; g launched)
+    time.sleep_ms(7)
+    seen = b.mid_readers()
+    flight = sc._flight
+    c0 = [polls(s) for s in range(4)]
+    t0 = time.ticks_us()
+    b.view_changed = False
+    b.taps(time.ticks_ms())
+    print("handed", seen, flight, b.view_changed, time.ticks_diff(time.ticks_us(), t0), [polls(s) - c0[s] for s in range(4)], sc.shown[g])
+    """)
+    halves = ast.literal_eval(_value(out, "halves"))
+    for first, second, seen, polled in halves:
+        # a pair read (its answers waiting, its fields off: about 1.5-3 ms) and the other launched
+        assert first < 4000 and second < 4000, out
+        assert not seen and polled == [2, 2, 2, 2], out
+    seen, flight, view, took, *rest = _value(out, "handed").replace("[", "").replace("]", "").replace(",", "").split()
+    # the middle's read saw the card and launched nothing: the next taps()
+    # handed the sighting over with no read, only the next pair launched
+    assert seen == "True" and flight == "-1" and view == "True", out
+    assert int(took) < 2000, out
+    polled = [int(x) for x in rest[:4]]
+    assert sum(polled) == 2, out  # one pair's polls written: the launch
+    assert int(rest[4]) == 40, out  # shown as seen once

@@ -178,3 +178,31 @@ def test_irq_pin_replaces_status_polls():
     assert bus.bytes - b0 == 12 + 7 + len(drv._long) + 1 + 12 + 7 + len(drv._short) + 1
     c.inject(chip.FAULT_SILENT)
     assert drv.poll() == pn532.ERR_NO_ACK
+
+
+def test_a_poll_read_late_gives_its_answer_in_one_step():
+    # A group launched and read a turn later (Scanner.launch): the ACK and the
+    # answer are both waiting; one step() reads both (no return to the
+    # scanner and sleep between them) and the answer is the poll's own
+    clock, bus, c, drv = _driver()
+    assert drv.setup() == pn532.OK
+    for _ in range(5):  # the learned waits of the split phase
+        drv.poll_begin()
+        while drv.step() == pn532.PENDING:
+            clock.sleep_us(drv.wait)
+    c.place(chip.Tag(uid7(3)))
+    drv.poll_begin()
+    clock.sleep_us(20000)  # a turn of the main loop: the chip answered long ago
+    t0 = clock.ticks_us()
+    assert drv.step() == pn532.PENDING
+    assert drv._op == 3 and drv.wait > 0  # ACK and answer read, the field-off sent
+    while True:
+        r = drv.step()
+        if r != pn532.PENDING:
+            break
+        clock.sleep_us(drv.wait)
+    assert r == 1 and bytes(drv.uid[: drv.uid_len]) == uid7(3)
+    assert drv.off == pn532.OK and not c.rf_on
+    # the answer was read at the first step: what is left is the field-off's
+    # two phases (0.5 + 0.8 ms modelled) and the SPI bytes
+    assert clock.ticks_us() - t0 < 2500
