@@ -224,7 +224,9 @@ class App:
         # stay those of the play done at once); a turn whose readers saw a
         # card once draws it first: the work waits a turn, as it does for
         # the link's work when that has waited _LINK_LATE turns
-        worked = not took and not viewed and self.link_late < _LINK_LATE and t.work()
+        first = took or viewed  # drawn at once
+        late = self.link_late
+        worked = not first and late < _LINK_LATE and t.work()
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes at the next turn,
         # and any save step at a turn that took no input (issue 22); a sound
@@ -236,23 +238,26 @@ class App:
         if due is not None and due(now):
             self.dirty = True
         drew = False
-        # a piece of the table's work and a frame are not done in one turn:
-        # the piece's frame is the next turn's (a trick's end redraws 5-6 of
-        # the 8 pages, about 45 ms on the chip with its render)
-        if self.dirty and not worked and (took or ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS):
+        # a quiet turn does one of a piece of the table's work, a frame or
+        # the link's work (a trick's end redraws 5-6 of the 8 pages, about
+        # 45 ms on the chip with its render): the piece's frame is the next
+        # turn's, and one the link has waited for is the link's
+        if self.dirty and (
+            first or (not worked and late < _LINK_LATE and ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS)
+        ):
             self.dirty = False
             self.shown_at = now
             self.drawn_ev = t.ev_index
             buf = self.display.render(t)
             b.show(buf, self.display.lines)
             drew = True
-        late = self.link_late
-        if (drew or worked) and late < (_LINK_LATE + 1 if took else _LINK_LATE):
+        if (drew or worked) and late < (_LINK_LATE + 1 if first else _LINK_LATE):
             # the link's work (the host's frames read, the events into its
             # log, frames to the host: json and CRCs, 5-30 ms on the chip)
             # waits for the next turn: a turn that took a tap or a press,
             # drew a frame or ran a piece of the table's work ends with it
-            # (issue 22); at most _LINK_LATE turns in a row (a tap's one more)
+            # (issue 22); at most _LINK_LATE turns in a row (a tap's or a
+            # card's first sighting one more)
             self.link_late = late + 1
             return
         self.link_late = 0
@@ -269,8 +274,11 @@ class App:
         if out:
             b.port.write(out)
         st = self.store
-        if st is None or took or worked or not (t.save_due or st.busy()):
-            return  # no flash work this turn (a turn that took input, or ran the table's work)
+        if st is None or took or worked or t.due or not (t.save_due or st.busy()):
+            # no flash work this turn (a turn that took input, or ran the
+            # table's work, or left it to this link's turn: a save's
+            # snapshot would run all of it at once)
+            return
         pending = getattr(b, "card_pending", None)
         if pending is not None and pending(now):
             # a card's confirming poll is to come (the readers' answers still
