@@ -156,10 +156,9 @@ class Table(T.TableBase):
         self._sound = E.SND_NONE
         self.save_due = False  # take_save()'s answer: a state worth keeping is due
         # what the last play left to do (issue 22): 0 nothing, 1-4 the revokes
-        # of seat due-1's play, 5 the trick's end, 6-10 the hand's end
-        # (tabletrick.end_hand), 11 the rules engine's parts loaded (the end
-        # of the draw); at once unless split (main.App): then a piece per
-        # work(), after its frame
+        # of seat due-1's play, 5 the trick's end, 6-8 the hand's end
+        # (tabletrick.end_hand); at once unless split (main.App): then a
+        # piece per work(), after its frame
         self.due = 0
         self.due_ms = 0
         self.split = False
@@ -319,17 +318,11 @@ class Table(T.TableBase):
             if self.phase == T.PLAY and (self.forfeit or self.played >= self.hand_size):
                 self.turn = -1  # nobody plays now (the display)
                 self.due = 6
-        elif d == 11:
-            # the end of the draw: the rules engine loaded a part a piece
-            # (tabledeal.end_draw, tablerules.TableRules.load_part)
-            if not self.rules.load_part():
-                self.due = 0
         else:
             # the hand's end, a piece a call (tabletrick.end_hand: 6 begins,
-            # 7 audits a trick, 8 the kitty, 9 the settlement's rules loaded,
-            # 10 settles)
+            # 7 audits a trick, 8 settles)
             f = None
-            if d == 10 and (self.forfeit or self.rules.revoke == 1):
+            if d == 8 and (self.forfeit or self.rules.revoke == 1):
                 f = _opt(_FORFEIT)  # given to end_hand (revoke = "forfeit")
             self.due = tabletrick.end_hand(self, now, d, f)
             if f is not None:
@@ -337,11 +330,7 @@ class Table(T.TableBase):
         return True
 
     def finish(self):
-        # what is left, before an input (its events are those of the work
-        # done at once); not the engine's parts (due 11: no event, and the
-        # first question to the engine loads what is left: a burial's card
-        # does not ask it)
-        while self.due != 11 and self.work():
+        while self.work():
             pass
 
     def _played(self, seat, check, now_ms):
@@ -535,7 +524,6 @@ class Table(T.TableBase):
         tablerestore.py is loaded for this call only (a start from flash, a
         host's push), and dropped after it (unless it was imported before)."""
         self.finish()
-        self.due = 0  # the engine's parts no longer (e() loads it when asked)
         had = PARTS[_RESTORE] in sys.modules  # imported by someone else: kept
         if not had:
             gc.collect()  # room for its code (rare: worth a collection)

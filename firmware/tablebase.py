@@ -178,9 +178,6 @@ try:  # the type checker's (and CPython's); at run time on the device TableBase 
         revoked: "list[list[int]]"  # [trick_no, seat] reported
         result: "Any"  # the HAND_END event's fields once settled, else None
         aud: "Any"  # the hand's end: the audit's walk (tabletrick.end_hand), else None
-        split: bool  # what a play or the draw's end leaves to do runs a piece per Table.work()
-        due: int  # that work (table.Table.due), 0 none
-        due_ms: int
         forfeit: "Any"  # revoke = "forfeit": [trick, seat] of the revoke that lost the hand
         seen: bytearray  # by card: 0, SEEN_PLAYED, 2 scanned (tablescan.py)
         pending: "list[list[int]]"  # cards tapped, not yet committed, by seat

@@ -66,13 +66,7 @@ def end_draw(tb: "T.TableBase", now_ms, kitty=None):
     tb.trump = trump
     tb.declarer = declarer
     tb.dealer = dealer
-    # the engine for the burial and the play: at once, or in a split table
-    # (main.App) a part a quiet turn after this turn's frame (Table.work)
-    part = tb.split and hasattr(tb.rules, "load_part")
-    tb.rules.begin_hand(tb.level(), trump, not part)
-    if part:
-        tb.due = 11
-        tb.due_ms = now_ms
+    tb.rules.begin_hand(tb.level(), trump, True)  # the engine for the burial and the play
     tb.emit([E.TRUMP, trump, declarer, dealer])
     tb.save_due = True
     if tb.hand_scan:

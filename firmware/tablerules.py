@@ -107,29 +107,6 @@ class TableRules:
 
         return drules_hand
 
-    def load_part(self):
-        """The engine loaded a part a call (the end of the draw in a split
-        table: a piece a quiet turn after the OK's frame, issue 22; an import
-        is one stretch the table cannot cut, about 50-90 ms each on the board
-        model): drules_hand leaves the heap first, then each module the
-        engine is built from (with ladders, 3-4 decks or same_shape_only, the
-        ladders' and the oracle's too, as Engine() would load them), then the
-        engine (its buffers and set_trump's tables). True while parts are
-        left; e() loads what is left at once, as the first question to the
-        engine does."""
-        if self.engine is not None:
-            return False
-        _drop("drules_hand", True)
-        o = self._opts
-        n = 7 if o[0] > 2 or o[2] else 4
-        for i in range(n):
-            name = _PARTS[i]
-            if name not in sys.modules:
-                __import__(name)
-                return True
-        self.e()
-        return False
-
     def begin_hand(self, level, trump, load=False):
         # The hand's trump. At the end of the draw (load: tabledeal.end_draw,
         # the seat's OK that ends it) the bids are over: drules_hand leaves
@@ -222,12 +199,6 @@ class TableRules:
             b, first_hand, dealer, self.no_bid, self.first_dealer, kitty, bool(self._opts[1])
         )
         return acc, trump, declarer, dealer
-
-
-# the engine's modules in the order load_part() imports them (each one's own
-# imports before it): those of every engine, then the ladders' and the
-# oracle's (drules._parts), which 3-4 decks and same_shape_only load with it
-_PARTS = ("drules_base", "drules_play", "drules_match", "drules", "drules_memo", "drules_place", "drules_ladder")
 
 
 def _drop(name, mpy_only):

@@ -187,15 +187,11 @@ def end_hand(tb: "T.TableBase", now_ms, step, forfeits):
     # per call (issue 22: at once it was about 150 ms of the chip's time in
     # one turn of the main loop); returns the next piece's step (the Table's
     # due), 0 once the hand is settled. Step 6 begins, 7 audits one trick
-    # (the last first), 8 works out the kitty's bonus (the engine's last
-    # question), 9 loads the settlement's rules (tablerules.TableRules's
-    # hand_rules(): the engine leaves the heap and drules_hand comes, an
-    # import of about 45-80 ms on the board model, a piece of its own), 10
-    # settles. A hand lost by a revoke (revoke = "forfeit") before its last
-    # trick ends here too, with neither kitty bonus nor audit (docs/rules.md
-    # §10). forfeits: tableforfeit's functions where revoke = "forfeit" (a
-    # revoke known, or one the audit may find), else None: given by
-    # table.Table to step 10.
+    # (the last first), 8 settles. A hand lost by a revoke (revoke =
+    # "forfeit") before its last trick ends here too, with neither kitty
+    # bonus nor audit (docs/rules.md §10). forfeits: tableforfeit's functions
+    # where revoke = "forfeit" (a revoke known, or one the audit may find),
+    # else None: given by table.Table to step 8.
     if step == 6:
         if tb.friend:
             tb.friend.resolve(tb, now_ms, True)  # every copy is located by now
@@ -237,34 +233,18 @@ def end_hand(tb: "T.TableBase", now_ms, step, forfeits):
         if block is not None:
             a[2].append(block)
         return 7 if t else 8
-    if step == 8:
-        # the kitty's bonus while the engine is in the heap; the audit's
-        # hands are let go: tb.aud keeps its findings, the attackers' play
-        # that took the last trick (and the kitty) or None, and (mult, bonus)
-        if tb.played >= tb.hand_size:
-            a = tb.aud
-            a[1] = None
-            last = tb.tricks[-1]
-            if not _defends(tb, last[1]):
-                won_by = a[1] = T.trick_play(last, last[1])
-                a[0] = rules.kitty(T.trick_play(last, last[0]), won_by, tb.kitty)
-        return 9
-    if step == 9:
-        if hasattr(rules, "load_part"):  # rules that load their parts (tablerules.TableRules)
-            rules.hand_rules()
-        return 10
     mult = bonus = 0
     won_by = None  # the attackers' play that took the last trick (and the kitty)
     if tb.played >= tb.hand_size:
-        a = tb.aud
+        found = tb.aud[2]
         tb.aud = None
-        found = a[2]
         for k in range(len(found) - 1, -1, -1):  # in trick order
             for ev in found[k]:
                 tb.emit(ev)
-        won_by = a[1]
-        if won_by is not None:
-            mult, bonus = a[0]
+        last = tb.tricks[-1]
+        if not _defends(tb, last[1]):
+            won_by = T.trick_play(last, last[1])
+            mult, bonus = rules.kitty(T.trick_play(last, last[0]), won_by, tb.kitty)
             tb.score += bonus
         if rules.revoke == 1 and not tb.forfeit:
             forfeits.from_audit(tb, found)

@@ -289,8 +289,8 @@ def test_a_tricks_end_comes_after_its_last_cards_frame_and_a_card_laid_meanwhile
     w.notes = []  # (this test's heap: the notes from here on)
     # the rest of the hand (seat 1 leads every trick: the scripted rules'
     # winner is the leader); its last card's turn, then the hand's end a
-    # piece per quiet turn: one to begin, one a trick of the audit, the
-    # kitty, the settlement's rules, the settlement (tabletrick.end_hand)
+    # piece per quiet turn: one to begin, one a trick of the audit, one to
+    # settle (tabletrick.end_hand)
     rest = [c for c in range(54) if c not in (1, 2, 3, 4, 5, 46, 47, 48, 49, 50, 51)]
     more = [("t", 2, rest.pop()), ("t", 3, rest.pop()), ("t", 0, rest.pop())]
     while len(rest) > 1:
@@ -311,12 +311,12 @@ def test_a_tricks_end_comes_after_its_last_cards_frame_and_a_card_laid_meanwhile
         w.run(5)  # a quiet turn, a piece
         turns += 1
     assert t.phase == T.HAND_END and t.due == 0
-    # 18 pieces: the revokes the card proves, the trick's end, then the
-    # hand's end in 16 (one to begin, one a trick of the audit, the kitty,
-    # the settlement's rules loaded, the settlement); and the link's turn
-    # after at most two turns that left it (main._LINK_LATE): after the
-    # first piece (the tap's turn left it too), then after every two
-    assert turns == 2 + 1 + 12 + 3 + 9, turns
+    # 16 pieces: the revokes the card proves, the trick's end, then the
+    # hand's end in 14 (one to begin, one a trick of the audit, one to
+    # settle); and the link's turn after at most two turns that left it
+    # (main._LINK_LATE): after the first piece (the tap's turn left it too),
+    # then after every two
+    assert turns == 2 + 1 + 12 + 1 + 8, turns
     assert b.sounds[-1] == E.SND_HAND
     w.run(400)
     got = [n[3] for n in w.notes if n[0] == "event"]  # what the host got

@@ -317,9 +317,8 @@ def test_the_hands_end_runs_a_trick_of_its_audit_a_piece_and_gives_what_it_gives
                 if t.due and d != 6:
                     assert t.ev_index == ev  # the audit's findings come with the settlement
         assert not t.work()
-        # a piece to begin, one a trick, the kitty, the settlement's rules
-        # (drules_hand loaded), the settlement; no audit in a hand a revoke ended
-        assert pieces == (4 if script is _forfeited_hand else len(t.tricks) + 4), (script, pieces)
+        # a piece to begin, one a trick, one to settle; no audit in a hand a revoke ended
+        assert pieces == (2 if script is _forfeited_hand else len(t.tricks) + 2), (script, pieces)
         assert t.phase == T.HAND_END
         got = (t.take_events(), t.snapshot(), t.ev_index, t.ev_hash, t.result, t.dealer, t.levels, t.score)
         assert len(find(got[0], E.AUDIT)) == audits and len(find(got[0], E.HAND_END)) == 1

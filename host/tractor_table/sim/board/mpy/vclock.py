@@ -290,7 +290,8 @@ def timed_import(clock, imp):
     this port (body alone against the import: the body's share is charged
     at c_factor too, under 5 %). The flash's reads stay model calls
     (norflash.py). The rp2 port's C was not timed apart: c_factor is the
-    nearest measured figure (native code's ratio, shared/rp2040-figures.md),
+    nearest measured figure (the rp2 port's native code, docs/performance.md
+    "Calibration": rules_native x FLASH_WAIT),
     as for gc.collect() and json. Imports made inside a model call, and
     with the CPU charged as free (factor 0), are left as they are."""
 
