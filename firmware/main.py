@@ -78,10 +78,6 @@ FAIL_RESET = const(5)
 # a burst of events needs only its last frame. A turn that took a tap or a
 # press draws at once (only the lines that changed are sent).
 REDRAW_MS = const(100)
-# turns in a row that may leave the link's work to the next one (a turn that
-# drew a frame or ran a piece of the table's work; one that took a tap or a
-# press may be one more): a tap's turn, a piece and its frame each a turn
-_LINK_LATE = const(2)
 # a collection (about 55-85 ms on the board model) every this many saves: one
 # save's garbage and a trick's are a small part of the free heap, and a
 # collection a save doubled the collections for no tap measured faster
@@ -111,8 +107,8 @@ class App:
         self.fail_run = 0  # failed turns in a row
         self.shown_at = now - REDRAW_MS  # ticks_ms of the last frame drawn
         self.drawn_ev = 0  # the table's events before this index are on that frame
-        # turns in a row that left the link's work to the next one
-        self.link_late = 0
+        # the link's work was left to this turn by one that took input
+        self.link_late = False
         # saves ended since the last collection: their garbage is collected at
         # the quiet turn before the next save begins (a trick's end: the
         # players take the trick up), never on a tap's turn
@@ -222,11 +218,8 @@ class App:
         # piece a turn that took no input, before any save step or collection
         # (issue 22); an input meanwhile finishes it first (the table's events
         # stay those of the play done at once); a turn whose readers saw a
-        # card once draws it first: the work waits a turn, as it does for
-        # the link's work when that has waited _LINK_LATE turns
-        first = took or viewed  # drawn at once
-        late = self.link_late
-        worked = not first and late < _LINK_LATE and t.work()
+        # card once draws it first: the work waits a turn
+        worked = not took and not viewed and t.work()
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes at the next turn,
         # and any save step at a turn that took no input (issue 22); a sound
@@ -237,30 +230,20 @@ class App:
         due = getattr(b, "display_due", None)
         if due is not None and due(now):
             self.dirty = True
-        drew = False
-        # a quiet turn does one of a piece of the table's work, a frame or
-        # the link's work (a trick's end redraws 5-6 of the 8 pages, about
-        # 45 ms on the chip with its render): the piece's frame is the next
-        # turn's, and one the link has waited for is the link's
-        if self.dirty and (
-            first or (not worked and late < _LINK_LATE and ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS)
-        ):
+        if self.dirty and (took or ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS):
             self.dirty = False
             self.shown_at = now
             self.drawn_ev = t.ev_index
             buf = self.display.render(t)
             b.show(buf, self.display.lines)
-            drew = True
-        if (drew or worked) and late < (_LINK_LATE + 1 if first else _LINK_LATE):
+        if took and not self.link_late:
             # the link's work (the host's frames read, the events into its
             # log, frames to the host: json and CRCs, 5-30 ms on the chip)
-            # waits for the next turn: a turn that took a tap or a press,
-            # drew a frame or ran a piece of the table's work ends with it
-            # (issue 22); at most _LINK_LATE turns in a row (a tap's or a
-            # card's first sighting one more)
-            self.link_late = late + 1
+            # waits for the next turn: a turn that took a tap or a press
+            # ends with its frame (issue 22); never two turns in a row
+            self.link_late = True
             return
-        self.link_late = 0
+        self.link_late = False
         link = self.link
         data = b.port.read()
         if data:
@@ -274,11 +257,8 @@ class App:
         if out:
             b.port.write(out)
         st = self.store
-        if st is None or took or worked or t.due or not (t.save_due or st.busy()):
-            # no flash work this turn (a turn that took input, or ran the
-            # table's work, or left it to this link's turn: a save's
-            # snapshot would run all of it at once)
-            return
+        if st is None or took or worked or not (t.save_due or st.busy()):
+            return  # no flash work this turn (a turn that took input, or ran the table's work)
         pending = getattr(b, "card_pending", None)
         if pending is not None and pending(now):
             # a card's confirming poll is to come (the readers' answers still
