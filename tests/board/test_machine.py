@@ -275,6 +275,47 @@ def test_cpu_time_is_wall_time_less_the_wait_for_a_cpu() -> None:
     assert charged["waiting"] == [800, 1], out  # 16 us x 50
 
 
+def test_an_import_is_charged_as_the_chips_c_code() -> None:
+    # the firmware's import (littlefs's lookups, the .mpy loader: C on the rp2
+    # port) is charged at c_factor, not the bytecode factor; the stretch
+    # after it at the factor it had; with the CPU charged as free, nothing
+    out = on_board("""
+    import vclock
+    import utime
+    c = vclock.VClock(cpu_factor=100, cpu_cap_us=1000)
+    c.c_factor = 50
+    c.call_us = 0
+    def work(us):
+        # us of the firmware's own work since the last mark
+        c._mark = utime.ticks_add(utime.ticks_us(), -us)
+    def load(*a):
+        work(600)
+        return a[0]
+    imp = vclock.timed_import(c, load)
+    def charged(fn):
+        c.enter()
+        c.leave()
+        t0 = c.now_us
+        fn()
+        c.enter()
+        c.leave()
+        return c.now_us - t0
+    print("import", charged(lambda: imp("drules")), c.factor)
+    print("bytecode", charged(lambda: work(600)))
+    def both():
+        imp("drules")
+        work(600)
+    print("both", charged(both), c.factor)
+    c.factor = 0
+    print("free", charged(lambda: imp("drules")), c.factor)
+    """)
+    charged = {w.split()[0]: [int(x) for x in w.split()[1:]] for w in out.splitlines() if w.split()}
+    assert 29000 <= charged["import"][0] <= 35000 and charged["import"][1] == 100, out  # 600 us x 50
+    assert 59000 <= charged["bytecode"][0] <= 70000, out  # 600 us x 100
+    assert 89000 <= charged["both"][0] <= 105000 and charged["both"][1] == 100, out
+    assert charged["free"] == [0, 0], out
+
+
 def test_board_files_are_micropython_only_where_said() -> None:
     # the models named in the docs exist
     for name in ("machine.py", "time.py", "vclock.py", "ssd1306sim.py", "picoboot.py", "start.py"):

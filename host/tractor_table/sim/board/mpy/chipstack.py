@@ -32,11 +32,16 @@ import _thread
 import builtins
 
 STACK = 18 * 1024
+#: while run() runs: its builtins.__import__ (reading builtins.__import__
+#: gives the built-in, not what was put there): for a wrapper of it
+#: (vclock.timed_import), which must keep the imports on the calling thread
+forward = None
 
 
 def run(fn, *args):
     """fn(*args) on a thread with the chip's stack (imports on this one); its
     result, or its exception raised again here."""
+    global forward
     main = _thread.get_ident()
     imp = builtins.__import__
     wake = _thread.allocate_lock()  # the thread asks (an import) or is done
@@ -46,7 +51,7 @@ def run(fn, *args):
     # [done, result, exception, import args, import result, import exception]
     box = [False, None, None, None, None, None]
 
-    def forward(*a):
+    def _forward(*a):
         if _thread.get_ident() == main:
             return imp(*a)
         box[3] = a
@@ -67,7 +72,7 @@ def run(fn, *args):
         box[0] = True
         wake.release()
 
-    builtins.__import__ = forward
+    builtins.__import__ = forward = _forward
     try:
         _thread.stack_size(STACK)
         _thread.start_new_thread(body, ())
@@ -85,6 +90,7 @@ def run(fn, *args):
             reply.release()
     finally:
         builtins.__import__ = imp
+        forward = None
     if box[2] is not None:
         raise box[2]
     return box[1]

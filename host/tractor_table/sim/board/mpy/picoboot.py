@@ -1503,6 +1503,13 @@ def main(argv, start_alloc):
         import framebuf
 
         sys.modules["framebuf"] = vclock.TimedFramebuf(board.clock, framebuf)
+        # the firmware's imports: littlefs's lookups and the .mpy loader are
+        # C on the rp2 port (vclock.timed_import; chipstack's forward inside)
+        import builtins
+
+        import chipstack
+
+        builtins.__import__ = vclock.timed_import(board.clock, chipstack.forward or builtins.__import__)
     # "events" (virtual --serve): the events beside the link, the simulation's
     # heap (loaded before the timed sys below: the tap's own calls are not the firmware's)
     # "missing=S,S": these seats' readers unplugged from power-up on (Board.reader_missing)

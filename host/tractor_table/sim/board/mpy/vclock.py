@@ -279,6 +279,35 @@ class TimedFramebuf:
         return getattr(self._m, name)
 
 
+def timed_import(clock, imp):
+    """The firmware's ``builtins.__import__``: ``imp`` (the built-in, or
+    chipstack's forward) with its stretches charged at the clock's
+    c_factor. An import on the rp2 port is C code: the module's lookup in
+    littlefs (three stats a module, each a walk of the root directory's
+    metadata with its CRCs: 100-180 block reads, 40-50 KB, for one of the
+    firmware's modules) and the .mpy loader; the module's own body is
+    bytecode, 13-30 us of the 300-500 us of an engine module's import on
+    this port (body alone against the import: the body's share is charged
+    at c_factor too, under 5 %). The flash's reads stay model calls
+    (norflash.py). The rp2 port's C was not timed apart: c_factor is the
+    nearest measured figure (the rp2 port's native code, docs/performance.md
+    "Calibration": rules_native x FLASH_WAIT),
+    as for gc.collect() and json. Imports made inside a model call, and
+    with the CPU charged as free (factor 0), are left as they are."""
+
+    def imp_c(*a):
+        c = clock
+        if not c.factor or c._depth:
+            return imp(*a)
+        p = c.switch(c.c_factor)
+        try:
+            return imp(*a)
+        finally:
+            c.switch(p)
+
+    return imp_c
+
+
 def gc_time(n=7):
     """The best of ``n`` collections' real time (us) of the heap as it is."""
     best = -1
