@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deep_check import ERR_LINE, ErrSeen, deep_table_dir, full_engine_redeals, too_deep_lines
+from deep_check import (
+    ERR_LINE,
+    ErrSeen,
+    deep_table_dir,
+    full_engine_redeals,
+    presses_fail,
+    too_deep_lines,
+)
 from shengji import Rules
 from tractor_table import events as E
 from tractor_table.events import EV
@@ -23,28 +30,6 @@ from tractor_table.sim.board.runner import PicoTable
 
 class DeepPicoTable(ErrSeen, PicoTable):
     pass
-
-
-def _five_failures(vt: DeepPicoTable) -> bool:
-    """Five presses that end the draw, each failing in the engine's end of the
-    draw as the chip would: True; False if the board's process ended with
-    SIGSEGV at the stack's limit instead (the model's artefact, below)."""
-    start = vt.next_event(30)
-    assert isinstance(start, E.HandStart) and start.first_hand
-    draw = vt.lines[2]
-    assert draw.startswith("draw")
-    for k in range(1, 6):
-        vt.err_seen = False
-        vt.press(0, EV.BTN_OK)  # the draw is over, nobody bid: the engine's end of the draw
-        # the traceback on the USB serial (the host link's device lines), the display's error
-        if not vt.wait(lambda k=k: too_deep_lines(vt.notes) == k and (vt.err_seen or vt.lines[-1] == ERR_LINE), 30):
-            assert vt.proc is not None and vt.proc.poll() == -11, (vt.lines, vt.firmware_errors())
-            return False
-        # the App goes on, the table as it was: still the draw, no event
-        assert vt.settle(30)
-        assert vt.alive() and vt.lines[2] == draw
-        assert vt.events.empty()
-    return True
 
 
 def test_a_check_too_deep_for_the_chip_fails_in_the_board_models_main_loop(compiled: Path) -> None:
@@ -61,7 +46,7 @@ def test_a_check_too_deep_for_the_chip_fails_in_the_board_models_main_loop(compi
     for attempt in range(6):
         work = deep_table_dir(compiled, f"deep-chip-{attempt}", "board", large_stack=False)
         with DeepPicoTable(1, workdir=work, rules=rules) as vt:
-            if not _five_failures(vt):
+            if not presses_fail(vt, 5, 30):
                 crashed += 1
                 continue
             # five failures, each a turn of its own between turns that went

@@ -21,11 +21,14 @@ from __future__ import annotations
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 from shengji import Rules
 from shengji.hand import EndDraw, Hand
 from shengji.match import Match, deal_cards
+from tractor_table import events as E
 from tractor_table import paths
+from tractor_table.events import EV
 from tractor_table.link.notes import DeviceLine
 from tractor_table.sim.virtual import runner as vr
 
@@ -114,3 +117,26 @@ class ErrSeen:
         super()._out_line(line)  # type: ignore[misc]
         if self.lines and self.lines[-1] == ERR_LINE:
             self.err_seen = True
+
+
+def presses_fail(vt: Any, presses: int, timeout: float) -> bool:
+    """``presses`` presses of OK that end the first hand's draw, each failing
+    in the engine's end of the draw as the chip would (the traceback on the
+    USB serial, the display's error, the App going on with the table as it
+    was: still the draw, no event): True; False if the table's process ended
+    with SIGSEGV at the stack's limit instead (the unix port's artefact:
+    docs/firmware.md, "The C stack"). Any other ending fails the test."""
+    start = vt.next_event(timeout)
+    assert isinstance(start, E.HandStart) and start.first_hand
+    draw = vt.lines[2]
+    assert draw.startswith("draw")
+    for k in range(1, presses + 1):
+        vt.err_seen = False
+        vt.press(0, EV.BTN_OK)  # the draw is over, nobody bid: the engine's end of the draw
+        if not vt.wait(lambda k=k: too_deep_lines(vt.notes) == k and (vt.err_seen or vt.lines[-1] == ERR_LINE), timeout):
+            assert vt.proc is not None and vt.proc.poll() == -11, (vt.lines, vt.firmware_errors())
+            return False
+        assert vt.settle(timeout)
+        assert vt.alive() and vt.lines[2] == draw
+        assert vt.events.empty()
+    return True

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deep_check import ERR_LINE, ErrSeen, deep_table_dir, full_engine_redeals, too_deep_lines
+from deep_check import (
+    ERR_LINE,
+    ErrSeen,
+    deep_table_dir,
+    full_engine_redeals,
+    presses_fail,
+    too_deep_lines,
+)
 from shengji import Rules
 from tractor_table import events as E
 from tractor_table.events import EV
@@ -19,29 +26,6 @@ from tractor_table.sim.virtual.runner import VirtualTable
 
 class DeepVirtualTable(ErrSeen, VirtualTable):
     pass
-
-
-def _two_failures(vt: DeepVirtualTable) -> bool:
-    """Two presses that end the draw, each failing in the engine's end of the
-    draw as the chip would: True; False if the table's process ended with
-    SIGSEGV at the stack's limit instead (the unix port's artefact, below)."""
-    start = vt.next_event(20)
-    assert isinstance(start, E.HandStart) and start.first_hand
-    draw = vt.lines[2]
-    assert draw.startswith("draw")
-    for k in (1, 2):
-        vt.err_seen = False
-        vt.press(0, EV.BTN_OK)  # the draw is over, nobody bid: the engine's end of the draw
-        # the traceback on the USB serial (the host link's device lines), the display's error
-        if not vt.wait(lambda k=k: too_deep_lines(vt.notes) == k and (vt.err_seen or vt.lines[-1] == ERR_LINE), 20):
-            assert vt.proc is not None and vt.proc.poll() == -11, (vt.lines, vt.firmware_errors())
-            return False
-        # the App goes on, the table as it was: still the draw, no event; the
-        # same press fails the same way again
-        assert vt.settle(20)
-        assert vt.alive() and vt.lines[2] == draw
-        assert vt.events.empty()
-    return True
 
 
 def test_a_check_too_deep_for_the_chip_fails_in_the_virtual_tables_main_loop(compiled: Path) -> None:
@@ -58,7 +42,7 @@ def test_a_check_too_deep_for_the_chip_fails_in_the_virtual_tables_main_loop(com
     for attempt in range(6):
         work = deep_table_dir(compiled, f"deep-chip-{attempt}", "sim", large_stack=False)
         with DeepVirtualTable(1, workdir=work, rules=rules) as vt:
-            if not _two_failures(vt):
+            if not presses_fail(vt, 2, 20):
                 crashed += 1
                 continue
             # the traceback goes through the variant's frames, down from the main loop
