@@ -17,8 +17,8 @@ from deep_check import (
     ERR_LINE,
     ErrSeen,
     deep_table_dir,
+    first_whole_run,
     full_engine_redeals,
-    presses_fail,
     too_deep_lines,
 )
 from shengji import Rules
@@ -42,25 +42,21 @@ def test_a_check_too_deep_for_the_chip_fails_in_the_board_models_main_loop(compi
     # gone through the whole error path, within a bound that a board which
     # always crashes cannot pass, and no run may end any other way.
     rules = Rules(decks=1)
-    crashed = 0
-    for attempt in range(6):
+
+    def board(attempt: int) -> DeepPicoTable:
         work = deep_table_dir(compiled, f"deep-chip-{attempt}", "board", large_stack=False)
-        with DeepPicoTable(1, workdir=work, rules=rules) as vt:
-            if not presses_fail(vt, 5, 30):
-                crashed += 1
-                continue
-            # five failures, each a turn of its own between turns that went
-            # well: not five in a row, so no reset (machine.reset() on the chip)
-            assert vt.resets == 0 and vt.power_ups == 1
-            assert not any("failed turns in a row" in getattr(n, "text", "") for n in vt.notes)
-            text = [getattr(n, "text", "") for n in vt.notes]
-            assert sum(1 for t in text if "in _deep" in t) >= 5
-            assert any("in end_draw" in t for t in text)
-        # the variant is what the board ran: the deep drules_hand on its flash
-        assert flashimage.read(vt.image, "drules_hand.mpy") == (work / "firmware" / "drules_hand.mpy").read_bytes()
-        break
-    else:
-        raise AssertionError(f"every run of the board ended with SIGSEGV ({crashed})")
+        return DeepPicoTable(1, workdir=work, rules=rules)
+
+    vt = first_whole_run(board, 5, 30)
+    # five failures, each a turn of its own between turns that went
+    # well: not five in a row, so no reset (machine.reset() on the chip)
+    assert vt.resets == 0 and vt.power_ups == 1
+    assert not any("failed turns in a row" in getattr(n, "text", "") for n in vt.notes)
+    text = [getattr(n, "text", "") for n in vt.notes]
+    assert sum(1 for t in text if "in _deep" in t) >= 5
+    assert any("in end_draw" in t for t in text)
+    # the variant is what the board ran: the deep drules_hand on its flash
+    assert flashimage.read(vt.image, "drules_hand.mpy") == (vt.workdir / "firmware" / "drules_hand.mpy").read_bytes()
 
 
 def test_the_same_check_answers_on_a_large_stack(compiled: Path) -> None:

@@ -45,6 +45,23 @@ def tag(card):
 def kinds(k):
     return [e for e in events if e[0] == k]
 
+def field_spans():
+    # each seat's RF field times on (us), from the chips, from now on
+    on_at = [-1] * 4
+    spans = [[], [], [], []]
+
+    def rf(ch, on):
+        s = board.chips.index(ch)
+        if on:
+            on_at[s] = board.clock.now_us
+        elif on_at[s] >= 0:
+            spans[s].append(board.clock.now_us - on_at[s])
+            on_at[s] = -1
+
+    for c in board.chips:
+        c.on_rf = rf
+    return spans
+
 run(100)  # set-ups
 del events[:]
 """
@@ -108,19 +125,7 @@ def test_a_reader_that_never_answers_does_not_hold_up_its_pair(cards: str) -> No
     # 2.5 s more with the card on seat 0 (its dead partner's set-up retried
     # once a second meanwhile): seat 0's field each poll is its own select,
     # never held on for the dead reader, and no turn waits for it
-    on_at = [-1] * 4
-    spans = [[], [], [], []]
-
-    def rf(ch, on):
-        s = board.chips.index(ch)
-        if on:
-            on_at[s] = board.clock.now_us
-        elif on_at[s] >= 0:
-            spans[s].append(board.clock.now_us - on_at[s])
-            on_at[s] = -1
-
-    for c in board.chips:
-        c.on_rf = rf
+    spans = field_spans()
     del ticks[:]
     run(2500)
     print("spans0", len(spans[0]), min(spans[0]), max(spans[0]), "ticks", max(ticks))
@@ -144,19 +149,7 @@ def test_a_reader_that_answers_late_is_served_when_ready(cards: str) -> None:
     # select: about 9.6 ms of RF), not when its late partner's is; the late
     # one is read when ready, no fault; each field's time on, from the chips
     out = _run(cards, """
-    on_at = [-1] * 4
-    spans = [[], [], [], []]
-
-    def rf(ch, on):
-        s = board.chips.index(ch)
-        if on:
-            on_at[s] = board.clock.now_us
-        elif on_at[s] >= 0:
-            spans[s].append(board.clock.now_us - on_at[s])
-            on_at[s] = -1
-
-    for c in board.chips:
-        c.on_rf = rf
+    spans = field_spans()
     board.chips[1].inject(chip.FAULT_SLOW, slow_us=8000)  # 8 ms late, in time
     board.chips[1].place(tag(7))
     board.chips[3].place(tag(9))

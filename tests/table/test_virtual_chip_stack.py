@@ -14,8 +14,8 @@ from deep_check import (
     ERR_LINE,
     ErrSeen,
     deep_table_dir,
+    first_whole_run,
     full_engine_redeals,
-    presses_fail,
     too_deep_lines,
 )
 from shengji import Rules
@@ -38,20 +38,16 @@ def test_a_check_too_deep_for_the_chip_fails_in_the_virtual_tables_main_loop(com
     # through the whole error path, within a bound that a table which always
     # crashes cannot pass, and no run may end any other way.
     rules = Rules(decks=1)
-    crashed = 0
-    for attempt in range(6):
+
+    def table(attempt: int) -> DeepVirtualTable:
         work = deep_table_dir(compiled, f"deep-chip-{attempt}", "sim", large_stack=False)
-        with DeepVirtualTable(1, workdir=work, rules=rules) as vt:
-            if not presses_fail(vt, 2, 20):
-                crashed += 1
-                continue
-            # the traceback goes through the variant's frames, down from the main loop
-            text = [getattr(n, "text", "") for n in vt.notes]
-            assert sum(1 for t in text if "in _deep" in t) >= 2
-            assert any("in end_draw" in t for t in text)
-        break
-    else:
-        raise AssertionError(f"every run of the table ended with SIGSEGV ({crashed})")
+        return DeepVirtualTable(1, workdir=work, rules=rules)
+
+    vt = first_whole_run(table, 2, 20)
+    # the traceback goes through the variant's frames, down from the main loop
+    text = [getattr(n, "text", "") for n in vt.notes]
+    assert sum(1 for t in text if "in _deep" in t) >= 2
+    assert any("in end_draw" in t for t in text)
 
 
 def test_the_same_check_answers_on_a_large_stack(compiled: Path) -> None:
