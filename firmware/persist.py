@@ -96,8 +96,8 @@ class Store:
         self._stale = in_place
 
     def save(self, snap, unpack=None):
-        """Write `snap` (nested lists) atomically; unpack(x) turns each
-        bytearray met in it (the table's packed tricks) into its list."""
+        """Write `snap` (nested lists) atomically; unpack(x) turns each of
+        its tricks not kept as a list (the table's packed ones) into its list."""
         self.begin(snap, unpack)
         while self.step():
             pass
@@ -125,7 +125,7 @@ class Store:
         self._unpack = unpack
         k = len(snap)
         tr = None
-        if k > TRICKS and isinstance(snap[TRICKS], list):
+        if k > TRICKS:  # the tricks: a list, or the table's Tricks (len and [i])
             k = TRICKS
             tr = snap[k]
             # "[f0,..,f16,[]]" written without its "]]", and "[0,f18,..]"
@@ -155,7 +155,7 @@ class Store:
             tr = self._tricks
             if i < self._n and tr is not None:
                 x = tr[i]
-                if isinstance(x, bytearray) and self._unpack is not None:
+                if self._unpack is not None and not isinstance(x, list):
                     x = self._unpack(x)
                 if i:
                     self._put(b",")

@@ -170,6 +170,7 @@ class Table(T.TableBase):
         self.split = False
         # per hand (preallocated, reused every hand)
         self.seen = bytearray(self.ncards)
+        self.tricks = T.Tricks(self.hand_size, self.ncards)  # completed, packed
         self.pending = [[], [], [], []]  # cards tapped, not yet committed, per seat
         self.hand_scan = bool(hand_scan)
         self.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
@@ -202,7 +203,9 @@ class Table(T.TableBase):
         self.score = 0  # attackers' points
         self.kitty = []
         self.kitty_points = 0
-        self.tricks = []  # completed, each packed (trick_pack)
+        if len(self.tricks):
+            # the last hand's may be in a save under way (persist.Store): a new one
+            self.tricks = T.Tricks(self.hand_size, self.ncards)
         self.plays = [None, None, None, None]  # current trick, by seat
         self.lead = None
         self.leader = -1
@@ -522,7 +525,7 @@ class Table(T.TableBase):
     # --- snapshots (persistence, and the host's snapshot push) ---------------
     def snapshot(self, packed=False):
         """The state at a trick boundary as nested lists of ints (JSON-able);
-        packed: the tricks as kept (bytearrays, trick_unpack each), for
+        packed: the tricks as kept (T.Tricks, trick_unpack each), for
         persist.Store.save, which unpacks them one at a time."""
         self.finish()
         return tablesnap.snapshot(self, packed)
