@@ -182,67 +182,12 @@ class Table(T.TableBase):
             self.friend.init(self)
         self.new_match()
 
-    # --- match and hand set-up ----------------------------------------------
+    # --- match and hand set-up (tabledeal.py's: loaded for the draw) --------
     def new_match(self):
-        self.levels = [0, 0, 0, 0] if self.friend else [0, 0]
-        self.hand_no = 0
-        self.first_hand = True
-        self.dealer = -1
-        self.match_winner = -1
-        self.time_called = False  # CMD_CALL_TIME: no new deal after this one
-        self.message = ""  # what the display shows on its last line
-        self.message_until = 0
-        self.start_hand()
+        _opt(_DEAL).new_match(self)
 
     def start_hand(self):
-        self.phase = T.DEAL
-        self.hand_no += 1
-        self.trump = -1
-        self.declarer = -1
-        self.bids = []  # [seat, cards] in time order (for rules.declare)
-        self.score = 0  # attackers' points
-        self.kitty = []
-        self.kitty_points = 0
-        if len(self.tricks):
-            # the last hand's may be in a save under way (persist.Store): a new one
-            self.tricks = T.Tricks(self.hand_size, self.ncards)
-        self.plays = [None, None, None, None]  # current trick, by seat
-        self.lead = None
-        self.leader = -1
-        self.turn = -1
-        self.throw_open = False
-        self.forced = False
-        self.challenger = -1
-        self.played = 0  # cards each seat has played this hand
-        self.last_winner = -1
-        self.revoked = []  # [trick_no, seat] already reported
-        self.result = None  # HAND_END fields once settled
-        self.forfeit = None  # revoke = "forfeit": [trick, seat] of the revoke that lost the hand
-        self.kitty_up = []  # no_bid = "kitty": the kitty as turned up, in order
-        self.undo_seat = -1  # the seat whose last play a long press may take back (tableundo.py)
-        for i in range(self.ncards):
-            self.seen[i] = 0
-        for p in self.pending:
-            del p[:]
-        for h in self.hands:
-            del h[:]
-        self.scan_done = 0
-        if self.friend:
-            self.friend.new_hand(self)
-        # with partners = "called" the levels are per seat: seats 2 and 3 last
-        self.emit(
-            [
-                E.HAND_START,
-                self.hand_no,
-                self.dealer,
-                self.decks,
-                self.levels[0],
-                self.levels[1],
-                1 if self.first_hand else 0,
-            ]
-            + self.levels[2:]
-        )
-        self.save_due = True  # a power cut during the draw keeps the bids from here on
+        _opt(_DEAL).start_hand(self)
 
     # --- outputs -------------------------------------------------------------
     def emit(self, ev):
