@@ -22,7 +22,7 @@
 #
 # The layers (tablebase.py says what each module holds): tablebase.py holds
 # the constants and the packed tricks and declares the state (TableBase); the
-# parts (tabledeal, tabletrick, tablesnap, tablerestore, tablescan,
+# parts (tablestart, tabledeal, tabletrick, tablesnap, tablerestore, tablescan,
 # tablereveal, tablecall, tablefriend, tableforfeit, tableundo) are functions
 # over the state that import only tablebase, events and the rules engine; this
 # module is the public surface (table.Table: the state, its outputs and its
@@ -95,6 +95,7 @@ PARTS = (
     "tableundo",  # _UNDO: a long press's take-back; dropped after it
     "tablerestore",  # _RESTORE: a start from flash, a host's push; dropped after it
     "tablehandend",  # _HANDEND: a hand's end (the audit, the settlement); dropped when it is settled
+    "tablestart",  # _START: a new match, a hand's start; dropped after it
 )
 _SCAN = const(0)  # the first three in the order of the phases SCAN, REVEAL, CALL
 _REVEAL = const(1)
@@ -105,6 +106,7 @@ _FORFEIT = const(5)
 _UNDO = const(6)
 _RESTORE = const(7)
 _HANDEND = const(8)
+_START = const(9)
 
 
 def __getattr__(name):
@@ -134,6 +136,8 @@ _opt(_DEAL)  # loaded with the table (its names interned at the start), not kept
 # load then takes only its code, no new qstr pool in a heap a hand has used)
 _opt(_HANDEND)
 _done(_HANDEND)
+_opt(_START)  # the same for a hand's start (the Table's first is at once)
+_done(_START)
 
 # Which sound wins when several happen in one turn of the loop: an error
 # always (it asks the players to look), then the end of a hand or trick.
@@ -170,7 +174,6 @@ class Table(T.TableBase):
         self.split = False
         # per hand (preallocated, reused every hand)
         self.seen = bytearray(self.ncards)
-        self.tricks = T.Tricks(self.hand_size, self.ncards)  # completed, packed
         self.pending = [[], [], [], []]  # cards tapped, not yet committed, per seat
         self.hand_scan = bool(hand_scan)
         self.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
@@ -182,12 +185,14 @@ class Table(T.TableBase):
             self.friend.init(self)
         self.new_match()
 
-    # --- match and hand set-up (tabledeal.py's: loaded for the draw) --------
+    # --- match and hand set-up (tablestart.py's: loaded for it) ---------------
     def new_match(self):
-        _opt(_DEAL).new_match(self)
+        _opt(_START).new_match(self)
+        _done(_START)
 
     def start_hand(self):
-        _opt(_DEAL).start_hand(self)
+        _opt(_START).start_hand(self)
+        _done(_START)
 
     # --- outputs -------------------------------------------------------------
     def emit(self, ev):

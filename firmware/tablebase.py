@@ -10,7 +10,8 @@
 #                  at run time on the device it is object. It imports no part.
 #   the parts      functions over the state (their `tb`), each module
 #                  importing only this one, events.py and the rules engine
-#                  (drules*.py), never another part: tabledeal (the draw, the
+#                  (drules*.py), never another part: tablestart (a new
+#                  match, a hand's start), tabledeal (the draw, the
 #                  burial), tabletrick (plays, tricks, the hand's end),
 #                  tablesnap (snapshots), tablerestore (restoring one),
 #                  tablescan (SCAN), tablereveal (REVEAL), tablecall (CALL),
