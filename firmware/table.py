@@ -76,15 +76,14 @@ import sys
 
 import events as E
 import tablebase as T
-import tabletrick  # noqa: I001 - before tablesnap: from source (the tests) it compiles where the heap has room
-import tablesnap
+import tabletrick
 
 from micropython import const
 
 # The table core's parts that come and go (docs/firmware.md, "The firmware's
 # parts"): the one list of what this module loads by name, each when its phase
 # or option needs it (_opt), and drops when that is over (_done). tabletrick
-# and tablesnap (imported above) stay; tablebase is the state they share.
+# (imported above) stays; tablebase is the state they share.
 PARTS = (
     "tablescan",  # _SCAN: hand_scan mode, the phase SCAN; dropped when every hand is scanned
     "tablereveal",  # _REVEAL: no_bid = "kitty", a hand nobody bid on (the phase REVEAL)
@@ -96,6 +95,7 @@ PARTS = (
     "tablerestore",  # _RESTORE: a start from flash, a host's push; dropped after it
     "tablehandend",  # _HANDEND: a hand's end (the audit, the settlement); dropped when it is settled
     "tablestart",  # _START: a new match, a hand's start; dropped after it
+    "tablesnap",  # _SNAP: a snapshot (a save's begin, the host's request); dropped after it
 )
 _SCAN = const(0)  # the first three in the order of the phases SCAN, REVEAL, CALL
 _REVEAL = const(1)
@@ -107,6 +107,7 @@ _UNDO = const(6)
 _RESTORE = const(7)
 _HANDEND = const(8)
 _START = const(9)
+_SNAP = const(10)
 
 
 def __getattr__(name):
@@ -138,6 +139,8 @@ _opt(_HANDEND)
 _done(_HANDEND)
 _opt(_START)  # the same for a hand's start (the Table's first is at once)
 _done(_START)
+_opt(_SNAP)  # and for a snapshot (each save's begin)
+_done(_SNAP)
 
 # Which sound wins when several happen in one turn of the loop: an error
 # always (it asks the players to look), then the end of a hand or trick.
@@ -478,7 +481,9 @@ class Table(T.TableBase):
         packed: the tricks as kept (T.Tricks, trick_unpack each), for
         persist.Store.save, which unpacks them one at a time."""
         self.finish()
-        return tablesnap.snapshot(self, packed)
+        snap = _opt(_SNAP).snapshot(self, packed)
+        _done(_SNAP)
+        return snap
 
     def restore(self, snap):
         """Take a snapshot(); raises TableError (state unchanged) if it does not fit.
