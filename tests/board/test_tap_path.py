@@ -117,14 +117,28 @@ def test_a_power_cut_while_cards_are_laid_during_a_save(compiled: Path) -> None:
         # (the board model cuts on that state: PicoTable.cut_in_flight)
         ups = sum(isinstance(n, Up) for n in vt.notes)  # the link's WELCOMEs so far
         vt.cut_in_flight("tap-saving")
-        game.timeout = 5
+        real_next = vt.next_event
+
+        def event_or_cut(timeout: float = 10.0) -> Event:
+            # the card's event, or none once the power was cut and the link is
+            # up again (the old board's output read to its end): its event was
+            # lost (waiting on that state, not on a 5 s time-out)
+            assert vt.wait(lambda: not vt.events.empty() or (
+                vt.power_cut is not None and sum(isinstance(n, Up) for n in vt.notes) > ups), timeout), \
+                vt.firmware_errors()
+            if vt.events.empty():
+                raise CommandError("the power was cut before the table answered")
+            return real_next(timeout)
+
+        vt.next_event = event_or_cut  # type: ignore[method-assign]
         try:
             assert not game.play_trick()  # trick 3 ends: its save begins
             game.play_one()  # trick 4's lead, laid during the save
             game.play_one()
         except CommandError:
             pass  # the board went down before it answered
-        game.timeout = 60
+        finally:
+            vt.next_event = real_next  # type: ignore[method-assign]
         assert vt.wait(lambda: vt.power_cut is not None, 30), vt.firmware_errors()
         # cut with a save half written and a card in flight
         assert vt.power_cut is not None and vt.power_cut[1] == "tap-saving", vt.power_cut
