@@ -14,6 +14,7 @@ capped. A failure under MicroPython fails the item with MicroPython's output.
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import re
 import shutil
@@ -125,3 +126,72 @@ def pytest_pycollect_makemodule(module_path: Path, parent: Any) -> Any:
                 sys.path.insert(0, str(p))
         return DualRuntimeModule.from_parent(parent, path=module_path)
     return None
+
+
+# ---- the suite's order: the longest test files first ------------------------------
+#
+# `make test` runs `pytest -n 2 --dist loadfile`: each test file goes whole to
+# one of the two workers, the next file to whichever asks first. xdist sends
+# the files by their number of tests by default, so a long file of few tests
+# (a board-model run, a club event) came last and left the other core idle for
+# its whole length. Here each worker sorts the collected files by their time in
+# DURATIONS (longest first; files not in it, new ones, before them all, in
+# collection order; a file's own tests keep their order), and the controller
+# sends them in that order (--no-loadscope-reorder). The table is measured, not
+# guessed: `pytest -n 2 --dist loadfile --write-durations tests/durations.json`
+# rewrites the times of the files that ran (docs/development.md, "The suite's
+# time"). A stale table only costs time, never a test.
+
+DURATIONS = Path(__file__).resolve().parent / "durations.json"
+#: this process's test files' times so far (with xdist, the controller's: every worker's reports)
+_FILE_TIMES: dict[str, float] = {}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--write-durations", metavar="PATH", default=None,
+        help="write each test file's time (its tests' setup, call and teardown, seconds) into the JSON "
+             "table at PATH, keeping the other files' (the suite's order: tests/durations.json)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if getattr(config.option, "dist", "no") in ("loadfile", "loadscope"):
+        config.option.loadscopereorder = False  # the order collected: longest first
+
+
+def _file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not hasattr(config, "workerinput"):
+        return  # one process: the files in their usual order
+    try:
+        times = {str(k): float(v) for k, v in json.loads(DURATIONS.read_text(encoding="utf-8")).items()}
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError, AttributeError) as exc:
+        raise pytest.UsageError(f"{DURATIONS}: not a table of test files' seconds ({exc}); "
+                                "rewrite it with --write-durations (docs/development.md)") from None
+    # stable: every worker gets the same order, and a file's tests stay together in theirs
+    items.sort(key=lambda item: -times.get(_file_of(item.nodeid), float("inf")))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    f = _file_of(report.nodeid)
+    _FILE_TIMES[f] = _FILE_TIMES.get(f, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = session.config.getoption("write_durations")
+    if path is None or hasattr(session.config, "workerinput"):
+        return
+    target = Path(path)
+    try:
+        table = {str(k): float(v) for k, v in json.loads(target.read_text(encoding="utf-8")).items()}
+    except (OSError, ValueError):
+        table = {}
+    table.update(_FILE_TIMES)
+    ordered = dict(sorted(((k, round(v, 1)) for k, v in table.items()), key=lambda kv: (-kv[1], kv[0])))
+    target.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")

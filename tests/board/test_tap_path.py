@@ -15,6 +15,7 @@ is then counted once or not at all."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +32,39 @@ from tractor_table.sim.virtual.game import BotGame
 from vtable_rig import board_workdir, wait_board_saved
 
 
-def test_a_tap_during_a_save_is_drawn_before_the_flash_is_touched(compiled: Path) -> None:
+class _Frames(PicoTable):
+    """The board model, keeping the text of every frame the firmware drew, in
+    the order it drew them (the display's RAM after each frame)."""
+
+    def __init__(self, *a: Any, **k: Any) -> None:
+        super().__init__(*a, **k)
+        self.shots: list[list[str]] = []
+
+    def _out_line(self, line: str) -> None:
+        super()._out_line(line)
+        if line.startswith("P "):
+            self.shots.append(list(self.lines))
+
+
+@dataclass
+class _Hand:
+    """A bots' hand played out on the board model, as the module's tests observe it."""
+
+    vt: _Frames
+    game: BotGame
+    verifier: Verifier
+    said: list[str]
+
+
+@pytest.fixture(scope="module")
+def whole_hand(compiled: Path) -> _Hand:
+    """One bots' hand (one deck, seed 3) on the board model with the flash at
+    its maximum times (400 ms a sector erase: each save lasts long enough that
+    the next cards are surely laid while it is written), every frame kept: the
+    tap path's figures and the frames' order are both of this one run."""
     rules = Rules(decks=1)
     said: list[str] = []
-    # the flash at its maximum times (400 ms a sector erase): each save lasts
-    # long enough that the next cards are surely laid while it is written
-    vt = PicoTable(1, workdir=board_workdir(compiled, "tappath"), rules=rules, flash_times="max")
+    vt = _Frames(1, workdir=board_workdir(compiled, "tappath"), rules=rules, flash_times="max")
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     with vt:
@@ -45,8 +73,14 @@ def test_a_tap_during_a_save_is_drawn_before_the_flash_is_touched(compiled: Path
         while not game.play_trick():  # the whole hand: 11 saves after its tricks
             pass
         game.finish_hand()
+        assert vt.wait(lambda: bool(vt.shots) and vt.shots[-1][2].startswith("over "), 20), vt.lines
         vt.wait(lambda: False, 0.2)
-    f = vt.figures
+    return _Hand(vt, game, verifier, said)
+
+
+def test_a_tap_during_a_save_is_drawn_before_the_flash_is_touched(whole_hand: _Hand) -> None:
+    game, verifier, said = whole_hand.game, whole_hand.verifier, whole_hand.said
+    f = whole_hand.vt.figures
     assert game.disagreements == [] and verifier.disagreements == [], said
     # every tap was followed to the frame that shows it counted
     assert f["lat_n"] >= 48 and f["unclosed"] == 0, f
@@ -86,7 +120,20 @@ def test_a_power_cut_while_cards_are_laid_during_a_save(compiled: Path) -> None:
         # short: the cards are laid on from trick 3 until one meets a save
         ups = sum(isinstance(n, Up) for n in vt.notes)  # the link's WELCOMEs so far
         vt.cut_in_flight("tap-saving")
-        game.timeout = 5
+        real_next = vt.next_event
+
+        def event_or_cut(timeout: float = 10.0) -> Event:
+            # the card's event, or none once the power was cut and the link is
+            # up again (the old board's output read to its end): its event was
+            # lost (waiting on that state, not on a 5 s time-out)
+            assert vt.wait(lambda: not vt.events.empty() or (
+                vt.power_cut is not None and sum(isinstance(n, Up) for n in vt.notes) > ups), timeout), \
+                vt.firmware_errors()
+            if vt.events.empty():
+                raise CommandError("the power was cut before the table answered")
+            return real_next(timeout)
+
+        vt.next_event = event_or_cut  # type: ignore[method-assign]
         try:
             for _ in range(4 * 9):  # to the hand's last trick at most
                 game.play_one()
@@ -94,7 +141,8 @@ def test_a_power_cut_while_cards_are_laid_during_a_save(compiled: Path) -> None:
                     break
         except CommandError:
             pass  # the board went down before it answered
-        game.timeout = 60
+        finally:
+            vt.next_event = real_next  # type: ignore[method-assign]
         assert vt.wait(lambda: vt.power_cut is not None, 30), vt.firmware_errors()
         # cut with a save half written and a card in flight
         assert vt.power_cut is not None and vt.power_cut[1] == "tap-saving", vt.power_cut
@@ -189,26 +237,12 @@ def test_a_power_cut_with_a_card_in_flight(compiled: Path, stage: str) -> None:
     assert vt.power_ups == 2
 
 
-class _Frames(PicoTable):
-    """The board model, keeping the text of every frame the firmware drew, in
-    the order it drew them (the display's RAM after each frame)."""
-
-    def __init__(self, *a: Any, **k: Any) -> None:
-        super().__init__(*a, **k)
-        self.shots: list[list[str]] = []
-
-    def _out_line(self, line: str) -> None:
-        super()._out_line(line)
-        if line.startswith("P "):
-            self.shots.append(list(self.lines))
-
-
 def _has_play(line: str) -> bool:
     # a seat's line (" S0 AS", ">S1 ..." a provisional " (KH)" aside) with a card on it
     return len(line[1:].split("(")[0].strip()) > len("S0")
 
 
-def test_the_trick_ending_card_is_shown_counted_before_the_tricks_end_is_worked_out(compiled: Path) -> None:
+def test_the_trick_ending_card_is_shown_counted_before_the_tricks_end_is_worked_out(whole_hand: _Hand) -> None:
     # The card that ends a trick is counted (its sound) and drawn in the turn
     # that took it; the trick's end (its revokes, winner and points, the
     # TRICK event) and the hand's (the audit, the score) come in the next
@@ -218,18 +252,8 @@ def test_the_trick_ending_card_is_shown_counted_before_the_tricks_end_is_worked_
     # at once (the verifier). (A frame's pages go in runs of changed lines:
     # the board's text after each run is kept, so only what a frame shows
     # once whole is judged here.)
-    rules = Rules(decks=1)
-    said: list[str] = []
-    vt = _Frames(1, workdir=board_workdir(compiled, "trickend"), rules=rules)
-    verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
-    vt.note_hooks.append(verifier.on_note)
-    with vt:
-        game = BotGame(vt, rules, seed=3, strength=1, say=said.append, event_timeout=60)
-        assert game.start_hand(vt.next_event(20)) == "play"
-        while not game.play_trick():
-            pass
-        game.finish_hand()
-        assert vt.wait(lambda: bool(vt.shots) and vt.shots[-1][2].startswith("over "), 20), vt.lines
+    # (the module's one hand: whole_hand, the flash at its maximum times)
+    vt, game, verifier, said = whole_hand.vt, whole_hand.game, whole_hand.verifier, whole_hand.said
     assert game.disagreements == [] and verifier.disagreements == [], said
     hand = game.hand
     assert hand is not None and len(hand.tricks) == 12

@@ -57,6 +57,9 @@ def server(club_db: str) -> Iterator[str]:
     finally:
         srv.should_exit = True
         th.join(15)
+        # the server stops once asked (its live standings' listener too:
+        # web.Changes closes its notifies generator on the way out)
+        assert not th.is_alive(), "the server did not stop within 15 s"
 
 
 def browser() -> webdriver.Chrome:

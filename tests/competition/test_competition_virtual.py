@@ -28,7 +28,9 @@ def test_two_rounds_on_four_virtual_tables_results_equal_the_hosts_files(
         club_server: Any, tmp_path: Path) -> None:
     server, token = club_server
     password = demo.add_director(server.db)
-    tables = demo.VirtualTables(tmp_path, server.base, token, 4, pace_s=0.05, hands=3)
+    # a heartbeat every 0.5 s (not the uploader's 10 s): each round's new match
+    # reaches the waiting tables in the reply to their next one
+    tables = demo.VirtualTables(tmp_path, server.base, token, 4, pace_s=0.05, hands=3, heartbeat_s=0.5)
     with tables, httpx.Client(base_url=server.base, timeout=30) as d:
         assert d.post("/director/login", data={"name": demo.DIRECTOR, "password": password}
                       ).status_code in (200, 303)
@@ -115,3 +117,16 @@ def test_options_that_do_not_fit(argv: list[str], says: str, capsys: pytest.Capt
     out, err = capsys.readouterr()
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert says in err, err
+
+
+@pytest.mark.parametrize("beat", ["0", "fast", "nan", "601"])
+def test_a_heartbeat_that_does_not_fit_is_refused(beat: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from tractor_table.commands import _club
+    from tractor_table.errors import CommandError
+
+    monkeypatch.setenv("TT_CLUB_HEARTBEAT_S", beat)
+    with pytest.raises(CommandError, match=rf"TT_CLUB_HEARTBEAT_S={beat}: give the seconds between the "
+                                           r"uploader's heartbeats, 0\.1 to 600 \(default 10\)"):
+        _club.start(argparse.Namespace(club="http://127.0.0.1:9", token="tt_x"), recorder=object())

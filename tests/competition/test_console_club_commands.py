@@ -65,6 +65,11 @@ def test_the_console_takes_the_club_s_new_match_and_call_time(
     cmds = club_commands(source, verifier)
     up = _club.start(argparse.Namespace(club=server.base, token=token), recorder, quiet=True,
                      commands=cmds)
+    # the server offers a table its commands in the replies to its batches and
+    # heartbeats: a heartbeat every 0.2 s instead of the uploader's 10 s (the
+    # table is idle: no batch), as the other club tests' uploaders beat
+    up.heartbeat_s = 0.2
+    up.wake()
     source.start()
     app = ConsoleApp(source, verifier, recorder=recorder)
 

@@ -7,6 +7,7 @@ benches and the tests all use it), and every runner answers with the loop of
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 from astread import docstring_ids
@@ -26,6 +27,12 @@ def python_files() -> list[Path]:
     return out
 
 
+@cache
+def parsed(path: Path) -> ast.Module:
+    """``path``'s syntax tree, parsed once for the module's tests (each reads every file)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def code_strings(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, text) of every string constant but docstrings."""
     docs = docstring_ids(tree)
@@ -43,7 +50,7 @@ def test_only_the_client_names_a_runner_to_start() -> None:
     for path in python_files():
         if path in (CLIENT, Path(__file__).resolve()) or path.parent == MPY:
             continue
-        for line, text in code_strings(ast.parse(path.read_text(encoding="utf-8"))):
+        for line, text in code_strings(parsed(path)):
             if any(text == s or text.endswith("/" + s) for s in SERVERS):  # a file name, a path
                 bad.append(f"{path.relative_to(ROOT)}:{line}: {text!r}")
     assert bad == [], "start the device engine through tractor_table.sim.engine.EngineProcess:\n" + "\n".join(bad)
@@ -55,8 +62,7 @@ def test_exactly_one_client_class() -> None:
     # the classes that start a MicroPython process for the engine: one
     clients = []
     for path in python_files():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for cls in (n for n in ast.walk(parsed(path)) if isinstance(n, ast.ClassDef)):
             src = ast.unparse(cls)
             if "popen" in src and ("RUNNERS" in src or any(s in src for s in SERVERS)):
                 clients.append(f"{path.relative_to(ROOT)}:{cls.name}")

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -37,8 +38,9 @@ def _until(stream: IO[str], pattern: str, timeout: float = 30.0) -> list[str]:
     raise AssertionError(f"no line matching {pattern!r} in {seen}")
 
 
-@pytest.fixture()
-def sim() -> Iterator[tuple[subprocess.Popen[str], str]]:
+@contextmanager
+def _simulator() -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """A ``pn532sim`` process with one deck, up and waiting for commands: (process, its port)."""
     proc = subprocess.Popen(
         _cli("pn532sim", "--decks", "1", "--hold", "0.01", "--gap", "0.01"),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -57,6 +59,12 @@ def sim() -> Iterator[tuple[subprocess.Popen[str], str]]:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@pytest.fixture()
+def sim() -> Iterator[tuple[subprocess.Popen[str], str]]:
+    with _simulator() as running:
+        yield running
 
 
 def _type(proc: subprocess.Popen[str], line: str) -> None:
@@ -175,16 +183,22 @@ def test_two_then_tap_a_mis_tap_undone_and_a_shifted_set_caught(
 
     shifted_file = tmp_path / "shifted.cards"
     _shifted(cs, 1).save(shifted_file)
+    _until(proc.stdout, r"^tapped BJ ")  # type: ignore[arg-type]  # enroll's last card is gone
     for path, good in ((set_file, True), (shifted_file, False)):
-        _until(proc.stdout, r"^tapped BJ ")  # type: ignore[arg-type]  # the last deck's last card is gone
-        check = subprocess.Popen(
-            _cli("deckcheck", str(path), "--reader", port, "--in-order", "--idle", "20"),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        assert check.stdout is not None
-        _until(check.stdout, r"^\[1/54\] tap 2S$")
-        _type(proc, "deck")
-        out, err = check.communicate(timeout=90)
+        # each check on a simulator of its own: a check ends as it reads the
+        # last card, and the simulator keeps a card down until it was read
+        # twice, so the first simulator's last tap would end only at its
+        # 30 s time-out (taps.Taps._until_read) before it took a new command
+        with ExitStack() as stack:
+            sim_proc, sim_port = (proc, port) if good else stack.enter_context(_simulator())
+            check = subprocess.Popen(
+                _cli("deckcheck", str(path), "--reader", sim_port, "--in-order", "--idle", "20"),
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )
+            assert check.stdout is not None
+            _until(check.stdout, r"^\[1/54\] tap 2S$")
+            _type(sim_proc, "deck")
+            out, err = check.communicate(timeout=90)
         if good:
             assert check.returncode == 0, (out, err)
             assert out.rstrip().endswith("set is complete and consistent")

@@ -31,9 +31,19 @@ def start(args: argparse.Namespace, recorder: Any, *, quiet: bool = False,
                            "(the club makes one with 'tractor-table club token add NAME')")
     if recorder is None:
         raise CommandError("--club uploads the records: it cannot go with --no-record")
-    from ..club.uploader import Uploader
+    from ..club.uploader import HEARTBEAT_S, Uploader
 
-    up = Uploader(recorder.store.path, url, token,
+    heartbeat_s = HEARTBEAT_S
+    beat = os.environ.get("TT_CLUB_HEARTBEAT_S", "")
+    if beat:
+        try:
+            heartbeat_s = float(beat)
+        except ValueError:
+            heartbeat_s = -1.0
+        if not 0.1 <= heartbeat_s <= 600:  # (a NaN too)
+            raise CommandError(f"TT_CLUB_HEARTBEAT_S={beat}: give the seconds between the uploader's "
+                               f"heartbeats, 0.1 to 600 (default {HEARTBEAT_S:g})")
+    up = Uploader(recorder.store.path, url, token, heartbeat_s=heartbeat_s,
                   on_status=None if quiet else (lambda s: print(f"club {url}: {s}", flush=True)),
                   on_command=commands)
     recorder.on_written.append(up.wake)

@@ -117,9 +117,13 @@ class VirtualTables:
     director starts the round, and no new deal once time is called."""
 
     def __init__(self, folder: Path, base: str, token: str, n: int = 4, *, pace_s: float = 0.25,
-                 hands: int = 1, decks: int = 1, readers: str = "direct") -> None:
+                 hands: int = 1, decks: int = 1, readers: str = "direct",
+                 heartbeat_s: float | None = None) -> None:
         self.folder, self.base, self.token, self.n = Path(folder), base, token, n
         self.pace_s, self.hands, self.decks, self.readers = pace_s, hands, decks, readers
+        #: the uploaders' heartbeat (TT_CLUB_HEARTBEAT_S; None: the uploader's 10 s): an idle
+        #: table is offered the round's new match in the reply to its next heartbeat
+        self.heartbeat_s = heartbeat_s
         self.procs: list[subprocess.Popen[bytes]] = []
         self.stopping = False
 
@@ -142,7 +146,9 @@ class VirtualTables:
                 # each table in turn (its records closed, its uploads flushed)
                 self.procs.append(subprocess.Popen(
                     cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    env={**os.environ, "TT_CLUB_TOKEN": self.token}, start_new_session=True))
+                    env={**os.environ, "TT_CLUB_TOKEN": self.token,
+                         **({} if self.heartbeat_s is None else {"TT_CLUB_HEARTBEAT_S": f"{self.heartbeat_s:g}"})},
+                    start_new_session=True))
         return self
 
     @property

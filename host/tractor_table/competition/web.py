@@ -11,6 +11,7 @@ token and a POST without it is refused before anything is read. ``?lang=zh`` on 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import hashlib
 import hmac
@@ -194,11 +195,13 @@ class Changes:
                     await conn.execute("LISTEN tt_comp")  # a director's action, in any server process
                     delay = 0.2
                     await self.bump()  # anything that happened while not listening
-                    gen = conn.notifies()
-                    async for _n in gen:
-                        # a burst of events (a batch) is one change: gather it for 0.3 s
-                        await asyncio.sleep(0.3)
-                        await self.bump()
+                    # closed on the way out (a cancel while the generator waits at
+                    # its yield holding the connection's lock), before the connection
+                    async with contextlib.aclosing(conn.notifies()) as gen:
+                        async for _n in gen:
+                            # a burst of events (a batch) is one change: gather it for 0.3 s
+                            await asyncio.sleep(0.3)
+                            await self.bump()
             except asyncio.CancelledError:
                 raise
             except Exception:  # PostgreSQL went away: again, with a growing pause
