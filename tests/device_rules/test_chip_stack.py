@@ -1,6 +1,6 @@
 """The device engine on the RP2040's C stack: every case of every corpus (the
 adversarial regression data and the conformance cases) answered by the device
-engine on a thread with the chip's stack (``sim/board/mpy/chipstack.py``, the
+engine with the chip's stack (``sim/board/mpy/chipstack.py``, the
 mechanism the virtual table and the board model run the firmware under), so
 that a check that recurses deeper than the chip allows fails here as on the
 chip. Before the sweep was made iterative, ``adv-21`` and ``adv-beyond-1``

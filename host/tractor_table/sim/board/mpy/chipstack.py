@@ -163,6 +163,26 @@ def _solve(low, u0, a, b):
     return None
 
 
+def load(name):
+    """The module ``name`` imported on a thread of its own (IMPORT_STACK),
+    not on this one: an import's C frames go several KiB deep and leave
+    pointers to its garbage on the stack they used, which the padding of
+    run() later covers and the collector scans (it would keep that garbage
+    alive); a thread's stack goes with the thread."""
+    box = [False, None, None]
+    done = _thread.allocate_lock()
+    done.acquire()
+    _thread.stack_size(IMPORT_STACK)
+    try:
+        _thread.start_new_thread(_body(__import__, (name,), box, done), ())
+    finally:
+        _thread.stack_size(0)
+    done.acquire()
+    if box[2] is not None:
+        raise box[2]
+    return box[1]
+
+
 def run(fn, *args):
     """fn(*args) with the chip's stack (imports on another thread); its
     result, or its exception raised again here."""
