@@ -14,8 +14,8 @@ from deep_check import (
     ERR_LINE,
     ErrSeen,
     deep_table_dir,
-    first_whole_run,
     full_engine_redeals,
+    presses_fail,
     too_deep_lines,
 )
 from shengji import Rules
@@ -29,21 +29,13 @@ class DeepVirtualTable(ErrSeen, VirtualTable):
 
 
 def test_a_check_too_deep_for_the_chip_fails_in_the_virtual_tables_main_loop(compiled: Path) -> None:
-    # As on the board model (tests/board/test_board_chip_stack.py): the unix
-    # port's process now and then ends with SIGSEGV when the check hits the
-    # stack's limit, instead of raising "maximum recursion depth exceeded"
-    # (seen 2026-12-06 in fast mode too, 1 run in 4 with another test file
-    # beside it under -n 2, at the first failure): not what the chip does, a
-    # failure all the same. So the table runs again until one run has gone
-    # through the whole error path, within a bound that a table which always
-    # crashes cannot pass, and no run may end any other way.
+    # Once, and it must go through the whole error path: a run that ends with
+    # SIGSEGV fails (it did 1 run in 4 under -n 2 before the model ran the
+    # firmware on the main thread: docs/firmware.md, "The C stack").
     rules = Rules(decks=1)
-
-    def table(attempt: int) -> DeepVirtualTable:
-        work = deep_table_dir(compiled, f"deep-chip-{attempt}", "sim", large_stack=False)
-        return DeepVirtualTable(1, workdir=work, rules=rules)
-
-    vt = first_whole_run(table, 2, 20)
+    work = deep_table_dir(compiled, "deep-chip", "sim", large_stack=False)
+    with DeepVirtualTable(1, workdir=work, rules=rules) as vt:
+        presses_fail(vt, 2, 20)
     # the traceback goes through the variant's frames, down from the main loop
     text = [getattr(n, "text", "") for n in vt.notes]
     assert sum(1 for t in text if "in _deep" in t) >= 2

@@ -12,8 +12,8 @@ process's side; each answers with the loop of ``mpy/serve_mp.py``):
 - ``"adversary"``: ``adversary_mp.py``, a follow, throw or trick check answered
   and timed (args: repeats, a cap in µs, and for the split by kind of code the
   engine's native and bytecode methods);
-- ``"chipjudge"``: ``chipjudge_mp.py``, as ``"judge"`` on a thread with the
-  RP2040's C stack (``sim/board/mpy/chipstack.py``; args: the stack's bytes).
+- ``"chipjudge"``: ``chipjudge_mp.py``, as ``"judge"`` with the RP2040's C
+  stack (``sim/board/mpy/chipstack.py``; args: the stack's bytes).
 
 The process is started at the first question, with ``firmware/`` and
 ``mpy/`` on its module path. Should it die (a crash, memory exhausted) or

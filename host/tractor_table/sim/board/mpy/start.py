@@ -17,13 +17,13 @@ _start = gc.mem_alloc()
 import chipstack  # noqa: E402
 
 if sys.argv[1] == "pico":
-    import picoboot as board
+    board = chipstack.load("picoboot")
 
     if board.os.getenv("TT_CPUPROF"):
         chipstack.STACK *= 4  # cpuprof.py's wrappers: a frame more per call
     chipstack.STACK += board.kinds_stack(sys.argv[1:])  # kinds.py's wrappers
 else:
-    import vboard as board
+    board = chipstack.load("vboard")
 
 # on the RP2040's C stack (chipstack.py): what recurses too deep for the chip
 # fails here as it fails there

@@ -1,6 +1,6 @@
 # The device engine's conformance runner on the chip's C stack: as judge_mp.py
-# (the same cases, the same answers), but each case is answered on a thread
-# with the RP2040's stack (sim/board/mpy/chipstack.py, as the virtual table and
+# (the same cases, the same answers), but each case is answered with the
+# RP2040's stack (sim/board/mpy/chipstack.py, as the virtual table and
 # the board model run the firmware), so that a check that recurses deeper than
 # the chip allows fails here as it fails on the chip:
 #   {"id", "error": "RuntimeError: maximum recursion depth exceeded"}.
