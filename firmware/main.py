@@ -83,6 +83,11 @@ FAIL_RESET = const(5)
 # a burst of events needs only its last frame. A turn that took a tap or a
 # press draws at once (only the lines that changed are sent).
 REDRAW_MS = const(100)
+# turns in a row that may leave the link's work to the next one (a turn that
+# drew a frame or ran a piece of the table's work; one that took a tap or a
+# press, or saw a card first, may be one more): a tap's turn, a piece and its
+# frame each a turn
+_LINK_LATE = const(2)
 # a collection (about 55-85 ms on the board model) every this many saves: one
 # save's garbage and a trick's are a small part of the free heap, and a
 # collection a save doubled the collections for no tap measured faster
@@ -112,8 +117,8 @@ class App:
         self.fail_run = 0  # failed turns in a row
         self.shown_at = now - REDRAW_MS  # ticks_ms of the last frame drawn
         self.drawn_ev = 0  # the table's events before this index are on that frame
-        # the link's work was left to this turn by one that took input
-        self.link_late = False
+        # turns in a row that left the link's work to the next one
+        self.link_late = 0
         # saves ended since the last collection: their garbage is collected at
         # the quiet turn before the next save begins (a trick's end: the
         # players take the trick up), never on a tap's turn
@@ -232,7 +237,13 @@ class App:
         # decks (issue 21, docs/firmware.md "Heap")
         st = self.store
         held = t.due == 6 and st is not None and st.busy()
-        worked = not took and not viewed and not held and t.work()
+        first = took or viewed  # drawn at once
+        late = self.link_late
+        # a quiet turn does one of a piece of the table's work, a frame or
+        # the link's work (issue 22, docs/firmware.md "One thing a quiet
+        # turn"): a turn the link has waited _LINK_LATE turns for is the
+        # link's, with no piece and no frame unless an input asks for one
+        worked = not first and not held and late < _LINK_LATE and t.work()
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes at the next turn,
         # and any save step at a turn that took no input (issue 22); a sound
@@ -243,26 +254,34 @@ class App:
         due = getattr(b, "display_due", None)
         if due is not None and due(now):
             self.dirty = True
-        if self.dirty and (took or ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS):
+        drew = False
+        # a piece's frame is the next turn's (a trick's end redraws 5-6 of the
+        # 8 pages, about 45 ms on the chip with its render)
+        if self.dirty and (
+            first or (not worked and late < _LINK_LATE and ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS)
+        ):
             self.dirty = False
             self.shown_at = now
             self.drawn_ev = t.ev_index
             buf = self.display.render(t)
             b.show(buf, self.display.lines)
+            drew = True
         # the readers' second pair: the one taps() set to work searched
         # while this turn's buttons, work and frame ran; read now, and the
         # other set to work beside the link (issue 22: the loop's work runs
         # while each pair's chips search, not after them)
         mid = self.mid
-        if (mid is not None and mid() or took) and not self.link_late:
+        seen = mid is not None and mid()  # a card seen: the next turn takes it first
+        if (drew or worked or seen) and late < (_LINK_LATE + 1 if first or seen else _LINK_LATE):
             # the link's work (the host's frames read, the events into its
             # log, frames to the host: json and CRCs, 5-30 ms on the chip)
-            # waits for the next turn: a turn that took a tap or a press
-            # ends with its frame (issue 22), one whose second pair saw a
-            # card goes on to it; never two turns in a row
-            self.link_late = True
+            # waits for the next turn: a turn that took a tap or a press,
+            # drew a frame or ran a piece of the table's work ends with it
+            # (issue 22); at most _LINK_LATE turns in a row (a tap's or a
+            # card's first sighting one more)
+            self.link_late = late + 1
             return
-        self.link_late = False
+        self.link_late = 0
         link = self.link
         data = b.port.read()
         if data:
@@ -275,8 +294,12 @@ class App:
         out = link.take_output()
         if out:
             b.port.write(out)
-        if st is None or took or worked or not (t.save_due or st.busy()):
-            return  # no flash work this turn (a turn that took input, or ran the table's work)
+        if st is None or took or worked or (t.due and not held) or not (t.save_due or st.busy()):
+            # no flash work this turn (a turn that took input, or ran the
+            # table's work, or left it to this link's turn: a save's snapshot
+            # would run all of it at once; the hand's end held for a save
+            # under way lets that save go on)
+            return
         pending = getattr(b, "card_pending", None)
         if pending is not None and pending(now):
             # a card's confirming poll is to come (the readers' answers still

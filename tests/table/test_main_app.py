@@ -322,8 +322,11 @@ def test_a_tricks_end_comes_after_its_last_cards_frame_and_a_card_laid_meanwhile
     assert t.ev_index == n + 1 and t.due != 0  # its PLAY only: the trick's end to come
     # the turn ended with the frame: the link's work is the next turn's
     assert link.count == n and w.host.record.count == n
-    w.run(5)  # a quiet turn: a piece of the work (the revokes its card proves), the link's
+    w.run(5)  # a quiet turn: a piece of the work (the revokes its card proves)
     assert t.ev_index == n + 1 and t.due == 5  # the trick's end still to come
+    assert link.count == n  # a turn that ran a piece ends with it too (main._LINK_LATE)
+    w.run(5)  # the link's turn (two turns left it): no piece
+    assert t.ev_index == n + 1 and t.due == 5
     assert link.count == n + 1 and w.events()[-1] == [E.PLAY, 0, 0, 4]
     b.tap_q.append((1, 5))  # the next lead, laid meanwhile: taken at once
     w.run(5)
@@ -358,8 +361,11 @@ def test_a_tricks_end_comes_after_its_last_cards_frame_and_a_card_laid_meanwhile
         w.run(5)  # a quiet turn, a piece
         turns += 1
     assert t.phase == T.HAND_END and t.due == 0
-    # the revokes the card proves, the trick's end, then the hand's end in 14
-    assert turns == 2 + 1 + 12 + 1, turns
+    # 16 pieces: the revokes the card proves, the trick's end, then the
+    # hand's end in 14; and the link's turn after at most two turns that
+    # left it (main._LINK_LATE): after the first piece (the tap's turn left
+    # it too), then after every two
+    assert turns == 2 + 1 + 12 + 1 + 8, turns
     assert b.sounds[-1] == E.SND_HAND
     w.run(400)
     got = [n[3] for n in w.notes if n[0] == "event"]  # what the host got
