@@ -112,7 +112,6 @@ class App:
     def __init__(self, board, rules, decks=2, throw_penalty=0, ring=64, hand_scan=False):
         self.board = board
         now = board.ticks_ms()
-        self.hash_mismatches = 0
         self.failures = 0
         self.fail_run = 0  # failed turns in a row
         self.shown_at = now - REDRAW_MS  # ticks_ms of the last frame drawn
@@ -142,7 +141,14 @@ class App:
         import json
 
         t = self.table
-        return json.dumps(t.snapshot()).encode(), t.ev_index, t.ev_hash
+        # the hash after the events the link has not taken yet (a SNAPREQ
+        # read before this turn's _pass_events): the table does not hash
+        # them itself (mainstart.build: one json.dumps an event, the link's)
+        h = t.ev_hash
+        for _, _, ev in t._out:
+            h = ttlink.chain_hash(h, ev)
+        t.ev_hash = h
+        return json.dumps(t.snapshot()).encode(), t.ev_index, h
 
     def _snapshot_in(self, data, count, head):
         import json
@@ -164,10 +170,14 @@ class App:
     def _pass_events(self):
         # the events into the link's log; one made after the last frame drawn
         # changes the display
+        # The table's state hash is the link's: the table is made without
+        # chain_hash (mainstart.build), so an event's json.dumps is made once,
+        # here in the link's turn, not also by the table as it emits it,
+        # before the tap's frame (issue 22: about 2 ms on the chip an event)
         link = self.link
-        for idx, h, ev in self.table.take_events():
-            if link.add_event(ev) != h:
-                self.hash_mismatches += 1
+        t = self.table
+        for idx, _, ev in t.take_events():
+            t.ev_hash = link.add_event(ev)
             if idx >= self.drawn_ev:
                 self.dirty = True
 
