@@ -300,6 +300,12 @@ class App:
         for note in link.take_notes():
             if note[0] == "app":
                 self._app(note[1])
+            elif note[0] == "up" and self.display.readers_down:
+                # a new session drops what was queued before it (ttlink's
+                # _new_session): a reader found missing before the host's
+                # HELLO (the link's work waits behind frames at boot) is
+                # told again
+                link.send_app([E.APP_READERS, self.display.readers_down])
         self._pass_events()
         out = link.take_output()
         if out:

@@ -16,6 +16,7 @@ import events as E
 import main as M
 import persist
 import table as T
+import ttlink
 import ttlink_host
 from fakerules import FakeRules
 
@@ -73,8 +74,8 @@ class Board:
 class Wire:
     """The device App and a HostLink, bytes carried both ways in memory."""
 
-    def __init__(self, store=None):
-        self.board = Board(store)
+    def __init__(self, store=None, board=None):
+        self.board = board if board is not None else Board(store)
         self.app = M.App(self.board, FakeRules(), decks=1)
         self.host = ttlink_host.HostLink(self.board.now, self.board.rand, "test", "rules-2026.1")
         self.notes = []
@@ -139,6 +140,43 @@ def test_a_snapshot_asked_before_the_link_took_the_events_has_their_hash():
     assert count == t.ev_index and json.loads(data)[13] == count
     w.run()
     assert w.host.record.count == count and w.host.record.head == head == t.ev_hash
+
+
+class ReaderBoard(Board):
+    """A board whose readers' view changes (picoboard.PicoBoard's
+    view_changed, shown, readers_down); its frames in `frames`."""
+
+    def __init__(self):
+        super().__init__()
+        self.frames = []
+        self.shown = None  # no card seen once
+        self.view_changed = False
+        self.readers_down = 0
+
+    def show(self, buf, lines):
+        self.frames.append(list(lines))
+
+
+def test_a_reader_missing_before_the_link_is_up_is_told_once_it_is():
+    # A reader found missing before the host's HELLO: its message was queued
+    # in the session the HELLO replaced (ttlink's _new_session drops the
+    # queue) and never reached the host (tests/board/test_board_faults.py, once
+    # the link's work waited behind the boot's frames). It is told again at
+    # the link's "up".
+    b = ReaderBoard()
+    w = Wire(board=b)
+    b.view_changed = True
+    b.readers_down = 0b0100
+    w.app.step(b.now)  # the view: the message queued, no session yet
+    assert w.app.display.readers_down == 0b0100 and w.app.link.state != ttlink.UP
+    w.run()
+    assert w.app.link.state == ttlink.UP
+    assert [a for a in w.apps() if a[0] == E.APP_READERS] == [[E.APP_READERS, 0b0100]]
+    assert b.frames[-1][7] == "S2 no reader"
+    b.view_changed = True
+    b.readers_down = 0
+    w.run()  # back: told in the session
+    assert [a[1] for a in w.apps() if a[0] == E.APP_READERS] == [0b0100, 0]
 
 
 def test_app_commands_are_answered():
