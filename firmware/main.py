@@ -140,15 +140,13 @@ class App:
     def _snapshot_source(self):
         import json
 
+        # the events the link has not taken yet first (a SNAPREQ read before
+        # this turn's _pass_events): their state hash is the link's to make
+        # (mainstart.build); the link sends no event while its snapshot is
+        # made (ttlink_snap.send_own), and the snapshot's count covers them
+        self._pass_events()
         t = self.table
-        # the hash after the events the link has not taken yet (a SNAPREQ
-        # read before this turn's _pass_events): the table does not hash
-        # them itself (mainstart.build: one json.dumps an event, the link's)
-        h = t.ev_hash
-        for _, _, ev in t._out:
-            h = ttlink.chain_hash(h, ev)
-        t.ev_hash = h
-        return json.dumps(t.snapshot()).encode(), t.ev_index, h
+        return json.dumps(t.snapshot()).encode(), t.ev_index, t.ev_hash
 
     def _snapshot_in(self, data, count, head):
         import json
