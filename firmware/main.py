@@ -83,6 +83,11 @@ FAIL_RESET = const(5)
 # a burst of events needs only its last frame. A turn that took a tap or a
 # press draws at once (only the lines that changed are sent).
 REDRAW_MS = const(100)
+# turns in a row that may leave the link's work to the next one (a turn that
+# drew a frame or ran a piece of the table's work; one that took a tap or a
+# press, or saw a card first, may be one more): a tap's turn, a piece and its
+# frame each a turn
+_LINK_LATE = const(2)
 # a collection (about 55-85 ms on the board model) every this many saves: one
 # save's garbage and a trick's are a small part of the free heap, and a
 # collection a save doubled the collections for no tap measured faster
@@ -95,13 +100,12 @@ class App:
     def __init__(self, board, rules, decks=2, throw_penalty=0, ring=64, hand_scan=False):
         self.board = board
         now = board.ticks_ms()
-        self.hash_mismatches = 0
         self.failures = 0
         self.fail_run = 0  # failed turns in a row
         self.shown_at = now - REDRAW_MS  # ticks_ms of the last frame drawn
         self.drawn_ev = 0  # the table's events before this index are on that frame
-        # the link's work was left to this turn by one that took input
-        self.link_late = False
+        # turns in a row that left the link's work to the next one
+        self.link_late = 0
         # saves ended since the last collection: their garbage is collected at
         # the quiet turn before the next save begins (a trick's end: the
         # players take the trick up), never on a tap's turn
@@ -124,6 +128,11 @@ class App:
     def _snapshot_source(self):
         import json
 
+        # the events the link has not taken yet first (a SNAPREQ read before
+        # this turn's _pass_events): their state hash is the link's to make
+        # (mainstart.build); the link sends no event while its snapshot is
+        # made (ttlink_snap.send_own), and the snapshot's count covers them
+        self._pass_events()
         t = self.table
         return json.dumps(t.snapshot()).encode(), t.ev_index, t.ev_hash
 
@@ -147,10 +156,14 @@ class App:
     def _pass_events(self):
         # the events into the link's log; one made after the last frame drawn
         # changes the display
+        # The table's state hash is the link's: the table is made without
+        # chain_hash (mainstart.build), so an event's json.dumps is made once,
+        # here in the link's turn, not also by the table as it emits it,
+        # before the tap's frame (issue 22: about 2 ms on the chip an event)
         link = self.link
-        for idx, h, ev in self.table.take_events():
-            if link.add_event(ev) != h:
-                self.hash_mismatches += 1
+        t = self.table
+        for idx, _, ev in t.take_events():
+            t.ev_hash = link.add_event(ev)
             if idx >= self.drawn_ev:
                 self.dirty = True
 
@@ -220,7 +233,13 @@ class App:
         # decks (issue 21, docs/firmware.md "Heap")
         st = self.store
         held = t.due == 6 and st is not None and st.busy()
-        worked = not took and not viewed and not held and t.work()
+        first = took or viewed  # drawn at once
+        late = self.link_late
+        # a quiet turn does one of a piece of the table's work, a frame or
+        # the link's work (issue 22, docs/firmware.md "One thing a quiet
+        # turn"): a turn the link has waited _LINK_LATE turns for is the
+        # link's, with no piece and no frame unless an input asks for one
+        worked = not first and not held and late < _LINK_LATE and t.work()
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes at the next turn,
         # and any save step at a turn that took no input (issue 22); a sound
@@ -231,26 +250,34 @@ class App:
         due = getattr(b, "display_due", None)
         if due is not None and due(now):
             self.dirty = True
-        if self.dirty and (took or ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS):
+        drew = False
+        # a piece's frame is the next turn's (a trick's end redraws 5-6 of the
+        # 8 pages, about 45 ms on the chip with its render)
+        if self.dirty and (
+            first or (not worked and late < _LINK_LATE and ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS)
+        ):
             self.dirty = False
             self.shown_at = now
             self.drawn_ev = t.ev_index
             buf = self.display.render(t)
             b.show(buf, self.display.lines)
+            drew = True
         # the readers' second pair: the one taps() set to work searched
         # while this turn's buttons, work and frame ran; read now, and the
         # other set to work beside the link (issue 22: the loop's work runs
         # while each pair's chips search, not after them)
         mid = self.mid
-        if (mid is not None and mid() or took) and not self.link_late:
+        seen = mid is not None and mid()  # a card seen: the next turn takes it first
+        if (drew or worked or seen) and late < (_LINK_LATE + 1 if first or seen else _LINK_LATE):
             # the link's work (the host's frames read, the events into its
             # log, frames to the host: json and CRCs, 5-30 ms on the chip)
-            # waits for the next turn: a turn that took a tap or a press
-            # ends with its frame (issue 22), one whose second pair saw a
-            # card goes on to it; never two turns in a row
-            self.link_late = True
+            # waits for the next turn: a turn that took a tap or a press,
+            # drew a frame or ran a piece of the table's work ends with it
+            # (issue 22); at most _LINK_LATE turns in a row (a tap's or a
+            # card's first sighting one more)
+            self.link_late = late + 1
             return
-        self.link_late = False
+        self.link_late = 0
         link = self.link
         data = b.port.read()
         if data:
@@ -259,12 +286,22 @@ class App:
         for note in link.take_notes():
             if note[0] == "app":
                 self._app(note[1])
+            elif note[0] == "up" and self.display.readers_down:
+                # a new session drops what was queued before it (ttlink's
+                # _new_session): a reader found missing before the host's
+                # HELLO (the link's work waits behind frames at boot) is
+                # told again
+                link.send_app([E.APP_READERS, self.display.readers_down])
         self._pass_events()
         out = link.take_output()
         if out:
             b.port.write(out)
-        if st is None or took or worked or not (t.save_due or st.busy()):
-            return  # no flash work this turn (a turn that took input, or ran the table's work)
+        if st is None or took or worked or (t.due and not held) or not (t.save_due or st.busy()):
+            # no flash work this turn (a turn that took input, or ran the
+            # table's work, or left it to this link's turn: a save's snapshot
+            # would run all of it at once; the hand's end held for a save
+            # under way lets that save go on)
+            return
         pending = getattr(b, "card_pending", None)
         if pending is not None and pending(now):
             # a card's confirming poll is to come (the readers' answers still

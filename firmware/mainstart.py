@@ -32,9 +32,11 @@ def build(app, rules, decks, throw_penalty, ring, hand_scan, now):
         rules,
         decks=decks,
         throw_penalty=throw_penalty,
-        chain_hash=ttlink.chain_hash,
         hand_scan=hand_scan,
     )
+    # no chain_hash: the state hash of each event is made by the link as it
+    # takes the event (main.App._pass_events), one json.dumps an event, in
+    # the link's turn after the tap's frame (issue 22)
     # a play's frame first, what it leaves to do (a trick's end, a hand's)
     # after it, a piece per turn of the loop (main.App.step, issue 22)
     table.split = True

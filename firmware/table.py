@@ -455,10 +455,8 @@ class Table(T.TableBase):
         if ph == T.KITTY:
             if seat == self.dealer:
                 _opt(_DEAL).bury(self, now_ms)
-                if self.phase == T.PLAY:
-                    _done(_DEAL)  # the draw and the burial are over
-                    if self.friend:
-                        _opt(_CALL).start(self)  # the dealer names a card first
+                if self.phase != T.KITTY:
+                    _done(_DEAL)  # the draw and the burial are over (PLAY, or CALL: tablecall.py)
             return
         kitty = None
         if ph == T.DEAL:

@@ -1,5 +1,6 @@
 # The call of find-a-friend (partners = "called", tablefriend.py): the phase
-# CALL, after the burial, on the dealer's reader and button. A part of the
+# CALL, after the burial (tabledeal.bury sets it up), on the dealer's reader
+# and button. A part of the
 # table core (tablebase.py): loaded by table.Table for that phase only and
 # dropped from sys.modules at the confirmation, so its code is not in the heap
 # during play; find-a-friend's functions are tb.friend's (tablefriend.py).
@@ -16,14 +17,6 @@ import sys
 
 import events as E
 import tablebase as T
-
-
-def start(tb: "T.TableBase"):
-    """After the burial: the dealer names the card."""
-    tb.phase = T.CALL
-    tb.building = -1
-    tb.leader = -1
-    tb.turn = tb.dealer
 
 
 def tap(tb: "T.TableBase", seat, card, now_ms):

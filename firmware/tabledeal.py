@@ -103,7 +103,17 @@ def bury(tb: "T.TableBase", now_ms):
     tb.emit(ev)
     # the play's tricks (a new buffer: the last hand's may be in a save under way)
     tb.tricks = T.Tricks(tb.hand_size, tb.ncards)
-    tb.phase = T.PLAY  # partners = "called": the Table starts the call (tablecall.py)
-    tb.leader = tb.turn = tb.dealer
+    if tb.friend:
+        # partners = "called": the dealer names a card first (the phase CALL,
+        # tablecall.py, loaded at its first tap or press). Set here, with the
+        # burial: no import between the two, whose failure (a MemoryError)
+        # would leave the hand in play with no call (issue 22, branch shown3)
+        tb.phase = T.CALL
+        tb.building = -1
+        tb.leader = -1
+        tb.turn = tb.dealer
+    else:
+        tb.phase = T.PLAY
+        tb.leader = tb.turn = tb.dealer
     tb.beep(E.SND_OK)
     tb.save_due = True

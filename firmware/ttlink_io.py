@@ -15,7 +15,9 @@
 #   counted and the link's retransmission covers it (a partial line is
 #   ended by the next frame's bytes and fails its CRC);
 # - reads block until the asked-for count is there: bytes are read one at a
-#   time, and only while poll() says one is ready.
+#   time, and only while poll() says one is ready (shared/runtime/
+#   sys_stdio_mphal.c: stdio_buffer_read waits for each of the count), up to
+#   the end of a line: one frame a turn.
 import select
 import sys
 
@@ -51,14 +53,26 @@ class StdioPort:
         _kbd_intr(-1)
 
     def read(self):
-        """Bytes available now, or None."""
+        """Bytes available now, up to the end of the first line (one frame)
+        and at most _MAX_READ, or None. One frame a turn: the rp2 port's
+        stdin has no count of the bytes waiting (a readinto of n blocks until
+        n came), so each byte is a poll and a one-byte readinto, and a turn
+        that took a burst of the host's frames (its acks come together) read
+        and decoded them all (issue 22, docs/firmware.md "One thing a quiet
+        turn"); the rest waits in the USB buffer for the next turns."""
         n = 0
         one = self._one
-        while n < _MAX_READ and self._poll.poll(0):
-            if self._in.readinto(one) != 1:
+        buf = self._buf
+        p = self._poll
+        f = self._in
+        while n < _MAX_READ and p.poll(0):
+            if f.readinto(one) != 1:
                 break
-            self._buf[n] = one[0]
+            c = one[0]
+            buf[n] = c
             n += 1
+            if c == 10:
+                break
         return bytes(self._mv[:n]) if n else None
 
     def write(self, data):

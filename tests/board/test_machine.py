@@ -316,6 +316,71 @@ def test_an_import_is_charged_as_the_chips_c_code() -> None:
     assert charged["free"] == [0, 0], out
 
 
+def test_littlefs_is_charged_as_the_chips_c_code() -> None:
+    # littlefs's own work (a file's open, write, close with its commit or a
+    # compaction of the metadata; os.rename, remove, stat: C on the rp2 port)
+    # is charged at c_factor, not the bytecode factor, as an import is; the
+    # stretch after it at the factor it had; with the CPU charged as free,
+    # nothing; a file opened inside a model call is the built-in's
+    out = on_board("""
+    import vclock
+    import utime
+    c = vclock.VClock(cpu_factor=100, cpu_cap_us=1000)
+    c.c_factor = 50
+    c.call_us = 0
+    def work(us):
+        # us of the firmware's own work since the last mark
+        c._mark = utime.ticks_add(utime.ticks_us(), -us)
+    class LfsFile:
+        def write(self, b):
+            work(600)
+            return len(b)
+        def close(self):
+            work(600)
+    class LfsOs:
+        def rename(self, a, b):
+            work(600)
+        def getcwd(self):
+            return "/"
+    def lfs_open(*a):
+        work(600)
+        return LfsFile()
+    op = vclock.timed_open(c, lfs_open)
+    os = vclock.TimedOs(c, LfsOs())
+    def charged(fn):
+        c.enter()
+        c.leave()
+        t0 = c.now_us
+        fn()
+        c.enter()
+        c.leave()
+        return c.now_us - t0
+    f = []
+    print("open", charged(lambda: f.append(op("table.json", "wb"))), c.factor)
+    print("write", charged(lambda: f[0].write(b"x")), c.factor)
+    print("close", charged(lambda: f[0].close()), c.factor)
+    print("rename", charged(lambda: os.rename("a", "b")), c.factor, os.getcwd())
+    print("bytecode", charged(lambda: work(600)))
+    def both():
+        f[0].write(b"x")
+        work(600)
+    print("both", charged(both), c.factor)
+    c.enter()
+    print("inside", type(op("x")) is LfsFile)
+    c.leave()
+    c.factor = 0
+    print("free", charged(lambda: f[0].write(b"x")), c.factor, type(op("x")) is LfsFile)
+    """)
+    charged = {w.split()[0]: w.split()[1:] for w in out.splitlines() if w.split()}
+    for k in ("open", "write", "close", "rename"):
+        assert 29000 <= int(charged[k][0]) <= 35000 and charged[k][1] == "100", out  # 600 us x 50
+    assert charged["rename"][2] == "/", out  # the rest of os: the built-in's
+    assert 59000 <= int(charged["bytecode"][0]) <= 70000, out  # 600 us x 100
+    assert 89000 <= int(charged["both"][0]) <= 105000 and charged["both"][1] == "100", out
+    assert charged["inside"] == ["True"], out
+    assert charged["free"] == ["0", "0", "True"], out
+
+
 def test_board_files_are_micropython_only_where_said() -> None:
     # the models named in the docs exist
     for name in ("machine.py", "time.py", "vclock.py", "ssd1306sim.py", "picoboot.py", "start.py"):

@@ -33,14 +33,28 @@ def test_read_takes_what_is_there_and_never_blocks() -> None:
     with os.fdopen(r, "rb", buffering=0) as rf:
         port = ttlink_io.StdioPort(stdin=rf, stdout=ShortWriter())
         assert port.read() is None
-        os.write(w, b"@[1]*00\nabc")
-        assert port.read() == b"@[1]*00\nabc"
+        os.write(w, b"abc")
+        assert port.read() == b"abc"  # part of a line: what is there
         assert port.read() is None
         os.write(w, b"x" * 300)
         got = port.read()
         assert got is not None and len(got) == 128  # at most one buffer per call
         assert port.read() == b"x" * 128
         assert port.read() == b"x" * 44
+    os.close(w)
+
+
+def test_read_takes_one_frame_a_call() -> None:
+    # the host's frames that came together (its acks) are read one a turn of
+    # the main loop, not all in the turn they came
+    r, w = os.pipe()
+    with os.fdopen(r, "rb", buffering=0) as rf:
+        port = ttlink_io.StdioPort(stdin=rf, stdout=ShortWriter())
+        os.write(w, b"@[1]*00\n@[2]*01\nab")
+        assert port.read() == b"@[1]*00\n"
+        assert port.read() == b"@[2]*01\n"
+        assert port.read() == b"ab"
+        assert port.read() is None
     os.close(w)
 
 

@@ -65,6 +65,43 @@ def test_levels_per_seat_from_the_start():
     assert display.DisplayModel().text_lines(t)[0] == "H1 2222 ?"
 
 
+def test_a_call_part_that_fails_to_load_leaves_the_hand_at_the_call():
+    # The burial sets the phase CALL up itself; the call's part (tablecall) is
+    # loaded at the call's first tap or press. A load at the burial that
+    # failed (a MemoryError on a full heap, seen on the virtual table) left the
+    # hand in play with no call: the dealer's call tap was then its lead
+    # (test_virtual_friend: "expected CALL from the table, got: trick 1: S2
+    # plays KD"). Now a failed load fails that input only.
+    import builtins
+    import sys
+
+    real = builtins.__import__
+
+    def no_call_part(name, *a):
+        if name == "tablecall":
+            raise MemoryError("memory allocation failed")
+        return real(name, *a)
+
+    sys.modules.pop("tablecall", None)
+    builtins.__import__ = no_call_part
+    try:
+        t = buried()
+        assert t.phase == T.CALL and t.turn == 0 and t.leader == -1 and t.building == -1
+        failed = False
+        try:
+            t.tap(0, c(KD), 0)
+        except MemoryError:
+            failed = True
+        assert failed
+        assert t.phase == T.CALL and t.building == -1 and t.take_events() == []
+    finally:
+        builtins.__import__ = real
+    t.tap(0, c(KD), 0)  # the dealer taps again: the part loads now
+    t.button(0, E.BTN_OK, 0)
+    assert [e[2] for e in t.take_events()] == [[E.CALL, 0, KD]]
+    assert t.phase == T.PLAY and t.turn == 0
+
+
 def test_the_call_is_built_on_the_dealers_reader_and_button():
     t = buried()
     d = display.DisplayModel()

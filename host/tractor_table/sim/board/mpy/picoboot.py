@@ -1510,6 +1510,12 @@ def main(argv, start_alloc):
         import chipstack
 
         builtins.__import__ = vclock.timed_import(board.clock, chipstack.forward or builtins.__import__)
+        # littlefs's own code (its metadata, CRCs, commits: C on the rp2
+        # port) at c_factor too, not the bytecode factor: the firmware's
+        # files and os calls (vclock.TimedFile, TimedOs; builtins were
+        # already overridden, so the lookup cost of an override is not new)
+        builtins.open = vclock.timed_open(board.clock, builtins.open)
+        sys.modules["os"] = vclock.TimedOs(board.clock, os)
     # "events" (virtual --serve): the events beside the link, the simulation's
     # heap (loaded before the timed sys below: the tap's own calls are not the firmware's)
     # "missing=S,S": these seats' readers unplugged from power-up on (Board.reader_missing)

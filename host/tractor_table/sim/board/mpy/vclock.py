@@ -308,6 +308,112 @@ def timed_import(clock, imp):
     return imp_c
 
 
+def _as_c(clock, fn, *a):
+    # fn(*a) with its stretches charged at c_factor (as timed_import); inside
+    # a model call, or with the CPU charged as free, as it is
+    c = clock
+    if not c.factor or c._depth:
+        return fn(*a)
+    p = c.switch(c.c_factor)
+    try:
+        return fn(*a)
+    finally:
+        c.switch(p)
+
+
+class TimedFile:
+    """A file of the firmware's on littlefs (builtins.open, timed_open): each
+    call littlefs's C on the rp2 port (its metadata walks, CRCs and commits,
+    a compaction of its metadata at a save's close), charged at c_factor
+    like an import, not at the bytecode factor; the flash's block calls stay
+    model calls (norflash.py)."""
+
+    def __init__(self, clock, f):
+        self._clock = clock
+        self._f = f
+
+    def read(self, *a):
+        return _as_c(self._clock, self._f.read, *a)
+
+    def readinto(self, *a):
+        return _as_c(self._clock, self._f.readinto, *a)
+
+    def readline(self, *a):
+        return _as_c(self._clock, self._f.readline, *a)
+
+    def write(self, b):
+        return _as_c(self._clock, self._f.write, b)
+
+    def flush(self):
+        return _as_c(self._clock, self._f.flush)
+
+    def seek(self, *a):
+        return _as_c(self._clock, self._f.seek, *a)
+
+    def close(self):
+        return _as_c(self._clock, self._f.close)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.close()
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+
+def timed_open(clock, op):
+    """The firmware's ``builtins.open``: the open (a lookup in littlefs's
+    metadata) and the file's calls charged at c_factor (TimedFile). Files
+    opened inside a model call, or with the CPU charged as free, are the
+    built-in's."""
+
+    def open_c(*a):
+        c = clock
+        if not c.factor or c._depth:
+            return op(*a)
+        return TimedFile(c, _as_c(c, op, *a))
+
+    return open_c
+
+
+class TimedOs:
+    """The firmware's ``os``: littlefs's calls (remove, rename, stat, listdir,
+    statvfs) charged at c_factor, as TimedFile's; the rest the built-in's."""
+
+    def __init__(self, clock, os):
+        self._clock = clock
+        self._os = os
+
+    def remove(self, path):
+        return _as_c(self._clock, self._os.remove, path)
+
+    def rename(self, a, b):
+        return _as_c(self._clock, self._os.rename, a, b)
+
+    def stat(self, path):
+        return _as_c(self._clock, self._os.stat, path)
+
+    def listdir(self, *a):
+        return _as_c(self._clock, self._os.listdir, *a)
+
+    def statvfs(self, path):
+        return _as_c(self._clock, self._os.statvfs, path)
+
+    def __getattr__(self, name):
+        return getattr(self._os, name)
+
+
 def gc_time(n=7):
     """The best of ``n`` collections' real time (us) of the heap as it is."""
     best = -1
