@@ -92,8 +92,9 @@ def main(argv):
                 # the same snapshot serialized into RAM: the CPU part of a save
                 sink = io.BytesIO()
                 a = time.ticks_us()
-                w = persist._Writer(sink)
-                for _ in w.steps(t.snapshot()):
+                w = persist.Store()
+                w._start(sink, t.snapshot(), None)
+                while w._more():
                     pass
                 ser_us.append(time.ticks_diff(time.ticks_us(), a))
                 sink = w = None

@@ -89,18 +89,6 @@ REDRAW_MS = const(100)
 _GC_SAVES = const(2)
 
 
-def _frozen(snap):
-    # the snapshot's lists copied two levels deep (the tricks' packed
-    # bytearrays are not copied: a finished trick never changes), so that a
-    # save in steps writes the state as it was when it began
-    out = []
-    for x in snap:
-        if isinstance(x, list):
-            x = [y[:] if isinstance(y, list) else y for y in x]
-        out.append(x)
-    return out
-
-
 class App:
     """The table core, the link and the display, driven by a board."""
 
@@ -274,8 +262,8 @@ class App:
                     return  # the save begins at the next quiet turn
                 t.save_due = False
                 # the tricks as kept, unpacked one at a time by the writer;
-                # what play may change meanwhile is copied (shallow)
-                st.begin(_frozen(t.snapshot(True)), T.trick_unpack)
+                # the rest frozen as its text at begin (persist.py)
+                st.begin(t.snapshot(True), T.trick_unpack)
                 st.step()
         except OSError:
             t.save_due = True  # not saved: the next turn tries again

@@ -14,15 +14,23 @@
 # ignored, with the reason kept in Store.last_error (the read path is
 # persistload.py's, loaded at boot for the read and dropped after).
 #
-# The body is written piece by piece (each flat list in one json.dumps), its
-# crc taken on the way: json.dumps of a whole late-hand snapshot would need one
-# large contiguous block, which a fragmented heap may not have.
+# The body is written piece by piece, its crc taken on the way, from a
+# frozen compact form made at begin() (docs/firmware.md, "The save's frozen
+# form"): the fields before the tricks (snaplayout.FTRICKS) and the fields
+# after them as their JSON text (two bytes objects, one json.dumps each), and
+# the tricks as the list the table keeps and their count then. The table
+# only appends to that list while a save is under way (a new hand or a
+# restore makes a new one, a trick once packed never changes), so the first
+# n of it are the tricks as they were: no copy of the snapshot is kept while
+# the save is written. json.dumps of a whole late-hand snapshot would need one
+# large contiguous block, which a fragmented heap may not have: a trick is a
+# piece (one json.dumps), the texts are written _PIECE bytes a piece.
 #
-# In steps: begin(snap) opens the file, and each step() writes one piece (a
-# trick, a field), the last one closing and renaming; the main loop calls
-# step() once per turn, between reader polls, so that taps keep flowing while
-# a save is written (a whole save on the rp2 port with the flash chip's times:
-# 81 ms median, 299 ms worst). save() does it all at once.
+# In steps: begin(snap) opens the file and writes the first piece, and each
+# step() writes the next one, the last one closing (and renaming); the main
+# loop calls step() once per quiet turn, between reader polls, so that taps
+# keep flowing while a save is written (a whole save on the rp2 port with the
+# flash chip's times: 81 ms median, 299 ms worst). save() does it all at once.
 #
 # load() takes table.json, or the .new beside it when that one is whole and
 # newer (a later event index: field 13 of the snapshot): a power cut between
@@ -42,6 +50,8 @@ import json
 import os
 import sys
 
+from micropython import const
+
 MAGIC = "ttsnap1"
 # no spaces after the commas: a fifth of the body. littlefs keeps a file of
 # up to about 440 bytes inline in its directory's metadata (a commit is page
@@ -49,6 +59,12 @@ MAGIC = "ttsnap1"
 # typical, 400 ms at most, the RP2040 stalled) at every save. Without the
 # spaces a 2-deck hand's snapshot stays inline for about 10 tricks, not 8
 _SEP = (",", ":")
+# the index of the snapshot's completed tricks (snaplayout.FTRICKS: persist
+# does not load the layout; tests/table/test_display_persist.py checks it)
+TRICKS = const(17)
+# the most bytes of a frozen text (the fields before or after the tricks)
+# written a step
+_PIECE = const(128)
 # the Store whose save in steps began last (its busy() says whether it is
 # still being written): read by the board model's tap log to know which cards
 # were laid during a save (host/tractor_table/sim/board/mpy/picoboot.py)
@@ -61,66 +77,135 @@ class Store:
         self.tmp = path + ".new"
         self.last_error = ""
         self.saves = 0
-        self._job = None  # the save in steps begun (a generator), or None
-        self._f = None
-        self._out = None
+        self._f = None  # the file of the save under way, or None
+        self.crc = 0
+        # the save's frozen form (begin): the text being written (the fields
+        # before the tricks, then those after them), from where to where, the
+        # text after the tricks, the tricks and their count, the next trick
+        self._text = None
+        self._tail = None
+        self._at = 0
+        self._stop = 0
+        self._tricks = None
+        self._n = 0
+        self._i = 0
+        self._unpack = None
         self.in_place = in_place
         # in_place: a .new left by an older firmware is removed at the first
         # save (load() would still prefer it over an older table.json)
         self._stale = in_place
 
     def save(self, snap, unpack=None):
-        """Write `snap` (nested lists) atomically; unpack(x) turns each
-        bytearray met in it (the table's packed tricks) into its list."""
+        """Write `snap` (nested lists) atomically; unpack(x) turns each of
+        its tricks not kept as a list (the table's packed ones) into its list."""
         self.begin(snap, unpack)
         while self.step():
             pass
 
     def begin(self, snap, unpack=None):
-        """Start a save in steps (see step()); one already started is finished first."""
+        """Start a save in steps (see step()); one already started is finished
+        first. What is written is `snap` as it is now (its frozen form: the
+        list at TRICKS only appended to until the save ends)."""
         global writing
         while self.step():
             pass
         writing = self
         f = open(self.path if self.in_place else self.tmp, "wb")
+        try:
+            self._start(f, snap, unpack)
+        except BaseException:
+            self._end()
+            raise
+
+    def _start(self, f, snap, unpack):
+        # the frozen form of snap, to be written to f (also the benches' and
+        # the soak's measure of a save's CPU, with a file that keeps nothing)
         self._f = f
-        self._out = _Writer(f, unpack)
-        self._job = self._out.steps(snap, 0)
+        self.crc = 0
+        self._unpack = unpack
+        k = len(snap)
+        tr = None
+        if k > TRICKS:  # the tricks: a list, or the table's Tricks (len and [i])
+            k = TRICKS
+            tr = snap[k]
+            # "[f0,..,f16,[]]" written without its "]]", and "[0,f18,..]"
+            # after the tricks as "]" and its text from the ","
+            self._tail = json.dumps([0] + snap[k + 1 :], separators=_SEP).encode()
+        t = self._text = json.dumps(snap[:k] + [[]] if tr is not None else snap, separators=_SEP).encode()
+        self._tricks = tr
+        self._n = len(tr) if tr is not None else 0
+        self._i = 0
+        self._at = 0
+        self._stop = len(t) - 2 if tr is not None else len(t)
 
     def busy(self):
-        return self._job is not None
+        return self._f is not None
+
+    def _put(self, b):
+        self.crc = binascii.crc32(b, self.crc)
+        f = self._f
+        assert f is not None  # begin() set it
+        f.write(b)
+
+    def _more(self):
+        # the next piece of the body; False once it is all written
+        t = self._text
+        if t is None:
+            i = self._i
+            tr = self._tricks
+            if i < self._n and tr is not None:
+                x = tr[i]
+                if self._unpack is not None and not isinstance(x, list):
+                    x = self._unpack(x)
+                if i:
+                    self._put(b",")
+                self._put(json.dumps(x, separators=_SEP).encode())
+                self._i = i + 1
+                return True
+            # the tricks written: the text after them, from the "," of its
+            # "[0,..]" (or its "]")
+            self._put(b"]")
+            t = self._text = self._tail
+            assert t is not None  # _start() made it with the tricks
+            self._tail = self._tricks = None
+            self._at = 2
+            self._stop = len(t)
+        at = self._at
+        nxt = at + _PIECE
+        if nxt < self._stop:
+            self._put(memoryview(t)[at:nxt])
+            self._at = nxt
+            return True
+        self._put(memoryview(t)[at : self._stop])
+        self._text = None
+        # the text before the tricks written: the tricks next; else the end
+        return self._tricks is not None
+
+    def _end(self):
+        # nothing of the save kept (its file closed)
+        f = self._f
+        self._f = None
+        self._text = self._tail = self._tricks = self._unpack = None
+        if f is not None:
+            f.close()
 
     def step(self):
         """Write the next piece of the save begun; True while more is to come.
         On an error the save is dropped (the file closed) and the error raised."""
-        job = self._job
-        if job is None:
+        f = self._f
+        if f is None:
             return False
         try:
-            try:
-                next(job)
+            if self._more():
                 return True
-            except StopIteration:
-                pass
-            out = self._out
-            f = self._f
-            assert out is not None and f is not None  # begin() set them
-            out.flush()
-            f.write(b"\n%s %08x\n" % (MAGIC.encode(), out.crc & 0xFFFFFFFF))
+            self.flush()
+            f.write(b"\n%s %08x\n" % (MAGIC.encode(), self.crc & 0xFFFFFFFF))
             if hasattr(f, "flush"):
                 f.flush()
-            self._job = None
-            self._f = None
-            self._out = None  # the writer holds the file: nothing kept between saves
-            f.close()
         except BaseException:
-            self._job = None
-            self._out = None
-            f = self._f
-            self._f = None
-            if f is not None:
-                f.close()
+            self._end()
             raise
+        self._end()
         if self.in_place:
             if self._stale:
                 self._stale = False
@@ -141,6 +226,11 @@ class Store:
             os.rename(self.tmp, self.path)
         self.saves += 1
         return False
+
+    def flush(self):
+        # nothing buffered here (the soak's test of a torn save puts a file
+        # flush in its place: tests/board/test_flash_soak.py)
+        pass
 
     def load(self):
         """The last snapshot saved, or None (then last_error says why, if a file was bad).
@@ -169,46 +259,3 @@ def _drop(name):
     m = sys.modules.get(name)
     if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
         del sys.modules[name]
-
-
-class _Writer:
-    """JSON of nested lists, written in small pieces: the snapshot and its lists
-    of lists (tricks, bids) element by element, each element (a trick, a bid, a
-    field) in one json.dumps, which is C code and a small allocation."""
-
-    def __init__(self, f, unpack=None):
-        self.f = f
-        self.crc = 0
-        self.unpack = unpack
-
-    def put(self, b):
-        self.crc = binascii.crc32(b, self.crc)
-        self.f.write(b)
-
-    def flush(self):
-        # nothing buffered here (the soak's test of a torn save puts a file
-        # flush in its place: tests/board/test_flash_soak.py)
-        pass
-
-    def steps(self, x, depth=0):
-        """x as JSON, as a generator: one piece written per step."""
-        if isinstance(x, bytearray) and self.unpack is not None:
-            x = self.unpack(x)
-        nested = False
-        if depth < 2 and isinstance(x, list):
-            for y in x:
-                if isinstance(y, (list, bytearray)):
-                    nested = True
-                    break
-        if not nested:
-            self.put(json.dumps(x, separators=_SEP).encode())
-            yield
-            return
-        self.put(b"[")
-        first = True
-        for y in x:
-            if not first:
-                self.put(b",")
-            first = False
-            yield from self.steps(y, depth + 1)
-        self.put(b"]")

@@ -22,7 +22,7 @@
 #
 # The layers (tablebase.py says what each module holds): tablebase.py holds
 # the constants and the packed tricks and declares the state (TableBase); the
-# parts (tabledeal, tabletrick, tablesnap, tablerestore, tablescan,
+# parts (tablestart, tabledeal, tabletrick, tablesnap, tablerestore, tablescan,
 # tablereveal, tablecall, tablefriend, tableforfeit, tableundo) are functions
 # over the state that import only tablebase, events and the rules engine; this
 # module is the public surface (table.Table: the state, its outputs and its
@@ -76,15 +76,14 @@ import sys
 
 import events as E
 import tablebase as T
-import tabletrick  # noqa: I001 - before tablesnap: from source (the tests) it compiles where the heap has room
-import tablesnap
+import tabletrick
 
 from micropython import const
 
 # The table core's parts that come and go (docs/firmware.md, "The firmware's
 # parts"): the one list of what this module loads by name, each when its phase
 # or option needs it (_opt), and drops when that is over (_done). tabletrick
-# and tablesnap (imported above) stay; tablebase is the state they share.
+# (imported above) stays; tablebase is the state they share.
 PARTS = (
     "tablescan",  # _SCAN: hand_scan mode, the phase SCAN; dropped when every hand is scanned
     "tablereveal",  # _REVEAL: no_bid = "kitty", a hand nobody bid on (the phase REVEAL)
@@ -95,6 +94,8 @@ PARTS = (
     "tableundo",  # _UNDO: a long press's take-back; dropped after it
     "tablerestore",  # _RESTORE: a start from flash, a host's push; dropped after it
     "tablehandend",  # _HANDEND: a hand's end (the audit, the settlement); dropped when it is settled
+    "tablestart",  # _START: a new match, a hand's start; dropped after it
+    "tablesnap",  # _SNAP: a snapshot (a save's begin, the host's request); dropped after it
 )
 _SCAN = const(0)  # the first three in the order of the phases SCAN, REVEAL, CALL
 _REVEAL = const(1)
@@ -105,6 +106,8 @@ _FORFEIT = const(5)
 _UNDO = const(6)
 _RESTORE = const(7)
 _HANDEND = const(8)
+_START = const(9)
+_SNAP = const(10)
 
 
 def __getattr__(name):
@@ -134,6 +137,10 @@ _opt(_DEAL)  # loaded with the table (its names interned at the start), not kept
 # load then takes only its code, no new qstr pool in a heap a hand has used)
 _opt(_HANDEND)
 _done(_HANDEND)
+_opt(_START)  # the same for a hand's start (the Table's first is at once)
+_done(_START)
+_opt(_SNAP)  # and for a snapshot (each save's begin)
+_done(_SNAP)
 
 # Which sound wins when several happen in one turn of the loop: an error
 # always (it asks the players to look), then the end of a hand or trick.
@@ -181,65 +188,14 @@ class Table(T.TableBase):
             self.friend.init(self)
         self.new_match()
 
-    # --- match and hand set-up ----------------------------------------------
+    # --- match and hand set-up (tablestart.py's: loaded for it) ---------------
     def new_match(self):
-        self.levels = [0, 0, 0, 0] if self.friend else [0, 0]
-        self.hand_no = 0
-        self.first_hand = True
-        self.dealer = -1
-        self.match_winner = -1
-        self.time_called = False  # CMD_CALL_TIME: no new deal after this one
-        self.message = ""  # what the display shows on its last line
-        self.message_until = 0
-        self.start_hand()
+        _opt(_START).new_match(self)
+        _done(_START)
 
     def start_hand(self):
-        self.phase = T.DEAL
-        self.hand_no += 1
-        self.trump = -1
-        self.declarer = -1
-        self.bids = []  # [seat, cards] in time order (for rules.declare)
-        self.score = 0  # attackers' points
-        self.kitty = []
-        self.kitty_points = 0
-        self.tricks = []  # completed, each packed (trick_pack)
-        self.plays = [None, None, None, None]  # current trick, by seat
-        self.lead = None
-        self.leader = -1
-        self.turn = -1
-        self.throw_open = False
-        self.forced = False
-        self.challenger = -1
-        self.played = 0  # cards each seat has played this hand
-        self.last_winner = -1
-        self.revoked = []  # [trick_no, seat] already reported
-        self.result = None  # HAND_END fields once settled
-        self.forfeit = None  # revoke = "forfeit": [trick, seat] of the revoke that lost the hand
-        self.kitty_up = []  # no_bid = "kitty": the kitty as turned up, in order
-        self.undo_seat = -1  # the seat whose last play a long press may take back (tableundo.py)
-        for i in range(self.ncards):
-            self.seen[i] = 0
-        for p in self.pending:
-            del p[:]
-        for h in self.hands:
-            del h[:]
-        self.scan_done = 0
-        if self.friend:
-            self.friend.new_hand(self)
-        # with partners = "called" the levels are per seat: seats 2 and 3 last
-        self.emit(
-            [
-                E.HAND_START,
-                self.hand_no,
-                self.dealer,
-                self.decks,
-                self.levels[0],
-                self.levels[1],
-                1 if self.first_hand else 0,
-            ]
-            + self.levels[2:]
-        )
-        self.save_due = True  # a power cut during the draw keeps the bids from here on
+        _opt(_START).start_hand(self)
+        _done(_START)
 
     # --- outputs -------------------------------------------------------------
     def emit(self, ev):
@@ -522,10 +478,12 @@ class Table(T.TableBase):
     # --- snapshots (persistence, and the host's snapshot push) ---------------
     def snapshot(self, packed=False):
         """The state at a trick boundary as nested lists of ints (JSON-able);
-        packed: the tricks as kept (bytearrays, trick_unpack each), for
+        packed: the tricks as kept (T.Tricks, trick_unpack each), for
         persist.Store.save, which unpacks them one at a time."""
         self.finish()
-        return tablesnap.snapshot(self, packed)
+        snap = _opt(_SNAP).snapshot(self, packed)
+        _done(_SNAP)
+        return snap
 
     def restore(self, snap):
         """Take a snapshot(); raises TableError (state unchanged) if it does not fit.

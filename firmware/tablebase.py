@@ -4,13 +4,14 @@
 # The table core is layered as the device rules engine is (drules_base.py,
 # drules*.py; docs/firmware.md, "Table core"):
 #   tablebase.py   this module: the phases' and commands' constants, the packed
-#                  tricks, TableError, and TableBase, which declares for the
+#                  tricks (Tricks), TableError, and TableBase, which declares for the
 #                  type checker the state every part reads and writes and the
 #                  outputs every part uses (emit, beep, say, refuse, save_due):
 #                  at run time on the device it is object. It imports no part.
 #   the parts      functions over the state (their `tb`), each module
 #                  importing only this one, events.py and the rules engine
-#                  (drules*.py), never another part: tabledeal (the draw, the
+#                  (drules*.py), never another part: tablestart (a new
+#                  match, a hand's start), tabledeal (the draw, the
 #                  burial), tabletrick (plays, tricks, the hand's end),
 #                  tablesnap (snapshots), tablerestore (restoring one),
 #                  tablescan (SCAN), tablereveal (REVEAL), tablecall (CALL),
@@ -25,6 +26,8 @@
 # A part that needs find-a-friend's functions finds them in tb.friend (the
 # module tablefriend, set by table.Table when the table plays that option,
 # else None); the forfeit's are passed to tablehandend.end_hand by the Table.
+from array import array
+
 try:
     from micropython import const
 except ImportError:
@@ -67,28 +70,54 @@ KITTY_SIZE = (0, 6, 8, 6, 8)
 SEEN_PLAYED = const(1)
 
 
-# A completed trick, packed in one bytearray (a list of lists per trick took
-# about 350 bytes of heap on the 64-bit port; this takes about 70): 0 leader,
-# 1 winner, 2 forced (1: a failed throw's forced lead), 3-4 points (big-endian),
-# 5-8 the number of cards each seat played, then the cards of seats 0..3.
-def trick_pack(leader, winner, points, forced, plays):
-    n = 9
-    for p in plays:
-        n += len(p)
-    tr = bytearray(n)
-    tr[0] = leader
-    tr[1] = winner
-    tr[2] = forced
-    tr[3] = points >> 8
-    tr[4] = points & 255
-    at = 9
-    for s in range(4):
-        p = plays[s]
-        tr[5 + s] = len(p)
-        for c in p:
-            tr[at] = c
-            at += 1
-    return tr
+# The hand's completed tricks, packed one after another in one bytearray
+# (a bytearray and a list slot per trick took about 56 bytes a trick on the
+# 64-bit port, 2.1 KB for a 3-deck hand; this is one buffer of 9 bytes a
+# trick and a byte a card, for the most a hand can hold, made at the hand's
+# start: docs/firmware.md, "The save's frozen form"). A trick: 0 leader,
+# 1 winner, 2 forced (1: a failed throw's forced lead), 3-4 points
+# (big-endian), 5-8 the number of cards each seat played, then the cards of
+# seats 0..3. tricks[t] is trick t as a memoryview (tricks[-1] the last), len()
+# their count; only add() changes it, after the tricks it holds, so that a
+# save under way (persist.Store: this object and the count when it began)
+# writes the tricks as they were. A new hand or a restore makes a new one.
+class Tricks:
+    def __init__(self, hand_size, ncards):
+        # at most hand_size tricks (each takes a card a seat), ncards cards
+        self.buf = bytearray(9 * hand_size + ncards)
+        self.at = array("H", bytes(2 * hand_size + 2))  # where trick t starts; at[n]: the end
+        self.n = 0
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, t):
+        n = self.n
+        if t < 0:
+            t += n
+        if t < 0 or t >= n:
+            raise IndexError
+        at = self.at
+        return memoryview(self.buf)[at[t] : at[t + 1]]
+
+    def add(self, leader, winner, points, forced, plays):
+        n = self.n
+        tr = self.buf
+        i = self.at[n]
+        tr[i] = leader
+        tr[i + 1] = winner
+        tr[i + 2] = forced
+        tr[i + 3] = points >> 8
+        tr[i + 4] = points & 255
+        at = i + 9
+        for s in range(4):
+            p = plays[s]
+            tr[i + 5 + s] = len(p)
+            for c in p:
+                tr[at] = c
+                at += 1
+        self.at[n + 1] = at
+        self.n = n + 1
 
 
 def trick_at(tr, s):
@@ -165,7 +194,7 @@ try:  # the type checker's (and CPython's); at run time on the device TableBase 
         kitty: "list[int]"
         kitty_points: int
         kitty_up: "list[int]"  # no_bid = "kitty": the kitty as turned up, in order
-        tricks: "list[bytearray]"  # completed, each packed (trick_pack)
+        tricks: "Tricks"  # completed, packed (Tricks)
         plays: "list[Any]"  # the current trick's plays by seat, None not yet
         lead: "Any"  # the current trick's lead, None before it
         leader: int

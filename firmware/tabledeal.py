@@ -3,7 +3,9 @@
 # and no bid, the kitty turned up first: tablereveal.py), and the dealer's
 # burial of the kitty. A part of the table core (tablebase.py): functions of
 # the table's state; table.Table loads it for the draw and the burial and
-# drops it when the play starts, and does what end_draw's answer says.
+# drops it when the play starts, and does what end_draw's answer says. The
+# burial makes the hand's buffer of completed tricks (tablebase.Tricks): the
+# draw and the burial hold none.
 import events as E
 import tablebase as T
 
@@ -99,6 +101,8 @@ def bury(tb: "T.TableBase", now_ms):
     for c in tb.kitty:
         ev.append(c)
     tb.emit(ev)
+    # the play's tricks (a new buffer: the last hand's may be in a save under way)
+    tb.tricks = T.Tricks(tb.hand_size, tb.ncards)
     tb.phase = T.PLAY  # partners = "called": the Table starts the call (tablecall.py)
     tb.leader = tb.turn = tb.dealer
     tb.beep(E.SND_OK)

@@ -94,6 +94,8 @@ def restore(tb: "T.TableBase", snap):
                     raise T.TableError("snapshot: card %r played twice" % (c,))
                 seen[c] = 1
         played += len(tr[4 + tr[0]])
+    if len(tricks) > tb.hand_size:
+        raise T.TableError("snapshot: %d tricks, a hand has at most %d" % (len(tricks), tb.hand_size))
     if cur is not None:
         if ph != T.PLAY or len(cur) != 7 or cur[3 + cur[0]] is None:
             raise T.TableError("snapshot: bad trick in progress %r" % (cur,))
@@ -134,7 +136,10 @@ def restore(tb: "T.TableBase", snap):
     tb.bids = [[b[0], list(b[1])] for b in bids]
     tb.kitty = list(kitty)
     tb.kitty_up = list(kitty_up)
-    tb.tricks = [T.trick_pack(tr[0], tr[1], tr[2], tr[3], tr[4:]) for tr in tricks]
+    tt = T.Tricks(tb.hand_size, tb.ncards)  # a new one: a save under way may hold the old
+    for tr in tricks:
+        tt.add(tr[0], tr[1], tr[2], tr[3], tr[4:])
+    tb.tricks = tt
     tb.revoked = [list(r) for r in revoked]
     tb.forfeit = None
     tb.result = list(result) if result else None

@@ -31,7 +31,7 @@ def snapshot(tb: "T.TableBase", packed=False):
     """The state as nested lists of ints (JSON-able), the trick in progress
     included (a save follows a trick's end but begins at the loop's first
     quiet turn, main.App.step: it may hold the next trick's first plays).
-    packed: the tricks as the table keeps them (T.trick_pack), for
+    packed: the tricks as the table keeps them (T.Tricks), for
     persist.Store.save(snap, T.trick_unpack), which writes the same JSON
     unpacking one trick at a time (no copy of the hand's tricks at once)."""
     ph = tb.phase

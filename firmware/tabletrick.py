@@ -165,7 +165,7 @@ def end_trick(tb: "T.TableBase", now_ms):
         tb.friend.trick(tb, winner, points)  # kept by seat
     elif (winner & 1) != tb.defenders():
         tb.score += points
-    tb.tricks.append(T.trick_pack(tb.leader, winner, points, 1 if tb.forced else 0, plays))
+    tb.tricks.add(tb.leader, winner, points, 1 if tb.forced else 0, plays)
     tb.played += len(tb.lead)
     trick_no = len(tb.tricks) - 1
     tb.emit([E.TRICK, trick_no, winner, points, tb.score])

@@ -92,7 +92,7 @@ CHIP_GOAL = 100 * 1024
 #: is picoboard (with pn532, scanner, cardmap), on the virtual table vboard
 RESIDENT = (
     "ttlink_io", "persist", "cardmap", "pn532", "scanner", "ttlink", "events",
-    "table", "tablebase", "tabledeal", "tablesnap", "tabletrick",
+    "table", "tablebase", "tabledeal", "tabletrick",
     "display", "version", "main", "drules", "drules_hand", "tablerules",
 )
 

@@ -82,9 +82,9 @@ def test_the_soak_catches_a_store_that_is_not_atomic(fw: Path, tmp_path: Path) -
     # flush between the body and its crc line, a cut there leaves a torn file
     src = (ROOT / "firmware" / "persist.py").read_text(encoding="utf-8")
     broken = src.replace('self.tmp = path + ".new"', "self.tmp = path").replace(
-        "out.flush()", "f.flush()"
+        "self.flush()", "f.flush()"
     )
-    assert broken.count("f.flush()") >= 2
+    assert broken.count("f.flush()") >= 2 and "self.flush()" not in broken
     patch = tmp_path / "persist.py"
     patch.write_text(broken, encoding="utf-8")
     fig, _ref = flashsoak.soak(12, hands=2, seed=5, compiled=fw, patch=patch)

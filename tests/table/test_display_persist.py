@@ -184,13 +184,15 @@ def test_store_saves_in_steps():
         t, r = make()
         deal_to_play(t)
         play_trick(t, [[0], [1], [2], [4]])
+        play_trick(t, [[5], [6], [7], [9]])
         snap = t.snapshot()
         s.begin(snap)
-        steps = 1
+        steps = 1  # the last step writes a piece too
         while s.step():
             assert s.busy() and s.load() is None  # nothing renamed until the last step
             steps += 1
-        assert not s.busy() and s.saves == 1 and steps > 10
+        # the fields before the tricks, each trick, the fields after them
+        assert not s.busy() and s.saves == 1 and steps >= len(snap[persist.TRICKS]) + 2
         assert s.load() == snap
         # the body has no space after its commas (littlefs keeps a small
         # file inline, with no block erased: persist._SEP)
@@ -198,6 +200,60 @@ def test_store_saves_in_steps():
         body = f.read()
         f.close()
         assert ", " not in body and ": " not in body and body.count(",") > 20
+    finally:
+        _cleanup(base)
+
+
+def test_the_tricks_field_is_where_persist_writes_it_in_pieces():
+    import snaplayout
+
+    assert persist.TRICKS == snaplayout.F_TRICKS
+
+
+def test_a_save_in_steps_writes_the_state_at_its_begin():
+    # as main.App saves: the tricks as the table keeps them (packed), the
+    # table playing on while the save is written a piece a turn; what is
+    # written is the state when the save began (persist's frozen form), also
+    # when a new match or a restore replaces the tricks meanwhile
+    base = _tmpdir("frozen")
+    try:
+        for then in ("play", "new match", "restore"):
+            for cut in range(3):  # the pieces: the fields before the trick, the trick, the rest
+                s = persist.Store(base + "/table.json")
+                t, r = make()
+                deal_to_play(t)
+                early = t.snapshot()
+                play_trick(t, [[0], [1], [2], [4]])
+                ld = t.turn
+                t.tap(ld, 12, 0)
+                t.button(ld, E.BTN_OK, 0)  # a lead of the next trick: the trick in progress
+                want = t.snapshot()
+                s.begin(t.snapshot(True), T.trick_unpack)
+                for _ in range(cut):
+                    assert s.step()
+                if then == "play":
+                    # a trick completed (the tricks appended to), the score,
+                    # the event index and hash, the trick in progress changed
+                    for i in range(1, 4):
+                        t.tap((ld + i) & 3, 12 + i, 0)
+                    play_trick(t, [[5], [6], [7], [9]])
+                    assert len(t.tricks) == 3
+                else:
+                    # the tricks begin again: a new trick where the first was
+                    if then == "new match":
+                        t.command([T.CMD_NEW_MATCH])
+                        deal_to_play(t)
+                    else:
+                        t.restore(early)
+                    play_trick(t, [[5], [6], [7], [9]])
+                    assert len(t.tricks) == 1
+                assert t.snapshot() != want
+                while s.step():
+                    pass
+                assert s.load() == want, (then, cut)
+                s.save(t.snapshot(True), T.trick_unpack)
+                assert s.load() == t.snapshot()
+                s.clear()
     finally:
         _cleanup(base)
 

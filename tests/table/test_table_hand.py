@@ -1,4 +1,8 @@
-# runs-under: micropython heapsize=96K
+# runs-under: micropython heapsize=104K
+# (96K before a new match, a hand's start and a snapshot were parts of their
+# own, tablestart and tablesnap, and the tricks one buffer, tablebase.Tricks,
+# all compiled from source here: at 100K the reference table's list of a
+# whole hand's events found no 1 KB block in some runs)
 # (80K with the layered table core, where 76K passes and 78K does not: compiling
 # tabletrick.py from source interns the names that need the qstr pool's fourth
 # block (2 KB in one piece), which 78K happens not to have at that moment; 78K
@@ -84,7 +88,7 @@ def test_full_hand_settles_and_audits():
     evs = t.take_events()
     assert kinds(evs) == [E.REJECT, E.HAND_START]
     assert evs[1][2] == [E.HAND_START, 2, 3, 1, 0, 1, 0]
-    assert t.phase == T.DEAL and sum(t.seen) == 0 and t.tricks == []
+    assert t.phase == T.DEAL and sum(t.seen) == 0 and len(t.tricks) == 0
 
 
 def test_audit_reports_revoke_and_unchallenged_failed_throw():
@@ -179,9 +183,10 @@ def test_restore_refuses_bad_snapshots_and_keeps_state():
 
 
 def test_restore_refuses_tricks_it_cannot_pack_and_keeps_state():
-    # completed tricks are kept packed (table.trick_pack: a byte per field):
-    # a snapshot's trick whose leader, winner, points or forced flag is out
-    # of range or not an int is refused before anything changes
+    # completed tricks are kept packed (table.Tricks: a byte per field, a
+    # buffer for a hand's most tricks): a snapshot's trick whose leader,
+    # winner, points or forced flag is out of range or not an int, or more
+    # tricks than a hand has, is refused before anything changes
     t, r = make()
     deal_to_play(t)
     hands = hands_1deck()
@@ -201,6 +206,15 @@ def test_restore_refuses_tricks_it_cannot_pack_and_keeps_state():
         else:
             raise AssertionError("accepted a trick with field " + str(k) + " = " + repr(value))
         assert t.snapshot() == before
+    bad = list(before)
+    bad[17] = [[0, 0, 0, 0, [], [], [], []]] * (t.hand_size + 1)
+    try:
+        t.restore(bad)
+    except T.TableError as exc:
+        assert "13 tricks, a hand has at most 12" in str(exc)
+    else:
+        raise AssertionError("accepted more tricks than a hand has")
+    assert t.snapshot() == before
     # the good one goes back in as it was
     t.restore(before)
     assert t.snapshot() == before

@@ -20,6 +20,7 @@ FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 BASE = "tablebase"
 PARTS = (
     "tabledeal",
+    "tablestart",
     "tabletrick",
     "tablehandend",
     "tablesnap",

@@ -75,10 +75,9 @@ def test_the_forfeit_found_by_the_audit_is_the_first_in_trick_and_play_order():
     import tableforfeit
 
     t, r = make(forfeit=True)
-    t.tricks = [
-        T.trick_pack(1, 1, 0, 0, [[], [], [], []]),
-        T.trick_pack(3, 3, 0, 0, [[], [], [], []]),
-    ]
+    t.tricks = T.Tricks(t.hand_size, t.ncards)
+    t.tricks.add(1, 1, 0, 0, [[], [], [], []])
+    t.tricks.add(3, 3, 0, 0, [[], [], [], []])
     # blocks as the audit keeps them, the latest trick first; trick 1, led
     # by seat 3: seat 1 (third to play) and seat 0 (first to play) revoked
     found = [

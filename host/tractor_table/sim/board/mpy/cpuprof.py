@@ -23,7 +23,7 @@ import sys
 MODULES = (
     "scanner", "pn532", "picoboard", "display", "ttlink", "ttlink_io", "persist", "table",
     "tablebase", "tablecall", "tabledeal", "tableforfeit", "tablefriend", "tablereveal", "tablerules",
-    "tablescan", "tablesnap", "tabletrick", "tablehandend", "tableundo", "events", "tablerestore", "cardmap",
+    "tablescan", "tablesnap", "tabletrick", "tablehandend", "tablestart", "tableundo", "events", "tablerestore", "cardmap",
 )
 
 

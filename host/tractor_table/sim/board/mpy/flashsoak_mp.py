@@ -137,8 +137,9 @@ def ref(decks, acts, image):
             for _ in range(3):
                 gc.collect()
                 t0 = time.ticks_us()
-                w = persist._Writer(sink, T.trick_unpack)
-                for _ in w.steps(t.snapshot(True)):
+                w = persist.Store()
+                w._start(sink, t.snapshot(True), T.trick_unpack)
+                while w._more():
                     pass
                 ser = min(ser, time.ticks_diff(time.ticks_us(), t0))
             sink = w = None

@@ -31,6 +31,9 @@ def report(out, app):
         at = now
 
     n = len(t.tricks)
+    st = app.store
+    if st is not None and getattr(st, "_tricks", None) is t.tricks:
+        st._tricks = None  # a save under way holds them too (persist's frozen form)
     t.tricks = []
     took("the hand's " + str(n) + " completed tricks (packed)")
     n = link.count - link._base

@@ -1,0 +1,72 @@
+# A new match and a hand's start of the table core: the state reset, the
+# hand's HAND_START. A part of the table core (tablebase.py): functions of the
+# table's state; table.Table loads it for a new match or a hand's start
+# (once a hand, at the OK after the hand's end or the host's command) and
+# drops it at once, so that the table does not keep its code through the play.
+import events as E
+import tablebase as T
+
+
+def new_match(tb: "T.TableBase"):
+    """A new match: levels 2, no dealer yet, the first hand's draw (table.Table.new_match)."""
+    tb.levels = [0, 0, 0, 0] if tb.friend else [0, 0]
+    tb.hand_no = 0
+    tb.first_hand = True
+    tb.dealer = -1
+    tb.match_winner = -1
+    tb.time_called = False  # CMD_CALL_TIME: no new deal after this one
+    tb.message = ""  # what the display shows on its last line
+    tb.message_until = 0
+    start_hand(tb)
+
+
+def start_hand(tb: "T.TableBase"):
+    """A hand's draw begins (table.Table.start_hand): the hand's state reset, HAND_START."""
+    tb.phase = T.DEAL
+    tb.hand_no += 1
+    tb.trump = -1
+    tb.declarer = -1
+    tb.bids = []  # [seat, cards] in time order (for rules.declare)
+    tb.score = 0  # attackers' points
+    tb.kitty = []
+    tb.kitty_points = 0
+    # none until the burial (tabledeal.bury makes the play's buffer); a new
+    # object: the last hand's may be in a save under way (persist.Store)
+    tb.tricks = T.Tricks(0, 0)
+    tb.plays = [None, None, None, None]  # current trick, by seat
+    tb.lead = None
+    tb.leader = -1
+    tb.turn = -1
+    tb.throw_open = False
+    tb.forced = False
+    tb.challenger = -1
+    tb.played = 0  # cards each seat has played this hand
+    tb.last_winner = -1
+    tb.revoked = []  # [trick_no, seat] already reported
+    tb.result = None  # HAND_END fields once settled
+    tb.forfeit = None  # revoke = "forfeit": [trick, seat] of the revoke that lost the hand
+    tb.kitty_up = []  # no_bid = "kitty": the kitty as turned up, in order
+    tb.undo_seat = -1  # the seat whose last play a long press may take back (tableundo.py)
+    for i in range(tb.ncards):
+        tb.seen[i] = 0
+    for p in tb.pending:
+        del p[:]
+    for h in tb.hands:
+        del h[:]
+    tb.scan_done = 0
+    if tb.friend:
+        tb.friend.new_hand(tb)
+    # with partners = "called" the levels are per seat: seats 2 and 3 last
+    tb.emit(
+        [
+            E.HAND_START,
+            tb.hand_no,
+            tb.dealer,
+            tb.decks,
+            tb.levels[0],
+            tb.levels[1],
+            1 if tb.first_hand else 0,
+        ]
+        + tb.levels[2:]
+    )
+    tb.save_due = True  # a power cut during the draw keeps the bids from here on
