@@ -137,21 +137,13 @@ class App:
         return json.dumps(t.snapshot()).encode(), t.ev_index, t.ev_hash
 
     def _snapshot_in(self, data, count, head):
-        import json
+        # a host's state pushed (rare): mainhost's, loaded for it
+        import mainhost
 
         try:
-            snap = json.loads(bytes(data).decode())
-            # the link's numbering decides: fields F_EV_INDEX and F_EV_HASH
-            # (snaplayout.py, which the table does not load)
-            snap[13] = count
-            snap[14] = head
-            self.table.restore(snap)
-        except (ValueError, TypeError, IndexError, T.TableError) as exc:
-            return "snapshot refused: %s" % exc
-        if self.store is not None:
-            self.store.save(self.table.snapshot())
-        self.dirty = True
-        return ""
+            return mainhost.snapshot_in(self, data, count, head)
+        finally:
+            _drop("mainhost")
 
     def _pass_events(self):
         # the events into the link's log; one made after the last frame drawn
@@ -168,36 +160,18 @@ class App:
                 self.dirty = True
 
     def _app(self, payload):
-        t = self.table
         if not payload:
             return
-        c = payload[0]
-        if c == E.APP_STATE:
-            self.link.send_app([E.APP_LINES] + self.display.text_lines(t))
+        if payload[0] == E.APP_STATE:  # the console's, every second
+            self.link.send_app([E.APP_LINES] + self.display.text_lines(self.table))
             return
-        if c == E.APP_MAINTENANCE:
-            self.link.send_app([E.APP_REPLY, c, 0, ""])
-            self.stop_at = now = self.board.ticks_ms()
-            t.say("maintenance stop", now)
-            self.dirty = True
-            return
-        if c == E.APP_ENROLL:
-            import enrollmode
+        # the other commands (rare): mainhost's, loaded for them
+        import mainhost
 
-            enrollmode.command(self, payload, self.board.ticks_ms())
-            return
-        if c == T.CMD_RESTORE:
-            # a state comes only as a link snapshot: the link then restarts
-            # its event log at the snapshot's index and hash, in step with us
-            self.link.send_app([E.APP_REPLY, c, 1, "send the state as a link snapshot"])
-            return
         try:
-            t.command(payload)
-        except T.TableError as exc:
-            self.link.send_app([E.APP_REPLY, c, 1, str(exc)])
-            return
-        self.link.send_app([E.APP_REPLY, c, 0, ""])
-        self.dirty = True
+            mainhost.app_message(self, payload)
+        finally:
+            _drop("mainhost")
 
     def step(self, now):
         """One turn of the loop: inputs in, outputs out."""
@@ -419,12 +393,17 @@ def _start():
 
 
 def _started():
-    # the start's code leaves the heap once the App is made, if it came from a
+    # the start's code leaves the heap once the App is made
+    _drop("mainstart")
+
+
+def _drop(name):
+    # a module loaded for a step leaves the heap after it if it came from a
     # .mpy file (the Pico, the virtual table); one compiled from source (the
     # tests under MicroPython) is kept, as table._done keeps a part
-    m = sys.modules.get("mainstart")
+    m = sys.modules.get(name)
     if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
-        del sys.modules["mainstart"]
+        del sys.modules[name]
 
 
 def configured_app(board, cfg_path):

@@ -47,6 +47,12 @@ def build(app, rules, decks, throw_penalty, ring, hand_scan, now):
     )
     link.snapshot_source = app._snapshot_source
     link.on_snapshot = app._snapshot_in
+    # what the host asks now and then (main.App._app, _snapshot_in): its
+    # names interned now, while the heap is in few pieces, its code dropped
+    import mainhost  # noqa: F401
+
+    if not getattr(sys.modules["mainhost"], "__file__", ".py").endswith(".py"):
+        del sys.modules["mainhost"]
     # the renderer drawn at the panel's size (a board with a panel driver:
     # picoboard; the virtual board draws the default 128x64)
     oled = getattr(board, "panel", None)

@@ -20,7 +20,6 @@
 import binascii
 import json
 import sys
-from array import array
 
 try:
     from micropython import const
@@ -67,52 +66,32 @@ SNAP_CHUNK_T = const(14)
 SNAP_DONE = const(15)
 APP = const(16)
 
-# Link states.
+# Link states (the host's own two, HANDSHAKE and INCOMPATIBLE, are
+# ttlink_host's: the table is DOWN or UP).
 DOWN = const(0)
-HANDSHAKE = const(1)
 UP = const(2)
-INCOMPATIBLE = const(3)
 
 # Timings in milliseconds (defaults; both classes take overrides).
 RTO_MIN = const(200)
-RTO_MAX = const(2000)
-PING_MS = const(1000)
-DOWN_MS = const(3000)
-HELLO_MAX = const(1000)
-ANNOUNCE_GAP = const(500)
+_RTO_MAX = const(2000)
+_PING_MS = const(1000)
+_DOWN_MS = const(3000)
+_ANNOUNCE_GAP = const(500)
 
-_IS_CPY = sys.implementation.name != "micropython"
-_SEP = (",", ":")
-_CPY_KW = {"ensure_ascii": False}
-
-if _IS_CPY:
-    import re as _re
-
-    # CPython writes \b and \f; MicroPython writes \u0008 and \u000c. The
-    # canonical form (what the device hashes) is MicroPython's.
-    _BF = _re.compile(r"(?<!\\)((?:\\\\)*)\\([bf])")
-
-    def _bf(m):  # type: ignore[no-untyped-def]
-        return m.group(1) + ("\\u0008" if m.group(2) == "b" else "\\u000c")
-
-    def dumps(obj):  # type: ignore[no-untyped-def]
-        s = json.dumps(obj, separators=_SEP, **_CPY_KW)  # type: ignore[arg-type]
-        if "\\b" in s or "\\f" in s:
-            s = _BF.sub(_bf, s)
-        return s
-
+if sys.implementation.name != "micropython":
+    # CPython (the host) writes \b and \f where MicroPython writes \u0008
+    # and \u000c: its canonical form is made in ttlink_rare (never run on
+    # the table, so not in its heap)
+    from ttlink_rare import cpy_dumps as dumps
 else:
 
     def dumps(obj):
-        return json.dumps(obj, separators=_SEP)
+        return json.dumps(obj, separators=(",", ":"))
 
 
 def canonical(value):
     """The canonical JSON bytes of a value (compact, UTF-8, MicroPython escapes)."""
     return dumps(value).encode()
-
-
-_HB = bytearray(4)
 
 
 def chain_hash(prev, event):
@@ -124,8 +103,9 @@ def chain_hash(prev, event):
     return _chain(prev, canonical(event))
 
 
-def _chain(prev, data):
-    hb = _HB
+def _chain(prev, data, hb=bytearray(4)):  # noqa: B008 - made once, on purpose
+    # hb: the 4 bytes of prev, one preallocated buffer (a default argument,
+    # not a global: one name fewer in the module dictionary every lookup searches)
     hb[0] = (prev >> 24) & 255
     hb[1] = (prev >> 16) & 255
     hb[2] = (prev >> 8) & 255
@@ -153,26 +133,6 @@ def encode_frame(sid, seq, ack, mtype, payload):
     return out
 
 
-def _try_frame(line, at):
-    star = line.rfind(b"*")
-    if star <= at or len(line) - star != 9:
-        return None
-    body = line[at + 1 : star]
-    # compared as text: exactly 8 lower-case hex digits, nothing else
-    if line[star + 1 :] != ("%08x" % (binascii.crc32(body) & 0xFFFFFFFF)).encode():
-        return None
-    try:
-        f = json.loads(body)
-    except Exception:  # noqa: BLE001 - any malformed body is just not a frame
-        return None
-    if type(f) is not list or len(f) != 6:
-        return None
-    for k in range(5):
-        if type(f[k]) is not int or f[k] < 0:
-            return None
-    return f
-
-
 def decode_line(line):
     """Decode one line (bytes, without its newline).
 
@@ -184,11 +144,26 @@ def decode_line(line):
     n = len(line)
     if n and line[n - 1] == 13:  # '\r'
         line = line[: n - 1]
+        n -= 1
+    star = line.rfind(b"*")  # the last: a frame's own CRC ends the line
+    if star < 0 or n - star != 9:
+        return None, -1
+    crc = line[star + 1 :]
     at = line.find(b"@")
-    while at >= 0:
-        f = _try_frame(line, at)
-        if f is not None:
-            return f, at
+    while 0 <= at < star:
+        body = line[at + 1 : star]
+        # compared as text: exactly 8 lower-case hex digits, nothing else
+        if crc == ("%08x" % (binascii.crc32(body) & 0xFFFFFFFF)).encode():
+            try:
+                f = json.loads(body)
+            except Exception:  # noqa: BLE001 - any malformed body is just not a frame
+                f = None
+            if type(f) is list and len(f) == 6:
+                k = 0
+                while k < 5 and type(f[k]) is int and f[k] >= 0:
+                    k += 1
+                if k == 5:
+                    return f, at
         at = line.find(b"@", at + 1)
     return None, -1
 
@@ -239,31 +214,36 @@ class LineReader:
             self._over = False
             start = j + 1
 
-    def reset(self):
-        self._n = 0
-        self._over = False
+
+# ---------------------------------------------------------------- parts
+# What a match rarely runs is in parts loaded when needed and dropped after
+# (docs/firmware.md, "The link's parts"): ttlink_snap, the snapshots sent and
+# received in chunks (loaded when one starts or its BEGIN arrives, dropped
+# once none is under way: _snap_idle); ttlink_rare, the device end's set-up,
+# handshake, SYNC and restart of its log (loaded for each, dropped after).
 
 
-# ---------------------------------------------------------------- snapshots
-# Sent and received in chunks by ttlink_snap.py, loaded when one starts or its
-# BEGIN arrives and dropped once none is under way (_snap_idle): the table
-# holds its code only then (as persist loads persistload for a read).
-
-
-def _snap():
-    import ttlink_snap
-
-    return ttlink_snap
+def _drop(name):
+    # a part's module leaves the heap if it came from a .mpy file (the Pico,
+    # the virtual table); one compiled from source (the tests under
+    # MicroPython; CPython) is kept, as table._done keeps a table part
+    m = sys.modules.get(name)
+    if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
+        del sys.modules[name]
 
 
 def _snap_idle(link):
-    # no snapshot under way: its module leaves the heap if it came from a
-    # .mpy file (the Pico, the virtual table); one compiled from source (the
-    # tests under MicroPython; CPython) is kept, as table._done keeps a part
     if link._snap_out is None and link._snap_in is None:
-        m = sys.modules.get("ttlink_snap")
-        if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
-            del sys.modules["ttlink_snap"]
+        _drop("ttlink_snap")
+
+
+# ttlink_rare's names interned now, with this module's: its first load is the
+# link's set-up, but a host's HELLO loads it again, in a heap a match may have
+# cut up, where it then opens no qstr pool (as table.py does for its parts)
+import ttlink_rare  # noqa: E402
+
+_drop("ttlink_rare")
+del ttlink_rare  # (the module leaves the heap: no name here holds it)
 
 
 # ---------------------------------------------------------------- link core
@@ -279,8 +259,16 @@ class _Link:
     # it serves (it imports nothing of this module: no import cycle)
     SNAP = (SNAP_CHUNK, SNAP_BEGIN, SNAP_CHUNK_T, SNAP_DONE)
 
+    # each end's own steps (DeviceLink's, ttlink_host.HostLink's), declared
+    # for the type checker only (MicroPython keeps nothing of these)
+    _control: "Callable[[int, int, int, Any], None]"
+    _stale_frame: "Callable[[int], None]"
+    _deliver_more: "Callable[[int, Any], None]"
+    _acked: "Callable[[int, Any], None]"  # a reliable message of ours acked
+    _limit: int  # the largest snapshot taken (ttlink_snap)
+
     def __init__(self, now, timing=None):
-        t = timing or (RTO_MIN, RTO_MAX, PING_MS, DOWN_MS)
+        t = timing or (RTO_MIN, _RTO_MAX, _PING_MS, _DOWN_MS)
         self.rto_min, self.rto_max, self.ping_ms, self.down_ms = t
         self.state = DOWN
         self.sid = 0
@@ -352,7 +340,6 @@ class _Link:
                 self._emit(p[0], p[1], p[2])
             if ticks_diff(now, self._last_tx) >= self.ping_ms:
                 self._emit(0, PING, [])
-        self._tick_state(now)
 
     def send_app(self, payload):
         """Queue an application message (an array) for reliable delivery;
@@ -394,9 +381,6 @@ class _Link:
             # a well-formed frame with a payload we cannot use (a newer or
             # buggy peer): count it, never crash the table
             self.malformed += 1
-
-    def _junk(self, text):
-        pass
 
     def _frame(self, f):
         v, sid, seq, ack, mtype, payload = f
@@ -457,40 +441,20 @@ class _Link:
             _snap_idle(self)
         return None
 
-    def _acked(self, mtype, payload):
-        pass
-
     def _deliver(self, mtype, payload):
         if mtype == APP:
             self._note("app", payload)
         elif mtype == SNAP_BEGIN or mtype == SNAP_CHUNK_T:
-            _snap().deliver(self, mtype, payload)
+            import ttlink_snap
+
+            ttlink_snap.deliver(self, mtype, payload)
             _snap_idle(self)
         else:
             self._deliver_more(mtype, payload)
 
-    def _start_snapshot(self, data, count, head):
-        # no _pump() here: callers are inside _frame() (which pumps after
-        # delivering) or public methods (which pump themselves)
-        return _snap().start(self, data, count, head)
-
-    # hooks
-    def _snap_limit(self) -> int:
-        return 1 << 30
-
-    def _snapshot_received(self, data, count, head) -> str:
-        return ""
-
-    def _deliver_more(self, mtype, payload):
-        pass
-
-    def _control(self, v, sid, mtype, payload):
-        pass
-
-    def _stale_frame(self, sid):
-        pass
-
-    def _tick_state(self, now):
+    # hooks (each end's own: _control, _deliver_more, _snapshot_received;
+    # these two the device's as they are, the host's in ttlink_host)
+    def _junk(self, text):
         pass
 
     def _link_down(self, why):
@@ -512,6 +476,38 @@ class DeviceLink(_Link):
       on_snapshot(data, count, head_hash) -> '' or an error  (host push)
     """
 
+    # the vocabulary for ttlink_rare, which takes it from the link it serves
+    # (places: ttlink_rare's _PROTO ...; it imports nothing of this module)
+    DEV = (PROTO, HELLO, WELCOME, ANNOUNCE, SYNC, SNAPREQ, UP, MAX_EVENT)
+
+    # what ttlink_rare.init sets, declared for the type checker only (bare
+    # annotations: MicroPython keeps nothing of them)
+    boot_id: int
+    table_uid: str
+    rules_digest: str
+    fw_version: str
+    rules_id: str
+    ring_size: int
+    count: int
+    head: int
+    snapshot_source: "Optional[Callable[[], Tuple[bytes, int, int]]]"
+    on_snapshot: "Optional[Callable[[bytes, int, int], str]]"
+    _rand: "Callable[[], int]"
+    _limit: int
+    _nonce: int
+    _welcome: "Optional[List[Any]]"
+    _ring_n: int
+    _ring_b: bytearray
+    _ring_at: "Any"  # array('H'): where each slot's record starts in _ring_b
+    _ring_len: "Any"  # array('H'): its length
+    _ring_h: "Any"  # array('I'): its state hash
+    _wpos: int
+    _base: int
+    _base_hash: int
+    _tx_ev: int
+    _ev_pend: int
+    _last_ann: int
+
     def __init__(
         self,
         now,
@@ -525,43 +521,13 @@ class DeviceLink(_Link):
         table_uid="",
         ring_bytes=RING_BYTES,
     ):
-        if ring_bytes < MAX_EVENT or ring_bytes > 65535:
-            raise ValueError("ring_bytes=%d: give %d to 65535 (the longest event must fit)" % (ring_bytes, MAX_EVENT))
-        self.boot_id = boot_id
-        # the table's own identity (hex of machine.unique_id(); "" unknown):
-        # the ninth WELCOME field, so a host tells two tables apart
-        self.table_uid = table_uid
-        # the rules digest (tableconfig.Options.digest, set by the app; ""
-        # unknown): the tenth WELCOME field, so a host sees the rules the table plays
-        self.rules_digest = ""
-        self._rand = rand
-        self.fw_version = fw_version
-        self.rules_id = rules_id
-        self._limit = snap_limit
-        self._nonce = -1
-        self._welcome = None
-        self._ring_n = ring
-        self.ring_size = ring
-        # the ring (docs/protocol.md, "The ring"): each event's canonical JSON
-        # bytes, one after the other in one preallocated buffer (a record that
-        # does not fit before its end goes at its start), its place and length
-        # and its state hash per slot: four objects, however many events
-        self._ring_b = bytearray(ring_bytes)
-        self._ring_at = array("H", [0] * ring)
-        self._ring_len = array("H", [0] * ring)
-        self._ring_h = array("I", [0] * ring)  # unboxed: crc32 values pass 2**30
-        self._wpos = 0  # where the next record goes
-        self.count = 0
-        self.head = 0
-        self._base = 0  # oldest index that can be replayed
-        self._base_hash = 0  # hash before event _base
-        self._tx_ev = -1  # next event to send; -1 until the host says SYNC
-        self._ev_pend = -1
-        self._last_ann = None
-        self.snapshot_source = None  # type: Optional[Callable[[], Tuple[bytes, int, int]]]
-        self.on_snapshot = None  # type: Optional[Callable[[bytes, int, int], str]]
+        # the set-up is ttlink_rare's (run once): the identity, the ring
+        import ttlink_rare as d
+
+        d.init(self, boot_id, rand, fw_version, rules_id, ring, snap_limit, table_uid, ring_bytes)
         _Link.__init__(self, now, timing)
-        self._announce()
+        d.announce(self)
+        _drop("ttlink_rare")
 
     # --- game log
 
@@ -609,13 +575,10 @@ class DeviceLink(_Link):
         """Rebuild the log after a reboot: `events` follow index `base`,
         whose preceding hash is `base_hash` (only the last that the ring
         holds are kept)."""
-        self.count = base
-        self.head = base_hash
-        self._base = base
-        self._base_hash = base_hash
-        self._wpos = 0
-        for ev in events:
-            self.add_event(ev)
+        import ttlink_rare
+
+        ttlink_rare.restore(self, base, base_hash, events)
+        _drop("ttlink_rare")
 
     def hash_at(self, i):
         """Hash after event i, if the ring still knows it (i = -1: before event 0)."""
@@ -625,73 +588,30 @@ class DeviceLink(_Link):
             return self._ring_h[i % self._ring_n]
         return None
 
-    # --- link hooks
-
-    def _announce(self):
-        self._last_ann = self._now
-        self._emit(0, ANNOUNCE, [PROTO, self.fw_version, self.rules_id, self.boot_id, self.sid], sid=0)
+    # --- link hooks: the rare ones in ttlink_rare
 
     def _control(self, v, sid, mtype, payload):
-        p = payload
-        if mtype != HELLO:
-            return
-        if v != PROTO:
-            self._announce()
-            return
-        try:
-            nonce, have, have_hash = p[3], p[4], p[5]
-        except (IndexError, TypeError):
-            return
-        if self.state == UP and nonce == self._nonce and self._welcome is not None:
-            # a retried HELLO: same answer, same session
-            self._emit(0, WELCOME, self._welcome)
-            return
-        new_sid = self._rand() & 0xFFFF or 1
-        self._new_session(new_sid, self._now)
-        self.state = UP
-        self._nonce = nonce
-        self._set_tx(-1)
-        known = self.hash_at(have - 1) if have <= self.count else None
-        agree = -1 if known is None else (1 if known == have_hash else 0)
-        self._welcome = [
-            PROTO,
-            self.fw_version,
-            self.rules_id,
-            self.boot_id,
-            nonce,
-            self.count,
-            self.head,
-            agree,
-            self.table_uid,
-            self.rules_digest,
-        ]
-        self._emit(0, WELCOME, self._welcome)
-        self._note("up", new_sid)
+        if mtype == HELLO:
+            import ttlink_rare
+
+            ttlink_rare.hello(self, v, payload)
+            _drop("ttlink_rare")
 
     def _stale_frame(self, sid):
         # The host talks to a session we do not have (we rebooted, or it is
         # stale): tell it who we are, at most every ANNOUNCE_GAP ms.
-        if self._last_ann is None or ticks_diff(self._now, self._last_ann) >= ANNOUNCE_GAP:
-            self._announce()
+        if ticks_diff(self._now, self._last_ann) >= _ANNOUNCE_GAP:
+            import ttlink_rare
+
+            ttlink_rare.announce(self)
+            _drop("ttlink_rare")
 
     def _deliver_more(self, mtype, payload):
-        p = payload
-        if mtype == SYNC:
-            frm = p[0]
-            if frm < self._base or frm > self.count:
-                self._send_own_snapshot()
-            else:
-                self._set_tx(frm)
-        elif mtype == SNAPREQ:
-            self._send_own_snapshot()
+        if mtype == SYNC or mtype == SNAPREQ:
+            import ttlink_rare
 
-    def _set_tx(self, i):
-        # an EVENT still in flight must not move the pointer when acked later
-        self._tx_ev = i
-        self._ev_pend = -1
-
-    def _send_own_snapshot(self):
-        _snap().send_own(self)
+            ttlink_rare.deliver(self, mtype, payload)
+            _drop("ttlink_rare")
 
     def _next_message(self):
         m = _Link._next_message(self)
@@ -700,7 +620,9 @@ class DeviceLink(_Link):
         i = self._tx_ev
         if 0 <= i < self.count:
             if i < self._base:  # overrun while sending: the host needs a snapshot
-                self._send_own_snapshot()
+                import ttlink_snap
+
+                ttlink_snap.send_own(self)
                 return _Link._next_message(self)
             self._ev_pend = i
             slot = i % self._ring_n
@@ -712,19 +634,15 @@ class DeviceLink(_Link):
 
     def _acked(self, mtype, payload):
         # one reliable message is in flight at a time: an acked EVENT is the
-        # one _ev_pend names, unless _set_tx moved the pointer since (-1)
+        # one _ev_pend names, unless a SYNC or a snapshot moved the pointer
+        # since (-1: an EVENT still in flight must not move it when acked later)
         if mtype == EVENT and self._ev_pend >= 0:
             self._tx_ev = self._ev_pend + 1
             self._ev_pend = -1
 
-    def _snap_limit(self) -> int:
-        return self._limit
-
-    def _snapshot_received(self, data, count, head) -> str:
-        return _snap().applied(self, data, count, head)
-
     def _link_down(self, why):
         _Link._link_down(self, why)
-        self._set_tx(-1)
+        self._tx_ev = -1  # no event is sent until the next session's SYNC
+        self._ev_pend = -1
         self._welcome = None
 

@@ -7,10 +7,7 @@
 from ttlink import (
     ANNOUNCE,
     EVENT,
-    HANDSHAKE,
     HELLO,
-    HELLO_MAX,
-    INCOMPATIBLE,
     PROTO,
     RTO_MIN,
     SNAP_DONE,
@@ -22,6 +19,21 @@ from ttlink import (
     chain_hash,
     ticks_diff,
 )
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
+# The host's own link states (ttlink's DOWN and UP are both ends'): a HELLO
+# sent, no WELCOME yet; a table that speaks another protocol version.
+HANDSHAKE = const(1)
+INCOMPATIBLE = const(3)
+# the longest wait between two HELLOs of a handshake (ms)
+HELLO_MAX = const(1000)
 
 
 class Record:
@@ -73,6 +85,8 @@ class HostLink(_Link):
     ["device", line] (a device line that is not a frame).
     """
 
+    _limit = 1 << 30  # the largest snapshot taken from the device: no limit
+
     def __init__(self, now, rand, version, rules_id, record=None, timing=None):
         self._rand = rand
         self.version = version
@@ -111,6 +125,10 @@ class HostLink(_Link):
             sid=0,
         )
 
+    def tick(self, now):
+        _Link.tick(self, now)
+        self._tick_state(now)
+
     def _tick_state(self, now):
         if self.state == HANDSHAKE or self.state == INCOMPATIBLE:
             if ticks_diff(now, self._hello_at) >= self._hello_rto:
@@ -130,10 +148,18 @@ class HostLink(_Link):
     def _junk(self, text):
         self._note("device", text)
 
+    def _stale_frame(self, sid):
+        pass
+
+    def _acked(self, mtype, payload):
+        pass
+
     def push_snapshot(self, data, count, head):
         """Send the host's state to the device; the device swaps it in only
         once the whole snapshot checks out (answer: a snapshot_done note)."""
-        sid = self._start_snapshot(data, count, head)
+        import ttlink_snap
+
+        sid = ttlink_snap.start(self, data, count, head)
         self._pushing = (sid, data, count, head)
         self._pump()
         return sid

@@ -26,11 +26,6 @@ try:
 except ImportError:  # CPython: the host side never uses this module
     micropython = None
 
-def _kbd_intr(ch):
-    fn = getattr(micropython, "kbd_intr", None)
-    if fn is not None:
-        fn(ch)
-
 
 # bytes taken per read() call, so that the main loop keeps turning; the host
 # sends mostly ACKs, PINGs and short commands, and a longer line (a snapshot
@@ -50,7 +45,11 @@ class StdioPort:
         self._mv = memoryview(self._buf)
         self.short_writes = 0
         self.write_errors = 0
-        _kbd_intr(-1)
+        # Ctrl-C (0x03) no longer raises KeyboardInterrupt: the link's bytes
+        # are the link's (close() turns it back on)
+        kbd = getattr(micropython, "kbd_intr", None)
+        if kbd is not None:
+            kbd(-1)
 
     def read(self):
         """Bytes available now, up to the end of the first line (one frame)
@@ -88,7 +87,9 @@ class StdioPort:
         return True
 
     def close(self):
-        _kbd_intr(3)
+        kbd = getattr(micropython, "kbd_intr", None)
+        if kbd is not None:
+            kbd(3)
 
 
 def random32():

@@ -80,7 +80,7 @@ class SnapIn:
 def deliver(link, mtype, payload):
     """A SNAP_BEGIN or SNAP_CHUNK delivered to `link` (either end)."""
     if mtype == link.SNAP[1]:
-        s = link._snap_in = SnapIn(payload, link._snap_limit())
+        s = link._snap_in = SnapIn(payload, link._limit)
         if s.error:
             failed(link, s.id, s.error)
         return
@@ -94,7 +94,11 @@ def deliver(link, mtype, payload):
     if err:
         failed(link, s.id, err)
         return
-    err = link._snapshot_received(bytes(s.buf), s.count, s.head)
+    # the host's end takes a snapshot its own way (HostLink._snapshot_received);
+    # the device's is applied here
+    own = getattr(link, "_snapshot_received", None)
+    data = bytes(s.buf)
+    err = applied(link, data, s.count, s.head) if own is None else own(data, s.count, s.head)
     if err:
         failed(link, s.id, err)
     else:
@@ -117,7 +121,8 @@ def start(link, data, count, head):
 def send_own(link):
     """The device's snapshot (its snapshot_source), on SNAPREQ or a SYNC its
     ring cannot serve."""
-    link._set_tx(-1)
+    link._tx_ev = -1  # no event is sent while the snapshot goes
+    link._ev_pend = -1
     src = link.snapshot_source
     if src is None:
         link._queue.append((link.SNAP[3], [0, 0, "device has no snapshot source"]))
@@ -136,6 +141,7 @@ def applied(link, data, count, head):
     if err:
         return err
     link.restore(count, head, ())
-    link._set_tx(count)
+    link._tx_ev = count
+    link._ev_pend = -1
     link._note("snapshot_applied", count, head)
     return ""

@@ -405,7 +405,7 @@ def test_incompatible_protocol_is_reported_once():
     host.feed(line, 20)
     notes = host.take_notes()
     assert [n[0] for n in notes] == ["incompatible"]
-    assert "protocol 2" in notes[0][1] and host.state == ttlink.INCOMPATIBLE
+    assert "protocol 2" in notes[0][1] and host.state == ttlink_host.INCOMPATIBLE
 
 
 def test_device_lines_that_are_not_frames_reach_the_host_as_notes():

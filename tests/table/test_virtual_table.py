@@ -113,10 +113,11 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
     n = int(tricks[0][0].split()[2])
     assert n >= 10 and 0 < tricks[0][1] < 160 * n
     # code the table does not need stayed out of the heap: the host's end of
-    # the link, the Pico's board, snapshot restoring and table.cfg's reader
+    # the link, the Pico's board, snapshot restoring and table.cfg's reader;
+    # and the link's set-up and handshake, loaded for them only (ttlink_rare)
     assert "table" in vt.modules_loaded and "ttlink" in vt.modules_loaded
     for never in ("ttlink_host", "picoboard", "tablerestore", "persistload", "tableconfig", "enrollmode", "snaplayout", "evlayout",
-                  "mainstart", "ttlink_snap"):
+                  "mainstart", "mainhost", "ttlink_snap", "ttlink_rare"):
         assert never not in vt.modules_loaded
     # the rules engine and the hand's rules by turns (tablerules.py): at the
     # hand's end the engine has left the heap and drules_hand settled the
@@ -178,7 +179,7 @@ def test_power_cut_between_tricks_resumes_from_flash(compiled: Path) -> None:
     # ring starts at the restored state: the host's record had to start there)
     assert any(isinstance(n, SnapshotIn) for n in vt2.notes)
     assert "table" in vt2.modules_loaded
-    assert not {"tablerestore", "persistload", "ttlink_snap"} & set(vt2.modules_loaded)
+    assert not {"tablerestore", "persistload", "ttlink_snap", "ttlink_rare"} & set(vt2.modules_loaded)
 
 
 def test_power_cut_in_the_middle_of_a_trick_loses_only_that_trick(compiled: Path) -> None:

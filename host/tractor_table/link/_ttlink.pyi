@@ -23,15 +23,8 @@ SNAP_CHUNK_T: int
 SNAP_DONE: int
 APP: int
 DOWN: int
-HANDSHAKE: int
 UP: int
-INCOMPATIBLE: int
 RTO_MIN: int
-RTO_MAX: int
-PING_MS: int
-DOWN_MS: int
-HELLO_MAX: int
-ANNOUNCE_GAP: int
 
 Timing = tuple[int, int, int, int]
 Note = list[Any]
@@ -46,7 +39,6 @@ class LineReader:
     overlong: int
     def __init__(self, on_line: Callable[[bytes], object], size: int = ...) -> None: ...
     def feed(self, data: bytes) -> None: ...
-    def reset(self) -> None: ...
 
 class _Link:
     state: int

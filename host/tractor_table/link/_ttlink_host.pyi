@@ -8,6 +8,10 @@ from typing import Any
 
 from ._ttlink import Timing, _Link
 
+HANDSHAKE: int
+INCOMPATIBLE: int
+HELLO_MAX: int
+
 class Record:
     base: int
     base_hash: int
