@@ -56,6 +56,11 @@ _OFF = const(3)
 _NST = const(6)
 _LCAP = const(9)
 _T3 = const(12)
+# the question's counts in self._qs (drules_ladder.py, the same values)
+_FT = const(4)
+_FBLO = const(5)
+_FBHI = const(6)
+_RB = const(12)  # bytes of one record of a failed question in self._tb (_failed)
 
 
 class Sweep(EngineBase):
@@ -635,6 +640,72 @@ class Sweep(EngineBase):
         # type: (int, int, int) -> bool
         n = self._n
         return self._fits_at(n[0], n[1], n[2], l2, l3, l4)
+
+    # The questions that failed, remembered (the ladders' _try): bytecode,
+    # here with the search and not with the ladders (bot play never loads
+    # it): _try calls _failed only after _qtest, which always asks
+    # _feasible (so the search is loaded), and _beaten only when a record
+    # is there, which only _failed writes after _lstart cleared them.
+    def _failed(self):
+        # type: () -> None
+        """Remember the question that the search could not place, in
+        self._tb (free in a ladder check: _tpoly's knapsack, which no ladder
+        check asks): two records of _RB bytes, the older one replaced: its
+        parts (up to four kinds, (width << 5 | length, how many)), its pairs
+        in runs of any length (t) and the bounds of their runs of 3 (_FBLO,
+        _FBHI). The question only grows until _lstart, which forgets them."""
+        tb = self._tb
+        q = self._qs
+        if q[_FBHI] > 15:
+            return
+        b = 0 if tb[0] == 0 else _RB if tb[_RB] == 0 else tb[_RB - 1]
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        j = b + 3
+        for i in range(self._nq):
+            if qn[i]:
+                if j >= b + _RB - 1:
+                    tb[b] = 0  # too many kinds to remember
+                    return
+                tb[j] = (qm[i] << 5) | qk[i]
+                tb[j + 1] = qn[i]
+                j += 2
+        tb[b] = ((j - b - 3) >> 1) + 1
+        tb[b + 1] = q[_FT]
+        tb[b + 2] = (q[_FBLO] << 4) | q[_FBHI]
+        tb[_RB - 1] = _RB - b  # the other record goes next
+
+    def _beaten(self):
+        # type: () -> bool
+        """Does a question that failed (_failed) ask for no more than this
+        one: the same pairs in runs of any length, split no other way than
+        it could be, and of every other kind of part as many or fewer? Then
+        no placement of this one exists either (one would place that one)."""
+        tb = self._tb
+        q = self._qs
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        nq = self._nq
+        b = 0
+        while b < 2 * _RB:
+            c = tb[b]
+            if c and tb[b + 1] == q[_FT] and tb[b + 2] >> 4 <= q[_FBLO] and q[_FBHI] <= tb[b + 2] & 15:
+                j = b + 3
+                e = j + 2 * (c - 1)
+                while j < e:
+                    x = tb[j]
+                    i = 0
+                    while i < nq and not (qm[i] == x >> 5 and qk[i] == x & 31 and qn[i] >= tb[j + 1]):
+                        i += 1
+                    if i == nq:
+                        break
+                    j += 2
+                if j >= e:
+                    return True
+            b += _RB
+        return False
 
 
 def load_all(D):

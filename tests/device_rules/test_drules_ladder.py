@@ -119,3 +119,33 @@ def test_oracle_bounds_answer_failing_questions_without_a_sweep():
     )
     assert r == D.R_TRACTOR
     assert e.nstates - n0 < 9, e.nstates - n0
+
+
+def test_a_question_covering_one_that_failed_fails_without_a_sweep():
+    # adversarial.jsonl's adv-52: a Titanic and two runs of two pairs failed
+    # for one unit of the ladder, then the same with three pairs more for the
+    # next: that question asks for no less than the one that failed, so it
+    # fails without the search's 13 states (drules_sweep._failed, _beaten;
+    # 28 states before), with the full engine's reason. adv-47: pairs past a
+    # tractor's runs failed, then the led pair beside them (no state at all).
+    e = engine("Q", "C", decks=4)
+    n0 = e.nstates
+    r = follow(
+        e,
+        "QS QS 2C 2C 2C 3C 3C 3C 4C 4C 4C 5C 5C 6C 6C 7C 7C 8C 8C 9C 9C JC SJ SJ BJ BJ",
+        "2S 9S TS 3H 5H 7H 7H 9H QH QH QH QH KH 2D 3D 5D 6D 6D 8D 8D 9D KD 2C 3C 4C 5C 5C 6C 6C 8C 8C"
+        " TC TC TC TC JC QC QC QC KC KC KC KC AC AC AC AC",
+        "QH QH QH QH 3C 4C 5C 5C 6C 6C 8C 8C TC TC TC TC JC QC QC KC KC KC KC AC AC AC",
+    )
+    assert r == D.R_PAIRS
+    assert e.nstates - n0 < 20, e.nstates - n0
+    e = engine("2", "D", decks=4)
+    n0 = e.nstates
+    r = follow(
+        e,
+        "2S 2S 2S 2S 2H 2H 2D 2D 7D 7D 8D JD JD JD QD QD QD KD KD AD AD 2C 2C 2C 2C SJ SJ",
+        "KS 2H 2H 3D 3D 3D 3D 4D 4D 5D 5D 5D 7D 9D 9D 9D 9D TD TD TD TD JD KD KD SJ BJ BJ BJ BJ",
+        "2H 2H 3D 3D 3D 3D 4D 4D 5D 5D 5D 7D 9D 9D 9D 9D TD TD TD TD JD KD SJ BJ BJ BJ BJ",
+    )
+    assert r == D.R_PAIRS
+    assert e.nstates - n0 == 0, e.nstates - n0
