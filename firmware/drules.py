@@ -252,8 +252,8 @@ class Engine(Plays, Matching):
         # The play's figures (_ladder): its faces of 2, 3, >= 4 copies (0-2),
         # its longest stretches of each width (3-5); the faces left over by
         # the placement in self._u when _tail found them with no choice (6-8,
-        # 9: 1 if so); 10 and 13: pairs alone that failed (_try: the size of
-        # the question + 1, 0: none; how many pairs); 11: 1 while _ladder
+        # 9: 1 if so); 10 and 13: free (the pairs alone that failed, until
+        # the questions that failed were remembered: _failed); 11: 1 while _ladder
         # asks _lvector to stop early; 12: the widths _lstart sets up
         # (_psetup's nw: 1 when the lead has no run of triples or quads). One
         # buffer: no more names (qstrs) in the heap.

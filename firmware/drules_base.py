@@ -127,3 +127,5 @@ class EngineBase:
     _ungreedy: "Callable[[int], None]"
     _tail: "Callable[[int, int, int, int], bool]"
     _fits_at: "Callable[[int, int, int, int, int, int], bool]"
+    _failed: "Callable[[], None]"
+    _beaten: "Callable[[], bool]"

@@ -42,6 +42,7 @@ _FBHI = const(6)
 _NX = const(7)  # the crossings of edges of its runs but those of pairs in runs of any length
 _OFF = const(3)  # self._tot's triple of the faces off the stretches (drules_place.py)
 _T3 = const(12)  # self._tot's 3-faces on stretches of triples
+_RB = const(12)  # bytes of one record of a failed question in self._tb (_failed)
 
 
 class Ladders(EngineBase):
@@ -189,7 +190,8 @@ class Ladders(EngineBase):
         self._nq = 0
         q = self._qs
         q[_S2] = q[_S3] = q[_S4] = q[_NRUN] = q[_FT] = q[_FBLO] = q[_FBHI] = q[_NX] = 0
-        self._vp[10] = 0  # (no pairs known to fail)
+        tb = self._tb  # (no question known to fail: _failed)
+        tb[0] = tb[_RB] = 0
         n = self._n
         n[0] = n[1] = n[2] = 0
         self._uzero()
@@ -363,19 +365,16 @@ class Ladders(EngineBase):
 
     # bytecode (issue 21, a heap that fits): 3.7 % of the adversarial corpora's time (CPython
     # profile), so about 2.5 % slower at worst on the chip; native: 1,744 B of the chip's heap
+    # resident with the ladders (4.6 KB since; with the search only, as a copy: 5.2 KB of the
+    # chip's heap and the .mpy files over their 40 KB, for 0.91x at worst: not kept,
+    # docs/firmware.md "worst6")
     def _try(self, m, k, n, pairs, t, keep):
         # type: (int, int, int, int, int, bool) -> bool
         """Add n parts (m, k), `pairs` pairs and t pairs in runs (any runs of
         >= 2 pairs) to the question: can it be placed? If so and keep, they
         stay in the question (and the placement); else all is as it was."""
-        # Pairs alone that failed on this question (the question only grows
-        # until _lstart, so its size names it): as many or more fail too
-        # (adv-47: a tractor's pairs, then a led pair, the same question)
         v = self._vp
         q = self._qs
-        b = q[_S2] + q[_S3] + q[_S4] + 1
-        if v[10] == b and t == 0 and (n == 0 or k == 1 and m == 2) and n + pairs >= v[13]:
-            return False
         # First what the positions do not change: enough sets of each width
         # (the sets of every part, anywhere), runs no longer than the longest
         # stretch; and a question without runs needs nothing more.
@@ -486,6 +485,15 @@ class Ladders(EngineBase):
         # it fits, the sets in what is left: no search, and often enough.
         # (the placement as it was, in _ub: the runs placed here are taken
         # back by one slice copy, _urestore, not run by run)
+        # A question that failed before (_failed) with no more in it than
+        # this one: this one fails too (adv-52: a Titanic and two runs of
+        # two pairs failed; with three pairs more, 13 states to none; adv-47:
+        # a tractor's pairs past its runs, then the led pair beside it)
+        tb = self._tb
+        if (tb[0] and tb[1] == q[_FT]) or (tb[_RB] and tb[_RB + 1] == q[_FT]):
+            if self._beaten():
+                self._drop(m, k, n, pairs, t, runs, lo, hi)
+                return False
         self._ng = 0
         self._ub[:] = self._u
         g = (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi, 1))
@@ -517,11 +525,10 @@ class Ladders(EngineBase):
         ok = self._qtest()
         if ok and keep:
             return True
+        if not ok:
+            self._failed()
         self._urestore()
         self._drop(m, k, n, pairs, t, runs, lo, hi)
-        if not ok and t == 0 and (n == 0 or k == 1 and m == 2):
-            v[10] = b
-            v[13] = n + pairs
         return ok
 
     def _drop(self, m, k, n, pairs, t, runs, lo, hi):

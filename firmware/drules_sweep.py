@@ -56,6 +56,11 @@ _OFF = const(3)
 _NST = const(6)
 _LCAP = const(9)
 _T3 = const(12)
+# the question's counts in self._qs (drules_ladder.py, the same values)
+_FT = const(4)
+_FBLO = const(5)
+_FBHI = const(6)
+_RB = const(12)  # bytes of one record of a failed question in self._tb (_failed)
 
 
 class Sweep(EngineBase):
@@ -514,6 +519,8 @@ class Sweep(EngineBase):
             tot[2] - o4,
         ):
             return False
+        if not self._posbound(nd):
+            return False
         self._mon = r <= 65536
         if self._mon:
             self._newgen()
@@ -635,6 +642,165 @@ class Sweep(EngineBase):
         # type: (int, int, int) -> bool
         n = self._n
         return self._fits_at(n[0], n[1], n[2], l2, l3, l4)
+
+    @micropython.native
+    def _posbound(self, nd):
+        # type: (int) -> bool
+        """Can the runs of pairs find their pairs by position, beside the
+        runs of triples and quads (at most two of them: each placement
+        tried)? The pairs of runs at p are at most u(p) and at most
+        u(p - 1) + u(p + 1) (each run through p has a pair at a neighbour),
+        u the pairs each position still holds. False: no placement."""
+        dm = self._dm
+        dk = self._dk
+        dn = self._dn
+        need = 0
+        w = 0
+        i1 = -1
+        i2 = -1
+        for i in range(nd):
+            k = dk[i]
+            if k < 2:
+                continue
+            if dm[i] == 2:
+                need += dn[i] * k
+            else:
+                w += dn[i]
+                if i1 < 0:
+                    i1 = i
+                else:
+                    i2 = i
+        if need == 0 or w > 2:
+            return True
+        np_ = self._np
+        st = self._st
+        a = self._a
+        m1 = k1 = m2 = k2 = 0
+        if w:
+            m1 = dm[i1]
+            k1 = dk[i1]
+            if w == 2:
+                if i2 < 0:
+                    i2 = i1
+                m2 = dm[i2]
+                k2 = dk[i2]
+        s1 = 0
+        while s1 < np_:
+            if w == 0 or st[(m1 - 2) * _NPOS + s1] >= k1:
+                s2 = 0
+                while s2 < np_:
+                    if w < 2 or st[(m2 - 2) * _NPOS + s2] >= k2:
+                        # u(p) from the faces at p less the runs' on it
+                        # (quads 4-faces, triples 3-faces first: the
+                        # fewest pairs lost), term p - 1 once u(p) is known
+                        b = 0
+                        ul = uc = 0
+                        p = 0
+                        while p <= np_:
+                            un = 0
+                            if p < np_:
+                                q = t = 0
+                                if k1 and s1 <= p < s1 + k1:
+                                    if m1 == 4:
+                                        q = 1
+                                    else:
+                                        t = 1
+                                if k2 and s2 <= p < s2 + k2:
+                                    if m2 == 4:
+                                        q += 1
+                                    else:
+                                        t += 1
+                                c3 = a[_NPOS + p]
+                                c4 = a[2 * _NPOS + p] - q
+                                if t > c3:
+                                    c4 -= t - c3
+                                    c3 = 0
+                                else:
+                                    c3 -= t
+                                if c4 < 0:
+                                    break
+                                un = a[p] + c3 + 2 * c4
+                            if p:
+                                x = ul + un
+                                b += uc if uc < x else x
+                            ul = uc
+                            uc = un
+                            p += 1
+                        if p > np_ and b >= need:
+                            return True
+                    if w < 2:
+                        break
+                    s2 += 1
+            if w == 0:
+                break
+            s1 += 1
+        return False
+
+    # The questions that failed, remembered (the ladders' _try): bytecode,
+    # here with the search and not with the ladders (bot play never loads
+    # it): _try calls _failed only after _qtest, which always asks
+    # _feasible (so the search is loaded), and _beaten only when a record
+    # is there, which only _failed writes after _lstart cleared them.
+    def _failed(self):
+        # type: () -> None
+        """Remember the question that the search could not place, in
+        self._tb (free in a ladder check: _tpoly's knapsack, which no ladder
+        check asks): two records of _RB bytes, the older one replaced: its
+        parts (up to four kinds, (width << 5 | length, how many)), its pairs
+        in runs of any length (t) and the bounds of their runs of 3 (_FBLO,
+        _FBHI). The question only grows until _lstart, which forgets them."""
+        tb = self._tb
+        q = self._qs
+        if q[_FBHI] > 15:
+            return
+        b = 0 if tb[0] == 0 else _RB if tb[_RB] == 0 else tb[_RB - 1]
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        j = b + 3
+        for i in range(self._nq):
+            if qn[i]:
+                if j >= b + _RB - 1:
+                    tb[b] = 0  # too many kinds to remember
+                    return
+                tb[j] = (qm[i] << 5) | qk[i]
+                tb[j + 1] = qn[i]
+                j += 2
+        tb[b] = ((j - b - 3) >> 1) + 1
+        tb[b + 1] = q[_FT]
+        tb[b + 2] = (q[_FBLO] << 4) | q[_FBHI]
+        tb[_RB - 1] = _RB - b  # the other record goes next
+
+    def _beaten(self):
+        # type: () -> bool
+        """Does a question that failed (_failed) ask for no more than this
+        one: the same pairs in runs of any length, split no other way than
+        it could be, and of every other kind of part as many or fewer? Then
+        no placement of this one exists either (one would place that one)."""
+        tb = self._tb
+        q = self._qs
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        nq = self._nq
+        b = 0
+        while b < 2 * _RB:
+            c = tb[b]
+            if c and tb[b + 1] == q[_FT] and tb[b + 2] >> 4 <= q[_FBLO] and q[_FBHI] <= tb[b + 2] & 15:
+                j = b + 3
+                e = j + 2 * (c - 1)
+                while j < e:
+                    x = tb[j]
+                    i = 0
+                    while i < nq and not (qm[i] == x >> 5 and qk[i] == x & 31 and qn[i] >= tb[j + 1]):
+                        i += 1
+                    if i == nq:
+                        break
+                    j += 2
+                if j >= e:
+                    return True
+            b += _RB
+        return False
 
 
 def load_all(D):

@@ -119,3 +119,64 @@ def test_oracle_bounds_answer_failing_questions_without_a_sweep():
     )
     assert r == D.R_TRACTOR
     assert e.nstates - n0 < 9, e.nstates - n0
+
+
+def test_a_question_covering_one_that_failed_fails_without_a_sweep():
+    # adversarial.jsonl's adv-52: a Titanic and two runs of two pairs failed
+    # for one unit of the ladder, then the same with three pairs more for the
+    # next: that question asks for no less than the one that failed, so it
+    # fails without the search's 13 states (drules_sweep._failed, _beaten;
+    # 28 states before), with the full engine's reason. adv-47: pairs past a
+    # tractor's runs failed, then the led pair beside them (no state at all).
+    e = engine("Q", "C", decks=4)
+    n0 = e.nstates
+    r = follow(
+        e,
+        "QS QS 2C 2C 2C 3C 3C 3C 4C 4C 4C 5C 5C 6C 6C 7C 7C 8C 8C 9C 9C JC SJ SJ BJ BJ",
+        "2S 9S TS 3H 5H 7H 7H 9H QH QH QH QH KH 2D 3D 5D 6D 6D 8D 8D 9D KD 2C 3C 4C 5C 5C 6C 6C 8C 8C"
+        " TC TC TC TC JC QC QC QC KC KC KC KC AC AC AC AC",
+        "QH QH QH QH 3C 4C 5C 5C 6C 6C 8C 8C TC TC TC TC JC QC QC KC KC KC KC AC AC AC",
+    )
+    assert r == D.R_PAIRS
+    assert e.nstates - n0 < 20, e.nstates - n0
+    e = engine("2", "D", decks=4)
+    n0 = e.nstates
+    r = follow(
+        e,
+        "2S 2S 2S 2S 2H 2H 2D 2D 7D 7D 8D JD JD JD QD QD QD KD KD AD AD 2C 2C 2C 2C SJ SJ",
+        "KS 2H 2H 3D 3D 3D 3D 4D 4D 5D 5D 5D 7D 9D 9D 9D 9D TD TD TD TD JD KD KD SJ BJ BJ BJ BJ",
+        "2H 2H 3D 3D 3D 3D 4D 4D 5D 5D 5D 7D 9D 9D 9D 9D TD TD TD TD JD KD SJ BJ BJ BJ BJ",
+    )
+    assert r == D.R_PAIRS
+    assert e.nstates - n0 == 0, e.nstates - n0
+
+
+def test_runs_of_pairs_that_find_no_neighbours_fail_without_a_sweep():
+    # adversarial.jsonl's adv-53 and adv-51: questions that every count bound
+    # lets through fail on where the faces are (drules_sweep._posbound): the
+    # triple tractor takes two of the only stretch of triples' three
+    # positions (adv-53), the quad and triple tractors positions 9-11 whole
+    # (adv-51), and the pairs each position keeps, capped by its neighbours',
+    # are fewer than the runs of pairs need. 32 and 21 states before.
+    e = engine("Q", "S", decks=4)
+    n0 = e.nstates
+    r = follow(
+        e,
+        "2S 5S 5S 5S 6S 6S 6S 9S TS TS JS JS QS QS KS KS AS AS QH QH QD QD QC QC SJ SJ BJ BJ",
+        "2S 2S 2S 3S 3S 3S 3S 4S 4S 4S 4S 5S 6S 7S 7S 7S 7S 8S 8S 8S 8S 9S 9S 9S TS TS JS JS QS QS KS KS AS AS"
+        " QH QH QD QD QC QC SJ SJ BJ BJ",
+        "2S 2S 3S 3S 4S 4S 4S 7S 7S 7S 7S 8S 8S 8S 8S 9S 9S 9S QS QS AS AS QH QD QD QC QC BJ",
+    )
+    assert r == D.R_TRACTOR
+    assert e.nstates - n0 == 0, e.nstates - n0
+    e = engine("5", "D", decks=4)
+    n0 = e.nstates
+    r = follow(
+        e,
+        "2D 2D 2D 2D 3D 3D 3D 4D 4D 4D 5D 5D 5D 5D 6D 6D 6D 6D 7D 7D 7D 8D 8D 8D 9D 9D TD TD JD JD SJ SJ SJ SJ",
+        "4S 4S 5S 5S 5S 5S 6S 6S 8S TS 3H 5H 5H 5H 5H 7H 3D 4D 7D 8D 9D 9D TD TD JD JD QD QD QD QD KD KD KD KD"
+        " AD AD AD AD 2C 3C 4C 4C 5C 5C 5C 5C 7C 7C JC BJ BJ BJ BJ",
+        "5S 5S 5S 5S 5H 5H 5H 5H 3D 7D 9D 9D TD TD JD JD QD QD QD KD KD KD KD AD AD AD AD 5C 5C 5C 5C BJ BJ BJ",
+    )
+    assert r == D.R_PAIRS
+    assert e.nstates - n0 < 10, e.nstates - n0
