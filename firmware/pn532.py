@@ -52,6 +52,11 @@ _RF_CONFIGURATION = const(0x32)
 _IN_LIST_PASSIVE_TARGET = const(0x4A)
 
 _ACK = b"\x00\x00\xff\x00\xff\x00"
+# ticks_us() wraps at 2**30 (the rp2 port's ticks period)
+_TICKS_MASK = const(0x3FFFFFFF)
+# a poll that finds a card answers this long (us) after one that finds none:
+# the two cascade levels of a 7-byte UID (NTAG213), 2 x 2.1 ms
+_CARD_US = const(4200)
 
 # Bytes sent and received, per command, through the fixed-size buffers below.
 # A poll answer holds at most two targets with 10-byte UIDs:
@@ -133,6 +138,10 @@ class PN532:
     # the constant frames, shared by every reader (built by the first __init__)
     _op_status = _op_read = _w_version = _w_field_off = None
     _w_poll1 = _w_poll2 = _w_abort = _ack_wire = None
+    # step()'s reads in one transfer: the data-read op then zeros (the
+    # length of the ACK, short and long buffers), and the ACK as read so
+    # (its first byte the op's slot, cleared)
+    _rd_ack = _rd_short = _rd_long = _ack_op = None
 
     def __init__(
         self,
@@ -179,6 +188,10 @@ class PN532:
                 w[1 + i] = _REV[_ACK[i]]
             cls._w_abort = w
             cls._ack_wire = bytes(_REV[b] for b in _ACK)
+            cls._rd_ack = cls._op_read + bytes(5)
+            cls._rd_short = cls._op_read + bytes(_SHORT_READ - 1)
+            cls._rd_long = cls._op_read + bytes(_POLL_READ - 1)
+            cls._ack_op = b"\x00" + cls._ack_wire[:5]
             cls._w_poll1 = _wire_frame(b"\xd4\x4a\x01\x00")  # 1 target, 106 kbps type A
         self._status = bytearray(2)
         self._ack = bytearray(6)
@@ -417,10 +430,15 @@ class PN532:
         cs = self._cs
         spi = self._spi
         irq = self._irq
-        el = clock.ticks_diff(clock.ticks_us(), self._op_t0)
+        # us since the phase's command (ticks_us wraps at 2**30 on the rp2
+        # port): the subtraction here, not a call of ticks_diff
+        el = (clock.ticks_us() - self._op_t0) & _TICKS_MASK
         while True:
-            slot = op + 5  # the learned-wait slots 6..9 (poll: 6 ACK, 7 answer; its field-off: 8, 9)
-            hint = hints[slot]
+            # one look a command: not before its answer's learned wait (the
+            # ACK, due long before, is read at that look too: cycle4), the
+            # learned-wait slots 7 (the poll's answer) and 9 (its field-off's)
+            slot = op + 5  # 6 poll ACK, 7 its answer; 8 field-off ACK, 9 its answer
+            hint = hints[slot | 1]
             if el < hint:
                 self.wait = hint - el
                 return PENDING  # the chip needed longer than this last time
@@ -435,16 +453,40 @@ class PN532:
             su = self.step_us
             if not ready:
                 if el < (self.ack_timeout_us if op & 1 else self.poll_timeout_us if op == 2 else self.timeout_us):
-                    self._op_last = el
+                    if not op & 1:
+                        self._op_last = el
                     m = self._op_miss + 1
                     self._op_miss = m
-                    self.wait = su << (m if m < 2 else 2)
+                    if op == 2 and m == 2:
+                        # the poll's answer not there at the learned time
+                        # (a poll without a card's) nor step_us later: a
+                        # tag's, two cascade levels of a 7-byte UID later
+                        # (docs/readers.md, "Timings"), not a look every
+                        # step_us until then
+                        w = hint + _CARD_US - el
+                        self.wait = w if w > su else su
+                    else:
+                        self.wait = su if m < 3 else su << 1 if m < 4 else su << 2
                     return PENDING
                 hints[slot] = 0
                 if op & 1:
                     return self._end(op, ERR_NO_ACK)
                 self._write(self._w_abort)  # tell the chip to drop the command
                 return self._end(op, ERR_TIMEOUT)
+            # the ACK or the answer in one transfer (the data-read op, then
+            # the bytes; the op's slot, byte 0, cleared: no frame byte)
+            if op & 1:
+                buf = self._ack
+                cs.value(0)
+                spi.write_readinto(self._rd_ack, buf)
+                cs.value(1)
+                buf[0] = 0
+                if buf != self._ack_op:
+                    return self._end(op, ERR_BAD_ACK)
+                op += 1
+                self._op = op
+                self._op_miss = 0
+                continue  # its answer's status at once: the look is due (above)
             last = self._op_last
             if last < 0:
                 h = hint - 20
@@ -455,33 +497,34 @@ class PN532:
                 # only down: a poll with a card answers 4.2 ms after one without
                 h = last if hint == 0 or last < hint else hint
             hints[slot] = h if h > 0 else 0
-            # the ACK or the answer (as _read(), inlined)
-            buf = self._ack if op & 1 else self._long if op == 2 else self._short
             cs.value(0)
-            spi.write(self._op_read)
-            spi.readinto(buf, 0)
-            cs.value(1)
-            if op & 1:
-                if self._ack != self._ack_wire:
-                    return self._end(op, ERR_BAD_ACK)
-                self._op = op + 1
+            if op == 2:
+                buf = self._long
+                spi.write_readinto(self._rd_long, buf)
+                cs.value(1)
+                # the field off first (RFConfiguration, inlined), then the
+                # answer's check while it goes off
+                cs.value(0)
+                spi.write(self._w_field_off)
+                cs.value(1)
+                self.commands += 1
+                self._op = 3
+                self._op_t0 = clock.ticks_us()
                 self._op_last = -1
                 self._op_miss = 0
-                el = clock.ticks_diff(clock.ticks_us(), self._op_t0)
-                w = hints[slot + 1] - el
-                if w > 0:
-                    self.wait = w
-                    return PENDING
-                # the answer's learned wait is over already (a group read
-                # late: Scanner.launch): its answer now, not after a return
-                # to the scanner and a sleep of step_us
-                op += 1
-                continue
-            if op == 2:
-                # the field off first, then the answer's check while it goes off
-                self._off_now(clock)
-                self.found = self._targets(self._parse(buf, _IN_LIST_PASSIVE_TARGET))
+                buf[0] = 0
+                n = self._parse(buf, _IN_LIST_PASSIVE_TARGET)
+                if n > 0 and buf[self.data_at] == 0:
+                    self.found = 0  # no tag: nothing to copy (uid_len is 0 since poll_begin)
+                else:
+                    self.found = self._targets(n)
+                w = hints[9]
+                self.wait = w if w > 0 else su
                 return PENDING
+            buf = self._short
+            spi.write_readinto(self._rd_short, buf)
+            cs.value(1)
+            buf[0] = 0
             self._op = 0
             n = self._parse(buf, _RF_CONFIGURATION)
             self.off = n if n < 0 else OK
