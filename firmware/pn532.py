@@ -57,6 +57,10 @@ _TICKS_MASK = const(0x3FFFFFFF)
 # a poll that finds a card answers this long (us) after one that finds none:
 # the two cascade levels of a 7-byte UID (NTAG213), 2 x 2.1 ms
 _CARD_US = const(4200)
+# a look that finds the chip ready within this (us) of the last that found
+# it busy moves the learned wait half-way between them; from looks further
+# apart (after the jump to a tag's answer) the wait is the busy look's
+_LEARN_US = const(1500)
 
 # Bytes sent and received, per command, through the fixed-size buffers below.
 # A poll answer holds at most two targets with 10-byte UIDs:
@@ -457,14 +461,14 @@ class PN532:
                         self._op_last = el
                     m = self._op_miss + 1
                     self._op_miss = m
-                    if op == 2 and m == 2:
-                        # the poll's answer not there at the learned time
-                        # (a poll without a card's) nor step_us later: a
+                    if op == 2 and el - hint >= su << 1:
+                        # the poll's answer still not there two looks after
+                        # the learned time (a poll without a card's): a
                         # tag's, two cascade levels of a 7-byte UID later
                         # (docs/readers.md, "Timings"), not a look every
                         # step_us until then
                         w = hint + _CARD_US - el
-                        self.wait = w if w > su else su
+                        self.wait = w if w > su else su << 1
                     else:
                         self.wait = su if m < 3 else su << 1 if m < 4 else su << 2
                     return PENDING
@@ -487,16 +491,20 @@ class PN532:
                 self._op = op
                 self._op_miss = 0
                 continue  # its answer's status at once: the look is due (above)
+            # the learned wait: the answer came after the last look that
+            # found the chip busy and by this one
             last = self._op_last
             if last < 0:
-                h = hint - 20
-            elif hint > 0 and last >= hint and el - hint <= su << 1:
-                # busy, then ready at the next look: half-way next time
-                h = (last + el) >> 1
+                # ready at the first look: a little earlier next time, if the
+                # look was made on time (one made late, the group read a turn
+                # later, says nothing of when the chip answered)
+                h = hint - 20 if el - hint <= su else hint
+            elif el - last <= _LEARN_US:
+                h = (last + el) >> 1  # busy, then ready soon after: half-way
             else:
-                # only down: a poll with a card answers 4.2 ms after one without
-                h = last if hint == 0 or last < hint else hint
-            hints[slot] = h if h > 0 else 0
+                h = last
+            if h < 0:
+                h = 0
             cs.value(0)
             if op == 2:
                 buf = self._long
@@ -515,7 +523,11 @@ class PN532:
                 buf[0] = 0
                 n = self._parse(buf, _IN_LIST_PASSIVE_TARGET)
                 if n > 0 and buf[self.data_at] == 0:
-                    self.found = 0  # no tag: nothing to copy (uid_len is 0 since poll_begin)
+                    # no tag: nothing to copy (uid_len is 0 since poll_begin);
+                    # the wait learned from polls without a tag only (one
+                    # with a tag answers 4.2 ms later)
+                    self.found = 0
+                    hints[7] = h
                 else:
                     self.found = self._targets(n)
                 w = hints[9]
@@ -526,6 +538,7 @@ class PN532:
             cs.value(1)
             buf[0] = 0
             self._op = 0
+            hints[9] = h
             n = self._parse(buf, _RF_CONFIGURATION)
             self.off = n if n < 0 else OK
             return self.found
