@@ -461,16 +461,17 @@ class PN532:
                         self._op_last = el
                     m = self._op_miss + 1
                     self._op_miss = m
+                    w = su << (m if m < 2 else 2)
                     if op == 2 and el - hint >= su << 1:
-                        # the poll's answer still not there two looks after
-                        # the learned time (a poll without a card's): a
-                        # tag's, two cascade levels of a 7-byte UID later
+                        # the poll's answer still not there two step_us
+                        # after the learned time (a poll without a card's):
+                        # a tag's, two cascade levels of a 7-byte UID later
                         # (docs/readers.md, "Timings"), not a look every
-                        # step_us until then
-                        w = hint + _CARD_US - el
-                        self.wait = w if w > su else su << 1
-                    else:
-                        self.wait = su if m < 3 else su << 1 if m < 4 else su << 2
+                        # 0.8 ms until then
+                        k = hint + _CARD_US - el
+                        if k > w:
+                            w = k
+                    self.wait = w
                     return PENDING
                 hints[slot] = 0
                 if op & 1:
@@ -481,10 +482,18 @@ class PN532:
             # the bytes; the op's slot, byte 0, cleared: no frame byte)
             if op & 1:
                 buf = self._ack
-                cs.value(0)
-                spi.write_readinto(self._rd_ack, buf)
-                cs.value(1)
-                buf[0] = 0
+                rd = self._rd_ack
+            elif op == 2:
+                buf = self._long
+                rd = self._rd_long
+            else:
+                buf = self._short
+                rd = self._rd_short
+            cs.value(0)
+            spi.write_readinto(rd, buf)
+            cs.value(1)
+            buf[0] = 0
+            if op & 1:
                 if buf != self._ack_op:
                     return self._end(op, ERR_BAD_ACK)
                 op += 1
@@ -505,43 +514,34 @@ class PN532:
                 h = last
             if h < 0:
                 h = 0
+            if op == 4:
+                self._op = 0
+                hints[9] = h
+                n = self._parse(buf, _RF_CONFIGURATION)
+                self.off = n if n < 0 else OK
+                return self.found
+            # the field off first (RFConfiguration, inlined), then the
+            # answer's check while it goes off
             cs.value(0)
-            if op == 2:
-                buf = self._long
-                spi.write_readinto(self._rd_long, buf)
-                cs.value(1)
-                # the field off first (RFConfiguration, inlined), then the
-                # answer's check while it goes off
-                cs.value(0)
-                spi.write(self._w_field_off)
-                cs.value(1)
-                self.commands += 1
-                self._op = 3
-                self._op_t0 = clock.ticks_us()
-                self._op_last = -1
-                self._op_miss = 0
-                buf[0] = 0
-                n = self._parse(buf, _IN_LIST_PASSIVE_TARGET)
-                if n > 0 and buf[self.data_at] == 0:
-                    # no tag: nothing to copy (uid_len is 0 since poll_begin);
-                    # the wait learned from polls without a tag only (one
-                    # with a tag answers 4.2 ms later)
-                    self.found = 0
-                    hints[7] = h
-                else:
-                    self.found = self._targets(n)
-                w = hints[9]
-                self.wait = w if w > 0 else su
-                return PENDING
-            buf = self._short
-            spi.write_readinto(self._rd_short, buf)
+            spi.write(self._w_field_off)
             cs.value(1)
-            buf[0] = 0
-            self._op = 0
-            hints[9] = h
-            n = self._parse(buf, _RF_CONFIGURATION)
-            self.off = n if n < 0 else OK
-            return self.found
+            self.commands += 1
+            self._op = 3
+            self._op_t0 = clock.ticks_us()
+            self._op_last = -1
+            self._op_miss = 0
+            n = self._parse(buf, _IN_LIST_PASSIVE_TARGET)
+            if n > 0 and buf[self.data_at] == 0:
+                # no tag: nothing to copy (uid_len is 0 since poll_begin);
+                # the wait learned from polls without a tag only (one
+                # with a tag answers 4.2 ms later)
+                self.found = 0
+                hints[7] = h
+            else:
+                self.found = self._targets(n)
+            w = hints[9]
+            self.wait = w if w > 0 else su
+            return PENDING
 
     # bytecode: a failed phase (rare), out of step()'s native code
     def _end(self, op, err):
