@@ -259,12 +259,24 @@ class PicoBoard:
         # turn takes it first, before its work, and nothing is launched)
         sc = self.scanner
         if sc._flight < 0:
-            return False  # all four at once: polled by taps()
+            # all four at once: polled by taps(); or the group served
+            # between a frame's pages brought events: the next turn's first
+            return sc._q_len > 0
         now = self._time.ticks_ms()
         if sc.tick(now, False):
             return True
         sc.launch(now)
         return False
+
+    def _between(self):
+        # between two pages of a frame (the display driver's update, 3.4 ms
+        # of I2C a page): the readers' group in flight served without
+        # waiting, and the next one set to work once it is done, so that a
+        # long frame (a trick's end: 5-6 pages) does not hold the readers up
+        # (issue 22, cycle4)
+        sc = self.scanner
+        if sc._flight >= 0:
+            sc.serve(self._time.ticks_ms())
 
     def _edge(self, pin):
         # a button's pin interrupt (hard: runs at the edge, or as soon as the

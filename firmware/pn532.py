@@ -55,8 +55,9 @@ _ACK = b"\x00\x00\xff\x00\xff\x00"
 # ticks_us() wraps at 2**30 (the rp2 port's ticks period)
 _TICKS_MASK = const(0x3FFFFFFF)
 # a poll that finds a card answers this long (us) after one that finds none:
-# the two cascade levels of a 7-byte UID (NTAG213), 2 x 2.1 ms
-_CARD_US = const(4200)
+# the two cascade levels of a 7-byte UID (NTAG213), 2 x 2.1 ms, and 0.1 ms
+# (the learned wait is a little short of a poll without a card's time)
+_CARD_US = const(4300)
 # a look that finds the chip ready within this (us) of the last that found
 # it busy moves the learned wait half-way between them; from looks further
 # apart (after the jump to a tag's answer) the wait is the busy look's
@@ -467,10 +468,9 @@ class PN532:
                         # after the learned time (a poll without a card's):
                         # a tag's, two cascade levels of a 7-byte UID later
                         # (docs/readers.md, "Timings"), not a look every
-                        # 0.8 ms until then
+                        # 0.8 ms until then; then every step_us for 1 ms
                         k = hint + _CARD_US - el
-                        if k > w:
-                            w = k
+                        w = k if k > su else su if k > -1000 else w
                     self.wait = w
                     return PENDING
                 hints[slot] = 0
