@@ -140,6 +140,7 @@ class PicoBoard:
     shown: "Any"
     readers_down: int
     view_changed: bool
+    _served: bool
     tag_sink: "Any"
     oled: "Any"
     display_errors: int
@@ -258,10 +259,13 @@ class PicoBoard:
         # through the flash's work); True when it saw something (the next
         # turn takes it first, before its work, and nothing is launched)
         sc = self.scanner
-        if sc._flight < 0:
-            # all four at once: polled by taps(); or the group served
-            # between a frame's pages brought events: the next turn's first
+        if self._served:
+            # the group taps() set to work was read between the frame's
+            # pages: the one set to work then is the next turn's taps()'s
+            self._served = False
             return sc._q_len > 0
+        if sc._flight < 0:
+            return False  # all four at once: polled by taps()
         now = self._time.ticks_ms()
         if sc.tick(now, False):
             return True
@@ -275,8 +279,11 @@ class PicoBoard:
         # long frame (a trick's end: 5-6 pages) does not hold the readers up
         # (issue 22, cycle4)
         sc = self.scanner
-        if sc._flight >= 0:
-            sc.serve(self._time.ticks_ms())
+        if sc._flight >= 0 and sc.serve(self._time.ticks_ms()):
+            # done: the next group set to work now searches through the
+            # frame's last pages and the link; the next turn's taps() reads
+            # it (mid_readers() does not wait for it)
+            self._served = True
 
     def _edge(self, pin):
         # a button's pin interrupt (hard: runs at the edge, or as soon as the
