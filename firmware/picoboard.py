@@ -140,7 +140,6 @@ class PicoBoard:
     shown: "Any"
     readers_down: int
     view_changed: bool
-    _served: bool
     tag_sink: "Any"
     oled: "Any"
     display_errors: int
@@ -161,6 +160,11 @@ class PicoBoard:
     uid: "bytes | None"
     _machine: "Any"
     wdt: "Any"
+
+    # the group taps() set to work was read between a frame's pages and the
+    # next one set to work there (_between): mid_readers() leaves it to the
+    # next turn's taps(); an instance's own True while so
+    _served = False
 
     def __init__(self, machine=None, store_path="/table.json"):
         # machine: the rp2 port's module, or (tests) a stand-in with the same

@@ -76,7 +76,6 @@ def setup(b, machine, store_path, decoder, retry_ms, edges):
 
         b.panel = SSD1306(i2c, H.DISPLAY_ADDR, H.DISPLAY_WIDTH, H.DISPLAY_HEIGHT)
     b.panel.between = b._between  # the readers served between a frame's pages
-    b._served = False  # ... and done there, a new group set to work
     try:
         b.panel.init()
         b.oled = b.panel
