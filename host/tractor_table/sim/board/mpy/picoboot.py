@@ -508,8 +508,6 @@ class Board:
         # the firmware's own time of this poll: its last time.ticks_ms(), the
         # main loop's ``now`` that the scanner judges its sightings by
         self.poll_ms[s] = self.clock.last_ms
-        if self.trace is not None:
-            self.trace.add(77, self.clock.now_us, 100 + s)
         if s == 0:
             # seat 0's reader polled again in its turn (after seat 3's): one
             # turn of the four seats (an out-of-turn poll is not a cycle's end)
