@@ -143,10 +143,6 @@ class PN532:
     # the constant frames, shared by every reader (built by the first __init__)
     _op_status = _op_read = _w_version = _w_field_off = None
     _w_poll1 = _w_poll2 = _w_abort = _ack_wire = None
-    # step()'s reads in one transfer: the data-read op then zeros (the
-    # length of the ACK, short and long buffers), and the ACK as read so
-    # (its first byte the op's slot, cleared)
-    _rd_ack = _rd_short = _rd_long = _ack_op = None
 
     def __init__(
         self,
@@ -193,10 +189,6 @@ class PN532:
                 w[1 + i] = _REV[_ACK[i]]
             cls._w_abort = w
             cls._ack_wire = bytes(_REV[b] for b in _ACK)
-            cls._rd_ack = cls._op_read + bytes(5)
-            cls._rd_short = cls._op_read + bytes(_SHORT_READ - 1)
-            cls._rd_long = cls._op_read + bytes(_POLL_READ - 1)
-            cls._ack_op = b"\x00" + cls._ack_wire[:5]
             cls._w_poll1 = _wire_frame(b"\xd4\x4a\x01\x00")  # 1 target, 106 kbps type A
         self._status = bytearray(2)
         self._ack = bytearray(6)
@@ -478,23 +470,14 @@ class PN532:
                     return self._end(op, ERR_NO_ACK)
                 self._write(self._w_abort)  # tell the chip to drop the command
                 return self._end(op, ERR_TIMEOUT)
-            # the ACK or the answer in one transfer (the data-read op, then
-            # the bytes; the op's slot, byte 0, cleared: no frame byte)
-            if op & 1:
-                buf = self._ack
-                rd = self._rd_ack
-            elif op == 2:
-                buf = self._long
-                rd = self._rd_long
-            else:
-                buf = self._short
-                rd = self._rd_short
+            # the ACK or the answer (as _read(), inlined)
+            buf = self._ack if op & 1 else self._long if op == 2 else self._short
             cs.value(0)
-            spi.write_readinto(rd, buf)
+            spi.write(self._op_read)
+            spi.readinto(buf, 0)
             cs.value(1)
-            buf[0] = 0
             if op & 1:
-                if buf != self._ack_op:
+                if buf != self._ack_wire:
                     return self._end(op, ERR_BAD_ACK)
                 op += 1
                 self._op = op
