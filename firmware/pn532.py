@@ -429,7 +429,7 @@ class PN532:
         irq = self._irq
         # us since the phase's command (ticks_us wraps at 2**30 on the rp2
         # port): the subtraction here, not a call of ticks_diff
-        el = (clock.ticks_us() - self._op_t0) & _TICKS_MASK
+        el = (clock.ticks_us() - self._op_t0) & _TICKS_MASK  # pyright: ignore[reportOperatorIssue]
         while True:
             # one look a command: not before its answer's learned wait (the
             # ACK, due long before, is read at that look too: cycle4), the
