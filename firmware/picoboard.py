@@ -161,6 +161,11 @@ class PicoBoard:
     _machine: "Any"
     wdt: "Any"
 
+    # the group taps() set to work was read between a frame's pages and the
+    # next one set to work there (_between): mid_readers() leaves it to the
+    # next turn's taps(); an instance's own True while so
+    _served = False
+
     def __init__(self, machine=None, store_path="/table.json"):
         # machine: the rp2 port's module, or (tests) a stand-in with the same
         # classes. The set-up runs once: its code is picostart.py's, loaded
@@ -258,6 +263,11 @@ class PicoBoard:
         # through the flash's work); True when it saw something (the next
         # turn takes it first, before its work, and nothing is launched)
         sc = self.scanner
+        if self._served:
+            # the group taps() set to work was read between the frame's
+            # pages: the one set to work then is the next turn's taps()'s
+            self._served = False
+            return sc._q_len > 0
         if sc._flight < 0:
             return False  # all four at once: polled by taps()
         now = self._time.ticks_ms()
@@ -265,6 +275,19 @@ class PicoBoard:
             return True
         sc.launch(now)
         return False
+
+    def _between(self):
+        # between two pages of a frame (the display driver's update, 3.4 ms
+        # of I2C a page): the readers' group in flight served without
+        # waiting, and the next one set to work once it is done, so that a
+        # long frame (a trick's end: 5-6 pages) does not hold the readers up
+        # (issue 22, cycle4)
+        sc = self.scanner
+        if sc._flight >= 0 and sc.serve(self._time.ticks_ms()):
+            # done: the next group set to work now searches through the
+            # frame's last pages and the link; the next turn's taps() reads
+            # it (mid_readers() does not wait for it)
+            self._served = True
 
     def _edge(self, pin):
         # a button's pin interrupt (hard: runs at the edge, or as soon as the

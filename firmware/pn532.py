@@ -52,6 +52,16 @@ _RF_CONFIGURATION = const(0x32)
 _IN_LIST_PASSIVE_TARGET = const(0x4A)
 
 _ACK = b"\x00\x00\xff\x00\xff\x00"
+# ticks_us() wraps at 2**30 (the rp2 port's ticks period)
+_TICKS_MASK = const(0x3FFFFFFF)
+# a poll that finds a card answers this long (us) after one that finds none:
+# the two cascade levels of a 7-byte UID (NTAG213), 2 x 2.1 ms, and 0.1 ms
+# (the learned wait is a little short of a poll without a card's time)
+_CARD_US = const(4300)
+# a look that finds the chip ready within this (us) of the last that found
+# it busy moves the learned wait half-way between them; from looks further
+# apart (after the jump to a tag's answer) the wait is the busy look's
+_LEARN_US = const(1500)
 
 # Bytes sent and received, per command, through the fixed-size buffers below.
 # A poll answer holds at most two targets with 10-byte UIDs:
@@ -417,10 +427,15 @@ class PN532:
         cs = self._cs
         spi = self._spi
         irq = self._irq
-        el = clock.ticks_diff(clock.ticks_us(), self._op_t0)
+        # us since the phase's command (ticks_us wraps at 2**30 on the rp2
+        # port): the subtraction here, not a call of ticks_diff
+        el = (clock.ticks_us() - self._op_t0) & _TICKS_MASK  # pyright: ignore[reportOperatorIssue]
         while True:
-            slot = op + 5  # the learned-wait slots 6..9 (poll: 6 ACK, 7 answer; its field-off: 8, 9)
-            hint = hints[slot]
+            # one look a command: not before its answer's learned wait (the
+            # ACK, due long before, is read at that look too: cycle4), the
+            # learned-wait slots 7 (the poll's answer) and 9 (its field-off's)
+            slot = op + 5  # 6 poll ACK, 7 its answer; 8 field-off ACK, 9 its answer
+            hint = hints[slot | 1]
             if el < hint:
                 self.wait = hint - el
                 return PENDING  # the chip needed longer than this last time
@@ -435,26 +450,26 @@ class PN532:
             su = self.step_us
             if not ready:
                 if el < (self.ack_timeout_us if op & 1 else self.poll_timeout_us if op == 2 else self.timeout_us):
-                    self._op_last = el
+                    if not op & 1:
+                        self._op_last = el
                     m = self._op_miss + 1
                     self._op_miss = m
-                    self.wait = su << (m if m < 2 else 2)
+                    w = su << (m if m < 2 else 2)
+                    if op == 2 and el - hint >= su << 1:
+                        # the poll's answer still not there two step_us
+                        # after the learned time (a poll without a card's):
+                        # a tag's, two cascade levels of a 7-byte UID later
+                        # (docs/readers.md, "Timings"), not a look every
+                        # 0.8 ms until then; then every step_us for 1 ms
+                        k = hint + _CARD_US - el
+                        w = k if k > su else su if k > -1000 else w
+                    self.wait = w
                     return PENDING
                 hints[slot] = 0
                 if op & 1:
                     return self._end(op, ERR_NO_ACK)
                 self._write(self._w_abort)  # tell the chip to drop the command
                 return self._end(op, ERR_TIMEOUT)
-            last = self._op_last
-            if last < 0:
-                h = hint - 20
-            elif hint > 0 and last >= hint and el - hint <= su << 1:
-                # busy, then ready at the next look: half-way next time
-                h = (last + el) >> 1
-            else:
-                # only down: a poll with a card answers 4.2 ms after one without
-                h = last if hint == 0 or last < hint else hint
-            hints[slot] = h if h > 0 else 0
             # the ACK or the answer (as _read(), inlined)
             buf = self._ack if op & 1 else self._long if op == 2 else self._short
             cs.value(0)
@@ -462,30 +477,54 @@ class PN532:
             spi.readinto(buf, 0)
             cs.value(1)
             if op & 1:
-                if self._ack != self._ack_wire:
+                if buf != self._ack_wire:
                     return self._end(op, ERR_BAD_ACK)
-                self._op = op + 1
-                self._op_last = -1
-                self._op_miss = 0
-                el = clock.ticks_diff(clock.ticks_us(), self._op_t0)
-                w = hints[slot + 1] - el
-                if w > 0:
-                    self.wait = w
-                    return PENDING
-                # the answer's learned wait is over already (a group read
-                # late: Scanner.launch): its answer now, not after a return
-                # to the scanner and a sleep of step_us
                 op += 1
-                continue
-            if op == 2:
-                # the field off first, then the answer's check while it goes off
-                self._off_now(clock)
-                self.found = self._targets(self._parse(buf, _IN_LIST_PASSIVE_TARGET))
-                return PENDING
-            self._op = 0
-            n = self._parse(buf, _RF_CONFIGURATION)
-            self.off = n if n < 0 else OK
-            return self.found
+                self._op = op
+                self._op_miss = 0
+                continue  # its answer's status at once: the look is due (above)
+            # the learned wait: the answer came after the last look that
+            # found the chip busy and by this one
+            last = self._op_last
+            if last < 0:
+                # ready at the first look: a little earlier next time, if the
+                # look was made on time (one made late, the group read a turn
+                # later, says nothing of when the chip answered)
+                h = hint - 20 if el - hint <= su else hint
+            elif el - last <= _LEARN_US:
+                h = (last + el) >> 1  # busy, then ready soon after: half-way
+            else:
+                h = last
+            if h < 0:
+                h = 0
+            if op == 4:
+                self._op = 0
+                hints[9] = h
+                n = self._parse(buf, _RF_CONFIGURATION)
+                self.off = n if n < 0 else OK
+                return self.found
+            # the field off first (RFConfiguration, inlined), then the
+            # answer's check while it goes off
+            cs.value(0)
+            spi.write(self._w_field_off)
+            cs.value(1)
+            self.commands += 1
+            self._op = 3
+            self._op_t0 = clock.ticks_us()
+            self._op_last = -1
+            self._op_miss = 0
+            n = self._parse(buf, _IN_LIST_PASSIVE_TARGET)
+            if n > 0 and buf[self.data_at] == 0:
+                # no tag: nothing to copy (uid_len is 0 since poll_begin);
+                # the wait learned from polls without a tag only (one
+                # with a tag answers 4.2 ms later)
+                self.found = 0
+                hints[7] = h
+            else:
+                self.found = self._targets(n)
+            w = hints[9]
+            self.wait = w if w > 0 else su
+            return PENDING
 
     # bytecode: a failed phase (rare), out of step()'s native code
     def _end(self, op, err):

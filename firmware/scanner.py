@@ -463,12 +463,28 @@ class Scanner:
             seat += step
         return active
 
+    def serve(self, now):
+        """The group ``launch()`` left running served without waiting (a
+        look at each reader whose answer may be in: its answer read, its
+        field switched off, its field-off's answer read), and once all have
+        answered and brought no event the next group launched at ``now``:
+        for the main loop's long work, between a frame's pages (issue 22).
+        True once the group in flight is done."""
+        f = self._flight
+        if f < 0 or not self._serve_group(f, self._flight_at, False):
+            return False
+        self._flight = -1
+        if not self._q_len:
+            self.launch(now)
+        return True
+
     @micropython.native
-    def _serve_group(self, g, now):
+    def _serve_group(self, g, now, block=True):
         # Serve the readers of group g, whose polls are running, at once: each
         # is served as its answer is ready; the driver switches its field off
         # at once (a field is on from its poll's start to its field-off's
-        # answer) and returns the poll's answer once the field is off
+        # answer) and returns the poll's answer once the field is off. Not
+        # ``block``: False at once when no reader is ready (serve())
         n = self.seats
         step = self._groups
         readers = self.readers
@@ -498,7 +514,10 @@ class Scanner:
                         self._polled(seat, rd, r, rd.off, now)
                 seat += step
             if active and not moved:
+                if not block:
+                    return False
                 readers[g].sleep_us(wait)
+        return True
 
     @micropython.native
     def _polled(self, seat, rd, found, off, now):

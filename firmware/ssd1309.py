@@ -50,6 +50,8 @@ class SSD1309:
         # the key of each page as last sent (update); None: the RAM is unknown
         self._keys = [None] * self.pages
         self._sent = None
+        #: called between two pages of an update (None: nothing)
+        self.between = None
 
     def init(self):
         """Reset the controller through RES# when wired (the set-up after an
@@ -76,10 +78,13 @@ class SSD1309:
         n = self.pages
         self._sent = None
         p = 0
+        first = -1
         while p < n:
             if sent is not None and keys[p] == sent[p]:
                 p += 1
                 continue
+            if first < 0:
+                first = p
             q = p  # pages p to q changed (all of them when the RAM is unknown)
             while q < n - 1 and (sent is None or keys[q + 1] != sent[q + 1]):
                 q += 1
@@ -87,8 +92,15 @@ class SSD1309:
             w[5] = p
             w[6] = q
             self.i2c.writeto(self.addr, w)
-            self.i2c.writevto(self.addr, (b"\x40", memoryview(buf)[p * self.width : (q + 1) * self.width]))
-            p = q + 1
+            # a data transaction a page (the RAM's pointer runs on through
+            # the window), and between two pages the board's ``between()``
+            # (PicoBoard: the readers served, issue 22)
+            mv = memoryview(buf)
+            while p <= q:
+                if p > first and self.between is not None:
+                    self.between()
+                self.i2c.writevto(self.addr, (b"\x40", mv[p * self.width : (p + 1) * self.width]))
+                p += 1
         sent = self._keys
         for p in range(n):
             sent[p] = keys[p]

@@ -132,7 +132,11 @@ def test_a_reader_that_never_answers_does_not_hold_up_its_pair(cards: str) -> No
     """)
     n, lo, hi, _, tick = _value(out, "spans0").split()
     assert int(n) >= 100 and 9_600 <= int(lo) and int(hi) <= 11_500, out
-    assert int(tick) <= 16_000, out  # a pair's poll (about 12 ms), not a time-out
+    # a pair's poll (about 12 ms with the card) and at most one set-up retry
+    # of the dead reader in the same tick (its 1 ms wake and 5 ms ACK
+    # time-out: which group's tick it falls in is the phase of the retry),
+    # not a poll's time-out (30 ms)
+    assert int(tick) <= 18_000, out
     assert _value(out, "faults") == "[2]"
     seen, card = (int(x) for x in _value(out, "seen_after").split()[0:4:2])
     # seat 0 keeps its pace beside its dead partner: shown within a cycle and

@@ -266,6 +266,41 @@ def test_launched_polls_are_read_by_the_next_tick_before_another_group():
         assert "running" in str(exc)
 
 
+def test_serve_reads_a_launched_group_without_waiting_then_launches_the_next():
+    # (issue 22, cycle4) between a frame's pages: each call looks at the
+    # group in flight and never sleeps; once every reader has answered (its
+    # field off) and nothing was seen, the next group is set to work
+    t = _started()
+    sc = t.sc
+    g = sc._group
+    assert sc.launch(t.clock.ticks_ms())
+    t0 = t.clock.ticks_us()
+    assert not sc.serve(t.clock.ticks_ms())  # just launched: nothing to read yet
+    assert t.clock.ticks_us() - t0 < 500  # no sleep: only a look or two on the SPI
+    calls = 0
+    while not sc.serve(t.clock.ticks_ms()):
+        calls += 1
+        assert sc._flight == g  # still the same group in flight
+        t.clock.advance_us(1000)  # a page of the frame (3.4 ms on the Pico)
+    assert calls >= 6  # the poll's 5.4 ms and its field-off's 1.3 ms, waited for outside
+    assert sc._flight == 1 - g  # the next group launched by serve()
+    assert [c.rf_on for c in t.chips] == [s % 2 == 1 - g for s in range(4)]
+    assert t.bus.max_fields_on == 2
+    assert t.take() == []
+    # a sighting: the group is done, and the next one waits for the main loop
+    t.clock.advance_us(20000)
+    sc.tick(t.clock.ticks_ms(), False)  # that group read (mid_readers)
+    tag = chip.Tag(uid7(4))
+    t.chips[g].place(tag)
+    assert sc.launch(t.clock.ticks_ms())
+    t.clock.advance_us(20000)  # the answers in: read, the fields' switching off waited for outside
+    while not sc.serve(t.clock.ticks_ms()):
+        t.clock.advance_us(1000)
+    assert sc._flight < 0 and sc.pending() == 1  # seen once: taken before another group
+    assert sc.pop() == scanner.EV_SEEN and sc.seat == g and sc.card == 4
+    assert not sc.serve(t.clock.ticks_ms())  # nothing in flight: nothing done
+
+
 def _cycle_ms(then, turn_us):
     t = _started()
     for s in range(4):

@@ -40,13 +40,18 @@ def test_ssd1306_init_and_frame_bytes():
     frame[0] = 0x81
     frame[1023] = 0x7E
     lines = ["a", "b", "c", "d", "e", "f", "g", "h"]
+    between = []
+    oled.between = lambda: between.append(len(bus.writes))
     oled.update(frame, lines)
-    # the first frame is whole: the window (columns 0-127, pages 0-7), then one data transaction
+    # the first frame is whole: the window (columns 0-127, pages 0-7), then a
+    # data transaction a page (the RAM's pointer runs on through the window),
+    # the board's between() between two pages (the readers served: issue 22)
     assert bus.writes[0] == (0x3C, b"\x00\x21\x00\x7f\x22\x00\x07")
-    addr, data = bus.writes[1]
-    assert addr == 0x3C and len(data) == 1025
-    assert data[0] == 0x40 and data[1] == 0x81 and data[1024] == 0x7E
-    assert len(bus.writes) == 2
+    assert len(bus.writes) == 9
+    assert all(a == 0x3C and len(d) == 129 and d[0] == 0x40 for a, d in bus.writes[1:])
+    assert b"".join(d[1:] for a, d in bus.writes[1:]) == bytes(frame)
+    assert between == [2, 3, 4, 5, 6, 7, 8]  # after each page but the last, none before the first
+    oled.between = None
     # a line changed: its page alone
     bus.writes = []
     lines[5] = "F"
@@ -115,7 +120,7 @@ def test_both_panels_send_the_pages_that_changed_alike():
         oled.i2c.writes = []
         lines[1] += "z"
         oled.update(frame, lines)
-        assert oled.i2c.writes[0][1] == b"\x00\x21\x00\x7f\x22\x00\x07" and len(oled.i2c.writes) == 2
+        assert oled.i2c.writes[0][1] == b"\x00\x21\x00\x7f\x22\x00\x07" and len(oled.i2c.writes) == 9
     assert writes[0] == writes[1]
     # windows: whole; pages 2-3 and 6; nothing; 0 and 7; 1-6 in one
     windows = [w[1][5:] for w in writes[0] if w[1][:2] == b"\x00\x21"]

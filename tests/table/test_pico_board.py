@@ -208,11 +208,12 @@ def test_board_on_a_stand_in_machine():
     time.sleep_ms(450)
     b.taps(time.ticks_ms())
     assert PWM.last.duty == 0  # the 400 ms tone ended, checked by the loop
-    # the frame goes out in one I2C transaction after the window's
+    # the frame goes out after the window's transaction, a data transaction
+    # a page (the readers are served between two: PicoBoard._between)
     n = len(bus.writes)
     b.show(bytearray(1024), [""] * 8)
     assert bus.writes[n] == (H.DISPLAY_ADDR, bytes((0x00, 0x21, 0, 127, 0x22, 0, 7)))
-    assert len(bus.writes) == n + 2 and len(bus.writes[-1][1]) == 1025
+    assert len(bus.writes) == n + 9 and all(len(w[1]) == 129 and w[1][0] == 0x40 for w in bus.writes[n + 1:])
     # the next frames: only the pages whose text line changed (a whole frame
     # is about 24 ms of I2C that the readers wait behind), in one transaction
     # after a window of those pages
@@ -250,5 +251,6 @@ def test_board_on_a_stand_in_machine():
     n = len(bus.writes)
     b.show(frame, lines)
     assert b.oled is not None and b.display_inits == 1
-    assert len(bus.writes[-1][1]) == 1025
+    assert bus.writes[-9][1] == bytes((0x00, 0x21, 0, 127, 0x22, 0, 7))  # whole: a window of the 8 pages
+    assert all(len(w[1]) == 129 for w in bus.writes[-8:])
     b.store.clear()
