@@ -129,10 +129,13 @@ def test_soak_flash_shows_its_progress_and_a_sigint_prints_the_partial_figures()
     import subprocess
     import sys
 
+    from ctrl_c import default_sigint
+
     # its own process group, as a terminal's: Ctrl-C reaches the soak and its MicroPython boot alike
     proc = subprocess.Popen(
         [sys.executable, "-m", "tractor_table.cli", "soak-flash", "--cuts", "100", "--hands", "2", "--seed", "5"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=default_sigint,
     )
     assert proc.stderr is not None
     before: list[str] = []

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+from ctrl_c import default_sigint
 from tractor_table.progress import Progress
 
 
@@ -79,7 +80,7 @@ def test_fuzz_rules_ctrl_c_prints_the_partial_summary_and_exits_130() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "tractor_table.cli", "fuzz-rules", "--hands", "100000", "--seed", "3",
          "--out", os.devnull + ".d"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
     )
     time.sleep(6)  # MicroPython has started and judged some hands
     proc.send_signal(signal.SIGINT)
@@ -97,7 +98,7 @@ def test_virtual_bots_ctrl_c_prints_what_was_played_and_exits_130() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "tractor_table.cli", "virtual", "--bots", "--hands", "50", "--readers",
          "direct", "--no-record"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
     )
     assert proc.stdout is not None
     while "link up on" not in proc.stdout.readline():

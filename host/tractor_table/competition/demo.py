@@ -109,6 +109,13 @@ class Tables:
         self.stop()
 
 
+def _default_sigint() -> None:
+    # In a table's process, before exec: SIGINT at its default. A demo started in
+    # the background (nohup, `&` in a script) has SIGINT ignored, which a child
+    # inherits across exec; the tables are stopped by SIGINT (stop() below).
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class VirtualTables:
     """``n`` real virtual tables, each a ``tractor-table virtual --bots --club-rounds``
     process recording to ``folder/tableK/records.sqlite`` and uploading to ``base`` with
@@ -148,7 +155,7 @@ class VirtualTables:
                     cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                     env={**os.environ, "TT_CLUB_TOKEN": self.token,
                          **({} if self.heartbeat_s is None else {"TT_CLUB_HEARTBEAT_S": f"{self.heartbeat_s:g}"})},
-                    start_new_session=True))
+                    start_new_session=True, preexec_fn=_default_sigint))
         return self
 
     @property
