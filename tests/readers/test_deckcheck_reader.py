@@ -15,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+from ctrl_c import default_sigint
 from tractor_table.enroll import CardSet
 from tractor_table.sim.pn532sim.chip import Tag
 from tractor_table.sim.pn532sim.serve import PtyPN532
@@ -34,12 +35,6 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "tractor_table.cli", *args]
 
 
-def _default_sigint() -> None:
-    # A test run started in the background has SIGINT ignored, and children
-    # inherit that; the command must see Ctrl-C as a person would send it.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_ctrl_c_gives_a_partial_report(tmp_path: Path) -> None:
     path = tmp_path / "blue.cards"
     blue_set(path)
@@ -50,7 +45,7 @@ def test_ctrl_c_gives_a_partial_report(tmp_path: Path) -> None:
         proc = subprocess.Popen(
             _cli("deckcheck", str(path), "--reader", sim.port, "--idle", "30"),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env=dict(os.environ, PYTHONUNBUFFERED="1"), preexec_fn=_default_sigint,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"), preexec_fn=default_sigint,
         )
         timer = threading.Timer(60, proc.kill)
         timer.start()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from ctrl_c import default_sigint
 from tractor_table.cli import main
 from tractor_table.enroll import CardSet, TableTagReader, card_label, check_scan
 from tractor_table.events import EV
@@ -45,18 +46,12 @@ def red_set(path: Path) -> CardSet:
     return cs
 
 
-def _default_sigint() -> None:
-    # A test run started in the background has SIGINT ignored, and children
-    # inherit that; the command must see Ctrl-C as a person would send it.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _run(args: list[str], on_line: Callable[[subprocess.Popen[str], str], None]) -> tuple[int, list[str], str]:
     """The command in a subprocess; ``on_line`` is the operator, called with every
     line it prints. A hung check fails the test (killed after 60 s), not the run."""
     proc = subprocess.Popen(
         cli_command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"), preexec_fn=_default_sigint,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"), preexec_fn=default_sigint,
     )
     timer = threading.Timer(60, proc.kill)
     timer.start()

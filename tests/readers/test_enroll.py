@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from ctrl_c import default_sigint
 from tractor_table.enroll import (
     AdafruitUartReader,
     CardSet,
@@ -320,12 +321,6 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "tractor_table.cli", *args]
 
 
-def _default_sigint() -> None:
-    # A test run started in the background has SIGINT ignored, and children
-    # inherit that; the command must see Ctrl-C as a person would send it.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _operate(proc: subprocess.Popen[str], sim: PtyPN532, tags: dict[int, Tag], stop_after: int | None) -> list[str]:
     lines = []
     assert proc.stdout is not None
@@ -357,7 +352,7 @@ def test_enroll_command_interrupted_and_resumed_then_exported(tmp_path: Path) ->
         tags = {c: Tag(uid_for(c)) for c in range(54)}
         first = subprocess.Popen(
             _cli("enroll", "--reader", sim.port, "--set", str(path), "--name", "Blue", "--decks", "1"),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_default_sigint,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_sigint,
         )
         lines = _operate(first, sim, tags, stop_after=10)
         assert first.wait(timeout=30) == 130

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ctrl_c import default_sigint
 from shengji.cards import parse_card_id
 from tractor_table.enroll import (
     APP_ENROLL,
@@ -258,7 +258,7 @@ def _run(args: list[str], on_line: Callable[[str], None]) -> tuple[int, list[str
     proc = subprocess.Popen(
         cli_command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, PYTHONUNBUFFERED="1"),
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=default_sigint,
     )
     timer = threading.Timer(60, proc.kill)
     timer.start()
