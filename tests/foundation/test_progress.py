@@ -82,7 +82,13 @@ def test_fuzz_rules_ctrl_c_prints_the_partial_summary_and_exits_130() -> None:
          "--out", os.devnull + ".d"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
     )
-    time.sleep(6)  # MicroPython has started and judged some hands
+    assert proc.stderr is not None
+    first = ""
+    for line in proc.stderr:  # its progress: MicroPython has started and judged some hands
+        if line.startswith("fuzz-rules: ") and "/100000 hands" in line:
+            first = line
+            break
+    assert first, "fuzz-rules ended before it showed any progress"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
@@ -101,9 +107,13 @@ def test_virtual_bots_ctrl_c_prints_what_was_played_and_exits_130() -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
     )
     assert proc.stdout is not None
-    while "link up on" not in proc.stdout.readline():
-        pass
-    time.sleep(2)  # some tricks played
+    played = 0
+    for line in proc.stdout:  # wait until some tricks are played
+        if line.lstrip().startswith("trick "):
+            played += 1
+            if played == 3:
+                break
+    assert played == 3, "the bots ended before they played three tricks"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
