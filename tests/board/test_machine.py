@@ -275,11 +275,9 @@ def test_cpu_time_is_wall_time_less_the_wait_for_a_cpu() -> None:
     assert charged["waiting"] == [800, 1], out  # 16 us x 50
 
 
-def test_an_import_is_charged_as_the_chips_c_code() -> None:
-    # the firmware's import (littlefs's lookups, the .mpy loader: C on the rp2
-    # port) is charged at c_factor, not the bytecode factor; the stretch
-    # after it at the factor it had; with the CPU charged as free, nothing
-    out = on_board("""
+#: the C-code tests' virtual clock (bytecode charged x100, C x50) and
+#: ``work(us)``: us of the firmware's own work since the last mark
+_C_CLOCK = """
     import vclock
     import utime
     c = vclock.VClock(cpu_factor=100, cpu_cap_us=1000)
@@ -288,6 +286,14 @@ def test_an_import_is_charged_as_the_chips_c_code() -> None:
     def work(us):
         # us of the firmware's own work since the last mark
         c._mark = utime.ticks_add(utime.ticks_us(), -us)
+"""
+
+
+def test_an_import_is_charged_as_the_chips_c_code() -> None:
+    # the firmware's import (littlefs's lookups, the .mpy loader: C on the rp2
+    # port) is charged at c_factor, not the bytecode factor; the stretch
+    # after it at the factor it had; with the CPU charged as free, nothing
+    out = on_board(_C_CLOCK + """
     def load(*a):
         work(600)
         return a[0]
@@ -322,15 +328,7 @@ def test_littlefs_is_charged_as_the_chips_c_code() -> None:
     # is charged at c_factor, not the bytecode factor, as an import is; the
     # stretch after it at the factor it had; with the CPU charged as free,
     # nothing; a file opened inside a model call is the built-in's
-    out = on_board("""
-    import vclock
-    import utime
-    c = vclock.VClock(cpu_factor=100, cpu_cap_us=1000)
-    c.c_factor = 50
-    c.call_us = 0
-    def work(us):
-        # us of the firmware's own work since the last mark
-        c._mark = utime.ticks_add(utime.ticks_us(), -us)
+    out = on_board(_C_CLOCK + """
     class LfsFile:
         def write(self, b):
             work(600)
