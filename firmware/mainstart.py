@@ -85,6 +85,48 @@ def build(app, rules, decks, throw_penalty, ring, hand_scan, now):
     return table, link, display, restored
 
 
+def _names(app, rules):
+    # The modules every match of these rules loads later (the table's parts
+    # its rules use, the rules engine with the parts it is built from),
+    # loaded once now and dropped: their names (qstrs, never freed) are
+    # interned while the heap is in few pieces, not at their first load in a
+    # hand. A name interned when the qstr pool is full takes a new pool, one
+    # block of twice the last pool's entries (1,280 on the unix port, 14 KB):
+    # at a draw's end or at the call of find-a-friend a heap in pieces had no
+    # such block, and the import failed with MemoryError ("allocating 1280
+    # bytes": the pool's entries, not its bytes), losing the tap that loaded
+    # it (docs/firmware.md, "Names interned at the start"). Only what every
+    # match of these rules loads (and the kitty turned up): the rare paths
+    # (a take-back, a host's push, a restore, the oracle's search) would take
+    # the pool at the start where most matches never need it. Only from
+    # .mpy files (the Pico, the virtual table): the table tests under
+    # MicroPython compile from source and keep what they load.
+    t = app.table
+    if getattr(T, "__file__", ".py").endswith(".py"):
+        return
+    # the table's parts by their index in table.PARTS (table.py alone names them)
+    parts = []
+    if t.hand_scan:
+        parts.append(0)  # the scans
+    if rules.no_bid:
+        parts.append(1)  # no_bid = "kitty": the kitty turned up
+    if t.friend:
+        parts.append(2)  # partners = "called": the call
+    if rules.revoke:
+        parts.append(5)  # revoke = "forfeit": at every hand's end
+    for i in parts:
+        name = T.PARTS[i]
+        if name not in sys.modules:
+            __import__(name)
+            del sys.modules[name]
+    # the engine as the draw's end builds it (tablerules.begin_hand): with
+    # 3-4 decks or same_shape_only its ladders and placement come with it
+    if rules.engine is None:
+        rules.e()
+        rules.unload(True)
+    gc.collect()
+
+
 def configured_app(App, board, cfg_path):
     """main.configured_app: an App of class App playing by table.cfg."""
     import tableconfig
@@ -107,6 +149,7 @@ def configured_app(App, board, cfg_path):
     )
     # the rules digest, for the WELCOME (made by tableconfig, once)
     app.link.rules_digest = opts.digest
+    _names(app, rules)
     sc = getattr(board, "scanner", None)
     if sc is not None and opts.reader_gain >= 0:
         sc.rx_gain = opts.reader_gain  # set at each reader's set-up
