@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 from shengji import Rules
-
 from tractor_table import mpy, rulescodec
 from tractor_table.sim.virtual.runner import MPY_DIR, compile_for_host
 
