@@ -679,33 +679,57 @@ class Sweep(EngineBase):
         if w:
             m1 = dm[i1]
             k1 = dk[i1]
+            if i2 < 0:
+                i2 = i1
             if w == 2:
-                if i2 < 0:
-                    i2 = i1
                 m2 = dm[i2]
                 k2 = dk[i2]
-        s1 = 0
+        # The terms min(u(p), u(p - 1) + u(p + 1)) with no run placed
+        # first (s1 = -1), summed from 0 (pf, in the sweep's stack: free
+        # until the sweep): a placement changes u only on its runs'
+        # positions, so only the terms from the position before its first
+        # run to the one after its last are summed anew (issue 21: adv-51's
+        # two failing calls summed every position of every placement)
+        pf = self._li
+        pf[0] = 0
+        s1 = -1
         while s1 < np_:
-            if w == 0 or st[(m1 - 2) * _NPOS + s1] >= k1:
-                s2 = 0
+            if s1 < 0 or st[(m1 - 2) * _NPOS + s1] >= k1:
+                # (two runs of one kind: each pair of starts once)
+                s2 = s1 if i2 == i1 else 0
                 while s2 < np_:
-                    if w < 2 or st[(m2 - 2) * _NPOS + s2] >= k2:
+                    if w < 2 or s1 < 0 or st[(m2 - 2) * _NPOS + s2] >= k2:
                         # u(p) from the faces at p less the runs' on it
-                        # (quads 4-faces, triples 3-faces first: the
-                        # fewest pairs lost), term p - 1 once u(p) is known
-                        b = 0
+                        # (quads 4-faces, triples 3-faces first: the fewest
+                        # pairs lost), term p - 1 once u(p) is known
+                        lo = e1 = e2 = 0
+                        hi = np_ - 1
+                        if s1 >= 0:
+                            e1 = s1 + k1
+                            e2 = s2 + k2
+                            lo = (s1 if s1 < s2 else s2) - 1
+                            if lo < 0:
+                                lo = 0
+                            if e1 > e2:
+                                e2 = e1
+                            if e2 < hi:
+                                hi = e2
+                            e2 = s2 + k2
+                        b = pf[lo] + pf[np_] - pf[hi + 1]
                         ul = uc = 0
-                        p = 0
-                        while p <= np_:
+                        if lo:
+                            uc = a[lo - 1] + a[_NPOS + lo - 1] + 2 * a[2 * _NPOS + lo - 1]
+                        p = lo
+                        while p <= hi + 1:
                             un = 0
                             if p < np_:
                                 q = t = 0
-                                if k1 and s1 <= p < s1 + k1:
+                                if p >= s1 and p < e1:
                                     if m1 == 4:
                                         q = 1
                                     else:
                                         t = 1
-                                if k2 and s2 <= p < s2 + k2:
+                                if p >= s2 and p < e2:
                                     if m2 == 4:
                                         q += 1
                                     else:
@@ -720,19 +744,24 @@ class Sweep(EngineBase):
                                 if c4 < 0:
                                     break
                                 un = a[p] + c3 + 2 * c4
-                            if p:
+                            if p > lo:
+                                if s1 < 0:
+                                    pf[p - 1] = b
                                 x = ul + un
                                 b += uc if uc < x else x
                             ul = uc
                             uc = un
                             p += 1
-                        if p > np_ and b >= need:
+                        if s1 < 0:
+                            pf[np_] = b
+                            if w == 0:
+                                return b >= need
+                            break
+                        if p > hi + 1 and b >= need:
                             return True
                     if w < 2:
                         break
                     s2 += 1
-            if w == 0:
-                break
             s1 += 1
         return False
 
