@@ -61,6 +61,7 @@ _FT = const(4)
 _FBLO = const(5)
 _FBHI = const(6)
 _RB = const(12)  # bytes of one record of a failed question in self._tb (_failed)
+_PB = const(24)  # self._tb's record of the bound by position that failed (_posbound)
 
 
 class Sweep(EngineBase):
@@ -502,8 +503,6 @@ class Sweep(EngineBase):
         # (The 3-faces and the 3- and 4-faces that the runs' pairs take,
         # past what the 2- and 4-faces, or the 2-faces, hold: the sweep's
         # first state asks them, docs/firmware.md "Bounds by position".)
-        if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[_OFF], tot[1], tot[2]):
-            return False
         o2 = off[_OFF]
         o3 = off[_OFF + 1]
         o4 = off[_OFF + 2]
@@ -692,6 +691,7 @@ class Sweep(EngineBase):
         # two failing calls summed every position of every placement)
         pf = self._li
         pf[0] = 0
+        mx = 0  # the most pairs of runs of any placement
         s1 = -1
         while s1 < np_:
             if s1 < 0 or st[(m1 - 2) * _NPOS + s1] >= k1:
@@ -717,9 +717,7 @@ class Sweep(EngineBase):
                             e2 = s2 + k2
                         b = pf[lo] + pf[np_] - pf[hi + 1]
                         ul = uc = 0
-                        if lo:
-                            uc = a[lo - 1] + a[_NPOS + lo - 1] + 2 * a[2 * _NPOS + lo - 1]
-                        p = lo
+                        p = lo - 1 if lo else 0  # (u(lo - 1) first: no run there)
                         while p <= hi + 1:
                             un = 0
                             if p < np_:
@@ -755,14 +753,28 @@ class Sweep(EngineBase):
                         if s1 < 0:
                             pf[np_] = b
                             if w == 0:
-                                return b >= need
+                                if b >= need:
+                                    return True
+                                mx = b
+                                s1 = np_
                             break
-                        if p > hi + 1 and b >= need:
-                            return True
+                        if p > hi + 1:
+                            if b >= need:
+                                return True
+                            if b > mx:
+                                mx = b
                     if w < 2:
                         break
                     s2 += 1
             s1 += 1
+        # Remembered for the ladders' next questions (_beaten): with these
+        # runs of triples and quads (none, one or two), no placement holds
+        # more than mx pairs of runs (on these faces: _lstart forgets it)
+        tb = self._tb
+        tb[_PB] = w + 1
+        tb[_PB + 1] = mx  # (at most the hand's pairs: under 109)
+        tb[_PB + 2] = (m1 << 5) | k1
+        tb[_PB + 3] = (m2 << 5) | k2
         return False
 
     # The questions that failed, remembered (the ladders' _try): bytecode,
@@ -805,13 +817,43 @@ class Sweep(EngineBase):
         """Does a question that failed (_failed) ask for no more than this
         one: the same pairs in runs of any length, split no other way than
         it could be, and of every other kind of part as many or fewer? Then
-        no placement of this one exists either (one would place that one)."""
+        no placement of this one exists either (one would place that one).
+        Or does this one have the runs of triples and quads of a question
+        whose bound by position failed (_posbound's record), with more
+        pairs in runs than it found room for? Then that bound fails for
+        this one too."""
         tb = self._tb
         q = self._qs
         qm = self._qm
         qk = self._qk
         qn = self._qn
         nq = self._nq
+        if tb[_PB]:
+            # The bound by position that failed (_posbound): the same runs
+            # of triples and quads, and more pairs in runs than any
+            # placement of them leaves room for (adv-51, adv-52: a
+            # tractor's runs of pairs, each shorter one asked in turn)
+            x = tb[_PB + 2]
+            y = tb[_PB + 3]
+            c = q[_FT]
+            i = 0
+            while i < nq:
+                n = qn[i]
+                if n and qk[i] > 1:
+                    if qm[i] == 2:
+                        c += n * qk[i]
+                    else:
+                        while n:
+                            if x == (qm[i] << 5) | qk[i]:
+                                x = 0
+                            elif y == (qm[i] << 5) | qk[i]:
+                                y = 0
+                            else:
+                                x = 255  # not the same runs
+                            n -= 1
+                i += 1
+            if x == 0 and y == 0 and c > tb[_PB + 1]:
+                return True
         b = 0
         while b < 2 * _RB:
             c = tb[b]

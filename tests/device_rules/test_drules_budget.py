@@ -72,3 +72,133 @@ def test_the_t_search_stops_after_tsteps_frames(cid: str, monkeypatch: pytest.Mo
     assert budgets, "the follow no longer reaches the t-search"
     # the holding's search only: once it gives up, the play's t is the oracle's at once
     assert budgets == [drules_play._TSTEPS] == [8], budgets
+
+
+def _traced(cid: str) -> tuple[dict[str, Any], dict[str, int]]:
+    """The judge's answer to case ``cid`` and the search's work on it: the
+    calls of ``_feasible`` (the search's bounds, then the sweep) and of
+    ``_posbound``, and the lines ``_posbound`` ran (CPython runs the native
+    methods' source line by line)."""
+    n = {"feasible": 0, "posbound": 0, "lines": 0}
+
+    def lines(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            n["lines"] += 1
+        return lines
+
+    def calls(frame: Any, event: str, arg: Any) -> Any:
+        name = frame.f_code.co_name
+        if name == "_posbound":
+            n["posbound"] += 1
+            return lines
+        if name == "_feasible" and frame.f_code.co_filename.endswith("drules_sweep.py"):
+            n["feasible"] += 1
+        return None
+
+    _engine_with_parts()
+    sys.settrace(calls)
+    try:
+        got = judge_mp.answer(case(cid))
+    finally:
+        sys.settrace(None)
+    return got, n
+
+
+@pytest.mark.parametrize(("cid", "most"), [("adv-51", 2), ("adv-52", 3)])
+def test_a_bound_by_position_that_failed_answers_the_shorter_runs(cid: str, most: int) -> None:
+    # adv-51's holding: a tractor of three pairs beside a quad tractor and a
+    # Titanic, its runs of three pairs, then of two, fail on the bound by
+    # position; adv-52's tractor of five pairs beside a Titanic, four, then
+    # three. The bound holds for the runs of triples and quads alone: no
+    # placement of them leaves room for more pairs in runs than _posbound
+    # found (self._tb[24:]), so the shorter runs' question fails at
+    # drules_sweep._beaten, with no greedy try and no _feasible (before: 3
+    # and 4 calls).
+    c = case(cid)
+    got, n = _traced(cid)
+    assert got["legal"] == (c["expect"] == ["ok"])
+    assert n["feasible"] <= most, n
+
+
+def test_the_bound_by_position_sums_only_beside_the_runs() -> None:
+    # adv-51: two failing calls of _posbound tried 9 placements each of a
+    # quad tractor and a Titanic, each summing every position's term (4,755
+    # lines under CPython); the terms with no run placed are summed once,
+    # and a placement sums only those beside its runs (1,564 lines)
+    got, n = _traced("adv-51")
+    assert got == {"legal": False}
+    assert n["posbound"] == 2 and n["lines"] < 2500, n
+
+
+def _plain_posbound(a: list[int], st: list[int], np_: int, wide: list[tuple[int, int]], need: int) -> tuple[bool, int]:
+    """The bound by position written plainly (docs/firmware.md, "Bounds by
+    position"): every placement of the runs of triples and quads `wide` (at
+    most two, (width, length)), each position's pairs u(p) left by them
+    (quads 4-faces, triples 3-faces first), the pairs of runs at p at most
+    min(u(p), u(p - 1) + u(p + 1)); whether some placement's sum reaches
+    `need`, and the most any placement's sum is."""
+    best = -1
+    starts = [[s for s in range(np_) if st[(m - 2) * _NPOS + s] >= k] for m, k in wide]
+    placements: list[tuple[int, ...]] = [()]
+    for opts in starts:
+        placements = [pl + (s,) for pl in placements for s in opts]
+    for pl in placements:
+        u = []
+        for p in range(np_):
+            q = sum(1 for (m, k), s in zip(wide, pl, strict=True) if m == 4 and s <= p < s + k)
+            t = sum(1 for (m, k), s in zip(wide, pl, strict=True) if m == 3 and s <= p < s + k)
+            c3, c4 = a[_NPOS + p], a[2 * _NPOS + p] - q
+            if t > c3:
+                c4 -= t - c3
+                c3 = 0
+            else:
+                c3 -= t
+            if c4 < 0:
+                break
+            u.append(a[p] + c3 + 2 * c4)
+        else:
+            v = [0, *u, 0]
+            best = max(best, sum(min(v[p], v[p - 1] + v[p + 1]) for p in range(1, np_ + 1)))
+    return best >= need, max(best, 0)
+
+
+_NPOS = 18  # the engine's positions per suit (firmware/drules.py)
+
+
+def test_the_bound_by_position_and_what_it_remembers_against_a_plain_one() -> None:
+    import random
+
+    eng = _engine_with_parts()
+    e = eng(4)
+    rng = random.Random(2126)
+    seen = {True: 0, False: 0}
+    for _ in range(400):
+        e.set_trump(rng.randrange(13), rng.randrange(5))
+        if not e._memo:
+            e._sweep_init()
+        s = rng.randrange(5)
+        dens = 0.4 + 0.6 * rng.random()
+        cnt = bytearray(rng.choice((1, 2, 2, 3, 3, 4, 4)) if rng.random() < dens else 0 for _ in range(54))
+        e._psetup(cnt, s, 3)
+        wide = [(rng.choice((3, 4)), rng.randrange(2, 5)) for _ in range(rng.randrange(3))]
+        need = rng.randrange(2, 12)
+        nd = 0
+        for m, k in wide:
+            e._dm[nd], e._dk[nd], e._dn[nd] = m, k, 1
+            nd += 1
+        e._dm[nd], e._dk[nd], e._dn[nd] = 2, 2, need // 2
+        nd += 1
+        if need & 1:
+            e._dn[nd - 1] -= 1
+            e._dm[nd], e._dk[nd], e._dn[nd] = 2, 3, 1
+            nd += 1
+        ok, most = _plain_posbound(list(e._a), list(e._st), e._np, wide, need)
+        assert e._posbound(nd) == ok, (wide, need)
+        seen[ok] += 1
+        if not ok:
+            # what it remembers for the ladders' next questions (_beaten)
+            tb = e._tb
+            assert tb[24] == len(wide) + 1
+            assert tb[25] == most, (wide, need, most)
+            assert sorted(tb[26:28]) == sorted([(m << 5) | k for m, k in wide] + [0] * (2 - len(wide)))
+    assert min(seen.values()) > 40, seen
