@@ -503,6 +503,8 @@ class Sweep(EngineBase):
         # (The 3-faces and the 3- and 4-faces that the runs' pairs take,
         # past what the 2- and 4-faces, or the 2-faces, hold: the sweep's
         # first state asks them, docs/firmware.md "Bounds by position".)
+        if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[_OFF], tot[1], tot[2]):
+            return False
         o2 = off[_OFF]
         o3 = off[_OFF + 1]
         o4 = off[_OFF + 2]
@@ -683,42 +685,23 @@ class Sweep(EngineBase):
             if w == 2:
                 m2 = dm[i2]
                 k2 = dk[i2]
-        # The terms min(u(p), u(p - 1) + u(p + 1)) with no run placed
-        # first (s1 = -1), summed from 0 (pf, in the sweep's stack: free
-        # until the sweep): a placement changes u only on its runs'
-        # positions, so only the terms from the position before its first
-        # run to the one after its last are summed anew (issue 21: adv-51's
-        # two failing calls summed every position of every placement)
-        pf = self._li
-        pf[0] = 0
         mx = 0  # the most pairs of runs of any placement
-        s1 = -1
+        s1 = 0
         while s1 < np_:
-            if s1 < 0 or st[(m1 - 2) * _NPOS + s1] >= k1:
+            if w == 0 or st[(m1 - 2) * _NPOS + s1] >= k1:
                 # (two runs of one kind: each pair of starts once)
                 s2 = s1 if i2 == i1 else 0
                 while s2 < np_:
-                    if w < 2 or s1 < 0 or st[(m2 - 2) * _NPOS + s2] >= k2:
+                    if w < 2 or st[(m2 - 2) * _NPOS + s2] >= k2:
                         # u(p) from the faces at p less the runs' on it
-                        # (quads 4-faces, triples 3-faces first: the fewest
-                        # pairs lost), term p - 1 once u(p) is known
-                        lo = e1 = e2 = 0
-                        hi = np_ - 1
-                        if s1 >= 0:
-                            e1 = s1 + k1
-                            e2 = s2 + k2
-                            lo = (s1 if s1 < s2 else s2) - 1
-                            if lo < 0:
-                                lo = 0
-                            if e1 > e2:
-                                e2 = e1
-                            if e2 < hi:
-                                hi = e2
-                            e2 = s2 + k2
-                        b = pf[lo] + pf[np_] - pf[hi + 1]
+                        # (quads 4-faces, triples 3-faces first: the
+                        # fewest pairs lost), term p - 1 once u(p) is known
+                        b = 0
                         ul = uc = 0
-                        p = lo - 1 if lo else 0  # (u(lo - 1) first: no run there)
-                        while p <= hi + 1:
+                        p = 0
+                        e1 = s1 + k1
+                        e2 = s2 + k2
+                        while p <= np_:
                             un = 0
                             if p < np_:
                                 q = t = 0
@@ -742,23 +725,13 @@ class Sweep(EngineBase):
                                 if c4 < 0:
                                     break
                                 un = a[p] + c3 + 2 * c4
-                            if p > lo:
-                                if s1 < 0:
-                                    pf[p - 1] = b
+                            if p:
                                 x = ul + un
                                 b += uc if uc < x else x
                             ul = uc
                             uc = un
                             p += 1
-                        if s1 < 0:
-                            pf[np_] = b
-                            if w == 0:
-                                if b >= need:
-                                    return True
-                                mx = b
-                                s1 = np_
-                            break
-                        if p > hi + 1:
+                        if p > np_:
                             if b >= need:
                                 return True
                             if b > mx:
@@ -766,15 +739,16 @@ class Sweep(EngineBase):
                     if w < 2:
                         break
                     s2 += 1
+            if w == 0:
+                break
             s1 += 1
         # Remembered for the ladders' next questions (_beaten): with these
         # runs of triples and quads (none, one or two), no placement holds
         # more than mx pairs of runs (on these faces: _lstart forgets it)
         tb = self._tb
-        tb[_PB] = w + 1
-        tb[_PB + 1] = mx  # (at most the hand's pairs: under 109)
-        tb[_PB + 2] = (m1 << 5) | k1
-        tb[_PB + 3] = (m2 << 5) | k2
+        tb[_PB] = mx + 1  # (at most the hand's pairs + 1: under 110)
+        tb[_PB + 1] = (m1 << 5) | k1
+        tb[_PB + 2] = (m2 << 5) | k2
         return False
 
     # The questions that failed, remembered (the ladders' _try): bytecode,
@@ -833,8 +807,8 @@ class Sweep(EngineBase):
             # of triples and quads, and more pairs in runs than any
             # placement of them leaves room for (adv-51, adv-52: a
             # tractor's runs of pairs, each shorter one asked in turn)
-            x = tb[_PB + 2]
-            y = tb[_PB + 3]
+            x = tb[_PB + 1]
+            y = tb[_PB + 2]
             c = q[_FT]
             i = 0
             while i < nq:
@@ -852,7 +826,7 @@ class Sweep(EngineBase):
                                 x = 255  # not the same runs
                             n -= 1
                 i += 1
-            if x == 0 and y == 0 and c > tb[_PB + 1]:
+            if x == 0 and y == 0 and c >= tb[_PB]:
                 return True
         b = 0
         while b < 2 * _RB:

@@ -16,8 +16,6 @@
 # A state (position, runs left, runs open, faces left over) that failed is
 # remembered (drules_memo.py), so none is expanded twice.
 
-from array import array
-
 import micropython
 from drules_base import EngineBase
 from micropython import const
@@ -41,9 +39,6 @@ class RecursiveSweep(EngineBase):
         self._db = bytearray(24)
         self._dr = [0] * 24
         self._nd = 0
-        # the iterative sweep's stack, which _posbound's sums use before the
-        # sweep (drules_sweep.py)
-        self._li = array("i", bytes(4 * 3 * _NPOS))
 
     @micropython.native
     def _sweep(self, p, d, l2, l3, l4):
