@@ -651,7 +651,12 @@ class Sweep(EngineBase):
         runs of triples and quads (at most two of them: each placement
         tried)? The pairs of runs at p are at most u(p) and at most
         u(p - 1) + u(p + 1) (each run through p has a pair at a neighbour),
-        u the pairs each position still holds. False: no placement."""
+        u the pairs each position still holds; all of u's pairs hold the
+        runs' and the sets' (a set of triples or quads takes one or two of
+        them); the longest runs of pairs (the first kind of pairs: _feasible
+        sorts the kinds longest first) each need a stretch of u > 0 as long,
+        which holds no more of them than its pairs // their length
+        (adv-66). False: no placement."""
         dm = self._dm
         dk = self._dk
         dn = self._dn
@@ -659,12 +664,17 @@ class Sweep(EngineBase):
         w = 0
         i1 = -1
         i2 = -1
+        kl = nl = 0  # the longest runs of pairs: their length, how many
         for i in range(nd):
             k = dk[i]
             if k < 2:
                 continue
             if dm[i] == 2:
                 need += dn[i] * k
+                if kl == 0:
+                    kl = k
+                if k == kl:
+                    nl += dn[i]
             else:
                 w += dn[i]
                 if i1 < 0:
@@ -686,6 +696,10 @@ class Sweep(EngineBase):
                 m2 = dm[i2]
                 k2 = dk[i2]
         mx = 0  # the most pairs of runs of any placement
+        # every pair the question's sets take, with the runs' (a set of
+        # triples or quads at least one or two of the pairs u counts)
+        n = self._n
+        ns = need + n[0] + n[1] + 2 * n[2]
         s1 = 0
         while s1 < np_:
             if w == 0 or st[(m1 - 2) * _NPOS + s1] >= k1:
@@ -698,6 +712,10 @@ class Sweep(EngineBase):
                         # fewest pairs lost), term p - 1 once u(p) is known
                         b = 0
                         ul = uc = 0
+                        # all the pairs u holds; the longest runs of pairs
+                        # that its stretches (positions in a row with
+                        # u > 0, as long as those runs) hold: su // kl each
+                        tu = sl = su = cl = 0
                         p = 0
                         e1 = s1 + k1
                         e2 = s2 + k2
@@ -725,6 +743,14 @@ class Sweep(EngineBase):
                                 if c4 < 0:
                                     break
                                 un = a[p] + c3 + 2 * c4
+                            if un:
+                                sl += 1
+                                su += un
+                                tu += un
+                            else:
+                                if sl >= kl:
+                                    cl += su // kl
+                                sl = su = 0
                             if p:
                                 x = ul + un
                                 b += uc if uc < x else x
@@ -732,10 +758,10 @@ class Sweep(EngineBase):
                             uc = un
                             p += 1
                         if p > np_:
-                            if b >= need:
-                                return True
                             if b > mx:
                                 mx = b
+                            if b >= need and cl >= nl and tu >= ns:
+                                return True
                     if w < 2:
                         break
                     s2 += 1
