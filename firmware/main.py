@@ -226,6 +226,8 @@ class App:
         # link's, with no piece and no frame unless an input asks for one
         worked = not first and not held and late < _LINK_LATE and t.work()
         serve = self.serve
+        if took and serve is not None:
+            serve()  # the group that searched through the table's take of it
         if worked:
             if t.ev_index != self.drawn_ev:
                 # a piece that made events (a trick's end): its frame at the
