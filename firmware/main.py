@@ -344,18 +344,20 @@ class App:
         # A card seen once (shown at once, marked as not counted yet) or gone,
         # or a reader lost or back: drawn now, not REDRAW_MS after the last
         # frame (a card placed must show within 50 ms: docs/readers.md).
-        b.view_changed = False
         d = self.display
-        d.shown = b.shown
         down = b.readers_down
         same = down == d.readers_down
         if not same:
-            d.readers_down = down
-            self.link.send_app([E.APP_READERS, down])
-            if down:
-                print("readers: no answer from seat(s) %s" % " ".join(str(s) for s in range(4) if down >> s & 1))
-            else:
-                print("readers: every seat answers")
+            # a reader lost or back (rare): told by mainhost, loaded for it
+            # (a failed load leaves view_changed set: the next turn again)
+            import mainhost
+
+            try:
+                mainhost.readers(self, down)
+            finally:
+                _drop("mainhost")
+        b.view_changed = False
+        d.shown = b.shown
         self.dirty = True
         self.shown_at = now - REDRAW_MS
         return same
