@@ -40,10 +40,6 @@
 #                                        next ones set to work (read by the
 #                                        next taps()); True when they saw
 #                                        something
-#   board.serve_readers()              (optional) after a longer piece of the
-#                                        turn's work: the readers at work
-#                                        served if their answers are in (no
-#                                        wait), the next ones set to work
 #
 # On the Pico, main.py runs by itself after boot.py and builds picoboard.PicoBoard
 # from hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM
@@ -118,9 +114,6 @@ class App:
         self.store = board.store
         # the readers' second pair of the turn (picoboard.PicoBoard.mid_readers)
         self.mid = getattr(board, "mid_readers", None)
-        # the readers served without waiting after the turn's longer pieces
-        # of work (picoboard.PicoBoard.serve_readers)
-        self.serve = getattr(board, "serve_readers", None)
         self.stop_at = -1  # ticks_ms of a maintenance request, or -1
         self.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
         # the table, the link, the display, the state from flash and the rules
@@ -225,19 +218,13 @@ class App:
         # turn"): a turn the link has waited _LINK_LATE turns for is the
         # link's, with no piece and no frame unless an input asks for one
         worked = not first and not held and late < _LINK_LATE and t.work()
-        serve = self.serve
-        if took and serve is not None:
-            serve()  # the group that searched through the table's take of it
-        if worked:
-            if t.ev_index != self.drawn_ev:
-                # a piece that made events (a trick's end): its frame at the
-                # next turn that runs no piece, the link's too, on the
-                # display before the host hears of it (and before the next
-                # lead's card, whose frame would draw it too)
-                self.dirty = True
-                self.piece_due = True
-            if serve is not None:
-                serve()  # the readers' group that searched through the piece
+        if worked and t.ev_index != self.drawn_ev:
+            # a piece that made events (a trick's end): its frame at the next
+            # turn that runs no piece, the link's too, on the display before
+            # the host hears of it (and before the next lead's card, whose
+            # frame would draw it too)
+            self.dirty = True
+            self.piece_due = True
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes at the next turn,
         # and any save step at a turn that took no input (issue 22); a sound
@@ -262,8 +249,6 @@ class App:
             self.shown_at = now
             self.drawn_ev = t.ev_index
             buf = self.display.render(t, tags and not took and t.message == msg)
-            if not first and serve is not None:
-                serve()  # (a tap's frame goes out first)
             b.show(buf, self.display.lines)
             drew = True
         # the readers' second pair: the one taps() set to work searched
@@ -287,8 +272,6 @@ class App:
         if data:
             link.feed(data, now)
         link.tick(now)
-        if serve is not None:
-            serve()
         for note in link.take_notes():
             if note[0] == "app":
                 self._app(note[1])
@@ -299,8 +282,6 @@ class App:
                 # told again
                 link.send_app([E.APP_READERS, self.display.readers_down])
         self._pass_events()
-        if serve is not None:
-            serve()
         out = link.take_output()
         if out:
             b.port.write(out)

@@ -212,7 +212,6 @@ class PicoBoard:
         sc = self.scanner
         S = self._scanner_mod
         out = None  # the idle poll (nearly every call) allocates nothing
-        self._served = False  # (a group served after the last turn's middle: read now)
         n = sc._q_len  # what the turn's second group saw (mid_readers()): taken first
         if not n:
             # the group launched in the last turn (mid_readers()) read; with
@@ -278,12 +277,12 @@ class PicoBoard:
         return False
 
     def serve_readers(self):
-        # between two pages of a frame (the display driver's update) and
-        # after the main loop's longer pieces of work (main.App.step: the
-        # table's work, a frame's rendering, the link's): the readers' group
-        # in flight served without waiting, and the next one set to work once
-        # it is done, so that a long turn does not hold the readers up (issue
-        # 22, cycle4, cycle5)
+        # between two pages of a frame (the display driver's update, a window
+        # of the changed columns a line): the readers' group in flight served
+        # without waiting, and the next one set to work once it is done, so
+        # that a long frame (a trick's end) does not hold the readers up
+        # (issue 22, cycle4; served at more points of the main loop's turn
+        # too, the first sightings came later: docs/firmware.md, cycle5)
         sc = self.scanner
         if sc._flight >= 0 and sc.serve(self._time.ticks_ms()):
             # done: the next group set to work now searches through the
