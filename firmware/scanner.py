@@ -62,6 +62,8 @@ Timings (all parameters of the constructor; defaults in brackets):
   attempt, so a poll without a card returns in a few ms).
 """
 
+import sys
+
 import micropython
 from micropython import const
 
@@ -341,9 +343,15 @@ class Scanner:
         self._due[seat] = now + _back_off(self.reset_low_ms, self._backoff[seat])
 
     def _setup(self, seat, now):
-        r = self.readers[seat].setup(self.max_retries)
+        rd = self.readers[seat]
+        r = rd.setup(self.max_retries)
         if r >= 0 and self.rx_gain >= 0:
-            r = self.readers[seat].set_rx_gain(self.rx_gain)
+            r = rd.set_rx_gain(self.rx_gain)
+        # the driver's set-up code leaves the heap (pn532.drop_cmd): the
+        # polling path does not use it, a reset loads it again
+        drv = sys.modules.get("pn532")
+        if drv is not None:
+            drv.drop_cmd()
         if r < 0:
             if not self._faulted[seat]:
                 self._faulted[seat] = 1
