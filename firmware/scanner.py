@@ -194,7 +194,9 @@ class Scanner:
         self._q_seat = bytearray(queue)
         self._q_arg = [0] * queue
         self._q_t = [0] * queue
-        self._q_uid = [bytearray(_UID_MAX) for _ in range(queue)]
+        # the events' UIDs, _UID_MAX bytes each, in one buffer (one block,
+        # not a list of 16 buffers: issue 21, 16 x 32 B less on the chip)
+        self._q_uid = bytearray(queue * _UID_MAX)
         self._q_uid_len = bytearray(queue)
         self.dropped = 0
         # The event last popped.
@@ -236,9 +238,10 @@ class Scanner:
         self._q_seat[k] = seat
         self._q_arg[k] = arg
         self._q_t[k] = now
-        dst = self._q_uid[k]
+        dst = self._q_uid
+        o = k * _UID_MAX
         for i in range(uid_len):
-            dst[i] = uid[i]
+            dst[o + i] = uid[i]
         self._q_uid_len[k] = uid_len
         self._q_len += 1
 
@@ -270,9 +273,11 @@ class Scanner:
         elif kind == EV_FAULT:
             self.code = arg
         n = self._q_uid_len[k]
-        src = self._q_uid[k]
+        src = self._q_uid
+        o = k * _UID_MAX
+        uid = self.uid
         for i in range(n):
-            self.uid[i] = src[i]
+            uid[i] = src[o + i]
         self.uid_len = n
         return kind
 
