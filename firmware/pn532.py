@@ -155,7 +155,6 @@ class PN532:
     _w_poll2: "Any" = None
     _w_abort: "Any" = None
     _ack_wire: "Any" = None
-    _bufs: "Any" = None  # the readers' shared read buffers (pn532cmd.init)
 
     # what pn532cmd.init sets, declared for the type checker only (bare
     # annotations: MicroPython keeps nothing of them)

@@ -100,16 +100,10 @@ def init(
         cls._w_abort = w
         cls._ack_wire = bytes(_REV[b] for b in _ACK)
         cls._w_poll1 = _wire_frame(b"\xd4\x4a\x01\x00")  # 1 target, 106 kbps type A
-        # the buffers a command's status, ACK and answer are read into, and
-        # the MaxRetries frame: shared by the readers too, since each is read
-        # (or written) and used within one call (step(), _call, pn532tag),
-        # never across two readers' calls (issue 21: 3 x 192 B less on the
-        # chip). Each reader keeps its own names for them (its map's size
-        # class, 38 attributes in 47 slots, unchanged: a sparse map keeps
-        # step()'s method calls' misses short)
-        cls._bufs = (bytearray(2), bytearray(6), bytearray(_SHORT_READ), bytearray(_POLL_READ),
-                     _wire_frame(b"\xd4\x32\x05\xff\x01\x00"))
-    self._status, self._ack, self._short, self._long, self._w_retries = cls._bufs
+    self._status = bytearray(2)
+    self._ack = bytearray(6)
+    self._short = bytearray(_SHORT_READ)
+    self._long = bytearray(_POLL_READ)
     # SAMConfiguration: normal mode, (timeout, unused), IRQ line driven or not
     self._w_sam = _wire_frame(b"\xd4\x14\x01\x14\x01" if irq is not None else b"\xd4\x14\x01\x14\x00")
     # Learned waits (us) per slot: 2 * command slot + (0 ACK, 1 answer);
@@ -117,6 +111,7 @@ def init(
     # answer timed from the ACK's read); 3 the split-phase poll, 4 its
     # field-off (both phases timed from the command: step()).
     self._hints = [0] * 12
+    self._w_retries = _wire_frame(b"\xd4\x32\x05\xff\x01\x00")
     #: Answer data of the last command: ``data[data_at : data_at + n]``.
     self.data = self._short
     self.data_at = 0
