@@ -202,7 +202,7 @@ class Engine(Plays, Matching):
         # the engine's set-up (its buffers, the first order) is drules_init's,
         # loaded for it: tablerules drops it once the hand's engine is made
         # (its parameters and their defaults there)
-        _init().init(self, *a, **k)
+        _init().init(self, _parts, *a, **k)
 
     def _feasible(self, fa, fb):
         # type: (int, int) -> bool

@@ -6,7 +6,10 @@
 # argument; drules.Engine's methods of the same names call them.
 from micropython import const
 
-import drules as D
+try:
+    from typing import Any, Callable  # noqa: F401
+except ImportError:
+    pass
 
 _TRUMP = const(4)  # drules.TRUMP: the effective suit of trump cards
 _NT = const(4)  # drules.NT: no trump suit
@@ -22,6 +25,7 @@ _VW = const(24)
 
 def init(
     self,
+    parts,
     decks=2,
     permanent_twos=False,
     same_shape_only=False,
@@ -29,7 +33,7 @@ def init(
     kitty_requires_trump=False,
     throw_penalty=0,
 ):
-    # type: (D.Engine, int, bool, bool, int, bool, int) -> None
+    # type: (Any, Callable[[bool], None], int, bool, bool, int, bool, int) -> None
     if decks < 1 or decks > 4:
         raise ValueError("decks must be 1-4")
     self.decks = decks
@@ -101,14 +105,14 @@ def init(
     self._z = bytes(3 * _NPOS)
     self._qm = bytearray()
     if decks > 2 or same_shape_only:
-        D._parts(True)
+        parts(True)  # drules._parts (given: this module does not import drules)
         self._place_init()
     self._cur = bytearray(5 * _NPOS)  # set_trump's cursors
     set_trump(self, 0, _NT)
 
 
 def set_trump(self, level, trump):
-    # type: (D.Engine, int, int) -> None
+    # type: (Any, int, int) -> None
     """Build the order tables for a hand at `level` (rank 0-12) and `trump` (0-3 or NT)."""
     if level < 0 or level > 12 or trump < 0 or trump > _NT:
         raise ValueError("bad level or trump")

@@ -115,6 +115,8 @@ _CMDS = ("hard_reset", "wake", "_ready", "_wait", "_read", "_call", "firmware_ve
 def _cmd():
     import pn532cmd
 
+    if not pn532cmd._REV:
+        pn532cmd.bind(_REV, RF_ANALOG_106A)
     return pn532cmd
 
 

@@ -9,7 +9,16 @@
 from micropython import const
 import time
 
-import pn532 as P
+# pn532's byte-reversal table and 106 kbps type A analog settings, given
+# by pn532._cmd at the load (bind): this module does not import pn532
+_REV = b""
+_RF_ANALOG_106A = b""
+
+
+def bind(rev, rf_analog):
+    global _REV, _RF_ANALOG_106A
+    _REV = rev
+    _RF_ANALOG_106A = rf_analog
 
 OK = const(0)
 _ERR_NO_ACK = const(-1)
@@ -29,7 +38,6 @@ _POLL_READ = const(40)  # pn532's: a poll answer with two 10-byte UIDs
 _SHORT_READ = const(14)  # version (6 data bytes) and the configuration answers
 
 _ACK = b"\x00\x00\xff\x00\xff\x00"
-_REV = P._REV
 
 
 def _wire_frame(data):
@@ -86,7 +94,7 @@ def init(
     # Preallocated: every command of the polling path is a constant frame.
     # The frames no command changes are built once, for the class, and
     # shared by the four readers (less heap: docs/firmware.md, "Heap").
-    cls = P.PN532
+    cls = type(self)
     if cls._w_poll1 is None:
         cls._op_status = bytes((_REV[_STATUS_READ], 0))  # the op, then the status byte's clocks
         cls._op_read = bytes((_REV[_DATA_READ],))
@@ -271,8 +279,8 @@ def set_rx_gain(self, gain):
     are sent at their defaults. OK or an error."""
     if gain < 0 or gain > 7:
         return _ERR_RESPONSE
-    body = bytearray(b"\xd4\x32\x0a" + P.RF_ANALOG_106A)
-    body[3] = (gain << 4) | (P.RF_ANALOG_106A[0] & 0x8F)
+    body = bytearray(b"\xd4\x32\x0a" + _RF_ANALOG_106A)
+    body[3] = (gain << 4) | (_RF_ANALOG_106A[0] & 0x8F)
     return _call(self, _wire_frame(bytes(body)), self._short, _RF_CONFIGURATION, self.timeout_us)
 
 

@@ -167,6 +167,8 @@ class Table(T.TableBase):
     def __init__(self, rules, decks=2, throw_penalty=0, chain_hash=None, hand_scan=False):
         # the state's set-up is tablestart's (loaded for it, as for new_match)
         _opt(_START).init(self, rules, decks, throw_penalty, chain_hash, hand_scan)
+        self._out = []  # events not taken yet (take_events)
+        self._sound = E.SND_NONE  # the sound due (take_sound)
         # partners = "called": levels per seat, the call and the partner (tablefriend.py)
         self.friend = None  # partners = "called": find-a-friend's functions (tablefriend.py)
         if getattr(rules, "partners", 0) == 1:

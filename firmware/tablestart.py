@@ -21,8 +21,7 @@ def init(tb: "T.TableBase", rules, decks, throw_penalty, chain_hash, hand_scan):
     # link bookkeeping
     tb.ev_index = 0  # index of the next event
     tb.ev_hash = 0  # state hash after the last event
-    tb._out = []
-    tb._sound = E.SND_NONE
+    # (the events not taken yet and the sound due: table.Table.__init__'s)
     tb.save_due = False  # take_save()'s answer: a state worth keeping is due
     # what the last play left to do (issue 22): 0 nothing, 1-4 the revokes
     # of seat due-1's play, 5 the trick's end, 6-8 the hand's end

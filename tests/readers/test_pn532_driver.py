@@ -1,9 +1,11 @@
 # The firmware's PN532 driver against the chip model on a simulated SPI bus.
 # runs-under: micropython heapsize=256K
 import pn532
-import pn532cmd
 import pn532tag
 from simchip import chip, rig, uid7
+
+# the driver's commands as the driver loads them (pn532._cmd: bound to its tables)
+pn532cmd = pn532._cmd()
 
 
 def _driver(seats=1, **kw):
