@@ -93,7 +93,7 @@ def main(argv):
                 sink = io.BytesIO()
                 a = time.ticks_us()
                 w = persist.Store()
-                w._start(sink, t.snapshot(), None)
+                w._start(sink, t.snapshot())
                 while w._more():
                     pass
                 ser_us.append(time.ticks_diff(time.ticks_us(), a))
