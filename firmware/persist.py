@@ -272,28 +272,16 @@ def _dense(x):
     # 1 winner, 2 forced, 3-4 points, 5-8 the counts, then the cards) or the
     # snapshot's list [leader, winner, points, forced, p0, p1, p2, p3]
     if isinstance(x, list):
-        p = bytearray((x[0], x[1], x[3], x[2] >> 8, x[2] & 255, len(x[4]), len(x[5]), len(x[6]), len(x[7])))
+        p = bytearray((x[0], x[1], x[3], x[2] >> 8, x[2] & 255))
+        for s in range(4, 8):
+            p.append(len(x[s]))
         for s in range(4, 8):
             p.extend(bytes(x[s]))
         x = p
     n = x[5]
     same = x[6] == n and x[7] == n and x[8] == n
-    h = bytearray(7)
-    h[0] = x[0] | x[1] << 2 | x[2] << 4 | (32 if same else 0)
-    k = 1
-    if x[3]:
-        h[0] |= 64
-        h[1] = x[3]
-        k = 2
-    h[k] = x[4]
-    k += 1
-    if same:
-        h[k] = n
-        k += 1
-    else:
-        h[k : k + 4] = x[5:9]
-        k += 4
-    return bytes(memoryview(h)[:k]) + bytes(x[9:])
+    h = x[0] | x[1] << 2 | x[2] << 4 | (32 if same else 0) | (64 if x[3] else 0)
+    return bytes((h,)) + bytes(x[3 if x[3] else 4 : 6 if same else 9]) + bytes(x[9:])
 
 
 def _drop(name):
