@@ -55,6 +55,12 @@ import sys
 # ttlink first: it is the largest module, and when the firmware runs from
 # source (tests, not the Pico's .mpy files) it compiles while the heap is emptiest.
 import ttlink
+
+# the table core loads here, before the board is built (mainstart.py makes
+# the Table): main itself no longer names it since persist writes the packed
+# tricks without tablebase.trick_unpack; the board model counts what loads
+# after main as the simulation's
+import table  # noqa: F401
 import events as E
 
 try:
