@@ -104,21 +104,7 @@ def _names(app, rules):
     t = app.table
     if getattr(T, "__file__", ".py").endswith(".py"):
         return
-    # the table's parts by their index in table.PARTS (table.py alone names them)
-    parts = []
-    if t.hand_scan:
-        parts.append(0)  # the scans
-    if rules.no_bid:
-        parts.append(1)  # no_bid = "kitty": the kitty turned up
-    if t.friend:
-        parts.append(2)  # partners = "called": the call
-    if rules.revoke:
-        parts.append(5)  # revoke = "forfeit": at every hand's end
-    for i in parts:
-        name = T.PARTS[i]
-        if name not in sys.modules:
-            __import__(name)
-            del sys.modules[name]
+    T.intern_parts(t)  # the table's parts (table.py alone names them)
     # the engine as the draw's end builds it (tablerules.begin_hand): with
     # 3-4 decks or same_shape_only its ladders and placement come with it
     if rules.engine is None:

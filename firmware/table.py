@@ -132,6 +132,18 @@ def _done(part):
         del sys.modules[name]
 
 
+def intern_parts(tb):
+    # The parts every match of tb's options loads later, loaded once and
+    # dropped (from .mpy files; mainstart._names, at the start): their names
+    # are interned while the heap is in few pieces (docs/firmware.md, "Names
+    # interned at the start")
+    r = tb.rules
+    for part, used in ((_SCAN, tb.hand_scan), (_REVEAL, r.no_bid), (_CALL, tb.friend), (_FORFEIT, r.revoke)):
+        if used and PARTS[part] not in sys.modules:
+            _opt(part)
+            _done(part)
+
+
 _opt(_DEAL)  # loaded with the table (its names interned at the start), not kept by it
 # the hand's end: its names interned at the start too (at a hand's end its
 # load then takes only its code, no new qstr pool in a heap a hand has used)
