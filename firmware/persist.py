@@ -33,11 +33,11 @@
 # up to 512 bytes inline in its directory's metadata: a save is then a
 # commit of page programs, with an erase (45 ms typical, 400 ms at most, the
 # RP2040 stalled: a card laid meanwhile waits) only when the directory's
-# block is full, about every sixth save; a larger file takes a block of its
-# own, erased at every save. With the tricks as JSON lists a 2-deck hand's
-# snapshot left the inline size after about 10 of its 25 tricks; packed it
-# stays inline to the hand's end with 1-3 decks (issue 22, docs/firmware.md
-# "Saves that stay inline").
+# block is full (about one save in ten with 2 decks); a larger file takes a
+# block of its own, erased at every save. With the tricks as JSON lists a
+# 2-deck hand's snapshot left the inline size after about 10 of its 25
+# tricks; packed it stays inline to the hand's end with 1-3 decks (issue 22,
+# docs/firmware.md "Saves that stay inline").
 #
 # In steps: begin(snap) opens the file and writes the first piece, and each
 # step() writes the next one, the last one closing (and renaming); the main
@@ -105,8 +105,9 @@ class Store:
         self._stale = in_place
 
     def save(self, snap):
-        """Write `snap` (nested lists; its tricks lists or the table's packed
-        ones, tablebase.Tricks) atomically."""
+        """Write `snap` atomically: nested lists as Table.snapshot(True) makes
+        them, its tricks (field TRICKS) packed as the table keeps them
+        (tablebase.Tricks, or any sequence of such packed tricks)."""
         self.begin(snap)
         while self.step():
             pass
@@ -134,7 +135,7 @@ class Store:
         self._rest = b""
         k = len(snap)
         tr = None
-        if k > TRICKS:  # the tricks: a list, or the table's Tricks (len and [i])
+        if k > TRICKS:  # the tricks: the table's Tricks (len and [i]), packed
             k = TRICKS
             tr = snap[k]
             # '[f0,..,f16,""]' written without its '"]', and "[0,f18,..]"
@@ -268,16 +269,8 @@ def _dense(x):
     # winner << 2 | forced << 4, with 32 when the four seats played as many
     # cards (one count follows, else four) and 64 when its points take two
     # bytes (big-endian, else one); the points; the counts; the cards of
-    # seats 0..3. x: the table's packed trick (tablebase.Tricks: 0 leader,
-    # 1 winner, 2 forced, 3-4 points, 5-8 the counts, then the cards) or the
-    # snapshot's list [leader, winner, points, forced, p0, p1, p2, p3]
-    if isinstance(x, list):
-        p = bytearray((x[0], x[1], x[3], x[2] >> 8, x[2] & 255))
-        for s in range(4, 8):
-            p.append(len(x[s]))
-        for s in range(4, 8):
-            p.extend(bytes(x[s]))
-        x = p
+    # seats 0..3. x: a packed trick as the table keeps them (tablebase.Tricks:
+    # 0 leader, 1 winner, 2 forced, 3-4 points, 5-8 the counts, the cards)
     n = x[5]
     same = x[6] == n and x[7] == n and x[8] == n
     h = x[0] | x[1] << 2 | x[2] << 4 | (32 if same else 0) | (64 if x[3] else 0)

@@ -29,12 +29,19 @@ def test_the_host_reads_the_firmware_store_s_file(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "firmware"))
     try:
         import persist
+        import tablebase
     finally:
         sys.path.remove(str(ROOT / "firmware"))
     for tricks in (TRICKS, TRICKS[2:], []):
+        # the tricks packed as the table keeps them, as the store takes them
+        packed = tablebase.Tricks(len(tricks), sum(len(p) for x in tricks for p in x[4:8]))
+        for x in tricks:
+            packed.add(x[0], x[1], x[2], x[3], x[4:8])
+        snap = _snap(tricks)
+        snap[17] = packed
         path = tmp_path / "table.json"
         store = persist.Store(str(path))
-        store.save(_snap(tricks))
+        store.save(snap)
         text = path.read_text(encoding="utf-8")
         assert isinstance(json.loads(text.rpartition("\nttsnap1 ")[0])[17], str)
         assert saved_snapshot(text) == _snap(tricks)

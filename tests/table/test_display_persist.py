@@ -83,6 +83,20 @@ def _cleanup(base):
     os.rmdir(base)
 
 
+def _packed(snap):
+    # snap as persist.Store.save takes it (Table.snapshot(True)): its tricks
+    # packed as the table keeps them (tablebase.Tricks)
+    import tablebase
+
+    out = list(snap)
+    tricks = out[persist.TRICKS]
+    tr = tablebase.Tricks(len(tricks), sum(len(p) for x in tricks for p in x[4:8]))
+    for x in tricks:
+        tr.add(x[0], x[1], x[2], x[3], x[4:8])
+    out[persist.TRICKS] = tr
+    return out
+
+
 def test_store_saves_atomically_and_loads():
     base = _tmpdir("store")
     try:
@@ -92,12 +106,12 @@ def test_store_saves_atomically_and_loads():
         deal_to_play(t)
         play_trick(t, [[0], [1], [2], [4]])
         snap = t.snapshot()
-        s.save(snap)
+        s.save(_packed(snap))
         assert sorted(os.listdir(base)) == ["table.json"]  # the .new file was renamed
         assert s.load() == snap
         # the next save replaces it whole
         play_trick(t, [[5], [6], [7], [9]])
-        s.save(t.snapshot())
+        s.save(t.snapshot(True))
         back = s.load()
         assert back == t.snapshot() and back != snap
         t2, r2 = make()
@@ -112,7 +126,7 @@ def test_store_ignores_damaged_files_and_falls_back():
     try:
         s = persist.Store(base + "/table.json")
         t, r = make()
-        s.save(t.snapshot())
+        s.save(t.snapshot(True))
         good = s.load()
         f = open(base + "/table.json")
         text = f.read()
@@ -185,7 +199,7 @@ def test_the_tricks_are_saved_packed_and_read_back_as_lists():
         for tricks in (odd, odd[:1], odd[1:], []):
             snap = list(want)
             snap[persist.TRICKS] = tricks
-            s.save(snap)
+            s.save(_packed(snap))
             assert s.load() == snap, tricks
     finally:
         _cleanup(base)
@@ -235,19 +249,19 @@ def test_store_prefers_a_whole_newer_new_file():
         s = persist.Store(base + "/table.json")
         t, r = make()
         deal_to_play(t)
-        s.save(t.snapshot())
+        s.save(t.snapshot(True))
         old = s.load()
         play_trick(t, [[0], [1], [2], [4]])
         newer = t.snapshot()
         # the power went after .new was closed, before the rename
         s2 = persist.Store(base + "/other.json")
-        s2.save(newer)
+        s2.save(_packed(newer))
         os.rename(base + "/other.json", base + "/table.json.new")
         assert s.load() == newer and newer[13] > old[13]
         # an older .new (a leftover) loses to table.json
         os.remove(base + "/table.json.new")
-        s.save(newer)
-        s2.save(old)
+        s.save(_packed(newer))
+        s2.save(_packed(old))
         os.rename(base + "/other.json", base + "/table.json.new")
         assert s.load() == newer
         # a torn .new is ignored
@@ -268,7 +282,7 @@ def test_store_saves_in_steps():
         play_trick(t, [[0], [1], [2], [4]])
         play_trick(t, [[5], [6], [7], [9]])
         snap = t.snapshot()
-        s.begin(snap)
+        s.begin(_packed(snap))
         steps = 1  # the last step writes a piece too
         while s.step():
             assert s.busy() and s.load() is None  # nothing renamed until the last step
