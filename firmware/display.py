@@ -78,6 +78,8 @@ class DisplayModel:
     ``width`` x ``height`` pixels (at least 128x64, rows a multiple of 8: the
     8 lines of 16 characters at its top left)."""
 
+    _drawn: "list[str | None]"
+
     def __init__(self, width=WIDTH, height=HEIGHT):
         if width < WIDTH or height < HEIGHT or height % 8:
             raise ValueError("display %dx%d: the screen needs 128x64" % (width, height))
@@ -97,6 +99,8 @@ class DisplayModel:
         self.shown = None
         self.readers_down = 0
         self._drawn = [None] * LINES  # each line's text as the buffer holds it
+        # the seat lines as text_lines made them, before the cards seen once
+        self._seat = [""] * 4
         self._inv = 0  # the message line is in inverse video
 
     def text_lines(self, t):
@@ -166,28 +170,49 @@ class DisplayModel:
         if t.friend:
             # partners = "called": levels per seat, the call and the partner
             t.friend.display(t, lines, trump, dealer)  # tablefriend.py
-        shown = self.shown
-        if shown is not None:
-            for s in range(4):
-                c = shown[s]
-                if c != -1:
-                    # seen once, not counted yet: at the end of the line, in brackets
-                    tag = "(??)" if c < 0 else "(" + card_name(c) + ")"
-                    ln = lines[3 + s]
-                    lines[3 + s] = ln[: COLS - 5] + " " + tag if len(ln) > COLS - 5 else ln + " " + tag
+        seat = self._seat
+        for s in range(4):
+            seat[s] = lines[3 + s]
         if self.readers_down and not t.message:
             lines[7] = readers_text(self.readers_down)
         elif t.time_called and not t.message:
             lines[7] = "TIME: last deal"
-        for i in range(LINES):
+        self._cut(lines, 0, 3)
+        self._cut(lines, 7, 8)
+        return self.seen_lines()
+
+    def seen_lines(self):
+        """The seat lines of the last text_lines() again, each with the card
+        its reader saw once and has not confirmed yet (``shown``); the other
+        lines as they were: for a change of those cards alone (main.App.step:
+        about a tenth of text_lines' time on the chip)."""
+        lines = self.lines
+        shown = self.shown
+        seat = self._seat
+        for s in range(4):
+            ln = seat[s]
+            c = -1 if shown is None else shown[s]
+            if c != -1:
+                # seen once, not counted yet: at the end of the line, in brackets
+                tag = "(??)" if c < 0 else "(" + card_name(c) + ")"
+                ln = ln[: COLS - 5] + " " + tag if len(ln) > COLS - 5 else ln + " " + tag
+            lines[3 + s] = ln
+        self._cut(lines, 3, 7)
+        return lines
+
+    def _cut(self, lines, i, end):
+        # lines i to end - 1 cut to COLS, each cut counted
+        while i < end:
             if len(lines[i]) > COLS:
                 self.cut += 1
                 self.cut_text = lines[i]
                 lines[i] = lines[i][:COLS]
-        return lines
+            i += 1
 
-    def render(self, t):
-        lines = self.text_lines(t)
+    def render(self, t, seen=False):
+        """The frame of the table's state; ``seen``: only the cards seen once
+        changed since the last text lines (seen_lines)."""
+        lines = self.seen_lines() if seen else self.text_lines(t)
         fb = self.fb
         if fb is None:
             return self.buf

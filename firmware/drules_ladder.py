@@ -43,6 +43,7 @@ _NX = const(7)  # the crossings of edges of its runs but those of pairs in runs 
 _OFF = const(3)  # self._tot's triple of the faces off the stretches (drules_place.py)
 _T3 = const(12)  # self._tot's 3-faces on stretches of triples
 _RB = const(12)  # bytes of one record of a failed question in self._tb (_failed)
+_PB = const(24)  # self._tb's record of the bound by position that failed (drules_sweep._posbound)
 
 
 class Ladders(EngineBase):
@@ -191,7 +192,7 @@ class Ladders(EngineBase):
         q = self._qs
         q[_S2] = q[_S3] = q[_S4] = q[_NRUN] = q[_FT] = q[_FBLO] = q[_FBHI] = q[_NX] = 0
         tb = self._tb  # (no question known to fail: _failed)
-        tb[0] = tb[_RB] = 0
+        tb[0] = tb[_RB] = tb[_PB] = 0
         n = self._n
         n[0] = n[1] = n[2] = 0
         self._uzero()
@@ -490,7 +491,7 @@ class Ladders(EngineBase):
         # two pairs failed; with three pairs more, 13 states to none; adv-47:
         # a tractor's pairs past its runs, then the led pair beside it)
         tb = self._tb
-        if (tb[0] and tb[1] == q[_FT]) or (tb[_RB] and tb[_RB + 1] == q[_FT]):
+        if (tb[0] and tb[1] == q[_FT]) or (tb[_RB] and tb[_RB + 1] == q[_FT]) or tb[_PB]:
             if self._beaten():
                 self._drop(m, k, n, pairs, t, runs, lo, hi)
                 return False

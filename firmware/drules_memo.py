@@ -44,6 +44,11 @@ class Memo(EngineBase):
         the weakest place where it fits (n < 0: -n parts, each at the
         strongest; no search: False is no answer); they are noted in
         self._gst (self._ng of them) for _ungreedy."""
+        # the placement changes: the faces _tail found left over by the
+        # one before are no longer known (adv-2825-10115: a run of pairs
+        # placed on a position with a choice of faces kept them, and a
+        # later pair was let in on faces the run had taken)
+        self._vp[9] = 0
         st = self._st
         gst = self._gst
         b = (m - 2) * _NPOS

@@ -78,7 +78,9 @@ class Placer(EngineBase):
         self._qm = bytearray(_QT)
         self._qk = bytearray(_QT)
         self._qn = bytearray(_QT)
-        self._tb = bytearray(_QT)  # _tpoly's knapsack
+        # _tpoly's knapsack; in a ladder check the questions that failed
+        # (drules_sweep._failed: two records of 12 bytes, then _posbound's)
+        self._tb = bytearray(_QT + 4)
         self._ql = bytearray(_QT)  # lowest start + 1 (0: any; a trick's key)
         # The sweep's kinds: width, length, parts left, offset of the width
         # in _u, weight in the demand d (mixed radix). Made here, not with the

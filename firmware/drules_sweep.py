@@ -61,6 +61,7 @@ _FT = const(4)
 _FBLO = const(5)
 _FBHI = const(6)
 _RB = const(12)  # bytes of one record of a failed question in self._tb (_failed)
+_PB = const(24)  # self._tb's record of the bound by position that failed (_posbound)
 
 
 class Sweep(EngineBase):
@@ -650,7 +651,12 @@ class Sweep(EngineBase):
         runs of triples and quads (at most two of them: each placement
         tried)? The pairs of runs at p are at most u(p) and at most
         u(p - 1) + u(p + 1) (each run through p has a pair at a neighbour),
-        u the pairs each position still holds. False: no placement."""
+        u the pairs each position still holds; all of u's pairs hold the
+        runs' and the sets' (a set of triples or quads takes one or two of
+        them); the longest runs of pairs (the first kind of pairs: _feasible
+        sorts the kinds longest first) each need a stretch of u > 0 as long,
+        which holds no more of them than its pairs // their length
+        (adv-66). False: no placement."""
         dm = self._dm
         dk = self._dk
         dn = self._dn
@@ -658,12 +664,17 @@ class Sweep(EngineBase):
         w = 0
         i1 = -1
         i2 = -1
+        kl = nl = 0  # the longest runs of pairs: their length, how many
         for i in range(nd):
             k = dk[i]
             if k < 2:
                 continue
             if dm[i] == 2:
                 need += dn[i] * k
+                if kl == 0:
+                    kl = k
+                if k == kl:
+                    nl += dn[i]
             else:
                 w += dn[i]
                 if i1 < 0:
@@ -679,15 +690,21 @@ class Sweep(EngineBase):
         if w:
             m1 = dm[i1]
             k1 = dk[i1]
+            if i2 < 0:
+                i2 = i1
             if w == 2:
-                if i2 < 0:
-                    i2 = i1
                 m2 = dm[i2]
                 k2 = dk[i2]
+        mx = 0  # the most pairs of runs of any placement
+        # every pair the question's sets take, with the runs' (a set of
+        # triples or quads at least one or two of the pairs u counts)
+        n = self._n
+        ns = need + n[0] + n[1] + 2 * n[2]
         s1 = 0
         while s1 < np_:
             if w == 0 or st[(m1 - 2) * _NPOS + s1] >= k1:
-                s2 = 0
+                # (two runs of one kind: each pair of starts once)
+                s2 = s1 if i2 == i1 else 0
                 while s2 < np_:
                     if w < 2 or st[(m2 - 2) * _NPOS + s2] >= k2:
                         # u(p) from the faces at p less the runs' on it
@@ -695,17 +712,23 @@ class Sweep(EngineBase):
                         # fewest pairs lost), term p - 1 once u(p) is known
                         b = 0
                         ul = uc = 0
+                        # all the pairs u holds; the longest runs of pairs
+                        # that its stretches (positions in a row with
+                        # u > 0, as long as those runs) hold: su // kl each
+                        tu = sl = su = cl = 0
                         p = 0
+                        e1 = s1 + k1
+                        e2 = s2 + k2
                         while p <= np_:
                             un = 0
                             if p < np_:
                                 q = t = 0
-                                if k1 and s1 <= p < s1 + k1:
+                                if p >= s1 and p < e1:
                                     if m1 == 4:
                                         q = 1
                                     else:
                                         t = 1
-                                if k2 and s2 <= p < s2 + k2:
+                                if p >= s2 and p < e2:
                                     if m2 == 4:
                                         q += 1
                                     else:
@@ -720,20 +743,38 @@ class Sweep(EngineBase):
                                 if c4 < 0:
                                     break
                                 un = a[p] + c3 + 2 * c4
+                            if un:
+                                sl += 1
+                                su += un
+                                tu += un
+                            else:
+                                if sl >= kl:
+                                    cl += su // kl
+                                sl = su = 0
                             if p:
                                 x = ul + un
                                 b += uc if uc < x else x
                             ul = uc
                             uc = un
                             p += 1
-                        if p > np_ and b >= need:
-                            return True
+                        if p > np_:
+                            if b > mx:
+                                mx = b
+                            if b >= need and cl >= nl and tu >= ns:
+                                return True
                     if w < 2:
                         break
                     s2 += 1
             if w == 0:
                 break
             s1 += 1
+        # Remembered for the ladders' next questions (_beaten): with these
+        # runs of triples and quads (none, one or two), no placement holds
+        # more than mx pairs of runs (on these faces: _lstart forgets it)
+        tb = self._tb
+        tb[_PB] = mx + 1  # (at most the hand's pairs + 1: under 110)
+        tb[_PB + 1] = (m1 << 5) | k1
+        tb[_PB + 2] = (m2 << 5) | k2
         return False
 
     # The questions that failed, remembered (the ladders' _try): bytecode,
@@ -776,13 +817,43 @@ class Sweep(EngineBase):
         """Does a question that failed (_failed) ask for no more than this
         one: the same pairs in runs of any length, split no other way than
         it could be, and of every other kind of part as many or fewer? Then
-        no placement of this one exists either (one would place that one)."""
+        no placement of this one exists either (one would place that one).
+        Or does this one have the runs of triples and quads of a question
+        whose bound by position failed (_posbound's record), with more
+        pairs in runs than it found room for? Then that bound fails for
+        this one too."""
         tb = self._tb
         q = self._qs
         qm = self._qm
         qk = self._qk
         qn = self._qn
         nq = self._nq
+        if tb[_PB]:
+            # The bound by position that failed (_posbound): the same runs
+            # of triples and quads, and more pairs in runs than any
+            # placement of them leaves room for (adv-51, adv-52: a
+            # tractor's runs of pairs, each shorter one asked in turn)
+            x = tb[_PB + 1]
+            y = tb[_PB + 2]
+            c = q[_FT]
+            i = 0
+            while i < nq:
+                n = qn[i]
+                if n and qk[i] > 1:
+                    if qm[i] == 2:
+                        c += n * qk[i]
+                    else:
+                        while n:
+                            if x == (qm[i] << 5) | qk[i]:
+                                x = 0
+                            elif y == (qm[i] << 5) | qk[i]:
+                                y = 0
+                            else:
+                                x = 255  # not the same runs
+                            n -= 1
+                i += 1
+            if x == 0 and y == 0 and c >= tb[_PB]:
+                return True
         b = 0
         while b < 2 * _RB:
             c = tb[b]

@@ -111,6 +111,7 @@ class App:
         self.drawn_ev = 0  # the table's events before this index are on that frame
         # turns in a row that left the link's work to the next one
         self.link_late = 0
+        self.piece_due = False  # a piece of the table's work done, its frame not drawn yet
         # saves ended since the last collection: their garbage is collected at
         # the quiet turn before the next save begins (a trick's end: the
         # players take the trick up), never on a tap's turn
@@ -183,14 +184,17 @@ class App:
         b = self.board
         t = self.table
         took = False  # a player's input this turn: its frame is drawn at once
+        # the display shows the table as it is, its message this one
+        clean = not self.dirty and self.enroll is None
+        msg = t.message
         for seat, card in b.taps(now):
             if self.enroll is None:
                 t.tap(seat, card, now)
                 self.dirty = True
                 took = True
         viewed = getattr(b, "view_changed", False)
-        if viewed:
-            self._view(b, now)
+        # only the cards seen once changed: the seat lines alone made again
+        tags = viewed and self._view(b, now) and clean and not took
         for seat, kind in b.presses(now):
             if self.enroll is None or not self.enroll.press(seat, kind):
                 t.button(seat, kind, now)
@@ -219,6 +223,13 @@ class App:
         # turn"): a turn the link has waited _LINK_LATE turns for is the
         # link's, with no piece and no frame unless an input asks for one
         worked = not first and not held and late < _LINK_LATE and t.work()
+        if worked and t.ev_index != self.drawn_ev:
+            # a piece that made events (a trick's end): its frame at the next
+            # turn that runs no piece, the link's too, on the display before
+            # the host hears of it (and before the next lead's card, whose
+            # frame would draw it too)
+            self.dirty = True
+            self.piece_due = True
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes at the next turn,
         # and any save step at a turn that took no input (issue 22); a sound
@@ -231,14 +242,18 @@ class App:
             self.dirty = True
         drew = False
         # a piece's frame is the next turn's (a trick's end redraws 5-6 of the
-        # 8 pages, about 45 ms on the chip with its render)
+        # 8 lines), drawn before the link's work, in the link's turn too
+        piece = self.piece_due and not worked
         if self.dirty and (
-            first or (not worked and late < _LINK_LATE and ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS)
+            first
+            or piece
+            or (not worked and late < _LINK_LATE and ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS)
         ):
+            self.piece_due = False
             self.dirty = False
             self.shown_at = now
             self.drawn_ev = t.ev_index
-            buf = self.display.render(t)
+            buf = self.display.render(t, tags and not took and t.message == msg)
             b.show(buf, self.display.lines)
             drew = True
         # the readers' second pair: the one taps() set to work searched
@@ -315,19 +330,23 @@ class App:
         # A card seen once (shown at once, marked as not counted yet) or gone,
         # or a reader lost or back: drawn now, not REDRAW_MS after the last
         # frame (a card placed must show within 50 ms: docs/readers.md).
-        b.view_changed = False
         d = self.display
-        d.shown = b.shown
         down = b.readers_down
-        if down != d.readers_down:
-            d.readers_down = down
-            self.link.send_app([E.APP_READERS, down])
-            if down:
-                print("readers: no answer from seat(s) %s" % " ".join(str(s) for s in range(4) if down >> s & 1))
-            else:
-                print("readers: every seat answers")
+        same = down == d.readers_down
+        if not same:
+            # a reader lost or back (rare): told by mainhost, loaded for it
+            # (a failed load leaves view_changed set: the next turn again)
+            import mainhost
+
+            try:
+                mainhost.readers(self, down)
+            finally:
+                _drop("mainhost")
+        b.view_changed = False
+        d.shown = b.shown
         self.dirty = True
         self.shown_at = now - REDRAW_MS
+        return same
 
     def step_safe(self, now):
         """step(), but a failure is reported, not fatal: the table must keep

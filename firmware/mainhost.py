@@ -11,9 +11,21 @@
 # after it. The display's lines (APP_STATE, which the operator's console asks
 # every second) stay in main.App._app. mainstart loads and drops it once at the
 # start, so that its names are interned while the heap is in few pieces.
-# It takes the App it serves; it imports nothing of main.
+# Also the readers' outages (main.App._view: a reader lost or back). It takes
+# the App it serves; it imports nothing of main.
 import events as E
 import table as T
+
+
+def readers(app, down):
+    """main.App._view's rare part: the seats whose reader does not answer
+    (a bit per seat) changed: on the display, to the host, on the USB serial."""
+    app.display.readers_down = down
+    app.link.send_app([E.APP_READERS, down])
+    if down:
+        print("readers: no answer from seat(s) %s" % " ".join(str(s) for s in range(4) if down >> s & 1))
+    else:
+        print("readers: every seat answers")
 
 
 def app_message(app, payload):

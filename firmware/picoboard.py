@@ -162,7 +162,7 @@ class PicoBoard:
     wdt: "Any"
 
     # the group taps() set to work was read between a frame's pages and the
-    # next one set to work there (_between): mid_readers() leaves it to the
+    # next one set to work there (serve_readers): mid_readers() leaves it to the
     # next turn's taps(); an instance's own True while so
     _served = False
 
@@ -276,12 +276,13 @@ class PicoBoard:
         sc.launch(now)
         return False
 
-    def _between(self):
-        # between two pages of a frame (the display driver's update, 3.4 ms
-        # of I2C a page): the readers' group in flight served without
-        # waiting, and the next one set to work once it is done, so that a
-        # long frame (a trick's end: 5-6 pages) does not hold the readers up
-        # (issue 22, cycle4)
+    def serve_readers(self):
+        # between two pages of a frame (the display driver's update, a window
+        # of the changed columns a line): the readers' group in flight served
+        # without waiting, and the next one set to work once it is done, so
+        # that a long frame (a trick's end) does not hold the readers up
+        # (issue 22, cycle4; served at more points of the main loop's turn
+        # too, the first sightings came later: docs/firmware.md, cycle5)
         sc = self.scanner
         if sc._flight >= 0 and sc.serve(self._time.ticks_ms()):
             # done: the next group set to work now searches through the
@@ -360,9 +361,11 @@ class PicoBoard:
                 self._display_retry = t.ticks_add(t.ticks_ms(), DISPLAY_RETRY_MS)
         if self.oled is not None:
             try:
-                # the pages whose text line changed (the driver's update):
-                # line 7 is in inverse video exactly when it holds a message
-                # (display.DisplayModel.render), so its text is its page's key
+                # the pages whose text line changed, the columns of the
+                # characters that differ (the driver's update); line 7 is in
+                # inverse video exactly when it holds a message
+                # (display.DisplayModel.render): its page goes whole (the
+                # driver's default)
                 self.oled.update(buf, lines)
             except OSError:
                 # the display went away: play on without it, try again later

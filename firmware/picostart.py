@@ -75,7 +75,7 @@ def setup(b, machine, store_path, decoder, retry_ms, edges):
         from ssd1306 import SSD1306
 
         b.panel = SSD1306(i2c, H.DISPLAY_ADDR, H.DISPLAY_WIDTH, H.DISPLAY_HEIGHT)
-    b.panel.between = b._between  # the readers served between a frame's pages
+    b.panel.between = b.serve_readers  # the readers served between a frame's pages
     try:
         b.panel.init()
         b.oled = b.panel

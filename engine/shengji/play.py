@@ -762,8 +762,7 @@ def _pattern_words(pattern: Pattern) -> str:
         {(m, k): pattern.count((m, k)) for m, k in pattern}.items(),
         key=lambda x: (-x[0][0], -x[0][1]),
     ):
-        words = _shape_words(m, k)
-        parts.append(words if n == 1 else f"{n} {words}s")
+        parts.append(_count_words(n, m, k))
     return " and ".join(parts) if parts else "any cards"
 
 
@@ -799,6 +798,17 @@ def _ladder_reason(order: Order, unit: Unit, need: Pattern, got: Pattern, es: in
     else:
         reason = Reason.MUST_PLAY_PAIRS
     return Verdict(False, reason, f"To follow {led} in {word} you must play {want}: you hold it.")
+
+
+def _count_words(n: int, m: int, k: int) -> str:
+    """``n`` units of width ``m`` and length ``k`` in words: "a pair", "2 pairs",
+    "a tractor of 3", "2 Titanics of 2"."""
+    if k == 1:
+        noun = {1: "single", 2: "pair", 3: "triple", 4: "quad"}[m]
+        return f"a {noun}" if n == 1 else f"{n} {noun}s"
+    noun = {2: "tractor", 3: "Titanic", 4: "run"}[m]
+    of = " of quads" if m == 4 else ""
+    return f"a {noun}{of} of {k}" if n == 1 else f"{n} {noun}s{of} of {k}"
 
 
 def _shape_words(m: int, k: int) -> str:

@@ -54,15 +54,23 @@ def test_ssd1306_keeps_what_the_driver_sends(models: tuple[object, object]) -> N
     # a stray write between frames: the next window restarts at (0, 0)
     oled.write(b"\x40" + bytes(100))
     assert oled.frames == 1  # not a whole window
-    # pages 2-3 and 6 changed keys: those pages alone, as two windows
+    # pages 2-3 and 6 changed keys, sent whole (the mask): those pages
+    # alone, as two windows
     frame2 = bytearray(frame)
     for p in (2, 3, 6):
         frame2[p * 128 : (p + 1) * 128] = bytes(128)
         keys[p] = "changed"
     sent = oled.data_bytes
-    drv.update(bytes(frame2), keys)
+    drv.update(bytes(frame2), keys, (1 << 2) | (1 << 3) | (1 << 6))
     assert oled.data_bytes - sent == 3 * 128 and oled.frames == 3 and oled.full_frames == 1
     assert bytes(oled.ram[128:]) == bytes(frame2[128:])  # page 0 holds the stray bytes
+    # characters 1-3 of page 4's line changed: their 24 columns alone
+    keys[4] = "4abc"
+    frame2[4 * 128 + 8 : 4 * 128 + 32] = bytes(range(24))
+    sent = oled.data_bytes
+    drv.update(bytes(frame2), keys)
+    assert oled.data_bytes - sent == 24 and oled.frames == 4
+    assert bytes(oled.ram[128:]) == bytes(frame2[128:])
     # nothing changed: nothing sent
     sent = oled.data_bytes
     drv.update(bytes(frame2), keys)

@@ -21,6 +21,7 @@ from tractor_table import device_judge
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = [
     ROOT / "tests" / "engine" / "conformance" / "seeds.jsonl",
+    ROOT / "tests" / "engine" / "conformance" / "engine_rules.jsonl",
     ROOT / "tests" / "match" / "data" / "hand_cases.jsonl",
     ROOT / "tests" / "match" / "data" / "rules_exact.jsonl",
 ]

@@ -180,3 +180,27 @@ def test_runs_of_pairs_that_find_no_neighbours_fail_without_a_sweep():
     )
     assert r == D.R_PAIRS
     assert e.nstates - n0 < 10, e.nstates - n0
+
+
+def test_a_run_on_faces_with_a_choice_leaves_no_stale_left_overs():
+    # adversarial.jsonl's adv-62..adv-65 (adv-60 shrunk, 4 decks, level 9,
+    # diamonds trump): at the level cards 9H 9H 9H 9H and 9C 9C 9C sit at one
+    # position, so a pair of a run there is cut from the quad or the triple
+    # (_tail's choice). The question's left-over faces, known from the
+    # placement before that run (no choice then), were kept, and a later
+    # pair was placed on the AD pair and the level cards that run had taken.
+    e = engine("9", "D", decks=4)
+    # Q Q Q, T2 T2, p: the quads on 5D QD 9H, the Titanic SJ-BJ, the second
+    # Titanic's tractor KD-AD or AD-9C, the pair the other: one KD left out,
+    # the pair gets nothing (the device engine said OK)
+    lead = "9S 9S 9S 2D 2D 2D 3D 3D 3D 4D 4D 4D 4D 6D 6D 6D 6D 8D 8D 8D 8D 9D 9D 9D KD KD"
+    h = "9H 9H 9H 9H 3D 5D 5D 5D 5D QD QD QD QD KD KD AD AD 9C 9C 9C SJ SJ SJ SJ BJ BJ BJ"
+    assert follow(e, lead, h, h.replace("KD ", "", 1)) == D.R_PAIRS
+    assert follow(e, lead, h, h.replace("3D ", "", 1)) == D.OK
+    # T2, t3, p p p: the Titanic 3D-4D, the tractor AD AD + a level pair and
+    # one more pair, one pair left for the first led pair (the device engine
+    # gave the holding two more, so a legal play fell short)
+    lead = "9S 9S 9S 9D 9D 9D 5D 5D 6D 6D 7D 7D 2D 2D TD TD QD QD"
+    h = "3D 3D 3D 3D 4D 4D 4D AD AD 9H 9H 9H 9H 9C 9C 9C 9S KD JD"
+    assert follow(e, lead, h, h.replace("3D ", "", 1)) == D.OK
+    assert follow(e, lead, h, h.replace("9H ", "", 1)) == D.R_PAIRS

@@ -260,3 +260,13 @@ def test_throw_of_a_triple_and_a_long_tractor_takes_two_short_ones() -> None:
     hand = "AS AS AS 9S 9S TS TS QS QS KS KS 4S"
     assert judge(lead, hand, "AS AS AS 9S 9S TS TS QS QS KS KS", o) is None
     assert judge(lead, hand, "AS AS AS 9S 9S TS TS QS QS KS 4S", o) is Reason.MUST_PLAY_TRACTOR
+
+
+def test_a_ladder_refusal_says_what_to_play_in_words() -> None:
+    # one unit with its article, several counted (docs/rules.md §6.3)
+    v = check_follow(O3, f("AS AS AS"), f("3S 3S 3S 4S"), f("3S 3S 4S"))
+    assert v.reason is Reason.MUST_PLAY_TRIPLES
+    assert v.message == "To follow the lead's triple in spades you must play a triple: you hold it."
+    v = check_follow(O3, f("AS AS AS KS KS KS"), f("3S 3S 3S 4S 4S 4S 7S"), f("3S 3S 3S 4S 4S 7S"))
+    assert v.reason is Reason.MUST_PLAY_TITANIC
+    assert v.message.endswith("you must play a Titanic of 2: you hold it.")

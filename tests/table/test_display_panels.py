@@ -52,14 +52,37 @@ def test_ssd1306_init_and_frame_bytes():
     assert b"".join(d[1:] for a, d in bus.writes[1:]) == bytes(frame)
     assert between == [2, 3, 4, 5, 6, 7, 8]  # after each page but the last, none before the first
     oled.between = None
-    # a line changed: its page alone
+    # a line changed: its page alone, the columns of the character that
+    # differs (the keys are the pages' text lines, a character every 8 columns)
     bus.writes = []
     lines[5] = "F"
     frame[5 * 128] = 0x55
     oled.update(frame, lines)
-    assert bus.writes[0] == (0x3C, b"\x00\x21\x00\x7f\x22\x05\x05")
-    assert bus.writes[1] == (0x3C, b"\x40" + bytes(frame[640:768]))
+    assert bus.writes[0] == (0x3C, b"\x00\x21\x00\x07\x22\x05\x05")
+    assert bus.writes[1] == (0x3C, b"\x40" + bytes(frame[640:648]))
     assert len(bus.writes) == 2
+    # characters added after the text: their columns only; a page in the
+    # mask ``whole`` goes whole (by default the message line, 7)
+    bus.writes = []
+    lines[3] = "d (AS)"
+    lines[7] = "msg"
+    oled.update(frame, lines)
+    assert bus.writes[0] == (0x3C, b"\x00\x21\x10\x2f\x22\x03\x03")  # the space looks alike
+    assert bus.writes[1] == (0x3C, b"\x40" + bytes(frame[3 * 128 + 16 : 3 * 128 + 48]))
+    assert bus.writes[2] == (0x3C, b"\x00\x21\x00\x7f\x22\x07\x07")
+    assert bus.writes[3] == (0x3C, b"\x40" + bytes(frame[7 * 128 :]))
+    assert len(bus.writes) == 4
+    # characters taken off the end: their columns too (blank now); a space
+    # where there was none is no change
+    bus.writes = []
+    lines[3] = "d "
+    oled.update(frame, lines)
+    assert bus.writes[0] == (0x3C, b"\x00\x21\x10\x2f\x22\x03\x03")
+    assert len(bus.writes) == 2
+    bus.writes = []
+    lines[3] = "d"
+    oled.update(frame, lines)
+    assert bus.writes == []
 
 
 def test_ssd1309_resets_and_has_no_charge_pump():
@@ -103,7 +126,7 @@ def test_both_panels_send_the_pages_that_changed_alike():
         for changed in ((2, 3, 6), (), (0, 7), (1, 2, 3, 4, 5, 6)):
             for p in changed:
                 lines[p] += "x"
-                frame[p * 128 + len(lines[p])] = p + 1
+                frame[p * 128 + 8 * len(lines[p]) - 4] = p + 1
             oled.update(frame, lines)
         writes.append(list(oled.i2c.writes))
         # a failed write: the RAM is unknown, the next frame whole
@@ -122,9 +145,17 @@ def test_both_panels_send_the_pages_that_changed_alike():
         oled.update(frame, lines)
         assert oled.i2c.writes[0][1] == b"\x00\x21\x00\x7f\x22\x00\x07" and len(oled.i2c.writes) == 9
     assert writes[0] == writes[1]
-    # windows: whole; pages 2-3 and 6; nothing; 0 and 7; 1-6 in one
-    windows = [w[1][5:] for w in writes[0] if w[1][:2] == b"\x00\x21"]
-    assert windows == [b"\x00\x07", b"\x02\x03", b"\x06\x06", b"\x00\x00", b"\x07\x07", b"\x01\x06"]
+    # windows (columns, pages): whole; pages 2-3 and 6 (their first
+    # character); nothing; 0 (first) and 7 (the message line: whole by
+    # default); 1 (first), 2-3 (second), 4-5
+    # (first), 6 (second): one window for pages next to each other with the
+    # same columns
+    windows = [w[1][2:4] + w[1][5:] for w in writes[0] if w[1][:2] == b"\x00\x21"]
+    assert windows == [
+        b"\x00\x7f\x00\x07", b"\x00\x07\x02\x03", b"\x00\x07\x06\x06", b"\x00\x07\x00\x00",
+        b"\x00\x7f\x07\x07", b"\x00\x07\x01\x01", b"\x08\x0f\x02\x03", b"\x00\x07\x04\x05",
+        b"\x08\x0f\x06\x06",
+    ], windows
 
 
 def test_the_renderer_draws_for_the_geometry_it_is_given():
@@ -140,3 +171,100 @@ def test_the_renderer_draws_for_the_geometry_it_is_given():
             assert f"{width}x{height}" in str(exc) and "128x64" in str(exc)
         else:
             raise AssertionError(f"{width}x{height} accepted")
+
+
+class GlyphBuffer:
+    """framebuf's fill_rect and text for whole lines, where each character's
+    8 columns hold its code (a space: blank), for CPython (no framebuf)."""
+
+    def __init__(self, buf):
+        self.buf = buf
+
+    def fill_rect(self, x, y, w, h, c):
+        base = (y // 8) * 128
+        for i in range(x, x + w):
+            self.buf[base + i] = 255 if c else 0
+
+    def text(self, s, x, y, c):
+        base = (y // 8) * 128
+        for k, ch in enumerate(s.encode()):
+            v = 0 if ch == 32 else ch
+            for i in range(8):
+                if x + 8 * k + i < 128:
+                    self.buf[base + x + 8 * k + i] = v if c else 255 - v
+
+
+class RamI2C:
+    """A panel's RAM fed by the driver's transactions (horizontal addressing:
+    the window's columns, then page after page), as the board model's."""
+
+    def __init__(self):
+        self.ram = bytearray(1024)
+        self.data = 0
+        self.win = (0, 127, 0, 7)
+        self.at = (0, 0)
+
+    def writeto(self, addr, b):
+        if b[0] == 0 and b[1] == 0x21:
+            self.win = (b[2], b[3], b[5], b[6])
+            self.at = (b[2], b[5])
+
+    def writevto(self, addr, bufs):
+        assert len(bufs[0]) == 1 and bufs[0][0] == 0x40
+        c0, c1, _, _ = self.win
+        col, page = self.at
+        for v in bufs[1:]:
+            for x in v:
+                self.ram[page * 128 + col] = x
+                self.data += 1
+                col += 1
+                if col > c1:
+                    col = c0
+                    page += 1
+        self.at = (col, page)
+
+
+def test_the_panel_holds_the_frame_drawn_line_by_line():
+    # the renderer's way (display.DisplayModel.render): a line's page cleared
+    # and its text drawn with framebuf's 8x8 font, the message line (7) in
+    # inverse video while it holds text; each update sends the columns of
+    # the characters that changed (line 7 whole), and the panel's RAM is then
+    # the frame, byte for byte
+    import ssd1306
+
+    buf = bytearray(1024)
+    try:
+        import framebuf
+
+        fb = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)
+    except ImportError:
+        fb = GlyphBuffer(buf)  # CPython: a glyph of its own for each character
+    bus = RamI2C()
+    oled = ssd1306.SSD1306(bus, 0x3C, 128, 64)
+    oled.init()
+    lines = [""] * 8
+    states = [
+        ["H1 2/2 NT", "dealer S1 pts0", "trick1 S1 plays", " S0", ">S1", " S2", " S3", ""],
+        [None, None, None, None, ">S1 (AS)", None, None, None],
+        [None, None, "trick1 S2 plays", None, " S1 AS", ">S2", None, None],
+        [None, None, None, None, None, ">S2 (??)", None, "S2 not in hand"],
+        [None, None, None, None, None, ">S2", None, ""],
+        [None, "dealer S1 pts10", "trick done", " S0 KH", " S1 AS", " S2 QS", " S3 2S", "S1 wins 10"],
+        [None, None, "trick2 S1 plays", " S0", ">S1", " S2", " S3 won last", "S1 wins 10"],
+    ]
+    sent = []
+    for st in states:
+        for i in range(8):
+            if st[i] is not None:
+                lines[i] = st[i]
+            inv = 1 if i == 7 and lines[7] else 0
+            fb.fill_rect(0, i * 8, 128, 8, inv)
+            fb.text(lines[i], 0, i * 8, 1 - inv)
+        d = bus.data
+        oled.update(buf, lines)
+        sent.append(bus.data - d)
+        assert bus.ram == buf, st
+    # the whole frame first; a card seen once: its 5 characters (" (AS)",
+    # the space alike: 4, 32 bytes); the line 7 message whole
+    assert sent[0] == 1024 and sent[1] == 32, sent
+    assert sent[3] == 32 + 128, sent

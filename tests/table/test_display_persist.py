@@ -83,6 +83,35 @@ def _cleanup(base):
     os.rmdir(base)
 
 
+def test_cards_seen_once_alone_redraw_what_a_whole_render_draws():
+    # main.App.step renders only the seat lines again (seen_lines) when the
+    # cards seen once are all that changed: the lines and the frame must be
+    # a whole render's, a long line's tag included
+    t, r = make()
+    deal_to_play(t)
+    t.tap(1, 12, 0)
+    t.button(1, E.BTN_OK, 0)  # S1 plays AS
+    part = D.DisplayModel()
+    whole = D.DisplayModel()
+    part.render(t)
+    for shown in ([-1, 13, -1, -1], [-1, 13, -2, -1], [40, -1, -1, 51], [-1, -1, -1, -1]):
+        part.shown = shown
+        whole.shown = shown
+        a = part.render(t, True)
+        b = whole.render(t)
+        assert part.lines == whole.lines, (shown, part.lines, whole.lines)
+        assert a == b, shown
+    part.shown = [-1, 13, -1, -1]
+    assert part.seen_lines()[4] == " S1 AS (2H)" and part.lines[5] == ">S2 "
+    assert part.seen_lines()[4] == " S1 AS (2H)"  # the seat line before its tag is kept
+    # a seat line of 12 characters: the tag after its first 11
+    t.pending[3] = list(range(10))
+    part.text_lines(t)
+    part.shown = [-1, -1, -1, 2]
+    assert part.seen_lines()[6] == " S3 .......... (4S)"[:11] + " (4S)"
+    assert len(part.lines[6]) == D.COLS
+
+
 def _packed(snap):
     # snap as persist.Store.save takes it (Table.snapshot(True)): its tricks
     # packed as the table keeps them (tablebase.Tricks)
@@ -166,7 +195,8 @@ def _write_snapshot_file(path, body):
     import binascii
 
     f = open(path, "w")
-    f.write(body + "\n" + persist.MAGIC + " " + "%08x" % (binascii.crc32(body.encode()) & 0xFFFFFFFF) + "\n")  # noqa: UP031
+    crc = binascii.crc32(body.encode()) & 0xFFFFFFFF
+    f.write(body + "\n" + persist.MAGIC + " " + "%08x" % crc + "\n")  # noqa: UP031
     f.close()
 
 

@@ -209,27 +209,28 @@ def test_board_on_a_stand_in_machine():
     b.taps(time.ticks_ms())
     assert PWM.last.duty == 0  # the 400 ms tone ended, checked by the loop
     # the frame goes out after the window's transaction, a data transaction
-    # a page (the readers are served between two: PicoBoard._between)
+    # a page (the readers are served between two: PicoBoard.serve_readers)
     n = len(bus.writes)
     b.show(bytearray(1024), [""] * 8)
     assert bus.writes[n] == (H.DISPLAY_ADDR, bytes((0x00, 0x21, 0, 127, 0x22, 0, 7)))
     assert len(bus.writes) == n + 9 and all(len(w[1]) == 129 and w[1][0] == 0x40 for w in bus.writes[n + 1:])
     # the next frames: only the pages whose text line changed (a whole frame
-    # is about 24 ms of I2C that the readers wait behind), in one transaction
-    # after a window of those pages
+    # is about 24 ms of I2C that the readers wait behind), the columns of the
+    # characters that changed, in one transaction after a window of them
     frame = bytearray(1024)
     frame[2 * 128] = 0x7E
     lines = [""] * 8
     lines[2] = "trick1 S0"
     n = len(bus.writes)
     b.show(frame, lines)
-    window = [(H.DISPLAY_ADDR, bytes((0x00, 0x21, 0, 127, 0x22, 2, 2)))]
-    assert bus.writes[n:] == window + [(H.DISPLAY_ADDR, b"\x40" + bytes(frame[256:384]))], bus.writes[n:]
+    window = [(H.DISPLAY_ADDR, bytes((0x00, 0x21, 0, 71, 0x22, 2, 2)))]
+    assert bus.writes[n:] == window + [(H.DISPLAY_ADDR, b"\x40" + bytes(frame[256:328]))], bus.writes[n:]
     n = len(bus.writes)
     b.show(frame, lines)
     assert len(bus.writes) == n  # nothing changed: nothing sent
     # a message on line 7, in inverse video (its last column lit): that page
-    # alone goes out, not the whole frame (issue 22: 13 % of frames were whole)
+    # alone goes out, whole (its inverse video spans it), not the whole frame
+    # (issue 22: 13 % of frames were whole)
     frame[1023] = 0xFF
     lines[7] = "S1 out of turn"
     b.show(frame, lines)

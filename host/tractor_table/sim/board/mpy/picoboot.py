@@ -975,7 +975,8 @@ class TapLog:
       *shown* at the end of the first frame begun after its first sighting
       whose seat line holds the card's name (a provisional display), or at
       its counted frame; *counted and shown* at the end of the first frame
-      begun after it was counted (a frame rendered before cannot show it).
+      begun after it was counted (a frame rendered before cannot show it)
+      whose window holds the seat's line.
     Stages: st1 placed -> first sighting, st2 first sighting -> confirming
     poll, st3 confirming poll -> counted and shown; saving: counted and
     shown, for the taps during which the flash was erased or programmed."""
@@ -1163,7 +1164,11 @@ class TapLog:
                     if i == self.cut_slot and self.cut_stage == 3 and self.counted_at[i] < 0:
                         self._cut(i)
             c = self.counted_at[i]
-            if c >= 0 and start >= c:
+            # counted and shown: a frame begun after the count that wrote the
+            # seat's line (a frame is a window: the display's driver sends the
+            # changed columns of each line, a window for each, issue 22; a
+            # window of another line that ends first shows nothing of it)
+            if c >= 0 and start >= c and oled.page_start <= 3 + s <= oled.page_end:
                 if self.shown_at[i] < 0:
                     self.shown_at[i] = now
                 p = self.placed_at[i]
