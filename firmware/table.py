@@ -165,34 +165,8 @@ _NONE = []
 
 class Table(T.TableBase):
     def __init__(self, rules, decks=2, throw_penalty=0, chain_hash=None, hand_scan=False):
-        if decks < 1 or decks > 4:
-            raise T.TableError("decks must be 1..4, got %r" % (decks,))
-        self.rules = rules
-        self.decks = decks
-        self.throw_penalty = throw_penalty
-        self.chain_hash = chain_hash
-        self.ncards = 54 * decks
-        self.hand_size = T.HAND_SIZE[decks]
-        self.kitty_size = T.KITTY_SIZE[decks]
-        # link bookkeeping
-        self.ev_index = 0  # index of the next event
-        self.ev_hash = 0  # state hash after the last event
-        self._out = []
-        self._sound = E.SND_NONE
-        self.save_due = False  # take_save()'s answer: a state worth keeping is due
-        # what the last play left to do (issue 22): 0 nothing, 1-4 the revokes
-        # of seat due-1's play, 5 the trick's end, 6-8 the hand's end
-        # (tablehandend.end_hand); at once unless split (main.App): then a
-        # piece per work(), after its frame
-        self.due = 0
-        self.due_ms = 0
-        self.split = False
-        # per hand (preallocated, reused every hand)
-        self.seen = bytearray(self.ncards)
-        self.pending = [[], [], [], []]  # cards tapped, not yet committed, per seat
-        self.hand_scan = bool(hand_scan)
-        self.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
-        self.scan_done = 0  # hand_scan mode: bit per seat whose hand is scanned
+        # the state's set-up is tablestart's (loaded for it, as for new_match)
+        _opt(_START).init(self, rules, decks, throw_penalty, chain_hash, hand_scan)
         # partners = "called": levels per seat, the call and the partner (tablefriend.py)
         self.friend = None  # partners = "called": find-a-friend's functions (tablefriend.py)
         if getattr(rules, "partners", 0) == 1:

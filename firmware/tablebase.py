@@ -175,7 +175,14 @@ try:  # the type checker's (and CPython's); at run time on the device TableBase 
         # the link's bookkeeping
         ev_index: int  # index of the next event
         ev_hash: int  # state hash after the last event
+        chain_hash: "Any"  # the state hash's function, or None (main.App makes the hash)
+        _out: "list[Any]"  # events not taken yet (take_events)
+        _sound: int  # the sound due (take_sound)
         save_due: bool  # take_save()'s answer: a state worth keeping since the last call
+        # what the last play left to do (Table.work): 0 nothing, 1-4 revokes, 5 the trick's end, 6-8 the hand's end
+        due: int
+        due_ms: int
+        split: bool  # a piece per work() (main.App), else at once
         # the match (new_match)
         levels: "list[int]"  # by side, or by seat where called
         hand_no: int

@@ -84,6 +84,7 @@ class TableRules:
 
             e = self.engine = D.Engine(*self._opts)
             e.set_trump(self._trump[0], self._trump[1])
+            _drop("drules_init", True)  # the engine's set-up: once a hand
         return e
 
     def unload(self, mpy_only=False):
@@ -119,6 +120,7 @@ class TableRules:
             self.e()
         elif self.engine is not None:
             self.engine.set_trump(level, trump)
+            _drop("drules_init", True)
 
     def suit_of(self, card):
         return self.e().suit_of(card)

@@ -7,6 +7,38 @@ import events as E
 import tablebase as T
 
 
+def init(tb: "T.TableBase", rules, decks, throw_penalty, chain_hash, hand_scan):
+    """The table's state made (table.Table.__init__; the parts' options after it)."""
+    if decks < 1 or decks > 4:
+        raise T.TableError("decks must be 1..4, got %r" % (decks,))
+    tb.rules = rules
+    tb.decks = decks
+    tb.throw_penalty = throw_penalty
+    tb.chain_hash = chain_hash
+    tb.ncards = 54 * decks
+    tb.hand_size = T.HAND_SIZE[decks]
+    tb.kitty_size = T.KITTY_SIZE[decks]
+    # link bookkeeping
+    tb.ev_index = 0  # index of the next event
+    tb.ev_hash = 0  # state hash after the last event
+    tb._out = []
+    tb._sound = E.SND_NONE
+    tb.save_due = False  # take_save()'s answer: a state worth keeping is due
+    # what the last play left to do (issue 22): 0 nothing, 1-4 the revokes
+    # of seat due-1's play, 5 the trick's end, 6-8 the hand's end
+    # (tablehandend.end_hand); at once unless split (main.App): then a
+    # piece per work(), after its frame
+    tb.due = 0
+    tb.due_ms = 0
+    tb.split = False
+    # per hand (preallocated, reused every hand)
+    tb.seen = bytearray(tb.ncards)
+    tb.pending = [[], [], [], []]  # cards tapped, not yet committed, per seat
+    tb.hand_scan = bool(hand_scan)
+    tb.hands = [[], [], [], []]  # hand_scan mode: each seat's cards still held
+    tb.scan_done = 0  # hand_scan mode: bit per seat whose hand is scanned
+
+
 def new_match(tb: "T.TableBase"):
     """A new match: levels 2, no dealer yet, the first hand's draw (table.Table.new_match)."""
     tb.levels = [0, 0, 0, 0] if tb.friend else [0, 0]

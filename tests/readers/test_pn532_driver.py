@@ -1,6 +1,7 @@
 # The firmware's PN532 driver against the chip model on a simulated SPI bus.
 # runs-under: micropython heapsize=256K
 import pn532
+import pn532cmd
 import pn532tag
 from simchip import chip, rig, uid7
 
@@ -18,7 +19,7 @@ def test_reverse_table_is_bit_reversal():
 
 
 def test_wire_frame_is_a_valid_frame_lsb_first():
-    wire = pn532._wire_frame(b"\xd4\x4a\x02\x00")
+    wire = pn532cmd._wire_frame(b"\xd4\x4a\x02\x00")
     plain = bytes(chip.reverse_bits(b) for b in wire)
     assert plain[0] == 0x01  # data write
     assert plain[1:] == chip.frame(b"\xd4\x4a\x02\x00")
@@ -105,7 +106,7 @@ def test_error_frame_and_bad_checksum_are_caught():
     clock, bus, c, drv = _driver()
     drv.setup()
     # A syntax error answer (the chip's error frame) for an unknown RF item.
-    w = pn532._wire_frame(b"\xd4\x32\x77\x00")
+    w = pn532cmd._wire_frame(b"\xd4\x32\x77\x00")
     assert drv._call(w, drv._short, 0x32, drv.timeout_us) == pn532.ERR_RESPONSE
     # Corrupt one bit of a response in flight: the DCS check rejects it.
     c.queue = []
