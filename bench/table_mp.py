@@ -87,13 +87,13 @@ def main(argv):
                     follow_us.append(dt)
             if t.take_save():
                 a = time.ticks_us()
-                store.save(t.snapshot())
+                store.save(t.snapshot(True))
                 save_us.append(time.ticks_diff(time.ticks_us(), a))
                 # the same snapshot serialized into RAM: the CPU part of a save
                 sink = io.BytesIO()
                 a = time.ticks_us()
                 w = persist.Store()
-                w._start(sink, t.snapshot(), None)
+                w._start(sink, t.snapshot(True))
                 while w._more():
                     pass
                 ser_us.append(time.ticks_diff(time.ticks_us(), a))

@@ -55,7 +55,12 @@ import sys
 # ttlink first: it is the largest module, and when the firmware runs from
 # source (tests, not the Pico's .mpy files) it compiles while the heap is emptiest.
 import ttlink
-import table as T
+
+# the table core loads here, before the board is built (mainstart.py makes
+# the Table): main itself no longer names it since persist writes the packed
+# tricks without tablebase.trick_unpack; the board model counts what loads
+# after main as the simulation's
+import table  # noqa: F401
 import events as E
 
 try:
@@ -313,9 +318,9 @@ class App:
                     gc.collect()
                     return  # the save begins at the next quiet turn
                 t.save_due = False
-                # the tricks as kept, unpacked one at a time by the writer;
+                # the tricks as kept, packed, a piece each for the writer;
                 # the rest frozen as its text at begin (persist.py)
-                st.begin(t.snapshot(True), T.trick_unpack)
+                st.begin(t.snapshot(True))
                 st.step()
         except OSError:
             t.save_due = True  # not saved: the next turn tries again

@@ -71,6 +71,6 @@ def snapshot_in(app, data, count, head):
     except (ValueError, TypeError, IndexError, T.TableError) as exc:
         return "snapshot refused: %s" % exc
     if app.store is not None:
-        app.store.save(app.table.snapshot())
+        app.store.save(app.table.snapshot(True))
     app.dirty = True
     return ""

@@ -22,9 +22,22 @@
 # only appends to that list while a save is under way (a new hand or a
 # restore makes a new one, a trick once packed never changes), so the first
 # n of it are the tricks as they were: no copy of the snapshot is kept while
-# the save is written. json.dumps of a whole late-hand snapshot would need one
-# large contiguous block, which a fragmented heap may not have: a trick is a
-# piece (one json.dumps), the texts are written _PIECE bytes a piece.
+# the save is written. A trick is a piece, the texts are written _PIECE
+# bytes a piece: no large contiguous block, which a fragmented heap may not
+# have.
+#
+# The tricks on flash: one JSON string, the base64 of their packed bytes
+# (_dense: 3 bytes a trick and a byte a card when the seats played alike,
+# about 11 characters a one-card trick, not the 31 of its JSON list), which
+# persistload turns back into the snapshot's lists. littlefs keeps a file of
+# up to 512 bytes inline in its directory's metadata: a save is then a
+# commit of page programs, with an erase (45 ms typical, 400 ms at most, the
+# RP2040 stalled: a card laid meanwhile waits) only when the directory's
+# block is full (about one save in ten with 2 decks); a larger file takes a
+# block of its own, erased at every save. With the tricks as JSON lists a
+# 2-deck hand's snapshot left the inline size after about 10 of its 25
+# tricks; packed it stays inline to the hand's end with 1-3 decks (issue 22,
+# docs/firmware.md "Saves that stay inline").
 #
 # In steps: begin(snap) opens the file and writes the first piece, and each
 # step() writes the next one, the last one closing (and renaming); the main
@@ -53,11 +66,7 @@ import sys
 from micropython import const
 
 MAGIC = "ttsnap1"
-# no spaces after the commas: a fifth of the body. littlefs keeps a file of
-# up to about 440 bytes inline in its directory's metadata (a commit is page
-# programs, no erase); a larger one takes a block of its own, erased (45 ms
-# typical, 400 ms at most, the RP2040 stalled) at every save. Without the
-# spaces a 2-deck hand's snapshot stays inline for about 10 tricks, not 8
+# no spaces after the commas: the body stays under littlefs's inline size
 _SEP = (",", ":")
 # the index of the snapshot's completed tricks (snaplayout.FTRICKS: persist
 # does not load the layout; tests/table/test_display_persist.py checks it)
@@ -89,20 +98,21 @@ class Store:
         self._tricks = None
         self._n = 0
         self._i = 0
-        self._unpack = None
+        self._rest = b""  # the tricks' packed bytes not yet in base64 (0-2)
         self.in_place = in_place
         # in_place: a .new left by an older firmware is removed at the first
         # save (load() would still prefer it over an older table.json)
         self._stale = in_place
 
-    def save(self, snap, unpack=None):
-        """Write `snap` (nested lists) atomically; unpack(x) turns each of
-        its tricks not kept as a list (the table's packed ones) into its list."""
-        self.begin(snap, unpack)
+    def save(self, snap):
+        """Write `snap` atomically: nested lists as Table.snapshot(True) makes
+        them, its tricks (field TRICKS) packed as the table keeps them
+        (tablebase.Tricks, or any sequence of such packed tricks)."""
+        self.begin(snap)
         while self.step():
             pass
 
-    def begin(self, snap, unpack=None):
+    def begin(self, snap):
         """Start a save in steps (see step()); one already started is finished
         first. What is written is `snap` as it is now (its frozen form: the
         list at TRICKS only appended to until the save ends)."""
@@ -112,26 +122,26 @@ class Store:
         writing = self
         f = open(self.path if self.in_place else self.tmp, "wb")
         try:
-            self._start(f, snap, unpack)
+            self._start(f, snap)
         except BaseException:
             self._end()
             raise
 
-    def _start(self, f, snap, unpack):
+    def _start(self, f, snap):
         # the frozen form of snap, to be written to f (also the benches' and
         # the soak's measure of a save's CPU, with a file that keeps nothing)
         self._f = f
         self.crc = 0
-        self._unpack = unpack
+        self._rest = b""
         k = len(snap)
         tr = None
-        if k > TRICKS:  # the tricks: a list, or the table's Tricks (len and [i])
+        if k > TRICKS:  # the tricks: the table's Tricks (len and [i]), packed
             k = TRICKS
             tr = snap[k]
-            # "[f0,..,f16,[]]" written without its "]]", and "[0,f18,..]"
-            # after the tricks as "]" and its text from the ","
+            # '[f0,..,f16,""]' written without its '"]', and "[0,f18,..]"
+            # after the tricks' base64 as '"' and its text from the ","
             self._tail = json.dumps([0] + snap[k + 1 :], separators=_SEP).encode()
-        t = self._text = json.dumps(snap[:k] + [[]] if tr is not None else snap, separators=_SEP).encode()
+        t = self._text = json.dumps(snap[:k] + [""] if tr is not None else snap, separators=_SEP).encode()
         self._tricks = tr
         self._n = len(tr) if tr is not None else 0
         self._i = 0
@@ -154,17 +164,18 @@ class Store:
             i = self._i
             tr = self._tricks
             if i < self._n and tr is not None:
-                x = tr[i]
-                if self._unpack is not None and not isinstance(x, list):
-                    x = self._unpack(x)
-                if i:
-                    self._put(b",")
-                self._put(json.dumps(x, separators=_SEP).encode())
+                # base64 in whole groups of 3 bytes, the rest kept for the next
+                d = self._rest + _dense(tr[i])
+                k = len(d) // 3 * 3
+                self._put(binascii.b2a_base64(memoryview(d)[:k], newline=False))
+                self._rest = d[k:]
                 self._i = i + 1
                 return True
-            # the tricks written: the text after them, from the "," of its
+            # the tricks written: the last bytes' base64 (padded) and the
+            # string's end, then the text after them, from the "," of its
             # "[0,..]" (or its "]")
-            self._put(b"]")
+            self._put(binascii.b2a_base64(self._rest, newline=False) + b'"')
+            self._rest = b""
             t = self._text = self._tail
             assert t is not None  # _start() made it with the tricks
             self._tail = self._tricks = None
@@ -185,7 +196,8 @@ class Store:
         # nothing of the save kept (its file closed)
         f = self._f
         self._f = None
-        self._text = self._tail = self._tricks = self._unpack = None
+        self._text = self._tail = self._tricks = None
+        self._rest = b""
         if f is not None:
             f.close()
 
@@ -250,6 +262,19 @@ class Store:
                 os.remove(p)
             except OSError:
                 pass
+
+
+def _dense(x):
+    # A trick as saved (persistload._tricks reads it): a byte leader |
+    # winner << 2 | forced << 4, with 32 when the four seats played as many
+    # cards (one count follows, else four) and 64 when its points take two
+    # bytes (big-endian, else one); the points; the counts; the cards of
+    # seats 0..3. x: a packed trick as the table keeps them (tablebase.Tricks:
+    # 0 leader, 1 winner, 2 forced, 3-4 points, 5-8 the counts, the cards)
+    n = x[5]
+    same = x[6] == n and x[7] == n and x[8] == n
+    h = x[0] | x[1] << 2 | x[2] << 4 | (32 if same else 0) | (64 if x[3] else 0)
+    return bytes((h,)) + bytes(x[3 if x[3] else 4 : 6 if same else 9]) + bytes(x[9:])
 
 
 def _drop(name):

@@ -6,7 +6,10 @@
 # newer (a later event index: field 13 of the snapshot): a power cut between
 # the close of .new and the rename leaves the newer state there. A file whose
 # crc does not match (a torn write) or that does not parse is ignored, with
-# the reason kept in Store.last_error.
+# the reason kept in Store.last_error. The tricks (field 17) are on flash as
+# the base64 of their packed bytes (persist._dense): they are made the
+# snapshot's lists again here; a file of an older firmware, whose tricks are
+# lists, is read as it is.
 # Dependencies: json, binascii (both on the rp2 port).
 import binascii
 import json
@@ -46,10 +49,45 @@ def _read(store, path, magic):
         store.last_error = "%s: checksum mismatch (a torn or damaged write)" % path
         return None
     try:
-        return json.loads(body)
-    except ValueError:
+        snap = json.loads(body)
+        if len(snap) > 17 and isinstance(snap[17], str):
+            snap[17] = _tricks(binascii.a2b_base64(snap[17]))
+        return snap
+    except (ValueError, IndexError, TypeError):
         store.last_error = "%s: body does not parse" % path
         return None
+
+
+def _tricks(b):
+    # the tricks' packed bytes (persist._dense) as the snapshot's lists
+    # [leader, winner, points, forced, p0, p1, p2, p3]
+    out = []
+    i = 0
+    while i < len(b):
+        h = b[i]
+        i += 1
+        pts = 0
+        if h & 64:
+            pts = b[i] << 8
+            i += 1
+        pts |= b[i]
+        i += 1
+        if h & 32:
+            counts = (b[i],) * 4
+            i += 1
+        else:
+            counts = b[i : i + 4]
+            i += 4
+        tr = [h & 3, h >> 2 & 3, pts, h >> 4 & 1]
+        for n in counts:
+            if i + n > len(b):
+                raise ValueError("tricks cut short")
+            tr.append(list(b[i : i + n]))
+            i += n
+        if len(tr) != 8:
+            raise ValueError("tricks cut short")
+        out.append(tr)
+    return out
 
 
 def _index(snap):

@@ -464,8 +464,8 @@ class Table(T.TableBase):
     # --- snapshots (persistence, and the host's snapshot push) ---------------
     def snapshot(self, packed=False):
         """The state at a trick boundary as nested lists of ints (JSON-able);
-        packed: the tricks as kept (T.Tricks, trick_unpack each), for
-        persist.Store.save, which unpacks them one at a time."""
+        packed: the tricks as kept (T.Tricks), for persist.Store.save,
+        which writes them packed one at a time."""
         self.finish()
         snap = _opt(_SNAP).snapshot(self, packed)
         _done(_SNAP)

@@ -32,8 +32,8 @@ def snapshot(tb: "T.TableBase", packed=False):
     included (a save follows a trick's end but begins at the loop's first
     quiet turn, main.App.step: it may hold the next trick's first plays).
     packed: the tricks as the table keeps them (T.Tricks), for
-    persist.Store.save(snap, T.trick_unpack), which writes the same JSON
-    unpacking one trick at a time (no copy of the hand's tricks at once)."""
+    persist.Store.save(snap), which writes them packed one trick at a time
+    (no copy of the hand's tricks at once)."""
     ph = tb.phase
     d = getattr(tb.rules, "digest", "")
     cur = None

@@ -9,7 +9,6 @@ compile."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -17,12 +16,13 @@ import time
 from pathlib import Path
 
 from tractor_table.sim.virtual.runner import VirtualTable, compile_for_host
+from tractor_table.vocab.snapshot import saved_snapshot
 
 
 def board_saved_tricks(image: Path, scratch: Path) -> int:
     """How many tricks the snapshot on a board model's flash holds (-1: none
-    whole): table.json (firmware/persist.py: the JSON, then a "ttsnap1 <crc>"
-    line; index 17 the tricks, firmware/tablesnap.py) read from a copy of the
+    whole): table.json (firmware/persist.py; read by
+    vocab.snapshot.saved_snapshot, index 17 the tricks) read from a copy of the
     image in ``scratch``, so that the board's own flash is never touched."""
     from tractor_table.errors import CommandError
     from tractor_table.sim.board import flashimage
@@ -30,8 +30,7 @@ def board_saved_tricks(image: Path, scratch: Path) -> int:
     copy = scratch / "saved-tricks-copy.img"
     shutil.copyfile(image, copy)
     try:
-        body = flashimage.read(copy, "table.json").decode().rsplit("\nttsnap1 ", 1)[0]
-        return len(json.loads(body)[17])
+        return len(saved_snapshot(flashimage.read(copy, "table.json").decode())[17])
     except (CommandError, ValueError, IndexError, TypeError, UnicodeDecodeError):
         return -1
 

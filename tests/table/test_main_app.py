@@ -281,7 +281,9 @@ def test_an_in_place_store_writes_over_its_file_and_drops_a_stale_new():
 
     base = "/tmp/tt_inplace_" + str(id(object()) & 0xFFFFFF) + ".json"
     old = persist.Store(base)
-    snap = [2, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, -1, 5, 0, [], [], [[0, 1, 2]], [], None, None, []]
+    # a trick packed as the table keeps it (tablebase.Tricks: leader, winner,
+    # forced, points, the counts, the cards)
+    snap = [2, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, -1, 5, 0, [], [], [bytes((0, 1, 0, 0, 0, 1, 1, 1, 1, 2, 3, 4, 5))], [], None, None, []]
     try:
         old.save(snap)
         os.rename(base, base + ".new")  # a .new an older firmware left, index 5

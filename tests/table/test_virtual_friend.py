@@ -10,7 +10,6 @@ known, the table resuming from flash and the verifier from its snapshot."""
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +22,7 @@ from tractor_table.link.serial_link import host_identity
 from tractor_table.link.verifier import Verifier
 from tractor_table.sim.virtual.game import AFTER, BEFORE, TAP, BotGame, call_gesture, gesture_step
 from tractor_table.sim.virtual.runner import VirtualTable
+from tractor_table.vocab.snapshot import saved_snapshot
 
 FRIEND = Rules.preset("friend")
 
@@ -148,7 +148,7 @@ def test_in_hand_scan_mode_the_table_knows_at_the_call(compiled: Path) -> None:
 
 def _saved(store: Path) -> list:
     try:
-        return json.loads(store.read_text().rsplit("\nttsnap1 ", 1)[0])
+        return saved_snapshot(store.read_text())
     except (OSError, ValueError):
         return []
 

@@ -7,7 +7,6 @@ under its budget (the simulated chips' share measured and taken out)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from tractor_table.events import EV
 from tractor_table.link.notes import SnapshotIn, Up
 from tractor_table.sim.virtual.game import BotGame
 from tractor_table.sim.virtual.runner import VirtualTable
+from tractor_table.vocab.snapshot import saved_snapshot
 from vtable_rig import table_in
 
 
@@ -132,11 +132,10 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
 
 def _saved_tricks(store: Path) -> int:
     """How many tricks the snapshot on the virtual flash holds (-1: none whole yet).
-    The file is the snapshot's JSON then a "ttsnap1 <crc>" line (firmware/persist.py);
-    index 17 of the snapshot is its list of tricks (firmware/tablesnap.py)."""
+    The file is read by vocab.snapshot.saved_snapshot (firmware/persist.py's
+    form); index 17 of the snapshot is its list of tricks (firmware/tablesnap.py)."""
     try:
-        body = store.read_text().rsplit("\nttsnap1 ", 1)[0]
-        return len(json.loads(body)[17])
+        return len(saved_snapshot(store.read_text())[17])
     except (OSError, ValueError, IndexError, TypeError):
         return -1
 
@@ -267,8 +266,7 @@ def test_virtual_command_rejects_bad_options() -> None:
 def _saved_phase(store: Path) -> int:
     """The phase of the snapshot on the virtual flash (-1: none whole yet)."""
     try:
-        body = store.read_text().rsplit("\nttsnap1 ", 1)[0]
-        return int(json.loads(body)[2])
+        return int(saved_snapshot(store.read_text())[2])
     except (OSError, ValueError, IndexError, TypeError):
         return -1
 

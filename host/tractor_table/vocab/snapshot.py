@@ -190,3 +190,50 @@ class Snapshot:
         if self.rules_digest:
             out.append([_SNAP["X_RULES"], self.rules_digest])
         return out
+
+
+def saved_snapshot(text: str) -> list[Any]:
+    """The snapshot in the text of a table's snapshot file (``table.json`` on
+    its flash, ``firmware/persist.py``: the JSON body, then a ``ttsnap1 <crc>``
+    line), its tricks as lists: on flash they are one base64 string of their
+    packed bytes (``persist._dense``; ``persistload._tricks`` reads them on the
+    table). The crc is not checked here. Raises ValueError if the text is not
+    such a file."""
+    import base64
+    import json
+
+    body, sep, _ = text.rpartition("\nttsnap1 ")
+    if not sep:
+        raise ValueError("not a table snapshot file (no ttsnap1 line)")
+    snap = json.loads(body)
+    tricks = snap[17] if isinstance(snap, list) and len(snap) > 17 else None
+    if isinstance(tricks, str):
+        snap[17] = _saved_tricks(base64.b64decode(tricks))
+    return snap  # type: ignore[no-any-return]
+
+
+def _saved_tricks(b: bytes) -> list[list[Any]]:
+    # persist._dense's bytes as [leader, winner, points, forced, p0, p1, p2, p3]
+    out: list[list[Any]] = []
+    i = 0
+    try:
+        while i < len(b):
+            h = b[i]
+            wide = 2 if h & 64 else 1
+            pts = int.from_bytes(b[i + 1 : i + 1 + wide], "big")
+            i += 1 + wide
+            same = h & 32
+            counts = [b[i]] * 4 if same else list(b[i : i + 4])
+            i += 1 if same else 4
+            tr: list[Any] = [h & 3, h >> 2 & 3, pts, h >> 4 & 1]
+            for n in counts:
+                if i + n > len(b):
+                    raise IndexError
+                tr.append(list(b[i : i + n]))
+                i += n
+            if len(tr) != 8:
+                raise IndexError
+            out.append(tr)
+    except IndexError:
+        raise ValueError("the saved tricks are cut short") from None
+    return out

@@ -138,7 +138,7 @@ def ref(decks, acts, image):
                 gc.collect()
                 t0 = time.ticks_us()
                 w = persist.Store()
-                w._start(sink, t.snapshot(True), T.trick_unpack)
+                w._start(sink, t.snapshot(True))
                 while w._more():
                     pass
                 ser = min(ser, time.ticks_diff(time.ticks_us(), t0))
@@ -147,7 +147,7 @@ def ref(decks, acts, image):
             o0 = nf.ops
             e0 = nf.erases
             p0 = nf.prog_pages
-            store.save(t.snapshot(True), T.trick_unpack)
+            store.save(t.snapshot(True))
             gc.collect()
             print("S", k, i, t.ev_index, crc, clock.now_us - v0, ser, nf.ops - o0,
                   t.hand_no, len(t.tricks), nf.erases - e0, nf.prog_pages - p0)
@@ -258,7 +258,7 @@ def boot(decks, acts, image, refpath, cut_after, seed, manifest):
             a = acts.get(i)
             act(t, a)
             if t.take_save():
-                store.save(t.snapshot(True), T.trick_unpack)
+                store.save(t.snapshot(True))
                 gc.collect()
             if a[0] != NEW:
                 hand_end(t, i)
