@@ -4,6 +4,7 @@ with a legal and an illegal case (host/tractor_table/sim/board/mpy/machine.py)."
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from board_rig import ROOT, on_board
 
@@ -439,3 +440,37 @@ def test_the_tap_logs_percentiles_past_its_last_bucket_are_the_longest_not_one_s
     """)
     assert "pcts 21000 31000 1285483 1285483 1285483" in out, out
     assert "empty -1" in out, out
+
+
+def test_main_py_runs_from_its_file_in_a_heap_with_no_block_of_its_size(tmp_path: Path) -> None:
+    # picoboot._run_file runs main.py as the rp2 port's pyexec_file does: the
+    # lexer reads the file as it goes, the source is never whole in the heap.
+    # Read whole (f.read(), then compile()), a boot in a heap cut into pieces
+    # smaller than main.py (the models' objects among them, under load) was a
+    # MemoryError at the REPL, the host's link never up ("no message from the
+    # firmware": test_board_heap, test_an_explicit_heapsize_has_no_chip_cap)
+    main = tmp_path / "main.py"
+    main.write_text("# a comment line of a long main.py, as the firmware's\n" * 600 + "print('ran', __name__)\n")
+    assert main.stat().st_size > 30000
+    out = on_board(f"""
+    import gc
+    pieces = [None] * 200
+    n = 0
+    try:
+        while n < 200:
+            pieces[n] = bytearray(6000)
+            n += 1
+    except MemoryError:
+        pass
+    for i in range(0, n, 2):
+        pieces[i] = None  # every other piece freed: holes of 6000 B between live ones
+    gc.collect()
+    try:
+        bytearray(16000)
+        print("a block of 16000 B is free")
+    except MemoryError:
+        print("cut up, free", gc.mem_free())
+    picoboot._run_file({str(main)!r})
+    """)
+    assert "cut up, free" in out, out
+    assert "ran __main__" in out, out

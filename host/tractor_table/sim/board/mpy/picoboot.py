@@ -1332,15 +1332,18 @@ def unmount_flash():
 
 
 def _run_file(name):
-    # as pyexec_file: the file's source compiled and run as __main__
-    # (the source is not kept while the file runs: main.py runs forever)
-    with open(name) as f:
-        code = compile(f.read(), name, "exec")
+    # as pyexec_file: the file run as __main__, its source read by the lexer
+    # from the file as it goes (execfile: mp_lexer_new_from_file, as the rp2
+    # port's pyexec_file), never whole in the heap. Read whole (f.read(), then
+    # compile()), main.py's 21 KB of source needed one block of that size and
+    # more while the string grew, in a heap the models' objects had cut up:
+    # under load a boot found no such block (MemoryError, about 1 boot in 20
+    # with a 400K heap), the table stopped at the REPL before its link was up
     gc.collect()
     g = {"__name__": "__main__", "__file__": name}
     if _prof is not None:
         _prof.main = g  # (cpuprof.py: main.py's classes)
-    exec(code, g)
+    execfile(name, g)  # noqa: F821 - MicroPython's builtin (MICROPY_PY_BUILTINS_EXECFILE)
 
 
 def boot(board, cause):
@@ -1362,6 +1365,10 @@ def boot(board, cause):
         raise
     except Exception as exc:  # noqa: BLE001 - as the Pico: traceback, then the REPL
         sys.print_exception(exc)
+        # and on stderr: the USB serial's copy is lost when the host's link
+        # opens the port after it (pyserial flushes what waits there), and
+        # the host then saw only "no message from the firmware"
+        sys.print_exception(exc, sys.stderr)
     # main.py returned (a maintenance stop): the REPL has the USB serial
     while True:
         time.sleep_ms(100)
