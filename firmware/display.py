@@ -235,3 +235,47 @@ class DisplayModel:
             fb.fill_rect(0, y, WIDTH, 8, c)
             fb.text(ln, 0, y, 1 - c)
         return self.buf
+
+
+def spans(keys, sent, whole, n, cols, span):
+    """The panel drivers' columns to send (ssd1306/ssd1309.update): for each
+    page p < n, span[2p] and span[2p + 1] the first and last character column
+    of keys[p] that differs from sent[p] (the line last sent; a > b: none);
+    the whole line when sent is None or p is in the bit mask whole."""
+    for p in range(n):
+        a = 0
+        b = cols - 1
+        if sent is not None:
+            k = keys[p]
+            o = sent[p]
+            if k == o:
+                a = 1  # nothing: a > b
+                b = 0
+            elif not (whole >> p) & 1:
+                # the first and last character that differ (a space
+                # and no character look alike), as bytes: framebuf draws
+                # a glyph a byte; no single-character strings, which
+                # the port interns
+                mk = k.encode()
+                mo = o.encode()
+                lk = len(mk)
+                lo = len(mo)
+                if lk < lo:
+                    mk, mo, lk, lo = mo, mk, lo, lk  # mk the longer
+                if lk > cols:
+                    lk = cols
+                if lo > lk:
+                    lo = lk
+                while a < lo and mk[a] == mo[a]:
+                    a += 1
+                if a == lo:
+                    while a < lk and mk[a] == 32:
+                        a += 1
+                b = lk - 1
+                while b >= lo and b > a and mk[b] == 32:
+                    b -= 1
+                if b < lo:
+                    while b > a and mk[b] == mo[b]:
+                        b -= 1
+        span[p << 1] = a
+        span[(p << 1) | 1] = b

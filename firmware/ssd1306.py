@@ -13,6 +13,8 @@
 # Dependencies: none (the bus is passed in: a machine.I2C, or any object
 # with writeto/writevto). ssd1309.py is the SSD1309's driver: the same
 # addressing (so the same transfers), another power-up.
+from display import spans as _spans  # the columns that changed (shared by both drivers)
+
 
 # The power-up: display off, horizontal addressing (0x20 0x00: a window
 # wraps each page's last column to the next page), start line 0, column 127
@@ -76,44 +78,7 @@ class SSD1306:
         n = self.pages
         self._sent = None
         span = self._span
-        cols = self.width >> 3
-        for p in range(n):
-            a = 0
-            b = cols - 1
-            if sent is not None:
-                k = keys[p]
-                o = sent[p]
-                if k == o:
-                    a = 1  # nothing: a > b
-                    b = 0
-                elif not (whole >> p) & 1:
-                    # the first and last character that differ (a space
-                    # and no character look alike), as bytes: framebuf draws
-                    # a glyph a byte; no single-character strings, which
-                    # the port interns
-                    mk = k.encode()
-                    mo = o.encode()
-                    lk = len(mk)
-                    lo = len(mo)
-                    if lk < lo:
-                        mk, mo, lk, lo = mo, mk, lo, lk  # mk the longer
-                    if lk > cols:
-                        lk = cols
-                    if lo > lk:
-                        lo = lk
-                    while a < lo and mk[a] == mo[a]:
-                        a += 1
-                    if a == lo:
-                        while a < lk and mk[a] == 32:
-                            a += 1
-                    b = lk - 1
-                    while b >= lo and b > a and mk[b] == 32:
-                        b -= 1
-                    if b < lo:
-                        while b > a and mk[b] == mo[b]:
-                            b -= 1
-            span[p << 1] = a
-            span[(p << 1) | 1] = b
+        _spans(keys, sent, whole, n, self.width >> 3, span)
         w = self._win
         vec = self._vec
         mv = self._mv if self._buf is buf else None
