@@ -279,3 +279,52 @@ def spans(keys, sent, whole, n, cols, span):
                         b -= 1
         span[p << 1] = a
         span[(p << 1) | 1] = b
+
+
+def send(drv, buf, keys, whole):
+    """The panel drivers' update (ssd1306.SSD1306.update, ssd1309.SSD1309.update:
+    the same addressing, the same bytes), one copy: the windows of what changed
+    of the frame ``buf``, sent on drv's bus."""
+    sent = drv._sent
+    n = drv.pages
+    drv._sent = None
+    span = drv._span
+    spans(keys, sent, whole, n, drv.width >> 3, span)
+    w = drv._win
+    vec = drv._vec
+    mv = drv._mv if drv._buf is buf else None
+    if mv is None:
+        mv = drv._mv = memoryview(buf)
+        drv._buf = buf
+    width = drv.width
+    i2c = drv.i2c
+    first = True
+    p = 0
+    while p < n:
+        a = span[p << 1]
+        b = span[(p << 1) | 1]
+        if a > b:
+            p += 1
+            continue
+        q = p  # pages p to q: the same columns (all of them when the RAM is unknown)
+        while q < n - 1 and span[(q + 1) << 1] == a and span[((q + 1) << 1) | 1] == b:
+            q += 1
+        w[2] = a << 3
+        w[3] = (b << 3) | 7
+        w[5] = p
+        w[6] = q
+        i2c.writeto(drv.addr, w)
+        # a data transaction a page (the RAM's pointer runs on through the window)
+        while p <= q:
+            if not first and drv.between is not None:
+                drv.between()
+            first = False
+            base = p * width
+            vec[1] = mv[base + (a << 3) : base + (b << 3) + 8]
+            i2c.writevto(drv.addr, vec)
+            p += 1
+    vec[1] = None
+    sent = drv._keys
+    for p in range(n):
+        sent[p] = keys[p]
+    drv._sent = sent

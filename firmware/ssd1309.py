@@ -16,7 +16,7 @@
 # the first command (the SSD1309 datasheet: its power-on sequence and
 # command table). Only the driver the pin map names is loaded (picoboard.py).
 # Dependencies: a machine.Pin for RES# when wired, time.sleep_ms.
-from display import spans as _spans  # the columns that changed (shared by both drivers)
+from display import send as _send  # a frame's changes sent (one copy for both drivers)
 
 try:
     from time import sleep_ms  # type: ignore[attr-defined]  (CPython has none: below)
@@ -94,46 +94,4 @@ class SSD1309:
         unknown). Pages next to each other with the same columns share a
         window; between two pages the board's ``between()`` (PicoBoard: the
         readers served, issue 22)."""
-        sent = self._sent
-        n = self.pages
-        self._sent = None
-        span = self._span
-        _spans(keys, sent, whole, n, self.width >> 3, span)
-        w = self._win
-        vec = self._vec
-        mv = self._mv if self._buf is buf else None
-        if mv is None:
-            mv = self._mv = memoryview(buf)
-            self._buf = buf
-        width = self.width
-        i2c = self.i2c
-        first = True
-        p = 0
-        while p < n:
-            a = span[p << 1]
-            b = span[(p << 1) | 1]
-            if a > b:
-                p += 1
-                continue
-            q = p  # pages p to q: the same columns (all of them when the RAM is unknown)
-            while q < n - 1 and span[(q + 1) << 1] == a and span[((q + 1) << 1) | 1] == b:
-                q += 1
-            w[2] = a << 3
-            w[3] = (b << 3) | 7
-            w[5] = p
-            w[6] = q
-            i2c.writeto(self.addr, w)
-            # a data transaction a page (the RAM's pointer runs on through the window)
-            while p <= q:
-                if not first and self.between is not None:
-                    self.between()
-                first = False
-                base = p * width
-                vec[1] = mv[base + (a << 3) : base + (b << 3) + 8]
-                i2c.writevto(self.addr, vec)
-                p += 1
-        vec[1] = None
-        sent = self._keys
-        for p in range(n):
-            sent[p] = keys[p]
-        self._sent = sent
+        _send(self, buf, keys, whole)
