@@ -359,10 +359,12 @@ def test_tournament_rules_with_hand_scans_fit_the_heap_budget(compiled: Path) ->
     need = _chip_heap_needed(code, peak)
     assert need < virtual_heap.CHIP_HEAP
     # and the check holds the firmware to that budget: the same firmware
-    # holding a few KB more data than the room left (a buffer made when
-    # `events` loads, kept to the end) is over it, by the peak the board
-    # measured (the bytes the bloat holds on this port, its block rounding
-    # aside), not by an estimate
+    # holding 4 KB more data than the room left (a buffer made when `events`
+    # loads, kept to the end) is over it, by the peak the board measured (the
+    # buffer's bytes on this port, give or take the 1 KB by which the peak of
+    # one match moves from run to run: what is live at once at the second
+    # hand's kitty, link frames not yet acknowledged among it), not by an
+    # estimate
     room = (virtual_heap.CHIP_HEAP - need) / (2 * virtual_heap.HEAP_DATA)
     bloat = int(room) + 4096
     fat = compiled / "firmware-bloated"
@@ -374,7 +376,7 @@ def test_tournament_rules_with_hand_scans_fit_the_heap_budget(compiled: Path) ->
         compile_for_host(fat, src)
     more = f"{(bloat + int(vt.heapsize[:-1]) * 1024) // 1024 + 1}K"  # room for it on this port
     fat_peak = _tournament_hand_scans(compiled, "tournament-bloated", fat, more).firmware_peak
-    assert bloat <= fat_peak - peak < bloat + 2048
+    assert bloat - 2048 < fat_peak - peak < bloat + 2048
     assert _chip_heap_needed(code, fat_peak) > virtual_heap.CHIP_HEAP
 
 
