@@ -54,15 +54,12 @@
 # allocates and frees beside it (a thread's entry and its functions' frames
 # are heap blocks), in an order the machine's load decides. It did: with a
 # thread per load(), one to measure a thread's stack and one started (and
-# ended) by each run(), the heap's layout at boot differed from run to run
-# under load (the board model's largest free block before main.py 205-247 KB
-# over 8 boots, the same bytes in use; a new qstr pool's 14 KB then failed in
-# about 1 boot in 80 at load 10-13), and so did the live figures the boards
-# measure (the fast board's sim_bytes by 640 B). Here the helper starts, makes
-# its frames and reports its stack's use at its start (the reference for
-# run()'s padding) while the main thread waits; after that it only ever runs
-# while the main thread waits for its answer, and allocates nothing between
-# the answer and its next wait.
+# ended) by each run(), the live figures the boards measure moved from run
+# to run (the fast board's sim_bytes by 640 B; docs/firmware.md, "The C
+# stack"). Here the helper starts, makes its frames and reports its stack's
+# use at its start (the reference for run()'s padding) while the main thread
+# waits; after that it only ever runs while the main thread waits for its
+# answer, and allocates nothing between the answer and its next wait.
 #
 # Used by the board in both modes (start.py: the fast board and the board model)
 # for the whole firmware, and by the tests for the device engine's checks
