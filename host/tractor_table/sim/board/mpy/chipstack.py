@@ -48,6 +48,19 @@
 # forwards it and waits): the module's own code runs there, everything else on
 # the chip's stack.
 #
+# One helper for the process, started once and never ended, and nothing of it
+# runs beside the main thread: this build's threads have no GIL (_thread
+# "unsafe"), so a thread that starts or ends while the main thread runs
+# allocates and frees beside it (a thread's entry and its functions' frames
+# are heap blocks), in an order the machine's load decides. It did: with a
+# thread per load(), one to measure a thread's stack and one started (and
+# ended) by each run(), the live figures the boards measure moved from run
+# to run (the fast board's sim_bytes by 640 B; docs/firmware.md, "The C
+# stack"). Here the helper starts, makes its frames and reports its stack's
+# use at its start (the reference for run()'s padding) while the main thread
+# waits; after that it only ever runs while the main thread waits for its
+# answer, and allocates nothing between the answer and its next wait.
+#
 # Used by the board in both modes (start.py: the fast board and the board model)
 # for the whole firmware, and by the tests for the device engine's checks
 # (sim/engine/mpy/chipjudge_mp.py). Call run() from the process's main thread.
@@ -74,15 +87,20 @@ IMPORT_STACK = 256 * 1024
 forward = None
 
 _MAIN = _thread.get_ident()
-#: stack_use() of a thread's function where it calls fn (measured once)
+#: the built-in import (what the helper runs for the main thread)
+_IMPORT = builtins.__import__
+#: stack_use() of a thread's function where it calls fn (measured once, by the helper)
 _thread_use = -1
+#: the helper thread, once started: (wake, reply, req), req = [import
+#: arguments, result, exception]
+_helper = None
 #: (STACK, run()'s own stack_use()) -> (A frames, B frames, the use reached)
 _plans = {}
 
 
-def _body(fn, args, box, done=None):
+def _body(fn, args, box, done=None, then=None):
     # the frame that calls fn: the same function on a thread (the reference)
-    # and on the main thread
+    # and on the main thread; then (the helper's loop) runs after it
     def body():
         try:
             box[1] = fn(*args)
@@ -91,6 +109,8 @@ def _body(fn, args, box, done=None):
         box[0] = True
         if done is not None:
             done.release()
+        if then is not None:
+            then()
 
     return body
 
@@ -115,20 +135,73 @@ def _pb(na, nb, body):
     return body()
 
 
+def _helper_up():
+    """The helper thread (IMPORT_STACK), started at the first need and kept
+    for the process: (wake, reply, req). Its entry is a frame of _body that
+    first calls stack_use() (the stack a thread's function has used where it
+    calls fn: the same on every thread, whatever its size), then serves
+    imports; it reports that figure only once its loop's frame is made, so
+    that it has allocated all it ever holds while the main thread waited."""
+    global _helper, _thread_use
+    if _helper is None:
+        wake = _thread.allocate_lock()  # an import asked
+        reply = _thread.allocate_lock()  # the answer (and, first, the helper up)
+        wake.acquire()
+        reply.acquire()
+        req = [None, None, None]
+        box = [False, None, None]
+
+        def serve():
+            reply.release()
+            while True:
+                wake.acquire()
+                a = req[0]
+                req[0] = None
+                try:
+                    req[1] = _IMPORT(*a)
+                except BaseException as exc:  # noqa: BLE001 - raised on the main thread
+                    req[2] = exc
+                reply.release()
+
+        _thread.stack_size(IMPORT_STACK)
+        try:
+            _thread.start_new_thread(_body(stack_use, (), box, None, serve), ())
+        finally:
+            _thread.stack_size(0)
+        reply.acquire()
+        _thread_use = box[1]
+        _helper = (wake, reply, req)
+    return _helper
+
+
+def _ask(a):
+    # an import (the arguments of __import__) made by the helper, the caller
+    # waiting; its module, or its exception raised here
+    wake, reply, req = _helper_up()
+    req[0] = a
+    wake.release()
+    reply.acquire()
+    exc = req[2]
+    mod = req[1]
+    req[1] = req[2] = None
+    if exc is not None:
+        raise exc
+    return mod
+
+
+def _forward(*a):
+    # builtins.__import__ while run() runs: the main thread's imports go to
+    # the helper; the helper's own (a module importing another) are made there
+    if _thread.get_ident() != _MAIN:
+        return _IMPORT(*a)
+    return _ask(a)
+
+
 def _thread_start_use():
     """stack_use() in the frame that calls fn when a thread runs it: the
-    stack the port counts before fn on a thread (the same on every thread;
-    measured once, on a thread of the default size)."""
-    global _thread_use
-    if _thread_use < 0:
-        box = [False, None, None]
-        done = _thread.allocate_lock()
-        done.acquire()
-        # the thread runs body itself: its frame is the one a thread's fn
-        # is called from
-        _thread.start_new_thread(_body(stack_use, (), box, done), ())
-        done.acquire()
-        _thread_use = box[1]
+    stack the port counts before fn on a thread (measured once, by the
+    helper at its start)."""
+    _helper_up()
     return _thread_use
 
 
@@ -164,23 +237,14 @@ def _solve(low, u0, a, b):
 
 
 def load(name):
-    """The module ``name`` imported on a thread of its own (IMPORT_STACK),
-    not on this one: an import's C frames go several KiB deep and leave
-    pointers to its garbage on the stack they used, which the padding of
-    run() later covers and the collector scans (it would keep that garbage
-    alive); a thread's stack goes with the thread."""
-    box = [False, None, None]
-    done = _thread.allocate_lock()
-    done.acquire()
-    _thread.stack_size(IMPORT_STACK)
-    try:
-        _thread.start_new_thread(_body(__import__, (name,), box, done), ())
-    finally:
-        _thread.stack_size(0)
-    done.acquire()
-    if box[2] is not None:
-        raise box[2]
-    return box[1]
+    """The module ``name`` imported by the helper thread, not on this one:
+    an import's C frames go several KiB deep and leave pointers to its
+    garbage on the stack they used, which the padding of run() later covers
+    and the collector scans (it would keep that garbage alive); the helper's
+    stack is scanned from where it waits, above them."""
+    if _thread.get_ident() != _MAIN:
+        return _IMPORT(name)
+    return _ask((name,))
 
 
 def run(fn, *args):
@@ -208,48 +272,8 @@ def run(fn, *args):
             raise RuntimeError("chipstack: padding frames from %d B cannot reach [%d, %d) B of stack" % (u0, low, low + 16))
         _plans[key] = plan
     na, nb = plan[0], plan[1]
+    _helper_up()
     imp = builtins.__import__
-    wake = _thread.allocate_lock()  # an import asked, or the end
-    reply = _thread.allocate_lock()  # the import done
-    gone = _thread.allocate_lock()  # the import thread ended
-    wake.acquire()
-    reply.acquire()
-    gone.acquire()
-    # [import args (None: the end), import result, import exception]
-    req = [None, None, None]
-
-    def serve():
-        while True:
-            wake.acquire()
-            a = req[0]
-            if a is None:
-                break
-            req[0] = None
-            try:
-                req[1] = imp(*a)
-            except BaseException as exc:  # noqa: BLE001 - raised on the main thread
-                req[2] = exc
-            reply.release()
-        gone.release()
-
-    def _forward(*a):
-        if _thread.get_ident() != _MAIN:
-            return imp(*a)  # the import thread's own (a module importing another)
-        req[0] = a
-        wake.release()
-        reply.acquire()
-        exc = req[2]
-        mod = req[1]
-        req[1] = req[2] = None
-        if exc is not None:
-            raise exc
-        return mod
-
-    _thread.stack_size(IMPORT_STACK)
-    try:
-        _thread.start_new_thread(serve, ())
-    finally:
-        _thread.stack_size(0)
     box = [False, None, None]
     builtins.__import__ = forward = _forward
     try:
@@ -257,9 +281,6 @@ def run(fn, *args):
     finally:
         builtins.__import__ = imp
         forward = None
-        req[0] = None
-        wake.release()
-        gone.acquire()
     if box[2] is not None:
         raise box[2]
     return box[1]
