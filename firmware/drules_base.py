@@ -71,7 +71,6 @@ class EngineBase:
     _dn: bytearray
     _db: bytearray
     _dl: bytearray
-    _dr: "list[int]"
     _mon: bool
     _ns0: int
     nstates: int

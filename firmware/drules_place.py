@@ -83,7 +83,8 @@ class Placer(EngineBase):
         self._tb = bytearray(_QT + 4)
         self._ql = bytearray(_QT)  # lowest start + 1 (0: any; a trick's key)
         # The sweep's kinds: width, length, parts left, offset of the width
-        # in _u, weight in the demand d (mixed radix). Made here, not with the
+        # in _u (their weights in the demand d, mixed radix: the sweep's
+        # _li). Made here, not with the
         # search, so that the engine's map of attributes stays sparse before
         # the search comes (97 slots, not 73 nearly full: docs/firmware.md,
         # "Method calls and the instance's map").
@@ -92,7 +93,6 @@ class Placer(EngineBase):
         self._dn = bytearray(_QT)
         self._dl = bytearray(_QT)
         self._db = bytearray(_QT)
-        self._dr = [0] * _QT
         self._nd = 0
         self._nq = 0
         self._qs = bytearray(8)  # the question's sets, runs (_S2 .. _NX: drules_ladder.py)

@@ -60,6 +60,17 @@ def _ptr(buf: Any) -> Any:
 _VIPER_BUILTINS = {"ptr8": _ptr, "ptr16": _ptr, "ptr32": _ptr, "uint": int}
 
 
+def install_shim() -> None:
+    """For a process that imports firmware modules by their own top-level names
+    under CPython (the dual-runtime tests: ``firmware/`` on ``sys.path``), not
+    through :func:`firmware`: ``micropython`` is this shim (an installed
+    ``micropython`` package, Adafruit Blinka's, refuses ``@micropython.viper``),
+    and viper's casts are builtins."""
+    sys.modules["micropython"] = _MICROPYTHON
+    for name, value in _VIPER_BUILTINS.items():
+        setattr(builtins, name, value)
+
+
 @functools.cache
 def firmware_names() -> frozenset[str]:
     """The firmware's module names (``firmware/*.py``)."""
