@@ -119,7 +119,6 @@ class EngineBase:
     _oracle: "Callable[[], None]"
     _psetup: "Callable[[bytearray, int, int], None]"
     _uzero: "Callable[[], None]"
-    _usave: "Callable[[], None]"
     _urestore: "Callable[[], None]"
     _feasible: "Callable[[int, int], bool]"
     _greedy: "Callable[[int, int, int], bool]"

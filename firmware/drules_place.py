@@ -114,7 +114,7 @@ class Placer(EngineBase):
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
         self._ns0 = 0
 
-    # The placement's buffer cleared, saved, restored: slice copies (one C
+    # The placement's buffer cleared, restored: slice copies (one C
     # call each; a loop over the 72 bytes cost more than a greedy try). Not
     # native: the bytecode VM's slices of a bytearray are not allocated,
     # native code's are.
@@ -122,12 +122,6 @@ class Placer(EngineBase):
         # type: () -> None
         self._u[:] = self._z
         self._vp[9] = 0  # (the left-over faces of self._vp are not known)
-
-    def _usave(self):
-        # type: () -> None
-        self._ub[:] = self._u
-        self._u[:] = self._z
-        self._vp[9] = 0
 
     def _urestore(self):
         # type: () -> None

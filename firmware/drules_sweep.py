@@ -454,7 +454,20 @@ class Sweep(EngineBase):
         # until 2026-12-06, is gone: since the bounds below, it cut no
         # question of the adversarial corpora that they left, and cost 2 % of
         # their instructions and 837 B of native code; docs/firmware.md.)
-        self._sets()
+        # the question's sets and the most faces left over that can matter
+        # (_sets, written out: a bytecode call a question)
+        ns = ptr8(self._n)
+        ns[0] = 0
+        ns[1] = 0
+        ns[2] = 0
+        for t in range(nq):
+            if int(qk[t]) == 1 and int(ql[t]) == 0:
+                ns[int(qm[t]) - 2] += qn[t]
+        n0 = int(ns[0])
+        n1 = int(ns[1])
+        tot[_LCAP] = n0
+        tot[_LCAP + 1] = n0 + n1
+        tot[_LCAP + 2] = int(ns[2]) + n1 + ((n0 + 1) >> 1)
         if nd == 0:
             return bool(self._setsfit(int(tot[0]), int(tot[1]), int(tot[2])))
         self._nd = nd
@@ -467,7 +480,6 @@ class Sweep(EngineBase):
         # runs' sets, and the sets of each kind that could not all be off,
         # must fit in the faces on the stretches; the runs' pairs, and the
         # sets' pairs that the 2-faces off cannot hold, in all but those.
-        ns = ptr8(self._n)
         off = tot  # (its _OFF triple)
         v = int(ns[0]) - int(off[_OFF])
         x = r2 = r3 = r4 = h3 = h4 = 0
@@ -516,22 +528,27 @@ class Sweep(EngineBase):
         # (The 3-faces and the 3- and 4-faces that the runs' pairs take,
         # past what the 2- and 4-faces, or the 2-faces, hold: the sweep's
         # first state asks them, docs/firmware.md "Bounds by position".)
-        if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, int(tot[0]) - int(off[_OFF]), int(tot[1]), int(tot[2])):
-            return False
+        # (_fits_at twice, written out: quads take 4-faces, triples 3-faces
+        # first, pairs what is left, two in a 4-face)
         o2 = int(off[_OFF])
         o3 = int(off[_OFF + 1])
         o4 = int(off[_OFF + 2])
+        a4 = int(tot[2]) - r4 - h4
+        a3 = int(tot[1]) - r3 - h3
+        if a3 < 0:
+            a4 += a3
+            a3 = 0
+        if a4 < 0 or r2 + (v if v > 0 else 0) > 2 * a4 + a3 + int(tot[0]) - o2:
+            return False
         v -= o3 + 2 * o4
         y = h3 - o3 - o4
         x = h4 - o4
-        if not self._fits_at(
-            r2 + (v if v > 0 else 0),
-            r3 + (y if y > 0 else 0),
-            r4 + (x if x > 0 else 0),
-            int(tot[0]) - o2,
-            int(tot[1]) - o3,
-            int(tot[2]) - o4,
-        ):
+        a4 = int(tot[2]) - o4 - r4 - (x if x > 0 else 0)
+        a3 = int(tot[1]) - o3 - r3 - (y if y > 0 else 0)
+        if a3 < 0:
+            a4 += a3
+            a3 = 0
+        if a4 < 0 or r2 + (v if v > 0 else 0) > 2 * a4 + a3 + int(tot[0]) - o2:
             return False
         if not self._posbound(nd):
             return False
@@ -791,11 +808,15 @@ class Sweep(EngineBase):
         tb[_PB + 2] = (m2 << 5) | k2
         return False
 
-    # The questions that failed, remembered (the ladders' _try): bytecode,
-    # here with the search and not with the ladders (bot play never loads
-    # it): _try calls _failed only after _qtest, which always asks
-    # _feasible (so the search is loaded), and _beaten only when a record
-    # is there, which only _failed writes after _lstart cleared them.
+    # The questions that failed, remembered (the ladders' _try): here with
+    # the search and not with the ladders (bot play never loads it): _try
+    # calls _failed only after _qtest, which always asks _feasible (so the
+    # search is loaded), and _beaten only when a record is there, which only
+    # _failed writes after _lstart cleared them. _beaten with the viper
+    # emitter (issue 21, 2026-12-07: 6 calls of adv-66, each a loop over the
+    # records and the question's kinds; 1.3 KB of machine code); _failed,
+    # asked half as often, stays bytecode (0.7 KB as viper: the engine's
+    # flash).
     def _failed(self):
         # type: () -> None
         """Remember the question that the search could not place, in
@@ -826,8 +847,8 @@ class Sweep(EngineBase):
         tb[b + 2] = (q[_FBLO] << 4) | q[_FBHI]
         tb[_RB - 1] = _RB - b  # the other record goes next
 
-    def _beaten(self):
-        # type: () -> bool
+    @micropython.viper
+    def _beaten(self) -> bool:
         """Does a question that failed (_failed) ask for no more than this
         one: the same pairs in runs of any length, split no other way than
         it could be, and of every other kind of part as many or fewer? Then
@@ -836,48 +857,54 @@ class Sweep(EngineBase):
         whose bound by position failed (_posbound's record), with more
         pairs in runs than it found room for? Then that bound fails for
         this one too."""
-        tb = self._tb
-        q = self._qs
-        qm = self._qm
-        qk = self._qk
-        qn = self._qn
-        nq = self._nq
+        tb = ptr8(self._tb)
+        q = ptr8(self._qs)
+        qm = ptr8(self._qm)
+        qk = ptr8(self._qk)
+        qn = ptr8(self._qn)
+        nq = int(self._nq)
+        ft = int(q[_FT])
         if tb[_PB]:
             # The bound by position that failed (_posbound): the same runs
             # of triples and quads, and more pairs in runs than any
             # placement of them leaves room for (adv-51, adv-52: a
             # tractor's runs of pairs, each shorter one asked in turn)
-            x = tb[_PB + 1]
-            y = tb[_PB + 2]
-            c = q[_FT]
+            x = int(tb[_PB + 1])
+            y = int(tb[_PB + 2])
+            c = ft
             i = 0
             while i < nq:
-                n = qn[i]
-                if n and qk[i] > 1:
-                    if qm[i] == 2:
-                        c += n * qk[i]
+                n = int(qn[i])
+                k = int(qk[i])
+                if n and k > 1:
+                    w = (int(qm[i]) << 5) | k
+                    if w >> 5 == 2:
+                        c += n * k
                     else:
                         while n:
-                            if x == (qm[i] << 5) | qk[i]:
+                            if x == w:
                                 x = 0
-                            elif y == (qm[i] << 5) | qk[i]:
+                            elif y == w:
                                 y = 0
                             else:
                                 x = 255  # not the same runs
                             n -= 1
                 i += 1
-            if x == 0 and y == 0 and c >= tb[_PB]:
+            if x == 0 and y == 0 and c >= int(tb[_PB]):
                 return True
+        lo = int(q[_FBLO])
+        hi = int(q[_FBHI])
         b = 0
         while b < 2 * _RB:
-            c = tb[b]
-            if c and tb[b + 1] == q[_FT] and tb[b + 2] >> 4 <= q[_FBLO] and q[_FBHI] <= tb[b + 2] & 15:
+            c = int(tb[b])
+            z = int(tb[b + 2])
+            if c and int(tb[b + 1]) == ft and z >> 4 <= lo and hi <= z & 15:
                 j = b + 3
                 e = j + 2 * (c - 1)
                 while j < e:
-                    x = tb[j]
+                    x = int(tb[j])
                     i = 0
-                    while i < nq and not (qm[i] == x >> 5 and qk[i] == x & 31 and qn[i] >= tb[j + 1]):
+                    while i < nq and not (int(qm[i]) == x >> 5 and int(qk[i]) == x & 31 and int(qn[i]) >= int(tb[j + 1])):
                         i += 1
                     if i == nq:
                         break
