@@ -36,7 +36,9 @@ class Memo(EngineBase):
     # position); as bytecode it held about a tenth of their time by kind
     # (x170 on the chip against x68), 4 ms of adv-39's; native it holds
     # 704 B of the chip's heap, less 153 B of bytecode (paid for by the
-    # engine's smaller buffers, _NPOS 18)
+    # engine's smaller buffers, _NPOS 18); viper since 2026-12-07 (issue
+    # 21: 716 B, as native, its ints and loads machine code: docs/firmware.md
+    # "The viper emitter")
     @micropython.viper
     def _greedy(self, m: int, k: int, n: int) -> bool:
         """Put n more parts (m, k) on top of the placement in self._u, each at
@@ -63,8 +65,7 @@ class Memo(EngineBase):
             while p >= 0 and p <= last and (int(st[b + p]) < k or not self._add(p, m, k)):
                 p += d
             if p < 0 or p > last or ng >= _GS:
-                self._ng = ng
-                return False
+                break  # (no answer: False, n > 0; one way out, for a smaller code)
             g = 3 * ng
             gst[g] = p
             gst[g + 1] = m
@@ -72,7 +73,7 @@ class Memo(EngineBase):
             ng += 1
             n -= 1
         self._ng = ng
-        return True
+        return n == 0
 
     def _ungreedy(self, mark):
         # type: (int) -> None

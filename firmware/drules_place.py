@@ -133,7 +133,7 @@ class Placer(EngineBase):
         """The resources of the suit-s cards in cnt, once per count array;
         the stretches of the first nw widths (1: pairs only, for questions
         with no run of triples or quads; 3: all; issue 21: a third of its
-        time, and it is the costliest native call of a ladder check).
+        time, and it is the costliest machine-code call of a ladder check).
         (viper: its int arithmetic and buffer loads are machine code, not
         runtime calls; every buffer through ptr8, every load cast to int)"""
         cp = ptr8(cnt)
