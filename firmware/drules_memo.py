@@ -8,6 +8,10 @@
 import micropython
 from micropython import const
 
+# (the type checker finds the installed `micropython` package, Adafruit
+# Blinka's, which types @micropython.viper as NoReturn: each viper method
+# that EngineBase declares is marked for it, reportIncompatibleMethodOverride)
+
 from drules_base import EngineBase
 
 try:
@@ -40,7 +44,7 @@ class Memo(EngineBase):
     # 21: 716 B, as native, its ints and loads machine code: docs/firmware.md
     # "The viper emitter")
     @micropython.viper
-    def _greedy(self, m: int, k: int, n: int) -> bool:
+    def _greedy(self, m: int, k: int, n: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Put n more parts (m, k) on top of the placement in self._u, each at
         the weakest place where it fits (n < 0: -n parts, each at the
         strongest; no search: False is no answer); they are noted in

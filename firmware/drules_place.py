@@ -12,6 +12,10 @@
 import micropython
 from micropython import const
 
+# (the type checker finds the installed `micropython` package, Adafruit
+# Blinka's, which types @micropython.viper as NoReturn: each viper method
+# that EngineBase declares is marked for it, reportIncompatibleMethodOverride)
+
 from drules_base import EngineBase
 
 try:
@@ -129,7 +133,7 @@ class Placer(EngineBase):
         self._vp[9] = 0
 
     @micropython.viper
-    def _psetup(self, cnt, s: int, nw: int):
+    def _psetup(self, cnt, s: int, nw: int):  # pyright: ignore[reportIncompatibleMethodOverride]
         """The resources of the suit-s cards in cnt, once per count array;
         the stretches of the first nw widths (1: pairs only, for questions
         with no run of triples or quads; 3: all; issue 21: a third of its
@@ -291,7 +295,7 @@ class Placer(EngineBase):
         c[_LCAP + 2] = n[2] + n[1] + ((n[0] + 1) >> 1)
 
     @micropython.viper
-    def _tail(self, p: int, l2: int, l3: int, l4: int) -> bool:
+    def _tail(self, p: int, l2: int, l3: int, l4: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Do the sets fit in what the placement in self._u leaves over at
         positions p.. (l2, l3, l4 left over below p)? A position whose pairs
         can be split between 3-faces and 4-faces is a choice: a depth-first
@@ -403,7 +407,7 @@ class Placer(EngineBase):
                 return False
 
     @micropython.viper
-    def _add(self, p: int, m: int, k: int) -> bool:
+    def _add(self, p: int, m: int, k: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Put a part (m, k) at positions p..p+k-1 if every one still fits
         (_fits_at, written out: this is the sweep's inner loop)."""
         u = ptr8(self._u)

@@ -18,6 +18,10 @@ from array import array
 import micropython
 from micropython import const
 
+# (the type checker finds the installed `micropython` package, Adafruit
+# Blinka's, which types @micropython.viper as NoReturn: each viper method
+# that EngineBase declares is marked for it, reportIncompatibleMethodOverride)
+
 from drules_base import EngineBase
 
 try:
@@ -91,7 +95,7 @@ class Sweep(EngineBase):
         self._memo = bytearray((_NREC + _NPOS) * _RW + 1)
 
     @micropython.viper
-    def _sweep(self, p: int, d: int, l2: int, l3: int, l4: int) -> bool:
+    def _sweep(self, p: int, d: int, l2: int, l3: int, l4: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Place the runs d (what _dn holds) at positions p.. given the runs
         already open (self._u at p..), the sets in what is left over: l2, l3,
         l4 faces of 2, 3, >= 4 copies below p (at most self._tot[_LCAP:]). On success
@@ -370,7 +374,7 @@ class Sweep(EngineBase):
             step = 1
 
     @micropython.viper
-    def _feasible(self, fa: int, fb: int) -> bool:
+    def _feasible(self, fa: int, fb: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Can the parts of the question, and fa runs of 2 pairs and fb runs
         of 3 pairs more, all be placed at once (drules_place.py's top)? self._u must be
         clear; on success it holds the runs' placement."""
@@ -848,7 +852,7 @@ class Sweep(EngineBase):
         tb[_RB - 1] = _RB - b  # the other record goes next
 
     @micropython.viper
-    def _beaten(self) -> bool:
+    def _beaten(self) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Does a question that failed (_failed) ask for no more than this
         one: the same pairs in runs of any length, split no other way than
         it could be, and of every other kind of part as many or fewer? Then

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tractor_table.vocab import loader
 
 # The commands that keep records (`link`, `virtual`) write to the user's data
