@@ -31,7 +31,10 @@ TIME: dict[str, float] = {
     "snapshot": 124.0,  # snapshot serialised: 14.4 ms / 0.116 ms
     # the rules engine by kind of code (audit of 2026-12-01 evening, adversarial
     # follows): native code (@micropython.native, armv6m on the chip) 57-68x
-    # its unix-port time, bytecode 83-170x; the pessimistic ends
+    # its unix-port time, bytecode 83-170x; the pessimistic ends. The
+    # engine's @micropython.viper methods (since 2026-12-07) are charged the
+    # native factor: machine code too, but their ratio was not measured on
+    # the chip (docs/firmware.md, "The viper emitter")
     "rules_native": 68.0,
     "rules_bytecode": 170.0,
 }

@@ -207,8 +207,8 @@ class Engine(Plays, Matching):
     def _feasible(self, fa, fb):
         # type: (int, int) -> bool
         """The oracle's search, at its first question: its code
-        (drules_sweep: _feasible's bounds and the sweep, 11.8 KB of armv6m
-        native code; its own _feasible goes on the class in place of this
+        (drules_sweep: _feasible's bounds and the sweep, 14.6 KB of armv6m
+        viper code; its own _feasible goes on the class in place of this
         one) and its buffers; dropped with the engine at the hand's end
         (tablerules), as the rest of the oracle. The ladders and the
         oracle's placement ask it only for a placement that their greedy

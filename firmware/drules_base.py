@@ -71,7 +71,6 @@ class EngineBase:
     _dn: bytearray
     _db: bytearray
     _dl: bytearray
-    _dr: "list[int]"
     _mon: bool
     _ns0: int
     nstates: int
@@ -120,7 +119,6 @@ class EngineBase:
     _oracle: "Callable[[], None]"
     _psetup: "Callable[[bytearray, int, int], None]"
     _uzero: "Callable[[], None]"
-    _usave: "Callable[[], None]"
     _urestore: "Callable[[], None]"
     _feasible: "Callable[[int, int], bool]"
     _greedy: "Callable[[int, int, int], bool]"

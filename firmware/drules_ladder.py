@@ -500,12 +500,14 @@ class Ladders(EngineBase):
         g = (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi, 1))
         if g and self._tail(0, 0, 0, 0):
             if not keep:
-                self._urestore()
+                self._u[:] = self._ub  # (_urestore, written out: a call less)
+                v[9] = 0
                 self._ng = 0
                 self._drop(m, k, n, pairs, t, runs, lo, hi)
             return True
         if self._ng:
-            self._urestore()
+            self._u[:] = self._ub  # (_urestore, written out: a call less)
+            v[9] = 0
             self._ng = 0
         if g and (t == 0) == (k > 1):
             # One kind of runs, or runs of pairs alone, placed but the sets
@@ -515,20 +517,26 @@ class Ladders(EngineBase):
             # run of two pairs on a quad's 4-face)
             if (self._greedy(m, k, -n) if t == 0 else self._gflex(t, lo, hi, -1)) and self._tail(0, 0, 0, 0):
                 if not keep:
-                    self._urestore()
+                    self._u[:] = self._ub  # (_urestore, written out: a call less)
+                    v[9] = 0
                     self._ng = 0
                     self._drop(m, k, n, pairs, t, runs, lo, hi)
                 return True
             if self._ng:
-                self._urestore()
+                self._u[:] = self._ub  # (_urestore, written out: a call less)
+                v[9] = 0
                 self._ng = 0
-        self._usave()
+        # the search, on a clear placement (_u is _ub's copy here: no save
+        # needed)
+        self._u[:] = self._z
+        v[9] = 0
         ok = self._qtest()
         if ok and keep:
             return True
         if not ok:
             self._failed()
-        self._urestore()
+        self._u[:] = self._ub  # (_urestore, written out: a call less)
+        v[9] = 0
         self._drop(m, k, n, pairs, t, runs, lo, hi)
         return ok
 

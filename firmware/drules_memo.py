@@ -8,6 +8,10 @@
 import micropython
 from micropython import const
 
+# (the type checker finds the installed `micropython` package, Adafruit
+# Blinka's, which types @micropython.viper as NoReturn: each viper method
+# that EngineBase declares is marked for it, reportIncompatibleMethodOverride)
+
 from drules_base import EngineBase
 
 try:
@@ -36,10 +40,11 @@ class Memo(EngineBase):
     # position); as bytecode it held about a tenth of their time by kind
     # (x170 on the chip against x68), 4 ms of adv-39's; native it holds
     # 704 B of the chip's heap, less 153 B of bytecode (paid for by the
-    # engine's smaller buffers, _NPOS 18)
-    @micropython.native
-    def _greedy(self, m, k, n):
-        # type: (int, int, int) -> bool
+    # engine's smaller buffers, _NPOS 18); viper since 2026-12-07 (issue
+    # 21: 716 B, as native, its ints and loads machine code: docs/firmware.md
+    # "The viper emitter")
+    @micropython.viper
+    def _greedy(self, m: int, k: int, n: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Put n more parts (m, k) on top of the placement in self._u, each at
         the weakest place where it fits (n < 0: -n parts, each at the
         strongest; no search: False is no answer); they are noted in
@@ -48,28 +53,31 @@ class Memo(EngineBase):
         # one before are no longer known (adv-2825-10115: a run of pairs
         # placed on a position with a choice of faces kept them, and a
         # later pair was let in on faces the run had taken)
-        self._vp[9] = 0
-        st = self._st
-        gst = self._gst
+        ptr8(self._vp)[9] = 0
+        st = ptr8(self._st)
+        gst = ptr8(self._gst)
         b = (m - 2) * _NPOS
-        last = self._np - k
+        last = int(self._np) - k
         p = 0
         d = 1
         if n < 0:
             n = -n
             p = last
             d = -1
-        for _ in range(n):
-            while 0 <= p <= last and (st[b + p] < k or not self._add(p, m, k)):
+        ng = int(self._ng)
+        while n:
+            while p >= 0 and p <= last and (int(st[b + p]) < k or not self._add(p, m, k)):
                 p += d
-            if p < 0 or p > last or self._ng >= _GS:
-                return False
-            g = 3 * self._ng
+            if p < 0 or p > last or ng >= _GS:
+                break  # (no answer: False, n > 0; one way out, for a smaller code)
+            g = 3 * ng
             gst[g] = p
             gst[g + 1] = m
             gst[g + 2] = k
-            self._ng += 1
-        return True
+            ng += 1
+            n -= 1
+        self._ng = ng
+        return n == 0
 
     def _ungreedy(self, mark):
         # type: (int) -> None

@@ -12,6 +12,10 @@
 import micropython
 from micropython import const
 
+# (the type checker finds the installed `micropython` package, Adafruit
+# Blinka's, which types @micropython.viper as NoReturn: each viper method
+# that EngineBase declares is marked for it, reportIncompatibleMethodOverride)
+
 from drules_base import EngineBase
 
 try:
@@ -83,7 +87,8 @@ class Placer(EngineBase):
         self._tb = bytearray(_QT + 4)
         self._ql = bytearray(_QT)  # lowest start + 1 (0: any; a trick's key)
         # The sweep's kinds: width, length, parts left, offset of the width
-        # in _u, weight in the demand d (mixed radix). Made here, not with the
+        # in _u (their weights in the demand d, mixed radix: the sweep's
+        # _li). Made here, not with the
         # search, so that the engine's map of attributes stays sparse before
         # the search comes (97 slots, not 73 nearly full: docs/firmware.md,
         # "Method calls and the instance's map").
@@ -92,7 +97,6 @@ class Placer(EngineBase):
         self._dn = bytearray(_QT)
         self._dl = bytearray(_QT)
         self._db = bytearray(_QT)
-        self._dr = [0] * _QT
         self._nd = 0
         self._nq = 0
         self._qs = bytearray(8)  # the question's sets, runs (_S2 .. _NX: drules_ladder.py)
@@ -114,7 +118,7 @@ class Placer(EngineBase):
         self.nstates = 0  # states expanded (for the benchmarks and the bound)
         self._ns0 = 0
 
-    # The placement's buffer cleared, saved, restored: slice copies (one C
+    # The placement's buffer cleared, restored: slice copies (one C
     # call each; a loop over the 72 bytes cost more than a greedy try). Not
     # native: the bytecode VM's slices of a bytearray are not allocated,
     # native code's are.
@@ -123,42 +127,43 @@ class Placer(EngineBase):
         self._u[:] = self._z
         self._vp[9] = 0  # (the left-over faces of self._vp are not known)
 
-    def _usave(self):
-        # type: () -> None
-        self._ub[:] = self._u
-        self._u[:] = self._z
-        self._vp[9] = 0
-
     def _urestore(self):
         # type: () -> None
         self._u[:] = self._ub
         self._vp[9] = 0
 
-    @micropython.native
-    def _psetup(self, cnt, s, nw):
-        # type: (bytearray, int, int) -> None
+    @micropython.viper
+    def _psetup(self, cnt, s: int, nw: int):  # pyright: ignore[reportIncompatibleMethodOverride]
         """The resources of the suit-s cards in cnt, once per count array;
         the stretches of the first nw widths (1: pairs only, for questions
         with no run of triples or quads; 3: all; issue 21: a third of its
-        time, and it is the costliest native call of a ladder check)."""
-        np_ = self.npos[s]
+        time, and it is the costliest machine-code call of a ladder check).
+        (viper: its int arithmetic and buffer loads are machine code, not
+        runtime calls; every buffer through ptr8, every load cast to int)"""
+        cp = ptr8(cnt)
+        np_ = int(ptr8(self.npos)[s])
         self._np = np_
-        a = self._a
-        st = self._st
-        sb = self._sb
-        order = self.order
-        pidx = self.pidx
+        a = ptr8(self._a)
+        st = ptr8(self._st)
+        sb = ptr8(self._sb)
+        order = ptr8(self.order)
+        pidx = ptr8(self.pidx)
         base = s * _NPOS
-        sf = self._sf
-        sf[np_] = sf[_NPOS + np_] = sf[2 * _NPOS + np_] = 0
-        off = self._tot  # (its _OFF triple)
-        off[_OFF] = off[_OFF + 1] = off[_OFF + 2] = 0
+        sf = ptr8(self._sf)
+        sf[np_] = 0
+        sf[_NPOS + np_] = 0
+        sf[2 * _NPOS + np_] = 0
+        off = ptr8(self._tot)  # (its _OFF triple)
+        off[_OFF] = 0
+        off[_OFF + 1] = 0
+        off[_OFF + 2] = 0
         edg = rc = er = vg = vs = h = h2 = w2 = 0
         f2 = f3 = f4 = 0  # faces of 2, 3, >= 4 copies from p up
-        rs = self._rs
-        sl = self._sl
-        sc = self._sc
-        se = self._se
+        rs = ptr8(self._rs)
+        sl = ptr8(self._sl)
+        sc = ptr8(self._sc)
+        se = ptr8(self._se)
+        c = 0
         for w in range(nw):
             b = w * _NPOS
             run = 0
@@ -172,8 +177,8 @@ class Placer(EngineBase):
                     # the faces at p counted (the first width's pass, from
                     # the top: _a, and from p up _sf and _tot)
                     c2 = c3 = c4 = 0
-                    for i in range(pidx[base + p], pidx[base + p + 1]):
-                        c = cnt[order[i]]
+                    for i in range(int(pidx[base + p]), int(pidx[base + p + 1])):
+                        c = int(cp[int(order[i])])
                         if c >= 4:
                             c4 += 1
                         elif c == 3:
@@ -199,7 +204,8 @@ class Placer(EngineBase):
                     y = last if last < y else y
                     rc += y
                     # of which 2-faces can hold (w2)
-                    w2 += a[p + 1] if a[p + 1] < y else y
+                    x = int(a[p + 1])
+                    w2 += x if x < y else y
                     # of which 2- and 4-faces can hold (not a 3-face's
                     # pair): at p + 1 with no such face beside it, a run
                     # holding one takes a 3-face's pair beside it (vs)
@@ -225,9 +231,9 @@ class Placer(EngineBase):
                         rs[3 * _NPOS + p] = vs + y
                 else:
                     # sets of width w + 2 at p
-                    c = a[2 * _NPOS + p]
+                    c = int(a[2 * _NPOS + p])
                     if w == 1:
-                        c += a[_NPOS + p]
+                        c += int(a[_NPOS + p])
                 if c:
                     if run:
                         edge += c if c < last else last
@@ -258,18 +264,17 @@ class Placer(EngineBase):
                     off[_OFF + 1] += a[_NPOS]
                     off[_OFF + 2] += a[2 * _NPOS]
             off[_NST + w] = ns - b
-        tot = self._tot
-        tot[0] = f2
-        tot[1] = f3
-        tot[2] = f4
+        off[0] = f2
+        off[1] = f3
+        off[2] = f4
         # the 3-faces that runs of triples can take: on stretches of triples
         # (_feasible's bound, and _try's before its greedy tries)
         y = 0
         if nw > 1:
             for p in range(np_):
-                if st[_NPOS + p] > 1 or (p and st[_NPOS + p - 1] > 1):
-                    y += a[_NPOS + p]
-        tot[_T3] = y
+                if int(st[_NPOS + p]) > 1 or (p and int(st[_NPOS + p - 1]) > 1):
+                    y += int(a[_NPOS + p])
+        off[_T3] = y
 
     def _sets(self):
         # type: () -> None
@@ -289,30 +294,30 @@ class Placer(EngineBase):
         c[_LCAP + 1] = n[0] + n[1]
         c[_LCAP + 2] = n[2] + n[1] + ((n[0] + 1) >> 1)
 
-    @micropython.native
-    def _tail(self, p, l2, l3, l4):
-        # type: (int, int, int, int) -> bool
+    @micropython.viper
+    def _tail(self, p: int, l2: int, l3: int, l4: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Do the sets fit in what the placement in self._u leaves over at
         positions p.. (l2, l3, l4 left over below p)? A position whose pairs
         can be split between 3-faces and 4-faces is a choice: a depth-first
         search over them on the sweep's stack (_lp, _ll, _ly, ...)."""
-        u = self._u
-        a = self._a
-        np_ = self._np
-        lv = self._lv
-        n = self._n
-        one = n[2] == 0
+        u = ptr8(self._u)
+        a = ptr8(self._a)
+        np_ = int(self._np)
+        lv = ptr8(self._lv)
+        n = ptr8(self._n)
+        one = int(n[2]) == 0
         i = -1
         rest = a2 = a3 = a4 = 0
         while True:
             while p < np_:
-                a2 = a[p]
-                a3 = a[_NPOS + p]
-                a4 = a[2 * _NPOS + p]
-                u2 = u[p]
-                u3 = u[_NPOS + p]
-                if u2 or u3 or u[2 * _NPOS + p]:
-                    a4 -= u[2 * _NPOS + p]
+                a2 = int(a[p])
+                a3 = int(a[_NPOS + p])
+                a4 = int(a[2 * _NPOS + p])
+                u2 = int(u[p])
+                u3 = int(u[_NPOS + p])
+                u4 = int(u[2 * _NPOS + p])
+                if u2 or u3 or u4:
+                    a4 -= u4
                     x = u3 if u3 < a3 else a3
                     a3 -= x
                     a4 -= u3 - x
@@ -340,20 +345,21 @@ class Placer(EngineBase):
                 if i < 0:
                     # no choice on the way: the placement's left-over faces,
                     # for the next sets asked on it (_try)
-                    x = self._vp
-                    x[6] = l2
-                    x[7] = l3
-                    x[8] = l4
-                    x[9] = 1
+                    vp = ptr8(self._vp)
+                    vp[6] = l2
+                    vp[7] = l3
+                    vp[8] = l4
+                    vp[9] = 1
                 # do the sets fit in what is left over (_setsfit, written out)
-                l4 -= n[2]
+                l4 -= int(n[2])
                 if l4 >= 0:
-                    if n[1] > l3:
-                        l4 -= n[1] - l3
+                    x = int(n[1])
+                    if x > l3:
+                        l4 -= x - l3
                         l3 = 0
                     else:
-                        l3 -= n[1]
-                    if l4 >= 0 and n[0] <= 2 * l4 + l3 + l2:
+                        l3 -= x
+                    if l4 >= 0 and int(n[0]) <= 2 * l4 + l3 + l2:
                         return True
             elif p < np_:
                 # a new choice: its splits, most pairs on 3-faces first (with
@@ -375,18 +381,18 @@ class Placer(EngineBase):
             # the next split of the deepest choice (the earlier ones once its
             # splits are all tried)
             while i >= 0:
-                y = lv[_LY + i]
-                rest = lv[_LR + i]
-                a4 = lv[_LA + 3 * i + 2]
+                y = int(lv[_LY + i])
+                rest = int(lv[_LR + i])
+                a4 = int(lv[_LA + 3 * i + 2])
                 go = False
                 while y < 255:
                     z = rest - y
                     f = (z + 1) >> 1
                     if f <= a4:
                         go = True
-                        l2 = lv[_LL + 3 * i] + lv[_LA + 3 * i] + (z & 1)
-                        l3 = lv[_LL + 3 * i + 1] + lv[_LA + 3 * i + 1] - y
-                        l4 = lv[_LL + 3 * i + 2] + a4 - f
+                        l2 = int(lv[_LL + 3 * i]) + int(lv[_LA + 3 * i]) + (z & 1)
+                        l3 = int(lv[_LL + 3 * i + 1]) + int(lv[_LA + 3 * i + 1]) - y
+                        l4 = int(lv[_LL + 3 * i + 2]) + a4 - f
                         y = 255 if y == 0 or one else y - 1
                         break
                     y = 255 if y == 0 else y - 1
@@ -394,33 +400,32 @@ class Placer(EngineBase):
                 if go:
                     # (no cap at what the sets can use, as the sweep's: no
                     # state of _tail is remembered, and the fit is the same)
-                    p = lv[_LP + i] + 1
+                    p = int(lv[_LP + i]) + 1
                     break
                 i -= 1
             if i < 0:
                 return False
 
-    @micropython.native
-    def _add(self, p, m, k):
-        # type: (int, int, int) -> bool
+    @micropython.viper
+    def _add(self, p: int, m: int, k: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Put a part (m, k) at positions p..p+k-1 if every one still fits
         (_fits_at, written out: this is the sweep's inner loop)."""
-        u = self._u
-        a = self._a
+        u = ptr8(self._u)
+        a = ptr8(self._a)
         b = (m - 2) * _NPOS
         q = p
         e = p + k
         while q < e:
             u[b + q] += 1
-            a4 = a[2 * _NPOS + q] - u[2 * _NPOS + q]
-            u3 = u[_NPOS + q]
-            a3 = a[_NPOS + q]
+            a4 = int(a[2 * _NPOS + q]) - int(u[2 * _NPOS + q])
+            u3 = int(u[_NPOS + q])
+            a3 = int(a[_NPOS + q])
             if u3 > a3:
                 a4 -= u3 - a3
                 a3 = 0
             else:
                 a3 -= u3
-            if a4 < 0 or u[q] > 2 * a4 + a3 + a[q]:
+            if a4 < 0 or int(u[q]) > 2 * a4 + a3 + int(a[q]):
                 while q >= p:
                     u[b + q] -= 1
                     q -= 1

@@ -18,6 +18,10 @@ from array import array
 import micropython
 from micropython import const
 
+# (the type checker finds the installed `micropython` package, Adafruit
+# Blinka's, which types @micropython.viper as NoReturn: each viper method
+# that EngineBase declares is marked for it, reportIncompatibleMethodOverride)
+
 from drules_base import EngineBase
 
 try:
@@ -37,6 +41,7 @@ _LL = const(4 * _NPOS + _QT)  # left over (3 a level)
 _LA = const(7 * _NPOS + _QT)  # the faces the split takes from (3 a level)
 _LX = const(10 * _NPOS + _QT)  # runs of each kind started (_QT a level)
 _LVN = const(10 * _NPOS + _QT + _NPOS * _QT)
+_DR = const(3 * _NPOS)  # self._li's weights of the demand's kinds (_QT words)
 # states of a question before failures are remembered: the memo's look-up
 # and record are bytecode (x170 on the chip) and a state of the native sweep
 # costs less than them, so the memo pays only on long searches (issue 21:
@@ -81,46 +86,55 @@ class Sweep(EngineBase):
         # position (one way only).
         # (one buffer for the bytes, one array for the ints: fewer objects;
         # the bytes, _lv, are drules_place's: _tail uses them too)
-        self._li = array("i", bytes(4 * 3 * _NPOS))
+        # (and the demand's weights, from _DR: _feasible writes them)
+        self._li = array("i", bytes(4 * (_DR + _QT)))
         # the memo's table of failed states (drules_memo.py), which only the
         # sweep reads and writes
         # (then a row per position of the sweep, its key, and the
         # generation: one buffer, drules_memo.py)
         self._memo = bytearray((_NREC + _NPOS) * _RW + 1)
 
-    @micropython.native
-    def _sweep(self, p, d, l2, l3, l4):
-        # type: (int, int, int, int, int) -> bool
+    @micropython.viper
+    def _sweep(self, p: int, d: int, l2: int, l3: int, l4: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Place the runs d (what _dn holds) at positions p.. given the runs
         already open (self._u at p..), the sets in what is left over: l2, l3,
         l4 faces of 2, 3, >= 4 copies below p (at most self._tot[_LCAP:]). On success
         self._u holds the placement. A depth-first search over the levels of
-        an explicit stack (see _sweep_init), not a recursion."""
-        u = self._u
-        a = self._a
-        sf = self._sf
-        n = self._n
-        c = self._tot  # (its _LCAP triple)
-        dk = self._dk
-        dn = self._dn
-        db = self._db
-        dm = self._dm
-        dl = self._dl
-        dr = self._dr
-        sb = self._sb
-        st = self._st
-        nd = self._nd
-        np_ = self._np
-        lv = self._lv
-        li = self._li
-        rs = self._rs
+        an explicit stack (see _sweep_init), not a recursion. (viper: the
+        attributes read once, each buffer through a pointer, every load cast
+        to int; the states counted in ns, written back at each return)"""
+        u = ptr8(self._u)
+        a = ptr8(self._a)
+        sf = ptr8(self._sf)
+        n = ptr8(self._n)
+        c = ptr8(self._tot)  # (its _LCAP triple)
+        dk = ptr8(self._dk)
+        dn = ptr8(self._dn)
+        db = ptr8(self._db)
+        dm = ptr8(self._dm)
+        dl = ptr8(self._dl)
+        sb = ptr8(self._sb)
+        st = ptr8(self._st)
+        nd = int(self._nd)
+        np_ = int(self._np)
+        lv = ptr8(self._lv)
+        # the demand per level (from 0), after the level's runs (from _NPOS),
+        # the memo's hash + 2 (from 2 * _NPOS: >= 0, as a 32-bit word reads
+        # back alike on every port), the demand's weights (_DR)
+        li = ptr32(self._li)
+        rs = ptr8(self._rs)
+        mon = bool(self._mon)
+        ns = int(self.nstates)
+        ns0 = int(self._ns0)
         # only the lowest split of a position's pairs is tried when the
         # question has no quads among its sets: the others leave fewer faces
         # for the sets (docs/firmware.md, "The placement oracle")
-        one = n[2] == 0
+        one = int(n[2]) == 0
         for t in range(nd):
             lv[_DN0 + t] = dn[t]
         i = -1  # the level being decided
+        t0 = 0
+        rest = a2 = 0
         step = 0  # 0: enter the state (p, d, l2, l3, l4); 1: the level's next split; 2: its next starts
         while True:
             if step == 0:
@@ -129,20 +143,20 @@ class Sweep(EngineBase):
                 # (_fits_at, written out); each run kind left needs a stretch
                 # long enough above p.
                 ok = -1  # -1: expand the state, 0: it fails, 1: all placed
-                r2 = n[0]
-                r3 = n[1]
-                r4 = n[2]
+                r2 = int(n[0])
+                r3 = int(n[1])
+                r4 = int(n[2])
                 # the runs' pairs, the runs of pairs, the runs' crossings of
                 # edges and their sets
                 y = z = e = g = 0
                 for t in range(nd):
-                    x = dn[t]
+                    x = int(dn[t])
                     if x:
-                        k = dk[t]
-                        if sb[db[t] + p] < k:
+                        k = int(dk[t])
+                        if int(sb[int(db[t]) + p]) < k:
                             ok = 0
                             break
-                        w = dm[t]
+                        w = int(dm[t])
                         if k > 1:
                             e += x * (k - 1)
                             g += x * k
@@ -160,15 +174,15 @@ class Sweep(EngineBase):
                 # edges, and take no more sets, than those from p hold, _rs;
                 # issue 21: adv-30 tried every way of filling the first
                 # stretch, 61 states, where most left the next too little)
-                if e > rs[p] or g > rs[_NPOS + p]:
+                if e > int(rs[p]) or g > int(rs[_NPOS + p]):
                     ok = 0
                 if ok < 0:
-                    a4 = l4 + sf[2 * _NPOS + p] - r4
-                    a3 = l3 + sf[_NPOS + p]
+                    a4 = l4 + int(sf[2 * _NPOS + p]) - r4
+                    a3 = l3 + int(sf[_NPOS + p])
                     # the runs' pairs past what 2-faces hold from p up take
                     # 3- and 4-faces (two to a face at most, from two runs):
                     # no triple or quad on those
-                    x = y - rs[4 * _NPOS + p]
+                    x = y - int(rs[4 * _NPOS + p])
                     if x > 0:
                         if z > 1:
                             x = (x + 1) >> 1
@@ -176,13 +190,13 @@ class Sweep(EngineBase):
                             a4 = -1
                     # the 3-faces from p up that the runs' pairs take at
                     # least (_feasible's bound from p up): they hold no set
-                    y -= rs[2 * _NPOS + p]
+                    y -= int(rs[2 * _NPOS + p])
                     if y > 0:
-                        x = y - rs[3 * _NPOS + p]
+                        x = y - int(rs[3 * _NPOS + p])
                         y = (y + 2) // 3
                         if x > y:
                             y = x
-                        if y > sf[_NPOS + p]:
+                        if y > int(sf[_NPOS + p]):
                             a4 = -1  # (more than there are: it fails)
                         a3 -= y
                         r2 -= y
@@ -191,69 +205,71 @@ class Sweep(EngineBase):
                         a3 = 0
                     else:
                         a3 -= r3
-                    if a4 < 0 or r2 > 2 * a4 + a3 + l2 + sf[p]:
+                    if a4 < 0 or r2 > 2 * a4 + a3 + l2 + int(sf[p]):
                         ok = 0
-                    elif d == 0 and not (u[p] or u[_NPOS + p] or u[2 * _NPOS + p]):
+                    elif d == 0 and int(u[p]) == 0 and int(u[_NPOS + p]) == 0 and int(u[2 * _NPOS + p]) == 0:
                         ok = 1  # nothing open: all the rest is left over
                     elif p >= np_:
                         ok = 0
                 h = -1
                 if ok < 0:
-                    self.nstates += 1
-                    if d and self._mon and self.nstates > self._ns0:
-                        h = self._look(p, d, l2, l3, l4)
+                    ns += 1
+                    if d and mon and ns > ns0:
+                        h = int(self._look(p, d, l2, l3, l4))
                         if h == -2:
                             ok = 0  # it failed before
                 if ok == 1:
                     for t in range(nd):
                         dn[t] = lv[_DN0 + t]
+                    self.nstates = ns
                     return True
                 if ok == 0:
                     if i < 0:
+                        self.nstates = ns
                         return False
-                    step = 1 if lv[_LM + i] == 0 else 2
+                    step = 1 if int(lv[_LM + i]) == 0 else 2
                     continue
                 # a new level: how many runs of each kind start at p, most
                 # first (the odometer filled from kind 0)
                 i += 1
                 lv[_LP + i] = p
                 li[i] = d
-                li[2 * _NPOS + i] = h
+                li[2 * _NPOS + i] = h + 2
                 lv[_LL + 3 * i] = l2
                 lv[_LL + 3 * i + 1] = l3
                 lv[_LL + 3 * i + 2] = l4
                 t0 = 0
             else:
-                p = lv[_LP + i]
+                p = int(lv[_LP + i])
                 if step == 1:
                     # the next split of the level's pairs
-                    rest = lv[_LR + i]
-                    y = lv[_LY + i]
-                    a2 = lv[_LA + 3 * i]
-                    a3 = lv[_LA + 3 * i + 1]
-                    a4 = lv[_LA + 3 * i + 2]
+                    rest = int(lv[_LR + i])
+                    y = int(lv[_LY + i])
+                    a2 = int(lv[_LA + 3 * i])
+                    a3 = int(lv[_LA + 3 * i + 1])
+                    a4 = int(lv[_LA + 3 * i + 2])
                     go = False
                     while y < 255:
                         z = rest - y
                         f = (z + 1) >> 1
                         if f <= a4:
                             go = True
-                            l2 = lv[_LL + 3 * i] + a2 + (z & 1)
-                            l3 = lv[_LL + 3 * i + 1] + a3 - y
-                            l4 = lv[_LL + 3 * i + 2] + a4 - f
+                            l2 = int(lv[_LL + 3 * i]) + a2 + (z & 1)
+                            l3 = int(lv[_LL + 3 * i + 1]) + a3 - y
+                            l4 = int(lv[_LL + 3 * i + 2]) + a4 - f
                             y = 255 if y == 0 or one else y - 1
                             break
                         y = 255 if y == 0 else y - 1
                     lv[_LY + i] = y
                     if go:
-                        if l2 > c[_LCAP]:
-                            l2 = c[_LCAP]
-                        if l3 > c[_LCAP + 1]:
-                            l3 = c[_LCAP + 1]
-                        if l4 > c[_LCAP + 2]:
-                            l4 = c[_LCAP + 2]
+                        if l2 > int(c[_LCAP]):
+                            l2 = int(c[_LCAP])
+                        if l3 > int(c[_LCAP + 1]):
+                            l3 = int(c[_LCAP + 1])
+                        if l4 > int(c[_LCAP + 2]):
+                            l4 = int(c[_LCAP + 2])
                         p += 1
-                        d = li[_NPOS + i]
+                        d = int(li[_NPOS + i])
                         step = 0
                         continue
                 # the next way of starting runs at p: the deepest kind that
@@ -261,20 +277,22 @@ class Sweep(EngineBase):
                 # filled again
                 b = i * _QT
                 t = nd - 1
-                while t >= 0 and lv[_LX + b + t] == 0:
+                while t >= 0 and int(lv[_LX + b + t]) == 0:
                     t -= 1
                 if t < 0:
                     # every way failed: the level's state is remembered
-                    if li[2 * _NPOS + i] >= 0:
-                        self._remember(li[2 * _NPOS + i], p)
+                    h = int(li[2 * _NPOS + i]) - 2
+                    if h >= 0:
+                        self._remember(h, p)
                     i -= 1
                     if i < 0:
+                        self.nstates = ns
                         return False
-                    step = 1 if lv[_LM + i] == 0 else 2
+                    step = 1 if int(lv[_LM + i]) == 0 else 2
                     continue
                 # one run of kind t fewer at p (_sub, written out)
-                x = (dm[t] - 2) * _NPOS + p
-                for q in range(x, x + dk[t]):
+                x = (int(dm[t]) - 2) * _NPOS + p
+                for q in range(x, x + int(dk[t])):
                     u[q] -= 1
                 lv[_LX + b + t] -= 1
                 dn[t] += 1
@@ -284,53 +302,53 @@ class Sweep(EngineBase):
             b = i * _QT
             for t in range(t0, nd):
                 x = 0
-                nt = dn[t]
-                if nt and st[db[t] + p] >= dk[t] and p >= dl[t]:
-                    m = dm[t]
-                    k = dk[t]
+                nt = int(dn[t])
+                k = int(dk[t])
+                if nt and int(st[int(db[t]) + p]) >= k and p >= int(dl[t]):
+                    m = int(dm[t])
                     while x < nt and self._add(p, m, k):
                         x += 1
                     dn[t] = nt - x
                 lv[_LX + b + t] = x
-            d = li[i]
+            d = int(li[i])
             for t in range(nd):
-                d -= lv[_LX + b + t] * dr[t]
+                d -= int(lv[_LX + b + t]) * int(li[_DR + t])
             li[_NPOS + i] = d
-            l2 = lv[_LL + 3 * i]
-            l3 = lv[_LL + 3 * i + 1]
-            l4 = lv[_LL + 3 * i + 2]
-            if not (u[p] or u[_NPOS + p] or u[2 * _NPOS + p]):
+            l2 = int(lv[_LL + 3 * i])
+            l3 = int(lv[_LL + 3 * i + 1])
+            l4 = int(lv[_LL + 3 * i + 2])
+            if int(u[p]) == 0 and int(u[_NPOS + p]) == 0 and int(u[2 * _NPOS + p]) == 0:
                 # Nothing here but sets: all of it is left over; so on up to
                 # where a run can start (nothing is open there either).
                 while True:
-                    l2 += a[p]
-                    l3 += a[_NPOS + p]
-                    l4 += a[2 * _NPOS + p]
+                    l2 += int(a[p])
+                    l3 += int(a[_NPOS + p])
+                    l4 += int(a[2 * _NPOS + p])
                     p += 1
                     if p >= np_:
                         break
                     t = 0
-                    while t < nd and (dn[t] == 0 or st[db[t] + p] < dk[t] or p < dl[t]):
+                    while t < nd and (int(dn[t]) == 0 or int(st[int(db[t]) + p]) < int(dk[t]) or p < int(dl[t])):
                         t += 1
                     if t < nd:
                         break
-                if l2 > c[_LCAP]:
-                    l2 = c[_LCAP]
-                if l3 > c[_LCAP + 1]:
-                    l3 = c[_LCAP + 1]
-                if l4 > c[_LCAP + 2]:
-                    l4 = c[_LCAP + 2]
+                if l2 > int(c[_LCAP]):
+                    l2 = int(c[_LCAP])
+                if l3 > int(c[_LCAP + 1]):
+                    l3 = int(c[_LCAP + 1])
+                if l4 > int(c[_LCAP + 2]):
+                    l4 = int(c[_LCAP + 2])
                 lv[_LM + i] = 1
                 step = 0
                 continue
             # Go on past p with what its runs leave over: the ways of
             # splitting their pairs between 3-faces and 4-faces, most pairs
             # on 3-faces first (_over).
-            u2 = u[p]
-            u3 = u[_NPOS + p]
-            a2 = a[p]
-            a3 = a[_NPOS + p]
-            a4 = a[2 * _NPOS + p] - u[2 * _NPOS + p]
+            u2 = int(u[p])
+            u3 = int(u[_NPOS + p])
+            a2 = int(a[p])
+            a3 = int(a[_NPOS + p])
+            a4 = int(a[2 * _NPOS + p]) - int(u[2 * _NPOS + p])
             x = u3 if u3 < a3 else a3
             a3 -= x
             a4 -= u3 - x
@@ -355,49 +373,48 @@ class Sweep(EngineBase):
             lv[_LA + 3 * i + 2] = a4
             step = 1
 
-    @micropython.native
-    def _feasible(self, fa, fb):
-        # type: (int, int) -> bool
+    @micropython.viper
+    def _feasible(self, fa: int, fb: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Can the parts of the question, and fa runs of 2 pairs and fb runs
         of 3 pairs more, all be placed at once (drules_place.py's top)? self._u must be
         clear; on success it holds the runs' placement."""
         if not self._memo:  # an engine made before the search was loaded
             self._sweep_init()
-        qm = self._qm
-        qk = self._qk
-        qn = self._qn
-        sb = self._sb
-        dm = self._dm
-        dk = self._dk
-        dn = self._dn
-        nq = self._nq
+        qm = ptr8(self._qm)
+        qk = ptr8(self._qk)
+        qn = ptr8(self._qn)
+        sb = ptr8(self._sb)
+        dm = ptr8(self._dm)
+        dk = ptr8(self._dk)
+        dn = ptr8(self._dn)
+        nq = int(self._nq)
         nd = 0
-        ql = self._ql
-        dl = self._dl
+        ql = ptr8(self._ql)
+        dl = ptr8(self._dl)
         for t in range(nq + 2):
             lo = 0
             if t < nq:
-                n = qn[t]
-                k = qk[t]
-                m = qm[t]
-                lo = ql[t] - 1 if ql[t] else 0
+                n = int(qn[t])
+                k = int(qk[t])
+                m = int(qm[t])
+                lo = int(ql[t]) - 1 if int(ql[t]) else 0
             else:
                 m = 2
                 k = t - nq + 2
                 n = fa if k == 2 else fb
-            if n == 0 or (k == 1 and (t >= nq or ql[t] == 0)):
+            if n == 0 or (k == 1 and (t >= nq or int(ql[t]) == 0)):
                 continue  # sets are placed in what the sweep leaves over
-            if sb[(m - 2) * _NPOS] < k:
+            if int(sb[(m - 2) * _NPOS]) < k:
                 return False
             # The sweep's kinds of runs, longest first (an insertion sort).
             i = nd
-            while i and (dk[i - 1] < k or (dk[i - 1] == k and dm[i - 1] < m)):
+            while i and (int(dk[i - 1]) < k or (int(dk[i - 1]) == k and int(dm[i - 1]) < m)):
                 dm[i] = dm[i - 1]
                 dk[i] = dk[i - 1]
                 dn[i] = dn[i - 1]
                 dl[i] = dl[i - 1]
                 i -= 1
-            if i and dk[i - 1] == k and dm[i - 1] == m and t >= nq:
+            if i and int(dk[i - 1]) == k and int(dm[i - 1]) == m and t >= nq:
                 # the same kind (runs of pairs): merged
                 dn[i - 1] += n
                 while i < nd:
@@ -416,23 +433,24 @@ class Sweep(EngineBase):
         # stretch, and cross k - 1 of its edges (two neighbouring positions,
         # crossed by no more runs than the lesser holds): no more of them
         # than the stretches' sets // k, nor their edges // (k - 1).
-        sl = self._sl
-        sc = self._sc
-        se = self._se
+        sl = ptr8(self._sl)
+        sc = ptr8(self._sc)
+        se = ptr8(self._se)
+        tot = ptr8(self._tot)
         for i in range(nd):
-            m = dm[i]
-            k = dk[i]
+            m = int(dm[i])
+            k = int(dk[i])
             if k == 1:
                 break  # (a set placed high: the longest kinds come first)
             need = 0
             for j in range(i + 1):
-                if dm[j] == m:
-                    need += dn[j]
+                if int(dm[j]) == m:
+                    need += int(dn[j])
             b = (m - 2) * _NPOS
-            for j in range(b, b + self._tot[_NST - 2 + m]):
-                if sl[j] >= k:
-                    x = sc[j] // k
-                    y = se[j] // (k - 1)
+            for j in range(b, b + int(tot[_NST - 2 + m])):
+                if int(sl[j]) >= k:
+                    x = int(sc[j]) // k
+                    y = int(se[j]) // (k - 1)
                     need -= x if x < y else y
             if need > 0:
                 return False
@@ -440,9 +458,22 @@ class Sweep(EngineBase):
         # until 2026-12-06, is gone: since the bounds below, it cut no
         # question of the adversarial corpora that they left, and cost 2 % of
         # their instructions and 837 B of native code; docs/firmware.md.)
-        self._sets()
+        # the question's sets and the most faces left over that can matter
+        # (_sets, written out: a bytecode call a question)
+        ns = ptr8(self._n)
+        ns[0] = 0
+        ns[1] = 0
+        ns[2] = 0
+        for t in range(nq):
+            if int(qk[t]) == 1 and int(ql[t]) == 0:
+                ns[int(qm[t]) - 2] += qn[t]
+        n0 = int(ns[0])
+        n1 = int(ns[1])
+        tot[_LCAP] = n0
+        tot[_LCAP + 1] = n0 + n1
+        tot[_LCAP + 2] = int(ns[2]) + n1 + ((n0 + 1) >> 1)
         if nd == 0:
-            return self._setsfit(self._tot[0], self._tot[1], self._tot[2])
+            return bool(self._setsfit(int(tot[0]), int(tot[1]), int(tot[2])))
         self._nd = nd
         # (the sweep first checks that all of it fits counted as sets)
         # Bounds first. Every run crosses k - 1 edges (at a position each of
@@ -453,21 +484,19 @@ class Sweep(EngineBase):
         # runs' sets, and the sets of each kind that could not all be off,
         # must fit in the faces on the stretches; the runs' pairs, and the
         # sets' pairs that the 2-faces off cannot hold, in all but those.
-        n = self._n
-        off = self._tot  # (its _OFF triple)
-        tot = self._tot
-        v = n[0] - off[_OFF]
+        off = tot  # (its _OFF triple)
+        v = int(ns[0]) - int(off[_OFF])
         x = r2 = r3 = r4 = h3 = h4 = 0
         d = 0
         r = 1
-        db = self._db
-        dr = self._dr
+        db = ptr8(self._db)
+        li = ptr32(self._li)  # (the demand's weights from _DR: the sweep's)
         for i in range(nd):
-            m = dm[i]
-            k = dk[i]
-            y = dn[i]
+            m = int(dm[i])
+            k = int(dk[i])
+            y = int(dn[i])
             db[i] = (m - 2) * _NPOS
-            dr[i] = r
+            li[_DR + i] = r
             d += y * r
             if r <= 65536:
                 r *= y + 1  # (small ints only: no more once too many)
@@ -485,55 +514,62 @@ class Sweep(EngineBase):
                 r3 += y * k
             else:
                 r4 += y * k
-        rs = self._rs
-        if x > rs[0] or r2 + r3 + r4 > rs[_NPOS]:
+        rs = ptr8(self._rs)
+        if x > int(rs[0]) or r2 + r3 + r4 > int(rs[_NPOS]):
             return False
-        h3 += n[1]
-        h4 += n[2]
+        h3 += int(ns[1])
+        h4 += int(ns[2])
         if r3:
             # Runs of triples take 3-faces only on stretches of triples
             # (two positions or more): the rest of their sets take 4-faces
             # (adv-47: a Titanic on two 4-faces, the quads' and pairs'
             # faces then too few: a sweep of 8 states to none): _psetup
             # counts those 3-faces (_tot[_T3]).
-            y = tot[_T3]
+            y = int(tot[_T3])
             if r3 > y:
                 r4 += r3 - y
                 r3 = y
         # (The 3-faces and the 3- and 4-faces that the runs' pairs take,
         # past what the 2- and 4-faces, or the 2-faces, hold: the sweep's
         # first state asks them, docs/firmware.md "Bounds by position".)
-        if not self._fits_at(r2 + (v if v > 0 else 0), r3 + h3, r4 + h4, tot[0] - off[_OFF], tot[1], tot[2]):
+        # (_fits_at twice, written out: quads take 4-faces, triples 3-faces
+        # first, pairs what is left, two in a 4-face)
+        o2 = int(off[_OFF])
+        o3 = int(off[_OFF + 1])
+        o4 = int(off[_OFF + 2])
+        a4 = int(tot[2]) - r4 - h4
+        a3 = int(tot[1]) - r3 - h3
+        if a3 < 0:
+            a4 += a3
+            a3 = 0
+        if a4 < 0 or r2 + (v if v > 0 else 0) > 2 * a4 + a3 + int(tot[0]) - o2:
             return False
-        o2 = off[_OFF]
-        o3 = off[_OFF + 1]
-        o4 = off[_OFF + 2]
         v -= o3 + 2 * o4
         y = h3 - o3 - o4
         x = h4 - o4
-        if not self._fits_at(
-            r2 + (v if v > 0 else 0),
-            r3 + (y if y > 0 else 0),
-            r4 + (x if x > 0 else 0),
-            tot[0] - o2,
-            tot[1] - o3,
-            tot[2] - o4,
-        ):
+        a4 = int(tot[2]) - o4 - r4 - (x if x > 0 else 0)
+        a3 = int(tot[1]) - o3 - r3 - (y if y > 0 else 0)
+        if a3 < 0:
+            a4 += a3
+            a3 = 0
+        if a4 < 0 or r2 + (v if v > 0 else 0) > 2 * a4 + a3 + int(tot[0]) - o2:
             return False
         if not self._posbound(nd):
             return False
-        self._mon = r <= 65536
-        if self._mon:
+        mon = r <= 65536
+        self._mon = mon
+        if mon:
             self._newgen()
         else:
             # too many states to name in 16 bits: none is remembered, and d
-            # is just the runs left (d = 0 is all that matters then)
+            # is just the runs left (d = 0 is all that matters then; the d
+            # summed above may have wrapped round a machine word: not used)
             d = 0
             for i in range(nd):
-                dr[i] = 1
-                d += dn[i]
-        self._ns0 = self.nstates + _EAGER
-        return self._sweep(0, d, 0, 0, 0)
+                li[_DR + i] = 1
+                d += int(dn[i])
+        self._ns0 = int(self.nstates) + _EAGER
+        return bool(self._sweep(0, d, 0, 0, 0))
 
 
     # ------------------------------------------- moved with the search (issue 21)
@@ -644,9 +680,8 @@ class Sweep(EngineBase):
         n = self._n
         return self._fits_at(n[0], n[1], n[2], l2, l3, l4)
 
-    @micropython.native
-    def _posbound(self, nd):
-        # type: (int) -> bool
+    @micropython.viper
+    def _posbound(self, nd: int) -> bool:
         """Can the runs of pairs find their pairs by position, beside the
         runs of triples and quads (at most two of them: each placement
         tried)? The pairs of runs at p are at most u(p) and at most
@@ -657,56 +692,56 @@ class Sweep(EngineBase):
         sorts the kinds longest first) each need a stretch of u > 0 as long,
         which holds no more of them than its pairs // their length
         (adv-66). False: no placement."""
-        dm = self._dm
-        dk = self._dk
-        dn = self._dn
+        dm = ptr8(self._dm)
+        dk = ptr8(self._dk)
+        dn = ptr8(self._dn)
         need = 0
         w = 0
         i1 = -1
         i2 = -1
         kl = nl = 0  # the longest runs of pairs: their length, how many
         for i in range(nd):
-            k = dk[i]
+            k = int(dk[i])
             if k < 2:
                 continue
-            if dm[i] == 2:
-                need += dn[i] * k
+            if int(dm[i]) == 2:
+                need += int(dn[i]) * k
                 if kl == 0:
                     kl = k
                 if k == kl:
-                    nl += dn[i]
+                    nl += int(dn[i])
             else:
-                w += dn[i]
+                w += int(dn[i])
                 if i1 < 0:
                     i1 = i
                 else:
                     i2 = i
         if need == 0 or w > 2:
             return True
-        np_ = self._np
-        st = self._st
-        a = self._a
+        np_ = int(self._np)
+        st = ptr8(self._st)
+        a = ptr8(self._a)
         m1 = k1 = m2 = k2 = 0
         if w:
-            m1 = dm[i1]
-            k1 = dk[i1]
+            m1 = int(dm[i1])
+            k1 = int(dk[i1])
             if i2 < 0:
                 i2 = i1
             if w == 2:
-                m2 = dm[i2]
-                k2 = dk[i2]
+                m2 = int(dm[i2])
+                k2 = int(dk[i2])
         mx = 0  # the most pairs of runs of any placement
         # every pair the question's sets take, with the runs' (a set of
         # triples or quads at least one or two of the pairs u counts)
-        n = self._n
-        ns = need + n[0] + n[1] + 2 * n[2]
+        n = ptr8(self._n)
+        ns = need + int(n[0]) + int(n[1]) + 2 * int(n[2])
         s1 = 0
         while s1 < np_:
-            if w == 0 or st[(m1 - 2) * _NPOS + s1] >= k1:
+            if w == 0 or int(st[(m1 - 2) * _NPOS + s1]) >= k1:
                 # (two runs of one kind: each pair of starts once)
                 s2 = s1 if i2 == i1 else 0
                 while s2 < np_:
-                    if w < 2 or st[(m2 - 2) * _NPOS + s2] >= k2:
+                    if w < 2 or int(st[(m2 - 2) * _NPOS + s2]) >= k2:
                         # u(p) from the faces at p less the runs' on it
                         # (quads 4-faces, triples 3-faces first: the
                         # fewest pairs lost), term p - 1 once u(p) is known
@@ -733,8 +768,8 @@ class Sweep(EngineBase):
                                         q += 1
                                     else:
                                         t += 1
-                                c3 = a[_NPOS + p]
-                                c4 = a[2 * _NPOS + p] - q
+                                c3 = int(a[_NPOS + p])
+                                c4 = int(a[2 * _NPOS + p]) - q
                                 if t > c3:
                                     c4 -= t - c3
                                     c3 = 0
@@ -742,7 +777,7 @@ class Sweep(EngineBase):
                                     c3 -= t
                                 if c4 < 0:
                                     break
-                                un = a[p] + c3 + 2 * c4
+                                un = int(a[p]) + c3 + 2 * c4
                             if un:
                                 sl += 1
                                 su += un
@@ -771,17 +806,21 @@ class Sweep(EngineBase):
         # Remembered for the ladders' next questions (_beaten): with these
         # runs of triples and quads (none, one or two), no placement holds
         # more than mx pairs of runs (on these faces: _lstart forgets it)
-        tb = self._tb
+        tb = ptr8(self._tb)
         tb[_PB] = mx + 1  # (at most the hand's pairs + 1: under 110)
         tb[_PB + 1] = (m1 << 5) | k1
         tb[_PB + 2] = (m2 << 5) | k2
         return False
 
-    # The questions that failed, remembered (the ladders' _try): bytecode,
-    # here with the search and not with the ladders (bot play never loads
-    # it): _try calls _failed only after _qtest, which always asks
-    # _feasible (so the search is loaded), and _beaten only when a record
-    # is there, which only _failed writes after _lstart cleared them.
+    # The questions that failed, remembered (the ladders' _try): here with
+    # the search and not with the ladders (bot play never loads it): _try
+    # calls _failed only after _qtest, which always asks _feasible (so the
+    # search is loaded), and _beaten only when a record is there, which only
+    # _failed writes after _lstart cleared them. _beaten with the viper
+    # emitter (issue 21, 2026-12-07: 6 calls of adv-66, each a loop over the
+    # records and the question's kinds; 1.3 KB of machine code); _failed,
+    # asked half as often, stays bytecode (0.7 KB as viper: the engine's
+    # flash).
     def _failed(self):
         # type: () -> None
         """Remember the question that the search could not place, in
@@ -812,8 +851,8 @@ class Sweep(EngineBase):
         tb[b + 2] = (q[_FBLO] << 4) | q[_FBHI]
         tb[_RB - 1] = _RB - b  # the other record goes next
 
-    def _beaten(self):
-        # type: () -> bool
+    @micropython.viper
+    def _beaten(self) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Does a question that failed (_failed) ask for no more than this
         one: the same pairs in runs of any length, split no other way than
         it could be, and of every other kind of part as many or fewer? Then
@@ -822,48 +861,54 @@ class Sweep(EngineBase):
         whose bound by position failed (_posbound's record), with more
         pairs in runs than it found room for? Then that bound fails for
         this one too."""
-        tb = self._tb
-        q = self._qs
-        qm = self._qm
-        qk = self._qk
-        qn = self._qn
-        nq = self._nq
+        tb = ptr8(self._tb)
+        q = ptr8(self._qs)
+        qm = ptr8(self._qm)
+        qk = ptr8(self._qk)
+        qn = ptr8(self._qn)
+        nq = int(self._nq)
+        ft = int(q[_FT])
         if tb[_PB]:
             # The bound by position that failed (_posbound): the same runs
             # of triples and quads, and more pairs in runs than any
             # placement of them leaves room for (adv-51, adv-52: a
             # tractor's runs of pairs, each shorter one asked in turn)
-            x = tb[_PB + 1]
-            y = tb[_PB + 2]
-            c = q[_FT]
+            x = int(tb[_PB + 1])
+            y = int(tb[_PB + 2])
+            c = ft
             i = 0
             while i < nq:
-                n = qn[i]
-                if n and qk[i] > 1:
-                    if qm[i] == 2:
-                        c += n * qk[i]
+                n = int(qn[i])
+                k = int(qk[i])
+                if n and k > 1:
+                    w = (int(qm[i]) << 5) | k
+                    if w >> 5 == 2:
+                        c += n * k
                     else:
                         while n:
-                            if x == (qm[i] << 5) | qk[i]:
+                            if x == w:
                                 x = 0
-                            elif y == (qm[i] << 5) | qk[i]:
+                            elif y == w:
                                 y = 0
                             else:
                                 x = 255  # not the same runs
                             n -= 1
                 i += 1
-            if x == 0 and y == 0 and c >= tb[_PB]:
+            if x == 0 and y == 0 and c >= int(tb[_PB]):
                 return True
+        lo = int(q[_FBLO])
+        hi = int(q[_FBHI])
         b = 0
         while b < 2 * _RB:
-            c = tb[b]
-            if c and tb[b + 1] == q[_FT] and tb[b + 2] >> 4 <= q[_FBLO] and q[_FBHI] <= tb[b + 2] & 15:
+            c = int(tb[b])
+            z = int(tb[b + 2])
+            if c and int(tb[b + 1]) == ft and z >> 4 <= lo and hi <= z & 15:
                 j = b + 3
                 e = j + 2 * (c - 1)
                 while j < e:
-                    x = tb[j]
+                    x = int(tb[j])
                     i = 0
-                    while i < nq and not (qm[i] == x >> 5 and qk[i] == x & 31 and qn[i] >= tb[j + 1]):
+                    while i < nq and not (int(qm[i]) == x >> 5 and int(qk[i]) == x & 31 and int(qn[i]) >= int(tb[j + 1])):
                         i += 1
                     if i == nq:
                         break

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tractor_table.vocab import loader
 
 # The commands that keep records (`link`, `virtual`) write to the user's data
 # directory by default: under test, that is a folder of this run's own (set
@@ -38,6 +39,11 @@ SUPPORT = Path(__file__).resolve().parent / "support"
 
 _MARKER = re.compile(r"^# runs-under: micropython(?:[ \t]+heapsize=(\S+))?[ \t]*$", re.M)
 
+
+# firmware modules imported by their own names (the dual-runtime tests, the
+# engine's tests): MicroPython's compile-time helpers and viper's casts, as the
+# host's loader gives them (an installed `micropython` package refuses viper)
+loader.install_shim()
 
 # tests/support's CPython helpers (vtable_rig) import by name in every suite
 if str(SUPPORT) not in sys.path:

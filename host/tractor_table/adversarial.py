@@ -702,7 +702,8 @@ def agree(case: dict[str, Any], full: list[Any], device: list[Any] | None) -> bo
 def engine_methods(fw_dir: Path = FIRMWARE_DIR) -> tuple[list[str], list[str]]:
     """The device engine's methods (``firmware/drules*.py``'s classes) that
     time by kind must watch (``sim/engine/mpy/kindtime_mp.py``): the
-    ``@micropython.native`` ones (machine code on the chip), and the bytecode
+    ``@micropython.native`` and ``@micropython.viper`` ones (machine code on
+    the chip: both are charged the native factor), and the bytecode
     ones that native code calls (a stretch of bytecode inside a native call;
     bytecode called from bytecode is charged right without a watch)."""
     import ast
@@ -717,7 +718,7 @@ def engine_methods(fw_dir: Path = FIRMWARE_DIR) -> tuple[list[str], list[str]]:
             for node in cls.body:
                 if isinstance(node, ast.FunctionDef) and not node.name.startswith("__"):
                     methods.add(node.name)
-                    if any(isinstance(d, ast.Attribute) and d.attr == "native" for d in node.decorator_list):
+                    if any(isinstance(d, ast.Attribute) and d.attr in ("native", "viper") for d in node.decorator_list):
                         native.append(node.name)
                     calls.setdefault(node.name, set()).update(
                         n.func.attr for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)

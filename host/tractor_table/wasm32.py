@@ -8,10 +8,12 @@ installed by :func:`install` with ``npm ci`` into ``build/wasm/``; it runs under
 ``heapsize`` given is where it starts), so it never runs out where the Pico
 would: the figures are what the code uses, not whether it fits.
 
-The port has no native code emitter, so ``@micropython.native`` is a syntax
-error there. :func:`build_firmware` therefore compiles the firmware as bytecode
-only: each ``firmware/*.py`` with its ``@micropython.native`` decorator lines
-blanked (line numbers kept), through ``mpy-cross`` without ``-march`` (as
+The port has no native code emitter, so ``@micropython.native`` and
+``@micropython.viper`` are syntax errors there. :func:`build_firmware` therefore
+compiles the firmware as bytecode only: each ``firmware/*.py`` with its
+``@micropython.native`` and ``@micropython.viper`` decorator lines blanked
+(line numbers kept; viper's casts, ``ptr8`` and the like, defined at the end of
+a module that uses them: the buffer itself, as the CPython shim does), through ``mpy-cross`` without ``-march`` (as
 ``make firmware`` does otherwise: ``firmware_build.OPT``, -O3). The same ``.mpy`` files load on
 the unix port, so the two ports are compared on the same inputs; what differs
 from a Pico is that the Pico runs ``pn532.py``'s and ``scanner.py``'s native
@@ -37,7 +39,10 @@ BUILD = ROOT / "build" / "wasm"
 PACKAGE = "@micropython/micropython-webassembly-pyscript"
 RUNNER = TOOLS / "run.mjs"
 #: decorators whose code the port cannot compile: blanked out
-NATIVE_DECORATORS = ("@micropython.native",)
+NATIVE_DECORATORS = ("@micropython.native", "@micropython.viper")
+#: viper's pointer casts, as bytecode: the buffer itself (appended to a module
+#: that uses one; ``int()`` casts are plain calls in bytecode)
+VIPER_CASTS = ("ptr8", "ptr16", "ptr32")
 
 
 def missing() -> str:
@@ -80,16 +85,22 @@ def install(build: Path = BUILD) -> Path:
 
 
 def strip_native(text: str) -> str:
-    """The source with its ``@micropython.native`` lines blanked (line numbers kept)."""
+    """The source with its ``@micropython.native`` and ``@micropython.viper``
+    lines blanked (line numbers kept), and viper's pointer casts that it uses
+    defined at its end."""
     lines = text.splitlines(keepends=True)
     out = []
+    viper = False
     for line in lines:
         if line.strip() in NATIVE_DECORATORS:
+            viper = viper or line.strip() == "@micropython.viper"
             out.append("\n")
-        elif line.strip().startswith("@micropython.viper"):
-            raise CommandError("viper code cannot run as bytecode: the webassembly port has no native emitter")
         else:
             out.append(line)
+    if viper:
+        if out and not out[-1].endswith("\n"):
+            out.append("\n")
+        out += [f"\n\ndef {name}(b):\n    return b\n" for name in VIPER_CASTS if f"{name}(" in text]
     return "".join(out)
 
 

@@ -16,6 +16,8 @@
 # A state (position, runs left, runs open, faces left over) that failed is
 # remembered (drules_memo.py), so none is expanded twice.
 
+from array import array
+
 import micropython
 from drules_base import EngineBase
 from micropython import const
@@ -37,7 +39,7 @@ class RecursiveSweep(EngineBase):
         self._dn = bytearray(24)
         self._dl = bytearray(24)
         self._db = bytearray(24)
-        self._dr = [0] * 24
+        self._li = array("i", bytes(4 * (3 * _NPOS + 24)))  # (the demand's weights from 3 * _NPOS)
         self._nd = 0
 
     @micropython.native
@@ -142,7 +144,7 @@ class RecursiveSweep(EngineBase):
         m = self._dm[t]
         k = dk[t]
         n = dn[t]
-        r = self._dr[t]
+        r = self._li[3 * _NPOS + t]
         x = 0
         while x < n and self._add(p, m, k):
             x += 1

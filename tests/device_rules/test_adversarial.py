@@ -238,9 +238,10 @@ def test_every_near_miss_lead_has_a_triple_when_the_decks_allow_one() -> None:
 
 def test_time_by_kind_splits_a_check_into_native_and_bytecode() -> None:
     native, inner = adversarial.engine_methods()
-    # the native methods as the sources mark them (heap: check_follow is bytecode since issue 21)
+    # the native methods as the sources mark them, viper's among them (heap: check_follow is
+    # bytecode since issue 21)
     assert "_sweep" in native and "_feasible" in native and "check_follow" not in native
-    assert "_fits_at" in inner  # bytecode (issue 21, heap) called from the native sweep
+    assert "_look" in inner and "_setsfit" in inner  # bytecode (issue 21, heap) called from the viper search
     assert not set(native) & set(inner)
     cases = [c for c in adversarial.read_cases(DATA) if c["id"] in ("adv-17", "adv-12", "adv-22")]
     with adversarial.device_checker(3, by_kind=True) as dev:

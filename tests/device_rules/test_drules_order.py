@@ -1,6 +1,6 @@
-# runs-under: micropython heapsize=128K
+# runs-under: micropython heapsize=152K
 """Device rules engine: card order, points, units and decomposition (docs/rules.md §2-4).
-Each rule with a case that holds and one that does not; CPython and MicroPython (128 KB heap: 1.15x the least it passes in from source, bench/mpy_heap_margin.py)."""
+Each rule with a case that holds and one that does not; CPython and MicroPython (152 KB heap: 1.15x the least it passes in from source, 132 KB since the search's methods are viper, bench/mpy_heap_margin.py)."""
 
 
 import drules as D
@@ -108,6 +108,14 @@ def test_parts_use_the_same_constants():
     assert checked >= 15
 
 
+def _named(f, part, n):
+    # the function of that name: a viper function has no __name__ under
+    # MicroPython (nor a repr that names it), so it must be the part's own
+    if hasattr(f, "__name__"):
+        return f.__name__ == n
+    return f is part.__dict__[n]
+
+
 def test_the_ladders_and_the_oracle_come_with_the_rules_or_the_check_that_asks_them():
     # drules._parts puts the parts' methods on the Engine: the ladders and the
     # placement oracle at once with 3-4 decks (or same_shape_only), the
@@ -135,7 +143,7 @@ def test_the_ladders_and_the_oracle_come_with_the_rules_or_the_check_that_asks_t
     for part in (drules_ladder.Ladders, drules_place.Placer, drules_memo.Memo):
         for n in dir(part):
             if n[:2] != "__":
-                assert n in own and own[n].__name__ == n, n
+                assert n in own and _named(own[n], part, n), n
     e3.set_trump(8, 0)  # level ten, spades
     # a led triple against a holding of a triple: the ladder's verdict (§6.3)
     lead = ids("AH AH AH")
@@ -154,4 +162,4 @@ def test_the_ladders_and_the_oracle_come_with_the_rules_or_the_check_that_asks_t
     assert e3.check_follow(lead, hand, play) == D.R_TRIPLES
     for n in dir(drules_sweep.Sweep):
         if n[:2] != "__":
-            assert n in own and own[n].__name__ == n, n
+            assert n in own and _named(own[n], drules_sweep.Sweep, n), n

@@ -615,8 +615,12 @@ def test_the_cli_refuses_a_wrong_board_in_one_line(tmp_path: Path, capsys: pytes
         pico.close()
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 1 and len(err) == 1, err
-    # every firmware module with a native method, and none other (drules_match: bytecode only)
-    native = sorted(f"{p.stem}.mpy" for p in paths.FIRMWARE_DIR.glob("*.py") if "@micropython.native" in p.read_text())
+    # every firmware module with a native or viper method, and none other (drules_match: bytecode only)
+    native = sorted(
+        f"{p.stem}.mpy"
+        for p in paths.FIRMWARE_DIR.glob("*.py")
+        if "@micropython.native" in p.read_text() or "@micropython.viper" in p.read_text()
+    )
     assert "drules_place.mpy" in native and "drules_match.mpy" not in native
     assert (
         "which runs native code for x64 only and cannot run the armv6m code of " + ", ".join(native[:4])

@@ -4,7 +4,9 @@
 ``tractor_table.firmware.<name>``, once, with the firmware's imports of each
 other resolved to the same loader (never through ``sys.path``: no firmware
 module shadows a host one) and ``micropython`` given as a shim (``const``,
-``native``, ``viper``). :func:`const_names` reads a module's ``NAME =
+``native``, ``viper``), with the viper emitter's casts as builtins
+(``ptr8``, ``ptr16``, ``ptr32``: the buffer itself; ``uint``: ``int``).
+:func:`const_names` reads a module's ``NAME =
 const(int)`` from its source; :class:`Consts` is one module's, refusing by
 name one the host asks for and the module has not.
 """
@@ -47,6 +49,28 @@ def _micropython_shim() -> types.ModuleType:
 _MICROPYTHON = _micropython_shim()
 
 
+def _ptr(buf: Any) -> Any:
+    # viper's ptr8(bytearray): under CPython the buffer itself, indexed as
+    # the pointer is (a store out of 0-255 raises here, where the chip's
+    # truncates: a test that passes here never relies on the truncation)
+    return buf
+
+
+#: the builtins of viper code (``@micropython.viper``), for the firmware under CPython
+_VIPER_BUILTINS = {"ptr8": _ptr, "ptr16": _ptr, "ptr32": _ptr, "uint": int}
+
+
+def install_shim() -> None:
+    """For a process that imports firmware modules by their own top-level names
+    under CPython (the dual-runtime tests: ``firmware/`` on ``sys.path``), not
+    through :func:`firmware`: ``micropython`` is this shim (an installed
+    ``micropython`` package, Adafruit Blinka's, refuses ``@micropython.viper``),
+    and viper's casts are builtins."""
+    sys.modules["micropython"] = _MICROPYTHON
+    for name, value in _VIPER_BUILTINS.items():
+        setattr(builtins, name, value)
+
+
 @functools.cache
 def firmware_names() -> frozenset[str]:
     """The firmware's module names (``firmware/*.py``)."""
@@ -84,7 +108,7 @@ def firmware(name: str) -> types.ModuleType:
         module = importlib.util.module_from_spec(spec)
         # the firmware's own imports (import events as E, from ttlink import ...)
         # go to this loader, at load time and in functions that import later
-        module.__dict__["__builtins__"] = {**vars(builtins), "__import__": _import}
+        module.__dict__["__builtins__"] = {**vars(builtins), **_VIPER_BUILTINS, "__import__": _import}
         _loaded[name] = module  # before running it: the firmware's modules import each other
         sys.modules[spec.name] = module
         try:
