@@ -73,6 +73,32 @@ def readers_text(down):
     return "no reader S" + ",".join(str(s) for s in seats)
 
 
+def seat_text(t, s, ph):
+    """Seat s's line (3 + s) for the table's state in phase ph, before the
+    card its reader saw once (DisplayModel.seen_lines) and find-a-friend's
+    points (tablefriend.display)."""
+    p = t.plays[s] if ph == T.PLAY else None
+    mark = ">" if s == t.turn else " "
+    room = 11 if s == t.challenger else 12  # a challenger's line starts with "?"
+    if ph == T.SCAN:
+        n = t.hand_size + (t.kitty_size if s == t.dealer else 0)
+        txt = "%d/%d" % (len(t.hands[s]), n)
+    elif p is not None:
+        txt = cards_text(p, room)
+    elif ph == T.REVEAL and s == t.dealer:
+        txt = cards_text(t.pending[s], room)  # the kitty, face up
+    elif t.pending[s]:
+        n = len(t.pending[s])
+        txt = "." * n if n <= room else "%d cards" % n
+    elif ph == T.PLAY and not t.lead and t.tricks and t.tricks[-1][1] == s:
+        txt = "won last"
+    else:
+        txt = ""
+    if s == t.challenger:
+        txt = "?" + txt
+    return mark + "S%d " % s + txt
+
+
 class DisplayModel:
     """Renders a table.Table into 8 text lines and a MONO_VLSB frame of
     ``width`` x ``height`` pixels (at least 128x64, rows a multiple of 8: the
@@ -146,26 +172,7 @@ class DisplayModel:
         else:
             lines[2] = "match: side %d" % t.match_winner
         for s in range(4):
-            p = t.plays[s] if ph == T.PLAY else None
-            mark = ">" if s == t.turn else " "
-            room = 11 if s == t.challenger else 12  # a challenger's line starts with "?"
-            if ph == T.SCAN:
-                n = t.hand_size + (t.kitty_size if s == t.dealer else 0)
-                txt = "%d/%d" % (len(t.hands[s]), n)
-            elif p is not None:
-                txt = cards_text(p, room)
-            elif ph == T.REVEAL and s == t.dealer:
-                txt = cards_text(t.pending[s], room)  # the kitty, face up
-            elif t.pending[s]:
-                n = len(t.pending[s])
-                txt = "." * n if n <= room else "%d cards" % n
-            elif ph == T.PLAY and not t.lead and t.tricks and t.tricks[-1][1] == s:
-                txt = "won last"
-            else:
-                txt = ""
-            if s == t.challenger:
-                txt = "?" + txt
-            lines[3 + s] = mark + "S%d " % s + txt
+            lines[3 + s] = seat_text(t, s, ph)
         lines[7] = t.message
         if t.friend:
             # partners = "called": levels per seat, the call and the partner
@@ -187,18 +194,21 @@ class DisplayModel:
         lines as they were: for a change of those cards alone (main.App.step:
         about a tenth of text_lines' time on the chip)."""
         lines = self.lines
-        shown = self.shown
-        seat = self._seat
         for s in range(4):
-            ln = seat[s]
-            c = -1 if shown is None else shown[s]
-            if c != -1:
-                # seen once, not counted yet: at the end of the line, in brackets
-                tag = "(??)" if c < 0 else "(" + card_name(c) + ")"
-                ln = ln[: COLS - 5] + " " + tag if len(ln) > COLS - 5 else ln + " " + tag
-            lines[3 + s] = ln
+            self._seen_line(s)
         self._cut(lines, 3, 7)
         return lines
+
+    def _seen_line(self, s):
+        # seat s's line of the last text lines, with the card seen once
+        ln = self._seat[s]
+        shown = self.shown
+        c = -1 if shown is None else shown[s]
+        if c != -1:
+            # seen once, not counted yet: at the end of the line, in brackets
+            tag = "(??)" if c < 0 else "(" + card_name(c) + ")"
+            ln = ln[: COLS - 5] + " " + tag if len(ln) > COLS - 5 else ln + " " + tag
+        self.lines[3 + s] = ln
 
     def _cut(self, lines, i, end):
         # lines i to end - 1 cut to COLS, each cut counted
@@ -208,6 +218,36 @@ class DisplayModel:
                 self.cut_text = lines[i]
                 lines[i] = lines[i][:COLS]
             i += 1
+
+    def render_seats(self, t, seats):
+        """The frame with only the lines of the seats in ``seats`` (a bit
+        each) made again and drawn, the other lines as the frame holds them
+        (returns the lines it holds: the panel's keys): a counted tap's
+        frame first (main.App.step, issue 22), its seat's line about 1 ms of
+        I2C, before the table's other lines (the turn's mark, the trick, the
+        message: render(), in the same turn). None when the frame was never
+        drawn whole, or at a find-a-friend table (its seat lines carry the
+        seats' points: tablefriend.display): render() alone then."""
+        drawn = self._drawn
+        if drawn[7] is None or t.friend:
+            return None
+        ph = t.phase
+        lines = self.lines
+        fb = self.fb
+        for s in range(4):
+            if seats >> s & 1:
+                self._seat[s] = seat_text(t, s, ph)
+                self._seen_line(s)
+                i = 3 + s
+                self._cut(lines, i, i + 1)
+                ln = lines[i]
+                if ln != drawn[i]:
+                    drawn[i] = ln
+                    if fb is not None:
+                        y = i * 8
+                        fb.fill_rect(0, y, WIDTH, 8, 0)
+                        fb.text(ln, 0, y, 1)
+        return drawn
 
     def render(self, t, seen=False):
         """The frame of the table's state; ``seen``: only the cards seen once

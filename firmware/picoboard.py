@@ -256,13 +256,18 @@ class PicoBoard:
             self._tone_until = 0
         return _NO_TAPS if out is None else out
 
-    def mid_readers(self):
+    def mid_readers(self, confirm=False):
         # the turn's middle (main.App.step): the group taps() launched read
         # (its fields off), the next one launched, read by the next turn's
         # taps() (or, before a save step, by card_pending: no field is on
         # through the flash's work); True when it saw something (the next
-        # turn takes it first, before its work, and nothing is launched)
+        # turn takes it first, before its work, and nothing is launched).
+        # confirm: only if that group is a card's confirming poll (read as
+        # soon as its seat's line is drawn, not after the turn's buttons and
+        # clock: issue 22), else None
         sc = self.scanner
+        if confirm and (self._served or not sc.confirming()):
+            return None
         if self._served:
             # the group taps() set to work was read between the frame's
             # pages: the one set to work then is the next turn's taps()'s

@@ -423,7 +423,10 @@ def test_a_card_laid_as_a_launched_group_spans_a_maximum_time_erase_is_counted(c
     p.waiting[s].append(card)
     p._place(s)  # laid now: the launch of this turn finds it
     t0 = time.ticks_ms()
-    turn(30, save=True)
+    # (the turn that reads the sighting launches the seat's confirming poll at
+    # once, its dwell long over: Scanner._repoll; this turn's work makes that
+    # poll come more than away_ms after the sighting all the same)
+    turn(80, save=True)
     for _ in range(30):
         turn(30)
     seen = [e for e in kinds(S.EV_SEEN) if e[1] == s]
