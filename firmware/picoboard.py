@@ -278,6 +278,12 @@ class PicoBoard:
         now = self._time.ticks_ms()
         if sc.tick(now, False):
             return True
+        w = sc.dwell_left(now)
+        if w:
+            # the next group's card seen once: its dwell ends first (a few ms
+            # at most), so that this poll confirms it
+            self._time.sleep_ms(w)
+            now = self._time.ticks_ms()
         sc.launch(now)
         return False
 

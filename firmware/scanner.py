@@ -474,6 +474,22 @@ class Scanner:
                 return True
         return False
 
+    def dwell_left(self, now):
+        """ms until the group launch() polls next may poll a seat that saw a
+        new tag once (its dwell, confirm_ms, since that poll): launched
+        sooner, that poll would not confirm it, and the seat would wait for
+        one more. 0 when none waits."""
+        left = 0
+        if self._flight < 0 and max(self._pend):
+            seat = self._group
+            while seat < self.seats:
+                if self._pend[seat]:
+                    w = self.confirm_ms - ticks_diff(now, self._pend_at[seat])
+                    if w > left:
+                        left = w
+                seat += self._groups
+        return left if left <= self.confirm_ms else self.confirm_ms
+
     def _repoll(self, now):
         # A seat that saw a new tag once is polled again as soon as its dwell
         # allows (confirm_ms since the poll that saw it), before the group
