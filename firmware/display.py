@@ -194,21 +194,18 @@ class DisplayModel:
         lines as they were: for a change of those cards alone (main.App.step:
         about a tenth of text_lines' time on the chip)."""
         lines = self.lines
+        shown = self.shown
+        seat = self._seat
         for s in range(4):
-            self._seen_line(s)
+            ln = seat[s]
+            c = -1 if shown is None else shown[s]
+            if c != -1:
+                # seen once, not counted yet: at the end of the line, in brackets
+                tag = "(??)" if c < 0 else "(" + card_name(c) + ")"
+                ln = ln[: COLS - 5] + " " + tag if len(ln) > COLS - 5 else ln + " " + tag
+            lines[3 + s] = ln
         self._cut(lines, 3, 7)
         return lines
-
-    def _seen_line(self, s):
-        # seat s's line of the last text lines, with the card seen once
-        ln = self._seat[s]
-        shown = self.shown
-        c = -1 if shown is None else shown[s]
-        if c != -1:
-            # seen once, not counted yet: at the end of the line, in brackets
-            tag = "(??)" if c < 0 else "(" + card_name(c) + ")"
-            ln = ln[: COLS - 5] + " " + tag if len(ln) > COLS - 5 else ln + " " + tag
-        self.lines[3 + s] = ln
 
     def _cut(self, lines, i, end):
         # lines i to end - 1 cut to COLS, each cut counted
@@ -219,39 +216,18 @@ class DisplayModel:
                 lines[i] = lines[i][:COLS]
             i += 1
 
-    def render_seats(self, t, seats):
-        """The frame with only the lines of the seats in ``seats`` (a bit
-        each) made again and drawn, the other lines as the frame holds them
-        (returns the lines it holds: the panel's keys): a counted tap's
-        frame first (main.App.step, issue 22), its seat's line about 1 ms of
-        I2C, before the table's other lines (the turn's mark, the trick, the
-        message: render(), in the same turn). None when the frame was never
-        drawn whole, or at a find-a-friend table (its seat lines carry the
-        seats' points: tablefriend.display): render() alone then."""
-        drawn = self._drawn
-        if drawn[7] is None or t.friend:
-            return None
-        ph = t.phase
-        lines = self.lines
-        fb = self.fb
-        for s in range(4):
-            if seats >> s & 1:
-                self._seat[s] = seat_text(t, s, ph)
-                self._seen_line(s)
-                i = 3 + s
-                self._cut(lines, i, i + 1)
-                ln = lines[i]
-                if ln != drawn[i]:
-                    drawn[i] = ln
-                    if fb is not None:
-                        y = i * 8
-                        fb.fill_rect(0, y, WIDTH, 8, 0)
-                        fb.text(ln, 0, y, 1)
-        return drawn
-
-    def render(self, t, seen=False):
+    def render(self, t, seen=False, seats=0):
         """The frame of the table's state; ``seen``: only the cards seen once
-        changed since the last text lines (seen_lines)."""
+        changed since the last text lines (seen_lines); ``seats`` (a bit a
+        seat): those seats' lines made again too, the others as they were (a
+        counted tap's frame first: main.App.step, issue 22; all of them at a
+        find-a-friend table, whose seat lines carry the seats' points, or
+        before a first frame)."""
+        if seats:
+            seen = not t.friend and self._drawn[7] is not None
+            for s in range(4):
+                if seen and seats >> s & 1:
+                    self._seat[s] = seat_text(t, s, t.phase)
         lines = self.seen_lines() if seen else self.text_lines(t)
         fb = self.fb
         if fb is None:

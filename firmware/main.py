@@ -201,17 +201,16 @@ class App:
         drew = False
         mid = self.mid
         seen = None  # the readers' second pair not read yet this turn
-        if took:
+        if took and clean and t.message == msg:
             # a counted tap is heard and its seat's line drawn first, before
             # the buttons, the table's clock and its other lines (the turn's
-            # mark, the trick, the message: the frame below, this turn): about
-            # 1 ms of I2C a line (issue 22)
+            # mark, the trick: the frame below, this turn): about 1 ms of I2C
+            # a line (issue 22); a refused one's message, or a change not
+            # drawn yet, in the frame below
             s = t.take_sound()
             if s:
                 b.beep(s)
-            keys = d.render_seats(t, seats)
-            if keys is not None:
-                b.show(d.buf, keys)
+            b.show(d.render(t, False, seats), d.lines)
         elif tags:
             # only a card seen once (or gone): its frame now, as the card lands
             self.dirty = False
