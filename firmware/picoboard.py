@@ -277,6 +277,11 @@ class PicoBoard:
             return False  # all four at once: polled by taps()
         now = self._time.ticks_ms()
         if sc.tick(now, False):
+            if confirm:
+                # the confirming poll took the other pair's turn: that pair
+                # searches now (the next taps() hands these events over
+                # without reading it), not from the next turn on
+                sc.launch(now)
             return True
         w = sc.dwell_left(now)
         if w:
