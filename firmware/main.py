@@ -35,11 +35,13 @@
 #                                        card that is not confirmed yet: no
 #                                        save step runs then (asked only when
 #                                        one is due: it may read the readers)
-#   board.mid_readers() -> bool        (optional) the turn's middle: the
+#   board.mid_readers(confirm=False)   (optional) the turn's middle: the
 #                                        readers taps() set to work read, the
 #                                        next ones set to work (read by the
 #                                        next taps()); True when they saw
-#                                        something
+#                                        something; with confirm, only if
+#                                        those are a card's confirming poll
+#                                        (else None, nothing read)
 #
 # On the Pico, main.py runs by itself after boot.py and builds picoboard.PicoBoard
 # from hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM
