@@ -73,6 +73,32 @@ def readers_text(down):
     return "no reader S" + ",".join(str(s) for s in seats)
 
 
+def seat_text(t, s, ph):
+    """Seat s's line (3 + s) for the table's state in phase ph, before the
+    card its reader saw once (DisplayModel.seen_lines) and find-a-friend's
+    points (tablefriend.display)."""
+    p = t.plays[s] if ph == T.PLAY else None
+    mark = ">" if s == t.turn else " "
+    room = 11 if s == t.challenger else 12  # a challenger's line starts with "?"
+    if ph == T.SCAN:
+        n = t.hand_size + (t.kitty_size if s == t.dealer else 0)
+        txt = "%d/%d" % (len(t.hands[s]), n)
+    elif p is not None:
+        txt = cards_text(p, room)
+    elif ph == T.REVEAL and s == t.dealer:
+        txt = cards_text(t.pending[s], room)  # the kitty, face up
+    elif t.pending[s]:
+        n = len(t.pending[s])
+        txt = "." * n if n <= room else "%d cards" % n
+    elif ph == T.PLAY and not t.lead and t.tricks and t.tricks[-1][1] == s:
+        txt = "won last"
+    else:
+        txt = ""
+    if s == t.challenger:
+        txt = "?" + txt
+    return mark + "S%d " % s + txt
+
+
 class DisplayModel:
     """Renders a table.Table into 8 text lines and a MONO_VLSB frame of
     ``width`` x ``height`` pixels (at least 128x64, rows a multiple of 8: the
@@ -146,26 +172,7 @@ class DisplayModel:
         else:
             lines[2] = "match: side %d" % t.match_winner
         for s in range(4):
-            p = t.plays[s] if ph == T.PLAY else None
-            mark = ">" if s == t.turn else " "
-            room = 11 if s == t.challenger else 12  # a challenger's line starts with "?"
-            if ph == T.SCAN:
-                n = t.hand_size + (t.kitty_size if s == t.dealer else 0)
-                txt = "%d/%d" % (len(t.hands[s]), n)
-            elif p is not None:
-                txt = cards_text(p, room)
-            elif ph == T.REVEAL and s == t.dealer:
-                txt = cards_text(t.pending[s], room)  # the kitty, face up
-            elif t.pending[s]:
-                n = len(t.pending[s])
-                txt = "." * n if n <= room else "%d cards" % n
-            elif ph == T.PLAY and not t.lead and t.tricks and t.tricks[-1][1] == s:
-                txt = "won last"
-            else:
-                txt = ""
-            if s == t.challenger:
-                txt = "?" + txt
-            lines[3 + s] = mark + "S%d " % s + txt
+            lines[3 + s] = seat_text(t, s, ph)
         lines[7] = t.message
         if t.friend:
             # partners = "called": levels per seat, the call and the partner
@@ -209,9 +216,18 @@ class DisplayModel:
                 lines[i] = lines[i][:COLS]
             i += 1
 
-    def render(self, t, seen=False):
+    def render(self, t, seen=False, seats=0):
         """The frame of the table's state; ``seen``: only the cards seen once
-        changed since the last text lines (seen_lines)."""
+        changed since the last text lines (seen_lines); ``seats`` (a bit a
+        seat): those seats' lines made again too, the others as they were (a
+        counted tap's frame first: main.App.step, issue 22; all of them at a
+        find-a-friend table, whose seat lines carry the seats' points, or
+        before a first frame)."""
+        if seats:
+            seen = not t.friend and self._drawn[7] is not None
+            for s in range(4):
+                if seen and seats >> s & 1:
+                    self._seat[s] = seat_text(t, s, t.phase)
         lines = self.seen_lines() if seen else self.text_lines(t)
         fb = self.fb
         if fb is None:

@@ -35,11 +35,13 @@
 #                                        card that is not confirmed yet: no
 #                                        save step runs then (asked only when
 #                                        one is due: it may read the readers)
-#   board.mid_readers() -> bool        (optional) the turn's middle: the
+#   board.mid_readers(confirm=False)   (optional) the turn's middle: the
 #                                        readers taps() set to work read, the
 #                                        next ones set to work (read by the
 #                                        next taps()); True when they saw
-#                                        something
+#                                        something; with confirm, only if
+#                                        those are a card's confirming poll
+#                                        (else None, nothing read)
 #
 # On the Pico, main.py runs by itself after boot.py and builds picoboard.PicoBoard
 # from hwconfig.py (pins), pn532.py/scanner.py (readers), display.SSD1306, PWM
@@ -187,14 +189,39 @@ class App:
         # the display shows the table as it is, its message this one
         clean = not self.dirty and self.enroll is None
         msg = t.message
+        seats = 0  # the seats whose card the table took this turn (a bit each)
         for seat, card in b.taps(now):
             if self.enroll is None:
                 t.tap(seat, card, now)
                 self.dirty = True
                 took = True
+                seats |= 1 << seat
         viewed = getattr(b, "view_changed", False)
         # only the cards seen once changed: the seat lines alone made again
         tags = viewed and self._view(b, now) and clean and not took
+        d = self.display
+        drew = False
+        mid = self.mid
+        seen = None  # the readers' second pair not read yet this turn
+        if took and clean and t.message == msg:
+            # a counted tap is heard and its seat's line drawn first, before
+            # the buttons, the table's clock and its other lines (the turn's
+            # mark, the trick: the frame below, this turn): about 1 ms of I2C
+            # a line (issue 22); a refused one's message, or a change not
+            # drawn yet, in the frame below
+            s = t.take_sound()
+            if s:
+                b.beep(s)
+            b.show(d.render(t, False, seats), d.lines)
+        elif tags:
+            # only a card seen once (or gone): its frame now, as the card lands
+            self.dirty = False
+            self.shown_at = now
+            b.show(d.render(t, True), d.lines)
+            drew = True
+            if mid is not None:
+                # a card's confirming poll in flight: read now (None: not one)
+                seen = mid(True)
         for seat, kind in b.presses(now):
             if self.enroll is None or not self.enroll.press(seat, kind):
                 t.button(seat, kind, now)
@@ -240,7 +267,6 @@ class App:
         due = getattr(b, "display_due", None)
         if due is not None and due(now):
             self.dirty = True
-        drew = False
         # a piece's frame is the next turn's (a trick's end redraws 5-6 of the
         # 8 lines), drawn before the link's work, in the link's turn too
         piece = self.piece_due and not worked
@@ -253,15 +279,14 @@ class App:
             self.dirty = False
             self.shown_at = now
             self.drawn_ev = t.ev_index
-            buf = self.display.render(t, tags and not took and t.message == msg)
-            b.show(buf, self.display.lines)
+            b.show(d.render(t, tags and not took and t.message == msg), d.lines)
             drew = True
         # the readers' second pair: the one taps() set to work searched
         # while this turn's buttons, work and frame ran; read now, and the
         # other set to work beside the link (issue 22: the loop's work runs
         # while each pair's chips search, not after them)
-        mid = self.mid
-        seen = mid is not None and mid()  # a card seen: the next turn takes it first
+        if seen is None:
+            seen = mid is not None and mid()  # a card seen: the next turn takes it first
         if (drew or worked or seen) and late < (_LINK_LATE + 1 if first or seen else _LINK_LATE):
             # the link's work (the host's frames read, the events into its
             # log, frames to the host: json and CRCs, 5-30 ms on the chip)

@@ -256,13 +256,18 @@ class PicoBoard:
             self._tone_until = 0
         return _NO_TAPS if out is None else out
 
-    def mid_readers(self):
+    def mid_readers(self, confirm=False):
         # the turn's middle (main.App.step): the group taps() launched read
         # (its fields off), the next one launched, read by the next turn's
         # taps() (or, before a save step, by card_pending: no field is on
         # through the flash's work); True when it saw something (the next
-        # turn takes it first, before its work, and nothing is launched)
+        # turn takes it first, before its work, and nothing is launched).
+        # confirm: only if that group is a card's confirming poll (read as
+        # soon as its seat's line is drawn, not after the turn's buttons and
+        # clock: issue 22), else None
         sc = self.scanner
+        if confirm and (self._served or not sc.confirming()):
+            return None
         if self._served:
             # the group taps() set to work was read between the frame's
             # pages: the one set to work then is the next turn's taps()'s
@@ -272,7 +277,18 @@ class PicoBoard:
             return False  # all four at once: polled by taps()
         now = self._time.ticks_ms()
         if sc.tick(now, False):
+            if confirm:
+                # the confirming poll took the other pair's turn: that pair
+                # searches now (the next taps() hands these events over
+                # without reading it), not from the next turn on
+                sc.launch(now)
             return True
+        w = sc.dwell_left(now)
+        if w:
+            # the next group's card seen once: its dwell ends first (a few ms
+            # at most), so that this poll confirms it
+            self._time.sleep_ms(w)
+            now = self._time.ticks_ms()
         sc.launch(now)
         return False
 

@@ -161,6 +161,7 @@ class Scanner:
         # are judged by it (the tags were in the field then, not a turn later)
         self._flight = -1
         self._flight_at = 0
+        self._again = False  # the last group launched was a pending seat's (_repoll)
         self.set_group(group)
         self._phase = bytearray(n)  # _P_*
         # the card each seat shows as seen once, not confirmed yet (-1: none;
@@ -305,6 +306,19 @@ class Scanner:
                 return True
         return False
 
+    def confirming(self):
+        """True while the group in flight holds a seat that saw a new tag once:
+        its confirming poll (read it as soon as the turn can: main.App.step)."""
+        f = self._flight
+        if f < 0:
+            return False
+        seat = f
+        while seat < self.seats:
+            if self._pend[seat]:
+                return True
+            seat += self._groups
+        return False
+
     def due(self, now):
         """True when a reader has something to do now (a poll, a set-up, a
         reset's next step): the main loop must not sleep then."""
@@ -445,6 +459,11 @@ class Scanner:
         for tags (docs/readers.md, "Scanner"). True if a group was begun."""
         if self._flight >= 0:
             return False
+        g = self._repoll(now)
+        if g >= 0:
+            self._flight = g
+            self._flight_at = now
+            return True
         groups = self._groups
         for _ in range(groups):
             g = self._group
@@ -454,6 +473,45 @@ class Scanner:
                 self._flight_at = now
                 return True
         return False
+
+    def dwell_left(self, now):
+        """ms until the group launch() polls next may poll a seat that saw a
+        new tag once (its dwell, confirm_ms, since that poll): launched
+        sooner, that poll would not confirm it, and the seat would wait for
+        one more. 0 when none waits."""
+        left = 0
+        if self._flight < 0 and max(self._pend):
+            seat = self._group
+            while seat < self.seats:
+                if self._pend[seat]:
+                    w = self.confirm_ms - ticks_diff(now, self._pend_at[seat])
+                    if w > left:
+                        left = w
+                seat += self._groups
+        return left if left <= self.confirm_ms else self.confirm_ms
+
+    def _repoll(self, now):
+        # A seat that saw a new tag once is polled again as soon as its dwell
+        # allows (confirm_ms since the poll that saw it), before the group
+        # whose turn it is: its confirming poll a group sooner (issue 22). The
+        # order then goes on where it was (that group is next), and never two
+        # such polls in a row, so every group is polled at least every other
+        # poll. The group begun, or -1
+        groups = self._groups
+        if groups < 2 or self._again or not max(self._pend):
+            self._again = False
+            return -1
+        for s in range(self.seats):
+            g = s % groups
+            if (
+                self._pend[s]
+                and g != self._group
+                and ticks_diff(now, self._pend_at[s]) >= self.confirm_ms
+                and self._begin_group(g)
+            ):
+                self._again = True
+                return g
+        return -1
 
     # bytecode: twice a cycle, a few lines (native: more of the chip's heap)
     def _begin_group(self, g):
@@ -586,7 +644,10 @@ class Scanner:
             self._cur_seen[seat] = now
             if self._pend[seat] and ticks_diff(now, self._pend_at[seat]) >= self.confirm_ms:
                 self._pend[seat] = 0  # seen again, long enough after: a tap
-                self._report(seat, uid, n, now, self._pend_at[seat])
+                # its card as looked up at the first sighting (shown: -2 a
+                # tag not in the card map), not looked up again
+                c = self.shown[seat]
+                self._report(seat, uid, n, now, self._pend_at[seat], c if c >= 0 else -1)
             return
         prev_same = _same(uid, n, self._prev[seat], self._prev_len[seat])
         if prev_same and self._pend[seat] and recent <= self.alternate_ms:
@@ -633,7 +694,7 @@ class Scanner:
             self.shown[seat] = card if card >= 0 else -2
             self._emit(EV_SEEN, seat, card, uid, n, now)
             return
-        self._report(seat, uid, n, now, now)
+        self._report(seat, uid, n, now, now, self._lookup(uid, n))
 
     def _gone(self, seat, now):
         # the card shown as seen once is not shown any more
@@ -658,11 +719,11 @@ class Scanner:
 
     # bytecode (issue 21, the heap): once a counted tap, not once a poll; as
     # native 912 B of the chip's heap for 186 B of bytecode
-    def _report(self, seat, uid, n, now, since):
+    def _report(self, seat, uid, n, now, since, card):
         # since: when this seat first saw the tag; another seat that saw the
-        # same tag first (and still sees it) makes this one crosstalk
+        # same tag first (and still sees it) makes this one crosstalk; card:
+        # its card id (-1: not in the card map)
         self.shown[seat] = -1  # counted (or refused): not shown as seen once
-        card = self._lookup(uid, n)
         for other in range(self.seats):
             if other == seat or self._state[other] != _OK:
                 continue

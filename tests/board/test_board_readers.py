@@ -350,10 +350,22 @@ def test_a_card_lifted_before_it_is_confirmed_leaves_the_display_within_a_cycle(
     t = tag(3)
     board.chips[1].place(t)
     n0 = len(b.frames)
-    while not any("(5S)" in f[4] for f in b.frames[n0:]):
+    lifted = []
+    show = b.show
+
+    def show_and_lift(buf, lines):
+        # lifted as the frame that shows it is drawn: its confirming poll
+        # (read right after that frame when it is in flight: main.App.step)
+        # finds nothing
+        show(buf, lines)
+        if not lifted and "(5S)" in lines[4]:
+            board.chips[1].remove(t)
+            lifted.append(time.ticks_ms())
+
+    b.show = show_and_lift
+    while not lifted:
         step(1)
-    board.chips[1].remove(t)  # lifted: its confirming poll finds nothing
-    t1 = time.ticks_ms()
+    t1 = lifted[0]
     n1 = len(b.frames)
     while not any("(5S)" not in f[4] for f in b.frames[n1:]):
         step(1)
@@ -423,7 +435,10 @@ def test_a_card_laid_as_a_launched_group_spans_a_maximum_time_erase_is_counted(c
     p.waiting[s].append(card)
     p._place(s)  # laid now: the launch of this turn finds it
     t0 = time.ticks_ms()
-    turn(30, save=True)
+    # (the turn that reads the sighting launches the seat's confirming poll at
+    # once, its dwell long over: Scanner._repoll; this turn's work makes that
+    # poll come more than away_ms after the sighting all the same)
+    turn(80, save=True)
     for _ in range(30):
         turn(30)
     seen = [e for e in kinds(S.EV_SEEN) if e[1] == s]
@@ -527,6 +542,60 @@ def test_a_card_seen_once_is_confirmed_by_its_seats_next_poll(cards: str) -> Non
         # confirmed it; counted at most two turns after the turn that showed it
         assert polls_between == 2, res
         assert turns_between <= 2, res
+
+
+def test_a_card_seen_once_is_polled_again_once_its_dwell_allows_and_confirmed_by_that_poll(cards: str) -> None:
+    # (issue 22) turns in two halves (taps(), then mid_readers()) with short
+    # halves (a provisional frame drawn at once: 2 ms; 1 ms after the
+    # middle): a card seen by the pair taps() reads is polled again by the
+    # pair mid_readers() launches, and that launch waits for the dwell
+    # (confirm_ms since the poll that saw it), so that it confirms the card
+    # (launched sooner, it would not, and the card would wait for one poll
+    # more); a card seen by the pair mid_readers() reads is polled again by
+    # the next taps() before the other pair (Scanner._repoll). Either way the
+    # seat's next poll counts it: its tag read by two polls in all
+    out = _run(cards, TAPS, """
+    res = []
+    for lay in ("taps", "mid"):
+        for k in range(2):
+            for _ in range(6):
+                b.taps(time.ticks_ms())
+                time.sleep_ms(2)
+                b.mid_readers()
+                time.sleep_ms(1)
+            # seat s is in the pair the next taps() reads (in flight), or the
+            # pair it launches, which the next mid_readers() reads
+            s = (sc._flight if lay == "taps" else 1 - sc._flight) + 2 * k
+            board.chips[s].place(tag(50 + s))
+            reads = []  # the launch times of the polls that read the tag (Scanner._cur_seen)
+            got = None
+            for i in range(12):
+                for half in (0, 1):
+                    if half == 0:
+                        out = b.taps(time.ticks_ms())
+                        if out:
+                            got = (list(out), i)
+                    else:
+                        b.mid_readers()
+                    if sc._cur_len[s] and sc._cur_seen[s] not in reads and (sc._pend[s] or got or sc._q_len):
+                        reads.append(sc._cur_seen[s])
+                    time.sleep_ms(2 if half == 0 else 1)
+                if got is not None:
+                    break
+            res.append((lay, s, got, [r - reads[0] for r in reads]))
+            board.chips[s].clear()
+            for _ in range(40):
+                b.taps(time.ticks_ms())
+                time.sleep_ms(2)
+                b.mid_readers()
+                time.sleep_ms(1)
+    print("res", res)
+    """)
+    res = ast.literal_eval(_value(out, "res"))
+    for _lay, s, got, reads in res:
+        assert got == ([(s, 50 + s)], got[1]), res
+        # the poll that saw it and the next one, at least the dwell (20 ms) after it
+        assert len(reads) == 2 and reads[1] >= 20, res
 
 
 def test_the_turn_in_two_halves_polls_both_pairs_beside_the_loops_work(cards: str) -> None:
