@@ -466,12 +466,12 @@ class Table(T.TableBase):
     def snapshot(self, packed=False):
         """The state at a trick boundary as nested lists of ints (JSON-able);
         packed: the tricks as kept (T.Tricks), for persist.Store.save,
-        which writes them packed one at a time.
-        A save's (packed) keeps tablesnap loaded until the hand's end begins
-        (work(), due 6): its import is a lookup in littlefs and a .mpy load,
-        25-200 ms of board time in one piece (C on the chip), which a save a
-        trick had put in a poll cycle each (issue 22); the hand's end, the
-        heap's peak with 3-4 decks (issue 21), runs without it."""
+        which writes them packed one at a time."""
+        # a save's (packed) keeps tablesnap loaded until the hand's end begins
+        # (work(), due 6): its import is a lookup in littlefs and a .mpy load,
+        # 25-200 ms of board time in one piece (C on the chip), which a save a
+        # trick put in a poll cycle each (issue 22); the hand's end, the
+        # heap's peak with 3-4 decks (issue 21), runs without it
         self.finish()
         had = packed or PARTS[_SNAP] in sys.modules
         snap = _opt(_SNAP).snapshot(self, packed)
