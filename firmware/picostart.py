@@ -106,7 +106,10 @@ def setup(b, machine, store_path, decoder, retry_ms, edges):
     b._tone_until = 0
     b.led = Pin(H.LED, Pin.OUT, value=0)
     b.port = ttlink_io.StdioPort()
-    b.store = persist.Store(store_path, in_place=True)  # littlefs: atomic at close
+    # littlefs: atomic at close; the snapshot of a firmware before the
+    # directory of its own read until the first save (persist.Store's old)
+    old = "/table.json" if store_path.startswith("/save/") else None
+    b.store = persist.Store(store_path, in_place=True, old=old)
     b.rand = ttlink_io.random32
     # the table's identity (main.App sends it in the link's WELCOME)
     uid = getattr(machine, "unique_id", None)
