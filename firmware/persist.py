@@ -63,7 +63,7 @@
 # root, beside the firmware's 60-odd files, those commits made every lookup
 # (each import, each open) walk them, and the directory's compaction, when its
 # block filled, rewrote every file's entry in one step (150-630 ms of board
-# time, issue 22, docs/firmware.md "The snapshot in a directory of its own").
+# time, issue 22, docs/firmware.md "The saves' share of the poll cycle").
 # ``old``: where an older firmware kept the snapshot; load() reads it while
 # the path has none, and the first save removes it (after its own commit: a
 # cut between the two leaves both, and the path is read first).
