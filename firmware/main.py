@@ -99,6 +99,13 @@ _LINK_LATE = const(2)
 # save's garbage and a trick's are a small part of the free heap, and a
 # collection a save doubled the collections for no tap measured faster
 _GC_SAVES = const(2)
+# a save's step, or its collection, runs only in a turn that has used less
+# than this (ms) by the time its link's work is done: the flash work does not
+# stack on a long turn (the link's frames read and its events passed at a
+# trick's end), where it made the four-seat cycles over the 40 ms target
+# (issue 22); it waits at most _FLASH_LATE turns in a row for such a turn
+_FLASH_ROOM_MS = const(25)
+_FLASH_LATE = const(3)
 
 
 class App:
@@ -113,6 +120,8 @@ class App:
         self.drawn_ev = 0  # the table's events before this index are on that frame
         # turns in a row that left the link's work to the next one
         self.link_late = 0
+        # turns in a row whose flash work waited for a shorter turn
+        self.flash_late = 0
         self.piece_due = False  # a piece of the table's work done, its frame not drawn yet
         # saves ended since the last collection: their garbage is collected at
         # the quiet turn before the next save begins (a trick's end: the
@@ -321,6 +330,14 @@ class App:
             # would run all of it at once; the hand's end held for a save
             # under way lets that save go on)
             return
+        late = self.flash_late
+        if late < _FLASH_LATE and ttlink.ticks_diff(b.ticks_ms(), now) >= _FLASH_ROOM_MS:
+            # a long turn already: the flash work at the next one (at most
+            # _FLASH_LATE turns in a row, then at once: a save is not put
+            # off for long)
+            self.flash_late = late + 1
+            return
+        self.flash_late = 0
         pending = getattr(b, "card_pending", None)
         if pending is not None and pending(now):
             # a card's confirming poll is to come (the readers' answers still

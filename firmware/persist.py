@@ -57,6 +57,16 @@
 # board model, docs/firmware.md), which a step-by-step save cannot split; the soak
 # (make soak-flash) checks this store at 1,000 cuts. On a filesystem that
 # truncates at open (the virtual table's host folder, FAT) in_place is off.
+#
+# A directory of its own (the Pico: /save/table.json, made at the first save
+# if missing): each save is a commit to its directory's metadata, and in the
+# root, beside the firmware's 60-odd files, those commits made every lookup
+# (each import, each open) walk them, and the directory's compaction, when its
+# block filled, rewrote every file's entry in one step (150-630 ms of board
+# time, issue 22, docs/firmware.md "The saves' share of the poll cycle").
+# ``old``: where an older firmware kept the snapshot; load() reads it while
+# the path has none, and the first save removes it (after its own commit: a
+# cut between the two leaves both, and the path is read first).
 # Dependencies: json, os, binascii (all on the rp2 port).
 import binascii
 import json
@@ -81,8 +91,9 @@ writing = None
 
 
 class Store:
-    def __init__(self, path="/table.json", in_place=False):
+    def __init__(self, path="/table.json", in_place=False, old=None):
         self.path = path
+        self.old = old
         self.tmp = path + ".new"
         self.last_error = ""
         self.saves = 0
@@ -101,8 +112,9 @@ class Store:
         self._rest = b""  # the tricks' packed bytes not yet in base64 (0-2)
         self.in_place = in_place
         # in_place: a .new left by an older firmware is removed at the first
-        # save (load() would still prefer it over an older table.json)
-        self._stale = in_place
+        # save (load() would still prefer it over an older table.json), and
+        # the snapshot at ``old``
+        self._stale = in_place or old is not None
 
     def save(self, snap):
         """Write `snap` atomically: nested lists as Table.snapshot(True) makes
@@ -120,7 +132,13 @@ class Store:
         while self.step():
             pass
         writing = self
-        f = open(self.path if self.in_place else self.tmp, "wb")
+        p = self.path if self.in_place else self.tmp
+        try:
+            f = open(p, "wb")
+        except OSError:
+            # its directory is not made yet (the first save): made now
+            os.mkdir(p[: p.rfind("/")])
+            f = open(p, "wb")
         try:
             self._start(f, snap)
         except BaseException:
@@ -219,12 +237,7 @@ class Store:
             raise
         self._end()
         if self.in_place:
-            if self._stale:
-                self._stale = False
-                try:
-                    os.remove(self.tmp)
-                except OSError:
-                    pass
+            self._unstale()
             self.saves += 1
             return False
         try:
@@ -236,8 +249,21 @@ class Store:
             except OSError:
                 pass
             os.rename(self.tmp, self.path)
+        self._unstale()
         self.saves += 1
         return False
+
+    def _unstale(self):
+        # after the first save's commit (a cut before it leaves them: read
+        # after the path, or older than it): what older firmware left
+        if self._stale:
+            self._stale = False
+            for p in (self.tmp if self.in_place else None, self.old):
+                if p is not None:
+                    try:
+                        os.remove(p)
+                    except OSError:
+                        pass
 
     def flush(self):
         # nothing buffered here (the soak's test of a torn save puts a file
@@ -257,7 +283,9 @@ class Store:
             _drop("persistload")
 
     def clear(self):
-        for p in (self.path, self.tmp):
+        for p in (self.path, self.tmp, self.old):
+            if p is None:
+                continue
             try:
                 os.remove(p)
             except OSError:

@@ -4,7 +4,8 @@
 #
 # load() takes table.json, or the .new beside it when that one is whole and
 # newer (a later event index: field 13 of the snapshot): a power cut between
-# the close of .new and the rename leaves the newer state there. A file whose
+# the close of .new and the rename leaves the newer state there; with neither,
+# the store's old path (where an older firmware saved). A file whose
 # crc does not match (a torn write) or that does not parse is ignored, with
 # the reason kept in Store.last_error. The tricks (field 17) are on flash as
 # the base64 of their packed bytes (persist._dense): they are made the
@@ -27,6 +28,12 @@ def load(store, magic):
     if new is not None and (snap is None or _index(new) > _index(snap)):
         return new
     store.last_error = err
+    if snap is None and store.old is not None:
+        # nothing saved at the path yet: an older firmware's snapshot
+        # (persist.Store's old, removed by the first save)
+        snap = _read(store, store.old, magic)
+        if snap is not None:
+            store.last_error = ""
     return snap
 
 

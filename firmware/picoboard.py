@@ -55,6 +55,9 @@ _IRQ_BOTH = const(12)
 # the watchdog's timeout: picostart.WDT_MS
 # after an I2C error the display is set up again this often (ms)
 DISPLAY_RETRY_MS = const(5000)
+# the snapshot on littlefs, in a directory of its own (persist.py; an older
+# firmware's /table.json is read until the first save: picostart.setup)
+STORE_PATH = "/save/table.json"
 
 
 class ButtonDecoder:
@@ -166,7 +169,7 @@ class PicoBoard:
     # next turn's taps(); an instance's own True while so
     _served = False
 
-    def __init__(self, machine=None, store_path="/table.json"):
+    def __init__(self, machine=None, store_path=STORE_PATH):
         # machine: the rp2 port's module, or (tests) a stand-in with the same
         # classes. The set-up runs once: its code is picostart.py's, loaded
         # for it and dropped after it if it came from a .mpy file (the Pico;

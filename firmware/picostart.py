@@ -106,7 +106,22 @@ def setup(b, machine, store_path, decoder, retry_ms, edges):
     b._tone_until = 0
     b.led = Pin(H.LED, Pin.OUT, value=0)
     b.port = ttlink_io.StdioPort()
-    b.store = persist.Store(store_path, in_place=True)  # littlefs: atomic at close
+    # littlefs: atomic at close; the snapshot of a firmware before the
+    # directory of its own read until the first save (persist.Store's old)
+    old = None
+    if store_path.startswith("/save/"):
+        old = "/table.json"
+        # the directory made now, at boot, if it is not there (the first boot
+        # of this firmware): made by the first save it had cost that save's
+        # turn a new metadata pair (an erase and littlefs's work: 100-400 ms
+        # of board time, a card laid then waiting for it)
+        import os
+
+        try:
+            os.mkdir("/save")
+        except OSError:
+            pass  # there already
+    b.store = persist.Store(store_path, in_place=True, old=old)
     b.rand = ttlink_io.random32
     # the table's identity (main.App sends it in the link's WELCOME)
     uid = getattr(machine, "unique_id", None)

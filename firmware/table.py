@@ -95,7 +95,7 @@ PARTS = (
     "tablerestore",  # _RESTORE: a start from flash, a host's push; dropped after it
     "tablehandend",  # _HANDEND: a hand's end (the audit, the settlement); dropped when it is settled
     "tablestart",  # _START: a new match, a hand's start; dropped after it
-    "tablesnap",  # _SNAP: a snapshot (a save's begin, the host's request); dropped after it
+    "tablesnap",  # _SNAP: a snapshot (a save's begin, the host's request); kept from a save's to the hand's end
 )
 _SCAN = const(0)  # the first three in the order of the phases SCAN, REVEAL, CALL
 _REVEAL = const(1)
@@ -268,6 +268,7 @@ class Table(T.TableBase):
             if self.phase == T.PLAY and (self.forfeit or self.played >= self.hand_size):
                 self.turn = -1  # nobody plays now (the display)
                 self.due = 6
+                _done(_SNAP)  # the saves' snapshot code leaves for the hand's end
         else:
             # the hand's end, a piece a call (tablehandend.end_hand: 6 begins,
             # 7 audits a trick, 8 settles); its code only until it is settled
@@ -466,9 +467,16 @@ class Table(T.TableBase):
         """The state at a trick boundary as nested lists of ints (JSON-able);
         packed: the tricks as kept (T.Tricks), for persist.Store.save,
         which writes them packed one at a time."""
+        # a save's (packed) keeps tablesnap loaded until the hand's end begins
+        # (work(), due 6): its import is a lookup in littlefs and a .mpy load,
+        # 25-200 ms of board time in one piece (C on the chip), which a save a
+        # trick put in a poll cycle each (issue 22); the hand's end, the
+        # heap's peak with 3-4 decks (issue 21), runs without it
         self.finish()
+        had = packed or PARTS[_SNAP] in sys.modules
         snap = _opt(_SNAP).snapshot(self, packed)
-        _done(_SNAP)
+        if not had:
+            _done(_SNAP)  # the host's request (rare), not kept for it
         return snap
 
     def restore(self, snap):

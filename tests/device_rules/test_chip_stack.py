@@ -203,3 +203,30 @@ def test_the_recursive_sweep_fails_on_the_chips_stack_where_the_iterative_one_an
             proc.stderr,
         )
         assert "answer" not in proc.stdout, proc.stdout
+
+
+LOADED = """
+import chipstack
+def fn():
+    import chipstack  # loaded before: no import made
+    import tt_probe_mod  # new: made on the import thread
+    import tt_probe_mod  # loaded now
+    return tt_probe_mod.X
+print(chipstack.run(fn))
+print(chipstack.forwarded)
+"""
+
+
+def test_an_import_of_a_loaded_module_waits_for_no_thread(tmp_path: Path) -> None:
+    # issue 22: on the chip an import of a module in sys.modules is a lookup
+    # (C); the model forwarded every import to its import thread and waited
+    # for it, a wake-up of over 1 ms at times on a loaded machine that the
+    # board charged as the firmware's work (88 ms at C_FACTOR: a save's
+    # snapshot's part, a function's `import json`: the board's json is in
+    # sys.modules). Only an import that is not loaded goes to the thread now.
+    (tmp_path / "tt_probe_mod.py").write_text("X = [1, 2]\n", encoding="utf-8")
+    proc = mpy.run(code=LOADED, path=[CHIPSTACK_DIR, tmp_path])
+    assert proc.returncode == 0, (proc.returncode, proc.stdout, proc.stderr)
+    out = proc.stdout.splitlines()
+    assert out[0] == "[1, 2]"
+    assert out[1] == "1"  # tt_probe_mod's first import only

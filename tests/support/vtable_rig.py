@@ -21,7 +21,7 @@ from tractor_table.vocab.snapshot import saved_snapshot
 
 def board_saved_tricks(image: Path, scratch: Path) -> int:
     """How many tricks the snapshot on a board model's flash holds (-1: none
-    whole): table.json (firmware/persist.py; read by
+    whole): save/table.json (firmware/persist.py, picoboard.STORE_PATH; read by
     vocab.snapshot.saved_snapshot, index 17 the tricks) read from a copy of the
     image in ``scratch``, so that the board's own flash is never touched."""
     from tractor_table.errors import CommandError
@@ -30,7 +30,7 @@ def board_saved_tricks(image: Path, scratch: Path) -> int:
     copy = scratch / "saved-tricks-copy.img"
     shutil.copyfile(image, copy)
     try:
-        return len(saved_snapshot(flashimage.read(copy, "table.json").decode())[17])
+        return len(saved_snapshot(flashimage.read(copy, "save/table.json").decode())[17])
     except (CommandError, ValueError, IndexError, TypeError, UnicodeDecodeError):
         return -1
 

@@ -330,6 +330,38 @@ def test_store_saves_in_steps():
         _cleanup(base)
 
 
+def test_a_store_in_a_directory_of_its_own_reads_the_old_path_until_its_first_save():
+    # issue 22: the Pico's snapshot is in a directory of its own
+    # (picoboard.STORE_PATH), made by the first save; an older firmware's
+    # snapshot (the store's old path) is read until then and removed after
+    # that save's commit; a cut between the two leaves both: the new one read
+    base = _tmpdir("ownd")
+    try:
+        t, r = make()
+        deal_to_play(t)
+        play_trick(t, [[0], [1], [2], [4]])
+        was = persist.Store(base + "/table.json", in_place=True)
+        was.save(t.snapshot(True))
+        then = t.snapshot()
+        s = persist.Store(base + "/save/table.json", in_place=True, old=base + "/table.json")
+        assert s.load() == then and s.last_error == ""
+        play_trick(t, [[5], [6], [7], [9]])
+        s.save(t.snapshot(True))  # the directory made, the old file removed
+        assert sorted(os.listdir(base)) == ["save"] and os.listdir(base + "/save") == ["table.json"]
+        assert s.load() == t.snapshot() != then
+        was.save(_packed(then))  # as if the old file's removal had been cut off
+        s2 = persist.Store(base + "/save/table.json", in_place=True, old=base + "/table.json")
+        assert s2.load() == t.snapshot()
+        play_trick(t, [[10], [11], [14], [15]])
+        s2.save(t.snapshot(True))
+        assert sorted(os.listdir(base)) == ["save"]
+        s2.clear()
+        assert os.listdir(base + "/save") == []
+        os.rmdir(base + "/save")
+    finally:
+        _cleanup(base)
+
+
 def test_the_tricks_field_is_where_persist_writes_it_in_pieces():
     import snaplayout
 

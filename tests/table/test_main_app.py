@@ -307,6 +307,60 @@ def test_an_in_place_store_writes_over_its_file_and_drops_a_stale_new():
         persist.Store(base).clear()
 
 
+class LongTurnBoard(Board):
+    """A board whose turns have used ``turn_ms`` by the time the loop reads
+    its clock again (after the link's work): long turns."""
+
+    def __init__(self, store=None):
+        Board.__init__(self, store)
+        self.turn_ms = 0
+
+    def ticks_ms(self):
+        return self.now + self.turn_ms
+
+
+def _turns_to_save_the_burial(turn_ms):
+    # turns of the loop from the burial's last card to its save written, and
+    # the most turns in a row whose flash work waited
+    base = "/tmp/tt_long_" + str(id(object()) & 0xFFFFFF)
+    store = persist.Store(base + ".json")
+    store.clear()
+    try:
+        w = Wire(store, board=LongTurnBoard(store))
+        b = w.board
+        b.tap_q.append((1, 13))
+        b.press_q.append((1, E.BTN_OK))
+        b.press_q.append((0, E.BTN_OK))
+        w.run(400)
+        n = store.saves
+        assert n >= 1 and not store.busy()
+        for c in (48, 49, 50, 51, 47, 46):
+            b.tap_q.append((1, c))
+            w.run(5)
+        b.turn_ms = turn_ms
+        turns = waited = 0
+        while store.saves == n:
+            w.run(5)
+            turns += 1
+            waited = max(waited, w.app.flash_late)
+            assert turns < 400
+        return turns, waited
+    finally:
+        store.clear()
+
+
+def test_a_saves_flash_work_waits_for_a_turn_with_room_but_not_for_long():
+    # issue 22: a save's step (or its collection) runs only in a turn that
+    # has used less than _FLASH_ROOM_MS by its link's work's end, so that it
+    # does not make a long turn longer; after _FLASH_LATE turns in a row that
+    # had no room it runs anyway: the save is written, a few turns later
+    # (main's _FLASH_ROOM_MS 25 and _FLASH_LATE 3: private consts, inlined)
+    short, w0 = _turns_to_save_the_burial(0)
+    long, w1 = _turns_to_save_the_burial(30)
+    assert w0 == 0 and w1 == 3
+    assert long >= short + 6, (short, long)
+
+
 def test_a_hands_end_begins_once_a_save_under_way_is_written():
     # issue 21 (a heap that fits): the hand's end (its audit, with the rules
     # engine, then the settlement) does not run over a save of the trick

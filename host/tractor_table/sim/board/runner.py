@@ -353,7 +353,7 @@ class PicoTable(vr.VirtualTable):
             ladders = bool(self.rules is not None and self.rules.same_shape_only)
             self.cap, self.code_kinds = chip_cap(self.fw_dir, virtual_heap.resident_names(self.decks, ladders))
             # TT_TAPTRACE (mpy/taptrace.py): its timeline's fixed arrays, the models' too
-            trace = 200 * 1024 if os.environ.get("TT_TAPTRACE") else 0
+            trace = 700 * 1024 if os.environ.get("TT_TAPTRACE") else 0
             self.heapsize = f"{(self.cap + MODELS_HEAP + GC_SLACK + trace) // 1024 + 1}K"
 
     def _launch(self) -> None:

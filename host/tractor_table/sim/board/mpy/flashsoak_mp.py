@@ -120,7 +120,7 @@ def ref(decks, acts, image):
     nf = norflash.NorFlash(image, clock)
     vfs.VfsLfs2.mkfs(nf, progsize=256)
     mount(nf)
-    store = persist.Store(MOUNT + "/table.json", in_place=True)  # as picoboard.PicoBoard
+    store = persist.Store(MOUNT + "/save/table.json", in_place=True)  # as picoboard.PicoBoard
     t = T.Table(tablerules.TableRules(decks), decks=decks, chain_hash=ttlink.chain_hash)
     t.take_save()
     t.take_events()
@@ -224,7 +224,7 @@ def boot(decks, acts, image, refpath, cut_after, seed, manifest):
     if bad:
         print("X files:", ", ".join(bad))
         return
-    store = persist.Store(MOUNT + "/table.json", in_place=True)  # as picoboard.PicoBoard
+    store = persist.Store(MOUNT + "/save/table.json", in_place=True)  # as picoboard.PicoBoard
     t = T.Table(tablerules.TableRules(decks), decks=decks, chain_hash=ttlink.chain_hash)
     t.take_save()
     t.take_events()

@@ -515,6 +515,8 @@ class Board:
             if self._last_polled == 3:
                 if self._seat0_at >= 0:
                     self.poll_cycle.add(now - self._seat0_at)
+                    if self.trace is not None:
+                        self.trace.add(89, self._seat0_at, now - self._seat0_at)  # Y: a cycle
                 self._seat0_at = now
             elif self._seat0_at < 0:
                 self._seat0_at = now
@@ -1259,7 +1261,9 @@ def mount_flash(board):
         vfs.VfsLfs2.mkfs(bd, progsize=256)
         fs = vfs.VfsLfs2(bd, progsize=256)
     vfs.mount(fs, "/")
-    board.restored = "table.json" in os.listdir("/")
+    # the snapshot in its directory (picoboard.STORE_PATH), or an older
+    # firmware's in the root
+    board.restored = "table.json" in os.listdir("/") or ("save" in os.listdir("/") and "table.json" in os.listdir("/save"))
     os.chdir("/")
     if board.platform < 0:
         board.platform_share()

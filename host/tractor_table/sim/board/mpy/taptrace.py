@@ -15,7 +15,7 @@
 # a..e = first sighting, confirming poll, counted, shown, counted and shown).
 from array import array
 
-_N = 14000
+_N = 60000
 _TAPS = 1500
 #: the bytes it holds (board/runner.py adds them to the heap)
 BYTES = _N * 9 + _TAPS * 24
@@ -98,4 +98,7 @@ current = None
 def mark(code):
     t = current
     if t is not None:
-        t.add(77, t.clock.now_us, code)
+        c = t.clock
+        c.enter()
+        t.add(77, c.now_us, code)
+        c.leave()
