@@ -421,8 +421,10 @@ def _start():
 
 
 def _started():
-    # the start's code leaves the heap once the App is made
+    # the start's code leaves the heap once the App is made, and version.py
+    # with it (mainstart's import; the link keeps its two strings)
     _drop("mainstart")
+    _drop("version")
 
 
 def _drop(name):

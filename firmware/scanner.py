@@ -189,8 +189,8 @@ class Scanner:
     _q_len: int
     _q_kind: bytearray
     _q_seat: bytearray
-    _q_arg: "list[int]"
-    _q_t: "list[int]"
+    _q_arg: "Any"  # array("i")
+    _q_t: "Any"  # array("i")
     _q_uid: bytearray
     _q_uid_len: bytearray
     dropped: int

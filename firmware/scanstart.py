@@ -5,6 +5,8 @@
 # runs them, and the play's heap does not hold them (issue 21,
 # docs/firmware.md "Heap"). Functions taking the scanner first.
 # Dependencies: micropython.const only.
+from array import array
+
 from micropython import const
 
 # the scanner's (const() does not cross modules)
@@ -77,8 +79,9 @@ def init(
     self._q_len = 0
     self._q_kind = bytearray(queue)
     self._q_seat = bytearray(queue)
-    self._q_arg = [0] * queue
-    self._q_t = [0] * queue
+    # (arrays of int32, not lists: 4 bytes an entry, not a word and more)
+    self._q_arg = array("i", bytes(4 * queue))
+    self._q_t = array("i", bytes(4 * queue))
     # the events' UIDs, _UID_MAX bytes each, in one buffer (one block,
     # not a list of 16 buffers: issue 21, 16 x 32 B less on the chip)
     self._q_uid = bytearray(queue * _UID_MAX)
