@@ -126,8 +126,8 @@ def _back_off(ms, step):
 
 
 def _part():
-    # what the scanner runs rarely (its set-up, a reader's set-up and reset,
-    # the grouping): scanstart.py, loaded for it
+    # what the scanner runs once (its set-up, the grouping): scanstart.py,
+    # loaded for it
     import scanstart
 
     return scanstart
@@ -341,17 +341,53 @@ class Scanner:
 
     def _start_reset(self, seat, code, now, keep=False):
         # keep: the tags the seat saw stay remembered (a card resting on the
-        # reader through the reset is not a new tap); scanstart's
-        _part().start_reset(self, seat, code, now, keep, _back_off)
-        _done()
+        # reader through the reset is not a new tap)
+        if not self._faulted[seat]:
+            self._faulted[seat] = 1
+            self.faults += 1
+            self._emit(EV_FAULT, seat, code, self._cur[seat], 0, now)
+        self._fails[seat] = 0
+        if not keep:
+            self._cur_len[seat] = 0
+            self._prev_len[seat] = 0
+            self._two[seat] = 0
+            self._pend[seat] = 0
+            self.shown[seat] = -1  # (its EV_FAULT says the seat shows nothing)
+        self.readers[seat].reset_begin()
+        self._state[seat] = _RESET
+        self._all_up = False
+        self._due[seat] = now + _back_off(self.reset_low_ms, self._backoff[seat])
 
     def _setup(self, seat, now):
-        # the reader's set-up (scanstart's); the driver's set-up code leaves
-        # the heap after it (pn532.drop_cmd): the polling path does not use
-        # it, a reset loads it again
+        # (resident, not scanstart's: a reader's set-up mid-match, after a
+        # reset, loads the driver's pn532cmd only, not the scanner's set-up too)
+        rd = self.readers[seat]
+        r = rd.setup(self.max_retries)
+        if r >= 0 and self.rx_gain >= 0:
+            r = rd.set_rx_gain(self.rx_gain)
+        # the driver's set-up code leaves the heap (pn532.drop_cmd): the
+        # polling path does not use it, a reset loads it again
         drv = sys.modules.get("pn532")
-        _part().setup(self, seat, now, drv.drop_cmd if drv is not None else None)
-        _done()
+        if drv is not None:
+            drv.drop_cmd()
+        if r < 0:
+            if not self._faulted[seat]:
+                self._faulted[seat] = 1
+                self.faults += 1
+                self._emit(EV_FAULT, seat, r, self._cur[seat], 0, now)
+            self._state[seat] = _WAIT
+            self._all_up = False
+            self._due[seat] = now + self.retry_ms
+            if self._backoff[seat] < 2:
+                self._backoff[seat] += 1
+            return
+        self._state[seat] = _OK
+        self._fails[seat] = 0
+        self._backoff[seat] = 0
+        if self._faulted[seat]:
+            self._faulted[seat] = 0
+            self.recoveries += 1
+            self._emit(EV_RECOVERED, seat, 0, self._cur[seat], 0, now)
 
     # ---- the loop ---------------------------------------------------------------
     @micropython.native

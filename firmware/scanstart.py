@@ -1,22 +1,16 @@
-# What the scanner (scanner.py) runs rarely: its set-up (Scanner.__init__'s
-# body), a change of its readers' grouping, a reader's set-up and the start
-# of a reader's reset. Loaded for each and dropped after (scanner._part,
-# _done), as pn532cmd is for the driver's set-up: the polling path never
-# runs them, and the play's heap does not hold them (issue 21,
-# docs/firmware.md "Heap"). Functions taking the scanner first.
-# Dependencies: micropython.const only.
+# What the scanner (scanner.py) runs once: its set-up (Scanner.__init__'s
+# body) and a change of its readers' grouping (set_group). Loaded for each
+# and dropped after (scanner._part, _done), as pn532cmd is for the driver's
+# set-up: the play's heap does not hold them (issue 21, docs/firmware.md
+# "Heap"). A reader's set-up and reset stay the scanner's: mid-match (after a
+# reset) they would bring this module in with the driver's pn532cmd.
+# Functions taking the scanner first.
+# Dependencies: array, micropython.const.
 from array import array
 
 from micropython import const
 
 # the scanner's (const() does not cross modules)
-_EV_FAULT = const(5)
-_EV_RECOVERED = const(6)
-_GROUP_PAIRS = const(2)
-_INIT = const(0)
-_OK = const(1)
-_RESET = const(2)
-_WAIT = const(4)
 _UID_MAX = const(10)
 
 
@@ -115,51 +109,3 @@ def set_group(self, group):
     self.group = group
     self._groups = n // group  # polls per cycle: group g is seats g, g + n // group, ...
     self._group = 0
-
-
-def start_reset(self, seat, code, now, keep, back_off):
-    # Scanner._start_reset
-    if not self._faulted[seat]:
-        self._faulted[seat] = 1
-        self.faults += 1
-        self._emit(_EV_FAULT, seat, code, self._cur[seat], 0, now)
-    self._fails[seat] = 0
-    if not keep:
-        self._cur_len[seat] = 0
-        self._prev_len[seat] = 0
-        self._two[seat] = 0
-        self._pend[seat] = 0
-        self.shown[seat] = -1  # (its EV_FAULT says the seat shows nothing)
-    self.readers[seat].reset_begin()
-    self._state[seat] = _RESET
-    self._all_up = False
-    self._due[seat] = now + back_off(self.reset_low_ms, self._backoff[seat])
-
-
-def setup(self, seat, now, drop_cmd):
-    # Scanner._setup: the reader's set-up commands (the driver's pn532cmd,
-    # dropped after them by drop_cmd)
-    rd = self.readers[seat]
-    r = rd.setup(self.max_retries)
-    if r >= 0 and self.rx_gain >= 0:
-        r = rd.set_rx_gain(self.rx_gain)
-    if drop_cmd is not None:
-        drop_cmd()
-    if r < 0:
-        if not self._faulted[seat]:
-            self._faulted[seat] = 1
-            self.faults += 1
-            self._emit(_EV_FAULT, seat, r, self._cur[seat], 0, now)
-        self._state[seat] = _WAIT
-        self._all_up = False
-        self._due[seat] = now + self.retry_ms
-        if self._backoff[seat] < 2:
-            self._backoff[seat] += 1
-        return
-    self._state[seat] = _OK
-    self._fails[seat] = 0
-    self._backoff[seat] = 0
-    if self._faulted[seat]:
-        self._faulted[seat] = 0
-        self.recoveries += 1
-        self._emit(_EV_RECOVERED, seat, 0, self._cur[seat], 0, now)
