@@ -2,8 +2,9 @@
 
 Made by the host (``tractor-table deckcheck --export``) from an enrolled card
 set and copied to the Pico (``cards.bin``). Looking a tag up allocates
-nothing: the records are sorted fixed-width keys, searched by bisection
-directly in the file's bytes.
+nothing: the records are sorted keys, searched by bisection in the compact
+copy ``CardMap`` keeps of them (a run of records per UID length, each its
+UID and the card id: 8 bytes a card with 7-byte UIDs, not the file's 13).
 
 Format (all integers little-endian)::
 
@@ -23,6 +24,7 @@ Format (all integers little-endian)::
 Card ids as in docs/protocol.md: copy * 54 + suit * 13 + rank, jokers 52/53.
 """
 
+from array import array
 from micropython import const
 import binascii
 
@@ -32,6 +34,8 @@ HEADER = const(48)
 RECORD = const(13)
 UID_MAX = const(10)
 NAME_MAX = const(31)
+# the runs of records by UID length kept (0 unused, 1..UID_MAX)
+_RUNS = const(11)
 
 
 class CardMapError(ValueError):
@@ -39,7 +43,14 @@ class CardMapError(ValueError):
 
 
 class CardMap:
-    """A loaded map. ``lookup(uid, n)`` -> card id, or -1 for a tag not in the set."""
+    """A loaded map. ``lookup(uid, n)`` -> card id, or -1 for a tag not in the set.
+
+    The records are kept compact, not as the file has them (issue 21: the
+    file's 13 bytes a card, 2,856 B with 4 decks, held as long as the table
+    runs): by UID length, each length's records one run in the file's order
+    (sorted, as the file is by (length, UID)), a record its UID's n bytes
+    then the card id in one byte (two, little-endian, if an id needs them):
+    8 bytes a card with 7-byte UIDs."""
 
     def __init__(self, data):
         if len(data) < HEADER or data[0:4] != MAGIC:
@@ -52,36 +63,58 @@ class CardMap:
         crc = data[12] | (data[13] << 8) | (data[14] << 16) | (data[15] << 24)
         if binascii.crc32(memoryview(data)[HEADER:]) & 0xFFFFFFFF != crc:
             raise CardMapError("card map damaged: CRC mismatch")
-        self._d = data
         self.count = count
         self.decks = data[8]
         self.name = bytes(data[16 : 16 + min(data[9], NAME_MAX)]).decode()
-
-    def _cmp(self, rec, uid, n):
-        # Compare record ``rec`` with the key (n, uid[:n]): <0, 0 or >0.
-        d = self._d
-        base = HEADER + rec * RECORD
-        c = d[base] - n
-        if c:
-            return c
-        for i in range(n):
-            c = d[base + 1 + i] - uid[i]
-            if c:
-                return c
-        return 0
+        # _at[n]: where the run of n-byte UIDs starts in _k, _at[n + _RUNS]:
+        # its records (n = 1..UID_MAX: the only lengths looked up)
+        at = self._at = array("H", bytes(4 * _RUNS))
+        w = 1
+        for i in range(count):
+            base = HEADER + i * RECORD
+            n = data[base]
+            if 0 < n <= UID_MAX:
+                at[n + _RUNS] += 1
+                if data[base + 2 + UID_MAX]:
+                    w = 2
+        self._w = w
+        pos = 0
+        for n in range(1, _RUNS):
+            at[n] = pos
+            pos += at[n + _RUNS] * (n + w)
+        k = self._k = bytearray(pos)
+        put = array("H", at)  # each run's next record
+        for i in range(count):
+            base = HEADER + i * RECORD
+            n = data[base]
+            if 0 < n <= UID_MAX:
+                p = put[n]
+                k[p : p + n] = data[base + 1 : base + 1 + n]
+                k[p + n : p + n + w] = data[base + 1 + UID_MAX : base + 1 + UID_MAX + w]
+                put[n] = p + n + w
 
     def lookup(self, uid, n):
         """The card id of the tag whose UID is ``uid[:n]``, or -1. No allocation."""
         if n < 1 or n > UID_MAX:
             return -1
+        at = self._at
+        w = self._w
+        size = n + w
+        start = at[n]
+        k = self._k
         lo = 0
-        hi = self.count - 1
+        hi = at[n + _RUNS] - 1
         while lo <= hi:
             mid = (lo + hi) >> 1
-            c = self._cmp(mid, uid, n)
+            base = start + mid * size
+            c = 0
+            for i in range(n):
+                c = k[base + i] - uid[i]
+                if c:
+                    break
             if c == 0:
-                base = HEADER + mid * RECORD + 1 + UID_MAX
-                return self._d[base] | (self._d[base + 1] << 8)
+                base += n
+                return k[base] | (k[base + 1] << 8) if w == 2 else k[base]
             if c < 0:
                 lo = mid + 1
             else:

@@ -67,10 +67,15 @@ def readers_text(down):
     seat): "S2 no reader", "no reader S0,2", "no reader S0-S3"."""
     if down & 15 == 15:
         return "no reader S0-S3"
-    seats = [s for s in range(4) if down >> s & 1]
+    # a loop, not a comprehension and a generator (each a code object of its
+    # own, held as long as the table runs: issue 21)
+    seats = ""
+    for s in range(4):
+        if down >> s & 1:
+            seats += "," + str(s) if seats else str(s)
     if len(seats) == 1:
-        return "S%d no reader" % seats[0]
-    return "no reader S" + ",".join(str(s) for s in seats)
+        return "S%s no reader" % seats
+    return "no reader S" + seats
 
 
 def seat_text(t, s, ph):

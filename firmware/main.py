@@ -54,6 +54,11 @@
 import gc
 import sys
 
+try:
+    from typing import Any  # noqa: F401 - the annotations' (the type checker's only)
+except ImportError:
+    pass
+
 # ttlink first: it is the largest module, and when the firmware runs from
 # source (tests, not the Pico's .mpy files) it compiles while the heap is emptiest.
 import ttlink
@@ -111,35 +116,33 @@ _FLASH_LATE = const(3)
 class App:
     """The table core, the link and the display, driven by a board."""
 
+    # what __init__ sets (mainstart.init), for the type checker only:
+    # MicroPython discards a class body's bare annotations
+    board: "Any"
+    failures: int
+    fail_run: int
+    shown_at: int
+    drawn_ev: int
+    link_late: int
+    flash_late: int
+    piece_due: bool
+    gc_due: int
+    store: "Any"
+    mid: "Any"
+    stop_at: int
+    enroll: "Any"
+    table: "Any"
+    link: "Any"
+    display: "Any"
+    restored: bool
+    dirty: bool
+
     def __init__(self, board, rules, decks=2, throw_penalty=0, ring=64, hand_scan=False):
-        self.board = board
-        now = board.ticks_ms()
-        self.failures = 0
-        self.fail_run = 0  # failed turns in a row
-        self.shown_at = now - REDRAW_MS  # ticks_ms of the last frame drawn
-        self.drawn_ev = 0  # the table's events before this index are on that frame
-        # turns in a row that left the link's work to the next one
-        self.link_late = 0
-        # turns in a row whose flash work waited for a shorter turn
-        self.flash_late = 0
-        self.piece_due = False  # a piece of the table's work done, its frame not drawn yet
-        # saves ended since the last collection: their garbage is collected at
-        # the quiet turn before the next save begins (a trick's end: the
-        # players take the trick up), never on a tap's turn
-        self.gc_due = 0
-        self.store = board.store
-        # the readers' second pair of the turn (picoboard.PicoBoard.mid_readers)
-        self.mid = getattr(board, "mid_readers", None)
-        self.stop_at = -1  # ticks_ms of a maintenance request, or -1
-        self.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
-        # the table, the link, the display, the state from flash and the rules
-        # engine: made once, by mainstart.py (loaded for the start only)
-        self.table, self.link, self.display, self.restored = _start().build(
-            self, rules, decks, throw_penalty, ring, hand_scan, now
-        )
+        # the App's state and parts (the table, the link, the display, the
+        # state from flash, the rules engine): made once, by mainstart.py
+        # (loaded for the start only; its attributes' meaning is there)
+        _start().init(self, board, rules, decks, throw_penalty, ring, hand_scan, REDRAW_MS)
         _started()
-        self._pass_events()
-        self.dirty = True
 
     # --- the link's snapshot hooks
     def _snapshot_source(self):
@@ -459,8 +462,10 @@ def _start():
 
 
 def _started():
-    # the start's code leaves the heap once the App is made
+    # the start's code leaves the heap once the App is made, and version.py
+    # with it (mainstart's import; the link keeps its two strings)
     _drop("mainstart")
+    _drop("version")
 
 
 def _drop(name):

@@ -23,6 +23,35 @@ def uid_hex(uid):
     return "".join("%02x" % b for b in uid)
 
 
+def init(app, board, rules, decks, throw_penalty, ring, hand_scan, redraw_ms):
+    """main.App.__init__ (its parameters are App's; redraw_ms: main.REDRAW_MS)."""
+    app.board = board
+    now = board.ticks_ms()
+    app.failures = 0
+    app.fail_run = 0  # failed turns in a row
+    app.shown_at = now - redraw_ms  # ticks_ms of the last frame drawn
+    app.drawn_ev = 0  # the table's events before this index are on that frame
+    # turns in a row that left the link's work to the next one
+    app.link_late = 0
+    # turns in a row whose flash work waited for a shorter turn
+    app.flash_late = 0
+    app.piece_due = False  # a piece of the table's work done, its frame not drawn yet
+    # saves ended since the last collection: their garbage is collected at
+    # the quiet turn before the next save begins (a trick's end: the
+    # players take the trick up), never on a tap's turn
+    app.gc_due = 0
+    app.store = board.store
+    # the readers' second pair of the turn (picoboard.PicoBoard.mid_readers)
+    app.mid = getattr(board, "mid_readers", None)
+    app.stop_at = -1  # ticks_ms of a maintenance request, or -1
+    app.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
+    # the table, the link, the display, the state from flash and the rules
+    # engine: made once, by mainstart.py (loaded for the start only)
+    app.table, app.link, app.display, app.restored = build(app, rules, decks, throw_penalty, ring, hand_scan, now)
+    app._pass_events()
+    app.dirty = True
+
+
 def build(app, rules, decks, throw_penalty, ring, hand_scan, now):
     """App.__init__'s parts: (table, link, display, restored): the table, the
     link, the display; the state on flash restored (the link's log then starts

@@ -157,6 +157,11 @@ class PN532:
     _w_poll2: "Any" = None
     _w_abort: "Any" = None
     _ack_wire: "Any" = None
+    # the set-up's frames (pn532cmd.init), shared too: each reader's _w_sam
+    # and _w_retries are one of these
+    _w_sam_irq: "Any" = None
+    _w_sam_plain: "Any" = None
+    _w_retries_all: "Any" = None
 
     # what pn532cmd.init sets, declared for the type checker only (bare
     # annotations: MicroPython keeps nothing of them)

@@ -112,14 +112,28 @@ def init(
     self._ack = bytearray(6)
     self._short = bytearray(_SHORT_READ)
     self._long = bytearray(_POLL_READ)
-    # SAMConfiguration: normal mode, (timeout, unused), IRQ line driven or not
-    self._w_sam = _wire_frame(b"\xd4\x14\x01\x14\x01" if irq is not None else b"\xd4\x14\x01\x14\x00")
+    # The set-up's frames (setup, set_max_retries: blocking, one reader at a
+    # time) are shared by the readers too, as the class's (issue 21: two
+    # buffers less a reader; the attributes stay, so the instance's map keeps
+    # its size): SAMConfiguration, normal mode, (timeout, unused), IRQ line
+    # driven or not
+    if irq is not None:
+        if cls._w_sam_irq is None:
+            cls._w_sam_irq = _wire_frame(b"\xd4\x14\x01\x14\x01")
+        self._w_sam = cls._w_sam_irq
+    else:
+        if cls._w_sam_plain is None:
+            cls._w_sam_plain = _wire_frame(b"\xd4\x14\x01\x14\x00")
+        self._w_sam = cls._w_sam_plain
     # Learned waits (us) per slot: 2 * command slot + (0 ACK, 1 answer);
     # slots: 0 other, 1 poll, 2 field off, 5 tag exchange (blocking: the
     # answer timed from the ACK's read); 3 the split-phase poll, 4 its
     # field-off (both phases timed from the command: step()).
     self._hints = [0] * 12
-    self._w_retries = _wire_frame(b"\xd4\x32\x05\xff\x01\x00")
+    # MaxRetries: its count filled in by set_max_retries at each call
+    if cls._w_retries_all is None:
+        cls._w_retries_all = _wire_frame(b"\xd4\x32\x05\xff\x01\x00")
+    self._w_retries = cls._w_retries_all
     #: Answer data of the last command: ``data[data_at : data_at + n]``.
     self.data = self._short
     self.data_at = 0

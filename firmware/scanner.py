@@ -67,6 +67,11 @@ import sys
 import micropython
 from micropython import const
 
+try:
+    from typing import Any  # noqa: F401 - the annotations' (the type checker's only)
+except ImportError:
+    pass
+
 EV_NONE = const(0)
 EV_CARD = const(1)
 EV_UNKNOWN = const(2)
@@ -120,7 +125,88 @@ def _back_off(ms, step):
     return ms if step == 0 else (ms * 5) // 2 if step == 1 else ms * 10
 
 
+def _part():
+    # what the scanner runs once (its set-up, the grouping): scanstart.py,
+    # loaded for it
+    import scanstart
+
+    return scanstart
+
+
+def _done():
+    # scanstart out of the heap if it came from a .mpy file (the Pico, the
+    # virtual table); compiled from source (the tests under MicroPython,
+    # CPython) it stays, as table._done keeps a table part
+    m = sys.modules.get("scanstart")
+    if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
+        del sys.modules["scanstart"]
+
+
 class Scanner:
+    # what __init__ sets (scanstart.init), for the type checker only:
+    # MicroPython discards a class body's bare annotations
+    readers: "Any"
+    cardmap: "Any"
+    confirm_ms: int
+    away_ms: int
+    alternate_ms: int
+    crosstalk_ms: int
+    fault_after: int
+    reset_low_ms: int
+    boot_ms: int
+    retry_ms: int
+    max_targets: int
+    max_retries: int
+    rx_gain: int
+    seats: int
+    group: int
+    _groups: int
+    _group: int
+    _next: int
+    _flight: int
+    _flight_at: int
+    _phase: bytearray
+    shown: "list[int]"
+    _state: bytearray
+    _all_up: bool
+    _due: "list[int]"
+    _fails: bytearray
+    _backoff: bytearray
+    _faulted: bytearray
+    _two: bytearray
+    _cur: "list[bytearray]"
+    _cur_len: bytearray
+    _cur_seen: "list[int]"
+    _missed: bytearray
+    _pend: bytearray
+    _pend_at: "list[int]"
+    unconfirmed: int
+    _prev: "list[bytearray]"
+    _prev_len: bytearray
+    _prev_seen: "list[int]"
+    _q: int
+    _q_head: int
+    _q_len: int
+    _q_kind: bytearray
+    _q_seat: bytearray
+    _q_arg: "Any"  # array("i")
+    _q_t: "Any"  # array("i")
+    _q_uid: bytearray
+    _q_uid_len: bytearray
+    dropped: int
+    kind: int
+    seat: int
+    card: int
+    other: int
+    code: int
+    t_ms: int
+    uid: bytearray
+    uid_len: int
+    polls: int
+    off_failures: int
+    faults: int
+    recoveries: int
+
     def __init__(
         self,
         readers,
@@ -138,96 +224,20 @@ class Scanner:
         queue=16,
         group=GROUP_PAIRS,
     ):
-        self.readers = readers
-        self.cardmap = cardmap
-        self.confirm_ms = confirm_ms
-        self.away_ms = away_ms
-        self.alternate_ms = alternate_ms
-        self.crosstalk_ms = crosstalk_ms
-        self.fault_after = fault_after
-        self.reset_low_ms = reset_low_ms
-        self.boot_ms = boot_ms
-        self.retry_ms = retry_ms
-        self.max_targets = max_targets
-        self.max_retries = max_retries
-        # the readers' RxGain (pn532.PN532.set_rx_gain), set after each set-up
-        # (a reset puts the chip's default back); -1: the default
-        self.rx_gain = -1
-        n = len(readers)
-        self.seats = n
-        self._next = 0
-        # the group whose polls launch() began and the next tick() reads (-1:
-        # none), and the main loop's ``now`` when they began: its sightings
-        # are judged by it (the tags were in the field then, not a turn later)
-        self._flight = -1
-        self._flight_at = 0
-        self._again = False  # the last group launched was a pending seat's (_repoll)
-        self.set_group(group)
-        self._phase = bytearray(n)  # _P_*
-        # the card each seat shows as seen once, not confirmed yet (-1: none;
-        # -2: a tag not in the card map)
-        self.shown = [-1] * n
-        self._state = bytearray(n)  # all _INIT
-        self._all_up = False  # every reader _OK (tick skips the set-up round)
-        self._due = [0] * n
-        self._fails = bytearray(n)
-        self._backoff = bytearray(n)  # set-ups failed in a row (the reset's back-off)
-        self._faulted = bytearray(n)
-        self._two = bytearray(n)
-        self._cur = [bytearray(_UID_MAX) for _ in range(n)]
-        self._cur_len = bytearray(n)
-        self._cur_seen = [0] * n
-        # a poll of the seat found no tag since its tag was last seen: only
-        # then can the same tag, seen again, be a new tap (away_ms)
-        self._missed = bytearray(n)
-        # a new tag seen by one poll, not reported yet: since when (-1: none)
-        self._pend = bytearray(n)
-        self._pend_at = [0] * n
-        self.unconfirmed = 0  # tags seen by one poll only (stray reads dropped)
-        self._prev = [bytearray(_UID_MAX) for _ in range(n)]
-        self._prev_len = bytearray(n)
-        self._prev_seen = [0] * n
-        # Event ring.
-        self._q = queue
-        self._q_head = 0
-        self._q_len = 0
-        self._q_kind = bytearray(queue)
-        self._q_seat = bytearray(queue)
-        self._q_arg = [0] * queue
-        self._q_t = [0] * queue
-        # the events' UIDs, _UID_MAX bytes each, in one buffer (one block,
-        # not a list of 16 buffers: issue 21, 16 x 32 B less on the chip)
-        self._q_uid = bytearray(queue * _UID_MAX)
-        self._q_uid_len = bytearray(queue)
-        self.dropped = 0
-        # The event last popped.
-        self.kind = EV_NONE
-        self.seat = 0
-        self.card = -1
-        self.other = -1
-        self.code = 0
-        self.t_ms = 0
-        self.uid = bytearray(_UID_MAX)
-        self.uid_len = 0
-        # Counters (for the display's service page and the benchmarks).
-        self.polls = 0
-        self.off_failures = 0  # field-offs that failed (each reset the reader at once)
-        self.faults = 0
-        self.recoveries = 0
+        # the set-up is scanstart's (loaded for it and dropped after)
+        _part().init(
+            self, readers, cardmap, confirm_ms, away_ms, alternate_ms, crosstalk_ms, fault_after, reset_low_ms,
+            boot_ms, retry_ms, max_targets, max_retries, queue, group,
+        )
+        _done()
 
     def set_group(self, group):
         """How many readers are polled at once: GROUP_ONE, GROUP_PAIRS (seats
         0 + 2, then 1 + 3) or GROUP_ALL (more current: hardware/README.md)."""
-        n = self.seats
-        if group > n:
-            group = n  # fewer readers than the group: all of them at once
-        if self._flight >= 0:
-            raise ValueError("group: a group's polls are running (launch); change it after a tick")
-        if group < 1 or n % group:
-            raise ValueError("group: %d readers at once does not divide %d seats" % (group, n))
-        self.group = group
-        self._groups = n // group  # polls per cycle: group g is seats g, g + n // group, ...
-        self._group = 0
+        try:
+            _part().set_group(self, group)
+        finally:
+            _done()
 
     # ---- events ---------------------------------------------------------------
     def _emit(self, kind, seat, arg, uid, uid_len, now):
@@ -362,6 +372,8 @@ class Scanner:
         self._due[seat] = now + _back_off(self.reset_low_ms, self._backoff[seat])
 
     def _setup(self, seat, now):
+        # (resident, not scanstart's: a reader's set-up mid-match, after a
+        # reset, loads the driver's pn532cmd only, not the scanner's set-up too)
         rd = self.readers[seat]
         r = rd.setup(self.max_retries)
         if r >= 0 and self.rx_gain >= 0:

@@ -416,26 +416,12 @@ class Table(T.TableBase):
             del pend[:]
 
     def command(self, cmd):
-        """A link-level command: a list [CMD_*, ...]; raises TableError if refused."""
-        if not cmd:
-            raise T.TableError("empty command")
-        self.finish()
-        c = cmd[0]
-        if c == T.CMD_NEW_MATCH:
-            self.new_match()
-        elif c == T.CMD_RESTORE:
-            self.restore(cmd[1:])
-        elif c == T.CMD_NEXT_HAND:
-            if self.phase != T.HAND_END:
-                raise T.TableError("the hand is not over")
-            if self.time_called:
-                raise T.TableError("time is called: no new deal")
-            self.start_hand()
-        elif c == T.CMD_CALL_TIME:
-            self.time_called = True
-            self.save_due = True  # kept in the snapshot: a restart still starts no new deal
-        else:
-            raise T.TableError("unknown command %r" % (c,))
+        """A link-level command: a list [CMD_*, ...]; raises TableError if refused.
+        (tablestart's: a host's command is rare, its code is not kept.)"""
+        try:
+            _opt(_START).command(self, cmd)
+        finally:
+            _done(_START)
 
     # --- hand-overs between the parts ----------------------------------------
     def _draw(self, seat, ph, pend, now_ms):

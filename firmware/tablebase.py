@@ -236,5 +236,7 @@ try:  # the type checker's (and CPython's); at run time on the device TableBase 
         take_events: "Callable[[], list[Any]]"
         defenders: "Callable[[], int]"
         level: "Callable[[], int]"
+        finish: "Callable[[], None]"  # what the last play left to do, done now
+        restore: "Callable[[list[Any]], None]"  # a snapshot taken (tablerestore)
 except ImportError:
     TableBase = object  # pyright: ignore[reportAssignmentType]

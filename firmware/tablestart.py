@@ -101,3 +101,27 @@ def start_hand(tb: "T.TableBase"):
         + tb.levels[2:]
     )
     tb.save_due = True  # a power cut during the draw keeps the bids from here on
+
+
+def command(tb: "T.TableBase", cmd):
+    """table.Table.command: a link-level command, [CMD_*, ...]; raises
+    TableError if refused."""
+    if not cmd:
+        raise T.TableError("empty command")
+    tb.finish()
+    c = cmd[0]
+    if c == T.CMD_NEW_MATCH:
+        new_match(tb)
+    elif c == T.CMD_RESTORE:
+        tb.restore(cmd[1:])
+    elif c == T.CMD_NEXT_HAND:
+        if tb.phase != T.HAND_END:
+            raise T.TableError("the hand is not over")
+        if tb.time_called:
+            raise T.TableError("time is called: no new deal")
+        start_hand(tb)
+    elif c == T.CMD_CALL_TIME:
+        tb.time_called = True
+        tb.save_due = True  # kept in the snapshot: a restart still starts no new deal
+    else:
+        raise T.TableError("unknown command %r" % (c,))

@@ -96,7 +96,7 @@ CHIP_GOAL = 100 * 1024
 RESIDENT = (
     "ttlink_io", "persist", "cardmap", "pn532", "scanner", "ttlink", "events",
     "table", "tablebase", "tabledeal", "tabletrick",
-    "display", "version", "main", "drules", "drules_hand", "tablerules",
+    "display", "main", "drules", "drules_hand", "tablerules",
 )
 
 

@@ -170,6 +170,54 @@ def test_firmware_lookup_allocates_nothing_under_micropython(tmp_path: Path) -> 
     assert proc.stdout.split() == ["True", "-1"]
 
 
+def test_card_map_mixed_uid_lengths_and_wide_ids() -> None:
+    # the map keeps its records by UID length (cardmap.CardMap): 4-, 7- and
+    # 10-byte UIDs in one map, a card id over 255 (two bytes kept), each found
+    # in its own run and nowhere else
+    pairs = [(bytes((0x04, i, 1, 2, 3, 4, 5)), i) for i in range(40)]
+    pairs += [(bytes((0x08, i, 9, 9)), 100 + i) for i in range(20)]
+    pairs += [(bytes((0x04, 7, 7, 7, 7, 7, 7, 7, 7, i)), 200 + i) for i in range(10)]
+    pairs.append((bytes((0x05, 0, 0, 0, 0, 0, 1)), 300))
+    m = cardmap.CardMap(build_map(pairs))
+    assert m.count == len(pairs)
+    for uid, card in pairs:
+        assert m.lookup(uid, len(uid)) == card, (uid.hex(), card)
+        assert m.lookup(uid + b"\x00", len(uid) + 1) == -1
+        assert m.lookup(uid, len(uid) - 1) == -1
+    assert m.lookup(bytes((0x04, 40, 1, 2, 3, 4, 5)), 7) == -1
+    assert m.lookup(bytes((0x08, 20, 9, 9)), 4) == -1
+    assert m.lookup(bytes((0x04, 0, 0, 0)), 3) == -1
+    assert m.lookup(bytes(11), 11) == -1 and m.lookup(b"", 0) == -1
+    # ids of one byte: the same map without the wide one
+    narrow = cardmap.CardMap(build_map(pairs[:-1]))
+    for uid, card in pairs[:-1]:
+        assert narrow.lookup(uid, len(uid)) == card
+
+
+def test_card_map_held_compact_under_micropython(tmp_path: Path) -> None:
+    # what the table holds for a 4-deck map of 7-byte UIDs (issue 21): the
+    # records as 8 bytes a card, not the file's 13 (2,856 B with the header)
+    from tractor_table import mpy
+    from tractor_table.paths import FIRMWARE_DIR
+
+    cs = full_set(4)
+    (tmp_path / "cards.bin").write_bytes(cs.export_map())
+    code = (
+        "import gc, cardmap\n"
+        "gc.collect()\n"
+        "a = gc.mem_alloc()\n"
+        f"m = cardmap.load({str(tmp_path / 'cards.bin')!r})\n"
+        "gc.collect()\n"
+        "print(m.count, gc.mem_alloc() - a)\n"
+    )
+    proc = mpy.run(code=code, path=[FIRMWARE_DIR], heapsize="64K", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    count, held = map(int, proc.stdout.split())
+    assert count == 216
+    # 216 x 8 B of records, the object, its map, the run table, the name
+    assert held < 216 * 8 + 512 < 216 * 13, held
+
+
 def test_tag_code_round_trip() -> None:
     cs = full_set(2, "Red backs")
     code = cs.tag_code(107)
