@@ -21,6 +21,11 @@ _NPOS = const(18)  # drules' sizes of the scratch buffers
 _MAXU = const(64)
 _MAXB = const(16)
 _VW = const(24)
+# _fits's steps before the oracle when the oracle's placement is loaded with the
+# ladders (3-4 decks, same_shape_only): bot play's direct searches took 1-3 steps
+# mostly, at most 15 (1,200 hands: none reached the oracle, whose search would
+# load drules_sweep); a near miss's are bytecode spent before the oracle answers
+_LSTEPS = const(20)
 
 
 def init(
@@ -107,6 +112,11 @@ def init(
     if decks > 2 or same_shape_only:
         parts(True)  # drules._parts (given: this module does not import drules)
         self._place_init()
+        # the oracle's placement is here already: a trick's direct search
+        # gives up sooner (issue 21: adv-54, adv-59, adv-08 spent 32 steps
+        # of bytecode in each _fits before the oracle answered; with 1-2
+        # decks 32 keeps the oracle's code out of bot play's heap)
+        self.match_steps = _LSTEPS
     self._cur = bytearray(5 * _NPOS)  # set_trump's cursors
     set_trump(self, 0, _NT)
 

@@ -46,6 +46,7 @@ drules = __import__("drules")
 print("fresh", loaded(ORACLE))
 e3 = drules.Engine(3)
 print("ladders", loaded(("drules_ladder",) + ORACLE))
+print("steps", drules.Engine(2).match_steps, drules.Engine(2, False, True).match_steps, e3.match_steps)
 e3.set_trump(2, 0)  # level 4, spades: adv-20 (tests/device_rules/data/adversarial.jsonl)
 lead = ids("2S 2S 3S 5S 5S 6S 6S 7S 7S 7S 8S 8S 8S 9S 9S TS TS JS JS KS")
 hand = drules.hand_from(ids("2S 3S 3S 4S 4S 4S 5S 6S TS JS QS KS AS AS AS 2H 4H 4H 4H 4D 4D 4D 2C 4C 4C 4C "
@@ -77,6 +78,9 @@ def test_the_parts_load_when_asked_and_leave_with_the_engine(tmp_path: Path) -> 
     assert out["fresh"] == "[]"
     # 3 decks: the ladders and the oracle's placement at once, not its search
     assert out["ladders"] == "['drules_ladder', 'drules_place', 'drules_memo']"
+    # the trick's direct search: 32 steps where the oracle would have to load
+    # (1-2 decks), 20 where its placement is loaded already (with the ladders)
+    assert out["steps"] == "32 20 20"
     assert out["ladder"] == "8 ['drules_place', 'drules_memo']"  # R_TRIPLES, by the ladder alone
     # a near-miss follow (adv-20: a tractor held and not played, a question
     # only the search settles) asks the search: it loads,
