@@ -81,17 +81,7 @@ class SSD1309:
         w(self.addr, bytes((0, 0xA8, h - 1, 0xDA, 0x12 if h > 32 else 0x02, 0xAF)))
 
     def update(self, buf, keys, whole=0x80):
-        """Send what changed of the frame ``buf`` since the last frame
-        (ssd1306.SSD1306.update, the same addressing, the same bytes).
-        ``keys[p]`` is page p's text line (display.DisplayModel: a character
-        of the 8x8 font every 8 columns, blank past the text): only the
-        columns of the characters that differ are sent (a card seen once adds
-        5 characters to a seat's line: 40 bytes, about 1 ms of I2C at 400
-        kHz, not the page's 128 bytes and 3.4 ms; issue 22). A page in the
-        bit mask ``whole`` that changed is sent whole (by default the
-        message line, 7: its inverse video spans the page). The whole frame (1 KB, about 24 ms)
-        after init() and after a write that failed (it leaves the RAM
-        unknown). Pages next to each other with the same columns share a
-        window; between two pages the board's ``between()`` (PicoBoard: the
-        readers served, issue 22)."""
+        """Send what changed of the frame ``buf`` since the last frame: as
+        ssd1306.SSD1306.update (display.send: the same addressing, the same
+        bytes; its docstring says which columns and pages are sent)."""
         _send(self, buf, keys, whole)
