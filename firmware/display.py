@@ -104,6 +104,12 @@ def seat_text(t, s, ph):
     return mark + "S%d " % s + txt
 
 
+def play_line(t):
+    """Line 2 in play: whose turn, or the trick done (its end being worked
+    out: table.Table.work, turn -1)."""
+    return "trick%d S%d plays" % (len(t.tricks) + 1, t.turn) if t.turn >= 0 else "trick done"
+
+
 class DisplayModel:
     """Renders a table.Table into 8 text lines and a MONO_VLSB frame of
     ``width`` x ``height`` pixels (at least 128x64, rows a multiple of 8: the
@@ -133,6 +139,9 @@ class DisplayModel:
         # the seat lines as text_lines made them, before the cards seen once
         self._seat = [""] * 4
         self._inv = 0  # the message line is in inverse video
+        # the last render(t, False, seats) made every line a play changes
+        # (main.App.step: its frame is then whole, none after it)
+        self.whole = False
 
     def text_lines(self, t):
         """The 8 lines for the table's state (each at most 16 characters; a
@@ -160,7 +169,7 @@ class DisplayModel:
         elif ph == T.PLAY:
             # turn -1: the trick's (the hand's) last card is in, its end not
             # worked out yet (table.Table.work)
-            lines[2] = "trick%d S%d plays" % (len(t.tricks) + 1, t.turn) if t.turn >= 0 else "trick done"
+            lines[2] = play_line(t)
 
         elif ph == T.SCAN:
             done = 0
@@ -228,12 +237,22 @@ class DisplayModel:
         counted tap's frame first: main.App.step, issue 22; all of them at a
         find-a-friend table, whose seat lines carry the seats' points, or
         before a first frame)."""
+        # In play (no find-a-friend) a tap changes the trick's line and the
+        # seat lines only (the turn's mark moves, the lead clears "won last";
+        # the score and the levels change at a trick's end, a piece of the
+        # table's work): those made again, not all eight (issue 22)
+        play = False
         if seats:
             seen = not t.friend and self._drawn[7] is not None
+            play = seen and t.phase == T.PLAY
             for s in range(4):
-                if seen and seats >> s & 1:
+                if seen and (play or seats >> s & 1):
                     self._seat[s] = seat_text(t, s, t.phase)
+        self.whole = play
         lines = self.seen_lines() if seen else self.text_lines(t)
+        if play:
+            lines[2] = play_line(t)
+            self._cut(lines, 2, 3)
         fb = self.fb
         if fb is None:
             return self.buf
