@@ -139,9 +139,6 @@ class DisplayModel:
         # the seat lines as text_lines made them, before the cards seen once
         self._seat = [""] * 4
         self._inv = 0  # the message line is in inverse video
-        # the last render(t, False, seats) made every line a play changes
-        # (main.App.step: its frame is then whole, none after it)
-        self.whole = False
 
     def text_lines(self, t):
         """The 8 lines for the table's state (each at most 16 characters; a
@@ -237,21 +234,14 @@ class DisplayModel:
         counted tap's frame first: main.App.step, issue 22; all of them at a
         find-a-friend table, whose seat lines carry the seats' points, or
         before a first frame)."""
-        # In play (no find-a-friend) a tap changes the trick's line and the
-        # seat lines only (the turn's mark moves, the lead clears "won last";
-        # the score and the levels change at a trick's end, a piece of the
-        # table's work): those made again, not all eight (issue 22)
-        play = False
         if seats:
             seen = not t.friend and self._drawn[7] is not None
-            play = seen and t.phase == T.PLAY
             for s in range(4):
-                if seen and (play or seats >> s & 1):
+                if seen and seats >> s & 1:
                     self._seat[s] = seat_text(t, s, t.phase)
-        self.whole = play
         lines = self.seen_lines() if seen else self.text_lines(t)
-        if play:
-            lines[2] = play_line(t)
+        if seats & 16:
+            lines[2] = play_line(t)  # (play_rest: in play)
             self._cut(lines, 2, 3)
         fb = self.fb
         if fb is None:
@@ -275,6 +265,19 @@ class DisplayModel:
             fb.fill_rect(0, y, WIDTH, 8, c)
             fb.text(ln, 0, y, 1 - c)
         return self.buf
+
+    def play_rest(self, t, seats):
+        """After a tap's own line (render(t, False, seats)), in play: the
+        other seat lines (the turn's mark moves, a lead clears "won last")
+        and the trick's line made again and drawn, the only lines a play
+        changes (the score and the levels change at a trick's end, a piece
+        of the table's work): not all eight (issue 22). False, with nothing
+        drawn, in another phase, at a find-a-friend table or before a first
+        frame: the caller renders the whole frame."""
+        if t.friend or self._drawn[7] is None or t.phase != T.PLAY:
+            return False
+        self.render(t, False, (15 & ~seats) | 16)
+        return True
 
 
 def spans(keys, sent, whole, n, cols, span):

@@ -235,9 +235,11 @@ class App:
                 b.beep(s)
             b.show(d.render(t, False, seats), d.lines)
             drew = True
-            if d.whole:
-                # a play: its frame is whole (the seat lines and the trick's
-                # line made again: display.DisplayModel.render), none after it
+            if d.play_rest(t, seats):
+                # in play the rest of its frame is the other seat lines and
+                # the trick's line, made again alone and drawn now, not the
+                # whole frame later in the turn (issue 22)
+                b.show(d.buf, d.lines)
                 self.dirty = False
                 self.shown_at = now
                 self.drawn_ev = t.ev_index
