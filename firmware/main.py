@@ -111,13 +111,15 @@ _GC_SAVES = const(2)
 # (issue 22); it waits at most _FLASH_LATE turns in a row for such a turn
 _FLASH_ROOM_MS = const(25)
 _FLASH_LATE = const(3)
-# a turn that drew a counted tap's line first (its seat's line: what the
-# player waits for) draws the rest of its frame (the turn's mark, the trick's
-# line) in that turn only if it has used less than this (ms) by then;
-# otherwise at the next turn that runs no piece of the table's work, before
-# the link's work, as a piece's frame: the tap's turn, its pair's read and
-# its seat's line were already a cycle's worth, and the frame's text and
-# pages (30-40 ms on the board model) made it the longest turn (issue 22)
+# outside play (a bid, a card buried: in play the lines a tap changes are
+# drawn at once, display.DisplayModel.play_rest), a turn that drew a counted
+# tap's line first (its seat's line: what the player waits for) draws the
+# rest of its frame (all eight lines made again) in that turn only if it has
+# used less than this (ms) by then; otherwise at the next turn that runs no
+# piece of the table's work, before the link's work, as a piece's frame: the
+# tap's turn, its pair's read and its seat's line were already a cycle's
+# worth, and the whole frame's text and pages (20-40 ms on the board model)
+# made it the longest turn (issue 22)
 _FRAME_ROOM_MS = const(20)
 
 
