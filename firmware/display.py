@@ -104,6 +104,12 @@ def seat_text(t, s, ph):
     return mark + "S%d " % s + txt
 
 
+def play_line(t):
+    """Line 2 in play: whose turn, or the trick done (its end being worked
+    out: table.Table.work, turn -1)."""
+    return "trick%d S%d plays" % (len(t.tricks) + 1, t.turn) if t.turn >= 0 else "trick done"
+
+
 class DisplayModel:
     """Renders a table.Table into 8 text lines and a MONO_VLSB frame of
     ``width`` x ``height`` pixels (at least 128x64, rows a multiple of 8: the
@@ -160,7 +166,7 @@ class DisplayModel:
         elif ph == T.PLAY:
             # turn -1: the trick's (the hand's) last card is in, its end not
             # worked out yet (table.Table.work)
-            lines[2] = "trick%d S%d plays" % (len(t.tricks) + 1, t.turn) if t.turn >= 0 else "trick done"
+            lines[2] = play_line(t)
 
         elif ph == T.SCAN:
             done = 0
@@ -234,6 +240,9 @@ class DisplayModel:
                 if seen and seats >> s & 1:
                     self._seat[s] = seat_text(t, s, t.phase)
         lines = self.seen_lines() if seen else self.text_lines(t)
+        if seats & 16:
+            lines[2] = play_line(t)  # (play_rest: in play)
+            self._cut(lines, 2, 3)
         fb = self.fb
         if fb is None:
             return self.buf
@@ -256,6 +265,19 @@ class DisplayModel:
             fb.fill_rect(0, y, WIDTH, 8, c)
             fb.text(ln, 0, y, 1 - c)
         return self.buf
+
+    def play_rest(self, t, seats):
+        """After a tap's own line (render(t, False, seats)), in play: the
+        other seat lines (the turn's mark moves, a lead clears "won last")
+        and the trick's line made again and drawn, the only lines a play
+        changes (the score and the levels change at a trick's end, a piece
+        of the table's work): not all eight (issue 22). False, with nothing
+        drawn, in another phase, at a find-a-friend table or before a first
+        frame: the caller renders the whole frame."""
+        if t.friend or self._drawn[7] is None or t.phase != T.PLAY:
+            return False
+        self.render(t, False, (15 & ~seats) | 16)
+        return True
 
 
 def spans(keys, sent, whole, n, cols, span):

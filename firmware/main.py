@@ -111,6 +111,16 @@ _GC_SAVES = const(2)
 # (issue 22); it waits at most _FLASH_LATE turns in a row for such a turn
 _FLASH_ROOM_MS = const(25)
 _FLASH_LATE = const(3)
+# outside play (a bid, a card buried: in play the lines a tap changes are
+# drawn at once, display.DisplayModel.play_rest), a turn that drew a counted
+# tap's line first (its seat's line: what the player waits for) draws the
+# rest of its frame (all eight lines made again) in that turn only if it has
+# used less than this (ms) by then; otherwise at the next turn that runs no
+# piece of the table's work, before the link's work, as a piece's frame: the
+# tap's turn, its pair's read and its seat's line were already a cycle's
+# worth, and the whole frame's text and pages (20-40 ms on the board model)
+# made it the longest turn (issue 22)
+_FRAME_ROOM_MS = const(20)
 
 
 class App:
@@ -213,6 +223,7 @@ class App:
         tags = viewed and self._view(b, now) and clean and not took
         d = self.display
         drew = False
+        line = False  # a counted tap's line drawn first, the rest not yet
         mid = self.mid
         seen = None  # the readers' second pair not read yet this turn
         if took and clean and t.message == msg:
@@ -225,6 +236,17 @@ class App:
             if s:
                 b.beep(s)
             b.show(d.render(t, False, seats), d.lines)
+            drew = True
+            if d.play_rest(t, seats):
+                # in play the rest of its frame is the other seat lines and
+                # the trick's line, made again alone and drawn now, not the
+                # whole frame later in the turn (issue 22)
+                b.show(d.buf, d.lines)
+                self.dirty = False
+                self.shown_at = now
+                self.drawn_ev = t.ev_index
+            else:
+                line = True  # the rest of the frame may wait for a turn with room
         elif tags:
             # only a card seen once (or gone): its frame now, as the card lands
             self.dirty = False
@@ -239,6 +261,7 @@ class App:
                 t.button(seat, kind, now)
             self.dirty = True
             took = True
+            line = False  # a press's change is drawn at once
         had_msg = t.message
         t.tick(now)
         if had_msg and not t.message:
@@ -282,7 +305,11 @@ class App:
         # a piece's frame is the next turn's (a trick's end redraws 5-6 of the
         # 8 lines), drawn before the link's work, in the link's turn too
         piece = self.piece_due and not worked
-        if self.dirty and (
+        if line and t.message == msg and ttlink.ticks_diff(b.ticks_ms(), now) >= _FRAME_ROOM_MS:
+            # a counted tap's line is drawn and the turn is long already:
+            # the rest of its frame at the next turn, before the link's work
+            self.piece_due = True
+        elif self.dirty and (
             first
             or piece
             or (not worked and late < _LINK_LATE and ttlink.ticks_diff(now, self.shown_at) >= REDRAW_MS)

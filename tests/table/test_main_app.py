@@ -361,6 +361,98 @@ def test_a_saves_flash_work_waits_for_a_turn_with_room_but_not_for_long():
     assert long >= short + 6, (short, long)
 
 
+class FrameCountBoard(LongTurnBoard):
+    """LongTurnBoard counting its frames (show() calls)."""
+
+    def __init__(self, store=None):
+        LongTurnBoard.__init__(self, store)
+        self.frames = 0
+        self.log = None  # each frame's lines, once a list
+
+    def show(self, buf, lines):
+        self.frames += 1
+        if self.log is not None:
+            self.log.append(list(lines))
+        LongTurnBoard.show(self, buf, lines)
+
+
+def _a_tap_in_a_long_turn(turn_ms, follow):
+    # the frames drawn by the turn that took a tap (seat 2's follow, or the
+    # dealer's first card to bury) and by the next one; the lines shown
+    # after them; the link's count before the tap and after each turn
+    w = Wire(board=FrameCountBoard())
+    b = w.board
+    inputs = [("t", 1, 13), ("b", 1, E.BTN_OK), ("b", 0, E.BTN_OK)]
+    if follow:
+        inputs += [("t", 1, c) for c in (48, 49, 50, 51, 47, 46)]
+        inputs += [("t", 1, 1), ("b", 1, E.BTN_OK)]
+    for kind, seat, x in inputs:
+        (b.tap_q if kind == "t" else b.press_q).append((seat, x))
+        w.run(20)
+    w.run(400)
+    t = w.app.table
+    assert t.due == 0 and not w.app.dirty
+    assert t.phase == (T.PLAY if follow else T.KITTY)
+    link = w.app.link
+    counts = [link.count]
+    b.turn_ms = turn_ms
+    b.tap_q.append((2, 2) if follow else (1, 48))
+    b.log = []
+    d = w.app.display
+    made = [0]  # text_lines() (all eight lines made) in the tap's turn
+
+    def text_lines(t, f=d.text_lines):
+        made[0] += 1
+        return f(t)
+
+    d.text_lines = text_lines
+    f0 = b.frames
+    w.run(5)  # the tap's turn
+    f1 = b.frames
+    del d.text_lines
+    b.log.append(made[0])
+    counts.append(link.count)
+    assert b.sounds[-1] == (E.SND_OK if follow else E.SND_TAP)  # taken
+    w.run(5)  # the next turn
+    counts.append(link.count)
+    w.run(5)
+    counts.append(link.count)
+    return f1 - f0, b.frames - f1, b.log, counts, w.app.dirty, w.app.display.fb is not None
+
+
+def test_a_counted_taps_line_first_the_rest_of_its_frame_at_a_turn_with_room():
+    # issue 22: a counted tap's seat line is drawn first in its turn; the
+    # rest of its frame (here the burial's count on line 2) in the same turn
+    # only if that turn has used less than _FRAME_ROOM_MS (20, a private
+    # const) by then, else at the next turn, before the link's work
+    tap, nxt, log, counts, dirty, _ = _a_tap_in_a_long_turn(0, False)
+    assert (tap, nxt) == (2, 0)  # the line, then the rest: both in the tap's turn
+    assert not dirty and log[-2][2] == "S1 bury 1/6" and log[-2][4].startswith(">S1 ."), log
+    tap, nxt, log2, counts, dirty, _ = _a_tap_in_a_long_turn(30, False)
+    assert (tap, nxt) == (1, 1)  # the line at once; the rest at the next turn
+    assert log2[-1] == log[-2] and not dirty
+    assert log[2] in (1, 2) and log2[1] in (0, 1)  # text_lines(): the rest's, at its turn
+
+
+def test_a_plays_frame_is_its_seats_line_then_the_lines_a_play_changes():
+    # issue 22: in play a tap changes the seat lines (its card, the turn's
+    # mark) and the trick's line only: its seat's line is drawn first, then
+    # those (made again alone, not the eight lines), in its turn however
+    # long it is; nothing after. (CPython's display draws no lines: it makes
+    # all eight at a tap's line, and the rest waits as at a burial.)
+    for turn_ms in (0, 30):
+        tap, nxt, log, counts, dirty, fb = _a_tap_in_a_long_turn(turn_ms, True)
+        assert (tap, nxt) == ((2, 0) if fb or turn_ms == 0 else (1, 1)), turn_ms
+        assert log[0][5].startswith(" S2 ") and len(log[0][5]) > 4  # the card, first
+        if fb:
+            assert log[0][6].startswith(" S3") and log[0][2] == "trick1 S2 plays"  # the rest not yet
+        made = log.pop(tap)  # text_lines() in the tap's turn
+        assert made == (0 if fb else tap), (turn_ms, made)  # with framebuf: the lines a play changes alone
+        assert log[-1][2] == "trick1 S3 plays" and log[-1][6].startswith(">S3")
+        assert counts[1] == counts[0] and counts[3] > counts[0]  # the link: after the tap's turn
+        assert not dirty
+
+
 def test_a_hands_end_begins_once_a_save_under_way_is_written():
     # issue 21 (a heap that fits): the hand's end (its audit, with the rules
     # engine, then the settlement) does not run over a save of the trick
