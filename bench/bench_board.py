@@ -12,8 +12,18 @@ with --json prints one JSON object instead and writes no file. Time on the
 board model is its virtual clock: the models' own times (SPI bytes at the
 baud rate, the PN532 model's delays, I2C bytes at 400 kHz, flash erase and
 program times, the firmware's sleeps) plus the firmware's CPU time, its
-bytecode charged x GENERIC x FLASH_WAIT (bench/rp2040.py), its gc.collect()
-and json calls x board.C_FACTOR.
+bytecode charged x GENERIC x FLASH_WAIT, its native code, gc.collect() and
+json calls x the native factor x FLASH_WAIT (board.C_FACTOR).
+
+The factors are anchored to the chip in the same run (bench/chipref.py):
+before the board runs, the table core the chip ran (a676471) is timed here
+on the hands the chip was fed, and GENERIC is the largest of chip ms / unix
+ms now over its kinds (lead, follow, hand end, snapshot); the native factor
+is the fixed one times the rules engine's pessimistic anchor (the chip's
+engine on the audit's cases). The anchor is timed again after the runs, to
+show how far the machine moved meanwhile. ``--fixed-factors``: the fixed
+factors of bench/rp2040.py, as before (and ``--heap-only`` always: the heap
+figures do not depend on the clock's charge).
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import chipref  # noqa: E402
 import rp2040  # noqa: E402
 from tractor_table import perfdoc  # noqa: E402
 from tractor_table.errors import CommandError  # noqa: E402
@@ -186,6 +197,59 @@ def profile(path: Path, decks: int, hands: int, seed: int, factor: float, cfac: 
     for line in rows[:25]:
         print(line, file=sys.stderr)
     return 0
+
+
+def measure_anchor(table: chipref.OldTable, old: chipref.OldEngine, runs: int = 3) -> dict[str, Any]:
+    """The same-run anchor now: the chip's table core (``runs`` runs, each input
+    its least) and the chip's engine on the audit's cases (``runs`` passes,
+    each case its least); the board's factors from them."""
+    load_start = chipref.load()
+    unix = table.time(runs)
+    cases = chipref.cases(list(chipref.ANCHOR_CASES))
+    rules = chipref.rules_anchor(chipref.anchor_estimates(chipref.least_timings([old.time(cases) for _ in range(runs)])))
+    factors = chipref.table_factors(unix)
+    board = chipref.anchored_factors(factors, rules)
+    return {
+        "commit": chipref.COMMIT,
+        "table_unix_ms": {k: round(v, 4) for k, v in unix.items()},
+        "table_chip_ms": chipref.TABLE_CHIP_MS,
+        "table_factors": {k: round(v, 1) for k, v in factors.items()},
+        "table_ratio_to_fixed": {k: round(v / rp2040.TIME[k], 3) for k, v in factors.items()},
+        "generic": round(board.generic, 1),
+        "generic_fixed": rp2040.GENERIC,
+        "rules": rules.json(),
+        "cpu_factor": round(board.cpu_factor, 1),
+        "c_factor": round(board.c_factor, 1),
+        "cpu_factor_fixed": chipref.fixed_board().cpu_factor,
+        "c_factor_fixed": chipref.fixed_board().c_factor,
+        "ratio_to_fixed": {k: round(v, 3) for k, v in board.ratios().items()},
+        "load": {"start": load_start, "end": chipref.load()},
+    }
+
+
+def factor_line(anchor: dict[str, Any] | None) -> str:
+    """Where the board's factors come from, for the docs."""
+    fixed = chipref.fixed_board()
+    if anchor is None:
+        return (f"the fixed factors (`--fixed-factors`: GENERIC x FLASH_WAIT of `bench/rp2040.py`, {rp2040.SOURCE}; "
+                f"`board.C_FACTOR`, see below).")
+    t, r = anchor["table_factors"], anchor["rules"]
+    after = anchor.get("after") or {}
+    return (
+        f"**anchored to the chip in this run** (`bench/chipref.py`). The table core the chip ran ({anchor['commit']}, "
+        f"40 hands of seed 11) timed here before the runs: chip ms / unix ms now "
+        + ", ".join(f"{k} {v:g}" for k, v in t.items())
+        + f" (the fixed factors: {', '.join(f'{rp2040.TIME[k]:g}' for k in t)}); GENERIC is their largest, "
+        f"{anchor['generic']:g} (fixed {rp2040.GENERIC:g}), x {rp2040.FLASH_WAIT} = {anchor['cpu_factor']:g} "
+        f"({anchor['ratio_to_fixed']['cpu_factor']:.2f}x the fixed {fixed.cpu_factor:g}); the native factor is "
+        f"{rp2040.TIME['rules_native']:g} x the rules engine's pessimistic anchor {r['pessimistic']:.2f} ({r['flattered']}; "
+        f"median {r['median']:.2f}) x {rp2040.FLASH_WAIT} = {anchor['c_factor']:g} "
+        f"({anchor['ratio_to_fixed']['c_factor']:.2f}x the fixed {fixed.c_factor:g}). Timed again after the runs: "
+        f"GENERIC {after.get('generic', '-')}, rules anchor {(after.get('rules') or {}).get('pessimistic', '-')}. "
+        f"Load {anchor['load']['start'][0]:.1f} before, {(after.get('load') or anchor['load'])['end'][0]:.1f} after. "
+        "The x1.3 for flash wait states stays on top; only the unix side is timed again (the chip's times are the "
+        "audit's); `--fixed-factors` runs with the fixed ones."
+    )
 
 
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -380,10 +444,23 @@ def main(argv: list[str]) -> int:
                     help="instead: one bots' run of --hands hands with every firmware method wrapped, and "
                     "FILE (tab-separated) getting the board time charged while each was innermost and its calls "
                     "(sim/board/mpy/cpuprof.py); writes nothing else")
+    ap.add_argument("--fixed-factors", action="store_true",
+                    help="charge the fixed factors of bench/rp2040.py (GENERIC x FLASH_WAIT, C_FACTOR) instead of "
+                    "the ones anchored to the chip in this run (bench/chipref.py)")
     args = ap.parse_args(argv)
     factor = rp2040.GENERIC * rp2040.FLASH_WAIT
     cfac = C_FACTOR
+    anchor: dict[str, Any] | None = None
+    refs: tuple[chipref.OldTable, chipref.OldEngine] | None = None
+    if not args.fixed_factors and not args.heap_only:
+        refs = (chipref.OldTable(), chipref.OldEngine())
+        anchor = measure_anchor(*refs)
+        factor, cfac = anchor["cpu_factor"], anchor["c_factor"]
+        print("anchor", anchor, file=sys.stderr)
     if args.profile is not None:
+        if refs is not None:
+            refs[0].close()
+            refs[1].close()
         return profile(args.profile, args.decks[0] if len(args.decks) == 1 else 2, args.hands, args.seed,
                        factor, cfac)
     ref = 2 if 2 in args.decks else args.decks[0]
@@ -433,6 +510,13 @@ def main(argv: list[str]) -> int:
         # a failure at the flash's maximum times is a figure too: said, not hidden
         fmax_error = str(exc).splitlines()[0]
         say("flash max failed:", fmax_error)
+    if refs is not None and anchor is not None:
+        # the anchor again after the runs: how far the machine moved meanwhile
+        after = measure_anchor(*refs)
+        anchor["after"] = {k: after[k] for k in ("table_unix_ms", "generic", "rules", "cpu_factor", "c_factor", "load")}
+    if refs is not None:
+        refs[0].close()
+        refs[1].close()
     bot, human = median_run(bots), median_run(human_runs)
     out = figures(bot)
     out["human"] = figures(human)
@@ -440,7 +524,9 @@ def main(argv: list[str]) -> int:
     out["heap_peak_unix_bytes"] = {str(r["decks"]): r["peak"] for r in rows}
     out["decks"] = ref
     out["runs"] = args.runs
-    out["factors"] = {"bytecode": factor, "c_calls_gc": cfac}
+    out["factors"] = {"bytecode": factor, "c_calls_gc": cfac, "anchored": anchor is not None}
+    # the same-run anchor (None with --fixed-factors): the factors, their ratio to the fixed ones, the load
+    out["anchor"] = anchor
     out["command"] = "python bench/bench_board.py " + " ".join(argv)
     out["firmware"] = firmware_id()
     if args.json:
@@ -521,9 +607,9 @@ def main(argv: list[str]) -> int:
         "",
         f"### Time, {ref} decks, RP2040-calibrated (medians of {args.runs} runs; flash at its maximum times: 1 run)",
         "",
-        f"Board time (the virtual clock, see below), ms. The firmware's bytecode charged x {factor:.1f} (GENERIC x "
-        f"FLASH_WAIT of `bench/rp2040.py`: {rp2040.SOURCE}); its `gc.collect()` and `json` calls, C code timed "
-        f"apart, x {cfac:.1f} (`board.C_FACTOR`, see below). *Before*: `{(before or {}).get('command', '-')}` on "
+        f"Board time (the virtual clock, see below), ms. The firmware's bytecode charged x {factor:.1f}, its native "
+        f"code and its `gc.collect()` and `json` calls, C code timed apart, x {cfac:.1f}: {factor_line(anchor)} "
+        f"*Before*: `{(before or {}).get('command', '-')}` on "
         f"{(before or {}).get('firmware', '-')}, the same model.",
         "",
         "| scenario | what | before | **now** | target |",
