@@ -152,13 +152,30 @@ def cases(ids: list[str]) -> list[dict[str, Any]]:
 Timing = tuple[float, float, list[Any]]
 
 
-class OldEngine:
+class _Built:
+    """Old code built in a folder of its own, removed at ``close()`` (or the ``with``'s end)."""
+
+    def __init__(self, commit: str) -> None:
+        self.commit = commit
+        self._tmp = tempfile.TemporaryDirectory(prefix="tt-chipref-")
+
+    def __enter__(self) -> _Built:
+        return self
+
+    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._tmp.cleanup()
+
+
+class OldEngine(_Built):
     """The commit's rules engine in one MicroPython process (the "adversary"
     runner, by kind), open for a whole run: ``time(cases)`` is one pass."""
 
     def __init__(self, commit: str = COMMIT, repeat: int = 5) -> None:
-        self.commit, self.repeat = commit, repeat
-        self._tmp = tempfile.TemporaryDirectory(prefix="tt-chipref-")
+        super().__init__(commit)
+        self.repeat = repeat
         self.src, self.mpy_dir = old_engine(commit, Path(self._tmp.name))
         native, inner = adversarial.engine_methods(self.src)
         self.dev = EngineProcess(
@@ -171,12 +188,9 @@ class OldEngine:
     def __enter__(self) -> OldEngine:
         return self
 
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()
-
     def close(self) -> None:
         self.dev.close()
-        self._tmp.cleanup()
+        super().close()
 
     def time(self, chosen: list[dict[str, Any]]) -> dict[str, Timing]:
         """One pass over ``chosen``: each case's median of ``repeat`` calls, by kind."""
@@ -340,31 +354,21 @@ def record_hands(commit_engine: Path, hands: int, seed: int) -> list[list[object
     return got
 
 
-class OldTable:
+class OldTable(_Built):
     """The commit's table core (every firmware module built for this machine)
     and its ``bench/table_mp.py``, with the hands the chip was fed."""
 
     def __init__(self, commit: str = COMMIT, hands: int = TABLE_HANDS, seed: int = TABLE_SEED) -> None:
         import bench_table
 
+        super().__init__(commit)
         self._bench_table = bench_table
-        self.commit = commit
-        self._tmp = tempfile.TemporaryDirectory(prefix="tt-chipref-table-")
         root = Path(self._tmp.name)
         archive(commit, root, ["firmware", "engine", "bench/table_mp.py", "bench/heapprobe.py"])
         self.fw = root / "fw"
         compile_host(firmware_build.firmware_sources(root / "firmware"), self.fw, commit)
         self.bench = root / "bench"
         self.hands = record_hands(root / "engine", hands, seed)
-
-    def __enter__(self) -> OldTable:
-        return self
-
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._tmp.cleanup()
 
     def time(self, runs: int = 3) -> dict[str, float]:
         """The unix-port medians now, ms by kind (each input its least of ``runs``)."""

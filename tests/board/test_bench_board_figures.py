@@ -8,7 +8,6 @@ import sys
 from typing import Any
 
 import pytest
-
 from board_rig import ROOT
 
 
@@ -89,7 +88,7 @@ def test_json_prints_one_object_with_the_issue_22_keys_and_writes_no_file(
     assert (ROOT / "docs" / "performance.md").read_bytes() == perf
 
 
-def _fake_board(monkeypatch: Any) -> tuple[Any, list[tuple[float, float]]]:
+def _fake_board(monkeypatch: Any, sections: dict[str, str] | None = None) -> tuple[Any, list[tuple[float, float]]]:
     """bench_board with its board runs replaced by the recorded row; the
     factors each run was given, in a list."""
     import json
@@ -103,8 +102,10 @@ def _fake_board(monkeypatch: Any) -> tuple[Any, list[tuple[float, float]]]:
         given.append((factor, cfac))
         return dict(row)
 
-    def no_file(*a: Any, **k: Any) -> None:
-        raise AssertionError(f"--json wrote {a[:1]}")
+    def no_file(name: str, body: str) -> None:
+        if sections is None:
+            raise AssertionError(f"--json wrote {name}")
+        sections[name] = body
 
     monkeypatch.setattr(b, "play", play)
     monkeypatch.setattr(b.perfdoc, "write_section", no_file)
@@ -142,6 +143,38 @@ def test_by_default_every_run_is_charged_the_anchored_factors_and_the_anchor_is_
     import json
 
     b, given = _fake_board(monkeypatch)
+    timed = _fake_anchor(monkeypatch, b)
+    assert b.main(ARGS) == 0
+    fig = json.loads(capsys.readouterr().out)
+    cpu, c = 94.6 / 1.4 * b.rp2040.FLASH_WAIT, b.rp2040.TIME["rules_native"] * 0.6 * b.rp2040.FLASH_WAIT
+    assert given and all(g == pytest.approx((cpu, c), rel=1e-3) for g in given), given
+    a = fig["anchor"]
+    assert a["cpu_factor"] == pytest.approx(cpu, rel=1e-3) and a["c_factor"] == pytest.approx(c, rel=1e-3)
+    assert a["generic"] == pytest.approx(67.6, abs=0.05) and a["rules"]["pessimistic"] == pytest.approx(0.6)
+    assert a["ratio_to_fixed"]["cpu_factor"] == pytest.approx(cpu / (b.rp2040.GENERIC * b.rp2040.FLASH_WAIT), rel=1e-3)
+    assert a["ratio_to_fixed"]["c_factor"] == pytest.approx(0.6, rel=1e-3)
+    assert a["after"]["generic"] == pytest.approx(118.25, abs=0.1)  # 94.6 / 0.8: the second timing
+    assert set(a["load"]) == {"start", "end"}
+    assert fig["factors"]["anchored"] is True
+    # timed before the runs and after them, then closed
+    assert timed.count("table") == 2 and timed[-2:] == ["table closed", "engine closed"]
+
+
+def test_the_docs_section_says_which_factors_were_charged(monkeypatch: Any) -> None:
+    sections: dict[str, str] = {}
+    b, _given = _fake_board(monkeypatch, sections)
+    _fake_anchor(monkeypatch, b)
+    assert b.main(ARGS[:-1]) == 0
+    assert "anchored to the chip in this run" in sections["board"]
+    assert "x 1.3 = 87.8" in sections["board"]  # 94.6 / 1.4 x 1.3 = 87.84
+    b, _given = _fake_board(monkeypatch, sections)
+    assert b.main([*ARGS[:-1], "--fixed-factors"]) == 0
+    assert "anchored" not in sections["board"] and "the fixed factors (`--fixed-factors`" in sections["board"]
+
+
+def _fake_anchor(monkeypatch: Any, b: Any) -> list[str]:
+    """The anchor's timing replaced by numbers (two timings: before the runs,
+    after them); what was timed and closed, in a list."""
     unix = [{"lead": 0.08, "follow": 0.07, "hand_end": 1.4, "snapshot": 0.25},
             {"lead": 0.04, "follow": 0.04, "hand_end": 0.8, "snapshot": 0.13}]
     timed: list[str] = []
@@ -170,17 +203,4 @@ def test_by_default_every_run_is_charged_the_anchored_factors_and_the_anchor_is_
 
     monkeypatch.setattr(b.chipref, "OldTable", Table)
     monkeypatch.setattr(b.chipref, "OldEngine", Engine)
-    assert b.main(ARGS) == 0
-    fig = json.loads(capsys.readouterr().out)
-    cpu, c = 94.6 / 1.4 * b.rp2040.FLASH_WAIT, b.rp2040.TIME["rules_native"] * 0.6 * b.rp2040.FLASH_WAIT
-    assert given and all(g == pytest.approx((cpu, c), rel=1e-3) for g in given), given
-    a = fig["anchor"]
-    assert a["cpu_factor"] == pytest.approx(cpu, rel=1e-3) and a["c_factor"] == pytest.approx(c, rel=1e-3)
-    assert a["generic"] == pytest.approx(67.6, abs=0.05) and a["rules"]["pessimistic"] == pytest.approx(0.6)
-    assert a["ratio_to_fixed"]["cpu_factor"] == pytest.approx(cpu / (b.rp2040.GENERIC * b.rp2040.FLASH_WAIT), rel=1e-3)
-    assert a["ratio_to_fixed"]["c_factor"] == pytest.approx(0.6, rel=1e-3)
-    assert a["after"]["generic"] == pytest.approx(118.25, abs=0.1)  # 94.6 / 0.8: the second timing
-    assert set(a["load"]) == {"start", "end"}
-    assert fig["factors"]["anchored"] is True
-    # timed before the runs and after them, then closed
-    assert timed.count("table") == 2 and timed[-2:] == ["table closed", "engine closed"]
+    return timed
