@@ -136,10 +136,11 @@ def test_fixed_factors_charge_bench_rp2040s_factors_and_time_no_anchor(monkeypat
 def test_by_default_every_run_is_charged_the_anchored_factors_and_the_anchor_is_timed_again_after(
     monkeypatch: Any, capsys: Any
 ) -> None:
-    # the anchor's timing replaced by numbers: the table core 2x slower than the
-    # fixed factors' day on lead (4.32 / 0.08 = 54) and the hand's end
-    # (94.6 / 1.4 = 67.6), the rules anchor 0.6: every board run gets
-    # 67.6 x 1.3 and 68 x 0.6 x 1.3; the second timing (after the runs) is reported
+    # the anchor's timing replaced by numbers: before each board run (three:
+    # bots, human, flash max) the table core 2x slower than the fixed factors'
+    # day on lead (4.32 / 0.08 = 54) and the hand's end (94.6 / 1.4 = 67.6), the
+    # rules anchor 0.6: every board run gets 67.6 x 1.3 and 68 x 0.6 x 1.3; the
+    # last timing (after the runs, 94.6 / 0.8) is reported apart
     import json
 
     b, given = _fake_board(monkeypatch)
@@ -156,8 +157,12 @@ def test_by_default_every_run_is_charged_the_anchored_factors_and_the_anchor_is_
     assert a["after"]["generic"] == pytest.approx(118.25, abs=0.1)  # 94.6 / 0.8: the second timing
     assert set(a["load"]) == {"start", "end"}
     assert fig["factors"]["anchored"] is True
-    # timed before the runs and after them, then closed
-    assert timed.count("table") == 2 and timed[-2:] == ["table closed", "engine closed"]
+    assert [r["scenario"] for r in a["per_run"]] == ["bots", "human", "flash_max"]
+    assert all(r["cpu_factor"] == pytest.approx(cpu, rel=1e-3) for r in a["per_run"])
+    assert fig["factors"]["bytecode"] == pytest.approx(cpu, rel=1e-3)
+    assert fig["human"]["factors"]["bytecode"] == pytest.approx(cpu, rel=1e-3)  # each scenario's runs' own
+    # timed before each run and after them, then closed
+    assert timed.count("table") == 4 and timed[-2:] == ["table closed", "engine closed"]
 
 
 def test_the_docs_section_says_which_factors_were_charged(monkeypatch: Any) -> None:
@@ -173,16 +178,16 @@ def test_the_docs_section_says_which_factors_were_charged(monkeypatch: Any) -> N
 
 
 def _fake_anchor(monkeypatch: Any, b: Any) -> list[str]:
-    """The anchor's timing replaced by numbers (two timings: before the runs,
-    after them); what was timed and closed, in a list."""
-    unix = [{"lead": 0.08, "follow": 0.07, "hand_end": 1.4, "snapshot": 0.25},
-            {"lead": 0.04, "follow": 0.04, "hand_end": 0.8, "snapshot": 0.13}]
+    """The anchor's timing replaced by numbers (one before each of the three
+    board runs of ``ARGS``, one after them); what was timed and closed, in a list."""
+    slow = {"lead": 0.08, "follow": 0.07, "hand_end": 1.4, "snapshot": 0.25}
+    unix = [slow, slow, slow, {"lead": 0.04, "follow": 0.04, "hand_end": 0.8, "snapshot": 0.13}]
     timed: list[str] = []
 
     class Table:
         def time(self, runs: int = 3) -> dict[str, float]:
             timed.append("table")
-            return unix[len([t for t in timed if t == "table"]) - 1]
+            return unix[min(len(unix), timed.count("table")) - 1]
 
         def close(self) -> None:
             timed.append("table closed")
