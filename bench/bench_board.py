@@ -207,7 +207,9 @@ def measure_anchor(table: chipref.OldTable, old: chipref.OldEngine, runs: int = 
     load_start = chipref.load()
     unix = table.time(runs)
     cases = chipref.cases(list(chipref.ANCHOR_CASES))
-    rules = chipref.rules_anchor(chipref.anchor_estimates(chipref.least_timings([old.time(cases) for _ in range(runs)])))
+    passes = [old.time(cases) for _ in range(runs)]
+    chipref.check_answers(cases, passes)
+    rules = chipref.rules_anchor(chipref.anchor_estimates(chipref.least_timings(passes)))
     factors = chipref.table_factors(unix)
     board = chipref.anchored_factors(factors, rules)
     return {

@@ -277,9 +277,7 @@ def main(argv: list[str]) -> int:
     load_end = chipref.load()
     anchor = rules_anchor(anchor_runs)
     anchor_before, anchor_after = rules_anchor(anchor_runs[:1]), rules_anchor(anchor_runs[-1:])
-    disagree = [r["id"] for r in chipref.case_rows(anchor_cases, anchor_runs) if not r["agrees"]]
-    if disagree:
-        raise SystemExit(f"the engine of {chipref.COMMIT} gave another answer than the case's on {', '.join(map(str, disagree))}")
+    chipref.check_answers(anchor_cases, anchor_runs)
     bots, adv = least(bot_runs), least(adv_runs)
     # the figure of one pass (the first), as this bench gave it before passes
     one_pass_worst = max(est(t) for t in [*bot_runs[0], *adv_runs[0]])

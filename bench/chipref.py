@@ -50,7 +50,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import rp2040
 from tractor_table import adversarial, firmware_build
@@ -159,7 +159,7 @@ class _Built:
         self.commit = commit
         self._tmp = tempfile.TemporaryDirectory(prefix="tt-chipref-")
 
-    def __enter__(self) -> _Built:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
@@ -184,9 +184,6 @@ class OldEngine(_Built):
         # the old engine's drules* (.mpy, first on the path), today's runner and what
         # it imports besides (ruleopts, tableconfig: the rules it builds the Engine from)
         self.dev.path = [self.mpy_dir, engine.MPY_DIR, FIRMWARE_DIR]
-
-    def __enter__(self) -> OldEngine:
-        return self
 
     def close(self) -> None:
         self.dev.close()
@@ -284,6 +281,13 @@ def anchor_estimates(timings: dict[str, tuple[float, float]]) -> dict[str, float
     """Each anchor case's by-kind estimate (ms, x FLASH_WAIT) from its
     (µs, native µs) of this run."""
     return {k: rp2040.rules_ms_by_kind(nat, us - nat) for k, (us, nat) in timings.items()}
+
+
+def check_answers(chosen: list[dict[str, Any]], passes: list[dict[str, Timing]], commit: str = COMMIT) -> None:
+    """Stop when the old engine answered any case otherwise than its ``expect``."""
+    wrong = [str(r["id"]) for r in case_rows(chosen, passes) if not r["agrees"]]
+    if wrong:
+        raise SystemExit(f"the engine of {commit} gave another answer than the case's on {', '.join(wrong)}")
 
 
 def least_timings(passes: list[dict[str, Timing]]) -> dict[str, tuple[float, float]]:

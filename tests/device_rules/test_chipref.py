@@ -89,3 +89,13 @@ def test_the_device_rules_figures_both_ways_and_the_verdict_on_the_pessimistic_a
     # x 0.6 (the median ratio): 18 ms, under the 20 ms target; not the verdict
     assert fig["anchored_median"]["worst_ms"] == pytest.approx(18.0) and fig["anchored_median"]["worst_met"] is True
     assert fig["anchored"]["bots_worst_ms"] == pytest.approx(9.6)
+
+
+def test_an_old_engine_answer_other_than_the_cases_stops_the_anchor() -> None:
+    c = _bench("chipref")
+    (case,) = c.cases(["issue-12"])
+    right = {"issue-12": (100.0, 60.0, list(case["expect"]))}
+    c.check_answers([case], [right, right])  # no complaint
+    wrong = {"issue-12": (100.0, 60.0, ["ok"])}  # a legal follow, where the case expects must_play_tractor
+    with pytest.raises(SystemExit, match="another answer than the case's on issue-12"):
+        c.check_answers([case], [right, wrong])
