@@ -93,7 +93,7 @@ TRIVIAL: dict[str, Any] = {
 }
 
 #: The chip's medians of the table core, 40 hands of bench_table (seed 11), the
-#: firmware of a676471 (rp2040-figures.md, the evening audit's "Time"), ms
+#: firmware of a676471 (the audit of 2026-12-01, evening: its table core medians), ms
 TABLE_CHIP_MS: dict[str, float] = {"lead": 4.32, "follow": 4.18, "hand_end": 94.6, "snapshot": 14.4}
 TABLE_HANDS, TABLE_SEED = 40, 11
 #: table_mp.py's series by the kind of bench/rp2040.py they are
