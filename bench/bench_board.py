@@ -12,8 +12,19 @@ with --json prints one JSON object instead and writes no file. Time on the
 board model is its virtual clock: the models' own times (SPI bytes at the
 baud rate, the PN532 model's delays, I2C bytes at 400 kHz, flash erase and
 program times, the firmware's sleeps) plus the firmware's CPU time, its
-bytecode charged x GENERIC x FLASH_WAIT (bench/rp2040.py), its gc.collect()
-and json calls x board.C_FACTOR.
+bytecode charged x GENERIC x FLASH_WAIT, its native code, gc.collect() and
+json calls x the native factor x FLASH_WAIT (board.C_FACTOR).
+
+The factors are anchored to the chip in the same run (bench/chipref.py):
+before each board run, the table core the chip ran (a676471) is timed here
+on the hands the chip was fed, and GENERIC is the largest of chip ms / unix
+ms now over its kinds (lead, follow, hand end, snapshot); the native factor
+is the fixed one times the rules engine's pessimistic anchor (the chip's
+engine on the audit's cases); that run is charged them (this machine's speed
+moves within minutes, more than between two runs' anchors). The anchor is
+timed once more after the runs, to show how far the machine moved. ``--fixed-factors``: the fixed
+factors of bench/rp2040.py, as before (and ``--heap-only`` always: the heap
+figures do not depend on the clock's charge).
 """
 
 from __future__ import annotations
@@ -31,6 +42,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import chipref  # noqa: E402
 import rp2040  # noqa: E402
 from tractor_table import perfdoc  # noqa: E402
 from tractor_table.errors import CommandError  # noqa: E402
@@ -188,6 +200,91 @@ def profile(path: Path, decks: int, hands: int, seed: int, factor: float, cfac: 
     return 0
 
 
+def measure_anchor(table: chipref.OldTable, old: chipref.OldEngine, runs: int = 3) -> dict[str, Any]:
+    """The same-run anchor now: the chip's table core (``runs`` runs, each input
+    its least) and the chip's engine on the audit's cases (``runs`` passes,
+    each case its least); the board's factors from them."""
+    load_start = chipref.load()
+    unix = table.time(runs)
+    cases = chipref.cases(list(chipref.ANCHOR_CASES))
+    passes = [old.time(cases) for _ in range(runs)]
+    chipref.check_answers(cases, passes)
+    rules = chipref.rules_anchor(chipref.anchor_estimates(chipref.least_timings(passes)))
+    factors = chipref.table_factors(unix)
+    board = chipref.anchored_factors(factors, rules)
+    return {
+        "commit": chipref.COMMIT,
+        "table_unix_ms": {k: round(v, 4) for k, v in unix.items()},
+        "table_chip_ms": chipref.TABLE_CHIP_MS,
+        "table_factors": {k: round(v, 1) for k, v in factors.items()},
+        "table_ratio_to_fixed": {k: round(v / rp2040.TIME[k], 3) for k, v in factors.items()},
+        "generic": round(board.generic, 1),
+        "generic_fixed": rp2040.GENERIC,
+        "rules": rules.json(),
+        "cpu_factor": round(board.cpu_factor, 1),
+        "c_factor": round(board.c_factor, 1),
+        "cpu_factor_fixed": chipref.fixed_board().cpu_factor,
+        "c_factor_fixed": chipref.fixed_board().c_factor,
+        "ratio_to_fixed": {k: round(v, 3) for k, v in board.ratios().items()},
+        "load": {"start": load_start, "end": chipref.load()},
+    }
+
+
+#: an anchor's figures kept per board run (and after the runs) in the summary
+ANCHOR_BRIEF = ("table_unix_ms", "generic", "rules", "cpu_factor", "c_factor", "load")
+
+
+def _median_tree(items: list[Any]) -> Any:
+    """The median of each number over ``items`` (dicts of the same shape); the first's otherwise."""
+    first = items[0]
+    if isinstance(first, dict):
+        return {k: _median_tree([i[k] for i in items]) for k in first}
+    if isinstance(first, (int, float)) and not isinstance(first, bool):
+        return round(statistics.median(items), 4)
+    return first
+
+
+def anchor_summary(per_run: list[dict[str, Any]], after: dict[str, Any]) -> dict[str, Any]:
+    """The anchors timed before each board run: each figure's median over them
+    (the factors, their ratio to the fixed ones, the rules anchor's ratios),
+    each run's own, and the anchor timed after the runs."""
+    out: dict[str, Any] = _median_tree([{k: v for k, v in a.items() if k != "scenario"} for a in per_run])
+    # the load: at the first anchor's start and at the last one's end (after the runs)
+    out["load"] = {"start": per_run[0]["load"]["start"], "end": after["load"]["end"]}
+    out["rules"]["flattered"] = max(set(a["rules"]["flattered"] for a in per_run),
+                                    key=[a["rules"]["flattered"] for a in per_run].count)
+    out["per_run"] = [{"scenario": a["scenario"], **{k: a[k] for k in ANCHOR_BRIEF}} for a in per_run]
+    out["after"] = {k: after[k] for k in ANCHOR_BRIEF}
+    return out
+
+
+def factor_line(anchor: dict[str, Any] | None) -> str:
+    """Where the board's factors come from, for the docs."""
+    fixed = chipref.fixed_board()
+    if anchor is None:
+        return (f"the fixed factors (`--fixed-factors`: GENERIC x FLASH_WAIT of `bench/rp2040.py`, {rp2040.SOURCE}; "
+                f"`board.C_FACTOR`, see below).")
+    t, r = anchor["table_factors"], anchor["rules"]
+    after = anchor.get("after") or {}
+    per = ", ".join(f"{a['cpu_factor']:g} ({a['scenario']})" for a in anchor.get("per_run") or [])
+    return (
+        f"**anchored to the chip in this run** (`bench/chipref.py`), timed again before each board run, each run "
+        f"charged its own (bytecode: {per}; the medians below). The table "
+        f"core the chip ran ({anchor['commit']}, 40 hands of seed 11) timed here: chip ms / unix ms now "
+        + ", ".join(f"{k} {v:g}" for k, v in t.items())
+        + f" (the fixed factors: {', '.join(f'{rp2040.TIME[k]:g}' for k in t)}); GENERIC is their largest, "
+        f"{anchor['generic']:g} (fixed {rp2040.GENERIC:g}), x {rp2040.FLASH_WAIT} = {anchor['cpu_factor']:g} "
+        f"({anchor['ratio_to_fixed']['cpu_factor']:.2f}x the fixed {fixed.cpu_factor:g}); the native factor is "
+        f"{rp2040.TIME['rules_native']:g} x the rules engine's pessimistic anchor {r['pessimistic']:.2f} ({r['flattered']}; "
+        f"median {r['median']:.2f}) x {rp2040.FLASH_WAIT} = {anchor['c_factor']:g} "
+        f"({anchor['ratio_to_fixed']['c_factor']:.2f}x the fixed {fixed.c_factor:g}). Timed once more after the runs: "
+        f"GENERIC {after.get('generic', '-')}, rules anchor {(after.get('rules') or {}).get('pessimistic', '-')}. "
+        f"Load {anchor['load']['start'][0]:.1f} before, {(after.get('load') or anchor['load'])['end'][0]:.1f} after. "
+        "The x1.3 for flash wait states stays on top; only the unix side is timed again (the chip's times are the "
+        "audit's); `--fixed-factors` runs with the fixed ones."
+    )
+
+
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Each figure's median over the runs (the first run's for the rest).
 
@@ -264,6 +361,8 @@ def figures(r: dict[str, Any]) -> dict[str, Any]:
         "kind_switches": r["switches"],
         "kind_switch_overhead_ns": {"calibrated": r["switch_ns"], "in_situ": r["switch_situ_ns"]},
         "load": round(r["load"], 1),
+        # the factors charged (the median of the runs': anchored, each run its own)
+        "factors": {"bytecode": r.get("factor_bytecode"), "c_calls_gc": r.get("factor_c")},
     })
 
 
@@ -380,16 +479,44 @@ def main(argv: list[str]) -> int:
                     help="instead: one bots' run of --hands hands with every firmware method wrapped, and "
                     "FILE (tab-separated) getting the board time charged while each was innermost and its calls "
                     "(sim/board/mpy/cpuprof.py); writes nothing else")
+    ap.add_argument("--fixed-factors", action="store_true",
+                    help="charge the fixed factors of bench/rp2040.py (GENERIC x FLASH_WAIT, C_FACTOR) instead of "
+                    "the ones anchored to the chip in this run (bench/chipref.py)")
     args = ap.parse_args(argv)
     factor = rp2040.GENERIC * rp2040.FLASH_WAIT
     cfac = C_FACTOR
-    if args.profile is not None:
-        return profile(args.profile, args.decks[0] if len(args.decks) == 1 else 2, args.hands, args.seed,
-                       factor, cfac)
-    ref = 2 if 2 in args.decks else args.decks[0]
+    refs: tuple[chipref.OldTable, chipref.OldEngine] | None = None
+    if not args.fixed_factors and not args.heap_only:
+        refs = (chipref.OldTable(), chipref.OldEngine())
+    anchors: list[dict[str, Any]] = []  # the anchor timed before each board run
 
     def say(*a: Any) -> None:
         print(*a, file=sys.stderr)
+
+    def charge(scenario: str) -> tuple[float, float]:
+        """The factors of the next board run: the fixed ones, or anchored just before it."""
+        if refs is None:
+            return factor, cfac
+        a = measure_anchor(*refs)
+        a["scenario"] = scenario
+        anchors.append(a)
+        say("anchor", scenario, {k: a[k] for k in ("table_unix_ms", "generic", "cpu_factor", "c_factor", "load")},
+            a["rules"]["pessimistic"])
+        return a["cpu_factor"], a["c_factor"]
+
+    def run(scenario: str, decks: int, hands: int, seed: int, **kw: Any) -> dict[str, Any]:
+        f, c = charge(scenario)
+        r = play(decks, hands, seed, f, c, **kw)
+        r["factor_bytecode"], r["factor_c"] = f, c
+        return r
+
+    if args.profile is not None:
+        f, c = charge("profile")
+        if refs is not None:
+            refs[0].close()
+            refs[1].close()
+        return profile(args.profile, args.decks[0] if len(args.decks) == 1 else 2, args.hands, args.seed, f, c)
+    ref = 2 if 2 in args.decks else args.decks[0]
 
     if args.heap_only:
         rows = []
@@ -412,27 +539,33 @@ def main(argv: list[str]) -> int:
     rows = []
     bots: list[dict[str, Any]] = []
     for d in args.decks:
-        r = play(d, args.hands, args.seed, factor, cfac)
+        r = run("bots", d, args.hands, args.seed)
         say("bots", r)
         rows.append(r)
         if d == ref:
             bots.append(r)
     for _ in range(args.runs - 1):
-        bots.append(play(ref, args.hands, args.seed, factor, cfac))
+        bots.append(run("bots", ref, args.hands, args.seed))
         say("bots", bots[-1])
     human_runs = []
     for k in range(args.runs):
-        human_runs.append(play(ref, args.human_hands, args.seed + k, factor, cfac, pace_ms=HUMAN_PACE_MS))
+        human_runs.append(run("human", ref, args.human_hands, args.seed + k, pace_ms=HUMAN_PACE_MS))
         say("human", human_runs[-1])
     fmax: dict[str, Any] | None = None
     fmax_error = ""
     try:
-        fmax = play(ref, args.hands, args.seed, factor, cfac, flash_times="max")
+        fmax = run("flash_max", ref, args.hands, args.seed, flash_times="max")
         say("flash max", fmax)
     except CommandError as exc:
         # a failure at the flash's maximum times is a figure too: said, not hidden
         fmax_error = str(exc).splitlines()[0]
         say("flash max failed:", fmax_error)
+    anchor: dict[str, Any] | None = None
+    if refs is not None:
+        # the anchor again after the runs: how far the machine moved meanwhile
+        anchor = anchor_summary(anchors, measure_anchor(*refs))
+        refs[0].close()
+        refs[1].close()
     bot, human = median_run(bots), median_run(human_runs)
     out = figures(bot)
     out["human"] = figures(human)
@@ -440,7 +573,10 @@ def main(argv: list[str]) -> int:
     out["heap_peak_unix_bytes"] = {str(r["decks"]): r["peak"] for r in rows}
     out["decks"] = ref
     out["runs"] = args.runs
-    out["factors"] = {"bytecode": factor, "c_calls_gc": cfac}
+    out["factors"] = {"bytecode": anchor["cpu_factor"] if anchor else factor,
+                      "c_calls_gc": anchor["c_factor"] if anchor else cfac, "anchored": anchor is not None}
+    # the same-run anchor (None with --fixed-factors): the factors, their ratio to the fixed ones, the load
+    out["anchor"] = anchor
     out["command"] = "python bench/bench_board.py " + " ".join(argv)
     out["firmware"] = firmware_id()
     if args.json:
@@ -521,9 +657,9 @@ def main(argv: list[str]) -> int:
         "",
         f"### Time, {ref} decks, RP2040-calibrated (medians of {args.runs} runs; flash at its maximum times: 1 run)",
         "",
-        f"Board time (the virtual clock, see below), ms. The firmware's bytecode charged x {factor:.1f} (GENERIC x "
-        f"FLASH_WAIT of `bench/rp2040.py`: {rp2040.SOURCE}); its `gc.collect()` and `json` calls, C code timed "
-        f"apart, x {cfac:.1f} (`board.C_FACTOR`, see below). *Before*: `{(before or {}).get('command', '-')}` on "
+        f"Board time (the virtual clock, see below), ms. The firmware's bytecode charged x {factor:.1f}, its native "
+        f"code and its `gc.collect()` and `json` calls, C code timed apart, x {cfac:.1f}: {factor_line(anchor)} "
+        f"*Before*: `{(before or {}).get('command', '-')}` on "
         f"{(before or {}).get('firmware', '-')}, the same model.",
         "",
         "| scenario | what | before | **now** | target |",

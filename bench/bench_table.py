@@ -27,7 +27,6 @@ from shengji import Rules
 from shengji.hand import Bid, Play
 from shengji.match import make_bots, play_hand
 from tractor_table import mpy, perfdoc
-from tractor_table.sim.virtual.runner import compile_for_host
 
 HERE = Path(__file__).resolve().parent
 #: the calibration factor (bench/rp2040.py) of each timed input
@@ -51,6 +50,41 @@ def record_hands(n: int, seed: int) -> list[list[object]]:
     return out
 
 
+def time_inputs(script: Path, path: list[Path], hands: list[list[object]], runs: int, tmp: Path) -> list[dict[str, list[int]]]:
+    """``runs`` runs of ``script`` (``table_mp.py``: today's, or an older
+    commit's, bench/chipref.py) over ``hands`` with the modules on ``path``:
+    each run's µs per input by name ("lead", "play", "end", "save",
+    "serialize") and its heap peak ("mem")."""
+    hands_file = tmp / "hands.jsonl"
+    hands_file.write_text("".join(json.dumps(h) + "\n" for h in hands))
+    out: list[dict[str, list[int]]] = []
+    for _ in range(runs):
+        proc = mpy.run(
+            script,
+            path=path,
+            # the timing samples are kept in the heap too: room for them
+            heapsize="256K",
+            args=[str(hands_file), str(tmp / "table.json"), str(len(hands))],
+            timeout=600,
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stdout + proc.stderr)
+        one: dict[str, list[int]] = {}
+        for line in proc.stdout.splitlines():
+            name, *nums = line.split()
+            one[name] = [int(x) for x in nums]
+        out.append(one)
+    return out
+
+
+def least_inputs(runs: list[dict[str, list[int]]]) -> dict[str, list[int]]:
+    """Each input's least time over the runs (the same inputs in the same
+    order in each: a shared machine only adds time); "mem", the median peak."""
+    r = {k: [min(vs) for vs in zip(*(run[k] for run in runs), strict=True)] for k in runs[0] if k != "mem"}
+    r["mem"] = [int(statistics.median(run["mem"][0] for run in runs))]
+    return r
+
+
 def stats(xs: list[float]) -> tuple[float, float]:
     return statistics.median(xs), max(xs)
 
@@ -61,35 +95,23 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--runs", type=int, default=3, help="runs over the same hands; each input keeps its least time")
     args = ap.parse_args()
+    # (imported here: bench/chipref.py records the hands with an older engine,
+    # which today's virtual table cannot import)
+    from tractor_table.sim.virtual.runner import compile_for_host
+
     hands = record_hands(args.hands, args.seed)
     with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "hands.jsonl"
-        script.write_text("".join(json.dumps(h) + "\n" for h in hands))
         # the firmware compiled by mpy-cross as for the Pico (native code for this CPU)
         fw = Path(tmp) / "firmware"
         compile_for_host(fw)
-        runs: list[dict[str, list[int]]] = []
-        for _ in range(args.runs):
-            proc = mpy.run(
-                HERE / "table_mp.py",
-                path=[fw, HERE],
-                # the timing samples are kept in the heap too: room for them
-                heapsize="256K",
-                args=[str(script), str(Path(tmp) / "table.json"), str(len(hands))],
-                timeout=600,
-            )
-            if proc.returncode != 0:
-                print(proc.stdout + proc.stderr)
-                return 1
-            one: dict[str, list[int]] = {}
-            for line in proc.stdout.splitlines():
-                name, *nums = line.split()
-                one[name] = [int(x) for x in nums]
-            runs.append(one)
+        try:
+            runs = time_inputs(HERE / "table_mp.py", [fw, HERE], hands, args.runs, Path(tmp))
+        except RuntimeError as exc:
+            print(exc)
+            return 1
     # The same inputs in the same order in every run: each keeps its least time
     # (a shared machine only adds time), the heap peak its median.
-    r = {k: [min(vs) for vs in zip(*(run[k] for run in runs), strict=True)] for k in runs[0] if k != "mem"}
-    r["mem"] = [int(statistics.median(run["mem"][0] for run in runs))]
+    r = least_inputs(runs)
     rows = []
     for key, what in (
         ("lead", "a lead (click): suit check, throw or not"),

@@ -28,90 +28,26 @@ load-sensitive: say the load (``uptime``) beside the figures.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import bench_device_rules
 import rp2040
-from tractor_table import adversarial, firmware_build, mpy
+from chipref import MEASURED, OldEngine, case_rows, cases, chip, estimate
+from tractor_table import adversarial, mpy
 from tractor_table.paths import FIRMWARE_DIR
 from tractor_table.sim import engine
-from tractor_table.sim.engine import EngineProcess
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-ADVERSARIAL_DATA = REPO / "tests" / "device_rules" / "data" / "adversarial.jsonl"
-
-#: The chip's times (ms, emulated RP2040, no flash wait states) of the engine of
-#: a676471 (audit of 2026-12-01, evening): (low, high) where a range was measured.
-MEASURED: dict[str, tuple[float, float]] = {
-    "adv-17": (29.4, 29.4),
-    "adv-20": (28.3, 28.3),
-    "adv-18": (24.3, 24.3),
-    "adv-05": (23.1, 23.1),
-    "adv-01": (20.9, 20.9),
-    "issue-12": (13.1, 14.0),
-    "trivial": (0.30, 0.36),
-}
-
-#: "a trivial follow": one card led, one followed in suit (2 decks); the
-#: audit does not give its cards, so this one stands for it.
-TRIVIAL: dict[str, Any] = {
-    "id": "trivial",
-    "kind": "follow",
-    "rules": {"decks": 2, "level": "2", "trump": "S"},
-    "lead": "5H",
-    "hand": "7H 9H KH 3C 6C TD",
-    "play": "9H",
-}
 
 #: the audit's measured ranges of rp2 / unix by kind (adversarial follows)
 RANGE_NATIVE = (57.0, 68.0)
 RANGE_BYTECODE = (83.0, 170.0)
-
-
-def old_engine(commit: str, out: Path) -> tuple[Path, Path]:
-    """The commit's firmware/ in ``out/src``, its ``drules*`` compiled into ``out/mpy``."""
-    src, mpy_dir = out / "src", out / "mpy"
-    mpy_dir.mkdir(parents=True)
-    tar = subprocess.run(["git", "-C", str(REPO), "archive", commit, "firmware"], capture_output=True, check=False)
-    if tar.returncode != 0:
-        raise SystemExit(f"git archive {commit} firmware failed: {tar.stderr.decode().strip()}; give a commit of this repository")
-    with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as t:
-        t.extractall(out, filter="data")
-    os.rename(out / "firmware", src)
-    for source in sorted(src.glob("drules*.py")):
-        proc = subprocess.run(
-            [firmware_build.mpy_cross_binary(), "-march=host", firmware_build.OPT, "-s", source.name]
-            + ["-o", str(mpy_dir / (source.stem + ".mpy")), str(source)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if proc.returncode != 0:
-            raise SystemExit(f"mpy-cross rejected {commit}:{source.name}: {proc.stderr.strip()}")
-    return src, mpy_dir
-
-
-def cases(ids: list[str]) -> list[dict[str, Any]]:
-    """The cases by id: the regression data's, and ``trivial``."""
-    pool = {str(c["id"]): c for c in adversarial.read_cases(ADVERSARIAL_DATA) if "id" in c}
-    t = dict(TRIVIAL)
-    t["expect"] = adversarial.full_answer(t)
-    pool["trivial"] = t
-    missing = [i for i in ids if i not in pool]
-    if missing:
-        raise SystemExit(f"no case {', '.join(missing)}; the ids: {', '.join(sorted(pool))}")
-    return [pool[i] for i in ids]
 
 
 def bot_checks(mpy_dir: Path, native: list[str], inner: list[str], hands: int, repeat: int) -> list[tuple[str, float, float]]:
@@ -135,60 +71,18 @@ def time_cases(
     commit: str, chosen: list[dict[str, Any]], repeat: int, runs: int, hands: int = 0
 ) -> tuple[list[dict[str, Any]], list[tuple[str, float, float]]]:
     """Each case timed by kind ``runs`` times with the commit's engine: its
-    median run; and the checks of ``hands`` bot hands (:func:`bot_checks`)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        src, mpy_dir = old_engine(commit, Path(tmp))
-        native, inner = adversarial.engine_methods(src)
-        dev = EngineProcess(
-            "adversary", args=[str(repeat), "0", ",".join(native), ",".join(inner)], drop=adversarial._NOT_FOR_DEVICE
-        )
-        # the old engine's drules* (.mpy, first on the path), today's runner and what
-        # it imports besides (ruleopts, tableconfig: the rules it builds the Engine from)
-        dev.path = [mpy_dir, engine.MPY_DIR, FIRMWARE_DIR]
+    median run (chipref.case_rows); and the checks of ``hands`` bot hands (:func:`bot_checks`)."""
+    with OldEngine(commit, repeat) as old:
+        native, inner = adversarial.engine_methods(old.src)
         # the bots' checks: the least of 3 passes each, as bench_device_rules.py takes them
         # and its default repeat (5): with 21 a bytecode trick check of the old engine timed
         # 143-157 µs in every pass against 47 at 5 (the split's wrappers' garbage in the
         # runner's heap, kindtime_mp.py's note), which made the bots' worst 3x the chip's
-        passes = [bot_checks(mpy_dir, native, inner, hands, BOT_REPEAT) for _ in range(3 if hands else 0)]
+        passes = [bot_checks(old.mpy_dir, native, inner, hands, BOT_REPEAT) for _ in range(3 if hands else 0)]
         bots = [min(ts, key=lambda t: t[1]) for ts in zip(*passes, strict=True)]
-        got: dict[str, list[tuple[float, float, list[Any]]]] = {str(c["id"]): [] for c in chosen}
-        with dev:
-            for _ in range(runs):  # whole passes: a slow spell of the machine meets a case in one run
-                for case in chosen:
-                    a = dev.ask(case)
-                    if "us" not in a:
-                        raise SystemExit(f"the engine of {commit} could not judge {case['id']}: {a.get('error')}")
-                    got[str(case["id"])].append((float(a["us"]), float(a["native_us"]), list(a["answer"])))
-    out = []
-    for case in chosen:
-        rs = sorted(got[str(case["id"])], key=lambda r: r[0])
-        us, nat, _ = rs[(len(rs) - 1) // 2]
-        out.append(
-            {
-                "id": case["id"],
-                "us": us,
-                "native_us": nat,
-                # the least run, as bench_device_rules.py takes a check's time (the least of its passes)
-                "least_us": rs[0][0],
-                "least_native_us": rs[0][1],
-                "spread": (rs[0][0], rs[-1][0]),
-                "agrees": all(adversarial.agree(case, list(case["expect"]), r[2]) for r in rs),
-            }
-        )
-    return out, bots
-
-
-def estimate(r: dict[str, Any], fn: float, fb: float, least: bool = False) -> float:
-    """ms on the chip, no flash wait states, with factors fn (native) and fb
-    (bytecode): of the median run, or of the least (``least``)."""
-    us, nat = (r["least_us"], r["least_native_us"]) if least else (r["us"], r["native_us"])
-    return (nat * fn + (us - nat) * fb) / 1000.0
-
-
-def chip(r: dict[str, Any]) -> float:
-    """The chip's time, ms (the middle of a measured range)."""
-    lo, hi = MEASURED[r["id"]]
-    return (lo + hi) / 2
+        # whole passes: a slow spell of the machine meets a case in one run
+        got = [old.time(chosen) for _ in range(runs)]
+    return case_rows(chosen, got), bots
 
 
 def fit(rows: list[dict[str, Any]], nat: tuple[float, float], byt: tuple[float, float]) -> tuple[float, float, float]:

@@ -12,6 +12,31 @@ Use these, never a pystone ratio:
 
     rp2_ms = unix_us / 1000 * TIME[kind] * FLASH_WAIT
     rp2 heap: by kind (the section "Heap, by kind" at the end of this file)
+
+**The fixed factors carry the speed of one day's machine.** Each one is the
+chip's time over the unix port's time *on the machine of 2026-12-01*; this
+machine's speed moves up to 2x between sessions (and within one, with the
+load), so a unix time here times a fixed factor moves with the host, not the
+code. The benches whose figures are judged against a target therefore
+anchor them in the same run (``bench/chipref.py``): the code the chip ran
+(a676471) is timed again here beside the figures, and the factor becomes the
+chip's time over *that* unix time:
+
+- ``bench/bench_device_rules.py``: a676471's rules engine on the audit's
+  cases, by kind; each case's ratio chip ms x FLASH_WAIT /
+  ``rules_ms_by_kind`` of it now; every estimate is given with the fixed
+  factors and x the largest ratio (the pessimistic anchor: the verdict) and
+  x the median ratio;
+- ``bench/bench_board.py``: a676471's table core on the hands the chip was
+  fed; GENERIC anchored = the largest chip ms / unix ms now over lead,
+  follow, hand end and snapshot; the native factor (``board.C_FACTOR``) x
+  the rules engine's pessimistic anchor; ``--fixed-factors`` for these ones.
+
+Measured again: only the unix side (the chip's times are the audit's, one
+emulated RP2040). Not measured: a real chip's flash wait states
+(``FLASH_WAIT`` stays on top of every anchored factor), and whether today's
+code slows down with the machine exactly as a676471's does. The heap factors
+do not depend on the machine's speed and are not anchored.
 """
 
 from __future__ import annotations
@@ -114,7 +139,9 @@ def calibration_markdown() -> str:
         "(v1.28.0, board `RPI_PICO`) on an emulated RP2040 at 125 MHz, against the unix port "
         "on the same inputs (2026-12-01). Emulated time charges no flash wait states, and a "
         f"real chip is about 1.1–1.3× slower: every time factor is multiplied by {FLASH_WAIT} "
-        "(the pessimistic end). The benchmarks use these factors, not a pystone ratio.",
+        "(the pessimistic end). The benchmarks use these factors, not a pystone ratio. The figures judged against "
+        "a target (`bench_device_rules.py`, `bench_board.py`) are also anchored in the same run: the code the chip ran "
+        "(a676471) timed again here beside them (`bench/chipref.py`; \"Calibration: the same-run anchor\", below).",
         "",
         "| factor | rp2 / unix | × flash wait states | used for |",
         "|---|---:|---:|---|",
