@@ -45,14 +45,6 @@ class Plays(EngineBase):
         for c in cards:
             cnt[c % FACES] += 1
 
-    def _uncount(self, cards, cnt):
-        # type: (Sequence[int], bytearray) -> None
-        # cnt (a scratch count array, zeros but for the cards counted in
-        # it) cleared in one slice copy, not card by card (issue 21: a
-        # 35-card follow cleared two arrays a card at a time). Bytecode:
-        # its slices are not allocated.
-        cnt[:] = self._zf
-
     def decompose(self, cards):
         # type: (Sequence[int]) -> int
         """Decompose a one-suit play (docs/rules.md §4) into self.units; return the unit count.
@@ -65,7 +57,7 @@ class Plays(EngineBase):
         cnt = self._wc
         self._count(cards, cnt)
         n = self._decompose(cnt, s, self.units, 1)
-        self._uncount(cards, cnt)
+        cnt[:] = self._zf
         self.nunits = n
         return n
 
@@ -108,23 +100,25 @@ class Plays(EngineBase):
             if not dup & (1 << m):
                 # One face at most per position: the runs are the stretches
                 # of positions, taken longest first, then strongest (the
-                # loop below would take them so): one pass from the top,
-                # each put in its place among this width's units.
+                # loop below would take them so): one pass from the bottom
+                # (position np_ is clear: the end of the last), each put in
+                # its place among this width's units, before the weaker
+                # ones of its length.
                 c = nu
                 run = 0
-                for p in range(np_ - 1, -2, -1):
-                    if p >= 0 and pr[b + p]:
+                for p in range(b, b + np_ + 1):
+                    if pr[p]:
                         run += 1
                     elif run:
                         i = 3 * nu
-                        while i > 3 * c and out[i - 2] < run:
+                        while i > 3 * c and out[i - 2] <= run:
                             out[i] = m
                             out[i + 1] = out[i - 2]
                             out[i + 2] = out[i - 1]
                             i -= 3
                         out[i] = m
                         out[i + 1] = run
-                        out[i + 2] = p + run
+                        out[i + 2] = p - 1 - b
                         nu += 1
                         run = 0
                 continue
@@ -177,16 +171,16 @@ class Plays(EngineBase):
             for c in cards:
                 f = c % FACES
                 if cnt[f] > hand[f]:
-                    self._uncount(cards, cnt)
+                    cnt[:] = self._zf
                     return R_NOT_IN_HAND
         s = self.lead_suit(cards)
         if s == MIXED:
-            self._uncount(cards, cnt)
+            cnt[:] = self._zf
             return R_MIXED_SUIT
         lu = self._lu
         nu = self._decompose(cnt, s, lu, 1)
         if nu <= 1 or hands is None:
-            self._uncount(cards, cnt)
+            cnt[:] = self._zf
             return OK
         # Categories from the most demanding down (units are sorted so).
         i = 0
@@ -212,7 +206,7 @@ class Plays(EngineBase):
                 r = R_THROW_FAILED
                 break
             i = j
-        self._uncount(cards, cnt)
+        cnt[:] = self._zf
         return r
 
     def _beats(self, hand, s, m, k, top):
@@ -269,42 +263,54 @@ class Plays(EngineBase):
         n = len(lead)
         if len(play) != n:
             return R_WRONG_COUNT
-        s = self.lead_suit(lead)
-        if s == MIXED or n == 0:
-            return R_MIXED_SUIT if n else R_EMPTY
-        pc = self._pc
+        if n == 0:
+            return R_EMPTY
+        # The lead and the play counted (a line a card: issue 21, a 34-card
+        # follow's loops were a tenth of its time), then one pass over the
+        # suit's faces: the holding's, the play's and the lead's cards of
+        # the suit (a lead with fewer spans several suits: no lead_suit loop)
         eff = self.eff
+        s = eff[lead[0] % FACES]
+        lc = self._lc
+        for c in lead:
+            lc[c % FACES] += 1
+        pc = self._pc
         r = OK
-        ps = 0
         for c in play:
             f = c % FACES
             pc[f] += 1
-            if eff[f] == s:
-                ps += 1
             if pc[f] > hand[f]:
                 r = R_NOT_IN_HAND
-        if r == OK:
+        order = self.order
+        h = 0
+        ps = 0
+        x = n
+        for i in range(self.start[s], self.start[s + 1]):
+            f = order[i]
+            h += hand[f]
+            ps += pc[f]
+            x -= lc[f]
+        if x:
+            r = R_MIXED_SUIT
+        elif r == OK:
             # Suit: min(n, h) cards of s.
-            order = self.order
-            h = 0
-            for i in range(self.start[s], self.start[s + 1]):
-                h += hand[order[i]]
             if ps != (n if h > n else h):
                 r = R_FOLLOW_SUIT
             elif n > 1 and h > n:
-                r = self._structure(lead, hand, pc, s)
-        self._uncount(play, pc)
+                r = self._structure(hand, pc, s)
+        # (the scratch counts cleared by slice copies: one C call each, and
+        # bytecode's slices are not allocated)
+        lc[:] = self._zf
+        pc[:] = self._zf
         return r
 
-    def _structure(self, lead, hand, pc, s):
-        # type: (Sequence[int], bytearray, bytearray, int) -> int
+    def _structure(self, hand, pc, s):
+        # type: (bytearray, bytearray, int) -> int
         """Structure of a follow that holds more suit cards than the lead has:
-        compare the play's (all suit) cards with the holding (docs/rules.md §6.2-3)."""
-        lc = self._lc
-        self._count(lead, lc)
+        compare the play's (all suit) cards with the holding (docs/rules.md §6.2-3).
+        The lead's cards are counted in self._lc."""
         lu = self._lu
-        nu = self._decompose(lc, s, lu, 2)
-        self._uncount(lead, lc)
+        nu = self._decompose(self._lc, s, lu, 2)
         self._nlu = nu
         if nu == 0:
             return OK  # singles only: any cards of the suit
