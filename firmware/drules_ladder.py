@@ -195,13 +195,15 @@ class Ladders(EngineBase):
         self._qk[0] = 1
         self._qn[0] = 0
         self._ql[0] = 0
+        # (one local for the three buffers: a frame of 11 words or less is
+        # not taken from the GC heap, issue 21)
         q = self._qs
         q[_S2] = q[_S3] = q[_S4] = q[_NRUN] = q[_FT] = q[_FBLO] = q[_FBHI] = q[_NX] = 0
-        tb = self._tb  # (no question known to fail: _failed)
-        tb[0] = tb[_RB] = tb[_PB] = 0
+        q = self._tb  # (no question known to fail: _failed)
+        q[0] = q[_RB] = q[_PB] = 0
         self._vp[13] = 0
-        n = self._n
-        n[0] = n[1] = n[2] = 0
+        q = self._n
+        q[0] = q[1] = q[2] = 0
         self._uzero()
 
     def _rung(self, m, k, r):
@@ -372,10 +374,11 @@ class Ladders(EngineBase):
         v = self._vp
         if not v[9]:
             return self._qs[_NRUN] == 0
-        ns = self._n
-        a4 = v[8] - ns[2]
-        a3 = v[7] - ns[1]
-        a2 = ns[0]
+        # (self._n read three times: a frame of 11 words is not taken from
+        # the GC heap)
+        a4 = v[8] - self._n[2]
+        a3 = v[7] - self._n[1]
+        a2 = self._n[0]
         if m == 2:
             a2 += c
         elif m == 3:
@@ -614,23 +617,24 @@ class Ladders(EngineBase):
         # type: (int, int, int) -> None
         """n more (or fewer, n < 0) parts (m, k) in the question (not
         sets of pairs: the first kind, _lstart)."""
-        qm = self._qm
-        qk = self._qk
-        qn = self._qn
-        free = -1
-        for t in range(1, self._nq):
-            if qm[t] == m and qk[t] == k:
-                qn[t] += n
+        # (seven locals: a frame of 11 words or less is not taken from the
+        # GC heap, issue 21)
+        t = self._nq
+        f = t  # where a new kind goes: the first empty slot, else the end
+        i = 1
+        while i < t:
+            if self._qm[i] == m and self._qk[i] == k:
+                self._qn[i] += n
                 return
-            if qn[t] == 0 and free < 0:
-                free = t
-        if free < 0:
-            free = self._nq
-            self._nq += 1
-        qm[free] = m
-        qk[free] = k
-        qn[free] = n
-        self._ql[free] = 0
+            if f == t and self._qn[i] == 0:
+                f = i
+            i += 1
+        if f == t:
+            self._nq = t + 1
+        self._qm[f] = m
+        self._qk[f] = k
+        self._qn[f] = n
+        self._ql[f] = 0
 
     def _qtest(self):
         # type: () -> bool

@@ -97,53 +97,39 @@ class Plays(EngineBase):
         nu = 0
         for m in range(mx, 1 if lo < 2 else lo - 1, -1):
             b = (m - 2) * _NPOS
-            if not dup & (1 << m):
-                # One face at most per position: the runs are the stretches
-                # of positions, taken longest first, then strongest (the
-                # loop below would take them so): one pass from the bottom
-                # (position np_ is clear: the end of the last), each put in
-                # its place among this width's units, before the weaker
-                # ones of its length.
-                c = nu
+            # The runs, longest first, then strongest: taken so one at a
+            # time (the longest stretch of positions holding such a set,
+            # each position of it giving up a face), they are the stretches
+            # of positions with a face, then (two faces at one position: the
+            # off-suit level cards) those with two, inside a stretch taken,
+            # and so on (issue 21: not a pass over the positions per run,
+            # adv-47's level cards). One pass up a layer (position np_ is
+            # clear: the end of the last), each run put in its place among
+            # this width's units; a layer that adds none is the last.
+            c = nu
+            j = 1
+            while True:
+                x = nu
                 run = 0
                 for p in range(b, b + np_ + 1):
-                    if pr[p]:
+                    if pr[p] >= j:
                         run += 1
                     elif run:
+                        t = p - 1 - b
                         i = 3 * nu
-                        while i > 3 * c and out[i - 2] <= run:
+                        while i > 3 * c and (out[i - 2] < run or (out[i - 2] == run and out[i - 1] < t)):
                             out[i] = m
                             out[i + 1] = out[i - 2]
                             out[i + 2] = out[i - 1]
                             i -= 3
                         out[i] = m
                         out[i + 1] = run
-                        out[i + 2] = p - 1 - b
+                        out[i + 2] = t
                         nu += 1
                         run = 0
-                continue
-            while True:
-                # Longest segment of positions holding such a set; among equal
-                # lengths the strongest (highest top).
-                best = 0
-                top = 0
-                run = 0
-                for p in range(b, b + np_):
-                    if pr[p]:
-                        run += 1
-                        if run >= best:
-                            best = run
-                            top = p
-                    else:
-                        run = 0
-                if best == 0:
+                if nu == x or not dup & (1 << m):
                     break
-                for p in range(top - best + 1, top + 1):
-                    pr[p] -= 1
-                out[3 * nu] = m
-                out[3 * nu + 1] = best
-                out[3 * nu + 2] = top - b
-                nu += 1
+                j += 1
         if lo == 1:
             # Singles never form runs; strongest first.
             for p in range(np_ - 1, -1, -1):
