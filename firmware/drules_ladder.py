@@ -235,7 +235,7 @@ class Ladders(EngineBase):
         while g < k - 1 and r > (g * (g + 1) >> 1) + g:
             g += 1
         if g < k - 1:
-            return self._try(2, 1, 0, (g * (g + 1) >> 1) + g - r, k - g, True)
+            return self._try(2, 1, 0, (g * (g + 1) >> 1) + g - r, k - g)
         q = ((k - 1) * k >> 1) + k - r
         return q == 0 or self._try(2, 1, 0, q, 0)
 
