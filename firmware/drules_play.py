@@ -251,43 +251,41 @@ class Plays(EngineBase):
             return R_WRONG_COUNT
         if n == 0:
             return R_EMPTY
-        # The lead and the play counted (a line a card: issue 21, a 34-card
-        # follow's loops were a tenth of its time), then one pass over the
-        # suit's faces: the holding's, the play's and the lead's cards of
-        # the suit (a lead with fewer spans several suits: no lead_suit loop)
+        # The lead counted as its suit is checked (no lead_suit call; the
+        # count is _structure's, which no longer counts it again)
         eff = self.eff
         s = eff[lead[0] % FACES]
         lc = self._lc
-        for c in lead:
-            lc[c % FACES] += 1
-        pc = self._pc
         r = OK
-        for c in play:
+        for c in lead:
             f = c % FACES
-            pc[f] += 1
-            if pc[f] > hand[f]:
-                r = R_NOT_IN_HAND
-        order = self.order
-        h = 0
-        ps = 0
-        x = n
-        for i in range(self.start[s], self.start[s + 1]):
-            f = order[i]
-            h += hand[f]
-            ps += pc[f]
-            x -= lc[f]
-        if x:
-            r = R_MIXED_SUIT
-        elif r == OK:
-            # Suit: min(n, h) cards of s.
-            if ps != (n if h > n else h):
-                r = R_FOLLOW_SUIT
-            elif n > 1 and h > n:
-                r = self._structure(hand, pc, s)
-        # (the scratch counts cleared by slice copies: one C call each, and
-        # bytecode's slices are not allocated)
+            lc[f] += 1
+            if eff[f] != s:
+                r = R_MIXED_SUIT
+        if r == OK:
+            pc = self._pc
+            ps = 0
+            for c in play:
+                f = c % FACES
+                pc[f] += 1
+                if eff[f] == s:
+                    ps += 1
+                if pc[f] > hand[f]:
+                    r = R_NOT_IN_HAND
+            if r == OK:
+                # Suit: min(n, h) cards of s.
+                order = self.order
+                h = 0
+                for i in range(self.start[s], self.start[s + 1]):
+                    h += hand[order[i]]
+                if ps != (n if h > n else h):
+                    r = R_FOLLOW_SUIT
+                elif n > 1 and h > n:
+                    r = self._structure(hand, pc, s)
+            # (the scratch counts cleared by slice copies: one C call each,
+            # and bytecode's slices are not allocated)
+            pc[:] = self._zf
         lc[:] = self._zf
-        pc[:] = self._zf
         return r
 
     def _structure(self, hand, pc, s):
