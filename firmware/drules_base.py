@@ -98,7 +98,6 @@ class EngineBase:
     points: "Callable[[Sequence[int]], int]"
     decompose: "Callable[[Sequence[int]], int]"
     _count: "Callable[[Sequence[int], bytearray], None]"
-    _uncount: "Callable[[Sequence[int], bytearray], None]"
     _decompose: "Callable[[bytearray, int, bytearray, int], int]"
     _t: "Callable[[bytearray, int, int, int], int]"
     _ladder: "Callable[[bytearray, bytearray, int], int]"

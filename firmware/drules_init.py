@@ -63,7 +63,7 @@ def init(
     self._lc = bytearray(_FACES)
     self._pc = bytearray(_FACES)
     self._wc = bytearray(_FACES)
-    self._zf = bytes(_FACES)  # zeros: _uncount clears a count array in one slice copy
+    self._zf = bytes(_FACES)  # zeros: a count array cleared in one slice copy
     # Profiles over positions.
     self._pr = bytearray(_NPOS)
     self._pr2 = bytearray(_NPOS)

@@ -147,7 +147,7 @@ class Ladders(EngineBase):
             if k == 1:
                 while i + c < nv and lu[3 * (i + c)] == m and lu[3 * (i + c) + 1] == 1:
                     c += 1
-            if c > 1 and self._lfits(m, c) and self._try(m, 1, c, 0, 0, True):
+            if c > 1 and self._lfits(m, c) and self._try(m, 1, c, 0, 0):
                 # Sets of one width in a row (a throw's pairs) that all fit
                 # at once, with no search: each takes its first rung, itself
                 # (each fits with the earlier ones if all do), in one
@@ -188,13 +188,22 @@ class Ladders(EngineBase):
         last)."""
         if cnt is not None:
             self._psetup(cnt, s, self._vp[12])
-        self._nq = 0
+        # the question's sets of pairs: always its first kind (_try and
+        # _drop count them there themselves, without _qadd's search)
+        self._nq = 1
+        self._qm[0] = 2
+        self._qk[0] = 1
+        self._qn[0] = 0
+        self._ql[0] = 0
+        # (one local for the three buffers: a frame of 11 words or less is
+        # not taken from the GC heap, issue 21)
         q = self._qs
         q[_S2] = q[_S3] = q[_S4] = q[_NRUN] = q[_FT] = q[_FBLO] = q[_FBHI] = q[_NX] = 0
-        tb = self._tb  # (no question known to fail: _failed)
-        tb[0] = tb[_RB] = tb[_PB] = 0
-        n = self._n
-        n[0] = n[1] = n[2] = 0
+        q = self._tb  # (no question known to fail: _failed)
+        q[0] = q[_RB] = q[_PB] = 0
+        self._vp[13] = 0
+        q = self._n
+        q[0] = q[1] = q[2] = 0
         self._uzero()
 
     def _rung(self, m, k, r):
@@ -206,29 +215,29 @@ class Ladders(EngineBase):
             if r == (1 if m == 2 or m >= 4 or self.same_shape_only else 2):
                 return True  # nothing
             if m == 3 and r == 1:
-                return self._try(2, 1, 1, 0, 0, True)
-            return self._try(m, k, 1, 0, 0, True)
+                return self._try(2, 1, 1, 0, 0)
+            return self._try(m, k, 1, 0, 0)
         if m == 3:
             if r == 0:
-                return self._try(3, k, 1, 0, 0, True)
+                return self._try(3, k, 1, 0, 0)
             if r == 1:
-                return self._try(3, 1, k, 0, 0, True)
+                return self._try(3, 1, k, 0, 0)
             if r == 2:
-                return self._try(2, k, 1, 0, 0, True)
+                return self._try(2, k, 1, 0, 0)
             g = 1
             while r > 2 + (g * (g + 1) >> 1) + g:
                 g += 1
             i = 2 + (g * (g + 1) >> 1) + g - r
             if g == k and i == 0:
                 return True  # nothing
-            return self._try(3, 1, k - g, i, 0, True)
+            return self._try(3, 1, k - g, i, 0)
         g = 0
         while g < k - 1 and r > (g * (g + 1) >> 1) + g:
             g += 1
         if g < k - 1:
-            return self._try(2, 1, 0, (g * (g + 1) >> 1) + g - r, k - g, True)
+            return self._try(2, 1, 0, (g * (g + 1) >> 1) + g - r, k - g)
         q = ((k - 1) * k >> 1) + k - r
-        return q == 0 or self._try(2, 1, 0, q, 0, True)
+        return q == 0 or self._try(2, 1, 0, q, 0)
 
     def _reach(self, m, k, r, n):
         # type: (int, int, int, int) -> int
@@ -245,66 +254,73 @@ class Ladders(EngineBase):
         there has its reason at once (a question that fails costs a search,
         one that fits is mostly placed at once)."""
         if self.same_shape_only or m >= 4:
-            return OK if r == 1 or self._try(m, k, n, 0, 0, True) else R_SAME_SHAPE
+            return OK if r == 1 or self._try(m, k, n, 0, 0) else R_SAME_SHAPE
         if k == 1:
             if m == 2:
-                return OK if r == 1 or self._try(2, 1, n, 0, 0, True) else R_PAIRS
+                return OK if r == 1 or self._try(2, 1, n, 0, 0) else R_PAIRS
             if r == 0:
-                return OK if self._try(3, 1, n, 0, 0, True) else R_TRIPLES
-            return OK if r == 2 or self._try(2, 1, n, 0, 0, True) else R_PAIRS
+                return OK if self._try(3, 1, n, 0, 0) else R_TRIPLES
+            return OK if r == 2 or self._try(2, 1, n, 0, 0) else R_PAIRS
         if m == 3:
             if r == 0:
-                return OK if self._try(3, k, 1, 0, 0, True) else R_TITANIC
+                return OK if self._try(3, k, 1, 0, 0) else R_TITANIC
             if r == 1:
-                return OK if self._try(3, 1, k, 0, 0, True) else R_TRIPLES
+                return OK if self._try(3, 1, k, 0, 0) else R_TRIPLES
             if r == 2:
-                return OK if self._try(2, k, 1, 0, 0, True) else R_TRACTOR
+                return OK if self._try(2, k, 1, 0, 0) else R_TRACTOR
             # r = 3 + g(g+1)/2 - 1 + g - i: j = k - g triples and i pairs
             g = 1
             while r > 2 + (g * (g + 1) >> 1) + g:
                 g += 1
             i = 2 + (g * (g + 1) >> 1) + g - r
-            if g < k and not self._try(3, 1, k - g, 0, 0, True):
+            if g < k and not self._try(3, 1, k - g, 0, 0):
                 return R_TRIPLES
-            return OK if i == 0 or self._try(2, 1, 0, i, 0, True) else R_PAIRS
+            return OK if i == 0 or self._try(2, 1, 0, i, 0) else R_PAIRS
         # A tractor: r = g(g+1)/2 + g - i for t = k - g >= 2 pairs in runs
         # and i more pairs; past those, q pairs: r = (k-1)k/2 + k - q.
         g = 0
         while g < k - 1 and r > (g * (g + 1) >> 1) + g:
             g += 1
         if g < k - 1:
-            if not self._try(2, 1, 0, 0, k - g, True):
+            if not self._try(2, 1, 0, 0, k - g):
                 return R_TRACTOR
             i = (g * (g + 1) >> 1) + g - r
         else:
             i = ((k - 1) * k >> 1) + k - r
-        return OK if i == 0 or self._try(2, 1, 0, i, 0, True) else R_PAIRS
+        return OK if i == 0 or self._try(2, 1, 0, i, 0) else R_PAIRS
 
     def _unit(self, m, k):
         # type: (int, int) -> int
         """The best rung of the ladder of a led (m, k) that fits with the
         earlier units' rungs; its parts join the question (self._q*)."""
         if self.same_shape_only or m >= 4 or (m == 2 and k == 1):
-            return 0 if self._try(m, k, 1, 0, 0, True) else 1
-        if m == 3 and k == 1:
-            if self._try(3, 1, 1, 0, 0, True):
+            if self._try(m, k, 1, 0, 0):
                 return 0
-            return 1 if self._try(2, 1, 1, 0, 0, True) else 2
+            if m == 2 and k == 1:
+                self._vp[13] = 1  # (no pair more: _try)
+            return 1
+        if m == 3 and k == 1:
+            if self._try(3, 1, 1, 0, 0):
+                return 0
+            if self._try(2, 1, 1, 0, 0):
+                return 1
+            self._vp[13] = 1  # (no pair more: _try)
+            return 2
         if m == 3:
             # A Titanic: itself; k triples; a tractor of k; then j triples and
             # i pairs (j + i <= k), more triples first, then more pairs.
-            if self._try(3, k, 1, 0, 0, True):
+            if self._try(3, k, 1, 0, 0):
                 return 0
-            if self._try(3, 1, k, 0, 0, True):
+            if self._try(3, 1, k, 0, 0):
                 return 1
-            if self._try(2, k, 1, 0, 0, True):
+            if self._try(2, k, 1, 0, 0):
                 return 2
             # The entries are ordered by j, then i, both descending, and each
             # is feasible if a later one of its group (fewer pairs) or of a
             # later group (fewer triples) is: the first feasible one is the
             # most triples j that fit, then the most pairs with them.
             j = k - 1
-            while j and not self._try(3, 1, j, 0, 0, True):
+            while j and not self._try(3, 1, j, 0, 0):
                 j -= 1
             i = self._most(0 if j else 1, k - j)
             if i < 0:
@@ -314,10 +330,14 @@ class Ladders(EngineBase):
         # q - t more pairs; t = k .. 2, then 0; q = k .. t. Within a t, q is
         # feasible if a larger one is: the most pairs that fit with the runs.
         t = k
+        v = self._vp
         while t >= 2:
-            if self._try(2, 1, 0, 0, t, True):
+            v[10] = 0
+            if self._try(2, 1, 0, 0, t):
                 return ((k - t) * (k - t + 1) >> 1) + k - t - self._most(0, k - t)
-            t -= 1
+            # (the count of _try's that t cannot pass: the t that could,
+            # adv-47: runs of 5, 4, 3 pairs, one question in place of three)
+            t -= 1 + v[10]
         q = self._most(1, k)
         if q < 0:
             return ((k - 1) * k >> 1) + k  # nothing
@@ -331,13 +351,16 @@ class Ladders(EngineBase):
         time (fewer fit if more do): how many, or -1 if not even lo do."""
         # all of them in one question where no search is needed (_lfits;
         # adv-52: three pairs, one question in place of three)
-        if top > lo + 1 and self._lfits(2, top) and self._try(2, 1, 0, top, 0, True):
+        if top > lo + 1 and self._lfits(2, top) and self._try(2, 1, 0, top, 0):
             return top
-        if lo and not self._try(2, 1, 0, 1, 0, True):
+        if lo and not self._try(2, 1, 0, 1, 0):
+            self._vp[13] = 1  # (no pair more: _try)
             return -1
         i = lo
-        while i < top and self._try(2, 1, 0, 1, 0, True):
+        while i < top and self._try(2, 1, 0, 1, 0):
             i += 1
+        if i < top:
+            self._vp[13] = 1
         return i
 
     def _lfits(self, m, c):
@@ -345,14 +368,17 @@ class Ladders(EngineBase):
         """Do c more sets of width m fit, with the question's sets, in what
         the placement leaves over, as _tail found it with no choice to make
         (self._vp[6:10])? Then _try places them with no search: a question
-        asked for several units at once costs no more than one."""
+        asked for several units at once costs no more than one. A question
+        with no runs yet: sets alone, counted (_try; adv-60: three quads
+        in one question)."""
         v = self._vp
         if not v[9]:
-            return False
-        ns = self._n
-        a4 = v[8] - ns[2]
-        a3 = v[7] - ns[1]
-        a2 = ns[0]
+            return self._qs[_NRUN] == 0
+        # (self._n read three times: a frame of 11 words is not taken from
+        # the GC heap)
+        a4 = v[8] - self._n[2]
+        a3 = v[7] - self._n[1]
+        a2 = self._n[0]
         if m == 2:
             a2 += c
         elif m == 3:
@@ -369,12 +395,17 @@ class Ladders(EngineBase):
     # resident with the ladders (4.6 KB since; with the search only, as a copy: 5.2 KB of the
     # chip's heap and the .mpy files over their 40 KB, for 0.91x at worst: not kept,
     # docs/firmware.md "worst6")
-    def _try(self, m, k, n, pairs, t, keep):
-        # type: (int, int, int, int, int, bool) -> bool
+    def _try(self, m, k, n, pairs, t):
+        # type: (int, int, int, int, int) -> bool
         """Add n parts (m, k), `pairs` pairs and t pairs in runs (any runs of
-        >= 2 pairs) to the question: can it be placed? If so and keep, they
-        stay in the question (and the placement); else all is as it was."""
+        >= 2 pairs) to the question: can it be placed? If so they stay in
+        the question (and the placement); else all is as it was."""
         v = self._vp
+        if v[13]:
+            # One pair more did not fit (_unit, _most): nothing more does,
+            # every part holds a pair, until _lstart (adv-47, adv-66: the
+            # led pair after a tractor that took the last pairs)
+            return False
         q = self._qs
         # First what the positions do not change: enough sets of each width
         # (the sets of every part, anywhere), runs no longer than the longest
@@ -408,79 +439,89 @@ class Ladders(EngineBase):
             return False
         if t:
             runs += 1
+        # the question's sets with these (self._n, as _sets would count
+        # them); the question itself changes only once these tests pass
+        # (issue 21: a question that fails here costs no _qadd nor _drop)
+        ns = self._n
+        n0 = ns[0] + pairs
+        n1 = ns[1]
+        n2 = ns[2]
+        if k == 1:
+            if m == 2:
+                n0 += n
+            elif m == 3:
+                n1 += n
+            else:
+                n2 += n
+        lo = hi = 0
+        # sets only: placed wherever they fit
+        f = q[_NRUN] + runs == 0
+        if not f and v[9] and runs == 0:
+            # Sets only, on a placement whose left-over faces are known
+            # (_tail, no choice in them): they fit there or a search decides.
+            a4 = v[8] - n2
+            a3 = v[7]
+            if n1 > a3:
+                a4 -= n1 - a3
+                a3 = 0
+            else:
+                a3 -= n1
+            f = a4 >= 0 and n0 <= 2 * a4 + a3 + v[6]
+        if not f:
+            if t:
+                # Runs of t pairs: any split into runs of 2 and 3 pairs (a
+                # longer run is cut into such, so nothing is lost): b runs
+                # of 3, b of t's parity, 3b <= t. Several tractors: the b
+                # add up.
+                lo = t & 1
+                hi = t // 3
+                if (hi ^ t) & 1:
+                    hi -= 1
+            # The runs' sets (all but the question's sets) take faces on
+            # the stretches only, their triples 3-faces only on stretches
+            # of triples (the rest 4-faces): with the sets' pairs that the
+            # 2-faces off them cannot hold, they must fit the faces on them
+            # (_feasible's first count, before the greedy tries and the
+            # search's set-up; adv-47: 5 questions of 15 end here)
+            a2 = n0 - tot[_OFF]
+            x = s3 - n1 - tot[_T3]
+            if x < 0:
+                x = 0
+            a4 = tot[2] - s4 - x
+            a3 = tot[1] - s3 + x
+            if a3 < 0:
+                a4 += a3
+                a3 = 0
+            x = s2 - n0 + (a2 if a2 > 0 else 0) - 2 * a4 - a3 - tot[0] + tot[_OFF]
+            if a4 < 0 or x > 0:
+                # (for _unit: with t pairs in runs, t - x at most fit here;
+                # a4 does not depend on t)
+                v[10] = t if a4 < 0 else x - 1
+                return False
+            # and _feasible's next: the runs cross no more edges, and take
+            # no more sets, than the stretches hold (_rs from position 0;
+            # the runs of pairs of any length split with the fewest runs of
+            # 3, the fewest crossings)
+            o = self._rs
+            if q[_NX] + (n * (k - 1) if k > 1 else 0) + ((q[_FT] + t + q[_FBLO] + lo) >> 1) > o[0] or s2 + s3 + s4 - n0 - n1 - n2 > o[_NPOS]:
+                return False
         q[_S2] = s2
         q[_S3] = s3
         q[_S4] = s4
         q[_NRUN] += runs
         if k > 1:
             q[_NX] += n * (k - 1)
-        # the question's sets (self._n, kept as _sets would count them)
-        ns = self._n
-        if n:
+        if n and (k > 1 or m > 2):
             self._qadd(m, k, n)
-            if k == 1:
-                ns[m - 2] += n
-        if pairs:
-            self._qadd(2, 1, pairs)
-            ns[0] += pairs
-        if q[_NRUN] == 0:
-            # sets only: placed wherever they fit
-            if not keep:
-                self._drop(m, k, n, pairs, 0, 0, 0, 0)
+        self._qn[0] += n0 - ns[0]
+        ns[0] = n0
+        ns[1] = n1
+        ns[2] = n2
+        q[_FT] += t
+        q[_FBLO] += lo
+        q[_FBHI] += hi
+        if f:
             return True
-        if v[9] and runs == 0:
-            # Sets only, on a placement whose left-over faces are known
-            # (_tail, no choice in them): they fit there or a search decides.
-            a4 = v[8] - ns[2]
-            a3 = v[7]
-            if ns[1] > a3:
-                a4 -= ns[1] - a3
-                a3 = 0
-            else:
-                a3 -= ns[1]
-            if a4 >= 0 and ns[0] <= 2 * a4 + a3 + v[6]:
-                if not keep:
-                    self._drop(m, k, n, pairs, 0, 0, 0, 0)
-                return True
-        lo = hi = 0
-        if t:
-            # Runs of t pairs: any split into runs of 2 and 3 pairs (a longer
-            # run is cut into such, so nothing is lost): b runs of 3, b of
-            # t's parity, 3b <= t. Several tractors: the b add up.
-            lo = t & 1
-            hi = t // 3
-            if (hi ^ t) & 1:
-                hi -= 1
-            q[_FT] += t
-            q[_FBLO] += lo
-            q[_FBHI] += hi
-        # The runs' sets (all but the question's sets) take faces on the
-        # stretches only, their triples 3-faces only on stretches of
-        # triples (the rest 4-faces): with the sets' pairs that the 2-faces
-        # off them cannot hold, they must fit the faces on them (_feasible's
-        # first count, before the greedy tries and the search's set-up;
-        # adv-47: 5 questions of 15 end here)
-        o = self._tot
-        a2 = ns[0] - o[_OFF]
-        x = s3 - ns[1] - o[_T3]
-        if x < 0:
-            x = 0
-        a4 = o[2] - s4 - x
-        a3 = o[1] - s3 + x
-        if a3 < 0:
-            a4 += a3
-            a3 = 0
-        if a4 < 0 or s2 - ns[0] + (a2 if a2 > 0 else 0) > 2 * a4 + a3 + o[0] - o[_OFF]:
-            self._drop(m, k, n, pairs, t, runs, lo, hi)
-            return False
-        # and _feasible's next: the runs cross no more edges, and take no
-        # more sets, than the stretches hold (_rs from position 0; the runs
-        # of pairs of any length split with the fewest runs of 3, the fewest
-        # crossings)
-        o = self._rs
-        if q[_NX] + ((q[_FT] + q[_FBLO]) >> 1) > o[0] or s2 + s3 + s4 - ns[0] - ns[1] - ns[2] > o[_NPOS]:
-            self._drop(m, k, n, pairs, t, runs, lo, hi)
-            return False
         # On top of the earlier units' placement (none yet: these are the
         # first runs, self._u is clear), each run at the weakest place where
         # it fits, the sets in what is left: no search, and often enough.
@@ -499,11 +540,6 @@ class Ladders(EngineBase):
         self._ub[:] = self._u
         g = (k == 1 or self._greedy(m, k, n)) and (t == 0 or self._gflex(t, lo, hi, 1))
         if g and self._tail(0, 0, 0, 0):
-            if not keep:
-                self._u[:] = self._ub  # (_urestore, written out: a call less)
-                v[9] = 0
-                self._ng = 0
-                self._drop(m, k, n, pairs, t, runs, lo, hi)
             return True
         if self._ng:
             self._u[:] = self._ub  # (_urestore, written out: a call less)
@@ -516,11 +552,6 @@ class Ladders(EngineBase):
             # adv-39's Titanic and the quad beside it, a sweep each; adv-47's
             # run of two pairs on a quad's 4-face)
             if (self._greedy(m, k, -n) if t == 0 else self._gflex(t, lo, hi, -1)) and self._tail(0, 0, 0, 0):
-                if not keep:
-                    self._u[:] = self._ub  # (_urestore, written out: a call less)
-                    v[9] = 0
-                    self._ng = 0
-                    self._drop(m, k, n, pairs, t, runs, lo, hi)
                 return True
             if self._ng:
                 self._u[:] = self._ub  # (_urestore, written out: a call less)
@@ -530,15 +561,13 @@ class Ladders(EngineBase):
         # needed)
         self._u[:] = self._z
         v[9] = 0
-        ok = self._qtest()
-        if ok and keep:
+        if self._qtest():
             return True
-        if not ok:
-            self._failed()
+        self._failed()
         self._u[:] = self._ub  # (_urestore, written out: a call less)
         v[9] = 0
         self._drop(m, k, n, pairs, t, runs, lo, hi)
-        return ok
+        return False
 
     def _drop(self, m, k, n, pairs, t, runs, lo, hi):
         # type: (int, int, int, int, int, int, int, int) -> None
@@ -552,12 +581,12 @@ class Ladders(EngineBase):
             q[_NX] -= n * (k - 1)
         ns = self._n
         if n:
-            self._qadd(m, k, -n)
             if k == 1:
                 ns[m - 2] -= n
-        if pairs:
-            self._qadd(2, 1, -pairs)
-            ns[0] -= pairs
+            if k > 1 or m > 2:
+                self._qadd(m, k, -n)
+        ns[0] -= pairs
+        self._qn[0] -= pairs + (n if m == 2 and k == 1 else 0)
         q[_FT] -= t
         q[_FBLO] -= lo
         q[_FBHI] -= hi
@@ -586,26 +615,26 @@ class Ladders(EngineBase):
     # chip's heap
     def _qadd(self, m, k, n):
         # type: (int, int, int) -> None
-        """n more (or fewer, n < 0) parts (m, k) in the question."""
-        if n == 0:
-            return
-        qm = self._qm
-        qk = self._qk
-        qn = self._qn
-        free = -1
-        for t in range(self._nq):
-            if qm[t] == m and qk[t] == k:
-                qn[t] += n
+        """n more (or fewer, n < 0) parts (m, k) in the question (not
+        sets of pairs: the first kind, _lstart)."""
+        # (seven locals: a frame of 11 words or less is not taken from the
+        # GC heap, issue 21)
+        t = self._nq
+        f = t  # where a new kind goes: the first empty slot, else the end
+        i = 1
+        while i < t:
+            if self._qm[i] == m and self._qk[i] == k:
+                self._qn[i] += n
                 return
-            if qn[t] == 0 and free < 0:
-                free = t
-        if free < 0:
-            free = self._nq
-            self._nq += 1
-        qm[free] = m
-        qk[free] = k
-        qn[free] = n
-        self._ql[free] = 0
+            if f == t and self._qn[i] == 0:
+                f = i
+            i += 1
+        if f == t:
+            self._nq = t + 1
+        self._qm[f] = m
+        self._qk[f] = k
+        self._qn[f] = n
+        self._ql[f] = 0
 
     def _qtest(self):
         # type: () -> bool

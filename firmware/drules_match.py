@@ -336,7 +336,7 @@ class Matching(EngineBase):
                 f = c % FACES
                 x = cnt[f]
                 if x == 255:
-                    continue  # a face seen already (marked; _uncount clears)
+                    continue  # a face seen already (marked; cleared below)
                 if x != m:
                     hi = -1
                     break
@@ -352,7 +352,7 @@ class Matching(EngineBase):
                     lo = p
             if hi - lo != lu[1] - 1 or hi < floor:
                 hi = -1
-            self._uncount(cards, cnt)
+            cnt[:] = self._zf
             return hi
         self._pmax = pmax
         self._floor = floor
@@ -360,7 +360,7 @@ class Matching(EngineBase):
         self._nfi = 0
         key = self.key if self._fits(cnt, s) else -1
         if self._steps > 0 or key >= 0:
-            self._uncount(cards, cnt)
+            cnt[:] = self._zf
             return key
         if not self._qm:
             self._oracle()  # its first question (drules.Engine._oracle)
@@ -427,7 +427,7 @@ class Matching(EngineBase):
                         hi = mid
                 key = lo
         ql[0] = 0
-        self._uncount(cards, cnt)
+        cnt[:] = self._zf
         self.key = key
         return key
 
@@ -467,7 +467,7 @@ class Matching(EngineBase):
             lc = self._lc
             self._count(lead, lc)
             self._nlu = self._decompose(lc, s, self._lu, 1)
-            self._uncount(lead, lc)
+            lc[:] = self._zf
         win = 0
         # The lead's key is the top of its first unit: the top category's
         # runs are the suit's longest of the widest sets, its first the

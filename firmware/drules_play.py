@@ -45,14 +45,6 @@ class Plays(EngineBase):
         for c in cards:
             cnt[c % FACES] += 1
 
-    def _uncount(self, cards, cnt):
-        # type: (Sequence[int], bytearray) -> None
-        # cnt (a scratch count array, zeros but for the cards counted in
-        # it) cleared in one slice copy, not card by card (issue 21: a
-        # 35-card follow cleared two arrays a card at a time). Bytecode:
-        # its slices are not allocated.
-        cnt[:] = self._zf
-
     def decompose(self, cards):
         # type: (Sequence[int]) -> int
         """Decompose a one-suit play (docs/rules.md §4) into self.units; return the unit count.
@@ -65,7 +57,7 @@ class Plays(EngineBase):
         cnt = self._wc
         self._count(cards, cnt)
         n = self._decompose(cnt, s, self.units, 1)
-        self._uncount(cards, cnt)
+        cnt[:] = self._zf
         self.nunits = n
         return n
 
@@ -105,51 +97,39 @@ class Plays(EngineBase):
         nu = 0
         for m in range(mx, 1 if lo < 2 else lo - 1, -1):
             b = (m - 2) * _NPOS
-            if not dup & (1 << m):
-                # One face at most per position: the runs are the stretches
-                # of positions, taken longest first, then strongest (the
-                # loop below would take them so): one pass from the top,
-                # each put in its place among this width's units.
-                c = nu
+            # The runs, longest first, then strongest: taken so one at a
+            # time (the longest stretch of positions holding such a set,
+            # each position of it giving up a face), they are the stretches
+            # of positions with a face, then (two faces at one position: the
+            # off-suit level cards) those with two, inside a stretch taken,
+            # and so on (issue 21: not a pass over the positions per run,
+            # adv-47's level cards). One pass up a layer (position np_ is
+            # clear: the end of the last), each run put in its place among
+            # this width's units; a layer that adds none is the last.
+            c = nu
+            j = 1
+            while True:
+                x = nu
                 run = 0
-                for p in range(np_ - 1, -2, -1):
-                    if p >= 0 and pr[b + p]:
+                for p in range(b, b + np_ + 1):
+                    if pr[p] >= j:
                         run += 1
                     elif run:
+                        t = p - 1 - b
                         i = 3 * nu
-                        while i > 3 * c and out[i - 2] < run:
+                        while i > 3 * c and (out[i - 2] < run or (out[i - 2] == run and out[i - 1] < t)):
                             out[i] = m
                             out[i + 1] = out[i - 2]
                             out[i + 2] = out[i - 1]
                             i -= 3
                         out[i] = m
                         out[i + 1] = run
-                        out[i + 2] = p + run
+                        out[i + 2] = t
                         nu += 1
                         run = 0
-                continue
-            while True:
-                # Longest segment of positions holding such a set; among equal
-                # lengths the strongest (highest top).
-                best = 0
-                top = 0
-                run = 0
-                for p in range(b, b + np_):
-                    if pr[p]:
-                        run += 1
-                        if run >= best:
-                            best = run
-                            top = p
-                    else:
-                        run = 0
-                if best == 0:
+                if nu == x or not dup & (1 << m):
                     break
-                for p in range(top - best + 1, top + 1):
-                    pr[p] -= 1
-                out[3 * nu] = m
-                out[3 * nu + 1] = best
-                out[3 * nu + 2] = top - b
-                nu += 1
+                j += 1
         if lo == 1:
             # Singles never form runs; strongest first.
             for p in range(np_ - 1, -1, -1):
@@ -177,16 +157,16 @@ class Plays(EngineBase):
             for c in cards:
                 f = c % FACES
                 if cnt[f] > hand[f]:
-                    self._uncount(cards, cnt)
+                    cnt[:] = self._zf
                     return R_NOT_IN_HAND
         s = self.lead_suit(cards)
         if s == MIXED:
-            self._uncount(cards, cnt)
+            cnt[:] = self._zf
             return R_MIXED_SUIT
         lu = self._lu
         nu = self._decompose(cnt, s, lu, 1)
         if nu <= 1 or hands is None:
-            self._uncount(cards, cnt)
+            cnt[:] = self._zf
             return OK
         # Categories from the most demanding down (units are sorted so).
         i = 0
@@ -212,7 +192,7 @@ class Plays(EngineBase):
                 r = R_THROW_FAILED
                 break
             i = j
-        self._uncount(cards, cnt)
+        cnt[:] = self._zf
         return r
 
     def _beats(self, hand, s, m, k, top):
@@ -269,42 +249,52 @@ class Plays(EngineBase):
         n = len(lead)
         if len(play) != n:
             return R_WRONG_COUNT
-        s = self.lead_suit(lead)
-        if s == MIXED or n == 0:
-            return R_MIXED_SUIT if n else R_EMPTY
-        pc = self._pc
+        if n == 0:
+            return R_EMPTY
+        # The lead counted as its suit is checked (no lead_suit call; the
+        # count is _structure's, which no longer counts it again)
         eff = self.eff
+        s = eff[lead[0] % FACES]
+        lc = self._lc
         r = OK
-        ps = 0
-        for c in play:
+        for c in lead:
             f = c % FACES
-            pc[f] += 1
-            if eff[f] == s:
-                ps += 1
-            if pc[f] > hand[f]:
-                r = R_NOT_IN_HAND
+            lc[f] += 1
+            if eff[f] != s:
+                r = R_MIXED_SUIT
         if r == OK:
-            # Suit: min(n, h) cards of s.
-            order = self.order
-            h = 0
-            for i in range(self.start[s], self.start[s + 1]):
-                h += hand[order[i]]
-            if ps != (n if h > n else h):
-                r = R_FOLLOW_SUIT
-            elif n > 1 and h > n:
-                r = self._structure(lead, hand, pc, s)
-        self._uncount(play, pc)
+            pc = self._pc
+            ps = 0
+            for c in play:
+                f = c % FACES
+                pc[f] += 1
+                if eff[f] == s:
+                    ps += 1
+                if pc[f] > hand[f]:
+                    r = R_NOT_IN_HAND
+            if r == OK:
+                # Suit: min(n, h) cards of s.
+                order = self.order
+                h = 0
+                for i in range(self.start[s], self.start[s + 1]):
+                    h += hand[order[i]]
+                if ps != (n if h > n else h):
+                    r = R_FOLLOW_SUIT
+                elif n > 1 and h > n:
+                    r = self._structure(hand, pc, s)
+            # (the scratch counts cleared by slice copies: one C call each,
+            # and bytecode's slices are not allocated)
+            pc[:] = self._zf
+        lc[:] = self._zf
         return r
 
-    def _structure(self, lead, hand, pc, s):
-        # type: (Sequence[int], bytearray, bytearray, int) -> int
+    def _structure(self, hand, pc, s):
+        # type: (bytearray, bytearray, int) -> int
         """Structure of a follow that holds more suit cards than the lead has:
-        compare the play's (all suit) cards with the holding (docs/rules.md §6.2-3)."""
-        lc = self._lc
-        self._count(lead, lc)
+        compare the play's (all suit) cards with the holding (docs/rules.md §6.2-3).
+        The lead's cards are counted in self._lc."""
         lu = self._lu
-        nu = self._decompose(lc, s, lu, 2)
-        self._uncount(lead, lc)
+        nu = self._decompose(self._lc, s, lu, 2)
         self._nlu = nu
         if nu == 0:
             return OK  # singles only: any cards of the suit

@@ -204,3 +204,16 @@ def test_a_run_on_faces_with_a_choice_leaves_no_stale_left_overs():
     h = "3D 3D 3D 3D 4D 4D 4D AD AD 9H 9H 9H 9H 9C 9C 9C 9S KD JD"
     assert follow(e, lead, h, h.replace("3D ", "", 1)) == D.OK
     assert follow(e, lead, h, h.replace("9H ", "", 1)) == D.R_PAIRS
+
+
+def test_a_tractor_at_the_rung_of_the_tractor_before():
+    # fuzz-rules --adversarial 2000 --seed 777, adv-777-1143 (3 decks, level
+    # Q, diamonds trump): two led tractors of the same length in a row, the
+    # second asked at the first one's rung (_rung: t pairs in runs and more
+    # pairs, in one question); a 26-card follow that leaves a tractor out
+    e = engine("Q", "D", decks=3)
+    lead = "3D 5D 5D 6D 6D 7D 7D 8D 8D TD TD JD JD QD QD QD KD KD AD AD SJ SJ SJ BJ BJ BJ"
+    h = ("3S 5S 5S TS JS QS QS QS 8H QH QH QH AH 2D 2D 2D 3D 3D 4D 4D 4D 5D 6D 7D 8D 9D 9D 9D TD JD KD AD"
+         " 5C 6C 6C 8C 8C JC JC JC QC QC QC AC")
+    play = "QS QS QS QH QH 2D 2D 2D 3D 3D 4D 4D 4D 5D 6D 7D 8D 9D 9D TD JD KD AD QC QC QC"
+    assert follow(e, lead, h, play) == D.R_TRACTOR

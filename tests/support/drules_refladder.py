@@ -350,7 +350,7 @@ class RefEngine(drules.Engine):
         self._count(cards, cnt)
         self._pmax = pmax
         key = self.key if self._fits(cnt, s, 0, _NPOS) else -1
-        self._uncount(cards, cnt)
+        cnt[:] = self._zf
         return key if key >= floor else -1  # (issue 12: the floor)
 
     # ------------------------------------------------ the t-search (old)
