@@ -88,6 +88,15 @@ class Sweep(EngineBase):
         # the bytes, _lv, are drules_place's: _tail uses them too)
         # (and the demand's weights, from _DR: _feasible writes them)
         self._li = array("i", bytes(4 * (_DR + _QT)))
+        # the whole stack (the placement made _tail's part of it only,
+        # drules_place._place_init) and the kinds' bytes (their names made
+        # there, empty): the search's alone, so they come with it
+        self._lv = bytearray(_LVN)
+        self._dm = bytearray(_QT)
+        self._dk = bytearray(_QT)
+        self._dn = bytearray(_QT)
+        self._dl = bytearray(_QT)
+        self._db = bytearray(_QT)
         # the memo's table of failed states (drules_memo.py), which only the
         # sweep reads and writes
         # (then a row per position of the sweep, its key, and the
