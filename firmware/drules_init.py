@@ -21,6 +21,7 @@ _NPOS = const(18)  # drules' sizes of the scratch buffers
 _MAXU = const(64)
 _MAXB = const(16)
 _VW = const(24)
+_FD = const(16)  # drules_match's frames of the t-search
 # _fits's steps before the oracle when the oracle's placement is loaded with the
 # ladders (3-4 decks, same_shape_only): bot play's direct searches took 1-3 steps
 # mostly, at most 15 (1,200 hands: none reached the oracle, whose search would
@@ -78,7 +79,7 @@ def init(
     self._ut = bytearray(_MAXU)
     self._fi = bytearray(_MAXU)
     self._nfi = 0
-    self._ff = bytearray(8 * 48)
+    self._ff = bytearray(8 * _FD)
     self._nbins = 0
     self._best = 0
     self._cap = 0
