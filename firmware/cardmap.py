@@ -24,9 +24,14 @@ Format (all integers little-endian)::
 Card ids as in docs/protocol.md: copy * 54 + suit * 13 + rank, jokers 52/53.
 """
 
-from array import array
+import sys
+
 from micropython import const
-import binascii
+
+try:
+    from typing import Any  # noqa: F401
+except ImportError:
+    pass
 
 MAGIC = b"TTCM"
 VERSION = const(1)
@@ -52,46 +57,23 @@ class CardMap:
     then the card id in one byte (two, little-endian, if an id needs them):
     8 bytes a card with 7-byte UIDs."""
 
+    # what cardmapload.init sets, declared for the type checker only (bare
+    # annotations: MicroPython keeps nothing of them)
+    count: int
+    decks: int
+    name: str
+    _at: "Any"  # array('H')
+    _w: int
+    _k: bytearray
+
     def __init__(self, data):
-        if len(data) < HEADER or data[0:4] != MAGIC:
-            raise CardMapError("not a card map (no TTCM header)")
-        if data[4] != VERSION or data[5] != RECORD:
-            raise CardMapError("card map format %d/%d not supported" % (data[4], data[5]))
-        count = data[6] | (data[7] << 8)
-        if len(data) != HEADER + count * RECORD:
-            raise CardMapError("card map truncated: %d records expected" % count)
-        crc = data[12] | (data[13] << 8) | (data[14] << 16) | (data[15] << 24)
-        if binascii.crc32(memoryview(data)[HEADER:]) & 0xFFFFFFFF != crc:
-            raise CardMapError("card map damaged: CRC mismatch")
-        self.count = count
-        self.decks = data[8]
-        self.name = bytes(data[16 : 16 + min(data[9], NAME_MAX)]).decode()
-        # _at[n]: where the run of n-byte UIDs starts in _k, _at[n + _RUNS]:
-        # its records (n = 1..UID_MAX: the only lengths looked up)
-        at = self._at = array("H", bytes(4 * _RUNS))
-        w = 1
-        for i in range(count):
-            base = HEADER + i * RECORD
-            n = data[base]
-            if 0 < n <= UID_MAX:
-                at[n + _RUNS] += 1
-                if data[base + 2 + UID_MAX]:
-                    w = 2
-        self._w = w
-        pos = 0
-        for n in range(1, _RUNS):
-            at[n] = pos
-            pos += at[n + _RUNS] * (n + w)
-        k = self._k = bytearray(pos)
-        put = array("H", at)  # each run's next record
-        for i in range(count):
-            base = HEADER + i * RECORD
-            n = data[base]
-            if 0 < n <= UID_MAX:
-                p = put[n]
-                k[p : p + n] = data[base + 1 : base + 1 + n]
-                k[p + n : p + n + w] = data[base + 1 + UID_MAX : base + 1 + UID_MAX + w]
-                put[n] = p + n + w
+        # the file checked and its records copied compact: cardmapload's,
+        # loaded for it and dropped after (once at boot: the table does not
+        # hold that code through the match; docs/firmware.md, "Heap")
+        import cardmapload
+
+        cardmapload.init(self, data, MAGIC, CardMapError)
+        _drop("cardmapload")
 
     def lookup(self, uid, n):
         """The card id of the tag whose UID is ``uid[:n]``, or -1. No allocation."""
@@ -120,6 +102,15 @@ class CardMap:
             else:
                 hi = mid - 1
         return -1
+
+
+def _drop(name):
+    # a module loaded for one step leaves the heap if it came from a .mpy
+    # file (the Pico, the virtual table); one compiled from source (tests
+    # under MicroPython) is kept: compiling it again costs more than it frees
+    m = sys.modules.get(name)
+    if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
+        del sys.modules[name]
 
 
 def load(path):

@@ -160,9 +160,9 @@ def _put(part):
     # Engine holds its functions (dropped with drules: tablerules.unload).
     # The class's own names (its __dict__: MicroPython's dir() tries every
     # interned name, about 120 us a class on the unix port, 20-40 ms on the chip)
-    # (and the stub Engine._feasible, which the search's own replaces)
+    # (and the stubs Engine._feasible and _tpoly, which the search's own replace)
     for name in part.__dict__:
-        if name[:2] != "__" and (name == "_feasible" or not hasattr(Engine, name)):
+        if name[:2] != "__" and (name == "_feasible" or name == "_tpoly" or not hasattr(Engine, name)):
             setattr(Engine, name, getattr(part, name))
 
 
@@ -181,6 +181,15 @@ def _parts(ladders):
         _put(Ladders)
     _put(Placer)
     _put(Memo)
+
+
+def _search(e):
+    # the oracle's search (drules_sweep) on Engine and its buffers made: the
+    # stubs Engine._feasible and Engine._tpoly, at the first question to it
+    from drules_sweep import Sweep
+
+    _put(Sweep)
+    e._sweep_init()
 
 
 def _init():
@@ -215,11 +224,16 @@ class Engine(Plays, Matching):
         tries and _tail do not settle: none of the 37,724 checks of the
         difffuzz corpus (150 hands, seed 1000, 1-4 decks, every variant);
         near-miss follows do (the adversarial corpora)."""
-        from drules_sweep import Sweep
-
-        _put(Sweep)
-        self._sweep_init()
+        _search(self)
         return self._feasible(fa, fb)
+
+    def _tpoly(self, cnt, s, cap, lo):
+        # type: (bytearray, int, int, int) -> int
+        """t on the oracle (drules_sweep's: its questions go to the search
+        at once, _pfit's _feasible), at its first call: the search loaded,
+        as the stub _feasible does; dropped with the engine."""
+        _search(self)
+        return self._tpoly(cnt, s, cap, lo)
 
     def _oracle(self):
         # type: () -> None

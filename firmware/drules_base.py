@@ -86,7 +86,6 @@ class EngineBase:
     _u: bytearray
     _ub: bytearray
     _ng: int
-    _cur: bytearray
     _ut: bytearray
     _fi: bytearray
     _nfi: int

@@ -21,6 +21,7 @@ _NPOS = const(18)  # drules' sizes of the scratch buffers
 _MAXU = const(64)
 _MAXB = const(16)
 _VW = const(24)
+_FD = const(16)  # drules_match's frames of the t-search
 # _fits's steps before the oracle when the oracle's placement is loaded with the
 # ladders (3-4 decks, same_shape_only): bot play's direct searches took 1-3 steps
 # mostly, at most 15 (1,200 hands: none reached the oracle, whose search would
@@ -78,7 +79,7 @@ def init(
     self._ut = bytearray(_MAXU)
     self._fi = bytearray(_MAXU)
     self._nfi = 0
-    self._ff = bytearray(8 * 48)
+    self._ff = bytearray(8 * _FD)
     self._nbins = 0
     self._best = 0
     self._cap = 0
@@ -107,7 +108,8 @@ def init(
     # (3-4 decks, same_shape_only: every led triple asks it), else at the
     # first question to it (_oracle); _qm empty until then.
     self._a = bytearray(3 * _NPOS)
-    self._z = bytes(3 * _NPOS)
+    # its zeros: _zf's bytes when the sizes agree (54 both), one object fewer
+    self._z = self._zf if 3 * _NPOS == _FACES else bytes(3 * _NPOS)
     self._qm = bytearray()
     if decks > 2 or same_shape_only:
         parts(True)  # drules._parts (given: this module does not import drules)
@@ -117,7 +119,6 @@ def init(
         # of bytecode in each _fits before the oracle answered; with 1-2
         # decks 32 keeps the oracle's code out of bot play's heap)
         self.match_steps = _LSTEPS
-    self._cur = bytearray(5 * _NPOS)  # set_trump's cursors
     set_trump(self, 0, _NT)
 
 
@@ -199,9 +200,9 @@ def set_trump(self, level, trump):
             i += c
         npos[s] = mx
     start[5] = i
-    cur = self._cur  # one per (suit, position)
-    for k in range(5 * _NPOS):
-        cur[k] = pidx[k]
+    # the cursors, one per (suit, position): made here, once a hand (the
+    # end of the draw, a restore), not held by the engine through the play
+    cur = bytearray(pidx)
     for f in range(_FACES):
         k = eff[f] * _NPOS + pos[f]
         order[cur[k]] = f

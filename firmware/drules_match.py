@@ -20,7 +20,12 @@ FACES = const(54)
 KM_LINEAR = const(1)
 KM_CARDS = const(2)
 _NPOS = const(18)
-_FD = const(48)  # frames of the t-search (runs placed and bins: at most 16 + 27)
+# frames of the t-search (runs placed and bins moved on to: up to 16 + 27
+# for the widest lead): it enters at most n + 1 (_t's n, drules_play._TSTEPS:
+# 8), so 16 hold every search the table makes; a deeper one (a larger n)
+# stops at the last frame as one that used up its steps, and the oracle
+# answers (the same t): 128 bytes, not 384 (drules_init's _FD, the same)
+_FD = const(16)
 
 
 class Matching(EngineBase):

@@ -1,7 +1,8 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API): for
 # the placement oracle (drules_place.py), the greedy first tries (a unit's
 # runs on top of the earlier units' placement; a trick's match) and the
-# polynomial questions (_tpoly, _pfit). The table of the sweep's states that
+# polynomial question _pfit (t on the oracle, _tpoly, is drules_sweep.py's: it
+# asks the search at once). The table of the sweep's states that
 # failed once (_newgen, _look, _remember) is drules_sweep.py's: only the
 # search reads it, so it comes with the search (issue 21).
 
@@ -112,55 +113,3 @@ class Memo(EngineBase):
         self._uzero()
         return self._feasible(0, 0)
 
-    # ------------------------------------------------------ t on the oracle
-
-    def _tpoly(self, cnt, s, cap, lo):
-        # type: (bytearray, int, int, int) -> int
-        """t of docs/rules.md §6.2 with the placement oracle: runs of pairs split into
-        runs of 2 and 3 (a longer run is cut into such, in the same tractor),
-        t = 2a + 3b is reached iff the lead's tractors can share out a runs of
-        2 and b of 3 (best2[b]: the most runs of 2 beside b runs of 3, a
-        knapsack over the tractors) and they can all be placed. The most t,
-        from the bound cap down to lo (0 below it)."""
-        bins = self._bins
-        b2 = self._tb
-        bmax = 0
-        b2[0] = 0
-        for i in range(self._nbins):
-            k = bins[i]
-            k3 = k // 3
-            j = bmax + k3
-            while j >= 0:
-                best = 255
-                for x in range(k3 + 1 if k3 < j else j + 1):
-                    prev = b2[j - x] if j - x <= bmax else 255
-                    if prev != 255:
-                        v = prev + ((k - 3 * x) >> 1)
-                        if best == 255 or v > best:
-                            best = v
-                b2[j] = best
-                j -= 1
-            bmax += k3
-        self._psetup(cnt, s, 1)  # runs of pairs only
-        qm = self._qm
-        qk = self._qk
-        qn = self._qn
-        ql = self._ql
-        qm[0] = qm[1] = 2
-        qk[0] = 2
-        qk[1] = 3
-        ql[0] = ql[1] = 0
-        self._nq = 2
-        t = cap
-        while t >= 2 and t >= lo:
-            b = t & 1
-            while 3 * b <= t:
-                a = (t - 3 * b) >> 1
-                if b <= bmax and b2[b] != 255 and b2[b] >= a:
-                    qn[0] = a
-                    qn[1] = b
-                    if self._pfit():
-                        return t
-                b += 2
-            t -= 1
-        return 0

@@ -32,7 +32,7 @@ _LY = const(_NPOS)  # the split being tried
 _LR = const(2 * _NPOS)  # the pairs it splits
 _LL = const(4 * _NPOS + _QT)  # left over (3 a level)
 _LA = const(7 * _NPOS + _QT)  # the faces the split takes from (3 a level)
-_LVN = const(10 * _NPOS + _QT + _NPOS * _QT)
+_LX = const(10 * _NPOS + _QT)  # the search's part of the stack (drules_sweep.py) from here
 # self._tot holds four triples (one buffer, one name: docs/firmware.md,
 # "Method calls and the instance's map"): the faces of 2, 3, >= 4 copies
 # (from 0), those off the stretches (_OFF), the stretches of each width
@@ -58,7 +58,8 @@ class Placer(EngineBase):
         # the longest stretch starting at p or above (_sb).
         self._a = bytearray(3 * _NPOS)
         self._u = bytearray(3 * _NPOS)
-        self._z = bytes(3 * _NPOS)  # zeros, to clear _u with one slice copy
+        # (_z: zeros, to clear _u with one slice copy: drules_init's, made
+        # with the decomposition's scratch)
         self._st = bytearray(3 * _NPOS)
         self._sb = bytearray(3 * _NPOS)
         self._tot = bytearray(13)  # (_OFF, _NST, _LCAP, _T3: see above)
@@ -92,11 +93,10 @@ class Placer(EngineBase):
         # search, so that the engine's map of attributes stays sparse before
         # the search comes (97 slots, not 73 nearly full: docs/firmware.md,
         # "Method calls and the instance's map").
-        self._dm = bytearray(_QT)
-        self._dk = bytearray(_QT)
-        self._dn = bytearray(_QT)
-        self._dl = bytearray(_QT)
-        self._db = bytearray(_QT)
+        # (their bytes come with the search, _sweep_init: only it reads them;
+        # the names are here, empty, for the map's size)
+        e = bytearray()
+        self._dm = self._dk = self._dn = self._dl = self._db = e
         self._nd = 0
         self._nq = 0
         self._qs = bytearray(8)  # the question's sets, runs (_S2 .. _NX: drules_ladder.py)
@@ -108,7 +108,9 @@ class Placer(EngineBase):
         # the sweep's explicit stack (drules_sweep.py, _sweep_init), which
         # _tail uses too; the sweep's own buffers come with its code (the
         # search: drules.Engine._feasible), here at once if it is loaded
-        self._lv = bytearray(_LVN)
+        # (_tail's part of it: the search's, from _LX, comes with the search,
+        # _sweep_init, which makes the whole stack: 636 bytes, not 204)
+        self._lv = bytearray(_LX)
         # (empty until the search's buffers are made: an engine made before
         # another one's first question loaded the search makes them at its
         # own, drules_sweep.Sweep._feasible)

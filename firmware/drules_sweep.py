@@ -9,9 +9,10 @@
 # over, counted as faces of 2, 3, >= 4 copies (enough faces of each kind:
 # docs/firmware.md). A state (position, runs left, runs open, faces left
 # over) that failed is remembered (drules_memo.py), so none is expanded twice.
-# This module is loaded at the first question that reaches _feasible (the
-# stub drules.Engine._feasible), with its buffers and the memo's table: bot
-# play never asks it (docs/firmware.md, "Heap").
+# This module is loaded at the first question that reaches _feasible or
+# _tpoly (t on the oracle, here: the stubs drules.Engine._feasible and
+# _tpoly), with its buffers and the memo's table: bot play never asks it
+# (docs/firmware.md, "Heap").
 
 from array import array
 
@@ -88,11 +89,75 @@ class Sweep(EngineBase):
         # the bytes, _lv, are drules_place's: _tail uses them too)
         # (and the demand's weights, from _DR: _feasible writes them)
         self._li = array("i", bytes(4 * (_DR + _QT)))
+        # the whole stack (the placement made _tail's part of it only,
+        # drules_place._place_init) and the kinds' bytes (their names made
+        # there, empty): the search's alone, so they come with it
+        self._lv = bytearray(_LVN)
+        self._dm = bytearray(_QT)
+        self._dk = bytearray(_QT)
+        self._dn = bytearray(_QT)
+        self._dl = bytearray(_QT)
+        self._db = bytearray(_QT)
         # the memo's table of failed states (drules_memo.py), which only the
         # sweep reads and writes
         # (then a row per position of the sweep, its key, and the
         # generation: one buffer, drules_memo.py)
         self._memo = bytearray((_NREC + _NPOS) * _RW + 1)
+
+    # ------------------------------------------------------ t on the oracle
+    # (here, not with the placement: its every question goes to the search,
+    # _pfit's _feasible; the stub drules.Engine._tpoly loads this module)
+
+    def _tpoly(self, cnt, s, cap, lo):
+        # type: (bytearray, int, int, int) -> int
+        """t of docs/rules.md §6.2 with the placement oracle: runs of pairs split into
+        runs of 2 and 3 (a longer run is cut into such, in the same tractor),
+        t = 2a + 3b is reached iff the lead's tractors can share out a runs of
+        2 and b of 3 (best2[b]: the most runs of 2 beside b runs of 3, a
+        knapsack over the tractors) and they can all be placed. The most t,
+        from the bound cap down to lo (0 below it)."""
+        bins = self._bins
+        b2 = self._tb
+        bmax = 0
+        b2[0] = 0
+        for i in range(self._nbins):
+            k = bins[i]
+            k3 = k // 3
+            j = bmax + k3
+            while j >= 0:
+                best = 255
+                for x in range(k3 + 1 if k3 < j else j + 1):
+                    prev = b2[j - x] if j - x <= bmax else 255
+                    if prev != 255:
+                        v = prev + ((k - 3 * x) >> 1)
+                        if best == 255 or v > best:
+                            best = v
+                b2[j] = best
+                j -= 1
+            bmax += k3
+        self._psetup(cnt, s, 1)  # runs of pairs only
+        qm = self._qm
+        qk = self._qk
+        qn = self._qn
+        ql = self._ql
+        qm[0] = qm[1] = 2
+        qk[0] = 2
+        qk[1] = 3
+        ql[0] = ql[1] = 0
+        self._nq = 2
+        t = cap
+        while t >= 2 and t >= lo:
+            b = t & 1
+            while 3 * b <= t:
+                a = (t - 3 * b) >> 1
+                if b <= bmax and b2[b] != 255 and b2[b] >= a:
+                    qn[0] = a
+                    qn[1] = b
+                    if self._pfit():
+                        return t
+                b += 2
+            t -= 1
+        return 0
 
     @micropython.viper
     def _sweep(self, p: int, d: int, l2: int, l3: int, l4: int) -> bool:  # pyright: ignore[reportIncompatibleMethodOverride]

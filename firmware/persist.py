@@ -75,6 +75,11 @@ import sys
 
 from micropython import const
 
+try:
+    from typing import Any  # noqa: F401
+except ImportError:
+    pass
+
 MAGIC = "ttsnap1"
 # no spaces after the commas: the body stays under littlefs's inline size
 _SEP = (",", ":")
@@ -91,30 +96,33 @@ writing = None
 
 
 class Store:
+    # what persistload.init sets, declared for the type checker only (bare
+    # annotations: MicroPython keeps nothing of them)
+    path: str
+    old: "Any"
+    tmp: str
+    last_error: str
+    saves: int
+    _f: "Any"
+    crc: int
+    _text: "Any"
+    _tail: "Any"
+    _at: int
+    _stop: int
+    _tricks: "Any"
+    _n: int
+    _i: int
+    _rest: "Any"
+    in_place: bool
+    _stale: bool
+
     def __init__(self, path="/table.json", in_place=False, old=None):
-        self.path = path
-        self.old = old
-        self.tmp = path + ".new"
-        self.last_error = ""
-        self.saves = 0
-        self._f = None  # the file of the save under way, or None
-        self.crc = 0
-        # the save's frozen form (begin): the text being written (the fields
-        # before the tricks, then those after them), from where to where, the
-        # text after the tricks, the tricks and their count, the next trick
-        self._text = None
-        self._tail = None
-        self._at = 0
-        self._stop = 0
-        self._tricks = None
-        self._n = 0
-        self._i = 0
-        self._rest = b""  # the tricks' packed bytes not yet in base64 (0-2)
-        self.in_place = in_place
-        # in_place: a .new left by an older firmware is removed at the first
-        # save (load() would still prefer it over an older table.json), and
-        # the snapshot at ``old``
-        self._stale = in_place or old is not None
+        # the set-up is persistload.init's (loaded for it and dropped after,
+        # as for the read: once at boot, not held through the match)
+        import persistload
+
+        persistload.init(self, path, in_place, old)
+        _drop("persistload")
 
     def save(self, snap):
         """Write `snap` atomically: nested lists as Table.snapshot(True) makes
@@ -185,7 +193,7 @@ class Store:
                 # base64 in whole groups of 3 bytes, the rest kept for the next
                 d = self._rest + _dense(tr[i])
                 k = len(d) // 3 * 3
-                self._put(binascii.b2a_base64(memoryview(d)[:k], newline=False))
+                self._put(binascii.b2a_base64(memoryview(d)[:k], newline=False))  # pyright: ignore[reportArgumentType] (any buffer)
                 self._rest = d[k:]
                 self._i = i + 1
                 return True

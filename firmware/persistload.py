@@ -16,6 +16,33 @@ import binascii
 import json
 
 
+def init(store, path, in_place, old):
+    """persist.Store.__init__'s body."""
+    store.path = path
+    store.old = old
+    store.tmp = path + ".new"
+    store.last_error = ""
+    store.saves = 0
+    store._f = None  # the file of the save under way, or None
+    store.crc = 0
+    # the save's frozen form (begin): the text being written (the fields
+    # before the tricks, then those after them), from where to where, the
+    # text after the tricks, the tricks and their count, the next trick
+    store._text = None
+    store._tail = None
+    store._at = 0
+    store._stop = 0
+    store._tricks = None
+    store._n = 0
+    store._i = 0
+    store._rest = b""  # the tricks' packed bytes not yet in base64 (0-2)
+    store.in_place = in_place
+    # in_place: a .new left by an older firmware is removed at the first
+    # save (load() would still prefer it over an older table.json), and
+    # the snapshot at ``old``
+    store._stale = in_place or old is not None
+
+
 def load(store, magic):
     """The last snapshot ``store`` (a persist.Store) saved, or None (then
     store.last_error says why, if a file was bad); ``magic``: the files' last

@@ -18,14 +18,10 @@
 # loaded again by the next question that needs it.
 import sys
 
-from micropython import const
-
-# drules_hand's constants (const() does not cross modules): the options' defaults
-_LT_CLASSIC = const(0)
-_LL_FULL = const(0)
-_NB_NT = const(0)
-_FD_FIRST = const(0)
-_BR_SELF = const(3)
+try:
+    from typing import Any  # noqa: F401
+except ImportError:
+    pass
 
 
 class TableRules:
@@ -33,48 +29,37 @@ class TableRules:
     # in the snapshot, so that a state saved under other rules is not resumed
     digest = ""
 
-    def __init__(
-        self,
-        decks=2,
-        permanent_twos=False,
-        same_shape_only=False,
-        kitty_multiplier=0,  # drules.KM_STRUCTURE
-        kitty_requires_trump=False,
-        throw_penalty=0,
-        level_table=_LT_CLASSIC,
-        level_ladder=_LL_FULL,
-        must_play=0,
-        allow_self_override=True,
-        no_bid=_NB_NT,
-        first_dealer=_FD_FIRST,
-        revoke=0,
-        partners=0,
-    ):
-        self.decks = decks
-        # drules.Engine's options, for e() to build it when first needed
-        self._opts = (decks, permanent_twos, same_shape_only, kitty_multiplier,
-                      kitty_requires_trump, throw_penalty)
-        self.throw_penalty = throw_penalty
-        self.engine = None  # the drules.Engine once loaded (e())
-        self._trump = (0, 4)  # begin_hand's (level, trump): 2s, no trump
-        self.level_table = level_table
-        self.level_ladder = level_ladder
-        self.must_play = must_play
-        self.allow_self_override = allow_self_override
-        self.no_bid = no_bid
-        self.first_dealer = first_dealer
-        # revoke (docs/rules.md §10): 0 "flag" (reported), 1 "forfeit" (the
-        # hand is lost); the table core plays it (tabletrick.py, tableforfeit.py)
-        self.revoke = revoke
-        # partners (docs/rules.md §9): 0 "fixed", 1 "called" (find-a-friend,
-        # the table core plays it: tablefriend.py, settling by settle_seats)
-        self.partners = partners
-        self._hands = [bytearray(54), bytearray(54), bytearray(54), bytearray(54)]
-        self._forced = bytearray(54 * 4)
-        self._order = [(), (), (), ()]
-        self._settled = [0, 0, 0, -1]
-        # declare(): the last bid was refused as a self-override (its reason)
-        self.refused_self = False
+    # what drules_hand.table_init sets, declared for the type checker only
+    # (bare annotations: MicroPython keeps nothing of them)
+    decks: int
+    _opts: "tuple"
+    throw_penalty: int
+    engine: "Any"
+    _trump: "tuple"
+    level_table: int
+    level_ladder: int
+    must_play: int
+    allow_self_override: bool
+    no_bid: int
+    first_dealer: int
+    revoke: int
+    partners: int
+    _hands: "list"
+    _forced: bytearray
+    _order: "list"
+    _settled: "list"
+    refused_self: bool
+
+    def __init__(self, *a, **k):
+        # the set-up is drules_hand.table_init's (its parameters and their
+        # defaults there), loaded for it and dropped after unless the draw
+        # had it already: once at the start, not held through the match
+        had = "drules_hand" in sys.modules
+        import drules_hand
+
+        drules_hand.table_init(self, *a, **k)
+        if not had:
+            _drop("drules_hand", True)
 
     def e(self):
         """The engine, loaded (and set to the hand's trump) if it is not."""
@@ -165,43 +150,15 @@ class TableRules:
         return e.kitty_multiplier(lead), e.kitty_bonus(lead, winner_play, kitty)
 
     def settle(self, score, dealer, levels, won_by=None):
-        # won_by: the attackers' play that won the last trick, or None; a J in
-        # it is the tournament rule's "kitty won by a J" (the engine decides
-        # whether the rule applies)
-        kitty_j = False
-        if won_by is not None:
-            for c in won_by:
-                f = c % 54
-                if f < 52 and f % 13 == 9:
-                    kitty_j = True
-        out = self.hand_rules().settle(
-            score,
-            dealer,
-            levels,
-            self.decks,
-            self.level_table,
-            self.level_ladder,
-            self.must_play,
-            self._settled,
-            kitty_j,
-        )
-        return out[0], [out[1], out[2]], out[3]
+        # (drules_hand.table_settle's, loaded for it: once a hand, not held
+        # through the play) won_by: the attackers' play that won the last
+        # trick, or None (the tournament rule's "kitty won by a J")
+        return self.hand_rules().table_settle(self, score, dealer, levels, won_by)
 
     def declare(self, first_hand, dealer, level, bids, kitty=None):
-        # The bids are replayed in order (a handful per hand): the engine's
-        # Bidding decides each, and the end of the draw from the standing one
-        # (kitty: the kitty turned up, in order, with no_bid = "kitty").
-        DH = self.hand_rules()  # the engine is not needed in the draw
-        b = DH.Bidding(self.decks, level, self.allow_self_override)
-        acc = []
-        for bid in bids:
-            acc.append(b.bid(bid[0], bid[1]))
-        self.refused_self = b.refused == _BR_SELF
-        trump, declarer, dealer = DH.end_of_draw(
-            b, first_hand, dealer, self.no_bid, self.first_dealer, kitty, bool(self._opts[1])
-        )
-        return acc, trump, declarer, dealer
-
+        # (drules_hand.table_declare's: the draw's, where the engine is not
+        # loaded) kitty: the kitty turned up, in order (no_bid = "kitty")
+        return self.hand_rules().table_declare(self, first_hand, dealer, level, bids, kitty)
 
 def _drop(name, mpy_only):
     # the module `name` out of sys.modules (its code leaves the heap when

@@ -266,28 +266,34 @@ class _Link:
     _deliver_more: "Callable[[int, Any], None]"
     _acked: "Callable[[int, Any], None]"  # a reliable message of ours acked
     _limit: int  # the largest snapshot taken (ttlink_snap)
+    # what ttlink_rare.link_init sets (the set-up of both ends)
+    rto_min: int
+    rto_max: int
+    ping_ms: int
+    down_ms: int
+    state: int
+    sid: int
+    _reader: LineReader
+    _out: "List[bytes]"
+    _notes: "List[Any]"
+    _snap_seq: int
+    _now: int
+    frames_in: int
+    frames_out: int
+    resent: int
+    bad: int
+    stale: int
+    dups: int
+    malformed: int
+    bytes_out: int
+    bytes_in: int
 
     def __init__(self, now, timing=None):
-        t = timing or (RTO_MIN, _RTO_MAX, _PING_MS, _DOWN_MS)
-        self.rto_min, self.rto_max, self.ping_ms, self.down_ms = t
-        self.state = DOWN
-        self.sid = 0
-        self._reader = LineReader(self._line)
-        self._out = []  # encoded frames waiting for take_output()
-        self._notes = []
-        self._snap_seq = 0
-        self._now = now
-        self._new_session(0, now)
-        # counters
-        self.frames_in = 0
-        self.frames_out = 0
-        self.resent = 0
-        self.bad = 0
-        self.stale = 0
-        self.dups = 0
-        self.malformed = 0
-        self.bytes_out = 0
-        self.bytes_in = 0
+        # the set-up is ttlink_rare's (run once a link: not held through a match)
+        import ttlink_rare
+
+        ttlink_rare.link_init(self, now, timing or (RTO_MIN, _RTO_MAX, _PING_MS, _DOWN_MS), LineReader(self._line), DOWN)
+        _drop("ttlink_rare")
 
     def _new_session(self, sid, now):
         self.sid = sid

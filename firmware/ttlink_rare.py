@@ -39,6 +39,31 @@ _UP = const(6)
 _MAX_EVENT = const(7)
 
 
+def link_init(link, now, timing, reader, down):
+    """ttlink._Link.__init__'s body (both ends: the device's DeviceLink, the
+    host's HostLink): the timings, the line reader given, the first session
+    and the counters."""
+    link.rto_min, link.rto_max, link.ping_ms, link.down_ms = timing
+    link.state = down
+    link.sid = 0
+    link._reader = reader
+    link._out = []  # encoded frames waiting for take_output()
+    link._notes = []
+    link._snap_seq = 0
+    link._now = now
+    link._new_session(0, now)
+    # counters
+    link.frames_in = 0
+    link.frames_out = 0
+    link.resent = 0
+    link.bad = 0
+    link.stale = 0
+    link.dups = 0
+    link.malformed = 0
+    link.bytes_out = 0
+    link.bytes_in = 0
+
+
 def init(link, boot_id, rand, fw_version, rules_id, ring, snap_limit, table_uid, ring_bytes):
     """DeviceLink.__init__'s own part (the rest is _Link.__init__): its
     identity and the ring, or ValueError before anything is set."""

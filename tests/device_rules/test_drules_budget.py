@@ -233,3 +233,15 @@ def test_the_bound_by_position_and_what_it_remembers_against_a_plain_one() -> No
             assert tb[24] == most + 1, (wide, runs, sets, most)
             assert sorted(tb[25:27]) == sorted([(m << 5) | k for m, k in wide] + [0] * (2 - len(wide)))
     assert min(seen.values()) > 40, seen
+
+
+def test_the_t_searchs_frames_hold_every_search_the_table_makes() -> None:
+    # _fill enters at most n + 1 frames (n: _t's steps, drules_play's _TSTEPS
+    # for the table's every call), so its explicit stack (drules_match._FD
+    # frames, made by drules_init) needs no more; a deeper search stops at the
+    # last frame and the oracle answers, as when its steps run out
+    import drules_init
+    import drules_match
+
+    assert drules_match._FD == drules_init._FD
+    assert drules_play._TSTEPS + 1 <= drules_match._FD

@@ -350,16 +350,15 @@ def test_the_snapshot_carries_the_rules_digest_and_refuses_another():
     assert u.snapshot() == snap
 
 
-def test_the_adapters_copies_of_drules_hands_constants_are_its_values():
-    # tablerules names drules_hand's constants without importing it (it is
-    # not in the play's heap); const() names are inlined under MicroPython,
-    # so the copies are read under CPython only
-    import sys
-
-    if sys.implementation.name == "micropython":
-        return
+def test_the_adapters_defaults_are_drules_hands_constants():
+    # the adapter's set-up is drules_hand.table_init's (loaded for it, then
+    # dropped): its options' defaults are drules_hand's own constants
     import drules_hand as DH
     import tablerules as TR
 
-    for name in ("LT_CLASSIC", "LL_FULL", "NB_NT", "FD_FIRST", "BR_SELF"):
-        assert getattr(TR, "_" + name) == getattr(DH, name), name
+    r = TR.TableRules()
+    assert (r.decks, r.level_table, r.level_ladder, r.no_bid, r.first_dealer) == (
+        2, DH.LT_CLASSIC, DH.LL_FULL, DH.NB_NT, DH.FD_FIRST)
+    assert (r.revoke, r.partners, r.engine, r.refused_self) == (0, 0, None, False)
+    r = TR.TableRules(3, level_table=DH.LT_LIANZHONG, no_bid=DH.NB_KITTY, partners=1)
+    assert (r.decks, r.level_table, r.no_bid, r.partners, r._opts[0]) == (3, DH.LT_LIANZHONG, DH.NB_KITTY, 1, 3)

@@ -1,4 +1,4 @@
-# runs-under: micropython heapsize=104K
+# runs-under: micropython heapsize=112K
 # (96K before a new match, a hand's start and a snapshot were parts of their
 # own, tablestart and tablesnap, and the tricks one buffer, tablebase.Tricks,
 # all compiled from source here: at 100K the reference table's list of a
