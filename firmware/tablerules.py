@@ -29,7 +29,7 @@ class TableRules:
     # in the snapshot, so that a state saved under other rules is not resumed
     digest = ""
 
-    # what drules_hand.table_init sets, declared for the type checker only
+    # what rulesinit.table_init sets, declared for the type checker only
     # (bare annotations: MicroPython keeps nothing of them)
     decks: int
     _opts: "tuple"
@@ -51,13 +51,15 @@ class TableRules:
     refused_self: bool
 
     def __init__(self, *a, **k):
-        # the set-up is drules_hand.table_init's (its parameters and their
-        # defaults there), loaded for it and dropped after unless the draw
-        # had it already: once at the start, not held through the match
+        # the set-up is rulesinit.table_init's (its parameters and their
+        # defaults there, drules_hand's constants), loaded for it and dropped
+        # after with drules_hand unless the draw had it already: once at the
+        # start, not held through the match
         had = "drules_hand" in sys.modules
-        import drules_hand
+        import rulesinit
 
-        drules_hand.table_init(self, *a, **k)
+        rulesinit.table_init(self, *a, **k)
+        _drop("rulesinit", True)
         if not had:
             _drop("drules_hand", True)
 

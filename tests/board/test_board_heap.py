@@ -97,7 +97,7 @@ def test_the_peak_is_placed_and_counted_with_the_modules_loaded_then(one_hand: P
     # read at the start and dropped (main.configured_app, the start's own
     # mainstart and picostart), the link's snapshots (none in play) and its
     # set-up and handshake (ttlink_rare: at boot and at the host's HELLO), and the models' own
-    assert not mods & {"tableconfig", "ruleopts", "hwconfig", "picohw", "persistload", "cardmapload", "mainstart", "picostart", "ttlink_snap",
+    assert not mods & {"tableconfig", "ruleopts", "hwconfig", "picohw", "persistload", "cardmapload", "rulesinit", "mainstart", "picostart", "ttlink_snap",
                        "ttlink_rare", "mainhost", "picoboot", "machine", "norflash"}
     # the rules engine and the hand's rules by turns (tablerules.py): never
     # both in the heap (the play holds the engine, the draw and the hand's

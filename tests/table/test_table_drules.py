@@ -351,7 +351,7 @@ def test_the_snapshot_carries_the_rules_digest_and_refuses_another():
 
 
 def test_the_adapters_defaults_are_drules_hands_constants():
-    # the adapter's set-up is drules_hand.table_init's (loaded for it, then
+    # the adapter's set-up is rulesinit.table_init's (loaded for it, then
     # dropped): its options' defaults are drules_hand's own constants
     import drules_hand as DH
     import tablerules as TR

@@ -118,7 +118,7 @@ def test_four_decks_with_card_ids_get_a_four_deck_heap_and_the_audit_fits(compil
     # the link, the Pico's board, snapshot restoring and table.cfg's reader;
     # and the link's set-up and handshake, loaded for them only (ttlink_rare)
     assert "table" in vt.modules_loaded and "ttlink" in vt.modules_loaded
-    for never in ("ttlink_host", "picoboard", "tablerestore", "persistload", "cardmapload", "tableconfig", "enrollmode", "snaplayout", "evlayout",
+    for never in ("ttlink_host", "picoboard", "tablerestore", "persistload", "cardmapload", "rulesinit", "tableconfig", "enrollmode", "snaplayout", "evlayout",
                   "mainstart", "mainhost", "ttlink_snap", "ttlink_rare"):
         assert never not in vt.modules_loaded
     # the rules engine and the hand's rules by turns (tablerules.py): at the
