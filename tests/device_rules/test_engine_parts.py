@@ -66,7 +66,7 @@ print("settle", r.engine is None, loaded(("drules", "drules_hand", "drules_play"
 
 def test_the_parts_load_when_asked_and_leave_with_the_engine(tmp_path: Path) -> None:
     for src in firmware_build.firmware_sources():
-        if src.stem.startswith(("drules", "tablerules")):
+        if src.stem.startswith(("drules", "tablerules", "rulesinit")):
             compile_for_host(tmp_path, src)
     proc = mpy.run(code=CODE, path=[tmp_path], heapsize="256K", timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
