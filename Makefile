@@ -48,7 +48,7 @@ lint: $(STAMP)
 
 test: $(STAMP)
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --durations=25
 
 demo: $(STAMP)
 	$(BIN)/tractor-table demo

@@ -70,6 +70,33 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, firmware_build: Path) -> 
     return base
 
 
+#: how many more live objects a test module may leave behind in its test
+#: process (see _objects_left)
+_OBJECTS_LEFT_MAX = 400_000
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _objects_left() -> Iterator[None]:
+    """A test module leaves no large heap behind it. Every later gc.collect()
+    in the same test process walks what is left, and the firmware's code
+    under CPython collects often: a million syntax trees kept in a cache made
+    each collection there take 2 s, and tests/table/test_main_app.py 55 s
+    instead of 4 (a cache of a test's own is cleared by a module fixture of
+    its own)."""
+    import gc
+
+    before = len(gc.get_objects())
+    yield
+    grown = len(gc.get_objects()) - before
+    if grown > _OBJECTS_LEFT_MAX:
+        gc.collect()  # garbage in cycles not collected yet is no leak
+        grown = len(gc.get_objects()) - before
+    assert grown <= _OBJECTS_LEFT_MAX, (
+        f"this test module left {grown:,} more live objects in the test process "
+        f"(at most {_OBJECTS_LEFT_MAX:,}): clear its caches in a module fixture"
+    )
+
+
 def micropython_path(test_dir: Path) -> list[Path]:
     return [FIRMWARE, test_dir, SUPPORT]
 

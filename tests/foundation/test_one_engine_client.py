@@ -7,9 +7,11 @@ benches and the tests all use it), and every runner answers with the loop of
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+import pytest
 from astread import docstring_ids
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +33,16 @@ def python_files() -> list[Path]:
 def parsed(path: Path) -> ast.Module:
     """``path``'s syntax tree, parsed once for the module's tests (each reads every file)."""
     return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _trees_dropped_after() -> Iterator[None]:
+    # every file's tree is about a million objects: kept to the end of the
+    # test process they made each later gc.collect() in it take 2 s, and the
+    # firmware's tests under CPython collect often (tests/conftest.py,
+    # "_objects_left")
+    yield
+    parsed.cache_clear()
 
 
 def code_strings(tree: ast.AST) -> list[tuple[int, str]]:

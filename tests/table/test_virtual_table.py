@@ -347,6 +347,11 @@ def _chip_heap_needed(code: virtual_heap.CodeKinds, peak: int) -> float:
     return code.chip + 2 * virtual_heap.chip_data(peak - code.unix)
 
 
+#: how far the live peak of one and the same match moves from run to run on
+#: this port (bytes): see below
+_RUN_SPREAD = 5 * 1024
+
+
 def test_tournament_rules_with_hand_scans_fit_the_heap_budget(compiled: Path) -> None:
     # the largest firmware fits the chip's heap. Issue 21's bound (128 KiB,
     # half the heap) is a benchmark's target (bench_heap.py,
@@ -361,12 +366,16 @@ def test_tournament_rules_with_hand_scans_fit_the_heap_budget(compiled: Path) ->
     # and the check holds the firmware to that budget: the same firmware
     # holding 4 KB more data than the room left (a buffer made when `events`
     # loads, kept to the end) is over it, by the peak the board measured (the
-    # buffer's bytes on this port, give or take the 1 KB by which the peak of
-    # one match moves from run to run: what is live at once at the second
-    # hand's kitty, link frames not yet acknowledged among it), not by an
-    # estimate
+    # buffer's bytes on this port, give or take what the peak of one match
+    # moves by from run to run, not by an estimate. That spread is what is live
+    # at once at the second hand's kitty, link frames not yet acknowledged
+    # among it: about 1 KB in most runs, but one run in six lands 2.5-4 KB
+    # higher (bench_heap.py's repeats; a CI run of 1d7f70e measured 3.9 KB), so
+    # the tolerance is _RUN_SPREAD and the buffer overshoots the room by twice
+    # that: over the budget even if the bloated run is a low one and the plain
+    # run a high one
     room = (virtual_heap.CHIP_HEAP - need) / (2 * virtual_heap.HEAP_DATA)
-    bloat = int(room) + 4096
+    bloat = int(room) + 2 * _RUN_SPREAD
     fat = compiled / "firmware-bloated"
     if not fat.exists():
         shutil.copytree(compiled / "firmware", fat)
@@ -376,7 +385,7 @@ def test_tournament_rules_with_hand_scans_fit_the_heap_budget(compiled: Path) ->
         compile_for_host(fat, src)
     more = f"{(bloat + int(vt.heapsize[:-1]) * 1024) // 1024 + 1}K"  # room for it on this port
     fat_peak = _tournament_hand_scans(compiled, "tournament-bloated", fat, more).firmware_peak
-    assert bloat - 2048 < fat_peak - peak < bloat + 2048
+    assert bloat - _RUN_SPREAD < fat_peak - peak < bloat + _RUN_SPREAD, (bloat, fat_peak - peak)
     assert _chip_heap_needed(code, fat_peak) > virtual_heap.CHIP_HEAP
 
 
