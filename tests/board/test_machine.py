@@ -300,13 +300,19 @@ def test_an_import_is_charged_as_the_chips_c_code() -> None:
         return a[0]
     imp = vclock.timed_import(c, load)
     def charged(fn):
-        c.enter()
-        c.leave()
-        t0 = c.now_us
-        fn()
-        c.enter()
-        c.leave()
-        return c.now_us - t0
+        # the least of three: a stretch the OS took the CPU from in the
+        # middle is charged more (a test on a loaded machine saw 4x)
+        least = None
+        for _ in range(3):
+            c.enter()
+            c.leave()
+            t0 = c.now_us
+            fn()
+            c.enter()
+            c.leave()
+            d = c.now_us - t0
+            least = d if least is None or d < least else least
+        return least
     print("import", charged(lambda: imp("drules")), c.factor)
     print("bytecode", charged(lambda: work(600)))
     def both():
@@ -347,13 +353,19 @@ def test_littlefs_is_charged_as_the_chips_c_code() -> None:
     op = vclock.timed_open(c, lfs_open)
     os = vclock.TimedOs(c, LfsOs())
     def charged(fn):
-        c.enter()
-        c.leave()
-        t0 = c.now_us
-        fn()
-        c.enter()
-        c.leave()
-        return c.now_us - t0
+        # the least of three: a stretch the OS took the CPU from in the
+        # middle is charged more (a test on a loaded machine saw 4x)
+        least = None
+        for _ in range(3):
+            c.enter()
+            c.leave()
+            t0 = c.now_us
+            fn()
+            c.enter()
+            c.leave()
+            d = c.now_us - t0
+            least = d if least is None or d < least else least
+        return least
     f = []
     print("open", charged(lambda: f.append(op("table.json", "wb"))), c.factor)
     print("write", charged(lambda: f[0].write(b"x")), c.factor)
