@@ -172,22 +172,23 @@ def test_a_power_cut_while_cards_are_laid_during_a_save(compiled: Path) -> None:
     assert game.hand is not None and len(game.hand.tricks) == 12
 
 
-@pytest.mark.parametrize("stage", [s for s in CUT_STAGES if s != "tap-saving"])
-def test_a_power_cut_with_a_card_in_flight(compiled: Path, stage: str) -> None:
+def test_a_power_cut_with_a_card_in_flight(compiled: Path) -> None:
     # (issue 22) the power goes while a follow's first card is in flight:
     # put down, seen once, shown as not yet counted, read by its confirming
-    # poll, or counted with its frame not drawn yet. The board model cuts at
-    # that very model call (PicoTable.cut_in_flight: on the card's state, not
-    # after a time) and reports the stage, seat and card it cut at. After
-    # the restart the card is counted once or not at all, never half: the
-    # table's log ends before that play (nothing of it kept), the table
-    # resumes at the trick in progress, the host takes back no more than
-    # that trick's plays, and the play goes on with the card laid again and
-    # taken once (the bots' engine and the link's verifier, which replays
-    # every event the table logged, find no disagreement)
+    # poll, or counted with its frame not drawn yet: one stage a trick, from
+    # trick 3 on, in one hand. The board model cuts at that very model call
+    # (PicoTable.cut_in_flight: on the card's state, not after a time) and
+    # reports the stage, seat and card it cut at. After each restart the card
+    # is counted once or not at all, never half: the table's log ends before
+    # that play (nothing of it kept), the table resumes at the trick in
+    # progress, the host takes back no more than that trick's plays, and the
+    # play goes on with the card laid again and taken once (the bots' engine
+    # and the link's verifier, which replays every event the table logged,
+    # find no disagreement)
+    stages = [s for s in CUT_STAGES if s != "tap-saving"]
     rules = Rules(decks=1)
     said: list[str] = []
-    vt = PicoTable(1, workdir=board_workdir(compiled, f"cut-{stage}"), rules=rules)
+    vt = PicoTable(1, workdir=board_workdir(compiled, "cut-in-flight"), rules=rules)
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     indices: list[int] = []  # of the events the host got
@@ -197,44 +198,49 @@ def test_a_power_cut_with_a_card_in_flight(compiled: Path, stage: str) -> None:
         assert game.start_hand(vt.next_event(20)) == "play"
         for _ in range(2):
             assert not game.play_trick()
-        game.play_one()  # trick 3's lead
-        wait_board_saved(vt.image, compiled, 2)  # trick 2's save is on flash, and nothing more to save
         hand = game.hand
-        assert hand is not None and len(hand.tricks) == 3 and len(hand.tricks[-1].plays) == 1
-        before = len(game.hand_plays)
-        # the events the host has: the play in flight would be the next
-        known = 1 + max(indices)
-        ups = sum(isinstance(n, Up) for n in vt.notes)
-        seat = hand.next_seat()
-        assert seat is not None
-        cards = game.bots[seat].play(hand)
-        vt.cut_in_flight(stage)
-        for c in cards:
-            vt.tap(seat, c)
-        assert vt.wait(lambda: vt.power_cut is not None, 60), vt.firmware_errors()
-        # the cut came at that stage, with the follow's first card in flight
-        assert vt.power_cut is not None and vt.power_cut[1] == stage, vt.power_cut
-        assert vt.cut_tap == (seat, cards[0]), (vt.cut_tap, seat, cards)
-        assert vt.wait(lambda: vt.restored and vt.frames > vt.frames_at_cut, 60), vt.firmware_errors()
-        assert vt.wait(lambda: sum(isinstance(n, Up) for n in vt.notes) > ups, 60), vt.firmware_errors()
-        # the table resumed at the trick in progress, its log without the play
-        # in flight (not counted at all: no half of it kept)
-        words = vt.lines[2].split()
-        assert words and words[0] == "trick3", vt.lines
-        count = [n.count for n in vt.notes if isinstance(n, Up)][-1]
-        assert count <= known, (count, known)
-        # at most the trick in progress lost: its lead, if the save after
-        # trick 2 was taken before it
-        lost = game.rewind_to(count)
-        assert lost <= 1 and len(game.hand_plays) == before - lost, (lost, before)
-        # the card laid again counts once: trick 3 and the next play out
-        for _ in range(2):
-            assert not game.play_trick()
+        assert hand is not None
+        for k, stage in enumerate(stages):
+            trick = 3 + k
+            game.play_one()  # the trick's lead
+            # the trick before's save is on flash, and nothing more to save
+            wait_board_saved(vt.image, compiled, trick - 1)
+            assert len(hand.tricks) == trick and len(hand.tricks[-1].plays) == 1, stage
+            before = len(game.hand_plays)
+            # the events the host has: the play in flight would be the next
+            known = 1 + max(indices)
+            ups = sum(isinstance(n, Up) for n in vt.notes)
+            power_ups = vt.power_ups
+            seat = hand.next_seat()
+            assert seat is not None
+            cards = game.bots[seat].play(hand)
+            vt.cut_in_flight(stage)
+            for c in cards:
+                vt.tap(seat, c)
+            assert vt.wait(lambda p=power_ups: vt.power_ups > p, 60), (stage, vt.firmware_errors())
+            # the cut came at that stage, with the follow's first card in flight
+            assert vt.power_cut is not None and vt.power_cut[1] == stage, vt.power_cut
+            assert vt.cut_tap == (seat, cards[0]), (stage, vt.cut_tap, seat, cards)
+            assert vt.wait(lambda: vt.restored and vt.frames > vt.frames_at_cut, 60), (stage, vt.firmware_errors())
+            assert vt.wait(lambda u=ups: sum(isinstance(n, Up) for n in vt.notes) > u, 60), (stage, vt.firmware_errors())
+            # the table resumed at the trick in progress, its log without the
+            # play in flight (not counted at all: no half of it kept)
+            words = vt.lines[2].split()
+            assert words and words[0] == f"trick{trick}", (stage, vt.lines)
+            count = [n.count for n in vt.notes if isinstance(n, Up)][-1]
+            assert count <= known, (stage, count, known)
+            # at most the trick in progress lost: its lead, if the save after
+            # the trick before was taken before it
+            lost = game.rewind_to(count)
+            assert lost <= 1 and len(game.hand_plays) == before - lost, (stage, lost, before)
+            # the card laid again counts once: the trick is played out
+            assert not game.play_trick(), stage
+        assert not game.play_trick()  # and the next one, with no cut
         assert vt.settle(60), vt.firmware_errors()
     assert game.disagreements == [], said
     assert verifier.disagreements == [], [d.show() for d in verifier.disagreements]
-    assert len(hand.tricks) == 4 and hand.tricks[-1].complete
-    assert vt.power_ups == 2
+    assert len(hand.tricks) == 3 + len(stages) and hand.tricks[-1].complete
+    assert vt.power_ups == 1 + len(stages)
 
 
 def _has_play(line: str) -> bool:
