@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from tractor_table.events import describe
 from tractor_table.link.engine_replayer import EngineReplayer
 from tractor_table.link.verifier import Verifier
 from tractor_table.records import Recorder, Store
+from tractor_table.sim.patience import Patience
 from tractor_table.sim.virtual.game import BotGame
 from tractor_table.sim.virtual.runner import VirtualTable
 from tractor_table.sim.virtual.source import VirtualSource
@@ -40,9 +40,11 @@ def run(app: ConsoleApp, scenario: Callable[[Pilot[int]], Awaitable[None]]) -> N
 
 
 async def until(pilot: Pilot[int], what: Callable[[], Any], timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
+    # the time-out counted as an idle machine would (sim/patience.py): on a
+    # loaded one this process waits for a CPU, and that is no hang
+    patience = Patience(timeout)
     while not what():
-        if time.monotonic() > deadline:
+        if patience.left() <= 0:
             raise AssertionError(f"timed out waiting for {what.__doc__ or what}")
         await pilot.pause(0.05)
 

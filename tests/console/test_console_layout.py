@@ -25,6 +25,7 @@ from tractor_table.commands.console import make_verifier
 from tractor_table.console.app import ConsoleApp
 from tractor_table.console.colour import AGREED, BLACK, DISAGREES, RED, coloured
 from tractor_table.console.widgets import Confirm
+from tractor_table.sim.patience import Patience
 from tractor_table.sim.virtual.source import VirtualSource
 
 
@@ -39,9 +40,11 @@ def screen(app: ConsoleApp, styles: bool = False) -> list[str]:
 
 
 async def until(pilot: Pilot[int], what: Callable[[], Any], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
+    # the time-out counted as an idle machine would (sim/patience.py): on a
+    # loaded one this process waits for a CPU, and that is no hang
+    patience = Patience(timeout)
     while not what():
-        if time.monotonic() > deadline:
+        if patience.left() <= 0:
             raise AssertionError(f"timed out waiting for {what.__doc__ or what}")
         await pilot.pause(0.05)
 

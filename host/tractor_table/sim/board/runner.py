@@ -17,6 +17,7 @@ display model's RAM (its pixels in :attr:`PicoTable.pixels`, read through
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -62,6 +63,14 @@ SOURCE_ONLY = ("main.py", "boot.py")
 #: chipstack.py runs the firmware on the main thread (issue 21: its code and
 #: run()'s objects, 2.9 KB more; the held block 5.9 -> 3.0 KB at 192K)
 MODELS_HEAP = 196 * 1024
+#: flash images this process built, by what went into them (a digest of every
+#: file's name and bytes): the same firmware and configuration give the same
+#: littlefs image but for the files' modification times (MicroPython's littlefs
+#: records them; the firmware reads none), and building one (a MicroPython
+#: process that formats the flash and copies every file) was 1-3 s of each
+#: board's start; a test process starts dozens. At most _IMAGES_KEPT (1.4 MB each)
+_IMAGES: dict[str, bytes] = {}
+_IMAGES_KEPT = 4
 #: the stages of a card in flight at which cut_in_flight cuts the power
 #: (mpy/picoboot.py's CUT_STAGES, in its order)
 CUT_STAGES = ("tap-placed", "tap-seen", "tap-shown", "tap-confirming", "tap-counted", "tap-saving")
@@ -235,7 +244,21 @@ class PicoTable(vr.VirtualTable):
             config += f"{k}={v}\n"
         items.append(deploy_manifest.Item(paths.CONFIG_FILE, config.encode(), "configuration"))
         self.image.unlink(missing_ok=True)
-        flashimage.build(self.image, items)
+        digest = hashlib.sha256()
+        for item in items:
+            digest.update(b"%d %s %d\n" % (len(item.name), item.name.encode(), len(item.data)))
+            digest.update(item.data)
+        key = digest.hexdigest()
+        built = _IMAGES.get(key)
+        if built is None:
+            flashimage.build(self.image, items)
+            built = self.image.read_bytes()
+            while len(_IMAGES) >= _IMAGES_KEPT:
+                del _IMAGES[next(iter(_IMAGES))]
+            _IMAGES[key] = built
+        else:
+            self.image.parent.mkdir(parents=True, exist_ok=True)
+            self.image.write_bytes(built)
 
     def probe_heap(self, block: int = 0, timeout: float = 30.0) -> tuple[int, int, int, str]:
         """The board's heap as the firmware finds it at its next turn: (free
