@@ -287,19 +287,8 @@ _C_CLOCK = """
     def work(us):
         # us of the firmware's own work since the last mark
         c._mark = utime.ticks_add(utime.ticks_us(), -us)
-"""
-
-
-def test_an_import_is_charged_as_the_chips_c_code() -> None:
-    # the firmware's import (littlefs's lookups, the .mpy loader: C on the rp2
-    # port) is charged at c_factor, not the bytecode factor; the stretch
-    # after it at the factor it had; with the CPU charged as free, nothing
-    out = on_board(_C_CLOCK + """
-    def load(*a):
-        work(600)
-        return a[0]
-    imp = vclock.timed_import(c, load)
     def charged(fn):
+        # board time charged for fn()
         # the least of three: a stretch the OS took the CPU from in the
         # middle is charged more (a test on a loaded machine saw 4x)
         least = None
@@ -313,6 +302,18 @@ def test_an_import_is_charged_as_the_chips_c_code() -> None:
             d = c.now_us - t0
             least = d if least is None or d < least else least
         return least
+"""
+
+
+def test_an_import_is_charged_as_the_chips_c_code() -> None:
+    # the firmware's import (littlefs's lookups, the .mpy loader: C on the rp2
+    # port) is charged at c_factor, not the bytecode factor; the stretch
+    # after it at the factor it had; with the CPU charged as free, nothing
+    out = on_board(_C_CLOCK + """
+    def load(*a):
+        work(600)
+        return a[0]
+    imp = vclock.timed_import(c, load)
     print("import", charged(lambda: imp("drules")), c.factor)
     print("bytecode", charged(lambda: work(600)))
     def both():
@@ -352,20 +353,6 @@ def test_littlefs_is_charged_as_the_chips_c_code() -> None:
         return LfsFile()
     op = vclock.timed_open(c, lfs_open)
     os = vclock.TimedOs(c, LfsOs())
-    def charged(fn):
-        # the least of three: a stretch the OS took the CPU from in the
-        # middle is charged more (a test on a loaded machine saw 4x)
-        least = None
-        for _ in range(3):
-            c.enter()
-            c.leave()
-            t0 = c.now_us
-            fn()
-            c.enter()
-            c.leave()
-            d = c.now_us - t0
-            least = d if least is None or d < least else least
-        return least
     f = []
     print("open", charged(lambda: f.append(op("table.json", "wb"))), c.factor)
     print("write", charged(lambda: f[0].write(b"x")), c.factor)
