@@ -230,8 +230,11 @@ class PicoBoard:
             # next turn (its confirming poll a cycle later, not two). Before
             # a save step they are read at once (card_pending:
             # Scanner.seen_once), and a sighting read late is judged by its
-            # launch's time
-            sc.launch(now)
+            # launch's time: the clock now, after the read above (up to a
+            # pair's search and more after the turn's ``now``), so that a
+            # card seen once whose dwell is over by then has its confirming
+            # poll launched here, not a pair later (Scanner._repoll; issue 22)
+            sc.launch(self._time.ticks_ms())
         if n:  # events waiting (pop is not called for none)
             out = []
             while sc.pop():
