@@ -40,7 +40,8 @@
 #                                        next ones set to work (read by the
 #                                        next taps()); True when they saw
 #                                        something; with confirm, only if
-#                                        those are a card's confirming poll
+#                                        those, or the ones set to work
+#                                        next, are a card's confirming poll
 #                                        (else None, nothing read)
 #
 # On the Pico, main.py runs by itself after boot.py and builds picoboard.PicoBoard
@@ -254,7 +255,9 @@ class App:
             b.show(d.render(t, True), d.lines)
             drew = True
             if mid is not None:
-                # a card's confirming poll in flight: read now (None: not one)
+                # a card's confirming poll in flight, or next with its dwell
+                # over: the readers read now, that poll set to work through
+                # the rest of the turn (None: neither)
                 seen = mid(True)
         for seat, kind in b.presses(now):
             if self.enroll is None or not self.enroll.press(seat, kind):

@@ -230,8 +230,11 @@ class PicoBoard:
             # next turn (its confirming poll a cycle later, not two). Before
             # a save step they are read at once (card_pending:
             # Scanner.seen_once), and a sighting read late is judged by its
-            # launch's time
-            sc.launch(now)
+            # launch's time: the clock now, after the read above (up to a
+            # pair's search and more after the turn's ``now``), so that a
+            # card seen once whose dwell is over by then has its confirming
+            # poll launched here, not a pair later (Scanner._repoll; issue 22)
+            sc.launch(self._time.ticks_ms())
         if n:  # events waiting (pop is not called for none)
             out = []
             while sc.pop():
@@ -265,11 +268,13 @@ class PicoBoard:
         # taps() (or, before a save step, by card_pending: no field is on
         # through the flash's work); True when it saw something (the next
         # turn takes it first, before its work, and nothing is launched).
-        # confirm: only if that group is a card's confirming poll (read as
-        # soon as its seat's line is drawn, not after the turn's buttons and
-        # clock: issue 22), else None
+        # confirm: only if that group is a card's confirming poll, or the
+        # group launched after it is, its dwell over (read as soon as its
+        # seat's line is drawn, not after the turn's buttons and clock: the
+        # confirming poll then searches through them; issue 22), else None
         sc = self.scanner
-        if confirm and (self._served or not sc.confirming()):
+        now = self._time.ticks_ms()
+        if confirm and (self._served or not sc.confirming(now)):
             return None
         if self._served:
             # the group taps() set to work was read between the frame's
@@ -278,7 +283,6 @@ class PicoBoard:
             return sc._q_len > 0
         if sc._flight < 0:
             return False  # all four at once: polled by taps()
-        now = self._time.ticks_ms()
         if sc.tick(now, False):
             if confirm:
                 # the confirming poll took the other pair's turn: that pair

@@ -316,17 +316,24 @@ class Scanner:
                 return True
         return False
 
-    def confirming(self):
-        """True while the group in flight holds a seat that saw a new tag once:
-        its confirming poll (read it as soon as the turn can: main.App.step)."""
+    def confirming(self, now):
+        """True while the group in flight holds a seat that saw a new tag once
+        (its confirming poll), or the group launched after it would (that
+        seat's dwell over by ``now``): read it as soon as the turn can, and
+        that poll set to work then (main.App.step)."""
         f = self._flight
-        if f < 0:
+        if f < 0 or not max(self._pend):
             return False
-        seat = f
-        while seat < self.seats:
-            if self._pend[seat]:
-                return True
-            seat += self._groups
+        groups = self._groups
+        for s in range(self.seats):
+            if self._pend[s]:
+                g = s % groups
+                if g == f:
+                    return True
+                # what launch() polls next: the next group in turn, or a
+                # pending seat's out of turn (_repoll)
+                if (g == self._group or not self._again) and ticks_diff(now, self._pend_at[s]) >= self.confirm_ms:
+                    return True
         return False
 
     def due(self, now):

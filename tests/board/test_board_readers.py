@@ -646,3 +646,57 @@ def test_the_turn_in_two_halves_polls_both_pairs_beside_the_loops_work(cards: st
     polled = [int(x) for x in rest[:4]]
     assert sum(polled) == 2, out  # one pair's polls written: the launch
     assert int(rest[4]) == 40, out  # shown as seen once
+
+
+def test_a_card_seen_at_the_turns_start_has_its_confirming_poll_set_to_work_after_its_frame(cards: str) -> None:
+    # (issue 22, cycle8) a card seen by the pair taps() reads at the turn's
+    # start: taps() launches the other pair (the card's dwell is not over),
+    # and the turn draws the card as seen once. Right after that frame
+    # (main.App.step: mid_readers(confirm=True)) the other pair is read and
+    # the card's pair set to work at once when its dwell is over by then:
+    # its confirming poll searches through the rest of the turn, not from
+    # the turn's middle on, after the buttons and the clock (before: None,
+    # nothing read, and that poll came a third of a turn or more later).
+    # Before the dwell is over the call reads nothing (None), as before.
+    out = _run(cards, TAPS, """
+    res = []
+    for wait in (25, 3):
+        for _ in range(6):
+            b.mid_readers()
+            time.sleep_ms(1)
+            b.taps(time.ticks_ms())
+            time.sleep_ms(2)
+        s = 1 - sc._flight  # the pair the middle launches, the next taps() reads
+        board.chips[s].place(tag(60 + s))
+        b.mid_readers()
+        time.sleep_ms(7)  # that pair's search
+        b.view_changed = False
+        got = b.taps(time.ticks_ms())  # the sighting read, the other pair launched
+        seen = b.view_changed and sc._pend[s] == 1 and sc._flight == 1 - s
+        pend_at = sc._pend_at[s]
+        time.sleep_ms(wait)  # the frame that shows it, and what the turn did before
+        c0 = polls(s)
+        r = b.mid_readers(True)
+        launched = sc._flight == s and polls(s) > c0
+        at = sc._flight_at - pend_at
+        time.sleep_ms(12)  # the rest of the turn: that poll searches
+        out = b.taps(time.ticks_ms())
+        res.append((wait, seen, list(got), r, launched, at, list(out)))
+        board.chips[s].clear()
+        for _ in range(40):
+            b.taps(time.ticks_ms())
+            time.sleep_ms(2)
+            b.mid_readers()
+            time.sleep_ms(1)
+    print("res", res)
+    """)
+    res = ast.literal_eval(_value(out, "res"))
+    (_, seen, got, r, launched, at, out), (_, seen2, got2, r2, launched2, _, _) = res
+    assert seen and got == [], res
+    # read at once, the card's pair launched its dwell after the poll that saw it
+    assert r is False and launched and at >= 20, res
+    # and the next turn's taps() counts the card
+    s = out[0][0] if out else -1
+    assert out == [(s, 60 + s)], res
+    # its dwell not over: nothing read, nothing launched
+    assert seen2 and got2 == [] and r2 is None and not launched2, res
