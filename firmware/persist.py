@@ -227,15 +227,22 @@ class Store:
         if f is not None:
             f.close()
 
-    def step(self):
+    def step(self, tricks=None):
         """Write the next piece of the save begun; True while more is to come.
-        On an error the save is dropped (the file closed) and the error raised."""
+        On an error the save is dropped (the file closed) and the error raised.
+        ``tricks``: the tricks the table keeps now; a save whose tricks are
+        others (an earlier hand's, which the table has dropped: a hand's end
+        saved while the next hand's draw and burial go on) writes them all
+        in this step, so that it does not hold them into the next hand (the
+        peak of the heap with 3-4 decks, issue 21)."""
         f = self._f
         if f is None:
             return False
         try:
-            if self._more():
-                return True
+            while self._more():
+                tr = self._tricks
+                if tricks is None or tr is None or tr is tricks:
+                    return True
             self.flush()
             f.write(b"\n%s %08x\n" % (MAGIC.encode(), self.crc & 0xFFFFFFFF))
             if hasattr(f, "flush"):
