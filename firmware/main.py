@@ -382,7 +382,7 @@ class App:
         # came about 25 turns later, among the next trick's cards)
         try:
             if st.busy():
-                # (a save of an earlier hand's tricks: written to its end now)
+                # (a save of an earlier hand's tricks: several pieces a step)
                 if not st.step(t.tricks):
                     self.gc_due += 1
             elif t.save_due:

@@ -332,12 +332,13 @@ def test_store_saves_in_steps():
         _cleanup(base)
 
 
-def test_a_save_of_tricks_the_table_has_dropped_is_written_to_its_end_in_one_step():
+def test_a_save_of_tricks_the_table_has_dropped_is_written_several_pieces_a_step():
     # issue 21: a hand's end saved while the next hand's draw and burial go
     # on (main.App steps a save a quiet turn) held the last hand's tricks
     # through them, the 3-4 deck peak of the heap; given the tricks the table
-    # keeps now (another object: a new hand's), a step writes the earlier
-    # ones all at once. With the same tricks, a trick a step as before.
+    # keeps now (another object: a new hand's), a step writes up to
+    # persist._STALE pieces of it (here the whole save in two steps). With
+    # the same tricks, a trick a step as before.
     base = _tmpdir("stale")
     try:
         for new_hand in (False, True):
@@ -354,8 +355,8 @@ def test_a_save_of_tricks_the_table_has_dropped_is_written_to_its_end_in_one_ste
             steps = 1
             while s.step(t.tricks):
                 steps += 1
-            # the fields before the tricks, the tricks (a step each, or all
-            # in one), the fields after them
+            # the fields before the tricks, the tricks (a step each, or
+            # several), the fields after them
             assert steps <= 2 if new_hand else steps >= len(want[persist.TRICKS]) + 2, (new_hand, steps)
             assert s.load() == want
             s.clear()
