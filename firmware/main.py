@@ -385,7 +385,8 @@ class App:
         # came about 25 turns later, among the next trick's cards)
         try:
             if st.busy():
-                if not st.step():
+                # (a save of an earlier hand's tricks: several pieces a step)
+                if not st.step(t.tricks):
                     self.gc_due += 1
             elif t.save_due:
                 if self.gc_due >= _GC_SAVES:

@@ -89,6 +89,9 @@ TRICKS = const(17)
 # the most bytes of a frozen text (the fields before or after the tricks)
 # written a step
 _PIECE = const(128)
+# the pieces a step writes of a save whose tricks the table has dropped
+# (Store.step): a 4-deck hand's end in about 8 steps, not 60
+_STALE = const(8)
 # the Store whose save in steps began last (its busy() says whether it is
 # still being written): read by the board model's tap log to know which cards
 # were laid during a save (host/tractor_table/sim/board/mpy/picoboot.py)
@@ -227,15 +230,25 @@ class Store:
         if f is not None:
             f.close()
 
-    def step(self):
+    def step(self, tricks=None):
         """Write the next piece of the save begun; True while more is to come.
-        On an error the save is dropped (the file closed) and the error raised."""
+        On an error the save is dropped (the file closed) and the error raised.
+        ``tricks``: the tricks the table keeps now; a save whose tricks are
+        others (an earlier hand's, which the table has dropped: a hand's end
+        saved while the next hand's draw and burial go on) writes up to
+        _STALE pieces a step, so that it ends within a few quiet turns and
+        does not hold them into the next hand (the peak of the heap with 3-4
+        decks, issue 21), each step still short (the tap path, issue 22)."""
         f = self._f
         if f is None:
             return False
         try:
-            if self._more():
-                return True
+            k = _STALE
+            while self._more():
+                tr = self._tricks
+                k -= 1
+                if tricks is None or tr is None or tr is tricks or not k:
+                    return True
             self.flush()
             f.write(b"\n%s %08x\n" % (MAGIC.encode(), self.crc & 0xFFFFFFFF))
             if hasattr(f, "flush"):

@@ -332,6 +332,38 @@ def test_store_saves_in_steps():
         _cleanup(base)
 
 
+def test_a_save_of_tricks_the_table_has_dropped_is_written_several_pieces_a_step():
+    # issue 21: a hand's end saved while the next hand's draw and burial go
+    # on (main.App steps a save a quiet turn) held the last hand's tricks
+    # through them, the 3-4 deck peak of the heap; given the tricks the table
+    # keeps now (another object: a new hand's), a step writes up to
+    # persist._STALE pieces of it (here the whole save in two steps). With
+    # the same tricks, a trick a step as before.
+    base = _tmpdir("stale")
+    try:
+        for new_hand in (False, True):
+            s = persist.Store(base + "/table.json")
+            t, r = make()
+            deal_to_play(t)
+            for k in range(4):
+                play_trick(t, [[16 * k], [16 * k + 1], [16 * k + 2], [16 * k + 4]])
+            want = t.snapshot()
+            s.begin(t.snapshot(True))
+            if new_hand:
+                t.command([T.CMD_NEW_MATCH])  # the tricks begin again: a new object
+            assert t.tricks is not None
+            steps = 1
+            while s.step(t.tricks):
+                steps += 1
+            # the fields before the tricks, the tricks (a step each, or
+            # several), the fields after them
+            assert steps <= 2 if new_hand else steps >= len(want[persist.TRICKS]) + 2, (new_hand, steps)
+            assert s.load() == want
+            s.clear()
+    finally:
+        _cleanup(base)
+
+
 def test_a_store_in_a_directory_of_its_own_reads_the_old_path_until_its_first_save():
     # issue 22: the Pico's snapshot is in a directory of its own
     # (picoboard.STORE_PATH), made by the first save; an older firmware's
