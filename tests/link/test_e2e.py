@@ -47,9 +47,9 @@ class Device:
             # keeps a .py part), so more than the chip's .mpy build needs; the
             # link's heap on the chip is test_link_heap's. 160K ran out in the
             # snapshot push once _Link's set-up moved to ttlink_rare (heap8);
-            # at 192K test_end_to_end_snapshots_both_ways missed its 10 s waits
-            # in 4 of 24 runs two at a time (no error from the device: a heap
-            # that full collects at nearly every allocation), none of 30 at 256K
+            # at 192K test_end_to_end_snapshots_both_ways missed a 10 s wait
+            # in 3 of 12 pairs of runs at once (no error from the device: a heap
+            # that full collects at nearly every allocation), in none of 15 at 256K
             heapsize="256K",
             args=[str(self.state), str(variant), str(persist_every), str(target)],
             stdin=self.relay.dev_slave,
