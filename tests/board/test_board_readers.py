@@ -42,6 +42,16 @@ def run(ms, until=None):
 def tag(card):
     return chip.Tag(chip.deck_uid(card))
 
+def lift(s, b):
+    # seat s's card taken off, and the PicoBoard b's turns run until the
+    # readers have seen it gone
+    board.chips[s].clear()
+    for _ in range(40):
+        b.taps(time.ticks_ms())
+        time.sleep_ms(2)
+        b.mid_readers()
+        time.sleep_ms(1)
+
 def kinds(k):
     return [e for e in events if e[0] == k]
 
@@ -583,12 +593,7 @@ def test_a_card_seen_once_is_polled_again_once_its_dwell_allows_and_confirmed_by
                 if got is not None:
                     break
             res.append((lay, s, got, [r - reads[0] for r in reads]))
-            board.chips[s].clear()
-            for _ in range(40):
-                b.taps(time.ticks_ms())
-                time.sleep_ms(2)
-                b.mid_readers()
-                time.sleep_ms(1)
+            lift(s, b)
     print("res", res)
     """)
     res = ast.literal_eval(_value(out, "res"))
@@ -682,12 +687,7 @@ def test_a_card_seen_at_the_turns_start_has_its_confirming_poll_set_to_work_afte
         time.sleep_ms(12)  # the rest of the turn: that poll searches
         out = b.taps(time.ticks_ms())
         res.append((wait, seen, list(got), r, launched, at, list(out)))
-        board.chips[s].clear()
-        for _ in range(40):
-            b.taps(time.ticks_ms())
-            time.sleep_ms(2)
-            b.mid_readers()
-            time.sleep_ms(1)
+        lift(s, b)
     print("res", res)
     """)
     res = ast.literal_eval(_value(out, "res"))
