@@ -8,8 +8,9 @@
 # (unix port) with firmware/, this folder and sim/board/mpy/ on the path:
 #   micropython stackneed_mp.py < cases > one line per case
 # Each line: {"id", "kind", "locked": the need locked, "unlocked": the need
-# unlocked}; first a line {"room": the bytes from where chipstack.run calls
-# the firmware to the stack's check}.
+# unlocked}, each from where the case's check enters tablerules.ask (null: a
+# case with no check: settle, compare, ...); first a line {"room": the bytes
+# from where chipstack.run calls the firmware to the stack's check}.
 # (unix-port bytes: 64-bit frames; docs/firmware.md, "The checks with the
 # heap locked", gives them in the chip's.)
 import json
@@ -20,7 +21,36 @@ import chipstack  # type: ignore[import-not-found]
 import judge_mp  # type: ignore[import-not-found]
 from micropython import stack_use  # type: ignore[import-not-found]
 
+import tablerules  # type: ignore[import-not-found]
+
 _box = [0]
+#: the least room where tablerules.ask was entered (in the probe's frame: the
+#: same wrapper as tests/support/stack_probe.py's in the table's firmware)
+_at_ask = [1 << 30]
+_real_ask = tablerules.ask
+_lock = (tablerules.heap_lock, tablerules.heap_unlock)
+
+
+def _none():  # type: ignore[no-untyped-def]
+    return 0
+
+
+def _probe_ask(e, what, a, b=None, c=0, d=None):  # type: ignore[no-untyped-def]
+    room = chipstack.MAIN_LIMIT - stack_use()
+    if room < _at_ask[0]:
+        _at_ask[0] = room
+    return _real_ask(e, what, a, b, c, d)
+
+
+def _locking(locked):  # type: ignore[no-untyped-def]
+    # the checks through tablerules.ask either way (the same frames), the
+    # heap locked or not
+    tablerules.ask = _probe_ask
+    judge_mp.LOCKED[0] = True
+    if locked:
+        tablerules.heap_lock, tablerules.heap_unlock = _lock
+    else:
+        tablerules.heap_lock = tablerules.heap_unlock = _none
 
 
 def _start():  # type: ignore[no-untyped-def]
@@ -47,19 +77,24 @@ def answers(case, pad):  # type: ignore[no-untyped-def]
 
 
 def need(case, r, locked):  # type: ignore[no-untyped-def]
-    """The least room (to 16 bytes) with which the case answers."""
-    judge_mp.LOCKED[0] = locked
+    """The least room (to 16 bytes) with which the case answers, counted
+    from where its first check enters tablerules.ask (None: no check)."""
+    _locking(locked)
+    _at_ask[0] = 1 << 30
     lo = 0  # answers with this much less room
     hi = r - 32  # fails with this much less (or is the least the model can give)
     if not answers(case, lo):
         return r + 1
+    at = _at_ask[0]
+    if at == 1 << 30:
+        return None
     while hi - lo > 16:
         mid = (lo + hi) // 2
         if answers(case, mid):
             lo = mid
         else:
             hi = mid
-    return r - lo
+    return at - lo
 
 
 def main():  # type: ignore[no-untyped-def]
@@ -76,4 +111,5 @@ def main():  # type: ignore[no-untyped-def]
         print(json.dumps(out))
 
 
-main()
+if __name__ == "__main__":
+    main()
