@@ -53,7 +53,9 @@
 # arithmetic on preallocated bytearrays; the hot paths (check_follow,
 # check_lead, trick_winner) allocate nothing.
 
-from micropython import const, heap_lock, heap_unlock
+# (heap_lock, heap_unlock: the rp2 port's; the type checker finds Adafruit
+# Blinka's micropython, which has neither)
+from micropython import const, heap_lock, heap_unlock  # pyright: ignore[reportAttributeAccessIssue]
 
 from drules_match import Matching
 from drules_play import Plays

@@ -18,7 +18,9 @@
 # loaded again by the next question that needs it.
 import sys
 
-from micropython import const, heap_lock, heap_unlock
+# (heap_lock, heap_unlock: the rp2 port's; the type checker finds Adafruit
+# Blinka's micropython, which has neither)
+from micropython import const, heap_lock, heap_unlock  # pyright: ignore[reportAttributeAccessIssue]
 
 try:
     from typing import Any  # noqa: F401

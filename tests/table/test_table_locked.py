@@ -164,7 +164,7 @@ def test_a_check_cut_short_under_the_lock_is_asked_again_with_the_same_answer() 
     missing = [n for n, v in out.items() if v is None]
     assert missing == [], missing  # every name is a method of the engine
     cut = {n: v for n, v in out.items() if v is not None}
-    for name, (cut_short, bad, again, later) in cut.items():  # type: ignore[misc]
+    for name, (_cut_short, bad, again, later) in cut.items():  # type: ignore[misc]
         assert bad == [], (name, bad)  # the retry's answer is the engine's
         assert again == [], (name, again)  # and its scratch was put back: the same engine answers again, locked
         assert later == 0, name  # without a retry

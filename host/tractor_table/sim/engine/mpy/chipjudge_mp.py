@@ -20,7 +20,7 @@ import judge_mp  # type: ignore[import-not-found]
 from serve_mp import serve  # type: ignore[import-not-found]
 
 
-def less_room(pad):  # type: ignore[no-untyped-def]
+def less_room(pad: int) -> None:
     """The chip's stack with pad bytes less room (to 16 bytes): chipstack's
     STACK less pad, its floor (a real thread's least size, THREAD_MIN) lowered
     to the port's margin: the padding chipstack.run puts below the firmware

@@ -19,9 +19,8 @@ import sys
 import chipjudge_mp  # type: ignore[import-not-found]
 import chipstack  # type: ignore[import-not-found]
 import judge_mp  # type: ignore[import-not-found]
-from micropython import stack_use  # type: ignore[import-not-found]
-
 import tablerules  # type: ignore[import-not-found]
+from micropython import stack_use  # type: ignore[attr-defined]
 
 _box = [0]
 #: the least room where tablerules.ask was entered (in the probe's frame: the
@@ -31,7 +30,7 @@ _real_ask = tablerules.ask
 _lock = (tablerules.heap_lock, tablerules.heap_unlock)
 
 
-def _none():  # type: ignore[no-untyped-def]
+def _none() -> int:
     return 0
 
 
@@ -42,7 +41,7 @@ def _probe_ask(e, what, a, b=None, c=0, d=None):  # type: ignore[no-untyped-def]
     return _real_ask(e, what, a, b, c, d)
 
 
-def _locking(locked):  # type: ignore[no-untyped-def]
+def _locking(locked: bool) -> None:
     # the checks through tablerules.ask either way (the same frames), the
     # heap locked or not
     tablerules.ask = _probe_ask
@@ -53,18 +52,18 @@ def _locking(locked):  # type: ignore[no-untyped-def]
         tablerules.heap_lock = tablerules.heap_unlock = _none
 
 
-def _start():  # type: ignore[no-untyped-def]
+def _start() -> None:
     _box[0] = stack_use()
 
 
-def room():  # type: ignore[no-untyped-def]
+def room() -> int:
     """The bytes from where chipstack.run calls its function to the stack's
     check (the chip's room for the firmware, in this port's bytes)."""
     chipstack.run(_start)
-    return chipstack.MAIN_LIMIT - _box[0]
+    return int(chipstack.MAIN_LIMIT - _box[0])
 
 
-def answers(case, pad):  # type: ignore[no-untyped-def]
+def answers(case: dict, pad: int) -> bool:  # type: ignore[type-arg]
     stack = chipstack.STACK
     chipjudge_mp.less_room(pad)
     try:
@@ -76,7 +75,7 @@ def answers(case, pad):  # type: ignore[no-untyped-def]
         chipstack.STACK = stack
 
 
-def need(case, r, locked):  # type: ignore[no-untyped-def]
+def need(case: dict, r: int, locked: bool) -> int | None:  # type: ignore[type-arg]
     """The least room (to 16 bytes) with which the case answers, counted
     from where its first check enters tablerules.ask (None: no check)."""
     _locking(locked)
@@ -97,7 +96,7 @@ def need(case, r, locked):  # type: ignore[no-untyped-def]
     return at - lo
 
 
-def main():  # type: ignore[no-untyped-def]
+def main() -> None:
     r = room()
     print(json.dumps({"room": r}))
     for line in sys.stdin:
