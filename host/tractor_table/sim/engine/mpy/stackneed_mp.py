@@ -7,20 +7,18 @@
 # case's error: more than the chip has). Runs under MicroPython
 # (unix port) with firmware/, this folder and sim/board/mpy/ on the path:
 #   micropython stackneed_mp.py < cases > one line per case
-# Each line: {"id", "kind", "locked": the need locked, "unlocked": the need
-# unlocked}, each from where the case's check enters tablerules.ask (null: a
-# case with no check: settle, compare, ...); first a line {"room": the bytes
-# from where chipstack.run calls the firmware to the stack's check}.
+# Each answer (serve_mp.py's loop): {"id", "kind", "locked": the need locked,
+# "unlocked": the need unlocked, each from where the case's check enters
+# tablerules.ask (null: a case with no check: settle, compare, ...), "room":
+# the bytes from where chipstack.run calls the firmware to the stack's check}.
 # (unix-port bytes: 64-bit frames; docs/firmware.md, "The checks with the
 # heap locked", gives them in the chip's.)
-import json
-import sys
-
 import chipjudge_mp  # type: ignore[import-not-found]
 import chipstack  # type: ignore[import-not-found]
 import judge_mp  # type: ignore[import-not-found]
 import tablerules  # type: ignore[import-not-found]
 from micropython import stack_use  # type: ignore[attr-defined]
+from serve_mp import serve  # type: ignore[import-not-found]
 
 _box = [0]
 #: the least room where tablerules.ask was entered (in the probe's frame: the
@@ -98,16 +96,11 @@ def need(case: dict, r: int, locked: bool) -> int | None:  # type: ignore[type-a
 
 def main() -> None:
     r = room()
-    print(json.dumps({"room": r}))
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        case = json.loads(line)
-        out = {"id": case.get("id"), "kind": case.get("kind")}
-        out["locked"] = need(case, r, True)
-        out["unlocked"] = need(case, r, False)
-        print(json.dumps(out))
+
+    def one(case: dict) -> dict:  # type: ignore[type-arg]
+        return {"kind": case.get("kind"), "room": r, "locked": need(case, r, True), "unlocked": need(case, r, False)}
+
+    serve(one)
 
 
 if __name__ == "__main__":
