@@ -179,13 +179,19 @@ class TableRules:
 # which unlocks the heap for it). Anything else that allocates under the
 # lock raises MemoryError: the heap is unlocked, the engine's scratch put
 # back (_scrub) and the check asked again unlocked (the same answer, the
-# slower way), counted in `retries` (the tests and the bench read it).
+# slower way), counted in `retries` (the tests and the bench read it). So
+# is a check whose frames, on the C stack, would take more of it than the
+# chip has (RuntimeError: maximum recursion depth exceeded): unlocked, its
+# frames' state is in the heap and it takes less (docs/firmware.md, "The
+# checks with the heap locked": the worst check of the corpora fits the
+# model's stack locked, by a few hundred bytes).
 FOLLOW = const(0)  # e.check_follow(lead, hand, play)
 LEAD = const(1)  # e.check_lead(cards, hands, leader, forced)
 TRICK = const(2)  # e.trick_winner(plays)
 DECOMPOSE = const(3)  # e.decompose(cards)
 
-#: checks asked again unlocked since the start (a MemoryError under the lock)
+#: checks asked again unlocked since the start (a MemoryError or a
+#: RuntimeError under the lock)
 retries = 0
 
 
@@ -211,10 +217,16 @@ def ask(e, what, a, b=None, c=0, d=None):
         except MemoryError:
             if not lock:
                 raise  # the heap is full: the main loop's error path, as before
+        except RuntimeError:
+            # "maximum recursion depth exceeded", the C stack: locked, the
+            # check's frames are on it; unlocked they take less of it. (Two
+            # clauses: a tuple of the two would be made under the lock.)
+            if not lock:
+                raise
         finally:
             if lock:
                 heap_unlock()
-        # (here after a MemoryError under the lock, the heap unlocked)
+        # (here after a MemoryError or a RuntimeError under the lock, the heap unlocked)
         lock = False
         retries += 1
         _scrub(e)

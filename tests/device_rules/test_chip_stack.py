@@ -285,3 +285,31 @@ def test_a_check_that_needs_more_than_the_table_leaves_fails_the_stack_test() ->
     (need,) = (json.loads(x) for x in proc.stdout.splitlines())
     assert need["id"] == "adv-46"
     assert need["locked"] > TABLE_ROOM, need
+
+
+RETRIED = """
+import json, sys, chipstack, chipjudge_mp, judge_mp, tablerules
+case = json.loads(sys.stdin.readline())
+chipjudge_mp.less_room(PAD)
+judge_mp.LOCKED[0] = True
+n0 = tablerules.retries
+print(json.dumps([chipstack.run(judge_mp.one, case), tablerules.retries - n0]))
+"""
+
+
+def test_a_check_with_room_unlocked_but_not_locked_is_answered_on_its_retry(firmware_build: Path) -> None:
+    # the table must not lose a check: one whose frames, locked, would take
+    # more of the chip's stack than is left where it is asked is asked again
+    # unlocked (less stack: its frames' state in the heap), and answers
+    path = [firmware_build, FIRMWARE, MPY_DIR, CHIPSTACK_DIR]
+    line = next(x for x in corpus_lines() if json.loads(x).get("id") == "adv-52")
+    _room, (need,) = stack_needs(path, [line])
+    assert need["locked"] > need["unlocked"] + 512
+    # the room where the check is asked halfway between its two needs
+    pad = need["at_ask"] - (need["locked"] + need["unlocked"]) // 2
+    proc = mpy.run(code=RETRIED.replace("PAD", str(pad)), path=path, heapsize="4M", input=line + "\n")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answer, retries = json.loads(proc.stdout)
+    assert retries == 1  # cut short locked, asked again unlocked
+    with EngineProcess("judge", heapsize="4M") as dev:
+        assert {**answer, "id": "adv-52"} == dev.ask(json.loads(line))  # the engine's answer

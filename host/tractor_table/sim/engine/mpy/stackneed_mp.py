@@ -10,7 +10,10 @@
 # Each answer (serve_mp.py's loop): {"id", "kind", "locked": the need locked,
 # "unlocked": the need unlocked, each from where the case's check enters
 # tablerules.ask (null: a case with no check: settle, compare, ...), "room":
-# the bytes from where chipstack.run calls the firmware to the stack's check}.
+# the bytes from where chipstack.run calls the firmware to the stack's check,
+# "at_ask": the room where the check enters tablerules.ask, with all of it}.
+# A try that ran out of stack and was asked again (tablerules.ask's retry)
+# does not count as answered: the need is the first try's.
 # (unix-port bytes: 64-bit frames; docs/firmware.md, "The checks with the
 # heap locked", gives them in the chip's.)
 import chipjudge_mp  # type: ignore[import-not-found]
@@ -62,11 +65,15 @@ def room() -> int:
 
 
 def answers(case: dict, pad: int) -> bool:  # type: ignore[type-arg]
+    """Does the case answer with pad bytes less room, its checks not asked
+    again (tablerules.ask asks a check again unlocked when it runs out of
+    stack locked: the need measured is the first try's)?"""
     stack = chipstack.STACK
     chipjudge_mp.less_room(pad)
+    n0 = tablerules.retries
     try:
         chipstack.run(judge_mp.one, case)
-        return True
+        return tablerules.retries == n0
     except RuntimeError:
         return False
     finally:
@@ -76,29 +83,36 @@ def answers(case: dict, pad: int) -> bool:  # type: ignore[type-arg]
 def need(case: dict, r: int, locked: bool) -> int | None:  # type: ignore[type-arg]
     """The least room (to 16 bytes) with which the case answers, counted
     from where its first check enters tablerules.ask (None: no check)."""
+    return need_at(case, r, locked)[0]
+
+
+def need_at(case: dict, r: int, locked: bool) -> tuple:  # type: ignore[type-arg]
+    """(need, the room where its check enters tablerules.ask with all the
+    room): need() and where it is counted from."""
     _locking(locked)
     _at_ask[0] = 1 << 30
     lo = 0  # answers with this much less room
     hi = r - 32  # fails with this much less (or is the least the model can give)
     if not answers(case, lo):
-        return r + 1
+        return r + 1, None
     at = _at_ask[0]
     if at == 1 << 30:
-        return None
+        return None, None
     while hi - lo > 16:
         mid = (lo + hi) // 2
         if answers(case, mid):
             lo = mid
         else:
             hi = mid
-    return at - lo
+    return at - lo, at
 
 
 def main() -> None:
     r = room()
 
     def one(case: dict) -> dict:  # type: ignore[type-arg]
-        return {"kind": case.get("kind"), "room": r, "locked": need(case, r, True), "unlocked": need(case, r, False)}
+        locked, at = need_at(case, r, True)
+        return {"kind": case.get("kind"), "room": r, "at_ask": at, "locked": locked, "unlocked": need(case, r, False)}
 
     serve(one)
 
