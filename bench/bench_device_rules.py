@@ -8,7 +8,10 @@ heap, flash. Writes the "device-rules" section of docs/performance.md.
   attempts) is replayed under MicroPython's unix port in one process; every
   check (``check_lead`` with the hands known, ``check_follow``,
   ``trick_winner``) is called R times and its time in a pass is the median of
-  the R.
+  the R. A check is asked as the table asks it (``tablerules.ask``: the heap
+  locked, its frames on the C stack) and, after, called directly (unlocked):
+  both times are reported (docs/firmware.md, "The checks with the heap
+  locked"); the figures and the targets are the locked ones.
 - Time, adversarial set: the regression data of the adversarial generator
   (``tests/device_rules/data/adversarial.jsonl``, the issue's example among
   them) and the worst cases of a fresh seeded search (``--search`` cases,

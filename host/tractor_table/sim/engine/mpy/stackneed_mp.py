@@ -73,7 +73,7 @@ def answers(case: dict, pad: int) -> bool:  # type: ignore[type-arg]
     n0 = tablerules.retries
     try:
         chipstack.run(judge_mp.one, case)
-        return tablerules.retries == n0
+        return bool(tablerules.retries == n0)
     except RuntimeError:
         return False
     finally:
@@ -83,7 +83,8 @@ def answers(case: dict, pad: int) -> bool:  # type: ignore[type-arg]
 def need(case: dict, r: int, locked: bool) -> int | None:  # type: ignore[type-arg]
     """The least room (to 16 bytes) with which the case answers, counted
     from where its first check enters tablerules.ask (None: no check)."""
-    return need_at(case, r, locked)[0]
+    got: int | None = need_at(case, r, locked)[0]
+    return got
 
 
 def need_at(case: dict, r: int, locked: bool) -> tuple:  # type: ignore[type-arg]
