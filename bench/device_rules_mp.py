@@ -1,7 +1,7 @@
 # The device rules engine's benchmark, MicroPython side (run by
 # bench/bench_device_rules.py under the unix port, firmware/ on the path).
 #
-#   micropython device_rules_mp.py time R [NATIVE INNER [HOLES]] < scripts (JSON lines) > one line per hand
+#   micropython device_rules_mp.py time R [NATIVE INNER] < scripts (JSON lines) > one line per hand
 #   micropython device_rules_mp.py heap     < one 2-deck script    > one JSON line
 #   micropython device_rules_mp.py code                 > the imported modules' heap
 #
@@ -18,10 +18,7 @@
 # the engine's native methods and the bytecode ones they call are named,
 # else 0: the split is measured unlocked, its wrappers allocate, and its
 # proportion applied to the locked time; retries: checks tablerules asked
-# again unlocked, a MemoryError under the lock). HOLES: before each hand,
-# that many one-block holes made below the free space (a small tuple kept,
-# one freed, in turn; kept through the hand), as a chip's heap during play
-# has them (docs/performance.md, "the checks with the heap locked").
+# again unlocked, a MemoryError under the lock).
 # The bench runs this P times over (passes)
 # and keeps each check's least median: the checks allocate nothing, so no
 # collection runs inside a timed call; the passes filter the shared machine's
@@ -179,18 +176,7 @@ def out_timer(out):
     return timer
 
 
-def holes(n):
-    keep = [None] * n
-    drop = [None] * n
-    for i in range(n):
-        drop[i] = (i,)
-        keep[i] = (i,)
-    drop = None
-    gc.collect()
-    return keep
-
-
-def time_mode(R, native=None, inner=None, nholes=0):
+def time_mode(R, native=None, inner=None):
     kinds = bool(native)
     if kinds:
         import drules
@@ -217,9 +203,7 @@ def time_mode(R, native=None, inner=None, nholes=0):
         import tablerules
 
         n0 = tablerules.retries
-        kept = holes(nholes) if nholes else None
         replay(case, steps, timer, hands, forced, R, kinds)
-        del kept
         sys.stdout.write(json.dumps([case["id"], case.get("variant"), out, tablerules.retries - n0]) + "\n")
         case = steps = out = None
         gc.collect()
@@ -270,7 +254,6 @@ def main(argv):
             int(argv[2]),
             argv[3].split(",") if len(argv) > 3 and argv[3] else None,
             argv[4].split(",") if len(argv) > 4 and argv[4] else None,
-            int(argv[5]) if len(argv) > 5 else 0,
         )
     elif mode == "heap":
         heap_mode()

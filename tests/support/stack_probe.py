@@ -19,7 +19,8 @@ from tractor_table.sim.virtual import runner as vr
 #: the least room (unix-port bytes, the chip's stack model) the table leaves
 #: where it asks the engine a check (tablerules.ask entered): 6,368 B on the
 #: virtual table (of 9,472 B where the firmware starts; a follow), 9,072 B on
-#: the board model (of 13,568 B), measured over bots' hands 2026-12-07,
+#: the board model (of 13,568 B: 4 KiB more for its kinds.py wrappers, its
+#: models' frames on the same stack), measured over bots' hands 2026-12-07,
 #: rounded down. tests/table/test_virtual_chip_stack.py checks that the table
 #: leaves at least this; tests/device_rules/test_chip_stack.py that every
 #: check of every corpus, locked, needs no more from there.
