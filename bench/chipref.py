@@ -196,7 +196,9 @@ class OldEngine(_Built):
             a = self.dev.ask(case)
             if "us" not in a:
                 raise SystemExit(f"the engine of {self.commit} could not judge {case['id']}: {a.get('error')}")
-            out[str(case["id"])] = (float(a["us"]), float(a["native_us"]), list(a["answer"]))
+            # unlocked: as the chip's audit ran the engine (called directly,
+            # its frames from the heap), not locked as the table asks it now
+            out[str(case["id"])] = (float(a["us_unlocked"]), float(a["native_us_unlocked"]), list(a["answer"]))
         return out
 
 

@@ -10,10 +10,15 @@
 # hands known (throws checked), check_follow, trick_winner; each call made
 # R times and its time the median of them: every check timed the same way
 # (the adversarial set is timed the same way by
-# host/tractor_table/sim/engine/mpy/adversary_mp.py). Prints per hand:
-# [id, variant, [[kind, µs, native µs], ...]] (native µs: the part of the time
-# in native code, host/tractor_table/sim/engine/mpy/kindtime_mp.py, when the
-# engine's native methods and the bytecode ones they call are named; else 0).
+# host/tractor_table/sim/engine/mpy/adversary_mp.py), first as the table
+# asks it (tablerules.ask: the heap locked), then called directly
+# (unlocked). Prints per hand: [id, variant, [[kind, µs, native µs, µs
+# unlocked], ...], retries] (µs: locked; native µs: the part of the locked
+# time in native code, host/tractor_table/sim/engine/mpy/kindtime_mp.py, when
+# the engine's native methods and the bytecode ones they call are named,
+# else 0: the split is measured unlocked, its wrappers allocate, and its
+# proportion applied to the locked time; retries: checks tablerules asked
+# again unlocked, a MemoryError under the lock).
 # The bench runs this P times over (passes)
 # and keeps each check's least median: the checks allocate nothing, so no
 # collection runs inside a timed call; the passes filter the shared machine's
@@ -80,9 +85,11 @@ def median(ts):
 
 
 def replay(case, steps, timer, hands, forced, R, kinds=False):
-    """Play the steps through a fresh engine; timer(kind, µs) gets each check."""
+    """Play the steps through a fresh engine; timer(kind, µs, native µs, µs
+    unlocked) gets each check."""
     import drules
     import drules_hand
+    import tablerules as TR
 
     e, bidding, level, no_bid, first_dealer = setup(case)
     dealer = case["dealer"]
@@ -108,21 +115,33 @@ def replay(case, steps, timer, hands, forced, R, kinds=False):
             ts = []
             for _ in range(R):
                 t0 = ticks()
-                e.check_lead(cards, hands, seat, forced)
+                TR.ask(e, TR.LEAD, cards, hands, seat, forced)
                 ts.append(diff(ticks(), t0))
             med = median(ts)
-            nat = split(lambda c=cards, s=seat: e.check_lead(c, hands, s, forced), R, med)[0] if split else 0
-            timer("lead", med, nat)
+            ts = []
+            for _ in range(R):
+                t0 = ticks()
+                e.check_lead(cards, hands, seat, forced)
+                ts.append(diff(ticks(), t0))
+            mu = median(ts)
+            nat = split(lambda c=cards, s=seat: e.check_lead(c, hands, s, forced), R, mu)[0] if split else 0
+            timer("lead", med, nat * med / mu if mu else 0, mu)
         elif k == "F":
             h = hands[seat]
             ts = []
             for _ in range(R):
                 t0 = ticks()
-                e.check_follow(lead, h, cards)
+                TR.ask(e, TR.FOLLOW, lead, h, cards)
                 ts.append(diff(ticks(), t0))
             med = median(ts)
-            nat = split(lambda ld=lead, hh=h, c=cards: e.check_follow(ld, hh, c), R, med)[0] if split else 0
-            timer("follow", med, nat)
+            ts = []
+            for _ in range(R):
+                t0 = ticks()
+                e.check_follow(lead, h, cards)
+                ts.append(diff(ticks(), t0))
+            mu = median(ts)
+            nat = split(lambda ld=lead, hh=h, c=cards: e.check_follow(ld, hh, c), R, mu)[0] if split else 0
+            timer("follow", med, nat * med / mu if mu else 0, mu)
         elif k == "P":
             if n == 0:
                 lead = cards
@@ -135,18 +154,24 @@ def replay(case, steps, timer, hands, forced, R, kinds=False):
                 ts = []
                 for _ in range(R):
                     t0 = ticks()
-                    e.trick_winner(plays)
+                    TR.ask(e, TR.TRICK, plays)
                     ts.append(diff(ticks(), t0))
                 med = median(ts)
-                nat = split(lambda: e.trick_winner(plays), R, med)[0] if split else 0
-                timer("trick", med, nat)
+                ts = []
+                for _ in range(R):
+                    t0 = ticks()
+                    e.trick_winner(plays)
+                    ts.append(diff(ticks(), t0))
+                mu = median(ts)
+                nat = split(lambda: e.trick_winner(plays), R, mu)[0] if split else 0
+                timer("trick", med, nat * med / mu if mu else 0, mu)
                 n = 0
     return e
 
 
 def out_timer(out):
-    def timer(kind, us, nat=0):
-        out.append((kind, us, nat))
+    def timer(kind, us, nat=0, unlocked=0):
+        out.append((kind, us, nat, unlocked))
 
     return timer
 
@@ -175,8 +200,11 @@ def time_mode(R, native=None, inner=None):
         timer = out_timer(out)
 
         gc.collect()
+        import tablerules
+
+        n0 = tablerules.retries
         replay(case, steps, timer, hands, forced, R, kinds)
-        sys.stdout.write(json.dumps([case["id"], case.get("variant"), out]) + "\n")
+        sys.stdout.write(json.dumps([case["id"], case.get("variant"), out, tablerules.retries - n0]) + "\n")
         case = steps = out = None
         gc.collect()
 
@@ -185,12 +213,13 @@ def heap_mode():
     case = json.loads(sys.stdin.readline())
     steps = steps_of(case)
     import ruleopts  # noqa: F401 - the options' table (setup) is not the engine's: before the baseline
+    import tablerules  # noqa: F401 - the table's (replay asks through it): before the baseline
 
     gc.collect()
     base = gc.mem_alloc()
     peak = [0]
 
-    def timer(kind, us, nat=0):
+    def timer(kind, us, nat=0, unlocked=0):
         # after each check: what is still alive above the baseline
         gc.collect()
         live = gc.mem_alloc() - base

@@ -53,7 +53,9 @@
 # arithmetic on preallocated bytearrays; the hot paths (check_follow,
 # check_lead, trick_winner) allocate nothing.
 
-from micropython import const
+# (heap_lock, heap_unlock: the rp2 port's; the type checker finds Adafruit
+# Blinka's micropython, which has neither)
+from micropython import const, heap_lock, heap_unlock  # pyright: ignore[reportAttributeAccessIssue]
 
 from drules_match import Matching
 from drules_play import Plays
@@ -183,13 +185,34 @@ def _parts(ladders):
     _put(Memo)
 
 
-def _search(e):
-    # the oracle's search (drules_sweep) on Engine and its buffers made: the
-    # stubs Engine._feasible and Engine._tpoly, at the first question to it
-    from drules_sweep import Sweep
+def _load(e, search):
+    # A part at its first question, the heap unlocked for it: the oracle's
+    # placement (search False: drules_place, drules_memo, e's buffers for
+    # them) or its search (drules_sweep on Engine, e's buffers for it: the
+    # stubs Engine._feasible and Engine._tpoly). The table asks its checks
+    # with the heap locked (tablerules.ask: their frames on the C stack, not
+    # taken from the GC heap; docs/firmware.md, "The checks with the heap
+    # locked"). heap_unlock() gives the lock's depth left: 0 when the
+    # table's was the one lock (unlocked for the load, locked again after);
+    # any other figure (not locked: the tests, the host; locked twice) and
+    # the lock is put back as it was at once (an unlock of an unlocked heap
+    # wraps its count, which the lock brings back), the load as asked: a
+    # MemoryError under a second lock is the table's to retry.
+    n = heap_unlock()
+    if n:
+        heap_lock()
+    try:
+        if search:
+            from drules_sweep import Sweep
 
-    _put(Sweep)
-    e._sweep_init()
+            _put(Sweep)
+            e._sweep_init()
+        else:
+            _parts(False)
+            e._place_init()
+    finally:
+        if not n:
+            heap_lock()
 
 
 def _init():
@@ -224,7 +247,7 @@ class Engine(Plays, Matching):
         tries and _tail do not settle: none of the 37,724 checks of the
         difffuzz corpus (150 hands, seed 1000, 1-4 decks, every variant);
         near-miss follows do (the adversarial corpora)."""
-        _search(self)
+        _load(self, True)
         return self._feasible(fa, fb)
 
     def _tpoly(self, cnt, s, cap, lo):
@@ -232,7 +255,7 @@ class Engine(Plays, Matching):
         """t on the oracle (drules_sweep's: its questions go to the search
         at once, _pfit's _feasible), at its first call: the search loaded,
         as the stub _feasible does; dropped with the engine."""
-        _search(self)
+        _load(self, True)
         return self._tpoly(cnt, s, cap, lo)
 
     def _oracle(self):
@@ -243,8 +266,7 @@ class Engine(Plays, Matching):
         without ladders: a follow or a trick that the direct searches do not
         settle (drules_match: _t, _match_key). Loaded once; dropped with the
         engine at the hand's end (tablerules)."""
-        _parts(False)
-        self._place_init()
+        _load(self, False)
 
     # ----------------------------------------------------------------- order
 

@@ -18,6 +18,10 @@
 # loaded again by the next question that needs it.
 import sys
 
+# (heap_lock, heap_unlock: the rp2 port's; the type checker finds Adafruit
+# Blinka's micropython, which has neither)
+from micropython import const, heap_lock, heap_unlock  # pyright: ignore[reportAttributeAccessIssue]
+
 try:
     from typing import Any  # noqa: F401
 except ImportError:
@@ -112,15 +116,18 @@ class TableRules:
     def suit_of(self, card):
         return self.e().suit_of(card)
 
+    # The checks on a player's input (a lead's decomposition, a throw, a
+    # follow, a trick): asked with the heap locked (ask, below)
+
     def is_throw(self, cards):
-        return self.e().decompose(cards) > 1
+        return ask(self.e(), DECOMPOSE, cards) > 1
 
     def throw(self, leader, lead, hands):
         e = self.e()
         hs = self._hands
         for s in range(4):
             _count(hands[s], hs[s])
-        r = e.check_lead(lead, hs, leader, self._forced)
+        r = ask(e, LEAD, lead, hs, leader, self._forced)
         if r != 11:  # drules.R_THROW_FAILED
             return None
         return list(self._forced[: e.nforced])
@@ -129,7 +136,7 @@ class TableRules:
         e = self.e()
         h = self._hands[0]
         _count(hand, h)
-        return e.check_follow(lead, h, play)
+        return ask(e, FOLLOW, lead, h, play)
 
     def trick(self, leader, plays):
         e = self.e()
@@ -139,7 +146,7 @@ class TableRules:
             p = plays[(leader + i) & 3]
             order[i] = p
             pts += e.points(p)
-        w = e.trick_winner(order)
+        w = ask(e, TRICK, order)
         for i in range(4):
             order[i] = ()
         return (leader + w) & 3, pts
@@ -161,6 +168,88 @@ class TableRules:
         # (drules_hand.table_declare's: the draw's, where the engine is not
         # loaded) kitty: the kitty turned up, in order (no_bid = "kitty")
         return self.hand_rules().table_declare(self, first_hand, dealer, level, bids, kitty)
+
+# The engine's checks, as the table asks them (docs/firmware.md, "The checks
+# with the heap locked"): the heap locked, so that every bytecode frame of the
+# check over 11 words is made on the C stack (MicroPython's fun_bc_call:
+# alloca when the heap gives none), not taken from the GC heap and given back
+# on every call; a check's time then does not depend on the heap's holes
+# (the chip's heap is kept near full). The engine allocates nothing in a
+# check but where it loads a part at its first question (drules._load,
+# which unlocks the heap for it). Anything else that allocates under the
+# lock raises MemoryError: the heap is unlocked, the engine's scratch put
+# back (_scrub) and the check asked again unlocked (the same answer, the
+# slower way), counted in `retries` (the tests and the bench read it). So
+# is a check whose frames, on the C stack, would take more of it than the
+# chip has (RuntimeError: maximum recursion depth exceeded): unlocked, its
+# frames' state is in the heap and it takes less (docs/firmware.md, "The
+# checks with the heap locked": the worst check of the corpora fits the
+# model's stack locked, by a few hundred bytes).
+FOLLOW = const(0)  # e.check_follow(lead, hand, play)
+LEAD = const(1)  # e.check_lead(cards, hands, leader, forced)
+TRICK = const(2)  # e.trick_winner(plays)
+DECOMPOSE = const(3)  # e.decompose(cards)
+
+#: checks asked again unlocked since the start (a MemoryError or a
+#: RuntimeError under the lock)
+retries = 0
+
+
+def ask(e, what, a, b=None, c=0, d=None):
+    """The engine e's check `what` (FOLLOW, LEAD, TRICK, DECOMPOSE) of the
+    arguments a, b, c, d (the engine method's, in its order), the heap
+    locked; its answer. The heap is never left locked (finally), nor locked
+    twice: the table's is the one lock (a check from a hard interrupt's
+    handler, locked already, would not be asked here)."""
+    global retries
+    lock = True
+    while True:
+        if lock:
+            heap_lock()
+        try:
+            if what == FOLLOW:
+                return e.check_follow(a, b, c)
+            if what == LEAD:
+                return e.check_lead(a, b, c, d)
+            if what == TRICK:
+                return e.trick_winner(a)
+            return e.decompose(a)
+        except MemoryError:
+            if not lock:
+                raise  # the heap is full: the main loop's error path, as before
+        except RuntimeError:
+            # "maximum recursion depth exceeded", the C stack: locked, the
+            # check's frames are on it; unlocked they take less of it. (Two
+            # clauses: a tuple of the two would be made under the lock.)
+            if not lock:
+                raise
+        finally:
+            if lock:
+                heap_unlock()
+        # (here after a MemoryError or a RuntimeError under the lock, the heap unlocked)
+        lock = False
+        retries += 1
+        _scrub(e)
+
+
+def _scrub(e):
+    # The engine's scratch put back as a check leaves it, after a check cut
+    # short: the counts it clears at its end (drules_play.check_follow,
+    # check_lead, decompose; drules_match.trick_winner, _match_key) and,
+    # when the oracle is loaded, its placement (cleared by the questions that
+    # fill it: drules_place._uzero) and the trick's lowest starts; the stack
+    # of faces _fits placed emptied. Every other buffer a check sets before
+    # it reads it (tests/table/test_table_locked.py cuts checks short at every
+    # engine method and asks the corpora again).
+    z = e._zf
+    e._lc[:] = z
+    e._pc[:] = z
+    e._wc[:] = z
+    e._nfi = 0
+    if e._qm:  # the oracle's placement is loaded (drules_place._place_init)
+        e._uzero()
+        e._ql[:] = bytes(len(e._ql))
+
 
 def _drop(name, mpy_only):
     # the module `name` out of sys.modules (its code leaves the heap when

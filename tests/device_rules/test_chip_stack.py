@@ -17,6 +17,7 @@ from tractor_table import mpy
 from tractor_table.sim.engine import CHIPSTACK_DIR, MPY_DIR, EngineProcess
 
 ROOT = Path(__file__).resolve().parents[2]
+FIRMWARE = ROOT / "firmware"
 CORPORA = [
     *sorted((ROOT / "tests" / "device_rules" / "data").glob("*.jsonl")),
     *sorted((ROOT / "tests" / "engine" / "conformance").glob("*.jsonl")),
@@ -230,3 +231,85 @@ def test_an_import_of_a_loaded_module_waits_for_no_thread(tmp_path: Path) -> Non
     out = proc.stdout.splitlines()
     assert out[0] == "[1, 2]"
     assert out[1] == "1"  # tt_probe_mod's first import only
+
+
+def stack_needs(path: list[Path], lines: list[str]) -> tuple[int, list[dict[str, Any]]]:
+    """The room the model gives the firmware and each case's stack need,
+    locked and unlocked, from where its check enters tablerules.ask
+    (``sim/engine/mpy/stackneed_mp.py``)."""
+    proc = mpy.run(MPY_DIR / "stackneed_mp.py", path=path, heapsize="4M", input="\n".join(lines) + "\n", timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = [json.loads(x) for x in proc.stdout.splitlines()]
+    return int(out[0]["room"]), out
+
+
+def test_every_locked_check_fits_the_chips_stack_where_the_table_asks_it(firmware_build: Path) -> None:
+    # issue 21, the checks with the heap locked (docs/firmware.md): locked,
+    # every bytecode frame of a check over 11 words is on the C stack; each
+    # case's least room, found on the chip's stack model with the compiled
+    # engine (as the board runs it), must be within the least room the table
+    # leaves where it asks a check (stack_probe.TABLE_ROOM, measured in the
+    # virtual table: tests/table/test_virtual_chip_stack.py)
+    from stack_probe import TABLE_ROOM
+
+    lines = corpus_lines()
+    room, needs = stack_needs([firmware_build, FIRMWARE, MPY_DIR, CHIPSTACK_DIR], lines)
+    assert len(needs) == len(lines)
+    asked = [n for n in needs if n["locked"] is not None]
+    assert len(asked) > 150  # follows, throws, tricks, shapes
+    worst = max(asked, key=lambda n: n["locked"])
+    assert worst["locked"] <= TABLE_ROOM, (worst, TABLE_ROOM)
+    # the measure sees the lock: the deepest checks need more stack locked
+    # (their frames' state on the C stack) than unlocked, and the worst is a
+    # ladder follow (the engine's deepest chain: "The C stack")
+    assert all(n["locked"] >= n["unlocked"] for n in asked)
+    assert worst["locked"] > max(n["unlocked"] for n in asked) + 512
+    assert worst["kind"] == "follow"
+    assert room > TABLE_ROOM
+
+
+def test_a_check_that_needs_more_than_the_table_leaves_fails_the_stack_test() -> None:
+    # the measure fails where it must: the recursive sweep (deep_sweep.py,
+    # 56 frames on adv-46) needs more than the table leaves, locked, from source
+    from stack_probe import TABLE_ROOM
+
+    pick = [x for x in corpus_lines() if json.loads(x).get("id") == "adv-46"]
+    code = (
+        "import sys, drules, deep_sweep\n"
+        "drules.Engine = deep_sweep.deep_engine_class()\n"
+        "import stackneed_mp\n"
+        "stackneed_mp.main()\n"
+    )
+    proc = mpy.run(code=code, path=[FIRMWARE, MPY_DIR, CHIPSTACK_DIR, ROOT / "tests" / "device_rules"], heapsize="4M", input=pick[0] + "\n", timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (need,) = (json.loads(x) for x in proc.stdout.splitlines())
+    assert need["id"] == "adv-46"
+    assert need["locked"] > TABLE_ROOM, need
+
+
+RETRIED = """
+import json, sys, chipstack, chipjudge_mp, judge_mp, tablerules
+case = json.loads(sys.stdin.readline())
+chipjudge_mp.less_room(PAD)
+judge_mp.LOCKED[0] = True
+n0 = tablerules.retries
+print(json.dumps([chipstack.run(judge_mp.one, case), tablerules.retries - n0]))
+"""
+
+
+def test_a_check_with_room_unlocked_but_not_locked_is_answered_on_its_retry(firmware_build: Path) -> None:
+    # the table must not lose a check: one whose frames, locked, would take
+    # more of the chip's stack than is left where it is asked is asked again
+    # unlocked (less stack: its frames' state in the heap), and answers
+    path = [firmware_build, FIRMWARE, MPY_DIR, CHIPSTACK_DIR]
+    line = next(x for x in corpus_lines() if json.loads(x).get("id") == "adv-52")
+    _room, (need,) = stack_needs(path, [line])
+    assert need["locked"] > need["unlocked"] + 512
+    # the room where the check is asked halfway between its two needs
+    pad = need["at_ask"] - (need["locked"] + need["unlocked"]) // 2
+    proc = mpy.run(code=RETRIED.replace("PAD", str(pad)), path=path, heapsize="4M", input=line + "\n")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answer, retries = json.loads(proc.stdout)
+    assert retries == 1  # cut short locked, asked again unlocked
+    with EngineProcess("judge", heapsize="4M") as dev:
+        assert {**answer, "id": "adv-52"} == dev.ask(json.loads(line))  # the engine's answer

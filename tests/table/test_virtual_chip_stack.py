@@ -55,3 +55,26 @@ def test_the_same_check_answers_on_a_large_stack(compiled: Path) -> None:
         assert isinstance(end, E.Redeal) == full_engine_redeals(rules) is True, end
         assert too_deep_lines(vt.notes) == 0
         assert ERR_LINE not in vt.lines and not vt.err_seen
+
+
+def test_the_table_leaves_the_room_the_locked_checks_are_measured_against(compiled: Path) -> None:
+    # issue 21, the checks with the heap locked: where the table asks the
+    # engine a check (tablerules.ask, from the running main loop), the chip's
+    # stack model has at least stack_probe.TABLE_ROOM left, the room every
+    # check of every corpus must fit in locked (test_chip_stack.py). Bots of
+    # strength 0 throw (checked, challenged, forced), follow and end tricks
+    # through two hands; the deepest place is a follow's.
+    from stack_probe import TABLE_ROOM, probe_table_dir, rooms
+    from tractor_table.sim.virtual.game import BotGame
+
+    work = probe_table_dir(compiled, "stack-probe")
+    with VirtualTable(2, workdir=work) as vt:
+        game = BotGame(vt, Rules(decks=2), seed=5, strength=0, say=lambda _s: None)
+        game.play(2)
+    assert game.disagreements == []
+    got = rooms(vt.notes)
+    assert got, vt.firmware_errors()  # the variant ran: it printed its least room
+    least = min(r for r, _ in got)
+    start = got[0][1]
+    assert least >= TABLE_ROOM, (least, TABLE_ROOM, got)
+    assert least < start - 1024  # it measures the main loop's frames below the checks

@@ -40,9 +40,24 @@ def _micropython_shim() -> types.ModuleType:
     def native(f: Any) -> Any:
         return f
 
+    # the heap's lock (tablerules.ask, drules._load): CPython allocates
+    # anyway, so only its depth is kept, as MicroPython's py/gc.c keeps it (a
+    # 16-bit count of locks, bit 0 not its: an unlock of an unlocked heap
+    # wraps to 32767, which the next lock brings back to 0)
+    depth = [0]
+
+    def heap_lock() -> None:
+        depth[0] = (depth[0] + 1) & 0x7FFF
+
+    def heap_unlock() -> int:
+        depth[0] = (depth[0] - 1) & 0x7FFF
+        return depth[0]
+
     shim.const = const  # type: ignore[attr-defined]
     shim.native = native  # type: ignore[attr-defined]
     shim.viper = native  # type: ignore[attr-defined]
+    shim.heap_lock = heap_lock  # type: ignore[attr-defined]
+    shim.heap_unlock = heap_unlock  # type: ignore[attr-defined]
     return shim
 
 

@@ -7,14 +7,22 @@
 # A case is a conformance case (docs/rules.md §13) of kind "follow", "throw" or
 # "trick" (judge_mp.py parses it). Each gets the device engine's answer and its
 # time: the one engine call that judges it (check_follow; check_lead with the
-# four hands known; trick_winner) made R times, timed with ticks_us, and the
-# median of the R times reported (every check the same way). When a call takes
-# more than CAP_US (default: no cap) the check is not repeated: its one time
-# stands (the search must not spend minutes on one input; the benches give no
-# cap). With NATIVE and BYTECODE (the engine's native and bytecode methods'
-# names, comma-separated) each answer also has "native_us": the part of "us" spent in native code
-# (kindtime_mp.py), the rest being bytecode. Answers:
-#   follow: {"id", "us", "n", "answer": [reason]}
+# four hands known; trick_winner), asked as the table asks it
+# (tablerules.ask: the heap locked, docs/firmware.md "The checks with the heap
+# locked"), made R times, timed with ticks_us, and the median of the R times
+# reported ("us"; every check the same way); then the same call made R times
+# unlocked, as the engine is called directly ("us_unlocked"). When a call
+# takes more than CAP_US (default: no cap) the check is not repeated: its one
+# time stands (the search must not spend minutes on one input; the benches
+# give no cap). With NATIVE and BYTECODE (the engine's native and bytecode
+# methods' names, comma-separated) each answer also has "native_us": the part
+# of "us" spent in native code (kindtime_mp.py), the rest being bytecode, and
+# "native_us_unlocked", that of "us_unlocked". The split's wrappers allocate
+# (their argument tuples), so it is measured unlocked (a locked call through
+# them would be cut short and asked again) and its proportion applied to the
+# locked time. "retries": the checks tablerules asked again unlocked (a
+# MemoryError under the lock) over the case's calls. Answers:
+#   follow: {"id", "us", "n", "answer": [reason], ...}
 #   throw:  {"id", "us", "n", "answer": ["ok"]} or ["throw_failed", forced card names]
 #   trick:  {"id", "us", "n", "answer": [winner seat, points]}
 # The process loop is serve_mp.py's (a line "quit", or the end of input, ends
@@ -25,6 +33,7 @@ import time
 
 import drules  # type: ignore[import-not-found]
 import kindtime_mp  # type: ignore[import-not-found]
+import tablerules as TR  # type: ignore[import-not-found]
 from judge_mp import REASONS, CaseRules, names, seat_of  # type: ignore[import-not-found]
 from serve_mp import CaseError, serve  # type: ignore[import-not-found]
 
@@ -52,6 +61,16 @@ def timed(fn, R: int, cap: int) -> tuple:  # type: ignore[no-untyped-def, type-a
     return out, ts
 
 
+def both(plain, locked, R: int, cap: int) -> tuple:  # type: ignore[no-untyped-def, type-arg]
+    """(answer, locked times, unlocked times): locked() as the table asks
+    the check, plain() the engine's method called directly; the same answer."""
+    r, ts = timed(locked, R, cap)
+    r2, tu = timed(plain, R, cap)
+    if r2 != r:
+        raise CaseError("the check locked and unlocked gave different answers")
+    return r, ts, tu
+
+
 def answer(case: dict, R: int, cap: int) -> tuple:  # type: ignore[type-arg]
     kind = case.get("kind")
     t = CaseRules(case.get("rules"))
@@ -64,8 +83,8 @@ def answer(case: dict, R: int, cap: int) -> tuple:  # type: ignore[type-arg]
         play = t.cards(case["play"])
         gc.collect()
         fn = lambda: e.check_follow(lead, hand, play)  # noqa: E731
-        r, ts = timed(fn, R, cap)
-        return [REASONS[r]], ts, fn
+        r, ts, tu = both(fn, lambda: TR.ask(e, TR.FOLLOW, lead, hand, play), R, cap)
+        return [REASONS[r]], ts, tu, fn
     if kind == "throw":
         leader = seat_of(case["leader"])
         lead = t.cards(case["lead"])
@@ -77,10 +96,10 @@ def answer(case: dict, R: int, cap: int) -> tuple:  # type: ignore[type-arg]
         forced = bytearray(len(lead))
         gc.collect()
         fn = lambda: e.check_lead(lead, hands, leader, forced)  # noqa: E731
-        r, ts = timed(fn, R, cap)
+        r, ts, tu = both(fn, lambda: TR.ask(e, TR.LEAD, lead, hands, leader, forced), R, cap)
         if r == drules.R_THROW_FAILED:
-            return ["throw_failed", names(forced[: e.nforced])], ts, fn
-        return [REASONS[r]], ts, fn
+            return ["throw_failed", names(forced[: e.nforced])], ts, tu, fn
+        return [REASONS[r]], ts, tu, fn
     if kind == "trick":
         leader = seat_of(case["leader"])
         seen = [0] * 54
@@ -91,11 +110,11 @@ def answer(case: dict, R: int, cap: int) -> tuple:  # type: ignore[type-arg]
             raise CaseError("plays[0]: the lead spans several effective suits")
         gc.collect()
         fn = lambda: e.trick_winner(plays)  # noqa: E731
-        w, ts = timed(fn, R, cap)
+        w, ts, tu = both(fn, lambda: TR.ask(e, TR.TRICK, plays), R, cap)
         pts = 0
         for p in plays:
             pts += e.points(p)
-        return [(leader + w) % 4, pts], ts, fn
+        return [(leader + w) % 4, pts], ts, tu, fn
     raise CaseError("unknown kind " + repr(kind))
 
 
@@ -112,11 +131,14 @@ def main(argv: list) -> None:  # type: ignore[type-arg]
         kindtime_mp.setup(drules.Engine, native, argv[4].split(",") if len(argv) > 4 else [])
 
     def one(case: dict) -> dict:  # type: ignore[type-arg]
-        ans, ts, fn = answer(case, R, cap)
-        out = {"answer": ans, "us": median(ts), "n": len(ts)}
+        n0 = TR.retries
+        ans, ts, tu, fn = answer(case, R, cap)
+        out = {"answer": ans, "us": median(ts), "n": len(ts), "us_unlocked": median(tu), "retries": TR.retries - n0}
         if native:
-            nat, _ = kindtime_mp.split(fn, len(ts), out["us"])
-            out["native_us"] = nat
+            # (unlocked: the wrappers allocate) the proportion, on both times
+            nat, _ = kindtime_mp.split(fn, len(tu), out["us_unlocked"])
+            out["native_us_unlocked"] = nat
+            out["native_us"] = nat * out["us"] / out["us_unlocked"] if out["us_unlocked"] > 0 else 0.0
         return out
 
     serve(one)

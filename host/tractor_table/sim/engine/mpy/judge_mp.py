@@ -13,7 +13,28 @@ import drules  # type: ignore[import-not-found]
 import drules_hand  # type: ignore[import-not-found]
 import ruleopts  # type: ignore[import-not-found]
 import tableconfig  # type: ignore[import-not-found]
+import tablerules  # type: ignore[import-not-found]
 from serve_mp import CaseError, serve  # type: ignore[import-not-found]
+
+#: [True] to ask the checks as the table asks them (tablerules.ask: the heap
+#: locked, the engine's frames on the C stack): chipjudge_mp.py's, on the
+#: chip's stack; else each engine method is called as it is
+LOCKED = [False]
+
+
+def check(e, what: int, a, b=None, c=0, d=None):  # type: ignore[no-untyped-def]
+    """The engine e's check `what` (tablerules.FOLLOW, LEAD, TRICK,
+    DECOMPOSE) of the arguments, locked as the table asks it if LOCKED."""
+    if LOCKED[0]:
+        return tablerules.ask(e, what, a, b, c, d)
+    if what == tablerules.FOLLOW:
+        return e.check_follow(a, b, c)
+    if what == tablerules.LEAD:
+        return e.check_lead(a, b, c, d)
+    if what == tablerules.TRICK:
+        return e.trick_winner(a)
+    return e.decompose(a)
+
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
@@ -220,7 +241,7 @@ def answer(case: dict) -> dict:  # type: ignore[type-arg]
         return {"cmp": "none" if r == drules.CMP_NONE else r}
     if kind == "shape":
         cards = t.cards(case["cards"])
-        n = e.decompose(cards)
+        n = check(e, tablerules.DECOMPOSE, cards)
         if n < 0:
             return {"suit": "mixed"}
         s = e.lead_suit(cards)
@@ -236,7 +257,7 @@ def answer(case: dict) -> dict:  # type: ignore[type-arg]
         # other seats can beat it): the lead stands for it.
         drules.hand_from(lead, hands[leader])
         forced = bytearray(len(lead))
-        r = e.check_lead(lead, hands, leader, forced)
+        r = check(e, tablerules.LEAD, lead, hands, leader, forced)
         if r == drules.R_THROW_FAILED:
             return {"ok": False, "play": names(forced[: e.nforced])}
         if r != drules.OK:
@@ -248,7 +269,7 @@ def answer(case: dict) -> dict:  # type: ignore[type-arg]
             raise CaseError("lead: the cards span several effective suits")
         hand = drules.hand_from(t.cards(case["hand"]))
         play = t.cards(case["play"])
-        r = e.check_follow(lead, hand, play)
+        r = check(e, tablerules.FOLLOW, lead, hand, play)
         if r == drules.R_NOT_IN_HAND:
             raise CaseError("play: not in the hand")
         out = {"legal": r == drules.OK}
@@ -267,7 +288,7 @@ def answer(case: dict) -> dict:  # type: ignore[type-arg]
         for i in range(1, 4):
             if len(plays[i]) != len(plays[0]):
                 raise CaseError(f"plays[{i}]: {len(plays[i])} cards, the lead has {len(plays[0])}")
-        w = e.trick_winner(plays)
+        w = check(e, tablerules.TRICK, plays)
         pts = 0
         for p in plays:
             pts += e.points(p)
@@ -443,7 +464,7 @@ def hand_answer(case: dict) -> dict:  # type: ignore[type-arg]
         elif k == "L":
             seat = st[1]
             cards = bytes(st[2])
-            r = e.check_lead(cards, hands, seat, forced)
+            r = check(e, tablerules.LEAD, cards, hands, seat, forced)
             if r == drules.R_THROW_FAILED:
                 e.decompose(forced[: e.nforced])
                 u = e.units
@@ -453,7 +474,7 @@ def hand_answer(case: dict) -> dict:  # type: ignore[type-arg]
             else:
                 out.append([REASONS[r]])
         elif k == "F":
-            out.append(REASONS[e.check_follow(lead, hands[st[1]], bytes(st[2]))])
+            out.append(REASONS[check(e, tablerules.FOLLOW, lead, hands[st[1]], bytes(st[2]))])
         elif k == "P":
             seat = st[1]
             cards = bytes(st[2])
@@ -466,7 +487,7 @@ def hand_answer(case: dict) -> dict:  # type: ignore[type-arg]
             for c in cards:
                 drules.hand_remove(h, c)
             if nplays == 4:
-                w = e.trick_winner(plays)
+                w = check(e, tablerules.TRICK, plays)
                 pts = 0
                 for p in plays:
                     pts += e.points(p)
