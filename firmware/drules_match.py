@@ -341,12 +341,12 @@ class Matching(EngineBase):
             return pmax if pmax >= floor else -1  # only singles: the strongest card
         # the play counted, its faces of x copies or more (h[x], x 2-4:
         # _fits's first test) and the most copies of a face at each position
-        # (w: _fits's tops skip the positions that cannot hold a unit)
+        # (w: _fits's tops skip the positions that cannot hold a unit; a
+        # scratch of decompose's, zeros when not in use, as the counts)
         h = self._pr2
         for i in range(9):
             h[i] = 0
         w = self._wc
-        w[:] = self._zf
         pos = self.pos
         for c in cards:
             f = c % FACES
@@ -360,6 +360,7 @@ class Matching(EngineBase):
         self._steps = self.match_steps
         key = self.key if self._fits(cnt, s) else -1
         cnt[:] = self._zf
+        w[:] = self._zf
         if self._steps > 0 or key >= 0:
             return key
         if not self._qm:

@@ -102,6 +102,20 @@ def test_trick_search_skips_tops_the_play_cannot_hold():
     assert not e._qm
 
 
+def test_trick_leaves_the_scratch_counts_clear():
+    # the match's profile of the play (decompose's scratch, lent to it) is
+    # zeros again after the trick: the next decomposition counts only its
+    # own cards (a fuzz-rules disagreement before: a failed throw's forced
+    # pair reported where the single was forced)
+    e = engine(T, "S", decks=4)
+    assert winner(e, "3D 3D 5D 5D 9D", "6S 6S 8S 8S JS", "2C 3C 4C 5C 6C", "2H 3H 4H 5H 6H") == 1
+    for single in ("6S", "8S", "JS", "9D"):
+        assert e.decompose(ids(single)) == 1
+        assert (e.units[0], e.units[1]) == (1, 1), single
+    assert e.decompose(ids("6S 8S")) == 2
+    assert (e.units[0], e.units[3]) == (1, 1)
+
+
 # --- §8 kitty ------------------------------------------------------------------
 
 
