@@ -206,7 +206,10 @@ class Matching(EngineBase):
         depth-first search over an explicit stack (the face taken at each
         position of each unit placed: at most _MAXU, as the play's cards),
         not a recursion; at most self._steps positions entered (then False,
-        steps 0). cnt is as it was after it."""
+        steps 0; self._ut[0], the first unit's top being tried: every one
+        above it has no match). cnt holds the faces taken after it (the
+        caller clears it). A unit's tops skip those whose positions hold no
+        face of its width in the play (self._wc, by position: _match_key's)."""
         lu = self._lu
         nlu = self._nlu
         order = self.order
