@@ -225,7 +225,7 @@ class Matching(EngineBase):
         # 4-faces, triples on 3-faces then 4-faces, pairs on the rest (a
         # 4-face holds two). False with the steps left: no match (steps 0,
         # the tests' forced oracle: asked).
-        h = self._pr2
+        h = self._lc
         for i in range(0, 3 * nlu, 3):
             if lu[i] > 1:
                 h[lu[i] + 4] += lu[i + 1]
@@ -344,11 +344,9 @@ class Matching(EngineBase):
             return pmax if pmax >= floor else -1  # only singles: the strongest card
         # the play counted, its faces of x copies or more (h[x], x 2-4:
         # _fits's first test) and the most copies of a face at each position
-        # (w: _fits's tops skip the positions that cannot hold a unit; a
-        # scratch of decompose's, zeros when not in use, as the counts)
-        h = self._pr2
-        for i in range(9):
-            h[i] = 0
+        # (w: _fits's tops skip the positions that cannot hold a unit); both
+        # scratch counts, zeros when not in use (h the lead's, w decompose's)
+        h = self._lc  # (the lead's counts, zeros again: trick_winner's)
         w = self._wc
         pos = self.pos
         for c in cards:
@@ -361,9 +359,24 @@ class Matching(EngineBase):
         self._pmax = pmax
         self._floor = floor
         self._steps = self.match_steps
-        key = self.key if self._fits(cnt, s) else -1
+        if self._nlu == 1 and self._steps:
+            # One set or one run led (the lead is that unit; the play has
+            # as many cards, m * k): k faces of m copies or more are all of
+            # it, and they match iff they sit at the k positions up to the
+            # play's strongest, its key (no search: bot play's tricks of
+            # pairs; match_steps 0, the tests' forced oracle: the search)
+            # (pmax >= floor: trick_winner asks no play that cannot beat;
+            # a run below position 0 reads w past the positions: zeros)
+            m = lu[0]
+            key = pmax if h[m] >= lu[1] else -1
+            for p in range(pmax - lu[1] + 1, pmax):
+                if w[p] < m:
+                    key = -1
+        else:
+            key = self.key if self._fits(cnt, s) else -1
         cnt[:] = self._zf
         w[:] = self._zf
+        h[:] = self._zf
         if self._steps > 0 or key >= 0:
             return key
         if not self._qm:
