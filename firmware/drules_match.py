@@ -365,10 +365,9 @@ class Matching(EngineBase):
             # it, and they match iff they sit at the k positions up to the
             # play's strongest, its key (no search: bot play's tricks of
             # pairs; match_steps 0, the tests' forced oracle: the search)
-            # (pmax >= floor: trick_winner asks no play that cannot beat;
-            # a run below position 0 reads w past the positions: zeros)
+            # (a run below position 0 reads w past the positions: zeros)
             m = lu[0]
-            key = pmax if h[m] >= lu[1] else -1
+            key = pmax if h[m] >= lu[1] and pmax >= floor else -1
             for p in range(pmax - lu[1] + 1, pmax):
                 if w[p] < m:
                     key = -1

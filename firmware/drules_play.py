@@ -181,13 +181,15 @@ class Plays(EngineBase):
             b = j * _NPOS
             for i in range(self.start[s], self.start[s + 1]):
                 f = order[i]
-                if hand[f] > w[b + pos[f]]:
-                    w[b + pos[f]] = hand[f]
+                x = hand[f]
+                f = b + pos[f]
+                if x > w[f]:
+                    w[f] = x
         # Categories from the most demanding down (units are sorted so).
         np_ = self.npos[s]
         i = 0
         r = OK
-        while i < nu and r == OK:
+        while i < nu and not r:
             m = lu[3 * i]
             k = lu[3 * i + 1]
             j = i
@@ -199,10 +201,9 @@ class Plays(EngineBase):
             # of width >= m at consecutive positions, the last above its
             # top t, so all at t - k + 2 or above.
             t = lu[3 * j - 1]
-            lo = t - k + 2
             for b in range(0, 3 * _NPOS, _NPOS):
                 run = 0
-                for p in range(b + lo, b + np_):
+                for p in range(b + t - k + 2, b + np_):
                     if w[p] < m:
                         run = 0
                     else:
