@@ -60,22 +60,10 @@ from micropython import const, heap_lock, heap_unlock  # pyright: ignore[reportA
 from drules_match import Matching
 from drules_play import Plays
 
-# The engine's parts (docs/firmware.md, "The firmware's parts"): the modules
-# Engine is assembled from, imported above (drules_base under each of them).
-# The table loads this module when it first needs the engine and drops it with
-# these when the engine goes (tablerules.unload: the hand's end, enroll mode).
-# The ladders (drules_ladder) and the placement oracle (drules_place,
-# drules_memo) come only with the rules or the check that asks them (_parts,
-# Engine._oracle): with 1-2 decks and no same_shape_only nothing asks the
-# ladders, and the oracle only a follow or a trick that the short direct
-# searches do not settle (none in 15,031 checks of bot play). The oracle's
-# search (drules_sweep) comes only at a question that the placement's greedy
-# tries do not settle (the stub Engine._feasible): none in bot play, with
-# any number of decks.
-PARTS = (
-    "drules_play", "drules_match", "drules_ladder", "drules_place", "drules_sweep", "drules_memo", "drules_base",
-    "drules_init",
-)
+# The engine's parts, the modules Engine is assembled from (drules_base
+# under each of them), are listed in tablerules.PARTS, which loads this
+# module and drops it with them (the table's, not the engine's: their names
+# out of the engine's flash, issue 21).
 
 try:
     from typing import Any, Sequence  # noqa: F401

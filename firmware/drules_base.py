@@ -51,6 +51,7 @@ class EngineBase:
     _pmax: int
     _steps: int
     _floor: int
+    _pad: int
     match_steps: int
     _vh: bytearray
     _vp: bytearray
@@ -88,7 +89,6 @@ class EngineBase:
     _ng: int
     _ut: bytearray
     _fi: bytearray
-    _nfi: int
     _ff: bytearray
     _lv: bytearray
     _li: "array[int]"

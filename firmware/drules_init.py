@@ -23,10 +23,11 @@ _MAXB = const(16)
 _VW = const(24)
 _FD = const(16)  # drules_match's frames of the t-search
 # _fits's steps before the oracle when the oracle's placement is loaded with the
-# ladders (3-4 decks, same_shape_only): bot play's direct searches took 1-3 steps
-# mostly, at most 15 (1,200 hands: none reached the oracle, whose search would
-# load drules_sweep); a near miss's are bytecode spent before the oracle answers
-_LSTEPS = const(20)
+# ladders (3-4 decks, same_shape_only): bot play's direct searches took 0-2 steps
+# mostly, at most 8 since their tops skip what the play cannot hold (issue 21;
+# 1,200 hands: none reached the oracle, whose search would load drules_sweep;
+# at most 15 before); a near miss's are bytecode spent before the oracle answers
+_LSTEPS = const(12)
 
 
 def init(
@@ -78,7 +79,6 @@ def init(
     # "The C stack"): _fits's unit tops and faces placed; _fill's frames
     self._ut = bytearray(_MAXU)
     self._fi = bytearray(_MAXU)
-    self._nfi = 0
     self._ff = bytearray(8 * _FD)
     self._nbins = 0
     self._best = 0
@@ -88,6 +88,10 @@ def init(
     self._pmax = 0  # strongest position of the play being matched
     self._steps = 0
     self._floor = 0  # the least key a match must have (see _match_key)
+    # (no use: it keeps the oracle engine's map at 74 attributes or more,
+    # in 97 slots, not 73 in 73, where every miss probes them all:
+    # tests/device_rules/test_engine_map.py; _fits's _nfi until issue 21)
+    self._pad = 0
     self.match_steps = 32  # steps of the direct search before the oracle
     # Ladders (docs/rules.md §6.3): the vectors of rungs of the holding and of
     # the play, the question's runs of pairs; the placement oracle's own.

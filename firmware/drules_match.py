@@ -206,13 +206,33 @@ class Matching(EngineBase):
         depth-first search over an explicit stack (the face taken at each
         position of each unit placed: at most _MAXU, as the play's cards),
         not a recursion; at most self._steps positions entered (then False,
-        steps 0). cnt is as it was after it."""
+        steps 0; self._ut[0], the first unit's top being tried: every one
+        above it has no match). cnt holds the faces taken after it (the
+        caller clears it). A unit's tops skip those whose positions hold no
+        face of its width in the play (self._wc, by position: _match_key's)."""
         lu = self._lu
         nlu = self._nlu
         order = self.order
         pidx = self.pidx
         ut = self._ut  # each unit's top being tried
+        w = self._wc  # the most copies of a face at each position (_match_key's)
         fi = self._fi  # the face (its index in order) at each position placed
+        # The lead's sets against the play's faces, counted (a set can go
+        # anywhere: no match unless they fit; issue 21: adv-54, adv-59,
+        # adv-08, whose followers each spent every step here before the
+        # oracle said no). h[x]: the play's faces of x copies or more
+        # (_match_key's); h[m + 4]: the lead's sets of width m. Quads on
+        # 4-faces, triples on 3-faces then 4-faces, pairs on the rest (a
+        # 4-face holds two). False with the steps left: no match (steps 0,
+        # the tests' forced oracle: asked).
+        h = self._lc
+        for i in range(0, 3 * nlu, 3):
+            if lu[i] > 1:
+                h[lu[i] + 4] += lu[i + 1]
+        i = h[3] - h[4] - h[7]  # 3-faces left (< 0: triples on 4-faces)
+        m = h[4] - h[8] + (i if i < 0 else 0)  # 4-faces left
+        if m < 0 or h[2] - h[3] + (i if i > 0 else 0) + m + m < h[6]:
+            return False
         sb = s * _NPOS
         u = 0
         top = 0
@@ -226,8 +246,6 @@ class Matching(EngineBase):
             if st == 0:
                 if u >= nlu or lu[3 * u] < 2:
                     self.key = ut[0]
-                    self._nfi = nfi
-                    self._unplace(cnt)
                     return True
                 m = lu[3 * u]
                 k = lu[3 * u + 1]
@@ -241,6 +259,14 @@ class Matching(EngineBase):
                 if u == 0 and self._floor > k - 1:
                     lo = self._floor - 1
                 top = ut[u] - 1
+                # the next top with k positions below it that each hold a
+                # face of m copies in the play (issue 21: no step spent on
+                # the others)
+                i = top
+                while top > lo and i > top - k:
+                    if w[i] < m:
+                        top = i - 1
+                    i -= 1
                 if top <= lo:
                     # the unit does not fit: back into the unit before
                     if u == 0:
@@ -257,8 +283,6 @@ class Matching(EngineBase):
                     st = 2
             if st == 2:
                 if self._steps <= 0:
-                    self._nfi = nfi
-                    self._unplace(cnt)
                     return False
                 self._steps -= 1
                 if p > top:
@@ -291,26 +315,6 @@ class Matching(EngineBase):
             i += 1
             st = 3
 
-    def _unplace(self, cnt):
-        # type: (bytearray) -> None
-        """Every face _fits placed back into cnt."""
-        lu = self._lu
-        order = self.order
-        fi = self._fi
-        n = self._nfi
-        # the faces in the order placed: unit by unit, k of each
-        u = 0
-        j = 0
-        while j < n:
-            m = lu[3 * u]
-            k = lu[3 * u + 1]
-            for _ in range(k):
-                if j < n:
-                    cnt[order[fi[j]]] += m
-                    j += 1
-            u += 1
-        self._nfi = 0
-
     def _match_key(self, cards, s, cnt, pmax, floor=0):
         # type: (Sequence[int], int, bytearray, int, int) -> int
         """Key of a play matched against the lead's units (self._lu), or -1 when
@@ -324,51 +328,45 @@ class Matching(EngineBase):
         lu = self._lu
         if lu[0] < 2:
             return pmax if pmax >= floor else -1  # only singles: the strongest card
-        self._count(cards, cnt)
-        if self._nlu == 1 and self.match_steps:
-            # One set or one run led (the lead is that unit; the play has as
-            # many cards, m * k): the play matches iff it is k faces of m
-            # copies at k consecutive positions, and its key is their top. No
-            # search (issue 21: a pair of trump singles against a led pair
-            # took _fits's steps down every position, 50 us in bot play).
-            # (match_steps 0, the tests' forced oracle: the search below.)
-            m = lu[0]
-            pos = self.pos
-            lo = 255
-            hi = -1
-            seen = 0  # the positions taken, a bit each
-            for c in cards:
-                f = c % FACES
-                x = cnt[f]
-                if x == 255:
-                    continue  # a face seen already (marked; cleared below)
-                if x != m:
-                    hi = -1
-                    break
-                cnt[f] = 255
-                p = pos[f]
-                if seen & (1 << p):
-                    hi = -1  # two faces at one position: not a run
-                    break
-                seen |= 1 << p
-                if p > hi:
-                    hi = p
-                if p < lo:
-                    lo = p
-            if hi - lo != lu[1] - 1 or hi < floor:
-                hi = -1
-            cnt[:] = self._zf
-            return hi
+        # the play counted, its faces of x copies or more (h[x], x 2-4:
+        # _fits's first test) and the most copies of a face at each position
+        # (w: _fits's tops skip the positions that cannot hold a unit); both
+        # scratch counts, zeros when not in use (h the lead's, w decompose's)
+        h = self._lc  # (the lead's counts, zeros again: trick_winner's)
+        w = self._wc
+        pos = self.pos
+        for c in cards:
+            f = c % FACES
+            x = cnt[f] + 1
+            cnt[f] = x
+            h[x] += 1
+            if x > w[pos[f]]:
+                w[pos[f]] = x
         self._pmax = pmax
         self._floor = floor
         self._steps = self.match_steps
-        self._nfi = 0
-        key = self.key if self._fits(cnt, s) else -1
+        if self._nlu == 1 and self._steps:
+            # One set or one run led (the lead is that unit; the play has
+            # as many cards, m * k): k faces of m copies or more are all of
+            # it, and they match iff they sit at the k positions up to the
+            # play's strongest, its key (no search: bot play's tricks of
+            # pairs; match_steps 0, the tests' forced oracle: the search)
+            # (a run below position 0 reads w past the positions: zeros)
+            m = lu[0]
+            key = pmax if h[m] >= lu[1] and pmax >= floor else -1
+            for p in range(pmax - lu[1] + 1, pmax):
+                if w[p] < m:
+                    key = -1
+        else:
+            key = self.key if self._fits(cnt, s) else -1
+        cnt[:] = self._zf
+        w[:] = self._zf
+        h[:] = self._zf
         if self._steps > 0 or key >= 0:
-            cnt[:] = self._zf
             return key
         if not self._qm:
             self._oracle()  # its first question (drules.Engine._oracle)
+        self._count(cards, cnt)  # (the search's faces taken)
         self._psetup(cnt, s, 3)
         m = lu[0]
         k = lu[1]
@@ -394,43 +392,50 @@ class Matching(EngineBase):
                 nq += 1
             qn[nq - 1] += 1
         self._nq = nq
-        # The highest top a unit of the top category has room for (at most
-        # the play's strongest card); with it there, the rest each at the
-        # weakest place where it fits: often a match, and then the key.
+        # The highest top a unit of the top category has room for, at most
+        # the top the direct search was trying when it gave up (it tried
+        # every one above: issue 21; its first is the play's strongest
+        # card; with no search, match_steps 0, it is that one, or, when the
+        # counts said no match, an older one: no match either way).
         st = self._st
         b = (m - 2) * _NPOS
         hi = -1
-        for p in range(pmax - k + 1, -1, -1):
+        for p in range(self._ut[0] - k + 1, -1, -1):
             if st[b + p] >= k:
                 hi = p + k - 1
                 break
         key = -1
-        # First a match at all, with a key of floor or more (any: the top
-        # category as one kind).
         lo = floor if floor > k - 1 else k - 1
-        same = lo == k - 1 and nq > 1 and qm[1] == m and qk[1] == k
-        if same:
-            qn[0] = 0
-            qn[1] += 1
-        ql[0] = lo - k + 2
-        ok = hi >= lo and self._pfit()
-        if same:
-            qn[0] = 1
-            qn[1] -= 1
-        if ok:
+        if hi >= lo:
+            # With it there, the rest each at the weakest place where it
+            # fits: often a match, and then the key (issue 21: asked first,
+            # no search).
             ql[0] = hi - k + 2  # lowest start + 1
-            if hi == lo or self._gmatch() or self._pfit():
+            if self._gmatch():
                 key = hi
             else:
-                # the highest K with a placement (fewer fit if more do)
-                while lo < hi - 1:
-                    mid = (lo + hi + 1) >> 1
-                    ql[0] = mid - k + 2
-                    if self._pfit():
-                        lo = mid
-                    else:
-                        hi = mid
-                key = lo
+                # A match at all, with a key of floor or more (any: the top
+                # category as one kind).
+                same = lo == k - 1 and nq > 1 and qm[1] == m and qk[1] == k
+                if same:
+                    qn[0] = 0
+                    qn[1] += 1
+                ql[0] = lo - k + 2
+                ok = self._pfit()
+                if same:
+                    qn[0] = 1
+                    qn[1] -= 1
+                if ok:
+                    # the highest K with a placement (fewer fit if more
+                    # do): lo has one
+                    while lo < hi:
+                        mid = (lo + hi + 1) >> 1
+                        ql[0] = mid - k + 2
+                        if self._pfit():
+                            lo = mid
+                        else:
+                            hi = mid - 1
+                    key = lo
         ql[0] = 0
         cnt[:] = self._zf
         self.key = key

@@ -168,54 +168,56 @@ class Plays(EngineBase):
         if nu <= 1 or hands is None:
             cnt[:] = self._zf
             return OK
+        # Each other seat's widest set at each position of the suit, once
+        # (issue 21: not a pass over the suit's faces for every category
+        # and seat), in the decomposition's scratch _a (free after it):
+        # the three seats after the leader, _NPOS bytes each.
+        w = self._a
+        w[:] = self._z
+        order = self.order
+        pos = self.pos
+        for j in range(3):
+            hand = hands[(leader + 1 + j) & 3]
+            b = j * _NPOS
+            for i in range(self.start[s], self.start[s + 1]):
+                f = order[i]
+                x = hand[f]
+                f = b + pos[f]
+                if x > w[f]:
+                    w[f] = x
         # Categories from the most demanding down (units are sorted so).
+        np_ = self.npos[s]
         i = 0
         r = OK
-        while i < nu:
+        while i < nu and not r:
             m = lu[3 * i]
             k = lu[3 * i + 1]
             j = i
             while j < nu and lu[3 * j] == m and lu[3 * j + 1] == k:
                 j += 1
-            # A seat that beats some unit of the category beats its weakest
-            # (the last: sorted strongest first), so only that one is tried.
-            beaten = False
-            for seat in range(4):
-                if seat != leader and self._beats(hands[seat], s, m, k, lu[3 * (j - 1) + 2]):
-                    beaten = True
-                    break
-            if beaten:
-                # The weakest unit of this category: the last one (sorted
-                # strongest first within a category).
-                if forced is not None:
-                    self._emit_unit(cards, cnt, s, m, k, lu[3 * (j - 1) + 2], forced)
-                r = R_THROW_FAILED
-                break
             i = j
+            # A seat that beats some unit of the category beats its weakest
+            # (the last: sorted strongest first within a category): k sets
+            # of width >= m at consecutive positions, the last above its
+            # top t, so all at t - k + 2 or above.
+            t = lu[3 * j - 1]
+            for b in range(0, 3 * _NPOS, _NPOS):
+                run = 0
+                for p in range(b + t - k + 2, b + np_):
+                    if w[p] < m:
+                        run = 0
+                    else:
+                        run += 1
+                        if run >= k:
+                            r = R_THROW_FAILED
+                            break
+                if r:
+                    # the weakest unit of this category is forced
+                    if forced is not None:
+                        self._emit_unit(cards, cnt, s, m, k, t, forced)
+                    break
         cnt[:] = self._zf
         return r
-
-    def _beats(self, hand, s, m, k, top):
-        # type: (bytearray, int, int, int, int) -> bool
-        """Does the hand hold, in suit s, k sets of width >= m at consecutive
-        positions with a top above `top`?"""
-        order = self.order
-        pidx = self.pidx
-        base = s * _NPOS
-        run = 0
-        for p in range(self.npos[s]):
-            ok = False
-            for i in range(pidx[base + p], pidx[base + p + 1]):
-                if hand[order[i]] >= m:
-                    ok = True
-                    break
-            if ok:
-                run += 1
-                if p > top and run >= k:
-                    return True
-            else:
-                run = 0
-        return False
 
     def _emit_unit(self, cards, cnt, s, m, k, top, out):
         # type: (Sequence[int], bytearray, int, int, int, int, bytearray) -> None

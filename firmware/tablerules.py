@@ -27,6 +27,24 @@ try:
 except ImportError:
     pass
 
+# The rules engine's parts (docs/firmware.md, "The firmware's parts"): the
+# modules drules.Engine is assembled from (drules_base under each of them).
+# The table loads drules when it first needs the engine and drops it with
+# these when the engine goes (unload: the hand's end, enroll mode); kept
+# here, not in drules, so that their names are not in the engine's flash.
+# The ladders (drules_ladder) and the placement oracle (drules_place,
+# drules_memo) come only with the rules or the check that asks them (_parts,
+# Engine._oracle): with 1-2 decks and no same_shape_only nothing asks the
+# ladders, and the oracle only a follow or a trick that the short direct
+# searches do not settle (none in 15,031 checks of bot play). The oracle's
+# search (drules_sweep) comes only at a question that the placement's greedy
+# tries do not settle (the stub Engine._feasible): none in bot play, with
+# any number of decks.
+PARTS = (
+    "drules_play", "drules_match", "drules_ladder", "drules_place", "drules_sweep", "drules_memo", "drules_base",
+    "drules_init",
+)
+
 
 class TableRules:
     # the rules digest (tableconfig.Options.digest; main.configured_app sets it):
@@ -87,7 +105,7 @@ class TableRules:
         self.engine = None
         D = _drop("drules", mpy_only)
         if D is not None:
-            for name in D.PARTS:  # the modules the engine is assembled from
+            for name in PARTS:  # the modules the engine is assembled from
                 _drop(name, mpy_only)
 
     def hand_rules(self):
@@ -245,7 +263,6 @@ def _scrub(e):
     e._lc[:] = z
     e._pc[:] = z
     e._wc[:] = z
-    e._nfi = 0
     if e._qm:  # the oracle's placement is loaded (drules_place._place_init)
         e._uzero()
         e._ql[:] = bytes(len(e._ql))

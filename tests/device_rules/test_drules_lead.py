@@ -74,6 +74,37 @@ def test_throw_beaten_by_a_longer_run():
     assert names(forced[: e.nforced]) == ["5H", "5H", "6H", "6H"]
 
 
+def test_throw_beaten_only_above_the_weakest_units_top():
+    # (issue 21: each other seat's widest set per position, counted once; a
+    # category's runs looked for from the weakest unit's top - k + 2 up)
+    e = engine(T, "S", decks=4)
+    lead = ids("5D 5D 6D 6D AD")
+    forced = bytearray(8)
+    # the same tractor, or one below, does not beat it
+    for other in ("5D 5D 6D 6D", "3D 3D 4D 4D 5D 5D"):
+        hs = hands4("5D 5D 6D 6D AD", other, "", "")
+        assert e.check_lead(lead, hs, 0, forced) == D.OK, other
+    # one a position higher does
+    for seat in (1, 2, 3):
+        hs = hands4("5D 5D 6D 6D AD", "", "", "")
+        hs[seat] = hand("6D 6D 7D 7D")
+        assert e.check_lead(lead, hs, 0, forced) == D.R_THROW_FAILED, seat
+        assert names(forced[: e.nforced]) == ["5D", "5D", "6D", "6D"]
+
+
+def test_throw_beaten_by_a_set_of_one_face_at_a_shared_position():
+    # the off-suit level cards share a position: two of them are no pair,
+    # two of one face are (a seat's widest set at a position is its face's)
+    e = engine(T, "S")
+    lead = ids("9S 9S BJ")
+    forced = bytearray(4)
+    assert e.check_lead(lead, hands4("9S 9S BJ", "TD TC", "TH", ""), 0, forced) == D.OK
+    assert e.check_lead(lead, hands4("9S 9S BJ", "TD TC", "", "TH TH"), 0, forced) == D.R_THROW_FAILED
+    assert names(forced[: e.nforced]) == ["9S", "9S"]
+    # the leader's own cards never beat the throw
+    assert e.check_lead(lead, hands4("9S 9S BJ TH TH", "", "", ""), 0, forced) == D.OK
+
+
 # --- §6 following --------------------------------------------------------------
 
 

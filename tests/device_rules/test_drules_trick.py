@@ -64,6 +64,58 @@ def test_trick_carves_units_out_of_longer_runs():
     assert winner(e, "4D 4D 5D 5D AD AD", "7S 7S 8S 8S 9S 9S", "2D 3D 6D 7D 8D 9D", "2C 3C 4C 5C 6C 7C") == 1
 
 
+def test_trick_play_without_the_leads_sets_by_count_is_no_match():
+    # (issue 21) the lead's sets counted against the play's faces before the
+    # direct search: a play that cannot hold them is no match with no step
+    # and no oracle (with one step the search alone could not say so: 2
+    # decks load the oracle's code at its first question)
+    lead = "3D 3D 5D 5D 9D 9D"
+    short = "6S 6S 7S 8S 8S 9S"  # trump, two pairs: no match, the lead stands
+    e = engine(T, "S")
+    e.match_steps = 1
+    assert winner(e, lead, short, "2C 3C 4C 5C 6C 7C", "2H 3H 4H 5H 6H 7H") == 0
+    assert not e._qm  # the oracle never asked
+    e = engine(T, "S")
+    assert winner(e, lead, "6S 6S 8S 8S JS JS", "2C 3C 4C 5C 6C 7C", short) == 1
+    # 4 decks: a 4-face holds two pairs or one triple, not both
+    e = engine(T, "S", decks=4)
+    lead = "3D 3D 3D 5D 5D 9D 9D"
+    assert winner(e, lead, "6S 6S 6S 6S 8S 8S 2S", "2C 3C 4C 5C 6C 7C 8C", "2H 3H 4H 5H 6H 7H 8H") == 0
+    assert winner(e, lead, "6S 6S 6S 6S 8S 8S 8S", "2C 3C 4C 5C 6C 7C 8C", "2H 3H 4H 5H 6H 7H 8H") == 1
+
+
+def test_trick_search_skips_tops_the_play_cannot_hold():
+    # (issue 21) the direct search's tops skip the positions where the play
+    # holds no face of the unit's width: a few steps settle a match or its
+    # absence below the play's strongest single (without the skip, each top
+    # from AS down cost a step, and the oracle answered)
+    # two pairs led: 33 and 55 below the ace are a match
+    e = engine(T, "S")
+    e.match_steps = 6
+    assert winner(e, "3D 3D 9D 9D 5D", "3S 3S 5S 5S AS", "2C 3C 4C 5C 6C", "2H 3H 4H 5H 6H") == 1
+    assert not e._qm
+    # 3S 3S 4S 4S is a tractor (positions 1, 2), 3S 3S 5S 5S (1, 3) is not
+    e = engine(T, "S")
+    e.match_steps = 4
+    assert winner(e, "8D 8D 9D 9D 5D", "3S 3S 4S 4S AS", "2C 3C 4C 5C 6C", "2H 3H 4H 5H 6H") == 1
+    assert winner(e, "8D 8D 9D 9D 5D", "3S 3S 5S 5S AS", "2C 3C 4C 5C 6C", "2H 3H 4H 5H 6H") == 0
+    assert not e._qm
+
+
+def test_trick_leaves_the_scratch_counts_clear():
+    # the match's profile of the play (decompose's scratch, lent to it) is
+    # zeros again after the trick: the next decomposition counts only its
+    # own cards (a fuzz-rules disagreement before: a failed throw's forced
+    # pair reported where the single was forced)
+    e = engine(T, "S", decks=4)
+    assert winner(e, "3D 3D 5D 5D 9D", "6S 6S 8S 8S JS", "2C 3C 4C 5C 6C", "2H 3H 4H 5H 6H") == 1
+    for single in ("6S", "8S", "JS", "9D"):
+        assert e.decompose(ids(single)) == 1
+        assert (e.units[0], e.units[1]) == (1, 1), single
+    assert e.decompose(ids("6S 8S")) == 2
+    assert (e.units[0], e.units[3]) == (1, 1)
+
+
 # --- §8 kitty ------------------------------------------------------------------
 
 

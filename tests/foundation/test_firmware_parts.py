@@ -1,7 +1,7 @@
 """The firmware's parts are listed in one place each (docs/firmware.md, "The
 firmware's parts"): the table core's in ``table.PARTS`` (the modules table.py
 loads by name when a phase or an option needs them, and drops after), the
-rules engine's in ``drules.PARTS`` (the modules ``drules.Engine`` is assembled
+rules engine's in ``tablerules.PARTS`` (the modules ``drules.Engine`` is assembled
 from, dropped with it). Read from the source: the tables match the firmware's
 files, nothing is loaded by a name written anywhere else, and every firmware
 module is reached from the entry points through imports and these tables."""
@@ -43,7 +43,7 @@ def static_imports(name: str) -> set[str]:
 
 def test_the_parts_tables_name_firmware_files() -> None:
     files = _modules()
-    for owner in ("table", "drules"):
+    for owner in ("table", "tablerules"):
         parts = parts_of(owner)
         assert parts, f"firmware/{owner}.py has no PARTS table"
         assert len(set(parts)) == len(parts), f"{owner}.PARTS names a module twice: {parts}"
@@ -98,7 +98,7 @@ def test_the_table_cores_part_numbers_match_its_table() -> None:
 
 
 def test_the_engines_table_lists_what_the_engine_is_made_of() -> None:
-    # drules.PARTS: every module drules imports, directly or through its parts
+    # tablerules.PARTS: every module drules imports, directly or through its parts
     # (tablerules.unload drops exactly these with drules)
     seen: set[str] = set()
     todo = ["drules"]
@@ -106,7 +106,7 @@ def test_the_engines_table_lists_what_the_engine_is_made_of() -> None:
         for m in static_imports(todo.pop()) - seen:
             seen.add(m)
             todo.append(m)
-    assert set(parts_of("drules")) == seen
+    assert set(parts_of("tablerules")) == seen
     assert "drules_hand" not in seen  # bids and settlement: the table keeps them (tablerules imports it)
 
 

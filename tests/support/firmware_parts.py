@@ -1,6 +1,6 @@
 """The firmware's parts tables, read from the source (``ast``, nothing run):
 ``table.PARTS`` (the table core's parts, loaded by name when a phase or an
-option needs them) and ``drules.PARTS`` (the modules the rules engine is
+option needs them) and ``tablerules.PARTS`` (the modules the rules engine is
 assembled from, dropped with it). docs/firmware.md, "The firmware's parts".
 
 A parts table is a module-level ``PARTS = ("name", ...)`` of string literals:

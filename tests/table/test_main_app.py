@@ -853,7 +853,7 @@ def test_enroll_mode_drops_the_rules_engine_and_the_next_play_loads_it_again():
     rules.begin_hand(0, 4, True)
     assert rules.engine is not None
     assert "drules" in sys.modules and "drules_play" in sys.modules  # (the oracle only when a check asks it)
-    engine = ("drules",) + sys.modules["drules"].PARTS  # the engine's parts table
+    engine = ("drules",) + sys.modules["tablerules"].PARTS  # the engine's parts table
     assert "drules_place" in engine and "drules_hand" not in engine
     EM.command(app, [E.APP_ENROLL, 2], b.now)
     assert app.enroll is not None and rules.engine is None

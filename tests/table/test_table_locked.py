@@ -158,8 +158,8 @@ def test_a_check_cut_short_under_the_lock_is_asked_again_with_the_same_answer() 
     # in turn made to allocate under the lock
     names = sorted({*native, *inner, "check_follow", "check_lead", "trick_winner", "decompose", "_structure", "_decompose",
                     "_ladder", "_lvector", "_unit", "_most", "_try", "_qtest", "_qadd", "_drop", "_match_key", "_fits",
-                    "_t", "_fill", "_beats", "_emit_unit", "_pairs", "_count", "_top", "_reach", "_rung", "_lstart",
-                    "_lfits", "_pfit", "_gmatch", "_tpoly", "_unplace", "lead_suit"})
+                    "_t", "_fill", "_emit_unit", "_pairs", "_count", "_top", "_reach", "_rung", "_lstart",
+                    "_lfits", "_pfit", "_gmatch", "_tpoly", "lead_suit"})
     out = run(names)
     missing = [n for n, v in out.items() if v is None]
     assert missing == [], missing  # every name is a method of the engine
