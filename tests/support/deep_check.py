@@ -61,6 +61,26 @@ def end_of_draw(*a):
 """
 
 
+def variant_table_dir(compiled: Path, name: str, module: str, wraps: str, wrapper: str) -> Path:
+    """A table's work folder under ``compiled`` (tests/conftest.py) with its
+    own copy of the compiled firmware, ``module`` replaced by a test-only
+    variant: the real module's source (which must hold ``wraps``, the start of
+    the function the wrapper wraps) with ``wrapper`` appended, compiled as the
+    table compiles the firmware (its source in the folder's ``src``)."""
+    work = compiled / name
+    shutil.rmtree(work, ignore_errors=True)
+    src = work / "src"
+    src.mkdir(parents=True)
+    fw = work / "firmware"
+    shutil.copytree(compiled / "firmware", fw)
+    variant = src / f"{module}.py"
+    real = (paths.FIRMWARE_DIR / f"{module}.py").read_text()
+    assert wraps in real, f"firmware/{module}.py no longer has {wraps.strip()!r}: the variant's wrapper needs it"
+    variant.write_text(real + wrapper)
+    vr.compile_for_host(fw, variant)
+    return work
+
+
 def deep_table_dir(compiled: Path, name: str, board_folder: str, large_stack: bool) -> Path:
     """A table's work folder under ``compiled`` (tests/conftest.py) with its own
     copy of the compiled firmware, ``drules_hand`` replaced by the deep variant;
@@ -68,17 +88,8 @@ def deep_table_dir(compiled: Path, name: str, board_folder: str, large_stack: bo
     ``board_folder`` ("sim" for the virtual table, "board" for the board model)
     with a stack of LARGE_STACK_KIB. The runner compiles a board module again
     only when its source is newer than the compiled one, so this one is kept."""
-    work = compiled / name
-    shutil.rmtree(work, ignore_errors=True)
+    work = variant_table_dir(compiled, name, "drules_hand", "\ndef end_of_draw(", _WRAPPER.replace("DEPTH", str(DEPTH)))
     src = work / "src"
-    src.mkdir(parents=True)
-    fw = work / "firmware"
-    shutil.copytree(compiled / "firmware", fw)
-    variant = src / "drules_hand.py"
-    real = (paths.FIRMWARE_DIR / "drules_hand.py").read_text()
-    assert "\ndef end_of_draw(" in real  # the function the variant wraps
-    variant.write_text(real + _WRAPPER.replace("DEPTH", str(DEPTH)))
-    vr.compile_for_host(fw, variant)
     if large_stack:
         chip = (vr.MPY_DIR / "chipstack.py").read_text()
         assert chip.count("\nSTACK = 18 * 1024\n") == 1  # the chip's stack, as the model states it

@@ -9,12 +9,10 @@ The firmware itself is not changed."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-from tractor_table import paths
+from deep_check import variant_table_dir
 from tractor_table.link.notes import DeviceLine
-from tractor_table.sim.virtual import runner as vr
 
 #: the least room (unix-port bytes, the chip's stack model) the table leaves
 #: where it asks the engine a check (tablerules.ask entered): 6,368 B on the
@@ -50,18 +48,7 @@ def ask(e, what, a, b=None, c=0, d=None):
 def probe_table_dir(compiled: Path, name: str) -> Path:
     """A table's work folder under ``compiled`` with its own copy of the
     compiled firmware, ``tablerules`` replaced by the probe's variant."""
-    work = compiled / name
-    shutil.rmtree(work, ignore_errors=True)
-    src = work / "src"
-    src.mkdir(parents=True)
-    fw = work / "firmware"
-    shutil.copytree(compiled / "firmware", fw)
-    variant = src / "tablerules.py"
-    real = (paths.FIRMWARE_DIR / "tablerules.py").read_text()
-    assert "\ndef ask(e, what, a, b=None, c=0, d=None):" in real  # the function the variant wraps
-    variant.write_text(real + _WRAPPER.replace("MARK", MARK))
-    vr.compile_for_host(fw, variant)
-    return work
+    return variant_table_dir(compiled, name, "tablerules", "\ndef ask(e, what, a, b=None, c=0, d=None):", _WRAPPER.replace("MARK", MARK))
 
 
 def rooms(notes: list[object]) -> list[tuple[int, int]]:
