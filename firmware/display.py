@@ -341,7 +341,6 @@ def send(drv, buf, keys, whole):
         drv._buf = buf
     width = drv.width
     i2c = drv.i2c
-    first = True
     p = 0
     while p < n:
         a = span[p << 1]
@@ -359,9 +358,8 @@ def send(drv, buf, keys, whole):
         i2c.writeto(drv.addr, w)
         # a data transaction a page (the RAM's pointer runs on through the window)
         while p <= q:
-            if not first and drv.between is not None:
-                drv.between()
-            first = False
+            if drv.between is not None:
+                drv.between()  # before each page: the first's too (issue 22)
             base = p * width
             vec[1] = mv[base + (a << 3) : base + (b << 3) + 8]
             i2c.writevto(drv.addr, vec)
