@@ -483,6 +483,14 @@ class Scanner:
         if self._flight >= 0:
             return False
         g = self._repoll(now)
+        if g < 0 and self._groups == 2 and max(self._pend):
+            # the pair whose turn it is holds a card seen once whose dwell is
+            # not over: polled now it could not confirm it, and its
+            # confirming poll would come a cycle later; the other pair goes
+            # again meanwhile (at most confirm_ms: the readers served at each
+            # break of a long turn poll a pair every 7-10 ms), its turn kept
+            g = self._group
+            g = 1 - g if self._early(g, now) and not self._early(1 - g, now) and self._begin_group(1 - g) else -1
         if g < 0:
             groups = self._groups
             for _ in range(groups):
@@ -515,6 +523,15 @@ class Scanner:
                         left = w
                 seat += self._groups
         return left if left <= self.confirm_ms else self.confirm_ms
+
+    def _early(self, g, now):
+        # a seat of group g saw a new tag once, its dwell (confirm_ms) not over
+        seat = g
+        while seat < self.seats:
+            if self._pend[seat] and ticks_diff(now, self._pend_at[seat]) < self.confirm_ms:
+                return True
+            seat += self._groups
+        return False
 
     def _repoll(self, now):
         # A seat that saw a new tag once is polled again as soon as its dwell
