@@ -341,6 +341,7 @@ def send(drv, buf, keys, whole):
         drv._buf = buf
     width = drv.width
     i2c = drv.i2c
+    first = True
     p = 0
     while p < n:
         a = span[p << 1]
@@ -358,8 +359,9 @@ def send(drv, buf, keys, whole):
         i2c.writeto(drv.addr, w)
         # a data transaction a page (the RAM's pointer runs on through the window)
         while p <= q:
-            if drv.between is not None:
-                drv.between()  # before each page: the first's too (issue 22)
+            if not first and drv.between is not None:
+                drv.between()
+            first = False
             base = p * width
             vec[1] = mv[base + (a << 3) : base + (b << 3) + 8]
             i2c.writevto(drv.addr, vec)

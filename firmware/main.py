@@ -35,11 +35,13 @@
 #                                        card that is not confirmed yet: no
 #                                        save step runs then (asked only when
 #                                        one is due: it may read the readers)
-#   board.serve_readers()              (optional) a break in the turn's long
+#   board.serve_readers(off=False)     (optional) a break in the turn's long
 #                                        work: the readers in flight read if
-#                                        they have answered (no wait), what
+#                                        they have answered (no wait; off:
+#                                        their field-offs waited for), what
 #                                        they saw kept for the next taps(),
-#                                        the next ones set to work
+#                                        the next ones set to work; True
+#                                        when events wait for taps()
 #   board.mid_readers(confirm=False)   (optional) the turn's middle: the
 #                                        readers taps() set to work read, the
 #                                        next ones set to work (read by the
@@ -280,12 +282,14 @@ class App:
             self.dirty = True
         # the readers served at each break of the turn's long work (here
         # after the taps and presses taken, the table's clock; after a piece
-        # of its work; before each page of a frame: the display driver's
+        # of its work; between two pages of a frame: the display driver's
         # between(); in the link's work): a pair that has answered is read
-        # and the next one set to work there, not after the turn (issue 22)
+        # and the next one set to work there, not after the turn (issue 22);
+        # when it saw something, the turn runs no piece of the table's work
+        # and ends before the link's (the next turn takes it first)
         sv = self.serve
-        if sv is not None:
-            sv()
+        if sv is not None and sv(True):
+            seen = True
         # what a play left to do (the revokes it proves, the trick's end, the
         # hand's end: table.Table.work) runs at the turns after its frame, a
         # piece a turn that took no input, before any save step or collection
@@ -304,7 +308,7 @@ class App:
         # the link's work (issue 22, docs/firmware.md "One thing a quiet
         # turn"): a turn the link has waited _LINK_LATE turns for is the
         # link's, with no piece and no frame unless an input asks for one
-        worked = not first and not held and late < _LINK_LATE and t.work()
+        worked = not first and not held and not seen and late < _LINK_LATE and t.work()
         if worked and t.ev_index != self.drawn_ev:
             # a piece that made events (a trick's end): its frame at the next
             # turn that runs no piece, the link's too, on the display before
@@ -312,8 +316,8 @@ class App:
             # frame would draw it too)
             self.dirty = True
             self.piece_due = True
-        if worked and sv is not None:
-            sv()
+        if worked and sv is not None and sv(True):
+            seen = True
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes at the next turn,
         # and any save step at a turn that took no input (issue 22); a sound
@@ -363,7 +367,7 @@ class App:
         if data:
             link.feed(data, now)
             if sv is not None:
-                sv()
+                sv(True)
         link.tick(now)
         for note in link.take_notes():
             if note[0] == "app":
@@ -379,7 +383,7 @@ class App:
         if out:
             b.port.write(out)
             if sv is not None:
-                sv()
+                sv(True)
         if st is None or took or worked or (t.due and not held) or not (t.save_due or st.busy()):
             # no flash work this turn (a turn that took input, or ran the
             # table's work, or left it to this link's turn: a save's snapshot

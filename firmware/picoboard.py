@@ -309,16 +309,20 @@ class PicoBoard:
         sc.launch(now)
         return False
 
-    def serve_readers(self):
-        # at a break of the turn's long work (before each page of a frame:
-        # the display driver's between(); main.App.step: after the taps
-        # taken, the buttons and clock, a piece of the table's work, between
-        # the link's parts and its events): the readers' pair in flight
+    def serve_readers(self, off=False):
+        # at a break of the turn's long work (between two pages of a frame:
+        # the display driver's between(); main.App.step: after the taps and
+        # presses taken and the table's clock, after a piece of its work,
+        # between the link's parts and its events): the readers' pair in flight
         # served without waiting (its answers read if they are in, its
         # fields off), what it saw kept in the scanner for the next taps(),
         # and the next pair set to work at once, so that a long turn does
         # not hold the readers up (issue 22, docs/firmware.md "The readers
-        # served throughout the turn"). Cheap when nothing is ready: the
+        # served throughout the turn"). off: the field-offs waited for once
+        # every poll has answered (about 1.3 ms: main.App.step's breaks, far
+        # apart; not between pages, 1-3 ms apart). True when events wait
+        # for taps() (main.App.step then runs no piece of the table's work
+        # and leaves the link's to the next turn). Cheap when nothing is ready: the
         # scanner is asked only once its next look is due (5 ms after a
         # launch, then the drivers' learned waits: Scanner._look_at);
         # never two pairs' fields on (the next pair only once this one's
@@ -327,10 +331,12 @@ class PicoBoard:
         sc = self.scanner
         if sc._flight >= 0:
             now = self._time.ticks_ms()
-            if ticks_diff(now, sc._look_at) >= 0 and sc.serve(now):
+            if ticks_diff(now, sc._look_at) >= 0 and sc.serve(now, off):
                 # done: the next pair set to work now searches through the
                 # rest of the turn's work; mid_readers() does not wait for it
                 self._served = True
+        # events wait for the next taps(): the turn leaves what can wait
+        return sc._q_len > 0
 
     def _edge(self, pin):
         # a button's pin interrupt (hard: runs at the edge, or as soon as the

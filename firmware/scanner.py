@@ -577,18 +577,21 @@ class Scanner:
             seat += step
         return active
 
-    def serve(self, now):
+    def serve(self, now, off=False):
         """The group ``launch()`` left running served without waiting (a
         look at each reader whose answer may be in: its answer read, its
         field switched off, its field-off's answer read), and once all have
         answered the next group launched at ``now``, what they saw waiting
         for ``pop()``: for the main loop's long work, at its breaks (a
-        frame's pages, the link's parts: issue 22). True once the group in
-        flight is done."""
+        frame's pages, the link's parts: issue 22). ``off``: once every
+        reader's poll has answered, their field-offs (about 1.3 ms) are
+        waited for, so that the group is done at this call, not at the
+        caller's next break (a long piece of work later). True once the
+        group in flight is done."""
         f = self._flight
         if f < 0:
             return False
-        if not self._serve_group(f, self._flight_at, False):
+        if not self._serve_group(f, self._flight_at, 2 if off else False):
             # not done: the next look when the drivers' shortest wait is
             # over (rounded up to the ms; the caller skips the calls before:
             # PicoBoard.serve_readers)
@@ -604,10 +607,9 @@ class Scanner:
         # is served as its answer is ready; the driver switches its field off
         # at once (a field is on from its poll's start to its field-off's
         # answer) and returns the poll's answer once the field is off. Not
-        # ``block`` (serve()): False at once while a reader's poll has not
-        # answered; once every poll has, their field-offs (about 1.3 ms) are
-        # waited for, so that the group is done at this call, not at the
-        # caller's next break, which may be a long piece of work later
+        # ``block`` (serve()): False at once when no reader is ready; block
+        # 2: False at once while a reader's poll has not answered, its
+        # field-off's answer waited for (serve(off=True))
         n = self.seats
         step = self._groups
         readers = self.readers
@@ -643,7 +645,7 @@ class Scanner:
                         self._polled(seat, rd, r, rd.off, now)
                 seat += step
             if active and not moved:
-                if searching and not block:
+                if not block or (searching and block == 2):
                     self._wait = wait
                     return False
                 readers[g].sleep_us(wait)
