@@ -310,6 +310,42 @@ def test_serve_reads_a_launched_group_without_waiting_then_launches_the_next():
     assert not sc.serve(t.clock.ticks_ms())  # nothing in flight: nothing done
 
 
+def test_a_pair_whose_card_is_still_in_its_dwell_is_not_polled_early():
+    # (issue 22, serve9) pairs served back to back (serve() at the breaks of
+    # a long turn: a pair every 7-10 ms): the pair whose turn it is holds a
+    # card seen once whose dwell (confirm_ms, 20 ms) is not over, so its
+    # poll could not confirm it and the seat would wait a cycle more; the
+    # other pair goes again instead, and the card's pair comes once its
+    # dwell is over, that poll confirming it (a dwell of 40 ms here: the
+    # card's pair is read about 12 ms after its launch, the other pair's
+    # poll takes about 7)
+    t = _started(confirm_ms=40)
+    sc = t.sc
+    tag = chip.Tag(uid7(6))
+    g = sc._group  # the pair launched next
+    t.chips[g].place(tag)
+    assert sc.launch(t.clock.ticks_ms())
+    t0 = t.clock.ticks_ms()
+    order = []  # (the pair set to work, ms since the card's first poll)
+    evs = []
+    while not any(e[0] == EV_CARD for e in evs) and t.clock.ticks_ms() - t0 < 200:
+        t.clock.advance_us(1000)  # a break of the main loop's long work every ms
+        if sc.serve(t.clock.ticks_ms()):
+            order.append((sc._flight, t.clock.ticks_ms() - t0))
+        while sc.pop():
+            evs.append((sc.kind, sc.seat, sc.card))
+    assert t.bus.max_fields_on == 2  # one pair's fields at a time
+    assert evs == [(scanner.EV_SEEN, g, 6), (EV_CARD, g, 6)], evs
+    # after the sighting's pair: the other pair, then again the other pair
+    # while the card's dwell runs, then the card's pair (40 ms or more after
+    # its first poll), whose poll confirmed it
+    launched = [f for f, _ in order]
+    first = launched.index(g)
+    assert launched[:first] == [1 - g] * first and first >= 2, order
+    assert order[first][1] >= 40, order
+    assert len(order) == first + 2, order  # that poll confirmed it
+
+
 def _cycle_ms(then, turn_us):
     t = _started()
     for s in range(4):
