@@ -103,6 +103,9 @@ _UID_MAX = const(10)
 # a group launched this recently (ms) is not looked at by serve(): no PN532
 # answers a poll sooner
 _LOOK_MS = const(5)
+# serve() waits this long at most (ms) for the dwell of a card seen once in
+# the pair it launches next
+_DWELL_WAIT_MS = const(5)
 # how long after confirm_ms a tag seen once still counts as pending (ms): a
 # four-seat cycle and then some; a stray read that never comes back holds
 # the saves off this long at most
@@ -483,14 +486,6 @@ class Scanner:
         if self._flight >= 0:
             return False
         g = self._repoll(now)
-        if g < 0 and self._groups == 2 and max(self._pend):
-            # the pair whose turn it is holds a card seen once whose dwell is
-            # not over: polled now it could not confirm it, and its
-            # confirming poll would come a cycle later; the other pair goes
-            # again meanwhile (at most confirm_ms: the readers served at each
-            # break of a long turn poll a pair every 7-10 ms), its turn kept
-            g = self._group
-            g = 1 - g if self._early(g, now) and not self._early(1 - g, now) and self._begin_group(1 - g) else -1
         if g < 0:
             groups = self._groups
             for _ in range(groups):
@@ -523,15 +518,6 @@ class Scanner:
                         left = w
                 seat += self._groups
         return left if left <= self.confirm_ms else self.confirm_ms
-
-    def _early(self, g, now):
-        # a seat of group g saw a new tag once, its dwell (confirm_ms) not over
-        seat = g
-        while seat < self.seats:
-            if self._pend[seat] and ticks_diff(now, self._pend_at[seat]) < self.confirm_ms:
-                return True
-            seat += self._groups
-        return False
 
     def _repoll(self, now):
         # A seat that saw a new tag once is polled again as soon as its dwell
@@ -598,6 +584,14 @@ class Scanner:
             self._look_at = now + (self._wait + 999) // 1000
             return False
         self._flight = -1
+        w = self.dwell_left(now)
+        if w and w <= _DWELL_WAIT_MS:
+            # the next pair holds a card seen once whose dwell ends in a few
+            # ms: waited for, so that this poll confirms it (launched now it
+            # could not, and the card would wait a cycle more), as
+            # PicoBoard.mid_readers waits
+            self.readers[f].sleep_us(w * 1000)
+            now += w
         self.launch(now)
         return True
 
