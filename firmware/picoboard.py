@@ -288,12 +288,7 @@ class PicoBoard:
             return sc._q_len > 0
         if sc._flight < 0:
             return False  # all four at once: polled by taps()
-        seen = sc.tick(now, False)
-        # the next pair's polls begin at the clock after that read (up to a
-        # pair's search after ``now``), and its sightings are judged by it:
-        # a dwell (confirm_ms) is measured from the real poll, as taps()'s
-        now = self._time.ticks_ms()
-        if seen:
+        if sc.tick(now, False):
             if confirm:
                 # the confirming poll took the other pair's turn: that pair
                 # searches now (the next taps() hands these events over

@@ -442,16 +442,19 @@ def test_a_readers_answer_is_taken_during_a_long_link_turn(cards: str) -> None:
     """, heapsize="4M")
     _, shown, queued, other, frames = _value(out, "turn").split()
     # seen once (card 3, as the card map has it) and kept for the next
-    # taps(), the other pair set to work (the card's dwell not over yet)
-    assert (shown, other, frames) == ("3", "True", "0"), out
+    # taps(), a pair set to work there (the other, or the card's again for
+    # its confirming poll when its dwell is over by the middle's stamp)
+    assert (shown, frames) == ("3", "0"), out
     assert int(queued) >= 1, out
     polls = ast.literal_eval(_value(out, "polls"))
     # the commands each reader was sent in the turn: the card's pair its
-    # field-off at the turn's start, its poll at the middle and that poll's
-    # field-off after the link's read; the other pair its poll at the start,
-    # its field-off at the middle and its next poll after the link's read
-    # (before: two each, that read and that launch left to the next turn)
-    assert polls == [3, 3, 3, 3], out
+    # field-off at the turn's start, its poll at the middle, that poll's
+    # field-off after the link's read (and a poll there, when its pair went
+    # again); the other pair its poll at the start, its field-off at the
+    # middle (and its next poll after the link's read). Before: two each,
+    # that read and that launch left to the next turn
+    s = int(_value(out, "turn").split()[0])
+    assert polls[s] >= 3 and sum(polls) == 12 if other == "True" else polls[s] == 4, out
     assert any("(5S)" in line for line in ast.literal_eval(_value(out, "next"))), out
     assert _value(out, "fields") == "2", out
 
