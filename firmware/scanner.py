@@ -567,8 +567,9 @@ class Scanner:
         """The group ``launch()`` left running served without waiting (a
         look at each reader whose answer may be in: its answer read, its
         field switched off, its field-off's answer read), and once all have
-        answered the next group launched at ``now``, what they saw waiting
-        for ``pop()``: for the main loop's long work, at its breaks (a
+        answered and brought no event the next group launched at ``now``
+        (events wait for ``pop()``, and the next group for the main loop's
+        next ``taps()``): for the main loop's long work, at its breaks (a
         frame's pages, the link's parts: issue 22). ``off``: once every
         reader's poll has answered, their field-offs (about 1.3 ms) are
         waited for, so that the group is done at this call, not at the
@@ -584,6 +585,11 @@ class Scanner:
             self._look_at = now + (self._wait + 999) // 1000
             return False
         self._flight = -1
+        if self._q_len:
+            # it saw something: the next taps() takes it first and sets the
+            # next pair to work then, chosen with the dwells as they are
+            # then (a card's confirming poll as soon as it may confirm)
+            return True
         w = self.dwell_left(now)
         if w and w <= _DWELL_WAIT_MS:
             # the next pair holds a card seen once whose dwell ends in a few
