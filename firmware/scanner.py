@@ -578,7 +578,7 @@ class Scanner:
         f = self._flight
         if f < 0:
             return False
-        if not self._serve_group(f, self._flight_at, 2 if off else False):
+        if not self._serve_group(f, self._flight_at, 2 if off else 0):
             # not done: the next look when the drivers' shortest wait is
             # over (rounded up to the ms; the caller skips the calls before:
             # PicoBoard.serve_readers)
@@ -602,7 +602,7 @@ class Scanner:
         return True
 
     @micropython.native
-    def _serve_group(self, g, now, block=True):
+    def _serve_group(self, g, now, block=1):
         # Serve the readers of group g, whose polls are running, at once: each
         # is served as its answer is ready; the driver switches its field off
         # at once (a field is on from its poll's start to its field-off's
