@@ -216,21 +216,13 @@ class PicoBoard:
         sc = self.scanner
         S = self._scanner_mod
         out = None  # the idle poll (nearly every call) allocates nothing
+        self._served = False  # the turn's first read: the pair in flight is this one's
         n = sc._q_len  # what the turn's second group saw (mid_readers()): taken first
         if not n:
-            if self._served and sc._flight >= 0:
-                # the pair in flight was set to work at a break late in the
-                # last turn (serve_readers): served without a wait, not
-                # waited for here (its search goes on through this turn's
-                # first half; the middle reads it, as a pair taps() launched)
-                self.serve_readers(True)
-                n = sc._q_len
-            else:
-                # the group launched in the last turn (mid_readers()) read; with
-                # none launched (the first turn, a group read before a save step,
-                # all four at once) a poll of the next group
-                n = sc.tick(now, sc._flight < 0)
-        self._served = False  # the pair in flight is this turn's: the middle reads it
+            # the group launched in the last turn (mid_readers()) read; with
+            # none launched (the first turn, a group read before a save step,
+            # all four at once) a poll of the next group
+            n = sc.tick(now, sc._flight < 0)
         if sc._groups > 1:
             # the next group's polls begin now and are read in the middle of
             # the turn (mid_readers()), so that the buttons, the table's work
