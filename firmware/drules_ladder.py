@@ -65,6 +65,7 @@ class Ladders(EngineBase):
         # runs of them (their questions alone ask for such runs)
         a = self._vp
         a[12] = 1
+        a[14] = 0  # (a check cut short in the play's part left it, _try)
         for j in range(nv):
             if lu[3 * j] > 2 and lu[3 * j + 1] > 1:
                 a[12] = 3
