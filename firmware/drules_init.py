@@ -104,7 +104,7 @@ def init(
     # widths _lstart sets up (_psetup's nw: 1 when the lead has no run of
     # triples or quads); 13: 1 once one pair more did not fit (_try); 14:
     # 1 while _ladder asks the play's questions, the holding's placement
-    # kept in _wc (_try). One buffer: no more names (qstrs) in the heap.
+    # kept in _lc (_try). One buffer: no more names (qstrs) in the heap.
     self._vp = bytearray(15)
     self._vp[12] = 3
     # The decomposition's scratch (_decompose), shared with the oracle:

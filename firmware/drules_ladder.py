@@ -114,12 +114,13 @@ class Ladders(EngineBase):
             # (adv-55: six questions on the play)
             return OK
         nv = done
-        # The holding's placement kept (in _wc, decompose's scratch): its
-        # runs are every run the play's questions ask, so where it fits
-        # the play's faces, with a question's sets in what it leaves, that
-        # question is placed with no search (_try; adv-66: a tractor of
-        # five pairs, beside a Titanic, 8 states; adv-51)
-        self._wc[:] = self._u
+        # The holding's placement kept (in _lc, the lead's counts, free once
+        # decomposed; check_follow clears them): its runs are every run the
+        # play's questions ask, so where it fits the play's faces, with a
+        # question's sets in what it leaves, that question is placed with no
+        # search (_try; adv-66: a tractor of five pairs beside a Titanic, a
+        # sweep of 8 states)
+        self._lc[:] = self._u
         a[14] = 1
         self._lstart(None, s)
         j = 0
@@ -135,7 +136,6 @@ class Ladders(EngineBase):
             r = self._reach(m, k, r, c)
             j += c
         a[14] = 0
-        self._wc[:] = self._zf
         return r
 
     def _lvector(self, out, nv):
@@ -576,7 +576,7 @@ class Ladders(EngineBase):
         if v[14]:
             # the play's part of a ladder (_ladder): the holding's placement,
             # which places every run the question has (and more), first
-            self._u[:] = self._wc
+            self._u[:] = self._lc
             if self._tail(0, 0, 0, 0):
                 return True
         # the search, on a clear placement (_u is _ub's copy here: no save

@@ -276,7 +276,7 @@ def test_a_unit_of_the_shape_before_climbs_from_its_rung():
 def test_the_plays_questions_try_the_holdings_placement_before_a_search():
     # (branch follow12) The play's part of a ladder (_reach) asks the
     # holding's rungs again; a question the greedy tries do not place is
-    # first put on the holding's placement, kept from its vector (_wc): it
+    # first put on the holding's placement, kept from its vector (_lc): it
     # places every run the play's questions ask, so where its runs fit the
     # play's faces and the question's sets fit in what they leave, the
     # question is placed with no search. adv-66 (illegal): the tractor of
@@ -288,7 +288,7 @@ def test_the_plays_questions_try_the_holdings_placement_before_a_search():
     f = D.Engine._tail
 
     def tail(self, *a):
-        kept = self._vp[14] and self._u == self._wc
+        kept = self._vp[14] and self._u == self._lc
         r = f(self, *a)
         if kept:
             tried[0] += 1
@@ -314,4 +314,4 @@ def test_the_plays_questions_try_the_holdings_placement_before_a_search():
         assert tried == [1, 0], tried
     finally:
         D.Engine._tail = f
-    assert not any(e._wc) and not e._vp[14]
+    assert not any(e._lc) and not e._vp[14]
