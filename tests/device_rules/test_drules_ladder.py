@@ -281,7 +281,7 @@ def test_the_plays_questions_try_the_holdings_placement_before_a_search():
     # play's faces and the question's sets fit in what they leave, the
     # question is placed with no search. adv-66 (illegal): the tractor of
     # five pairs beside the Titanic placed so (its search swept 8 states),
-    # 5 _qtest calls on main, 4. adv-56 with four cards swapped (legal, 4
+    # 5 _qtest calls on main, 4. adv-56 with cards swapped (legal, 4
     # decks, level J): the holding's placement tried, its runs not on the
     # play's faces, the search answers as before.
     tried = [0, 0]
