@@ -99,12 +99,13 @@ def init(
     # The play's figures (_ladder): its faces of 2, 3, >= 4 copies (0-2),
     # its longest stretches of each width (3-5); the faces left over by
     # the placement in self._u when _tail found them with no choice (6-8,
-    # 9: 1 if so); 10 and 13: free (the pairs alone that failed, until
-    # the questions that failed were remembered: _failed); 11: 1 while _ladder
-    # asks _lvector to stop early; 12: the widths _lstart sets up
-    # (_psetup's nw: 1 when the lead has no run of triples or quads). One
-    # buffer: no more names (qstrs) in the heap.
-    self._vp = bytearray(14)
+    # 9: 1 if so); 10: the pairs in runs a question misses (_try, for
+    # _unit); 11: 1 while _ladder asks _lvector to stop early; 12: the
+    # widths _lstart sets up (_psetup's nw: 1 when the lead has no run of
+    # triples or quads); 13: 1 once one pair more did not fit (_try); 14:
+    # 1 while _ladder asks the play's questions, the holding's placement
+    # kept in _lc (_try). One buffer: no more names (qstrs) in the heap.
+    self._vp = bytearray(15)
     self._vp[12] = 3
     # The decomposition's scratch (_decompose), shared with the oracle:
     # faces of 2, 3, >= 4 copies per position, and its zeros. The

@@ -65,6 +65,7 @@ class Ladders(EngineBase):
         # runs of them (their questions alone ask for such runs)
         a = self._vp
         a[12] = 1
+        a[14] = 0  # (a check cut short in the play's part left it, _try)
         for j in range(nv):
             if lu[3 * j] > 2 and lu[3 * j + 1] > 1:
                 a[12] = 3
@@ -113,9 +114,18 @@ class Ladders(EngineBase):
             # (adv-55: six questions on the play)
             return OK
         nv = done
+        # The holding's placement kept (in _lc, the lead's counts, free once
+        # decomposed; check_follow clears them): its runs are every run the
+        # play's questions ask, so where it fits the play's faces, with a
+        # question's sets in what it leaves, that question is placed with no
+        # search (_try; adv-66: a tractor of five pairs beside a Titanic, a
+        # sweep of 8 states)
+        self._lc[:] = self._u
+        a[14] = 1
         self._lstart(None, s)
         j = 0
-        while j < nv:
+        r = OK
+        while j < nv and r == OK:
             m = lu[3 * j]
             k = lu[3 * j + 1]
             r = vh[j]
@@ -124,10 +134,9 @@ class Ladders(EngineBase):
                 while j + c < nv and lu[3 * (j + c)] == m and lu[3 * (j + c) + 1] == 1 and vh[j + c] == r:
                     c += 1
             r = self._reach(m, k, r, c)
-            if r != OK:
-                return r
             j += c
-        return OK
+        a[14] = 0
+        return r
 
     def _lvector(self, out, nv):
         # type: (bytearray, int) -> int
@@ -157,11 +166,18 @@ class Ladders(EngineBase):
                     out[i] = 0
                     i += 1
                     c -= 1
-            elif i and lu[3 * i - 3] == m and lu[3 * i - 2] == k and out[i - 1] and self._rung(m, k, out[i - 1]):
+            elif i and lu[3 * i - 3] == m and lu[3 * i - 2] == k and out[i - 1]:
                 # The same shape as the unit before: a question that failed
                 # for it fails now with more in the question, so no rung
-                # better than its own fits; often its own still does.
+                # better than its own fits; often its own still does, else
+                # often the next: that one asked before the climb from the
+                # top (adv-66: a tractor's two pairs did not fit, one does;
+                # the runs of two pairs and two pairs not asked again).
                 r = out[i - 1]
+                if not self._rung(m, k, r):
+                    r += 1
+                    if not self._rung(m, k, r):
+                        r = self._unit(m, k)
             else:
                 r = self._unit(m, k)
             out[i] = r
@@ -557,6 +573,12 @@ class Ladders(EngineBase):
                 self._u[:] = self._ub  # (_urestore, written out: a call less)
                 v[9] = 0
                 self._ng = 0
+        if v[14]:
+            # the play's part of a ladder (_ladder): the holding's placement,
+            # which places every run the question has (and more), first
+            self._u[:] = self._lc
+            if self._tail(0, 0, 0, 0):
+                return True
         # the search, on a clear placement (_u is _ub's copy here: no save
         # needed)
         self._u[:] = self._z

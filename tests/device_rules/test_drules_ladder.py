@@ -217,3 +217,101 @@ def test_a_tractor_at_the_rung_of_the_tractor_before():
          " 5C 6C 6C 8C 8C JC JC JC QC QC QC AC")
     play = "QS QS QS QH QH 2D 2D 2D 3D 3D 4D 4D 4D 5D 6D 7D 8D 9D 9D TD JD KD AD QC QC QC"
     assert follow(e, lead, h, play) == D.R_TRACTOR
+
+
+def _calls(name, e, lead, h, play):
+    # the verdict and how many times the check called Engine.<name>
+    n = [0]
+    f = getattr(D.Engine, name)
+
+    def counted(self, *a):
+        n[0] += 1
+        return f(self, *a)
+
+    setattr(D.Engine, name, counted)
+    try:
+        r = follow(e, lead, h, play)
+    finally:
+        setattr(D.Engine, name, f)
+    return r, n[0]
+
+
+# adversarial.jsonl's adv-66 (4 decks, level 3, diamonds trump): a quad, a
+# Titanic, a tractor of five pairs, two tractors of two pairs and a pair led;
+# the holding's first tractor of two pairs takes two pairs (its runs do not
+# fit), the second not even that: one pair
+ADV66_LEAD = "3H 3H 2D 2D 3D 3D 3D 3D 4D 4D 5D 8D 8D 9D 9D TD TD JD JD QD QD AD AD AD 3C 3C 3C SJ SJ BJ BJ"
+ADV66_HAND = (
+    "2S 3S 3S 3S 3S 8S 8S 9S 9S QS KS KS AS 3H 5H TH 2D 2D 4D 4D 5D 5D 5D 6D 6D 6D 6D 7D 7D 7D 7D 8D 8D TD TD"
+    " QD QD KD KD KD KD AD 3C 9C JC QC AC SJ BJ"
+)
+ADV66_PLAY = "3S 3S 3S 3S 3H 2D 2D 4D 4D 5D 5D 5D 6D 6D 6D 6D 7D 7D 7D 7D 8D 8D TD QD QD KD KD KD AD 3C SJ"
+
+
+def test_a_unit_of_the_shape_before_climbs_from_its_rung():
+    # (branch follow12) A led unit of the same shape as the one before it
+    # takes no better rung than that one's, and its own rung is asked first
+    # (_rung); where that does not fit, the next one down is asked before
+    # the climb from the top of the ladder (_unit), which asked again the
+    # rungs the unit before had failed. adv-66 (illegal: the play falls
+    # short at the first tractor of two pairs): 15 _try calls on main, 13;
+    # adversarial.jsonl's adv-55 (legal, 4 decks): 13, 11.
+    e = engine("3", "D", decks=4)
+    r, n = _calls("_try", e, ADV66_LEAD, ADV66_HAND, ADV66_PLAY)
+    assert r == D.R_PAIRS
+    assert n <= 13, n
+    e = engine("7", "H", decks=4)
+    r, n = _calls(
+        "_try",
+        e,
+        "3H 3H 6H 6H 7H 7H 7H 8H 8H 9H 9H 9H 9H TH TH TH TH JH JH QH QH QH KH KH KH AH AH AH AH 7C 7C 7C BJ BJ BJ",
+        "4S 5S 6S 6S 7S 7S 7S 7S 8S TS AS 2H 2H 2H 2H 3H 3H 4H 4H 4H 4H 5H 5H 5H 5H 6H 6H 7H 8H 8H JH JH QH KH"
+        " 2D 5D 5D 6D 7D 7D 7D 7D JD 2C 4C TC JC QC SJ SJ SJ SJ BJ",
+        "7S 7S 7S 7S 2H 2H 2H 3H 3H 4H 4H 4H 4H 5H 5H 5H 5H 6H 6H 7H 8H 8H JH JH QH KH 7D 7D 7D 7D SJ SJ SJ SJ BJ",
+    )
+    assert r == D.OK
+    assert n <= 11, n
+
+
+def test_the_plays_questions_try_the_holdings_placement_before_a_search():
+    # (branch follow12) The play's part of a ladder (_reach) asks the
+    # holding's rungs again; a question the greedy tries do not place is
+    # first put on the holding's placement, kept from its vector (_lc): it
+    # places every run the play's questions ask, so where its runs fit the
+    # play's faces and the question's sets fit in what they leave, the
+    # question is placed with no search. adv-66 (illegal): the tractor of
+    # five pairs beside the Titanic placed so (its search swept 8 states),
+    # 5 _qtest calls on main, 4. adv-56 with cards swapped (legal, 4
+    # decks, level J): the holding's placement tried, its runs not on the
+    # play's faces, the search answers as before.
+    tried = [0, 0]
+    f = D.Engine._tail
+
+    def tail(self, *a):
+        kept = self._vp[14] and self._u == self._lc
+        r = f(self, *a)
+        if kept:
+            tried[0] += 1
+            tried[1] += bool(r)
+        return r
+
+    D.Engine._tail = tail
+    try:
+        e = engine("3", "D", decks=4)
+        r, n = _calls("_qtest", e, ADV66_LEAD, ADV66_HAND, ADV66_PLAY)
+        assert r == D.R_PAIRS
+        assert n <= 4, n
+        assert tried[1] >= 1, tried
+        tried[0] = tried[1] = 0
+        e = engine("J", "H", decks=4)
+        r = follow(
+            e,
+            "JS 3H 3H 3H 4H 4H 4H 5H 5H 5H 5H 6H 6H 7H 7H 8H KH JD JD JC JC SJ SJ SJ BJ BJ BJ",
+            "2H 2H 2H 2H 6H 6H 8H 9H TH TH JH JH JH JH QH QH QH QH AH AH AH AH 6D TD JD JD 2C JC JC SJ BJ",
+            "2H 2H 2H 2H 6H 6H 8H 9H AH AH AH BJ JC JC JD JD JH JH JH JH QH QH QH QH SJ TH TH",
+        )
+        assert r == D.OK
+        assert tried == [1, 0], tried
+    finally:
+        D.Engine._tail = f
+    assert not any(e._lc) and not e._vp[14]
