@@ -35,13 +35,6 @@
 #                                        card that is not confirmed yet: no
 #                                        save step runs then (asked only when
 #                                        one is due: it may read the readers)
-#   board.serve_readers(off=False)     (optional) a break in the turn's long
-#                                        work: the readers in flight read if
-#                                        they have answered (no wait; off:
-#                                        their field-offs waited for), what
-#                                        they saw kept for the next taps(),
-#                                        the next ones set to work; True
-#                                        when events wait for taps()
 #   board.mid_readers(confirm=False)   (optional) the turn's middle: the
 #                                        readers taps() set to work read, the
 #                                        next ones set to work (read by the
@@ -147,7 +140,6 @@ class App:
     gc_due: int
     store: "Any"
     mid: "Any"
-    serve: "Any"
     stop_at: int
     enroll: "Any"
     table: "Any"
@@ -193,10 +185,7 @@ class App:
         # before the tap's frame (issue 22: about 2 ms on the chip an event)
         link = self.link
         t = self.table
-        sv = self.serve
         for idx, _, ev in t.take_events():
-            if sv is not None:
-                sv()  # the readers served between two events' json (issue 22)
             t.ev_hash = link.add_event(ev)
             if idx >= self.drawn_ev:
                 self.dirty = True
@@ -280,16 +269,6 @@ class App:
         t.tick(now)
         if had_msg and not t.message:
             self.dirty = True
-        # the readers served at each break of the turn's long work (here
-        # after the taps and presses taken, the table's clock; after a piece
-        # of its work; between two pages of a frame: the display driver's
-        # between(); in the link's work): a pair that has answered is read
-        # and the next one set to work there, not after the turn (issue 22);
-        # when it saw something, the turn runs no piece of the table's work
-        # and ends before the link's (the next turn takes it first)
-        sv = self.serve
-        if sv is not None and sv(True):
-            seen = True
         # what a play left to do (the revokes it proves, the trick's end, the
         # hand's end: table.Table.work) runs at the turns after its frame, a
         # piece a turn that took no input, before any save step or collection
@@ -308,7 +287,7 @@ class App:
         # the link's work (issue 22, docs/firmware.md "One thing a quiet
         # turn"): a turn the link has waited _LINK_LATE turns for is the
         # link's, with no piece and no frame unless an input asks for one
-        worked = not first and not held and not seen and late < _LINK_LATE and t.work()
+        worked = not first and not held and late < _LINK_LATE and t.work()
         if worked and t.ev_index != self.drawn_ev:
             # a piece that made events (a trick's end): its frame at the next
             # turn that runs no piece, the link's too, on the display before
@@ -316,8 +295,6 @@ class App:
             # frame would draw it too)
             self.dirty = True
             self.piece_due = True
-        if worked and sv is not None and sv(True):
-            seen = True
         # what a player did is heard and on the display first: the link's work
         # (the events into its log, frames to the host) comes at the next turn,
         # and any save step at a turn that took no input (issue 22); a sound
@@ -366,8 +343,6 @@ class App:
         data = b.port.read()
         if data:
             link.feed(data, now)
-            if sv is not None:
-                sv(True)
         link.tick(now)
         for note in link.take_notes():
             if note[0] == "app":
@@ -382,8 +357,6 @@ class App:
         out = link.take_output()
         if out:
             b.port.write(out)
-            if sv is not None:
-                sv(True)
         if st is None or took or worked or (t.due and not held) or not (t.save_due or st.busy()):
             # no flash work this turn (a turn that took input, or ran the
             # table's work, or left it to this link's turn: a save's snapshot

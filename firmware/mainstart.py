@@ -43,9 +43,6 @@ def init(app, board, rules, decks, throw_penalty, ring, hand_scan, redraw_ms):
     app.store = board.store
     # the readers' second pair of the turn (picoboard.PicoBoard.mid_readers)
     app.mid = getattr(board, "mid_readers", None)
-    # the readers served at the breaks of a turn's long work (a bound method
-    # made once: a call allocates nothing; picoboard.PicoBoard.serve_readers)
-    app.serve = getattr(board, "serve_readers", None)
     app.stop_at = -1  # ticks_ms of a maintenance request, or -1
     app.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
     # the table, the link, the display, the state from flash and the rules

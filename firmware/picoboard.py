@@ -164,10 +164,9 @@ class PicoBoard:
     _machine: "Any"
     wdt: "Any"
 
-    # the group taps() set to work was read at a break of the turn's work and
-    # the next one set to work there (serve_readers): mid_readers() does not
-    # wait for it (it is served at the next break, or read by the next turn's
-    # taps()); an instance's own True while so
+    # the group taps() set to work was read between a frame's pages and the
+    # next one set to work there (serve_readers): mid_readers() leaves it to the
+    # next turn's taps(); an instance's own True while so
     _served = False
 
     def __init__(self, machine=None, store_path=STORE_PATH):
@@ -216,7 +215,6 @@ class PicoBoard:
         sc = self.scanner
         S = self._scanner_mod
         out = None  # the idle poll (nearly every call) allocates nothing
-        self._served = False  # the turn's first read: the pair in flight is this one's
         n = sc._q_len  # what the turn's second group saw (mid_readers()): taken first
         if not n:
             # the group launched in the last turn (mid_readers()) read; with
@@ -279,12 +277,9 @@ class PicoBoard:
         if confirm and (self._served or not sc.confirming(now)):
             return None
         if self._served:
-            # the group taps() set to work was read at a break of the turn's
-            # work (serve_readers): the one set to work then is served
-            # without a wait (read if it has answered, the next set to
-            # work), else at the next break or by the next turn's taps()
+            # the group taps() set to work was read between the frame's
+            # pages: the one set to work then is the next turn's taps()'s
             self._served = False
-            self.serve_readers()
             return sc._q_len > 0
         if sc._flight < 0:
             return False  # all four at once: polled by taps()
@@ -304,34 +299,19 @@ class PicoBoard:
         sc.launch(now)
         return False
 
-    def serve_readers(self, off=False):
-        # at a break of the turn's long work (between two pages of a frame:
-        # the display driver's between(); main.App.step: after the taps and
-        # presses taken and the table's clock, after a piece of its work,
-        # between the link's parts and its events): the readers' pair in flight
-        # served without waiting (its answers read if they are in, its
-        # fields off), what it saw kept in the scanner for the next taps(),
-        # and the next pair set to work at once, so that a long turn does
-        # not hold the readers up (issue 22, docs/firmware.md "The readers
-        # served throughout the turn"). off: the field-offs waited for once
-        # every poll has answered (about 1.3 ms: main.App.step's breaks, far
-        # apart; not between pages, 1-3 ms apart). True when events wait
-        # for taps() (main.App.step then runs no piece of the table's work
-        # and leaves the link's to the next turn). Cheap when nothing is ready: the
-        # scanner is asked only once its next look is due (5 ms after a
-        # launch, then the drivers' learned waits: Scanner._look_at);
-        # never two pairs' fields on (the next pair only once this one's
-        # are off); no field is switched on during flash work (App.step
-        # serves nothing after card_pending(): it read the pair in flight)
+    def serve_readers(self):
+        # between two pages of a frame (the display driver's update, a window
+        # of the changed columns a line): the readers' group in flight served
+        # without waiting, and the next one set to work once it is done, so
+        # that a long frame (a trick's end) does not hold the readers up
+        # (issue 22, cycle4; served at more points of the main loop's turn
+        # too, the first sightings came later: docs/firmware.md, cycle5)
         sc = self.scanner
-        if sc._flight >= 0:
-            now = self._time.ticks_ms()
-            if ticks_diff(now, sc._look_at) >= 0 and sc.serve(now, off):
-                # done: the next pair set to work now searches through the
-                # rest of the turn's work; mid_readers() does not wait for it
-                self._served = True
-        # events wait for the next taps(): the turn leaves what can wait
-        return sc._q_len > 0
+        if sc._flight >= 0 and sc.serve(self._time.ticks_ms()):
+            # done: the next group set to work now searches through the
+            # frame's last pages and the link; the next turn's taps() reads
+            # it (mid_readers() does not wait for it)
+            self._served = True
 
     def _edge(self, pin):
         # a button's pin interrupt (hard: runs at the edge, or as soon as the

@@ -90,8 +90,7 @@ GROUP_ALL = const(4)
 
 _PENDING = const(-100)  # pn532.PENDING: the command is still running
 _P_IDLE = const(0)  # a reader's part in the group poll: not polled
-_P_POLL = const(1)  # its InListPassiveTarget is running
-_P_OFF = const(2)  # its poll answered, its field-off is running (about 1.3 ms)
+_P_POLL = const(1)  # its InListPassiveTarget (and then its field-off) is running
 
 _INIT = const(0)  # needs set-up
 _OK = const(1)  # polled in turn
@@ -100,12 +99,6 @@ _BOOT = const(3)  # booting until _due, then set-up
 _WAIT = const(4)  # set-up failed; next reset at _due
 
 _UID_MAX = const(10)
-# a group launched this recently (ms) is not looked at by serve(): no PN532
-# answers a poll sooner
-_LOOK_MS = const(5)
-# serve() waits this long at most (ms) for the dwell of a card seen once in
-# the pair it launches next
-_DWELL_WAIT_MS = const(5)
 # how long after confirm_ms a tag seen once still counts as pending (ms): a
 # four-seat cycle and then some; a stray read that never comes back holds
 # the saves off this long at most
@@ -486,22 +479,19 @@ class Scanner:
         if self._flight >= 0:
             return False
         g = self._repoll(now)
-        if g < 0:
-            groups = self._groups
-            for _ in range(groups):
-                g = self._group
-                self._group = (g + 1) % groups
-                if self._begin_group(g):
-                    break
-                g = -1
-            if g < 0:
-                return False
-        self._flight = g
-        self._flight_at = now
-        # serve() looks at it no sooner: no PN532 answers a poll within 5 ms
-        # (5.4 ms without a card: docs/readers.md)
-        self._look_at = now + _LOOK_MS
-        return True
+        if g >= 0:
+            self._flight = g
+            self._flight_at = now
+            return True
+        groups = self._groups
+        for _ in range(groups):
+            g = self._group
+            self._group = (g + 1) % groups
+            if self._begin_group(g):
+                self._flight = g
+                self._flight_at = now
+                return True
+        return False
 
     def dwell_left(self, now):
         """ms until the group launch() polls next may poll a seat that saw a
@@ -563,53 +553,28 @@ class Scanner:
             seat += step
         return active
 
-    def serve(self, now, off=False):
+    def serve(self, now):
         """The group ``launch()`` left running served without waiting (a
         look at each reader whose answer may be in: its answer read, its
         field switched off, its field-off's answer read), and once all have
-        answered and brought no event the next group launched at ``now``
-        (events wait for ``pop()``, and the next group for the main loop's
-        next ``taps()``): for the main loop's long work, at its breaks (a
-        frame's pages, the link's parts: issue 22). ``off``: once every
-        reader's poll has answered, their field-offs (about 1.3 ms) are
-        waited for, so that the group is done at this call, not at the
-        caller's next break (a long piece of work later). True once the
-        group in flight is done."""
+        answered and brought no event the next group launched at ``now``:
+        for the main loop's long work, between a frame's pages (issue 22).
+        True once the group in flight is done."""
         f = self._flight
-        if f < 0:
-            return False
-        if not self._serve_group(f, self._flight_at, 2 if off else 0):
-            # not done: the next look when the drivers' shortest wait is
-            # over (rounded up to the ms; the caller skips the calls before:
-            # PicoBoard.serve_readers)
-            self._look_at = now + (self._wait + 999) // 1000
+        if f < 0 or not self._serve_group(f, self._flight_at, False):
             return False
         self._flight = -1
-        if self._q_len:
-            # it saw something: the next taps() takes it first and sets the
-            # next pair to work then, chosen with the dwells as they are
-            # then (a card's confirming poll as soon as it may confirm)
-            return True
-        w = self.dwell_left(now)
-        if w and w <= _DWELL_WAIT_MS:
-            # the next pair holds a card seen once whose dwell ends in a few
-            # ms: waited for, so that this poll confirms it (launched now it
-            # could not, and the card would wait a cycle more), as
-            # PicoBoard.mid_readers waits
-            self.readers[f].sleep_us(w * 1000)
-            now += w
-        self.launch(now)
+        if not self._q_len:
+            self.launch(now)
         return True
 
     @micropython.native
-    def _serve_group(self, g, now, block=1):
+    def _serve_group(self, g, now, block=True):
         # Serve the readers of group g, whose polls are running, at once: each
         # is served as its answer is ready; the driver switches its field off
         # at once (a field is on from its poll's start to its field-off's
         # answer) and returns the poll's answer once the field is off. Not
-        # ``block`` (serve()): False at once when no reader is ready; block
-        # 2: False at once while a reader's poll has not answered, its
-        # field-off's answer waited for (serve(off=True))
+        # ``block``: False at once when no reader is ready (serve())
         n = self.seats
         step = self._groups
         readers = self.readers
@@ -623,21 +588,15 @@ class Scanner:
         while active:
             wait = 1 << 30
             moved = False
-            searching = False
             seat = g
             while seat < n:
                 if phase[seat] != _P_IDLE:
                     rd = readers[seat]
-                    c = rd.commands
                     r = rd.step()
                     if r == _PENDING:
                         w = rd.wait
                         if w < wait:
                             wait = w
-                        if rd.commands != c:
-                            phase[seat] = _P_OFF  # answered: its field-off written
-                        elif phase[seat] == _P_POLL:
-                            searching = True
                     else:
                         moved = True
                         phase[seat] = _P_IDLE
@@ -645,8 +604,7 @@ class Scanner:
                         self._polled(seat, rd, r, rd.off, now)
                 seat += step
             if active and not moved:
-                if not block or (searching and block == 2):
-                    self._wait = wait
+                if not block:
                     return False
                 readers[g].sleep_us(wait)
         return True

@@ -42,10 +42,6 @@ def init(
     # are judged by it (the tags were in the field then, not a turn later)
     self._flight = -1
     self._flight_at = 0
-    # ticks_ms when serve() next looks at the group in flight (no chip
-    # answers before it: launch(), then the drivers' learned waits)
-    self._look_at = 0
-    self._wait = 0  # us: the drivers' shortest wait at serve()'s last look
     self._again = False  # the last group launched was a pending seat's (_repoll)
     set_group(self, group)
     self._phase = bytearray(n)  # scanner._P_*

@@ -396,66 +396,6 @@ def test_a_card_lifted_before_it_is_confirmed_leaves_the_display_within_a_cycle(
     assert _value(out, "unconfirmed") == "1 shown [-1, -1, -1, -1]", out
 
 
-def test_a_readers_answer_is_taken_during_a_long_link_turn(cards: str) -> None:
-    # (issue 22, serve9) the table's App with the real PicoBoard's readers: a
-    # long turn (here the link's: the USB serial's read takes 15 ms and
-    # brings a line, as a burst of the host's frames would) does not hold the
-    # readers up. A card is laid on a seat of the pair the turn's middle sets
-    # to work (mid_readers); that pair answers during the link's read and is
-    # read right after it (main.App.step: PicoBoard.serve_readers between the
-    # link's parts), its sighting kept in the scanner; the next turn's taps()
-    # hands it over and draws it at once. Before, the pair's answer waited unread through the rest of the
-    # turn, for the next taps(). Never more than one pair's fields on.
-    out = _run(cards, APP, """
-    step(6000)
-
-    class SlowPort(Port):
-        def read(self):
-            time.sleep_ms(15)  # the host's frames read and fed to the link
-            return b"\\n"
-
-    board.max_fields_on = 0
-    b.port = SlowPort()
-    s = sc2._flight  # the pair this turn's taps() reads, and its middle sets to work again
-    t = tag(3)
-    real_taps = b.taps
-
-    def taps_then_lay(now):
-        got = real_taps(now)
-        board.chips[s].place(t)  # laid once this turn's read of its pair is done
-        b.taps = real_taps
-        return got
-
-    b.taps = taps_then_lay
-    n0 = len(b.frames)
-    c0 = [sc2.readers[x].commands for x in range(4)]
-    app.step(time.ticks_ms())
-    # at the turn's end: the card's pair read (its sighting waiting for
-    # taps()), the other pair in flight; no frame of it yet
-    print("turn", s, sc2.shown[s], sc2._q_len, sc2._flight >= 0, len(b.frames) - n0)
-    print("polls", [sc2.readers[x].commands - c0[x] for x in range(4)])
-    n1 = len(b.frames)
-    app.step(time.ticks_ms())
-    print("next", [f[3 + s] for f in b.frames[n1:]])
-    print("fields", board.max_fields_on)
-    """, heapsize="4M")
-    _, shown, queued, other, frames = _value(out, "turn").split()
-    # seen once (card 3, as the card map has it) and kept for the next
-    # taps(), which sets the next pair to work (none in flight meanwhile)
-    assert (shown, frames) == ("3", "0"), out
-    assert int(queued) >= 1 and other == "False", out
-    polls = ast.literal_eval(_value(out, "polls"))
-    # the commands each reader was sent in the turn: the card's pair its
-    # field-off at the turn's start, its poll at the middle and that poll's
-    # field-off after the link's read; the other pair its poll at the start
-    # and its field-off at the middle. Before: two each, that read left to
-    # the next turn
-    s = int(_value(out, "turn").split()[0])
-    assert polls[s] == 3 and polls[1 - s % 2] == 2 and sum(polls) == 10, out
-    assert any("(5S)" in line for line in ast.literal_eval(_value(out, "next"))), out
-    assert _value(out, "fields") == "2", out
-
-
 def test_the_host_says_which_reader_is_missing() -> None:
     from tractor_table.vocab.enums import readers_status
 

@@ -43,7 +43,6 @@ class Reader:
     # the field-off's result in ``off``): each answers at its first step
     wait = 200
     off = 0
-    commands = 0  # the commands written (the scanner sees a field-off begun by it)
 
     def poll_begin(self, max_targets: int = 2) -> None:
         pass

@@ -301,42 +301,6 @@ def test_serve_reads_a_launched_group_without_waiting_then_launches_the_next():
     assert not sc.serve(t.clock.ticks_ms())  # nothing in flight: nothing done
 
 
-def test_serve_waits_a_few_ms_for_a_card_dwell_before_its_pairs_poll():
-    # (issue 22, serve9) pairs served back to back (serve() at the breaks of
-    # a long turn): when the pair launched next holds a card seen once whose
-    # dwell (confirm_ms) ends within a few ms, serve() waits for it, so that
-    # the seat's next poll confirms the card (launched sooner, that poll
-    # could not, and the card would wait a cycle more: 55 ms here)
-    t = _started(confirm_ms=24)
-    sc = t.sc
-    tag = chip.Tag(uid7(6))
-    g = sc._group  # the pair launched next
-    t.chips[g].place(tag)
-    assert sc.launch(t.clock.ticks_ms())
-    t0 = t.clock.ticks_ms()
-    order = []  # (the pair set to work, ms since the card's first poll)
-    evs = []
-    while not any(e[0] == EV_CARD for e in evs) and t.clock.ticks_ms() - t0 < 200:
-        t.clock.advance_us(1000)  # a break of the main loop's long work every ms
-        now = t.clock.ticks_ms()
-        if sc.serve(now) and sc._flight >= 0:
-            order.append((sc._flight, sc._flight_at - t0))
-        while sc.pop():
-            evs.append((sc.kind, sc.seat, sc.card, now - t0))
-        if sc._flight < 0:
-            sc.launch(now)  # a sighting: the next taps() sets the next pair to work
-            order.append((sc._flight, sc._flight_at - t0))
-    assert t.bus.max_fields_on == 2  # one pair's fields at a time
-    assert [e[:3] for e in evs] == [(scanner.EV_SEEN, g, 6), (EV_CARD, g, 6)], evs
-    # the card's pair read (about 12 ms), the other pair's poll (about 7),
-    # then the card's pair again once its dwell is over: that poll counts it
-    # (without the wait: the card's pair polled at about 21 ms, which cannot
-    # confirm it, and counted at about 47 ms)
-    assert [f for f, _ in order[:2]] == [1 - g, g], order
-    assert order[1][1] >= 24, order
-    assert evs[1][3] <= 40, evs
-
-
 def _cycle_ms(then, turn_us):
     t = _started()
     for s in range(4):
