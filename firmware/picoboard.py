@@ -283,7 +283,12 @@ class PicoBoard:
             return sc._q_len > 0
         if sc._flight < 0:
             return False  # all four at once: polled by taps()
-        if sc.tick(now, False):
+        seen = sc.tick(now, False)
+        # the clock after that read (as in taps()): the launch below is
+        # stamped with the time its polls begin, and the dwell is measured
+        # from it, not from before the read (a read of a pair takes 1-3 ms)
+        now = self._time.ticks_ms()
+        if seen:
             if confirm:
                 # the confirming poll took the other pair's turn: that pair
                 # searches now (the next taps() hands these events over

@@ -700,3 +700,42 @@ def test_a_card_seen_at_the_turns_start_has_its_confirming_poll_set_to_work_afte
     assert out == [(s, 60 + s)], res
     # its dwell not over: nothing read, nothing launched
     assert seen2 and got2 == [] and r2 is None and not launched2, res
+
+
+def test_a_pair_set_to_work_by_the_turns_middle_is_stamped_when_its_polls_begin(cards: str) -> None:
+    # (issue 22) mid_readers() reads the pair in flight (its answers, its
+    # fields off: about 1.7 ms of bus and RF time), then sets the other to work:
+    # that launch is stamped with the clock after the read, as taps()'s is,
+    # so that a card's dwell (confirm_ms) is measured from the poll that saw
+    # it; stamped with the turn's clock from before the read, the dwell came
+    # out shorter than set by the read's time
+    out = _run(cards, TAPS, """
+    on = [[], [], [], []]  # each seat's field switched on (board us)
+
+    def rf(ch, up):
+        if up:
+            on[board.chips.index(ch)].append(board.clock.now_us)
+
+    for c in board.chips:
+        c.on_rf = rf
+    gaps = []
+    for k in range(8):
+        b.taps(time.ticks_ms())
+        time.sleep_ms(6)
+        g = 1 - sc._flight  # the pair mid_readers() sets to work
+        n = len(on[g])
+        t0 = board.clock.now_us
+        b.mid_readers()
+        if sc._flight == g and len(on[g]) > n:
+            # its field's first moment against the launch's stamp (ms), and
+            # how long the read before it took (us)
+            gaps.append((on[g][n] - sc._flight_at * 1000, on[g][n] - t0))
+        time.sleep_ms(6)
+    print("gaps", gaps)
+    """)
+    gaps = ast.literal_eval(_value(out, "gaps"))
+    assert len(gaps) >= 6, out
+    # the read before the launch takes at least a ms of board time: the
+    # stamp is taken after it (within the ms its polls begin), not before
+    assert all(read >= 1000 for _, read in gaps), gaps
+    assert all(0 <= gap < 1000 + 200 for gap, _ in gaps), gaps
