@@ -9,7 +9,7 @@ PORT   ?=
 CARDS  ?=
 HANDS  ?= 1000
 SEED   ?=
-JOBS   ?= 2
+JOBS   ?= 4
 ADVERSARIAL ?=
 
 .PHONY: setup test lint demo club-demo firmware hardware rules screens deploy bench wasm fuzz-rules soak-flash clean help
