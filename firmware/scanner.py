@@ -110,7 +110,6 @@ def ticks_diff(a, b):
     return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 
-@micropython.native
 def _same(a, alen, b, blen):
     if alen != blen or alen == 0:
         return False
@@ -648,7 +647,6 @@ class Scanner:
             return
         self._seen(seat, rd.uid, rd.uid_len, now)
 
-    @micropython.native
     def _seen(self, seat, uid, n, now):
         cur = self._cur[seat]
         if self._two[seat]:
