@@ -409,7 +409,8 @@ class Scanner:
             self._emit(EV_RECOVERED, seat, 0, self._cur[seat], 0, now)
 
     # ---- the loop ---------------------------------------------------------------
-    @micropython.native
+    # bytecode since 2026-12-07 (issue 21: its 1,058 B of machine code paid for the rules
+    # engine's worst follow in the chip's heap; a call a turn, its work in the calls it makes)
     def tick(self, now, poll=True):
         """One step of the readers that are not polled (a set-up, a reset's
         next step: at most one set-up), the group ``launch()`` left running
