@@ -609,7 +609,8 @@ class Scanner:
                 readers[g].sleep_us(wait)
         return True
 
-    @micropython.native
+    # bytecode since 2026-12-07 (issue 21: machine code in the chip's heap for the rules
+    # engine's worst follow; a few tests and one call a poll)
     def _polled(self, seat, rd, found, off, now):
         # a poll's answer (found: tags or an error) and its field-off's (off)
         if off < 0:
@@ -628,7 +629,8 @@ class Scanner:
         self._fails[seat] = 0
         self._seen_found(seat, rd, found, now)
 
-    @micropython.native
+    # bytecode since 2026-12-07 (issue 21: machine code in the chip's heap for the rules
+    # engine's worst follow; a few tests and one call a poll)
     def _seen_found(self, seat, rd, found, now):
         if found == 0:
             if self._pend[seat]:
