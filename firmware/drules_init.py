@@ -105,7 +105,7 @@ def init(
     # triples or quads); 13: 1 once one pair more did not fit (_try); 14:
     # 1 while _ladder asks the play's questions, the holding's placement
     # kept in _lc (_try). One buffer: no more names (qstrs) in the heap.
-    self._vp = bytearray(15)
+    self._vp = bytearray(18)
     self._vp[12] = 3
     # The decomposition's scratch (_decompose), shared with the oracle:
     # faces of 2, 3, >= 4 copies per position, and its zeros. The

@@ -10,6 +10,7 @@
 # a unit's rung can only be bettered at the cost of an earlier unit's, and
 # the earlier units keep every placement of their rungs open.
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -406,6 +407,157 @@ class Ladders(EngineBase):
             a3 = 0
         return a4 >= 0 and a2 <= 2 * a4 + a3 + v[6]
 
+    @micropython.viper
+    def _tpre(self, m: int, k: int, n: int, pairs: int, t: int) -> int:
+        """_try's counts (what the positions do not change), and the
+        question's own counts with the parts added when they pass: 0 the
+        parts cannot be placed (nothing changed), 1 placed (sets alone, or
+        on a placement whose left-over faces take them: _try's f), 2 added
+        to the question's counts, a placement still to find. The runs
+        added, and the bounds of the runs of 3 (lo, hi) in self._vp[15:18]
+        (_drop's). Viper: the counts are machine code (issue 21: 1.5-1.8 us
+        a call of this port's bytecode, a third of _try's calls end here)."""
+        q = ptr8(self._qs)
+        v = ptr8(self._vp)
+        # First what the positions do not change: enough sets of each width
+        # (the sets of every part, anywhere), runs no longer than the longest
+        # stretch; and a question without runs needs nothing more.
+        s2 = int(q[_S2]) + pairs + t
+        s3 = int(q[_S3])
+        s4 = int(q[_S4])
+        if m == 2:
+            s2 += n * k
+        elif m == 3:
+            s3 += n * k
+        else:
+            s4 += n * k
+        # (_fits_at of the sets and the faces, written out)
+        tot = ptr8(self._tot)
+        a4 = int(tot[2]) - s4
+        if a4 < 0:
+            return 0
+        a3 = int(tot[1])
+        if s3 > a3:
+            a4 -= s3 - a3
+            if a4 < 0:
+                return 0
+            a3 = 0
+        else:
+            a3 -= s3
+        if s2 > 2 * a4 + a3 + int(tot[0]):
+            return 0
+        runs = 0
+        if k > 1:
+            runs = n
+        sb = ptr8(self._sb)
+        if runs:
+            if int(sb[(m - 2) * _NPOS]) < k:
+                return 0
+        if t:
+            if int(sb[0]) < 2:
+                return 0
+            runs += 1
+        # the question's sets with these (self._n, as _sets would count
+        # them); the question itself changes only once these tests pass
+        # (issue 21: a question that fails here costs no _qadd nor _drop)
+        ns = ptr8(self._n)
+        n0 = int(ns[0]) + pairs
+        n1 = int(ns[1])
+        n2 = int(ns[2])
+        if k == 1:
+            if m == 2:
+                n0 += n
+            elif m == 3:
+                n1 += n
+            else:
+                n2 += n
+        lo = 0
+        hi = 0
+        # sets only: placed wherever they fit
+        f = 0
+        if int(q[_NRUN]) + runs == 0:
+            f = 1
+        elif int(v[9]) != 0 and runs == 0:
+            # Sets only, on a placement whose left-over faces are known
+            # (_tail, no choice in them): they fit there or a search decides.
+            b4 = int(v[8]) - n2
+            b3 = int(v[7])
+            if n1 > b3:
+                b4 -= n1 - b3
+                b3 = 0
+            else:
+                b3 -= n1
+            if b4 >= 0 and n0 <= 2 * b4 + b3 + int(v[6]):
+                f = 1
+        if f == 0:
+            if t:
+                # Runs of t pairs: any split into runs of 2 and 3 pairs (a
+                # longer run is cut into such, so nothing is lost): b runs
+                # of 3, b of t's parity, 3b <= t. Several tractors: the b
+                # add up.
+                lo = t & 1
+                hi = t // 3
+                if (hi ^ t) & 1:
+                    hi -= 1
+            # The runs' sets (all but the question's sets) take faces on
+            # the stretches only, their triples 3-faces only on stretches
+            # of triples (the rest 4-faces): with the sets' pairs that the
+            # 2-faces off them cannot hold, they must fit the faces on them
+            # (_feasible's first count, before the greedy tries and the
+            # search's set-up; adv-47: 5 questions of 15 end here)
+            a2 = n0 - int(tot[_OFF])
+            x = s3 - n1 - int(tot[_T3])
+            if x < 0:
+                x = 0
+            a4 = int(tot[2]) - s4 - x
+            a3 = int(tot[1]) - s3 + x
+            if a3 < 0:
+                a4 += a3
+                a3 = 0
+            if a2 < 0:
+                a2 = 0
+            x = s2 - n0 + a2 - 2 * a4 - a3 - int(tot[0]) + int(tot[_OFF])
+            if a4 < 0:
+                # (for _unit: with t pairs in runs, t - x at most fit here;
+                # a4 does not depend on t)
+                v[10] = t
+                return 0
+            if x > 0:
+                v[10] = x - 1
+                return 0
+            # and _feasible's next: the runs cross no more edges, and take
+            # no more sets, than the stretches hold (_rs from position 0;
+            # the runs of pairs of any length split with the fewest runs of
+            # 3, the fewest crossings)
+            o = ptr8(self._rs)
+            nx = int(q[_NX])
+            if k > 1:
+                nx += n * (k - 1)
+            if nx + ((int(q[_FT]) + t + int(q[_FBLO]) + lo) >> 1) > int(o[0]):
+                return 0
+            if s2 + s3 + s4 - n0 - n1 - n2 > int(o[_NPOS]):
+                return 0
+        q[_S2] = s2
+        q[_S3] = s3
+        q[_S4] = s4
+        q[_NRUN] = int(q[_NRUN]) + runs
+        if k > 1:
+            q[_NX] = int(q[_NX]) + n * (k - 1)
+        qn = ptr8(self._qn)
+        qn[0] = int(qn[0]) + n0 - int(ns[0])
+        ns[0] = n0
+        ns[1] = n1
+        ns[2] = n2
+        q[_FT] = int(q[_FT]) + t
+        q[_FBLO] = int(q[_FBLO]) + lo
+        q[_FBHI] = int(q[_FBHI]) + hi
+        v[15] = runs
+        v[16] = lo
+        v[17] = hi
+        if f:
+            return 1
+        return 2
+
     # bytecode (issue 21, a heap that fits): 3.7 % of the adversarial corpora's time (CPython
     # profile), so about 2.5 % slower at worst on the chip; native: 1,744 B of the chip's heap
     # resident with the ladders (4.6 KB since; with the search only, as a copy: 5.2 KB of the
@@ -422,122 +574,17 @@ class Ladders(EngineBase):
             # every part holds a pair, until _lstart (adv-47, adv-66: the
             # led pair after a tractor that took the last pairs)
             return False
-        q = self._qs
-        # First what the positions do not change: enough sets of each width
-        # (the sets of every part, anywhere), runs no longer than the longest
-        # stretch; and a question without runs needs nothing more.
-        s2 = q[_S2] + pairs + t
-        s3 = q[_S3]
-        s4 = q[_S4]
-        if m == 2:
-            s2 += n * k
-        elif m == 3:
-            s3 += n * k
-        else:
-            s4 += n * k
-        # (_fits_at of the sets and the faces, written out: a call a _try)
-        tot = self._tot
-        a4 = tot[2] - s4
-        if a4 < 0:
+        c = self._tpre(m, k, n, pairs, t)
+        if c == 0:
             return False
-        a3 = tot[1]
-        if s3 > a3:
-            a4 -= s3 - a3
-            if a4 < 0:
-                return False
-            a3 = 0
-        else:
-            a3 -= s3
-        if s2 > 2 * a4 + a3 + tot[0]:
-            return False
-        runs = n if k > 1 else 0
-        if (runs and self._sb[(m - 2) * _NPOS] < k) or (t and self._sb[0] < 2):
-            return False
-        if t:
-            runs += 1
-        # the question's sets with these (self._n, as _sets would count
-        # them); the question itself changes only once these tests pass
-        # (issue 21: a question that fails here costs no _qadd nor _drop)
-        ns = self._n
-        n0 = ns[0] + pairs
-        n1 = ns[1]
-        n2 = ns[2]
-        if k == 1:
-            if m == 2:
-                n0 += n
-            elif m == 3:
-                n1 += n
-            else:
-                n2 += n
-        lo = hi = 0
-        # sets only: placed wherever they fit
-        f = q[_NRUN] + runs == 0
-        if not f and v[9] and runs == 0:
-            # Sets only, on a placement whose left-over faces are known
-            # (_tail, no choice in them): they fit there or a search decides.
-            a4 = v[8] - n2
-            a3 = v[7]
-            if n1 > a3:
-                a4 -= n1 - a3
-                a3 = 0
-            else:
-                a3 -= n1
-            f = a4 >= 0 and n0 <= 2 * a4 + a3 + v[6]
-        if not f:
-            if t:
-                # Runs of t pairs: any split into runs of 2 and 3 pairs (a
-                # longer run is cut into such, so nothing is lost): b runs
-                # of 3, b of t's parity, 3b <= t. Several tractors: the b
-                # add up.
-                lo = t & 1
-                hi = t // 3
-                if (hi ^ t) & 1:
-                    hi -= 1
-            # The runs' sets (all but the question's sets) take faces on
-            # the stretches only, their triples 3-faces only on stretches
-            # of triples (the rest 4-faces): with the sets' pairs that the
-            # 2-faces off them cannot hold, they must fit the faces on them
-            # (_feasible's first count, before the greedy tries and the
-            # search's set-up; adv-47: 5 questions of 15 end here)
-            a2 = n0 - tot[_OFF]
-            x = s3 - n1 - tot[_T3]
-            if x < 0:
-                x = 0
-            a4 = tot[2] - s4 - x
-            a3 = tot[1] - s3 + x
-            if a3 < 0:
-                a4 += a3
-                a3 = 0
-            x = s2 - n0 + (a2 if a2 > 0 else 0) - 2 * a4 - a3 - tot[0] + tot[_OFF]
-            if a4 < 0 or x > 0:
-                # (for _unit: with t pairs in runs, t - x at most fit here;
-                # a4 does not depend on t)
-                v[10] = t if a4 < 0 else x - 1
-                return False
-            # and _feasible's next: the runs cross no more edges, and take
-            # no more sets, than the stretches hold (_rs from position 0;
-            # the runs of pairs of any length split with the fewest runs of
-            # 3, the fewest crossings)
-            o = self._rs
-            if q[_NX] + (n * (k - 1) if k > 1 else 0) + ((q[_FT] + t + q[_FBLO] + lo) >> 1) > o[0] or s2 + s3 + s4 - n0 - n1 - n2 > o[_NPOS]:
-                return False
-        q[_S2] = s2
-        q[_S3] = s3
-        q[_S4] = s4
-        q[_NRUN] += runs
-        if k > 1:
-            q[_NX] += n * (k - 1)
         if n and (k > 1 or m > 2):
             self._qadd(m, k, n)
-        self._qn[0] += n0 - ns[0]
-        ns[0] = n0
-        ns[1] = n1
-        ns[2] = n2
-        q[_FT] += t
-        q[_FBLO] += lo
-        q[_FBHI] += hi
-        if f:
+        if c == 1:
             return True
+        runs = v[15]
+        lo = v[16]
+        hi = v[17]
+        q = self._qs
         # On top of the earlier units' placement (none yet: these are the
         # first runs, self._u is clear), each run at the weakest place where
         # it fits, the sets in what is left: no search, and often enough.

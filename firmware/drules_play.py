@@ -1,6 +1,7 @@
 # Device rules engine, part of drules.Engine (see drules.py for the API):
 # decomposition (docs/rules.md §4), leading and throws (§5), following (§6.1-2).
 
+import micropython
 from micropython import const
 
 from drules_base import EngineBase
@@ -61,41 +62,60 @@ class Plays(EngineBase):
         self.nunits = n
         return n
 
-    def _decompose(self, cnt, s, out, lo):
-        # type: (bytearray, int, bytearray, int) -> int
+    @micropython.viper
+    def _decompose(self, cnt, s: int, out, lo: int) -> int:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Units of the suit-s cards counted in cnt, written to out; their
-        number. lo = 2: no singles (the follow's structure needs none)."""
-        order = self.order
-        pos = self.pos
-        np_ = self.npos[s]
+        number. lo = 2: no singles (the follow's structure needs none).
+        (viper, 2026-12-07: a lead's decomposition was a fifth of a worst
+        follow's time on the emulated chip, bytecode; every buffer through
+        ptr8, no slice: a native slice is allocated)"""
+        cp = ptr8(cnt)
+        op = ptr8(out)
+        order = ptr8(self.order)
+        pos = ptr8(self.pos)
+        start = ptr8(self.start)
+        np_ = int(ptr8(self.npos)[s])
         # Profiles: faces at each position with exactly m copies, all widths
         # in one pass over the suit's faces (issue 21: a pass per width cost
         # a 3-4 deck check about 2 ms on the chip). Widths 2-4 in the
         # placement oracle's _a (a scratch here: every question sets it up
         # again, _psetup), at (m - 2) * _NPOS; singles in _pr.
-        pr = self._a
-        pr[:] = self._z
-        one = self._pr
+        pr = ptr8(self._a)
+        i = 0
+        while i < 3 * _NPOS:
+            pr[i] = 0
+            i += 1
+        one = ptr8(self._pr)
         if lo == 1:
-            for p in range(np_):
-                one[p] = 0
+            i = 0
+            while i < np_:
+                one[i] = 0
+                i += 1
         mx = 0
         dup = 0  # bit m: two faces with m copies at one position
-        for i in range(self.start[s], self.start[s + 1]):
-            f = order[i]
-            c = cnt[f]
+        i = int(start[s])
+        e = int(start[s + 1])
+        while i < e:
+            f = int(order[i])
+            c = int(cp[f])
             if c >= lo:
                 if c > mx:
                     mx = c
                 if c == 1:
-                    one[pos[f]] += 1
+                    q = int(pos[f])
+                    one[q] = int(one[q]) + 1
                 else:
-                    j = (c - 2) * _NPOS + pos[f]
-                    if pr[j]:
+                    q = (c - 2) * _NPOS + int(pos[f])
+                    if int(pr[q]) != 0:
                         dup |= 1 << c
-                    pr[j] += 1
+                    pr[q] = int(pr[q]) + 1
+            i += 1
         nu = 0
-        for m in range(mx, 1 if lo < 2 else lo - 1, -1):
+        stop = 1
+        if lo >= 2:
+            stop = lo - 1
+        m = mx
+        while m > stop:
             b = (m - 2) * _NPOS
             # The runs, longest first, then strongest: taken so one at a
             # time (the longest stretch of positions holding such a set,
@@ -111,33 +131,43 @@ class Plays(EngineBase):
             while True:
                 x = nu
                 run = 0
-                for p in range(b, b + np_ + 1):
-                    if pr[p] >= j:
+                p = b
+                while p <= b + np_:
+                    if int(pr[p]) >= j:
                         run += 1
-                    elif run:
+                    elif run != 0:
                         t = p - 1 - b
                         i = 3 * nu
-                        while i > 3 * c and (out[i - 2] < run or (out[i - 2] == run and out[i - 1] < t)):
-                            out[i] = m
-                            out[i + 1] = out[i - 2]
-                            out[i + 2] = out[i - 1]
+                        while i > 3 * c:
+                            r2 = int(op[i - 2])
+                            if r2 > run or (r2 == run and int(op[i - 1]) >= t):
+                                break
+                            op[i] = m
+                            op[i + 1] = r2
+                            op[i + 2] = op[i - 1]
                             i -= 3
-                        out[i] = m
-                        out[i + 1] = run
-                        out[i + 2] = t
+                        op[i] = m
+                        op[i + 1] = run
+                        op[i + 2] = t
                         nu += 1
                         run = 0
-                if nu == x or not dup & (1 << m):
+                    p += 1
+                if nu == x or (dup & (1 << m)) == 0:
                     break
                 j += 1
+            m -= 1
         if lo == 1:
             # Singles never form runs; strongest first.
-            for p in range(np_ - 1, -1, -1):
-                for _ in range(one[p]):
-                    out[3 * nu] = 1
-                    out[3 * nu + 1] = 1
-                    out[3 * nu + 2] = p
+            p = np_ - 1
+            while p >= 0:
+                k = int(one[p])
+                while k > 0:
+                    op[3 * nu] = 1
+                    op[3 * nu + 1] = 1
+                    op[3 * nu + 2] = p
                     nu += 1
+                    k -= 1
+                p -= 1
         return nu
 
     # -------------------------------------------------------------- leading

@@ -110,7 +110,6 @@ def ticks_diff(a, b):
     return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 
-@micropython.native
 def _same(a, alen, b, blen):
     if alen != blen or alen == 0:
         return False
@@ -410,7 +409,8 @@ class Scanner:
             self._emit(EV_RECOVERED, seat, 0, self._cur[seat], 0, now)
 
     # ---- the loop ---------------------------------------------------------------
-    @micropython.native
+    # bytecode since 2026-12-07 (issue 21: its 1,058 B of machine code paid for the rules
+    # engine's worst follow in the chip's heap; a call a turn, its work in the calls it makes)
     def tick(self, now, poll=True):
         """One step of the readers that are not polled (a set-up, a reset's
         next step: at most one set-up), the group ``launch()`` left running
@@ -609,7 +609,8 @@ class Scanner:
                 readers[g].sleep_us(wait)
         return True
 
-    @micropython.native
+    # bytecode since 2026-12-07 (issue 21: machine code in the chip's heap for the rules
+    # engine's worst follow; a few tests and one call a poll)
     def _polled(self, seat, rd, found, off, now):
         # a poll's answer (found: tags or an error) and its field-off's (off)
         if off < 0:
@@ -628,7 +629,8 @@ class Scanner:
         self._fails[seat] = 0
         self._seen_found(seat, rd, found, now)
 
-    @micropython.native
+    # bytecode since 2026-12-07 (issue 21: machine code in the chip's heap for the rules
+    # engine's worst follow; a few tests and one call a poll)
     def _seen_found(self, seat, rd, found, now):
         if found == 0:
             if self._pend[seat]:
@@ -648,7 +650,6 @@ class Scanner:
             return
         self._seen(seat, rd.uid, rd.uid_len, now)
 
-    @micropython.native
     def _seen(self, seat, uid, n, now):
         cur = self._cur[seat]
         if self._two[seat]:
