@@ -1,6 +1,6 @@
 """The device rules engine's checks timed on the real MicroPython rp2 port, on an
 emulated RP2040 (tools/rp2emu: v1.26.1, RPI_PICO, built from Debian's sources,
-booted on rp2040js), the way the audits of ../shared/rp2040-figures.md timed them.
+booted on rp2040js), as the chip audits timed them (docs/performance.md, "Device rules on the emulated RP2040").
 
     python bench/chip_emu.py [--build build/rp2emu] [--cases ID,...] [--engine DIR | --commit REV] [--repeat R] [--write]
 
@@ -8,8 +8,8 @@ Each case gets a board of its own (one boot, a fresh heap): the engine's
 ``drules*`` (of ``--engine``, a folder, or of ``--commit``, taken from the
 repository with ``git archive``; default: ``firmware/``) and what the case
 runner imports besides (today's ``tablerules``, ``ruleopts``, ``tableconfig``;
-the runners ``judge_mp``, ``serve_mp``, ``kindtime_mp``, ``adversary_mp`` of
-``tractor_table/sim/engine/mpy``) compiled with ``mpy-cross -march=armv6m -O3``
+the device engine client's "adversary" runner, ``tractor_table.sim.engine.RUNNERS``,
+and the modules of its folder that it imports) compiled with ``mpy-cross -march=armv6m -O3``
 as the firmware is, written through the REPL to a littlefs on a RAM block device
 (the emulated flash's filesystem is not there), a block of 16 KB kept free from the
 boot given back (the search's buffers, about 6 KB in one block, need that room),
@@ -57,7 +57,6 @@ RUNNER = REPO / "tools" / "rp2emu" / "run.mjs"
 DEFAULT_CASES = ("adv-66", "adv-51", "host-11-3972", "host-31-7983", "adv-60", "adv-52", "adv-39", "issue-12")
 #: the runner's imports besides the engine's drules*: today's (as bench/chipref.py runs an old engine)
 TODAY = ("tablerules.py", "ruleopts.py", "tableconfig.py")
-RUNNERS = ("judge_mp.py", "serve_mp.py", "kindtime_mp.py", "adversary_mp.py")
 #: base64 characters a REPL line carries (run.mjs refuses lines over 510 bytes)
 CHUNK = 128
 
@@ -95,6 +94,27 @@ def typed(src: str, lines: list[str]) -> None:
     lines.append("exec(s)")
 
 
+def runner_sources() -> list[Path]:
+    """The client's "adversary" runner (tractor_table.sim.engine: the one place
+    that names the runners) and the modules of its folder it imports, each once."""
+    import ast
+
+    script = engine.RUNNERS["adversary"][0]
+    todo, seen = [script], []
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.append(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            for name in names:
+                dep = script.parent / (name + ".py")
+                if dep.exists():
+                    todo.append(dep)
+    return sorted(seen)
+
+
 def compile_mpy(sources: list[Path], out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     done = []
@@ -121,7 +141,7 @@ def script(mpys: list[Path], case: dict[str, Any], repeat: int) -> str:
     # a block kept free from the start, given back before the check: the
     # engine's buffers (the search's, about 6 KB in one block) need room that
     # the disk's 60 KB and the typed pieces' garbage would otherwise split
-    lines.append("import adversary_mp as A, tablerules, drules, drules_sweep, drules_place, drules_memo, drules_ladder; s = None")
+    lines.append(f"import {engine.RUNNERS['adversary'][0].stem} as A, tablerules, drules, drules_sweep, drules_place, drules_memo, drules_ladder; s = None")
     c = {k: v for k, v in case.items() if k not in adversarial._NOT_FOR_DEVICE}
     typed(f"c=json.loads({json.dumps(c)!r})", lines)
     lines.append(
@@ -197,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="tt-chipemu-") as td:
         tmp = Path(td)
         src = engine_sources(args, tmp)
-        sources = sorted(src.glob("drules*.py")) + [FIRMWARE_DIR / n for n in TODAY] + [engine.MPY_DIR / n for n in RUNNERS]
+        sources = sorted(src.glob("drules*.py")) + [FIRMWARE_DIR / n for n in TODAY] + runner_sources()
         mpys = compile_mpy(sources, tmp / "mpy")
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
             rows = list(ex.map(lambda i: run_case(args.build, pool[i], mpys, args.repeat, tmp, args.timeout), ids))
