@@ -419,36 +419,11 @@ class Scanner:
         main.App's turn in two halves) one poll of the next group of readers,
         all of them at once; returns the number of events waiting. Does
         nothing (cheaply) while every reader waits."""
+        # (the frame of this bytecode method holds at most 11 words, so that
+        # it is on the C stack, not a heap block, each turn: the rare set-ups
+        # are _bring_up's; rp2 port, py/objfun.c VM_MAX_STATE_ON_STACK)
         if not self._all_up:
-            # the readers that are not polled: a set-up, a reset's next step
-            # (at most one set-up); skipped while every reader is up
-            n = self.seats
-            down = False
-            for _ in range(n):
-                seat = self._next
-                self._next = (seat + 1) % n
-                st = self._state[seat]
-                if st == _OK:
-                    continue
-                down = True
-                if st == _INIT:
-                    self._setup(seat, now)
-                    break
-                if ticks_diff(now, self._due[seat]) < 0:
-                    continue
-                if st == _RESET:
-                    self.readers[seat].reset_end()
-                    self._state[seat] = _BOOT
-                    self._due[seat] = now + _back_off(self.boot_ms, self._backoff[seat])
-                    continue  # releasing the pin is cheap: serve another reader
-                if st == _BOOT:
-                    self._setup(seat, now)
-                    break
-                if st == _WAIT:
-                    self._start_reset(seat, 0, now)
-                    continue
-            if not down:
-                self._all_up = True
+            self._bring_up(now)
         f = self._flight
         if f >= 0:
             # the group launch() left running: its answers and field-offs
@@ -460,14 +435,46 @@ class Scanner:
                 # takes it (a card seen once is drawn now, not a group's
                 # search later); the next group is launch()'s
                 return self._q_len
-        groups = self._groups
-        for _ in range(groups):
+        i = self._groups
+        while i:
             g = self._group
-            self._group = (g + 1) % groups
+            self._group = (g + 1) % self._groups
             if self._begin_group(g):
                 self._serve_group(g, now)
                 break
+            i -= 1
         return self._q_len
+
+    def _bring_up(self, now):
+        # the readers that are not polled: a set-up, a reset's next step
+        # (at most one set-up); skipped while every reader is up
+        n = self.seats
+        down = False
+        for _ in range(n):
+            seat = self._next
+            self._next = (seat + 1) % n
+            st = self._state[seat]
+            if st == _OK:
+                continue
+            down = True
+            if st == _INIT:
+                self._setup(seat, now)
+                break
+            if ticks_diff(now, self._due[seat]) < 0:
+                continue
+            if st == _RESET:
+                self.readers[seat].reset_end()
+                self._state[seat] = _BOOT
+                self._due[seat] = now + _back_off(self.boot_ms, self._backoff[seat])
+                continue  # releasing the pin is cheap: serve another reader
+            if st == _BOOT:
+                self._setup(seat, now)
+                break
+            if st == _WAIT:
+                self._start_reset(seat, 0, now)
+                continue
+        if not down:
+            self._all_up = True
 
     def launch(self, now):
         """Begin the polls of the next group of readers (at ``now``, the main
@@ -601,7 +608,7 @@ class Scanner:
                         moved = True
                         phase[seat] = _P_IDLE
                         active -= 1
-                        self._polled(seat, rd, r, rd.off, now)
+                        self._polled(seat, r, now)
                 seat += step
             if active and not moved:
                 if not block:
@@ -611,15 +618,18 @@ class Scanner:
 
     # bytecode since 2026-12-07 (issue 21: machine code in the chip's heap for the rules
     # engine's worst follow; a few tests and one call a poll)
-    def _polled(self, seat, rd, found, off, now):
-        # a poll's answer (found: tags or an error) and its field-off's (off)
+    def _polled(self, seat, found, now):
+        # a poll's answer (found: tags or an error) and its field-off's (the
+        # driver's off); few arguments: a frame of 11 words or less is on the
+        # C stack, not a heap block, each poll (as _seen_found's)
+        off = self.readers[seat].off
         if off < 0:
             # the field may still be on: reset the reader at once (RSTPD_N low
             # turns its field off), so that no field stays on; a good answer
             # of the poll still counts (a dropped read was a card lost at the
             # table: the board model showed it)
             if found > 0:
-                self._seen_found(seat, rd, found, now)
+                self._seen_found(seat, found, now)
             self.off_failures += 1
             self._start_reset(seat, off, now, True)
             return
@@ -627,11 +637,11 @@ class Scanner:
             self._failed(seat, found, now)
             return
         self._fails[seat] = 0
-        self._seen_found(seat, rd, found, now)
+        self._seen_found(seat, found, now)
 
     # bytecode since 2026-12-07 (issue 21: machine code in the chip's heap for the rules
     # engine's worst follow; a few tests and one call a poll)
-    def _seen_found(self, seat, rd, found, now):
+    def _seen_found(self, seat, found, now):
         if found == 0:
             if self._pend[seat]:
                 self._drop(seat, now)  # seen once, gone before it was confirmed
@@ -646,9 +656,15 @@ class Scanner:
                 self._gone(seat, now)
             if not self._two[seat]:
                 self._two[seat] = 1
-                self._emit(EV_TWO, seat, 0, rd.uid, rd.uid_len, now)
+                self._two_seen(seat, now)
             return
+        rd = self.readers[seat]
         self._seen(seat, rd.uid, rd.uid_len, now)
+
+    def _two_seen(self, seat, now):
+        # two tags at once (rare): EV_TWO with the tag the driver read first
+        rd = self.readers[seat]
+        self._emit(EV_TWO, seat, 0, rd.uid, rd.uid_len, now)
 
     def _seen(self, seat, uid, n, now):
         cur = self._cur[seat]
