@@ -10,9 +10,12 @@ the "heap" section of docs/firmware.md (and a summary into docs/performance.md).
    (``VirtualTable(heap_report=True)``); at its end
    ``host/tractor_table/sim/board/mpy/heapreport.py`` drops the parts of the app
    one at a time, each followed by a collection.
-3. Peaks: the firmware's live peak (``VirtualTable.firmware_peak``: sampled
-   every 64 loop turns after a collection, the simulated chips' share taken
-   out) for whole matches and for four decks, against the heap each run gets.
+3. Peaks: the firmware's live peak (``VirtualTable.firmware_peak``: after a
+   collection at every loop turn whose heap in use passed it, the simulated
+   chips' and the fast board's own share taken out) for whole matches and for
+   four decks, against the heap each run gets; on the chip by kind, with the
+   chip's board (picoboard, the display's driver) counted in the fast
+   board's place.
 
 Usage: .venv/bin/python bench/bench_heap.py [--quick]   (--quick: no whole
 matches, nothing written)
@@ -235,10 +238,12 @@ def main(argv: list[str]) -> int:
         compile_for_host(fw)
         loaded, total, demand, qstr = measure_modules(fw)
         print(f"modules loaded: {total} bytes", file=sys.stderr)
-        code = virtual_heap.resident_code(fw)
+        # the chip's board (picoboard, the display's driver) in the fast
+        # board's place (virtual_heap.CHIP_BOARD): its code counted on the chip
+        code = virtual_heap.resident_code(fw, virtual_heap.RESIDENT + virtual_heap.CHIP_BOARD)
         print(f"resident code: unix {code.unix}, native {code.native}, chip {code.chip}", file=sys.stderr)
         # 3-4 decks hold the engine's ladders and oracle too (virtual_heap.resident_names)
-        code34 = virtual_heap.resident_code(fw, virtual_heap.resident_names(4))
+        code34 = virtual_heap.resident_code(fw, virtual_heap.resident_names(4) + virtual_heap.CHIP_BOARD)
         game = play(fw, hands=3, seed=7, report=True)
         print(f"3 hands, seed 7: peak {game['peak']}", file=sys.stderr)
         four = play(fw, hands=2, seed=5, rules="xuwen", strength=0, readers="direct")
@@ -304,6 +309,15 @@ def _kinds(r: dict[str, object], code: virtual_heap.CodeKinds) -> virtual_heap.C
     return k if isinstance(k, virtual_heap.CodeKinds) else code
 
 
+def _chip(r: dict[str, object], code: virtual_heap.CodeKinds, unix: int) -> int:
+    """A live heap of the fast board's firmware (``unix``, this port's bytes:
+    the fast board itself counted apart, vboard.py) as bytes on the chip, by
+    kind, with the chip's board in its place: the code of picoboard and the
+    display's driver (virtual_heap.CHIP_BOARD) added, at the chip's size."""
+    k = _kinds(r, code)
+    return k.chip_peak(unix + k.unix_of(virtual_heap.CHIP_BOARD))
+
+
 def render(
     loaded: list[tuple[str, int, int]],
     total: int,
@@ -341,7 +355,7 @@ def render(
     sim = int(game["sim"])  # type: ignore[call-overload]
     out.append(
         f"| what stays: the modules' code, the board, the readers' drivers and card map "
-        f"(the simulated chips' {kib(sim)} taken out) | {kib(rest - sim)} |"
+        f"(the simulated chips' and the fast board's own {kib(sim)} taken out) | {kib(rest - sim)} |"
     )
     out += [
         "",
@@ -394,7 +408,7 @@ def render(
         out.append(
             f"| {label} | {cmd} | {r['hands']}, {r['events']} | {r['heap']} | "
             f"{kib(int(r['ready']))} | {kib(peak)} | {kib(BUDGET - peak)} | "  # type: ignore[call-overload]
-            f"{kib(_kinds(r, code).chip_peak(int(r['ready'])))} | {kib(_kinds(r, code).chip_peak(peak))} |"  # type: ignore[call-overload]
+            f"{kib(_chip(r, code, int(r['ready'])))} | {kib(_chip(r, code, peak))} |"  # type: ignore[call-overload]
         )
     out += [
         "",
@@ -423,7 +437,10 @@ def summary(runs: list[tuple[str, str, dict[str, object]]], code: virtual_heap.C
         f"Measured by `.venv/bin/python bench/bench_heap.py` on {perfdoc.machine_line()} (64-bit unix port); "
         'the breakdown is in [firmware.md](firmware.md) ("Heap, measured"). The RP2040 '
         "columns are calibrated by kind (bench/rp2040.py, \"Heap, by kind\"): the resident modules' code "
-        f"({kib(code.unix)} B on the unix port) × {rp2040.HEAP_BYTECODE:g}, plus their armv6m native code "
+        f"({kib(code.unix)} B on the unix port, the chip's board among them: "
+        f"{', '.join(virtual_heap.CHIP_BOARD)}, {kib(code.unix_of(virtual_heap.CHIP_BOARD))} B, in the place of the "
+        "fast board's own heap, which is counted apart with the simulated chips) × "
+        f"{rp2040.HEAP_BYTECODE:g}, plus their armv6m native code "
         f"({kib(code.native)} B), {kib(code.chip)} B on the chip in all; the rest of the live heap × "
         f"{rp2040.HEAP_DATA:g}. Bounds: the whole-match calibrated peak under {RP2040_BUDGET // 1024} KiB "
         f"(half of the Pico's heap), goal {RP2040_GOAL // 1024} KiB.",
@@ -433,10 +450,10 @@ def summary(runs: list[tuple[str, str, dict[str, object]]], code: virtual_heap.C
     ]
     for label, cmd, r in runs:
         peak = int(r["peak"])  # type: ignore[call-overload]
-        rp2 = _kinds(r, code).chip_peak(peak)
+        rp2 = _chip(r, code, peak)
         goal = "met" if rp2 <= RP2040_GOAL else "not met"
         out.append(
-            f"| {label} ({cmd}) | {kib(peak)} | {kib(_kinds(r, code).chip_peak(int(r['ready'])))} | {kib(rp2)} | "  # type: ignore[call-overload]
+            f"| {label} ({cmd}) | {kib(peak)} | {kib(_chip(r, code, int(r['ready'])))} | {kib(rp2)} | "  # type: ignore[call-overload]
             f"{kib(RP2040_BUDGET - rp2)} | {goal} |"
         )
     return "\n".join(out)

@@ -100,6 +100,15 @@ RESIDENT = (
 )
 
 
+#: the chip's board, which the virtual table's fast board (vboard.py, counted
+#: apart as the simulation's) stands in for: the Pico's board module and its
+#: display's driver are firmware, in the chip's heap. The virtual table's
+#: figures on the chip count their code in vboard's place (bench/bench_heap.py;
+#: their objects, the frame buffer's 1 KB among them, are not in the fast
+#: board's heap: the board model counts them)
+CHIP_BOARD = ("picoboard", "ssd1306")
+
+
 #: the rules engine's ladders and placement oracle: with 3-4 decks or
 #: same_shape_only the engine holds them from its load (firmware/drules.py,
 #: _parts); with 1-2 decks only from a check that asks them to the hand's end
@@ -217,6 +226,10 @@ class CodeKinds:
     @property
     def chip(self) -> int:
         return round(chip_code(self.unix, self.native))
+
+    def unix_of(self, names: tuple[str, ...]) -> int:
+        """The unix-port heap of these modules' code (those measured)."""
+        return sum(self.by_module[n][0] for n in names if n in self.by_module)
 
     def chip_peak(self, total_unix: int) -> int:
         """A unix-port live heap holding this code, as bytes on the chip."""

@@ -38,12 +38,33 @@ def test_bots_play_a_two_deck_hand_and_the_engine_agrees(compiled: Path) -> None
     assert display[0].startswith("H1 ")
     assert sum(1 for x in lines if x.strip().startswith("trick")) == game.tricks_played
     assert any(x.strip().startswith("hand over: attackers") for x in lines)
-    # the firmware's live heap stayed under its budget (the chip models apart)
-    assert 0 < vt.sim_bytes < 32 * 1024
+    # the firmware's live heap stayed under its budget, the simulation's
+    # share apart: the chip models, the hands and the fast board itself
+    # (chipstack, vboard: not on the Pico; their code alone is in the share)
+    board, _ = virtual_heap.code_by_module(vt.workdir / "sim", ("chipstack", "vboard", "hands"))
+    assert len(board) == 3 and sum(board.values()) < vt.sim_bytes < 64 * 1024, (board, vt.sim_bytes)
     assert 0 < vt.firmware_peak < virtual_heap.firmware_budget(vt.decks)
     # the scanner polls in pairs by default (seats 0+2, then 1+3: the USB power
     # budget, hardware/README.md): two RF fields at most; the bus saw no collision
     assert vt.max_fields_on == 2 and vt.collisions == 0
+
+
+def test_the_fast_board_loads_no_firmware_module_before_its_own_heap_is_counted(tmp_path: Path) -> None:
+    # vboard.main counts everything the process holds before it imports the
+    # firmware as the board's (not the chip's); a firmware module vboard.py
+    # imported at its top (persist, ttlink_io did) would be counted there and
+    # leave the firmware's figures short of the chip's
+    from tractor_table import mpy
+    from tractor_table.sim.virtual.runner import BOARD_SOURCES, compile_board
+
+    sim = tmp_path / "sim"
+    compile_board(sim, BOARD_SOURCES)
+    firmware = {p.stem for p in FIRMWARE_DIR.glob("*.py")}
+    proc = mpy.run(code="import sys\nimport vboard\nprint(' '.join(sorted(sys.modules)))", path=[sim, FIRMWARE_DIR], timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(proc.stdout.split())
+    assert "vboard" in loaded
+    assert loaded & firmware == set(), loaded & firmware
 
 
 def test_failed_throws_are_challenged_and_forced_as_the_engine_says(compiled: Path) -> None:
