@@ -1,0 +1,198 @@
+"""The firmware's modules in the heap of the real MicroPython rp2 port, on an
+emulated RP2040 (tools/rp2emu), against the by-kind estimate the benches use
+(docs/performance.md, "The resident code on the emulated RP2040").
+
+    python bench/chip_heap.py [--build build/rp2emu] [--modules a,b,...] [--json] [--write]
+
+One board: the modules imported in the order given (default: what a 4-deck
+table holds at its peak, ``virtual_heap.resident_names(4)`` and the chip's
+board, ``virtual_heap.CHIP_BOARD``), each one's share of the heap taken as
+``bench/bench_heap.py`` takes it on the unix port: ``gc.mem_alloc()`` after a
+collection, before and after the import (its imports count where they first
+load). The ``.mpy`` files (``mpy-cross -march=armv6m -O3``, as ``make
+firmware`` builds them) are written through the REPL to a littlefs on a RAM
+block device just before the import that reads them, and removed after it, so
+that the disk stays small (a module's imports: found on the unix port by a
+hook on ``__import__``). After the last import, ``micropython.qstr_info()``:
+the qstr pools the names took (docs/firmware.md, "The chip's qstr pools").
+
+The estimate beside it: ``virtual_heap.resident_code`` (each module's own heap
+on the unix port x HEAP_BYTECODE, plus its armv6m native code one for one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import chip_emu
+from tractor_table import mpy, perfdoc, virtual_heap
+from tractor_table.paths import FIRMWARE_DIR
+from tractor_table.sim.virtual.runner import compile_for_host
+
+#: the unix port: which module files each import reads (its imports' too)
+_HOOK = """
+import builtins, sys
+_imp = builtins.__import__
+seen = []
+def hook(name, *a):
+    had = name in sys.modules
+    m = _imp(name, *a)
+    if not had and getattr(m, '__file__', None) and name not in seen:
+        seen.append(name)
+    return m
+builtins.__import__ = hook
+for n in NAMES:
+    del seen[:]
+    __import__(n)
+    print('N', n, ' '.join(seen))
+"""
+
+_QSTR = re.compile(r"qstr pool: n_pool=(\d+), n_qstr=(\d+), n_str_data_bytes=(\d+), n_total_bytes=(\d+)")
+
+
+def files_read(fw: Path, names: tuple[str, ...]) -> dict[str, list[str]]:
+    """For each name in turn, the firmware modules its import loads (itself
+    and the imports not loaded before), on the unix port from ``fw``."""
+    proc = mpy.run(code=f"NAMES = {list(names)!r}\n" + _HOOK, path=[fw], heapsize="1M", timeout=60)
+    if proc.returncode != 0:
+        raise SystemExit(f"the imports failed on the unix port: {proc.stdout}{proc.stderr}")
+    need = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("N "):
+            parts = line.split()
+            need[parts[1]] = parts[2:]
+    return need
+
+
+def script(names: tuple[str, ...], need: dict[str, list[str]], mpys: dict[str, Path]) -> str:
+    """The REPL lines: a RAM disk as large as the largest import's files, then
+    for each module its files written, its import measured, its files removed."""
+    biggest = max(sum(mpys[m].stat().st_size for m in v) for v in need.values() if v)
+    lines = ["import gc, os, micropython"]
+    chip_emu.typed(chip_emu._BDEV % (biggest // 512 + 60), lines)
+    chip_emu.typed("def live():\n gc.collect()\n gc.collect()\n return gc.mem_alloc()\n", lines)
+    step = chip_emu.CHUNK // 4 * 3
+    for n in names:
+        for m in need.get(n, []):
+            data = mpys[m].read_bytes()
+            lines.append(f"f=open('/ram/{m}.mpy','wb')")
+            for i in range(0, len(data), step):
+                lines.append(f"w({base64.b64encode(data[i : i + step]).decode()!r})")
+            lines.append("f.close(); f = None; s = None")
+        lines.append(f"a = live(); __import__({n!r}); print('C', {n!r}, live() - a)")
+        for m in need.get(n, []):
+            lines.append(f"os.remove('/ram/{m}.mpy')")
+    lines.append("micropython.qstr_info(); print('F', gc.mem_free(), gc.mem_alloc())")
+    return "\n".join(lines) + "\n"
+
+
+def measure(build: Path, names: tuple[str, ...], src: Path, timeout: int = 1200) -> dict[str, object]:
+    """Each module's share of the chip's heap (bytes), the estimate's, and the
+    qstr pools after the last import."""
+    with tempfile.TemporaryDirectory(prefix="tt-chipheap-") as td:
+        tmp = Path(td)
+        fw = tmp / "host"
+        if src == FIRMWARE_DIR:
+            compile_for_host(fw)
+        else:
+            for p in sorted(src.glob("*.py")):
+                compile_for_host(fw, p)
+        need = files_read(fw, names)
+        mods = sorted({m for v in need.values() for m in v})
+        mpys = {p.stem: p for p in chip_emu.compile_mpy([src / (m + ".py") for m in mods], tmp / "arm")}
+        path = tmp / "script.txt"
+        path.write_text(script(names, need, mpys))
+        t0 = time.monotonic()
+        proc = subprocess.run(
+            ["node", str(chip_emu.RUNNER), str(build), str(path), str(timeout)], capture_output=True, text=True, check=False
+        )
+        wall = time.monotonic() - t0
+        kinds = virtual_heap.resident_code(fw, names, src)
+    chip: dict[str, int] = {}
+    qstr: dict[str, int] = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("C "):
+            _, n, b = line.split()
+            chip[n] = int(b)
+        m = _QSTR.search(line)
+        if m:
+            qstr = dict(zip(("pools", "qstrs", "text_bytes", "total_bytes"), map(int, m.groups()), strict=True))
+    missing = [n for n in names if n not in chip]
+    if missing:
+        err = [ln for ln in proc.stdout.splitlines() if "Error" in ln] or [f"exit {proc.returncode}"]
+        raise SystemExit(f"no figure from the emulated board for {', '.join(missing)}: {err[-1]}")
+    rows = []
+    for n in names:
+        u, nat = kinds.by_module.get(n, (0, 0))
+        rows.append({"module": n, "unix": u, "native": nat, "estimate": round(virtual_heap.chip_code(u, nat)), "chip": chip[n]})
+    return {"rows": rows, "qstr": qstr, "wall_s": round(wall, 1)}
+
+
+def render(cmd: str, r: dict[str, object]) -> str:
+    rows = list(r["rows"])  # type: ignore[call-overload]
+    est = sum(x["estimate"] for x in rows)
+    chip = sum(x["chip"] for x in rows)
+    q = dict(r["qstr"])  # type: ignore[call-overload]
+    out = [
+        f"Command: `{cmd}`. {perfdoc.machine_line()}",
+        "",
+        "The real MicroPython rp2 port (v1.26.1, RPI_PICO, tools/rp2emu) on an emulated RP2040: each module imported in "
+        "turn on one board, its share of the heap `gc.mem_alloc()` after a collection, before and after (its imports "
+        "where they first load); beside it the estimate every heap figure of the benches uses "
+        f"(`virtual_heap.chip_code`: the unix port's figure x {virtual_heap.HEAP_BYTECODE:g}, plus the armv6m native code):",
+        "",
+        "| module | unix port | armv6m native | estimate (by kind) | **on the chip** |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for x in rows:
+        out.append(f"| {x['module']} | {x['unix']:,} | {x['native']:,} | {x['estimate']:,} | {x['chip']:,} |")
+    out += [
+        f"| **all** | | | **{est:,}** | **{chip:,}** ({chip / est:.3f} of the estimate) |",
+        "",
+        f"After the last import: {q.get('qstrs', '?')} qstrs of the firmware's in {q.get('pools', '?')} pools, "
+        f"{q.get('total_bytes', 0):,} B with their text ({q.get('text_bytes', 0):,} B); the port's pools hold "
+        "20, 40, ... 640 names (1,260 in six), and the seventh, 1,280 names, takes about 7.7 KB in one block.",
+    ]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", type=Path, default=chip_emu.REPO / "build" / "rp2emu", help="tools/rp2emu/build.sh's folder")
+    ap.add_argument("--modules", help="modules in load order, comma-separated (default: a 4-deck table's resident set)")
+    ap.add_argument("--firmware", type=Path, default=FIRMWARE_DIR, help="the firmware's folder (default: firmware/)")
+    ap.add_argument("--timeout", type=int, default=1200, help="wall seconds the board may take")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON, write nothing")
+    ap.add_argument("--write", action="store_true", help="write the table to docs/performance.md (section chip-heap)")
+    args = ap.parse_args(argv)
+    if not (args.build / "firmware.uf2").exists() or not (args.build / "node_modules" / "rp2040js").exists():
+        print(f"no emulated board in {args.build}: run tools/rp2emu/build.sh {args.build} first (about 3 minutes)", file=sys.stderr)
+        return 2
+    default = virtual_heap.resident_names(4) + virtual_heap.CHIP_BOARD
+    names = tuple(n for n in args.modules.split(",") if n) if args.modules else default
+    unknown = [n for n in names if not (args.firmware / (n + ".py")).exists()]
+    if unknown:
+        print(f"no module {', '.join(unknown)} in {args.firmware}", file=sys.stderr)
+        return 2
+    r = measure(args.build, names, args.firmware, args.timeout)
+    cmd = "python bench/chip_heap.py" + (f" --modules {','.join(names)}" if names != default else "")
+    if args.json:
+        print(json.dumps({"command": cmd, **r}, indent=1))
+        return 0
+    body = render(cmd, r)
+    print(body)
+    if args.write:
+        perfdoc.write_section("chip-heap", body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
