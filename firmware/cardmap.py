@@ -38,7 +38,7 @@ VERSION = const(1)
 HEADER = const(48)
 RECORD = const(13)
 UID_MAX = const(10)
-NAME_MAX = const(31)
+_NAME_MAX = const(31)
 # the runs of records by UID length kept (0 unused, 1..UID_MAX)
 _RUNS = const(11)
 

@@ -71,10 +71,10 @@ except ImportError:
     pass
 
 # Suits and the trump pseudo-suit.
-S_SPADES = const(0)
-S_HEARTS = const(1)
-S_DIAMONDS = const(2)
-S_CLUBS = const(3)
+_S_SPADES = const(0)
+_S_HEARTS = const(1)
+_S_DIAMONDS = const(2)
+_S_CLUBS = const(3)
 TRUMP = const(4)  # effective suit of trump cards
 NT = const(4)  # trump option: no trump suit
 MIXED = const(5)  # lead_suit() of cards spanning several effective suits

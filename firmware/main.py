@@ -24,7 +24,7 @@
 #                                        its events (enroll mode, enrollmode.py)
 #   board.feed()                       (optional) feed the watchdog, each turn
 #   board.reset()                      (optional) reset the board: called after
-#                                        FAIL_RESET failed turns in a row (the
+#                                        _FAIL_RESET failed turns in a row (the
 #                                        snapshot on flash resumes the game)
 #   board.busy(now) -> bool            (optional) True while a reader is due:
 #                                        the loop does not sleep then
@@ -90,7 +90,7 @@ except ImportError:
 _STOP_GRACE_MS = const(1500)
 # failed turns of the loop in a row before the board is reset (board.reset():
 # machine.reset() on the Pico; the snapshot on flash resumes the game)
-FAIL_RESET = const(5)
+_FAIL_RESET = const(5)
 # the display is redrawn at most this often (ms) for what no player did (a
 # message timing out, the link): a frame is about 24 ms of I2C at 400 kHz, and
 # a burst of events needs only its last frame. A turn that took a tap or a
@@ -444,7 +444,7 @@ class App:
             self.table.say("err: " + type(exc).__name__[:11], now)
             self.dirty = True
             reset = getattr(self.board, "reset", None)
-            if self.fail_run >= FAIL_RESET and reset is not None:
+            if self.fail_run >= _FAIL_RESET and reset is not None:
                 print("%d failed turns in a row: resetting the board" % self.fail_run)
                 reset()
             return False

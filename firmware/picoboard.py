@@ -54,7 +54,7 @@ _EDGES = const(16)
 _IRQ_BOTH = const(12)
 # the watchdog's timeout: picostart.WDT_MS
 # after an I2C error the display is set up again this often (ms)
-DISPLAY_RETRY_MS = const(5000)
+_DISPLAY_RETRY_MS = const(5000)
 # the snapshot on littlefs, in a directory of its own (persist.py; an older
 # firmware's /table.json is read until the first save: picostart.setup)
 STORE_PATH = "/save/table.json"
@@ -177,7 +177,7 @@ class PicoBoard:
         # mainstart's
         import picostart
 
-        picostart.setup(self, machine, store_path, ButtonDecoder, DISPLAY_RETRY_MS, _EDGES)
+        picostart.setup(self, machine, store_path, ButtonDecoder, _DISPLAY_RETRY_MS, _EDGES)
         m = sys.modules.get("picostart")
         if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
             del sys.modules["picostart"]
@@ -386,7 +386,7 @@ class PicoBoard:
                 self.display_inits += 1
                 print("display: back after %d I2C error(s)" % self.display_errors)
             except OSError:
-                self._display_retry = t.ticks_add(t.ticks_ms(), DISPLAY_RETRY_MS)
+                self._display_retry = t.ticks_add(t.ticks_ms(), _DISPLAY_RETRY_MS)
         if self.oled is not None:
             try:
                 # the pages whose text line changed, the columns of the
@@ -399,8 +399,8 @@ class PicoBoard:
                 # the display went away: play on without it, try again later
                 self.oled = None
                 self.display_errors += 1
-                self._display_retry = t.ticks_add(t.ticks_ms(), DISPLAY_RETRY_MS)
-                print("display: I2C error %d, set up again in %d ms" % (self.display_errors, DISPLAY_RETRY_MS))
+                self._display_retry = t.ticks_add(t.ticks_ms(), _DISPLAY_RETRY_MS)
+                print("display: I2C error %d, set up again in %d ms" % (self.display_errors, _DISPLAY_RETRY_MS))
         self.led.value(0)
 
     def beep(self, sound):

@@ -102,7 +102,7 @@ _REV = (
 RF_ANALOG_106A = b"\x59\xf4\x3f\x11\x4d\x85\x61\x6f\x26\x62\x87"
 #: RxGain codes (CIU_RFCfg bits 6-4): the default, and the lower setting the
 #: table offers (table.cfg rx_gain; docs/readers.md)
-RX_GAIN_DEFAULT = const(5)  # 38 dB
+_RX_GAIN_DEFAULT = const(5)  # 38 dB
 RX_GAIN_LOW = const(4)  # 33 dB
 
 
