@@ -157,7 +157,7 @@ def render(cmd: str, r: dict[str, object]) -> str:
     out += [
         f"| **all** | | | **{est:,}** | **{chip:,}** ({chip / est:.3f} of the estimate) |",
         "",
-        f"After the last import: {q.get('qstrs', '?')} qstrs of the firmware's in {q.get('pools', '?')} pools, "
+        f"After the last import: {q.get('qstrs', '?')} qstrs (the firmware's, one a module for its file, and the script's own few) in {q.get('pools', '?')} pools, "
         f"{q.get('total_bytes', 0):,} B with their text ({q.get('text_bytes', 0):,} B); the port's pools hold "
         "20, 40, ... 640 names (1,260 in six), and the seventh, 1,280 names, takes about 7.7 KB in one block.",
     ]
