@@ -3,6 +3,7 @@ emulated RP2040 (tools/rp2emu), against the by-kind estimate the benches use
 (docs/performance.md, "The resident code on the emulated RP2040").
 
     python bench/chip_heap.py [--build build/rp2emu] [--modules a,b,...] [--json] [--write]
+    python bench/chip_heap.py --objects [--decks 4] [--json] [--write]
 
 One board: the modules imported in the order given (default: what a 4-deck
 table holds at its peak, ``virtual_heap.resident_names(4)`` and the chip's
@@ -15,6 +16,13 @@ block device just before the import that reads them, and removed after it, so
 that the disk stays small (a module's imports: found on the unix port by a
 hook on ``__import__``). After the last import, ``micropython.qstr_info()``:
 the qstr pools the names took (docs/firmware.md, "The chip's qstr pools").
+
+``--objects``: the data side instead, the readers' and the rules engine's
+objects as a table makes them (four PN532 drivers on the board's SPI bus, the
+card map of ``--decks`` decks, the scanner, the rules adapter, its engine with
+the ladders 3-4 decks hold), each ``gc.mem_alloc()`` before and after, on the
+emulated board (``machine.SPI``, ``machine.Pin``) and on the unix port (the
+chip models' bus and pins), their modules loaded first.
 
 The estimate beside it: ``virtual_heap.resident_code`` (each module's own heap
 on the unix port x HEAP_BYTECODE, plus its armv6m native code one for one).
@@ -136,6 +144,119 @@ def measure(build: Path, names: tuple[str, ...], src: Path, timeout: int = 1200)
     return {"rows": rows, "qstr": qstr, "wall_s": round(wall, 1)}
 
 
+#: the modules the objects need, loaded before any is made
+OBJECT_MODULES = (
+    "events", "tablebase", "hwconfig", "pn532", "pn532cmd", "scanner", "scanstart", "cardmap", "cardmapload",
+    "tablerules", "rulesinit", "ruleopts", "drules_hand", "drules_base", "drules_match", "drules_play", "drules",
+    "drules_init", "drules_ladder", "drules_place", "drules_memo",
+)
+_OBJECTS = """
+def live():
+    gc.collect(); gc.collect(); return gc.mem_alloc()
+import pn532, pn532cmd, scanner, scanstart, cardmap, cardmapload, tablerules, rulesinit, drules_hand, drules
+import drules_init, drules_ladder, drules_place, drules_memo
+data = open(CARDS, 'rb').read()
+a = live(); drv = [pn532.PN532(BUS, CS[i], RST[i]) for i in range(4)]; print('O drivers', live() - a)
+a = live(); cm = cardmap.CardMap(data); print('O cardmap', live() - a)
+data = None
+a = live(); sc = scanner.Scanner(drv, cm); print('O scanner', live() - a)
+a = live(); r = tablerules.TableRules(DECKS); print('O rules', live() - a)
+a = live(); e = r.e(); print('O engine', live() - a)
+"""
+_OBJ_UNIX = """import gc
+import chip, hwconfig as H
+clock = chip.SimClock(0)
+BUS = chip.SimSpiBus(clock, H.SPI_BAUDRATE)
+pins = [BUS.attach(chip.Chip(clock, 's%d' % s)) for s in range(4)]
+CS = [p[0] for p in pins]
+RST = [p[1] for p in pins]
+"""
+_OBJ_RP2 = """from machine import SPI, Pin
+import hwconfig as H
+BUS = SPI(H.SPI_ID, baudrate=H.SPI_BAUDRATE)
+CS = [Pin(n, Pin.OUT) for n in H.READER_CS]
+RST = [Pin(n, Pin.OUT) for n in H.READER_RSTPD_N]
+"""
+
+
+def _objects(text: str) -> dict[str, int]:
+    return {ln.split()[1]: int(ln.split()[2]) for ln in text.splitlines() if ln.startswith("O ")}
+
+
+def unix_objects(decks: int, tmp: Path) -> dict[str, int]:
+    """The objects on the unix port (the chip models' bus and pins), in a
+    fresh process; ``tmp`` gets the compiled files and the card map."""
+    from tractor_table.sim.virtual.runner import CHIP_SOURCE, virtual_card_map
+
+    cards = tmp / "cards.bin"
+    cards.write_bytes(virtual_card_map(decks))
+    fw = tmp / "host"
+    if not fw.exists():
+        compile_for_host(fw)
+    sim = tmp / "sim"
+    if not sim.exists():
+        compile_for_host(sim, CHIP_SOURCE)
+    code = _OBJ_UNIX + f"DECKS = {decks}\nCARDS = {str(cards)!r}\n" + _OBJECTS
+    proc = mpy.run(code=code, path=[sim, fw], heapsize="1M", timeout=120)
+    found = _objects(proc.stdout)
+    if len(found) != 5:
+        raise SystemExit(f"the objects were not measured on the unix port: {proc.stdout}{proc.stderr}")
+    return found
+
+
+def measure_objects(build: Path, decks: int, timeout: int = 1200) -> dict[str, object]:
+    """The readers' and the engine's objects (bytes) on the emulated board and
+    on the unix port, and the estimate's data factor beside them."""
+    with tempfile.TemporaryDirectory(prefix="tt-chipobj-") as td:
+        tmp = Path(td)
+        cards = tmp / "cards.bin"
+        head = f"DECKS = {decks}\n"
+        unix = unix_objects(decks, tmp)
+        mpys = chip_emu.compile_mpy([FIRMWARE_DIR / (m + ".py") for m in OBJECT_MODULES], tmp / "arm") + [cards]
+        lines = ["import gc, os"]
+        chip_emu.typed(chip_emu._BDEV % (sum(m.stat().st_size for m in mpys) // 512 + 3 * len(mpys) + 40), lines)
+        step = chip_emu.CHUNK // 4 * 3
+        for m in mpys:
+            data = m.read_bytes()
+            lines.append(f"f=open('/ram/{m.name}','wb')")
+            for i in range(0, len(data), step):
+                lines.append(f"w({base64.b64encode(data[i : i + step]).decode()!r})")
+            lines.append("f.close(); f = None; s = None")
+        chip_emu.typed(_OBJ_RP2 + head + "CARDS = '/ram/cards.bin'\n" + _OBJECTS, lines)
+        path = tmp / "script.txt"
+        path.write_text("\n".join(lines) + "\n")
+        proc = subprocess.run(
+            ["node", str(chip_emu.RUNNER), str(build), str(path), str(timeout)], capture_output=True, text=True, check=False
+        )
+    u, c = unix, _objects(proc.stdout)
+    if not u or set(u) != set(c):
+        err = [ln for ln in proc.stdout.splitlines() if "Error" in ln] or ["no figures"]
+        raise SystemExit(f"the objects were not measured on both ports: {err[-1]}")
+    rows = [{"part": k, "unix": u[k], "estimate": round(virtual_heap.chip_data(u[k])), "chip": c[k]} for k in u]
+    return {"decks": decks, "rows": rows}
+
+
+def render_objects(cmd: str, r: dict[str, object]) -> str:
+    rows = list(r["rows"])  # type: ignore[call-overload]
+    u = sum(x["unix"] for x in rows)
+    est = sum(x["estimate"] for x in rows)
+    chip = sum(x["chip"] for x in rows)
+    out = [
+        f"Command: `{cmd}`. {perfdoc.machine_line()}",
+        "",
+        f"The readers' and the rules engine's objects as a {r['decks']}-deck table makes them, each "
+        "`gc.mem_alloc()` before and after, on the emulated RP2040 (the rp2 port v1.26.1) and on the unix port; "
+        f"the estimate every bench uses for such data: the unix port's bytes x {virtual_heap.HEAP_DATA:g} (`HEAP_DATA`):",
+        "",
+        "| part | unix port | estimate (x HEAP_DATA) | **on the chip** | chip / unix |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for x in rows:
+        out.append(f"| {x['part']} | {x['unix']:,} | {x['estimate']:,} | {x['chip']:,} | {x['chip'] / x['unix']:.2f} |")
+    out.append(f"| **all** | {u:,} | {est:,} | **{chip:,}** | {chip / u:.2f} |")
+    return "\n".join(out)
+
+
 def render(cmd: str, r: dict[str, object]) -> str:
     rows = list(r["rows"])  # type: ignore[call-overload]
     est = sum(x["estimate"] for x in rows)
@@ -170,12 +291,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modules", help="modules in load order, comma-separated (default: a 4-deck table's resident set)")
     ap.add_argument("--firmware", type=Path, default=FIRMWARE_DIR, help="the firmware's folder (default: firmware/)")
     ap.add_argument("--timeout", type=int, default=1200, help="wall seconds the board may take")
+    ap.add_argument("--objects", action="store_true", help="the readers' and the engine's objects instead of the modules' code")
+    ap.add_argument("--decks", type=int, default=4, choices=(1, 2, 3, 4), help="with --objects: the card map's and the rules' decks")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON, write nothing")
     ap.add_argument("--write", action="store_true", help="write the table to docs/performance.md (section chip-heap)")
     args = ap.parse_args(argv)
     if not (args.build / "firmware.uf2").exists() or not (args.build / "node_modules" / "rp2040js").exists():
         print(f"no emulated board in {args.build}: run tools/rp2emu/build.sh {args.build} first (about 3 minutes)", file=sys.stderr)
         return 2
+    if args.objects:
+        ro = measure_objects(args.build, args.decks, args.timeout)
+        cmd = "python bench/chip_heap.py --objects" + (f" --decks {args.decks}" if args.decks != 4 else "")
+        if args.json:
+            print(json.dumps({"command": cmd, **ro}, indent=1))
+            return 0
+        body = render_objects(cmd, ro)
+        print(body)
+        if args.write:
+            perfdoc.write_section("chip-objects", body)
+        return 0
     default = virtual_heap.resident_names(4) + virtual_heap.CHIP_BOARD
     names = tuple(n for n in args.modules.split(",") if n) if args.modules else default
     unknown = [n for n in names if not (args.firmware / (n + ".py")).exists()]

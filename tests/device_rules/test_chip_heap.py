@@ -60,3 +60,16 @@ def test_an_unknown_module_is_refused_before_any_board_is_started(capsys: pytest
     (tmp_path / "node_modules" / "rp2040js").mkdir(parents=True)
     assert chip_heap.main(["--build", str(tmp_path), "--modules", "table,no_such_module"]) == 2
     assert "no module no_such_module" in capsys.readouterr().err
+
+
+def test_the_objects_are_measured_on_the_unix_port_by_part(tmp_path: Path) -> None:
+    (tmp_path / "two").mkdir()
+    (tmp_path / "four").mkdir()
+    two = chip_heap.unix_objects(2, tmp_path / "two")
+    four = chip_heap.unix_objects(4, tmp_path / "four")
+    assert set(four) == {"drivers", "cardmap", "scanner", "rules", "engine"}
+    assert all(v > 0 for v in four.values())
+    # a card map holds a record a card: four decks' is about twice two decks'
+    assert 1.6 < four["cardmap"] / two["cardmap"] < 2.4
+    # four decks' engine holds the ladders' buffers, two decks' does not
+    assert four["engine"] > two["engine"]
