@@ -94,6 +94,23 @@ def typed(src: str, lines: list[str]) -> None:
     lines.append("exec(s)")
 
 
+def typed_file(lines: list[str], path: Path, step: int = CHUNK // 4 * 3) -> None:
+    """Lines that write the file ``path`` to the board's RAM disk (``/ram``,
+    ``_BDEV``'s), in base64 pieces the runner takes."""
+    data = path.read_bytes()
+    lines.append(f"f=open('/ram/{path.name}','wb')")
+    for i in range(0, len(data), step):
+        lines.append(f"w({base64.b64encode(data[i : i + step]).decode()!r})")
+    lines.append("f.close()")
+
+
+def no_board(build: Path) -> str | None:
+    """What is missing for an emulated board in ``build`` (None: nothing)."""
+    if not (build / "firmware.uf2").exists() or not (build / "node_modules" / "rp2040js").exists():
+        return f"no emulated board in {build}: run tools/rp2emu/build.sh {build} first (about 3 minutes)"
+    return None
+
+
 def runner_sources() -> list[Path]:
     """The client's "adversary" runner (tractor_table.sim.engine: the one place
     that names the runners) and the modules of its folder it imports, each once."""
@@ -132,12 +149,7 @@ def script(mpys: list[Path], case: dict[str, Any], repeat: int) -> str:
     lines = ["import gc, json; hole = bytearray(16384)"]
     typed(_BDEV % (sum(m.stat().st_size for m in mpys) // 512 + 40), lines)
     for m in mpys:
-        data = m.read_bytes()
-        lines.append(f"f=open('/ram/{m.name}','wb')")
-        step = CHUNK // 4 * 3
-        for i in range(0, len(data), step):
-            lines.append(f"w({base64.b64encode(data[i : i + step]).decode()!r})")
-        lines.append("f.close()")
+        typed_file(lines, m)
     # a block kept free from the start, given back before the check: the
     # engine's buffers (the search's, about 6 KB in one block) need room that
     # the disk's 60 KB and the typed pieces' garbage would otherwise split
@@ -201,8 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the figures as JSON, write nothing")
     ap.add_argument("--write", action="store_true", help="write the table to docs/performance.md (section chip-emu)")
     args = ap.parse_args(argv)
-    if not (args.build / "firmware.uf2").exists() or not (args.build / "node_modules" / "rp2040js").exists():
-        print(f"no emulated board in {args.build}: run tools/rp2emu/build.sh {args.build} first (about 3 minutes)", file=sys.stderr)
+    missing = no_board(args.build)
+    if missing:
+        print(missing, file=sys.stderr)
         return 2
     pool = {}
     for path in CORPORA:

@@ -31,13 +31,13 @@ on the unix port x HEAP_BYTECODE, plus its armv6m native code one for one).
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import chip_emu
@@ -87,14 +87,10 @@ def script(names: tuple[str, ...], need: dict[str, list[str]], mpys: dict[str, P
     lines = ["import gc, os, micropython"]
     chip_emu.typed(chip_emu._BDEV % (biggest // 512 + 60), lines)
     chip_emu.typed("def live():\n gc.collect()\n gc.collect()\n return gc.mem_alloc()\n", lines)
-    step = chip_emu.CHUNK // 4 * 3
     for n in names:
         for m in need.get(n, []):
-            data = mpys[m].read_bytes()
-            lines.append(f"f=open('/ram/{m}.mpy','wb')")
-            for i in range(0, len(data), step):
-                lines.append(f"w({base64.b64encode(data[i : i + step]).decode()!r})")
-            lines.append("f.close(); f = None; s = None")
+            chip_emu.typed_file(lines, mpys[m])
+            lines.append("f = None; s = None")
         lines.append(f"a = live(); __import__({n!r}); print('C', {n!r}, live() - a)")
         for m in need.get(n, []):
             lines.append(f"os.remove('/ram/{m}.mpy')")
@@ -215,13 +211,9 @@ def measure_objects(build: Path, decks: int, timeout: int = 1200) -> dict[str, o
         mpys = chip_emu.compile_mpy([FIRMWARE_DIR / (m + ".py") for m in OBJECT_MODULES], tmp / "arm") + [cards]
         lines = ["import gc, os"]
         chip_emu.typed(chip_emu._BDEV % (sum(m.stat().st_size for m in mpys) // 512 + 3 * len(mpys) + 40), lines)
-        step = chip_emu.CHUNK // 4 * 3
         for m in mpys:
-            data = m.read_bytes()
-            lines.append(f"f=open('/ram/{m.name}','wb')")
-            for i in range(0, len(data), step):
-                lines.append(f"w({base64.b64encode(data[i : i + step]).decode()!r})")
-            lines.append("f.close(); f = None; s = None")
+            chip_emu.typed_file(lines, m)
+            lines.append("f = None; s = None")
         chip_emu.typed(_OBJ_RP2 + head + "CARDS = '/ram/cards.bin'\n" + _OBJECTS, lines)
         path = tmp / "script.txt"
         path.write_text("\n".join(lines) + "\n")
@@ -294,37 +286,37 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--objects", action="store_true", help="the readers' and the engine's objects instead of the modules' code")
     ap.add_argument("--decks", type=int, default=4, choices=(1, 2, 3, 4), help="with --objects: the card map's and the rules' decks")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON, write nothing")
-    ap.add_argument("--write", action="store_true", help="write the table to docs/performance.md (section chip-heap)")
+    ap.add_argument("--write", action="store_true", help="write the table to docs/performance.md (section chip-heap, or chip-objects)")
     args = ap.parse_args(argv)
-    if not (args.build / "firmware.uf2").exists() or not (args.build / "node_modules" / "rp2040js").exists():
-        print(f"no emulated board in {args.build}: run tools/rp2emu/build.sh {args.build} first (about 3 minutes)", file=sys.stderr)
+    missing = chip_emu.no_board(args.build)
+    if missing:
+        print(missing, file=sys.stderr)
         return 2
     if args.objects:
-        ro = measure_objects(args.build, args.decks, args.timeout)
         cmd = "python bench/chip_heap.py --objects" + (f" --decks {args.decks}" if args.decks != 4 else "")
-        if args.json:
-            print(json.dumps({"command": cmd, **ro}, indent=1))
-            return 0
-        body = render_objects(cmd, ro)
-        print(body)
-        if args.write:
-            perfdoc.write_section("chip-objects", body)
-        return 0
+        return _report(args, cmd, measure_objects(args.build, args.decks, args.timeout), render_objects, "chip-objects")
     default = virtual_heap.resident_names(4) + virtual_heap.CHIP_BOARD
     names = tuple(n for n in args.modules.split(",") if n) if args.modules else default
     unknown = [n for n in names if not (args.firmware / (n + ".py")).exists()]
     if unknown:
         print(f"no module {', '.join(unknown)} in {args.firmware}", file=sys.stderr)
         return 2
-    r = measure(args.build, names, args.firmware, args.timeout)
     cmd = "python bench/chip_heap.py" + (f" --modules {','.join(names)}" if names != default else "")
+    return _report(args, cmd, measure(args.build, names, args.firmware, args.timeout), render, "chip-heap")
+
+
+def _report(
+    args: argparse.Namespace, cmd: str, r: dict[str, object], fmt: Callable[[str, dict[str, object]], str], section: str
+) -> int:
+    """The figures as JSON (--json), or as a table printed and, with --write,
+    written to docs/performance.md's section."""
     if args.json:
         print(json.dumps({"command": cmd, **r}, indent=1))
         return 0
-    body = render(cmd, r)
+    body = fmt(cmd, r)
     print(body)
     if args.write:
-        perfdoc.write_section("chip-heap", body)
+        perfdoc.write_section(section, body)
     return 0
 
 
