@@ -23,12 +23,6 @@ import select
 import sys
 import time
 
-# the firmware's own modules the board uses (persist.Store, ttlink_io's
-# port): imported by main() once the board's own heap is measured, so that
-# their code counts as the firmware's, as on the chip
-persist = None
-ttlink_io = None
-
 
 class SimReaders:
     """Four simulated PN532s on a simulated SPI bus, read by the firmware's scanner."""
@@ -163,6 +157,13 @@ class VirtualBoard:
         self._wake = select.poll()  # the host's input: control lines, the link
         self._wake.register(self._in, select.POLLIN)
         self._wake.register(sys.stdin, select.POLLIN)
+        # the firmware's own modules the board uses, imported here, not at
+        # this module's top: after main() has measured the board's own heap,
+        # so that their code counts as the firmware's, as on the chip
+        import persist
+        import ttlink_io
+
+        self._io = ttlink_io
         self.port = ttlink_io.StdioPort()
         self.store = persist.Store(store_path)
         # the table's identity, as machine.unique_id() on a Pico: 8 bytes kept
@@ -199,7 +200,7 @@ class VirtualBoard:
         time.sleep_ms(ms)
 
     def rand(self):
-        return ttlink_io.random32()
+        return self._io.random32()
 
     def working(self):
         # the table has work left from a play (table.Table.work: a piece a
@@ -293,10 +294,7 @@ def main(argv, start=0):
 
     gc.collect()
     own = gc.mem_alloc() - before + (before - start if start else 0)
-    global persist, ttlink_io
     import main as firmware_main
-    import persist
-    import ttlink_io
 
     ctl_in, ctl_out, store, decks, mode = argv[1], argv[2], argv[3], int(argv[4]), argv[5]
     report = "heap" in argv[8:]
