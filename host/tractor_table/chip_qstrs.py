@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from . import firmware_build, mpy_native
 from .paths import FIRMWARE_DIR
@@ -46,9 +47,10 @@ RUNTIME_NAMES = 20
 SIX_POOLS = 1260
 #: firmware modules no match loads in its power-up: the maintenance ones
 #: (enroll mode, the self-test, a tag's pages), the host's end and the
-#: snapshot's layout (never on the table), boot.py (run from source: its few
-#: names are among RUNTIME_NAMES) and the other display's driver
-NOT_IN_A_MATCH = ("enrollmode", "selftest", "pn532tag", "ttlink_host", "snaplayout", "boot", "ssd1309")
+#: snapshot's and the events' layouts (never on the table), boot.py (run
+#: from source: its few names are among RUNTIME_NAMES) and the other
+#: display's driver
+NOT_IN_A_MATCH = ("enrollmode", "selftest", "pn532tag", "ttlink_host", "snaplayout", "evlayout", "boot", "ssd1309")
 
 
 def pools(names: int) -> tuple[int, int, int]:
@@ -71,6 +73,50 @@ def worst_match(src: Path = FIRMWARE_DIR) -> list[str]:
     take-back, a restore, a snapshot for the host): every firmware module
     but NOT_IN_A_MATCH."""
     return [p.stem for p in firmware_build.firmware_sources(src) if p.stem not in NOT_IN_A_MATCH]
+
+
+#: the paths a match may take or not (the oracle's search, a take-back, a
+#: restore from flash or a host's push, a snapshot for the host): in
+#: worst_match, not among the names a model interns first (match_modules)
+RARE = ("drules_sweep", "tableundo", "tablerestore", "ttlink_snap")
+#: the chip's board and what starts it (on the Pico; the fast board is vboard)
+PICO_BOARD = ("picoboard", "picohw", "picostart", "ssd1306")
+#: the readers' modules (not loaded with taps as card ids)
+READERS = ("pn532", "pn532cmd", "scanner", "scanstart", "cardmap", "cardmapload")
+#: each rule's own parts, loaded only at a table that plays it
+LADDERS = ("drules_ladder", "drules_place", "drules_memo")
+FRIEND = ("tablefriend", "tablecall", "drules_friend")
+
+
+def match_modules(rules: Any, *, hand_scan: bool = False, pico: bool = True, readers: bool = True) -> list[str]:
+    """The modules a table of ``rules`` (shengji.Rules) loads in a match that
+    takes no rare path: the names a model interns before its own
+    (start.py), so that the firmware's fill the pools as on the chip. The
+    ladders with 3-4 decks or same_shape_only (1-2 decks load them only for a
+    check that asks them: bot play never does)."""
+    out = []
+    for m in worst_match():
+        if m in RARE or (not pico and m in PICO_BOARD) or (not readers and m in READERS):
+            continue
+        if m in LADDERS and not (rules.decks > 2 or rules.same_shape_only):
+            continue
+        if m in FRIEND and str(rules.partners) != "called":
+            continue
+        if (m == "tablescan" and not hand_scan) or (m == "tablereveal" and str(rules.no_bid) != "kitty"):
+            continue
+        if m == "tableforfeit" and str(rules.revoke) != "forfeit":
+            continue
+        out.append(m)
+    return out
+
+
+def names_of(fw_dir: Path, modules: Iterable[str]) -> list[str]:
+    """The names the compiled modules in ``fw_dir`` hold (``.mpy`` files of
+    any architecture), each once, in a stable order."""
+    names: set[str] = set()
+    for m in modules:
+        names |= {q.decode() for q in mpy_native.read_file(fw_dir / (m + ".mpy")).qstrs}
+    return sorted(names)
 
 
 def module_names(modules: Iterable[str], src: Path = FIRMWARE_DIR) -> dict[str, frozenset[str]]:

@@ -27,7 +27,7 @@ from typing import Any
 
 from shengji import Rules
 
-from ... import mpy, paths, rulescodec, virtual_heap
+from ... import chip_qstrs, mpy, paths, rulescodec, virtual_heap
 from ...deploy import manifest as deploy_manifest
 from ...errors import CommandError
 from ...hardware.hwconfig import render_hwconfig
@@ -372,6 +372,10 @@ class PicoTable(vr.VirtualTable):
         # the firmware's native methods, charged as native code (kinds.py)
         kinds.write_fwkinds(self._launcher.parent / "fwkinds.py", kinds.fw_kinds(paths.FIRMWARE_DIR))
         self._flash_image()
+        # the names start.py interns first: the firmware's, as on the chip
+        vr.write_names(
+            self._launcher.parent / vr.NAMES_FILE, self.fw_dir, chip_qstrs.match_modules(self.rules, hand_scan=self.hand_scan)
+        )
         if self._auto_heap:
             ladders = bool(self.rules is not None and self.rules.same_shape_only)
             self.cap, self.code_kinds = chip_cap(self.fw_dir, virtual_heap.resident_names(self.decks, ladders))

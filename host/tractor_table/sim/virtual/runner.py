@@ -37,7 +37,7 @@ from typing import Any
 
 from shengji import Rules
 
-from ... import firmware_build, mpy, rulescodec
+from ... import chip_qstrs, firmware_build, mpy, rulescodec
 from ...errors import CommandError
 from ...events import Event
 from ...link.notes import Note, Up, typed
@@ -87,6 +87,16 @@ def compile_for_host(out: Path, src: Path | None = None) -> list[Path]:
             raise CommandError(f"mpy-cross rejected {source.name}: {proc.stderr.strip()}")
         done.append(target)
     return done
+
+
+#: beside start.py: the firmware's names it interns before the board's own
+NAMES_FILE = "fwnames.txt"
+
+
+def write_names(path: Path, fw_dir: Path, modules: Iterable[str]) -> None:
+    """The names the compiled ``modules`` hold, a line each (start.py)."""
+    names = chip_qstrs.names_of(fw_dir, modules)
+    path.write_text("".join(n + "\n" for n in names if "\n" not in n), encoding="utf-8")
 
 
 def compile_board(folder: Path, sources: Iterable[Path]) -> Path:
@@ -231,6 +241,10 @@ class VirtualTable:
         if self.readers == "spi" and not (sim_dir / "chip.mpy").exists():
             compile_for_host(sim_dir, CHIP_SOURCE)
         self._launcher = compile_board(sim_dir, BOARD_SOURCES)
+        # the names start.py interns first: the firmware's, as on the chip
+        # (no readers' with taps as card ids; the chip's board is not here)
+        mods = chip_qstrs.match_modules(self.rules, hand_scan=self.hand_scan, pico=False, readers=self.readers == "spi")
+        write_names(self._launcher.parent / NAMES_FILE, self.fw_dir, mods)
         self.store.parent.mkdir(parents=True, exist_ok=True)
         cards = self.store.parent / "cards.bin"
         cards.write_bytes(virtual_card_map(self.decks))
