@@ -61,7 +61,7 @@ READERS = ("spi", "direct")
 #: the table's sim folder (``mpy/start.py``, the launcher of both modes,
 #: imports the compiled board and runs it)
 BOARD_SOURCES = (MPY_DIR / "vboard.py", MPY_DIR / "hands.py", MPY_DIR / "heapreport.py",
-                 MPY_DIR / "chipstack.py", MPY_DIR / "vevents.py")
+                 MPY_DIR / "chipstack.py", MPY_DIR / "vevents.py", MPY_DIR / "fwnames.py")
 #: the board's process, in either mode: ``micropython start.py fast|pico ...``
 LAUNCHER = MPY_DIR / "start.py"
 #: the flash folder's file with the table's identity (mpy/vboard.py reads it)

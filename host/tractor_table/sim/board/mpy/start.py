@@ -14,25 +14,13 @@ import sys
 
 gc.collect()
 _start = gc.mem_alloc()
-# The firmware's names first (docs/firmware.md, "The chip's qstr pools"): the
-# rp2 port interns a module's names in pools that double (20, 40, ... 640
-# names), and the board's own code would otherwise take their room before
-# the firmware's, so that the firmware's names filled other pools than on the
-# chip (the fast board's 4-deck peak about 6 KB higher). The runner writes
-# the names the table's modules hold beside this file (fwnames.txt); a
-# getattr interns each; their pools and text are the firmware's (``start``
-# moves past them), what follows the board's.
-try:
-    _f = open(sys.argv[0].rsplit("/", 1)[0] + "/fwnames.txt")
-except OSError:
-    _f = None
-if _f is not None:
-    for _n in _f:
-        getattr(gc, _n[:-1], None)
-    _f.close()
-    _f = _n = None
-    gc.collect()
-_names = gc.mem_alloc() - _start
+# the firmware's names first, as on the chip (fwnames.py): theirs, not the board's
+import fwnames  # noqa: E402
+
+_names = fwnames.intern(sys.argv[0])
+del sys.modules["fwnames"]
+fwnames = None
+gc.collect()
 import chipstack  # noqa: E402
 
 if sys.argv[1] == "pico":
