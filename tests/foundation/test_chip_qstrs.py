@@ -83,7 +83,7 @@ def test_the_firmwares_names_first_fill_the_pools_as_they_do_alone(tmp_path: Pat
     def firmware(first: bool) -> int:
         code = (
             "import gc, sys\ngc.collect()\ns0 = gc.mem_alloc()\nF = 0\n"
-            + ("import fwnames\nF = fwnames.intern(sys.argv[0])\ndel sys.modules['fwnames']\nfwnames = None\n" if first else "")
+            + ("import fwnames\nF = fwnames.intern(sys.argv[0], 0)\n" if first else "")
             + f"gc.collect()\ns1 = gc.mem_alloc()\nfor m in {board!r}:\n    __import__(m)\n"
             + "gc.collect()\nown = gc.mem_alloc() - s1\n"
             + f"for m in {mods!r}:\n    __import__(m)\n"

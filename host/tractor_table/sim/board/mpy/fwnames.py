@@ -12,15 +12,20 @@
 # firmware's.
 import gc
 
+#: the bytes the names took (the board model's cap counts them: picoboot.py)
+took = 0
 
-def intern(script):
-    """Intern the names of fwnames.txt beside ``script``; the bytes they took
-    (pools and text, measured with the file open: what opening it leaves is
-    the board's), 0 without the file."""
+
+def intern(script, start):
+    """Intern the names of fwnames.txt beside ``script``; ``start`` (the heap
+    before the board) moved past the bytes they took (pools and text,
+    measured with the file open: what opening it leaves is the board's).
+    Kept loaded: its few bytes are the board's."""
+    global took
     try:
         f = open(script.rsplit("/", 1)[0] + "/fwnames.txt")
     except OSError:
-        return 0
+        return start
     gc.collect()
     a = gc.mem_alloc()
     for n in f:
@@ -29,4 +34,5 @@ def intern(script):
     gc.collect()
     took = gc.mem_alloc() - a
     f.close()
-    return took
+    gc.collect()
+    return start + took

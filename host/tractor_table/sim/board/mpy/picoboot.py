@@ -1406,10 +1406,6 @@ def kinds_stack(argv):
     return KINDS_DEPTH * 1024 if argv[0] == "pico" and _kinds_on(argv) else 0
 
 
-#: the firmware's names that start.py interned before the models (bytes of
-#: pools and text, set by start.py): already the firmware's share of its cap
-FW_NAMES = 0
-
 #: wrapped calls nested at most (kinds_stack)
 KINDS_DEPTH = 4
 
@@ -1567,8 +1563,9 @@ def main(argv, start_alloc):
         # garbage) is held, from here on, by one block the firmware cannot
         # use: it gets the chip's heap, no more
         # (the firmware's names, interned by start.py before the models,
-        # FW_NAMES, are already the firmware's: its cap less them is left)
-        extra = gc.mem_free() - (cap - FW_NAMES) - board.slack
+        # fwnames.took, are already the firmware's: its cap less them is left)
+        fw = sys.modules.get("fwnames")
+        extra = gc.mem_free() - (cap - (fw.took if fw is not None else 0)) - board.slack
         if extra > 64:
             board.ballast = bytearray(extra - 64)
             gc.collect()

@@ -14,13 +14,11 @@ import sys
 
 gc.collect()
 _start = gc.mem_alloc()
-# the firmware's names first, as on the chip (fwnames.py): theirs, not the board's
+# the firmware's names first, as on the chip (fwnames.py): theirs, not the
+# board's (``_start`` moves past them)
 import fwnames  # noqa: E402
 
-_names = fwnames.intern(sys.argv[0])
-del sys.modules["fwnames"]
-fwnames = None
-gc.collect()
+_start = fwnames.intern(sys.argv[0], _start)
 import chipstack  # noqa: E402
 
 if sys.argv[1] == "pico":
@@ -34,5 +32,4 @@ else:
 
 # on the RP2040's C stack (chipstack.py): what recurses too deep for the chip
 # fails here as it fails there
-board.FW_NAMES = _names  # the board model's cap counts them (picoboot.FW_NAMES)
-chipstack.run(board.main, sys.argv[1:], _start + _names)
+chipstack.run(board.main, sys.argv[1:], _start)
