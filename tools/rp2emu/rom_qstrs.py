@@ -14,7 +14,6 @@ port also has is counted as interned until this runs again (the safe side).
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -43,13 +42,8 @@ def port_names(build: Path) -> tuple[str, set[str]]:
 def firmware_names() -> set[str]:
     names: set[str] = set()
     with tempfile.TemporaryDirectory() as td:
-        for src in firmware_build.firmware_sources():
-            out = Path(td) / (src.stem + ".mpy")
-            subprocess.run(
-                [firmware_build.mpy_cross_binary(), "-march=armv6m", firmware_build.OPT, "-s", src.stem, "-o", str(out), str(src)],
-                check=True,
-            )
-            names |= {q.decode() for q in mpy_native.read_file(out).qstrs}
+        for c in firmware_build.compile_all(out=Path(td)):
+            names |= {q.decode() for q in mpy_native.read_file(c.output).qstrs}
     return names
 
 
