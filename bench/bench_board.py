@@ -169,6 +169,9 @@ def play(
         "switch_situ_ns": f.get("switch_situ_ns", 0),
         "cycle_n": f.get("cycle_n", 0),
         "turns": f.get("turns", 0),
+        **{k: f.get(k, 0) for k in (
+            "core1_starts", "core1_hand_overs", "core1_stack_max", "core1_stack_limit", "core1_stalls",
+            "core1_stalled_us", "core1_requested", "core1_stretches", "core1_cpu_us", "core0_cpu_us")},
         "load": load,
     }
 

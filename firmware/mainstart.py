@@ -172,6 +172,9 @@ def configured_app(App, board, cfg_path):
         sc.set_group(opts.reader_group)
         if opts.reader_dwell > 0:
             sc.confirm_ms = opts.reader_dwell
+        core1 = getattr(board, "readers_core1", None)
+        if core1 is not None and opts.reader_core:
+            core1()  # the readers polled on the second core from here on
     for p in opts.problems:
         print("table.cfg:", p)
     # the display's 16 columns name the problem; the USB serial has the details

@@ -168,6 +168,8 @@ class PicoBoard:
     # next one set to work there (serve_readers): mid_readers() leaves it to the
     # next turn's taps(); an instance's own True while so
     _served = False
+    # the readers on the second core (readers_core1): readcore's control bytes
+    core1 = None
 
     def __init__(self, machine=None, store_path=STORE_PATH):
         # machine: the rp2 port's module, or (tests) a stand-in with the same
@@ -188,14 +190,28 @@ class PicoBoard:
     def reset(self):
         self._machine.reset()
 
+    def readers_core1(self):
+        # the readers polled on the second core from now on (readcore.py,
+        # issue 22): taps() takes what they saw, the main loop's turn no
+        # longer polls them
+        import readcore
+
+        ctl = bytearray(4)
+        readcore.start(self.scanner, self._time, ctl)
+        self.core1 = ctl
+
     def busy(self, now):
-        return self.scanner.due(now)
+        return self.core1 is None and self.scanner.due(now)
 
     def card_pending(self, now):
         # a reader saw a tag once and its confirming poll is to come: no save
         # may start now (main.App.step); the group launched this turn is read
         # first (no field on, no answer unread, through a flash erase)
-        p = getattr(self.scanner, "seen_once", None)
+        sc = self.scanner
+        if self.core1 is not None:
+            # (core 1's: the flash's work would stop it until done)
+            return sc._q_len > 0 or max(sc._pend) > 0
+        p = getattr(sc, "seen_once", None)
         return p is not None and p(now)
 
     def display_due(self, now):
@@ -216,12 +232,14 @@ class PicoBoard:
         S = self._scanner_mod
         out = None  # the idle poll (nearly every call) allocates nothing
         n = sc._q_len  # what the turn's second group saw (mid_readers()): taken first
-        if not n:
+        if self.core1 is not None:
+            pass  # the readers are core 1's: what they saw is taken below
+        elif not n:
             # the group launched in the last turn (mid_readers()) read; with
             # none launched (the first turn, a group read before a save step,
             # all four at once) a poll of the next group
             n = sc.tick(now, sc._flight < 0)
-        if sc._groups > 1:
+        if sc._groups > 1 and self.core1 is None:
             # the next group's polls begin now and are read in the middle of
             # the turn (mid_readers()), so that the buttons, the table's work
             # and a tap's frame run while those chips search, and the link
@@ -272,6 +290,8 @@ class PicoBoard:
         # group launched after it is, its dwell over (read as soon as its
         # seat's line is drawn, not after the turn's buttons and clock: the
         # confirming poll then searches through them; issue 22), else None
+        if self.core1 is not None:
+            return None if confirm else False  # the readers are core 1's
         sc = self.scanner
         now = self._time.ticks_ms()
         if confirm and (self._served or not sc.confirming(now)):
@@ -312,7 +332,7 @@ class PicoBoard:
         # (issue 22, cycle4; served at more points of the main loop's turn
         # too, the first sightings came later: docs/firmware.md, cycle5)
         sc = self.scanner
-        if sc._flight >= 0 and sc.serve(self._time.ticks_ms()):
+        if self.core1 is None and sc._flight >= 0 and sc.serve(self._time.ticks_ms()):
             # done: the next group set to work now searches through the
             # frame's last pages and the link; the next turn's taps() reads
             # it (mid_readers() does not wait for it)

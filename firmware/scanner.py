@@ -193,6 +193,7 @@ class Scanner:
     _q_uid: bytearray
     _q_uid_len: bytearray
     dropped: int
+    lock: "Any"
     kind: int
     seat: int
     card: int
@@ -240,6 +241,19 @@ class Scanner:
 
     # ---- events ---------------------------------------------------------------
     def _emit(self, kind, seat, arg, uid, uid_len, now):
+        lk = self.lock
+        if lk is not None:
+            # the readers on the second core (readcore.py): the main loop's
+            # pop() on the other core takes the same lock
+            lk.acquire()
+            try:
+                self._put(kind, seat, arg, uid, uid_len, now)
+            finally:
+                lk.release()
+            return
+        self._put(kind, seat, arg, uid, uid_len, now)
+
+    def _put(self, kind, seat, arg, uid, uid_len, now):
         if self._q_len == self._q:
             self.dropped += 1
             return
@@ -261,6 +275,16 @@ class Scanner:
     def pop(self):
         """Take the oldest event into ``kind``, ``seat``, ``card``/``other``/
         ``code``, ``uid``/``uid_len``, ``t_ms``; returns ``kind`` (EV_NONE if none)."""
+        lk = self.lock
+        if lk is None:
+            return self._take()
+        lk.acquire()
+        try:
+            return self._take()
+        finally:
+            lk.release()
+
+    def _take(self):
         if self._q_len == 0:
             self.kind = EV_NONE
             return EV_NONE

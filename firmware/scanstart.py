@@ -82,6 +82,7 @@ def init(
     self._q_uid = bytearray(queue * _UID_MAX)
     self._q_uid_len = bytearray(queue)
     self.dropped = 0
+    self.lock = None  # the event queue's lock: the readers on the second core (readcore.py)
     # The event last popped.
     self.kind = 0  # scanner.EV_NONE
     self.seat = 0

@@ -16,7 +16,9 @@
 # default, stays within USB's 500 mA; all four draw more: hardware/README.md),
 # and reader_dwell_ms=1..50 (a card counts when a second poll of its seat at
 # least this long after the first sees it again; default the scanner's 20 ms:
-# docs/readers.md).
+# docs/readers.md), and reader_core=1|0 (the Pico polls its readers on its
+# second core, beside the main loop: 1, the default; 0 on core 0, between
+# the main loop's work: docs/readers.md "The readers on core 1").
 #
 # partners=called with revoke=forfeit is not played: reported as a problem,
 # the table then plays revoke=flag.
@@ -123,6 +125,11 @@ class Options:
                 self.reader_dwell = int(d)
             else:
                 self.problems.append("reader_dwell_ms: %s is not a number of ms from 1 to 50" % d)
+        # the readers on the Pico's second core (picoboard.PicoBoard.readers_core1)
+        g = cfg.get("reader_core", "1")
+        self.reader_core = 0 if g == "0" else 1
+        if g not in ("0", "1"):
+            self.problems.append("reader_core: %s is not 1 (the second core) or 0" % g)
 
     def _value(self, name, kind, names, v, default):
         p = self.problems

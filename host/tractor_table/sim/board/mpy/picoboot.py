@@ -46,6 +46,7 @@ import time  # noqa: E402  (board/mpy/time.py)
 from array import array
 
 import chip as C  # noqa: E402  (pn532sim/chip.py)
+import cores  # noqa: E402  (the second core)
 import hands  # noqa: E402  (the control protocol, the tags put down: shared with vboard.py)
 import machine  # noqa: E402  (board/mpy/machine.py)
 import norflash  # noqa: E402
@@ -353,6 +354,9 @@ class Board:
             self.clock.mark()
         except OSError:
             self.clock.run_delay = None
+        # the RP2040's second core (cores.py): the firmware's _thread runs
+        # its function there, on board time of its own
+        self.cores = cores.Cores(self.clock)
         # (tests build a board without the host: ctl_in/ctl_out None)
         self._in = open(ctl_in, "rb") if ctl_in else None
         self._out = open(ctl_out, "wb") if ctl_out else _Sink()
@@ -946,6 +950,15 @@ class Board:
             c.auto_n, c.auto_thr, c.auto_us, c.real_n, c.backstop, int(c.ratio * 1000), c.fw_thresh,
             c.fw_req_all + c.fw_req, c.fw_net_all + c.fw_net, c.fw_stretch_max,
             int(c.gc_a * 1000), int(c.gc_b * 1e6), int(c.gc_c * 1e6), c.situ_gc_us, int(c.fit_gc_us)))
+        # the second core (cores.py): its starts, the hand-overs between the
+        # cores, its stack's deepest (this port's bytes, at its model calls)
+        # and its limit, the flash's sections that stopped it, what it
+        # requested from the heap
+        k = self.cores
+        out.write(b"V core1_starts %d core1_hand_overs %d core1_stack_max %d core1_stack_limit %d core1_stalls %d"
+                  b" core1_stalled_us %d core1_requested %d core1_stretches %d core1_cpu_us %d core0_cpu_us %d\n" % (
+            k.started, k.hand_overs, k.stack_max, k.stack_limit, k.stalled_n, k.stalled_us, k.mt1, k.stretches1,
+            k.cpu[1], k.cpu[0]))
 
 
 _TAP_SLOTS = 8  # taps followed at once
@@ -1296,6 +1309,7 @@ class FlashCalls:
     def __init__(self, board):
         self.board = board
         self.clock = board.clock
+        self._sec = 0
 
     def enter(self):
         c = self.clock
@@ -1314,8 +1328,11 @@ class FlashCalls:
 
     def section(self, on, ok=True):
         if on:
+            self._sec = self.clock.now_us
             machine._irq_hold()
         else:
+            # core 1 stood still through it (multicore lockout: cores.py)
+            self.board.cores.stall(self._sec, self.clock.now_us)
             machine._irq_release(ok)
 
     def advance_us(self, us):
@@ -1387,6 +1404,18 @@ def _probe(spi, buf):
 
 _prof = None  # cpuprof.Prof, when TT_CPUPROF names a file
 _kinds = None  # kinds.Kinds: the firmware's native code charged as native
+
+
+def _run_delay():
+    # (core 1's thread: its own /proc/thread-self/schedstat)
+    try:
+        return vclock.RunDelay()
+    except OSError:
+        return None
+
+
+def _no_run_delay():
+    return None
 
 
 def _kinds_on(argv):
@@ -1546,6 +1575,7 @@ def main(argv, start_alloc):
         board.tap = vevents.BoardTap(board._out, board.clock)
     # the USB serial: C calls on the rp2 port, not the unix port's system
     # calls at the bytecode factor (about 1 ms a turn of the loop before)
+    sys.modules["_thread"] = cores.ThreadModule(board.cores, _run_delay if board.clock.run_delay is not None else _no_run_delay)
     sys.modules["sys"] = vclock.TimedSys(board.clock, sys)
     sys.modules["select"] = vclock.TimedSelect(board.clock, select)
     gcm = c_factor is not None
@@ -1584,6 +1614,7 @@ def main(argv, start_alloc):
     wall0 = utime.ticks_ms()
 
     def clean():
+        board.cores.stop()
         board.mounted = False
         unmount_flash()
         for name in list(sys.modules):
@@ -1620,6 +1651,7 @@ def main(argv, start_alloc):
                 break
     except PowerOff:
         pass
+    board.cores.stop()
     board.report()
     if _prof is not None:
         _prof.write()

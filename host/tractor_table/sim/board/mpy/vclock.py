@@ -460,6 +460,23 @@ class RunDelay:
 #: stretches per in-situ measure of a model call's cost (VClock.enter)
 SITU_WINDOW = 1024
 
+#: the most real us a short stretch banks for the next ones (VClock._charge)
+CREDIT_US = 4.0
+
+#: a C call's cost on the chip by the kind of model call (VClock.enter(kind)):
+#: 0 anything else (I2C, the USB serial, a pin's set-up: call_us), 1 a pin's
+#: value, 2 an SPI transfer (its bytes at the baud rate charged apart), 3
+#: unused, 4 (a kind switch: no call), 5 a clock call (ticks_us, ticks_ms,
+#: ticks_diff, ticks_add). The rp2 port on the emulated RP2040
+#: (tools/rp2emu, 2,000 calls each from native code, the empty loop's time
+#: taken off: docs/firmware.md, "Short stretches"): Pin.value(0) 3.87 us,
+#: value() 3.51, SPI.write_readinto of 2 bytes 6.57, write of 2 bytes 5.39
+#: (12 bytes 7.54), readinto of 20 bytes 13.1, ticks_us 0.96, ticks_ms 1.42,
+#: ticks_diff 1.11; x 1.3 (FLASH_WAIT, bench/rp2040.py: the emulator charges
+#: no flash wait states): a pin 5 us, an SPI call's fixed part 7, a clock
+#: call 1.5 (rounded up to whole us: 2)
+KIND_US = (5, 5, 7, 5, 0, 2)
+
 
 class VClock:
     def __init__(self, cpu_factor=162.5, start_us=0, cpu_cap_us=1000, long_us=20, long_call_us=200):
@@ -495,6 +512,11 @@ class VClock:
         self.overhead_us = 0.0
         self.cal_us = 0.0  # calibrate()'s figure (overhead_us: it, or the in-situ one if larger)
         self.call_us = 5  # a C call on the RP2040 (as the readers bench of 2026-12-01 charged it)
+        # ... by the kind of call (enter(kind)): the rp2 port's own times on
+        # the emulated RP2040 x FLASH_WAIT (KIND_US); call_us for the rest
+        self.kind_us = list(KIND_US)
+        self.credit = 0.0  # real us banked by short stretches below overhead_us (_charge)
+        self.noise_n = 0  # pin <-> SPI stretches as long as a long one: charged as their mean
         self._cal = -1  # while calibrating: the real us summed
         # C code the firmware calls that the model times apart (gc.collect,
         # json): charged x c_factor, the rp2 port's ratio for compiled code,
@@ -517,6 +539,7 @@ class VClock:
         self.json_us = 0  # virtual us charged for json.dumps / json.loads
         self.fb_us = 0  # virtual us charged for framebuf drawing
         self.trace = None  # taptrace.Trace (TT_TAPTRACE), or None
+        self.cores = None  # cores.Cores once the firmware starts core 1
         # --- the allocator model (gc_model(); docs/firmware.md, "The
         # firmware's collections"): the process's allocator never collects in
         # the firmware's stretches; the chip's collections are counted from
@@ -681,11 +704,37 @@ class VClock:
                 # ``spi.write(...)``; the transfer, then ``cs.value(1)``: a few
                 # bytecodes), measured where the firmware runs
                 self._situ(2 - kind, d)
+            ov = self.overhead_us
+            if self._kind + kind == 3:
+                # a pin, then an SPI transfer, or the other way round: the
+                # model's cost of that boundary is its own in-situ mean (the
+                # SPI's is the larger: a Python method before its native
+                # transfer), not the smaller of the two for both
+                m = self.situ_mean[2 - kind]
+                if m > ov:
+                    ov = m
+                if d >= self.long and m > 0:
+                    # a few bytecodes on the chip (``cs.value(0)`` then
+                    # ``spi.write(...)``): what took longer here was the
+                    # machine's (an interrupt, the hypervisor), not the
+                    # firmware's work
+                    self.noise_n += 1
+                    d = int(m)
             self._kind = kind
             if self._cal >= 0:
                 self._cal += d
             elif self.factor:
-                self._charge(d, self.overhead_us, self.call_us)
+                self._charge(d, ov, self.kind_us[kind] if kind else self.call_us)
+            cs = self.cores
+            if cs is not None:
+                if cs.cur:
+                    cs.stretches1 += 1
+                    cs.mt1 += mt - self.mt_leave
+                    cs.check1()
+                if cs.due(self.now_us) and not self.hard:
+                    # the other core is behind: it runs up to here first
+                    # (cores.py); this core's state is its own again after
+                    cs.hand_over()
             # (before a collection made here: a long model call has its
             # preemptions taken as the model's, leave())
             self._in = utime.ticks_us()
@@ -862,6 +911,26 @@ class VClock:
                 self.preempted_us += w if w < d else d
                 d -= w
         d -= overhead
+        if d < self.long:
+            # a short stretch: the cost of its two model calls taken off is
+            # a mean (overhead_us), so what one stretch measures below it is
+            # banked and taken off the next short ones above it (at most
+            # CREDIT_US): charged as max(0, d) each, the machine's noise
+            # around that mean was all charged, none taken off: a status read
+            # (three model calls) cost 49-137 us of board time against the
+            # chip's 22 (docs/firmware.md, "Short stretches")
+            cr = self.credit
+            if d < 0:
+                cr -= d
+                self.credit = cr if cr < CREDIT_US else CREDIT_US
+                d = 0
+            elif cr > 0:
+                if d <= cr:
+                    self.credit = cr - d
+                    d = 0
+                else:
+                    d -= cr
+                    self.credit = 0
         # (the wait loop is the reader driver's native code: a stretch of
         # bytecode while a frame waits, the table core's or the display's
         # between two polls of a group Scanner.launch left running, is the

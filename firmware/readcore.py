@@ -1,0 +1,96 @@
+"""The readers on the Pico's second core (issue 22; docs/readers.md, "The
+readers on core 1").
+
+The RP2040 has two cores; MicroPython's rp2 port runs ``_thread``'s one
+thread on core 1, beside the main loop on core 0, with no GIL. Here core 1
+does nothing but poll the four readers through the scanner: a group's polls
+begun (a pair: seats 0 + 2, then 1 + 3), each reader served as its answer is
+ready, its field switched off, the next group begun. The main loop's work (the
+table core's checks, a frame on the display, the link, a save) no longer sits
+between two polls: the four-seat cycle is the readers' own.
+
+What the two cores share:
+- the scanner's event queue, under one lock (``Scanner.lock``: core 1's
+  ``_emit``, core 0's ``pop``; nothing else is done while it is held);
+- words core 0 only reads: ``Scanner.shown`` (the card each seat saw once),
+  ``Scanner._pend`` (a card waiting for its confirming poll: no save begins),
+  and ``ctl`` below.
+
+Core 1 allocates nothing while it polls (the scanner's polling path and the
+driver's), so a collection on core 0 never stops it; it imports nothing
+(``pn532.keep_cmd``: a reader's set-up after a fault uses the driver's
+commands already loaded). The flash's erases and programs stop it for their
+atomic sections (the rp2 port's multicore lockout). Its stack is 4 KiB of the
+heap (the port's default).
+
+``ctl``, a bytearray: [0] 1 while core 1 is to run (0 ends its loop), [1]
+its turns (each group polled, mod 256: the main loop sees it is alive), [2]
+exceptions it caught (mod 256), [3] 1 while its loop runs.
+"""
+
+import sys
+
+from micropython import const
+
+RUN = const(0)
+TURNS = const(1)
+ERRORS = const(2)
+ALIVE = const(3)
+#: core 1's stack (bytes, from the heap): a reader's set-up after a fault is
+#: its deepest path (_bring_up, _setup, pn532cmd's setup, _call, _wait,
+#: _ready, then the SPI), deeper than the port's default 4 KiB allows
+STACK = const(8192)
+
+
+def start(sc, time, ctl):
+    """The readers polled on core 1 from now on (the scanner set up first on
+    this core: its readers' first set-up runs here, not beside the main loop)."""
+    import _thread
+
+    import pn532
+
+    pn532.keep_cmd()
+    sc.lock = _thread.allocate_lock()
+    ctl[RUN] = 1
+    ctl[ALIVE] = 1
+    _thread.stack_size(STACK)
+    _thread.start_new_thread(_loop, (sc, time, ctl))
+
+
+def stop(ctl):
+    """Core 1's loop ends after its group in hand."""
+    ctl[RUN] = 0
+
+
+def _loop(sc, time, ctl):
+    ticks_ms = time.ticks_ms
+    sleep_ms = time.sleep_ms
+    while ctl[RUN]:
+        try:
+            _turn(sc, ticks_ms, sleep_ms)
+            ctl[TURNS] = (ctl[TURNS] + 1) & 0xFF
+        except Exception as exc:  # noqa: BLE001 - the readers keep going
+            ctl[ERRORS] = (ctl[ERRORS] + 1) & 0xFF
+            sys.print_exception(exc)
+            sleep_ms(10)
+    ctl[ALIVE] = 0
+
+
+def _turn(sc, ticks_ms, sleep_ms):
+    # one group's polls, begun and served; a reader that is down is set up
+    # (or its reset's next step made) first
+    now = ticks_ms()
+    if not sc._all_up:
+        sc._bring_up(now)
+    w = sc.dwell_left(now)
+    if w:
+        # the next group holds a card seen once whose dwell is not over: its
+        # confirming poll waits for it (a few ms), not for one more cycle
+        sleep_ms(w)
+        now = ticks_ms()
+    if sc.launch(now):
+        f = sc._flight
+        sc._flight = -1
+        sc._serve_group(f, now)
+    else:
+        sleep_ms(1)  # no reader is up: the next set-up's time is ms away
