@@ -68,6 +68,7 @@ def play(
     pace_ms: tuple[int, int] | None = None,
     preset: str | None = None,
     hand_scan: bool = False,
+    table_cfg: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     from shengji import Rules
     from tractor_table.events import describe
@@ -85,7 +86,7 @@ def play(
     work = tempfile.TemporaryDirectory(prefix="tt-board-")
     vt = PicoTable(
         decks, rules=rules, cpu_factor=cpu_factor, c_factor=c_factor, flash_times=flash_times,
-        pace_ms=pace_ms, pace_seed=seed, hand_scan=hand_scan, workdir=Path(work.name),
+        pace_ms=pace_ms, pace_seed=seed, hand_scan=hand_scan, workdir=Path(work.name), table_cfg=table_cfg,
     )
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)

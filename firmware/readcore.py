@@ -63,34 +63,33 @@ def stop(ctl):
 
 
 def _loop(sc, time, ctl):
+    # (one frame for the whole loop, made once: a turn calls nothing that
+    # takes a frame from the heap, so core 1 allocates nothing as it polls)
     ticks_ms = time.ticks_ms
     sleep_ms = time.sleep_ms
     while ctl[RUN]:
         try:
-            _turn(sc, ticks_ms, sleep_ms)
+            # one group's polls, begun and served; a reader that is down is
+            # set up (or its reset's next step made) first
+            now = ticks_ms()
+            if not sc._all_up:
+                sc._bring_up(now)
+            w = sc.dwell_left(now)
+            if w:
+                # the next group holds a card seen once whose dwell is not
+                # over: its confirming poll waits for it (a few ms), not for
+                # one more cycle
+                sleep_ms(w)
+                now = ticks_ms()
+            if sc.launch(now):
+                f = sc._flight
+                sc._flight = -1
+                sc._serve_group(f, now)
+            else:
+                sleep_ms(1)  # no reader is up: the next set-up's time is ms away
             ctl[TURNS] = (ctl[TURNS] + 1) & 0xFF
         except Exception as exc:  # noqa: BLE001 - the readers keep going
             ctl[ERRORS] = (ctl[ERRORS] + 1) & 0xFF
             sys.print_exception(exc)
             sleep_ms(10)
     ctl[ALIVE] = 0
-
-
-def _turn(sc, ticks_ms, sleep_ms):
-    # one group's polls, begun and served; a reader that is down is set up
-    # (or its reset's next step made) first
-    now = ticks_ms()
-    if not sc._all_up:
-        sc._bring_up(now)
-    w = sc.dwell_left(now)
-    if w:
-        # the next group holds a card seen once whose dwell is not over: its
-        # confirming poll waits for it (a few ms), not for one more cycle
-        sleep_ms(w)
-        now = ticks_ms()
-    if sc.launch(now):
-        f = sc._flight
-        sc._flight = -1
-        sc._serve_group(f, now)
-    else:
-        sleep_ms(1)  # no reader is up: the next set-up's time is ms away

@@ -460,6 +460,12 @@ class RunDelay:
 #: stretches per in-situ measure of a model call's cost (VClock.enter)
 SITU_WINDOW = 1024
 
+#: a model call's kind -> its row in the driver's boundaries (VClock.cls_mean):
+#: a pin 0, an SPI transfer 1, a clock call 2, anything else 3 (none)
+_DRV = bytes((3, 0, 1, 3, 3, 2))
+#: stretches per window of a boundary's mean
+CLASS_WINDOW = 256
+
 #: the most real us a short stretch banks for the next ones (VClock._charge)
 CREDIT_US = 4.0
 
@@ -516,7 +522,13 @@ class VClock:
         # the emulated RP2040 x FLASH_WAIT (KIND_US); call_us for the rest
         self.kind_us = list(KIND_US)
         self.credit = 0.0  # real us banked by short stretches below overhead_us (_charge)
-        self.noise_n = 0  # pin <-> SPI stretches as long as a long one: charged as their mean
+        self.noise_n = 0  # the driver's stretches as long as a long one: charged as their boundary's mean
+        # the driver's native stretches by boundary (a pin's, an SPI
+        # transfer's, a clock's call before and after: 3 x 3): the short
+        # ones' count and sum in the current window, the last window's mean
+        self.cls_n = [0] * 9
+        self.cls_sum = [0] * 9
+        self.cls_mean = [0.0] * 9
         self._cal = -1  # while calibrating: the real us summed
         # C code the firmware calls that the model times apart (gc.collect,
         # json): charged x c_factor, the rp2 port's ratio for compiled code,
@@ -719,7 +731,28 @@ class VClock:
                     # machine's (an interrupt, the hypervisor), not the
                     # firmware's work
                     self.noise_n += 1
-                    d = int(m)
+                    d = m
+            elif self.factor != self.byte_factor:
+                # native code between two of a pin's, an SPI transfer's or a
+                # clock's calls (the readers' driver): as long as a long
+                # stretch, it was the machine's; charged as that boundary's
+                # mean (docs/firmware.md, "Short stretches")
+                a = _DRV[self._kind]
+                b = _DRV[kind]
+                if a < 3 and b < 3:
+                    ci = a * 3 + b
+                    if d < self.long:
+                        n = self.cls_n[ci] + 1
+                        sm = self.cls_sum[ci] + d
+                        if n == CLASS_WINDOW:
+                            self.cls_mean[ci] = sm / n
+                            n = 0
+                            sm = 0
+                        self.cls_n[ci] = n
+                        self.cls_sum[ci] = sm
+                    elif self.cls_mean[ci] > 0:
+                        self.noise_n += 1
+                        d = self.cls_mean[ci]
             self._kind = kind
             if self._cal >= 0:
                 self._cal += d
