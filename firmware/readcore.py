@@ -69,24 +69,19 @@ def _loop(sc, time, ctl):
     sleep_ms = time.sleep_ms
     while ctl[RUN]:
         try:
-            # one group's polls, begun and served; a reader that is down is
-            # set up (or its reset's next step made) first
+            # the groups in turn (a pair: seats 0 + 2, then 1 + 3), never one
+            # twice in a row: a card seen once is confirmed by its seat's
+            # next poll, a cycle later (the dwell, Scanner.confirm_ms, is
+            # shorter than a cycle: readers_core1), no sooner and no later
             now = ticks_ms()
             if not sc._all_up:
                 sc._bring_up(now)
-            w = sc.dwell_left(now)
-            if w:
-                # the next group holds a card seen once whose dwell is not
-                # over: its confirming poll waits for it (a few ms), not for
-                # one more cycle
-                sleep_ms(w)
-                now = ticks_ms()
-            if sc.launch(now):
-                f = sc._flight
-                sc._flight = -1
-                sc._serve_group(f, now)
-            else:
-                sleep_ms(1)  # no reader is up: the next set-up's time is ms away
+            g = sc._group
+            sc._group = (g + 1) % sc._groups
+            if sc._begin_group(g):
+                sc._serve_group(g, now)
+            elif not sc._all_up:
+                sleep_ms(1)  # no reader of the group is up: a set-up's time is ms away
             ctl[TURNS] = (ctl[TURNS] + 1) & 0xFF
         except Exception as exc:  # noqa: BLE001 - the readers keep going
             ctl[ERRORS] = (ctl[ERRORS] + 1) & 0xFF

@@ -31,11 +31,12 @@ Events (``kind``; the fields that matter):
 
 Timings (all parameters of the constructor; defaults in brackets):
 
-- ``confirm_ms`` [20]: a new tag is reported only when a second poll of the
+- ``confirm_ms`` [15]: a new tag is reported only when a second poll of the
   seat, at least this long after the first that saw it, sees it again (a card
   of a fanned hand swept over the reader is seen by one poll, and is not a
-  play); 0 reports at the first sight. At most a four-seat cycle (about 25 ms
-  on the board model), so that the seat's next poll confirms; at most 50 ms
+  play); 0 reports at the first sight. Less than a four-seat cycle (in pairs
+  on the Pico's second core, 17.2 ms at least on the emulated RP2040:
+  docs/readers.md), so that the seat's next poll confirms; at most 50 ms
   (issue 22).
 - ``away_ms`` [500]: a tag must be unseen at a seat this long before the same
   tag there counts as a new tap (a card resting on the reader, or bouncing at
@@ -211,7 +212,7 @@ class Scanner:
         self,
         readers,
         cardmap=None,
-        confirm_ms=20,
+        confirm_ms=15,
         away_ms=500,
         alternate_ms=300,
         crosstalk_ms=300,

@@ -109,7 +109,7 @@ class Killed(BaseException):
 
 
 class Cores:
-    def __init__(self, clock, quantum_us=2000):
+    def __init__(self, clock, quantum_us=1000):
         self.clock = clock
         self.q = quantum_us
         self.cur = 0
