@@ -140,6 +140,7 @@ class App:
     gc_due: int
     store: "Any"
     mid: "Any"
+    tap_waiting: "Any"
     stop_at: int
     enroll: "Any"
     table: "Any"
@@ -287,7 +288,9 @@ class App:
         # the link's work (issue 22, docs/firmware.md "One thing a quiet
         # turn"): a turn the link has waited _LINK_LATE turns for is the
         # link's, with no piece and no frame unless an input asks for one
-        worked = not first and not held and late < _LINK_LATE and t.work()
+        tw = self.tap_waiting
+        # (core 1 saw a card meanwhile: its turn comes first, the piece after)
+        worked = not first and not held and late < _LINK_LATE and not (tw is not None and tw()) and t.work()
         if worked and t.ev_index != self.drawn_ev:
             # a piece that made events (a trick's end): its frame at the next
             # turn that runs no piece, the link's too, on the display before
@@ -336,6 +339,11 @@ class App:
             # drew a frame or ran a piece of the table's work ends with it
             # (issue 22); at most _LINK_LATE turns in a row (a tap's or a
             # card's first sighting one more)
+            self.link_late = late + 1
+            return
+        if tw is not None and late < _LINK_LATE and tw():
+            # the readers on core 1 saw a card meanwhile: its turn first, the
+            # link's work at the next (at most _LINK_LATE turns in a row)
             self.link_late = late + 1
             return
         self.link_late = 0
@@ -466,6 +474,9 @@ class App:
         b = self.board
         feed = getattr(b, "feed", None)
         busy = getattr(b, "busy", None)
+        # the readers on the Pico's second core: nothing to poll here, a
+        # shorter period so that what they saw is taken sooner (issue 22)
+        pace_ms = getattr(b, "pace_ms", pace_ms)
         while b.running():
             now = b.ticks_ms()
             if feed is not None:

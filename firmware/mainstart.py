@@ -43,6 +43,9 @@ def init(app, board, rules, decks, throw_penalty, ring, hand_scan, redraw_ms):
     app.store = board.store
     # the readers' second pair of the turn (picoboard.PicoBoard.mid_readers)
     app.mid = getattr(board, "mid_readers", None)
+    # (the readers on the second core) True while what they saw waits for
+    # the next turn: no piece of work, no link's work begins then
+    app.tap_waiting = None
     app.stop_at = -1  # ticks_ms of a maintenance request, or -1
     app.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
     # the table, the link, the display, the state from flash and the rules
@@ -170,11 +173,14 @@ def configured_app(App, board, cfg_path):
         sc.rx_gain = opts.reader_gain  # set at each reader's set-up
     if sc is not None:
         sc.set_group(opts.reader_group)
-        if opts.reader_dwell > 0:
-            sc.confirm_ms = opts.reader_dwell
         core1 = getattr(board, "readers_core1", None)
         if core1 is not None and opts.reader_core:
             core1()  # the readers polled on the second core from here on
+            app.mid = None  # no second pair in the turn
+            app.tap_waiting = board.tap_waiting
+            sc.confirm_ms = board.core1_dwell_ms  # less than a cycle there
+        if opts.reader_dwell > 0:
+            sc.confirm_ms = opts.reader_dwell
     for p in opts.problems:
         print("table.cfg:", p)
     # the display's 16 columns name the problem; the USB serial has the details

@@ -123,6 +123,11 @@ class ButtonDecoder:
 # What PicoBoard.taps() returns when no card came: shared, never appended to.
 _NO_TAPS = ()
 
+# The main loop's period (ms) with the readers on the second core (main.App.run:
+# 5 ms otherwise): what core 1 saw waits for the loop's next turn, half of it
+# on average
+_CORE1_PACE_MS = const(2)
+
 # Sounds: (frequency Hz, length ms) by events.SND_*.
 _TONES = ((0, 0), (2000, 15), (1500, 60), (400, 400), (2500, 120), (3000, 400))
 
@@ -199,9 +204,20 @@ class PicoBoard:
         ctl = bytearray(4)
         readcore.start(self.scanner, self._time, ctl)
         self.core1 = ctl
+        self.pace_ms = _CORE1_PACE_MS
+        self.core1_dwell_ms = readcore.DWELL_MS
+
+    def tap_waiting(self):
+        # what core 1 saw waits for the main loop (main.App.step: no piece
+        # of work, no link's work begins before it is taken)
+        return self.scanner._q_len > 0
 
     def busy(self, now):
-        return self.core1 is None and self.scanner.due(now)
+        sc = self.scanner
+        if self.core1 is not None:
+            # core 1 saw something, or asks for a reader's set-up: at once
+            return sc._q_len > 0 or sc.setup_due >= 0
+        return sc.due(now)
 
     def card_pending(self, now):
         # a reader saw a tag once and its confirming poll is to come: no save
@@ -233,7 +249,13 @@ class PicoBoard:
         out = None  # the idle poll (nearly every call) allocates nothing
         n = sc._q_len  # what the turn's second group saw (mid_readers()): taken first
         if self.core1 is not None:
-            pass  # the readers are core 1's: what they saw is taken below
+            # the readers are core 1's: what they saw is taken below; a
+            # reader's set-up it asked for is made here (Scanner._set_up)
+            s = sc.setup_due
+            if s >= 0:
+                sc._setup(s, now)
+                sc.setup_due = -1
+                n = sc._q_len
         elif not n:
             # the group launched in the last turn (mid_readers()) read; with
             # none launched (the first turn, a group read before a save step,

@@ -112,13 +112,7 @@ _CMDS = ("hard_reset", "wake", "_ready", "_wait", "_read", "_call", "firmware_ve
          "set_rx_gain", "setup", "field_off", "poll")
 
 
-#: pn532cmd held for good (keep_cmd), or None
-_kept = None
-
-
 def _cmd():
-    if _kept is not None:
-        return _kept
     import pn532cmd
 
     if not pn532cmd._REV:
@@ -126,21 +120,10 @@ def _cmd():
     return pn532cmd
 
 
-def keep_cmd():
-    """pn532cmd loaded now and kept (the readers on the Pico's second core,
-    readcore.py: a reader's set-up there imports nothing, so that sys.modules
-    is only ever changed by core 0's imports)."""
-    global _kept
-    _kept = _cmd()
-
-
 def drop_cmd():
     """pn532cmd out of the heap (the scanner, after a reader's set-up), if it
     came from a .mpy file: one compiled from source (the tests under
-    MicroPython, CPython) stays, as table._done keeps a table part; kept
-    (keep_cmd) it stays."""
-    if _kept is not None:
-        return
+    MicroPython, CPython) stays, as table._done keeps a table part."""
     m = sys.modules.get("pn532cmd")
     if m is not None and not getattr(m, "__file__", ".py").endswith(".py"):
         del sys.modules["pn532cmd"]

@@ -16,12 +16,17 @@ What the two cores share:
   ``Scanner._pend`` (a card waiting for its confirming poll: no save begins),
   and ``ctl`` below.
 
-Core 1 allocates nothing while it polls (the scanner's polling path and the
-driver's), so a collection on core 0 never stops it; it imports nothing
-(``pn532.keep_cmd``: a reader's set-up after a fault uses the driver's
-commands already loaded). The flash's erases and programs stop it for their
-atomic sections (the rp2 port's multicore lockout). Its stack is 4 KiB of the
-heap (the port's default).
+Core 1 allocates nothing while it polls with no card (the scanner's polling
+path and the driver's; a sighting's bytecode takes a frame or two from the
+heap), so a collection on core 0 rarely stops it. Its stack is the port's
+default, 4 KiB of the heap: the polling path uses about 2.4 KB of it (the
+board model: 3,040 B of the unix port's, cores.py), a reader's set-up (the
+driver's pn532cmd, many calls deep) would not fit, so core 1 asks the main
+loop for it (``Scanner.setup_due``) and polls nothing until it is done: a
+set-up's commands on core 0, which loads and drops pn532cmd as before (an
+import on core 1 would change sys.modules beside core 0's imports). The
+flash's erases and programs stop core 1 for their atomic sections (the rp2
+port's multicore lockout).
 
 ``ctl``, a bytearray: [0] 1 while core 1 is to run (0 ends its loop), [1]
 its turns (each group polled, mod 256: the main loop sees it is alive), [2]
@@ -36,10 +41,10 @@ RUN = const(0)
 TURNS = const(1)
 ERRORS = const(2)
 ALIVE = const(3)
-#: core 1's stack (bytes, from the heap): a reader's set-up after a fault is
-#: its deepest path (_bring_up, _setup, pn532cmd's setup, _call, _wait,
-#: _ready, then the SPI), deeper than the port's default 4 KiB allows
-STACK = const(8192)
+#: the dwell (Scanner.confirm_ms) with the readers here: less than a cycle
+#: (17.2 ms at least, two pairs' polls with no card, on the emulated RP2040:
+#: tools/rp2emu/readers.mjs), so that a card's next poll confirms it
+DWELL_MS = const(15)
 
 
 def start(sc, time, ctl):
@@ -47,13 +52,9 @@ def start(sc, time, ctl):
     this core: its readers' first set-up runs here, not beside the main loop)."""
     import _thread
 
-    import pn532
-
-    pn532.keep_cmd()
     sc.lock = _thread.allocate_lock()
     ctl[RUN] = 1
     ctl[ALIVE] = 1
-    _thread.stack_size(STACK)
     _thread.start_new_thread(_loop, (sc, time, ctl))
 
 
@@ -74,8 +75,15 @@ def _loop(sc, time, ctl):
             # next poll, a cycle later (the dwell, Scanner.confirm_ms, is
             # shorter than a cycle: readers_core1), no sooner and no later
             now = ticks_ms()
+            if sc.setup_due >= 0:
+                # a reader's set-up asked of the main loop (Scanner._set_up):
+                # the bus is core 0's until it is done
+                sleep_ms(1)
+                continue
             if not sc._all_up:
                 sc._bring_up(now)
+                if sc.setup_due >= 0:
+                    continue
             g = sc._group
             sc._group = (g + 1) % sc._groups
             if sc._begin_group(g):

@@ -31,13 +31,14 @@ Events (``kind``; the fields that matter):
 
 Timings (all parameters of the constructor; defaults in brackets):
 
-- ``confirm_ms`` [15]: a new tag is reported only when a second poll of the
+- ``confirm_ms`` [20]: a new tag is reported only when a second poll of the
   seat, at least this long after the first that saw it, sees it again (a card
   of a fanned hand swept over the reader is seen by one poll, and is not a
-  play); 0 reports at the first sight. Less than a four-seat cycle (in pairs
-  on the Pico's second core, 17.2 ms at least on the emulated RP2040:
-  docs/readers.md), so that the seat's next poll confirms; at most 50 ms
-  (issue 22).
+  play); 0 reports at the first sight. At most a four-seat cycle (about 25 ms
+  on the board model), so that the seat's next poll confirms; at most 50 ms
+  (issue 22). With the readers on the Pico's second core the table sets 15
+  ms (readcore.DWELL_MS: less than a cycle there, 17.2 ms at least on the
+  emulated RP2040).
 - ``away_ms`` [500]: a tag must be unseen at a seat this long before the same
   tag there counts as a new tap (a card resting on the reader, or bouncing at
   the edge of the field, is reported once). Unseen means a poll of the seat
@@ -195,6 +196,7 @@ class Scanner:
     _q_uid_len: bytearray
     dropped: int
     lock: "Any"
+    setup_due: int
     kind: int
     seat: int
     card: int
@@ -212,7 +214,7 @@ class Scanner:
         self,
         readers,
         cardmap=None,
-        confirm_ms=15,
+        confirm_ms=20,
         away_ms=500,
         alternate_ms=300,
         crosstalk_ms=300,
@@ -470,6 +472,17 @@ class Scanner:
             i -= 1
         return self._q_len
 
+    def _set_up(self, seat, now):
+        # a reader's set-up now, or (the readers on the second core,
+        # readcore.py) asked of the main loop: its commands go many calls
+        # deep (pn532cmd), deeper than core 1's 4 KiB of stack, and load
+        # pn532cmd, an import core 1 must not make beside core 0's; core 1
+        # polls nothing until it is done (main loop: picoboard.PicoBoard.taps)
+        if self.lock is None:
+            self._setup(seat, now)
+        else:
+            self.setup_due = seat
+
     def _bring_up(self, now):
         # the readers that are not polled: a set-up, a reset's next step
         # (at most one set-up); skipped while every reader is up
@@ -483,7 +496,7 @@ class Scanner:
                 continue
             down = True
             if st == _INIT:
-                self._setup(seat, now)
+                self._set_up(seat, now)
                 break
             if ticks_diff(now, self._due[seat]) < 0:
                 continue
@@ -493,7 +506,7 @@ class Scanner:
                 self._due[seat] = now + _back_off(self.boot_ms, self._backoff[seat])
                 continue  # releasing the pin is cheap: serve another reader
             if st == _BOOT:
-                self._setup(seat, now)
+                self._set_up(seat, now)
                 break
             if st == _WAIT:
                 self._start_reset(seat, 0, now)

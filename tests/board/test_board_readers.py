@@ -75,6 +75,56 @@ def field_spans():
 run(100)  # set-ups
 del events[:]
 """
+OLD_RUN = """def run(ms, until=None):
+    end = time.ticks_ms() + ms
+    while time.ticks_diff(end, time.ticks_ms()) > 0:
+        t0 = time.ticks_us()
+        sc.tick(time.ticks_ms())
+        ticks.append(time.ticks_diff(time.ticks_us(), t0))
+        while sc.pop():
+            events.append((sc.kind, sc.seat, sc.card, time.ticks_ms()))
+        if until is not None and until():
+            return
+        time.sleep_us(100)
+"""
+
+
+# the same with the readers on the Pico's second core (readcore.py, the
+# default since issue 22): core 1 polls, this loop (core 0) takes their
+# events under the queue's lock every half millisecond and makes the readers'
+# set-ups core 1 asks for (as picoboard.PicoBoard.taps); ``ticks`` stays empty
+CORE1_RUN = """
+import sys, cores, readcore
+sys.modules["_thread"] = cores.ThreadModule(board.cores, lambda: None)
+ctl = bytearray(4)
+readcore.start(sc, time, ctl)
+
+def run(ms, until=None):
+    end = time.ticks_ms() + ms
+    while time.ticks_diff(end, time.ticks_ms()) > 0:
+        if sc.setup_due >= 0:
+            sc._setup(sc.setup_due, time.ticks_ms())
+            sc.setup_due = -1
+        while sc.pop():
+            events.append((sc.kind, sc.seat, sc.card, time.ticks_ms()))
+        if until is not None and until():
+            return
+        time.sleep_us(500)
+"""
+SCANNER_CORE1 = SCANNER.replace(OLD_RUN, CORE1_RUN)
+assert SCANNER_CORE1 != SCANNER
+
+
+@pytest.fixture(params=["core0", "core1"])
+def mode(request: pytest.FixtureRequest) -> str:
+    """Where the readers are polled: by the loop itself (reader_core=0) or on core 1."""
+    return str(request.param)
+
+
+def _run_in(mode: str, cards: str, *parts: str, heapsize: str = "1M") -> str:
+    prelude = SCANNER if mode == "core0" else SCANNER_CORE1
+    code = "\n".join(textwrap.dedent(p) for p in (prelude, *parts))
+    return on_board(f"CARDS = {cards!r}\n" + code, heapsize=heapsize)
 
 
 @pytest.fixture()
@@ -95,8 +145,8 @@ def _value(out: str, key: str) -> str:
     return m.group(1)
 
 
-def test_pairs_poll_two_readers_at_once_and_a_cycle_is_short(cards: str) -> None:
-    out = _run(cards, """
+def test_pairs_poll_two_readers_at_once_and_a_cycle_is_short(mode: str, cards: str) -> None:
+    out = _run_in(mode, cards, """
     for s in range(4):
         board.chips[s].place(tag(s))
     run(300)
@@ -105,7 +155,7 @@ def test_pairs_poll_two_readers_at_once_and_a_cycle_is_short(cards: str) -> None
     run(500)
     ticks.sort()
     # two ticks (a pair each) are one four-seat cycle
-    print("tick_p50", ticks[len(ticks) // 2])
+    print("tick_p50", ticks[len(ticks) // 2] if ticks else -1)
     print("fields", board.max_fields_on, "collisions", board.spibus.collisions)
     sc.set_group(S.GROUP_ONE)
     board.max_fields_on = 0
@@ -114,14 +164,15 @@ def test_pairs_poll_two_readers_at_once_and_a_cycle_is_short(cards: str) -> None
     """)
     assert _value(out, "cards") == "[(0, 0), (1, 1), (2, 2), (3, 3)]"
     # a pair with a card on each: 9.6 ms of RF and two field-offs, in parallel
-    tick = int(_value(out, "tick_p50"))
-    assert 9_600 <= tick <= 13_000, tick
+    if mode == "core0":  # (core 1's turns are not timed here: the chips' fields are, below)
+        tick = int(_value(out, "tick_p50"))
+        assert 9_600 <= tick <= 13_000, tick
     assert _value(out, "fields") == "2 collisions 0"  # two fields at most, pairs
     assert _value(out, "fields_one") == "1"
 
 
-def test_a_reader_that_never_answers_does_not_hold_up_its_pair(cards: str) -> None:
-    out = _run(cards, """
+def test_a_reader_that_never_answers_does_not_hold_up_its_pair(mode: str, cards: str) -> None:
+    out = _run_in(mode, cards, """
     board.chips[2].inject(chip.FAULT_SILENT, cleared_by_reset=False)
     run(200)  # failed twice, reset, set-up failed: retried once a second from here
     print("faults", [(e[1]) for e in kinds(S.EV_FAULT)])
@@ -138,7 +189,7 @@ def test_a_reader_that_never_answers_does_not_hold_up_its_pair(cards: str) -> No
     spans = field_spans()
     del ticks[:]
     run(2500)
-    print("spans0", len(spans[0]), min(spans[0]), max(spans[0]), "ticks", max(ticks))
+    print("spans0", len(spans[0]), min(spans[0]), max(spans[0]), "ticks", max(ticks) if ticks else -1)
     """)
     n, lo, hi, _, tick = _value(out, "spans0").split()
     assert int(n) >= 100 and 9_600 <= int(lo) and int(hi) <= 11_500, out
@@ -146,7 +197,7 @@ def test_a_reader_that_never_answers_does_not_hold_up_its_pair(cards: str) -> No
     # of the dead reader in the same tick (its 1 ms wake and 5 ms ACK
     # time-out: which group's tick it falls in is the phase of the retry),
     # not a poll's time-out (30 ms)
-    assert int(tick) <= 18_000, out
+    assert mode == "core1" or int(tick) <= 18_000, out
     assert _value(out, "faults") == "[2]"
     seen, card = (int(x) for x in _value(out, "seen_after").split()[0:4:2])
     # seat 0 keeps its pace beside its dead partner: shown within a cycle and
@@ -157,12 +208,12 @@ def test_a_reader_that_never_answers_does_not_hold_up_its_pair(cards: str) -> No
     assert _value(out, "ok") == "[True, True, False, True]"
 
 
-def test_a_reader_that_answers_late_is_served_when_ready(cards: str) -> None:
+def test_a_reader_that_answers_late_is_served_when_ready(mode: str, cards: str) -> None:
     # seat 1's reader answers 8 ms late; seat 3, polled with it, is read and
     # its field switched off as soon as its own answer is there (a card's
     # select: about 9.6 ms of RF), not when its late partner's is; the late
     # one is read when ready, no fault; each field's time on, from the chips
-    out = _run(cards, """
+    out = _run_in(mode, cards, """
     spans = field_spans()
     board.chips[1].inject(chip.FAULT_SLOW, slow_us=8000)  # 8 ms late, in time
     board.chips[1].place(tag(7))
@@ -183,8 +234,8 @@ def test_a_reader_that_answers_late_is_served_when_ready(cards: str) -> None:
     assert _value(out, "fields") == "2"
 
 
-def test_two_cards_at_once_on_different_seats(cards: str) -> None:
-    out = _run(cards, """
+def test_two_cards_at_once_on_different_seats(mode: str, cards: str) -> None:
+    out = _run_in(mode, cards, """
     board.chips[0].place(tag(11))
     board.chips[2].place(tag(12))  # the same pair: polled together
     board.chips[1].place(tag(13))
@@ -194,11 +245,13 @@ def test_two_cards_at_once_on_different_seats(cards: str) -> None:
     print("seen", max(e[3] for e in kinds(S.EV_SEEN)) - t0)
     """)
     assert _value(out, "cards") == "[(0, 11), (1, 13), (2, 12)]"
-    assert int(_value(out, "seen")) <= 25  # all three shown within a cycle
+    # all three shown within a cycle (on core 1, whose polls run on while the
+    # cards are put down: and the rest of the pair in flight, up to a poll)
+    assert int(_value(out, "seen")) <= (25 if mode == "core0" else 35)
 
 
-def test_a_card_lifted_before_it_is_confirmed_is_never_a_play(cards: str) -> None:
-    out = _run(cards, """
+def test_a_card_lifted_before_it_is_confirmed_is_never_a_play(mode: str, cards: str) -> None:
+    out = _run_in(mode, cards, """
     c = board.chips[3]
     t = tag(20)
     c.place(t)
@@ -216,18 +269,18 @@ def test_a_card_lifted_before_it_is_confirmed_is_never_a_play(cards: str) -> Non
     assert _value(out, "cards") == "[] shown [-1, -1, -1, -1] unconfirmed 1"
 
 
-def test_a_stray_one_poll_read_of_a_fanned_hand_is_never_a_play(cards: str) -> None:
+def test_a_stray_one_poll_read_of_a_fanned_hand_is_never_a_play(mode: str, cards: str) -> None:
     # a fanned hand swept over seat 1's reader: each card in the field for
     # one poll only, the next one poll later
-    out = _run(cards, """
+    out = _run_in(mode, cards, """
     c = board.chips[1]
     for card in (30, 31, 32, 33):
         t = tag(card)
         n = c.commands.count(0x4A) if len(c.commands) < 16 else -1
         del c.commands[:]
         c.place(t)
-        while 0x4A not in c.commands:
-            run(1)  # one tick: its pair's poll, whole
+        while 0x4A not in c.commands or 0x32 not in c.commands[c.commands.index(0x4A):]:
+            run(1)  # its pair's poll, whole (with its field-off)
         c.remove(t)
     run(600)
     print("cards", kinds(S.EV_CARD), "seen", len(kinds(S.EV_SEEN)), "gone", len(kinds(S.EV_GONE)))
@@ -739,3 +792,28 @@ def test_a_pair_set_to_work_by_the_turns_middle_is_stamped_when_its_polls_begin(
     # stamp is taken after it (within the ms its polls begin), not before
     assert all(read >= 1000 for _, read in gaps), gaps
     assert all(0 <= gap < 1000 + 200 for gap, _ in gaps), gaps
+
+
+def test_a_card_put_down_during_a_save_is_counted_once_the_flash_lets_core1_go(cards: str) -> None:
+    # the readers on core 1; core 0 erases a flash sector at its maximum time
+    # (400 ms, an atomic section: core 1 stands still through it, cores.py)
+    # just after a card was put down: the card is counted once the erase is
+    # over, within a cycle and a poll, once, and nothing faults
+    out = _run_in("core1", cards, """
+    board.chips[2].place(tag(40))
+    t0 = time.ticks_ms()
+    time.sleep_ms(2)
+    a = board.clock.now_us
+    board.clock.advance_us(400000)
+    board.cores.stall(a, board.clock.now_us)
+    t1 = time.ticks_ms()
+    run(300, lambda: kinds(S.EV_CARD))
+    card = kinds(S.EV_CARD)
+    print("card", card[0][1], card[0][2], card[0][3] - t1)
+    run(300)
+    print("cards", len(kinds(S.EV_CARD)), "faults", len(kinds(S.EV_FAULT)), "stalls", board.cores.stalled_n)
+    """)
+    seat, card, after = (int(x) for x in _value(out, "card").split())
+    assert (seat, card) == (2, 40), out
+    assert 0 <= after <= 60, out  # a cycle and a poll after the erase, not another second
+    assert _value(out, "cards") == "1 faults 0 stalls 1", out

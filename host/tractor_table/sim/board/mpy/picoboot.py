@@ -61,9 +61,11 @@ _ALTERNATE_MS = 300 + 50
 _AWAY_MS = 500 + 50
 _CROSSTALK_MS = 300 + 50
 # a tap: the card lies on the reader at least this long (ms), and until read
-# by two polls at least the scanner's confirm_ms (15) apart
+# by two polls at least the scanner's confirm_ms apart (20 ms, the larger of
+# its two: 15 with the readers on core 1, readcore.DWELL_MS; a card held
+# until a third read is counted all the same)
 _HOLD_MS = 250
-_CONFIRM_MS = 15
+_CONFIRM_MS = 20
 # a person's button presses (ms): each phase lasts this long (from the
 # model call at which it began: at least this long)
 _CLICK_MS = 150
