@@ -140,7 +140,7 @@ class App:
     gc_due: int
     store: "Any"
     mid: "Any"
-    tap_waiting: "Any"
+    busy: "Any"
     stop_at: int
     enroll: "Any"
     table: "Any"
@@ -288,9 +288,9 @@ class App:
         # the link's work (issue 22, docs/firmware.md "One thing a quiet
         # turn"): a turn the link has waited _LINK_LATE turns for is the
         # link's, with no piece and no frame unless an input asks for one
-        tw = self.tap_waiting
+        tw = self.busy
         # (core 1 saw a card meanwhile: its turn comes first, the piece after)
-        worked = not first and not held and late < _LINK_LATE and not (tw is not None and tw()) and t.work()
+        worked = not first and not held and late < _LINK_LATE and not (tw is not None and tw(now)) and t.work()
         if worked and t.ev_index != self.drawn_ev:
             # a piece that made events (a trick's end): its frame at the next
             # turn that runs no piece, the link's too, on the display before
@@ -341,7 +341,7 @@ class App:
             # card's first sighting one more)
             self.link_late = late + 1
             return
-        if tw is not None and late < _LINK_LATE and tw():
+        if tw is not None and late < _LINK_LATE and tw(now):
             # the readers on core 1 saw a card meanwhile: its turn first, the
             # link's work at the next (at most _LINK_LATE turns in a row)
             self.link_late = late + 1

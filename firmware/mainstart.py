@@ -43,9 +43,10 @@ def init(app, board, rules, decks, throw_penalty, ring, hand_scan, redraw_ms):
     app.store = board.store
     # the readers' second pair of the turn (picoboard.PicoBoard.mid_readers)
     app.mid = getattr(board, "mid_readers", None)
-    # (the readers on the second core) True while what they saw waits for
-    # the next turn: no piece of work, no link's work begins then
-    app.tap_waiting = None
+    # (the readers on the second core) the board's busy(): True while what
+    # they saw waits for the next turn: no piece of work, no link's work
+    # begins then
+    app.busy = None
     app.stop_at = -1  # ticks_ms of a maintenance request, or -1
     app.enroll = None  # an enrollmode.Enroller while enrolling: no taps to the game
     # the table, the link, the display, the state from flash and the rules
@@ -177,8 +178,7 @@ def configured_app(App, board, cfg_path):
         if core1 is not None and opts.reader_core:
             core1()  # the readers polled on the second core from here on
             app.mid = None  # no second pair in the turn
-            app.tap_waiting = board.tap_waiting
-            sc.confirm_ms = board.core1_dwell_ms  # less than a cycle there
+            app.busy = board.busy
         if opts.reader_dwell > 0:
             sc.confirm_ms = opts.reader_dwell
     for p in opts.problems:

@@ -205,12 +205,6 @@ class PicoBoard:
         readcore.start(self.scanner, self._time, ctl)
         self.core1 = ctl
         self.pace_ms = _CORE1_PACE_MS
-        self.core1_dwell_ms = readcore.DWELL_MS
-
-    def tap_waiting(self):
-        # what core 1 saw waits for the main loop (main.App.step: no piece
-        # of work, no link's work begins before it is taken)
-        return self.scanner._q_len > 0
 
     def busy(self, now):
         sc = self.scanner

@@ -28,71 +28,76 @@ import on core 1 would change sys.modules beside core 0's imports). The
 flash's erases and programs stop core 1 for their atomic sections (the rp2
 port's multicore lockout).
 
-``ctl``, a bytearray: [0] 1 while core 1 is to run (0 ends its loop), [1]
-its turns (each group polled, mod 256: the main loop sees it is alive), [2]
-exceptions it caught (mod 256), [3] 1 while its loop runs.
+The control bytes (``b`` below, a bytearray of 4): [0] 1 while core 1 is to
+run (0 ends its loop), [1] its turns (each group polled, mod 256: the main
+loop sees it is alive), [2] exceptions it caught (mod 256), [3] 1 while its
+loop runs. (Its names are few and old ones, its constants private: each new
+name is a qstr in the chip's heap, and the worst match's are 10 short of a
+seventh pool: host/tractor_table/chip_qstrs.py.)
 """
 
 import sys
 
 from micropython import const
 
-RUN = const(0)
-TURNS = const(1)
-ERRORS = const(2)
-ALIVE = const(3)
-#: the dwell (Scanner.confirm_ms) with the readers here: less than a cycle
-#: (17.2 ms at least, two pairs' polls with no card, on the emulated RP2040:
-#: tools/rp2emu/readers.mjs), so that a card's next poll confirms it
-DWELL_MS = const(15)
+_RUN = const(0)
+_TURNS = const(1)
+_ERRORS = const(2)
+_ALIVE = const(3)
+# the dwell (Scanner.confirm_ms) with the readers here: less than a cycle
+# (17.2 ms at least, two pairs' polls with no card, on the emulated RP2040:
+# tools/rp2emu/readers.mjs), so that a card's next poll confirms it
+_DWELL_MS = const(15)
 
 
-def start(sc, time, ctl):
-    """The readers polled on core 1 from now on (the scanner set up first on
-    this core: its readers' first set-up runs here, not beside the main loop)."""
+def start(s, time, b):
+    """The scanner ``s``'s readers polled on core 1 from now on, ``b`` the
+    control bytes; the dwell set to less than a cycle (table.cfg's
+    reader_dwell_ms, set after, still rules)."""
     import _thread
 
-    sc.lock = _thread.allocate_lock()
-    ctl[RUN] = 1
-    ctl[ALIVE] = 1
-    _thread.start_new_thread(_loop, (sc, time, ctl))
+    s.lock = _thread.allocate_lock()
+    s.confirm_ms = _DWELL_MS
+    b[_RUN] = 1
+    b[_ALIVE] = 1
+    _thread.start_new_thread(run, (s, time, b))
 
 
-def stop(ctl):
+def stop(b):
     """Core 1's loop ends after its group in hand."""
-    ctl[RUN] = 0
+    b[_RUN] = 0
 
 
-def _loop(sc, time, ctl):
+def run(s, time, b):
     # (one frame for the whole loop, made once: a turn calls nothing that
     # takes a frame from the heap, so core 1 allocates nothing as it polls)
     ticks_ms = time.ticks_ms
     sleep_ms = time.sleep_ms
-    while ctl[RUN]:
+    while b[_RUN]:
         try:
-            # the groups in turn (a pair: seats 0 + 2, then 1 + 3), never one
-            # twice in a row: a card seen once is confirmed by its seat's
-            # next poll, a cycle later (the dwell, Scanner.confirm_ms, is
-            # shorter than a cycle: readers_core1), no sooner and no later
             now = ticks_ms()
-            if sc.setup_due >= 0:
-                # a reader's set-up asked of the main loop (Scanner._set_up):
+            if s.setup_due >= 0:
+                # a reader's set-up asked of the main loop (Scanner._bring_up):
                 # the bus is core 0's until it is done
                 sleep_ms(1)
                 continue
-            if not sc._all_up:
-                sc._bring_up(now)
-                if sc.setup_due >= 0:
+            if not s._all_up:
+                s._bring_up(now)
+                if s.setup_due >= 0:
                     continue
-            g = sc._group
-            sc._group = (g + 1) % sc._groups
-            if sc._begin_group(g):
-                sc._serve_group(g, now)
-            elif not sc._all_up:
+            # the groups in turn (a pair: seats 0 + 2, then 1 + 3), never one
+            # twice in a row: a card seen once is confirmed by its seat's
+            # next poll, a cycle later (the dwell, _DWELL_MS, is shorter than
+            # a cycle), no sooner and no later
+            g = s._group
+            s._group = (g + 1) % s._groups
+            if s._begin_group(g):
+                s._serve_group(g, now)
+            elif not s._all_up:
                 sleep_ms(1)  # no reader of the group is up: a set-up's time is ms away
-            ctl[TURNS] = (ctl[TURNS] + 1) & 0xFF
+            b[_TURNS] = (b[_TURNS] + 1) & 0xFF
         except Exception as exc:  # noqa: BLE001 - the readers keep going
-            ctl[ERRORS] = (ctl[ERRORS] + 1) & 0xFF
+            b[_ERRORS] = (b[_ERRORS] + 1) & 0xFF
             sys.print_exception(exc)
             sleep_ms(10)
-    ctl[ALIVE] = 0
+    b[_ALIVE] = 0

@@ -37,7 +37,7 @@ Timings (all parameters of the constructor; defaults in brackets):
   play); 0 reports at the first sight. At most a four-seat cycle (about 25 ms
   on the board model), so that the seat's next poll confirms; at most 50 ms
   (issue 22). With the readers on the Pico's second core the table sets 15
-  ms (readcore.DWELL_MS: less than a cycle there, 17.2 ms at least on the
+  ms (readcore._DWELL_MS: less than a cycle there, 17.2 ms at least on the
   emulated RP2040).
 - ``away_ms`` [500]: a tag must be unseen at a seat this long before the same
   tag there counts as a new tap (a card resting on the reader, or bouncing at
@@ -279,44 +279,42 @@ class Scanner:
         """Take the oldest event into ``kind``, ``seat``, ``card``/``other``/
         ``code``, ``uid``/``uid_len``, ``t_ms``; returns ``kind`` (EV_NONE if none)."""
         lk = self.lock
-        if lk is None:
-            return self._take()
-        lk.acquire()
+        if lk is not None:
+            # (the readers on the second core: their _emit takes it too)
+            lk.acquire()
         try:
-            return self._take()
+            if self._q_len == 0:
+                self.kind = EV_NONE
+                return EV_NONE
+            k = self._q_head
+            self._q_head = (k + 1) % self._q
+            self._q_len -= 1
+            kind = self._q_kind[k]
+            arg = self._q_arg[k]
+            self.kind = kind
+            self.seat = self._q_seat[k]
+            self.t_ms = self._q_t[k]
+            self.card = -1
+            self.other = -1
+            self.code = 0
+            if kind == EV_CARD or kind == EV_SEEN:
+                self.card = arg
+            elif kind == EV_CROSSTALK:
+                self.other = arg & 0xFF
+                self.card = (arg >> 8) - 1
+            elif kind == EV_FAULT:
+                self.code = arg
+            n = self._q_uid_len[k]
+            src = self._q_uid
+            o = k * _UID_MAX
+            uid = self.uid
+            for i in range(n):
+                uid[i] = src[o + i]
+            self.uid_len = n
+            return kind
         finally:
-            lk.release()
-
-    def _take(self):
-        if self._q_len == 0:
-            self.kind = EV_NONE
-            return EV_NONE
-        k = self._q_head
-        self._q_head = (k + 1) % self._q
-        self._q_len -= 1
-        kind = self._q_kind[k]
-        arg = self._q_arg[k]
-        self.kind = kind
-        self.seat = self._q_seat[k]
-        self.t_ms = self._q_t[k]
-        self.card = -1
-        self.other = -1
-        self.code = 0
-        if kind == EV_CARD or kind == EV_SEEN:
-            self.card = arg
-        elif kind == EV_CROSSTALK:
-            self.other = arg & 0xFF
-            self.card = (arg >> 8) - 1
-        elif kind == EV_FAULT:
-            self.code = arg
-        n = self._q_uid_len[k]
-        src = self._q_uid
-        o = k * _UID_MAX
-        uid = self.uid
-        for i in range(n):
-            uid[i] = src[o + i]
-        self.uid_len = n
-        return kind
+            if lk is not None:
+                lk.release()
 
     def seen_once(self, now):
         """True while a seat saw a new tag by one poll and its confirming poll
@@ -472,17 +470,6 @@ class Scanner:
             i -= 1
         return self._q_len
 
-    def _set_up(self, seat, now):
-        # a reader's set-up now, or (the readers on the second core,
-        # readcore.py) asked of the main loop: its commands go many calls
-        # deep (pn532cmd), deeper than core 1's 4 KiB of stack, and load
-        # pn532cmd, an import core 1 must not make beside core 0's; core 1
-        # polls nothing until it is done (main loop: picoboard.PicoBoard.taps)
-        if self.lock is None:
-            self._setup(seat, now)
-        else:
-            self.setup_due = seat
-
     def _bring_up(self, now):
         # the readers that are not polled: a set-up, a reset's next step
         # (at most one set-up); skipped while every reader is up
@@ -495,8 +482,17 @@ class Scanner:
             if st == _OK:
                 continue
             down = True
-            if st == _INIT:
-                self._set_up(seat, now)
+            if st == _INIT or (st == _BOOT and ticks_diff(now, self._due[seat]) >= 0):
+                # its set-up now, or (the readers on the second core,
+                # readcore.py) asked of the main loop: its commands go many
+                # calls deep (pn532cmd), deeper than core 1's 4 KiB of stack,
+                # and load pn532cmd, an import core 1 must not make beside
+                # core 0's; core 1 polls nothing until it is done
+                # (picoboard.PicoBoard.taps)
+                if self.lock is None:
+                    self._setup(seat, now)
+                else:
+                    self.setup_due = seat
                 break
             if ticks_diff(now, self._due[seat]) < 0:
                 continue
@@ -505,9 +501,6 @@ class Scanner:
                 self._state[seat] = _BOOT
                 self._due[seat] = now + _back_off(self.boot_ms, self._backoff[seat])
                 continue  # releasing the pin is cheap: serve another reader
-            if st == _BOOT:
-                self._set_up(seat, now)
-                break
             if st == _WAIT:
                 self._start_reset(seat, 0, now)
                 continue

@@ -126,10 +126,15 @@ class Options:
             else:
                 self.problems.append("reader_dwell_ms: %s is not a number of ms from 1 to 50" % d)
         # the readers on the Pico's second core (picoboard.PicoBoard.readers_core1)
-        g = cfg.get("reader_core", "1")
-        self.reader_core = 0 if g == "0" else 1
-        if g not in ("0", "1"):
-            self.problems.append("reader_core: %s is not 1 (the second core) or 0" % g)
+        # (a digit parsed, not compared as text: "0" and "1" would be two
+        # names more in the chip's qstr pools, chip_qstrs.py)
+        g = cfg.get("reader_core")
+        self.reader_core = 1
+        if g is not None:
+            if g.isdigit() and int(g) < 2:
+                self.reader_core = int(g)
+            else:
+                self.problems.append("reader_core: %s is not 1 (the second core) or 0" % g)
 
     def _value(self, name, kind, names, v, default):
         p = self.problems

@@ -167,8 +167,9 @@ class Cores:
             self.exc = None
             raise e
 
-    def due(self, now):
-        # (VClock._enter, at depth 0, after the stretch's charge)
+    def ahead(self, now):
+        # (VClock._enter, at depth 0, after the stretch's charge): the running
+        # core is more than a quantum past the other
         return self.alive1 and not self.kill and now > self.other_now + self.q
 
     def sync(self):

@@ -62,7 +62,7 @@ _AWAY_MS = 500 + 50
 _CROSSTALK_MS = 300 + 50
 # a tap: the card lies on the reader at least this long (ms), and until read
 # by two polls at least the scanner's confirm_ms apart (20 ms, the larger of
-# its two: 15 with the readers on core 1, readcore.DWELL_MS; a card held
+# its two: 15 with the readers on core 1, readcore._DWELL_MS; a card held
 # until a third read is counted all the same)
 _HOLD_MS = 250
 _CONFIRM_MS = 20

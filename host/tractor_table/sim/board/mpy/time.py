@@ -25,7 +25,7 @@ def ticks_us():
     c = _clock
     if c is None:
         return _u.ticks_us()
-    c.enter(5)  # a clock call (vclock.KIND_US)
+    c.enter(5)  # a clock call (vclock.CALL_US)
     v = c.now_us & _MASK
     c.leave()
     return v
@@ -35,7 +35,7 @@ def ticks_ms():
     c = _clock
     if c is None:
         return _u.ticks_ms()
-    c.enter(5)  # a clock call (vclock.KIND_US)
+    c.enter(5)  # a clock call (vclock.CALL_US)
     ms = c.now_us // 1000
     c.last_ms = ms  # the firmware's last reading (picoboot.Person.found)
     c.leave()
@@ -52,7 +52,7 @@ def ticks_diff(a, b):
     c = _clock
     if c is None:
         return ((a - b + _HALF) & _MASK) - _HALF
-    c.enter(5)  # a clock call (vclock.KIND_US)
+    c.enter(5)  # a clock call (vclock.CALL_US)
     v = ((a - b + _HALF) & _MASK) - _HALF
     c.leave()
     return v
@@ -62,7 +62,7 @@ def ticks_add(a, d):
     c = _clock
     if c is None:
         return (a + d) & _MASK
-    c.enter(5)  # a clock call (vclock.KIND_US)
+    c.enter(5)  # a clock call (vclock.CALL_US)
     v = (a + d) & _MASK
     c.leave()
     return v

@@ -481,7 +481,7 @@ CREDIT_US = 4.0
 #: ticks_diff 1.11; x 1.3 (FLASH_WAIT, bench/rp2040.py: the emulator charges
 #: no flash wait states): a pin 5 us, an SPI call's fixed part 7, a clock
 #: call 1.5 (rounded up to whole us: 2)
-KIND_US = (5, 5, 7, 5, 0, 2)
+CALL_US = (5, 5, 7, 5, 0, 2)
 
 
 class VClock:
@@ -519,8 +519,8 @@ class VClock:
         self.cal_us = 0.0  # calibrate()'s figure (overhead_us: it, or the in-situ one if larger)
         self.call_us = 5  # a C call on the RP2040 (as the readers bench of 2026-12-01 charged it)
         # ... by the kind of call (enter(kind)): the rp2 port's own times on
-        # the emulated RP2040 x FLASH_WAIT (KIND_US); call_us for the rest
-        self.kind_us = list(KIND_US)
+        # the emulated RP2040 x FLASH_WAIT (CALL_US); call_us for the rest
+        self.kind_us = list(CALL_US)
         self.credit = 0.0  # real us banked by short stretches below overhead_us (_charge)
         self.noise_n = 0  # the driver's stretches as long as a long one: charged as their boundary's mean
         # the driver's native stretches by boundary (a pin's, an SPI
@@ -764,7 +764,7 @@ class VClock:
                     cs.stretches1 += 1
                     cs.mt1 += mt - self.mt_leave
                     cs.check1()
-                if cs.due(self.now_us) and not self.hard:
+                if cs.ahead(self.now_us) and not self.hard:
                     # the other core is behind: it runs up to here first
                     # (cores.py); this core's state is its own again after
                     cs.hand_over()
