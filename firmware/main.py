@@ -495,6 +495,9 @@ class App:
         port = getattr(b, "port", None)
         if port is not None and self.stop_at >= 0:
             port.close()  # Ctrl-C works again: the REPL is the operator's
+            deinit = getattr(b, "deinit", None)
+            if deinit is not None:
+                deinit()  # the readers on the second core stop polling
 
 
 def _start():

@@ -206,6 +206,15 @@ class PicoBoard:
         self.core1 = ctl
         self.pace_ms = _CORE1_PACE_MS
 
+    def deinit(self):
+        # the table stops (a maintenance stop: main.App.run returns to the
+        # REPL): core 1's loop ends after its pair in hand, the readers' bus
+        # is free again
+        if self.core1 is not None:
+            import readcore
+
+            readcore.stop(self.core1)
+
     def busy(self, now):
         sc = self.scanner
         if self.core1 is not None:

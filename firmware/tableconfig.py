@@ -17,8 +17,9 @@
 # and reader_dwell_ms=1..50 (a card counts when a second poll of its seat at
 # least this long after the first sees it again; default the scanner's 20 ms:
 # docs/readers.md), and reader_core=1|0 (the Pico polls its readers on its
-# second core, beside the main loop: 1, the default; 0 on core 0, between
-# the main loop's work: docs/readers.md "The readers on core 1").
+# second core, beside the main loop: 1, the default with 1-2 decks; 0 on
+# core 0, between the main loop's work, the default with 3-4 decks (the
+# heap): docs/readers.md "The readers on core 1").
 #
 # partners=called with revoke=forfeit is not played: reported as a problem,
 # the table then plays revoke=flag.
@@ -128,8 +129,11 @@ class Options:
         # the readers on the Pico's second core (picoboard.PicoBoard.readers_core1)
         # (a digit parsed, not compared as text: "0" and "1" would be two
         # names more in the chip's qstr pools, chip_qstrs.py)
+        # the default: the second core with 1-2 decks; with 3-4 the heap has
+        # no room for its 4 KiB stack within the 128 KiB budget (the board
+        # model's 3-4 deck peak went 127.9 -> 135.2 KB: docs/performance.md)
         g = cfg.get("reader_core")
-        self.reader_core = 1
+        self.reader_core = 1 if decks <= 2 else 0
         if g is not None:
             if g.isdigit() and int(g) < 2:
                 self.reader_core = int(g)

@@ -784,6 +784,47 @@ def test_configured_app_sets_the_readers_by_table_cfg():
     os.remove(path)
 
 
+def test_configured_app_puts_the_readers_on_the_second_core_by_table_cfg():
+    # reader_core: 1 polls them on the Pico's second core (PicoBoard.readers_core1),
+    # the default with 1-2 decks; 0 in the main loop's turn, the default with
+    # 3-4 (the heap's budget); anything else is a table.cfg error, the default kept
+    import scanner as S
+
+    path = "/tmp/tt_cfg4_" + str(id(Port)) + ".cfg"
+    for text, decks, core1, problem in (
+        ("", 2, True, False),
+        ("", 3, False, False),
+        ("", 4, False, False),
+        ("reader_core=0\n", 2, False, False),
+        ("reader_core=1\n", 4, True, False),
+        ("reader_core=2\n", 2, True, True),
+        ("reader_core=yes\n", 3, False, True),
+    ):
+        f = open(path, "w")
+        f.write(text)
+        f.close()
+        b = Board()
+        b.decks = decks
+        b.problem = ""
+        b.scanner = S.Scanner([None, None, None, None])
+        started = []
+
+        def readers_core1(b=b, started=started):
+            started.append(1)
+
+        b.readers_core1 = readers_core1
+        b.busy = lambda now: False
+        app = M.configured_app(b, path)
+        assert bool(started) == core1, (text, decks)
+        # on core 1: no second pair in the turn, the board's busy() holds the
+        # loop's work while a sighting waits
+        assert (app.mid is None and app.busy is b.busy) == core1, (text, decks)
+        assert (app.table.message == "table.cfg error") == problem, (text, decks)
+    import os
+
+    os.remove(path)
+
+
 class ScanEvent:
     """The fields of the scanner's last popped event that enroll mode reads."""
 
