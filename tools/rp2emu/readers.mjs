@@ -1,4 +1,4 @@
-// The firmware's reader polling loop (readcore._loop, the loop core 1 runs) on
+// The firmware's reader polling loop (readcore.run, the loop core 1 runs) on
 // the emulated RP2040, against four emulated PN532s (pn532.mjs): how long a
 // four-seat cycle takes in the chip's (virtual) time, without and with a tag.
 //
@@ -14,7 +14,7 @@
 // /ram (rp2040js does not emulate flash erase/program: the port's own flash
 // filesystem fails to format). The board builds the readers and the scanner
 // as picostart.setup does (picohw.readers(machine), scanner.Scanner(readers,
-// cards), no card map) and runs readcore._loop(sc, time, ctl) on core 0
+// cards), no card map) and runs readcore.run(sc, time, ctl) on core 0
 // (rp2040js runs one core) as readcore.start runs it on core 1.
 //
 // The host plays core 0's part through ctl (a bytearray: its address printed
@@ -195,7 +195,7 @@ const measure = [
   // picostart.setup's readers and scanner (no card map: every tag unknown)
   'rd = picohw.readers(machine); sc = scanner.Scanner(rd, None)',
   'ctl = bytearray((1, 0, 0, 1)); print("ctl@", uctypes.addressof(ctl))',
-  'readcore._loop(sc, time, ctl)',
+  'readcore.run(sc, time, ctl)',
   'print("turns", ctl[1], "exceptions", ctl[2], "alive", ctl[3], "polls", sc.polls, "faults", sc.faults, "errors", [r.errors for r in rd], "learned waits (poll, field-off)", [(r._hints[7], r._hints[9]) for r in rd])',
   'exec("while sc.pop():\\n print(\\"event\\", sc.kind, \\"seat\\", sc.seat, \\"uid\\", bytes(sc.uid[:sc.uid_len]).hex(), \\"t_ms\\", sc.t_ms)")',
 ];
