@@ -111,6 +111,17 @@ def no_board(build: Path) -> str | None:
     return None
 
 
+
+def emu_parser(doc: str, section: str, timeout: int) -> argparse.ArgumentParser:
+    """The options every bench on the emulated chip has: --build, --timeout,
+    --json, --write (docs/performance.md's ``section``)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--build", type=Path, default=REPO / "build" / "rp2emu", help="tools/rp2emu/build.sh's folder")
+    ap.add_argument("--timeout", type=int, default=timeout, help="wall seconds the emulator may take")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON, write nothing")
+    ap.add_argument("--write", action="store_true", help=f"write the table to docs/performance.md (section {section})")
+    return ap
+
 def runner_sources() -> list[Path]:
     """The client's "adversary" runner (tractor_table.sim.engine: the one place
     that names the runners) and the modules of its folder it imports, each once."""

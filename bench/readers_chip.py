@@ -19,8 +19,6 @@ Needs the emulator's build (tools/rp2emu/build.sh) and node; prints a table,
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 import subprocess
 import sys
@@ -33,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import chip_emu  # noqa: E402  (bench/chip_emu.py)
+import chip_heap  # noqa: E402  (its _report: JSON, or a table written with --write)
 import chipref  # noqa: E402
 from tractor_table import perfdoc  # noqa: E402
 
@@ -112,29 +111,17 @@ def render(cmd: str, c: dict[str, dict[str, float]], m: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--build", type=Path, default=chip_emu.REPO / "build" / "rp2emu", help="tools/rp2emu/build.sh's folder")
+    ap = chip_emu.emu_parser(__doc__ or "", "readers-chip", 300)
     ap.add_argument("--turns", type=int, default=200, help="measured turns per case on the chip (even)")
     ap.add_argument("--seconds", type=float, default=20.0, help="real seconds of the board model's idle table")
-    ap.add_argument("--timeout", type=int, default=300, help="wall seconds the emulator may take")
-    ap.add_argument("--json", action="store_true", help="print the figures as JSON, write nothing")
-    ap.add_argument("--write", action="store_true", help="write the table to docs/performance.md (section readers-chip)")
     args = ap.parse_args(argv)
     missing = chip_emu.no_board(args.build)
     if missing:
         print(missing, file=sys.stderr)
         return 2
     cmd = "python bench/readers_chip.py" + (f" --build {args.build}" if args.build != chip_emu.REPO / "build" / "rp2emu" else "")
-    c = chip(args.build, args.turns, args.timeout)
-    m = model(args.seconds)
-    if args.json:
-        print(json.dumps({"command": cmd, "chip": c, "model": m}, indent=1))
-        return 0
-    body = render(cmd, c, m)
-    print(body)
-    if args.write:
-        perfdoc.write_section("readers-chip", body)
-    return 0
+    r = {"chip": chip(args.build, args.turns, args.timeout), "model": model(args.seconds)}
+    return chip_heap._report(args, cmd, r, lambda cmd, r: render(cmd, r["chip"], r["model"]), "readers-chip")
 
 
 if __name__ == "__main__":
