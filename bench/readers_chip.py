@@ -67,13 +67,11 @@ def model(seconds: float) -> dict[str, Any]:
         with vt:
             time.sleep(seconds)
         f = dict(vt.figures)
-    cycles = max(1, f.get("cycle_n", 0))
     return {
         "cycle_p50_us": f["cycle_p50"],
         "cycle_p99_us": f["cycle_p99"],
         "cycles": f.get("cycle_n", 0),
         "board_s": f["virtual_us"] / 1e6,
-        "core1_cpu_per_cycle_us": f.get("core1_cpu_us", 0) / cycles,
         "core1_cpu_share": f.get("core1_cpu_us", 0) / max(1, f["virtual_us"]),
         "core1_stack_max": f.get("core1_stack_max", 0),
         "core1_stack_limit": f.get("core1_stack_limit", 0),
@@ -99,8 +97,8 @@ def render(cmd: str, c: dict[str, dict[str, float]], m: dict[str, Any]) -> str:
         f"{m['cycle_p50_us'] / 1000:.1f} / {m['cycle_p99_us'] / 1000:.1f} ms |",
         f"| four-seat cycle, a tag on seat 0: p50 / max | {tag['p50'] / 1000:.1f} / {tag['max'] / 1000:.1f} ms | - |",
         f"| core 1's CPU, no card (chip: working, not spinning) | {nc['work']:.1f} % "
-        f"({nc['work'] / 100 * nc['p50'] / 1000:.1f} ms a cycle) | {100 * m['core1_cpu_share']:.1f} % "
-        f"({m['core1_cpu_per_cycle_us'] / 1000:.1f} ms a cycle) |",
+        f"({nc['work'] / 100 * nc['p50'] / 1000:.1f} ms of a p50 cycle) | {100 * m['core1_cpu_share']:.1f} % "
+        f"({m['core1_cpu_share'] * m['cycle_p50_us'] / 1000:.1f} ms of a p50 cycle) |",
         f"| core 1's stack, deepest (model: this port's bytes, at its model calls) | - | "
         f"{m['core1_stack_max']} of {m['core1_stack_limit']} B |",
         "",
