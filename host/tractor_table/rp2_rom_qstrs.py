@@ -50,6 +50,7 @@ NAMES = frozenset((
     'data',
     'decode',
     'default',
+    'deinit',
     'digest',
     'done',
     'dumps',
