@@ -253,7 +253,7 @@ class PicoBoard:
         n = sc._q_len  # what the turn's second group saw (mid_readers()): taken first
         if self.core1 is not None:
             # the readers are core 1's: what they saw is taken below; a
-            # reader's set-up it asked for is made here (Scanner._set_up)
+            # reader's set-up it asked for is made here (Scanner._bring_up)
             s = sc.setup_due
             if s >= 0:
                 sc._setup(s, now)

@@ -83,7 +83,7 @@ def init(
     self._q_uid_len = bytearray(queue)
     self.dropped = 0
     self.lock = None  # the event queue's lock: the readers on the second core (readcore.py)
-    self.setup_due = -1  # ... the seat whose set-up core 1 asked the main loop for (Scanner._set_up)
+    self.setup_due = -1  # ... the seat whose set-up core 1 asked the main loop for (Scanner._bring_up)
     # The event last popped.
     self.kind = 0  # scanner.EV_NONE
     self.seat = 0
