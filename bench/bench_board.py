@@ -483,6 +483,9 @@ def main(argv: list[str]) -> int:
                     help="instead: one bots' run of --hands hands with every firmware method wrapped, and "
                     "FILE (tab-separated) getting the board time charged while each was innermost and its calls "
                     "(sim/board/mpy/cpuprof.py); writes nothing else")
+    ap.add_argument("--reader-core", choices=("0", "1"),
+                    help="table.cfg's reader_core for the timing runs: 1 the readers on the Pico's second core, 0 in "
+                    "the main loop's turn (default: the table's, by its decks: docs/readers.md)")
     ap.add_argument("--fixed-factors", action="store_true",
                     help="charge the fixed factors of bench/rp2040.py (GENERIC x FLASH_WAIT, C_FACTOR) instead of "
                     "the ones anchored to the chip in this run (bench/chipref.py)")
@@ -510,6 +513,8 @@ def main(argv: list[str]) -> int:
 
     def run(scenario: str, decks: int, hands: int, seed: int, **kw: Any) -> dict[str, Any]:
         f, c = charge(scenario)
+        if args.reader_core is not None:
+            kw["table_cfg"] = {"reader_core": args.reader_core}
         r = play(decks, hands, seed, f, c, **kw)
         r["factor_bytecode"], r["factor_c"] = f, c
         return r

@@ -249,28 +249,24 @@ class Scanner:
             # the readers on the second core (readcore.py): the main loop's
             # pop() on the other core takes the same lock
             lk.acquire()
-            try:
-                self._put(kind, seat, arg, uid, uid_len, now)
-            finally:
+        try:
+            if self._q_len == self._q:
+                self.dropped += 1
+                return
+            k = (self._q_head + self._q_len) % self._q
+            self._q_kind[k] = kind
+            self._q_seat[k] = seat
+            self._q_arg[k] = arg
+            self._q_t[k] = now
+            dst = self._q_uid
+            o = k * _UID_MAX
+            for i in range(uid_len):
+                dst[o + i] = uid[i]
+            self._q_uid_len[k] = uid_len
+            self._q_len += 1
+        finally:
+            if lk is not None:
                 lk.release()
-            return
-        self._put(kind, seat, arg, uid, uid_len, now)
-
-    def _put(self, kind, seat, arg, uid, uid_len, now):
-        if self._q_len == self._q:
-            self.dropped += 1
-            return
-        k = (self._q_head + self._q_len) % self._q
-        self._q_kind[k] = kind
-        self._q_seat[k] = seat
-        self._q_arg[k] = arg
-        self._q_t[k] = now
-        dst = self._q_uid
-        o = k * _UID_MAX
-        for i in range(uid_len):
-            dst[o + i] = uid[i]
-        self._q_uid_len[k] = uid_len
-        self._q_len += 1
 
     def pending(self):
         return self._q_len

@@ -227,8 +227,7 @@ class Cores:
         # the chip's core-1 stack is a block of the firmware's heap
         self.stack_buf = bytearray(int(size / HEAP_DATA))
         c = self.clock
-        now = tuple(getattr(c, a) for a in PER_CORE)
-        s = list(now)
+        s = [getattr(c, a) for a in PER_CORE]
         s[PER_CORE.index("_depth")] = 1  # core 1 begins inside this model call
         s[PER_CORE.index("run_delay")] = None
         s[PER_CORE.index("waiting")] = c.waiting
@@ -275,10 +274,12 @@ class Cores:
         except (Killed, SystemExit):
             pass
         except BaseException as e:  # noqa: BLE001
-            if isinstance(e, Exception) and type(e).__name__ not in ("BoardReset", "PowerCut"):
+            if isinstance(e, Exception):
                 # as the chip: the thread ends, its traceback printed
                 sys.print_exception(e)
             else:
+                # the board's own (machine.BoardReset, norflash.PowerCut,
+                # picoboot.PowerOff: BaseException): core 0 raises it
                 err = e
         self.alive1 = False
         self.stack_buf = None
