@@ -228,8 +228,15 @@ class PicoBoard:
         # first (no field on, no answer unread, through a flash erase)
         sc = self.scanner
         if self.core1 is not None:
-            # (core 1's: the flash's work would stop it until done)
-            return sc._q_len > 0 or max(sc._pend) > 0
+            # (core 1's: the flash's work would stop it until done) read
+            # under the queue's lock: asked only when a save step or a
+            # collection is due, and then what core 1 has seen by now counts
+            # (the board model's cores meet at a lock: cores.py)
+            lk = sc.lock
+            lk.acquire()
+            p = sc._q_len > 0 or max(sc._pend) > 0
+            lk.release()
+            return p
         p = getattr(sc, "seen_once", None)
         return p is not None and p(now)
 

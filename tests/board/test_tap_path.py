@@ -61,10 +61,17 @@ def whole_hand(compiled: Path) -> _Hand:
     """One bots' hand (one deck, seed 3) on the board model with the flash at
     its maximum times (400 ms a sector erase: each save lasts long enough that
     the next cards are surely laid while it is written), every frame kept: the
-    tap path's figures and the frames' order are both of this one run."""
+    tap path's figures and the frames' order are both of this one run. The
+    readers in the main loop's turn (reader_core=0): what is judged here is
+    that loop's order, a save's step or a collection only once the pair in
+    flight is read (Scanner.seen_once). With the readers on core 1 a
+    collection may begin while core 1 reads a card's answer, before the card
+    is the firmware's to know (docs/readers.md, "The readers on core 1");
+    their saves: test_board_readers.py, a card during a 400 ms erase."""
     rules = Rules(decks=1)
     said: list[str] = []
-    vt = _Frames(1, workdir=board_workdir(compiled, "tappath"), rules=rules, flash_times="max")
+    vt = _Frames(1, workdir=board_workdir(compiled, "tappath"), rules=rules, flash_times="max",
+                 table_cfg={"reader_core": "0"})
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     with vt:
