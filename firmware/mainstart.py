@@ -176,7 +176,7 @@ def configured_app(App, board, cfg_path):
         sc.set_group(opts.reader_group)
         core1 = getattr(board, "readers_core1", None)
         if core1 is not None and opts.reader_core:
-            core1()  # the readers polled on the second core from here on
+            core1(app.display)  # the readers polled on the second core from here on
             app.mid = None  # no second pair in the turn
             app.busy = board.busy
         if opts.reader_dwell > 0:

@@ -195,14 +195,15 @@ class PicoBoard:
     def reset(self):
         self._machine.reset()
 
-    def readers_core1(self):
+    def readers_core1(self, d=None):
         # the readers polled on the second core from now on (readcore.py,
         # issue 22): taps() takes what they saw, the main loop's turn no
-        # longer polls them
+        # longer polls them; with main.App's display model d, a card seen
+        # once is drawn by core 1 at once (readcore.mark)
         import readcore
 
         ctl = bytearray(4)
-        readcore.start(self.scanner, self._time, ctl)
+        readcore.start(self.scanner, self._time, ctl, self, d)
         self.core1 = ctl
         self.pace_ms = _CORE1_PACE_MS
 
@@ -432,6 +433,7 @@ class PicoBoard:
         t = self._time
         if self.oled is None and t.ticks_diff(t.ticks_ms(), self._display_retry) >= 0:
             # down since an I2C error: set it up again, from time to time
+            # (core 1 draws nothing while it is down: readcore.mark)
             try:
                 self.panel.init()  # its RAM is unknown: the next frame is whole
                 self.oled = self.panel
@@ -440,6 +442,12 @@ class PicoBoard:
             except OSError:
                 self._display_retry = t.ticks_add(t.ticks_ms(), _DISPLAY_RETRY_MS)
         if self.oled is not None:
+            # the readers on core 1 draw a card seen once themselves
+            # (readcore.mark: a few columns of a seat's line): the panel
+            # is one core's at a time
+            lk = self.oled.lock
+            if lk is not None:
+                lk.acquire()
             try:
                 # the pages whose text line changed, the columns of the
                 # characters that differ (the driver's update); line 7 is in
@@ -453,6 +461,9 @@ class PicoBoard:
                 self.display_errors += 1
                 self._display_retry = t.ticks_add(t.ticks_ms(), _DISPLAY_RETRY_MS)
                 print("display: I2C error %d, set up again in %d ms" % (self.display_errors, _DISPLAY_RETRY_MS))
+            finally:
+                if lk is not None:
+                    lk.release()
         self.led.value(0)
 
     def beep(self, sound):

@@ -38,6 +38,7 @@ seventh pool: host/tractor_table/chip_qstrs.py.)
 
 import sys
 
+from display import card_name
 from micropython import const
 
 _RUN = const(0)
@@ -50,17 +51,32 @@ _ALIVE = const(3)
 _DWELL_MS = const(15)
 
 
-def start(s, time, b):
+def start(s, time, b, v=None, d=None):
     """The scanner ``s``'s readers polled on core 1 from now on, ``b`` the
     control bytes; the dwell set to less than a cycle (table.cfg's
-    reader_dwell_ms, set after, still rules)."""
+    reader_dwell_ms, set after, still rules). With the board ``v`` (its
+    display's driver, ``v.panel``) and the display model ``d`` (main.App's:
+    its seat lines), core 1 draws a card seen once on the display itself
+    (``mark``), and the panel's driver gets a lock that core 0 takes for
+    each frame (PicoBoard.show)."""
     import _thread
 
     s.lock = _thread.allocate_lock()
     s.confirm_ms = _DWELL_MS
+    if v is not None and d is not None and v.panel is not None:
+        import framebuf
+
+        v.panel.lock = _thread.allocate_lock()
+        # the glyphs of " (AS)" (5 characters, 40 columns of page bits) and
+        # the window's command, made once: a mark allocates only its text
+        buf = bytearray(5 * 8)
+        v = (v, d, framebuf.FrameBuffer(buf, 40, 8, framebuf.MONO_VLSB), buf,
+             bytearray((0, 0x21, 0, 0, 0x22, 0, 0)), [b"\x40", buf], [0] * s.seats)
+    else:
+        v = None
     b[_RUN] = 1
     b[_ALIVE] = 1
-    _thread.start_new_thread(run, (s, time, b))
+    _thread.start_new_thread(run, (s, time, b, v))
 
 
 def stop(b):
@@ -68,7 +84,67 @@ def stop(b):
     b[_RUN] = 0
 
 
-def run(s, time, b):
+def mark(v, s):
+    # A card seen once, drawn on the display by core 1 at once (issue 22: a
+    # card placed shows within 50 ms, and core 0 may be in a long turn: a
+    # rules check, a frame, the link's work): " (AS)" after the seat's line,
+    # where display.DisplayModel.seen_lines puts it, its 5 characters'
+    # columns alone (40 bytes of I2C, about 1 ms). Only if core 0 is not
+    # sending a frame (the panel's lock, not waited for: else the next group
+    # tries again, and core 0's own frame draws it at its next turn anyway).
+    # The line the panel then shows goes into the driver's record of what it
+    # holds (its _sent): core 0's next frame sends only what differs.
+    # v[6]: each seat's first sighting (Scanner._pend_at) drawn so
+    pb, dm, fb, buf, win, vec, done = v
+    pend = s._pend
+    for seat in range(s.seats):
+        at = s._pend_at[seat]
+        if not pend[seat] or done[seat] == at:
+            continue
+        drv = pb.oled
+        if drv is None:
+            return
+        c = s.shown[seat]
+        ln = dm._seat[seat]
+        p = len(ln)
+        if p > 11:
+            p = 11  # (display.COLS - 5)
+        # (the literals display.py has: each new one is a qstr)
+        tag = "(??)" if c < 0 else "(" + card_name(c) + ")"
+        fb.fill_rect(0, 0, 40, 8, 0)
+        fb.text(tag, 8, 0, 1)
+        lk = drv.lock
+        if lk is None or not lk.acquire(0):
+            return
+        try:
+            # the line the panel shows once marked: what the driver sent
+            # last, the mark's columns replaced (the driver's record stays
+            # true if core 0 has made the seat's line anew and not sent it
+            # yet: its frame sends what differs)
+            sent = drv._sent
+            old = sent[3 + seat] if sent is not None else None
+            if old is None:
+                old = ""
+            if len(old) < p:
+                old += " " * (p - len(old))
+            line = old[:p] + " " + tag + old[p + 5:]
+            if line != old:
+                win[2] = p << 3
+                win[3] = ((p + 5) << 3) - 1
+                win[5] = 3 + seat
+                win[6] = 3 + seat
+                drv.i2c.writeto(drv.addr, win)
+                drv.i2c.writevto(drv.addr, vec)
+                if sent is not None:
+                    sent[3 + seat] = line
+            done[seat] = at
+        except OSError:
+            pass  # the display's errors are core 0's (its next frame)
+        finally:
+            lk.release()
+
+
+def run(s, time, b, v=None):
     # (one frame for the whole loop, made once: a turn calls nothing that
     # takes a frame from the heap, so core 1 allocates nothing as it polls)
     ticks_ms = time.ticks_ms
@@ -92,6 +168,10 @@ def run(s, time, b):
             g = s._group
             s._group = (g + 1) % s._groups
             if s._begin_group(g):
+                if v is not None and max(s._pend):
+                    # a card seen once (by the group before): drawn while
+                    # this group's chips search (5.4 ms at least)
+                    mark(v, s)
                 s._serve_group(g, now)
             elif not s._all_up:
                 sleep_ms(1)  # no reader of the group is up: a set-up's time is ms away

@@ -93,6 +93,7 @@ GROUP_ALL = const(4)
 _PENDING = const(-100)  # pn532.PENDING: the command is still running
 _P_IDLE = const(0)  # a reader's part in the group poll: not polled
 _P_POLL = const(1)  # its InListPassiveTarget (and then its field-off) is running
+_P_OFF = const(2)  # its answer (a tag) taken, its field-off running
 
 _INIT = const(0)  # needs set-up
 _OK = const(1)  # polled in turn
@@ -607,7 +608,8 @@ class Scanner:
         # Serve the readers of group g, whose polls are running, at once: each
         # is served as its answer is ready; the driver switches its field off
         # at once (a field is on from its poll's start to its field-off's
-        # answer) and returns the poll's answer once the field is off. Not
+        # answer) and returns the poll's answer once the field is off; an
+        # answer with a tag is taken as soon as the field-off is sent. Not
         # ``block``: False at once when no reader is ready (serve())
         n = self.seats
         step = self._groups
@@ -628,14 +630,26 @@ class Scanner:
                     rd = readers[seat]
                     r = rd.step()
                     if r == _PENDING:
+                        if rd._op == 3 and phase[seat] == _P_POLL and rd.found > 0:
+                            # the poll's answer is in, a tag in it, and its
+                            # field going off: what it saw is taken now, while
+                            # the chip switches the field off, not after the
+                            # field-off's answer (1.3 ms; issue 22)
+                            phase[seat] = _P_OFF
+                            self._fails[seat] = 0
+                            self._seen_found(seat, rd.found, now)
                         w = rd.wait
                         if w < wait:
                             wait = w
                     else:
                         moved = True
+                        if phase[seat] == _P_OFF:
+                            if rd.off < 0:
+                                self._polled(seat, 0, now)  # the field-off failed: a reset
+                        else:
+                            self._polled(seat, r, now)
                         phase[seat] = _P_IDLE
                         active -= 1
-                        self._polled(seat, r, now)
                 seat += step
             if active and not moved:
                 if not block:

@@ -117,3 +117,58 @@ def test_a_pending_card_survives_the_reset() -> None:
     out, r = _run({1}, 6)
     assert r.resets == 1
     assert [c for k, c in out if k == scanner.EV_CARD] == [7]
+
+
+class SplitReader(Reader):
+    """The driver's split phase as pn532.PN532.step runs it: the poll's
+    answer read and the field-off sent at one step (PENDING, ``_op`` 3, the
+    answer in ``found``), the field-off's answer at the next; ``events`` the
+    scanner's queue length seen at each step."""
+
+    _op = 0
+    found = 0
+
+    def __init__(self, uid: bytes, sc_box: list[scanner.Scanner]) -> None:
+        super().__init__(uid, off_fails=0)
+        self.sc_box = sc_box
+        self.queued_at_off: list[int] = []
+
+    def poll_begin(self, max_targets: int = 2) -> None:
+        self._op = 1
+
+    def step(self) -> int:
+        if self._op == 1:
+            self.found = self.poll()
+            self._op = 3  # the field-off sent, its answer to come
+            return -100  # pn532.PENDING
+        # the field-off's answer: what the scanner had queued by then
+        self.queued_at_off.append(self.sc_box[0].pending())
+        self._op = 0
+        self.off = self.field_off()
+        return self.found
+
+
+def test_a_tags_answer_is_taken_while_its_field_goes_off() -> None:
+    # (issue 22) the card seen once is queued (EV_SEEN) before the
+    # field-off's answer is read, not after; counted once as before; a
+    # field-off that fails after that still resets the reader at once, and
+    # the card taken before it counts
+    box: list[scanner.Scanner] = []
+    r = SplitReader(b"\x04\x54\x54\x00\x07\x5a\xa5", box)
+    sc = scanner.Scanner([r], CardMap(), confirm_ms=80)
+    box.append(sc)
+    sc.tick(0)  # set-up
+    kinds = []
+    now = 0
+    for i in range(4):
+        now += 50
+        r.off_fails = 1 if i == 2 else 0
+        sc.tick(now)
+        while not sc.reader_ok(0):
+            now += 5
+            sc.tick(now)
+        while sc.pop():
+            kinds.append(sc.kind)
+    assert r.queued_at_off[0] == 1  # EV_SEEN queued while the field went off
+    assert kinds.count(scanner.EV_SEEN) == 1 and kinds.count(scanner.EV_CARD) == 1
+    assert r.resets == 1 and scanner.EV_FAULT in kinds

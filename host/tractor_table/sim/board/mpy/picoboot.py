@@ -615,9 +615,22 @@ class Board:
             return
         self._updating = True
         try:
-            self.person.update(self.clock.now_us // 1000)
+            if self._person_due():
+                self.person.update(self.clock.now_us // 1000)
         finally:
             self._updating = False
+
+    def _person_due(self):
+        # With core 1 running, the person acts at the model calls of the core
+        # that is behind (or level): a tag is put down at a board time both
+        # cores have reached. At the core ahead's calls (up to a stretch of
+        # its code ahead: the other runs only at its model calls, cores.py) a
+        # tag put down there was read by the other core at board times before
+        # it: first sightings 15 ms before the card lay there (a tap's
+        # placed -> first sighting below zero)
+        c = self.clock
+        cs = c.cores
+        return cs is None or not cs.alive1 or cs.kill or c.now_us <= cs.other_now
 
     def update(self):
         """Called at every entry into a model: what is due happens."""
@@ -649,7 +662,8 @@ class Board:
             tap = self.tap
             if tap is not None and (tap.caught is None or tap.table is None):
                 tap.watch()  # the firmware's link and table, caught as they are made
-            self.person.update(now // 1000)
+            if self._person_due():
+                self.person.update(now // 1000)
             if self._in is not None:
                 self._service()
                 self._pace(now)
@@ -934,8 +948,8 @@ class Board:
         for name, h in (("shown", tl.shown), ("st1", tl.st1), ("st2", tl.st2), ("st3", tl.st3), ("saving", tl.saving)):
             out.write(b" %s_n %d %s_p50 %d %s_p99 %d %s_max %d" % (
                 name.encode(), h.n, name.encode(), h.pct(50), name.encode(), h.pct(99), name.encode(), h.max))
-        out.write(b" flash_on_path %d gc_on_path %d placed_saving %d platform_bytes %d" % (
-            tl.flash_on_path, tl.gc_on_path, tl.placed_saving, self.platform))
+        out.write(b" flash_on_path %d gc_on_path %d placed_saving %d platform_bytes %d early %d" % (
+            tl.flash_on_path, tl.gc_on_path, tl.placed_saving, self.platform, tl.early))
         out.write(b" unclosed %d gc_us %d gc_n %d json_us %d frames_full %d frames_part %d flash_busy_us %d" % (
             tl.unclosed + tl.open_count(), c.gc_us, c.gc_n, c.json_us, self.oled.full_frames,
             self.frames - self.oled.full_frames, getattr(self.flash, "busy_us", 0)))
@@ -1032,6 +1046,9 @@ class TapLog:
         self.cut_slot = -1
         self.frame_start = -1
         self.unclosed = 0  # taps never counted (dropped for a newer one)
+        # taps whose first sighting's board time came before they were put
+        # down (the person acting at the core ahead's time: Board._person_due)
+        self.early = 0
         self.shown = Hist()
         self.counted = Hist()
         self.st1 = Hist()
@@ -1191,6 +1208,8 @@ class TapLog:
                 p = self.placed_at[i]
                 self.shown.add(self.shown_at[i] - p)
                 self.counted.add(now - p)
+                if self.first[i] < p:
+                    self.early += 1
                 self.st1.add(self.first[i] - p)
                 self.st2.add(self.confirm[i] - self.first[i])
                 self.st3.add(now - self.confirm[i])
