@@ -725,18 +725,28 @@ class VClock:
                 m = self.situ_mean[2 - kind]
                 if m > ov:
                     ov = m
-                if d >= self.long and m > 0:
+                if m > 0 and (d >= self.long or self.factor != self.byte_factor):
                     # a few bytecodes on the chip (``cs.value(0)`` then
                     # ``spi.write(...)``): what took longer here was the
                     # machine's (an interrupt, the hypervisor), not the
-                    # firmware's work
-                    self.noise_n += 1
+                    # firmware's work; from native code (the driver's step,
+                    # most of them) a few instructions: always the mean (a
+                    # stretch of several whole microseconds here when the
+                    # machine was busy was charged up to 0.6 ms of board
+                    # time: docs/firmware.md, "Short stretches")
+                    if d >= self.long:
+                        self.noise_n += 1
                     d = m
             elif self.factor != self.byte_factor:
                 # native code between two of a pin's, an SPI transfer's or a
-                # clock's calls (the readers' driver): as long as a long
-                # stretch, it was the machine's; charged as that boundary's
-                # mean (docs/firmware.md, "Short stretches")
+                # clock's calls (the readers' driver): a few instructions,
+                # nothing measurable on the chip; here a whole microsecond or
+                # several when the machine was busy, times the factor (up to
+                # 0.6 ms of board time each, a cycle 20 ms longer). Each is
+                # charged its boundary's mean (a window of 256 stretches
+                # under long_us); one as long as a long stretch was the
+                # machine's, and is not in the mean (docs/firmware.md,
+                # "Short stretches")
                 a = _DRV[self._kind]
                 b = _DRV[kind]
                 if a < 3 and b < 3:
@@ -750,8 +760,9 @@ class VClock:
                             sm = 0
                         self.cls_n[ci] = n
                         self.cls_sum[ci] = sm
-                    elif self.cls_mean[ci] > 0:
+                    else:
                         self.noise_n += 1
+                    if self.cls_mean[ci] > 0:
                         d = self.cls_mean[ci]
             self._kind = kind
             if self._cal >= 0:
