@@ -70,8 +70,14 @@ def start(s, time, b, v=None, d=None):
         # the glyphs of " (AS)" (5 characters, 40 columns of page bits) and
         # the window's command, made once: a mark allocates only its text
         buf = bytearray(5 * 8)
+        # each face's " (AS)" text, made here once: a mark on core 1 then
+        # allocates only the line it records (a collection that core 1's
+        # allocation sets off is core 1's to make, tens of ms)
+        tags = []
+        for c in range(54):
+            tags.append("(" + card_name(c) + ")")
         v = (v, d, framebuf.FrameBuffer(buf, 40, 8, framebuf.MONO_VLSB), buf,
-             bytearray((0, 0x21, 0, 0, 0x22, 0, 0)), [b"\x40", buf], [0] * s.seats)
+             bytearray((0, 0x21, 0, 0, 0x22, 0, 0)), [b"\x40", buf], [0] * s.seats, tags)
     else:
         v = None
     b[_RUN] = 1
@@ -95,7 +101,7 @@ def mark(v, s):
     # The line the panel then shows goes into the driver's record of what it
     # holds (its _sent): core 0's next frame sends only what differs.
     # v[6]: each seat's first sighting (Scanner._pend_at) drawn so
-    pb, dm, fb, buf, win, vec, done = v
+    pb, dm, fb, buf, win, vec, done, tags = v
     pend = s._pend
     for seat in range(s.seats):
         at = s._pend_at[seat]
@@ -109,26 +115,18 @@ def mark(v, s):
         p = len(ln)
         if p > 11:
             p = 11  # (display.COLS - 5)
-        # (the literals display.py has: each new one is a qstr)
-        tag = "(??)" if c < 0 else "(" + card_name(c) + ")"
+        # (the literal display.py has: each new one is a qstr)
+        tag = "(??)" if c < 0 else tags[c % 54]
         fb.fill_rect(0, 0, 40, 8, 0)
         fb.text(tag, 8, 0, 1)
         lk = drv.lock
         if lk is None or not lk.acquire(0):
             return
         try:
-            # the line the panel shows once marked: what the driver sent
-            # last, the mark's columns replaced (the driver's record stays
-            # true if core 0 has made the seat's line anew and not sent it
-            # yet: its frame sends what differs)
             sent = drv._sent
             old = sent[3 + seat] if sent is not None else None
-            if old is None:
-                old = ""
-            if len(old) < p:
-                old += " " * (p - len(old))
-            line = old[:p] + " " + tag + old[p + 5:]
-            if line != old:
+            if old is None or old[p + 1:p + 5] != tag:
+                # (not there already: core 0 may have drawn it first)
                 win[2] = p << 3
                 win[3] = ((p + 5) << 3) - 1
                 win[5] = 3 + seat
@@ -136,7 +134,13 @@ def mark(v, s):
                 drv.i2c.writeto(drv.addr, win)
                 drv.i2c.writevto(drv.addr, vec)
                 if sent is not None:
-                    sent[3 + seat] = line
+                    # the line the panel now shows: what the driver sent
+                    # last, the mark's columns replaced (the record stays
+                    # true if core 0 has made the seat's line anew and not
+                    # sent it yet: its frame sends what differs)
+                    if len(old) < p:
+                        old += " " * (p - len(old))
+                    sent[3 + seat] = old[:p] + " " + tag + old[p + 5:]
             done[seat] = at
         except OSError:
             pass  # the display's errors are core 0's (its next frame)
