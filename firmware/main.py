@@ -105,6 +105,9 @@ _LINK_LATE = const(2)
 # save's garbage and a trick's are a small part of the free heap, and a
 # collection a save doubled the collections for no tap measured faster
 _GC_SAVES = const(2)
+# a quiet turn collects the garbage at least this often (ms): the heap is
+# full every 6-7 s of a game on the board model, a collection 25-40 ms
+_GC_EVERY_MS = const(2500)
 # a save's step, or its collection, runs only in a turn that has used less
 # than this (ms) by the time its link's work is done: the flash work does not
 # stack on a long turn (the link's frames read and its events passed at a
@@ -138,6 +141,7 @@ class App:
     flash_late: int
     piece_due: bool
     gc_due: int
+    gc_at: int
     store: "Any"
     mid: "Any"
     busy: "Any"
@@ -239,7 +243,10 @@ class App:
                 b.beep(s)
             b.show(d.render(t, False, seats), d.lines)
             drew = True
-            if d.play_rest(t, seats):
+            tw = self.busy
+            # (core 1 saw the next card meanwhile: its turn first, the rest
+            # of this frame after it)
+            if not (tw is not None and tw(now)) and d.play_rest(t, seats):
                 # in play the rest of its frame is the other seat lines and
                 # the trick's line, made again alone and drawn now, not the
                 # whole frame later in the turn (issue 22)
@@ -311,9 +318,10 @@ class App:
         # a piece's frame is the next turn's (a trick's end redraws 5-6 of the
         # 8 lines), drawn before the link's work, in the link's turn too
         piece = self.piece_due and not worked
-        if line and t.message == msg and ttlink.ticks_diff(b.ticks_ms(), now) >= _FRAME_ROOM_MS:
-            # a counted tap's line is drawn and the turn is long already:
-            # the rest of its frame at the next turn, before the link's work
+        if line and t.message == msg and (ttlink.ticks_diff(b.ticks_ms(), now) >= _FRAME_ROOM_MS or (tw is not None and tw(now))):
+            # a counted tap's line is drawn and the turn is long already (or
+            # core 1 saw a card meanwhile): the rest of its frame at the next
+            # turn, before the link's work
             self.piece_due = True
         elif self.dirty and (
             first
@@ -370,6 +378,15 @@ class App:
             # table's work, or left it to this link's turn: a save's snapshot
             # would run all of it at once; the hand's end held for a save
             # under way lets that save go on)
+            if not (took or worked or t.due) and ttlink.ticks_diff(now, self.gc_at) >= _GC_EVERY_MS and not (st is not None and st.busy()):
+                # a quiet turn, every few seconds: the garbage collected now,
+                # not where an allocation finds the heap full, which is most
+                # often a tap's turn or core 1's sighting (its collection,
+                # 25-40 ms, on the card's path: issue 22)
+                pending = getattr(b, "card_pending", None)
+                if pending is None or not pending(now):
+                    self.gc_at = now
+                    gc.collect()
             return
         late = self.flash_late
         if late < _FLASH_LATE and ttlink.ticks_diff(b.ticks_ms(), now) >= _FLASH_ROOM_MS:
@@ -399,6 +416,7 @@ class App:
             elif t.save_due:
                 if self.gc_due >= _GC_SAVES:
                     self.gc_due = 0
+                    self.gc_at = now
                     gc.collect()
                     return  # the save begins at the next quiet turn
                 t.save_due = False

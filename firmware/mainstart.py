@@ -40,6 +40,7 @@ def init(app, board, rules, decks, throw_penalty, ring, hand_scan, redraw_ms):
     # the quiet turn before the next save begins (a trick's end: the
     # players take the trick up), never on a tap's turn
     app.gc_due = 0
+    app.gc_at = 0  # ticks_ms of the last collection at a quiet turn (main.App.step)
     app.store = board.store
     # the readers' second pair of the turn (picoboard.PicoBoard.mid_readers)
     app.mid = getattr(board, "mid_readers", None)

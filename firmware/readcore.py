@@ -138,6 +138,8 @@ def mark(v, s):
                     # last, the mark's columns replaced (the record stays
                     # true if core 0 has made the seat's line anew and not
                     # sent it yet: its frame sends what differs)
+                    if old is None:
+                        old = ""
                     if len(old) < p:
                         old += " " * (p - len(old))
                     sent[3 + seat] = old[:p] + " " + tag + old[p + 5:]
