@@ -376,10 +376,9 @@ class FrameCountBoard(LongTurnBoard):
         LongTurnBoard.show(self, buf, lines)
 
 
-def _a_tap_in_a_long_turn(turn_ms, follow):
-    # the frames drawn by the turn that took a tap (seat 2's follow, or the
-    # dealer's first card to bury) and by the next one; the lines shown
-    # after them; the link's count before the tap and after each turn
+def _a_counting_wire(follow):
+    # a Wire on a FrameCountBoard at the burial (its first card to come), or
+    # in play with seat 1's lead on the table (follow: seat 2 plays next)
     w = Wire(board=FrameCountBoard())
     b = w.board
     inputs = [("t", 1, 13), ("b", 1, E.BTN_OK), ("b", 0, E.BTN_OK)]
@@ -390,6 +389,15 @@ def _a_tap_in_a_long_turn(turn_ms, follow):
         (b.tap_q if kind == "t" else b.press_q).append((seat, x))
         w.run(20)
     w.run(400)
+    return w
+
+
+def _a_tap_in_a_long_turn(turn_ms, follow):
+    # the frames drawn by the turn that took a tap (seat 2's follow, or the
+    # dealer's first card to bury) and by the next one; the lines shown
+    # after them; the link's count before the tap and after each turn
+    w = _a_counting_wire(follow)
+    b = w.board
     t = w.app.table
     assert t.due == 0 and not w.app.dirty
     assert t.phase == (T.PLAY if follow else T.KITTY)
@@ -963,15 +971,8 @@ def test_a_counted_taps_rest_of_frame_waits_for_a_card_core1_saw_meanwhile():
     # drew its seat's line (App.busy): the rest of the tap's frame (the other
     # seat lines, the trick's line) is drawn at the next turn, which takes
     # that card first
-    w = Wire(board=FrameCountBoard())
+    w = _a_counting_wire(True)
     b = w.board
-    inputs = [("t", 1, 13), ("b", 1, E.BTN_OK), ("b", 0, E.BTN_OK)]
-    inputs += [("t", 1, c) for c in (48, 49, 50, 51, 47, 46)]
-    inputs += [("t", 1, 1), ("b", 1, E.BTN_OK)]
-    for kind, seat, x in inputs:
-        (b.tap_q if kind == "t" else b.press_q).append((seat, x))
-        w.run(20)
-    w.run(400)
     assert w.app.table.phase == T.PLAY and not w.app.dirty
     waiting = [True]
     w.app.busy = lambda now: waiting[0]
@@ -984,12 +985,8 @@ def test_a_counted_taps_rest_of_frame_waits_for_a_card_core1_saw_meanwhile():
     w.run(15)  # the next turns: that card's (none here), the play's piece of work, the rest
     assert f1 - f0 == 1 and b.frames - f1 >= 1 and not w.app.dirty
     # without a card waiting, the same tap's turn draws both (the line, then the rest)
-    w2 = Wire(board=FrameCountBoard())
+    w2 = _a_counting_wire(True)
     b2 = w2.board
-    for kind, seat, x in inputs:
-        (b2.tap_q if kind == "t" else b2.press_q).append((seat, x))
-        w2.run(20)
-    w2.run(400)
     w2.app.busy = lambda now: False
     b2.tap_q.append((2, 2))
     f0 = b2.frames
