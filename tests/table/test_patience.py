@@ -41,3 +41,29 @@ def test_time_spent_waiting_for_a_cpu_is_not_counted(monkeypatch: pytest.MonkeyP
     assert p.used() == 0.0 and not p.expired()
     delay["ns"] = 0  # a figure that went back (a process gone) never counts twice
     assert p.used() >= 0.05
+
+
+def test_a_relaunched_process_is_followed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a board relaunched after a reset is a new process: the one followed now
+    # (``follow``) is watched, and what the one before waited for a CPU still
+    # counts once it is gone (reset tests on a loaded machine timed out on
+    # the new process's wait, counted as the table's)
+    delay = {1: 100_000_000, 2: 0}
+    monkeypatch.setattr(patience_mod, "run_delay_ns", lambda pid: delay.get(pid, 0))
+    current = [1]
+    p = Patience(0.2, follow=lambda: current, self_too=False)
+    time.sleep(0.05)
+    delay[1] = 400_000_000  # the first process waited 0.3 s more, then is gone
+    assert p.used() == 0.0
+    delay[1] = 0
+    current[0] = 2  # its successor, started since: all its wait counts
+    delay[2] = 300_000_000
+    assert p.used() == 0.0 and not p.expired()
+    time.sleep(0.05)
+    delay[2] = 300_000_000  # no more waiting: wall time runs on
+    assert 0.0 <= p.used() < 0.2
+    # without following, the new process's wait was the table's
+    q = Patience(0.2, [1], self_too=False)
+    delay[1] = 0
+    time.sleep(0.25)
+    assert q.expired()

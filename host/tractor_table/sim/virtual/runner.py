@@ -515,7 +515,8 @@ class VirtualTable:
     def _patience(self, timeout: float) -> Patience:
         # a time-out counted as an idle machine would (sim/patience.py): a
         # table that only waits for a CPU on a busy machine is not a hung one
-        return Patience(timeout, [self.proc.pid] if self.proc is not None else [])
+        # (the process followed: a board relaunched after a reset is a new one)
+        return Patience(timeout, follow=lambda: [self.proc.pid] if self.proc is not None else [])
 
     def wait(self, predicate: Any, timeout: float) -> bool:
         patience = self._patience(timeout)
