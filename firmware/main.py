@@ -213,6 +213,7 @@ class App:
         """One turn of the loop: inputs in, outputs out."""
         b = self.board
         t = self.table
+        tw = self.busy  # core 1's readers: True while what they saw waits (or None)
         took = False  # a player's input this turn: its frame is drawn at once
         # the display shows the table as it is, its message this one
         clean = not self.dirty and self.enroll is None
@@ -243,7 +244,6 @@ class App:
                 b.beep(s)
             b.show(d.render(t, False, seats), d.lines)
             drew = True
-            tw = self.busy
             # (core 1 saw the next card meanwhile: its turn first, the rest
             # of this frame after it)
             if not (tw is not None and tw(now)) and d.play_rest(t, seats):
@@ -295,7 +295,6 @@ class App:
         # the link's work (issue 22, docs/firmware.md "One thing a quiet
         # turn"): a turn the link has waited _LINK_LATE turns for is the
         # link's, with no piece and no frame unless an input asks for one
-        tw = self.busy
         # (core 1 saw a card meanwhile: its turn comes first, the piece after)
         worked = not first and not held and late < _LINK_LATE and not (tw is not None and tw(now)) and t.work()
         if worked and t.ev_index != self.drawn_ev:

@@ -38,7 +38,7 @@ seventh pool: host/tractor_table/chip_qstrs.py.)
 
 import sys
 
-from display import card_name
+from display import COLS, card_name
 from micropython import const
 
 _RUN = const(0)
@@ -67,12 +67,11 @@ def start(s, time, b, v=None, d=None):
         import framebuf
 
         v.panel.lock = _thread.allocate_lock()
-        # the glyphs of " (AS)" (5 characters, 40 columns of page bits) and
-        # the window's command, made once: a mark allocates only its text
+        # made once: the glyphs of " (AS)" (5 characters, 40 columns of page
+        # bits), the window's command, each face's tag text; a mark on core 1
+        # then allocates only the line it records (a collection that core
+        # 1's allocation sets off is core 1's to make, tens of ms)
         buf = bytearray(5 * 8)
-        # each face's " (AS)" text, made here once: a mark on core 1 then
-        # allocates only the line it records (a collection that core 1's
-        # allocation sets off is core 1's to make, tens of ms)
         tags = []
         for c in range(54):
             tags.append("(" + card_name(c) + ")")
@@ -113,8 +112,8 @@ def mark(v, s):
         c = s.shown[seat]
         ln = dm._seat[seat]
         p = len(ln)
-        if p > 11:
-            p = 11  # (display.COLS - 5)
+        if p > COLS - 5:
+            p = COLS - 5  # where seen_lines puts the tag
         # (the literal display.py has: each new one is a qstr)
         tag = "(??)" if c < 0 else tags[c % 54]
         fb.fill_rect(0, 0, 40, 8, 0)

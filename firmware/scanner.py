@@ -94,6 +94,7 @@ _PENDING = const(-100)  # pn532.PENDING: the command is still running
 _P_IDLE = const(0)  # a reader's part in the group poll: not polled
 _P_POLL = const(1)  # its InListPassiveTarget (and then its field-off) is running
 _P_OFF = const(2)  # its answer (a tag) taken, its field-off running
+_OP_OFF = const(3)  # pn532.PN532._op while its field-off runs (the answer read)
 
 _INIT = const(0)  # needs set-up
 _OK = const(1)  # polled in turn
@@ -630,7 +631,7 @@ class Scanner:
                     rd = readers[seat]
                     r = rd.step()
                     if r == _PENDING:
-                        if rd._op == 3 and phase[seat] == _P_POLL and rd.found > 0:
+                        if rd._op == _OP_OFF and phase[seat] == _P_POLL and rd.found > 0:
                             # the poll's answer is in, a tag in it, and its
                             # field going off: what it saw is taken now, while
                             # the chip switches the field off, not after the

@@ -30,7 +30,7 @@ _INIT = b"\x00\xae\x20\x00\x40\xa1\xc8\xd3\x00\xd5\x80\xd9\xf1\xdb\x30\x81\xff\x
 class SSD1306:
     """A panel of ``width`` x ``height`` pixels at ``addr`` on the bus ``i2c``."""
 
-    # the readers on core 1 draw on the panel too (readcore._mark): a lock
+    # the readers on core 1 draw on the panel too (readcore.mark): a lock
     # then, taken by each core for what it sends (PicoBoard.show)
     lock = None
 

@@ -41,7 +41,7 @@ class SSD1309:
     """A panel of ``width`` x ``height`` pixels at ``addr`` on the bus ``i2c``;
     ``reset`` the Pin wired to RES# (an output), or None (an RC reset)."""
 
-    # the readers on core 1 draw on the panel too (readcore._mark): a lock
+    # the readers on core 1 draw on the panel too (readcore.mark): a lock
     # then, taken by each core for what it sends (PicoBoard.show)
     lock = None
 
