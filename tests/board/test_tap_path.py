@@ -108,7 +108,12 @@ def test_a_tap_during_a_save_is_drawn_before_the_flash_is_touched(whole_hand: _H
 def test_a_power_cut_while_cards_are_laid_during_a_save(compiled: Path) -> None:
     rules = Rules(decks=1)
     said: list[str] = []
-    vt = PicoTable(1, workdir=board_workdir(compiled, "tapcut"), rules=rules)
+    # the flash at its maximum times (400 ms a sector erase): each save lasts
+    # long enough that a card is surely laid while one is written; at the
+    # typical times a hand's saves could all fall between the bots' cards
+    # (the next lead laid as a trick's save begins: once in a few runs none
+    # met one, and the power was never cut)
+    vt = PicoTable(1, workdir=board_workdir(compiled, "tapcut"), rules=rules, flash_times="max")
     verifier = Verifier(EngineReplayer(rules), host_identity()[1], describe=describe)
     vt.note_hooks.append(verifier.on_note)
     with vt:
