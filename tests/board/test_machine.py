@@ -487,6 +487,31 @@ def test_the_tap_logs_percentiles_past_its_last_bucket_are_the_longest_not_one_s
     assert "empty -1" in out, out
 
 
+def test_the_tap_logs_confirming_poll_is_the_second_read_not_the_last_before_the_sound() -> None:
+    # picoboot.TapLog: a card read at 10 ms (its first sighting), 30 ms (its
+    # seat's next poll, which confirms it) and 50 ms (a poll of it lying
+    # there while the main loop had not taken it yet), taken at 60 ms: the
+    # stage first sighting -> confirming poll is 20 ms, and the main loop's
+    # wait is in confirming poll -> counted (until 2026-12-08 the last read
+    # before the sound was taken for the confirming poll: 40 ms and 10 ms)
+    out = on_board("""
+    log = picoboot.TapLog(board)
+    log.placed(2, 7, 1_000)
+    for t in (10_000, 30_000, 50_000):
+        log.read(2, t)
+    log.sound(60_000)
+    i = log.seat.index(2)
+    print("stages", log.first[i], log.confirm[i], log.counted_at[i])
+    log.placed(1, 8, 100_000)
+    log.read(1, 110_000)
+    log.sound(115_000)  # read once: not counted
+    j = log.seat.index(1)
+    print("once", log.counted_at[j], log.confirm[j])
+    """)
+    assert "stages 10000 30000 60000" in out, out
+    assert "once -1 -1" in out, out
+
+
 def test_main_py_runs_from_its_file_in_a_heap_with_no_block_of_its_size(tmp_path: Path) -> None:
     # picoboot._run_file runs main.py as the rp2 port's pyexec_file does: the
     # lexer reads the file as it goes, the source is never whole in the heap.

@@ -1000,8 +1000,12 @@ class TapLog:
       the first sighting);
     - sound: the buzzer starts: the firmware took what its readers gave it
       this turn (every tap the table takes makes a sound: a tap, an error,
-      a trick); a tap read at least twice by then is counted, its last read
-      the confirming poll;
+      a trick); a tap read at least twice by then is counted. Its confirming
+      poll is its second read: the seat's next poll after the first
+      sighting, which confirms it (the dwell is shorter than a cycle:
+      docs/readers.md), not the last read before the sound (until
+      2026-12-08: the polls of a card lying there while the main loop had
+      not yet taken it moved core 0's wait from st3 into st2);
     - window/frame: a frame begins (the RAM window is set) and ends. A tap is
       *shown* at the end of the first frame begun after its first sighting
       whose seat line holds the card's name (a provisional display), or at
@@ -1019,10 +1023,10 @@ class TapLog:
         self.card = [-1] * n
         self.placed_at = [0] * n
         self.first = [-1] * n
-        self.last = [-1] * n
         self.reads = [0] * n
         self.counted_at = [-1] * n  # the sound
         self.confirm = [-1] * n
+        self.second = [-1] * n  # the second read: the confirming poll
         self.shown_at = [-1] * n
         self.flash_ops = [0] * n  # the flash's ops when put down
         self.ops_counted = [0] * n  # ... and when counted
@@ -1102,10 +1106,10 @@ class TapLog:
         self.card[free] = card
         self.placed_at[free] = now
         self.first[free] = -1
-        self.last[free] = -1
         self.reads[free] = 0
         self.counted_at[free] = -1
         self.confirm[free] = -1
+        self.second[free] = -1
         self.shown_at[free] = -1
         self.flash_ops[free] = self._ops()
         if self.cut_stage:
@@ -1141,8 +1145,9 @@ class TapLog:
         if self.first[j] < 0:
             self.first[j] = now
             self.gc_seen[j] = self.board.clock.gc_n
-        self.last[j] = now
         self.reads[j] += 1
+        if self.reads[j] == 2:
+            self.second[j] = now
         if j == self.cut_slot and self.reads[j] == (1 if self.cut_stage == 2 else 2 if self.cut_stage == 4 else -1):
             self._cut(j)
 
@@ -1150,7 +1155,7 @@ class TapLog:
         for i in range(_TAP_SLOTS):
             if self.seat[i] >= 0 and self.counted_at[i] < 0 and self.reads[i] >= 2:
                 self.counted_at[i] = now
-                self.confirm[i] = self.last[i]
+                self.confirm[i] = self.second[i]
                 self.ops_counted[i] = self._ops()
                 self.in_turn[i] = True
                 if i == self.cut_slot and self.cut_stage == 5:
