@@ -112,6 +112,18 @@ def no_board(build: Path) -> str | None:
 
 
 
+def board_args(ap: argparse.ArgumentParser, argv: list[str] | None, script: str) -> tuple[argparse.Namespace, str] | None:
+    """``ap``'s options parsed, and the command to name in the figures (``python
+    bench/SCRIPT``, with ``--build`` if not the default); None, with what is
+    missing said on stderr, when there is no emulated board to run on."""
+    args = ap.parse_args(argv)
+    missing = no_board(args.build)
+    if missing:
+        print(missing, file=sys.stderr)
+        return None
+    return args, f"python bench/{script}" + (f" --build {args.build}" if args.build != REPO / "build" / "rp2emu" else "")
+
+
 def emu_parser(doc: str, section: str, timeout: int) -> argparse.ArgumentParser:
     """The options every bench on the emulated chip has: --build, --timeout,
     --json, --write (docs/performance.md's ``section``)."""

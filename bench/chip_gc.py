@@ -28,6 +28,7 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -144,14 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = chip_emu.emu_parser(__doc__ or "", "chip-gc", 300)
     ap.add_argument("--heap", default="500K", help="the unix port's heap")
     ap.add_argument("--runs", type=int, default=5, help="unix-port processes (each row's median)")
-    args = ap.parse_args(argv)
-    missing = chip_emu.no_board(args.build)
-    if missing:
-        print(missing, file=sys.stderr)
+    parsed = chip_emu.board_args(ap, argv, "chip_gc.py")
+    if parsed is None:
         return 2
-    import tempfile
-
-    cmd = "python bench/chip_gc.py" + (f" --build {args.build}" if args.build != chip_emu.REPO / "build" / "rp2emu" else "")
+    args, cmd = parsed
     load0 = chipref.load()[0]
     with tempfile.TemporaryDirectory(prefix="tt-chipgc-") as td:
         c = chip(args.build, args.timeout, Path(td))

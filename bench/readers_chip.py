@@ -112,12 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = chip_emu.emu_parser(__doc__ or "", "readers-chip", 300)
     ap.add_argument("--turns", type=int, default=200, help="measured turns per case on the chip (even)")
     ap.add_argument("--seconds", type=float, default=20.0, help="real seconds of the board model's idle table")
-    args = ap.parse_args(argv)
-    missing = chip_emu.no_board(args.build)
-    if missing:
-        print(missing, file=sys.stderr)
+    parsed = chip_emu.board_args(ap, argv, "readers_chip.py")
+    if parsed is None:
         return 2
-    cmd = "python bench/readers_chip.py" + (f" --build {args.build}" if args.build != chip_emu.REPO / "build" / "rp2emu" else "")
+    args, cmd = parsed
     r = {"chip": chip(args.build, args.turns, args.timeout), "model": model(args.seconds)}
     return chip_heap._report(args, cmd, r, lambda cmd, r: render(cmd, r["chip"], r["model"]), "readers-chip")
 
