@@ -130,9 +130,10 @@ def render(cmd: str, r: dict[str, Any]) -> str:
         "one piece, core 0 stopped through it.",
         "",
         f"The ratio chip / this port, {min(ratios):.0f}-{max(ratios):.0f} (x {rp2040.FLASH_WAIT:g} with the "
-        f"wait states: {min(ratios) * rp2040.FLASH_WAIT:.0f}-{max(ratios) * rp2040.FLASH_WAIT:.0f}), is above the "
-        "factor the board model charges a collection at: for a heap of these objects, this port's time x the "
-        f"factor is {cf / (max(ratios) * rp2040.FLASH_WAIT):.2f}-{117 / min(ratios):.2f} of the chip's. The "
+        f"wait states: {min(ratios) * rp2040.FLASH_WAIT:.0f}-{max(ratios) * rp2040.FLASH_WAIT:.0f}), against the "
+        f"factor the board model charges a collection at ({cf:g}-117): for a heap of these objects, this port's "
+        f"time x the factor is {cf / (max(ratios) * rp2040.FLASH_WAIT):.2f}-"
+        f"{117 / (min(ratios) * rp2040.FLASH_WAIT):.2f} of the chip's with its wait states. The "
         "model's fit is made on the process's whole heap (the models' objects in it), and the collections its "
         "runs charge in a game are 17-28 ms (the block \"Time, 2 decks\": gc.collect()), the chip's size at "
         "the firmware's heap by the line above; whether they flatter the chip at the firmware's own objects "
