@@ -1025,8 +1025,7 @@ class TapLog:
         self.first = [-1] * n
         self.reads = [0] * n
         self.counted_at = [-1] * n  # the sound
-        self.confirm = [-1] * n
-        self.second = [-1] * n  # the second read: the confirming poll
+        self.confirm = [-1] * n  # the second read: the confirming poll
         self.shown_at = [-1] * n
         self.flash_ops = [0] * n  # the flash's ops when put down
         self.ops_counted = [0] * n  # ... and when counted
@@ -1109,7 +1108,6 @@ class TapLog:
         self.reads[free] = 0
         self.counted_at[free] = -1
         self.confirm[free] = -1
-        self.second[free] = -1
         self.shown_at[free] = -1
         self.flash_ops[free] = self._ops()
         if self.cut_stage:
@@ -1147,7 +1145,7 @@ class TapLog:
             self.gc_seen[j] = self.board.clock.gc_n
         self.reads[j] += 1
         if self.reads[j] == 2:
-            self.second[j] = now
+            self.confirm[j] = now
         if j == self.cut_slot and self.reads[j] == (1 if self.cut_stage == 2 else 2 if self.cut_stage == 4 else -1):
             self._cut(j)
 
@@ -1155,7 +1153,6 @@ class TapLog:
         for i in range(_TAP_SLOTS):
             if self.seat[i] >= 0 and self.counted_at[i] < 0 and self.reads[i] >= 2:
                 self.counted_at[i] = now
-                self.confirm[i] = self.second[i]
                 self.ops_counted[i] = self._ops()
                 self.in_turn[i] = True
                 if i == self.cut_slot and self.cut_stage == 5:
